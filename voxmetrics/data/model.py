@@ -1,0 +1,444 @@
+"""The data model: :class:`ScoreMatrix` (T trials x N enrolled identities) and :class:`EmbeddingSet`.
+
+See ``shared/docs/design.md`` (Concepts) and ``shared/docs/metrics.md`` section 0. Both classes
+are frozen; their arrays are read-only. Build them through :meth:`ScoreMatrix.from_arrays` and
+:meth:`EmbeddingSet.from_arrays`, which validate once and raise
+:class:`~voxmetrics.errors.VoxMetricsInputError` with a message saying what to fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from voxmetrics._types import Split
+from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+
+__all__ = ["EmbeddingSet", "ScoreMatrix"]
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    if a.flags.writeable and a.base is not None:
+        a = a.copy()
+    a.setflags(write=False)
+    return a
+
+
+def _labels(values: ArrayLike, name: str, where: str) -> NDArray[np.str_]:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise VoxMetricsInputError(
+            f"{where}: `{name}` must be a 1-D list of labels, got an array of shape {arr.shape}."
+        )
+    if arr.dtype.kind == "O":
+        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in arr):
+            raise VoxMetricsInputError(
+                f"{where}: `{name}` has empty values; give every entry a label."
+            )
+    return arr.astype(str)
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreMatrix:
+    """Scores of T trial utterances against N enrolled identities (metrics.md section 0).
+
+    Build with :meth:`from_arrays`, which validates and excludes trials whose speaker is not
+    enrolled (their number is kept in :attr:`n_excluded_trials`).
+
+    Examples
+    --------
+    >>> sm = ScoreMatrix.from_arrays(
+    ...     [[0.9, 0.1], [0.2, 0.8]], trial_ids=["t1", "t2"],
+    ...     trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    >>> sm.shape, sm.targets.tolist(), sm.tar.tolist()
+    ((2, 2), [0, 1], [0.9, 0.8])
+    """
+
+    scores: NDArray[np.float64]
+    """T x N similarity scores; row i is trial i, column j enrolled identity j."""
+    trial_ids: NDArray[np.str_]
+    """T unique trial identifiers."""
+    trial_speakers: NDArray[np.str_]
+    """T speaker labels of the trials (each one enrolled)."""
+    enrol_speakers: NDArray[np.str_]
+    """N unique labels of the enrolled identities (the columns)."""
+    attributes: Mapping[str, NDArray[Any]] = field(default_factory=dict)
+    """Optional per-trial attributes (e.g. ``sex``, ``age_group``), each of length T."""
+    n_excluded_trials: int = 0
+    """Trials dropped because their speaker is not enrolled."""
+    source: str = ""
+    """Where the data came from (file name), for messages."""
+
+    @classmethod
+    def from_arrays(
+        cls,
+        scores: ArrayLike,
+        *,
+        trial_ids: ArrayLike,
+        trial_speakers: ArrayLike,
+        enrol_speakers: ArrayLike,
+        attributes: Mapping[str, ArrayLike] | None = None,
+        source: str = "",
+        n_excluded_trials: int = 0,
+    ) -> ScoreMatrix:
+        """Validate arrays and build a :class:`ScoreMatrix`.
+
+        Trials whose speaker is not among ``enrol_speakers`` are excluded and counted (an
+        :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted); it is an error only when
+        no trial is left.
+
+        Raises
+        ------
+        VoxMetricsInputError
+            Wrong shapes, non-numeric, NaN or infinite scores, duplicate labels, fewer than two
+            enrolled identities, or no trial with an enrolled speaker.
+        """
+        where = source or "score matrix"
+        try:
+            s = np.asarray(scores, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise VoxMetricsInputError(
+                f"{where}: scores are not numeric ({exc}); give one number per (trial, enrolled) pair."
+            ) from None
+        if s.ndim != 2:
+            raise VoxMetricsInputError(
+                f"{where}: scores must be a 2-D array (trials x enrolled), got shape {s.shape}."
+            )
+        tids = _labels(trial_ids, "trial_ids", where)
+        tspk = _labels(trial_speakers, "trial_speakers", where)
+        espk = _labels(enrol_speakers, "enrol_speakers", where)
+        t, n = s.shape
+        if tids.size != t or tspk.size != t:
+            raise VoxMetricsInputError(
+                f"{where}: shape mismatch: scores have {t} rows (trials) but there are "
+                f"{tids.size} trial ids and {tspk.size} trial speakers; give one id and one "
+                "speaker per row."
+            )
+        if espk.size != n:
+            raise VoxMetricsInputError(
+                f"{where}: shape mismatch: scores have {n} columns (enrolled identities) but "
+                f"there are {espk.size} enrolled speaker labels; give one label per column."
+            )
+        if n < 2:
+            raise VoxMetricsInputError(
+                f"{where}: only {n} enrolled identity; a 1-to-N search needs at least 2 enrolled "
+                "speakers."
+            )
+        _check_unique(espk, "enrolled speaker", where)
+        _check_unique(tids, "trial id", where)
+        bad = ~np.isfinite(s)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise VoxMetricsInputError(
+                f"{where}: {int(bad.sum())} score(s) are NaN or infinite (first: trial "
+                f"'{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every score must be a finite "
+                "number."
+            )
+        attrs: dict[str, np.ndarray] = {}
+        for name, values in (attributes or {}).items():
+            a = np.asarray(values)
+            if a.shape != (t,):
+                raise VoxMetricsInputError(
+                    f"{where}: attribute '{name}' has shape {a.shape}; it needs one value per "
+                    f"trial ({t})."
+                )
+            attrs[str(name)] = a
+        enrolled = np.isin(tspk, espk)
+        n_out = int((~enrolled).sum())
+        if n_out == t:
+            raise VoxMetricsInputError(
+                f"{where}: none of the {t} trials has an enrolled speaker, so there is nothing to "
+                "evaluate; check that trial speakers and enrolled speakers use the same labels."
+            )
+        if n_out:
+            warnings.warn(
+                f"{where}: {n_out} of {t} trials have a speaker who is not enrolled; they are "
+                "excluded from every metric.",
+                ExcludedTrialsWarning,
+                stacklevel=2,
+            )
+            s, tids, tspk = s[enrolled], tids[enrolled], tspk[enrolled]
+            attrs = {k: v[enrolled] for k, v in attrs.items()}
+        return cls(
+            scores=_readonly(s),
+            trial_ids=_readonly(tids),
+            trial_speakers=_readonly(tspk),
+            enrol_speakers=_readonly(espk),
+            attributes={k: _readonly(v) for k, v in attrs.items()},
+            n_excluded_trials=int(n_excluded_trials) + n_out,
+            source=source,
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(T, N)."""
+        return self.scores.shape  # type: ignore[return-value]
+
+    @property
+    def n_trials(self) -> int:
+        """T, the number of (kept) trials."""
+        return self.scores.shape[0]
+
+    @property
+    def n_enrolled(self) -> int:
+        """N, the number of enrolled identities."""
+        return self.scores.shape[1]
+
+    @cached_property
+    def targets(self) -> NDArray[np.intp]:
+        """Column index ``m_i`` of each trial's own speaker (length T)."""
+        order = np.argsort(self.enrol_speakers)
+        pos = np.searchsorted(self.enrol_speakers, self.trial_speakers, sorter=order)
+        return _readonly(order[pos])
+
+    @cached_property
+    def tar(self) -> NDArray[np.float64]:
+        """The T mated scores ``S[i, m_i]``."""
+        return _readonly(self.scores[np.arange(self.n_trials), self.targets])
+
+    @cached_property
+    def non(self) -> NDArray[np.float64]:
+        """The T(N-1) non-mated scores, row by row."""
+        mask = np.ones(self.scores.shape, dtype=bool)
+        mask[np.arange(self.n_trials), self.targets] = False
+        return _readonly(self.scores[mask])
+
+    @cached_property
+    def content_hash(self) -> str:
+        """sha256 of everything the metrics depend on; use it as a cache key."""
+        h = hashlib.sha256()
+        h.update(np.asarray(self.scores.shape, dtype=np.int64).tobytes())
+        h.update(self.scores.tobytes())
+        for labels in (self.trial_ids, self.trial_speakers, self.enrol_speakers):
+            h.update("\x1f".join(labels.tolist()).encode())
+            h.update(b"\x1e")
+        for k in sorted(self.attributes):
+            h.update(k.encode())
+            h.update("\x1f".join(map(str, self.attributes[k].tolist())).encode())
+        return h.hexdigest()
+
+    def subset_trials(self, mask: ArrayLike) -> ScoreMatrix:
+        """The matrix restricted to the trials where ``mask`` is true (enrolment unchanged)."""
+        m = np.asarray(mask, dtype=bool)
+        return ScoreMatrix(
+            scores=_readonly(self.scores[m]),
+            trial_ids=_readonly(self.trial_ids[m]),
+            trial_speakers=_readonly(self.trial_speakers[m]),
+            enrol_speakers=self.enrol_speakers,
+            attributes={k: _readonly(v[m]) for k, v in self.attributes.items()},
+            n_excluded_trials=self.n_excluded_trials,
+            source=self.source,
+        )
+
+    def to_long_frame(self) -> pd.DataFrame:
+        """Long format: one row per (trial, enrolled identity), design.md format 1."""
+        t, n = self.shape
+        df = pd.DataFrame(
+            {
+                "trial_id": np.repeat(self.trial_ids, n),
+                "trial_speaker": np.repeat(self.trial_speakers, n),
+                "enrol_speaker": np.tile(self.enrol_speakers, t),
+                "score": self.scores.ravel(),
+            }
+        )
+        for k, v in self.attributes.items():
+            df[k] = np.repeat(v, n)
+        return df
+
+    def equals(self, other: ScoreMatrix, *, atol: float = 0.0) -> bool:
+        """Same trials, identities, attributes and scores (up to row and column order)."""
+        if self.shape != other.shape:
+            return False
+        ri, rj = np.argsort(self.trial_ids), np.argsort(self.enrol_speakers)
+        oi, oj = np.argsort(other.trial_ids), np.argsort(other.enrol_speakers)
+        if not (
+            np.array_equal(self.trial_ids[ri], other.trial_ids[oi])
+            and np.array_equal(self.trial_speakers[ri], other.trial_speakers[oi])
+            and np.array_equal(self.enrol_speakers[rj], other.enrol_speakers[oj])
+            and set(self.attributes) == set(other.attributes)
+        ):
+            return False
+        for k, v in self.attributes.items():
+            if not np.array_equal(v[ri].astype(str), other.attributes[k][oi].astype(str)):
+                return False
+        a = self.scores[np.ix_(ri, rj)]
+        b = other.scores[np.ix_(oi, oj)]
+        return bool(np.allclose(a, b, rtol=0.0, atol=atol))
+
+
+def _check_unique(labels: np.ndarray, what: str, where: str) -> None:
+    uniq, counts = np.unique(labels, return_counts=True)
+    if (counts > 1).any():
+        dup = uniq[counts > 1]
+        raise VoxMetricsInputError(
+            f"{where}: {dup.size} duplicate {what} label(s) (e.g. '{dup[0]}' appears "
+            f"{counts[counts > 1][0]} times); each {what} must appear once."
+        )
+
+
+META_COLUMNS = ("utt_id", "speaker", "role", "split")
+"""Required metadata columns of an :class:`EmbeddingSet` (design.md, input format 4)."""
+
+
+@dataclass(frozen=True, eq=False)
+class EmbeddingSet:
+    """U utterance embeddings (U x d) with their metadata (design.md, Concepts).
+
+    ``meta`` has columns ``utt_id, speaker, role, split`` (role in {enrol, trial}, split in
+    {dev, eval}) plus optional attribute columns (``sex``, ``age_group``, ...), ``system`` and
+    ``audio_path``. :meth:`score_matrix` turns one split into a :class:`ScoreMatrix` by cosine
+    scoring the trial embeddings against enrolment profiles (mean of the L2-normalised enrolment
+    embeddings of each speaker).
+
+    Examples
+    --------
+    >>> meta = pd.DataFrame({"utt_id": ["e1", "e2", "t1", "t2"], "speaker": ["a", "b", "a", "b"],
+    ...                      "role": ["enrol", "enrol", "trial", "trial"], "split": ["eval"] * 4})
+    >>> es = EmbeddingSet.from_arrays([[1, 0], [0, 1], [2, 0.1], [0.1, 3]], meta)
+    >>> es.score_matrix("eval").targets.tolist()
+    [0, 1]
+    """
+
+    embeddings: NDArray[np.float64]
+    """U x d utterance embeddings, in the order of ``meta``'s rows."""
+    meta: pd.DataFrame
+    """One row per utterance: ``utt_id, speaker, role, split`` and optional columns."""
+    source: str = ""
+    """Where the data came from, for messages."""
+
+    @classmethod
+    def from_arrays(
+        cls, embeddings: ArrayLike, meta: pd.DataFrame, *, source: str = ""
+    ) -> EmbeddingSet:
+        """Validate embeddings and metadata and build an :class:`EmbeddingSet`."""
+        where = source or "embeddings"
+        try:
+            e = np.asarray(embeddings, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise VoxMetricsInputError(f"{where}: embeddings are not numeric ({exc}).") from None
+        if e.ndim != 2 or e.shape[1] < 1:
+            raise VoxMetricsInputError(
+                f"{where}: embeddings must be a 2-D array (utterances x dimensions), got shape "
+                f"{e.shape}."
+            )
+        missing = [c for c in META_COLUMNS if c not in meta.columns]
+        if missing:
+            raise VoxMetricsInputError(
+                f"{where}: the metadata lacks column(s) {', '.join(missing)}; it needs "
+                f"{', '.join(META_COLUMNS)}."
+            )
+        if len(meta) != e.shape[0]:
+            raise VoxMetricsInputError(
+                f"{where}: shape mismatch: {e.shape[0]} embeddings but {len(meta)} metadata rows; "
+                "give one metadata row per embedding, in the same order."
+            )
+        meta = meta.reset_index(drop=True).copy()
+        for c in META_COLUMNS:
+            if meta[c].isna().any():
+                row = int(np.flatnonzero(meta[c].isna().to_numpy())[0])
+                raise VoxMetricsInputError(
+                    f"{where}: column '{c}' is empty in metadata row {row + 2} (counting the "
+                    "header as line 1); fill it in."
+                )
+            meta[c] = meta[c].astype(str)
+        for col, allowed in (("role", {"enrol", "trial"}), ("split", {"dev", "eval"})):
+            bad = ~meta[col].isin(allowed)
+            if bad.any():
+                row = int(np.flatnonzero(bad.to_numpy())[0])
+                raise VoxMetricsInputError(
+                    f"{where}: metadata row {row + 2} has {col} '{meta[col].iloc[row]}'; use one "
+                    f"of {', '.join(sorted(allowed))}."
+                )
+        _check_unique(meta["utt_id"].to_numpy(), "utt_id", where)
+        bad = ~np.isfinite(e).all(axis=1)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise VoxMetricsInputError(
+                f"{where}: the embedding of '{meta['utt_id'].iloc[row]}' has NaN or infinite "
+                "values; every value must be a finite number."
+            )
+        zero = np.linalg.norm(e, axis=1) == 0
+        if zero.any():
+            row = int(np.flatnonzero(zero)[0])
+            raise VoxMetricsInputError(
+                f"{where}: the embedding of '{meta['utt_id'].iloc[row]}' is all zeros, so it has "
+                "no direction to score; remove it."
+            )
+        return cls(embeddings=_readonly(e), meta=meta, source=source)
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension d."""
+        return self.embeddings.shape[1]
+
+    @cached_property
+    def content_hash(self) -> str:
+        """sha256 of the embeddings and metadata; use it as a cache key."""
+        h = hashlib.sha256(self.embeddings.tobytes())
+        h.update(self.meta.to_csv(index=False).encode())
+        return h.hexdigest()
+
+    def splits(self) -> list[str]:
+        """The splits present, ``dev`` first."""
+        present = set(self.meta["split"])
+        return [s for s in ("dev", "eval") if s in present]
+
+    def score_matrix(self, split: Split = "eval", *, system: str | None = None) -> ScoreMatrix:
+        """Cosine-score one split's trials against its enrolment profiles.
+
+        Parameters
+        ----------
+        split : {"dev", "eval"}
+            Which half of the data to score.
+        system : str, optional
+            Keep only utterances of this ``system`` (when the metadata has that column).
+
+        Returns
+        -------
+        ScoreMatrix
+            T x N cosine similarities; attribute columns of the metadata become trial attributes.
+        """
+        meta = self.meta
+        keep = (meta["split"] == split).to_numpy()
+        if system is not None:
+            if "system" not in meta.columns:
+                raise VoxMetricsInputError(
+                    f"{self.source or 'embeddings'}: no 'system' column, so system '{system}' "
+                    "cannot be selected."
+                )
+            keep &= (meta["system"].astype(str) == system).to_numpy()
+        where = f"{self.source or 'embeddings'} ({split})"
+        enrol = keep & (meta["role"] == "enrol").to_numpy()
+        trial = keep & (meta["role"] == "trial").to_numpy()
+        if not trial.any() or not enrol.any():
+            raise VoxMetricsInputError(
+                f"{where}: needs both enrolment and trial utterances, found {int(enrol.sum())} "
+                f"enrolment and {int(trial.sum())} trial utterances."
+            )
+        unit = self.embeddings / np.linalg.norm(self.embeddings, axis=1, keepdims=True)
+        enrol_spk = meta["speaker"].to_numpy()[enrol]
+        speakers, inverse = np.unique(enrol_spk, return_inverse=True)
+        profiles = np.zeros((speakers.size, self.dim))
+        np.add.at(profiles, inverse, unit[enrol])
+        profiles /= np.linalg.norm(profiles, axis=1, keepdims=True)
+        trial_unit = unit[trial]
+        scores = trial_unit @ profiles.T
+        extra = [c for c in meta.columns if c not in (*META_COLUMNS, "system", "audio_path")]
+        tmeta = meta.loc[trial]
+        return ScoreMatrix.from_arrays(
+            scores,
+            trial_ids=tmeta["utt_id"].to_numpy(),
+            trial_speakers=tmeta["speaker"].to_numpy(),
+            enrol_speakers=speakers,
+            attributes={c: tmeta[c].astype(str).to_numpy() for c in extra},
+            source=where,
+        )

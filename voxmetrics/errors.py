@@ -1,0 +1,31 @@
+"""The one error family and the warnings of VoxMetrics.
+
+Every problem with a user's input surfaces as a :class:`VoxMetricsInputError` whose message says
+what is wrong, where (file, line or row) and how to fix it. The dashboard and the command line
+catch this one type and show its message; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DegenerateDataWarning",
+    "ExcludedTrialsWarning",
+    "VoxMetricsInputError",
+    "VoxMetricsWarning",
+]
+
+
+class VoxMetricsInputError(ValueError):
+    """Bad input: the message says what is wrong, where, and how to fix it."""
+
+
+class VoxMetricsWarning(UserWarning):
+    """Base class of the warnings VoxMetrics emits for legal but degenerate input."""
+
+
+class ExcludedTrialsWarning(VoxMetricsWarning):
+    """Some trials were excluded because their speaker is not enrolled (metrics.md section 0)."""
+
+
+class DegenerateDataWarning(VoxMetricsWarning):
+    """The input is legal but carries little or no information (e.g. constant scores)."""

@@ -1,0 +1,78 @@
+"""Entry validation shared by the metric functions: clean float64 arrays or one clear error."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from voxmetrics.errors import VoxMetricsInputError
+
+
+def _as_scores(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    try:
+        a = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise VoxMetricsInputError(
+            f"`{name}` must be an array of numbers; it could not be converted to float."
+        ) from None
+    if a.ndim != 1:
+        a = a.ravel()
+    if a.size == 0:
+        raise VoxMetricsInputError(f"`{name}` is empty; give at least one score.")
+    if not np.isfinite(a).all():
+        raise VoxMetricsInputError(
+            f"`{name}` has {int((~np.isfinite(a)).sum())} NaN or infinite value(s); every score "
+            "must be a finite number."
+        )
+    return a
+
+
+def check_pools(tar: ArrayLike, non: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return ``tar`` and ``non`` as finite, non-empty 1-D float64 arrays."""
+    return _as_scores(tar, "tar"), _as_scores(non, "non")
+
+
+def check_llr_pools(
+    tar: ArrayLike, non: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Like :func:`check_pools`, but LLRs may be +-inf (a categorical decision)."""
+    out = []
+    for values, name in ((tar, "tar"), (non, "non")):
+        try:
+            a = np.asarray(values, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise VoxMetricsInputError(f"`{name}` must be an array of numbers.") from None
+        if a.size == 0:
+            raise VoxMetricsInputError(f"`{name}` is empty; give at least one score.")
+        if np.isnan(a).any():
+            raise VoxMetricsInputError(f"`{name}` has NaN values; every LLR must be a number.")
+        out.append(a)
+    return out[0], out[1]
+
+
+def check_matrix(
+    scores: ArrayLike, targets: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """Return a finite T x N float matrix and T valid target column indices."""
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise VoxMetricsInputError("`scores` must be a 2-D array of numbers.") from None
+    if s.ndim != 2 or s.shape[0] == 0 or s.shape[1] < 2:
+        raise VoxMetricsInputError(
+            f"`scores` must be a T x N matrix with T >= 1 and N >= 2, got shape {s.shape}."
+        )
+    if not np.isfinite(s).all():
+        raise VoxMetricsInputError("`scores` has NaN or infinite values; all must be finite.")
+    t = np.asarray(targets)
+    if t.shape != (s.shape[0],) or t.dtype.kind not in "iu":
+        raise VoxMetricsInputError(
+            f"`targets` must hold one integer column index per trial ({s.shape[0]}), got "
+            f"shape {t.shape} and dtype {t.dtype}."
+        )
+    if (t < 0).any() or (t >= s.shape[1]).any():
+        raise VoxMetricsInputError(
+            f"`targets` has column indices outside 0..{s.shape[1] - 1}; each must point at the "
+            "trial's own enrolled speaker."
+        )
+    return s, t.astype(np.intp)
