@@ -1,6 +1,8 @@
 """VoxMetrics: how much does anonymised speech still give away about who is speaking?"""
 
+from voxmetrics._version import __version__
 from voxmetrics.data import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import (
     DegenerateDataWarning,
     ExcludedTrialsWarning,
@@ -22,7 +24,6 @@ from voxmetrics.metrics import (
     rocch,
 )
 
-__version__ = "0.1.0"
 
 __all__ = [
     "BaselineResult",

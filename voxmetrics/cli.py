@@ -1,0 +1,239 @@
+"""The command line: ``python -m voxmetrics evaluate ...`` and ``python -m voxmetrics demo ...``.
+
+Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
+input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from voxmetrics._version import __version__
+from voxmetrics.errors import VoxMetricsInputError
+
+__all__ = ["evaluate_fail_on", "main"]
+
+EXIT_OK, EXIT_FAIL_ON, EXIT_BAD_INPUT = 0, 1, 2
+
+_COMPARE = {
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+}
+
+
+def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
+    path: list[str] = []
+    while isinstance(node, ast.Attribute):
+        path.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise VoxMetricsInputError(f"--fail-on '{expr}': only metric names like eer or lid.alid.")
+    path.append(node.id)
+    value: Any = result
+    for depth, key in enumerate(reversed(path)):
+        name = ".".join(reversed(path[len(path) - depth - 1 :]))
+        if value is None:
+            parent = ".".join(reversed(path[len(path) - depth :]))
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': '{parent}' is null for this evaluation, so '{name}' has "
+                "no value (e.g. the lid block needs --dev)."
+            )
+        if not isinstance(value, dict) or key not in value:
+            keys = ", ".join(sorted(value)) if isinstance(value, dict) else "none"
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': unknown metric '{name}'; available here: {keys}."
+            )
+        value = value[key]
+    if value is None:
+        raise VoxMetricsInputError(
+            f"--fail-on '{expr}': '{'.'.join(reversed(path))}' is null for this evaluation."
+        )
+    return value
+
+
+def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
+    if isinstance(node, ast.BoolOp):
+        values = [bool(_eval(v, result, expr)) for v in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _eval(node.operand, result, expr)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand, result, expr)
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, result, expr)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = _eval(right_node, result, expr)
+            if type(op) not in _COMPARE:
+                raise VoxMetricsInputError(f"--fail-on '{expr}': use <, <=, >, >=, == or !=.")
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
+        return node.value
+    if isinstance(node, ast.Name | ast.Attribute):
+        return _lookup(node, result, expr)
+    raise VoxMetricsInputError(
+        f"--fail-on '{expr}': unsupported expression; write comparisons of metric names and "
+        "numbers joined by and / or / not, e.g. \"lid.lid_max > 1.0 or eer < 0.45\"."
+    )
+
+
+def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
+    """Whether a ``--fail-on`` expression holds for a result object (no Python ``eval``).
+
+    Examples
+    --------
+    >>> evaluate_fail_on("eer < 0.45 or linkability > 0.5", {"eer": 0.3, "linkability": 0.1})
+    True
+    >>> evaluate_fail_on("not eer < 0.45", {"eer": 0.3})
+    False
+    """
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError:
+        raise VoxMetricsInputError(
+            f"--fail-on '{expr}' is not a valid expression; e.g. \"eer < 0.45\"."
+        ) from None
+    return bool(_eval(tree.body, result, expr))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m voxmetrics",
+        description="Privacy metrics for anonymised speech (VoxMetrics).",
+    )
+    parser.add_argument("--version", action="version", version=f"voxmetrics {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser(
+        "evaluate",
+        help="evaluate one condition and print its metrics as JSON",
+        description=(
+            "Evaluate one condition. EVAL and DEV are score files in any supported format: "
+            "long CSV or Parquet (trial_id, trial_speaker, enrol_speaker, score), NPZ (scores, "
+            "trial_ids, trial_speakers, enrol_speakers) or Kaldi / VoicePrivacy scores "
+            "(enrol_id trial_id score) with their key file. Prints one JSON object. Exit "
+            "status: 0 success, 1 a --fail-on condition holds, 2 bad input."
+        ),
+    )
+    ev.add_argument("eval", metavar="EVAL", help="score file of the evaluated (eval) set")
+    ev.add_argument(
+        "--trials",
+        metavar="KEY",
+        help="Kaldi key (enrol_id trial_id target|nontarget) or utt2spk file for EVAL",
+    )
+    ev.add_argument("--dev", metavar="DEV", help="score file of a calibration (dev) set")
+    ev.add_argument("--dev-trials", metavar="DEV_KEY", help="Kaldi key or utt2spk file for DEV")
+    ev.add_argument(
+        "--format",
+        choices=["auto", "csv", "parquet", "npz", "kaldi"],
+        default="auto",
+        help="score file format (default: detected from the content)",
+    )
+    ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
+    ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
+    ev.add_argument(
+        "--fail-on",
+        metavar="EXPR",
+        help='exit with status 1 when this holds, e.g. "eer < 0.45 or linkability > 0.1"',
+    )
+
+    demo = sub.add_parser(
+        "demo",
+        help="write the built-in demo study to score files",
+        description=(
+            "Write the dev and eval score files of every demo condition (see voxmetrics.synth) "
+            "to OUTDIR, in one or all formats, for trying the evaluate command."
+        ),
+    )
+    demo.add_argument("outdir", metavar="OUTDIR", help="folder to write into (created)")
+    demo.add_argument(
+        "--format",
+        choices=["csv", "parquet", "npz", "kaldi", "all"],
+        default="all",
+        help="score file format (default: all)",
+    )
+    demo.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
+    return parser
+
+
+def _read(path: str, key: str | None, fmt: str) -> Any:
+    from voxmetrics.data.readers import read_scores
+
+    for p in (path, key):
+        if p is not None and not Path(p).is_file():
+            raise VoxMetricsInputError(f"{p}: no such file.")
+    return read_scores(path, trials=key, format=fmt)  # type: ignore[arg-type]
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from voxmetrics.report import evaluate, report_html
+
+    eval_sm = _read(args.eval, args.trials, args.format)
+    dev_sm = _read(args.dev, args.dev_trials, args.format) if args.dev else None
+    if args.dev_trials and not args.dev:
+        raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
+    report = evaluate(eval_sm, dev=dev_sm, name=Path(args.eval).stem)
+    result = report.to_dict()
+    text = json.dumps(result, indent=2)
+    # check --fail-on before writing anything, so a bad expression leaves no partial output
+    failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if args.html:
+        Path(args.html).write_text(report_html([report]), encoding="utf-8")
+    if failed:
+        print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from voxmetrics.data.writers import write_scores
+    from voxmetrics.synth import demo_study
+
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    formats = ["csv", "parquet", "npz", "kaldi"] if args.format == "all" else [args.format]
+    suffix = {"csv": ".csv", "parquet": ".parquet", "npz": ".npz", "kaldi": ".scores"}
+    written: list[Path] = []
+    for cond in demo_study(seed=args.seed).conditions:
+        for split, sm in (("dev", cond.dev), ("eval", cond.eval)):
+            for fmt in formats:
+                path = out / f"{cond.name}_{split}{suffix[fmt]}"
+                written += write_scores(sm, path, format=fmt)  # type: ignore[arg-type]
+    for p in written:
+        print(p)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status = _evaluate(args) if args.command == "evaluate" else _demo(args)
+        except VoxMetricsInputError as exc:
+            print(f"voxmetrics: error: {exc}", file=sys.stderr)
+            status = EXIT_BAD_INPUT
+        except OSError as exc:
+            print(f"voxmetrics: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+            status = EXIT_BAD_INPUT
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            print(f"voxmetrics: warning: {w.message}", file=sys.stderr)
+    return status

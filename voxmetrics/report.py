@@ -1,0 +1,197 @@
+"""Evaluate conditions and studies into result objects; JSON, CSV and HTML export (design.md 4).
+
+The JSON object of one condition follows the command-line contract of design.md: ``n_trials,
+n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability`` (later metric
+families add their blocks).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from voxmetrics._version import __version__
+from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
+from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
+
+__all__ = [
+    "OVERVIEW_COLUMNS",
+    "ConditionReport",
+    "evaluate",
+    "evaluate_condition",
+    "evaluate_study",
+    "overview_frame",
+    "report_html",
+]
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class ConditionReport:
+    """Every metric of one condition computed so far."""
+
+    name: str
+    """Condition label."""
+    attacker: str
+    """Attacker knowledge level."""
+    n_excluded_trials: int
+    """Trials dropped because their speaker is not enrolled."""
+    has_dev: bool
+    """Whether a dev (calibration) set was given."""
+    baseline: BaselineResult
+    """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the command-line contract (design.md)."""
+        b = self.baseline
+        return {
+            "n_trials": b.n_trials,
+            "n_enrolled": b.n_enrolled,
+            "n_excluded_trials": self.n_excluded_trials,
+            "eer": b.eer,
+            "eer_rocch": b.eer_rocch,
+            "cllr": b.cllr,
+            "min_cllr": b.min_cllr,
+            "linkability": b.linkability,
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def evaluate(
+    eval: ScoreMatrix,
+    *,
+    dev: ScoreMatrix | None = None,
+    name: str = "condition",
+    attacker: str = "semi-informed",
+) -> ConditionReport:
+    """Compute every metric of one condition.
+
+    Parameters
+    ----------
+    eval : ScoreMatrix
+        The evaluated scores.
+    dev : ScoreMatrix, optional
+        Calibration scores of speakers disjoint from ``eval``.
+    name, attacker : str
+        Labels carried into the report.
+
+    Returns
+    -------
+    ConditionReport
+
+    Examples
+    --------
+    >>> sm = ScoreMatrix.from_arrays(
+    ...     [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]],
+    ...     trial_ids=["t0", "t1", "t2", "t3"], trial_speakers=["a", "a", "b", "c"],
+    ...     enrol_speakers=["a", "b", "c", "d"])
+    >>> r = evaluate(sm).to_dict()
+    >>> r["eer"], r["linkability"]
+    (0.5, 1.0)
+    """
+    if dev is not None:
+        check_disjoint_speakers(dev, eval)
+    return ConditionReport(
+        name=name,
+        attacker=attacker,
+        n_excluded_trials=eval.n_excluded_trials,
+        has_dev=dev is not None,
+        baseline=baseline_metrics(eval.scores, eval.targets),
+    )
+
+
+def evaluate_condition(condition: Condition) -> ConditionReport:
+    """:func:`evaluate` applied to a :class:`~voxmetrics.data.study.Condition`."""
+    return evaluate(
+        condition.eval, dev=condition.dev, name=condition.name, attacker=condition.attacker
+    )
+
+
+def evaluate_study(study: Study, *, progress: Progress | None = None) -> list[ConditionReport]:
+    """Evaluate every condition of a study, reporting ``progress(fraction, message)``."""
+    reports = []
+    for k, cond in enumerate(study.conditions):
+        if progress is not None:
+            progress(k / max(1, len(study)), f"Evaluating {cond.name}")
+        reports.append(evaluate_condition(cond))
+    if progress is not None:
+        progress(1.0, "Done")
+    return reports
+
+
+OVERVIEW_COLUMNS: dict[str, str] = {
+    "condition": "Condition",
+    "attacker": "Attacker",
+    "n_trials": "T",
+    "n_enrolled": "N",
+    "n_excluded_trials": "Excluded",
+    "eer": "EER",
+    "eer_rocch": "EER (ROCCH)",
+    "cllr": "Cllr",
+    "min_cllr": "min Cllr",
+    "linkability": "Linkability",
+    "chance_linkability": "Chance (1/N)",
+}
+"""Overview table columns and their display labels."""
+
+
+def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
+    """One row per condition with every metric available so far (keys of OVERVIEW_COLUMNS).
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> df = overview_frame(evaluate_study(demo_study(n_speakers=6)))
+    >>> list(df["condition"])
+    ['plain', 'random', 'anon-mild', 'anon-strong', 'anon-leaky']
+    """
+    rows = []
+    for r in reports:
+        rows.append(
+            {
+                "condition": r.name,
+                "attacker": r.attacker,
+                **r.to_dict(),
+                "chance_linkability": r.baseline.chance_linkability,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return "null" if math.isnan(v) else f"{v:.4f}"
+    return html.escape(str(v))
+
+
+def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics report") -> str:
+    """A self-contained HTML page with the overview table of the reports."""
+    df = overview_frame(reports)
+    head = "".join(f"<th>{html.escape(OVERVIEW_COLUMNS[c])}</th>" for c in df.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in row) + "</tr>"
+        for row in df.itertuples(index=False)
+    )
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+        "</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
+        "<p>EER: VoicePrivacy 2024 definition. Cllr is meaningful only when the scores are "
+        "log-likelihood ratios. Linkability: share of trials whose own speaker scores highest "
+        "(chance 1/N). Definitions: VoxMetrics metrics.md.</p>"
+        f"<p><small>VoxMetrics {__version__}</small></p></body></html>"
+    )

@@ -1,0 +1,225 @@
+"""The built-in demo study: a seeded generative model of speakers, utterances and anonymisers.
+
+Generative model
+----------------
+Speakers.
+    Each speaker k has a sex (F/M, balanced), an age group (18-35, 36-55, 56+) and an identity
+    vector ``s_k = z_k + 1.2 sex_k e_0 + 0.6 age_k e_1`` in R^d (d = 32), with
+    ``z_k ~ N(0, I_d)``, ``sex_k`` in {-1, +1}, ``age_k`` in {-1, 0, +1} and ``e_0, e_1`` the
+    first two basis vectors (so sex and age are partly readable from the voice).
+Utterances.
+    An original utterance embedding is ``x = s_k + 0.8 eps`` with ``eps ~ N(0, I_d)`` drawn per
+    utterance (session variability). Every speaker has 4 enrolment and 8 trial utterances.
+Anonymisers.
+    A system replaces an utterance by ``a = kappa_k x + (1 - kappa_k) p + sex_keep 1.2 sex_k
+    e_0``, where ``p ~ N(0, 1.3^2 I_d)`` is a pseudo-speaker drawn afresh for every utterance
+    and ``kappa_k`` is the share of identity the system keeps for speaker k. With
+    ``kappa = 1`` the audio is untouched; with ``kappa = 0`` nothing of the speaker is left.
+    ``sex_keep`` is how much of the sex cue survives on top of what ``kappa`` keeps.
+Attacker.
+    Semi-informed (VoicePrivacy 2024): the enrolment utterances are anonymised by the same
+    system; the attacker's profiles are the means of the L2-normalised enrolment embeddings
+    and scores are cosine similarities (:meth:`EmbeddingSet.score_matrix`).
+Splits.
+    dev and eval each have their own 40 speakers (disjoint), so calibration learned on dev is
+    applied to unseen speakers.
+
+The five conditions
+-------------------
+``plain``
+    No anonymisation (kappa = 1): the attacker's upper bound.
+``random``
+    kappa = 0 and no sex cue: no identity left, every metric at chance.
+``anon-mild``, ``anon-strong``
+    Ordinary anonymisers keeping kappa = 0.45 and 0.3 of every speaker's identity.
+``anon-leaky``
+    kappa = 0 for most speakers but 0.9 for an exposed minority (10 % of the speakers of each
+    split, chosen at random): a pooled
+    EER of at least 0.45 that hides localised, near-certain linkage of those speakers, the
+    situation paper 000 (LID) is about.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.study import Condition, Study
+
+__all__ = ["DEMO_SYSTEMS", "Anonymiser", "demo_embeddings", "demo_study"]
+
+DIM = 32
+WITHIN_SD = 0.8
+PSEUDO_SD = 1.3
+SEX_SHIFT = 1.2
+AGE_SHIFT = 0.6
+AGE_GROUPS = ("18-35", "36-55", "56+")
+
+
+@dataclass(frozen=True)
+class Anonymiser:
+    """One simulated anonymisation system of the demo (see the module docstring)."""
+
+    name: str
+    """Condition label."""
+    kappa: float
+    """Share of a speaker's identity the system keeps (0 = none, 1 = all)."""
+    sex_keep: float = 0.0
+    """Extra sex cue left in the output."""
+    exposed_fraction: float = 0.0
+    """Share of speakers for whom the system fails and keeps ``kappa_exposed``."""
+    kappa_exposed: float = 1.0
+    """Identity kept for the exposed speakers."""
+    description: str = ""
+    """One sentence for the dashboard."""
+
+
+DEMO_SYSTEMS: tuple[Anonymiser, ...] = (
+    Anonymiser("plain", 1.0, description="No anonymisation: the original voices."),
+    Anonymiser("random", 0.0, description="Nothing of the speaker is left (chance level)."),
+    Anonymiser("anon-mild", 0.45, sex_keep=0.5, description="Keeps 45 % of every identity."),
+    Anonymiser("anon-strong", 0.3, sex_keep=0.3, description="Keeps 30 % of every identity."),
+    Anonymiser(
+        "anon-leaky",
+        0.0,
+        exposed_fraction=0.1,
+        kappa_exposed=0.9,
+        description="Near-chance EER, but 10 % of speakers keep 90 % of their identity.",
+    ),
+)
+
+
+def _speakers(rng: np.random.Generator, split: str, n: int) -> pd.DataFrame:
+    sex = np.where(np.arange(n) % 2 == 0, "F", "M")
+    rng.shuffle(sex)
+    age = rng.choice(np.array(AGE_GROUPS), size=n)
+    return pd.DataFrame(
+        {"speaker": [f"{split}-spk{k:03d}" for k in range(n)], "sex": sex, "age_group": age}
+    )
+
+
+def demo_embeddings(
+    *,
+    seed: int = 0,
+    n_speakers: int = 40,
+    n_enrol: int = 4,
+    n_trial: int = 8,
+    systems: tuple[Anonymiser, ...] = DEMO_SYSTEMS,
+) -> dict[str, EmbeddingSet]:
+    """Simulate original utterances once and anonymise them with every system.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of every random draw; the same seed gives the same study.
+    n_speakers : int
+        Speakers per split (dev and eval are disjoint).
+    n_enrol, n_trial : int
+        Enrolment and trial utterances per speaker.
+    systems : tuple of Anonymiser
+        The systems to simulate.
+
+    Returns
+    -------
+    dict of str to EmbeddingSet
+        One embedding set (dev and eval, enrolment and trial) per system name, with ``sex``
+        and ``age_group`` columns and a ``system`` column.
+
+    Examples
+    --------
+    >>> sets = demo_embeddings(n_speakers=4, n_enrol=1, n_trial=2)
+    >>> sorted(sets) == sorted(s.name for s in DEMO_SYSTEMS), sets["plain"].embeddings.shape
+    (True, (24, 32))
+    """
+    rng = np.random.default_rng(seed)
+    rows, xs, spk_sex, spk_index = [], [], [], []
+    for split in ("dev", "eval"):
+        spk = _speakers(rng, split, n_speakers)
+        for k, r in enumerate(spk.itertuples(index=False)):
+            sex = 1.0 if r.sex == "M" else -1.0
+            age = AGE_GROUPS.index(r.age_group) - 1.0
+            identity = rng.standard_normal(DIM)
+            identity[0] += SEX_SHIFT * sex
+            identity[1] += AGE_SHIFT * age
+            for role, count in (("enrol", n_enrol), ("trial", n_trial)):
+                for u in range(count):
+                    rows.append(
+                        {
+                            "utt_id": f"{r.speaker}-{role}{u:02d}",
+                            "speaker": r.speaker,
+                            "role": role,
+                            "split": split,
+                            "sex": r.sex,
+                            "age_group": r.age_group,
+                        }
+                    )
+                    xs.append(identity + WITHIN_SD * rng.standard_normal(DIM))
+                    spk_sex.append(sex)
+                    spk_index.append((split, k))
+    meta = pd.DataFrame(rows)
+    x = np.asarray(xs)
+    sex = np.asarray(spk_sex)
+    speaker_ids = meta["speaker"].to_numpy()
+    uniq, inverse = np.unique(speaker_ids, return_inverse=True)
+
+    out: dict[str, EmbeddingSet] = {}
+    for system in systems:
+        exposed = np.zeros(uniq.size, dtype=bool)
+        for split in ("dev", "eval"):  # exactly round(fraction * n) exposed speakers per split
+            in_split = np.flatnonzero(np.char.startswith(uniq.astype(str), f"{split}-"))
+            n_exposed = round(system.exposed_fraction * in_split.size)
+            exposed[rng.choice(in_split, size=n_exposed, replace=False)] = True
+        kappa = np.where(exposed, system.kappa_exposed, system.kappa)[inverse][:, None]
+        pseudo = PSEUDO_SD * rng.standard_normal(x.shape)
+        anon = kappa * x + (1.0 - kappa) * pseudo
+        anon[:, 0] += system.sex_keep * SEX_SHIFT * sex
+        m = meta.copy()
+        m["system"] = system.name
+        out[system.name] = EmbeddingSet.from_arrays(anon, m, source=f"demo:{system.name}")
+    return out
+
+
+def demo_study(*, seed: int = 0, n_speakers: int = 40) -> Study:
+    """The built-in demo study: five conditions with dev and eval score matrices.
+
+    See the module docstring for the generative model.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+    n_speakers : int
+        Speakers per split.
+
+    Returns
+    -------
+    Study
+        Conditions ``plain``, ``random``, ``anon-mild``, ``anon-strong``, ``anon-leaky``, each
+        with a dev and an eval :class:`~voxmetrics.ScoreMatrix` (cosine scores, semi-informed
+        attacker) and the embeddings they came from.
+
+    Examples
+    --------
+    >>> s = demo_study(n_speakers=6)
+    >>> s.names
+    ['plain', 'random', 'anon-mild', 'anon-strong', 'anon-leaky']
+    >>> s.get("plain").eval.shape
+    (48, 6)
+    """
+    sets = demo_embeddings(seed=seed, n_speakers=n_speakers)
+    described = {s.name: s.description for s in DEMO_SYSTEMS}
+    conditions = tuple(
+        Condition(
+            name=name,
+            eval=es.score_matrix("eval"),
+            dev=es.score_matrix("dev"),
+            attacker="semi-informed",
+            embeddings=es,
+            description=described.get(name, ""),
+        )
+        for name, es in sets.items()
+    )
+    return Study(conditions=conditions, name="demo")
