@@ -1,4 +1,4 @@
-"""The data model: :class:`ScoreMatrix` (T trials x N enrolled identities) and :class:`EmbeddingSet`.
+"""The data model: :class:`ScoreMatrix` (T trials x N enrolled) and :class:`EmbeddingSet`.
 
 See ``shared/docs/design.md`` (Concepts) and ``shared/docs/metrics.md`` section 0. Both classes
 are frozen; their arrays are read-only. Build them through :meth:`ScoreMatrix.from_arrays` and
@@ -107,7 +107,8 @@ class ScoreMatrix:
             s = np.asarray(scores, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise VoxMetricsInputError(
-                f"{where}: scores are not numeric ({exc}); give one number per (trial, enrolled) pair."
+                f"{where}: scores are not numeric ({exc}); give one number per (trial, enrolled) "
+                "pair."
             ) from None
         if s.ndim != 2:
             raise VoxMetricsInputError(

@@ -1,4 +1,4 @@
-"""Equal error rates: the VoicePrivacy / SpeechBrain EER and the ROCCH EER (metrics.md section 1)."""
+"""Equal error rates: the VoicePrivacy / SpeechBrain EER and the ROCCH EER (metrics.md 1)."""
 
 from __future__ import annotations
 
@@ -57,9 +57,11 @@ def eer_result(tar: ArrayLike, non: ArrayLike) -> EERResult:
 
     Examples
     --------
-    >>> r = eer_result([0.9, 0.7, 0.5, 0.3], [0.8, 0.6, 0.4, 0.2])
+    At t = 0.4, FRR = P(tar <= 0.4) = 1/4 and FAR = P(non > 0.4) = 1/4:
+
+    >>> r = eer_result([0.9, 0.7, 0.6, 0.3], [0.8, 0.4, 0.2, 0.1])
     >>> r.eer, r.threshold
-    (0.25, 0.5)
+    (0.25, 0.4)
     """
     tar, non = check_pools(tar, non)
     tar_s, non_s = np.sort(tar), np.sort(non)
@@ -113,7 +115,9 @@ def eer_rocch(tar: ArrayLike, non: ArrayLike) -> float:
 
     Examples
     --------
-    >>> eer_rocch([0.9, 0.7, 0.5, 0.3], [0.8, 0.6, 0.4, 0.2])
+    The hull vertices (Pfa, Pmiss) are (1, 0), (.5, 0), (.25, .25), (0, .75), (0, 1):
+
+    >>> eer_rocch([0.9, 0.7, 0.6, 0.3], [0.8, 0.4, 0.2, 0.1])
     0.25
     """
     pmiss, pfa = rocch(tar, non)

@@ -1,0 +1,154 @@
+"""The command-line contract of design.md: JSON keys, exit codes 0 / 1 / 2, no traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from voxmetrics.cli import evaluate_fail_on, main
+from voxmetrics.errors import VoxMetricsInputError
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTRACT_KEYS = {
+    "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
+    "linkability",
+}
+
+
+@pytest.fixture
+def worked_csv(tmp_path: Path) -> Path:
+    # metrics.md section 1 worked example (paper 000, eq. 1), in the long CSV format
+    S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    spk = ["a", "a", "b", "c"]
+    enrol = ["a", "b", "c", "d"]
+    rows = [
+        (f"t{i}", spk[i], enrol[j], S[i][j]) for i in range(4) for j in range(4)
+    ]
+    path = tmp_path / "worked.csv"
+    pd.DataFrame(rows, columns=["trial_id", "trial_speaker", "enrol_speaker", "score"]).to_csv(
+        path, index=False
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("demo")
+    assert main(["demo", str(out), "--format", "all"]) == 0
+    return out
+
+
+def _run(argv, capsys):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_evaluate_worked_example(worked_csv, capsys):
+    status, out, err = _run(["evaluate", str(worked_csv)], capsys)
+    assert status == 0, err
+    result = json.loads(out)
+    assert set(result) == CONTRACT_KEYS
+    assert result["eer"] == 0.5 and result["eer_rocch"] == 0.375 and result["linkability"] == 1.0
+    assert (result["n_trials"], result["n_enrolled"], result["n_excluded_trials"]) == (4, 4, 0)
+
+
+def test_every_score_format_gives_the_same_metrics(demo_dir, capsys):
+    results = {}
+    for fmt, name in [("csv", "anon-leaky_eval.csv"), ("parquet", "anon-leaky_eval.parquet"),
+                      ("npz", "anon-leaky_eval.npz"), ("kaldi", "anon-leaky_eval.scores")]:
+        argv = ["evaluate", str(demo_dir / name)]
+        if fmt == "kaldi":
+            keys = sorted(
+                p for p in demo_dir.glob("anon-leaky_eval.scores*") if p.suffix != ".scores"
+            )
+            assert keys, "write_scores(format='kaldi') wrote no key file"
+            argv += ["--trials", str(keys[0])]
+        status, out, err = _run(argv, capsys)
+        assert status == 0, err
+        results[fmt] = json.loads(out)
+    first = results["csv"]
+    assert first["n_trials"] == 320 and first["n_enrolled"] == 40 and first["eer"] >= 0.45
+    for fmt, r in results.items():
+        assert r == pytest.approx(first, abs=1e-12), fmt
+
+
+def test_dev_set_is_read_and_checked(demo_dir, capsys):
+    status, _, err = _run(["evaluate", str(demo_dir / "plain_eval.npz"), "--dev",
+                           str(demo_dir / "plain_dev.npz")], capsys)
+    assert status == 0, err
+    status, _, err = _run(["evaluate", str(demo_dir / "plain_eval.npz"), "--dev",
+                           str(demo_dir / "random_eval.npz")], capsys)
+    assert status == 2 and "share 40 speaker" in err
+
+
+def test_json_and_html_outputs(worked_csv, tmp_path, capsys):
+    js, page = tmp_path / "r.json", tmp_path / "r.html"
+    status, out, _ = _run(["evaluate", str(worked_csv), "--json", str(js), "--html", str(page)],
+                          capsys)
+    assert status == 0
+    assert json.loads(js.read_text()) == json.loads(out)
+    text = page.read_text()
+    assert "<table>" in text and "0.5000" in text and "worked" in text
+
+
+@pytest.mark.parametrize(
+    ("expr", "status"),
+    [("eer < 0.6", 1), ("eer > 0.6", 0), ("linkability > 0.9 and not eer < 0.5", 1),
+     ("eer >= 0.5 or n_trials < 2", 1), ("0.4 < eer < 0.45", 0)],
+)
+def test_fail_on(worked_csv, capsys, expr, status):
+    got, out, err = _run(["evaluate", str(worked_csv), "--fail-on", expr], capsys)
+    assert got == status
+    assert json.loads(out)["eer"] == 0.5
+    assert ("--fail-on condition holds" in err) == (status == 1)
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [("eeer > 0.1", "unknown metric 'eeer'"), ("eer >", "not a valid expression"),
+     ("lid.lid_max > 1", "unknown metric 'lid'"), ("__import__('os')", "unsupported expression"),
+     ("eer + 1 > 0", "unsupported expression")],
+)
+def test_bad_fail_on_is_bad_input(worked_csv, capsys, expr, message):
+    status, out, err = _run(["evaluate", str(worked_csv), "--fail-on", expr], capsys)
+    assert status == 2 and message in err and out == ""
+
+
+def test_fail_on_null_block_explains():
+    with pytest.raises(VoxMetricsInputError, match="'lid' is null"):
+        evaluate_fail_on("lid.lid_max > 1", {"lid": None})
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    garbage = tmp_path / "garbage.csv"
+    garbage.write_bytes(b"\x00\x01\x02 this is not a score file \xff")
+    status, out, err = _run(["evaluate", str(garbage)], capsys)
+    assert status == 2 and out == ""
+    assert err.startswith("voxmetrics: error: ") and "garbage.csv" in err
+    assert "Traceback" not in err
+    status, _, err = _run(["evaluate", str(tmp_path / "missing.csv")], capsys)
+    assert status == 2 and "no such file" in err
+
+
+def test_kaldi_scores_without_key_say_how_to_fix(demo_dir, capsys):
+    status, _, err = _run(["evaluate", str(demo_dir / "plain_eval.scores")], capsys)
+    assert status == 2 and "--trials" in err
+
+
+def test_module_entry_point_has_no_traceback(tmp_path):
+    garbage = tmp_path / "x.npz"
+    garbage.write_bytes(b"PK\x03\x04 broken zip")
+    proc = subprocess.run([sys.executable, "-m", "voxmetrics", "evaluate", str(garbage)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    help_text = subprocess.run([sys.executable, "-m", "voxmetrics", "evaluate", "--help"],
+                               capture_output=True, text=True, cwd=ROOT).stdout
+    for flag in ("--trials", "--dev", "--dev-trials", "--format", "--json", "--html", "--fail-on"):
+        assert flag in help_text

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pytest
+
+from voxmetrics import Condition, ScoreMatrix, Study, VoxMetricsInputError
+
+
+def _sm(prefix: str = "") -> ScoreMatrix:
+    return ScoreMatrix.from_arrays(
+        [[1.0, 0.2], [0.1, 0.9]],
+        trial_ids=[f"{prefix}t1", f"{prefix}t2"],
+        trial_speakers=[f"{prefix}a", f"{prefix}b"],
+        enrol_speakers=[f"{prefix}a", f"{prefix}b"],
+    )
+
+
+def test_add_rename_remove_keep_order():
+    s = Study()
+    s = s.with_condition(Condition("a", eval=_sm())).with_condition(Condition("b", eval=_sm()))
+    assert s.names == ["a", "b"]
+    s = s.renamed("a", "c")
+    assert s.names == ["c", "b"]
+    s = s.with_condition(Condition("c", eval=_sm(), attacker="ignorant"))
+    assert s.names == ["c", "b"] and s.get("c").attacker == "ignorant"
+    assert s.without("c").names == ["b"]
+
+
+def test_rename_to_existing_or_empty_name_is_refused():
+    s = Study().with_condition(Condition("a", eval=_sm()))
+    s = s.with_condition(Condition("b", eval=_sm()))
+    with pytest.raises(VoxMetricsInputError, match="already exists"):
+        s.renamed("a", "b")
+    with pytest.raises(VoxMetricsInputError, match="non-empty name"):
+        s.renamed("a", "  ")
+    with pytest.raises(VoxMetricsInputError, match="no condition 'zz'"):
+        s.without("zz")
+
+
+def test_dev_and_eval_must_have_disjoint_speakers():
+    with pytest.raises(VoxMetricsInputError, match="share 2 speaker"):
+        Condition("x", eval=_sm(), dev=_sm())
+    Condition("x", eval=_sm(), dev=_sm("dev-"))
+
+
+def test_unknown_attacker_is_refused():
+    with pytest.raises(VoxMetricsInputError, match="attacker 'oracle' is unknown"):
+        Condition("x", eval=_sm(), attacker="oracle")
