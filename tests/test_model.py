@@ -1,0 +1,112 @@
+"""ScoreMatrix and EmbeddingSet: derived values, validation at construction, cosine scoring."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from voxmetrics import EmbeddingSet, ExcludedTrialsWarning, ScoreMatrix, VoxMetricsInputError
+
+
+def _sm(**kw):
+    args = dict(
+        scores=[[0.9, 0.1, 0.3], [0.2, 0.8, 0.4]],
+        trial_ids=["t1", "t2"],
+        trial_speakers=["b", "c"],
+        enrol_speakers=["b", "c", "a"],
+    )
+    args.update(kw)
+    scores = args.pop("scores")
+    return ScoreMatrix.from_arrays(scores, **args)
+
+
+def test_targets_pools_and_read_only():
+    sm = _sm()
+    assert sm.targets.tolist() == [0, 1]
+    assert sm.tar.tolist() == [0.9, 0.8]
+    assert sm.non.tolist() == [0.1, 0.3, 0.2, 0.4]
+    with pytest.raises(ValueError):
+        sm.scores[0, 0] = 1.0
+
+
+def test_content_hash_tracks_content():
+    assert _sm().content_hash == _sm().content_hash
+    assert _sm().content_hash != _sm(scores=[[0.9, 0.1, 0.3], [0.2, 0.8, 0.41]]).content_hash
+    assert _sm().content_hash != _sm(trial_ids=["t1", "t3"]).content_hash
+
+
+def test_unenrolled_trial_is_excluded_and_counted():
+    with pytest.warns(ExcludedTrialsWarning, match="1 of 3 trials"):
+        sm = _sm(
+            scores=[[0.9, 0.1, 0.3], [0.2, 0.8, 0.4], [0.5, 0.5, 0.5]],
+            trial_ids=["t1", "t2", "t3"],
+            trial_speakers=["b", "c", "zz"],
+        )
+    assert sm.n_trials == 2 and sm.n_excluded_trials == 1
+    with pytest.raises(VoxMetricsInputError, match="none of the 2 trials"):
+        _sm(trial_speakers=["x", "y"])
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"scores": [[0.9, np.nan, 0.3], [0.2, 0.8, 0.4]]}, "NaN or infinite.*trial 't1'"),
+        ({"scores": [[0.9, "x", 0.3], [0.2, 0.8, 0.4]]}, "not numeric"),
+        ({"trial_ids": ["t1"]}, "shape mismatch: scores have 2 rows"),
+        ({"enrol_speakers": ["b", "c"]}, "shape mismatch: scores have 3 columns"),
+        ({"enrol_speakers": ["b", "c", "b"]}, "duplicate enrolled speaker.*'b'"),
+        ({"trial_ids": ["t1", "t1"]}, "duplicate trial id"),
+        ({"scores": [[0.9], [0.8]], "enrol_speakers": ["b"]}, "at least 2 enrolled"),
+        ({"scores": [0.9, 0.8]}, "2-D array"),
+        ({"attributes": {"sex": ["F"]}}, "attribute 'sex'.*one value per trial"),
+    ],
+)
+def test_validation_messages(kw, message):
+    with pytest.raises(VoxMetricsInputError, match=message):
+        _sm(**kw)
+
+
+def _meta(rows):
+    return pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split"])
+
+
+def test_cosine_scoring_against_mean_of_normalised_enrolment():
+    meta = _meta(
+        [
+            ("e1", "a", "enrol", "eval"),
+            ("e2", "a", "enrol", "eval"),
+            ("e3", "b", "enrol", "eval"),
+            ("t1", "a", "trial", "eval"),
+            ("t2", "b", "trial", "eval"),
+        ]
+    )
+    # a's enrolment: (10, 0) and (0, 1) -> normalised (1, 0), (0, 1) -> profile direction (1, 1)
+    emb = [[10, 0], [0, 1], [0, 3], [1, 1], [3, 4]]
+    sm = EmbeddingSet.from_arrays(emb, meta).score_matrix("eval")
+    expected = np.array([[1.0, 1 / np.sqrt(2)], [7 / (5 * np.sqrt(2)), 0.8]])
+    np.testing.assert_allclose(sm.scores, expected, rtol=1e-12)
+    assert sm.enrol_speakers.tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("emb", "rows", "message"),
+    [
+        ([[1, 0]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")], "shape mismatch"),
+        ([[1, 0], [0, 0]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
+         "all zeros"),
+        ([[1, 0], [1, 1]], [("e1", "a", "enroll", "eval"), ("t1", "a", "trial", "eval")],
+         "row 2 has role 'enroll'"),
+        ([[1, 0], [1, np.inf]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
+         "'t1' has NaN"),
+    ],
+)
+def test_embedding_validation(emb, rows, message):
+    with pytest.raises(VoxMetricsInputError, match=message):
+        EmbeddingSet.from_arrays(emb, _meta(rows))
+
+
+def test_missing_metadata_column():
+    with pytest.raises(VoxMetricsInputError, match="lacks column.*split"):
+        EmbeddingSet.from_arrays([[1.0]], pd.DataFrame({"utt_id": ["u"], "speaker": ["a"],
+                                                         "role": ["enrol"]}))
