@@ -1,0 +1,478 @@
+"""Reference values and reference implementations of the 1-to-1 baselines and linkability.
+
+Every expected number here is either computed by hand (the arithmetic is in a comment next to
+it) or produced by a slow, obviously-correct reference implementation written below with exact
+``fractions.Fraction`` arithmetic (style.md items 8 and 9). The definitions are those of
+``shared/docs/metrics.md`` sections 0, 1 and 5.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import pairwise
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from metric_registry import forget_unimportable_modules
+
+from voxmetrics import (
+    VoxMetricsInputError,
+    baseline_metrics,
+    cllr,
+    eer,
+    eer_result,
+    eer_rocch,
+    linkability,
+    mated_pools,
+    min_cllr,
+)
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_safe_after_speechbrain():
+    # the SpeechBrain comparisons below import it; see forget_unimportable_modules
+    forget_unimportable_modules()
+
+
+# --------------------------------------------------------------------------------------------
+# Reference implementations (slow loops, exact arithmetic)
+# --------------------------------------------------------------------------------------------
+
+
+def ref_eer(tar: list[float], non: list[float]) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """EER by the letter of metrics.md section 1: (eer, threshold, far, frr), all exact.
+
+    Candidate thresholds are the unique pooled scores plus the midpoints between consecutive
+    ones, visited from the lowest up; FRR(t) = P(tar <= t), FAR(t) = P(non > t); the first
+    (lowest) threshold with the smallest |FAR - FRR| wins.
+    """
+    tar_q = [Fraction(x) for x in tar]
+    non_q = [Fraction(x) for x in non]
+    unique = sorted(set(tar_q + non_q))
+    candidates = sorted(unique + [(a + b) / 2 for a, b in pairwise(unique)])
+    best = None
+    for t in candidates:
+        frr = Fraction(sum(x <= t for x in tar_q), len(tar_q))
+        far = Fraction(sum(x > t for x in non_q), len(non_q))
+        gap = abs(far - frr)
+        if best is None or gap < best[0]:  # strict: a later tie never replaces the first
+            best = (gap, t, far, frr)
+    assert best is not None
+    _, t, far, frr = best
+    return (far + frr) / 2, t, far, frr
+
+
+def ref_roc_points(tar: list[float], non: list[float]) -> list[tuple[Fraction, Fraction]]:
+    """(pfa, pmiss) at every threshold: below all scores, then at each unique pooled score."""
+    tar_q = [Fraction(x) for x in tar]
+    non_q = [Fraction(x) for x in non]
+    points = [(Fraction(1), Fraction(0))]  # threshold -inf: accept everything
+    for t in sorted(set(tar_q + non_q)):
+        pmiss = Fraction(sum(x <= t for x in tar_q), len(tar_q))
+        pfa = Fraction(sum(x > t for x in non_q), len(non_q))
+        points.append((pfa, pmiss))
+    return points
+
+
+def ref_lower_hull(points: list[tuple[Fraction, Fraction]]) -> list[tuple[Fraction, Fraction]]:
+    """Lower convex hull (Andrew's monotone chain), from the lowest leftmost point rightwards."""
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    hull: list[tuple[Fraction, Fraction]] = []
+    for p in sorted(set(points)):
+        while len(hull) >= 2 and cross(hull[-2], hull[-1], p) <= 0:
+            hull.pop()
+        hull.append(p)
+    return hull
+
+
+def ref_eer_rocch(tar: list[float], non: list[float]) -> Fraction:
+    """Where the lower convex hull of the ROC points crosses pmiss = pfa (exact)."""
+    hull = ref_lower_hull(ref_roc_points(tar, non))
+    # Along the hull pfa increases and pmiss decreases, so pmiss - pfa decreases from >= 0
+    # (pfa = 0) to -1 (the point (1, 0)): find the segment where it changes sign.
+    for (x0, y0), (x1, y1) in pairwise(hull):
+        f0, f1 = y0 - x0, y1 - x1
+        if f0 >= 0 >= f1:
+            return x0 + (x1 - x0) * f0 / (f0 - f1)
+    raise AssertionError("the hull always crosses the diagonal")
+
+
+def ref_pav_blocks(tar: list[float], non: list[float]) -> list[tuple[int, int]]:
+    """PAV by a stack loop; returns (n_tar, n_non) of each pooled block, lowest scores first.
+
+    Pooled scores are sorted ascending with targets before non-targets at equal scores
+    (metrics.md sections 0 and 3).
+    """
+    labelled = sorted([(x, 0) for x in tar] + [(x, 1) for x in non])  # key 0 = target first
+    blocks: list[list[int]] = []  # [n_tar, n_non]
+    for _, is_non in labelled:
+        blocks.append([1 - is_non, is_non])
+        # pool while the previous block's target fraction exceeds the last one's
+        while len(blocks) >= 2 and (
+            blocks[-2][0] * sum(blocks[-1]) > blocks[-1][0] * sum(blocks[-2])
+        ):
+            nt, nn = blocks.pop()
+            blocks[-1][0] += nt
+            blocks[-1][1] += nn
+    return [(nt, nn) for nt, nn in blocks]
+
+
+def ref_min_cllr(tar: list[float], non: list[float]) -> float:
+    """Cllr of the PAV LLRs, evaluated block by block with exact likelihood ratios.
+
+    In a block with nt targets and nn non-targets, P = nt / (nt + nn) and
+    LLR = logit(P) - ln(N_tar / N_non), so e^-LLR = (nn N_tar) / (nt N_non) exactly.
+    """
+    n_t, n_n = len(tar), len(non)
+    c_tar = c_non = 0.0
+    for nt, nn in ref_pav_blocks(tar, non):
+        if nt:
+            c_tar += nt * math.log2(1 + Fraction(nn * n_t, nt * n_n))
+        if nn:
+            c_non += nn * math.log2(1 + Fraction(nt * n_n, nn * n_t))
+    return 0.5 * (c_tar / n_t + c_non / n_n)
+
+
+def sklearn_min_cllr(tar: list[float], non: list[float]) -> float:
+    """min Cllr through scikit-learn's isotonic regression (a second, independent reference).
+
+    ``IsotonicRegression`` averages the labels of equal scores before its PAV, which gives the
+    same fit as the targets-first order: a tied group sorted targets-first is decreasing, so PAV
+    pools it whole.
+    """
+    isotonic = pytest.importorskip("sklearn.isotonic")
+    x = np.concatenate([tar, non])
+    y = np.concatenate([np.ones(len(tar)), np.zeros(len(non))])
+    p = isotonic.IsotonicRegression().fit(x, y).predict(x)
+    with np.errstate(divide="ignore"):
+        llr = np.log(p) - np.log1p(-p) - np.log(len(tar) / len(non))
+    lt, ln = llr[: len(tar)], llr[len(tar) :]
+    return float(0.5 * (np.logaddexp(0, -lt).mean() + np.logaddexp(0, ln).mean()) / np.log(2))
+
+
+# Hypothesis strategies: halves in [-3, 3] force ties; arbitrary floats exercise rounding.
+halves = st.integers(-6, 6).map(lambda k: k / 2)
+floats = st.floats(-10, 10, allow_nan=False)
+pool = st.one_of(
+    st.lists(halves, min_size=1, max_size=20),
+    st.lists(floats, min_size=1, max_size=20),
+)
+FAST = settings(max_examples=100, deadline=None)
+
+
+# --------------------------------------------------------------------------------------------
+# 1. The worked example of metrics.md section 1
+# --------------------------------------------------------------------------------------------
+
+# Provenance: paper 000 eq. 1, reproduced as the worked example of metrics.md section 1.
+# tar = [.9, .7, .5, .3] (the mated scores), non = 3 x [.8, .6, .4, .2] (T = 4, N - 1 = 3).
+# Hand computation, (threshold: FRR = #tar <= t / 4, FAR = #non > t / 12, |FAR - FRR|):
+#   .2: 0/4, 9/12 -> .75    .3: 1/4, 9/12 -> .5    .4: 1/4, 6/12 -> .25
+#   .5: 2/4, 6/12 -> 0      .6: 2/4, 3/12 -> .25   ...
+# so the EER is (1/2 + 1/2) / 2 = 0.5 exactly, first reached at threshold 0.5. metrics.md says
+# "threshold 0.55": the midpoint 0.55 has the same counts and lies in the same tied interval
+# [0.5, 0.6), whose lowest candidate, 0.5, is the one we report.
+# ROC points (pfa, pmiss): (1, 0), (.75, 0), (.75, .25), (.5, .25), (.5, .5), (.25, .5),
+# (.25, .75), (0, .75), (0, 1). Lower hull: (0, .75) - (.25, .5) - (.5, .25) - (.75, 0) - (1, 0),
+# the first four on the line pfa + pmiss = .75, which meets pmiss = pfa at 0.375.
+# Every mated score beats its row (.9 > .8, .7 > .6, .5 > .4, .3 > .2): linkability 1.0.
+WORKED_S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
+WORKED_TARGETS = [0, 0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("name", "compute", "expected"),
+    [
+        ("eer", lambda s, t: eer(*mated_pools(s, t)), 0.5),
+        ("eer_threshold", lambda s, t: eer_result(*mated_pools(s, t)).threshold, 0.5),
+        ("linkability", linkability, 1.0),
+        ("eer_rocch", lambda s, t: eer_rocch(*mated_pools(s, t)), 0.375),
+        ("baseline.eer", lambda s, t: baseline_metrics(s, t).eer, 0.5),
+        ("baseline.eer_threshold", lambda s, t: baseline_metrics(s, t).eer_threshold, 0.5),
+        ("baseline.eer_rocch", lambda s, t: baseline_metrics(s, t).eer_rocch, 0.375),
+        ("baseline.linkability", lambda s, t: baseline_metrics(s, t).linkability, 1.0),
+    ],
+)
+def test_worked_example_section_1(name, compute, expected):
+    value = compute(WORKED_S, WORKED_TARGETS)
+    if name.endswith("eer_rocch"):
+        assert value == pytest.approx(expected, abs=1e-12)
+    else:
+        assert value == expected  # exact: every rate is a multiple of 1/4 or 1/12 of .5
+
+
+def test_worked_example_matches_references():
+    tar, non = mated_pools(WORKED_S, WORKED_TARGETS)
+    assert ref_eer(list(tar), list(non))[:2] == (Fraction(1, 2), Fraction(0.5))
+    assert ref_eer_rocch(list(tar), list(non)) == Fraction(3, 8)
+
+
+# --------------------------------------------------------------------------------------------
+# 2. Agreement with SpeechBrain away from ties
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize(("n_tar", "n_non"), [(7, 33), (11, 37), (51, 149), (101, 399)])
+def test_eer_matches_speechbrain_without_ties(seed, n_tar, n_non):
+    torch = pytest.importorskip("torch")
+    metric_stats = pytest.importorskip("speechbrain.utils.metric_stats")
+    rng = np.random.default_rng(seed)
+    tar = rng.normal(1.0, 1.0, n_tar)
+    non = rng.normal(0.0, 1.0, n_non)
+    # Continuous scores have no exact ties, and with odd pool sizes |FAR - FRR| cannot tie
+    # either (a tie needs n_fa N_tar - n_fr N_non = N_tar / 2 or N_non / 2, not an integer).
+    assert np.unique(np.concatenate([tar, non])).size == n_tar + n_non
+    sb_eer, sb_threshold = metric_stats.EER(
+        torch.tensor(tar, dtype=torch.float64), torch.tensor(non, dtype=torch.float64)
+    )
+    ours = eer_result(tar, non)
+    assert ours.eer == pytest.approx(sb_eer, abs=1e-6)  # SpeechBrain's rates are float32
+    # SpeechBrain may report the midpoint just above our threshold (same counts, float32
+    # rounding of |FAR - FRR|), but never a threshold with other counts.
+    above = np.sort(np.concatenate([tar, non]))
+    next_score = above[above > ours.threshold]
+    assert ours.threshold <= sb_threshold
+    assert next_score.size == 0 or sb_threshold < next_score[0]
+
+
+# --------------------------------------------------------------------------------------------
+# 3. The exact tie-break rule
+# --------------------------------------------------------------------------------------------
+
+# (tar, non, threshold, eer, far, frr), all worked by hand:
+TIE_CASES = [
+    # tar = [1, 3], non = [2]. t = 1: FRR 1/2, FAR 1 -> gap 1/2; t = 2: FRR 1/2, FAR 0 -> gap
+    # 1/2; t = 3: FRR 1, FAR 0 -> gap 1. Tied at 1, 1.5, 2, 2.5: the lowest, 1, gives
+    # EER (1 + 1/2) / 2 = 3/4 (not (0 + 1/2) / 2 = 1/4 at t = 2).
+    ([1.0, 3.0], [2.0], 1.0, 0.75, 1.0, 0.5),
+    # tar = [3, 8], non = [2, 3, 6, 6, 8, 9]. t = 2: FRR 0, FAR 5/6 -> 5/6; t = 3: FRR 1/2,
+    # FAR 4/6 -> 1/6; t = 6: FRR 1/2, FAR 2/6 -> 1/6; t = 8: FRR 1, FAR 1/6 -> 5/6. Tied at 3
+    # and 6: the lowest, 3, gives EER (2/3 + 1/2) / 2 = 7/12 (t = 6 would give 5/12).
+    ([3.0, 8.0], [2.0, 3.0, 6.0, 6.0, 8.0, 9.0], 3.0, 7 / 12, 2 / 3, 0.5),
+    # tar = [1, 3, 5, 6, 9, 10, 11] (7), non = [6, 6, 6] (3). t = 5: FRR 3/7, FAR 1 -> 4/7;
+    # t = 6: FRR 4/7, FAR 0 -> 4/7 (one step moves three non-targets and one target). Tied at
+    # 5, 5.5 and 6: the lowest, 5, gives EER (1 + 3/7) / 2 = 5/7 (t = 6 would give 2/7).
+    ([1.0, 3.0, 5.0, 6.0, 9.0, 10.0, 11.0], [6.0, 6.0, 6.0], 5.0, 5 / 7, 1.0, 3 / 7),
+]
+
+
+@pytest.mark.parametrize(("tar", "non", "threshold", "value", "far", "frr"), TIE_CASES)
+def test_eer_tie_takes_lowest_threshold(tar, non, threshold, value, far, frr):
+    r = eer_result(tar, non)
+    assert r.threshold == threshold
+    assert r.eer == pytest.approx(value, abs=1e-15)
+    assert (r.far, r.frr) == pytest.approx((far, frr), abs=1e-15)
+    assert ref_eer(tar, non)[1] == Fraction(threshold)
+
+
+# The last two tie cases mislead float32 arithmetic (SpeechBrain casts both rates to float32;
+# neither 2/3, 1/3, 3/7 nor 4/7 is representable):
+#   * tar = [3, 8]: |f32(2/3) - .5| = 0.16666669 but |f32(1/3) - .5| = 0.16666666, so the later
+#     threshold 6 looks strictly better and SpeechBrain reports EER 5/12 at 6.
+#   * 7 targets, 3 non-targets: at t = 5 SpeechBrain stores |1 - f32(3/7)| in float64,
+#     0.5714285671710968, then at the midpoint 5.5 (same counts) its float32 subtraction gives
+#     0.5714285373687744 < that, so it moves to 5.5, a threshold that is not even a score.
+# Our integer comparison |n_fa N_tar - n_fr N_non| sees exact ties and keeps the lowest.
+@pytest.mark.parametrize(
+    ("tar", "non", "ours", "speechbrain"),
+    [
+        ([3.0, 8.0], [2.0, 3.0, 6.0, 6.0, 8.0, 9.0], (3.0, 7 / 12), (6.0, 5 / 12)),
+        ([1.0, 3.0, 5.0, 6.0, 9.0, 10.0, 11.0], [6.0, 6.0, 6.0], (5.0, 5 / 7), (5.5, 5 / 7)),
+    ],
+)
+def test_eer_exact_comparison_where_float32_misleads(tar, non, ours, speechbrain):
+    r = eer_result(tar, non)
+    assert (r.threshold, r.eer) == pytest.approx(ours, abs=1e-15)
+    torch = pytest.importorskip("torch")
+    metric_stats = pytest.importorskip("speechbrain.utils.metric_stats")
+    sb_eer, sb_threshold = metric_stats.EER(
+        torch.tensor(tar, dtype=torch.float64), torch.tensor(non, dtype=torch.float64)
+    )
+    # documents the difference metrics.md section 1 describes; if SpeechBrain ever compares
+    # exactly, this fails and the note in metrics.md should be revisited
+    assert (sb_threshold, sb_eer) == pytest.approx(speechbrain, abs=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# 4. Fast implementations proven equal to the slow references
+# --------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(tar=pool, non=pool)
+def test_eer_result_equals_reference(tar, non):
+    value, threshold, far, frr = ref_eer(tar, non)
+    r = eer_result(tar, non)
+    assert Fraction(r.threshold) == threshold
+    assert r.eer == pytest.approx(float(value), abs=1e-15)
+    assert (r.far, r.frr) == pytest.approx((float(far), float(frr)), abs=1e-15)
+    assert eer(tar, non) == r.eer
+
+
+@FAST
+@given(tar=pool, non=pool)
+def test_eer_rocch_equals_reference_hull(tar, non):
+    assert eer_rocch(tar, non) == pytest.approx(float(ref_eer_rocch(tar, non)), abs=1e-12)
+
+
+@FAST
+@given(tar=pool, non=pool)
+def test_min_cllr_equals_reference_pav(tar, non):
+    assert min_cllr(tar, non) == pytest.approx(ref_min_cllr(tar, non), abs=1e-9)
+
+
+# scikit-learn merges scores closer than 1e-15 (``_make_unique`` in sklearn/_isotonic.pyx uses
+# np.finfo(float).resolution), so this reference gets scores on a 1/1000 grid.
+milli_pool = st.lists(st.integers(-10_000, 10_000).map(lambda k: k / 1000), min_size=1, max_size=20)
+
+
+@FAST
+@given(tar=st.one_of(milli_pool, st.lists(halves, min_size=1, max_size=20)), non=milli_pool)
+def test_min_cllr_equals_sklearn_isotonic(tar, non):
+    assert min_cllr(tar, non) == pytest.approx(sklearn_min_cllr(tar, non), abs=1e-9)
+
+
+def test_reference_pav_pools_ties_targets_first():
+    # tar = [1], non = [1]: sorted targets first -> labels [1, 0], a violation, one block.
+    # (Non-targets first would give [0, 1]: two blocks, a perfect but spurious separation.)
+    assert ref_pav_blocks([1.0], [1.0]) == [(1, 1)]
+    assert ref_pav_blocks([2.0, 3.0], [0.0, 1.0]) == [(0, 1), (0, 1), (1, 0), (1, 0)]
+
+
+# The SpeechBrain EER is not the ROCCH-EER and can be smaller: tar = [2], non = [1, 3].
+# t = 1: FRR 0, FAR 1/2 -> gap 1/2 (tied with t = 2: FRR 1, FAR 1/2), so EER = 1/4.
+# ROC points (pfa, pmiss): (1, 0), (1/2, 0), (1/2, 1), (0, 1); hull (0, 1) - (1/2, 0) - (1, 0);
+# the line pmiss = 1 - 2 pfa meets pmiss = pfa at 1/3 > 1/4. So "eer_rocch <= eer" is not a
+# property; what holds is eer_rocch <= max(FAR, FRR) at the EER threshold (see the property
+# tests), here 1/3 <= 1/2.
+def test_eer_rocch_can_exceed_eer():
+    assert eer([2.0], [1.0, 3.0]) == 0.25
+    assert eer_rocch([2.0], [1.0, 3.0]) == pytest.approx(1 / 3, abs=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# 5. Cllr and min Cllr by hand
+# --------------------------------------------------------------------------------------------
+
+LN3 = math.log(3.0)
+
+
+@pytest.mark.parametrize(
+    ("tar", "non", "expected"),
+    [
+        # LLR 0 everywhere: 1/2 [log2(1 + 1) + log2(1 + 1)] = 1
+        ([0.0, 0.0], [0.0], 1.0),
+        # categorical and right: log2(1 + e^-inf) = log2(1 + 0) = 0 for both pools
+        ([math.inf], [-math.inf], 0.0),
+        # right about the target, no evidence on the non-target: 1/2 [0 + 1] = 1/2
+        ([math.inf], [0.0], 0.5),
+        # categorical and wrong: log2(1 + e^inf) = inf
+        ([-math.inf], [0.0], math.inf),
+        # tar LLR ln 3: log2(1 + 1/3) = log2(4/3) = 2 - log2 3; non LLR -ln 3: the same.
+        # Cllr = 1/2 [(2 - log2 3) + (2 - log2 3)] = 2 - log2 3 = 0.41503749927884376
+        ([LN3], [-LN3], 2.0 - math.log2(3.0)),
+        # tar [ln 3, 0]: mean of (2 - log2 3) and log2 2 = 1 -> (3 - log2 3) / 2;
+        # non [ln 7]: log2(1 + 7) = 3. Cllr = 1/2 [(3 - log2 3) / 2 + 3] = (9 - log2 3) / 4
+        #   = 1.8537531248197813
+        ([LN3, 0.0], [math.log(7.0)], (9.0 - math.log2(3.0)) / 4),
+    ],
+)
+def test_cllr_hand_values(tar, non, expected):
+    assert cllr(tar, non) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("tar", "non", "expected"),
+    [
+        # separable: PAV posteriors 0 / 1, LLRs -inf / +inf, Cllr 0
+        ([2.0, 3.0], [0.0, 1.0], 0.0),
+        ([10.0], [-10.0, 9.5, 9.9], 0.0),
+        # identical pools: one block with P = N_tar / (N_tar + N_non), LLR 0, Cllr 1
+        ([1.0, 2.0], [1.0, 2.0], 1.0),
+        ([1.0, 2.0], [2.0, 1.0, 1.0, 2.0], 1.0),
+        # tar [1, 3], non [0, 2]: sorted labels 0 1 0 1 -> PAV blocks [0] [1 0] [1], P = 0, 1/2,
+        # 1; prior odds 1, so LLRs -inf, 0, 0, +inf. Targets cost 0 (at 3) and 1 (at 1), non-
+        # targets 0 (at 0) and 1 (at 2): Cllr = 1/2 [1/2 + 1/2] = 1/2
+        ([1.0, 3.0], [0.0, 2.0], 0.5),
+    ],
+)
+def test_min_cllr_hand_values(tar, non, expected):
+    assert min_cllr(tar, non) == pytest.approx(expected, abs=1e-12)
+    assert ref_min_cllr(tar, non) == pytest.approx(expected, abs=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# 6. Linkability: ties count against the attacker
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scores", "targets", "expected"),
+    [
+        # the mated score ties a non-mated one: not linked
+        ([[0.5, 0.5]], [0], 0.0),
+        ([[0.5, 0.5]], [1], 0.0),
+        # ties among non-mated scores do not matter
+        ([[0.9, 0.3, 0.3]], [0], 1.0),
+        # rows: tie (no), 0.9 > 0.2, 0.4 (yes), 0.7 < 0.8 (no), 0.3 > 0.1, 0.2 (yes) -> 2/4
+        (
+            [[0.5, 0.5, 0.1], [0.2, 0.9, 0.4], [0.7, 0.6, 0.8], [0.1, 0.2, 0.3]],
+            [0, 1, 0, 2],
+            0.5,
+        ),
+    ],
+)
+def test_linkability_hand_values(scores, targets, expected):
+    assert linkability(scores, targets) == expected
+
+
+# --------------------------------------------------------------------------------------------
+# 8. Input validation
+# --------------------------------------------------------------------------------------------
+
+GOOD_S = [[0.9, 0.1], [0.2, 0.8]]
+
+
+@pytest.mark.parametrize(
+    ("func", "args", "argument"),
+    [
+        (eer, ([], [1.0]), "tar"),
+        (eer, ([1.0], []), "non"),
+        (eer, ([1.0], [0.5, np.nan]), "non"),
+        (eer, ([np.nan], [0.5]), "tar"),
+        (eer, ([1.0, np.inf], [0.5]), "tar"),
+        (eer, ("abc", [1.0]), "tar"),
+        (eer, ([1.0], ["x", "y"]), "non"),
+        (eer_result, ([], [1.0]), "tar"),
+        (eer_rocch, ([1.0], [np.nan]), "non"),
+        (min_cllr, ([np.nan], [0.0]), "tar"),
+        (cllr, ([], [0.0]), "tar"),
+        (cllr, ([0.0], [np.nan]), "non"),
+        (cllr, ("abc", [0.0]), "tar"),
+        (linkability, ([[1.0], [2.0]], [0, 0]), "scores"),  # N = 1
+        (linkability, ([[1.0, np.nan]], [0]), "scores"),
+        (linkability, ([["a", "b"]], [0]), "scores"),
+        (linkability, (GOOD_S, [0, 2]), "targets"),
+        (linkability, (GOOD_S, [-1, 0]), "targets"),
+        (linkability, (GOOD_S, [0]), "targets"),
+        (mated_pools, ([[1.0], [2.0]], [0, 0]), "scores"),
+        (mated_pools, (GOOD_S, [0, 5]), "targets"),
+        (baseline_metrics, ([[1.0], [2.0]], [0, 0]), "scores"),
+        (baseline_metrics, (GOOD_S, [2, 0]), "targets"),
+    ],
+)
+def test_invalid_input_raises_naming_the_argument(func, args, argument):
+    with pytest.raises(VoxMetricsInputError, match=f"`{argument}`"):
+        func(*args)
+
+
+def test_input_error_is_a_value_error():
+    with pytest.raises(ValueError, match="empty"):
+        eer([], [1.0])
