@@ -142,6 +142,27 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="score file format (default: detected from the content)",
     )
+    ev.add_argument(
+        "--cross-calibrate",
+        metavar="K",
+        type=int,
+        help="without --dev: calibrate LID by speaker-disjoint K-fold cross-calibration on EVAL",
+    )
+    ev.add_argument(
+        "--lid-variant",
+        choices=["metrics", "reference-code"],
+        default="metrics",
+        help="LID calibration: metrics.md (population sd, unweighted; default) or the authors' "
+        "reference code (sample sd, balanced class weights)",
+    )
+    ev.add_argument(
+        "--bootstrap",
+        metavar="B",
+        type=int,
+        default=0,
+        help="speaker-level bootstrap replicates for 95%% intervals of the LID aggregates",
+    )
+    ev.add_argument("--seed", type=int, default=0, help="seed of folds and bootstrap (default 0)")
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
     ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
     ev.add_argument(
@@ -185,7 +206,19 @@ def _evaluate(args: argparse.Namespace) -> int:
     dev_sm = _read(args.dev, args.dev_trials, args.format) if args.dev else None
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
-    report = evaluate(eval_sm, dev=dev_sm, name=Path(args.eval).stem)
+    if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
+        raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
+    reference = args.lid_variant == "reference-code"
+    report = evaluate(
+        eval_sm,
+        dev=dev_sm,
+        name=Path(args.eval).stem,
+        cross_calibrate=None if dev_sm is not None else args.cross_calibrate,
+        lid_class_weight="balanced" if reference else None,
+        lid_ddof=1 if reference else 0,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    )
     result = report.to_dict()
     text = json.dumps(result, indent=2)
     # check --fail-on before writing anything, so a bad expression leaves no partial output

@@ -1,8 +1,8 @@
 """Evaluate conditions and studies into result objects; JSON, CSV and HTML export (design.md 4).
 
 The JSON object of one condition follows the command-line contract of design.md: ``n_trials,
-n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability`` (later metric
-families add their blocks).
+n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability`` and the ``lid``
+block (null without a dev set or cross-calibration); later metric families add their blocks.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from voxmetrics._version import __version__
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
+from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
 
 __all__ = [
     "OVERVIEW_COLUMNS",
@@ -48,6 +50,25 @@ class ConditionReport:
     """Whether a dev (calibration) set was given."""
     baseline: BaselineResult
     """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
+    lid: LIDResult | None = None
+    """LID (None without a dev set or cross-calibration)."""
+    lid_intervals: dict[str, BootstrapInterval] | None = None
+    """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax (when asked for)."""
+
+    def lid_block(self) -> dict[str, Any] | None:
+        """The ``lid`` block of the JSON contract, with how it was calibrated and intervals."""
+        if self.lid is None:
+            return None
+        block: dict[str, Any] = {
+            **self.lid.to_dict(),
+            "calibration": self.lid.label,
+            "n_degenerate": self.lid.n_degenerate,
+        }
+        if self.lid_intervals is not None:
+            block["intervals"] = {
+                k: [v.low, v.high] for k, v in self.lid_intervals.items()
+            }
+        return block
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the command-line contract (design.md)."""
@@ -61,6 +82,7 @@ class ConditionReport:
             "cllr": b.cllr,
             "min_cllr": b.min_cllr,
             "linkability": b.linkability,
+            "lid": self.lid_block(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -74,6 +96,12 @@ def evaluate(
     dev: ScoreMatrix | None = None,
     name: str = "condition",
     attacker: str = "semi-informed",
+    cross_calibrate: int | None = None,
+    lid_class_weight: ClassWeight = None,
+    lid_ddof: int = 0,
+    bootstrap: int = 0,
+    seed: int = 0,
+    progress: Progress | None = None,
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -82,9 +110,21 @@ def evaluate(
     eval : ScoreMatrix
         The evaluated scores.
     dev : ScoreMatrix, optional
-        Calibration scores of speakers disjoint from ``eval``.
+        Calibration scores of speakers disjoint from ``eval``; LID is calibrated on it.
     name, attacker : str
         Labels carried into the report.
+    cross_calibrate : int, optional
+        Without ``dev``: calibrate LID by speaker-disjoint k-fold cross-calibration on eval
+        with this k (labelled as such). Ignored when ``dev`` is given.
+    lid_class_weight, lid_ddof :
+        LID calibration options (None and 0 follow metrics.md; "balanced" and 1 the authors'
+        reference code).
+    bootstrap : int
+        Replicates of the speaker-level bootstrap of the LID aggregates (0 = none).
+    seed : int
+        Seed of the cross-calibration folds and of the bootstrap.
+    progress : callable(fraction, message), optional
+        Progress of the bootstrap.
 
     Returns
     -------
@@ -100,21 +140,50 @@ def evaluate(
     >>> r["eer"], r["linkability"]
     (0.5, 1.0)
     """
+    lid_result = None
     if dev is not None:
         check_disjoint_speakers(dev, eval)
+        cal = calibrate_lid(
+            dev.scores, dev.targets, class_weight=lid_class_weight, ddof=lid_ddof
+        )
+        lid_result = lid(eval.scores, eval.targets, cal)
+    elif cross_calibrate:
+        lid_result = lid_cross_calibrated(
+            eval.scores,
+            eval.targets,
+            eval.trial_speakers,
+            k=cross_calibrate,
+            class_weight=lid_class_weight,
+            ddof=lid_ddof,
+            seed=seed,
+        )
+    intervals = None
+    if lid_result is not None and bootstrap > 0:
+        intervals = lid_bootstrap(
+            lid_result.lid, eval.trial_speakers, n_boot=bootstrap, seed=seed, progress=progress
+        )
     return ConditionReport(
         name=name,
         attacker=attacker,
         n_excluded_trials=eval.n_excluded_trials,
         has_dev=dev is not None,
         baseline=baseline_metrics(eval.scores, eval.targets),
+        lid=lid_result,
+        lid_intervals=intervals,
     )
 
 
-def evaluate_condition(condition: Condition) -> ConditionReport:
-    """:func:`evaluate` applied to a :class:`~voxmetrics.data.study.Condition`."""
+def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
+    """:func:`evaluate` applied to a :class:`~voxmetrics.data.study.Condition`.
+
+    ``options`` are :func:`evaluate`'s keyword options (``cross_calibrate``, ``bootstrap``...).
+    """
     return evaluate(
-        condition.eval, dev=condition.dev, name=condition.name, attacker=condition.attacker
+        condition.eval,
+        dev=condition.dev,
+        name=condition.name,
+        attacker=condition.attacker,
+        **options,
     )
 
 
@@ -142,6 +211,8 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "min_cllr": "min Cllr",
     "linkability": "Linkability",
     "chance_linkability": "Chance (1/N)",
+    "alid": "ALID (bits)",
+    "lid_max": "LIDmax (bits)",
 }
 """Overview table columns and their display labels."""
 
@@ -164,12 +235,16 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "attacker": r.attacker,
                 **r.to_dict(),
                 "chance_linkability": r.baseline.chance_linkability,
+                "alid": r.lid.alid if r.lid is not None else None,
+                "lid_max": r.lid.lid_max if r.lid is not None else None,
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
 
 
 def _fmt(v: Any) -> str:
+    if v is None:
+        return "–"
     if isinstance(v, float):
         return "null" if math.isnan(v) else f"{v:.4f}"
     return html.escape(str(v))

@@ -53,16 +53,23 @@ def check_llr_pools(
 def check_matrix(
     scores: ArrayLike, targets: ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-    """Return a finite T x N float matrix and T valid target column indices."""
+    """Return a finite T x N float matrix and T valid target column indices.
+
+    float32 and float64 matrices are returned as they are (no copy), so row-block metrics on
+    a large float32 matrix never hold a float64 copy of it; anything else becomes float64.
+    """
     try:
-        s = np.asarray(scores, dtype=np.float64)
+        s = np.asarray(scores)
+        if s.dtype not in (np.float32, np.float64):
+            s = s.astype(np.float64)
     except (TypeError, ValueError):
         raise VoxMetricsInputError("`scores` must be a 2-D array of numbers.") from None
     if s.ndim != 2 or s.shape[0] == 0 or s.shape[1] < 2:
         raise VoxMetricsInputError(
             f"`scores` must be a T x N matrix with T >= 1 and N >= 2, got shape {s.shape}."
         )
-    if not np.isfinite(s).all():
+    # sum is finite iff every element is (NaN and inf propagate) and needs no T x N mask
+    if not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
         raise VoxMetricsInputError("`scores` has NaN or infinite values; all must be finite.")
     t = np.asarray(targets)
     if t.shape != (s.shape[0],) or t.dtype.kind not in "iu":

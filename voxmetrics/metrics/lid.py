@@ -1,0 +1,546 @@
+"""LID: Local Information Disclosure (paper 000; metrics.md section 2).
+
+Pipeline: row z-norm (population sd) -> logistic calibration learned on dev (w, b) ->
+LLR_ij = w z_ij + b - ln(N_mated / N_non-mated) -> p_ij = softmax_j(LLR_ij) ->
+LID_i = log2(N p_i,m_i) bits -> outer aggregates (ALID, PDR, NDR, LID+, LID-, LIDmax).
+
+Everything that scales with the number of scores runs on row blocks
+(:func:`~voxmetrics.metrics.ranks.row_blocks`), so a 22,024 x 4,949 matrix needs a few blocks'
+worth of memory on top of itself.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import log_softmax
+
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.ranks import row_blocks, target_ranks
+
+__all__ = [
+    "LIDCalibration",
+    "LIDResult",
+    "calibrate_lid",
+    "lid",
+    "lid_cross_calibrated",
+    "row_znorm",
+]
+
+ClassWeight = Literal["balanced"] | None
+Variant = Literal["metrics", "reference-code"]
+
+_LN2 = math.log(2.0)
+_WARM_START_PAIRS = 2_000_000
+_WORKERS = max(1, min(8, os.cpu_count() or 1))
+
+
+def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Row-wise z-scores and the mask of degenerate rows (metrics.md section 2, step 1).
+
+    Parameters
+    ----------
+    scores : array_like, shape (T, N)
+        Raw scores.
+    ddof : int, default 0
+        0 = population sd (metrics.md); 1 = sample sd (the authors' public code).
+
+    Returns
+    -------
+    z : ndarray, shape (T, N)
+        (s_ij - mean_i) / sd_i; rows with sd_i = 0 are all 0 (no evidence).
+    degenerate : ndarray of bool, shape (T,)
+        Rows whose scores are all equal.
+
+    Examples
+    --------
+    >>> z, deg = row_znorm([[0.9, 0.7, 0.4, 1.1, 1.2, 0.4], [1, 1, 1, 1, 1, 1]])
+    >>> np.round(z[0], 2).tolist(), deg.tolist()
+    ([0.37, -0.27, -1.22, 1.01, 1.33, -1.22], [False, True])
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    mean = s.mean(axis=1, keepdims=True)
+    centred = s - mean
+    sd = np.sqrt((centred**2).sum(axis=1, keepdims=True) / (s.shape[1] - ddof))
+    # a row is degenerate when its spread is at rounding level (all scores equal)
+    scale = np.maximum(np.abs(mean), np.abs(s).max(axis=1, keepdims=True))
+    degenerate = (sd <= 1e-12 * scale).ravel() | (sd == 0).ravel()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(degenerate[:, None], 0.0, centred / np.where(sd == 0, 1.0, sd))
+    return z, degenerate
+
+
+@dataclass(frozen=True)
+class LIDCalibration:
+    """The logistic calibration of LID (metrics.md section 2, step 2)."""
+
+    w: float
+    """Weight on the row z-score."""
+    b: float
+    """Bias (reported; it cancels in the softmax)."""
+    prior_log_odds: float
+    """ln(N_mated / N_non-mated) of the calibration data (cancels too)."""
+    n_pairs: int
+    """(trial, enrolled) pairs the fit used."""
+    class_weight: ClassWeight = None
+    """None = unweighted maximum likelihood; "balanced" = the authors' public code."""
+    ddof: int = 0
+    """Degrees of freedom of the row sd (0 = population)."""
+    source: str = "dev"
+    """"dev" or "cross-calibrated (k-fold on eval)"."""
+    converged: bool = True
+    """False when the maximum-likelihood fit did not converge (e.g. separable dev pools)."""
+
+    @property
+    def variant(self) -> Variant:
+        """"reference-code" for sample sd with balanced weights, else "metrics"."""
+        return "reference-code" if self.class_weight == "balanced" else "metrics"
+
+    def to_dict(self) -> dict[str, float | int | str | bool | None]:
+        """JSON-safe dictionary of the fields."""
+        return {
+            "w": self.w,
+            "b": self.b,
+            "prior_log_odds": self.prior_log_odds,
+            "n_pairs": self.n_pairs,
+            "class_weight": self.class_weight,
+            "ddof": self.ddof,
+            "source": self.source,
+            "converged": self.converged,
+        }
+
+
+def _fit_logistic(
+    z_blocks: list[NDArray[np.floating]],
+    z_mated: NDArray[np.float64],
+    *,
+    class_weight: ClassWeight,
+    start: tuple[float, float] | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-12,
+) -> tuple[float, float, bool]:
+    """Unregularised univariate logistic regression by Newton's method with step halving.
+
+    The data are all (trial, enrolled) pairs: ``z_blocks`` hold every z-score (rows x N per
+    block) and ``z_mated`` the T mated ones (label 1); every other pair has label 0. Sums over
+    the pairs are taken as "every pair as a non-mated one" plus a correction on the T mated
+    pairs, so no T x N label array is built.
+    """
+    n1 = z_mated.size
+    n = sum(z.size for z in z_blocks)
+    n0 = n - n1
+    c1, c0 = (n / (2 * n1), n / (2 * n0)) if class_weight == "balanced" else (1.0, 1.0)
+
+    def terms(eta: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+        # softplus(eta) = log(1 + e^eta), p = sigmoid(eta), v = p (1 - p), overflow-free
+        e = np.exp(-np.abs(eta))
+        softplus = np.maximum(eta, 0.0) + np.log1p(e)
+        p = np.where(eta >= 0, 1.0, e) / (1.0 + e)
+        return softplus, p, p * (1.0 - p)
+
+    def block_sums(z: NDArray[np.floating], w: float, b: float) -> NDArray[np.float64]:
+        # sums over the pairs of a block of: softplus, p, p z, v, v z, v z^2
+        zz = z.astype(np.float64, copy=False).ravel()
+        sp, p, v = terms(w * zz + b)
+        vz = v * zz
+        return np.array([sp.sum(), p.sum(), (p * zz).sum(), v.sum(), vz.sum(), (vz * zz).sum()])
+
+    def pass_over(w: float, b: float) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+        # -log-likelihood: c1 softplus(-eta) on mated pairs, c0 softplus(eta) on the others;
+        # softplus(-eta) = softplus(eta) - eta. numpy releases the GIL, so blocks run in
+        # parallel threads; the block sums are added in block order (deterministic).
+        if len(z_blocks) > 1:
+            with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+                parts = list(pool.map(lambda z: block_sums(z, w, b), z_blocks))
+        else:
+            parts = [block_sums(z, w, b) for z in z_blocks]
+        s0 = np.sum(parts, axis=0)
+        eta1 = w * z_mated + b
+        sp1, p1, v1 = terms(eta1)
+        m = (sp1.sum(), (sp1 - eta1).sum(), p1.sum(), (p1 * z_mated).sum(), v1.sum(),
+             (v1 * z_mated).sum(), (v1 * z_mated**2).sum(), z_mated.sum())
+        nll = c0 * (s0[0] - m[0]) + c1 * m[1]
+        # gradient of nll: sum c (p - y) [z, 1]
+        g_w = c0 * (s0[2] - m[3]) + c1 * (m[3] - m[7])
+        g_b = c0 * (s0[1] - m[2]) + c1 * (m[2] - n1)
+        h_ww = c0 * (s0[5] - m[6]) + c1 * m[6]
+        h_wb = c0 * (s0[4] - m[5]) + c1 * m[5]
+        h_bb = c0 * (s0[3] - m[4]) + c1 * m[4]
+        return float(nll), np.array([g_w, g_b]), np.array([[h_ww, h_wb], [h_wb, h_bb]])
+
+    w, b = start if start is not None else (0.0, math.log(n1 * c1 / (n0 * c0)))
+    nll, g, h = pass_over(w, b)
+    for _ in range(max_iter):
+        try:
+            step = np.linalg.solve(h, g)
+        except np.linalg.LinAlgError:
+            return w, b, False
+        t = 1.0
+        while True:
+            w_new, b_new = w - t * step[0], b - t * step[1]
+            nll_new, g_new, h_new = pass_over(w_new, b_new)
+            if nll_new <= nll + 1e-12 * abs(nll) or t < 1e-10:
+                break
+            t /= 2
+        done = abs(t * step[0]) <= tol * max(1.0, abs(w_new)) and abs(
+            t * step[1]
+        ) <= tol * max(1.0, abs(b_new))
+        w, b, nll, g, h = w_new, b_new, nll_new, g_new, h_new
+        if done:
+            return w, b, True
+    return w, b, False
+
+
+def _check_calibration_inputs(
+    scores: ArrayLike, targets: ArrayLike, ddof: int, class_weight: ClassWeight
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    s, t = check_matrix(scores, targets)
+    if ddof not in (0, 1):
+        raise VoxMetricsInputError(f"`ddof` must be 0 or 1, got {ddof!r}.")
+    if class_weight not in (None, "balanced"):
+        raise VoxMetricsInputError(
+            f'`class_weight` must be None or "balanced", got {class_weight!r}.'
+        )
+    return s, t
+
+
+def calibrate_lid(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    *,
+    class_weight: ClassWeight = None,
+    ddof: int = 0,
+    source: str = "dev",
+) -> LIDCalibration:
+    """Learn LID's logistic calibration (w, b) on a dev score matrix (metrics.md 2, step 2).
+
+    Univariate logistic regression of y_ij = [j = m_i] on the row z-scores z_ij over all
+    (trial, enrolled) pairs, maximum likelihood without regularisation (scikit-learn's
+    ``LogisticRegression(C=np.inf)``), fitted by Newton's method over row blocks.
+
+    Parameters
+    ----------
+    scores : array_like, shape (T, N)
+        Dev scores.
+    targets : array_like of int, shape (T,)
+        Column of each dev trial's own speaker.
+    class_weight : {None, "balanced"}
+        None (default, metrics.md) or "balanced" (the authors' public code).
+    ddof : {0, 1}
+        Row sd: 0 = population (default), 1 = sample (the authors' code).
+    source : str
+        Label of where the calibration was learned, carried into results.
+
+    Returns
+    -------
+    LIDCalibration
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When the fit does not converge (typically: mated and non-mated z-scores are perfectly
+        separated, so the maximum-likelihood w is infinite) or rows are degenerate.
+    """
+    s, t = _check_calibration_inputs(scores, targets, ddof, class_weight)
+    z_blocks, mated = [], []
+    n_degenerate = 0
+    for rows in row_blocks(*s.shape):
+        z, deg = row_znorm(s[rows], ddof=ddof)
+        keep = ~deg
+        n_degenerate += int(deg.sum())
+        mated.append(z[np.arange(z.shape[0]), t[rows]][keep])
+        # z is kept in the input's precision: a float32 matrix costs one float32 copy
+        z_blocks.append(z[keep].astype(s.dtype, copy=False))
+    if n_degenerate == s.shape[0]:
+        raise VoxMetricsInputError(
+            "every dev trial has identical scores for all enrolled identities, so there is "
+            "nothing to calibrate on; check the dev score file."
+        )
+    if n_degenerate:
+        warnings.warn(
+            f"{n_degenerate} dev trial(s) have identical scores for every enrolled identity and "
+            "were left out of the calibration.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    z_mated = np.concatenate(mated)
+    start = None
+    n_pairs = sum(z.size for z in z_blocks)
+    if n_pairs > _WARM_START_PAIRS:
+        # Newton converges quadratically near the optimum: fit every k-th trial first, then
+        # finish on all pairs (the result is the full-data maximum likelihood either way)
+        k = math.ceil(n_pairs / _WARM_START_PAIRS)
+        sub_z = [z[::k] for z in z_blocks]
+        sub_mated = np.concatenate([m[::k] for m in mated])
+        w0, b0, ok = _fit_logistic(sub_z, sub_mated, class_weight=class_weight, tol=1e-6)
+        start = (w0, b0) if ok else None
+    w, b, converged = _fit_logistic(z_blocks, z_mated, class_weight=class_weight, start=start)
+    if not converged:
+        warnings.warn(
+            "the LID calibration did not converge (dev mated and non-mated z-scores are probably "
+            f"perfectly separated, so the maximum-likelihood w is unbounded; last w = {w:.3g}).",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    n_trials = s.shape[0] - n_degenerate
+    return LIDCalibration(
+        w=float(w),
+        b=float(b),
+        prior_log_odds=math.log(1.0 / (s.shape[1] - 1)),
+        n_pairs=n_trials * s.shape[1],
+        class_weight=class_weight,
+        ddof=ddof,
+        source=source,
+        converged=converged,
+    )
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class LIDResult:
+    """Per-trial LID and its outer aggregates (metrics.md section 2, steps 5-6)."""
+
+    lid: NDArray[np.float64] = field(repr=False)
+    """LID_i = log2(N p_i,m_i) in bits, one per trial (<= log2 N)."""
+    p_target: NDArray[np.float64] = field(repr=False)
+    """Posterior p_i,m_i of the true identity."""
+    rank: NDArray[np.int64] = field(repr=False)
+    """Rank of the target among the trial's scores (ties against the attacker)."""
+    n_enrolled: int
+    """N."""
+    calibration: LIDCalibration
+    """w, b and the prior term used."""
+    n_degenerate: int = 0
+    """Eval trials whose scores are all equal (LID = 0 there)."""
+    fold_w: tuple[float, ...] = ()
+    """Per-fold w when cross-calibrated on eval."""
+
+    @property
+    def n_trials(self) -> int:
+        """T."""
+        return int(self.lid.size)
+
+    @property
+    def w(self) -> float:
+        """Calibration weight."""
+        return self.calibration.w
+
+    @property
+    def b(self) -> float:
+        """Calibration bias (reported; cancels in the softmax)."""
+        return self.calibration.b
+
+    @property
+    def alid(self) -> float:
+        """Average LID, bits."""
+        return float(self.lid.mean())
+
+    @property
+    def pdr(self) -> float:
+        """Positive disclosure rate: share of trials with LID > 0."""
+        return float((self.lid > 0).mean())
+
+    @property
+    def ndr(self) -> float:
+        """Negative disclosure rate, 1 - PDR."""
+        return 1.0 - self.pdr
+
+    @property
+    def lid_plus(self) -> float | None:
+        """Mean of the positive LIDs (None when there is none)."""
+        pos = self.lid[self.lid > 0]
+        return float(pos.mean()) if pos.size else None
+
+    @property
+    def lid_minus(self) -> float | None:
+        """Mean of the LIDs <= 0 (None when there is none)."""
+        neg = self.lid[self.lid <= 0]
+        return float(neg.mean()) if neg.size else None
+
+    @property
+    def lid_max(self) -> float:
+        """Worst case: the largest LID, bits."""
+        return float(self.lid.max())
+
+    @property
+    def ceiling(self) -> float:
+        """log2 N, the largest possible LID."""
+        return math.log2(self.n_enrolled)
+
+    @property
+    def label(self) -> str:
+        """How the calibration was obtained, for display next to every number."""
+        return self.calibration.source
+
+    def to_dict(self) -> dict[str, float | None]:
+        """The ``lid`` block of the command-line JSON contract (design.md)."""
+        return {
+            "w": self.w,
+            "b": self.b,
+            "alid": self.alid,
+            "pdr": self.pdr,
+            "ndr": self.ndr,
+            "lid_plus": self.lid_plus,
+            "lid_minus": self.lid_minus,
+            "lid_max": self.lid_max,
+        }
+
+
+def _lid_rows(
+    s: NDArray[np.float64], t: NDArray[np.intp], w: float, b: float, prior: float, ddof: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+    lid_out = np.empty(s.shape[0])
+    p_out = np.empty(s.shape[0])
+    n_deg = 0
+    log_n = math.log(s.shape[1])
+    for rows in row_blocks(*s.shape):
+        z, deg = row_znorm(s[rows], ddof=ddof)
+        n_deg += int(deg.sum())
+        llr = w * z + (b - prior)
+        log_p = log_softmax(llr, axis=1)[np.arange(z.shape[0]), t[rows]]
+        lid_out[rows] = (log_n + log_p) / _LN2
+        p_out[rows] = np.exp(log_p)
+    return lid_out, p_out, n_deg
+
+
+def lid(
+    scores: ArrayLike, targets: ArrayLike, calibration: LIDCalibration
+) -> LIDResult:
+    """Per-trial LID of an eval score matrix under a calibration learned on dev.
+
+    Parameters
+    ----------
+    scores : array_like, shape (T, N)
+        Eval scores.
+    targets : array_like of int, shape (T,)
+        Column of each eval trial's own speaker.
+    calibration : LIDCalibration
+        From :func:`calibrate_lid` on a dev matrix of disjoint speakers.
+
+    Returns
+    -------
+    LIDResult
+
+    Notes
+    -----
+    The softmax is computed as ``log_softmax`` (log-sum-exp), so no w overflows. b and the
+    prior term shift every LLR of a row equally and cancel; they are reported only.
+
+    Examples
+    --------
+    metrics.md section 2 worked example (paper 000, section 5.2):
+
+    >>> cal = LIDCalibration(w=1.5, b=-1.0, prior_log_odds=math.log(1 / 5), n_pairs=0)
+    >>> r = lid([[0.9, 0.7, 0.4, 1.1, 1.2, 0.4]], [3], cal)
+    >>> round(float(r.lid[0]), 3), round(float(r.p_target[0]), 2), int(r.rank[0])
+    (0.9, 0.31, 2)
+    """
+    s, t = check_matrix(scores, targets)
+    c = calibration
+    lid_values, p, n_deg = _lid_rows(s, t, c.w, c.b, c.prior_log_odds, c.ddof)
+    if n_deg:
+        warnings.warn(
+            f"{n_deg} eval trial(s) have identical scores for every enrolled identity: they "
+            "carry no evidence and get LID = 0.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    return LIDResult(
+        lid=_ro(lid_values),
+        p_target=_ro(p),
+        rank=_ro(target_ranks(s, t)),
+        n_enrolled=int(s.shape[1]),
+        calibration=c,
+        n_degenerate=n_deg,
+    )
+
+
+def lid_cross_calibrated(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    speakers: ArrayLike,
+    *,
+    k: int = 5,
+    class_weight: ClassWeight = None,
+    ddof: int = 0,
+    seed: int = 0,
+) -> LIDResult:
+    """LID without a dev set: speaker-disjoint k-fold cross-calibration on eval.
+
+    The trial speakers are split at random into ``k`` folds; the trials of each fold get the
+    calibration learned on the trials of the other folds. The result is labelled
+    "cross-calibrated (k-fold on eval)" and carries every fold's w; its ``w`` and ``b`` are the
+    folds' means.
+
+    Parameters
+    ----------
+    scores, targets : array_like
+        Eval matrix and target columns.
+    speakers : array_like of str, shape (T,)
+        Speaker of each trial (folds never split a speaker).
+    k : int, default 5
+        Number of folds (at most the number of speakers, at least 2).
+    class_weight, ddof : see :func:`calibrate_lid`.
+    seed : int
+        Seed of the fold assignment.
+    """
+    s, t = _check_calibration_inputs(scores, targets, ddof, class_weight)
+    spk = np.asarray(speakers).astype(str)
+    if spk.shape != (s.shape[0],):
+        raise VoxMetricsInputError("`speakers` needs one speaker label per trial.")
+    uniq, inverse = np.unique(spk, return_inverse=True)
+    if not 2 <= k <= uniq.size:
+        raise VoxMetricsInputError(
+            f"cross-calibration needs 2 <= k <= number of trial speakers ({uniq.size}), got "
+            f"k = {k}."
+        )
+    fold_of_speaker = np.random.default_rng(seed).permutation(uniq.size) % k
+    fold = fold_of_speaker[inverse]
+    label = f"cross-calibrated ({k}-fold on eval)"
+    lid_values = np.empty(s.shape[0])
+    p = np.empty(s.shape[0])
+    cals = []
+    n_deg = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        for f in range(k):
+            held = fold == f
+            cal = calibrate_lid(
+                s[~held], t[~held], class_weight=class_weight, ddof=ddof, source=label
+            )
+            cals.append(cal)
+            lid_values[held], p[held], d = _lid_rows(
+                s[held], t[held], cal.w, cal.b, cal.prior_log_odds, ddof
+            )
+            n_deg += d
+    mean_cal = LIDCalibration(
+        w=float(np.mean([c.w for c in cals])),
+        b=float(np.mean([c.b for c in cals])),
+        prior_log_odds=cals[0].prior_log_odds,
+        n_pairs=int(s.size),
+        class_weight=class_weight,
+        ddof=ddof,
+        source=label,
+        converged=all(c.converged for c in cals),
+    )
+    return LIDResult(
+        lid=_ro(lid_values),
+        p_target=_ro(p),
+        rank=_ro(target_ranks(s, t)),
+        n_enrolled=int(s.shape[1]),
+        calibration=mean_cal,
+        n_degenerate=n_deg,
+        fold_w=tuple(c.w for c in cals),
+    )
