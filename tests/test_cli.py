@@ -16,7 +16,7 @@ from voxmetrics.errors import VoxMetricsInputError
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
-    "linkability",
+    "linkability", "lid",
 }
 
 
@@ -56,6 +56,7 @@ def test_evaluate_worked_example(worked_csv, capsys):
     assert set(result) == CONTRACT_KEYS
     assert result["eer"] == 0.5 and result["eer_rocch"] == 0.375 and result["linkability"] == 1.0
     assert (result["n_trials"], result["n_enrolled"], result["n_excluded_trials"]) == (4, 4, 0)
+    assert result["lid"] is None  # no dev set, no cross-calibration
 
 
 def test_every_score_format_gives_the_same_metrics(demo_dir, capsys):
@@ -112,7 +113,7 @@ def test_fail_on(worked_csv, capsys, expr, status):
 @pytest.mark.parametrize(
     ("expr", "message"),
     [("eeer > 0.1", "unknown metric 'eeer'"), ("eer >", "not a valid expression"),
-     ("lid.lid_max > 1", "unknown metric 'lid'"), ("__import__('os')", "unsupported expression"),
+     ("lid.lid_max > 1", "'lid' is null"), ("__import__('os')", "unsupported expression"),
      ("eer + 1 > 0", "unsupported expression")],
 )
 def test_bad_fail_on_is_bad_input(worked_csv, capsys, expr, message):
