@@ -27,11 +27,15 @@ from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.ranks import row_blocks, target_ranks
 
 __all__ = [
+    "CalibrationCurve",
     "LIDCalibration",
     "LIDResult",
     "calibrate_lid",
+    "calibration_curve",
     "lid",
+    "lid_ccdf",
     "lid_cross_calibrated",
+    "posterior",
     "row_znorm",
 ]
 
@@ -543,4 +547,124 @@ def lid_cross_calibrated(
         calibration=mean_cal,
         n_degenerate=n_deg,
         fold_w=tuple(c.w for c in cals),
+    )
+
+
+def posterior(scores: ArrayLike, calibration: LIDCalibration) -> NDArray[np.float64]:
+    """The attacker's posterior over the N enrolled identities for each trial (step 4).
+
+    Parameters
+    ----------
+    scores : array_like, shape (T, N) or (N,)
+        Raw scores of one or more trials.
+    calibration : LIDCalibration
+
+    Returns
+    -------
+    ndarray, same shape as ``scores``
+        p_ij = softmax_j(w z_ij + b - prior); each row sums to 1.
+
+    Examples
+    --------
+    >>> cal = LIDCalibration(w=1.5, b=-1.0, prior_log_odds=math.log(1 / 5), n_pairs=0)
+    >>> np.round(posterior([0.9, 0.7, 0.4, 1.1, 1.2, 0.4], cal), 2).tolist()
+    [0.12, 0.05, 0.01, 0.31, 0.5, 0.01]
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    one_row = s.ndim == 1
+    z, _ = row_znorm(np.atleast_2d(s), ddof=calibration.ddof)
+    llr = calibration.w * z + (calibration.b - calibration.prior_log_odds)
+    p = np.exp(log_softmax(llr, axis=1))
+    return p[0] if one_row else p
+
+
+def lid_ccdf(values: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Complementary CDF of per-trial LID: percent of trials exceeding x bits.
+
+    Returns
+    -------
+    x : ndarray
+        The distinct LID values, ascending.
+    percent : ndarray
+        100 * #{i : LID_i > x} / T at each x (a right-continuous step function).
+
+    Examples
+    --------
+    >>> x, pct = lid_ccdf([0.5, -1.0, 0.5, 2.0])
+    >>> x.tolist(), pct.tolist()
+    ([-1.0, 0.5, 2.0], [75.0, 25.0, 0.0])
+    """
+    v = np.sort(np.asarray(values, dtype=np.float64).ravel())
+    x, first = np.unique(v, return_index=True)
+    last_plus_one = np.append(first[1:], v.size)
+    return x, 100.0 * (v.size - last_plus_one) / v.size
+
+
+@dataclass(frozen=True)
+class CalibrationCurve:
+    """The fitted sigmoid of a LID calibration against the empirical mated rate in z bins."""
+
+    bin_centres: NDArray[np.float64] = field(repr=False)
+    """Centre of each z bin that holds pairs."""
+    mated_rate: NDArray[np.float64] = field(repr=False)
+    """Share of mated pairs among the pairs of each bin."""
+    counts: NDArray[np.int64] = field(repr=False)
+    """Pairs per bin."""
+    z_grid: NDArray[np.float64] = field(repr=False)
+    """z values at which the fitted curve is given."""
+    fitted: NDArray[np.float64] = field(repr=False)
+    """sigmoid(w z + b): the calibration's probability that a pair is mated."""
+    w: float
+    """Weight of the calibration."""
+    b: float
+    """Bias of the calibration."""
+
+
+def calibration_curve(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    calibration: LIDCalibration,
+    *,
+    bins: int = 30,
+) -> CalibrationCurve:
+    """Empirical mated rate per z bin of a (dev) matrix next to the fitted logistic curve.
+
+    Parameters
+    ----------
+    scores, targets : array_like
+        The matrix the calibration was learned on (or any matrix to check it on).
+    calibration : LIDCalibration
+    bins : int
+        Equal-width bins over the observed z range.
+
+    Returns
+    -------
+    CalibrationCurve
+    """
+    s, t = check_matrix(scores, targets)
+    lo, hi = np.inf, -np.inf
+    blocks = row_blocks(*s.shape)
+    for rows in blocks:
+        z, _ = row_znorm(s[rows], ddof=calibration.ddof)
+        lo, hi = min(lo, float(z.min())), max(hi, float(z.max()))
+    if hi <= lo:
+        hi = lo + 1.0
+    edges = np.linspace(lo, hi, bins + 1)
+    counts = np.zeros(bins, dtype=np.int64)
+    mated = np.zeros(bins, dtype=np.int64)
+    for rows in blocks:
+        z, _ = row_znorm(s[rows], ddof=calibration.ddof)
+        counts += np.histogram(z, bins=edges)[0]
+        mated += np.histogram(z[np.arange(z.shape[0]), t[rows]], bins=edges)[0]
+    keep = counts > 0
+    centres = (edges[:-1] + edges[1:]) / 2
+    grid = np.linspace(lo, hi, 200)
+    return CalibrationCurve(
+        bin_centres=_ro(centres[keep]),
+        mated_rate=_ro(mated[keep] / counts[keep]),
+        counts=_ro(counts[keep]),
+        z_grid=_ro(grid),
+        fitted=_ro(1.0 / (1.0 + np.exp(-(calibration.w * grid + calibration.b)))),
+        w=calibration.w,
+        b=calibration.b,
     )
