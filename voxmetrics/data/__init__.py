@@ -1,5 +1,28 @@
 """Data model, readers and validation (design.md layer 1)."""
 
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
+from voxmetrics.data.readers import (
+    FORMATS,
+    SCORE_COLUMNS,
+    Source,
+    detect_format,
+    read_embeddings,
+    read_scores,
+    read_table,
+)
+from voxmetrics.data.writers import write_embeddings, write_scores
 
-__all__ = ["META_COLUMNS", "EmbeddingSet", "ScoreMatrix"]
+__all__ = [
+    "FORMATS",
+    "META_COLUMNS",
+    "SCORE_COLUMNS",
+    "EmbeddingSet",
+    "ScoreMatrix",
+    "Source",
+    "detect_format",
+    "read_embeddings",
+    "read_scores",
+    "read_table",
+    "write_embeddings",
+    "write_scores",
+]

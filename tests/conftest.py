@@ -1,0 +1,43 @@
+"""Shared fixtures: a small random study (scores and embeddings) with trial attributes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from voxmetrics.data import EmbeddingSet, ScoreMatrix
+
+
+@pytest.fixture
+def small_sm() -> ScoreMatrix:
+    """12 trials x 5 enrolled, random scores, attributes sex and age_group."""
+    rng = np.random.default_rng(7)
+    t, n = 12, 5
+    enrol = np.array([f"spk{j}" for j in range(n)])
+    speakers = enrol[rng.integers(0, n, size=t)]
+    return ScoreMatrix.from_arrays(
+        rng.normal(size=(t, n)),
+        trial_ids=[f"utt{i:03d}" for i in range(t)],
+        trial_speakers=speakers,
+        enrol_speakers=enrol,
+        attributes={
+            "sex": rng.choice(["F", "M"], size=t),
+            "age_group": rng.choice(["18-30", "31-50", "51+"], size=t),
+        },
+    )
+
+
+@pytest.fixture
+def small_es() -> EmbeddingSet:
+    """4 speakers, 2 enrolment + 2 trial utterances each, in dev and eval, 8-dimensional."""
+    rng = np.random.default_rng(11)
+    rows = [
+        (f"{split}_{spk}_{role}{k}", spk, role, split, "F" if spk in ("a", "b") else "M")
+        for split in ("dev", "eval")
+        for spk in "abcd"
+        for role in ("enrol", "trial")
+        for k in range(2)
+    ]
+    meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split", "sex"])
+    return EmbeddingSet.from_arrays(rng.normal(size=(len(meta), 8)), meta)
