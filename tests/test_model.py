@@ -96,7 +96,7 @@ def test_cosine_scoring_against_mean_of_normalised_enrolment():
         ([[1, 0], [0, 0]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
          "all zeros"),
         ([[1, 0], [1, 1]], [("e1", "a", "enroll", "eval"), ("t1", "a", "trial", "eval")],
-         "row 2 has role 'enroll'"),
+         r"row 1 \(first data row = 1\) has role 'enroll'"),
         ([[1, 0], [1, np.inf]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
          "'t1' has NaN"),
     ],
@@ -107,6 +107,6 @@ def test_embedding_validation(emb, rows, message):
 
 
 def test_missing_metadata_column():
-    with pytest.raises(VoxMetricsInputError, match="lacks column.*split"):
+    with pytest.raises(VoxMetricsInputError, match=r"lacks column.*split"):
         EmbeddingSet.from_arrays([[1.0]], pd.DataFrame({"utt_id": ["u"], "speaker": ["a"],
                                                          "role": ["enrol"]}))

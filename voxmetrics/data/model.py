@@ -25,10 +25,11 @@ from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 __all__ = ["EmbeddingSet", "ScoreMatrix"]
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    if a.flags.writeable and a.base is not None:
-        a = a.copy()
+def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
+    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned)."""
+    a = np.array(a, copy=True) if copy else np.ascontiguousarray(a)
+    if a.flags.writeable and a.base is not None and not a.flags.owndata:
+        a = a.copy()  # a writeable view could still be changed through its base
     a.setflags(write=False)
     return a
 
@@ -89,12 +90,15 @@ class ScoreMatrix:
         attributes: Mapping[str, ArrayLike] | None = None,
         source: str = "",
         n_excluded_trials: int = 0,
+        copy: bool = True,
     ) -> ScoreMatrix:
         """Validate arrays and build a :class:`ScoreMatrix`.
 
         Trials whose speaker is not among ``enrol_speakers`` are excluded and counted (an
         :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted); it is an error only when
-        no trial is left.
+        no trial is left. float32 scores stay float32 (half the memory of a large matrix);
+        anything else becomes float64. With ``copy=False`` the score array is not copied but
+        made read-only in place: pass it only for an array nothing else will write to.
 
         Raises
         ------
@@ -104,7 +108,9 @@ class ScoreMatrix:
         """
         where = source or "score matrix"
         try:
-            s = np.asarray(scores, dtype=np.float64)
+            s = np.asarray(scores)
+            if s.dtype not in (np.float32, np.float64):
+                s = s.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise VoxMetricsInputError(
                 f"{where}: scores are not numeric ({exc}); give one number per (trial, enrolled) "
@@ -146,7 +152,14 @@ class ScoreMatrix:
             )
         attrs: dict[str, np.ndarray] = {}
         for name, values in (attributes or {}).items():
+            if name in _RESERVED_ATTRIBUTES:
+                raise VoxMetricsInputError(
+                    f"{where}: an attribute cannot be called '{name}', which is a column of the "
+                    "score format; rename it."
+                )
             a = np.asarray(values)
+            if a.dtype.kind == "O":  # text as str, so nothing downstream pickles objects
+                a = np.array(["" if v is None else str(v) for v in a.tolist()], dtype=str)
             if a.shape != (t,):
                 raise VoxMetricsInputError(
                     f"{where}: attribute '{name}' has shape {a.shape}; it needs one value per "
@@ -169,8 +182,9 @@ class ScoreMatrix:
             )
             s, tids, tspk = s[enrolled], tids[enrolled], tspk[enrolled]
             attrs = {k: v[enrolled] for k, v in attrs.items()}
+            copy = False  # the boolean selection made a fresh array
         return cls(
-            scores=_readonly(s),
+            scores=_readonly(s, copy=copy),
             trial_ids=_readonly(tids),
             trial_speakers=_readonly(tspk),
             enrol_speakers=_readonly(espk),
@@ -276,6 +290,9 @@ class ScoreMatrix:
         return bool(np.allclose(a, b, rtol=0.0, atol=atol))
 
 
+_RESERVED_ATTRIBUTES = ("trial_id", "trial_speaker", "enrol_speaker", "score")
+
+
 def _check_unique(labels: np.ndarray, what: str, where: str) -> None:
     uniq, counts = np.unique(labels, return_counts=True)
     if (counts > 1).any():
@@ -347,8 +364,8 @@ class EmbeddingSet:
             if meta[c].isna().any():
                 row = int(np.flatnonzero(meta[c].isna().to_numpy())[0])
                 raise VoxMetricsInputError(
-                    f"{where}: column '{c}' is empty in metadata row {row + 2} (counting the "
-                    "header as line 1); fill it in."
+                    f"{where}: column '{c}' is empty in metadata row {row + 1} (first data row = "
+                    "1); fill it in."
                 )
             meta[c] = meta[c].astype(str)
         for col, allowed in (("role", {"enrol", "trial"}), ("split", {"dev", "eval"})):
@@ -356,8 +373,8 @@ class EmbeddingSet:
             if bad.any():
                 row = int(np.flatnonzero(bad.to_numpy())[0])
                 raise VoxMetricsInputError(
-                    f"{where}: metadata row {row + 2} has {col} '{meta[col].iloc[row]}'; use one "
-                    f"of {', '.join(sorted(allowed))}."
+                    f"{where}: metadata row {row + 1} (first data row = 1) has {col} "
+                    f"'{meta[col].iloc[row]}'; use one of {', '.join(sorted(allowed))}."
                 )
         _check_unique(meta["utt_id"].to_numpy(), "utt_id", where)
         bad = ~np.isfinite(e).all(axis=1)
@@ -440,6 +457,7 @@ class EmbeddingSet:
             trial_ids=tmeta["utt_id"].to_numpy(),
             trial_speakers=tmeta["speaker"].to_numpy(),
             enrol_speakers=speakers,
-            attributes={c: tmeta[c].astype(str).to_numpy() for c in extra},
+            attributes={c: tmeta[c].fillna("").astype(str).to_numpy() for c in extra},
             source=where,
+            copy=False,
         )
