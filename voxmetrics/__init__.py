@@ -1,48 +1,29 @@
-"""VoxMetrics: how much does anonymised speech still give away about who is speaking?"""
+"""VoxMetrics: how much does anonymised speech still give away about who is speaking.
 
+The public surface: the data model and readers (:mod:`voxmetrics.data`), the metrics
+(:mod:`voxmetrics.metrics`), conditions and studies, reports (:mod:`voxmetrics.report`) and the
+demo generator (:mod:`voxmetrics.synth`). Definitions: ``shared/docs/metrics.md``.
+"""
+
+from voxmetrics import data, errors, metrics, report, synth
 from voxmetrics._version import __version__
-from voxmetrics.data import EmbeddingSet, ScoreMatrix
+from voxmetrics.data import *  # noqa: F403
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.errors import (
-    DegenerateDataWarning,
-    ExcludedTrialsWarning,
-    VoxMetricsInputError,
-    VoxMetricsWarning,
-)
-from voxmetrics.metrics import (
-    BaselineResult,
-    EERResult,
-    baseline_metrics,
-    cllr,
-    eer,
-    eer_result,
-    eer_rocch,
-    linkability,
-    mated_pools,
-    min_cllr,
-    pav_llrs,
-    rocch,
-)
-
+from voxmetrics.errors import *  # noqa: F403
+from voxmetrics.metrics import *  # noqa: F403
+from voxmetrics.report import ConditionReport, evaluate, evaluate_condition, evaluate_study
 
 __all__ = [
-    "BaselineResult",
-    "DegenerateDataWarning",
-    "EERResult",
-    "EmbeddingSet",
-    "ExcludedTrialsWarning",
-    "ScoreMatrix",
-    "VoxMetricsInputError",
-    "VoxMetricsWarning",
+    *data.__all__,
+    *errors.__all__,
+    *metrics.__all__,
+    "Condition",
+    "ConditionReport",
+    "Study",
     "__version__",
-    "baseline_metrics",
-    "cllr",
-    "eer",
-    "eer_result",
-    "eer_rocch",
-    "linkability",
-    "mated_pools",
-    "min_cllr",
-    "pav_llrs",
-    "rocch",
+    "evaluate",
+    "evaluate_condition",
+    "evaluate_study",
+    "report",
+    "synth",
 ]
