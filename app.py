@@ -1,0 +1,50 @@
+"""VoxMetrics dashboard: home page (run with ``streamlit run app.py``)."""
+
+import streamlit as st
+
+from voxmetrics import ui
+
+study = ui.page_setup("Home")
+
+st.title("VoxMetrics")
+st.markdown(
+    "**How much does anonymised speech still give away about who is speaking?** "
+    "VoxMetrics sets the usual 1-to-1 verification error (EER) next to 1-to-N linkage, "
+    "i.e. how often an attacker picks the right speaker among N enrolled identities, "
+    "because a system can look safe on the first and still leak on the second."
+)
+
+if len(study):
+    names = ", ".join(ui.md_escape(n) for n in study.names)
+    st.markdown(
+        f"**Current study:** {ui.md_escape(study.name)}, {len(study)} "
+        f"condition{'s' if len(study) != 1 else ''} ({names})."
+    )
+else:
+    st.markdown("**Current study:** empty. Load the demo study or add a condition.")
+
+overview_col, data_col, demo_col = st.columns(3, vertical_alignment="center")
+with overview_col:
+    st.page_link(
+        "pages/1_Overview.py",
+        label="Overview: compare the conditions",
+        icon=":material/leaderboard:",
+    )
+with data_col:
+    st.page_link(
+        "pages/2_Data.py", label="Data: load scores or embeddings", icon=":material/upload_file:"
+    )
+with demo_col:
+    st.button(
+        "Load demo study",
+        key="vm_home_demo",
+        on_click=ui.load_demo,
+        icon=":material/science:",
+        help="Replaces the current study with the built-in demo (5 simulated systems).",
+    )
+
+st.caption(
+    "The demo study simulates five anonymisers on 40 speakers (dev and eval disjoint), from "
+    "no anonymisation (plain) to none of the speaker left (random); anon-leaky has a "
+    "near-chance EER while 10 % of its speakers keep most of their identity."
+)

@@ -1,0 +1,45 @@
+"""Overview: one row per condition and the EER vs linkability figure."""
+
+import streamlit as st
+
+from voxmetrics import ui
+from voxmetrics.plots import eer_linkability_figure
+from voxmetrics.report import OVERVIEW_COLUMNS, overview_frame
+
+study = ui.page_setup("Overview")
+st.title("Overview")
+ui.require_conditions(study)
+
+st.caption(
+    "One row per condition with every metric available so far. T: trials scored, N: enrolled "
+    "identities, Excluded: trials whose speaker is not enrolled."
+)
+reports = ui.study_reports(study)
+if not reports:
+    st.stop()
+
+table = overview_frame(reports).rename(columns=OVERVIEW_COLUMNS)
+ui.show_table(
+    table,
+    "overview.csv",
+    column_help={
+        "EER": "1-to-1 verification equal error rate (0.5 = chance).",
+        "Cllr": "Meaningful only when the scores are log-likelihood ratios.",
+        "min Cllr": "Cllr after optimal (PAV) calibration: discrimination only.",
+        "Linkability": "Share of trials whose own speaker scores highest among the N.",
+        "Chance (1/N)": "Linkability of a random guess.",
+    },
+)
+st.caption(
+    "Cllr is meaningful only if the scores are log-likelihood ratios (cosine scores are not); "
+    "min Cllr measures discrimination after calibration and is always meaningful."
+)
+
+st.subheader("EER vs linkability")
+fig = eer_linkability_figure(reports)
+ui.show_figure(fig, "eer_vs_linkability", show_title=False)
+st.caption(
+    "A high EER can coexist with high linkage: the EER pools every score of the study, while "
+    "linkage asks, trial by trial, whether the right speaker ranks first among the N enrolled. "
+    "Dashed: the chance linkability 1/N; dotted: the chance EER 0.5."
+)

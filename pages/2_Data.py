@@ -1,0 +1,215 @@
+"""Data: load score files or embeddings into a condition, and look at its scores."""
+
+from typing import get_args
+
+import streamlit as st
+
+from voxmetrics import ui
+from voxmetrics._types import ATTACKERS, ScoreFormat
+from voxmetrics.data.study import Condition
+from voxmetrics.plots import score_histogram_figure
+
+NEW = "➕ New condition"
+CONDITION = "vm_data_condition"
+SELECT_NEXT = "vm_data_select_next"
+LOADED = "vm_data_loaded"
+FORMAT_LABELS = {
+    "auto": "auto (from the file)",
+    "csv": "long CSV",
+    "parquet": "long Parquet",
+    "npz": "NPZ matrix",
+    "kaldi": "Kaldi / VoicePrivacy",
+}
+
+study = ui.page_setup("Data")
+st.title("Data")
+st.caption(
+    "Load the scores of one condition (one anonymisation system under one attacker): score "
+    "files, or utterance embeddings that are cosine-scored here. Files are checked before "
+    "anything changes in the study."
+)
+
+# ---- which condition
+options = [*study.names, NEW]
+if SELECT_NEXT in st.session_state:
+    st.session_state[CONDITION] = st.session_state.pop(SELECT_NEXT)
+elif st.query_params.get("new") == "1":
+    st.session_state[CONDITION] = NEW
+    del st.query_params["new"]
+if st.session_state.get(CONDITION) not in options:
+    st.session_state[CONDITION] = options[0]
+
+pick_col, name_col, attacker_col = st.columns(3)
+choice = pick_col.selectbox("Condition", options, key=CONDITION)
+existing = study.get(choice) if choice != NEW else None
+if existing is None:
+    name = name_col.text_input(
+        "Name of the new condition", key="vm_data_new_name", placeholder="e.g. my-anonymiser"
+    ).strip()
+else:
+    name = existing.name
+    name_col.text_input("Name", value=name, disabled=True, help="Rename in the sidebar.")
+attacker = attacker_col.selectbox(
+    "Attacker knowledge",
+    ATTACKERS,
+    index=ATTACKERS.index(existing.attacker if existing else "semi-informed"),
+    help="ignorant: enrolment not anonymised; lazy-informed: anonymised with another "
+    "pseudo-speaker; semi-informed: anonymised by the same system (VoicePrivacy 2024).",
+)
+if existing is not None:
+    st.caption(f"Loading replaces the data of **{ui.md_escape(name)}**.")
+
+
+def target_name() -> str | None:
+    """The condition name to load into, or None after explaining what is missing."""
+    if not name:
+        st.error("Give the new condition a name first.")
+        return None
+    if existing is None and name in study.names:
+        st.error(
+            f"A condition called '{name}' already exists: pick it in the Condition list to "
+            "replace its data, or choose another name."
+        )
+        return None
+    return name
+
+
+def store(condition: Condition, summary: list[str], warnings: tuple[str, ...]) -> None:
+    """Put the condition into the study and show it selected after a rerun."""
+    ui.set_study(study.with_condition(condition))
+    st.session_state[SELECT_NEXT] = condition.name
+    st.session_state[LOADED] = {"name": condition.name, "summary": summary, "warnings": warnings}
+    st.rerun()
+
+
+def describe(label: str, sm) -> str:
+    t, n = sm.shape
+    return f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
+
+
+scores_tab, embeddings_tab = st.tabs(["Score files", "Embeddings"])
+
+with scores_tab:
+    eval_col, dev_col = st.columns(2)
+    with eval_col:
+        st.markdown("**Evaluation scores (eval)**")
+        eval_file = st.file_uploader(
+            "Scores file",
+            key="vm_eval_file",
+            help="Long CSV / Parquet (trial_id, trial_speaker, enrol_speaker, score), NPZ "
+            "(scores, trial_ids, trial_speakers, enrol_speakers), or a Kaldi / VoicePrivacy "
+            "scores file (enrol_id trial_id score).",
+        )
+        eval_key = st.file_uploader(
+            "Key (trials) file, Kaldi only",
+            key="vm_eval_key",
+            help="enrol_id trial_id target|nontarget, or an utt2spk file.",
+        )
+    with dev_col:
+        st.markdown("**Calibration scores (dev, optional)**")
+        dev_file = st.file_uploader(
+            "Scores file", key="vm_dev_file", help="Same formats; speakers disjoint from eval."
+        )
+        dev_key = st.file_uploader("Key (trials) file, Kaldi only", key="vm_dev_key")
+    fmt = st.selectbox(
+        "Format", get_args(ScoreFormat), format_func=FORMAT_LABELS.get, key="vm_format"
+    )
+    if st.button("Load scores", type="primary", key="vm_load_scores", icon=":material/upload:"):
+        target = target_name()
+        if target is not None and eval_file is None:
+            st.error("Choose an eval scores file first.")
+        elif target is not None:
+            ev = ui.call(ui.parse_scores, eval_file, trials=eval_key, format=fmt)
+            dv = None
+            if ev is not None and dev_file is not None:
+                dv = ui.call(ui.parse_scores, dev_file, trials=dev_key, format=fmt)
+            if ev is not None and (dev_file is None or dv is not None):
+                files = ", ".join(f.name for f in (eval_file, dev_file) if f is not None)
+                cond = ui.safe_call(
+                    Condition,
+                    target,
+                    eval=ev.value,
+                    dev=dv.value if dv is not None else None,
+                    attacker=attacker,
+                    description=f"Loaded from {files}.",
+                )
+                if cond is not None:
+                    summary = [describe("eval", ev.value)]
+                    if dv is not None:
+                        summary.append(describe("dev", dv.value))
+                    store(cond, summary, ev.warnings + (dv.warnings if dv else ()))
+
+with embeddings_tab:
+    emb_col, meta_col = st.columns(2)
+    emb_file = emb_col.file_uploader(
+        "Embeddings",
+        type=["npz", "npy", "parquet"],
+        key="vm_emb_file",
+        help="NPZ with embeddings (U × d) and utt_ids, an NPY whose rows follow the "
+        "metadata, or a Parquet with the metadata columns and an `embedding` column.",
+    )
+    meta_file = meta_col.file_uploader(
+        "Metadata CSV (for NPZ / NPY)",
+        type=["csv"],
+        key="vm_meta_file",
+        help="Columns utt_id, speaker, role (enrol / trial), split (dev / eval), optional "
+        "attributes (sex, age_group, ...).",
+    )
+    st.caption(
+        "Trials are cosine-scored against enrolment profiles (mean of the L2-normalised "
+        "enrolment embeddings of each speaker); the dev split is scored when the metadata has "
+        "dev rows."
+    )
+    if st.button(
+        "Load embeddings", type="primary", key="vm_load_embeddings", icon=":material/upload:"
+    ):
+        target = target_name()
+        if target is not None and emb_file is None:
+            st.error("Choose an embeddings file first.")
+        elif target is not None:
+            out = ui.call(ui.parse_embeddings, emb_file, metadata=meta_file)
+            if out is not None:
+                parsed = out.value
+                cond = ui.safe_call(
+                    Condition,
+                    target,
+                    eval=parsed.eval,
+                    dev=parsed.dev,
+                    attacker=attacker,
+                    embeddings=parsed.embeddings,
+                    description=f"Cosine scores of {emb_file.name}.",
+                )
+                if cond is not None:
+                    summary = [
+                        f"{len(parsed.embeddings.meta):,} utterances, d = {parsed.embeddings.dim}",
+                        describe("eval", parsed.eval),
+                    ]
+                    if parsed.dev is not None:
+                        summary.append(describe("dev", parsed.dev))
+                    store(cond, summary, out.warnings)
+
+# ---- what was loaded, and the scores of the selected condition
+loaded = st.session_state.get(LOADED)
+if loaded and existing is not None and loaded["name"] == existing.name:
+    st.success(f"Loaded **{ui.md_escape(loaded['name'])}**: " + "; ".join(loaded["summary"]) + ".")
+    ui.show_warnings(loaded["warnings"])
+
+if existing is not None:
+    st.divider()
+    st.subheader(f"Scores of {existing.name}")
+    facts = [describe("eval", existing.eval)]
+    if existing.dev is not None:
+        facts.append(describe("dev", existing.dev))
+    st.caption("; ".join(facts) + (f". {existing.description}" if existing.description else "."))
+    split = "eval"
+    if existing.dev is not None:
+        split = st.radio("Split", ["eval", "dev"], horizontal=True, key="vm_data_split")
+    sm = existing.eval if split == "eval" else existing.dev
+    hist = ui.safe_call(ui.score_histogram_cached, sm)
+    if hist is not None:
+        fig = score_histogram_figure(hist, title=f"{existing.name} ({split}): mated vs non-mated")
+        ui.show_figure(fig, f"{existing.name}_{split}_scores")
+        st.caption(
+            "Each pool is normalised to unit area. The more the two overlap, the higher the "
+            "EER; the overlap says nothing about how often the right speaker still ranks first."
+        )

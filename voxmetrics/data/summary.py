@@ -1,0 +1,135 @@
+"""Display summaries of the data: score histograms computed with numpy, never raw points.
+
+A T x N matrix can hold a hundred million scores (design.md, Scale); the dashboard draws their
+distribution from a few dozen counts computed here, so no raw score goes to the browser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.errors import VoxMetricsInputError
+
+__all__ = ["ScoreHistogram", "score_histogram"]
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreHistogram:
+    """Counts of the mated and non-mated scores of a matrix on common bin edges.
+
+    Build with :func:`score_histogram`.
+    """
+
+    edges: NDArray[np.float64]
+    """B + 1 increasing bin edges shared by both pools (score units)."""
+    mated: NDArray[np.int64]
+    """B counts of the T mated scores ``S[i, m_i]``."""
+    non_mated: NDArray[np.int64]
+    """B counts of the T(N-1) non-mated scores."""
+    source: str = ""
+    """Where the scores came from, for titles."""
+
+    @property
+    def n_bins(self) -> int:
+        """B, the number of bins."""
+        return int(self.mated.size)
+
+    @property
+    def n_mated(self) -> int:
+        """Number of mated scores counted (T)."""
+        return int(self.mated.sum())
+
+    @property
+    def n_non_mated(self) -> int:
+        """Number of non-mated scores counted (T(N-1))."""
+        return int(self.non_mated.sum())
+
+    @property
+    def centers(self) -> NDArray[np.float64]:
+        """B bin centres."""
+        return (self.edges[:-1] + self.edges[1:]) / 2.0
+
+    @property
+    def widths(self) -> NDArray[np.float64]:
+        """B bin widths."""
+        return np.diff(self.edges)
+
+    @property
+    def mated_density(self) -> NDArray[np.float64]:
+        """Mated counts normalised so that their histogram integrates to 1."""
+        return self.mated / (max(self.n_mated, 1) * self.widths)
+
+    @property
+    def non_mated_density(self) -> NDArray[np.float64]:
+        """Non-mated counts normalised so that their histogram integrates to 1."""
+        return self.non_mated / (max(self.n_non_mated, 1) * self.widths)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary: edges and both count lists."""
+        return {
+            "edges": self.edges.tolist(),
+            "mated": self.mated.tolist(),
+            "non_mated": self.non_mated.tolist(),
+            "source": self.source,
+        }
+
+
+def score_histogram(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram:
+    """Histogram the mated and non-mated scores of a matrix on common, equal-width bins.
+
+    The non-mated counts are the counts of the whole matrix minus the mated ones, so the
+    T(N-1) non-mated scores are never copied out of the matrix (memory stays at one pass
+    over ``sm.scores``).
+
+    Parameters
+    ----------
+    sm : ScoreMatrix
+        T x N scores.
+    bins : int, default 60
+        Number of equal-width bins between the lowest and the highest score.
+
+    Returns
+    -------
+    ScoreHistogram
+        ``bins + 1`` edges, ``bins`` mated counts (summing to T) and ``bins`` non-mated counts
+        (summing to T(N-1)).
+
+    Raises
+    ------
+    VoxMetricsInputError
+        If ``bins`` is not a positive integer.
+
+    Examples
+    --------
+    >>> sm = ScoreMatrix.from_arrays([[0.9, 0.1], [0.2, 0.8]], trial_ids=["t1", "t2"],
+    ...                              trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    >>> h = score_histogram(sm, bins=2)
+    >>> h.edges.tolist(), h.mated.tolist(), h.non_mated.tolist()
+    ([0.1, 0.5, 0.9], [0, 2], [2, 0])
+    """
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
+        raise VoxMetricsInputError(f"`bins` must be a positive integer, got {bins!r}.")
+    scores = sm.scores
+    lo, hi = float(scores.min()), float(scores.max())
+    if lo == hi:  # constant scores: one visible bin around the value
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = np.linspace(lo, hi, int(bins) + 1)
+    everything, _ = np.histogram(scores, bins=edges)
+    mated, _ = np.histogram(sm.tar, bins=edges)
+    return ScoreHistogram(
+        edges=_readonly(edges),
+        mated=_readonly(mated.astype(np.int64)),
+        non_mated=_readonly((everything - mated).astype(np.int64)),
+        source=sm.source,
+    )

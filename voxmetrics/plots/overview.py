@@ -1,0 +1,122 @@
+"""Figures comparing the conditions of a study (the Overview page)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_COLOR, base_layout
+from voxmetrics.report import ConditionReport
+
+__all__ = ["eer_linkability_figure"]
+
+
+def _label_position(eer: float) -> str:
+    """Labels point inwards so that they stay inside the axes near both ends."""
+    if eer > 0.35:
+        return "top left"
+    if eer < 0.05:
+        return "top right"
+    return "top center"
+
+
+def eer_linkability_figure(
+    reports: Sequence[ConditionReport], *, title: str = "EER vs linkability"
+) -> go.Figure:
+    """One labelled marker per condition at (EER, linkability), with the chance levels.
+
+    The 1-to-1 EER and the 1-to-N linkability answer different questions: a condition far to
+    the right (EER near 0.5, "verification at chance") can still sit high up (its trials are
+    often linked to the right speaker among N). The chance linkability 1/N is drawn as a
+    dashed line when every condition has the same N, else as one dashed marker per condition;
+    the chance EER 0.5 as a dotted vertical line.
+
+    Parameters
+    ----------
+    reports : sequence of ConditionReport
+        One report per condition (:func:`voxmetrics.report.evaluate_study`).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    go.Figure
+        Trace 0: the conditions (markers with text labels). Trace 1: the chance linkability.
+
+    Examples
+    --------
+    >>> from voxmetrics.report import evaluate_study
+    >>> from voxmetrics.synth import demo_study
+    >>> fig = eer_linkability_figure(evaluate_study(demo_study(n_speakers=6)))
+    >>> [t.name for t in fig.data], len(fig.data[0].x)
+    (['conditions', 'chance 1/N = 0.167'], 5)
+    """
+    names = [r.name for r in reports]
+    eers = [r.baseline.eer for r in reports]
+    links = [r.baseline.linkability for r in reports]
+    ns = [r.baseline.n_enrolled for r in reports]
+    chance = [r.baseline.chance_linkability for r in reports]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=eers,
+            y=links,
+            text=names,
+            customdata=[[n, c, r.attacker] for n, c, r in zip(ns, chance, reports, strict=True)],
+            mode="markers+text",
+            textposition=[_label_position(x) for x in eers],
+            marker={"size": 12, "color": CONDITION_COLOR, "line": {"width": 1, "color": "white"}},
+            name="conditions",
+            hovertemplate=(
+                "<b>%{text}</b> (%{customdata[2]})<br>EER %{x:.3f}<br>"
+                "linkability %{y:.3f}<br>chance 1/N = %{customdata[1]:.3f} (N = %{customdata[0]})"
+                "<extra></extra>"
+            ),
+        )
+    )
+    line = {"color": CHANCE_COLOR, "dash": "dash", "width": 1.5}
+    if len(set(ns)) == 1:
+        fig.add_trace(
+            go.Scatter(
+                x=[0.0, 0.5],
+                y=[chance[0], chance[0]],
+                mode="lines",
+                line=line,
+                name=f"chance 1/N = {chance[0]:.3g}",
+                hovertemplate=f"chance linkability 1/N, N = {ns[0]}<extra></extra>",
+            )
+        )
+    else:
+        fig.add_trace(
+            go.Scatter(
+                x=eers,
+                y=chance,
+                text=names,
+                mode="markers",
+                marker={"symbol": "line-ew-open", "size": 22, "line": line},
+                name="chance 1/N of each condition",
+                hovertemplate="%{text}: chance 1/N = %{y:.3f}<extra></extra>",
+            )
+        )
+    fig.add_vline(x=0.5, line={"color": CHANCE_COLOR, "dash": "dot", "width": 1})
+    fig.add_annotation(
+        x=0.5,
+        y=1.0,
+        yref="paper",
+        text="EER chance",
+        showarrow=False,
+        xanchor="right",
+        yanchor="top",
+        font={"color": CHANCE_COLOR, "size": 11},
+    )
+    fig.update_layout(**base_layout(title={"text": title}))
+    fig.update_xaxes(
+        title_text="EER (1-to-1 verification; 0.5 = chance)", range=[-0.02, 0.56], zeroline=False
+    )
+    fig.update_yaxes(
+        title_text="Linkability (1-to-N: own speaker ranked first)",
+        range=[-0.03, 1.08],
+        zeroline=False,
+    )
+    return fig

@@ -1,0 +1,53 @@
+"""The dashboard's shared layer (design.md layer 6): the only package that imports streamlit.
+
+Pages call :func:`page_setup` first, then :func:`require_conditions`, then wire widgets to
+cached library calls (:mod:`voxmetrics.ui.cache`) and figure builders (:mod:`voxmetrics.plots`),
+with the downloads of :mod:`voxmetrics.ui.widgets`.
+"""
+
+from voxmetrics.ui.cache import (
+    Outcome,
+    condition_report,
+    demo_study_cached,
+    parse_embeddings,
+    parse_scores,
+    score_histogram_cached,
+)
+from voxmetrics.ui.setup import MENU, MenuItem, md_escape, page_setup, require_conditions
+from voxmetrics.ui.state import get_study, load_demo, notify, set_study
+from voxmetrics.ui.widgets import (
+    call,
+    download_figure,
+    download_table,
+    safe_call,
+    show_figure,
+    show_table,
+    show_warnings,
+    study_reports,
+)
+
+__all__ = [
+    "MENU",
+    "MenuItem",
+    "Outcome",
+    "call",
+    "condition_report",
+    "demo_study_cached",
+    "download_figure",
+    "download_table",
+    "get_study",
+    "load_demo",
+    "md_escape",
+    "notify",
+    "page_setup",
+    "parse_embeddings",
+    "parse_scores",
+    "require_conditions",
+    "safe_call",
+    "score_histogram_cached",
+    "set_study",
+    "show_figure",
+    "show_table",
+    "show_warnings",
+    "study_reports",
+]

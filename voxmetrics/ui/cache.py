@@ -1,0 +1,225 @@
+"""Cached wrappers around library calls, keyed on content hashes (style.md 14).
+
+``st.cache_data`` hashes large arrays from a sample, so two big matrices could collide; every
+wrapper here takes an explicit string key (a sha256 of the content) and receives the big
+objects as ``_``-prefixed arguments, which Streamlit does not hash. Entries are bounded with
+``max_entries``. Parsed data objects are immutable, so they are shared through
+``st.cache_resource`` (no copy per hit); small result objects go through ``st.cache_data``.
+
+Library warnings raised inside a cached call are captured into an :class:`Outcome`, so a cache
+hit shows them again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.study import Condition, Study
+from voxmetrics.data.summary import ScoreHistogram, score_histogram
+from voxmetrics.errors import VoxMetricsWarning
+from voxmetrics.report import ConditionReport, evaluate_condition
+from voxmetrics.synth import demo_study
+
+__all__ = [
+    "Outcome",
+    "PngExporter",
+    "condition_report",
+    "demo_study_cached",
+    "parse_embeddings",
+    "parse_scores",
+    "png_exporter",
+    "score_histogram_cached",
+    "sha256",
+]
+
+T = TypeVar("T")
+
+
+class Upload(Protocol):
+    """What the wrappers need of an ``st.file_uploader`` value."""
+
+    name: str
+
+    def getvalue(self) -> bytes:
+        """The file's bytes."""
+        ...
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[T]):
+    """A value and the messages of the library warnings raised while computing it."""
+
+    value: T
+    """The result."""
+    warnings: tuple[str, ...] = ()
+    """Messages of the :class:`~voxmetrics.errors.VoxMetricsWarning` raised."""
+
+
+def capture(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Outcome[T]:
+    """Call ``fn`` and collect the VoxMetrics warnings it raises (others pass through)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = fn(*args, **kwargs)
+    messages = []
+    for w in caught:
+        if issubclass(w.category, VoxMetricsWarning):
+            messages.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return Outcome(value, tuple(dict.fromkeys(messages)))
+
+
+def sha256(data: bytes | None) -> str:
+    """Hex sha256 of ``data`` ("-" for no data)."""
+    return "-" if data is None else hashlib.sha256(data).hexdigest()
+
+
+@st.cache_resource(show_spinner="Simulating the demo study…")
+def demo_study_cached() -> Study:
+    """The built-in demo study, built once per server (it is immutable)."""
+    return demo_study()
+
+
+# ---------------------------------------------------------------- parsing uploads
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the scores…")
+def _read_scores(
+    key: str,
+    _data: bytes,
+    _trials: bytes | None,
+    name: str,
+    trials_name: str | None,
+    format: str,
+) -> Outcome[ScoreMatrix]:
+    from voxmetrics.data.readers import read_scores
+
+    return capture(
+        read_scores, _data, trials=_trials, format=format, name=name, trials_name=trials_name
+    )
+
+
+def parse_scores(
+    upload: Upload, *, trials: Upload | None = None, format: str = "auto"
+) -> Outcome[ScoreMatrix]:
+    """Parse an uploaded score file (and its Kaldi key file), cached on the bytes' sha256."""
+    data = upload.getvalue()
+    tdata = trials.getvalue() if trials is not None else None
+    key = f"{sha256(data)}:{sha256(tdata)}"
+    return _read_scores(
+        key, data, tdata, upload.name, trials.name if trials is not None else None, format
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedEmbeddings:
+    """An embedding set and the score matrices of its splits."""
+
+    embeddings: EmbeddingSet
+    """The parsed utterance embeddings."""
+    eval: ScoreMatrix
+    """Cosine scores of the eval split."""
+    dev: ScoreMatrix | None
+    """Cosine scores of the dev split, when the metadata has dev rows."""
+
+
+def _embeddings_and_scores(
+    data: bytes, metadata: bytes | None, name: str, metadata_name: str | None
+) -> ParsedEmbeddings:
+    from voxmetrics.data.readers import read_embeddings
+
+    es = read_embeddings(data, metadata=metadata, name=name, metadata_name=metadata_name)
+    dev = es.score_matrix("dev") if "dev" in es.splits() else None
+    return ParsedEmbeddings(es, es.score_matrix("eval"), dev)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading and scoring the embeddings…")
+def _read_embeddings(
+    key: str, _data: bytes, _metadata: bytes | None, name: str, metadata_name: str | None
+) -> Outcome[ParsedEmbeddings]:
+    return capture(_embeddings_and_scores, _data, _metadata, name, metadata_name)
+
+
+def parse_embeddings(
+    upload: Upload, *, metadata: Upload | None = None
+) -> Outcome[ParsedEmbeddings]:
+    """Parse uploaded embeddings (+ metadata CSV) and score them, cached on the bytes' sha256."""
+    data = upload.getvalue()
+    mdata = metadata.getvalue() if metadata is not None else None
+    key = f"{sha256(data)}:{sha256(mdata)}"
+    return _read_embeddings(
+        key, data, mdata, upload.name, metadata.name if metadata is not None else None
+    )
+
+
+# ---------------------------------------------------------------- results
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _report(key: str, _condition: Condition) -> Outcome[ConditionReport]:
+    return capture(evaluate_condition, _condition)
+
+
+def condition_report(condition: Condition) -> Outcome[ConditionReport]:
+    """:func:`~voxmetrics.report.evaluate_condition`, cached on the data's content hash.
+
+    The key covers the scores and the attacker, not the name, so renaming a condition does not
+    recompute anything.
+    """
+    out = _report(f"{condition.attacker}|{condition.content_hash}", condition)
+    return dataclasses.replace(out, value=dataclasses.replace(out.value, name=condition.name))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _histogram(key: str, _sm: ScoreMatrix, bins: int) -> ScoreHistogram:
+    return score_histogram(_sm, bins=bins)
+
+
+def score_histogram_cached(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram:
+    """:func:`~voxmetrics.data.summary.score_histogram`, cached on the matrix's content hash."""
+    return _histogram(sm.content_hash, sm, bins)
+
+
+# ---------------------------------------------------------------- static image export
+
+
+class PngExporter:
+    """A kaleido server (one headless Chromium) shared by every session; exports are serialised.
+
+    Starting Chromium takes a couple of seconds; later exports take a fraction of a second.
+    """
+
+    def __init__(self) -> None:
+        import kaleido
+
+        self._kaleido = kaleido
+        self._lock = threading.Lock()
+        # mathjax=False: no CDN fetch, so it works offline (style.md 19)
+        kaleido.start_sync_server(mathjax=False, silence_warnings=True)
+
+    def __call__(
+        self, fig: go.Figure, *, format: str = "png", width: int = 1000, scale: float = 2
+    ) -> bytes:
+        """Render ``fig`` as an image (png, svg or pdf) of ``width`` layout pixels."""
+        height = fig.layout.height or 500
+        with self._lock:
+            return self._kaleido.calc_fig_sync(
+                fig.to_dict(),
+                opts={"format": format, "width": width, "height": height, "scale": scale},
+            )
+
+
+@st.cache_resource(show_spinner=False)
+def png_exporter() -> PngExporter:
+    """The server-wide :class:`PngExporter`, started on first use."""
+    return PngExporter()

@@ -1,0 +1,163 @@
+"""What every page does first: page config, the menu, the study sidebar (style.md 12-13)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import streamlit as st
+
+from voxmetrics.data.study import Study
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.ui import state
+
+__all__ = ["MENU", "MenuItem", "md_escape", "page_setup", "require_conditions"]
+
+DATA_PAGE = "pages/2_Data.py"
+
+
+@dataclass(frozen=True)
+class MenuItem:
+    """One entry of the sidebar menu."""
+
+    path: str
+    """Page script, relative to ``app.py``."""
+    label: str
+    """Label shown in the menu."""
+    icon: str
+    """Material icon (``:material/name:``)."""
+
+
+MENU: list[MenuItem] = [
+    MenuItem("app.py", "Home", ":material/home:"),
+    MenuItem("pages/1_Overview.py", "Overview", ":material/leaderboard:"),
+    MenuItem(DATA_PAGE, "Data", ":material/upload_file:"),
+]
+"""The pages in menu order; a new page adds one entry here."""
+
+
+def md_escape(text: str) -> str:
+    """Escape Markdown so a user's condition name is shown literally."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", text)
+
+
+def page_setup(title: str) -> Study:
+    """Configure the page, draw the menu and the study sidebar; return the session's study.
+
+    Call it first on every page.
+    """
+    st.set_page_config(
+        page_title=f"{title} · VoxMetrics", page_icon=":material/graphic_eq:", layout="wide"
+    )
+    state.get_study()  # the demo study on the first run of a session
+    with st.sidebar:
+        st.markdown("### VoxMetrics")
+        for item in MENU:
+            st.page_link(item.path, label=item.label, icon=item.icon)
+        st.divider()
+        _study_sidebar(state.get_study())
+    return state.get_study()
+
+
+def require_conditions(study: Study) -> None:
+    """Explain and stop the page when the study has no condition."""
+    if len(study) == 0:
+        st.info(
+            "The study has no conditions yet. Load the demo study from the sidebar, or add a "
+            "condition by loading score files or embeddings on the Data page.",
+            icon=":material/info:",
+        )
+        st.page_link(
+            DATA_PAGE, label="Add a condition", icon=":material/add:", query_params={"new": "1"}
+        )
+        st.stop()
+
+
+# ---------------------------------------------------------------- the study sidebar
+
+_MANAGED = "vm_manage_condition"
+_NEW_NAME = "vm_rename_to"
+_PENDING_REMOVAL = "vm_pending_removal"
+
+
+def _rename() -> None:
+    old = st.session_state.get(_MANAGED)
+    new = st.session_state.get(_NEW_NAME, "")
+    try:
+        study = state.get_study().renamed(old, new)
+    except VoxMetricsInputError as exc:
+        state.notify("error", str(exc))
+        return
+    state.set_study(study)
+    st.session_state[_MANAGED] = new.strip()
+    st.session_state[_NEW_NAME] = ""
+    state.notify("success", f"Renamed '{old}' to '{new.strip()}'.")
+
+
+def _ask_removal() -> None:
+    st.session_state[_PENDING_REMOVAL] = st.session_state.get(_MANAGED)
+
+
+def _cancel_removal() -> None:
+    st.session_state.pop(_PENDING_REMOVAL, None)
+
+
+def _remove() -> None:
+    name = st.session_state.pop(_PENDING_REMOVAL, None)
+    try:
+        study = state.get_study().without(name)
+    except VoxMetricsInputError as exc:
+        state.notify("error", str(exc))
+        return
+    state.set_study(study)
+    state.notify("success", f"Removed '{name}' from the study.")
+
+
+def _study_sidebar(study: Study) -> None:
+    n = len(study)
+    st.markdown(f"**Study:** {md_escape(study.name)} · {n} condition{'s' if n != 1 else ''}")
+    if n:
+        lines = []
+        for c in study.conditions:
+            t, k = c.eval.shape
+            dev = " + dev" if c.dev is not None else ""
+            lines.append(f"- **{md_escape(c.name)}** :small[:gray[{t}×{k}{dev}]]")
+        st.markdown("\n".join(lines))
+    else:
+        st.caption("No conditions yet.")
+    notice = state.pop_notice()
+    if notice is not None:
+        kind, text = notice
+        getattr(st, kind if kind in ("success", "info", "warning", "error") else "info")(text)
+    st.page_link(
+        DATA_PAGE, label="Add a condition", icon=":material/add:", query_params={"new": "1"}
+    )
+    st.button(
+        "Load demo study",
+        key="vm_sidebar_demo",
+        on_click=state.load_demo,
+        icon=":material/science:",
+        help="Replaces the current study with the built-in demo (5 simulated systems).",
+    )
+    if not n:
+        return
+    with st.expander("Rename or remove a condition", expanded=_PENDING_REMOVAL in st.session_state):
+        if st.session_state.get(_MANAGED) not in study.names:
+            st.session_state[_MANAGED] = study.names[0]
+        st.selectbox("Condition", study.names, key=_MANAGED)
+        st.text_input("New name", key=_NEW_NAME, placeholder="e.g. my-anonymiser")
+        rename_col, remove_col = st.columns(2)
+        rename_col.button("Rename", key="vm_rename", on_click=_rename, width="stretch")
+        remove_col.button("Remove…", key="vm_remove", on_click=_ask_removal, width="stretch")
+        pending = st.session_state.get(_PENDING_REMOVAL)
+        if pending in study.names:
+            st.warning(f"Remove **{md_escape(pending)}** and its data from the study?")
+            yes_col, no_col = st.columns(2)
+            yes_col.button(
+                "Yes, remove",
+                key="vm_remove_yes",
+                on_click=_remove,
+                type="primary",
+                width="stretch",
+            )
+            no_col.button("Cancel", key="vm_remove_no", on_click=_cancel_removal, width="stretch")

@@ -1,0 +1,182 @@
+"""Shared widgets: guarded library calls, table and figure downloads, the metric table."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from voxmetrics.data.study import Study
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.report import ConditionReport
+from voxmetrics.ui.cache import Outcome, capture, condition_report, png_exporter
+
+__all__ = [
+    "call",
+    "chromium_path",
+    "download_figure",
+    "download_table",
+    "safe_call",
+    "show_figure",
+    "show_table",
+    "show_warnings",
+    "study_reports",
+]
+
+T = TypeVar("T")
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome[Any] | None:
+    """Call a library function on user input; show a bad-input message instead of a traceback.
+
+    Returns
+    -------
+    Outcome or None
+        The value with the messages of the VoxMetrics warnings raised (also those carried by a
+        cached :class:`Outcome`), or None after showing ``st.error`` for a
+        :class:`~voxmetrics.errors.VoxMetricsInputError`.
+    """
+    try:
+        out = capture(fn, *args, **kwargs)
+    except VoxMetricsInputError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return None
+    if isinstance(out.value, Outcome):
+        inner = out.value
+        return Outcome(inner.value, tuple(dict.fromkeys(inner.warnings + out.warnings)))
+    return out
+
+
+def safe_call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any | None:
+    """:func:`call` that shows the warnings with ``st.warning`` and returns the bare value."""
+    out = call(fn, *args, **kwargs)
+    if out is None:
+        return None
+    show_warnings(out.warnings)
+    return out.value
+
+
+def show_warnings(messages: tuple[str, ...] | list[str]) -> None:
+    """One ``st.warning`` per message."""
+    for m in messages:
+        st.warning(m, icon=":material/warning:")
+
+
+def study_reports(study: Study) -> list[ConditionReport]:
+    """Evaluate every condition (cached), with a progress bar while work is being done."""
+    bar = st.empty()
+    reports = []
+    for k, cond in enumerate(study.conditions):
+        bar.progress(k / max(1, len(study)), text=f"Evaluating {cond.name}…")
+        report = safe_call(condition_report, cond)
+        if report is not None:
+            reports.append(report)
+    bar.empty()
+    return reports
+
+
+# ---------------------------------------------------------------- downloads
+
+
+def _stem(filename: str) -> str:
+    stem = re.sub(r"\.(csv|html|png)$", "", filename)
+    return re.sub(r"[^\w.-]+", "_", stem).strip("_") or "download"
+
+
+def download_table(df: pd.DataFrame, filename: str, *, label: str = "Download CSV") -> None:
+    """A download button for ``df`` as CSV (no index, full precision)."""
+    name = f"{_stem(filename)}.csv"
+    st.download_button(
+        label,
+        data=df.to_csv(index=False).encode("utf-8"),
+        file_name=name,
+        mime="text/csv",
+        key=f"vm_dl_{name}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+def chromium_path() -> str | None:
+    """The Chromium kaleido would use (``BROWSER_PATH`` or one on ``PATH``), or None."""
+    env = os.environ.get("BROWSER_PATH")
+    if env and os.access(env, os.X_OK):
+        return env
+    for exe in CHROMIUM_NAMES:
+        if path := shutil.which(exe):
+            return path
+    return None
+
+
+def figure_html(fig: go.Figure) -> str:
+    """The interactive figure as a standalone HTML page (plotly.js inlined: works offline)."""
+    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+
+
+def download_figure(fig: go.Figure, filename: str) -> None:
+    """Download buttons for a figure: interactive HTML always, PNG when Chromium is present.
+
+    Both files are generated only when the button is clicked (deferred download), so pages
+    stay fast; the PNG goes through a kaleido server kept in ``st.cache_resource``.
+    """
+    stem = _stem(filename)
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.download_button(
+            "Figure (HTML)",
+            data=lambda: figure_html(fig),
+            file_name=f"{stem}.html",
+            mime="text/html",
+            key=f"vm_dl_{stem}.html",
+            on_click="ignore",
+            icon=":material/download:",
+            help="Interactive figure, opens offline in any browser.",
+        )
+        if chromium_path() is None:
+            st.caption("PNG export needs Chromium (install it or set BROWSER_PATH).")
+        else:
+            st.download_button(
+                "Figure (PNG)",
+                data=lambda: png_exporter()(fig),
+                file_name=f"{stem}.png",
+                mime="image/png",
+                key=f"vm_dl_{stem}.png",
+                on_click="ignore",
+                icon=":material/image:",
+                help="Static image rendered by kaleido in headless Chromium.",
+            )
+
+
+def show_table(
+    df: pd.DataFrame, filename: str, *, decimals: int = 3, column_help: dict[str, str] | None = None
+) -> None:
+    """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download."""
+    config: dict[str, Any] = {}
+    for col in df.columns:
+        help_text = (column_help or {}).get(col)
+        if pd.api.types.is_float_dtype(df[col]):
+            config[col] = st.column_config.NumberColumn(
+                col, format=f"%.{decimals}f", help=help_text
+            )
+        elif help_text:
+            config[col] = st.column_config.Column(col, help=help_text)
+    st.dataframe(df, hide_index=True, column_config=config)
+    download_table(df, filename)
+
+
+def show_figure(fig: go.Figure, filename: str, *, show_title: bool = True) -> None:
+    """``st.plotly_chart`` and the figure's downloads.
+
+    With ``show_title=False`` the page's own heading stands for the title on screen; the
+    downloaded files keep it.
+    """
+    shown = fig if show_title else go.Figure(fig).update_layout(title=None, margin_t=30)
+    st.plotly_chart(shown, config={"displaylogo": False})
+    download_figure(fig, filename)
