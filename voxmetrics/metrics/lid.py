@@ -44,6 +44,8 @@ Variant = Literal["metrics", "reference-code"]
 
 _LN2 = math.log(2.0)
 _WARM_START_PAIRS = 2_000_000
+W_MAX = 1e4
+"""Cap on |w|: beyond it the fit is reported as not converged (separable dev pools)."""
 _WORKERS = max(1, min(8, os.cpu_count() or 1))
 
 
@@ -187,13 +189,19 @@ def _fit_logistic(
             step = np.linalg.solve(h, g)
         except np.linalg.LinAlgError:
             return w, b, False
+        if not np.isfinite(step).all():
+            return w, b, False
         t = 1.0
-        while True:
+        while True:  # halve the Newton step until the loss does not increase
             w_new, b_new = w - t * step[0], b - t * step[1]
             nll_new, g_new, h_new = pass_over(w_new, b_new)
-            if nll_new <= nll + 1e-12 * abs(nll) or t < 1e-10:
+            if nll_new <= nll + 1e-12 * abs(nll):
                 break
             t /= 2
+            if t < 1e-10:  # no descent left: stop where we are, unconverged
+                return w, b, False
+        if abs(w_new) > W_MAX:  # the likelihood keeps growing with |w|: no finite optimum
+            return math.copysign(W_MAX, w_new), b_new, False
         done = abs(t * step[0]) <= tol * max(1.0, abs(w_new)) and abs(
             t * step[1]
         ) <= tol * max(1.0, abs(b_new))
@@ -256,11 +264,18 @@ def calibrate_lid(
     s, t = _check_calibration_inputs(scores, targets, ddof, class_weight)
     z_blocks, mated = [], []
     n_degenerate = 0
+    non_min, non_max = np.inf, -np.inf
     for rows in row_blocks(*s.shape):
         z, deg = row_znorm(s[rows], ddof=ddof)
         keep = ~deg
         n_degenerate += int(deg.sum())
-        mated.append(z[np.arange(z.shape[0]), t[rows]][keep])
+        idx = np.arange(z.shape[0]), t[rows]
+        mated.append(z[idx][keep])
+        if keep.any():
+            masked = z.copy()
+            masked[idx] = np.nan
+            non_min = min(non_min, float(np.nanmin(masked[keep])))
+            non_max = max(non_max, float(np.nanmax(masked[keep])))
         # z is kept in the input's precision: a float32 matrix costs one float32 copy
         z_blocks.append(z[keep].astype(s.dtype, copy=False))
     if n_degenerate == s.shape[0]:
@@ -276,6 +291,8 @@ def calibrate_lid(
             stacklevel=2,
         )
     z_mated = np.concatenate(mated)
+    # (quasi-)complete separation of the pools: the likelihood has no finite maximum
+    separated = z_mated.min() >= non_max or z_mated.max() <= non_min
     start = None
     n_pairs = sum(z.size for z in z_blocks)
     if n_pairs > _WARM_START_PAIRS:
@@ -287,10 +304,19 @@ def calibrate_lid(
         w0, b0, ok = _fit_logistic(sub_z, sub_mated, class_weight=class_weight, tol=1e-6)
         start = (w0, b0) if ok else None
     w, b, converged = _fit_logistic(z_blocks, z_mated, class_weight=class_weight, start=start)
+    if separated:
+        converged = False
     if not converged:
+        why = (
+            "the dev mated and non-mated z-scores are perfectly separated, so the "
+            "maximum-likelihood w is infinite"
+            if separated
+            else "Newton's method found no finite optimum"
+        )
         warnings.warn(
-            "the LID calibration did not converge (dev mated and non-mated z-scores are probably "
-            f"perfectly separated, so the maximum-likelihood w is unbounded; last w = {w:.3g}).",
+            f"the LID calibration did not converge: {why}; w = {w:.4g} is used (|w| is capped "
+            f"at {W_MAX:g}), so LIDs are close to their extreme values. Use a dev set with "
+            "overlapping pools.",
             DegenerateDataWarning,
             stacklevel=2,
         )
@@ -517,7 +543,7 @@ def lid_cross_calibrated(
     p = np.empty(s.shape[0])
     cals = []
     n_deg = 0
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # re-emitted once below, not once per fold
         warnings.simplefilter("ignore", DegenerateDataWarning)
         for f in range(k):
             held = fold == f
@@ -529,6 +555,21 @@ def lid_cross_calibrated(
                 s[held], t[held], cal.w, cal.b, cal.prior_log_odds, ddof
             )
             n_deg += d
+    n_unconverged = sum(not c.converged for c in cals)
+    if n_unconverged:
+        warnings.warn(
+            f"the LID calibration did not converge in {n_unconverged} of {k} folds (separable "
+            "pools?); their LIDs are close to their extreme values.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    if n_deg:
+        warnings.warn(
+            f"{n_deg} eval trial(s) have identical scores for every enrolled identity: they "
+            "carry no evidence and get LID = 0.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     mean_cal = LIDCalibration(
         w=float(np.mean([c.w for c in cals])),
         b=float(np.mean([c.b for c in cals])),
