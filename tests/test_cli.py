@@ -16,7 +16,7 @@ from voxmetrics.errors import VoxMetricsInputError
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
-    "linkability", "lid",
+    "linkability", "lid", "srd", "srd_model",
 }
 
 
@@ -57,6 +57,9 @@ def test_evaluate_worked_example(worked_csv, capsys):
     assert result["eer"] == 0.5 and result["eer_rocch"] == 0.375 and result["linkability"] == 1.0
     assert (result["n_trials"], result["n_enrolled"], result["n_excluded_trials"]) == (4, 4, 0)
     assert result["lid"] is None  # no dev set, no cross-calibration
+    # every trial is at rank 1 of 4: MeanD = MaxD = log2 4 = 2 bits, IdR = linkability = 1
+    assert result["srd"] == {"mean_d": 2.0, "idr": 1.0, "std_d": 0.0, "max_d": 2.0, "spread": 0.25}
+    assert result["srd_model"]["loss"] == "CLL"
 
 
 def test_every_score_format_gives_the_same_metrics(demo_dir, capsys):
@@ -76,7 +79,7 @@ def test_every_score_format_gives_the_same_metrics(demo_dir, capsys):
     first = results["csv"]
     assert first["n_trials"] == 320 and first["n_enrolled"] == 40 and first["eer"] >= 0.45
     for fmt, r in results.items():
-        assert r == pytest.approx(first, abs=1e-12), fmt
+        assert r == first, fmt  # the writers round-trip scores exactly
 
 
 def test_dev_set_is_read_and_checked(demo_dir, capsys):

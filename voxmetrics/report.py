@@ -1,8 +1,9 @@
 """Evaluate conditions and studies into result objects; JSON, CSV and HTML export (design.md 4).
 
 The JSON object of one condition follows the command-line contract of design.md: ``n_trials,
-n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability`` and the ``lid``
-block (null without a dev set or cross-calibration); later metric families add their blocks.
+n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
+block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
+statistics) and ``srd_model`` (the CLL beta-binomial fit); later metric families add theirs.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
+from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 
 __all__ = [
     "OVERVIEW_COLUMNS",
@@ -50,6 +52,10 @@ class ConditionReport:
     """Whether a dev (calibration) set was given."""
     baseline: BaselineResult
     """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
+    srd: SRDResult
+    """Similarity rank disclosure: target ranks, histogram, MeanD, IdR, StDD, MaxD, Spread."""
+    srd_model: BetaBinomialFit
+    """The beta-binomial model of the rank distribution fitted with the CLL loss."""
     lid: LIDResult | None = None
     """LID (None without a dev set or cross-calibration)."""
     lid_intervals: dict[str, BootstrapInterval] | None = None
@@ -83,6 +89,8 @@ class ConditionReport:
             "min_cllr": b.min_cllr,
             "linkability": b.linkability,
             "lid": self.lid_block(),
+            "srd": self.srd.to_dict(),
+            "srd_model": self.srd_model.to_dict(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -162,12 +170,15 @@ def evaluate(
         intervals = lid_bootstrap(
             lid_result.lid, eval.trial_speakers, n_boot=bootstrap, seed=seed, progress=progress
         )
+    ranks = srd(eval.scores, eval.targets)
     return ConditionReport(
         name=name,
         attacker=attacker,
         n_excluded_trials=eval.n_excluded_trials,
         has_dev=dev is not None,
         baseline=baseline_metrics(eval.scores, eval.targets),
+        srd=ranks,
+        srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
         lid=lid_result,
         lid_intervals=intervals,
     )
@@ -213,6 +224,8 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "chance_linkability": "Chance (1/N)",
     "alid": "ALID (bits)",
     "lid_max": "LIDmax (bits)",
+    "mean_d": "MeanD (bits)",
+    "idr": "IdR",
 }
 """Overview table columns and their display labels."""
 
@@ -237,6 +250,8 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "chance_linkability": r.baseline.chance_linkability,
                 "alid": r.lid.alid if r.lid is not None else None,
                 "lid_max": r.lid.lid_max if r.lid is not None else None,
+                "mean_d": r.srd.stats.mean_d,
+                "idr": r.srd.stats.idr,
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))

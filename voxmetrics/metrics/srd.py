@@ -1,0 +1,444 @@
+"""SRD: Similarity Rank Disclosure with beta-binomial models (paper 002; metrics.md section 4).
+
+The rank of a trial's own speaker among its N scores (ties against the attacker) is a random
+variable over 1..N. Its empirical distribution p_k, or a beta-binomial model gamma_k of it,
+discloses e_k = log2(N p_k) bits at rank k; MeanD is their expectation, i.e. the
+Kullback-Leibler divergence (bits) of the rank distribution from the uniform one.
+
+Two corrections of the extracted paper (metrics.md): the disclosure is log2(N p_k), not its
+negative, and the beta-binomial is B(j + alpha, N - j + beta) / B(alpha, beta) (scipy's
+``betabinom(n=N-1, alpha, beta).pmf(k-1)``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import minimize
+from scipy.stats import betabinom
+
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.ranks import target_ranks
+
+__all__ = [
+    "LOSSES",
+    "BetaBinomialFit",
+    "Loss",
+    "SRDResult",
+    "SRDStats",
+    "SpeakerSRD",
+    "beta_binomial_pmf",
+    "fit_beta_binomial",
+    "rank_histogram",
+    "srd",
+    "srd_per_speaker",
+    "srd_stats",
+]
+
+Loss = Literal["LL", "MS", "WMS", "RWMS", "CLL"]
+LOSSES: tuple[Loss, ...] = ("LL", "MS", "WMS", "RWMS", "CLL")
+"""The five fitting losses of paper 002, section IV-B."""
+
+CLL_PENALTY = 1e5
+"""Weight of the rank-1 constraint in the CLL loss."""
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class SRDStats:
+    """Disclosure statistics of a distribution over ranks 1..N (metrics.md section 4)."""
+
+    mean_d: float
+    """MeanD = sum_k p_k log2(N p_k) over p_k > 0, bits (>= 0)."""
+    idr: float
+    """Identification rate p_1 (equals linkability on empirical ranks)."""
+    std_d: float
+    """StDD = sqrt(sum_k p_k (e_k - MeanD)^2), bits."""
+    max_d: float
+    """MaxD = max e_k over p_k > 0, bits (<= log2 N)."""
+    spread: float
+    """Share of ranks k with p_k > 1/N."""
+
+    def to_dict(self) -> dict[str, float]:
+        """The ``srd`` block of the JSON contract."""
+        return {
+            "mean_d": self.mean_d,
+            "idr": self.idr,
+            "std_d": self.std_d,
+            "max_d": self.max_d,
+            "spread": self.spread,
+        }
+
+
+def srd_stats(p: ArrayLike) -> SRDStats:
+    """Disclosure statistics of a probability distribution over ranks 1..N.
+
+    Parameters
+    ----------
+    p : array_like, shape (N,)
+        p[k-1] = probability of rank k; normalised here if it sums to something else.
+
+    Returns
+    -------
+    SRDStats
+
+    Examples
+    --------
+    All mass at rank 1 discloses log2 N bits; uniform ranks disclose nothing:
+
+    >>> srd_stats([1, 0, 0, 0])
+    SRDStats(mean_d=2.0, idr=1.0, std_d=0.0, max_d=2.0, spread=0.25)
+    >>> srd_stats([1, 1, 1, 1])
+    SRDStats(mean_d=0.0, idr=0.25, std_d=0.0, max_d=0.0, spread=0.0)
+    """
+    q = np.asarray(p, dtype=np.float64).ravel()
+    if q.size < 2 or (q < 0).any() or not np.isfinite(q).all() or q.sum() <= 0:
+        raise VoxMetricsInputError(
+            "a rank distribution needs N >= 2 non-negative finite values with a positive sum."
+        )
+    q = q / q.sum()
+    n = q.size
+    pos = q > 0
+    e = np.log2(n * q[pos])
+    mean_d = float(max(0.0, (q[pos] * e).sum()))
+    std_d = float(np.sqrt(max(0.0, (q[pos] * (e - mean_d) ** 2).sum())))
+    # p_k > 1/N compared as N p_k > 1 so that exactly uniform bins never count
+    spread = float((n * q > 1.0 + 1e-12).sum() / n)
+    return SRDStats(
+        mean_d=mean_d, idr=float(q[0]), std_d=std_d, max_d=float(e.max()), spread=spread
+    )
+
+
+def rank_histogram(ranks: ArrayLike, n_enrolled: int) -> NDArray[np.int64]:
+    """Counts h_k of ranks k = 1..N (index k-1).
+
+    Examples
+    --------
+    >>> rank_histogram([1, 1, 3], 4).tolist()
+    [2, 0, 1, 0]
+    """
+    r = np.asarray(ranks, dtype=np.int64).ravel()
+    if r.size and (r.min() < 1 or r.max() > n_enrolled):
+        raise VoxMetricsInputError(f"ranks must lie in 1..{n_enrolled}.")
+    return np.bincount(r - 1, minlength=n_enrolled).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class SRDResult:
+    """Empirical similarity-rank disclosure of a score matrix."""
+
+    ranks: NDArray[np.int64] = field(repr=False)
+    """Rank of each trial's target, 1..N."""
+    histogram: NDArray[np.int64] = field(repr=False)
+    """h_k, trials at rank k (index k-1)."""
+    stats: SRDStats
+    """MeanD, IdR, StDD, MaxD, Spread of the empirical distribution."""
+
+    @property
+    def n_enrolled(self) -> int:
+        """N."""
+        return int(self.histogram.size)
+
+    @property
+    def n_trials(self) -> int:
+        """T."""
+        return int(self.ranks.size)
+
+    @property
+    def distribution(self) -> NDArray[np.float64]:
+        """p_k = h_k / T."""
+        return self.histogram / self.histogram.sum()
+
+    @property
+    def sparse(self) -> bool:
+        """Fewer than 10 trials per rank bin on average: prefer the fitted model."""
+        return self.n_trials < 10 * self.n_enrolled
+
+    def to_dict(self) -> dict[str, float]:
+        """The ``srd`` block of the JSON contract (design.md)."""
+        return self.stats.to_dict()
+
+
+def srd(scores: ArrayLike, targets: ArrayLike) -> SRDResult:
+    """Target ranks, their histogram and the disclosure statistics of a score matrix.
+
+    Parameters
+    ----------
+    scores : array_like, shape (T, N)
+    targets : array_like of int, shape (T,)
+
+    Returns
+    -------
+    SRDResult
+
+    Examples
+    --------
+    metrics.md section 1 worked example: every trial is at rank 1.
+
+    >>> S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    >>> r = srd(S, [0, 0, 1, 2])
+    >>> r.histogram.tolist(), r.stats.mean_d, r.stats.idr
+    ([4, 0, 0, 0], 2.0, 1.0)
+    """
+    s, t = check_matrix(scores, targets)
+    ranks = target_ranks(s, t)
+    hist = rank_histogram(ranks, s.shape[1])
+    return SRDResult(ranks=_ro(ranks), histogram=_ro(hist), stats=srd_stats(hist))
+
+
+def beta_binomial_pmf(n_enrolled: int, alpha: float, beta: float) -> NDArray[np.float64]:
+    """gamma_k = BetaBinomial(n = N-1, alpha, beta).pmf(k-1) for k = 1..N.
+
+    Examples
+    --------
+    alpha = beta = 1 is the uniform distribution over ranks:
+
+    >>> np.round(beta_binomial_pmf(4, 1.0, 1.0), 6).tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    """
+    k = np.arange(n_enrolled)
+    return betabinom.pmf(k, n_enrolled - 1, alpha, beta)
+
+
+def _loss(loss: Loss, p: NDArray[np.float64], pos: NDArray[np.bool_], log_gamma: np.ndarray):
+    gamma = np.exp(log_gamma)
+    if loss in ("LL", "CLL"):
+        value = -(p[pos] * log_gamma[pos]).sum()
+        if loss == "CLL":
+            value += CLL_PENALTY * (p[0] - gamma[0]) ** 2
+        return value
+    d2 = (p - gamma) ** 2
+    if loss == "MS":
+        return d2.sum()
+    if loss == "WMS":
+        return (p * d2).sum()
+    return (np.exp(-np.arange(1, p.size + 1)) * d2).sum()  # RWMS
+
+
+@dataclass(frozen=True)
+class BetaBinomialFit:
+    """A beta-binomial model of a rank distribution fitted with one loss."""
+
+    loss: Loss
+    """Loss minimised: LL, MS, WMS, RWMS or CLL."""
+    alpha: float
+    """First shape parameter (> 0)."""
+    beta: float
+    """Second shape parameter (> 0)."""
+    loss_value: float
+    """Loss at the optimum."""
+    converged: bool
+    """Whether the optimiser converged to finite parameters; when False, say so, don't use."""
+    message: str
+    """The optimiser's account of how it stopped."""
+    pmf: NDArray[np.float64] = field(repr=False)
+    """gamma_k for k = 1..N."""
+    kl_bits: float
+    """KL(p || gamma) = sum_k p_k log2(p_k / gamma_k), bits (goodness of fit)."""
+    rank1_match: float
+    """|log2(p_1 / gamma_1)| (inf when p_1 = 0)."""
+    stats: SRDStats
+    """MeanD, IdR, StDD, MaxD, Spread of the model."""
+
+    def to_dict(self) -> dict[str, float | str | bool | dict[str, float]]:
+        """JSON-safe dictionary (without the pmf); infinities become None."""
+
+        def finite(v: float) -> float | None:
+            return v if math.isfinite(v) else None
+
+        return {
+            "loss": self.loss,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "loss_value": self.loss_value,
+            "converged": self.converged,
+            "kl_bits": finite(self.kl_bits),
+            "rank1_match": finite(self.rank1_match),
+            **self.stats.to_dict(),
+        }
+
+
+_BOUND = 12.0  # |log alpha|, |log beta| beyond this is treated as divergence
+
+
+def _moment_start(p: NDArray[np.float64]) -> tuple[float, float] | None:
+    n = p.size - 1
+    k = np.arange(p.size)
+    mean = (p * k).sum()
+    var = (p * (k - mean) ** 2).sum()
+    mu = mean / n
+    if not 0 < mu < 1 or n < 2:
+        return None
+    rho = (var / (n * mu * (1 - mu)) - 1) / (n - 1)
+    if not 0 < rho < 1:
+        return None
+    total = 1 / rho - 1
+    return math.log(mu * total), math.log((1 - mu) * total)
+
+
+def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
+    """Fit a beta-binomial model to a rank distribution by minimising one loss.
+
+    Nelder-Mead in (log alpha, log beta) from several starting points (uniform, skewed to low
+    and to high ranks, U-shaped, method of moments); the best optimum wins.
+
+    Parameters
+    ----------
+    p : array_like, shape (N,)
+        Histogram or distribution over ranks 1..N (normalised here).
+    loss : {"LL", "MS", "WMS", "RWMS", "CLL"}
+        metrics.md section 4. CLL = LL + 1e5 (p_1 - gamma_1)^2 (the paper's choice).
+
+    Returns
+    -------
+    BetaBinomialFit
+        ``converged`` is False (and a DegenerateDataWarning is emitted) when no start
+        converged to finite parameters.
+
+    Examples
+    --------
+    >>> fit = fit_beta_binomial(beta_binomial_pmf(50, 0.3, 4.0), loss="LL")
+    >>> round(fit.alpha, 3), round(fit.beta, 3), fit.converged
+    (0.3, 4.0, True)
+    """
+    if loss not in LOSSES:
+        raise VoxMetricsInputError(f"`loss` must be one of {', '.join(LOSSES)}, got {loss!r}.")
+    q = np.asarray(p, dtype=np.float64).ravel()
+    srd_stats(q)  # validates
+    q = q / q.sum()
+    n_enrolled = q.size
+    pos = q > 0
+    k = np.arange(n_enrolled)
+
+    def objective(x: NDArray[np.float64]) -> float:
+        if np.abs(x).max() > _BOUND + 3:
+            return np.inf
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_gamma = betabinom.logpmf(k, n_enrolled - 1, math.exp(x[0]), math.exp(x[1]))
+            value = float(_loss(loss, q, pos, log_gamma))
+        return value if math.isfinite(value) else np.inf
+
+    starts = [(0.0, 0.0), (math.log(0.5), math.log(5.0)), (math.log(5.0), math.log(0.5)),
+              (math.log(0.3), math.log(0.3)), (math.log(0.1), math.log(10.0))]
+    mom = _moment_start(q)
+    if mom is not None:
+        starts.append(mom)
+    best = None
+    for x0 in starts:
+        res = minimize(
+            objective,
+            np.asarray(x0),
+            method="Nelder-Mead",
+            options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000, "maxfev": 8000},
+        )
+        if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
+            best = res
+    ok = best is not None and bool(best.success) and bool(np.abs(best.x).max() < _BOUND)
+    if best is None:
+        raise VoxMetricsInputError("the beta-binomial fit found no finite loss from any start.")
+    alpha, beta = math.exp(best.x[0]), math.exp(best.x[1])
+    gamma = beta_binomial_pmf(n_enrolled, alpha, beta)
+    if not ok:
+        warnings.warn(
+            f"the beta-binomial {loss} fit did not converge ({best.message}; alpha = "
+            f"{alpha:.3g}, beta = {beta:.3g}); do not rely on this model.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    with np.errstate(divide="ignore"):
+        kl = float((q[pos] * np.log2(q[pos] / gamma[pos])).sum())
+        rank1 = abs(math.log2(q[0] / gamma[0])) if q[0] > 0 and gamma[0] > 0 else math.inf
+    return BetaBinomialFit(
+        loss=loss,
+        alpha=alpha,
+        beta=beta,
+        loss_value=float(best.fun),
+        converged=ok,
+        message=str(best.message),
+        pmf=_ro(gamma),
+        kl_bits=kl,
+        rank1_match=rank1,
+        stats=srd_stats(gamma) if gamma.sum() > 0 else srd_stats(np.ones(n_enrolled)),
+    )
+
+
+@dataclass(frozen=True)
+class SpeakerSRD:
+    """Per-speaker rank histograms, their LL fits and mean disclosures (paper 002, fig. 6-7)."""
+
+    speakers: NDArray[np.str_] = field(repr=False)
+    """The S trial speakers, sorted."""
+    histograms: NDArray[np.int64] = field(repr=False)
+    """S x N rank counts."""
+    empirical_mean_d: NDArray[np.float64] = field(repr=False)
+    """MeanD of each speaker's empirical rank distribution."""
+    model_mean_d: NDArray[np.float64] = field(repr=False)
+    """MeanD of each speaker's LL-fitted beta-binomial model (NaN where it did not converge)."""
+    fits: tuple[BetaBinomialFit, ...] = field(repr=False)
+    """The LL fit of each speaker."""
+
+    def to_frame(self):  # pragma: no cover - thin pandas wrapper
+        """One row per speaker: trials, IdR, empirical and model MeanD, alpha, beta."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "speaker": self.speakers,
+                "n_trials": self.histograms.sum(axis=1),
+                "idr": self.histograms[:, 0] / self.histograms.sum(axis=1),
+                "mean_d_empirical": self.empirical_mean_d,
+                "mean_d_model": self.model_mean_d,
+                "alpha": [f.alpha for f in self.fits],
+                "beta": [f.beta for f in self.fits],
+                "converged": [f.converged for f in self.fits],
+            }
+        )
+
+
+def srd_per_speaker(
+    ranks: ArrayLike, speakers: ArrayLike, n_enrolled: int, *, loss: Loss = "LL"
+) -> SpeakerSRD:
+    """Rank histogram, beta-binomial fit and MeanD of each trial speaker.
+
+    Parameters
+    ----------
+    ranks : array_like of int, shape (T,)
+        Target ranks (e.g. ``SRDResult.ranks``).
+    speakers : array_like of str, shape (T,)
+        Speaker of each trial.
+    n_enrolled : int
+        N.
+    loss : Loss, default "LL"
+        The paper recommends LL per speaker (CLL is unstable on sparse histograms).
+    """
+    r = np.asarray(ranks, dtype=np.int64).ravel()
+    spk = np.asarray(speakers).astype(str).ravel()
+    if spk.shape != r.shape:
+        raise VoxMetricsInputError("`ranks` and `speakers` need the same length.")
+    uniq, inverse = np.unique(spk, return_inverse=True)
+    hist = np.zeros((uniq.size, n_enrolled), dtype=np.int64)
+    np.add.at(hist, (inverse, r - 1), 1)
+    fits = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        for h in hist:
+            fits.append(fit_beta_binomial(h, loss=loss))
+    emp = np.array([srd_stats(h).mean_d for h in hist])
+    model = np.array([f.stats.mean_d if f.converged else np.nan for f in fits])
+    return SpeakerSRD(
+        speakers=_ro(uniq),
+        histograms=_ro(hist),
+        empirical_mean_d=_ro(emp),
+        model_mean_d=_ro(model),
+        fits=tuple(fits),
+    )
