@@ -160,7 +160,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="B",
         type=int,
         default=0,
-        help="speaker-level bootstrap replicates for 95%% intervals of the LID aggregates",
+        help="speaker-level bootstrap replicates for 95%% intervals of the LID aggregates and "
+        "of ZEBRA's d_ece and log10_l (default 0: none)",
     )
     ev.add_argument("--seed", type=int, default=0, help="seed of folds and bootstrap (default 0)")
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")

@@ -3,7 +3,8 @@
 The JSON object of one condition follows the command-line contract of design.md: ``n_trials,
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
-statistics) and ``srd_model`` (the CLL beta-binomial fit); later metric families add theirs.
+statistics), ``srd_model`` (the CLL beta-binomial fit) and the ``zebra`` block (d_ece,
+log10_l, tag, odds); later metric families add theirs.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
+from voxmetrics.metrics.zebra import ZebraResult, zebra, zebra_bootstrap
 
 __all__ = [
     "OVERVIEW_COLUMNS",
@@ -56,10 +58,21 @@ class ConditionReport:
     """Similarity rank disclosure: target ranks, histogram, MeanD, IdR, StDD, MaxD, Spread."""
     srd_model: BetaBinomialFit
     """The beta-binomial model of the rank distribution fitted with the CLL loss."""
+    zebra: ZebraResult
+    """ZEBRA: expected (D_ECE) and worst-case (log10 l, tag) disclosure of the pools."""
     lid: LIDResult | None = None
     """LID (None without a dev set or cross-calibration)."""
     lid_intervals: dict[str, BootstrapInterval] | None = None
     """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax (when asked for)."""
+    zebra_intervals: dict[str, BootstrapInterval] | None = None
+    """Speaker-level bootstrap intervals of D_ECE and log10 l (when asked for)."""
+
+    def zebra_block(self) -> dict[str, Any]:
+        """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
+        block: dict[str, Any] = self.zebra.to_dict()
+        if self.zebra_intervals is not None:
+            block["intervals"] = {k: [v.low, v.high] for k, v in self.zebra_intervals.items()}
+        return block
 
     def lid_block(self) -> dict[str, Any] | None:
         """The ``lid`` block of the JSON contract, with how it was calibrated and intervals."""
@@ -91,6 +104,7 @@ class ConditionReport:
             "lid": self.lid_block(),
             "srd": self.srd.to_dict(),
             "srd_model": self.srd_model.to_dict(),
+            "zebra": self.zebra_block(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -128,7 +142,8 @@ def evaluate(
         LID calibration options (None and 0 follow metrics.md; "balanced" and 1 the authors'
         reference code).
     bootstrap : int
-        Replicates of the speaker-level bootstrap of the LID aggregates (0 = none).
+        Replicates of the speaker-level bootstrap of the LID aggregates and of ZEBRA's D_ECE
+        and log10 l (0 = none).
     seed : int
         Seed of the cross-calibration folds and of the bootstrap.
     progress : callable(fraction, message), optional
@@ -165,10 +180,19 @@ def evaluate(
             ddof=lid_ddof,
             seed=seed,
         )
-    intervals = None
-    if lid_result is not None and bootstrap > 0:
-        intervals = lid_bootstrap(
-            lid_result.lid, eval.trial_speakers, n_boot=bootstrap, seed=seed, progress=progress
+    intervals = zebra_intervals = None
+    if bootstrap > 0:
+        if lid_result is not None:
+            intervals = lid_bootstrap(
+                lid_result.lid, eval.trial_speakers, n_boot=bootstrap, seed=seed
+            )
+        zebra_intervals = zebra_bootstrap(
+            eval.scores,
+            eval.targets,
+            eval.trial_speakers,
+            n_boot=bootstrap,
+            seed=seed,
+            progress=progress,
         )
     ranks = srd(eval.scores, eval.targets)
     return ConditionReport(
@@ -179,8 +203,10 @@ def evaluate(
         baseline=baseline_metrics(eval.scores, eval.targets),
         srd=ranks,
         srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
+        zebra=zebra(eval.tar, eval.non),
         lid=lid_result,
         lid_intervals=intervals,
+        zebra_intervals=zebra_intervals,
     )
 
 
@@ -226,6 +252,8 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "lid_max": "LIDmax (bits)",
     "mean_d": "MeanD (bits)",
     "idr": "IdR",
+    "d_ece": "D_ECE (bits)",
+    "zebra_tag": "ZEBRA tag",
 }
 """Overview table columns and their display labels."""
 
@@ -252,6 +280,8 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "lid_max": r.lid.lid_max if r.lid is not None else None,
                 "mean_d": r.srd.stats.mean_d,
                 "idr": r.srd.stats.idr,
+                "d_ece": r.zebra.d_ece,
+                "zebra_tag": r.zebra.tag,
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))

@@ -16,7 +16,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["BootstrapInterval", "lid_bootstrap", "speaker_resample_counts"]
+__all__ = [
+    "BootstrapInterval",
+    "lid_bootstrap",
+    "speaker_bootstrap",
+    "speaker_resample_counts",
+]
 
 Progress = Callable[[float, str], None]
 
@@ -156,3 +161,60 @@ def lid_bootstrap(
         "lid_max": float(values.max()),
     }
     return {k: _interval(estimates[k], reps[k], confidence, n_boot) for k in reps}
+
+
+def speaker_bootstrap(
+    statistic: Callable[[NDArray[np.intp]], dict[str, float]],
+    speakers: ArrayLike,
+    *,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level bootstrap of any statistic of a subset of trials (metrics.md section 7).
+
+    Parameters
+    ----------
+    statistic : callable(trial_indices) -> dict of str to float
+        Recomputes the metric(s) on the trials with these row indices (a trial drawn twice
+        appears twice). Called once with all trials for the estimates, then once per replicate.
+    speakers : array_like of str, shape (T,)
+        Speaker of each trial; a speaker's trials move together.
+    n_boot, confidence, seed, progress :
+        As :func:`lid_bootstrap`.
+
+    Returns
+    -------
+    dict of str to BootstrapInterval
+        One interval per key of ``statistic``'s result.
+
+    Examples
+    --------
+    >>> values = np.array([1.0, 2.0, 3.0, 4.0])
+    >>> ci = speaker_bootstrap(lambda idx: {"mean": float(values[idx].mean())},
+    ...                        ["a", "a", "b", "b"], n_boot=100)
+    >>> ci["mean"].estimate, 1.5 <= ci["mean"].low <= ci["mean"].high <= 3.5
+    (2.5, True)
+    """
+    spk = np.asarray(speakers).astype(str).ravel()
+    if spk.size == 0:
+        raise VoxMetricsInputError("`speakers` is empty.")
+    if n_boot < 1 or not 0 < confidence < 1:
+        raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
+    rng = np.random.default_rng(seed)
+    counts, inverse, s = speaker_resample_counts(spk, n_boot=n_boot, rng=rng)
+    trials_of = np.split(np.argsort(inverse, kind="stable"), np.cumsum(np.bincount(inverse))[:-1])
+    estimates = statistic(np.arange(spk.size))
+    reps = {k: np.empty(n_boot) for k in estimates}
+    step = max(1, n_boot // 100)
+    for b in range(n_boot):
+        idx = np.concatenate([np.tile(trials_of[j], c) for j, c in enumerate(counts[b]) if c])
+        for k, v in statistic(idx).items():
+            reps[k][b] = np.nan if v is None else v
+        if progress is not None and ((b + 1) % step == 0 or b + 1 == n_boot):
+            progress((b + 1) / n_boot, f"Bootstrap {b + 1}/{n_boot}")
+    return {
+        k: _interval(None if v is None else float(v), reps[k], confidence, n_boot)
+        for k, v in estimates.items()
+    }

@@ -19,11 +19,26 @@ __all__ = ["pav_llrs", "rocch"]
 def _sorted_labels(
     tar: NDArray[np.float64], non: NDArray[np.float64]
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-    """Order of the pooled scores (ascending, targets first at ties) and the sorted 0/1 labels."""
-    scores = np.concatenate([tar, non])
-    labels = np.concatenate([np.ones(tar.size), np.zeros(non.size)])
-    order = np.lexsort((labels == 0, scores))
-    return order, labels[order]
+    """Order of the pooled scores (ascending, targets first at ties) and the sorted 0/1 labels.
+
+    Targets come first in the concatenation and the sort is stable, so at equal scores they
+    stay before the non-targets.
+    """
+    order = np.argsort(np.concatenate([tar, non]), kind="stable")
+    return order, (order < tar.size).astype(np.float64)
+
+
+def _sorted_llrs(
+    y: NDArray[np.float64], n_tar: int, n_non: int, *, laplace: bool
+) -> NDArray[np.float64]:
+    """PAV LLRs of sorted labels ``y`` (optionally with Laplace's dummies), in sorted order."""
+    if laplace:
+        y = np.concatenate([[1.0, 0.0], y, [1.0, 0.0]])
+    p = isotonic_regression(y).x
+    if laplace:
+        p = p[2:-2]
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p) - np.log(n_tar / n_non)
 
 
 def pav_llrs(
@@ -56,13 +71,7 @@ def pav_llrs(
     """
     tar, non = check_pools(tar, non)
     order, y = _sorted_labels(tar, non)
-    if laplace:
-        y = np.concatenate([[1.0, 0.0], y, [1.0, 0.0]])
-    p = isotonic_regression(y).x
-    if laplace:
-        p = p[2:-2]
-    with np.errstate(divide="ignore"):
-        llr_sorted = np.log(p) - np.log1p(-p) - np.log(tar.size / non.size)
+    llr_sorted = _sorted_llrs(y, tar.size, non.size, laplace=laplace)
     llr = np.empty_like(llr_sorted)
     llr[order] = llr_sorted
     return llr[: tar.size], llr[tar.size :]
