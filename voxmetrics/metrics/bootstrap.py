@@ -203,7 +203,7 @@ def speaker_bootstrap(
     if n_boot < 1 or not 0 < confidence < 1:
         raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
     rng = np.random.default_rng(seed)
-    counts, inverse, s = speaker_resample_counts(spk, n_boot=n_boot, rng=rng)
+    counts, inverse, _ = speaker_resample_counts(spk, n_boot=n_boot, rng=rng)
     trials_of = np.split(np.argsort(inverse, kind="stable"), np.cumsum(np.bincount(inverse))[:-1])
     estimates = statistic(np.arange(spk.size))
     reps = {k: np.empty(n_boot) for k in estimates}

@@ -243,7 +243,7 @@ def ece_curves(
         if prior_log_odds is None
         else np.asarray(prior_log_odds, dtype=np.float64).ravel()
     )
-    order, y = _sorted_labels(tar, non)
+    _, y = _sorted_labels(tar, non)
     llr = _sorted_llrs(y, tar.size, non.size, laplace=False)
     is_tar = y == 1.0
     zero = np.zeros(1)
