@@ -124,11 +124,24 @@ def _parser() -> argparse.ArgumentParser:
             "Evaluate one condition. EVAL and DEV are score files in any supported format: "
             "long CSV or Parquet (trial_id, trial_speaker, enrol_speaker, score), NPZ (scores, "
             "trial_ids, trial_speakers, enrol_speakers) or Kaldi / VoicePrivacy scores "
-            "(enrol_id trial_id score) with their key file. Prints one JSON object. Exit "
+            "(enrol_id trial_id score) with their key file. Instead of EVAL, --embeddings "
+            "scores utterance embeddings (cosine against enrolment profiles; a dev split, if "
+            "present, calibrates LID) and adds singling out. Prints one JSON object. Exit "
             "status: 0 success, 1 a --fail-on condition holds, 2 bad input."
         ),
     )
-    ev.add_argument("eval", metavar="EVAL", help="score file of the evaluated (eval) set")
+    ev.add_argument(
+        "eval", metavar="EVAL", nargs="?", help="score file of the evaluated (eval) set"
+    )
+    ev.add_argument(
+        "--embeddings",
+        metavar="EMB",
+        help="utterance embeddings (NPZ/NPY with --metadata, or Parquet) instead of EVAL",
+    )
+    ev.add_argument("--metadata", metavar="META", help="metadata CSV of --embeddings")
+    ev.add_argument(
+        "--split", choices=["eval", "dev"], default="eval", help="split of --embeddings to score"
+    )
     ev.add_argument(
         "--trials",
         metavar="KEY",
@@ -172,12 +185,38 @@ def _parser() -> argparse.ArgumentParser:
         help='exit with status 1 when this holds, e.g. "eer < 0.45 or linkability > 0.1"',
     )
 
+    sim = sub.add_parser(
+        "similarity",
+        help="voice similarity matrices, DeID and G_VD of original vs anonymised embeddings",
+        description=(
+            "Speaker-level voice similarity matrices (original-original, original-anonymised, "
+            "anonymised-anonymised) over all utterances of one split, De-Identification and "
+            "gain of voice distinctiveness (VoicePrivacy 2022). The anonymised utterances keep "
+            "their originals' utt_id. Prints one JSON object: deid, g_vd, d_diag_oo, "
+            "d_diag_oa, d_diag_aa."
+        ),
+    )
+    sim.add_argument("--original", metavar="EMB_O", required=True, help="original embeddings")
+    sim.add_argument(
+        "--anonymised", metavar="EMB_A", required=True, help="anonymised embeddings"
+    )
+    sim.add_argument("--metadata", metavar="META", help="metadata CSV shared by both sets")
+    sim.add_argument(
+        "--calibration",
+        choices=["pav", "raw"],
+        default="pav",
+        help="LLRs from PAV + Laplace of the pair scores (VPC 2022, default) or raw scores",
+    )
+    sim.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
+    sim.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
+
     demo = sub.add_parser(
         "demo",
         help="write the built-in demo study to score files",
         description=(
             "Write the dev and eval score files of every demo condition (see voxmetrics.synth) "
-            "to OUTDIR, in one or all formats, for trying the evaluate command."
+            "to OUTDIR, in one or all formats, and its utterance embeddings, for trying the "
+            "evaluate and similarity commands."
         ),
     )
     demo.add_argument("outdir", metavar="OUTDIR", help="folder to write into (created)")
@@ -188,6 +227,12 @@ def _parser() -> argparse.ArgumentParser:
         help="score file format (default: all)",
     )
     demo.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
+    demo.add_argument(
+        "--no-embeddings",
+        dest="embeddings",
+        action="store_false",
+        help="skip the utterance embeddings (<name>_embeddings.npz + .csv metadata)",
+    )
     return parser
 
 
@@ -200,11 +245,35 @@ def _read(path: str, key: str | None, fmt: str) -> Any:
     return read_scores(path, trials=key, format=fmt)  # type: ignore[arg-type]
 
 
+def _read_embeddings(path: str, metadata: str | None) -> Any:
+    from voxmetrics.data.readers import read_embeddings
+
+    for p in (path, metadata):
+        if p is not None and not Path(p).is_file():
+            raise VoxMetricsInputError(f"{p}: no such file.")
+    return read_embeddings(path, metadata=metadata)
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from voxmetrics.report import evaluate, report_html
 
-    eval_sm = _read(args.eval, args.trials, args.format)
-    dev_sm = _read(args.dev, args.dev_trials, args.format) if args.dev else None
+    embeddings = None
+    if args.embeddings:
+        if args.eval:
+            raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
+        embeddings = _read_embeddings(args.embeddings, args.metadata)
+        eval_sm = embeddings.score_matrix(args.split)
+        use_dev = args.split == "eval" and "dev" in embeddings.splits() and not args.dev
+        dev_sm = embeddings.score_matrix("dev") if use_dev else None
+    elif args.eval:
+        if args.metadata:
+            raise VoxMetricsInputError("--metadata goes with --embeddings.")
+        eval_sm = _read(args.eval, args.trials, args.format)
+        dev_sm = None
+    else:
+        raise VoxMetricsInputError("give a score file EVAL or --embeddings EMB.")
+    if args.dev:
+        dev_sm = _read(args.dev, args.dev_trials, args.format)
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
@@ -213,12 +282,14 @@ def _evaluate(args: argparse.Namespace) -> int:
     report = evaluate(
         eval_sm,
         dev=dev_sm,
-        name=Path(args.eval).stem,
+        name=Path(args.eval or args.embeddings).stem,
         cross_calibrate=None if dev_sm is not None else args.cross_calibrate,
         lid_class_weight="balanced" if reference else None,
         lid_ddof=1 if reference else 0,
         bootstrap=args.bootstrap,
         seed=args.seed,
+        embeddings=embeddings,
+        split=args.split,
     )
     result = report.to_dict()
     text = json.dumps(result, indent=2)
@@ -235,8 +306,23 @@ def _evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _similarity(args: argparse.Namespace) -> int:
+    from voxmetrics.metrics.similarity import voice_similarity
+
+    original = _read_embeddings(args.original, args.metadata)
+    anonymised = _read_embeddings(args.anonymised, args.metadata)
+    result = voice_similarity(
+        original, anonymised, split=args.split, calibration=args.calibration
+    )
+    text = json.dumps(result.to_dict(), indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
-    from voxmetrics.data.writers import write_scores
+    from voxmetrics.data.writers import write_embeddings, write_scores
     from voxmetrics.synth import demo_study
 
     out = Path(args.outdir)
@@ -249,6 +335,10 @@ def _demo(args: argparse.Namespace) -> int:
             for fmt in formats:
                 path = out / f"{cond.name}_{split}{suffix[fmt]}"
                 written += write_scores(sm, path, format=fmt)  # type: ignore[arg-type]
+        if args.embeddings and cond.embeddings is not None:
+            written += write_embeddings(
+                cond.embeddings, out / f"{cond.name}_embeddings", format="npz"
+            )
     for p in written:
         print(p)
     return EXIT_OK
@@ -260,7 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            status = _evaluate(args) if args.command == "evaluate" else _demo(args)
+            command = {"evaluate": _evaluate, "similarity": _similarity, "demo": _demo}
+            status = command[args.command](args)
         except VoxMetricsInputError as exc:
             print(f"voxmetrics: error: {exc}", file=sys.stderr)
             status = EXIT_BAD_INPUT

@@ -3,8 +3,9 @@
 The JSON object of one condition follows the command-line contract of design.md: ``n_trials,
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
-statistics), ``srd_model`` (the CLL beta-binomial fit) and the ``zebra`` block (d_ece,
-log10_l, tag, odds); later metric families add theirs.
+statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
+log10_l, tag, odds), ``linkability_vs_n`` and ``singling_out`` (null without embeddings);
+later metric families add theirs.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -19,10 +21,17 @@ from typing import Any
 import pandas as pd
 
 from voxmetrics._version import __version__
-from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.legal import (
+    LinkabilityCurve,
+    SinglingOutResult,
+    linkability_curve,
+    singling_out_embeddings,
+)
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.zebra import ZebraResult, zebra, zebra_bootstrap
@@ -60,6 +69,10 @@ class ConditionReport:
     """The beta-binomial model of the rank distribution fitted with the CLL loss."""
     zebra: ZebraResult
     """ZEBRA: expected (D_ECE) and worst-case (log10 l, tag) disclosure of the pools."""
+    linkability_curve: LinkabilityCurve
+    """Linkability against N' enrolled candidates (exact expectation)."""
+    singling_out: SinglingOutResult | None = None
+    """Singling out (needs utterance embeddings with several trials per speaker)."""
     lid: LIDResult | None = None
     """LID (None without a dev set or cross-calibration)."""
     lid_intervals: dict[str, BootstrapInterval] | None = None
@@ -105,6 +118,8 @@ class ConditionReport:
             "srd": self.srd.to_dict(),
             "srd_model": self.srd_model.to_dict(),
             "zebra": self.zebra_block(),
+            "linkability_vs_n": self.linkability_curve.to_list(),
+            "singling_out": None if self.singling_out is None else self.singling_out.to_dict(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -124,6 +139,8 @@ def evaluate(
     bootstrap: int = 0,
     seed: int = 0,
     progress: Progress | None = None,
+    embeddings: EmbeddingSet | None = None,
+    split: str = "eval",
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -148,6 +165,10 @@ def evaluate(
         Seed of the cross-calibration folds and of the bootstrap.
     progress : callable(fraction, message), optional
         Progress of the bootstrap.
+    embeddings : EmbeddingSet, optional
+        The utterance embeddings behind ``eval``; adds singling out (on ``split``).
+    split : str
+        Split of ``embeddings`` that ``eval`` was scored from.
 
     Returns
     -------
@@ -204,10 +225,22 @@ def evaluate(
         srd=ranks,
         srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
         zebra=zebra(eval.tar, eval.non),
+        linkability_curve=linkability_curve(eval.scores, eval.targets),
+        singling_out=_singling_out(embeddings, split),
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
     )
+
+
+def _singling_out(embeddings: EmbeddingSet | None, split: str) -> SinglingOutResult | None:
+    if embeddings is None:
+        return None
+    try:
+        return singling_out_embeddings(embeddings, split=split)
+    except VoxMetricsInputError as exc:
+        warnings.warn(f"singling out skipped: {exc}", DegenerateDataWarning, stacklevel=3)
+        return None
 
 
 def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
@@ -220,6 +253,7 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
         dev=condition.dev,
         name=condition.name,
         attacker=condition.attacker,
+        embeddings=condition.embeddings,
         **options,
     )
 
@@ -254,6 +288,7 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "idr": "IdR",
     "d_ece": "D_ECE (bits)",
     "zebra_tag": "ZEBRA tag",
+    "singling_out": "Singling out",
 }
 """Overview table columns and their display labels."""
 
@@ -282,6 +317,7 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "idr": r.srd.stats.idr,
                 "d_ece": r.zebra.d_ece,
                 "zebra_tag": r.zebra.tag,
+                "singling_out": None if r.singling_out is None else r.singling_out.value,
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
