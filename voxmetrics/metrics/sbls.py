@@ -1,0 +1,444 @@
+"""SBLS: Soft Biometric Leakage Score (paper 003; shared/docs/sbls.md).
+
+Three protection components in [0, 1] (1 = no measurable leakage): attribute inference
+P_attr (permutation-aligned one-vs-rest AUC, or balanced accuracy for hard predictions),
+systematic linkage P_assoc (normalised mutual information of true and aligned predicted
+classes) and subgroup protection P_subgroup (joint recovery rate of attribute intersections);
+SBLS is their weighted sum. Parts marked "reconstructed" in sbls.md are parameters here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import linear_sum_assignment
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+from voxmetrics.errors import VoxMetricsInputError
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "AttributeLeakage",
+    "AttributePrediction",
+    "SBLSResult",
+    "SubgroupRow",
+    "builtin_attacker",
+    "sbls",
+]
+
+DEFAULT_WEIGHTS: tuple[float, float, float] = (0.4, 0.4, 0.2)
+"""(w_attr, w_assoc, w_sub): reproduce paper 003's Table 3 (sbls.md section 4)."""
+DEFAULT_LAMBDA = 0.7
+"""Weight of the worst case in P_subgroup (the authors' value)."""
+DEFAULT_MIN_GROUP_SIZE = 30
+"""Smallest subgroup used (the paper's value is not recoverable)."""
+
+
+@dataclass(frozen=True)
+class AttributePrediction:
+    """An attacker's output for one attribute: soft class scores or hard predictions."""
+
+    classes: tuple[str, ...]
+    """The attacker's class labels: the columns of ``scores`` (or the values it predicts)."""
+    scores: NDArray[np.float64] | None = field(default=None, repr=False)
+    """n x K class scores (higher = more likely), or None for hard predictions."""
+    predicted: NDArray[np.str_] | None = field(default=None, repr=False)
+    """n hard predictions, used when ``scores`` is None."""
+
+
+@dataclass(frozen=True)
+class AttributeLeakage:
+    """Leakage of one attribute, with every intermediate (sbls.md sections 1-2)."""
+
+    name: str
+    """Attribute name."""
+    classes: tuple[str, ...]
+    """True classes, sorted; rows of the matrices."""
+    auc_matrix: NDArray[np.float64] | None = field(repr=False)
+    """K x K one-vs-rest AUC of true class c using score column c' (None for hard input)."""
+    permutation: tuple[int, ...]
+    """pi(c): the attacker column aligned with true class c (Hungarian assignment)."""
+    auc: float | None
+    """Aligned AUC, mean_c AUC[c, pi(c)] (None for hard input)."""
+    balanced_accuracy: float
+    """Balanced accuracy of the aligned hard predictions."""
+    leakage: float
+    """L_a in [0, 1]: from the AUC (soft) or the balanced accuracy (hard)."""
+    nmi: float
+    """I(Y; Y_hat) / ln K from the confusion matrix."""
+    confusion: NDArray[np.int64] = field(repr=False)
+    """K x K counts: true class (rows) x aligned predicted class (columns)."""
+    predicted: NDArray[np.str_] = field(repr=False)
+    """Aligned hard prediction of every utterance, in true-class labels."""
+
+
+@dataclass(frozen=True)
+class SubgroupRow:
+    """One subgroup of the breakdown."""
+
+    attribute: str
+    """The attribute whose leakage is measured, or "all" for the joint recovery rate."""
+    group: str
+    """The subgroup, e.g. "sex=F & age_group=18-35"."""
+    n: int
+    """Utterances in the subgroup."""
+    auc: float | None
+    """Aligned AUC of ``attribute`` within the subgroup (None when undefined)."""
+    leakage: float | None
+    """Leakage of ``attribute`` in the subgroup; for "all", L_g, the joint recovery rate."""
+    accuracy: float | None
+    """Accuracy of the aligned predictions of ``attribute`` (or all attributes) in it."""
+    used: bool
+    """False when n < min_group_size (skipped)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary."""
+        return {
+            "attribute": self.attribute,
+            "group": self.group,
+            "n": self.n,
+            "auc": self.auc,
+            "leakage": self.leakage,
+            "accuracy": self.accuracy,
+            "used": self.used,
+        }
+
+
+@dataclass(frozen=True)
+class SBLSResult:
+    """SBLS, its components and every intermediate."""
+
+    attributes: tuple[AttributeLeakage, ...]
+    """Per-attribute leakage."""
+    subgroups: tuple[SubgroupRow, ...]
+    """Per-(attribute, subgroup) rows (subgroups of the other attributes' values) and the
+    joint-recovery rows of the full intersections (attribute "all")."""
+    p_attr: float
+    """1 - mean_a L_a."""
+    p_assoc: float
+    """1 - mean_a NMI_a."""
+    p_subgroup: float | None
+    """Subgroup protection (None when no intersection reaches the minimum size)."""
+    sbls: float | None
+    """w_attr P_attr + w_assoc P_assoc + w_sub P_subgroup (higher = more protection)."""
+    weights: tuple[float, float, float]
+    """(w_attr, w_assoc, w_sub)."""
+    subgroup_lambda: float
+    """lambda of P_subgroup."""
+    min_group_size: int
+    """Smallest subgroup used."""
+    attacker: str = "uploaded predictions"
+    """Who produced the predictions."""
+
+    @property
+    def skipped(self) -> tuple[SubgroupRow, ...]:
+        """Subgroups below the minimum size."""
+        return tuple(r for r in self.subgroups if not r.used)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``python -m voxmetrics sbls``."""
+        return {
+            "sbls": self.sbls,
+            "p_attr": self.p_attr,
+            "p_assoc": self.p_assoc,
+            "p_subgroup": self.p_subgroup,
+            "attacker": self.attacker,
+            "weights": list(self.weights),
+            "lambda": self.subgroup_lambda,
+            "min_group_size": self.min_group_size,
+            "attributes": {
+                a.name: {
+                    "auc": a.auc,
+                    "balanced_accuracy": a.balanced_accuracy,
+                    "leakage": a.leakage,
+                    "nmi": a.nmi,
+                }
+                for a in self.attributes
+            },
+            "subgroups": [r.to_dict() for r in self.subgroups],
+        }
+
+
+def _clip01(x: float) -> float:
+    return float(min(1.0, max(0.0, x)))
+
+
+def _auc_matrix(y: NDArray[np.str_], classes: Sequence[str], scores: NDArray) -> NDArray:
+    out = np.full((len(classes), scores.shape[1]), 0.5)
+    for c, label in enumerate(classes):
+        positive = y == label
+        if positive.all() or not positive.any():
+            continue  # AUC undefined for this class here: counts as chance
+        for k in range(scores.shape[1]):
+            out[c, k] = roc_auc_score(positive, scores[:, k])
+    return out
+
+
+def _nmi(confusion: NDArray[np.int64]) -> float:
+    k = confusion.shape[0]
+    n = confusion.sum()
+    if n == 0 or k < 2:
+        return 0.0
+    p = confusion / n
+    px, py = p.sum(axis=1, keepdims=True), p.sum(axis=0, keepdims=True)
+    nz = p > 0
+    mi = float((p[nz] * np.log(p[nz] / (px @ py)[nz])).sum())
+    return _clip01(mi / math.log(k))
+
+
+def _align(
+    name: str, y: NDArray[np.str_], classes: tuple[str, ...], pred: AttributePrediction
+) -> AttributeLeakage:
+    k = len(classes)
+    if pred.scores is not None:
+        scores = np.asarray(pred.scores, dtype=np.float64)
+        if scores.shape != (y.size, len(pred.classes)) or len(pred.classes) != k:
+            raise VoxMetricsInputError(
+                f"attribute '{name}': the attacker gives {len(pred.classes)} class scores "
+                f"({', '.join(pred.classes)}) but the true labels have {k} classes "
+                f"({', '.join(classes)}); give one score column per class."
+            )
+        auc = _auc_matrix(y, classes, scores)
+        _, perm = linear_sum_assignment(-auc)
+        aligned_auc = float(auc[np.arange(k), perm].mean())
+        # aligned prediction: the true class whose assigned column scores highest
+        predicted_idx = np.argmax(scores[:, perm], axis=1)
+    else:
+        if pred.predicted is None:
+            raise VoxMetricsInputError(f"attribute '{name}': no scores and no predictions.")
+        hard = np.asarray(pred.predicted).astype(str)
+        attacker_classes = np.array(sorted(set(pred.classes) | set(hard.tolist())))
+        raw = np.zeros((k, attacker_classes.size))
+        yi = np.searchsorted(np.array(classes), y)
+        np.add.at(raw, (yi, np.searchsorted(attacker_classes, hard)), 1.0)
+        recall = raw / np.maximum(raw.sum(axis=1, keepdims=True), 1.0)
+        rows, cols = linear_sum_assignment(-recall)
+        perm = np.full(k, -1)
+        perm[rows] = cols
+        to_true = {int(c): int(r) for r, c in zip(rows, cols, strict=True)}
+        col_of = np.searchsorted(attacker_classes, hard)
+        # a predicted class left unassigned (more attacker classes than true) is always wrong
+        predicted_idx = np.array([to_true.get(int(c), -1) for c in col_of])
+        auc, aligned_auc = None, None
+    yi = np.searchsorted(np.array(classes), y)
+    confusion = np.zeros((k, k), dtype=np.int64)
+    ok = predicted_idx >= 0
+    np.add.at(confusion, (yi[ok], predicted_idx[ok]), 1)
+    per_class = confusion.diagonal() / np.maximum(np.bincount(yi, minlength=k), 1)
+    present = np.bincount(yi, minlength=k) > 0
+    ba = float(per_class[present].mean())
+    if aligned_auc is not None:
+        leakage = _clip01((aligned_auc - 0.5) / 0.5)
+    else:
+        leakage = _clip01((ba - 1.0 / k) / (1.0 - 1.0 / k))
+    predicted = np.where(ok, np.array(classes)[np.clip(predicted_idx, 0, k - 1)], "")
+    return AttributeLeakage(
+        name=name,
+        classes=classes,
+        auc_matrix=auc,
+        permutation=tuple(int(p) for p in perm),
+        auc=aligned_auc,
+        balanced_accuracy=ba,
+        leakage=leakage,
+        nmi=_nmi(confusion),
+        confusion=confusion,
+        predicted=predicted,
+    )
+
+
+def sbls(
+    labels: Mapping[str, ArrayLike],
+    predictions: Mapping[str, AttributePrediction],
+    *,
+    weights: Sequence[float] = DEFAULT_WEIGHTS,
+    subgroup_lambda: float = DEFAULT_LAMBDA,
+    min_group_size: int = DEFAULT_MIN_GROUP_SIZE,
+    attacker: str = "uploaded predictions",
+) -> SBLSResult:
+    """Soft Biometric Leakage Score of an attacker's predictions (sbls.md).
+
+    Parameters
+    ----------
+    labels : mapping of attribute name to array_like of str, shape (n,)
+        True labels of each utterance.
+    predictions : mapping of attribute name to AttributePrediction
+        The attacker's scores (or hard predictions) for the same utterances, same order.
+    weights : (w_attr, w_assoc, w_sub)
+        Default (0.4, 0.4, 0.2) (sbls.md section 4).
+    subgroup_lambda : float
+        lambda of P_subgroup, default 0.7.
+    min_group_size : int
+        Subgroups with fewer utterances are skipped and listed, default 30.
+    attacker : str
+        Label of the attacker, carried into the result.
+
+    Returns
+    -------
+    SBLSResult
+
+    Examples
+    --------
+    A perfect attacker on balanced classes leaves no protection:
+
+    >>> y = np.array(["F", "M"] * 20)
+    >>> pred = AttributePrediction(("F", "M"), scores=np.c_[y == "F", y == "M"].astype(float))
+    >>> r = sbls({"sex": y}, {"sex": pred}, min_group_size=5)
+    >>> r.p_attr, r.p_assoc, r.p_subgroup, r.sbls
+    (0.0, 0.0, 0.0, 0.0)
+    """
+    w = tuple(float(x) for x in weights)
+    if len(w) != 3 or any(x < 0 for x in w) or not math.isclose(sum(w), 1.0, abs_tol=1e-9):
+        raise VoxMetricsInputError(
+            f"`weights` must be three non-negative numbers summing to 1, got {list(weights)}."
+        )
+    if not 0.0 <= subgroup_lambda <= 1.0:
+        raise VoxMetricsInputError(f"`subgroup_lambda` must lie in [0, 1], got {subgroup_lambda}.")
+    if min_group_size < 1:
+        raise VoxMetricsInputError("`min_group_size` must be >= 1.")
+    names = list(labels)
+    if not names:
+        raise VoxMetricsInputError("SBLS needs at least one attribute.")
+    missing = [a for a in names if a not in predictions]
+    if missing:
+        raise VoxMetricsInputError(
+            f"no attacker predictions for attribute(s) {', '.join(missing)}; give scores or "
+            "predictions for every attribute, or drop it."
+        )
+    ys = {a: np.asarray(labels[a]).astype(str).ravel() for a in names}
+    n = ys[names[0]].size
+    if any(y.size != n for y in ys.values()) or n == 0:
+        raise VoxMetricsInputError("every attribute needs one true label per utterance.")
+    leaks = []
+    for a in names:
+        classes = tuple(sorted(set(ys[a].tolist())))
+        if len(classes) < 2:
+            raise VoxMetricsInputError(
+                f"attribute '{a}' has a single class ({classes[0]}) in the data; leakage needs "
+                "at least two."
+            )
+        leaks.append(_align(a, ys[a], classes, predictions[a]))
+    p_attr = 1.0 - float(np.mean([a.leakage for a in leaks]))
+    p_assoc = 1.0 - float(np.mean([a.nmi for a in leaks]))
+
+    rows: list[SubgroupRow] = []
+    # per-(attribute, subgroup): leakage of attribute a within each subgroup of the others
+    for a_idx, a in enumerate(names):
+        others = [o for o in names if o != a]
+        for values in _groups(ys, others):
+            mask = np.ones(n, dtype=bool)
+            for o, v in zip(others, values, strict=True):
+                mask &= ys[o] == v
+            size = int(mask.sum())
+            if size == 0:
+                continue
+            label = " & ".join(f"{o}={v}" for o, v in zip(others, values, strict=True)) or "all"
+            lk = leaks[a_idx]
+            sub = _subgroup_attribute(a, ys[a][mask], lk, predictions[a], mask)
+            rows.append(
+                SubgroupRow(a, label, size, sub[0], sub[1], sub[2], size >= min_group_size)
+            )
+    # joint recovery rate L_g of each intersection of all attributes (P_subgroup)
+    recovery = []
+    for values in _groups(ys, names):
+        mask = np.ones(n, dtype=bool)
+        for a, v in zip(names, values, strict=True):
+            mask &= ys[a] == v
+        size = int(mask.sum())
+        if size == 0:
+            continue
+        hit = np.ones(size, dtype=bool)
+        for lk, v in zip(leaks, values, strict=True):
+            hit &= lk.predicted[mask] == v
+        rate = float(hit.mean())
+        used = size >= min_group_size
+        label = " & ".join(f"{a}={v}" for a, v in zip(names, values, strict=True))
+        rows.append(SubgroupRow("all", label, size, None, rate, rate, used))
+        if used:
+            recovery.append(rate)
+    p_sub = None
+    if recovery:
+        prot = 1.0 - np.asarray(recovery)
+        ratio = float(prot.min() / prot.max()) if prot.max() > 0 else 0.0
+        p_sub = subgroup_lambda * float(1.0 - max(recovery)) + (1.0 - subgroup_lambda) * ratio
+    score = None if p_sub is None else w[0] * p_attr + w[1] * p_assoc + w[2] * p_sub
+    return SBLSResult(
+        attributes=tuple(leaks),
+        subgroups=tuple(rows),
+        p_attr=p_attr,
+        p_assoc=p_assoc,
+        p_subgroup=p_sub,
+        sbls=score,
+        weights=w,
+        subgroup_lambda=float(subgroup_lambda),
+        min_group_size=int(min_group_size),
+        attacker=attacker,
+    )
+
+
+def _groups(ys: Mapping[str, NDArray], names: Sequence[str]) -> list[tuple[str, ...]]:
+    if not names:
+        return [()]
+    return list(itertools.product(*(sorted(set(ys[a].tolist())) for a in names)))
+
+
+def _subgroup_attribute(
+    name: str,
+    y: NDArray[np.str_],
+    lk: AttributeLeakage,
+    pred: AttributePrediction,
+    mask: NDArray[np.bool_],
+) -> tuple[float | None, float | None, float]:
+    """(aligned AUC, leakage, accuracy) of one attribute within a subgroup of the others."""
+    accuracy = float((lk.predicted[mask] == y).mean())
+    classes = lk.classes
+    present = [c for c in classes if (y == c).any()]
+    if len(present) < 2:
+        return None, None, accuracy
+    if pred.scores is not None:
+        scores = np.asarray(pred.scores, dtype=np.float64)[mask]
+        aucs = [
+            roc_auc_score(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present
+        ]
+        auc = float(np.mean(aucs))
+        return auc, _clip01((auc - 0.5) / 0.5), accuracy
+    recalls = [float((lk.predicted[mask][y == c] == c).mean()) for c in present]
+    k = len(present)
+    return None, _clip01((float(np.mean(recalls)) - 1.0 / k) / (1.0 - 1.0 / k)), accuracy
+
+
+def builtin_attacker(
+    train_embeddings: ArrayLike,
+    train_labels: Mapping[str, ArrayLike],
+    test_embeddings: ArrayLike,
+    *,
+    seed: int = 0,
+) -> dict[str, AttributePrediction]:
+    """VoxMetrics' attacker (sbls.md section 5): a logistic regression per attribute.
+
+    Trained on ``train_embeddings`` (original dev embeddings for an ignorant attacker, or
+    anonymised dev embeddings for an informed one; L2-normalised) and applied to
+    ``test_embeddings``; returns class probabilities.
+    """
+    xtr = np.asarray(train_embeddings, dtype=np.float64)
+    xte = np.asarray(test_embeddings, dtype=np.float64)
+    xtr = xtr / np.linalg.norm(xtr, axis=1, keepdims=True)
+    xte = xte / np.linalg.norm(xte, axis=1, keepdims=True)
+    out = {}
+    for name, y in train_labels.items():
+        yy = np.asarray(y).astype(str)
+        if np.unique(yy).size < 2:
+            raise VoxMetricsInputError(
+                f"the attacker cannot learn attribute '{name}': its training data has one class."
+            )
+        model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr, yy)
+        out[name] = AttributePrediction(
+            classes=tuple(str(c) for c in model.classes_), scores=model.predict_proba(xte)
+        )
+    return out
