@@ -86,7 +86,7 @@ def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
         return _lookup(node, result, expr)
     raise VoxMetricsInputError(
         f"--fail-on '{expr}': unsupported expression; write comparisons of metric names and "
-        "numbers joined by and / or / not, e.g. \"lid.lid_max > 1.0 or eer < 0.45\"."
+        'numbers joined by and / or / not, e.g. "lid.lid_max > 1.0 or eer < 0.45".'
     )
 
 
@@ -197,9 +197,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     sim.add_argument("--original", metavar="EMB_O", required=True, help="original embeddings")
-    sim.add_argument(
-        "--anonymised", metavar="EMB_A", required=True, help="anonymised embeddings"
-    )
+    sim.add_argument("--anonymised", metavar="EMB_A", required=True, help="anonymised embeddings")
     sim.add_argument("--metadata", metavar="META", help="metadata CSV shared by both sets")
     sim.add_argument(
         "--calibration",
@@ -209,6 +207,38 @@ def _parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
     sim.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
+
+    sb = sub.add_parser(
+        "sbls",
+        help="soft-biometric leakage score of an attacker's attribute predictions",
+        description=(
+            "Soft Biometric Leakage Score (paper 003, shared/docs/sbls.md): attribute "
+            "inference, systematic linkage and subgroup protection, each in [0, 1] with 1 = no "
+            "leakage. The attacker is an uploaded predictions file (utt_id, attribute, class, "
+            "score or utt_id, attribute, predicted) or the built-in logistic regression on "
+            "--embeddings, trained on the dev split of the original (--original) or anonymised "
+            "embeddings. True labels are the metadata's attribute columns."
+        ),
+    )
+    sb.add_argument("--metadata", metavar="META", required=True, help="metadata CSV")
+    sb_src = sb.add_mutually_exclusive_group(required=True)
+    sb_src.add_argument("--predictions", metavar="PRED", help="attacker predictions CSV")
+    sb_src.add_argument("--embeddings", metavar="EMB", help="anonymised embeddings")
+    sb.add_argument(
+        "--attacker",
+        choices=["original", "anonymised"],
+        default="original",
+        help="built-in attacker trained on original (needs --original) or anonymised dev "
+        "embeddings (default original)",
+    )
+    sb.add_argument("--original", metavar="EMB_O", help="original embeddings (same metadata)")
+    sb.add_argument("--split", choices=["eval", "dev"], default="eval", help="split attacked")
+    sb.add_argument("--lambda", dest="lam", type=float, default=0.7, help="P_subgroup lambda")
+    sb.add_argument(
+        "--weights", default="0.4,0.4,0.2", help="w_attr,w_assoc,w_sub (default 0.4,0.4,0.2)"
+    )
+    sb.add_argument("--min-group-size", type=int, default=30, help="smallest subgroup used")
+    sb.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     demo = sub.add_parser(
         "demo",
@@ -311,9 +341,50 @@ def _similarity(args: argparse.Namespace) -> int:
 
     original = _read_embeddings(args.original, args.metadata)
     anonymised = _read_embeddings(args.anonymised, args.metadata)
-    result = voice_similarity(
-        original, anonymised, split=args.split, calibration=args.calibration
-    )
+    result = voice_similarity(original, anonymised, split=args.split, calibration=args.calibration)
+    text = json.dumps(result.to_dict(), indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
+def _sbls(args: argparse.Namespace) -> int:
+    from voxmetrics.data.predictions import join_predictions
+    from voxmetrics.data.readers import read_table
+    from voxmetrics.metrics.sbls import attribute_columns, sbls, sbls_embeddings
+
+    try:
+        weights = tuple(float(w) for w in args.weights.split(","))
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"--weights '{args.weights}': give three numbers separated by commas."
+        ) from None
+    options = {
+        "weights": weights,
+        "subgroup_lambda": args.lam,
+        "min_group_size": args.min_group_size,
+    }
+    if args.predictions:
+        for p in (args.metadata, args.predictions):
+            if not Path(p).is_file():
+                raise VoxMetricsInputError(f"{p}: no such file.")
+        meta = read_table(args.metadata)
+        if "utt_id" not in meta.columns:
+            raise VoxMetricsInputError(f"{args.metadata}: the metadata needs a utt_id column.")
+        if "split" in meta.columns:
+            meta = meta[meta["split"].astype(str) == args.split]
+        names = attribute_columns(meta)
+        utt = meta["utt_id"].astype(str).to_numpy()
+        predictions = join_predictions(args.predictions, utt, names, name=args.predictions)
+        names = [a for a in names if a in predictions]
+        result = sbls({a: meta[a].to_numpy() for a in names}, predictions, **options)
+    else:
+        anonymised = _read_embeddings(args.embeddings, args.metadata)
+        original = _read_embeddings(args.original, args.metadata) if args.original else None
+        result = sbls_embeddings(
+            anonymised, original=original, attacker=args.attacker, split=args.split, **options
+        )
     text = json.dumps(result.to_dict(), indent=2)
     print(text)
     if args.json:
@@ -350,7 +421,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            command = {"evaluate": _evaluate, "similarity": _similarity, "demo": _demo}
+            command = {
+                "evaluate": _evaluate,
+                "similarity": _similarity,
+                "sbls": _sbls,
+                "demo": _demo,
+            }
             status = command[args.command](args)
         except VoxMetricsInputError as exc:
             print(f"voxmetrics: error: {exc}", file=sys.stderr)

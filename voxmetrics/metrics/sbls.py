@@ -13,7 +13,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -21,16 +21,22 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
+from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
+    "DEFAULT_LAMBDA",
+    "DEFAULT_MIN_GROUP_SIZE",
     "DEFAULT_WEIGHTS",
     "AttributeLeakage",
     "AttributePrediction",
     "SBLSResult",
     "SubgroupRow",
+    "attribute_columns",
     "builtin_attacker",
     "sbls",
+    "sbls_embeddings",
 ]
 
 DEFAULT_WEIGHTS: tuple[float, float, float] = (0.4, 0.4, 0.2)
@@ -39,18 +45,6 @@ DEFAULT_LAMBDA = 0.7
 """Weight of the worst case in P_subgroup (the authors' value)."""
 DEFAULT_MIN_GROUP_SIZE = 30
 """Smallest subgroup used (the paper's value is not recoverable)."""
-
-
-@dataclass(frozen=True)
-class AttributePrediction:
-    """An attacker's output for one attribute: soft class scores or hard predictions."""
-
-    classes: tuple[str, ...]
-    """The attacker's class labels: the columns of ``scores`` (or the values it predicts)."""
-    scores: NDArray[np.float64] | None = field(default=None, repr=False)
-    """n x K class scores (higher = more likely), or None for hard predictions."""
-    predicted: NDArray[np.str_] | None = field(default=None, repr=False)
-    """n hard predictions, used when ``scores`` is None."""
 
 
 @dataclass(frozen=True)
@@ -341,9 +335,7 @@ def sbls(
             label = " & ".join(f"{o}={v}" for o, v in zip(others, values, strict=True)) or "all"
             lk = leaks[a_idx]
             sub = _subgroup_attribute(a, ys[a][mask], lk, predictions[a], mask)
-            rows.append(
-                SubgroupRow(a, label, size, sub[0], sub[1], sub[2], size >= min_group_size)
-            )
+            rows.append(SubgroupRow(a, label, size, sub[0], sub[1], sub[2], size >= min_group_size))
     # joint recovery rate L_g of each intersection of all attributes (P_subgroup)
     recovery = []
     for values in _groups(ys, names):
@@ -403,9 +395,7 @@ def _subgroup_attribute(
         return None, None, accuracy
     if pred.scores is not None:
         scores = np.asarray(pred.scores, dtype=np.float64)[mask]
-        aucs = [
-            roc_auc_score(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present
-        ]
+        aucs = [roc_auc_score(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present]
         auc = float(np.mean(aucs))
         return auc, _clip01((auc - 0.5) / 0.5), accuracy
     recalls = [float((lk.predicted[mask][y == c] == c).mean()) for c in present]
@@ -442,3 +432,67 @@ def builtin_attacker(
             classes=tuple(str(c) for c in model.classes_), scores=model.predict_proba(xte)
         )
     return out
+
+
+def attribute_columns(meta: Any) -> list[str]:
+    """Metadata columns that hold soft-biometric labels (all but the reserved ones)."""
+    reserved = {"utt_id", "speaker", "role", "split", "system", "audio_path"}
+    return [str(c) for c in meta.columns if str(c) not in reserved]
+
+
+def sbls_embeddings(
+    anonymised: EmbeddingSet,
+    *,
+    original: EmbeddingSet | None = None,
+    attacker: Literal["original", "anonymised"] = "original",
+    attributes: Sequence[str] | None = None,
+    split: str = "eval",
+    **options: Any,
+) -> SBLSResult:
+    """SBLS of an anonymised EmbeddingSet under the built-in attacker (sbls.md section 5).
+
+    The attacker is trained on the dev split of the ``original`` embeddings (``attacker=
+    "original"``, an ignorant attacker) or of the anonymised ones (``"anonymised"``, informed)
+    and attacks every utterance of ``split`` of the anonymised set. ``options`` go to
+    :func:`sbls` (weights, subgroup_lambda, min_group_size).
+    """
+    if attacker not in ("original", "anonymised"):
+        raise VoxMetricsInputError(
+            f'`attacker` must be "original" or "anonymised", not {attacker!r}.'
+        )
+    train_set = anonymised if attacker == "anonymised" else original
+    if train_set is None:
+        raise VoxMetricsInputError(
+            "the original-speech attacker needs the original (unanonymised) embeddings; give "
+            "them, or use the attacker trained on anonymised speech."
+        )
+    names = list(attributes) if attributes is not None else attribute_columns(anonymised.meta)
+    if not names:
+        raise VoxMetricsInputError(
+            "the metadata has no attribute columns (e.g. sex, age_group) to measure leakage of."
+        )
+    for es in {id(anonymised): anonymised, id(train_set): train_set}.values():
+        missing = [a for a in names if a not in es.meta.columns]
+        if missing:
+            raise VoxMetricsInputError(
+                f"{es.source or 'embeddings'}: no column(s) {', '.join(missing)} in the metadata."
+            )
+    train = (train_set.meta["split"] == "dev").to_numpy()
+    test = (anonymised.meta["split"] == split).to_numpy()
+    if not train.any() or not test.any():
+        raise VoxMetricsInputError(
+            f"the attacker trains on the dev split and attacks the {split} split; found "
+            f"{int(train.sum())} dev and {int(test.sum())} {split} utterances."
+        )
+    predictions = builtin_attacker(
+        train_set.embeddings[train],
+        {a: train_set.meta[a].to_numpy()[train] for a in names},
+        anonymised.embeddings[test],
+    )
+    label = f"built-in logistic regression trained on {attacker} dev embeddings"
+    return sbls(
+        {a: anonymised.meta[a].to_numpy()[test] for a in names},
+        predictions,
+        attacker=label,
+        **options,
+    )
