@@ -1,0 +1,166 @@
+"""The ``lid`` block of the command line (design.md contract; metrics.md sections 2 and 7).
+
+``python -m voxmetrics demo DIR`` writes every demo condition in every score format; these
+tests run ``evaluate`` in-process through :func:`voxmetrics.cli.main` on those files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from voxmetrics.metrics.lid import calibrate_lid, lid
+from voxmetrics.synth import demo_study
+
+LID_KEYS = {
+    "w",
+    "b",
+    "alid",
+    "pdr",
+    "ndr",
+    "lid_plus",
+    "lid_minus",
+    "lid_max",
+    "calibration",
+    "n_degenerate",
+}
+FORMATS = {"csv": ".csv", "parquet": ".parquet", "npz": ".npz", "kaldi": ".scores"}
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory) -> Path:
+    from voxmetrics.cli import main
+
+    out = tmp_path_factory.mktemp("demo_lid")
+    assert main(["demo", str(out), "--format", "all"]) == 0
+    return out
+
+
+def files(demo_dir: Path, condition: str, fmt: str = "npz") -> list[str]:
+    """EVAL and --dev arguments (with the Kaldi key files) of one condition and format."""
+    ev = demo_dir / f"{condition}_eval{FORMATS[fmt]}"
+    dev = demo_dir / f"{condition}_dev{FORMATS[fmt]}"
+    argv = [str(ev), "--dev", str(dev)]
+    if fmt == "kaldi":
+        ev_key, dev_key = Path(f"{ev}.key"), Path(f"{dev}.key")
+        assert ev_key.is_file() and dev_key.is_file(), "demo wrote no Kaldi key files"
+        argv += ["--trials", str(ev_key), "--dev-trials", str(dev_key)]
+    return argv
+
+
+def run(argv, capsys):
+    from voxmetrics.cli import main
+
+    capsys.readouterr()  # drop anything printed before (e.g. by the demo fixture)
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def evaluate_json(argv, capsys) -> dict:
+    status, out, err = run(["evaluate", *argv], capsys)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_dev_fills_the_lid_block_identically_in_every_format(demo_dir, capsys):
+    results = {fmt: evaluate_json(files(demo_dir, "anon-leaky", fmt), capsys) for fmt in FORMATS}
+    for fmt, r in results.items():
+        block = r["lid"]
+        assert set(block) == LID_KEYS, fmt
+        assert block.pop("calibration") == "dev" and block["n_degenerate"] == 0, fmt
+        assert all(isinstance(v, float) for k, v in block.items() if k != "n_degenerate"), fmt
+    # identical, not merely close: every format round-trips the float64 scores exactly
+    first = results["npz"]
+    for fmt, r in results.items():
+        assert r == first, fmt
+
+
+def test_lid_block_matches_the_library_on_the_demo_study(demo_dir, capsys):
+    # the CLI must calibrate on DEV and evaluate EVAL (not the other way round)
+    cond = demo_study().get("anon-leaky")
+    expected = lid(
+        cond.eval.scores, cond.eval.targets, calibrate_lid(cond.dev.scores, cond.dev.targets)
+    ).to_dict()
+    block = evaluate_json(files(demo_dir, "anon-leaky"), capsys)["lid"]
+    for key, value in expected.items():
+        assert block[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+    assert block["alid"] == pytest.approx(
+        block["pdr"] * block["lid_plus"] + block["ndr"] * block["lid_minus"], rel=1e-12
+    )
+
+
+def test_leaky_condition_has_chance_eer_but_lid_max_above_one_bit(demo_dir, capsys):
+    # the point of paper 000: a near-chance pooled EER hides near-certain linkage of a few
+    r = evaluate_json(files(demo_dir, "anon-leaky"), capsys)
+    assert r["eer"] > 0.45
+    assert r["lid"]["lid_max"] > 1.0
+    assert r["lid"]["lid_max"] <= math.log2(r["n_enrolled"])
+    assert r["n_trials"] == 320 and r["n_enrolled"] == 40
+
+
+def test_without_dev_lid_is_null(demo_dir, capsys):
+    r = evaluate_json([str(demo_dir / "anon-leaky_eval.npz")], capsys)
+    assert "lid" in r and r["lid"] is None
+
+
+def test_cross_calibrate_labels_the_block(demo_dir, capsys):
+    r = evaluate_json([str(demo_dir / "anon-leaky_eval.npz"), "--cross-calibrate", "5"], capsys)
+    block = r["lid"]
+    assert set(block) == LID_KEYS
+    assert block["calibration"].startswith("cross-calibrated")
+    assert block["calibration"] == "cross-calibrated (5-fold on eval)"
+
+
+def test_dev_wins_over_cross_calibrate(demo_dir, capsys):
+    r = evaluate_json([*files(demo_dir, "plain"), "--cross-calibrate", "5"], capsys)
+    assert r["lid"]["calibration"] == "dev"
+
+
+def test_bootstrap_adds_intervals(demo_dir, capsys):
+    plain = evaluate_json(files(demo_dir, "anon-leaky"), capsys)["lid"]
+    boot = evaluate_json([*files(demo_dir, "anon-leaky"), "--bootstrap", "200"], capsys)["lid"]
+    assert set(boot) == LID_KEYS | {"intervals"}
+    assert set(boot["intervals"]) == {"alid", "pdr", "lid_plus", "lid_max"}
+    for key, (low, high) in boot["intervals"].items():
+        assert low <= high, key
+    # the point estimates do not move, and LIDmax can only be matched or undercut
+    assert {k: boot[k] for k in plain} == plain
+    assert boot["intervals"]["lid_max"][1] <= boot["lid_max"] + 1e-12
+    again = evaluate_json([*files(demo_dir, "anon-leaky"), "--bootstrap", "200"], capsys)["lid"]
+    assert again["intervals"] == boot["intervals"]  # seeded (--seed 0)
+
+
+def test_reference_code_variant_is_sample_sd_and_balanced_weights(demo_dir, capsys):
+    metrics = evaluate_json(files(demo_dir, "anon-mild"), capsys)["lid"]
+    argv = [*files(demo_dir, "anon-mild"), "--lid-variant", "reference-code"]
+    ref = evaluate_json(argv, capsys)["lid"]
+    dev = demo_study().get("anon-mild").dev
+    expected = calibrate_lid(dev.scores, dev.targets, class_weight="balanced", ddof=1)
+    # ddof=1 alone would scale w by sqrt(40/39) and leave every LID as it is (test_lid.py)
+    assert ref["w"] == pytest.approx(expected.w, rel=1e-9)
+    assert ref["b"] == pytest.approx(expected.b, rel=1e-9)
+    assert ref["w"] != pytest.approx(metrics["w"], rel=1e-3)
+    assert ref["alid"] != pytest.approx(metrics["alid"], rel=1e-6)
+
+
+@pytest.mark.parametrize(("condition", "status"), [("anon-leaky", 1), ("random", 0)])
+def test_fail_on_lid_max(demo_dir, capsys, condition, status):
+    got, out, err = run(
+        ["evaluate", *files(demo_dir, condition), "--fail-on", "lid.lid_max > 1.0"], capsys
+    )
+    assert got == status, err
+    result = json.loads(out)  # the JSON object is printed either way
+    assert (result["lid"]["lid_max"] > 1.0) == (status == 1)
+    assert ("--fail-on condition holds" in err) == (status == 1)
+
+
+def test_fail_on_lid_without_dev_is_bad_input(demo_dir, capsys):
+    got, out, err = run(
+        ["evaluate", str(demo_dir / "random_eval.npz"), "--fail-on", "lid.lid_max > 1.0"], capsys
+    )
+    assert got == 2 and out == ""
+    assert "lid" in err and "null" in err
