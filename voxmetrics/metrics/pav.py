@@ -21,11 +21,18 @@ def _sorted_labels(
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """Order of the pooled scores (ascending, targets first at ties) and the sorted 0/1 labels.
 
-    Targets come first in the concatenation and the sort is stable, so at equal scores they
-    stay before the non-targets.
+    ``order`` indexes ``concatenate([tar, non])``. Each pool is sorted on its own (stable) and
+    the two are merged by ``searchsorted``: a target goes before every non-target that is not
+    strictly smaller, i.e. before the equal ones. Faster than one sort of the pooled scores.
     """
-    order = np.argsort(np.concatenate([tar, non]), kind="stable")
-    return order, (order < tar.size).astype(np.float64)
+    ot, on = np.argsort(tar, kind="stable"), np.argsort(non, kind="stable")
+    pos_tar = np.arange(tar.size) + np.searchsorted(non[on], tar[ot], side="left")
+    y = np.zeros(tar.size + non.size)
+    y[pos_tar] = 1.0
+    order = np.empty(y.size, dtype=np.intp)
+    order[pos_tar] = ot
+    order[y == 0.0] = on + tar.size
+    return order, y
 
 
 def _sorted_llrs(
