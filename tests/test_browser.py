@@ -140,7 +140,7 @@ def test_figure_downloads_work(page, label, suffix, magic):
     _idle(page)
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg")
     with page.expect_download(timeout=60_000) as info:
-        page.get_by_role("button", name=label).click()
+        page.get_by_role("button", name=label).first.click()
     download = info.value
     assert download.suggested_filename == f"eer_vs_linkability{suffix}"
     data = Path(download.path()).read_bytes()
