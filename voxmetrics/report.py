@@ -41,6 +41,7 @@ __all__ = [
     "ConditionReport",
     "evaluate",
     "evaluate_condition",
+    "evaluate_lid",
     "evaluate_study",
     "overview_frame",
     "report_html",
@@ -184,23 +185,16 @@ def evaluate(
     >>> r["eer"], r["linkability"]
     (0.5, 1.0)
     """
-    lid_result = None
     if dev is not None:
         check_disjoint_speakers(dev, eval)
-        cal = calibrate_lid(
-            dev.scores, dev.targets, class_weight=lid_class_weight, ddof=lid_ddof
-        )
-        lid_result = lid(eval.scores, eval.targets, cal)
-    elif cross_calibrate:
-        lid_result = lid_cross_calibrated(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            k=cross_calibrate,
-            class_weight=lid_class_weight,
-            ddof=lid_ddof,
-            seed=seed,
-        )
+    lid_result = evaluate_lid(
+        eval,
+        dev=dev,
+        cross_calibrate=cross_calibrate,
+        class_weight=lid_class_weight,
+        ddof=lid_ddof,
+        seed=seed,
+    )
     intervals = zebra_intervals = None
     if bootstrap > 0:
         if lid_result is not None:
@@ -231,6 +225,35 @@ def evaluate(
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
     )
+
+
+def evaluate_lid(
+    eval: ScoreMatrix,
+    *,
+    dev: ScoreMatrix | None = None,
+    cross_calibrate: int | None = None,
+    class_weight: ClassWeight = None,
+    ddof: int = 0,
+    seed: int = 0,
+) -> LIDResult | None:
+    """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
+
+    The LID part of :func:`evaluate`, for callers that need only LID (the LID page).
+    """
+    if dev is not None:
+        cal = calibrate_lid(dev.scores, dev.targets, class_weight=class_weight, ddof=ddof)
+        return lid(eval.scores, eval.targets, cal)
+    if cross_calibrate:
+        return lid_cross_calibrated(
+            eval.scores,
+            eval.targets,
+            eval.trial_speakers,
+            k=cross_calibrate,
+            class_weight=class_weight,
+            ddof=ddof,
+            seed=seed,
+        )
+    return None
 
 
 def _singling_out(embeddings: EmbeddingSet | None, split: str) -> SinglingOutResult | None:

@@ -30,16 +30,8 @@ from numpy.typing import NDArray
 
 from voxmetrics.data.study import Condition
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
-from voxmetrics.metrics.lid import (
-    CalibrationCurve,
-    LIDResult,
-    calibrate_lid,
-    calibration_curve,
-    lid,
-    lid_cross_calibrated,
-    posterior,
-)
-from voxmetrics.report import ConditionReport
+from voxmetrics.metrics.lid import CalibrationCurve, LIDResult, calibration_curve, posterior
+from voxmetrics.report import ConditionReport, evaluate_lid
 from voxmetrics.ui.cache import Outcome, capture
 
 __all__ = [
@@ -126,23 +118,14 @@ class LIDRow:
 
 
 def _compute_lid(condition: Condition, options: LIDOptions) -> LIDResult | None:
-    ev, dev = condition.eval, condition.dev
-    if dev is not None:
-        cal = calibrate_lid(
-            dev.scores, dev.targets, class_weight=options.class_weight, ddof=options.ddof
-        )
-        return lid(ev.scores, ev.targets, cal)
-    if options.cross_calibrate:
-        return lid_cross_calibrated(
-            ev.scores,
-            ev.targets,
-            ev.trial_speakers,
-            k=options.cross_calibrate,
-            class_weight=options.class_weight,
-            ddof=options.ddof,
-            seed=options.seed,
-        )
-    return None
+    return evaluate_lid(
+        condition.eval,
+        dev=condition.dev,
+        cross_calibrate=options.cross_calibrate,
+        class_weight=options.class_weight,
+        ddof=options.ddof,
+        seed=options.seed,
+    )
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
