@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from voxmetrics import cllr, eer, eer_rocch, linkability, mated_pools, min_cllr
+from voxmetrics.metrics.srd import srd
 
 # property tags
 TRIAL_ORDER = "invariant to the order of the trials (rows)"
@@ -51,6 +52,11 @@ def _pooled(metric: Callable[[np.ndarray, np.ndarray], float]):
         return metric(*mated_pools(scores, targets))
 
     return on_matrix
+
+
+def _idr(scores, targets) -> float:
+    """SRD identification rate p_1 (metrics.md section 4; equals linkability)."""
+    return srd(scores, targets).stats.idr
 
 
 _ORDER = {TRIAL_ORDER, COLUMN_ORDER}
@@ -95,6 +101,13 @@ REGISTRY: dict[str, MetricSpec] = {
         MetricSpec(
             "linkability",
             linkability,
+            None,
+            frozenset(_ORDER | {BOUNDED, MONOTONE, ROW_AFFINE}),
+            bounds=(0.0, 1.0),
+        ),
+        MetricSpec(
+            "idr",
+            _idr,
             None,
             frozenset(_ORDER | {BOUNDED, MONOTONE, ROW_AFFINE}),
             bounds=(0.0, 1.0),

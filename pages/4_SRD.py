@@ -1,0 +1,249 @@
+"""SRD: similarity rank disclosure and its beta-binomial models (paper 002; metrics.md 4)."""
+
+import streamlit as st
+
+from voxmetrics import ui
+from voxmetrics.metrics.srd import LOSSES
+from voxmetrics.plots.srd import (
+    condition_colors,
+    mean_d_bar_figure,
+    mean_d_summary,
+    rank_distribution_figure,
+    speaker_mean_d_figure,
+    speaker_rank_figure,
+    srd_table,
+    zero_rank_counts,
+)
+from voxmetrics.ui import cache_srd
+
+CONDITIONS = "vm_srd_conditions"
+LOSSES_KEY = "vm_srd_losses"
+LOG_AXES = "vm_srd_log"
+SPEAKER_CONDITION = "vm_srd_speaker_condition"
+SPEAKER = "vm_srd_speaker"
+SPEAKER_SOURCE = "vm_srd_speaker_source"
+LOSS_HELP = (
+    "LL: log-likelihood, the best overall fit. CLL: LL forced to match the rank-1 share "
+    "(the paper's choice, and the model of the report). MS, WMS, RWMS: squared errors, plain, "
+    "weighted by p_k and by e^-k (the first ranks only)."
+)
+
+study = ui.page_setup("SRD")
+st.title("SRD: similarity rank disclosure")
+ui.require_conditions(study)
+
+st.markdown(
+    "For every anonymised trial the attacker sorts the N enrolled identities by similarity; "
+    "**the rank of the true speaker** (1 = the best guess is right) is what SRD looks at. If "
+    "a share $p_k$ of the trials puts the true speaker at rank $k$, seeing rank $k$ discloses "
+    "$\\log_2(N p_k)$ bits about who is speaking: positive when the rank makes the speaker "
+    "more likely than a blind guess among N, 0 at chance. **MeanD** is the average "
+    "disclosure (0 bits when ranks are random, $\\log_2 N$ when every trial is at rank 1), "
+    "**IdR** $= p_1$ the identification rate (= linkability), **MaxD** the largest "
+    "disclosure, **StDD** its standard deviation and **Spread** the share of ranks more "
+    "likely than chance. With few trials per rank the histogram is noisy and mostly zeros, "
+    "so a two-parameter **beta-binomial model** of the rank is fitted and its statistics are "
+    "shown beside the data's (paper 002)."
+)
+
+# ---- what to show
+if CONDITIONS in st.session_state:
+    st.session_state[CONDITIONS] = [n for n in st.session_state[CONDITIONS] if n in study.names]
+else:
+    st.session_state[CONDITIONS] = list(study.names)
+if LOSSES_KEY not in st.session_state:
+    st.session_state[LOSSES_KEY] = ["LL", "CLL"]
+
+chosen_names = st.multiselect("Conditions", study.names, key=CONDITIONS)
+loss_col, axes_col = st.columns([3, 1], vertical_alignment="bottom")
+chosen_losses = loss_col.multiselect("Model losses", LOSSES, key=LOSSES_KEY, help=LOSS_HELP)
+names = [n for n in study.names if n in chosen_names]  # study order, whatever the clicks
+losses = [loss for loss in LOSSES if loss in chosen_losses]
+log_axes = axes_col.toggle("Log-log axes", value=True, key=LOG_AXES)
+if not names:
+    st.info("Choose at least one condition.", icon=":material/info:")
+    st.stop()
+
+colors = condition_colors(study.names)
+reports = {}
+for name in names:
+    report = ui.safe_call(ui.condition_report, study.get(name))
+    if report is not None:
+        reports[name] = report
+if not reports:
+    st.stop()
+
+results = {name: r.srd for name, r in reports.items()}
+fits = {}
+for name, report in reports.items():
+    out = ui.call(cache_srd.condition_fits, report, losses)
+    if out is not None:
+        fits[name] = out.value
+        ui.show_warnings([f"{name}: {m}" for m in out.warnings])
+
+# ---- 1. rank distributions, overlaid
+st.subheader("Rank of the true speaker")
+fig = rank_distribution_figure(results, fits, colors=colors, log=log_axes)
+ui.show_figure(fig, "srd_rank_distribution", show_title=False)
+caption = (
+    "Dots: the share of trials at each rank; broken lines of the same colour: the "
+    "beta-binomial models (one dash style per loss; faded when the fit did not converge); "
+    "dotted: chance, 1/N."
+)
+if log_axes:
+    zeros = {n: z for n, z in zero_rank_counts(results).items() if z}
+    if zeros:
+        listed = ", ".join(f"{ui.md_escape(n)} {z}" for n, z in zeros.items())
+        caption += (
+            " Ranks that no trial reached have probability 0, which a log axis cannot show: "
+            f"they are left out of the data lines ({listed} of N ranks). Switch off log-log "
+            "axes to see them."
+        )
+st.caption(caption)
+
+sparse = [n for n, r in results.items() if r.sparse]
+if sparse:
+    detail = ", ".join(
+        f"{ui.md_escape(n)} ({results[n].n_trials:,} trials for N = {results[n].n_enrolled:,})"
+        for n in sparse
+    )
+    st.info(
+        f"Sparse data: {detail} have fewer than 10 trials per rank on average, so their "
+        "histograms are noisy and mostly zeros at high ranks. Prefer the model's statistics "
+        "(CLL, as in the report) to the data's there.",
+        icon=":material/info:",
+    )
+
+# ---- 2. statistics of the data and of every model
+st.subheader("Disclosure statistics")
+ui.show_table(
+    srd_table(results, fits),
+    "srd_statistics.csv",
+    decimals=4,
+    column_help={
+        "MeanD (bits)": (
+            "Mean disclosure: sum of p_k log2(N p_k); 0 = chance, log2 N = always rank 1."
+        ),
+        "IdR": "Identification rate p_1, the share of trials at rank 1 (= linkability).",
+        "StDD (bits)": "Standard deviation of the disclosure over trials.",
+        "MaxD (bits)": "Largest disclosure of any rank reached.",
+        "Spread": "Share of ranks more likely than chance (p_k > 1/N).",
+        "KL (bits)": "Kullback-Leibler divergence of the model from the data (smaller: better).",
+        "Rank-1 match (bits)": "|log2(p_1 / model p_1)| (smaller is better).",
+        "Fit": "Whether the optimiser converged; do not rely on a model that did not.",
+    },
+)
+st.caption(
+    "As paper 002, tables II and III: the statistics of the rank histogram (data) and of each "
+    "beta-binomial model, with the model's parameters α, β and two goodness-of-fit measures."
+)
+
+st.subheader("Mean disclosure per condition")
+ui.show_figure(
+    mean_d_bar_figure(list(reports.values()), colors=colors),
+    "srd_mean_d",
+    show_title=False,
+)
+st.caption(
+    "Solid bars: MeanD of the rank histogram; hatched: of its CLL model. The grey marks "
+    "show the most a condition can disclose, log2 N bits (every trial at rank 1)."
+)
+
+# ---- 3. per speaker
+st.subheader("Per speaker")
+st.caption(
+    "One rank histogram per trial speaker, with its own beta-binomial model (paper 002, "
+    "figures 6 and 7). A speaker has few trials, so the models matter more here."
+)
+if st.session_state.get(SPEAKER_CONDITION) not in reports:
+    st.session_state[SPEAKER_CONDITION] = next(iter(reports))
+pick_col, speaker_col = st.columns(2)
+chosen = pick_col.selectbox("Condition", list(reports), key=SPEAKER_CONDITION)
+condition = study.get(chosen)
+
+bar = st.empty()
+
+
+def show_progress(fraction: float, message: str) -> None:
+    bar.progress(fraction, text=message)
+
+
+speakers = ui.safe_call(
+    cache_srd.speaker_srd,
+    reports[chosen].srd,
+    condition.eval.trial_speakers,
+    loss="LL",
+    progress=show_progress,
+)
+bar.empty()
+if speakers is None:
+    st.stop()
+
+speaker_key = f"{SPEAKER}_{chosen}"  # one choice per condition: the labels differ
+labels = {
+    str(s): f"{s} · MeanD {m:.2f} bits"
+    for s, m in zip(speakers.speakers, speakers.empirical_mean_d, strict=True)
+}
+if st.session_state.get(speaker_key) not in labels:
+    st.session_state[speaker_key] = next(iter(labels))
+speaker = speaker_col.selectbox(
+    "Speaker",
+    list(labels),
+    key=speaker_key,
+    format_func=labels.get,
+    help="With the empirical MeanD of the speaker's own rank histogram.",
+)
+index = list(labels).index(speaker)
+ll_fit = speakers.fits[index]
+# its non-convergence warning is said once, in the caption under the figure
+cll_fit = ui.call(cache_srd.fit_cached, speakers.histograms[index], "CLL")
+speaker_fits = [ll_fit] + ([cll_fit.value] if cll_fit is not None else [])
+fig = speaker_rank_figure(
+    speakers,
+    speaker,
+    speaker_fits,
+    color=colors[chosen],
+    title=f"{chosen}: speaker {speaker}",
+)
+ui.show_figure(fig, f"srd_{chosen}_{speaker}", show_title=True)
+failed = [f.loss for f in speaker_fits if not f.converged]
+st.caption(
+    "Linear axes: a speaker's histogram is mostly zeros, which a log axis cannot show; the "
+    "cumulative distribution (right) is easier to compare with the models than the bars."
+    + (
+        f" The {' and '.join(failed)} fit of this speaker did not converge (e.g. every trial "
+        "at rank 1 pushes the model to a point mass): do not rely on it."
+        if failed
+        else ""
+    )
+)
+
+summary = mean_d_summary(speakers.model_mean_d)
+source = st.radio(
+    "Per-speaker MeanD from",
+    ["model", "empirical"],
+    format_func={"model": "the LL model of each speaker", "empirical": "the data"}.get,
+    horizontal=True,
+    key=SPEAKER_SOURCE,
+)
+fig = speaker_mean_d_figure(
+    speakers,
+    source=source,
+    color=colors[chosen],
+    title=f"{chosen}: mean disclosure per speaker",
+)
+ui.show_figure(fig, f"srd_{chosen}_speaker_mean_d", show_title=True)
+n_speakers = len(speakers.speakers)
+note = f"{summary.n} of {n_speakers} speakers' LL fits converged" + (
+    f"; the {summary.n_missing} that did not have no model MeanD and are stacked on top, "
+    "hatched grey, at the MeanD of their data (such histograms are often degenerate, e.g. "
+    "every trial at rank 1: the most exposed speakers). 'The data' shows every speaker's "
+    "empirical MeanD."
+    if summary.n_missing and source == "model"
+    else "."
+)
+st.caption(
+    "How the privacy leak is shared among speakers (paper 002, figure 6): a low MeanD of the "
+    f"condition can hide a few speakers who are easy to identify. {note}"
+)
+ui.show_table(speakers.to_frame(), f"srd_{chosen}_speakers.csv")
