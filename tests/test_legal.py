@@ -1,0 +1,469 @@
+"""Linkability, linkability vs N', singling out and conversation length (metrics.md section 5).
+
+References are computed independently here: brute-force enumeration of every candidate set,
+a sampler that literally draws N'-1 other columns per trial, and a loop-by-loop singling-out
+implementation written from the text of metrics.md / paper 001 (section 3.4, footnote 4).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.legal import (
+    SinglingOutResult,
+    average_consecutive,
+    conversation_length_curve,
+    linkability,
+    linkability_curve,
+    linkability_grid,
+    singling_out,
+    singling_out_embeddings,
+    speaker_profiles,
+)
+
+# ---------------------------------------------------------------- independent references
+
+
+def brute_force_linkability(scores, targets, n_prime: int) -> float:
+    """Mean over trials and over EVERY set of N'-1 other candidates of [target > max others].
+
+    Strict '>' (metrics.md 0 and 5: a tie counts against the attacker).
+    """
+    s = np.asarray(scores, dtype=float)
+    n = s.shape[1]
+    per_trial = []
+    for row, m in zip(s, targets, strict=True):
+        others = [j for j in range(n) if j != m]
+        wins = [
+            all(row[m] > row[j] for j in subset)
+            for subset in itertools.combinations(others, n_prime - 1)
+        ]
+        per_trial.append(np.mean(wins))
+    return float(np.mean(per_trial))
+
+
+def sampled_linkability(scores, targets, n_prime: int, draws: int, seed: int) -> np.ndarray:
+    """Per-draw linkability: each draw picks N'-1 other columns per trial (no replacement)."""
+    rng = np.random.default_rng(seed)
+    s = np.asarray(scores, dtype=float)
+    n = s.shape[1]
+    out = np.empty(draws)
+    for r in range(draws):
+        hits = 0
+        for row, m in zip(s, targets, strict=True):
+            others = np.delete(np.arange(n), m)
+            chosen = rng.choice(others, size=n_prime - 1, replace=False)
+            hits += bool(row[m] > row[chosen].max())
+        out[r] = hits / s.shape[0]
+    return out
+
+
+def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[float, list]:
+    """Singling out with explicit loops, as the library's docstring and metrics.md 5 say.
+
+    Predicates: the unit-norm mean of each enrolled speaker's unit enrolment embeddings, for
+    speakers that have trial embeddings. Fold f holds out the f-th trial embedding (file order)
+    of every speaker, f < F = min K_s. Threshold: midpoint of the M-th and (M+1)-th highest
+    calibration scores, M = K_e - 1. Success: exactly one held-out score strictly above it.
+    """
+    unit = lambda v: np.asarray(v, float) / np.linalg.norm(v)  # noqa: E731
+    by_spk: dict[str, list[np.ndarray]] = {}
+    for e, s in zip(enrol_emb, enrol_spk, strict=True):
+        by_spk.setdefault(str(s), []).append(unit(e))
+    trials: dict[str, list[np.ndarray]] = {}
+    for e, s in zip(trial_emb, trial_spk, strict=True):
+        trials.setdefault(str(s), []).append(unit(e))
+    folds = min(len(v) for v in trials.values())
+    predicates = {s: unit(np.sum(v, axis=0)) for s, v in by_spk.items() if s in trials}
+    per_fold = []
+    for f in range(folds):
+        wins = []
+        for s, p in sorted(predicates.items()):
+            m = len(trials[s]) - 1
+            cal = sorted(
+                (float(p @ x) for spk, xs in trials.items() for k, x in enumerate(xs) if k != f),
+                reverse=True,
+            )
+            threshold = (cal[m - 1] + cal[m]) / 2
+            above = sum(float(p @ xs[f]) > threshold for xs in trials.values())
+            wins.append(above == 1)
+        per_fold.append(float(np.mean(wins)))
+    return float(np.mean(per_fold)), per_fold
+
+
+# ---------------------------------------------------------------- linkability
+
+
+def test_linkability_worked_example_of_metrics_md():
+    # metrics.md section 1: every trial's target is strictly above its row's others -> 1.0,
+    # although the EER of the same matrix is 0.5
+    S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    assert linkability(S, [0, 0, 1, 2]) == 1.0
+
+
+def test_linkability_tie_counts_against_the_attacker():
+    # row 0: target 0.5 ties a non-mated 0.5 -> not linked; row 1: 0.6 > 0.5 -> linked
+    assert linkability([[0.5, 0.5, 0.1], [0.6, 0.5, 0.1]], [0, 0]) == 0.5
+
+
+# ---------------------------------------------------------------- the N' grid
+
+
+@pytest.mark.parametrize(
+    ("n", "expected"),
+    [
+        (2, [2]),
+        (3, [2, 3]),
+        (5, [2, 5]),
+        (6, [2, 5, 6]),
+        (10, [2, 5, 10]),
+        (40, [2, 5, 10, 20, 40]),
+        (50, [2, 5, 10, 20, 50]),
+        (51, [2, 5, 10, 20, 50, 51]),
+        (4949, [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4949]),
+        (22024, [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 22024]),
+    ],
+)
+def test_linkability_grid(n, expected):
+    # 1-2-5 steps per decade strictly below N, then N itself (metrics.md 5)
+    assert linkability_grid(n).tolist() == expected
+
+
+# ---------------------------------------------------------------- linkability vs N'
+
+small_matrices = st.integers(2, 6).flatmap(
+    lambda n: st.tuples(
+        # integer scores in 0..3 make ties frequent
+        hnp.arrays(np.int64, st.tuples(st.integers(1, 5), st.just(n)), elements=st.integers(0, 3)),
+        st.just(n),
+    )
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_matrices, st.data())
+def test_exact_expectation_equals_brute_force_enumeration(matrix_n, data):
+    scores, n = matrix_n
+    targets = np.asarray(
+        data.draw(st.lists(st.integers(0, n - 1), min_size=len(scores), max_size=len(scores)))
+    )
+    curve = linkability_curve(scores.astype(float), targets, n=np.arange(2, n + 1))
+    for n_prime, value in zip(curve.n, curve.expected, strict=True):
+        assert value == pytest.approx(
+            brute_force_linkability(scores, targets, int(n_prime)), abs=1e-12
+        )
+
+
+def test_exact_expectation_hand_example_with_a_tie():
+    # one trial, N = 4, target 0.5, others [0.5 (tie), 0.9, 0.1]: b = 2 candidates score >= it.
+    # N' = 2: 1 of the C(3,1) = 3 single others is harmless (0.1) -> 1/3.
+    # N' = 3: no pair of others avoids both 0.5 and 0.9 -> C(1,2)/C(3,2) = 0.
+    curve = linkability_curve([[0.5, 0.5, 0.9, 0.1]], [0], n=[2, 3, 4])
+    assert curve.expected.tolist() == pytest.approx([1 / 3, 0.0, 0.0])
+    assert curve.chance.tolist() == pytest.approx([1 / 2, 1 / 3, 1 / 4])
+
+
+def test_value_at_full_n_equals_linkability_and_chance_is_one_over_n():
+    rng = np.random.default_rng(3)
+    scores = rng.normal(size=(200, 37))
+    targets = rng.integers(0, 37, size=200)
+    scores[np.arange(200), targets] += 1.5
+    curve = linkability_curve(scores, targets)
+    assert curve.n.tolist() == [2, 5, 10, 20, 37]
+    assert curve.expected[-1] == pytest.approx(linkability(scores, targets), abs=1e-12)
+    np.testing.assert_allclose(curve.chance, 1.0 / curve.n)
+    # more candidates can only make linkage harder
+    assert np.all(np.diff(curve.expected) <= 1e-12)
+    assert curve.to_list()[-1] == [37, pytest.approx(linkability(scores, targets))]
+
+
+def test_exact_expectation_equals_an_independent_sampler():
+    # 30 trials, N = 12 with ties; 400 literal draws of N'-1 others per trial and N'.
+    # The mean of 400 draws of a per-draw linkability (a mean of 30 Bernoullis) has a standard
+    # error <= 0.5 / sqrt(30 * 400) ~ 0.0046; allow 5 of them.
+    rng = np.random.default_rng(5)
+    scores = rng.integers(0, 6, size=(30, 12)).astype(float)
+    targets = rng.integers(0, 12, size=30)
+    scores[np.arange(30), targets] += 2
+    curve = linkability_curve(scores, targets, n=[2, 4, 8, 12])
+    for n_prime, exact in zip(curve.n, curve.expected, strict=True):
+        draws = sampled_linkability(scores, targets, int(n_prime), draws=400, seed=int(n_prime))
+        se = max(draws.std() / math.sqrt(draws.size), 1e-9)
+        assert abs(draws.mean() - exact) <= 5 * se + 1e-12, (n_prime, draws.mean(), exact)
+
+
+def test_library_sampled_estimate_agrees_with_the_exact_expectation():
+    rng = np.random.default_rng(8)
+    scores = rng.normal(size=(300, 60))
+    targets = rng.integers(0, 60, size=300)
+    scores[np.arange(300), targets] += 1.0
+    curve = linkability_curve(scores, targets, n_draws=500, seed=1)
+    assert curve.n_draws == 500
+    assert curve.sampled is not None and curve.sampled_sd is not None
+    assert curve.sampled.shape == curve.expected.shape == curve.sampled_sd.shape
+    # sampled = mean of 500 per-draw values with sd sampled_sd: 5 standard errors
+    tolerance = 5 * curve.sampled_sd / math.sqrt(500) + 1e-12
+    assert np.all(np.abs(curve.sampled - curve.expected) <= tolerance)
+    # at N' = N every draw holds every candidate: no sampling noise at all
+    assert curve.sampled[-1] == pytest.approx(curve.expected[-1], abs=1e-12)
+    assert curve.sampled_sd[-1] == pytest.approx(0.0, abs=1e-12)
+    # the draws are seeded
+    again = linkability_curve(scores, targets, n_draws=500, seed=1)
+    np.testing.assert_array_equal(curve.sampled, again.sampled)
+
+
+def test_no_draws_means_no_sampled_estimate():
+    curve = linkability_curve([[1.0, 0.0], [0.0, 1.0]], [0, 1])
+    assert curve.sampled is None and curve.sampled_sd is None and curve.n_draws == 0
+
+
+@pytest.mark.parametrize("n", [[1], [2, 5], [0, 2], []])
+def test_n_prime_outside_2_to_n_is_refused(n):
+    with pytest.raises(VoxMetricsInputError, match=r"2\.\.4"):
+        linkability_curve(np.eye(4), [0, 1, 2, 3], n=n)
+
+
+# ---------------------------------------------------------------- singling out
+
+
+def _orthogonal_case(n_speakers=4, k=3, noise=0.05, seed=0):
+    """Speaker s lives on basis vector e_s; trial embeddings are small perturbations of it."""
+    rng = np.random.default_rng(seed)
+    d = n_speakers + 1
+    spk = [f"s{i}" for i in range(n_speakers)]
+    enrol = np.eye(d)[:n_speakers]
+    trial, trial_spk = [], []
+    for i, s in enumerate(spk):
+        for _ in range(k):
+            trial.append(np.eye(d)[i] + noise * rng.normal(size=d))
+            trial_spk.append(s)
+    return enrol, spk, np.asarray(trial), trial_spk
+
+
+def test_singling_out_is_one_when_every_predicate_isolates_its_speaker():
+    # predicate e: its K-1 = 2 calibration embeddings score ~1, all others ~0, so the
+    # threshold is ~0.5 (midpoint of the 2nd and 3rd highest) and only e's held-out embedding
+    # passes it, in every fold
+    enrol, spk, trial, trial_spk = _orthogonal_case()
+    result = singling_out(enrol, spk, trial, trial_spk)
+    assert result.value == 1.0
+    assert result.per_fold.tolist() == [1.0, 1.0, 1.0]
+    assert (result.n_speakers, result.n_predicates, result.folds) == (4, 4, 3)
+
+
+def test_singling_out_is_zero_when_all_trial_embeddings_are_identical():
+    # every score equals the threshold (midpoint of two equal values) and isolation needs a
+    # score strictly above it: 0 held-out embeddings pass, never exactly one
+    trial = np.tile([1.0, 1.0, 0.0], (6, 1))
+    result = singling_out(np.eye(3), ["a", "b", "c"], trial, ["a", "a", "b", "b", "c", "c"])
+    assert result.value == 0.0
+
+
+def test_singling_out_is_zero_when_the_threshold_lets_two_held_out_embeddings_through():
+    # Both predicates point along (1, 0); scores are cosines c. Speaker a: c = 0.9, 0.8;
+    # speaker b: c = 0.85, 0.7 (K = 2, M = 1).
+    # fold 0 holds out (0.9, 0.85); calibration (0.8, 0.7) -> threshold 0.75 -> 2 above.
+    # fold 1 holds out (0.8, 0.7); calibration (0.9, 0.85) -> threshold 0.875 -> 0 above.
+    vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
+    trial = [vec(0.9), vec(0.8), vec(0.85), vec(0.7)]
+    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"])
+    assert result.per_fold.tolist() == [0.0, 0.0]
+    assert result.value == 0.0
+
+
+def test_fold_f_holds_out_the_f_th_embedding_of_every_speaker():
+    # Same geometry as above, a = (0.9, 0.78), b = (0.7, 0.95): fold 0 holds out (0.9, 0.7),
+    # calibration (0.78, 0.95) -> threshold 0.865 -> only 0.9 above -> success; fold 1 holds
+    # out (0.78, 0.95), calibration (0.9, 0.7) -> threshold 0.8 -> only 0.95 above -> success.
+    # b = (0.95, 0.7) instead: fold 0 holds out (0.9, 0.95) over calibration (0.78, 0.7) ->
+    # threshold 0.74 -> 2 above; fold 1 holds out (0.78, 0.7) over (0.9, 0.95) -> 0.925 -> 0.
+    vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
+    enrol, spk = [[1, 0], [1, 0]], ["a", "b"]
+    ordered = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"))
+    assert ordered.per_fold.tolist() == [1.0, 1.0]
+    swapped = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"))
+    assert swapped.per_fold.tolist() == [0.0, 0.0]
+
+
+def test_fold_count_is_the_smallest_number_of_trial_embeddings():
+    # K = (4, 2, 3) -> F = 2 folds; embeddings at positions >= 2 always calibrate
+    enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=4)
+    keep = [0, 1, 2, 3, 4, 5, 8, 9, 10]  # s0: 4, s1: 2 (rows 4, 5), s2: 3 (rows 8-10)
+    result = singling_out(enrol, spk, trial[keep], [trial_spk[i] for i in keep])
+    assert result.folds == 2 and result.per_fold.shape == (2,)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 5),
+    st.lists(st.integers(2, 4), min_size=5, max_size=5),
+    st.integers(0, 2**32 - 1),
+)
+def test_singling_out_equals_the_loop_reference(n_speakers, ks, seed):
+    rng = np.random.default_rng(seed)
+    d = 3
+    centres = rng.normal(size=(n_speakers, d))
+    enrol_spk = [f"s{i}" for i in range(n_speakers) for _ in range(2)]
+    enrol = np.repeat(centres, 2, axis=0) + 0.3 * rng.normal(size=(2 * n_speakers, d))
+    trial_spk = [f"s{i}" for i in range(n_speakers) for _ in range(ks[i])]
+    trial = np.concatenate(
+        [centres[i] + 0.6 * rng.normal(size=(ks[i], d)) for i in range(n_speakers)]
+    )
+    order = rng.permutation(len(trial_spk))  # interleave speakers: order within each is kept
+    trial, trial_spk = trial[order], [trial_spk[i] for i in order]
+    result = singling_out(enrol, enrol_spk, trial, trial_spk)
+    value, per_fold = reference_singling_out(enrol, enrol_spk, trial, trial_spk)
+    assert result.folds == min(ks[:n_speakers])
+    np.testing.assert_allclose(result.per_fold, per_fold, atol=1e-12)
+    assert result.value == pytest.approx(value, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("n", "expected"),
+    [
+        (2, 0.5),  # (1/2)^1
+        (3, 4 / 9),  # (2/3)^2
+        (40, (39 / 40) ** 39),  # 0.37255, the demo's eval population
+    ],
+)
+def test_singling_out_chance(n, expected):
+    spk = [f"s{i}" for i in range(n)]
+    rng = np.random.default_rng(0)
+    result = singling_out(
+        rng.normal(size=(n, 4)), spk, rng.normal(size=(2 * n, 4)), [s for s in spk for _ in "ab"]
+    )
+    assert result.n_speakers == n
+    assert result.chance == pytest.approx(expected, rel=1e-12)
+    assert result.to_dict() == {
+        "value": result.value,
+        "chance": result.chance,
+        "n_speakers": n,
+        "folds": 2,
+    }
+
+
+def test_singling_out_chance_tends_to_one_over_e():
+    # (1 - 1/N)^(N-1) = e^-1 (1 + 1/(2N) + O(1/N^2)): above e^-1 by less than 1/N, decreasing
+    ns = (10, 100, 10_000, 1_000_000)
+    values = [
+        SinglingOutResult(0.0, n_speakers=n, n_predicates=1, folds=2, per_fold=np.zeros(2)).chance
+        for n in ns
+    ]
+    assert all(a > b for a, b in itertools.pairwise(values))
+    for n, v in zip(ns, values, strict=True):
+        assert 0 < v - math.exp(-1) < 1 / n
+
+
+def test_singling_out_needs_two_trial_embeddings_per_speaker():
+    with pytest.raises(VoxMetricsInputError, match=r"at least 2 trial embeddings.*'b' has 1"):
+        singling_out(np.eye(2), ["a", "b"], [[1, 0], [1, 0.1], [0, 1]], ["a", "a", "b"])
+
+
+def test_singling_out_needs_two_trial_speakers_and_a_predicate():
+    with pytest.raises(VoxMetricsInputError, match="at least 2 trial speakers"):
+        singling_out(np.eye(2), ["a", "b"], [[1, 0], [1, 0.1]], ["a", "a"])
+    with pytest.raises(VoxMetricsInputError, match="no enrolled speaker has trial embeddings"):
+        singling_out(np.eye(2), ["x", "y"], [[1, 0], [1, 0.1], [0, 1], [0.1, 1]], list("aabb"))
+
+
+def test_speaker_profiles_are_unit_means_of_unit_embeddings():
+    # a: (3, 0) and (0, 1) -> units (1, 0), (0, 1) -> mean (.5, .5) -> (0.7071, 0.7071)
+    labels, profiles = speaker_profiles([[3, 0], [0, 1], [0, 2]], ["a", "a", "b"])
+    assert labels.tolist() == ["a", "b"]
+    np.testing.assert_allclose(profiles, [[2**-0.5, 2**-0.5], [0, 1]])
+
+
+# ---------------------------------------------------------------- conversation length
+
+
+def test_average_consecutive_groups_in_order_and_drops_the_incomplete_group():
+    # speaker a: rows 0, 2, 4, 6, 8 (interleaved with b); L = 2 -> groups (0, 2), (4, 6);
+    # row 8 is an incomplete group and is dropped. Each row is made unit before averaging.
+    emb = np.array(
+        [[2, 0, 0], [0, 0, 5], [0, 3, 0], [0, 0, 1], [0, 0, 4], [1, 0, 0], [1, 0, 0],
+         [0, 1, 0], [9, 9, 9]],
+        dtype=float,
+    )  # fmt: skip
+    spk = ["a", "b", "a", "b", "a", "b", "a", "b", "a"]
+    e, s = average_consecutive(emb, spk, 2)
+    h = 2**-0.5
+    # a: mean((1,0,0),(0,1,0)) -> (h,h,0); mean((0,0,1),(1,0,0)) -> (h,0,h)
+    # b: mean((0,0,1),(0,0,1)) -> (0,0,1); mean((1,0,0),(0,1,0)) -> (h,h,0)
+    assert s.tolist() == ["a", "a", "b", "b"]
+    np.testing.assert_allclose(e, [[h, h, 0], [h, 0, h], [0, 0, 1], [h, h, 0]], atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(e, axis=1), 1.0)
+
+
+def test_average_consecutive_length_one_only_normalises():
+    e, s = average_consecutive([[3, 4], [0, 2]], ["a", "b"], 1)
+    np.testing.assert_allclose(e, [[0.6, 0.8], [0, 1]])
+    assert s.tolist() == ["a", "b"]
+
+
+def test_average_consecutive_refuses_impossible_lengths():
+    with pytest.raises(VoxMetricsInputError, match=">= 1"):
+        average_consecutive([[1, 0]], ["a"], 0)
+    with pytest.raises(VoxMetricsInputError, match="no speaker has 3 embeddings"):
+        average_consecutive([[1, 0], [0, 1]], ["a", "a"], 3)
+
+
+def _embedding_set(n_speakers=6, n_enrol=2, n_trial=6, seed=0) -> EmbeddingSet:
+    rng = np.random.default_rng(seed)
+    rows, xs = [], []
+    for k in range(n_speakers):
+        centre = rng.normal(size=8)
+        for role, count in (("enrol", n_enrol), ("trial", n_trial)):
+            for u in range(count):
+                rows.append((f"s{k}-{role}{u}", f"s{k}", role, "eval"))
+                xs.append(centre + 1.2 * rng.normal(size=8))
+    meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split"])
+    return EmbeddingSet.from_arrays(np.asarray(xs), meta)
+
+
+def test_conversation_length_one_equals_the_plain_metrics():
+    es = _embedding_set()
+    curve = conversation_length_curve(es, (1, 2, 3, 6))
+    sm = es.score_matrix("eval")
+    assert curve.linkability[0] == pytest.approx(linkability(sm.scores, sm.targets), abs=1e-12)
+    assert curve.singling_out[0] == pytest.approx(singling_out_embeddings(es).value, abs=1e-12)
+    assert (curve.n_enrolled, curve.n_speakers) == (6, 6)
+    # L = 2, 3 leave 3 and 2 groups per speaker; L = 6 one group: no held-out fold -> NaN
+    assert curve.lengths.tolist() == [1, 2, 3, 6]
+    assert np.isfinite(curve.singling_out[:3]).all() and np.isnan(curve.singling_out[3])
+    assert np.isfinite(curve.linkability).all()
+
+
+def test_conversation_length_averages_before_scoring():
+    # at L = 2 the curve's linkability is that of the explicitly averaged trial embeddings
+    es = _embedding_set(seed=4)
+    curve = conversation_length_curve(es, (2,))
+    meta = es.meta
+    trial = (meta["role"] == "trial").to_numpy()
+    enrol = ~trial
+    t_emb, t_spk = average_consecutive(es.embeddings[trial], meta["speaker"][trial], 2)
+    labels, profiles = speaker_profiles(es.embeddings[enrol], meta["speaker"][enrol])
+    scores = t_emb @ profiles.T
+    targets = np.array([labels.tolist().index(s) for s in t_spk])
+    assert curve.linkability[0] == pytest.approx(linkability(scores, targets), abs=1e-12)
+    so = singling_out(es.embeddings[enrol], meta["speaker"][enrol], t_emb, t_spk).value
+    assert curve.singling_out[0] == pytest.approx(so, abs=1e-12)
+
+
+def test_singling_out_embeddings_needs_both_roles():
+    es = _embedding_set()
+    trial_only = EmbeddingSet.from_arrays(
+        es.embeddings[es.meta["role"].to_numpy() == "trial"],
+        es.meta[es.meta["role"] == "trial"],
+    )
+    with pytest.raises(VoxMetricsInputError, match="needs enrolment and trial"):
+        singling_out_embeddings(trial_only)

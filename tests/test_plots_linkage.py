@@ -1,0 +1,238 @@
+"""Figure builders and the summary table of the Linkage page (AppTest cannot see figures)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from voxmetrics.metrics.legal import (
+    conversation_length_curve,
+    linkability_curve,
+    singling_out,
+)
+from voxmetrics.metrics.similarity import voice_distinctiveness, voice_similarity
+from voxmetrics.plots.linkage import (
+    CONDITION_PALETTE,
+    TABLE_COLUMNS,
+    condition_colors,
+    conversation_length_figure,
+    linkability_vs_n_figure,
+    linkage_table,
+    mean_score_figure,
+    similarity_matrices_figure,
+    singling_out_figure,
+)
+from voxmetrics.plots.style import CHANCE_COLOR
+from voxmetrics.report import evaluate_condition
+from voxmetrics.synth import demo_study
+
+# the demo's plain condition is perfectly separated: its LID and CLL fits warn, as they should
+pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.DegenerateDataWarning")
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return demo_study(n_speakers=12)
+
+
+@pytest.fixture(scope="module")
+def reports(demo):
+    return {c.name: evaluate_condition(c) for c in demo.conditions}
+
+
+def _kinds(fig: go.Figure) -> list[str]:
+    return [t.meta["kind"] for t in fig.data]
+
+
+# ---------------------------------------------------------------- linkability vs N'
+
+
+def test_linkability_figure_draws_each_curve_and_the_chance_curve(reports):
+    curves = {n: r.linkability_curve for n, r in reports.items()}
+    fig = linkability_vs_n_figure(curves, colors=condition_colors(list(curves)))
+    assert _kinds(fig) == ["expected"] * 5 + ["chance"]
+    for trace, (name, curve) in zip(fig.data, curves.items(), strict=False):
+        assert trace.name == name
+        np.testing.assert_array_equal(trace.x, curve.n)  # N' = 2, 5, 10, 12
+        np.testing.assert_array_equal(trace.y, curve.expected)
+    assert list(fig.data[0].x) == [2, 5, 10, 12]
+    assert [t.line.color for t in fig.data[:5]] == list(CONDITION_PALETTE[:5])
+    chance = fig.data[-1]
+    assert chance.line.color == CHANCE_COLOR and chance.line.dash == "dash"
+    assert chance.x[0] == 2 and chance.x[-1] == 12
+    np.testing.assert_allclose(chance.y, 1 / np.asarray(chance.x))
+    assert fig.layout.xaxis.type == "log"
+    assert list(fig.layout.xaxis.tickvals) == [2, 5, 10, 12]
+
+
+def test_sampled_estimate_is_drawn_with_error_bars(demo):
+    sm = demo.get("anon-mild").eval
+    curve = linkability_curve(sm.scores, sm.targets, n_draws=30, seed=0)
+    fig = linkability_vs_n_figure({"anon-mild": curve})
+    assert _kinds(fig) == ["expected", "sampled", "sampled-legend", "chance"]
+    sampled = fig.data[1]
+    np.testing.assert_array_equal(sampled.y, curve.sampled)
+    np.testing.assert_array_equal(sampled.error_y.array, curve.sampled_sd)
+    assert sampled.marker.symbol == "circle-open" and sampled.showlegend is False
+    assert fig.data[2].name == "sampled, 30 draws (± 1 SD)"
+
+
+def test_chance_curve_spans_the_largest_n():
+    small = linkability_curve(np.eye(3), [0, 1, 2])
+    big = linkability_curve(np.eye(60), np.arange(60))
+    fig = linkability_vs_n_figure({"small": small, "big": big})
+    assert fig.data[-1].x[-1] == 60
+    assert list(fig.layout.xaxis.tickvals) == [2, 5, 10, 20, 50, 60]
+
+
+# ---------------------------------------------------------------- singling out
+
+
+def test_singling_out_figure_has_a_bar_and_a_chance_tick_per_condition(reports):
+    results = {n: r.singling_out for n, r in reports.items()}
+    fig = singling_out_figure(results, colors=condition_colors(list(results)))
+    bars, chance = fig.data
+    assert list(bars.x) == list(results)
+    assert list(bars.y) == [r.value for r in results.values()]
+    assert list(bars.marker.color) == list(CONDITION_PALETTE[:5])
+    # N = 12: (11/12)^11 = 0.3839
+    assert list(chance.y) == pytest.approx([(11 / 12) ** 11] * 5)
+    assert chance.marker.color == CHANCE_COLOR
+    assert bars.customdata[0][:3] == [12, 8, 12]  # N, folds, predicates
+
+
+def test_conversation_length_figure_panels_and_chance_lines(demo, reports):
+    curves = {n: conversation_length_curve(demo.get(n).embeddings, (1, 2, 4))
+              for n in ("plain", "random")}  # fmt: skip
+    fig = conversation_length_figure(curves, reports)
+    curve_traces = [t for t in fig.data if t.meta["kind"] == "curve"]
+    assert [(t.meta["condition"], t.meta["panel"]) for t in curve_traces] == [
+        ("plain", "singling_out"), ("plain", "linkability"),
+        ("random", "singling_out"), ("random", "linkability"),
+    ]  # fmt: skip
+    np.testing.assert_array_equal(curve_traces[0].y, curves["plain"].singling_out)
+    np.testing.assert_array_equal(curve_traces[1].y, curves["plain"].linkability)
+    assert list(curve_traces[0].x) == [1, 2, 4]
+    # one shared chance line per panel (same N everywhere)
+    chance = [t for t in fig.data if t.meta["kind"] == "chance"]
+    assert [t.meta["panel"] for t in chance] == ["singling_out", "linkability"]
+    assert chance[0].y[0] == pytest.approx(reports["plain"].singling_out.chance)
+    assert chance[1].y[0] == pytest.approx(1 / 12)
+    assert chance[0].xaxis == "x" and chance[1].xaxis == "x2"
+
+
+def test_conversation_length_without_reports_has_no_chance_line(demo):
+    curves = {"plain": conversation_length_curve(demo.get("plain").embeddings, (1, 2))}
+    assert "chance" not in _kinds(conversation_length_figure(curves))
+
+
+def test_conversation_length_chance_per_condition_when_n_differs(reports):
+    small = demo_study(n_speakers=6)
+    other = {c.name: evaluate_condition(c) for c in small.conditions[:1]}
+    curves = {
+        "plain": conversation_length_curve(demo_study(n_speakers=12).get("plain").embeddings),
+        "small": conversation_length_curve(small.get("plain").embeddings),
+    }
+    fig = conversation_length_figure(curves, {"plain": reports["plain"], "small": other["plain"]})
+    chance = [t for t in fig.data if t.meta["kind"] == "chance"]
+    assert {t.meta["condition"] for t in chance} == {"plain", "small"}
+    assert all(t.line.dash == "dot" for t in chance)
+
+
+# ---------------------------------------------------------------- similarity matrices
+
+
+def test_similarity_figure_shows_three_matrices_reordered(demo):
+    plain, mild = demo.get("plain").embeddings, demo.get("anon-mild").embeddings
+    result = voice_similarity(plain, mild)
+    speakers = result.oo.speakers.tolist()
+    order = speakers[::-1]
+    groups = {s: ("F" if k < 5 else "M") for k, s in enumerate(order)}
+    fig = similarity_matrices_figure(result, order=order, groups=groups, original="plain",
+                                     anonymised="anon-mild")  # fmt: skip
+    assert [t.meta["matrix"] for t in fig.data] == ["oo", "oa", "aa"]
+    assert all(isinstance(t, go.Heatmap) for t in fig.data)
+    for trace, m in zip(fig.data, (result.oo, result.oa, result.aa), strict=True):
+        # reversed order: the displayed matrix is the original one flipped on both axes
+        np.testing.assert_array_equal(np.asarray(trace.z), m.matrix[::-1, ::-1])
+        custom = np.asarray(trace.customdata)
+        np.testing.assert_array_equal(custom[..., 0], m.mean_score[::-1, ::-1])
+        np.testing.assert_array_equal(custom[..., 1], m.n_pairs[::-1, ::-1])
+        assert (trace.zmin, trace.zmax) == (0.0, 1.0)
+        assert "mean raw score" in trace.hovertemplate
+    assert list(fig.data[0].x)[:2] == [f"{order[0]} (F)", f"{order[1]} (F)"]
+    assert [t.showscale for t in fig.data] == [False, False, True]
+    d = result.distinctiveness
+    assert fig.layout.title.text == (
+        f"anon-mild against plain: DeID {d.deid:.3f} · G_VD {d.g_vd:.2f} dB"
+    )
+    titles = [a.text for a in fig.layout.annotations]
+    assert f"D<sub>diag</sub> = {result.oa.d_diag:.3f}" in titles[1]
+    # one white line per axis per panel between the F and M groups
+    assert len(fig.layout.shapes) == 3 * 2
+    assert fig.layout.shapes[0].x0 == 4.5
+
+
+def test_similarity_figure_without_order_keeps_the_library_order(demo):
+    es = demo.get("plain").embeddings
+    result = voice_similarity(es, es, calibration="raw")
+    fig = similarity_matrices_figure(result)
+    assert list(fig.data[0].y) == result.oo.speakers.tolist()
+    assert not fig.layout.shapes
+    assert fig.layout.xaxis.showticklabels is True  # 12 speakers: labels fit
+
+
+# ---------------------------------------------------------------- mean scores
+
+
+def test_mean_score_figure_pivots_in_the_given_order():
+    table = pd.DataFrame(
+        {
+            "trial_speaker": ["b", "b", "b", "a", "a", "a"],
+            "enrol_speaker": ["b", "a", "z", "b", "a", "z"],
+            "mean_score": [0.9, 0.1, 0.2, 0.3, 0.8, 0.4],
+            "n_trials": [2, 2, 2, 5, 5, 5],
+        }
+    )
+    fig = mean_score_figure(table, title="t")
+    heat = fig.data[0]
+    assert list(heat.y) == ["b", "a"] and list(heat.x) == ["b", "a", "z"]
+    assert np.asarray(heat.z).tolist() == [[0.9, 0.1, 0.2], [0.3, 0.8, 0.4]]
+    assert np.asarray(heat.customdata).tolist() == [[2, 2, 2], [5, 5, 5]]
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert fig.layout.title.text == "t"
+
+
+# ---------------------------------------------------------------- the summary table
+
+
+def test_linkage_table(reports):
+    toy = voice_distinctiveness(
+        [[.9, .2, .1], [.2, .8, .3], [.1, .3, .85]],
+        [[.6, .3, .2], [.3, .5, .35], [.2, .35, .55]],
+        [[.7, .4, .3], [.4, .65, .45], [.3, .45, .7]],
+    )  # metrics.md 5: DeID 0.589744, G_VD -3.357921 dB
+    scores_only = {"x": dataclasses.replace(reports["random"], singling_out=None)}
+    df = linkage_table({**reports, **scores_only}, {"anon-mild": toy})
+    assert list(df.columns) == list(TABLE_COLUMNS.values())
+    assert list(df["Condition"]) == [*reports, "x"]
+    row = df.set_index("Condition")
+    assert row.loc["anon-mild", "DeID"] == pytest.approx(0.589744, abs=1e-6)
+    assert row.loc["anon-mild", "G_VD (dB)"] == pytest.approx(-3.357921, abs=1e-6)
+    assert row.loc["plain", "Linkability"] == reports["plain"].baseline.linkability
+    assert row.loc["plain", "Singling out"] == reports["plain"].singling_out.value
+    assert row.loc["plain", "N speakers"] == 12
+    assert pd.isna(row.loc["x", "Singling out"]) and pd.isna(row.loc["x", "N speakers"])
+    assert pd.isna(row.loc["plain", "DeID"])  # no similarity given for it
+    assert str(df["N speakers"].dtype) == "Int64"
+
+
+def test_builders_accept_the_singling_out_of_a_tiny_case():
+    r = singling_out([[1, 0], [0, 1]], ["a", "b"], [[1, .1], [1, -.1], [.1, 1], [-.1, 1]],
+                     ["a", "a", "b", "b"])  # fmt: skip
+    fig = singling_out_figure({"x": r})
+    assert fig.data[0].y == (1.0,) and fig.data[1].y == (0.5,)

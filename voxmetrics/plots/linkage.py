@@ -1,0 +1,684 @@
+"""Figures and the summary table of the Linkage page (paper 001; metrics.md section 5).
+
+Every builder takes result objects of :mod:`voxmetrics.metrics.legal` and
+:mod:`voxmetrics.metrics.similarity` (or the reports that carry them) and only arranges their
+arrays for display. The arithmetic done here is for display only: the chance curve 1/N' drawn
+densely between the grid points of a :class:`~voxmetrics.metrics.legal.LinkabilityCurve`,
+reordering a similarity matrix's rows and columns, and pivoting a long table into a heat map.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from voxmetrics.metrics.legal import ConversationLengthCurve, LinkabilityCurve, SinglingOutResult
+from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, VoiceDistinctiveness
+from voxmetrics.plots.style import CHANCE_COLOR, base_layout
+from voxmetrics.report import ConditionReport
+
+__all__ = [
+    "CONDITION_PALETTE",
+    "TABLE_COLUMNS",
+    "condition_colors",
+    "conversation_length_figure",
+    "linkability_vs_n_figure",
+    "linkage_table",
+    "mean_score_figure",
+    "similarity_matrices_figure",
+    "singling_out_figure",
+]
+
+CONDITION_PALETTE: tuple[str, ...] = (
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#E69F00",  # orange
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#000000",  # black
+)
+"""Okabe-Ito colours of conditions (as the LID and SRD pages; yellow is unreadable on white)."""
+
+MATRIX_COLORSCALE = "Viridis"
+"""Colour scale of the heat maps (perceptually uniform, colour-blind safe)."""
+
+TICK_LABEL_LIMIT = 24
+"""Heat maps with more speakers than this hide their tick labels (the hover names them)."""
+
+
+def condition_colors(names: Sequence[str]) -> dict[str, str]:
+    """A colour per condition, by its position in the study (stable when some are hidden).
+
+    Examples
+    --------
+    >>> condition_colors(["plain", "random"])
+    {'plain': '#0072B2', 'random': '#D55E00'}
+    """
+    return {n: CONDITION_PALETTE[k % len(CONDITION_PALETTE)] for k, n in enumerate(names)}
+
+
+def _colors(names: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
+    fallback = condition_colors(names)
+    return {n: (colors or {}).get(n, fallback[n]) for n in names}
+
+
+def _log_ticks(top: int) -> list[int]:
+    """1, 2, 5 per decade from 2 up to ``top``, and ``top`` itself."""
+    ticks = []
+    for decade in range(int(math.log10(max(top, 2))) + 1):
+        ticks += [m * 10**decade for m in (1, 2, 5) if 2 <= m * 10**decade < top]
+    return [*ticks, top]
+
+
+# ---------------------------------------------------------------- linkability vs N'
+
+
+def linkability_vs_n_figure(
+    curves: Mapping[str, LinkabilityCurve],
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str = "Linkability vs number of enrolled speakers N'",
+) -> go.Figure:
+    """Linkability against N' on a log axis, one curve per condition, with chance 1/N'.
+
+    Paper 001, figure 1 (row 2): the exact expectation over random candidate sets of N'
+    enrolled speakers that contain the true one is drawn as a line with markers; when a curve
+    carries a sampled estimate (``n_draws`` > 0) it is drawn beside it as open markers with
+    error bars of one standard deviation of the per-draw linkability. The chance level 1/N' is
+    a dashed grey curve.
+
+    Parameters
+    ----------
+    curves : mapping of condition name to LinkabilityCurve
+    colors : mapping of condition name to colour, optional
+        Defaults to :func:`condition_colors` of the names in ``curves``.
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        Each trace has ``meta = {"condition", "kind"}`` with ``kind`` in
+        {"expected", "sampled", "sampled-legend", "chance"}; the sampled traces share one
+        legend entry ("sampled-legend", no data).
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.legal import linkability_curve
+    >>> S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    >>> fig = linkability_vs_n_figure({"a": linkability_curve(S, [0, 0, 1, 2], n_draws=3)})
+    >>> [t.meta["kind"] for t in fig.data], fig.layout.xaxis.type
+    (['expected', 'sampled', 'sampled-legend', 'chance'], 'log')
+    """
+    names = list(curves)
+    palette = _colors(names, colors)
+    fig = go.Figure()
+    for name in names:
+        c = curves[name]
+        color = palette[name]
+        fig.add_trace(
+            go.Scatter(
+                x=c.n,
+                y=c.expected,
+                mode="lines+markers",
+                line={"color": color, "width": 2},
+                marker={"color": color, "size": 7},
+                name=name,
+                legendgroup=name,
+                meta={"condition": name, "kind": "expected"},
+                hovertemplate=(
+                    f"<b>{name}</b><br>N' = %{{x}}<br>linkability %{{y:.3f}} (exact expectation)"
+                    "<extra></extra>"
+                ),
+            )
+        )
+        if c.sampled is not None:
+            fig.add_trace(
+                go.Scatter(
+                    x=c.n,
+                    y=c.sampled,
+                    mode="markers",
+                    marker={
+                        "color": color,
+                        "size": 10,
+                        "symbol": "circle-open",
+                        "line": {"width": 2},
+                    },
+                    error_y={
+                        "type": "data",
+                        "array": c.sampled_sd,
+                        "color": color,
+                        "thickness": 1.5,
+                        "width": 5,
+                    },
+                    customdata=c.sampled_sd,
+                    name=f"{name}: sampled",
+                    legendgroup=name,
+                    showlegend=False,  # one neutral legend entry below stands for them all
+                    meta={"condition": name, "kind": "sampled"},
+                    hovertemplate=(
+                        f"<b>{name}</b><br>N' = %{{x}}<br>sampled %{{y:.3f}} ± %{{customdata:.3f}}"
+                        f" (mean ± SD over {c.n_draws} draws)<extra></extra>"
+                    ),
+                )
+            )
+    draws = sorted({curves[n].n_draws for n in names if curves[n].sampled is not None})
+    if draws:
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                marker={"color": CHANCE_COLOR, "size": 10, "symbol": "circle-open"},
+                error_y={"type": "data", "array": [0], "color": CHANCE_COLOR},
+                name=f"sampled, {' / '.join(map(str, draws))} draws (± 1 SD)",
+                meta={"condition": None, "kind": "sampled-legend"},
+            )
+        )
+    top = max((int(curves[n].n[-1]) for n in names), default=2)
+    # 1/N' itself, drawn densely so the curve between grid points is exact on the log axis
+    dense = np.unique(np.round(np.geomspace(2, top, 200)).astype(int))
+    fig.add_trace(
+        go.Scatter(
+            x=dense,
+            y=1.0 / dense,
+            mode="lines",
+            line={"color": CHANCE_COLOR, "dash": "dash", "width": 1.5},
+            name="chance 1/N'",
+            meta={"condition": None, "kind": "chance"},
+            hovertemplate="chance 1/N' at N' = %{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(**base_layout(title={"text": title}, height=480))
+    fig.update_xaxes(
+        type="log",
+        title_text="N', enrolled speakers the attacker searches among (log scale)",
+        tickvals=_log_ticks(top),
+        range=[math.log10(1.8), math.log10(top * 1.12)],
+        minor={"showgrid": False},
+    )
+    fig.update_yaxes(title_text="Linkability (own speaker strictly first)", range=[-0.02, 1.04])
+    return fig
+
+
+# ---------------------------------------------------------------- singling out
+
+
+def singling_out_figure(
+    results: Mapping[str, SinglingOutResult],
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str = "Singling out at the full population",
+) -> go.Figure:
+    """One bar per condition: the probability of isolation, with its chance level.
+
+    The chance level (1 - 1/N)^(N-1) depends on the population size N, so it is drawn as a
+    dashed tick across each bar (:attr:`SinglingOutResult.chance`).
+
+    Parameters
+    ----------
+    results : mapping of condition name to SinglingOutResult
+    colors : mapping of condition name to colour, optional
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        Trace 0: the bars (one per condition); trace 1: the chance ticks.
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.legal import singling_out
+    >>> r = singling_out([[1, 0], [0, 1]], ["a", "b"],
+    ...                  [[1, .1], [1, -.1], [.1, 1], [-.1, 1]], ["a", "a", "b", "b"])
+    >>> fig = singling_out_figure({"x": r})
+    >>> fig.data[0].y, fig.data[1].y
+    ((1.0,), (0.5,))
+    """
+    names = list(results)
+    palette = _colors(names, colors)
+    values = [results[n].value for n in names]
+    custom = [
+        [results[n].n_speakers, results[n].folds, results[n].n_predicates, results[n].chance]
+        for n in names
+    ]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=values,
+            marker={"color": [palette[n] for n in names]},
+            text=[f"{v:.2f}" for v in values],
+            textposition="inside",
+            insidetextanchor="start",  # at the base, clear of the chance ticks
+            textfont={"color": "white", "size": 13},
+            customdata=custom,
+            name="singling out",
+            hovertemplate=(
+                "<b>%{x}</b><br>singling out %{y:.3f}<br>N = %{customdata[0]} speakers, "
+                "%{customdata[2]} predicates, %{customdata[1]} folds<br>"
+                "chance %{customdata[3]:.3f}<extra></extra>"
+            ),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=names,
+            y=[results[n].chance for n in names],
+            mode="markers",
+            # an open symbol is stroked with marker.color
+            marker={
+                "symbol": "line-ew-open",
+                "size": 54,
+                "color": CHANCE_COLOR,
+                "line": {"width": 3},
+            },
+            name="chance (1 − 1/N)^(N−1) → 1/e",
+            hovertemplate="chance %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(**base_layout(title={"text": title}, height=420, showlegend=True))
+    fig.update_layout(legend={"y": -0.2}, bargap=0.45)
+    fig.update_yaxes(title_text="Probability of isolation", range=[0, 1.12])
+    return fig
+
+
+def conversation_length_figure(
+    curves: Mapping[str, ConversationLengthCurve],
+    reports: Mapping[str, ConditionReport] | None = None,
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str = "Conversation length: embeddings averaged over L utterances",
+) -> go.Figure:
+    """Singling out (left) and linkability (right) against the conversation length L.
+
+    Paper 001, figure 1 (columns L = 1, 3, 30): longer conversations give the attacker a
+    cleaner voice profile. Chance lines come from the reports (singling out
+    :attr:`SinglingOutResult.chance`, linkability 1/N): one dashed grey line per panel when
+    every condition has the same value, else one dotted line per condition in its colour.
+    Lengths where singling out is undefined (fewer than 2 groups per speaker; NaN) are gaps.
+
+    Parameters
+    ----------
+    curves : mapping of condition name to ConversationLengthCurve
+    reports : mapping of condition name to ConditionReport, optional
+        Where the chance levels come from; without it no chance line is drawn.
+    colors : mapping of condition name to colour, optional
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        Two panels; traces have ``meta = {"condition", "kind", "panel"}`` with ``kind`` in
+        {"curve", "chance"} and ``panel`` in {"singling_out", "linkability"}.
+    """
+    names = list(curves)
+    palette = _colors(names, colors)
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("Singling out", "Linkability (all N enrolled)"),
+        horizontal_spacing=0.1,
+    )
+    top = 1
+    for name in names:
+        c = curves[name]
+        top = max(top, int(c.lengths.max()))
+        for col, (panel, values) in enumerate(
+            (("singling_out", c.singling_out), ("linkability", c.linkability)), start=1
+        ):
+            fig.add_trace(
+                go.Scatter(
+                    x=c.lengths,
+                    y=values,
+                    mode="lines+markers",
+                    line={"color": palette[name], "width": 2},
+                    marker={"color": palette[name], "size": 8},
+                    name=name,
+                    legendgroup=name,
+                    showlegend=col == 1,
+                    meta={"condition": name, "kind": "curve", "panel": panel},
+                    hovertemplate=(
+                        f"<b>{name}</b><br>L = %{{x}}<br>{panel.replace('_', ' ')} %{{y:.3f}}"
+                        "<extra></extra>"
+                    ),
+                ),
+                row=1,
+                col=col,
+            )
+    for col, panel in enumerate(("singling_out", "linkability"), start=1):
+        chance: dict[str, float] = {}
+        for name in names:
+            r = (reports or {}).get(name)
+            if r is None:
+                continue
+            if panel == "linkability":
+                chance[name] = r.baseline.chance_linkability
+            elif r.singling_out is not None:
+                chance[name] = r.singling_out.chance
+        distinct = sorted(set(chance.values()))
+        for name, value in chance.items():
+            shared = len(distinct) == 1
+            if shared and name != next(iter(chance)):
+                continue
+            label = "chance" if shared else f"{name}: chance"
+            fig.add_trace(
+                go.Scatter(
+                    x=[1, top],
+                    y=[value, value],
+                    mode="lines",
+                    line={
+                        "color": CHANCE_COLOR if shared else palette[name],
+                        "dash": "dash" if shared else "dot",
+                        "width": 1.5,
+                    },
+                    name=label,
+                    legendgroup="chance" if shared else name,
+                    showlegend=col == 1 or not shared,
+                    meta={"condition": None if shared else name, "kind": "chance", "panel": panel},
+                    hovertemplate=f"{label} {value:.3f}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+    fig.update_layout(**base_layout(title={"text": title}, height=440))
+    ticks = [v for v in (1, 2, 4, 8, 16, 30, 32, 64, 128) if v <= top]
+    fig.update_xaxes(
+        type="log",
+        tickvals=ticks,
+        title_text="L, utterances averaged per profile",
+        range=[-0.08, math.log10(max(top, 2)) + 0.08],
+        minor={"showgrid": False},
+    )
+    fig.update_yaxes(range=[-0.02, 1.04])
+    fig.update_yaxes(title_text="Probability", row=1, col=1)
+    return fig
+
+
+# ---------------------------------------------------------------- similarity matrices
+
+
+def _reordered(m: SimilarityMatrix, order: Sequence[str] | None) -> tuple[list[str], np.ndarray]:
+    labels = m.speakers.tolist()
+    if order is None:
+        return labels, np.arange(len(labels))
+    position = {s: k for k, s in enumerate(labels)}
+    keep = [s for s in order if s in position]
+    keep += [s for s in labels if s not in set(keep)]
+    return keep, np.asarray([position[s] for s in keep])
+
+
+def similarity_matrices_figure(
+    result: SimilarityResult,
+    *,
+    order: Sequence[str] | None = None,
+    groups: Mapping[str, str] | None = None,
+    original: str = "original",
+    anonymised: str = "anonymised",
+    title: str | None = None,
+) -> go.Figure:
+    """The three voice similarity matrices side by side on one colour scale (0 to 1).
+
+    VoicePrivacy 2022: M_oo (original vs original), M_oa (original vs anonymised) and M_aa
+    (anonymised vs anonymised). A clear diagonal means speakers are told apart; DeID measures
+    how much of M_oo's diagonal M_oa has lost, G_VD how distinctive the anonymised voices stay.
+    The hover shows the speaker pair, the matrix value, the mean raw cosine score and the
+    number of utterance pairs behind the cell.
+
+    Parameters
+    ----------
+    result : SimilarityResult
+    order : sequence of str, optional
+        Display order of the speakers (e.g. by sex then id); speakers not listed follow.
+    groups : mapping of speaker to group label, optional
+        E.g. each speaker's sex: shown in the hover, with thin lines between groups.
+    original, anonymised : str
+        Names of the two conditions, for titles and hover.
+    title : str, optional
+        Defaults to "DeID ... · G_VD ... dB".
+
+    Returns
+    -------
+    go.Figure
+        Traces 0, 1, 2: heat maps of M_oo, M_oa, M_aa (``meta = {"matrix"}``); one colour bar.
+    """
+    d = result.distinctiveness
+    if title is None:
+        title = f"{anonymised} against {original}: DeID {d.deid:.3f} · G_VD {d.g_vd:.2f} dB"
+    panels = (
+        ("oo", result.oo, original, original),
+        ("oa", result.oa, original, anonymised),
+        ("aa", result.aa, anonymised, anonymised),
+    )
+    fig = make_subplots(
+        rows=1,
+        cols=3,
+        horizontal_spacing=0.05,
+        subplot_titles=[
+            f"M<sub>{k}</sub>: {rows} vs {cols}<br>D<sub>diag</sub> = {m.d_diag:.3f}"
+            for k, m, rows, cols in panels
+        ],
+    )
+    for col, (key, m, rows, cols) in enumerate(panels, start=1):
+        labels, idx = _reordered(m, order)
+        sub = np.ix_(idx, idx)
+        shown = [f"{s} ({groups[s]})" if groups and s in groups else s for s in labels]
+        custom = np.dstack([m.mean_score[sub], m.n_pairs[sub]])
+        fig.add_trace(
+            go.Heatmap(
+                z=m.matrix[sub],
+                x=shown,
+                y=shown,
+                zmin=0.0,
+                zmax=1.0,
+                colorscale=MATRIX_COLORSCALE,
+                showscale=col == 3,
+                colorbar={"title": {"text": "M", "side": "right"}, "len": 0.9, "thickness": 14},
+                customdata=custom,
+                meta={"matrix": key},
+                hovertemplate=(
+                    f"{rows}: %{{y}}<br>{cols}: %{{x}}<br>M<sub>{key}</sub> = %{{z:.3f}}<br>"
+                    "mean raw score %{customdata[0]:.3f}<br>"
+                    "%{customdata[1]} ordered utterance pairs<extra></extra>"
+                ),
+            ),
+            row=1,
+            col=col,
+        )
+        if groups:
+            kinds = [groups.get(s) for s in labels]
+            cuts = [k for k in range(1, len(kinds)) if kinds[k] != kinds[k - 1]]
+            for k in cuts:
+                for axis in ("x", "y"):
+                    ref = "" if col == 1 else str(col)
+                    line = {"color": "white", "width": 1.5}
+                    if axis == "x":
+                        fig.add_shape(
+                            type="line",
+                            x0=k - 0.5,
+                            x1=k - 0.5,
+                            y0=-0.5,
+                            y1=len(labels) - 0.5,
+                            xref=f"x{ref}",
+                            yref=f"y{ref}",
+                            line=line,
+                        )
+                    else:
+                        fig.add_shape(
+                            type="line",
+                            y0=k - 0.5,
+                            y1=k - 0.5,
+                            x0=-0.5,
+                            x1=len(labels) - 0.5,
+                            xref=f"x{ref}",
+                            yref=f"y{ref}",
+                            line=line,
+                        )
+        many = len(labels) > TICK_LABEL_LIMIT
+        axis_note = " (sorted by sex, then id)" if groups else ""
+        fig.update_xaxes(
+            showticklabels=not many,
+            title_text=f"{cols} speakers",
+            row=1,
+            col=col,
+            constrain="domain",
+            scaleanchor=f"y{'' if col == 1 else col}",
+        )
+        fig.update_yaxes(
+            showticklabels=not many and col == 1,
+            autorange="reversed",
+            title_text=f"{rows} speakers{axis_note}" if col == 1 else None,
+            constrain="domain",
+            row=1,
+            col=col,
+        )
+    fig.update_layout(
+        **base_layout(
+            title={"text": title}, height=470, margin={"l": 60, "r": 30, "t": 120, "b": 50}
+        )
+    )
+    fig.update_annotations(font={"size": 13})
+    return fig
+
+
+# ---------------------------------------------------------------- mean scores (score matrix)
+
+
+def mean_score_figure(
+    table: pd.DataFrame,
+    *,
+    title: str = "Mean score of each trial speaker against each enrolled speaker",
+) -> go.Figure:
+    """Heat map of trial-speaker x enrolled-speaker mean scores (metrics.md section 5).
+
+    Parameters
+    ----------
+    table : DataFrame
+        Long format, one row per (trial speaker, enrolled speaker): columns ``trial_speaker``,
+        ``enrol_speaker``, ``mean_score`` and ``n_trials``, in display order (rows in order of
+        first appearance of ``trial_speaker``, columns of ``enrol_speaker``).
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        Trace 0: the heat map (rows: trial speakers; columns: enrolled speakers).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"trial_speaker": ["a", "a", "b", "b"],
+    ...                   "enrol_speaker": ["a", "b", "a", "b"],
+    ...                   "mean_score": [0.9, 0.1, 0.2, 0.8], "n_trials": [2, 2, 3, 3]})
+    >>> mean_score_figure(t).data[0].z.tolist()
+    [[0.9, 0.1], [0.2, 0.8]]
+    """
+    rows = list(dict.fromkeys(table["trial_speaker"]))
+    cols = list(dict.fromkeys(table["enrol_speaker"]))
+    z = table.pivot(index="trial_speaker", columns="enrol_speaker", values="mean_score")
+    n = table.pivot(index="trial_speaker", columns="enrol_speaker", values="n_trials")
+    z, n = z.loc[rows, cols], n.loc[rows, cols]
+    many = max(len(rows), len(cols)) > TICK_LABEL_LIMIT
+    fig = go.Figure(
+        go.Heatmap(
+            z=z.to_numpy(),
+            x=cols,
+            y=rows,
+            customdata=n.to_numpy(),
+            colorscale=MATRIX_COLORSCALE,
+            colorbar={"title": {"text": "mean score", "side": "right"}, "thickness": 14},
+            hovertemplate=(
+                "trial speaker %{y}<br>enrolled speaker %{x}<br>mean score %{z:.3f}<br>"
+                "over %{customdata} trials<extra></extra>"
+            ),
+        )
+    )
+    fig.update_layout(
+        **base_layout(
+            title={"text": title}, height=560, margin={"l": 70, "r": 30, "t": 60, "b": 60}
+        )
+    )
+    fig.update_xaxes(
+        title_text="enrolled speaker (column of the score matrix)",
+        showticklabels=not many,
+        constrain="domain",
+    )
+    fig.update_yaxes(
+        title_text="trial speaker (its trials averaged)",
+        autorange="reversed",
+        showticklabels=not many,
+        scaleanchor="x",
+        constrain="domain",
+    )
+    return fig
+
+
+# ---------------------------------------------------------------- the summary table
+
+TABLE_COLUMNS: dict[str, str] = {
+    "condition": "Condition",
+    "n_enrolled": "N enrolled",
+    "linkability": "Linkability",
+    "chance_linkability": "Chance 1/N",
+    "singling_out": "Singling out",
+    "n_speakers": "N speakers",
+    "chance_singling_out": "Chance (1-1/N)^(N-1)",
+    "deid": "DeID",
+    "g_vd": "G_VD (dB)",
+}
+"""Columns of :func:`linkage_table` and their labels."""
+
+
+def linkage_table(
+    reports: Mapping[str, ConditionReport],
+    distinctiveness: Mapping[str, VoiceDistinctiveness | None] | None = None,
+) -> pd.DataFrame:
+    """One row per condition: linkability, singling out, their chance levels, DeID and G_VD.
+
+    Parameters
+    ----------
+    reports : mapping of condition name to ConditionReport
+        Linkability at the full N and singling out (None without embeddings).
+    distinctiveness : mapping of condition name to VoiceDistinctiveness or None, optional
+        DeID and G_VD of each condition against the chosen original (None: not available).
+
+    Returns
+    -------
+    DataFrame
+        Columns: the labels of :data:`TABLE_COLUMNS`; missing values are NaN.
+
+    Examples
+    --------
+    >>> from voxmetrics.report import evaluate_condition
+    >>> from voxmetrics.synth import demo_study
+    >>> mild = demo_study(n_speakers=6).get("anon-mild")
+    >>> df = linkage_table({"anon-mild": evaluate_condition(mild)})
+    >>> df.columns.tolist()[:5]
+    ['Condition', 'N enrolled', 'Linkability', 'Chance 1/N', 'Singling out']
+    >>> df["N speakers"].tolist(), df["DeID"].isna().tolist()
+    ([6], [True])
+    """
+    rows = []
+    for name, r in reports.items():
+        so = r.singling_out
+        v = (distinctiveness or {}).get(name)
+        rows.append(
+            {
+                "condition": name,
+                "n_enrolled": r.baseline.n_enrolled,
+                "linkability": r.baseline.linkability,
+                "chance_linkability": r.baseline.chance_linkability,
+                "singling_out": np.nan if so is None else so.value,
+                "n_speakers": pd.NA if so is None else so.n_speakers,
+                "chance_singling_out": np.nan if so is None else so.chance,
+                "deid": np.nan if v is None else v.deid,
+                "g_vd": np.nan if v is None else v.g_vd,
+            }
+        )
+    df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    df["n_speakers"] = df["n_speakers"].astype("Int64")
+    return df.rename(columns=TABLE_COLUMNS)
