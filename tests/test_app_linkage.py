@@ -218,12 +218,7 @@ def test_anonymised_utterances_with_other_ids_are_flagged(demo):
     assert "None of the 480 anonymised utterances shares an utterance id" in warning
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ui.cache.condition_report keys on the score matrices only (Condition.content_hash), "
-    "not on the embeddings evaluate_condition also uses: a score-only condition with the same "
-    "scores as an embedding condition gets its cached singling out (and vice versa None)",
-)
+# used to fail: the report cache keyed on the score matrices only, not the embeddings
 def test_condition_report_cache_tells_embeddings_apart():
     demo = demo_study(n_speakers=6)
     leaky = demo.get("anon-leaky")

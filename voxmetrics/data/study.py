@@ -65,9 +65,11 @@ class Condition:
 
     @property
     def content_hash(self) -> str:
-        """Cache key covering both score matrices."""
+        """Cache key covering everything a condition's metrics depend on: both score matrices
+        and the embeddings (singling out, similarity and SBLS use them)."""
         dev = self.dev.content_hash if self.dev is not None else "-"
-        return f"{self.eval.content_hash}:{dev}"
+        emb = self.embeddings.content_hash if self.embeddings is not None else "-"
+        return f"{self.eval.content_hash}:{dev}:{emb}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -392,6 +392,17 @@ class ConversationLengthCurve:
     n_speakers: int
     """Trial speakers (singling-out chance (1 - 1/N)^(N-1))."""
 
+    @property
+    def linkability_chance(self) -> float:
+        """1 / N enrolled."""
+        return 1.0 / self.n_enrolled
+
+    @property
+    def singling_out_chance(self) -> float:
+        """(1 - 1/N)^(N-1) for the N trial speakers."""
+        n = self.n_speakers
+        return (1.0 - 1.0 / n) ** (n - 1)
+
 
 def conversation_length_curve(
     es: EmbeddingSet,

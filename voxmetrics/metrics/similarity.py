@@ -179,11 +179,11 @@ class VoiceDistinctiveness:
     d_diag_aa: float
     """D_diag of anonymised vs anonymised."""
 
-    def to_dict(self) -> dict[str, float]:
-        """The CLI's ``similarity`` JSON object."""
+    def to_dict(self) -> dict[str, float | None]:
+        """The CLI's ``similarity`` JSON object (G_VD = -inf, no distinctiveness left, is null)."""
         return {
             "deid": self.deid,
-            "g_vd": self.g_vd,
+            "g_vd": self.g_vd if math.isfinite(self.g_vd) else None,
             "d_diag_oo": self.d_diag_oo,
             "d_diag_oa": self.d_diag_oa,
             "d_diag_aa": self.d_diag_aa,
