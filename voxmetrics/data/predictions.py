@@ -71,7 +71,17 @@ def join_predictions(
         utterance missing a class score, non-numeric scores.
     """
     where = name or "predictions"
-    df = source if isinstance(source, pd.DataFrame) else read_table(source, name=name)
+    if isinstance(source, pd.DataFrame):
+        df = source
+    else:
+        try:
+            df = read_table(source, name=name)
+        except VoxMetricsInputError as exc:
+            raise VoxMetricsInputError(
+                f"{where}: not a readable predictions table ({exc}). Give a CSV or Parquet with "
+                "columns utt_id, attribute, class, score (class scores) or utt_id, attribute, "
+                "predicted (hard predictions)."
+            ) from None
     cols = set(df.columns)
     soft = {"utt_id", "attribute", "class", "score"} <= cols
     hard = {"utt_id", "attribute", "predicted"} <= cols

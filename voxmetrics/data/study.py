@@ -65,8 +65,10 @@ class Condition:
 
     @property
     def content_hash(self) -> str:
-        """Cache key covering everything a condition's metrics depend on: both score matrices
-        and the embeddings (singling out, similarity and SBLS use them)."""
+        """Cache key covering everything a condition's metrics depend on.
+
+        Both score matrices and the embeddings (singling out, similarity and SBLS use them).
+        """
         dev = self.dev.content_hash if self.dev is not None else "-"
         emb = self.embeddings.content_hash if self.embeddings is not None else "-"
         return f"{self.eval.content_hash}:{dev}:{emb}"

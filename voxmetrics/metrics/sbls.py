@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
 from sklearn.linear_model import LogisticRegression
@@ -175,8 +176,13 @@ def _auc_matrix(y: NDArray[np.str_], classes: Sequence[str], scores: NDArray) ->
     return out
 
 
-def _nmi(confusion: NDArray[np.int64]) -> float:
-    k = confusion.shape[0]
+def _nmi(contingency: NDArray, k: int) -> float:
+    """I(Y; Y_hat) / ln K from a (true x predicted) contingency table of any width.
+
+    Mutual information does not depend on how the predicted categories are named, so the
+    raw table (every predicted class, assigned by the alignment or not) gives it exactly.
+    """
+    confusion = np.asarray(contingency, dtype=np.float64)
     n = confusion.sum()
     if n == 0 or k < 2:
         return 0.0
@@ -204,6 +210,7 @@ def _align(
         aligned_auc = float(auc[np.arange(k), perm].mean())
         # aligned prediction: the true class whose assigned column scores highest
         predicted_idx = np.argmax(scores[:, perm], axis=1)
+        contingency = None  # the aligned confusion matrix below is the full table
     else:
         if pred.predicted is None:
             raise VoxMetricsInputError(f"attribute '{name}': no scores and no predictions.")
@@ -221,6 +228,7 @@ def _align(
         # a predicted class left unassigned (more attacker classes than true) is always wrong
         predicted_idx = np.array([to_true.get(int(c), -1) for c in col_of])
         auc, aligned_auc = None, None
+        contingency = raw  # includes predictions of classes the alignment left unassigned
     yi = np.searchsorted(np.array(classes), y)
     confusion = np.zeros((k, k), dtype=np.int64)
     ok = predicted_idx >= 0
@@ -241,7 +249,7 @@ def _align(
         auc=aligned_auc,
         balanced_accuracy=ba,
         leakage=leakage,
-        nmi=_nmi(confusion),
+        nmi=_nmi(confusion if contingency is None else contingency, k),
         confusion=confusion,
         predicted=predicted,
     )
@@ -305,7 +313,16 @@ def sbls(
             f"no attacker predictions for attribute(s) {', '.join(missing)}; give scores or "
             "predictions for every attribute, or drop it."
         )
-    ys = {a: np.asarray(labels[a]).astype(str).ravel() for a in names}
+    ys = {}
+    for a in names:
+        raw_labels = pd.Series(np.asarray(labels[a], dtype=object).ravel())
+        missing_label = raw_labels.isna() | (raw_labels.astype(str).str.strip() == "")
+        if missing_label.any():
+            raise VoxMetricsInputError(
+                f"attribute '{a}': {int(missing_label.sum())} utterance(s) have a missing true "
+                "label; fill them in or leave those utterances out."
+            )
+        ys[a] = raw_labels.astype(str).to_numpy()
     n = ys[names[0]].size
     if any(y.size != n for y in ys.values()) or n == 0:
         raise VoxMetricsInputError("every attribute needs one true label per utterance.")
@@ -422,12 +439,15 @@ def builtin_attacker(
     xte = xte / np.linalg.norm(xte, axis=1, keepdims=True)
     out = {}
     for name, y in train_labels.items():
-        yy = np.asarray(y).astype(str)
+        labels = pd.Series(np.asarray(y, dtype=object).ravel())
+        known = (~labels.isna() & (labels.astype(str).str.strip() != "")).to_numpy()
+        yy = labels[known].astype(str).to_numpy()  # training rows without a label are left out
         if np.unique(yy).size < 2:
             raise VoxMetricsInputError(
-                f"the attacker cannot learn attribute '{name}': its training data has one class."
+                f"the attacker cannot learn attribute '{name}': its training data has fewer "
+                "than two labelled classes."
             )
-        model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr, yy)
+        model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr[known], yy)
         out[name] = AttributePrediction(
             classes=tuple(str(c) for c in model.classes_), scores=model.predict_proba(xte)
         )
