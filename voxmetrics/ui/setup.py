@@ -32,6 +32,11 @@ MENU: list[MenuItem] = [
     MenuItem("app.py", "Home", ":material/home:"),
     MenuItem("pages/1_Overview.py", "Overview", ":material/leaderboard:"),
     MenuItem(DATA_PAGE, "Data", ":material/upload_file:"),
+    MenuItem("pages/3_LID.py", "LID", ":material/insights:"),
+    MenuItem("pages/4_SRD.py", "SRD", ":material/bar_chart:"),
+    MenuItem("pages/5_ZEBRA.py", "ZEBRA", ":material/stacked_line_chart:"),
+    MenuItem("pages/6_Linkage.py", "Linkage", ":material/link:"),
+    MenuItem("pages/7_Soft_biometrics.py", "Soft biometrics", ":material/diversity_3:"),
 ]
 """The pages in menu order; a new page adds one entry here."""
 

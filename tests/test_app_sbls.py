@@ -1,0 +1,298 @@
+"""The Soft biometrics page through the app's entrypoint (AppTest, style.md 17), and the
+cached wrappers it relies on (voxmetrics/ui/cache_sbls.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from voxmetrics.data.study import Condition, Study
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.sbls import sbls, sbls_embeddings
+from voxmetrics.synth import demo_study
+from voxmetrics.ui import cache, cache_sbls
+from voxmetrics.ui.state import STUDY_KEY
+
+APP = "../app.py"  # resolved relative to this file
+PAGE = "pages/7_Soft_biometrics.py"
+DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
+COMPONENT_COLUMNS = ["Condition", "Attacker", "P_attr", "P_assoc", "P_subgroup", "SBLS"]
+HEADERS = [
+    "Protection per condition",
+    "Per attribute",
+    "Subgroups",
+    "Attributes and identity together",
+]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    """Reset the caches the app fills (session state is new with every AppTest)."""
+
+    def clear():
+        st.cache_data.clear()
+        cache._read_scores.clear()
+        cache._read_embeddings.clear()
+        cache_sbls.clear_sbls_store()
+
+    clear()
+    yield
+    clear()
+
+
+@pytest.fixture(scope="module")
+def demo() -> Study:
+    return demo_study()
+
+
+def _page(*, boot: int = 0, study: Study | None = None, **state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.run()
+    assert not at.exception, at.exception
+    at.session_state["vm_sbls_boot"] = boot
+    for key, value in state.items():
+        at.session_state[key] = value
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _components(at: AppTest) -> pd.DataFrame:
+    df = at.dataframe[0].value
+    assert list(df.columns[:6]) == COMPONENT_COLUMNS
+    return df
+
+
+def _text(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def _predictions_csv(attack: cache_sbls.Attack) -> bytes:
+    rows = [
+        (u, a, c, float(p.scores[i, k]))
+        for a, p in attack.predictions.items()
+        for i, u in enumerate(attack.utt_ids)
+        for k, c in enumerate(p.classes)
+    ]
+    df = pd.DataFrame(rows, columns=["utt_id", "attribute", "class", "score"])
+    return df.to_csv(index=False).encode()
+
+
+# ---------------------------------------------------------------- the page on the demo
+
+
+def test_page_runs_on_the_demo_with_intervals():
+    at = _page(boot=8)
+    assert not at.error
+    assert [h.value for h in at.header] == HEADERS
+    df = _components(at)
+    assert list(df["Condition"]) == DEMO_NAMES
+    for col in ("P_attr", "P_assoc", "P_subgroup", "SBLS"):
+        assert df[col].between(0, 1).all(), col
+    assert df["SBLS CI"].str.match(r"^\[0\.\d{3}, [01]\.\d{3}\]$").all()
+    assert (df["Groups used"] == "6 of 6").all()  # smallest demo subgroup: 36 >= 30
+    assert df.loc[0, "Attacker"] == "original (itself)"
+    assert (df.loc[1:, "Attacker"] == "original (plain)").all()
+    info = _text(at.info)
+    assert "higher = more protection" in info and "LID" in info
+    markdown = _text(at.markdown)
+    assert "**Attacker:**" in markdown and "plain" in markdown
+    assert "Minimum group size." in markdown and "36 eval utterances from 3" in markdown
+    assert "speaker-level bootstrap, 8 replicates" in _text(at.caption)
+    # the identity table: SBLS beside EER and LIDmax for every condition
+    identity = at.dataframe[-1].value
+    assert list(identity.columns[:5]) == ["Condition", "SBLS", "P_attr", "EER", "LIDmax (bits)"]
+    assert list(identity["Condition"]) == DEMO_NAMES
+    np.testing.assert_allclose(identity["SBLS"], df["SBLS"])
+    # the attribute view opens on the lowest SBLS other than the original speech
+    others = df[df["Condition"] != "plain"]
+    assert (
+        at.selectbox(key="vm_sbls_inspect").value
+        == others.loc[others["SBLS"].idxmin(), "Condition"]
+    )
+
+
+def test_switching_the_attacker_retrains_it():
+    at = _page()
+    original = _components(at).set_index("Condition")
+    assert not at.selectbox(key="vm_sbls_original").disabled
+    at.radio(key="vm_sbls_attacker").set_value("anonymised").run()
+    assert not at.exception and not at.error
+    informed = _components(at).set_index("Condition")
+    assert (informed["Attacker"] == "anonymised (own dev)").all()
+    assert at.selectbox(key="vm_sbls_original").disabled
+    assert "own anonymised dev speech" in _text(at.markdown)
+    # same data, another attacker: the scores move (anon-mild: 0.675 -> 0.639 on the demo)
+    assert informed.loc["anon-mild", "SBLS"] != pytest.approx(original.loc["anon-mild", "SBLS"])
+    assert informed[["P_attr", "P_assoc", "P_subgroup", "SBLS"]].stack().between(0, 1).all()
+
+
+def test_options_reach_the_score():
+    at = _page(vm_sbls_min_group=40, vm_sbls_lambda=1.0)
+    assert not at.error
+    df = _components(at)
+    assert (df["Groups used"] != "6 of 6").all()  # the 36-utterance group is left out
+    warning = _text(at.warning)
+    assert "Left out of P_subgroup (fewer than 40 utterances)" in warning
+    assert "M · 56\\+ (n = 36)" in warning
+
+
+def test_weights_that_do_not_sum_to_one_are_explained():
+    at = _page(vm_sbls_w_sub=0.5)
+    assert not at.exception
+    assert len(at.error) == 1 and "sum to 1" in at.error[0].value
+    assert not at.dataframe  # nothing computed with invalid weights
+
+
+# ---------------------------------------------------------------- uploads
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\x00\x01\x02 not a table \xff\xfe", b"utt_id,attribute,score\nx,sex,0.3\n", b""],
+    ids=["binary", "wrong-columns", "empty"],
+)
+def test_garbage_predictions_upload_shows_an_error(content):
+    at = _page()
+    at.selectbox(key="vm_sbls_upload_condition").select("anon-mild").run()
+    at.file_uploader(key="vm_sbls_upload_file").set_value(("garbage.csv", content, "text/csv"))
+    at.button(key="vm_sbls_use_upload").click().run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert "garbage.csv" in at.error[0].value
+    # the page goes on with the built-in attacker
+    df = _components(at)
+    assert list(df["Condition"]) == DEMO_NAMES
+    assert not df["Attacker"].str.contains("upload").any()
+
+
+def test_upload_without_a_file_asks_for_one():
+    at = _page()
+    at.button(key="vm_sbls_use_upload").click().run()
+    assert not at.exception
+    assert "Choose a predictions file" in at.error[0].value
+
+
+def test_uploaded_predictions_replace_the_builtin_attacker(demo):
+    attack = cache_sbls.embeddings_attack(demo.get("anon-mild"), original=demo.get("plain"))
+    at = _page()
+    builtin = _components(at).set_index("Condition")
+    at.selectbox(key="vm_sbls_upload_condition").select("anon-mild").run()
+    at.file_uploader(key="vm_sbls_upload_file").set_value(
+        ("pred.csv", _predictions_csv(attack), "text/csv")
+    )
+    at.button(key="vm_sbls_use_upload").click().run()
+    assert not at.exception and not at.error
+    assert "480 eval utterances" in at.success[0].value
+    uploaded = _components(at).set_index("Condition")
+    assert uploaded.loc["anon-mild", "Attacker"] == "upload: pred.csv"
+    # the same predictions, read back from the CSV: the same numbers
+    for col in ("P_attr", "P_assoc", "P_subgroup", "SBLS"):
+        assert uploaded.loc["anon-mild", col] == pytest.approx(builtin.loc["anon-mild", col])
+    # the upload survives a rerun and can be forgotten
+    at.run()
+    assert _components(at).set_index("Condition").loc["anon-mild", "Attacker"].startswith("upload")
+    at.button(key="vm_sbls_forget_anon-mild").click().run()
+    assert not at.exception
+    assert _components(at).set_index("Condition").loc["anon-mild", "Attacker"] == "original (plain)"
+
+
+def test_score_only_study_explains_and_accepts_uploads(demo):
+    plain = demo.get("plain")
+    scores_only = Study(
+        conditions=(Condition("scores-only", eval=plain.eval, dev=plain.dev),), name="scores"
+    )
+    at = _page(study=scores_only)
+    assert not at.error
+    info = _text(at.info)
+    assert "scores\\-only" in info and "no utterance embeddings" in info
+    assert "Upload the predictions" in info
+    assert not at.dataframe  # nothing to score yet
+    assert at.radio(key="vm_sbls_attacker").disabled
+    # hard predictions for its eval trials (the score file carries sex and age_group)
+    ev = plain.eval
+    rows = [
+        (t, a, str(v))
+        for a in ("sex", "age_group")
+        for t, v in zip(ev.trial_ids, ev.attributes[a], strict=True)
+    ]
+    data = pd.DataFrame(rows, columns=["utt_id", "attribute", "predicted"]).to_csv(index=False)
+    at.file_uploader(key="vm_sbls_upload_file").set_value(("hard.csv", data.encode(), "text/csv"))
+    at.button(key="vm_sbls_use_upload").click().run()
+    assert not at.exception and not at.error
+    df = _components(at)
+    assert list(df["Condition"]) == ["scores-only"]
+    # a perfect hard attacker: no attribute or subgroup protection; P_assoc keeps a little
+    # because NMI is normalised by ln K and the age groups are unbalanced (sbls.md section 2)
+    assert (df.loc[0, "P_attr"], df.loc[0, "P_subgroup"]) == (0.0, 0.0)
+    assert 0.0 < df.loc[0, "P_assoc"] < 0.1
+    assert df.loc[0, "SBLS"] == pytest.approx(0.4 * df.loc[0, "P_assoc"])
+    assert "no class scores, so no AUC matrix" in _text(at.info)
+
+
+# ---------------------------------------------------------------- the cached wrappers
+
+
+@pytest.mark.parametrize("attacker", ["original", "anonymised"])
+def test_the_page_attack_is_sbls_embeddings(demo, attacker):
+    cond, original = demo.get("anon-strong"), demo.get("plain")
+    attack = cache_sbls.embeddings_attack(cond, original=original, attacker=attacker)
+    ours = sbls(attack.labels, attack.predictions)
+    reference = sbls_embeddings(cond.embeddings, original=original.embeddings, attacker=attacker)
+    assert ours.to_dict() | {"attacker": ""} == reference.to_dict() | {"attacker": ""}
+    assert attack.n == int((cond.embeddings.meta["split"] == "eval").sum())
+    assert attacker in attack.attacker
+    assert attack.short == (
+        "original (plain)" if attacker == "original" else "anonymised (own dev)"
+    )
+
+
+def test_the_bootstrap_statistic_recomputes_sbls_with_fixed_predictions(demo):
+    attack = cache_sbls.embeddings_attack(demo.get("anon-mild"), original=demo.get("plain"))
+    options = cache_sbls.SBLSOptions(min_group_size=20)
+    statistic = cache_sbls.sbls_statistic(attack, options)
+    full = sbls(attack.labels, attack.predictions, min_group_size=20)
+    assert statistic(np.arange(attack.n)) == {
+        "p_attr": full.p_attr,
+        "p_assoc": full.p_assoc,
+        "p_subgroup": full.p_subgroup,
+        "sbls": full.sbls,
+    }
+    # a resample where an attribute keeps one class: undefined, not an exception
+    one_class = np.flatnonzero(attack.labels["sex"] == "F")
+    assert statistic(one_class) == dict.fromkeys(cache_sbls.COMPONENTS)
+    # duplicated utterances (a speaker drawn twice) count twice
+    idx = np.r_[np.arange(attack.n), np.arange(40)]
+    twice = sbls(
+        {a: y[idx] for a, y in attack.labels.items()},
+        {a: cache_sbls._take(p, idx) for a, p in attack.predictions.items()},
+        min_group_size=20,
+    )
+    assert statistic(idx)["sbls"] == twice.sbls
+
+
+def test_original_attacker_needs_original_embeddings(demo):
+    with pytest.raises(VoxMetricsInputError, match="original"):
+        cache_sbls.embeddings_attack(demo.get("anon-mild"), original=None)
+    no_emb = Condition("x", eval=demo.get("plain").eval)
+    with pytest.raises(VoxMetricsInputError, match="no embeddings"):
+        cache_sbls.embeddings_attack(no_emb, attacker="anonymised")
+
+
+def test_uploads_need_attribute_labels(demo):
+    plain = demo.get("plain")
+    bare_eval = dataclasses.replace(plain.eval, attributes={})
+    cond = Condition("bare", eval=bare_eval)
+    data = b"utt_id,attribute,predicted\nx,sex,F\n"
+    with pytest.raises(VoxMetricsInputError, match="no attribute labels"):
+        cache_sbls.predictions_attack(cond, data, "p.csv")
+    # with labels, a mismatch is the library's message, naming the file
+    with pytest.raises(VoxMetricsInputError, match=r"p\.csv: .*not in the metadata"):
+        cache_sbls.predictions_attack(Condition("ok", eval=plain.eval), data, "p.csv")
