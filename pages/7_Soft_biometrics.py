@@ -4,7 +4,6 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.metrics.sbls import DEFAULT_LAMBDA, DEFAULT_MIN_GROUP_SIZE, DEFAULT_WEIGHTS
-from voxmetrics.plots.lid import condition_colors
 from voxmetrics.plots.sbls import (
     auc_matrix_figure,
     components_figure,
@@ -13,6 +12,7 @@ from voxmetrics.plots.sbls import (
     short_group,
     subgroup_figure,
 )
+from voxmetrics.plots.style import condition_colors
 from voxmetrics.ui.cache_sbls import (
     SBLSOptions,
     SBLSRow,

@@ -20,7 +20,13 @@ from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
 from voxmetrics.metrics.lid import CalibrationCurve, LIDResult, lid_ccdf
-from voxmetrics.plots.style import CHANCE_COLOR, MATED_COLOR, base_layout
+from voxmetrics.plots.style import (
+    CHANCE_COLOR,
+    CONDITION_PALETTE,
+    MATED_COLOR,
+    base_layout,
+    condition_colors,
+)
 
 __all__ = [
     "CONDITION_PALETTE",
@@ -34,47 +40,12 @@ __all__ = [
     "trial_figure",
 ]
 
-CONDITION_PALETTE: tuple[str, ...] = (
-    "#0072B2",  # blue
-    "#D55E00",  # vermillion
-    "#009E73",  # bluish green
-    "#E69F00",  # orange
-    "#CC79A7",  # reddish purple
-    "#56B4E9",  # sky blue
-    "#000000",  # black
-)
-"""Okabe-Ito colours (colour-blind safe; yellow left out), one per condition in study order.
-
-The same order as :mod:`voxmetrics.plots.srd`, so a condition has one colour on both pages.
-"""
 OTHER_IDENTITY_COLOR = "#9DB4C8"
 """Bars of the enrolled identities other than the trial's own speaker."""
 ZERO_COLOR = "#444444"
 """The x = 0 bits line: no information either way."""
 PRIOR_COLOR = "#222222"
 """The prior 1/N of a random guess (not a condition colour, so it shows over every bar)."""
-
-
-def condition_colors(names: Sequence[str]) -> dict[str, str]:
-    """Colour of each condition, by its position in the study (cycling after 7).
-
-    Parameters
-    ----------
-    names : sequence of str
-        Every condition of the study, in study order (not only the ones shown), so that a
-        condition keeps its colour when others are hidden.
-
-    Returns
-    -------
-    dict of str to str
-        Condition name to hex colour.
-
-    Examples
-    --------
-    >>> condition_colors(["plain", "random"])
-    {'plain': '#0072B2', 'random': '#D55E00'}
-    """
-    return {n: CONDITION_PALETTE[k % len(CONDITION_PALETTE)] for k, n in enumerate(names)}
 
 
 def display_name(name: str, result: LIDResult) -> str:

@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 
 from voxmetrics.metrics.legal import ConversationLengthCurve, LinkabilityCurve, SinglingOutResult
 from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, VoiceDistinctiveness
-from voxmetrics.plots.style import CHANCE_COLOR, base_layout
+from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
 from voxmetrics.report import ConditionReport
 
 __all__ = [
@@ -34,33 +34,12 @@ __all__ = [
     "singling_out_figure",
 ]
 
-CONDITION_PALETTE: tuple[str, ...] = (
-    "#0072B2",  # blue
-    "#D55E00",  # vermillion
-    "#009E73",  # bluish green
-    "#E69F00",  # orange
-    "#CC79A7",  # reddish purple
-    "#56B4E9",  # sky blue
-    "#000000",  # black
-)
-"""Okabe-Ito colours of conditions (as the LID and SRD pages; yellow is unreadable on white)."""
 
 MATRIX_COLORSCALE = "Viridis"
 """Colour scale of the heat maps (perceptually uniform, colour-blind safe)."""
 
 TICK_LABEL_LIMIT = 24
 """Heat maps with more speakers than this hide their tick labels (the hover names them)."""
-
-
-def condition_colors(names: Sequence[str]) -> dict[str, str]:
-    """A colour per condition, by its position in the study (stable when some are hidden).
-
-    Examples
-    --------
-    >>> condition_colors(["plain", "random"])
-    {'plain': '#0072B2', 'random': '#D55E00'}
-    """
-    return {n: CONDITION_PALETTE[k % len(CONDITION_PALETTE)] for k, n in enumerate(names)}
 
 
 def _colors(names: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:

@@ -21,8 +21,13 @@ from plotly.subplots import make_subplots
 
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.sbls import AttributeLeakage, SBLSResult
-from voxmetrics.plots.lid import condition_colors
-from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_COLOR, MATED_COLOR, base_layout
+from voxmetrics.plots.style import (
+    CHANCE_COLOR,
+    CONDITION_COLOR,
+    MATED_COLOR,
+    base_layout,
+    condition_colors,
+)
 from voxmetrics.report import ConditionReport
 
 __all__ = [
@@ -399,7 +404,7 @@ def identity_figure(
     reports : sequence of ConditionReport
         The conditions' reports (matched by name).
     colors : mapping of str to str, optional
-        Condition colours (default :func:`voxmetrics.plots.lid.condition_colors`).
+        Condition colours (default :func:`voxmetrics.plots.style.condition_colors`).
     title : str
         Figure title.
 

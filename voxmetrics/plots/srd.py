@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from voxmetrics.metrics.srd import BetaBinomialFit, SpeakerSRD, SRDResult
-from voxmetrics.plots.style import CHANCE_COLOR, base_layout
+from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
 from voxmetrics.report import ConditionReport
 
 __all__ = [
@@ -37,16 +37,6 @@ __all__ = [
     "zero_rank_counts",
 ]
 
-CONDITION_PALETTE: tuple[str, ...] = (
-    "#0072B2",  # blue
-    "#D55E00",  # vermillion
-    "#009E73",  # bluish green
-    "#E69F00",  # orange
-    "#CC79A7",  # reddish purple
-    "#56B4E9",  # sky blue
-    "#000000",  # black
-)
-"""Okabe-Ito colours of conditions (the yellow is left out: unreadable on white)."""
 
 LOSS_DASH: dict[str, str] = {
     "LL": "dash",
@@ -56,20 +46,6 @@ LOSS_DASH: dict[str, str] = {
     "CLL": "dot",
 }
 """Line style of the model fitted with each loss (every model line is broken, data solid)."""
-
-
-def condition_colors(names: Sequence[str]) -> dict[str, str]:
-    """A colour per condition, by its position in the study (stable under selection).
-
-    Pass every condition of the study, not only the selected ones, so that a condition keeps
-    its colour when others are deselected.
-
-    Examples
-    --------
-    >>> condition_colors(["plain", "random"])
-    {'plain': '#0072B2', 'random': '#D55E00'}
-    """
-    return {n: CONDITION_PALETTE[k % len(CONDITION_PALETTE)] for k, n in enumerate(names)}
 
 
 def _colors(names: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:

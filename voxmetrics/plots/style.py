@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["CHANCE_COLOR", "CONDITION_COLOR", "MATED_COLOR", "NON_MATED_COLOR", "base_layout"]
+__all__ = [
+    "CHANCE_COLOR",
+    "CONDITION_COLOR",
+    "CONDITION_PALETTE",
+    "MATED_COLOR",
+    "NON_MATED_COLOR",
+    "base_layout",
+    "condition_colors",
+]
 
 MATED_COLOR = "#D55E00"
 """Mated (same-speaker) scores: vermillion."""
@@ -14,6 +23,32 @@ CONDITION_COLOR = "#0072B2"
 """Markers of conditions."""
 CHANCE_COLOR = "#7f7f7f"
 """Chance levels: grey, dashed."""
+
+CONDITION_PALETTE: tuple[str, ...] = (
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#E69F00",  # orange (after sky blue: too close to vermillion to be its neighbour)
+    "#999999",  # grey
+)
+"""Okabe-Ito colours of the conditions in study order. Black is kept for references such as
+ZEBRA's zero evidence and the yellow is left out (unreadable on white)."""
+
+
+def condition_colors(names: Sequence[str]) -> dict[str, str]:
+    """A colour per condition, by its position in the study, the same on every page.
+
+    Pass every condition of the study, not only the selected ones, so that a condition keeps
+    its colour when others are deselected.
+
+    Examples
+    --------
+    >>> condition_colors(["plain", "random"])
+    {'plain': '#0072B2', 'random': '#D55E00'}
+    """
+    return {n: CONDITION_PALETTE[k % len(CONDITION_PALETTE)] for k, n in enumerate(names)}
 
 
 def base_layout(**overrides: Any) -> dict[str, Any]:

@@ -19,7 +19,13 @@ from plotly.subplots import make_subplots
 
 from voxmetrics.data.summary import ScoreHistogram
 from voxmetrics.metrics.zebra import ECECurves, PAVTransform, ZebraResult
-from voxmetrics.plots.style import MATED_COLOR, NON_MATED_COLOR, base_layout
+from voxmetrics.plots.style import (
+    CONDITION_PALETTE,
+    MATED_COLOR,
+    NON_MATED_COLOR,
+    base_layout,
+    condition_colors,
+)
 
 __all__ = [
     "CONDITION_PALETTE",
@@ -35,31 +41,6 @@ _LN10 = math.log(10.0)
 
 ZERO_EVIDENCE_COLOR = "#000000"
 """The zero-evidence (perfect privacy) ECE profile: black, as in paper 004 figures 2-3."""
-
-CONDITION_PALETTE: tuple[str, ...] = (
-    "#0072B2",  # blue
-    "#D55E00",  # vermillion
-    "#009E73",  # bluish green
-    "#CC79A7",  # reddish purple
-    "#56B4E9",  # sky blue
-    "#E69F00",  # orange (after sky blue: too close to vermillion to be its neighbour)
-    "#999999",  # grey
-    "#F0E442",  # yellow (last: weak on white)
-)
-"""Okabe-Ito colours of the conditions (black is kept for zero evidence), in study order."""
-
-
-def condition_colors(names: Sequence[str]) -> dict[str, str]:
-    """A colour per condition, from its position in the study.
-
-    The colour does not change with the selection or with the sort order of a figure.
-
-    Examples
-    --------
-    >>> condition_colors(["plain", "random"])
-    {'plain': '#0072B2', 'random': '#D55E00'}
-    """
-    return {n: CONDITION_PALETTE[k % len(CONDITION_PALETTE)] for k, n in enumerate(names)}
 
 
 @dataclass(frozen=True)
