@@ -1,6 +1,7 @@
 """Data model, readers and validation (design.md layer 1)."""
 
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
+from voxmetrics.data.predictions import AttributePrediction, join_predictions
 from voxmetrics.data.readers import (
     FORMATS,
     SCORE_COLUMNS,
@@ -16,10 +17,12 @@ __all__ = [
     "FORMATS",
     "META_COLUMNS",
     "SCORE_COLUMNS",
+    "AttributePrediction",
     "EmbeddingSet",
     "ScoreMatrix",
     "Source",
     "detect_format",
+    "join_predictions",
     "read_embeddings",
     "read_scores",
     "read_table",

@@ -39,6 +39,18 @@ from voxmetrics.metrics.lid import (
 )
 from voxmetrics.metrics.pav import pav_llrs, rocch
 from voxmetrics.metrics.ranks import target_ranks
+from voxmetrics.metrics.sbls import (
+    DEFAULT_LAMBDA,
+    DEFAULT_MIN_GROUP_SIZE,
+    DEFAULT_WEIGHTS,
+    AttributeLeakage,
+    SBLSResult,
+    SubgroupRow,
+    attribute_columns,
+    builtin_attacker,
+    sbls,
+    sbls_embeddings,
+)
 from voxmetrics.metrics.similarity import (
     SimilarityMatrix,
     SimilarityResult,
@@ -75,8 +87,12 @@ from voxmetrics.metrics.zebra import (
 )
 
 __all__ = [
+    "DEFAULT_LAMBDA",
+    "DEFAULT_MIN_GROUP_SIZE",
+    "DEFAULT_WEIGHTS",
     "LOSSES",
     "TAGS",
+    "AttributeLeakage",
     "BaselineResult",
     "BetaBinomialFit",
     "BootstrapInterval",
@@ -88,17 +104,21 @@ __all__ = [
     "LIDResult",
     "LinkabilityCurve",
     "PAVTransform",
+    "SBLSResult",
     "SRDResult",
     "SRDStats",
     "SimilarityMatrix",
     "SimilarityResult",
     "SinglingOutResult",
     "SpeakerSRD",
+    "SubgroupRow",
     "VoiceDistinctiveness",
     "ZebraResult",
+    "attribute_columns",
     "average_consecutive",
     "baseline_metrics",
     "beta_binomial_pmf",
+    "builtin_attacker",
     "calibrate_lid",
     "calibration_curve",
     "cllr",
@@ -125,6 +145,8 @@ __all__ = [
     "rank_histogram",
     "rocch",
     "row_znorm",
+    "sbls",
+    "sbls_embeddings",
     "similarity_matrix",
     "singling_out",
     "singling_out_embeddings",
