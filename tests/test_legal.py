@@ -465,5 +465,5 @@ def test_singling_out_embeddings_needs_both_roles():
         es.embeddings[es.meta["role"].to_numpy() == "trial"],
         es.meta[es.meta["role"] == "trial"],
     )
-    with pytest.raises(VoxMetricsInputError, match="needs enrolment and trial"):
+    with pytest.raises(VoxMetricsInputError, match="needs both enrolment and trial"):
         singling_out_embeddings(trial_only)

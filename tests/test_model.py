@@ -110,3 +110,17 @@ def test_missing_metadata_column():
     with pytest.raises(VoxMetricsInputError, match=r"lacks column.*split"):
         EmbeddingSet.from_arrays([[1.0]], pd.DataFrame({"utt_id": ["u"], "speaker": ["a"],
                                                          "role": ["enrol"]}))
+
+
+def test_score_matrix_of_one_system():
+    # used to fail with pandas 3 ("output array is read-only": an in-place &= on .to_numpy())
+    meta = _meta([("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval"),
+                  ("e2", "b", "enrol", "eval"), ("t2", "b", "trial", "eval")] * 2)
+    meta["utt_id"] = [f"u{k}" for k in range(8)]
+    meta["system"] = ["original"] * 4 + ["anon"] * 4
+    rng = np.random.default_rng(0)
+    es = EmbeddingSet.from_arrays(rng.normal(size=(8, 3)), meta)
+    sm = es.score_matrix("eval", system="anon")
+    assert sm.trial_ids.tolist() == ["u5", "u7"]
+    with pytest.raises(VoxMetricsInputError, match="found 0 enrolment and 0 trial"):
+        es.score_matrix("eval", system="nope")

@@ -410,6 +410,45 @@ class EmbeddingSet:
         present = set(self.meta["split"])
         return [s for s in ("dev", "eval") if s in present]
 
+    def roles(
+        self, split: Split = "eval", *, system: str | None = None
+    ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+        """Masks of the enrolment and of the trial utterances of one split (and system).
+
+        Raises
+        ------
+        VoxMetricsInputError
+            When ``system`` is asked for without a ``system`` column, or the split lacks
+            enrolment or trial utterances.
+
+        Examples
+        --------
+        >>> meta = pd.DataFrame({"utt_id": ["e", "t"], "speaker": ["a", "a"],
+        ...                      "role": ["enrol", "trial"], "split": ["eval"] * 2})
+        >>> enrol, trial = EmbeddingSet.from_arrays([[1, 0], [1, 1]], meta).roles("eval")
+        >>> enrol.tolist(), trial.tolist()
+        ([True, False], [False, True])
+        """
+        meta = self.meta
+        keep = (meta["split"] == split).to_numpy()
+        if system is not None:
+            if "system" not in meta.columns:
+                raise VoxMetricsInputError(
+                    f"{self.source or 'embeddings'}: no 'system' column, so system '{system}' "
+                    "cannot be selected."
+                )
+            # not in place: pandas may hand out read-only arrays
+            keep = keep & (meta["system"].astype(str) == system).to_numpy()
+        enrol = keep & (meta["role"] == "enrol").to_numpy()
+        trial = keep & (meta["role"] == "trial").to_numpy()
+        if not trial.any() or not enrol.any():
+            raise VoxMetricsInputError(
+                f"{self.source or 'embeddings'} ({split}): needs both enrolment and trial "
+                f"utterances, found {int(enrol.sum())} enrolment and {int(trial.sum())} trial "
+                "utterances."
+            )
+        return enrol, trial
+
     def score_matrix(self, split: Split = "eval", *, system: str | None = None) -> ScoreMatrix:
         """Cosine-score one split's trials against its enrolment profiles.
 
@@ -426,22 +465,8 @@ class EmbeddingSet:
             T x N cosine similarities; attribute columns of the metadata become trial attributes.
         """
         meta = self.meta
-        keep = (meta["split"] == split).to_numpy()
-        if system is not None:
-            if "system" not in meta.columns:
-                raise VoxMetricsInputError(
-                    f"{self.source or 'embeddings'}: no 'system' column, so system '{system}' "
-                    "cannot be selected."
-                )
-            keep &= (meta["system"].astype(str) == system).to_numpy()
         where = f"{self.source or 'embeddings'} ({split})"
-        enrol = keep & (meta["role"] == "enrol").to_numpy()
-        trial = keep & (meta["role"] == "trial").to_numpy()
-        if not trial.any() or not enrol.any():
-            raise VoxMetricsInputError(
-                f"{where}: needs both enrolment and trial utterances, found {int(enrol.sum())} "
-                f"enrolment and {int(trial.sum())} trial utterances."
-            )
+        enrol, trial = self.roles(split, system=system)
         unit = self.embeddings / np.linalg.norm(self.embeddings, axis=1, keepdims=True)
         enrol_spk = meta["speaker"].to_numpy()[enrol]
         speakers, inverse = np.unique(enrol_spk, return_inverse=True)

@@ -348,21 +348,6 @@ def average_consecutive(
     return np.concatenate(out_e), np.asarray(out_s)
 
 
-def _split_rows(es: EmbeddingSet, split: str, system: str | None) -> tuple[np.ndarray, np.ndarray]:
-    meta = es.meta
-    keep = (meta["split"] == split).to_numpy()
-    if system is not None and "system" in meta.columns:
-        keep &= (meta["system"].astype(str) == system).to_numpy()
-    enrol = keep & (meta["role"] == "enrol").to_numpy()
-    trial = keep & (meta["role"] == "trial").to_numpy()
-    if not enrol.any() or not trial.any():
-        raise VoxMetricsInputError(
-            f"{es.source or 'embeddings'}: split '{split}' needs enrolment and trial utterances "
-            f"(found {int(enrol.sum())} and {int(trial.sum())})."
-        )
-    return enrol, trial
-
-
 def singling_out_embeddings(
     es: EmbeddingSet, *, split: str = "eval", system: str | None = None, length: int = 1
 ) -> SinglingOutResult:
@@ -371,7 +356,7 @@ def singling_out_embeddings(
     Trial embeddings are taken in file order; with ``length`` L > 1 they are first averaged in
     consecutive groups of L per speaker (:func:`average_consecutive`).
     """
-    enrol, trial = _split_rows(es, split, system)
+    enrol, trial = es.roles(split, system=system)
     spk = es.meta["speaker"].to_numpy().astype(str)
     t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
     return singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk)
@@ -412,7 +397,7 @@ def conversation_length_curve(
     system: str | None = None,
 ) -> ConversationLengthCurve:
     """Linkability and singling out for several conversation lengths L on one split."""
-    enrol, trial = _split_rows(es, split, system)
+    enrol, trial = es.roles(split, system=system)
     spk = es.meta["speaker"].to_numpy().astype(str)
     labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
     ls = np.asarray(lengths, dtype=np.int64).ravel()

@@ -21,7 +21,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.special import betaln, gammaln
-from scipy.stats import betabinom
 
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
@@ -206,9 +205,22 @@ def beta_binomial_pmf(n_enrolled: int, alpha: float, beta: float) -> NDArray[np.
 
     >>> np.round(beta_binomial_pmf(4, 1.0, 1.0), 6).tolist()
     [0.25, 0.25, 0.25, 0.25]
+
+    Notes
+    -----
+    Computed in logs as C(n, k) B(k + alpha, n - k + beta) / B(alpha, beta) (the same values as
+    ``scipy.stats.betabinom``) and renormalised, so that it sums to 1 to rounding even for
+    shape parameters near the bounds of the fit, where the closed form loses a few digits.
     """
-    k = np.arange(n_enrolled)
-    return betabinom.pmf(k, n_enrolled - 1, alpha, beta)
+    gamma = np.exp(_beta_binomial_logpmf(n_enrolled, alpha, beta))
+    return gamma / gamma.sum()
+
+
+def _beta_binomial_logpmf(n_enrolled: int, alpha: float, beta: float) -> NDArray[np.float64]:
+    k = np.arange(n_enrolled, dtype=np.float64)
+    n = n_enrolled - 1.0
+    log_comb = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+    return log_comb + betaln(k + alpha, n - k + beta) - betaln(alpha, beta)
 
 
 def _loss(loss: Loss, p: NDArray[np.float64], pos: NDArray[np.bool_], log_gamma: np.ndarray):
@@ -319,19 +331,14 @@ def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
     q = q / q.sum()
     n_enrolled = q.size
     pos = q > 0
-    k = np.arange(n_enrolled, dtype=np.float64)
-    n = n_enrolled - 1
-    # log C(n, k): the part of the beta-binomial log-pmf that does not depend on alpha, beta
-    log_comb = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
     def objective(x: NDArray[np.float64]) -> float:
         if np.abs(x).max() > _BOUND + 3:
             return np.inf
-        a, b = math.exp(x[0]), math.exp(x[1])
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            # log pmf = log C(n, k) + log B(k + a, n - k + b) - log B(a, b); scipy's betabinom
-            # computes the same, several times slower per call
-            log_gamma = log_comb + betaln(k + a, n - k + b) - betaln(a, b)
+            # the closed form in logs; scipy's betabinom computes the same, several times
+            # slower per call
+            log_gamma = _beta_binomial_logpmf(n_enrolled, math.exp(x[0]), math.exp(x[1]))
             value = float(_loss(loss, q, pos, log_gamma))
         return value if math.isfinite(value) else np.inf
 
