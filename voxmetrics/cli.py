@@ -263,6 +263,33 @@ def _parser() -> argparse.ArgumentParser:
         action="store_false",
         help="skip the utterance embeddings (<name>_embeddings.npz + .csv metadata)",
     )
+
+    ex = sub.add_parser(
+        "extract",
+        help="extract speaker embeddings from audio (zip or folder + manifest)",
+        description=(
+            "Embed every recording of a manifest CSV (utt_id, speaker, role, split, audio_path, "
+            "optional system / sex / age_group) with ECAPA-TDNN or GE2E, and write OUT.npz + "
+            "OUT.csv for `evaluate --embeddings OUT.npz --metadata OUT.csv`. Files that cannot "
+            "be used are listed with their reason (and in OUT.failures.csv); the rest proceed."
+        ),
+    )
+    ex.add_argument("--manifest", metavar="CSV", required=True, help="the audio manifest")
+    where = ex.add_mutually_exclusive_group(required=True)
+    where.add_argument("--audio-root", metavar="DIR", help="folder audio_path is relative to")
+    where.add_argument("--zip", metavar="FILE", help="zip archive audio_path is relative to")
+    ex.add_argument(
+        "--model",
+        default="ecapa",
+        metavar="ecapa|ge2e|PATH",
+        help="ecapa (speechbrain/spkrec-ecapa-voxceleb), ge2e (offline, Resemblyzer; a "
+        "different attacker model), a local ECAPA folder or a hub id (default ecapa)",
+    )
+    ex.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    ex.add_argument("--batch-size", type=int, default=16, help="recordings per batch (16)")
+    ex.add_argument("--cache-dir", metavar="DIR", help="embedding cache (~/.cache/voxmetrics)")
+    ex.add_argument("--max-zip-mb", type=float, default=4096, help="cap on the unzipped size")
+    ex.add_argument("--out", metavar="EMB.npz", required=True, help="output stem (.npz + .csv)")
     return parser
 
 
@@ -415,6 +442,52 @@ def _demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _extract(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from voxmetrics.data.writers import write_embeddings
+    from voxmetrics.embeddings import extract_embeddings, extract_zip, load_extractor, read_manifest
+
+    for p in (args.manifest, args.zip):
+        if p is not None and not Path(p).is_file():
+            raise VoxMetricsInputError(f"{p}: no such file.")
+    if args.audio_root and not Path(args.audio_root).is_dir():
+        raise VoxMetricsInputError(f"{args.audio_root}: no such folder.")
+    manifest = read_manifest(args.manifest)
+    extractor = load_extractor(args.model, device=args.device)
+    print(f"voxmetrics: model {extractor.name} on {extractor.device}", file=sys.stderr)
+
+    def bar(fraction: float, message: str) -> None:
+        filled = int(30 * fraction)
+        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {message}   ", end="", file=sys.stderr)
+
+    with tempfile.TemporaryDirectory(prefix="voxmetrics-audio-") as tmp:
+        root = args.audio_root or extract_zip(args.zip, tmp, max_bytes=int(args.max_zip_mb * 1e6))
+        result = extract_embeddings(
+            manifest,
+            audio_root=root,
+            extractor=extractor,
+            batch_size=args.batch_size,
+            cache_dir=args.cache_dir,
+            progress=bar,
+        )
+    print(file=sys.stderr)
+    stem = Path(args.out).with_suffix("")
+    if not result.failures.empty:
+        result.failures.to_csv(f"{stem}.failures.csv", index=False)
+        for reason in result.failures["reason"]:
+            print(f"voxmetrics: skipped: {reason}", file=sys.stderr)
+    if result.embeddings is None:
+        raise VoxMetricsInputError(
+            f"{args.manifest}: none of the {len(manifest)} recordings could be embedded; see "
+            f"{stem}.failures.csv."
+        )
+    files = write_embeddings(result.embeddings, stem, format="npz")
+    summary = {**result.to_dict(), "files": [str(f) for f in files]}
+    print(json.dumps(summary))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
@@ -426,6 +499,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "similarity": _similarity,
                 "sbls": _sbls,
                 "demo": _demo,
+                "extract": _extract,
             }
             status = command[args.command](args)
         except VoxMetricsInputError as exc:

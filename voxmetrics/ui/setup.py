@@ -32,6 +32,7 @@ MENU: list[MenuItem] = [
     MenuItem("app.py", "Home", ":material/home:"),
     MenuItem("pages/1_Overview.py", "Overview", ":material/leaderboard:"),
     MenuItem(DATA_PAGE, "Data", ":material/upload_file:"),
+    MenuItem("pages/8_Embeddings.py", "Embeddings", ":material/graphic_eq:"),
     MenuItem("pages/3_LID.py", "LID", ":material/insights:"),
     MenuItem("pages/4_SRD.py", "SRD", ":material/bar_chart:"),
     MenuItem("pages/5_ZEBRA.py", "ZEBRA", ":material/stacked_line_chart:"),

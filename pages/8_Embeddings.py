@@ -1,0 +1,144 @@
+"""Embeddings: extract speaker embeddings from a zip of recordings and turn them into conditions."""
+
+import tempfile
+
+import pandas as pd
+import streamlit as st
+
+from voxmetrics import ui
+from voxmetrics.data.study import Condition
+from voxmetrics.embeddings import (
+    conditions_from_embeddings,
+    extract_embeddings,
+    extract_zip,
+    load_extractor,
+    read_manifest,
+)
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.ui.state import notify, set_study
+
+RESULT = "vm_emb_result"
+MODELS = {
+    "ge2e": "GE2E (offline, Resemblyzer weights; a different attacker model)",
+    "ecapa": "ECAPA-TDNN (speechbrain/spkrec-ecapa-voxceleb; downloads once)",
+    "path": "ECAPA-TDNN from a local folder or hub id",
+}
+ATTACKER = {
+    "unprotected": "lazy-informed",
+    "ignorant": "ignorant",
+    "lazy-informed": "lazy-informed",
+}
+
+
+@st.cache_resource(max_entries=2, show_spinner="Loading the model...")
+def _extractor(model: str, device: str):
+    return load_extractor(model, device=device)
+
+
+study = ui.page_setup("Embeddings")
+st.title("Embeddings: from recordings to conditions")
+st.markdown(
+    "Upload a **zip of recordings** (wav, flac, ogg or mp3) and a **manifest CSV** with columns "
+    "`utt_id, speaker, role, split, audio_path` (relative to the zip root) and `system` "
+    "(`original` for unprocessed audio, else the anonymiser's name). Each recording is embedded "
+    "by a speaker encoder (the attacker); files that cannot be used are listed with the reason "
+    "and the rest proceed. Each anonymiser then gives an **ignorant** condition (enrolment on "
+    "original audio, trials anonymised) and a **lazy-informed** one (both anonymised)."
+)
+
+zip_col, man_col = st.columns(2)
+zip_file = zip_col.file_uploader("Audio zip", type=["zip"], key="vm_emb_zip")
+manifest_file = man_col.file_uploader("Manifest CSV", type=["csv"], key="vm_emb_manifest")
+model_col, dev_col, batch_col = st.columns([3, 1, 1])
+choice = model_col.selectbox(
+    "Speaker encoder", list(MODELS), format_func=MODELS.get, key="vm_emb_model"
+)
+model = choice
+if choice == "path":
+    model = model_col.text_input(
+        "ECAPA folder (hyperparams.yaml + embedding_model.ckpt) or hub id", key="vm_emb_path"
+    ).strip()
+device = dev_col.selectbox("Device", ["auto", "cpu", "cuda"], key="vm_emb_device")
+batch_size = batch_col.number_input("Batch size", 1, 128, 16, key="vm_emb_batch")
+
+if st.button("Extract embeddings", type="primary", key="vm_emb_run", icon=":material/graphic_eq:"):
+    if zip_file is None or manifest_file is None or not model:
+        st.error("Choose the audio zip, the manifest CSV and a model first.")
+    else:
+        bar = st.progress(0.0, text="Reading the manifest")
+        try:
+            manifest = read_manifest(manifest_file.getvalue(), name=manifest_file.name)
+            extractor = _extractor(model, device)
+            with tempfile.TemporaryDirectory(prefix="voxmetrics-audio-") as tmp:
+                bar.progress(0.0, text="Unzipping")
+                extract_zip(zip_file.getvalue(), tmp, name=zip_file.name)
+                st.session_state[RESULT] = extract_embeddings(
+                    manifest,
+                    audio_root=tmp,
+                    extractor=extractor,
+                    batch_size=int(batch_size),
+                    progress=lambda f, m: bar.progress(f, text=m),
+                )
+        except VoxMetricsInputError as exc:
+            st.error(str(exc), icon=":material/error:")
+        bar.empty()
+
+result = st.session_state.get(RESULT)
+if result is None:
+    st.info("Upload the zip and the manifest, then extract.", icon=":material/info:")
+    st.stop()
+
+summary = result.to_dict()
+st.success(
+    f"{summary['model']}: {summary['n_embedded']} recordings embedded "
+    f"({summary['n_cached']} from the cache), {summary['n_failed']} left out, "
+    f"{summary['seconds']:.1f} s."
+)
+if not result.failures.empty:
+    st.subheader("Files left out")
+    ui.show_table(result.failures, "failed_files.csv")
+if result.embeddings is None:
+    st.stop()
+
+es = result.embeddings
+try:
+    conditions = conditions_from_embeddings(es)
+except VoxMetricsInputError as exc:
+    st.error(str(exc), icon=":material/error:")
+    st.stop()
+st.subheader("Conditions")
+ui.show_table(
+    pd.DataFrame(
+        [
+            {
+                "Condition": f"{result.model}: {c.name}",
+                "Enrolment": int((c.embeddings.meta["role"] == "enrol").sum()),
+                "Trials": int((c.embeddings.meta["role"] == "trial").sum()),
+                "Splits": ", ".join(c.embeddings.splits()),
+            }
+            for c in conditions
+        ]
+    ),
+    "conditions.csv",
+)
+if st.button("Add these conditions to the study", key="vm_emb_add", icon=":material/add:"):
+    added = study
+    try:
+        for c in conditions:
+            part = c.embeddings
+            added = added.with_condition(
+                Condition(
+                    name=f"{result.model}: {c.name}",
+                    eval=part.score_matrix("eval"),
+                    dev=part.score_matrix("dev") if "dev" in part.splits() else None,
+                    attacker=ATTACKER[c.scenario],
+                    embeddings=part,
+                    description=f"{c.scenario} attack on {c.system}, {result.model} embeddings",
+                )
+            )
+    except VoxMetricsInputError as exc:
+        st.error(str(exc), icon=":material/error:")
+    else:
+        set_study(added)
+        notify("success", f"Added {len(conditions)} conditions to the study.")
+        st.rerun()

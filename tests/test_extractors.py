@@ -1,0 +1,252 @@
+"""Extractors: a tiny random-weight ECAPA-TDNN through the real loader, and GE2E (resemblyzer).
+
+The ECAPA fixture is SpeechBrain's own ECAPA_TDNN class with small random weights, saved as a
+model folder (hyperparams.yaml + embedding_model.ckpt) in the layout of
+speechbrain/spkrec-ecapa-voxceleb, and loaded by EcapaExtractor exactly like a downloaded model.
+Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+import soundfile as sf
+import torch
+from metric_registry import forget_unimportable_modules
+
+from voxmetrics.embeddings import (
+    EcapaExtractor,
+    Ge2eExtractor,
+    extract_embeddings,
+    load_extractor,
+    select_device,
+)
+from voxmetrics.errors import VoxMetricsInputError
+
+HPARAMS = """\
+# Tiny ECAPA-TDNN (random weights) in the layout of speechbrain/spkrec-ecapa-voxceleb.
+pretrained_path: speechbrain/spkrec-ecapa-voxceleb
+n_mels: 24
+compute_features: !new:speechbrain.lobes.features.Fbank
+    n_mels: !ref <n_mels>
+mean_var_norm: !new:speechbrain.processing.features.InputNormalization
+    norm_type: sentence
+    std_norm: False
+embedding_model: !new:speechbrain.lobes.models.ECAPA_TDNN.ECAPA_TDNN
+    input_size: !ref <n_mels>
+    channels: [32, 32, 32, 32, 96]
+    kernel_sizes: [5, 3, 3, 3, 1]
+    dilations: [1, 2, 3, 4, 1]
+    attention_channels: 16
+    lin_neurons: 16
+classifier: !new:speechbrain.lobes.models.ECAPA_TDNN.Classifier
+    input_size: 16
+    out_neurons: 4
+modules:
+    compute_features: !ref <compute_features>
+    mean_var_norm: !ref <mean_var_norm>
+    embedding_model: !ref <embedding_model>
+    classifier: !ref <classifier>
+pretrainer: !new:speechbrain.utils.parameter_transfer.Pretrainer
+    loadables:
+        embedding_model: !ref <embedding_model>
+    paths:
+        embedding_model: !ref <pretrained_path>/embedding_model.ckpt
+"""
+
+HAS_RESEMBLYZER = importlib.util.find_spec("resemblyzer") is not None
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_safe_after_speechbrain():
+    # SpeechBrain's lazy modules break hypothesis' module scan in later tests of the run
+    forget_unimportable_modules()
+
+
+@pytest.fixture(scope="module")
+def tiny_ecapa_dir(tmp_path_factory):
+    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
+
+    d = tmp_path_factory.mktemp("tiny_ecapa")
+    (d / "hyperparams.yaml").write_text(HPARAMS)
+    torch.manual_seed(0)
+    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
+    torch.save(model.state_dict(), d / "embedding_model.ckpt")
+    forget_unimportable_modules()
+    return d
+
+
+@pytest.fixture(scope="module")
+def ecapa(tiny_ecapa_dir):
+    ex = load_extractor(str(tiny_ecapa_dir), device="cpu")
+    forget_unimportable_modules()
+    return ex
+
+
+@pytest.fixture(scope="module")
+def ge2e():
+    if not HAS_RESEMBLYZER:
+        pytest.skip("resemblyzer (the GE2E weights) is not installed")
+    return Ge2eExtractor(device="cpu")
+
+
+def voice(seconds: float, seed: int, f0: float = 120.0) -> np.ndarray:
+    """A crude voiced sound: harmonics of f0 with vibrato plus a little noise, 16 kHz."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * 16000)) / 16000
+    phase = 2 * np.pi * np.cumsum(f0 * (1 + 0.03 * np.sin(2 * np.pi * 5 * t))) / 16000
+    x = sum(np.sin(k * phase) / k for k in range(1, 12))
+    x = x * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t) ** 2) + 0.01 * rng.standard_normal(t.size)
+    return (0.2 * x / np.abs(x).max()).astype(np.float32)
+
+
+WAVES = [voice(1.0, 0), voice(1.3, 1, 150.0), voice(0.7, 2, 200.0), voice(2.1, 3, 95.0)]
+
+
+def test_ecapa_shape_norm_determinism(ecapa):
+    assert ecapa.name == "ecapa" and ecapa.device == "cpu"
+    e = ecapa.embed(WAVES[:2])
+    assert e.shape == (2, 16) and e.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(e, ecapa.embed(WAVES[:2]))
+
+
+def test_ecapa_batch_equals_single_for_equal_lengths(ecapa):
+    same = [voice(1.0, s, f) for s, f in ((0, 110.0), (1, 160.0), (2, 210.0))]
+    batch = ecapa.embed(same)
+    single = np.concatenate([ecapa.embed([w]) for w in same])
+    np.testing.assert_allclose(batch, single, atol=1e-5)
+
+
+def write_study(root, waves):
+    rows = []
+    for i, w in enumerate(waves):
+        sf.write(root / f"u{i}.flac", w, 16000)
+        rows.append((f"u{i}", f"s{i % 2}", "enrol" if i < 2 else "trial", "eval", f"u{i}.flac"))
+    meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split", "audio_path"])
+    return meta.assign(system="original")
+
+
+def test_ecapa_pipeline_batched_equals_one_at_a_time(ecapa, tmp_path):
+    # unequal lengths: exact mode never lets padding reach the (padding-sensitive) model
+    waves = [*WAVES, WAVES[0].copy() * 0.5]
+    meta = write_study(tmp_path, waves)
+    batched = extract_embeddings(
+        meta, audio_root=tmp_path, extractor=ecapa, batch_size=8, cache_dir=False
+    )
+    single = extract_embeddings(
+        meta, audio_root=tmp_path, extractor=ecapa, batch_size=1, cache_dir=False
+    )
+    assert batched.failures.empty
+    np.testing.assert_allclose(
+        batched.embeddings.embeddings, single.embeddings.embeddings, atol=1e-5
+    )
+    padded = extract_embeddings(
+        meta, audio_root=tmp_path, extractor=ecapa, batch_size=8, cache_dir=False, exact=False
+    )
+    np.testing.assert_allclose(np.linalg.norm(padded.embeddings.embeddings, axis=1), 1, atol=1e-6)
+
+
+def test_ecapa_cache_rerun_is_instant(ecapa, tmp_path):
+    audio = tmp_path / "audio"
+    audio.mkdir()
+    meta = write_study(audio, WAVES)
+    first = extract_embeddings(meta, audio_root=audio, extractor=ecapa, cache_dir=tmp_path / "c")
+    t0 = time.perf_counter()
+    again = extract_embeddings(meta, audio_root=audio, extractor=ecapa, cache_dir=tmp_path / "c")
+    assert again.n_cached == 4 and time.perf_counter() - t0 < 1.0
+    np.testing.assert_allclose(again.embeddings.embeddings, first.embeddings.embeddings, atol=1e-6)
+
+
+def test_ecapa_identity_follows_the_weights(tiny_ecapa_dir, ecapa, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "hyperparams.yaml").write_text(HPARAMS)
+    state = torch.load(tiny_ecapa_dir / "embedding_model.ckpt", weights_only=True)
+    torch.save(
+        {k: v + 0.01 if v.is_floating_point() else v for k, v in state.items()},
+        other / "embedding_model.ckpt",
+    )
+    assert EcapaExtractor(other, device="cpu").identity != ecapa.identity
+    assert EcapaExtractor(tiny_ecapa_dir, device="cpu").identity == ecapa.identity
+
+
+class NotAWeight:
+    """Unpicklable-by-weights_only object planted in a checkpoint."""
+
+
+def test_ecapa_refuses_pickled_code_in_checkpoint(tiny_ecapa_dir, tmp_path):
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / "hyperparams.yaml").write_text(HPARAMS)
+    state = torch.load(tiny_ecapa_dir / "embedding_model.ckpt", weights_only=True)
+    state["payload"] = NotAWeight()
+    torch.save(state, evil / "embedding_model.ckpt")
+    with pytest.raises(VoxMetricsInputError, match="could not load the ECAPA model"):
+        EcapaExtractor(evil, device="cpu")
+
+
+def test_ecapa_bad_local_dir(tmp_path):
+    with pytest.raises(VoxMetricsInputError, match=r"hyperparams\.yaml"):
+        EcapaExtractor(tmp_path, device="cpu")
+    with pytest.raises(VoxMetricsInputError, match="no such directory"):
+        EcapaExtractor(tmp_path / "nope" / "deeper", device="cpu")
+
+
+def test_hub_id_offline_fails_fast_with_local_hint(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "hf"))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    t0 = time.perf_counter()
+    with pytest.raises(VoxMetricsInputError, match="--model DIR") as info:
+        load_extractor("ecapa", device="cpu")
+    assert time.perf_counter() - t0 < 5
+    assert "speechbrain/spkrec-ecapa-voxceleb" in str(info.value)
+
+
+def test_device_selection():
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert select_device("auto") == expected
+    assert select_device("cpu") == "cpu"
+    if not torch.cuda.is_available():
+        with pytest.raises(VoxMetricsInputError, match="no CUDA GPU"):
+            select_device("cuda")
+    with pytest.raises(VoxMetricsInputError, match="unknown"):
+        select_device("tpu")
+
+
+def test_ge2e_shape_norm_determinism(ge2e):
+    assert ge2e.name == "ge2e"
+    e = ge2e.embed(WAVES)
+    assert e.shape == (4, 256)
+    np.testing.assert_allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(e, ge2e.embed(WAVES))
+    single = np.concatenate([ge2e.embed([w]) for w in WAVES])
+    np.testing.assert_allclose(e, single, atol=1e-5)
+
+
+def test_ge2e_tells_voices_apart(ge2e):
+    a1, a2 = voice(2.0, 10, 110.0), voice(2.0, 11, 110.0)
+    b = voice(2.0, 12, 230.0)
+    e = ge2e.embed([a1, a2, b])
+    assert e[0] @ e[1] > e[0] @ e[2]
+
+
+def test_ge2e_equals_resemblyzer_reference(ge2e):
+    # our LSTM + torchaudio mel re-implementation against Resemblyzer's own (librosa) code, on
+    # volume-normalised audio (Resemblyzer's webrtcvad trimming is not part of embed_utterance)
+    pytest.importorskip("librosa")
+    from resemblyzer import VoiceEncoder
+    from resemblyzer.audio import normalize_volume
+
+    forget_unimportable_modules()
+    reference = VoiceEncoder("cpu", verbose=False)
+    for seconds in (0.7, 2.1):
+        w = voice(seconds, 3, 130.0)
+        expected = reference.embed_utterance(normalize_volume(w, -30, increase_only=True))
+        np.testing.assert_allclose(ge2e.embed([w])[0], expected, atol=1e-5)

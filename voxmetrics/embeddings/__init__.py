@@ -1,0 +1,51 @@
+"""Audio to speaker embeddings: decoding, extractors (ECAPA, GE2E), cache and conditions.
+
+Importing this package is cheap: torch, torchaudio and speechbrain load only when an extractor
+is built.
+"""
+
+from voxmetrics.embeddings.audio import (
+    AUDIO_EXTENSIONS,
+    DEFAULT_MAX_ZIP_BYTES,
+    AudioDecodeError,
+    decode_audio,
+    extract_zip,
+    read_manifest,
+    resolve_audio_path,
+)
+from voxmetrics.embeddings.cache import EmbeddingCache, audio_hash, default_cache_dir
+from voxmetrics.embeddings.conditions import ORIGINAL, Condition, conditions_from_embeddings
+from voxmetrics.embeddings.extractors import (
+    DEFAULT_ECAPA,
+    EcapaExtractor,
+    ExtractionResult,
+    Extractor,
+    Ge2eExtractor,
+    extract_embeddings,
+    load_extractor,
+    select_device,
+)
+
+__all__ = [
+    "AUDIO_EXTENSIONS",
+    "DEFAULT_ECAPA",
+    "DEFAULT_MAX_ZIP_BYTES",
+    "ORIGINAL",
+    "AudioDecodeError",
+    "Condition",
+    "EcapaExtractor",
+    "EmbeddingCache",
+    "ExtractionResult",
+    "Extractor",
+    "Ge2eExtractor",
+    "audio_hash",
+    "conditions_from_embeddings",
+    "decode_audio",
+    "default_cache_dir",
+    "extract_embeddings",
+    "extract_zip",
+    "load_extractor",
+    "read_manifest",
+    "resolve_audio_path",
+    "select_device",
+]

@@ -1,0 +1,274 @@
+"""Audio decoding, resampling, safe zip extraction and the audio manifest (design.md format 5).
+
+Decoding goes through soundfile (libsndfile: wav, flac, ogg, mp3 with libsndfile >= 1.1), mixes
+multi-channel audio down to mono and resamples with a polyphase filter to the model's rate.
+Every problem with one file raises :class:`AudioDecodeError` (a
+:class:`~voxmetrics.errors.VoxMetricsInputError`) whose message is the per-file reason.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+import zlib
+from fractions import Fraction
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from voxmetrics.data.model import META_COLUMNS
+from voxmetrics.errors import VoxMetricsInputError
+
+__all__ = [
+    "AUDIO_EXTENSIONS",
+    "DEFAULT_MAX_ZIP_BYTES",
+    "AudioDecodeError",
+    "decode_audio",
+    "extract_zip",
+    "read_manifest",
+    "resolve_audio_path",
+]
+
+AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3")
+"""File types the decoder accepts."""
+DEFAULT_MAX_ZIP_BYTES = 4 * 1024**3
+"""Default cap on the expanded size of an uploaded zip (4 GiB)."""
+MIN_DURATION = 0.25
+"""Shortest recording (seconds) that gives a usable speaker embedding."""
+SILENCE_PEAK = 1e-4
+"""Recordings whose peak absolute amplitude is below this are treated as silent."""
+
+
+class AudioDecodeError(VoxMetricsInputError):
+    """One audio file could not be used; the message is the per-file reason."""
+
+
+def decode_audio(
+    source: str | os.PathLike[str] | bytes,
+    *,
+    sample_rate: int = 16000,
+    name: str | None = None,
+    min_duration: float = MIN_DURATION,
+) -> NDArray[np.float32]:
+    """Decode one recording to a mono float32 waveform at ``sample_rate``.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        The file, or its bytes.
+    sample_rate : int
+        Target rate in Hz (the extractor's rate, 16000 for ECAPA and GE2E).
+    name : str, optional
+        File name used in messages (default: the path, or ``"audio"``).
+    min_duration : float
+        Shortest accepted duration in seconds.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_samples,), float32 in [-1, 1].
+
+    Raises
+    ------
+    AudioDecodeError
+        Not decodable (corrupt, not audio), empty, too short, silent or not finite.
+
+    Examples
+    --------
+    >>> import soundfile as sf
+    >>> buf = io.BytesIO()
+    >>> sf.write(buf, np.sin(np.arange(8000) / 5.0), 8000, format="WAV")
+    >>> decode_audio(buf.getvalue(), sample_rate=16000).shape
+    (16000,)
+    """
+    import soundfile as sf
+
+    where = name or (str(source) if not isinstance(source, bytes) else "audio")
+    data = io.BytesIO(source) if isinstance(source, bytes) else source
+    try:
+        wav, rate = sf.read(data, dtype="float32", always_2d=True)
+    except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
+        raise AudioDecodeError(
+            f"{where}: not a readable audio file ({exc}); use wav, flac, ogg or mp3."
+        ) from None
+    if wav.shape[0] == 0:
+        raise AudioDecodeError(f"{where}: the recording is empty (0 samples).")
+    mono = wav.mean(axis=1, dtype=np.float64)
+    if not np.isfinite(mono).all():
+        raise AudioDecodeError(f"{where}: the recording has NaN or infinite samples.")
+    duration = mono.size / rate
+    if duration < min_duration:
+        raise AudioDecodeError(
+            f"{where}: the recording is too short ({duration:.2f} s); a speaker embedding needs "
+            f"at least {min_duration:g} s."
+        )
+    if np.abs(mono).max() < SILENCE_PEAK:
+        raise AudioDecodeError(f"{where}: the recording is silent (no signal above -80 dBFS).")
+    if rate != sample_rate:
+        from scipy.signal import resample_poly
+
+        ratio = Fraction(sample_rate, int(rate))
+        mono = resample_poly(mono, ratio.numerator, ratio.denominator)
+    return np.clip(mono, -1.0, 1.0).astype(np.float32)
+
+
+def _safe_relative(name: str) -> PurePosixPath | None:
+    """``name`` as a relative POSIX path inside its root, or None when it would escape it."""
+    p = PurePosixPath(name.replace("\\", "/"))
+    if p.is_absolute() or ".." in p.parts or (p.parts and ":" in p.parts[0]):
+        return None
+    return p
+
+
+def extract_zip(
+    source: str | os.PathLike[str] | bytes,
+    dest: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_ZIP_BYTES,
+    name: str | None = None,
+) -> Path:
+    """Extract a zip of recordings safely into ``dest``.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        The zip archive or its bytes.
+    dest : str or os.PathLike
+        Extraction root (created if missing).
+    max_bytes : int
+        Cap on the expanded size, checked on the declared sizes and while writing.
+    name : str, optional
+        Archive name used in messages.
+
+    Returns
+    -------
+    pathlib.Path
+        The extraction root.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        Not a zip, a member path outside the extraction root (absolute or with ``..``), or an
+        expanded size over ``max_bytes``.
+    """
+    where = name or (str(source) if not isinstance(source, bytes) else "uploaded zip")
+    root = Path(dest)
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise VoxMetricsInputError(f"{where}: not a readable zip archive ({exc}).") from None
+    with zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        for info in infos:
+            if _safe_relative(info.filename) is None:
+                raise VoxMetricsInputError(
+                    f"{where}: member '{info.filename}' points outside the extraction folder; "
+                    "refusing the archive. Use relative paths without '..'."
+                )
+        declared = sum(i.file_size for i in infos)
+        if declared > max_bytes:
+            raise VoxMetricsInputError(
+                f"{where}: expands to {declared / 1e6:.1f} MB, over the cap of "
+                f"{max_bytes / 1e6:.1f} MB; split the archive or raise the cap."
+            )
+        written = 0
+        for info in infos:
+            rel = _safe_relative(info.filename)
+            assert rel is not None
+            target = root.joinpath(*rel.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with zf.open(info) as src, target.open("wb") as out:
+                    while chunk := src.read(1 << 20):
+                        written += len(chunk)
+                        if written > max_bytes:
+                            raise VoxMetricsInputError(
+                                f"{where}: expands to more than the cap of "
+                                f"{max_bytes / 1e6:.1f} MB (its declared sizes are wrong); "
+                                "refusing the archive."
+                            )
+                        out.write(chunk)
+            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+                raise VoxMetricsInputError(
+                    f"{where}: member '{info.filename}' is corrupt ({exc}); re-create the archive."
+                ) from None
+    return root
+
+
+def resolve_audio_path(root: str | os.PathLike[str], audio_path: str) -> Path:
+    """Resolve a manifest ``audio_path`` under ``root``, refusing paths that escape it.
+
+    Raises
+    ------
+    AudioDecodeError
+        The path is absolute, contains ``..`` or resolves outside ``root``.
+    """
+    rel = _safe_relative(audio_path)
+    base = Path(root).resolve()
+    if rel is not None:
+        full = base.joinpath(*rel.parts).resolve()
+        if full.is_relative_to(base):
+            return full
+    raise AudioDecodeError(
+        f"{audio_path}: the path points outside the audio folder; give it relative to the folder "
+        "or zip root."
+    )
+
+
+def read_manifest(
+    source: str | os.PathLike[str] | bytes, *, name: str | None = None
+) -> pd.DataFrame:
+    """Read and validate the audio manifest CSV (design.md input format 5).
+
+    Columns ``utt_id, speaker, role, split, audio_path`` are required; ``system`` defaults to
+    ``original``; other columns (``sex``, ``age_group``...) are kept as attributes.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        Unreadable CSV, missing or empty required columns, bad role / split values, or repeated
+        ``utt_id``.
+    """
+    where = name or (str(source) if not isinstance(source, bytes) else "manifest")
+    try:
+        df = pd.read_csv(io.BytesIO(source) if isinstance(source, bytes) else source, dtype=str)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise VoxMetricsInputError(f"{where}: not a readable CSV manifest ({exc}).") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    needed = (*META_COLUMNS, "audio_path")
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise VoxMetricsInputError(
+            f"{where}: the manifest lacks column(s) {', '.join(missing)}; it needs "
+            f"{', '.join(needed)} (and optionally system, sex, age_group)."
+        )
+    if "system" not in df.columns:
+        df["system"] = "original"
+    df["system"] = df["system"].fillna("original")
+    for c in needed:
+        empty = df[c].isna() | (df[c].str.strip() == "")
+        if empty.any():
+            row = int(np.flatnonzero(empty.to_numpy())[0])
+            raise VoxMetricsInputError(
+                f"{where}: column '{c}' is empty in row {row + 1} (first data row = 1); fill it in."
+            )
+    for col, allowed in (("role", {"enrol", "trial"}), ("split", {"dev", "eval"})):
+        bad = ~df[col].isin(allowed)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise VoxMetricsInputError(
+                f"{where}: row {row + 1} (first data row = 1) has {col} '{df[col].iloc[row]}'; "
+                f"use one of {', '.join(sorted(allowed))}."
+            )
+    dup = df["utt_id"].duplicated()
+    if dup.any():
+        raise VoxMetricsInputError(
+            f"{where}: utt_id '{df['utt_id'][dup].iloc[0]}' appears more than once; each "
+            "recording (including each anonymised copy) needs its own utt_id, e.g. prefixed with "
+            "the system."
+        )
+    return df.reset_index(drop=True)

@@ -1,0 +1,106 @@
+"""From one EmbeddingSet with a ``system`` column to one condition per anonymiser and attack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.errors import VoxMetricsInputError
+
+__all__ = ["ORIGINAL", "Condition", "conditions_from_embeddings"]
+
+ORIGINAL = "original"
+"""The ``system`` value of unprocessed audio."""
+Scenario = Literal["unprotected", "ignorant", "lazy-informed"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One anonymiser under one attack scenario, ready for ``score_matrix(split)``."""
+
+    name: str
+    """``"<system> / <scenario>"``."""
+    system: str
+    """The anonymiser (``original`` for the unprotected baseline)."""
+    scenario: Scenario
+    """``ignorant``: enrolment on original audio, trials anonymised; ``lazy-informed``: both
+    anonymised; ``unprotected``: both original."""
+    embeddings: EmbeddingSet
+    """The enrolment and trial utterances of this condition (all splits)."""
+
+
+def conditions_from_embeddings(
+    es: EmbeddingSet, *, scenarios: tuple[str, ...] = ("ignorant", "lazy-informed")
+) -> list[Condition]:
+    """Build the conditions of a study from embeddings of original and anonymised audio.
+
+    Parameters
+    ----------
+    es : EmbeddingSet
+        With a ``system`` column (``original`` for unprocessed audio; missing means all
+        original).
+    scenarios : tuple of str
+        Attack scenarios per anonymiser: ``ignorant`` (enrol original, trials anonymised) and /
+        or ``lazy-informed`` (both anonymised).
+
+    Returns
+    -------
+    list of Condition
+        ``original / unprotected`` first (when original audio has enrolment and trials), then
+        each anonymiser in sorted order with the requested scenarios. Conditions that lack
+        enrolment or trial utterances are left out.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        An unknown scenario, or no condition could be formed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> meta = pd.DataFrame({"utt_id": list("abcd"), "speaker": ["s", "s", "s", "s"],
+    ...     "role": ["enrol", "trial", "enrol", "trial"], "split": ["eval"] * 4,
+    ...     "system": ["original", "original", "B1", "B1"]})
+    >>> [c.name for c in conditions_from_embeddings(EmbeddingSet.from_arrays(np.eye(4), meta))]
+    ['original / unprotected', 'B1 / ignorant', 'B1 / lazy-informed']
+    """
+    bad = [s for s in scenarios if s not in ("ignorant", "lazy-informed")]
+    if bad:
+        raise VoxMetricsInputError(
+            f"scenario '{bad[0]}' is unknown; use ignorant and/or lazy-informed."
+        )
+    meta = es.meta
+    system = (
+        meta["system"].astype(str).to_numpy()
+        if "system" in meta.columns
+        else np.full(len(meta), ORIGINAL)
+    )
+    enrol = (meta["role"] == "enrol").to_numpy()
+    trial = ~enrol
+
+    def make(name: str, sys_name: str, scenario: Scenario, keep: np.ndarray) -> Condition | None:
+        if not (keep & enrol).any() or not (keep & trial).any():
+            return None
+        sub = meta.loc[keep].reset_index(drop=True)
+        part = EmbeddingSet.from_arrays(
+            es.embeddings[keep], sub, source=f"{es.source} {name}".strip()
+        )
+        return Condition(name=name, system=sys_name, scenario=scenario, embeddings=part)
+
+    out = [make(f"{ORIGINAL} / unprotected", ORIGINAL, "unprotected", system == ORIGINAL)]
+    for s in sorted(set(system) - {ORIGINAL}):
+        if "ignorant" in scenarios:
+            keep = (enrol & (system == ORIGINAL)) | (trial & (system == s))
+            out.append(make(f"{s} / ignorant", s, "ignorant", keep))
+        if "lazy-informed" in scenarios:
+            out.append(make(f"{s} / lazy-informed", s, "lazy-informed", system == s))
+    result = [c for c in out if c is not None]
+    if not result:
+        raise VoxMetricsInputError(
+            f"{es.source or 'embeddings'}: no condition has both enrolment and trial utterances; "
+            "check the role and system columns."
+        )
+    return result
