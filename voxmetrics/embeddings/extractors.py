@@ -5,8 +5,9 @@ Two attacker models:
 * ``ecapa`` — SpeechBrain's ECAPA-TDNN (``EncoderClassifier``) from a local model directory
   (``hyperparams.yaml`` + checkpoints) or a Hugging Face hub id (default
   ``speechbrain/spkrec-ecapa-voxceleb``, 192-d). Hub ids are resolved to a local snapshot first,
-  so both go through the same loader. Checkpoints are loaded with ``torch.load(...,
-  weights_only=True)``. The hyperparams file is executable configuration: only load trusted ones.
+  so both go through the same loader. Checkpoints are loaded weights-only (``torch.load``
+  with ``weights_only=True``). The hyperparams file is executable configuration: only load
+  trusted ones.
 * ``ge2e`` — the GE2E speaker encoder of Resemblyzer (Wan et al., 2018; 3-layer LSTM on 40 mel
   bands, 256-d), whose pretrained weights ship inside the ``resemblyzer`` wheel, so it works
   offline with no download. It is a *different attacker model* than ECAPA: its EERs are not

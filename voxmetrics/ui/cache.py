@@ -16,7 +16,8 @@ import dataclasses
 import hashlib
 import threading
 import warnings
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -223,3 +224,37 @@ class PngExporter:
 def png_exporter() -> PngExporter:
     """The server-wide :class:`PngExporter`, started on first use."""
     return PngExporter()
+
+
+class ResultStore:
+    """A bounded, thread-safe least-recently-used map shared by every session.
+
+    For results computed with a progress bar (bootstraps): ``st.cache_data`` would replay the
+    bar's updates on a hit, so these results are kept here and looked up before computing.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any | None:
+        """The stored value, or None."""
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        """Store a value, dropping the least recently used beyond ``max_entries``."""
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._items.clear()

@@ -17,8 +17,6 @@ so that the progress bar is drawn only while replicates are actually computed (a
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +30,7 @@ from voxmetrics.data.study import Condition
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
 from voxmetrics.metrics.lid import CalibrationCurve, LIDResult, calibration_curve, posterior
 from voxmetrics.report import ConditionReport, evaluate_lid
-from voxmetrics.ui.cache import Outcome, capture
+from voxmetrics.ui.cache import Outcome, ResultStore, capture
 
 __all__ = [
     "INTERVAL_METRICS",
@@ -154,36 +152,9 @@ def lid_result(condition: Condition, options: LIDOptions) -> Outcome[LIDResult |
         return _lid(options.key(condition), condition, options)
 
 
-class _Store:
-    """A small thread-safe least-recently-used store (shared by every session)."""
-
-    def __init__(self, max_entries: int) -> None:
-        self._data: OrderedDict[str, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self._max = max_entries
-
-    def get(self, key: str) -> Any | None:
-        with self._lock:
-            if key not in self._data:
-                return None
-            self._data.move_to_end(key)
-            return self._data[key]
-
-    def put(self, key: str, value: Any) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._max:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
 @st.cache_resource(show_spinner=False)
-def _interval_store() -> _Store:
-    return _Store(max_entries=128)
+def _interval_store() -> ResultStore:
+    return ResultStore(max_entries=128)
 
 
 def clear_interval_store() -> None:

@@ -17,8 +17,6 @@ arguments, which Streamlit does not hash.
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -42,7 +40,7 @@ from voxmetrics.metrics.sbls import (
     sbls,
 )
 from voxmetrics.report import ConditionReport
-from voxmetrics.ui.cache import Outcome, capture, sha256
+from voxmetrics.ui.cache import Outcome, ResultStore, capture, sha256
 
 __all__ = [
     "COMPONENTS",
@@ -358,36 +356,9 @@ def sbls_statistic(
     return statistic
 
 
-class _Store:
-    """A small thread-safe least-recently-used store (shared by every session)."""
-
-    def __init__(self, max_entries: int) -> None:
-        self._data: OrderedDict[str, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self._max = max_entries
-
-    def get(self, key: str) -> Any | None:
-        with self._lock:
-            if key not in self._data:
-                return None
-            self._data.move_to_end(key)
-            return self._data[key]
-
-    def put(self, key: str, value: Any) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._max:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
 @st.cache_resource(show_spinner=False)
-def _interval_store() -> _Store:
-    return _Store(max_entries=128)
+def _interval_store() -> ResultStore:
+    return ResultStore(max_entries=128)
 
 
 def clear_sbls_store() -> None:

@@ -9,8 +9,6 @@ in ``st.cache_resource``.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,7 +27,7 @@ from voxmetrics.metrics.zebra import (
     zebra,
     zebra_bootstrap,
 )
-from voxmetrics.ui.cache import Outcome, capture
+from voxmetrics.ui.cache import Outcome, ResultStore, capture
 
 __all__ = [
     "ZEBRA_COLUMNS",
@@ -80,36 +78,9 @@ def pav_transform_cached(sm: ScoreMatrix) -> Outcome[PAVTransform]:
 # ---------------------------------------------------------------- bootstrap (with progress)
 
 
-class _Store:
-    """A bounded, thread-safe LRU map shared by every session."""
-
-    def __init__(self, max_entries: int) -> None:
-        self.max_entries = max_entries
-        self._items: OrderedDict[tuple[str, int, int], Outcome[Intervals]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, int, int]) -> Outcome[Intervals] | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: tuple[str, int, int], value: Outcome[Intervals]) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_entries:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
 @st.cache_resource(show_spinner=False)
-def _bootstrap_store() -> _Store:
-    return _Store(max_entries=64)
+def _bootstrap_store() -> ResultStore:
+    return ResultStore(max_entries=64)
 
 
 def zebra_intervals(
