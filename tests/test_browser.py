@@ -59,10 +59,12 @@ def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 60) -> Non
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def server(request) -> Iterator[str]:
+    """The app on a free port, one per test module, its log named after the module. No file
+    watcher: edits elsewhere in the checkout never rerun it mid-test."""
     port = _free_port()
     env = {**os.environ, "BROWSER_PATH": CHROMIUM}
-    log = ARTIFACTS / "streamlit.log"
+    log = ARTIFACTS / f"streamlit_{request.module.__name__}.log"
     ARTIFACTS.mkdir(exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(
@@ -71,6 +73,7 @@ def server() -> Iterator[str]:
                 "--server.headless", "true",
                 "--server.port", str(port),
                 "--server.address", "127.0.0.1",
+                "--server.fileWatcherType", "none",
                 "--browser.gatherUsageStats", "false",
             ],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,

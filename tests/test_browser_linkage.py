@@ -20,20 +20,13 @@ pytest.importorskip(
     "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
 )
 
-import os  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
 
 from test_browser import (  # noqa: E402 (after the skips)  # fixture: browser
     ARTIFACTS,
-    CHROMIUM,
     DEMO_NAMES,
-    ROOT,
-    _free_port,
     _idle,
-    _wait_until_up,
     browser,  # noqa: F401
+    server,  # noqa: F401
 )
 
 # the first view evaluates every condition and its similarity matrices: allow a loaded machine
@@ -42,50 +35,19 @@ CHARTS = "[data-testid='stPlotlyChart']"
 N_CHARTS = 5  # linkability vs N', singling out, conversation length, similarity, mean scores
 
 
-@pytest.fixture(scope="module")
-def linkage_server() -> Iterator[str]:
-    """The app on a free port; no file watcher, so edits elsewhere in the repo never rerun it."""
-    port = _free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    with (ARTIFACTS / "streamlit_linkage.log").open("w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "streamlit", "run", "app.py",
-                "--server.headless", "true",
-                "--server.port", str(port),
-                "--server.address", "127.0.0.1",
-                "--server.fileWatcherType", "none",
-                "--browser.gatherUsageStats", "false",
-            ],
-            cwd=ROOT, env={**os.environ, "BROWSER_PATH": CHROMIUM},
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_until_up(url, proc)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
 @pytest.fixture
-def page(browser, linkage_server):  # noqa: F811 (this module's own page)
+def page(browser, server):  # noqa: F811 (this module's own page: a tall viewport)
     # tall enough that a full-page screenshot holds the whole page (Streamlit scrolls inside
     # its main container, which a normal full_page screenshot does not unroll)
     context = browser.new_context(viewport={"width": 1440, "height": 5600})
     pg = context.new_page()
     pg.set_default_timeout(SLOW)
-    pg.goto(linkage_server)
+    pg.goto(server)
     yield pg
     context.close()
 
 
-def _open_linkage(page, server: str) -> None:
+def _open_linkage(page, server: str) -> None:  # noqa: F811 (the fixture's url)
     page.goto(f"{server}/Linkage")
     page.get_by_role("heading", name="Linkage: linkability, singling out").wait_for(timeout=SLOW)
     page.get_by_role("heading", name="Summary").wait_for(timeout=SLOW)
@@ -105,11 +67,11 @@ def _choose(page, label: str, option: str) -> None:
     _idle(page)
 
 
-def test_linkage_page_in_a_real_browser(page, linkage_server):
+def test_linkage_page_in_a_real_browser(page, server):  # noqa: F811 (fixture)
     _idle(page)
     page.get_by_role("link", name="Linkage", exact=True).click()
     page.wait_for_url("**/Linkage")
-    _open_linkage(page, linkage_server)
+    _open_linkage(page, server)
     top = page.screenshot(clip={"x": 0, "y": 0, "width": 1440, "height": 1240})
     (ARTIFACTS / "linkage_top.png").write_bytes(top)
     _choose(page, "Anonymised voices", "anon-mild")
@@ -140,8 +102,8 @@ def test_linkage_page_in_a_real_browser(page, linkage_server):
     assert assumptions.count() >= 4  # linkability, singling out, length, similarity, mean
 
 
-def test_sampled_estimate_and_raw_calibration(page, linkage_server):
-    _open_linkage(page, linkage_server)
+def test_sampled_estimate_and_raw_calibration(page, server):  # noqa: F811 (fixture)
+    _open_linkage(page, server)
     page.get_by_text("Add a sampled estimate").click()
     _idle(page)
     page.wait_for_selector(f"{CHARTS} .main-svg")

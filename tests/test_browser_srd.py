@@ -1,16 +1,12 @@
 """The SRD page in headless Chromium (style.md 18). Run with ``pytest -m browser``.
 
 Screenshots go to ``tests/artifacts/srd*.png``; look at them after a change to the page. The
-server is this module's own (log ``tests/artifacts/streamlit_srd.log``), with the file watcher
-off so that edits elsewhere in the checkout do not disturb it.
+server is the shared fixture of ``test_browser`` (one per module, log
+``tests/artifacts/streamlit_test_browser_srd.log``).
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,49 +24,16 @@ pytest.importorskip(
 
 from test_browser import (  # noqa: E402 (after the skips)
     ARTIFACTS,
-    CHROMIUM,
     DEMO_NAMES,
-    ROOT,
-    _free_port,
     _idle,
-    _wait_until_up,
     browser,  # noqa: F401 (fixture)
+    server,  # noqa: F401 (fixture)
 )
 
 # the first view fits every condition and 40 speakers: allow for a loaded machine
 SLOW = 240_000
 CHARTS = "[data-testid='stPlotlyChart']"
 N_CHARTS = 4  # rank distributions, MeanD bars, one speaker, MeanD per speaker
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ, "BROWSER_PATH": CHROMIUM}
-    ARTIFACTS.mkdir(exist_ok=True)
-    with (ARTIFACTS / "streamlit_srd.log").open("w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "streamlit", "run", "app.py",
-                "--server.headless", "true",
-                "--server.port", str(port),
-                "--server.address", "127.0.0.1",
-                "--server.fileWatcherType", "none",
-                "--browser.gatherUsageStats", "false",
-            ],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_until_up(url, proc)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 @pytest.fixture
