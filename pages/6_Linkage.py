@@ -1,6 +1,5 @@
 """Linkage: the legally validated metrics (paper 001) and voice similarity matrices (VPC 2022)."""
 
-import dataclasses
 
 import streamlit as st
 
@@ -13,6 +12,7 @@ from voxmetrics.plots.linkage import (
     mean_score_figure,
     similarity_matrices_figure,
     singling_out_figure,
+    singling_out_vs_n_figure,
 )
 from voxmetrics.ui import cache_linkage
 
@@ -77,10 +77,6 @@ if not reports:
     st.stop()
 with_embeddings = [n for n in reports if study.get(n).embeddings is not None]
 scores_only = [n for n in reports if n not in with_embeddings]
-# reports are cached on the score matrices alone, so a score-only condition can receive the
-# singling out of a condition with the same scores and embeddings: drop it here
-for name in scores_only:
-    reports[name] = dataclasses.replace(reports[name], singling_out=None)
 
 # ---- 1. linkability vs N'
 st.subheader("Linkability vs number of enrolled speakers")
@@ -155,9 +151,29 @@ if singled:
             "belongs to.\n"
             "- Mean over enrolled speakers and F = min K folds (fold f holds out the f-th "
             "utterance, file order).\n"
-            "- Grey ticks: chance (1 − 1/N)^(N−1) → 1/e ≈ 0.37. Each condition at its full "
-            "N (the paper's smaller random populations are not computed here)."
+            "- Grey ticks: chance (1 − 1/N)^(N−1) → 1/e ≈ 0.37, each condition at its full N."
         )
+    so_curves = {}
+    for name in singled:
+        outcome = ui.call(cache_linkage.singling_out_vs_n, study.get(name).embeddings)
+        if outcome is not None:
+            so_curves[name] = outcome.value
+    if so_curves:
+        fig_col, note_col = st.columns(NOTES_SPLIT)
+        with fig_col:
+            ui.show_figure(
+                singling_out_vs_n_figure(so_curves, colors=colors),
+                "singling_out_vs_n",
+                show_title=False,
+            )
+        with note_col:
+            assumptions(
+                "- Population of N speakers: 20 random sets of N of the speakers (one at the "
+                "full N), seed 0; their enrolment profiles are the predicates.\n"
+                "- Same threshold and isolation rules as above; error bars: one SD over the "
+                "sets.\n"
+                "- Dashed: chance (1 − 1/N)^(N−1)."
+            )
 
     st.markdown("**Conversation length**")
     length_curves = {}

@@ -85,9 +85,11 @@ def test_linkage_page_runs_on_the_demo(demo):
     assert [s.value for s in at.subheader] == SUBHEADERS
     assert not at.error and not at.warning
     assert at.multiselect(key="vm_link_conditions").value == DEMO_NAMES
-    # every figure states its assumptions: linkability, singling out, length, similarity, mean
+    # every figure states its assumptions: linkability, singling out (at N and vs N), length,
+    # similarity, mean scores
     markdown = _text(at.markdown)
-    assert markdown.count("**Assumptions**") == 5
+    assert markdown.count("**Assumptions**") == 6
+    assert "20 random sets of N of the speakers" in markdown
     assert "a tie counts against the attacker" in markdown
     assert "exact expectation" in markdown
     assert "Threshold rule" in markdown

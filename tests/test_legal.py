@@ -467,3 +467,25 @@ def test_singling_out_embeddings_needs_both_roles():
     )
     with pytest.raises(VoxMetricsInputError, match="needs both enrolment and trial"):
         singling_out_embeddings(trial_only)
+
+
+def test_singling_out_curve_at_full_n_equals_singling_out_and_random_tracks_chance():
+    from voxmetrics.metrics.legal import singling_out_curve
+    from voxmetrics.synth import demo_embeddings
+
+    sets = demo_embeddings(n_speakers=20)
+    plain = singling_out_curve(sets["plain"], n_draws=5)
+    assert plain.n.tolist() == [2, 5, 10, 20]
+    # at the full population there is one set: the plain singling out, no spread
+    assert plain.value[-1] == singling_out_embeddings(sets["plain"]).value
+    assert plain.sd[-1] == 0.0
+    np.testing.assert_allclose(plain.chance, (1 - 1 / plain.n) ** (plain.n - 1))
+    # a system that keeps no identity isolates at about the chance rate at every size
+    rand = singling_out_curve(sets["random"], n_draws=20)
+    assert np.all(np.abs(rand.value - rand.chance) < 0.2)
+    assert np.all(plain.value > rand.value)
+    # seeded
+    again = singling_out_curve(sets["plain"], n_draws=5)
+    np.testing.assert_array_equal(again.value, plain.value)
+    with pytest.raises(VoxMetricsInputError, match="population sizes"):
+        singling_out_curve(sets["plain"], n=[1, 5])

@@ -16,6 +16,7 @@ from voxmetrics.metrics.ranks import target_ranks
 __all__ = [
     "ConversationLengthCurve",
     "LinkabilityCurve",
+    "SinglingOutCurve",
     "SinglingOutResult",
     "average_consecutive",
     "conversation_length_curve",
@@ -23,6 +24,7 @@ __all__ = [
     "linkability_curve",
     "linkability_grid",
     "singling_out",
+    "singling_out_curve",
     "singling_out_embeddings",
     "speaker_profiles",
 ]
@@ -104,8 +106,10 @@ def _prob_no_beater(b: NDArray[np.int64], n_enrolled: int, n_prime: int) -> NDAr
     out = np.zeros(b.shape, dtype=np.float64)
     bb = b[ok].astype(np.float64)
     out[ok] = np.exp(
-        gammaln(n_enrolled - bb) - gammaln(n_enrolled - bb - k)
-        - gammaln(n_enrolled) + gammaln(n_enrolled - k)
+        gammaln(n_enrolled - bb)
+        - gammaln(n_enrolled - bb - k)
+        - gammaln(n_enrolled)
+        + gammaln(n_enrolled - k)
     )
     return out
 
@@ -419,3 +423,77 @@ def conversation_length_curve(
         n_enrolled=int(labels.size),
         n_speakers=int(n_speakers),
     )
+
+
+@dataclass(frozen=True)
+class SinglingOutCurve:
+    """Singling out against the population size N (paper 001, figure 1)."""
+
+    n: NDArray[np.int64] = field(repr=False)
+    """Population sizes, ascending, 2 <= n <= N."""
+    value: NDArray[np.float64] = field(repr=False)
+    """Mean isolation probability over the random populations of each size."""
+    sd: NDArray[np.float64] = field(repr=False)
+    """Standard deviation over those populations."""
+    n_draws: int
+    """Random populations per size (one at the full size)."""
+
+    @property
+    def chance(self) -> NDArray[np.float64]:
+        """(1 - 1/n)^(n-1) for each population size."""
+        return (1.0 - 1.0 / self.n) ** (self.n - 1)
+
+
+def singling_out_curve(
+    es: EmbeddingSet,
+    n: ArrayLike | None = None,
+    *,
+    n_draws: int = 20,
+    split: str = "eval",
+    system: str | None = None,
+    seed: int = 0,
+) -> SinglingOutCurve:
+    """Singling out on random populations of n speakers (paper 001: N from 20 to thousands).
+
+    For each size n, ``n_draws`` random sets of n trial speakers that are also enrolled are
+    drawn; :func:`singling_out` runs on their trial embeddings with their enrolment profiles
+    as the predicates. At the full size there is one population.
+
+    Parameters
+    ----------
+    es : EmbeddingSet
+    n : array_like of int, optional
+        Population sizes; default :func:`linkability_grid` of the number of speakers.
+    n_draws : int
+        Random populations per size.
+    split, system :
+        Which utterances (as :meth:`EmbeddingSet.roles`).
+    seed : int
+        Seed of the draws.
+    """
+    enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
+    spk = es.meta["speaker"].to_numpy().astype(str)
+    speakers = np.intersect1d(spk[enrol], spk[trial])
+    if speakers.size < 2:
+        raise VoxMetricsInputError("singling out needs at least 2 speakers with both roles.")
+    grid = linkability_grid(speakers.size) if n is None else np.unique(np.asarray(n, int))
+    if grid.min() < 2 or grid.max() > speakers.size:
+        raise VoxMetricsInputError(f"population sizes must lie in 2..{speakers.size}.")
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
+    rng = np.random.default_rng(seed)
+    values, sds = np.empty(grid.size), np.empty(grid.size)
+    for g, size in enumerate(grid):
+        draws = 1 if size == speakers.size else n_draws
+        vals = []
+        for _ in range(draws):
+            chosen = rng.choice(speakers, size=int(size), replace=False)
+            e_rows = enrol & np.isin(spk, chosen)
+            t_rows = trial & np.isin(spk, chosen)
+            vals.append(
+                singling_out(
+                    es.embeddings[e_rows], spk[e_rows], es.embeddings[t_rows], spk[t_rows]
+                ).value
+            )
+        values[g], sds[g] = float(np.mean(vals)), float(np.std(vals))
+    return SinglingOutCurve(n=grid.astype(np.int64), value=values, sd=sds, n_draws=n_draws)

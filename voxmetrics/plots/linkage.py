@@ -17,7 +17,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from voxmetrics.metrics.legal import ConversationLengthCurve, LinkabilityCurve, SinglingOutResult
+from voxmetrics.metrics.legal import (
+    ConversationLengthCurve,
+    LinkabilityCurve,
+    SinglingOutCurve,
+    SinglingOutResult,
+)
 from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, VoiceDistinctiveness
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
 from voxmetrics.report import ConditionReport
@@ -32,6 +37,7 @@ __all__ = [
     "mean_score_figure",
     "similarity_matrices_figure",
     "singling_out_figure",
+    "singling_out_vs_n_figure",
 ]
 
 
@@ -186,6 +192,71 @@ def linkability_vs_n_figure(
 
 
 # ---------------------------------------------------------------- singling out
+
+
+def singling_out_vs_n_figure(
+    curves: Mapping[str, SinglingOutCurve],
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str = "Singling out vs population size N",
+) -> go.Figure:
+    """Singling out against the population size (log x), one curve per condition, with chance.
+
+    Paper 001, figure 1 (row 1). Error bars: one standard deviation over the random
+    populations of each size. Chance (1 - 1/N)^(N-1) is a dashed grey curve.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = SinglingOutCurve(n=np.array([2, 4]), value=np.array([0.9, 0.8]),
+    ...                      sd=np.array([0.1, 0.0]), n_draws=5)
+    >>> [t.meta["kind"] for t in singling_out_vs_n_figure({"a": c}).data]
+    ['curve', 'chance']
+    """
+    names = list(curves)
+    palette = _colors(names, colors)
+    fig = go.Figure()
+    for name in names:
+        c = curves[name]
+        fig.add_trace(
+            go.Scatter(
+                x=c.n,
+                y=c.value,
+                error_y={"type": "data", "array": c.sd, "color": palette[name], "thickness": 1},
+                mode="lines+markers",
+                line={"color": palette[name], "width": 2},
+                marker={"color": palette[name], "size": 7},
+                name=name,
+                meta={"condition": name, "kind": "curve"},
+                hovertemplate=(
+                    f"<b>{name}</b><br>N = %{{x}}<br>singling out %{{y:.3f}} (mean over "
+                    f"{c.n_draws} random populations)<extra></extra>"
+                ),
+            )
+        )
+    top = max((int(curves[n].n[-1]) for n in names), default=2)
+    dense = np.unique(np.round(np.geomspace(2, top, 200)).astype(int))
+    fig.add_trace(
+        go.Scatter(
+            x=dense,
+            y=(1.0 - 1.0 / dense) ** (dense - 1),
+            mode="lines",
+            line={"color": CHANCE_COLOR, "dash": "dash", "width": 1.5},
+            name="chance (1 - 1/N)^(N-1)",
+            meta={"condition": None, "kind": "chance"},
+            hovertemplate="chance at N = %{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(**base_layout(title={"text": title}, height=440))
+    fig.update_xaxes(
+        type="log",
+        title_text="N, speakers in the population (log scale)",
+        tickvals=_log_ticks(top),
+        range=[math.log10(1.8), math.log10(top * 1.12)],
+        minor={"showgrid": False},
+    )
+    fig.update_yaxes(title_text="Singling out (isolation probability)", range=[-0.02, 1.04])
+    return fig
 
 
 def singling_out_figure(

@@ -24,8 +24,10 @@ from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
     LinkabilityCurve,
+    SinglingOutCurve,
     conversation_length_curve,
     linkability_curve,
+    singling_out_curve,
 )
 from voxmetrics.metrics.similarity import Calibration, SimilarityResult, voice_similarity
 from voxmetrics.ui.cache import Outcome, capture
@@ -37,6 +39,7 @@ __all__ = [
     "conversation_lengths",
     "sampled_linkability",
     "similarity",
+    "singling_out_vs_n",
     "speaker_mean_scores",
     "speaker_order",
     "utterance_count",
@@ -107,6 +110,16 @@ def conversation_curve(
     """:func:`~voxmetrics.metrics.legal.conversation_length_curve`, cached on content."""
     lengths = tuple(int(v) for v in lengths)
     return _curve(f"{es.content_hash}|{lengths}|{split}", es, lengths, split)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _so_curve(key: str, _es: EmbeddingSet, split: str) -> Outcome[SinglingOutCurve]:
+    return capture(singling_out_curve, _es, split=split)
+
+
+def singling_out_vs_n(es: EmbeddingSet, *, split: str = "eval") -> Outcome[SinglingOutCurve]:
+    """:func:`~voxmetrics.metrics.legal.singling_out_curve` (20 draws, seed 0), cached."""
+    return _so_curve(f"{es.content_hash}|{split}", es, split)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
