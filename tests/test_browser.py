@@ -105,7 +105,7 @@ def browser() -> Iterator[object]:
 def page(browser, server):
     context = browser.new_context(viewport={"width": 1440, "height": 1240}, accept_downloads=True)
     pg = context.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(90_000)  # a 2-core CI machine rendering every page
     pg.goto(server)
     yield pg
     context.close()
@@ -157,7 +157,7 @@ def test_garbage_upload_shows_a_message(page):
     _idle(page)
     upload = ARTIFACTS / "garbage.csv"
     upload.write_bytes(b"\x00\x01 not scores \xff")
-    with page.expect_response("**/_stcore/upload_file/**"):
+    with page.expect_response("**/_stcore/upload_file/**", timeout=120_000):
         page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(upload)
     page.locator("[data-testid='stFileChipName']", has_text="garbage.csv").wait_for()
     page.wait_for_timeout(500)  # the upload triggers a rerun that sends the widget value

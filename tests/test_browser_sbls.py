@@ -99,7 +99,7 @@ def test_sbls_garbage_upload_shows_a_message(page):
     page.get_by_text("Use your own attacker: upload attribute predictions").click()
     upload = ARTIFACTS / "junk.csv"
     upload.write_bytes(b"\x00\x01 not predictions \xff")
-    with page.expect_response("**/_stcore/upload_file/**"):
+    with page.expect_response("**/_stcore/upload_file/**", timeout=120_000):
         page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(upload)
     page.locator("[data-testid='stFileChipName']", has_text="junk.csv").wait_for()
     page.wait_for_timeout(500)  # the upload triggers a rerun that sends the widget value
