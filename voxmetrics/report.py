@@ -295,14 +295,7 @@ def evaluate_study(study: Study, *, progress: Progress | None = None) -> list[Co
 
 OVERVIEW_COLUMNS: dict[str, str] = {
     "condition": "Condition",
-    "attacker": "Attacker",
-    "n_trials": "T",
-    "n_enrolled": "N",
-    "n_excluded_trials": "Excluded",
     "eer": "EER",
-    "eer_rocch": "EER (ROCCH)",
-    "cllr": "Cllr",
-    "min_cllr": "min Cllr",
     "linkability": "Linkability",
     "chance_linkability": "Chance (1/N)",
     "alid": "ALID (bits)",
@@ -312,8 +305,16 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "d_ece": "D_ECE (bits)",
     "zebra_tag": "ZEBRA tag",
     "singling_out": "Singling out",
+    "eer_rocch": "EER (ROCCH)",
+    "min_cllr": "min Cllr",
+    "cllr": "Cllr",
+    "n_trials": "T",
+    "n_enrolled": "N",
+    "n_excluded_trials": "Excluded",
+    "attacker": "Attacker",
 }
-"""Overview table columns and their display labels."""
+"""Overview table columns and their display labels: the EER beside the 1-to-N metrics first,
+the other 1-to-1 baselines and the counts after."""
 
 
 def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
