@@ -68,11 +68,7 @@ if not names:
     st.stop()
 
 colors = condition_colors(study.names)
-reports = {}
-for name in names:
-    report = ui.safe_call(ui.condition_report, study.get(name))
-    if report is not None:
-        reports[name] = report
+reports = {r.name: r for r in ui.study_reports(study, names)}
 if not reports:
     st.stop()
 with_embeddings = [n for n in reports if study.get(n).embeddings is not None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -70,12 +70,17 @@ def show_warnings(messages: tuple[str, ...] | list[str]) -> None:
         st.warning(m, icon=":material/warning:")
 
 
-def study_reports(study: Study) -> list[ConditionReport]:
-    """Evaluate every condition (cached), with a progress bar while work is being done."""
+def study_reports(study: Study, names: Sequence[str] | None = None) -> list[ConditionReport]:
+    """Evaluate the conditions (cached), with a progress bar while work is being done.
+
+    ``names`` restricts them (kept in study order); by default every condition. A condition
+    whose input is bad shows its message and is left out.
+    """
     bar = st.empty()
     reports = []
-    for k, cond in enumerate(study.conditions):
-        bar.progress(k / max(1, len(study)), text=f"Evaluating {cond.name}…")
+    chosen = [c for c in study.conditions if names is None or c.name in names]
+    for k, cond in enumerate(chosen):
+        bar.progress(k / max(1, len(chosen)), text=f"Evaluating {cond.name}…")
         report = safe_call(condition_report, cond)
         if report is not None:
             reports.append(report)
