@@ -10,7 +10,7 @@ reordering a similarity matrix's rows and columns, and pivoting a long table int
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -165,30 +165,51 @@ def linkability_vs_n_figure(
                 meta={"condition": None, "kind": "sampled-legend"},
             )
         )
-    top = max((int(curves[n].n[-1]) for n in names), default=2)
-    # 1/N' itself, drawn densely so the curve between grid points is exact on the log axis
+    _chance_on_log_n(
+        fig,
+        top=max((int(curves[n].n[-1]) for n in names), default=2),
+        chance=lambda n: 1.0 / n,
+        chance_name="chance 1/N'",
+        x_title="N', enrolled speakers the attacker searches among (log scale)",
+        y_title="Linkability (own speaker strictly first)",
+    )
+    fig.update_layout(**base_layout(title={"text": title}, height=480))
+    return fig
+
+
+def _chance_on_log_n(
+    fig: go.Figure,
+    *,
+    top: int,
+    chance: Callable[[np.ndarray], np.ndarray],
+    chance_name: str,
+    x_title: str,
+    y_title: str,
+) -> None:
+    """Add a dashed chance curve over N = 2..top and a log-N x axis with readable ticks.
+
+    The chance curve is drawn densely, so it is exact between the grid points on the log axis.
+    """
     dense = np.unique(np.round(np.geomspace(2, top, 200)).astype(int))
     fig.add_trace(
         go.Scatter(
             x=dense,
-            y=1.0 / dense,
+            y=chance(dense),
             mode="lines",
             line={"color": CHANCE_COLOR, "dash": "dash", "width": 1.5},
-            name="chance 1/N'",
+            name=chance_name,
             meta={"condition": None, "kind": "chance"},
-            hovertemplate="chance 1/N' at N' = %{x}: %{y:.3f}<extra></extra>",
+            hovertemplate=f"{chance_name} at N = %{{x}}: %{{y:.3f}}<extra></extra>",
         )
     )
-    fig.update_layout(**base_layout(title={"text": title}, height=480))
     fig.update_xaxes(
         type="log",
-        title_text="N', enrolled speakers the attacker searches among (log scale)",
+        title_text=x_title,
         tickvals=_log_ticks(top),
         range=[math.log10(1.8), math.log10(top * 1.12)],
         minor={"showgrid": False},
     )
-    fig.update_yaxes(title_text="Linkability (own speaker strictly first)", range=[-0.02, 1.04])
-    return fig
+    fig.update_yaxes(title_text=y_title, range=[-0.02, 1.04])
 
 
 # ---------------------------------------------------------------- singling out
@@ -234,28 +255,15 @@ def singling_out_vs_n_figure(
                 ),
             )
         )
-    top = max((int(curves[n].n[-1]) for n in names), default=2)
-    dense = np.unique(np.round(np.geomspace(2, top, 200)).astype(int))
-    fig.add_trace(
-        go.Scatter(
-            x=dense,
-            y=(1.0 - 1.0 / dense) ** (dense - 1),
-            mode="lines",
-            line={"color": CHANCE_COLOR, "dash": "dash", "width": 1.5},
-            name="chance (1 - 1/N)^(N-1)",
-            meta={"condition": None, "kind": "chance"},
-            hovertemplate="chance at N = %{x}: %{y:.3f}<extra></extra>",
-        )
+    _chance_on_log_n(
+        fig,
+        top=max((int(curves[n].n[-1]) for n in names), default=2),
+        chance=lambda n: (1.0 - 1.0 / n) ** (n - 1),
+        chance_name="chance (1 - 1/N)^(N-1)",
+        x_title="N, speakers in the population (log scale)",
+        y_title="Singling out (isolation probability)",
     )
     fig.update_layout(**base_layout(title={"text": title}, height=440))
-    fig.update_xaxes(
-        type="log",
-        title_text="N, speakers in the population (log scale)",
-        tickvals=_log_ticks(top),
-        range=[math.log10(1.8), math.log10(top * 1.12)],
-        minor={"showgrid": False},
-    )
-    fig.update_yaxes(title_text="Singling out (isolation probability)", range=[-0.02, 1.04])
     return fig
 
 
