@@ -5,10 +5,9 @@ The public surface: the data model and readers (:mod:`voxmetrics.data`), the met
 demo generator (:mod:`voxmetrics.synth`). Definitions: ``shared/docs/metrics.md``.
 """
 
-from voxmetrics import data, errors, metrics, report, synth
+from voxmetrics import card, data, errors, metrics, report, synth, threat
 from voxmetrics._version import __version__
 from voxmetrics.data import *  # noqa: F403
-from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import *  # noqa: F403
 from voxmetrics.metrics import *  # noqa: F403
 from voxmetrics.report import ConditionReport, evaluate, evaluate_condition, evaluate_study
@@ -17,13 +16,13 @@ __all__ = [
     *data.__all__,
     *errors.__all__,
     *metrics.__all__,
-    "Condition",
     "ConditionReport",
-    "Study",
     "__version__",
     "evaluate",
     "evaluate_condition",
     "evaluate_study",
+    "card",
     "report",
     "synth",
+    "threat",
 ]

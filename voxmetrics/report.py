@@ -33,6 +33,7 @@ from voxmetrics.metrics.legal import (
     singling_out_embeddings,
 )
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
+from voxmetrics.metrics.sbls import SBLSResult, attribute_columns, sbls_embeddings
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.zebra import ZebraResult, zebra, zebra_bootstrap
 
@@ -42,6 +43,7 @@ __all__ = [
     "evaluate",
     "evaluate_condition",
     "evaluate_lid",
+    "evaluate_sbls",
     "evaluate_study",
     "overview_frame",
     "report_html",
@@ -98,9 +100,7 @@ class ConditionReport:
             "n_degenerate": self.lid.n_degenerate,
         }
         if self.lid_intervals is not None:
-            block["intervals"] = {
-                k: [v.low, v.high] for k, v in self.lid_intervals.items()
-            }
+            block["intervals"] = {k: [v.low, v.high] for k, v in self.lid_intervals.items()}
         return block
 
     def to_dict(self) -> dict[str, Any]:
@@ -281,13 +281,32 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
     )
 
 
-def evaluate_study(study: Study, *, progress: Progress | None = None) -> list[ConditionReport]:
-    """Evaluate every condition of a study, reporting ``progress(fraction, message)``."""
+def evaluate_sbls(condition: Condition) -> SBLSResult | None:
+    """SBLS of a condition's eval embeddings under the informed built-in attacker (sbls.md 5).
+
+    The attacker is trained on the condition's own anonymised dev embeddings, so no original
+    speech is needed; None when the condition has no embeddings or no attribute columns.
+    """
+    es = condition.embeddings
+    if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
+        return None
+    return sbls_embeddings(es, attacker="anonymised")
+
+
+def evaluate_study(
+    study: Study, *, progress: Progress | None = None, **options: Any
+) -> list[ConditionReport]:
+    """Evaluate every condition of a study, reporting ``progress(fraction, message)``.
+
+    The study's :class:`~voxmetrics.data.study.StudySettings` give the options (bootstrap
+    replicates, seed, cross-calibration); ``options`` override them.
+    """
+    opts = {**study.settings.evaluate_options(), **options}
     reports = []
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / max(1, len(study)), f"Evaluating {cond.name}")
-        reports.append(evaluate_condition(cond))
+        reports.append(evaluate_condition(cond, **opts))
     if progress is not None:
         progress(1.0, "Done")
     return reports

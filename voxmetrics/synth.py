@@ -46,10 +46,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 
-__all__ = ["DEMO_SYSTEMS", "Anonymiser", "demo_embeddings", "demo_study"]
+__all__ = [
+    "DEMO_SYSTEMS",
+    "Anonymiser",
+    "demo_embeddings",
+    "demo_study",
+    "offset_scores",
+]
 
 DIM = 32
 WITHIN_SD = 0.8
@@ -223,3 +229,47 @@ def demo_study(*, seed: int = 0, n_speakers: int = 40) -> Study:
         for name, es in sets.items()
     )
     return Study(conditions=conditions, name="demo")
+
+
+def offset_scores(
+    *,
+    n_enrolled: int = 20,
+    n_trials: int = 200,
+    margin: float = 0.5,
+    offset_spread: float = 1.0,
+    noise: float = 0.2,
+    seed: int = 0,
+    prefix: str = "spk",
+) -> ScoreMatrix:
+    """Scores where every trial has its own level: the threat-model generator (paper 000).
+
+    ``s_ij = o_i + noise e_ij + margin [j = m_i]`` with a per-trial offset
+    ``o_i ~ N(0, offset_spread^2)`` and ``e_ij ~ N(0, 1)``; trial i belongs to enrolled
+    speaker ``i mod n_enrolled``. When the offsets vary more than the margin, the pooled mated
+    and non-mated scores overlap (EER near 0.5) although, row by row, each trial's own speaker
+    still scores highest whenever ``margin`` beats the noise (linkability near 1).
+
+    Examples
+    --------
+    >>> sm = offset_scores(n_enrolled=4, n_trials=8, seed=1)
+    >>> sm.shape, sm.targets.tolist()
+    ((8, 4), [0, 1, 2, 3, 0, 1, 2, 3])
+    """
+    if n_enrolled < 2 or n_trials < 1:
+        raise ValueError("offset_scores needs at least 2 enrolled speakers and 1 trial.")
+    rng = np.random.default_rng(seed)
+    targets = np.arange(n_trials) % n_enrolled
+    scores = offset_spread * rng.standard_normal((n_trials, 1)) + noise * rng.standard_normal(
+        (n_trials, n_enrolled)
+    )
+    scores[np.arange(n_trials), targets] += margin
+    width = len(str(n_enrolled))
+    speakers = np.array([f"{prefix}{k + 1:0{width}d}" for k in range(n_enrolled)])
+    return ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"{prefix}-trial{i + 1}" for i in range(n_trials)],
+        trial_speakers=speakers[targets],
+        enrol_speakers=speakers,
+        source=f"offset model ({prefix})",
+        copy=False,
+    )

@@ -11,21 +11,37 @@ from voxmetrics.data.readers import (
     read_scores,
     read_table,
 )
+from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.data.studyfile import (
+    FILE_VERSION,
+    load_study,
+    save_study,
+    study_from_bytes,
+    study_to_bytes,
+)
 from voxmetrics.data.writers import write_embeddings, write_scores
 
 __all__ = [
+    "FILE_VERSION",
     "FORMATS",
     "META_COLUMNS",
     "SCORE_COLUMNS",
     "AttributePrediction",
+    "Condition",
     "EmbeddingSet",
     "ScoreMatrix",
     "Source",
+    "Study",
+    "StudySettings",
     "detect_format",
     "join_predictions",
+    "load_study",
     "read_embeddings",
     "read_scores",
     "read_table",
+    "save_study",
+    "study_from_bytes",
+    "study_to_bytes",
     "write_embeddings",
     "write_scores",
 ]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from voxmetrics._types import ATTACKERS, Attacker
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["Condition", "Study", "check_disjoint_speakers"]
+__all__ = ["Condition", "Study", "StudySettings", "check_disjoint_speakers"]
 
 
 def check_disjoint_speakers(dev: ScoreMatrix, eval: ScoreMatrix) -> None:
@@ -74,6 +75,64 @@ class Condition:
         return f"{self.eval.content_hash}:{dev}:{emb}"
 
 
+@dataclass(frozen=True)
+class StudySettings:
+    """Analysis settings saved with a study and used by its reports.
+
+    Examples
+    --------
+    >>> StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
+    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None}
+    """
+
+    bootstrap: int = 200
+    """Replicates of the speaker-level bootstrap behind the report's intervals (0 = none)."""
+    seed: int = 0
+    """Seed of the bootstrap and of the cross-calibration folds."""
+    cross_calibrate: int | None = None
+    """k of the speaker-disjoint cross-calibration of LID for conditions without a dev set
+    (None = no LID for them)."""
+
+    def __post_init__(self) -> None:
+        checks = (
+            ("bootstrap", self.bootstrap, 0, "0 (none) or more replicates, e.g. 200"),
+            ("seed", self.seed, 0, "a non-negative integer"),
+        )
+        for name, value, low, hint in checks:
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise VoxMetricsInputError(f"setting '{name}' is {value!r}; use {hint}.")
+        k = self.cross_calibrate
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 2):
+            raise VoxMetricsInputError(
+                f"setting 'cross_calibrate' is {k!r}; use null (no cross-calibration) or a "
+                "number of folds of at least 2."
+            )
+
+    def evaluate_options(self) -> dict[str, Any]:
+        """Keyword options of :func:`voxmetrics.report.evaluate_condition`."""
+        return {
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "cross_calibrate": self.cross_calibrate,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary of the fields."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> StudySettings:
+        """Settings from :meth:`to_dict` output; unknown keys are an error."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise VoxMetricsInputError(
+                f"unknown setting(s) {', '.join(unknown)}; the known ones are "
+                f"{', '.join(sorted(known))}."
+            )
+        return cls(**values)
+
+
 @dataclass(frozen=True, eq=False)
 class Study:
     """An ordered set of conditions with unique names; every edit returns a new study.
@@ -91,6 +150,8 @@ class Study:
     """The conditions, in display order."""
     name: str = "study"
     """Label of the study."""
+    settings: StudySettings = field(default_factory=StudySettings)
+    """Analysis settings of the study's reports."""
 
     @property
     def names(self) -> list[str]:

@@ -1,0 +1,139 @@
+"""Everything a study's report holds, computed once: the input of every export (issue 9).
+
+:func:`build_study_report` evaluates every condition with the study's settings, the SBLS of
+the conditions with attribute-labelled embeddings, the report card and the threat call-outs.
+:meth:`StudyReport.to_dict` is the JSON of every number; :meth:`StudyReport.tables` the CSVs.
+The HTML page is drawn by :func:`voxmetrics.plots.report.study_report_html`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from voxmetrics._version import __version__
+from voxmetrics.card import ReportCard, report_card
+from voxmetrics.data.study import Study
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.sbls import SBLSResult
+from voxmetrics.report import (
+    OVERVIEW_COLUMNS,
+    ConditionReport,
+    Progress,
+    evaluate_condition,
+    evaluate_sbls,
+    overview_frame,
+)
+from voxmetrics.threat import Callout, threat_callouts
+
+__all__ = ["StudyReport", "build_study_report"]
+
+
+@dataclass(frozen=True)
+class StudyReport:
+    """The evaluated study: condition reports, SBLS, report card and threat call-outs."""
+
+    study: Study = field(repr=False)
+    """The study evaluated."""
+    reports: tuple[ConditionReport, ...]
+    """One report per condition, in study order."""
+    sbls: Mapping[str, SBLSResult | None]
+    """SBLS per condition name (None without attribute-labelled embeddings)."""
+    card: ReportCard
+    """The report card."""
+    callouts: tuple[Callout, ...]
+    """Conditions that look private on the EER but are not (:mod:`voxmetrics.threat`)."""
+    created: str
+    """When the report was computed (ISO 8601, UTC)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of every number of the report."""
+        return {
+            "voxmetrics": __version__,
+            "created": self.created,
+            "study": self.study.name,
+            "settings": self.study.settings.to_dict(),
+            "conditions": {
+                r.name: {
+                    "attacker": r.attacker,
+                    "description": self.study.get(r.name).description,
+                    **r.to_dict(),
+                    "sbls": None if self.sbls.get(r.name) is None else self.sbls[r.name].to_dict(),  # type: ignore[union-attr]
+                }
+                for r in self.reports
+            },
+            "report_card": self.card.to_dict(),
+            "threat_callouts": [c.to_dict() for c in self.callouts],
+        }
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The report's tables by CSV file name: overview, report card, worst trials, LID."""
+        out = {
+            "overview.csv": overview_frame(self.reports).rename(columns=OVERVIEW_COLUMNS),
+            "report_card.csv": self.card.frame("text"),
+            "report_card_levels.csv": self.card.frame("level"),
+        }
+        worst = [c.worst_trials.assign(condition=c.condition) for c in self.callouts]
+        if worst:
+            frame = pd.concat(worst, ignore_index=True)
+            out["callout_worst_trials.csv"] = frame[["condition", *frame.columns[:-1]]]
+        lid_rows = []
+        for r in self.reports:
+            if r.lid is not None:
+                sm = self.study.get(r.name).eval
+                lid_rows.append(
+                    pd.DataFrame(
+                        {
+                            "condition": r.name,
+                            "trial_id": sm.trial_ids,
+                            "speaker": sm.trial_speakers,
+                            "lid_bits": r.lid.lid,
+                            "p_target": r.lid.p_target,
+                            "rank": r.srd.ranks,
+                        }
+                    )
+                )
+        if lid_rows:
+            out["lid_per_trial.csv"] = pd.concat(lid_rows, ignore_index=True)
+        return out
+
+
+def build_study_report(
+    study: Study, *, progress: Progress | None = None, **options: Any
+) -> StudyReport:
+    """Evaluate ``study`` for its report, with ``progress(fraction, message)`` per condition.
+
+    ``options`` override the study's settings (see :func:`voxmetrics.report.evaluate_study`).
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> sr = build_study_report(demo_study(n_speakers=8), bootstrap=0)
+    >>> sorted(sr.to_dict())[:4], len(sr.reports)
+    (['conditions', 'created', 'report_card', 'settings'], 5)
+    """
+    if len(study) == 0:
+        raise VoxMetricsInputError("the study has no conditions to report on; add one first.")
+    opts = {**study.settings.evaluate_options(), **options}
+    reports, sbls = [], {}
+    n = len(study)
+    for k, cond in enumerate(study.conditions):
+        if progress is not None:
+            progress(k / n, f"Evaluating {cond.name}")
+        reports.append(evaluate_condition(cond, **opts))
+        sbls[cond.name] = evaluate_sbls(cond)
+    if progress is not None:
+        progress(1.0, "Done")
+    scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
+    return StudyReport(
+        study=study,
+        reports=tuple(reports),
+        sbls=sbls,
+        card=report_card(reports, sbls=scores),
+        callouts=tuple(threat_callouts(study, reports)),
+        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
