@@ -14,6 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 LIBRARY_MODULES = [
     "voxmetrics",
     "voxmetrics.report",
+    "voxmetrics.card",
+    "voxmetrics.threat",
+    "voxmetrics.studyreport",
+    "voxmetrics.data.studyfile",
     "voxmetrics.synth",
     "voxmetrics.plots",
     "voxmetrics.cli",

@@ -544,6 +544,22 @@ def test_scores_need_one_column_per_class():
         sbls({"x": y}, {"x": AttributePrediction(("a", "b"), scores=np.zeros((15, 2)))})
 
 
+def test_attacker_classes_absent_from_the_labels_are_left_unassigned():
+    """An attacker scoring 3 classes on labels holding 2 of them: the alignment picks 2 of
+    its 3 columns, the unused one changes nothing."""
+    rng = np.random.default_rng(3)
+    y = np.array(["a", "b"] * 20)
+    informative = (y == "b") + rng.normal(0, 0.8, y.size)
+    two = AttributePrediction(("a", "b"), scores=np.column_stack([-informative, informative]))
+    three = AttributePrediction(
+        ("a", "b", "c"), scores=np.column_stack([-informative, informative, np.full(y.size, -9.0)])
+    )
+    r2, r3 = sbls({"x": y}, {"x": two}), sbls({"x": y}, {"x": three})
+    assert r3.attributes[0].auc == pytest.approx(r2.attributes[0].auc)
+    assert r3.attributes[0].permutation == (0, 1)
+    assert r3.p_attr == pytest.approx(r2.p_attr)
+
+
 def test_missing_attribute_predictions_are_named():
     labels, predictions = _hand_case()
     with pytest.raises(VoxMetricsInputError, match="age"):

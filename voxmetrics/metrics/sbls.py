@@ -199,7 +199,9 @@ def _align(
     k = len(classes)
     if pred.scores is not None:
         scores = np.asarray(pred.scores, dtype=np.float64)
-        if scores.shape != (y.size, len(pred.classes)) or len(pred.classes) != k:
+        # the attacker may know classes absent from these labels (m >= k): the alignment
+        # then assigns k of its m columns, as with hard predictions below
+        if scores.shape != (y.size, len(pred.classes)) or len(pred.classes) < k:
             raise VoxMetricsInputError(
                 f"attribute '{name}': the attacker gives {len(pred.classes)} class scores "
                 f"({', '.join(pred.classes)}) but the true labels have {k} classes "

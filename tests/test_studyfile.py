@@ -1,0 +1,271 @@
+"""Study files (.vxm): round trip, and refusal of damaged or tampered archives (issue 9)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from voxmetrics.data import (
+    Condition,
+    EmbeddingSet,
+    ScoreMatrix,
+    Study,
+    StudySettings,
+    load_study,
+    save_study,
+    study_from_bytes,
+    study_to_bytes,
+)
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.synth import demo_study
+
+
+@pytest.fixture(scope="module")
+def demo() -> Study:
+    return demo_study(n_speakers=6)
+
+
+def _assert_same_matrix(a: ScoreMatrix | None, b: ScoreMatrix | None) -> None:
+    assert (a is None) == (b is None)
+    if a is None:
+        return
+    assert a.scores.dtype == b.scores.dtype
+    np.testing.assert_array_equal(a.scores, b.scores)
+    for name in ("trial_ids", "trial_speakers", "enrol_speakers"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert set(a.attributes) == set(b.attributes)
+    for k in a.attributes:
+        np.testing.assert_array_equal(a.attributes[k], b.attributes[k])
+    assert a.n_excluded_trials == b.n_excluded_trials
+    assert a.source == b.source
+
+
+def _assert_same_study(a: Study, b: Study) -> None:
+    assert a.name == b.name
+    assert a.settings == b.settings
+    assert a.names == b.names
+    for ca, cb in zip(a.conditions, b.conditions, strict=True):
+        assert (ca.attacker, ca.description) == (cb.attacker, cb.description)
+        _assert_same_matrix(ca.eval, cb.eval)
+        _assert_same_matrix(ca.dev, cb.dev)
+        assert (ca.embeddings is None) == (cb.embeddings is None)
+        if ca.embeddings is not None:
+            np.testing.assert_array_equal(ca.embeddings.embeddings, cb.embeddings.embeddings)
+            pd.testing.assert_frame_equal(ca.embeddings.meta, cb.embeddings.meta)
+            assert ca.embeddings.source == cb.embeddings.source
+        assert ca.content_hash == cb.content_hash
+
+
+def test_round_trip_of_the_demo_study_is_identical(demo, tmp_path):
+    study = dataclasses.replace(
+        demo.renamed("plain", "plain <b>&'x'"),
+        name="my study",
+        settings=StudySettings(bootstrap=50, seed=3),
+    )
+    path = save_study(study, tmp_path / "sub" / "s.vxm")
+    assert path.exists()
+    assert not list(path.parent.glob("*.part"))
+    _assert_same_study(study, load_study(path))
+    _assert_same_study(study, study_from_bytes(path.read_bytes()))
+
+
+def test_round_trip_keeps_attributes_float32_excluded_counts_and_odd_labels(small_sm):
+    sm = ScoreMatrix.from_arrays(
+        small_sm.scores.astype(np.float32),
+        trial_ids=[f'ü-{t} "q"/../x' for t in small_sm.trial_ids],
+        trial_speakers=small_sm.trial_speakers,
+        enrol_speakers=small_sm.enrol_speakers,
+        attributes={**small_sm.attributes, "age": np.arange(small_sm.n_trials)},
+        n_excluded_trials=3,
+        source="x.csv",
+    )
+    study = Study((Condition("c/../1", eval=sm, attacker="ignorant", description="d\nline"),))
+    back = study_from_bytes(study_to_bytes(study))
+    _assert_same_study(study, back)
+    assert back.get("c/../1").eval.scores.dtype == np.float32
+    assert back.get("c/../1").eval.attributes["age"].dtype.kind == "i"
+
+
+def test_round_trip_of_embeddings_with_numeric_and_missing_columns(small_es):
+    meta = small_es.meta.copy()
+    meta["age"] = np.linspace(20, 60, len(meta))
+    es = EmbeddingSet.from_arrays(small_es.embeddings, meta, source="emb.npz")
+    study = Study((Condition("e", eval=es.score_matrix("eval"), embeddings=es),))
+    back = study_from_bytes(study_to_bytes(study))
+    _assert_same_study(study, back)
+
+
+def test_empty_study_round_trips():
+    back = study_from_bytes(study_to_bytes(Study(name="empty")))
+    assert len(back) == 0 and back.name == "empty"
+
+
+# ---------------------------------------------------------------- tampered archives
+
+
+def _members(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
+def _pack(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, content in members.items():
+            zf.writestr(name, content)
+    return buf.getvalue()
+
+
+def _with_manifest(data: bytes, edit) -> bytes:
+    members = _members(data)
+    manifest = json.loads(members["manifest.json"])
+    edit(manifest)
+    members["manifest.json"] = json.dumps(manifest).encode()
+    return _pack(members)
+
+
+@pytest.fixture(scope="module")
+def small_file(demo) -> bytes:
+    return study_to_bytes(Study(demo.conditions[:2], name="two"))
+
+
+@pytest.mark.parametrize(
+    "member", ["../evil.npy", "/etc/passwd", "arrays/../../evil", "C:/evil", "..\\evil"]
+)
+def test_path_traversal_member_is_refused(small_file, member):
+    data = _pack({**_members(small_file), member: b"x"})
+    with pytest.raises(VoxMetricsInputError, match=r"unsafe archive.*outside the archive"):
+        study_from_bytes(data)
+
+
+def test_manifest_pointing_outside_the_array_folder_is_refused(small_file):
+    def edit(m):
+        m["conditions"][0]["eval"]["scores"] = "../arrays/0.npy"
+
+    with pytest.raises(VoxMetricsInputError, match="not an array member name"):
+        study_from_bytes(_with_manifest(small_file, edit))
+
+
+@pytest.mark.parametrize("version", [2, 0, "1", None])
+def test_wrong_version_is_refused(small_file, version):
+    def edit(m):
+        m["version"] = version
+
+    with pytest.raises(VoxMetricsInputError, match=r"version .* is not supported") as info:
+        study_from_bytes(_with_manifest(small_file, edit))
+    assert ("Upgrade VoxMetrics" in str(info.value)) == (version == 2)
+
+
+def test_pickled_array_is_refused(small_file):
+    members = _members(small_file)
+    manifest = json.loads(members["manifest.json"])
+    name = manifest["conditions"][0]["eval"]["trial_ids"]
+    buf = io.BytesIO()
+    np.save(buf, np.array([object(), "t"], dtype=object)[1:], allow_pickle=True)
+    members[name] = buf.getvalue()
+    with pytest.raises(VoxMetricsInputError, match=r"refusing .*pickled object array"):
+        study_from_bytes(_pack(members))
+
+
+def test_oversized_member_is_refused(small_file):
+    with pytest.raises(VoxMetricsInputError, match="above the cap of 1,000 bytes"):
+        study_from_bytes(small_file, max_member_bytes=1000)
+
+
+def test_oversized_manifest_is_refused(small_file, monkeypatch):
+    import voxmetrics.data.studyfile as sf
+
+    monkeypatch.setattr(sf, "MAX_MANIFEST_BYTES", 10)
+    with pytest.raises(VoxMetricsInputError, match=r"refusing member 'manifest.json'"):
+        study_from_bytes(small_file)
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        (b"not a zip at all", "not a zip archive"),
+        (_pack({"hello.txt": b"hi"}), "not a VoxMetrics study file"),
+        (_pack({"manifest.json": b"{not json"}), "not valid JSON"),
+        (_pack({"manifest.json": b'{"format": "other"}'}), "does not describe a VoxMetrics"),
+    ],
+)
+def test_foreign_files_are_refused(data, match):
+    with pytest.raises(VoxMetricsInputError, match=match):
+        study_from_bytes(data)
+
+
+def test_missing_member_and_wrong_dtype_are_refused(small_file):
+    members = _members(small_file)
+    manifest = json.loads(members["manifest.json"])
+    scores_name = manifest["conditions"][0]["eval"]["scores"]
+    ids_name = manifest["conditions"][0]["eval"]["trial_ids"]
+    missing = {k: v for k, v in members.items() if k != scores_name}
+    with pytest.raises(VoxMetricsInputError, match="not in the archive"):
+        study_from_bytes(_pack(missing))
+    swapped = {**members, scores_name: members[ids_name]}
+    with pytest.raises(VoxMetricsInputError, match=r"scores .* expected floating-point"):
+        study_from_bytes(_pack(swapped))
+
+
+def test_invalid_settings_and_duplicate_names_are_refused(small_file):
+    def bad_settings(m):
+        m["settings"] = {"bootstrap": -1}
+
+    with pytest.raises(VoxMetricsInputError, match="setting 'bootstrap'"):
+        study_from_bytes(_with_manifest(small_file, bad_settings))
+
+    def unknown_setting(m):
+        m["settings"] = {"colour": "red"}
+
+    with pytest.raises(VoxMetricsInputError, match="unknown setting"):
+        study_from_bytes(_with_manifest(small_file, unknown_setting))
+
+    def duplicate(m):
+        m["conditions"][1]["name"] = m["conditions"][0]["name"]
+
+    with pytest.raises(VoxMetricsInputError, match="same name"):
+        study_from_bytes(_with_manifest(small_file, duplicate))
+
+
+def test_damaged_scores_are_validated_like_any_input(small_file):
+    members = _members(small_file)
+    manifest = json.loads(members["manifest.json"])
+    name = manifest["conditions"][0]["eval"]["scores"]
+    scores = np.load(io.BytesIO(members[name]))
+    scores = scores.copy()
+    scores[0, 0] = np.nan
+    buf = io.BytesIO()
+    np.save(buf, scores)
+    members[name] = buf.getvalue()
+    with pytest.raises(VoxMetricsInputError, match="NaN or infinite"):
+        study_from_bytes(_pack(members))
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(VoxMetricsInputError, match="no such file"):
+        load_study(tmp_path / "nope.vxm")
+
+
+# ---------------------------------------------------------------- settings
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"bootstrap": -1}, {"bootstrap": 1.5}, {"seed": -2}, {"cross_calibrate": 1},
+     {"cross_calibrate": True}, {"bootstrap": True}],
+)  # fmt: skip
+def test_invalid_settings_are_refused(kwargs):
+    with pytest.raises(VoxMetricsInputError, match="setting"):
+        StudySettings(**kwargs)
+
+
+def test_settings_round_trip_through_dict():
+    s = StudySettings(bootstrap=0, seed=9, cross_calibrate=4)
+    assert StudySettings.from_dict(s.to_dict()) == s
+    assert s.evaluate_options() == {"bootstrap": 0, "seed": 9, "cross_calibrate": 4}
