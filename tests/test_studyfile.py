@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import os
 import zipfile
 
 import numpy as np
@@ -29,6 +30,12 @@ from voxmetrics.synth import demo_study
 @pytest.fixture(scope="module")
 def demo() -> Study:
     return demo_study(n_speakers=6)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _assert_same_matrix(a: ScoreMatrix | None, b: ScoreMatrix | None) -> None:
@@ -71,6 +78,7 @@ def test_round_trip_of_the_demo_study_is_identical(demo, tmp_path):
     path = save_study(study, tmp_path / "sub" / "s.vxm")
     assert path.exists()
     assert not list(path.parent.glob("*.part"))
+    assert path.stat().st_mode & 0o044 == (0o666 & ~_umask()) & 0o044  # readable like any file
     _assert_same_study(study, load_study(path))
     _assert_same_study(study, study_from_bytes(path.read_bytes()))
 

@@ -1,4 +1,9 @@
-"""The command line: ``python -m voxmetrics evaluate ...`` and ``python -m voxmetrics demo ...``.
+"""The command line: ``python -m voxmetrics COMMAND ...``.
+
+Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
+matrices, DeID, G_VD), ``sbls`` (soft-biometric leakage), ``report`` (the HTML / PDF / JSON / CSV
+report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study as score files and
+a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
 
 Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
@@ -240,21 +245,50 @@ def _parser() -> argparse.ArgumentParser:
     sb.add_argument("--min-group-size", type=int, default=30, help="smallest subgroup used")
     sb.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
+    rep = sub.add_parser(
+        "report",
+        help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV",
+        description=(
+            "Evaluate every condition of a saved study (a .vxm file, from the dashboard or "
+            "`demo --format vxm`) with the study's settings and write its report: one "
+            "self-contained HTML page (tables and interactive figures, viewable offline), a "
+            "PDF printed from it by headless Chromium (BROWSER_PATH or chromium on PATH), the "
+            "JSON of every number and the tables as CSV files. Give at least one output. "
+            "Exit status: 0 success, 2 bad input (e.g. a damaged .vxm file, no Chromium for "
+            "--pdf)."
+        ),
+    )
+    rep.add_argument("study", metavar="STUDY.vxm", help="the study file")
+    rep.add_argument("--html", metavar="OUT", help="write the HTML report to this file")
+    rep.add_argument("--pdf", metavar="OUT", help="write a PDF of the report (needs Chromium)")
+    rep.add_argument("--json", metavar="OUT", help="write every number as JSON to this file")
+    rep.add_argument("--csv", metavar="DIR", help="write the tables as CSV files into DIR")
+    rep.add_argument(
+        "--bootstrap",
+        metavar="B",
+        type=int,
+        help="bootstrap replicates of the intervals (default: the study's setting; 0 = none)",
+    )
+    rep.add_argument("--seed", type=int, help="seed of folds and bootstrap (default: the study's)")
+    rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
+
     demo = sub.add_parser(
         "demo",
-        help="write the built-in demo study to score files",
+        help="write the built-in demo study to score files and a .vxm study file",
         description=(
             "Write the dev and eval score files of every demo condition (see voxmetrics.synth) "
             "to OUTDIR, in one or all formats, and its utterance embeddings, for trying the "
-            "evaluate and similarity commands."
+            "evaluate and similarity commands; --format vxm (or all) also writes the whole "
+            "study as OUTDIR/demo.vxm, for the report command and the dashboard."
         ),
     )
     demo.add_argument("outdir", metavar="OUTDIR", help="folder to write into (created)")
     demo.add_argument(
         "--format",
-        choices=["csv", "parquet", "npz", "kaldi", "all"],
+        choices=["csv", "parquet", "npz", "kaldi", "vxm", "all"],
         default="all",
-        help="score file format (default: all)",
+        help="score file format, or vxm for the study file demo.vxm only (default: all, "
+        "which includes demo.vxm)",
     )
     demo.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
     demo.add_argument(
@@ -419,16 +453,62 @@ def _sbls(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _progress_bar(fraction: float, message: str) -> None:
+    filled = int(30 * fraction)
+    print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {message:<40.40}", end="", file=sys.stderr)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from voxmetrics.data.studyfile import load_study
+    from voxmetrics.export import require_chromium, write_report
+    from voxmetrics.studyreport import build_study_report
+
+    if not (args.html or args.pdf or args.json or args.csv):
+        raise VoxMetricsInputError(
+            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, --csv DIR."
+        )
+    if not Path(args.study).is_file():
+        raise VoxMetricsInputError(f"{args.study}: no such file.")
+    study = load_study(args.study)
+    overrides = {
+        k: v for k, v in (("bootstrap", args.bootstrap), ("seed", args.seed)) if v is not None
+    }
+    if overrides:  # the report states the settings it was computed with
+        study = replace(study, settings=replace(study.settings, **overrides))
+    chromium = require_chromium() if args.pdf else None  # fail before the evaluation
+    sr = build_study_report(study, progress=_progress_bar)
+    print(file=sys.stderr)
+    print("voxmetrics: writing the report", file=sys.stderr)
+    written = write_report(
+        sr,
+        html=args.html,
+        json=args.json,
+        csv_dir=args.csv,
+        pdf=args.pdf,
+        chromium=chromium,
+        title=args.title,
+    )
+    for p in written:
+        print(p)
+    return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from voxmetrics.data.writers import write_embeddings, write_scores
     from voxmetrics.synth import demo_study
 
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
-    formats = ["csv", "parquet", "npz", "kaldi"] if args.format == "all" else [args.format]
+    if args.format == "all":
+        formats = ["csv", "parquet", "npz", "kaldi"]
+    else:
+        formats = [] if args.format == "vxm" else [args.format]
     suffix = {"csv": ".csv", "parquet": ".parquet", "npz": ".npz", "kaldi": ".scores"}
     written: list[Path] = []
-    for cond in demo_study(seed=args.seed).conditions:
+    study = demo_study(seed=args.seed)
+    for cond in study.conditions if formats else ():
         for split, sm in (("dev", cond.dev), ("eval", cond.eval)):
             for fmt in formats:
                 path = out / f"{cond.name}_{split}{suffix[fmt]}"
@@ -437,6 +517,12 @@ def _demo(args: argparse.Namespace) -> int:
             written += write_embeddings(
                 cond.embeddings, out / f"{cond.name}_embeddings", format="npz"
             )
+    if args.format in ("vxm", "all"):
+        from voxmetrics.data.studyfile import save_study
+
+        path = out / "demo.vxm"
+        save_study(study, path)
+        written.append(path)
     for p in written:
         print(p)
     return EXIT_OK
@@ -498,6 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "evaluate": _evaluate,
                 "similarity": _similarity,
                 "sbls": _sbls,
+                "report": _report,
                 "demo": _demo,
                 "extract": _extract,
             }

@@ -8,6 +8,7 @@ The HTML page is drawn by :func:`voxmetrics.plots.report.study_report_html`.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,9 +18,10 @@ import pandas as pd
 
 from voxmetrics._version import __version__
 from voxmetrics.card import ReportCard, report_card
-from voxmetrics.data.study import Study
+from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.sbls import SBLSResult
+from voxmetrics.metrics.zebra import ECECurves, ece_curves
 from voxmetrics.report import (
     OVERVIEW_COLUMNS,
     ConditionReport,
@@ -49,6 +51,10 @@ class StudyReport:
     """Conditions that look private on the EER but are not (:mod:`voxmetrics.threat`)."""
     created: str
     """When the report was computed (ISO 8601, UTC)."""
+    settings: StudySettings = field(default_factory=StudySettings)
+    """The settings the report was computed with (the study's, with any overrides)."""
+    ece_curves: Mapping[str, ECECurves] = field(default_factory=dict)
+    """ECE profiles of every condition's eval pools (ZEBRA figure), by condition name."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of every number of the report."""
@@ -56,7 +62,7 @@ class StudyReport:
             "voxmetrics": __version__,
             "created": self.created,
             "study": self.study.name,
-            "settings": self.study.settings.to_dict(),
+            "settings": self.settings.to_dict(),
             "conditions": {
                 r.name: {
                     "attacker": r.attacker,
@@ -119,13 +125,18 @@ def build_study_report(
     if len(study) == 0:
         raise VoxMetricsInputError("the study has no conditions to report on; add one first.")
     opts = {**study.settings.evaluate_options(), **options}
-    reports, sbls = [], {}
+    known = {f.name for f in dataclasses.fields(StudySettings)}
+    settings = dataclasses.replace(
+        study.settings, **{k: v for k, v in options.items() if k in known}
+    )
+    reports, sbls, curves = [], {}, {}
     n = len(study)
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
         reports.append(evaluate_condition(cond, **opts))
         sbls[cond.name] = evaluate_sbls(cond)
+        curves[cond.name] = ece_curves(cond.eval.tar, cond.eval.non)
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
@@ -136,4 +147,6 @@ def build_study_report(
         card=report_card(reports, sbls=scores),
         callouts=tuple(threat_callouts(study, reports)),
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        settings=settings,
+        ece_curves=curves,
     )

@@ -20,7 +20,7 @@ import io
 import json
 import os
 import re
-import tempfile
+import secrets
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -149,13 +149,14 @@ def save_study(study: Study, path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     data = study_to_bytes(study)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    # a sibling file opened with the usual permissions (mkstemp would make it owner-only)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.part")
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with tmp.open("xb") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     return path
 

@@ -1,0 +1,783 @@
+"""The study report as one self-contained HTML page (issue 9; design.md layer 5).
+
+:func:`study_report_html` draws a :class:`~voxmetrics.studyreport.StudyReport` as one page:
+every table, the interactive figures of the existing builders, plotly.js embedded once in the
+head and the JSON of every number in a ``<script type="application/json">`` island. The page
+loads nothing from the network (no CDN, no MathJax, no web fonts); its only external addresses
+are plain links to the papers. Its print style sheet starts each section on a new page and
+keeps figures and tables whole, since the PDF is printed from it
+(:func:`voxmetrics.export.html_to_pdf`).
+
+Like every builder here it takes results and computes nothing: the ECE profiles of the ZEBRA
+section come with the report (:attr:`StudyReport.ece_curves`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+import urllib.parse
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.offline
+
+from voxmetrics._version import __version__
+from voxmetrics.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.metrics.zebra import ECECurves
+from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
+from voxmetrics.plots.lid import lid_ccdf_figure
+from voxmetrics.plots.linkage import linkability_vs_n_figure, linkage_table, singling_out_figure
+from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
+from voxmetrics.plots.sbls import components_figure, identity_figure
+from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure, srd_table
+from voxmetrics.plots.style import condition_colors
+from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
+from voxmetrics.report import OVERVIEW_COLUMNS, overview_frame
+from voxmetrics.studyreport import StudyReport
+from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
+
+__all__ = ["PAPERS", "REPORT_SECTIONS", "json_safe", "study_report_html"]
+
+REPORT_SECTIONS: dict[str, str] = {
+    "summary": "Summary",
+    "report-card": "Report card",
+    "threat": "Threat call-outs",
+    "overview": "Overview",
+    "lid": "LID: local information disclosure",
+    "srd": "SRD: similarity rank disclosure",
+    "zebra": "ZEBRA: zero evidence",
+    "linkage": "Linkage and singling out",
+    "sbls": "SBLS: soft-biometric leakage",
+    "methods": "Methods",
+    "data": "Data",
+}
+"""Section ids (the anchors of the page) and their headings, in page order. ``sbls`` is
+present only when some condition has an SBLS."""
+
+PAPERS: dict[str, tuple[str, str, str]] = {
+    "000": (
+        "Goodbye Equal Error Rate, Hello Local Information Disclosure: Evaluating Voice "
+        "Anonymisation against 1-to-N Linkage Threats",
+        "D. Šterns, K. Drossos, N. Fernandes, T. Bäckström, C. Palamidessi",
+        "",
+    ),
+    "001": (
+        "Legally validated evaluation framework for voice anonymization",
+        "N. Vauquier, B. M. L. Srivastava, S. A. Hosseini, E. Vincent; Interspeech 2025",
+        "",
+    ),
+    "002": (
+        "Privacy Disclosure of Similarity Rank in Speech and Language Processing",
+        "T. Bäckström, M. H. Vali, M. Nguyen, S. Rech; IEEE Trans. Audio, Speech and "
+        "Language Processing 34, 2026",
+        "",
+    ),
+    "003": ("Measuring Soft Biometric Leakage in Speaker De-Identification Systems", "", ""),
+    "004": (
+        "The Privacy ZEBRA: Zero Evidence Biometric Recognition Assessment",
+        "A. Nautsch et al.; Interspeech 2020",
+        "https://doi.org/10.21437/Interspeech.2020-1815",
+    ),
+}
+"""The papers behind the metrics: title, authors and venue, and a link (a DOI where the paper
+gives one, else a search for the exact title)."""
+
+_PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+
+_CSS = """
+:root { --ink: #1f2328; --muted: #57606a; --rule: #d0d7de; }
+* { box-sizing: border-box; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+  sans-serif; color: var(--ink); margin: 0; line-height: 1.45; font-size: 15px; }
+main { max-width: 1080px; margin: 0 auto; padding: 1.5rem 1.5rem 3rem; }
+header h1 { font-size: 1.7rem; margin: 0 0 .2rem; }
+header .sub { color: var(--muted); margin: 0; }
+nav.toc { margin: 1rem 0 .5rem; padding: .5rem .8rem; background: #f6f8fa; border-radius: 6px;
+  display: flex; flex-wrap: wrap; gap: .2rem 0; }
+nav.toc a { margin-right: .9rem; white-space: nowrap; color: #0b5cad; text-decoration: none; }
+section { padding-top: .4rem; border-top: 1px solid var(--rule); margin-top: 1.6rem; }
+h2 { font-size: 1.35rem; margin: .6rem 0 .6rem; }
+h3 { font-size: 1.08rem; margin: 1.1rem 0 .4rem; }
+p.note { color: var(--muted); font-size: .92rem; }
+.table-wrap { overflow-x: auto; margin: .5rem 0 1rem; }
+table { border-collapse: collapse; font-size: .88rem; }
+th, td { border: 1px solid var(--rule); padding: 3px 7px; vertical-align: top; }
+th { background: #f6f8fa; text-align: left; font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.wide { font-size: .8rem; }
+.swatch { display: inline-block; width: .8em; height: .8em; border-radius: 2px;
+  margin-right: .35em; vertical-align: -0.05em; }
+td.lvl { white-space: nowrap; }
+.lvl-tag { font-size: .72rem; text-transform: uppercase; letter-spacing: .03em;
+  margin-left: .45em; opacity: .85; }
+.verdict { background: #f6f8fa; border-left: 4px solid #0072B2; padding: .6rem .9rem;
+  margin: .8rem 0; }
+.verdict p { margin: .3rem 0; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem;
+  margin: .5rem 0; }
+dl.meta dt { font-weight: 600; }
+dl.meta dd { margin: 0; }
+.callout { border: 1px solid #e3b3a0; border-left: 5px solid #D55E00; border-radius: 4px;
+  padding: .5rem .9rem; margin: .8rem 0; background: #fff8f4; }
+.figure { margin: .6rem 0 1.2rem; width: 100%; }
+dl.defs dt { font-weight: 600; margin-top: .5rem; }
+dl.defs dd { margin: .1rem 0 0 1.2rem; }
+button.download { font: inherit; padding: .3rem .8rem; cursor: pointer; }
+footer { color: var(--muted); font-size: .85rem; margin-top: 2rem; }
+@page { size: A4; margin: 12mm 11mm; }
+@media print {
+  body { font-size: 10.5pt; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  main { max-width: none; padding: 0; }
+  nav.toc, button.download { display: none; }
+  section { break-before: page; border-top: none; margin-top: 0; }
+  section#summary, section#report-card, section#threat { break-before: auto; }
+  section#report-card, section#threat { margin-top: 1.2rem; }
+  .modebar-container { display: none !important; }
+  .figure, .callout, tr, .verdict, dl.meta { break-inside: avoid; page-break-inside: avoid; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+  thead { display: table-header-group; }
+  .table-wrap { overflow: visible; }
+  table { font-size: 8.5pt; }
+  table.wide { font-size: 6.8pt; }
+  th, td { padding: 2px 4px; }
+  a { color: inherit; }
+}
+"""
+
+_DOWNLOAD_JS = """
+document.getElementById("voxmetrics-download").addEventListener("click", function () {
+  var text = document.getElementById("voxmetrics-data").textContent;
+  var blob = new Blob([text], {type: "application/json"});
+  var a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = this.dataset.filename;
+  document.body.appendChild(a); a.click(); a.remove();
+});
+"""
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def json_safe(obj: Any) -> Any:
+    """``obj`` with NaN and infinities as None, NumPy values as Python ones, tuples as lists.
+
+    What strict JSON (``allow_nan=False``, JavaScript's ``JSON.parse``) accepts.
+
+    Examples
+    --------
+    >>> json_safe({"a": float("nan"), "b": (np.float64(1.5), np.int64(2)), "c": [np.inf]})
+    {'a': None, 'b': [1.5, 2], 'c': [None]}
+    """
+    if isinstance(obj, Mapping):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [json_safe(v) for v in obj.tolist()]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if obj is pd.NA or obj is pd.NaT:
+        return None
+    return obj
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _missing(v: Any) -> bool:
+    if v is None or v is pd.NA:
+        return True
+    return isinstance(v, float | np.floating) and math.isnan(v)
+
+
+def _fmt(v: Any, spec: str = ".3f") -> str:
+    if _missing(v):
+        return "–"
+    if isinstance(v, bool | np.bool_):
+        return "yes" if v else "no"
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    if isinstance(v, float | np.floating):
+        return format(float(v), spec)
+    return _e(v)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(
+        v, bool | np.bool_
+    )
+
+
+def _swatch(color: str | None) -> str:
+    return "" if color is None else f'<span class="swatch" style="background:{color}"></span>'
+
+
+def _table(
+    df: pd.DataFrame,
+    *,
+    colors: Mapping[str, str] | None = None,
+    name_column: str = "Condition",
+    formats: Mapping[str, str] | None = None,
+    wide: bool = False,
+) -> str:
+    """A DataFrame as an escaped HTML table; condition names get their colour swatch."""
+    head = "".join(f"<th>{_e(c)}</th>" for c in df.columns)
+    rows = []
+    for values in df.itertuples(index=False, name=None):
+        cells = []
+        for col, v in zip(df.columns, values, strict=True):
+            if col == name_column and colors is not None and not _missing(v):
+                cells.append(f"<td>{_swatch(colors.get(str(v)))}{_e(v)}</td>")
+            elif _is_number(v) or _missing(v):
+                cells.append(f'<td class="num">{_fmt(v, (formats or {}).get(col, ".3f"))}</td>')
+            else:
+                cells.append(f"<td>{_fmt(v)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    cls = ' class="wide"' if wide else ""
+    return (
+        f'<div class="table-wrap"><table{cls}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _names(names: Iterable[str], colors: Mapping[str, str]) -> str:
+    """Condition names with their swatches, joined in prose."""
+    parts = [f"{_swatch(colors.get(n))}<strong>{_e(n)}</strong>" for n in names]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+class _Figures:
+    """Turns figures into divs (no plotly.js: it is in the head once) with unique ids."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, fig: go.Figure, name: str) -> str:
+        self.n += 1
+        div = fig.to_html(
+            full_html=False,
+            include_plotlyjs=False,
+            include_mathjax=False,
+            config=_PLOTLY_CONFIG,
+            div_id=f"vx-fig-{self.n}-{name}",
+        )
+        return f'<div class="figure" data-figure="{_e(name)}">{div}</div>'
+
+
+def _interval(intervals: Mapping[str, Any] | None, key: str, digits: int) -> str:
+    iv = (intervals or {}).get(key)
+    if iv is None or _missing(iv.low) or _missing(iv.high):
+        return "–"
+    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+
+
+def _section(sid: str, body: str) -> str:
+    return f'<section id="{sid}"><h2>{_e(REPORT_SECTIONS[sid])}</h2>{body}</section>'
+
+
+# ---------------------------------------------------------------- sections
+
+
+def _verdict(sr: StudyReport, colors: Mapping[str, str]) -> str:
+    labels = [t.label for t in REPORT_CARD_THRESHOLDS.values()]
+    risk: list[tuple[str, list[str]]] = []
+    caution: list[tuple[str, list[str]]] = []
+    ok: list[str] = []
+    for name, row in zip(sr.card.conditions, sr.card.cells, strict=True):
+        bad = [lab for lab, c in zip(labels, row, strict=True) if c.level == "risk"]
+        warn = [lab for lab, c in zip(labels, row, strict=True) if c.level == "caution"]
+        if bad:
+            risk.append((name, bad))
+        elif warn:
+            caution.append((name, warn))
+        else:
+            ok.append(name)
+    n = len(sr.card.conditions)
+    parts = []
+    if risk:
+        items = "; ".join(
+            f"{_swatch(colors.get(c))}<strong>{_e(c)}</strong> ({_e(', '.join(m))})"
+            for c, m in risk
+        )
+        parts.append(
+            f"<p><strong>{len(risk)} of {n}</strong> condition{'s' if n != 1 else ''} "
+            f"{'is' if len(risk) == 1 else 'are'} at risk on at least one metric: {items}.</p>"
+        )
+    if caution:
+        items = "; ".join(
+            f"{_swatch(colors.get(c))}<strong>{_e(c)}</strong> ({_e(', '.join(m))})"
+            for c, m in caution
+        )
+        parts.append(f"<p>Caution, no metric at risk: {items}.</p>")
+    if ok:
+        parts.append(
+            f"<p>Within the report card's thresholds on every metric available: "
+            f"{_names(ok, colors)}.</p>"
+        )
+    if sr.callouts:
+        for c in sr.callouts:
+            parts.append(
+                f"<p><strong>Looks private on the EER but is not:</strong> "
+                f"{_names([c.condition], colors)} has an EER of {c.eer:.3f}, yet "
+                f"{_e('; '.join(c.reasons))} (see <a href='#threat'>Threat call-outs</a>).</p>"
+            )
+    else:
+        parts.append(
+            "<p>No condition looks private on the EER while still linking or singling out "
+            "its trials (see <a href='#threat'>Threat call-outs</a>).</p>"
+        )
+    parts.append(
+        "<p class='note'>Levels follow the thresholds of the <a href='#report-card'>report "
+        "card</a>: reading aids, not legal limits.</p>"
+    )
+    return f'<div class="verdict">{"".join(parts)}</div>'
+
+
+def _summary(sr: StudyReport, colors: Mapping[str, str]) -> str:
+    st = sr.settings
+    used = st.bootstrap
+    settings = f"bootstrap {used} replicates" if used else "no bootstrap intervals"
+    settings += f", seed {st.seed}, "
+    settings += (
+        f"LID cross-calibration {st.cross_calibrate}-fold for conditions without a dev set"
+        if st.cross_calibrate
+        else "no LID cross-calibration (LID needs a dev set)"
+    )
+    rows = [
+        ("Study", _e(sr.study.name)),
+        ("Computed", _e(sr.created)),
+        ("VoxMetrics", _e(__version__)),
+        ("Settings", _e(settings)),
+        ("Conditions", f"{len(sr.reports)}: {_names([r.name for r in sr.reports], colors)}"),
+    ]
+    meta = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
+    described = [
+        (r.name, sr.study.get(r.name).description, r.attacker)
+        for r in sr.reports
+        if r.name in sr.study.names
+    ]
+    desc = "".join(
+        f"<tr><td>{_swatch(colors.get(n))}{_e(n)}</td><td>{_e(a)}</td><td>{_e(d) or '–'}</td></tr>"
+        for n, d, a in described
+    )
+    table = (
+        '<div class="table-wrap"><table><thead><tr><th>Condition</th><th>Attacker</th>'
+        f"<th>Description</th></tr></thead><tbody>{desc}</tbody></table></div>"
+    )
+    return _section(
+        "summary", f'<dl class="meta">{meta}</dl><h3>Verdict</h3>{_verdict(sr, colors)}{table}'
+    )
+
+
+def _card(sr: StudyReport, colors: Mapping[str, str]) -> str:
+    thresholds = list(REPORT_CARD_THRESHOLDS.values())
+    head = "<th>Condition</th>" + "".join(f"<th>{_e(t.label)}</th>" for t in thresholds)
+    rows = []
+    for name, row in zip(sr.card.conditions, sr.card.cells, strict=True):
+        cells = [f"<td>{_swatch(colors.get(name))}{_e(name)}</td>"]
+        for t, c in zip(thresholds, row, strict=True):
+            cells.append(
+                f'<td class="lvl lvl-{c.level.replace("/", "")}" style="{level_css(c.level)}" '
+                f'title="{_e(t.label)}: {_e(c.level)}">'
+                f'{_e(c.text)}<span class="lvl-tag">{_e(c.level)}</span></td>'
+            )
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    table = (
+        f'<div class="table-wrap"><table class="card"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+    legend = "".join(
+        f"<tr><td>{_e(t.label)}</td><td>{_e(t.explanation)}</td></tr>" for t in thresholds
+    )
+    rationale = "".join(
+        "<p class='note'>" + re.sub(r"`([^`]+)`", r"<code>\1</code>", _e(p)) + "</p>"
+        for p in card_rationale().split("\n\n")
+        if p.strip()
+    )
+    return _section(
+        "report-card",
+        "<p>One line per condition; each number is coloured by the level its threshold gives "
+        "(n/a: not available). LIDmax shows its 95 % bootstrap interval when computed.</p>"
+        f"{table}<h3>Legend</h3><p class='legend-levels'>{card_legend_html()}</p>"
+        '<div class="table-wrap"><table class="thresholds"><thead><tr><th>Metric</th>'
+        f"<th>Thresholds</th></tr></thead><tbody>{legend}</tbody></table></div>{rationale}",
+    )
+
+
+def _threat(sr: StudyReport, colors: Mapping[str, str]) -> str:
+    rule = (
+        f"EER at least {CALLOUT_EER:g} (looks private on the 1-to-1 view) and either LIDmax at "
+        f"least {CALLOUT_LID_MAX:g} bit or linkability above {CALLOUT_LINKABILITY_FACTOR:g}x "
+        "chance (1/N)"
+    )
+    if not sr.callouts:
+        return _section(
+            "threat",
+            f"<p>No condition crossed the call-out thresholds: {_e(rule)}.</p>",
+        )
+    blocks = []
+    for c in sr.callouts:
+        lid = "–" if c.lid_max is None else f"{c.lid_max:.2f} bits"
+        reasons = "".join(f"<li>{_e(r)}</li>" for r in c.reasons)
+        blocks.append(
+            f'<div class="callout"><h3>{_swatch(colors.get(c.condition))}{_e(c.condition)}</h3>'
+            f"<p>EER {c.eer:.3f}, linkability {c.linkability:.1%} (chance "
+            f"{c.chance_linkability:.1%}), LIDmax {lid}.</p><ul>{reasons}</ul>"
+            f"<p>Its most exposed trials:</p>{_table(c.worst_trials)}</div>"
+        )
+    return _section(
+        "threat",
+        f"<p>Called out: {_e(rule)}. An EER near 0.5 says that verification of one pair is at "
+        "chance, not that a 1-to-N search fails.</p>" + "".join(blocks),
+    )
+
+
+def _overview(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
+    df = overview_frame(sr.reports).rename(columns=OVERVIEW_COLUMNS)
+    return _section(
+        "overview",
+        _table(df, colors=colors, wide=True)
+        + "<p class='note'>EER: VoicePrivacy 2024 definition; Cllr is meaningful only when the "
+        "scores are log-likelihood ratios; linkability: share of trials whose own speaker "
+        "scores highest (chance 1/N).</p>"
+        + figure(eer_linkability_figure(sr.reports), "eer_linkability")
+        + figure(eer_lidmax_figure(sr.reports), "eer_lidmax"),
+    )
+
+
+def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
+    with_lid = {r.name: r.lid for r in sr.reports if r.lid is not None}
+    without = [r.name for r in sr.reports if r.lid is None]
+    body = ""
+    if with_lid:
+        rows = []
+        for r in sr.reports:
+            if r.lid is None:
+                continue
+            x = r.lid
+            rows.append(
+                {
+                    "Condition": r.name,
+                    "Calibration": x.label,
+                    "w": x.w,
+                    "ALID (bits)": x.alid,
+                    "ALID 95% CI": _interval(r.lid_intervals, "alid", 3),
+                    "PDR": x.pdr,
+                    "NDR": x.ndr,
+                    "LID+ (bits)": x.lid_plus,
+                    "LID− (bits)": x.lid_minus,
+                    "LIDmax (bits)": x.lid_max,
+                    "LIDmax 95% CI": _interval(r.lid_intervals, "lid_max", 2),
+                    "Ceiling log2 N": x.ceiling,
+                    "Rows without evidence": x.n_degenerate,
+                }
+            )
+        body += (
+            "<p>LID<sub>i</sub> = log<sub>2</sub>(N p<sub>i</sub>) bits: what trial i's "
+            "calibrated scores tell the attacker about its speaker, against a random guess among "
+            "the N enrolled (0 = nothing; log<sub>2</sub> N = identified).</p>"
+            + figure(lid_ccdf_figure(with_lid, colors=colors), "lid_ccdf")
+            + _table(pd.DataFrame(rows), colors=colors)
+        )
+    if without:
+        body += (
+            f"<p>Without LID: {_names(without, colors)}. LID is calibrated on a dev set of "
+            "other speakers; add one, or set the study's cross-calibration (k folds on eval, "
+            "labelled as such).</p>"
+        )
+    return _section("lid", body)
+
+
+def _srd(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
+    results = {r.name: r.srd for r in sr.reports}
+    fits = {r.name: [r.srd_model] for r in sr.reports}
+    return _section(
+        "srd",
+        "<p>The rank of each trial's own speaker among the N enrolled; disclosure of rank k is "
+        "log<sub>2</sub>(N p<sub>k</sub>) bits. Dotted: the beta-binomial model fitted with the "
+        "CLL loss.</p>"
+        + figure(rank_distribution_figure(results, fits, colors=colors), "rank_distribution")
+        + figure(mean_d_bar_figure(sr.reports, colors=colors), "mean_d")
+        + _table(srd_table(results, fits), colors=colors, formats={"α": ".4g", "β": ".4g"}),
+    )
+
+
+def _zebra(
+    sr: StudyReport,
+    colors: Mapping[str, str],
+    figure: _Figures,
+    curves: Mapping[str, ECECurves] | None,
+) -> str:
+    rows = [
+        {
+            "Condition": r.name,
+            "D_ECE (bits)": r.zebra.d_ece,
+            "D_ECE 95% CI": _interval(r.zebra_intervals, "d_ece", 3),
+            "log10 l": r.zebra.log10_l,
+            "log10 l 95% CI": _interval(r.zebra_intervals, "log10_l", 2),
+            "Tag": r.zebra.tag,
+            "Posterior odds (flat prior)": r.zebra.odds,
+            "Worst case from": "mated score" if r.zebra.worst_is_mated else "non-mated score",
+        }
+        for r in sr.reports
+    ]
+    body = (
+        "<p>Expected disclosure D_ECE (bits, at most 0.721) and the worst-case strength of "
+        "evidence log<sub>10</sub> l with its categorical tag (0, A to F).</p>"
+        + _table(pd.DataFrame(rows), colors=colors)
+    )
+    curves = curves or {}
+    profiles = [
+        ZebraProfile(r.name, r.zebra, curves[r.name]) for r in sr.reports if r.name in curves
+    ]
+    if profiles:
+        fig = ece_profile_figure(profiles, colors=colors)
+        # a legend title beside a wrapping horizontal legend can push its first row off the
+        # figure at print width: put it above the entries
+        fig.update_layout(legend={"title": {"side": "top"}})
+        body += figure(fig, "ece_profiles")
+    return _section("zebra", body)
+
+
+def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
+    reports = {r.name: r for r in sr.reports}
+    body = _table(linkage_table(reports), colors=colors) + figure(
+        linkability_vs_n_figure({r.name: r.linkability_curve for r in sr.reports}, colors=colors),
+        "linkability_vs_n",
+    )
+    singled = {r.name: r.singling_out for r in sr.reports if r.singling_out is not None}
+    lacking = [r.name for r in sr.reports if r.singling_out is None]
+    if singled:
+        body += figure(singling_out_figure(singled, colors=colors), "singling_out")
+    if lacking:
+        body += (
+            f"<p>Without singling out: {_names(lacking, colors)} (it needs utterance embeddings "
+            "with several trials per speaker).</p>"
+        )
+    return _section("linkage", body)
+
+
+def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
+    results = {r.name: sr.sbls[r.name] for r in sr.reports if sr.sbls.get(r.name) is not None}
+    rows, attrs = [], []
+    for name, s in results.items():
+        assert s is not None
+        rows.append(
+            {
+                "Condition": name,
+                "SBLS": s.sbls,
+                "P_attr": s.p_attr,
+                "P_assoc": s.p_assoc,
+                "P_subgroup": s.p_subgroup,
+                "Attacker": s.attacker,
+            }
+        )
+        attrs += [
+            {
+                "Condition": name,
+                "Attribute": a.name,
+                "AUC": a.auc,
+                "Balanced accuracy": a.balanced_accuracy,
+                "Leakage L_a": a.leakage,
+                "NMI": a.nmi,
+            }
+            for a in s.attributes
+        ]
+    lacking = [r.name for r in sr.reports if sr.sbls.get(r.name) is None]
+    body = (
+        "<p>Protection scores in [0, 1]: 1 = no measurable leakage of the speakers' attributes "
+        "(higher is safer, unlike LID).</p>"
+        + _table(pd.DataFrame(rows), colors=colors)
+        + figure(components_figure(results), "sbls_components")  # type: ignore[arg-type]
+    )
+    undefined = [n for n, s in results.items() if s is not None and s.sbls is None]
+    if undefined:
+        sizes = sorted({s.min_group_size for s in results.values() if s is not None})
+        body += (
+            f"<p>No SBLS for {_names(undefined, colors)}: no intersection of the attributes "
+            f"reaches the minimum subgroup size ({', '.join(map(str, sizes))} trials), so "
+            "P_subgroup, and with it SBLS, is not defined; P_attr and P_assoc are.</p>"
+        )
+    if len(undefined) < len(results):
+        body += figure(
+            identity_figure(results, sr.reports, colors=colors),  # type: ignore[arg-type]
+            "sbls_identity",
+        )
+    body += "<h3>Per attribute</h3>" + _table(pd.DataFrame(attrs), colors=colors)
+    if lacking:
+        body += (
+            f"<p>Without SBLS: {_names(lacking, colors)} (it needs embeddings with attribute "
+            "columns and a dev split).</p>"
+        )
+    return _section("sbls", body)
+
+
+def _paper(key: str) -> str:
+    title, authors, url = PAPERS[key]
+    if not url:
+        url = "https://scholar.google.com/scholar?q=" + urllib.parse.quote_plus(f'"{title}"')
+    by = f", {_e(authors)}" if authors else ""
+    return f'<a class="paper" href="{_e(url)}" rel="noopener noreferrer">{_e(title)}</a>{by}'
+
+
+def _methods() -> str:
+    defs = [
+        (
+            "EER, Cllr, min Cllr",
+            "1-to-1 verification baselines on the pooled mated and non-mated scores: EER as in "
+            "VoicePrivacy 2024 (0.5 = chance), Cllr of the scores taken as LLRs and after PAV "
+            "calibration.",
+            None,
+        ),
+        (
+            "Linkability",
+            "Share of trials whose own speaker scores strictly highest among the N enrolled "
+            "(chance 1/N); against N' candidates as an exact expectation.",
+            "001",
+        ),
+        (
+            "LID, ALID, PDR, LIDmax",
+            "Per-trial disclosure in bits after calibrating row z-scores on a dev set of other "
+            "speakers; ALID its mean, PDR the share above 0, LIDmax the worst trial.",
+            "000",
+        ),
+        (
+            "SRD: MeanD, IdR",
+            "Disclosure of the rank of the true speaker, log2(N p_k), averaged (MeanD); IdR is "
+            "the rank-1 rate; beta-binomial models of the rank distribution.",
+            "002",
+        ),
+        (
+            "ZEBRA: D_ECE, log10 l, tag",
+            "Expected disclosure as the area between the zero-evidence and the PAV-calibrated "
+            "ECE profiles, and the worst-case strength of evidence.",
+            "004",
+        ),
+        (
+            "Singling out",
+            "Probability that a predicate built from one speaker's voice isolates exactly one "
+            "of N test speakers (chance (1 − 1/N)^(N−1) → 1/e).",
+            "001",
+        ),
+        (
+            "SBLS",
+            "Protection of soft biometric attributes: attribute inference, systematic linkage "
+            "and subgroup recovery, combined into one score (1 = no leakage).",
+            "003",
+        ),
+        (
+            "Intervals",
+            "95 % percentile intervals from a speaker-level bootstrap (all trials of a resampled "
+            "speaker move together), calibration held fixed.",
+            None,
+        ),
+    ]
+    items = "".join(
+        f"<dt>{_e(t)}</dt><dd>{_e(d)}{'' if p is None else ' (' + _paper(p) + ')'}</dd>"
+        for t, d, p in defs
+    )
+    refs = "".join(f"<li>{_paper(k)}</li>" for k in PAPERS)
+    return _section(
+        "methods",
+        f'<dl class="defs">{items}</dl><h3>Papers</h3><ul>{refs}</ul>'
+        "<p class='note'>Exact definitions, including where VoxMetrics departs from a paper's "
+        "text, are in VoxMetrics' metrics.md.</p>",
+    )
+
+
+def _data(sr: StudyReport) -> str:
+    payload = json.dumps(json_safe(sr.to_dict()), allow_nan=False, ensure_ascii=False)
+    # inside <script> only "</" and "<!--" can end or confuse the element: escape every < > &
+    payload = payload.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    filename = f"{sr.study.name or 'study'}_report.json"
+    return _section(
+        "data",
+        "<p>Every number of this report is embedded in this page as JSON (the script element "
+        "<code>voxmetrics-data</code>); <code>python -m voxmetrics report STUDY.vxm --json "
+        "OUT</code> writes the same object, and <code>--csv DIR</code> the tables.</p>"
+        f'<p><button type="button" class="download" id="voxmetrics-download" '
+        f'data-filename="{_e(filename)}">Download the JSON</button></p>'
+        f'<script type="application/json" id="voxmetrics-data">{payload}</script>'
+        f"<script>{_DOWNLOAD_JS}</script>",
+    )
+
+
+def study_report_html(
+    sr: StudyReport,
+    *,
+    title: str | None = None,
+) -> str:
+    """The study report as one self-contained HTML page.
+
+    Parameters
+    ----------
+    sr : StudyReport
+        The evaluated study (:func:`voxmetrics.studyreport.build_study_report`).
+    title : str, optional
+        Page title; default "VoxMetrics report: <study name>".
+
+    Returns
+    -------
+    str
+        The page: sections with the ids of :data:`REPORT_SECTIONS` (``sbls`` only when a
+        condition has an SBLS), plotly.js once in the head, every figure interactive, the
+        JSON of :meth:`StudyReport.to_dict` (NaN as null) in
+        ``<script type="application/json" id="voxmetrics-data">``. Every user string is
+        HTML-escaped.
+
+    Examples
+    --------
+    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.synth import demo_study
+    >>> page = study_report_html(build_study_report(demo_study(n_speakers=6), bootstrap=0))
+    >>> page.count("plotly.js v"), 'id="report-card"' in page
+    (1, True)
+    """
+    colors = condition_colors([r.name for r in sr.reports])
+    figure = _Figures()
+    title = title if title is not None else f"VoxMetrics report: {sr.study.name}"
+    sections = [
+        _summary(sr, colors),
+        _card(sr, colors),
+        _threat(sr, colors),
+        _overview(sr, colors, figure),
+        _lid(sr, colors, figure),
+        _srd(sr, colors, figure),
+        _zebra(sr, colors, figure, sr.ece_curves),
+        _linkage(sr, colors, figure),
+    ]
+    present = [s for s in REPORT_SECTIONS if s != "sbls" or _has_sbls(sr)]
+    if _has_sbls(sr):
+        sections.append(_sbls(sr, colors, figure))
+    sections += [_methods(), _data(sr)]
+    toc = " ".join(f'<a href="#{s}">{_e(REPORT_SECTIONS[s])}</a>' for s in present)
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="VoxMetrics {_e(__version__)}">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style>"
+        f'<script type="text/javascript" id="plotlyjs">{plotly.offline.get_plotlyjs()}</script>'
+        "</head><body><main>"
+        f'<header><h1>{_e(title)}</h1><p class="sub">Privacy metrics of anonymised speech, '
+        f"computed {_e(sr.created)} by VoxMetrics {_e(__version__)}.</p></header>"
+        f'<nav class="toc">{toc}</nav>'
+        + "".join(sections)
+        + f"<footer>VoxMetrics {_e(__version__)} · study {_e(sr.study.name)} · "
+        f"{_e(sr.created)}</footer></main></body></html>\n"
+    )
+
+
+def _has_sbls(sr: StudyReport) -> bool:
+    return any(v is not None for v in sr.sbls.values())
