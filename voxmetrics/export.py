@@ -1,7 +1,7 @@
 """Write a study's report to files: HTML, JSON, CSVs and a PDF printed by Chromium (issue 9).
 
-The layer above :mod:`voxmetrics.plots`, which does the I/O. :func:`write_report` is what ``python -m voxmetrics report`` runs;
-:func:`report_zip` is the dashboard's one-click download.
+The layer above :mod:`voxmetrics.plots`, which does the I/O. :func:`write_report` is what
+``python -m voxmetrics report`` runs; :func:`report_zip` is the dashboard's one-click download.
 
 The PDF is the HTML page printed by headless Chromium (:func:`html_to_pdf`);
 :func:`find_chromium` is the one place that looks for it (``BROWSER_PATH``, then ``chromium``,
