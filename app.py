@@ -23,6 +23,12 @@ if len(study):
 else:
     st.markdown("**Current study:** empty. Load the demo study or add a condition.")
 
+st.page_link(
+    "pages/9_Threat_model.py",
+    label="Auditor or regulator? Start with the threat model: why a 50 % EER does not mean safe",
+    icon=":material/policy:",
+)
+
 overview_col, data_col, demo_col = st.columns(3, vertical_alignment="center")
 with overview_col:
     st.page_link(
@@ -47,4 +53,8 @@ st.caption(
     "The demo study simulates five anonymisers on 40 speakers (dev and eval disjoint), from "
     "no anonymisation (plain) to none of the speaker left (random); anon-leaky has a "
     "near-chance EER while 10 % of its speakers keep most of their identity."
+)
+st.caption(
+    "Save the study from the sidebar (a .vxm file) to reopen it later or to build its report "
+    "on the command line; the Report page exports everything as HTML, PDF, JSON and CSV."
 )

@@ -1,23 +1,80 @@
-"""Overview: one row per condition and the EER vs linkability figure."""
+"""Overview: the report card, one row of metrics per condition and the EER figures."""
 
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.card import REPORT_CARD_THRESHOLDS, report_card
 from voxmetrics.plots import eer_linkability_figure
+from voxmetrics.plots.card import (
+    card_legend_html,
+    card_rationale,
+    card_styler,
+    card_table,
+    report_card_figure,
+    thresholds_markdown,
+)
 from voxmetrics.plots.overview import eer_lidmax_figure
 from voxmetrics.report import OVERVIEW_COLUMNS, overview_frame
+from voxmetrics.ui.cache import condition_sbls
 
 study = ui.page_setup("Overview")
 st.title("Overview")
 ui.require_conditions(study)
+st.caption(
+    "Every condition at a glance, then every metric. Conditions are evaluated with the study's "
+    "settings (bootstrap replicates, seed, cross-calibration), set on the Report page."
+)
 
+settings = study.settings
+reports = ui.study_reports(study, **settings.evaluate_options())
+if not reports:
+    st.stop()
+
+# a markdown heading: tests/test_app.py pins the page's st.subheader list
+st.markdown("### Report card")
+sbls: dict[str, float | None] = {}
+sbls_warnings: list[str] = []
+with st.spinner("Soft-biometric leakage (SBLS)…"):
+    for r in reports:
+        out = ui.call(condition_sbls, study.get(r.name))
+        sbls[r.name] = None if out is None or out.value is None else out.value.sbls
+        sbls_warnings += out.warnings if out is not None else []
+ui.show_warnings(list(dict.fromkeys(sbls_warnings)))
+card = report_card(reports, sbls=sbls)
+st.dataframe(
+    card_styler(card),
+    hide_index=True,
+    column_config={
+        t.label: st.column_config.TextColumn(t.label, help=t.explanation)
+        for t in REPORT_CARD_THRESHOLDS.values()
+    },
+)
+st.markdown(card_legend_html(), unsafe_allow_html=True)
+interval = (
+    f"its 95 % speaker-bootstrap interval ({settings.bootstrap} replicates) in brackets"
+    if settings.bootstrap
+    else "no interval (bootstrap off in the study settings)"
+)
+st.caption(
+    f"Each cell is coloured by a fixed threshold (see below). LIDmax: point estimate, {interval}. "
+    "ZEBRA tag with the worst-case log10 l. Linkability: share of trials linked to their "
+    "speaker among the N enrolled, against chance 1/N. SBLS: soft-biometric leakage score of "
+    "the informed attacker (the built-in classifier trained on the condition's own anonymised "
+    "dev embeddings, sbls.md 5); – when the condition has no attribute-labelled embeddings."
+)
+with st.expander("How the card is coloured"):
+    st.markdown(thresholds_markdown())
+    st.markdown(card_rationale())
+    st.caption("These are VoxMetrics' reading aids, not legal limits.")
+with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+    ui.download_table(card_table(card), "report_card.csv", label="Report card (CSV)")
+    ui.download_figure(report_card_figure(card), "report_card", label="Report card")
+
+st.markdown("### Metrics")
 st.caption(
     "One row per condition with every metric available so far. T: trials scored, N: enrolled "
     "identities, Excluded: trials whose speaker is not enrolled."
 )
-reports = ui.study_reports(study)
-if not reports:
-    st.stop()
 
 table = overview_frame(reports).rename(columns=OVERVIEW_COLUMNS)
 ui.show_table(
@@ -52,7 +109,7 @@ no_lid = [r.name for r in reports if r.lid is None]
 st.caption(
     "Conditions with the same near-chance EER can expose very different worst cases: LIDmax "
     "is the most information a single trial gives away about its speaker (at most log₂ N "
-    "bits). The shaded corner holds the conditions with EER ≥ 0.45 and LIDmax > 1 bit, which "
+    "bits). The shaded corner holds the conditions with EER ≥ 0.45 and LIDmax ≥ 1 bit, which "
     "look private on the 1-to-1 view but single out some trials. Dashed: 1 bit; dotted: the "
     "chance EER 0.5 and the log₂ N ceiling."
     + (

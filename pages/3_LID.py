@@ -188,7 +188,7 @@ flagged = [
     if row.lid is not None
     and row.report is not None
     and row.report.baseline.eer >= LOCAL_EER
-    and row.lid.lid_max > LOCAL_LID_MAX
+    and row.lid.lid_max >= LOCAL_LID_MAX
 ]
 for row in flagged:
     st.warning(

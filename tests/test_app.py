@@ -89,7 +89,7 @@ def test_home_opens_on_the_demo_study():
 
 def test_overview_lists_every_condition():
     at = _page(OVERVIEW)
-    df = at.dataframe[0].value
+    df = at.dataframe[1].value  # [0] is the report card (tests/test_app_overview_card.py)
     assert len(df) == 5
     assert list(df["Condition"]) == DEMO_NAMES
     assert {"EER", "Linkability", "Chance (1/N)", "Cllr"} <= set(df.columns)

@@ -158,7 +158,8 @@ def test_garbage_upload_shows_a_message(page):
     upload = ARTIFACTS / "garbage.csv"
     upload.write_bytes(b"\x00\x01 not scores \xff")
     with page.expect_response("**/_stcore/upload_file/**", timeout=120_000):
-        page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(upload)
+        main = page.locator("[data-testid='stMain']")  # not the sidebar's study-file uploader
+        main.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(upload)
     page.locator("[data-testid='stFileChipName']", has_text="garbage.csv").wait_for()
     page.wait_for_timeout(500)  # the upload triggers a rerun that sends the widget value
     _idle(page)

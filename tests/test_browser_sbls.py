@@ -100,7 +100,8 @@ def test_sbls_garbage_upload_shows_a_message(page):
     upload = ARTIFACTS / "junk.csv"
     upload.write_bytes(b"\x00\x01 not predictions \xff")
     with page.expect_response("**/_stcore/upload_file/**", timeout=120_000):
-        page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(upload)
+        main = page.locator("[data-testid='stMain']")  # not the sidebar's study-file uploader
+        main.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(upload)
     page.locator("[data-testid='stFileChipName']", has_text="junk.csv").wait_for()
     page.wait_for_timeout(500)  # the upload triggers a rerun that sends the widget value
     page.wait_for_selector(IDLE, state="attached", timeout=120_000)

@@ -18,7 +18,9 @@ trial's speaker (paper 000); ZEBRA tags D and above mean a likelihood ratio of 1
 some trial, "very strong" evidence on forensic verbal scales (paper 004); linkability above
 twice chance is the call-out level of :mod:`voxmetrics.threat`; the SBLS bands bracket the
 systems of paper 003's Table 3 (0.90 for the best, 0.72 for the weakest). The colour of LIDmax
-follows its point estimate; its 95 % bootstrap interval is printed beside it.
+follows its point estimate; its 95 % speaker-bootstrap interval is printed beside it. A
+resampled maximum can never exceed the observed one, so that interval ends at the estimate: it
+says how much lower the worst case could be with other speakers, not how much higher.
 """
 
 from __future__ import annotations

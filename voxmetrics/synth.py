@@ -48,6 +48,7 @@ import pandas as pd
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study
+from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
     "DEMO_SYSTEMS",
@@ -256,7 +257,10 @@ def offset_scores(
     ((8, 4), [0, 1, 2, 3, 0, 1, 2, 3])
     """
     if n_enrolled < 2 or n_trials < 1:
-        raise ValueError("offset_scores needs at least 2 enrolled speakers and 1 trial.")
+        raise VoxMetricsInputError(
+            f"offset_scores needs at least 2 enrolled speakers and 1 trial, got {n_enrolled} "
+            f"and {n_trials}."
+        )
     rng = np.random.default_rng(seed)
     targets = np.arange(n_trials) % n_enrolled
     scores = offset_spread * rng.standard_normal((n_trials, 1)) + noise * rng.standard_normal(

@@ -82,10 +82,13 @@ def paper_matrix(
         raise VoxMetricsInputError(f"scores must be a table (trials x speakers), got {s.shape}.")
     t = np.asarray(targets)
     n_trials, n = s.shape
-    if t.shape != (n_trials,) or not np.issubdtype(t.dtype, np.integer):
+    if t.shape != (n_trials,):
         raise VoxMetricsInputError(
-            f"give one own-speaker column (an integer) per trial: {n_trials} trials, got "
-            f"{t.tolist()}."
+            f"give one own-speaker column per trial: {n_trials} trials but {t.size} own speaker(s)."
+        )
+    if not np.issubdtype(t.dtype, np.integer):
+        raise VoxMetricsInputError(
+            f"own-speaker columns must be whole numbers (column indices), got {t.dtype} values."
         )
     if t.size and (t.min() < 0 or t.max() >= n):
         raise VoxMetricsInputError(

@@ -104,8 +104,8 @@ class StudySettings:
         k = self.cross_calibrate
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 2):
             raise VoxMetricsInputError(
-                f"setting 'cross_calibrate' is {k!r}; use null (no cross-calibration) or a "
-                "number of folds of at least 2."
+                f"setting 'cross_calibrate' is {k!r}; turn it off (None) or give a number "
+                "of folds of at least 2."
             )
 
     def evaluate_options(self) -> dict[str, Any]:

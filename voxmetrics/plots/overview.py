@@ -8,13 +8,14 @@ import plotly.graph_objects as go
 
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_COLOR, base_layout
 from voxmetrics.report import ConditionReport
+from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX
 
 __all__ = ["eer_lidmax_figure", "eer_linkability_figure"]
 
-LOCAL_EER = 0.45
-"""An EER at or above this looks like chance on the 1-to-1 view."""
-LOCAL_LID_MAX = 1.0
-"""A worst-case disclosure above this many bits singles some trials out."""
+LOCAL_EER = CALLOUT_EER
+"""An EER at or above this looks like chance on the 1-to-1 view (the threat call-outs')."""
+LOCAL_LID_MAX = CALLOUT_LID_MAX
+"""A worst-case disclosure of at least this many bits singles some trials out."""
 
 
 def _label_position(eer: float) -> str:
@@ -133,7 +134,7 @@ def eer_lidmax_figure(
     """One labelled marker per condition with LID at (EER, LIDmax), paper 000 figure 5.
 
     Conditions with a near-chance EER can differ widely in their worst trial: the shaded
-    corner (EER >= 0.45 and LIDmax > 1 bit) holds the conditions that look safe on the pooled
+    corner (EER >= 0.45 and LIDmax >= 1 bit) holds the conditions that look safe on the pooled
     1-to-1 error yet single out some trials. Conditions without LID (no dev set and no
     cross-calibration) cannot be placed; they are named in a note under the axes.
 
@@ -205,7 +206,7 @@ def eer_lidmax_figure(
         x=1.0,
         xref="paper",
         y=LOCAL_LID_MAX,
-        text="near-chance EER,<br>LIDmax > 1 bit",
+        text="near-chance EER,<br>LIDmax ≥ 1 bit",
         showarrow=False,
         xanchor="right",
         yanchor="bottom",

@@ -9,6 +9,8 @@ __all__ = [
     "CHANCE_COLOR",
     "CONDITION_COLOR",
     "CONDITION_PALETTE",
+    "LEVEL_COLOURS",
+    "LEVEL_TEXT_COLOURS",
     "MATED_COLOR",
     "NON_MATED_COLOR",
     "base_layout",
@@ -35,6 +37,25 @@ CONDITION_PALETTE: tuple[str, ...] = (
 )
 """Okabe-Ito colours of the conditions in study order. Black is kept for references such as
 ZEBRA's zero evidence and the yellow is left out (unreadable on white)."""
+
+LEVEL_COLOURS: dict[str, str] = {
+    "ok": "#C9E9DC",  # light bluish green (Okabe-Ito #009E73 tint)
+    "caution": "#F9D98B",  # amber (Okabe-Ito #E69F00 tint), darker than ok
+    "risk": "#E8906F",  # vermillion (Okabe-Ito #D55E00 tint), the darkest
+    "n/a": "#EFEFEF",  # light grey
+}
+"""Cell backgrounds of the report card's levels (:mod:`voxmetrics.card`). Hue and lightness
+change from ok to risk (bluish green, amber, then a darker vermillion), so the levels stay apart
+under red-green colour blindness; the text colours below reach a contrast of 7:1 or more on the
+three levels and 5.6:1 on n/a."""
+
+LEVEL_TEXT_COLOURS: dict[str, str] = {
+    "ok": "#0B2E22",
+    "caution": "#3A2A00",
+    "risk": "#2B0D00",
+    "n/a": "#5F5F5F",
+}
+"""Text colours of the report card's levels, one dark shade of each background."""
 
 
 def condition_colors(names: Sequence[str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import threading
 import warnings
 from collections import OrderedDict
@@ -28,19 +29,26 @@ from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.summary import ScoreHistogram, score_histogram
 from voxmetrics.errors import VoxMetricsWarning
-from voxmetrics.report import ConditionReport, evaluate_condition
+from voxmetrics.metrics.sbls import SBLSResult
+from voxmetrics.report import ConditionReport, evaluate, evaluate_condition, evaluate_sbls
+from voxmetrics.studyreport import StudyReport, build_study_report
 from voxmetrics.synth import demo_study
 
 __all__ = [
     "Outcome",
     "PngExporter",
+    "ResultStore",
+    "clear_study_report_store",
     "condition_report",
+    "condition_sbls",
     "demo_study_cached",
     "parse_embeddings",
     "parse_scores",
     "png_exporter",
     "score_histogram_cached",
     "sha256",
+    "study_report",
+    "study_report_key",
 ]
 
 T = TypeVar("T")
@@ -166,19 +174,53 @@ def parse_embeddings(
 # ---------------------------------------------------------------- results
 
 
+_EVALUATE_DEFAULTS: dict[str, Any] = {
+    name: p.default
+    for name, p in inspect.signature(evaluate).parameters.items()
+    if p.kind is inspect.Parameter.KEYWORD_ONLY
+}
+
+
 @st.cache_data(max_entries=128, show_spinner=False)
-def _report(key: str, _condition: Condition) -> Outcome[ConditionReport]:
-    return capture(evaluate_condition, _condition)
+def _report(
+    key: str, _condition: Condition, options: tuple[tuple[str, Any], ...]
+) -> Outcome[ConditionReport]:
+    return capture(evaluate_condition, _condition, **dict(options))
 
 
-def condition_report(condition: Condition) -> Outcome[ConditionReport]:
+def condition_report(condition: Condition, **options: Any) -> Outcome[ConditionReport]:
     """:func:`~voxmetrics.report.evaluate_condition`, cached on the data's content hash.
 
-    The key covers the scores and the attacker, not the name, so renaming a condition does not
-    recompute anything.
+    The key covers the scores, the attacker and ``options`` (keyword options of
+    :func:`~voxmetrics.report.evaluate`, e.g. ``bootstrap``, ``seed``, ``cross_calibrate``;
+    an option given at its default value is the same entry as leaving it out), not the name,
+    so renaming a condition does not recompute anything.
     """
-    out = _report(f"{condition.attacker}|{condition.content_hash}", condition)
+    opts = tuple(
+        sorted(
+            (k, v)
+            for k, v in options.items()
+            if k not in _EVALUATE_DEFAULTS or _EVALUATE_DEFAULTS[k] != v
+        )
+    )
+    out = _report(f"{condition.attacker}|{condition.content_hash}", condition, opts)
     return dataclasses.replace(out, value=dataclasses.replace(out.value, name=condition.name))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _sbls(key: str, _condition: Condition) -> Outcome[SBLSResult | None]:
+    return capture(evaluate_sbls, _condition)
+
+
+def condition_sbls(condition: Condition) -> Outcome[SBLSResult | None]:
+    """:func:`~voxmetrics.report.evaluate_sbls` (the informed built-in attacker), cached.
+
+    Keyed on the content hash of the condition's embeddings, the only input SBLS reads; None
+    at once for a condition without embeddings.
+    """
+    if condition.embeddings is None:
+        return Outcome(None)
+    return _sbls(condition.embeddings.content_hash, condition)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -258,3 +300,55 @@ class ResultStore:
         """Forget everything."""
         with self._lock:
             self._items.clear()
+
+
+# ---------------------------------------------------------------- the study report
+
+
+@st.cache_resource(show_spinner=False)
+def _study_report_store() -> ResultStore:
+    return ResultStore(max_entries=8)
+
+
+def clear_study_report_store() -> None:
+    """Forget every stored study report (for tests)."""
+    _study_report_store().clear()
+
+
+def study_report_key(study: Study) -> tuple[Hashable, ...]:
+    """What a study's report depends on (the key of :func:`study_report`).
+
+    The study's name and settings and, per condition in order, its name, attacker,
+    description and content hash.
+    """
+    return (
+        study.name,
+        tuple(sorted(study.settings.to_dict().items())),
+        tuple((c.name, c.attacker, c.description, c.content_hash) for c in study.conditions),
+    )
+
+
+def study_report(study: Study) -> Outcome[StudyReport]:
+    """:func:`~voxmetrics.studyreport.build_study_report` with the study's settings, stored.
+
+    While it is computed, a ``st.progress`` bar follows the library's ``progress`` callback (it
+    is kept in a :class:`ResultStore`, not ``st.cache_data``, which would replay the bar); a
+    stored report is returned at once. Raises
+    :class:`~voxmetrics.errors.VoxMetricsInputError` for an empty study.
+    """
+    key = study_report_key(study)
+    store = _study_report_store()
+    stored = store.get(key)
+    if stored is not None:
+        return stored
+    bar = st.progress(0.0, text="Building the report…")
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(1.0, max(0.0, fraction)), text=f"{message}…")
+
+    try:
+        out = capture(build_study_report, study, progress=progress)
+    finally:
+        bar.empty()
+    store.put(key, out)
+    return out

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from voxmetrics.data.study import Study
+from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui import state
 
@@ -31,6 +32,7 @@ class MenuItem:
 MENU: list[MenuItem] = [
     MenuItem("app.py", "Home", ":material/home:"),
     MenuItem("pages/1_Overview.py", "Overview", ":material/leaderboard:"),
+    MenuItem("pages/9_Threat_model.py", "Threat model", ":material/policy:"),
     MenuItem(DATA_PAGE, "Data", ":material/upload_file:"),
     MenuItem("pages/8_Embeddings.py", "Embeddings", ":material/graphic_eq:"),
     MenuItem("pages/3_LID.py", "LID", ":material/insights:"),
@@ -38,6 +40,7 @@ MENU: list[MenuItem] = [
     MenuItem("pages/5_ZEBRA.py", "ZEBRA", ":material/stacked_line_chart:"),
     MenuItem("pages/6_Linkage.py", "Linkage", ":material/link:"),
     MenuItem("pages/7_Soft_biometrics.py", "Soft biometrics", ":material/diversity_3:"),
+    MenuItem("pages/10_Report.py", "Report", ":material/summarize:"),
 ]
 """The pages in menu order; a new page adds one entry here."""
 
@@ -84,6 +87,7 @@ def require_conditions(study: Study) -> None:
 _MANAGED = "vm_manage_condition"
 _NEW_NAME = "vm_rename_to"
 _PENDING_REMOVAL = "vm_pending_removal"
+_STUDY_FILE = "vm_study_file"
 
 
 def _rename() -> None:
@@ -119,6 +123,69 @@ def _remove() -> None:
     state.notify("success", f"Removed '{name}' from the study.")
 
 
+def study_file_name(study: Study) -> str:
+    """File name of a saved study: its name made safe for a file system, plus ``.vxm``.
+
+    Examples
+    --------
+    >>> from voxmetrics.data.study import Study
+    >>> study_file_name(Study(name="my study/v2"))
+    'my_study_v2.vxm'
+    """
+    stem = re.sub(r"[^\w.-]+", "_", study.name).strip("._") or "study"
+    return f"{stem}.vxm"
+
+
+def _load_study_file() -> None:
+    upload = st.session_state.get(_STUDY_FILE)
+    if upload is None:
+        state.notify("error", "Choose a study file (.vxm) first.")
+        return
+    try:
+        study = study_from_bytes(upload.getvalue(), name=upload.name)
+    except VoxMetricsInputError as exc:
+        state.notify("error", str(exc))
+        return
+    state.set_study(study)
+    n = len(study)
+    state.notify(
+        "success",
+        f"Loaded the study '{study.name}' from {upload.name} "
+        f"({n} condition{'s' if n != 1 else ''}).",
+    )
+
+
+def _study_files(study: Study) -> None:
+    if len(study):
+        st.download_button(
+            "Save study",
+            data=lambda: study_to_bytes(study),
+            file_name=study_file_name(study),
+            mime="application/zip",
+            key="vm_sidebar_save",
+            on_click="ignore",
+            icon=":material/save:",
+            help="The whole study (conditions, dev and eval scores, embeddings, labels and "
+            "settings) in one .vxm file, to load here later or to report on with "
+            "`python -m voxmetrics report`.",
+        )
+    with st.expander("Load a study file"):
+        st.file_uploader(
+            "Study file (.vxm)",
+            type=["vxm", "zip"],
+            key=_STUDY_FILE,
+            help="A file saved with 'Save study' or `python -m voxmetrics demo --format vxm`.",
+        )
+        st.button(
+            "Load study",
+            key="vm_load_study",
+            on_click=_load_study_file,
+            icon=":material/folder_open:",
+            width="stretch",
+            help="Replaces the current study; save it first to keep it.",
+        )
+
+
 def _study_sidebar(study: Study) -> None:
     n = len(study)
     st.markdown(f"**Study:** {md_escape(study.name)} · {n} condition{'s' if n != 1 else ''}")
@@ -145,6 +212,7 @@ def _study_sidebar(study: Study) -> None:
         icon=":material/science:",
         help="Replaces the current study with the built-in demo (5 simulated systems).",
     )
+    _study_files(study)
     if not n:
         return
     with st.expander("Rename or remove a condition", expanded=_PENDING_REMOVAL in st.session_state):

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -14,12 +12,12 @@ import streamlit as st
 
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.export import find_chromium
 from voxmetrics.report import ConditionReport
 from voxmetrics.ui.cache import Outcome, capture, condition_report, png_exporter
 
 __all__ = [
     "call",
-    "chromium_path",
     "download_figure",
     "download_table",
     "safe_call",
@@ -30,8 +28,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
 def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome[Any] | None:
@@ -70,18 +66,22 @@ def show_warnings(messages: tuple[str, ...] | list[str]) -> None:
         st.warning(m, icon=":material/warning:")
 
 
-def study_reports(study: Study, names: Sequence[str] | None = None) -> list[ConditionReport]:
+def study_reports(
+    study: Study, names: Sequence[str] | None = None, **options: Any
+) -> list[ConditionReport]:
     """Evaluate the conditions (cached), with a progress bar while work is being done.
 
-    ``names`` restricts them (kept in study order); by default every condition. A condition
-    whose input is bad shows its message and is left out.
+    ``names`` restricts them (kept in study order); by default every condition. ``options``
+    go to :func:`~voxmetrics.ui.cache.condition_report` (e.g. the study's
+    ``settings.evaluate_options()`` for bootstrap intervals). A condition whose input is bad
+    shows its message and is left out.
     """
     bar = st.empty()
     reports = []
     chosen = [c for c in study.conditions if names is None or c.name in names]
     for k, cond in enumerate(chosen):
         bar.progress(k / max(1, len(chosen)), text=f"Evaluating {cond.name}…")
-        report = safe_call(condition_report, cond)
+        report = safe_call(condition_report, cond, **options)
         if report is not None:
             reports.append(report)
     bar.empty()
@@ -92,7 +92,7 @@ def study_reports(study: Study, names: Sequence[str] | None = None) -> list[Cond
 
 
 def _stem(filename: str) -> str:
-    stem = re.sub(r"\.(csv|html|png)$", "", filename)
+    stem = re.sub(r"\.(csv|html|png|svg)$", "", filename)
     return re.sub(r"[^\w.-]+", "_", stem).strip("_") or "download"
 
 
@@ -110,32 +110,23 @@ def download_table(df: pd.DataFrame, filename: str, *, label: str = "Download CS
     )
 
 
-def chromium_path() -> str | None:
-    """The Chromium kaleido would use (``BROWSER_PATH`` or one on ``PATH``), or None."""
-    env = os.environ.get("BROWSER_PATH")
-    if env and os.access(env, os.X_OK):
-        return env
-    for exe in CHROMIUM_NAMES:
-        if path := shutil.which(exe):
-            return path
-    return None
-
-
 def figure_html(fig: go.Figure) -> str:
     """The interactive figure as a standalone HTML page (plotly.js inlined: works offline)."""
     return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
 
 
-def download_figure(fig: go.Figure, filename: str) -> None:
-    """Download buttons for a figure: interactive HTML always, PNG when Chromium is present.
+def download_figure(fig: go.Figure, filename: str, *, label: str = "Figure") -> None:
+    """Download buttons for a figure: interactive HTML always, PNG and SVG with Chromium.
 
-    Both files are generated only when the button is clicked (deferred download), so pages
-    stay fast; the PNG goes through a kaleido server kept in ``st.cache_resource``.
+    The buttons read "<label> (HTML)", "<label> (PNG)" and "<label> (SVG)". Every file is
+    generated only when its button is clicked (deferred download), so pages stay fast; PNG and
+    SVG go through a kaleido server kept in ``st.cache_resource``. Without a Chromium, a
+    caption says so instead.
     """
     stem = _stem(filename)
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.download_button(
-            "Figure (HTML)",
+            f"{label} (HTML)",
             data=lambda: figure_html(fig),
             file_name=f"{stem}.html",
             mime="text/html",
@@ -144,18 +135,25 @@ def download_figure(fig: go.Figure, filename: str) -> None:
             icon=":material/download:",
             help="Interactive figure, opens offline in any browser.",
         )
-        if chromium_path() is None:
-            st.caption("PNG export needs Chromium (install it or set BROWSER_PATH).")
-        else:
+        if find_chromium() is None:
+            st.caption(
+                "PNG and SVG export need Chromium (install it or set BROWSER_PATH); "
+                "the HTML figure works without it."
+            )
+            return
+        for fmt, mime, icon, what in (
+            ("png", "image/png", ":material/image:", "Static image"),
+            ("svg", "image/svg+xml", ":material/shape_line:", "Vector image"),
+        ):
             st.download_button(
-                "Figure (PNG)",
-                data=lambda: png_exporter()(fig),
-                file_name=f"{stem}.png",
-                mime="image/png",
-                key=f"vm_dl_{stem}.png",
+                f"{label} ({fmt.upper()})",
+                data=lambda fmt=fmt: png_exporter()(fig, format=fmt),
+                file_name=f"{stem}.{fmt}",
+                mime=mime,
+                key=f"vm_dl_{stem}.{fmt}",
                 on_click="ignore",
-                icon=":material/image:",
-                help="Static image rendered by kaleido in headless Chromium.",
+                icon=icon,
+                help=f"{what} rendered by kaleido in headless Chromium.",
             )
 
 

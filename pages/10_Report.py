@@ -1,0 +1,234 @@
+"""Report: the study's settings, then one report of every condition to download (issue 9)."""
+
+import dataclasses
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from voxmetrics import ui
+from voxmetrics.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.data.study import Study, StudySettings
+from voxmetrics.data.studyfile import study_to_bytes
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.export import find_chromium, html_to_pdf, report_html, report_json, report_zip
+from voxmetrics.plots.card import card_legend_html, card_styler
+from voxmetrics.studyreport import StudyReport
+from voxmetrics.ui.cache import study_report, study_report_key
+from voxmetrics.ui.setup import study_file_name
+
+BOOT, SEED, FOLDS = "vm_report_bootstrap", "vm_report_seed", "vm_report_folds"
+SHOWN_SETTINGS = "vm_report_settings_shown"  # the settings the widgets were last filled from
+BUILT = "vm_report_built"  # key of the study whose report the user asked for
+
+study = ui.page_setup("Report")
+st.title("Report")
+ui.require_conditions(study)
+st.caption(
+    "One report of the whole study: every metric of every condition with the study's "
+    "settings, the report card and the threat call-outs, as an HTML page (figures included, "
+    "works offline), the JSON of every number, the CSV tables and a PDF."
+)
+
+# ---------------------------------------------------------------- settings
+
+
+def _fill_settings_widgets(study: Study) -> None:
+    """Show the study's settings in the form: on arrival (widget state is dropped when the user
+    changes page) and when they changed elsewhere (e.g. a loaded study file)."""
+    settings = study.settings
+    if st.session_state.get(SHOWN_SETTINGS) != settings or BOOT not in st.session_state:
+        st.session_state[BOOT] = settings.bootstrap
+        st.session_state[SEED] = settings.seed
+        st.session_state[FOLDS] = settings.cross_calibrate or 0
+        st.session_state[SHOWN_SETTINGS] = settings
+
+
+st.subheader("Study settings")
+_fill_settings_widgets(study)
+with st.form("vm_report_settings", border=True):
+    boot_col, seed_col, folds_col = st.columns(3)
+    boot_col.number_input(
+        "Bootstrap replicates",
+        step=50,
+        key=BOOT,
+        help="Speaker-level bootstrap behind the intervals of LID and ZEBRA (0 = no intervals). "
+        "200 takes about half a second per demo condition.",
+    )
+    seed_col.number_input(
+        "Seed", step=1, key=SEED, help="Seed of the bootstrap and of the cross-calibration folds."
+    )
+    folds_col.number_input(
+        "Cross-calibration folds (0 = off)",
+        step=1,
+        key=FOLDS,
+        help="For conditions without a dev set: calibrate LID by speaker-disjoint k-fold "
+        "cross-calibration on eval (k ≥ 2). Off: those conditions have no LID.",
+    )
+    applied = st.form_submit_button("Apply settings", key="vm_report_apply", icon=":material/tune:")
+
+if applied:
+    folds = int(st.session_state[FOLDS])
+    try:
+        new = StudySettings(
+            bootstrap=int(st.session_state[BOOT]),
+            seed=int(st.session_state[SEED]),
+            cross_calibrate=folds or None,
+        )
+    except VoxMetricsInputError as exc:
+        st.error(
+            f"Settings not applied: {exc}"
+            + (
+                " Here 0 folds turns cross-calibration off."
+                if "cross_calibrate" in str(exc)
+                else ""
+            ),
+            icon=":material/error:",
+        )
+    else:
+        if new != study.settings:
+            study = dataclasses.replace(study, settings=new)
+            ui.set_study(study)
+            st.session_state[SHOWN_SETTINGS] = new
+        st.success(
+            "Settings applied; the Overview's report card and this report use them, and "
+            "'Save study' keeps them.",
+            icon=":material/check:",
+        )
+s = study.settings
+st.caption(
+    f"Current settings: {s.bootstrap} bootstrap replicates, seed {s.seed}, "
+    + (
+        f"{s.cross_calibrate}-fold cross-calibration"
+        if s.cross_calibrate
+        else "no cross-calibration"
+    )
+    + " of conditions without a dev set."
+)
+
+# ---------------------------------------------------------------- build
+
+st.subheader("Build the report")
+key = study_report_key(study)
+if st.button("Build report", key="vm_report_build", type="primary", icon=":material/summarize:"):
+    st.session_state[BUILT] = key
+if st.session_state.get(BUILT) != key:
+    st.info(
+        "Build the report to compute every metric of the "
+        f"{len(study)} condition{'s' if len(study) != 1 else ''} with these settings "
+        "(a few seconds for the demo study); it is kept until the study or its settings change.",
+        icon=":material/info:",
+    )
+    st.stop()
+
+out = ui.call(study_report, study)
+if out is None:
+    st.stop()
+ui.show_warnings(out.warnings)
+sr: StudyReport = out.value
+st.caption(f"Report computed {sr.created} for the study '{ui.md_escape(sr.study.name)}'.")
+
+st.markdown("#### Report card")
+st.dataframe(
+    card_styler(sr.card),
+    hide_index=True,
+    column_config={
+        t.label: st.column_config.TextColumn(t.label, help=t.explanation)
+        for t in REPORT_CARD_THRESHOLDS.values()
+    },
+)
+st.markdown(card_legend_html(), unsafe_allow_html=True)
+
+st.markdown("#### Threat call-outs")
+if not sr.callouts:
+    st.caption("No condition looks private on the EER while disclosing identity trial by trial.")
+for c in sr.callouts:
+    st.warning(
+        f"**{ui.md_escape(c.condition)}**: " + "; ".join(ui.md_escape(r) for r in c.reasons) + ".",
+        icon=":material/report:",
+    )
+st.page_link("pages/9_Threat_model.py", label="The threat model", icon=":material/policy:")
+
+# ---------------------------------------------------------------- downloads
+
+st.subheader("Downloads")
+stem = study_file_name(sr.study).removesuffix(".vxm") + "_report"
+
+
+def _pdf(sr: StudyReport, chromium: str) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="voxmetrics-pdf-") as tmp:
+        page = Path(tmp) / "report.html"
+        page.write_text(report_html(sr), encoding="utf-8")
+        return html_to_pdf(page, Path(tmp) / "report.pdf", chromium=chromium).read_bytes()
+
+
+chromium = find_chromium()
+with st.container(horizontal=True, gap="small"):
+    st.download_button(
+        "HTML report",
+        data=lambda: report_html(sr),
+        file_name=f"{stem}.html",
+        mime="text/html",
+        key="vm_report_html",
+        on_click="ignore",
+        icon=":material/description:",
+        help="One self-contained page with every table and figure; opens offline.",
+    )
+    st.download_button(
+        "JSON (every number)",
+        data=lambda: report_json(sr),
+        file_name=f"{stem}.json",
+        mime="application/json",
+        key="vm_report_json",
+        on_click="ignore",
+        icon=":material/data_object:",
+    )
+    st.download_button(
+        "HTML + JSON + CSVs (zip)",
+        data=lambda: report_zip(sr),
+        file_name=f"{stem}.zip",
+        mime="application/zip",
+        key="vm_report_zip",
+        on_click="ignore",
+        icon=":material/folder_zip:",
+        help="The report page, its JSON and the CSV tables (overview, report card, LID per "
+        "trial, worst trials of the call-outs).",
+    )
+    if chromium is not None:
+        st.download_button(
+            "PDF",
+            data=lambda: _pdf(sr, chromium),
+            file_name=f"{stem}.pdf",
+            mime="application/pdf",
+            key="vm_report_pdf",
+            on_click="ignore",
+            icon=":material/picture_as_pdf:",
+            help="The HTML report printed by headless Chromium (takes a few seconds).",
+        )
+    st.download_button(
+        "Study file (.vxm)",
+        data=lambda: study_to_bytes(sr.study),
+        file_name=study_file_name(sr.study),
+        mime="application/zip",
+        key="vm_report_vxm",
+        on_click="ignore",
+        icon=":material/save:",
+        help="The study with its settings, to rebuild this report later or on the command line.",
+    )
+if chromium is None:
+    st.caption(
+        "PDF needs Chromium (install it or set BROWSER_PATH); the HTML report prints to PDF "
+        "from any browser."
+    )
+
+with st.expander("Command line"):
+    st.markdown("The same report without the dashboard, from a saved study file:")
+    st.code(
+        f"python -m voxmetrics report {study_file_name(sr.study)} --html report.html "
+        "--pdf report.pdf --json report.json",
+        language="bash",
+    )
+    st.caption(
+        "Save the study with 'Study file (.vxm)' above or 'Save study' in the sidebar. Add "
+        "`--csv DIR` for the tables; `--bootstrap` and `--seed` override the study's settings."
+    )

@@ -1,0 +1,105 @@
+"""The report card on the Overview page, through the entrypoint (style.md 17)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from voxmetrics.card import report_card
+from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.plots.style import LEVEL_COLOURS
+from voxmetrics.report import evaluate_condition, evaluate_sbls
+from voxmetrics.synth import demo_study
+from voxmetrics.ui.state import STUDY_KEY
+
+APP = "../app.py"  # resolved relative to this file
+OVERVIEW = "pages/1_Overview.py"
+DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
+CARD_COLUMNS = ["Condition", "EER", "LIDmax (bits)", "ZEBRA tag", "Linkability vs chance", "SBLS"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def _overview(study: Study | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    at.switch_page(OVERVIEW).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _text(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def _cell_levels(at: AppTest) -> dict[tuple[int, int], str]:
+    """The level of each styled cell (row, column), read back from its background colour."""
+    styles = at.dataframe[0].proto.arrow_data.styler.styles
+    by_colour = {colour.upper(): level for level, colour in LEVEL_COLOURS.items()}
+    levels = {}
+    for selectors, colour in re.findall(
+        r"([^{}]+)\{\s*background-color:\s*(#[0-9A-Fa-f]{6})", styles
+    ):
+        for row, col in re.findall(r"row(\d+)_col(\d+)", selectors):
+            levels[int(row), int(col)] = by_colour[colour.upper()]
+    return levels
+
+
+def test_the_card_comes_first_with_one_row_per_condition():
+    at = _overview()
+    card = at.dataframe[0].value
+    assert list(card.columns) == CARD_COLUMNS
+    assert list(card["Condition"]) == DEMO_NAMES
+    # the metric table follows it
+    assert {"EER", "Linkability", "Cllr"} <= set(at.dataframe[1].value.columns)
+    markdown = _text(at.markdown)
+    assert markdown.index("### Report card") < markdown.index("### Metrics")
+    # the legend and the documented thresholds
+    assert "caution" in markdown and "not available" in markdown
+    assert "ok >= 0.45, caution 0.30-0.45, risk < 0.30" in markdown
+    assert "Why these values" in markdown
+    captions = _text(at.caption)
+    assert "200 replicates" in captions and "informed attacker" in captions
+    keys = [b.key for b in at.main.get("download_button")]
+    assert "vm_dl_report_card.csv" in keys and "vm_dl_report_card.html" in keys
+    assert not at.error
+
+
+def test_lidmax_has_its_interval_and_the_card_levels_are_the_librarys():
+    at = _overview()
+    card = at.dataframe[0].value
+    leaky = card.set_index("Condition").loc["anon-leaky"]
+    assert re.fullmatch(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", leaky["LIDmax (bits)"])
+    levels = _cell_levels(at)
+    assert levels[DEMO_NAMES.index("anon-leaky"), CARD_COLUMNS.index("LIDmax (bits)")] == "risk"
+    # every coloured cell is the library's level (n/a cells included)
+    demo = demo_study()
+    reports = [evaluate_condition(c, **demo.settings.evaluate_options()) for c in demo.conditions]
+    sbls = {c.name: evaluate_sbls(c) for c in demo.conditions}
+    expected = report_card(
+        reports, sbls={k: (v.sbls if v is not None else None) for k, v in sbls.items()}
+    )
+    assert card.equals(expected.frame("text"))
+    for i, row in expected.frame("level").iterrows():
+        for j, level in enumerate(row.iloc[1:], start=1):
+            assert levels[i, j] == level, (row["Condition"], CARD_COLUMNS[j])
+
+
+def test_without_bootstrap_or_embeddings_the_card_says_so():
+    demo = demo_study(n_speakers=8)
+    conds = tuple(Condition(c.name, eval=c.eval, dev=c.dev) for c in demo.conditions[:2])
+    at = _overview(Study(conds, settings=StudySettings(bootstrap=0)))
+    card = at.dataframe[0].value
+    assert list(card["SBLS"]) == ["–", "–"]
+    assert "[" not in card["LIDmax (bits)"].iloc[0]
+    assert "bootstrap off" in _text(at.caption)
