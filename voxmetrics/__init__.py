@@ -1,28 +1,34 @@
 """VoxMetrics: how much does anonymised speech still give away about who is speaking.
 
 The public surface: the data model and readers (:mod:`voxmetrics.data`), the metrics
-(:mod:`voxmetrics.metrics`), conditions and studies, reports (:mod:`voxmetrics.report`) and the
-demo generator (:mod:`voxmetrics.synth`). Definitions: ``shared/docs/metrics.md``.
+(:mod:`voxmetrics.metrics`), conditions, studies and ``.vxm`` study files, reports
+(:mod:`voxmetrics.report`, the report card :mod:`voxmetrics.card`, the threat call-outs
+:mod:`voxmetrics.threat`, the whole study's :mod:`voxmetrics.studyreport`) and the demo generator
+(:mod:`voxmetrics.synth`). Definitions: ``shared/docs/metrics.md``.
 """
 
-from voxmetrics import card, data, errors, metrics, report, synth, threat
+from voxmetrics import card, data, errors, metrics, report, studyreport, synth, threat
 from voxmetrics._version import __version__
 from voxmetrics.data import *  # noqa: F403
 from voxmetrics.errors import *  # noqa: F403
 from voxmetrics.metrics import *  # noqa: F403
 from voxmetrics.report import ConditionReport, evaluate, evaluate_condition, evaluate_study
+from voxmetrics.studyreport import StudyReport, build_study_report
 
 __all__ = [
     *data.__all__,
     *errors.__all__,
     *metrics.__all__,
     "ConditionReport",
+    "StudyReport",
     "__version__",
+    "build_study_report",
     "evaluate",
     "evaluate_condition",
     "evaluate_study",
     "card",
     "report",
+    "studyreport",
     "synth",
     "threat",
 ]
