@@ -1,8 +1,6 @@
 """Report: the study's settings, then one report of every condition to download (issue 9)."""
 
 import dataclasses
-import tempfile
-from pathlib import Path
 
 import streamlit as st
 
@@ -11,7 +9,7 @@ from voxmetrics.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.data.studyfile import study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.export import find_chromium, html_to_pdf, report_html, report_json, report_zip
+from voxmetrics.export import find_chromium, report_html, report_json, report_pdf, report_zip
 from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.studyreport import StudyReport
 from voxmetrics.ui.cache import study_report, study_report_key
@@ -155,13 +153,6 @@ st.subheader("Downloads")
 stem = study_file_name(sr.study).removesuffix(".vxm") + "_report"
 
 
-def _pdf(sr: StudyReport, chromium: str) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="voxmetrics-pdf-") as tmp:
-        page = Path(tmp) / "report.html"
-        page.write_text(report_html(sr), encoding="utf-8")
-        return html_to_pdf(page, Path(tmp) / "report.pdf", chromium=chromium).read_bytes()
-
-
 chromium = find_chromium()
 with st.container(horizontal=True, gap="small"):
     st.download_button(
@@ -197,7 +188,7 @@ with st.container(horizontal=True, gap="small"):
     if chromium is not None:
         st.download_button(
             "PDF",
-            data=lambda: _pdf(sr, chromium),
+            data=lambda: report_pdf(sr, chromium=chromium),
             file_name=f"{stem}.pdf",
             mime="application/pdf",
             key="vm_report_pdf",

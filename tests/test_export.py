@@ -16,6 +16,7 @@ from voxmetrics.export import (
     find_chromium,
     html_to_pdf,
     report_json,
+    report_pdf,
     report_zip,
     require_chromium,
     write_report,
@@ -140,3 +141,15 @@ def test_pdf_without_html_prints_a_temporary_copy(sr, tmp_path):
     assert written == [tmp_path / "only.pdf"]
     assert (tmp_path / "only.pdf").read_bytes().startswith(b"%PDF-")
     assert sorted(os.listdir(tmp_path)) == ["only.pdf"]
+
+
+@needs_chromium
+def test_report_pdf_bytes_for_the_dashboard(sr):
+    data = report_pdf(sr, chromium=CHROMIUM)
+    assert data.startswith(b"%PDF-") and len(data) > 50_000
+
+
+def test_report_pdf_without_chromium_is_explained(sr, monkeypatch):
+    monkeypatch.setattr(export, "find_chromium", lambda: None)
+    with pytest.raises(VoxMetricsInputError, match="apt-get install chromium"):
+        report_pdf(sr)

@@ -31,6 +31,7 @@ __all__ = [
     "html_to_pdf",
     "report_html",
     "report_json",
+    "report_pdf",
     "report_zip",
     "require_chromium",
     "write_report",
@@ -280,8 +281,26 @@ def write_report(
         if html is not None:
             written.append(html_to_pdf(html, pdf, chromium=exe))
         else:
-            with tempfile.TemporaryDirectory(prefix="voxmetrics-report-") as tmp:
-                source = Path(tmp) / "report.html"
-                source.write_text(page, encoding="utf-8")
-                written.append(html_to_pdf(source, pdf, chromium=exe))
+            out = Path(pdf)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(_print_page(page, exe))
+            written.append(out)
     return written
+
+
+def _print_page(page: str, chromium: str | None) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="voxmetrics-report-") as tmp:
+        source = Path(tmp) / "report.html"
+        source.write_text(page, encoding="utf-8")
+        return html_to_pdf(source, Path(tmp) / "report.pdf", chromium=chromium).read_bytes()
+
+
+def report_pdf(sr: StudyReport, *, chromium: str | None = None, title: str | None = None) -> bytes:
+    """The report printed to PDF by headless Chromium, as bytes (the dashboard's download).
+
+    Raises
+    ------
+    VoxMetricsInputError
+        When there is no Chromium or it did not print (see :func:`html_to_pdf`).
+    """
+    return _print_page(report_html(sr, title=title), require_chromium(chromium))
