@@ -32,9 +32,10 @@ Tie rules (``ties``):
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -211,6 +212,18 @@ class SortedPools:
     (``mated``) or in the non-target pool (row-major order without the target cells)."""
 
     @classmethod
+    def of(cls, matrix: Any) -> SortedPools:
+        """The pools of a :class:`~voxmetrics.data.model.ScoreMatrix`, built once and cached.
+
+        The cache holds the pools as long as the matrix lives (a weak reference to it).
+        """
+        pools = _BY_MATRIX.get(matrix)
+        if pools is None:
+            pools = cls.from_matrix(matrix.scores, matrix.targets)
+            _BY_MATRIX[matrix] = pools
+        return pools
+
+    @classmethod
     def from_pools(cls, tar: ArrayLike, non: ArrayLike) -> SortedPools:
         """Build from target and non-target scores (1-D arrays of finite numbers)."""
         t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
@@ -307,6 +320,9 @@ class SortedPools:
         pmiss = np.concatenate([[0.0], cum_tar[ends] / self.n_tar, [1.0]])
         pfa = np.concatenate([[1.0], (self.n_non - cum_non[ends]) / self.n_non, [0.0]])
         return pmiss, pfa
+
+
+_BY_MATRIX: weakref.WeakKeyDictionary[Any, SortedPools] = weakref.WeakKeyDictionary()
 
 
 def _rate32(count: NDArray[np.int64], total: int) -> NDArray[np.float32]:

@@ -43,6 +43,7 @@ __all__ = [
     "ZebraResult",
     "d_ece_from_llrs",
     "ece_curves",
+    "ece_curves_from_pools",
     "pav_transform",
     "zebra",
     "zebra_bootstrap",
@@ -297,25 +298,32 @@ def ece_curves(
     ECECurves
     """
     check_ties(ties)
+    if pools is None:
+        pools = SortedPools.from_pools(tar, non)
+    curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds)
+    if not scores_are_llrs:
+        return curves
+    t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+    actual = _ece(_ones(t.astype(np.float64)), _ones(n.astype(np.float64)), curves.prior_log_odds)
+    return ECECurves(curves.prior_log_odds, curves.zero_evidence, curves.minimum, actual)
+
+
+def ece_curves_from_pools(
+    pools: SortedPools, *, prior_log_odds: ArrayLike | None = None
+) -> ECECurves:
+    """Zero-evidence and minimum ECE profiles of already sorted pools (no actual ECE)."""
     lam = (
         np.linspace(-10.0, 10.0, 201)
         if prior_log_odds is None
         else np.asarray(prior_log_odds, dtype=np.float64).ravel()
     )
-    if pools is None:
-        pools = SortedPools.from_pools(tar, non)
     r = pools.pav(targets_first=False, laplace=False)
     is_tar = r.labels == 1.0
     zero = _ones(np.zeros(1))
-    actual = None
-    if scores_are_llrs:
-        t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
-        actual = _ece(_ones(t.astype(np.float64)), _ones(n.astype(np.float64)), lam)
     return ECECurves(
         prior_log_odds=lam,
         zero_evidence=_ece(zero, zero, lam),
         minimum=_ece((r.llr[is_tar], r.counts[is_tar]), (r.llr[~is_tar], r.counts[~is_tar]), lam),
-        actual=actual,
     )
 
 
