@@ -16,7 +16,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -34,9 +34,11 @@ from voxmetrics.metrics.legal import (
 )
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
-from voxmetrics.metrics.sbls import SBLSResult, attribute_columns, sbls_embeddings
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
+
+if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
+    from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
     "OVERVIEW_COLUMNS",
@@ -301,6 +303,8 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
     """
+    from voxmetrics.metrics.sbls import attribute_columns, sbls_embeddings
+
     es = condition.embeddings
     if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
         return None

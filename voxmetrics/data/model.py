@@ -26,8 +26,19 @@ __all__ = ["EmbeddingSet", "ScoreMatrix"]
 
 
 def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
-    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned)."""
+    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned).
+
+    Without ``copy``, a view of an array that owns its memory (e.g. the reshaped buffer
+    ``np.load`` returns) is frozen together with that array instead of being copied.
+    """
     a = np.array(a, copy=True) if copy else np.ascontiguousarray(a)
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not copy and root is not a and root.base is None:
+        root.setflags(write=False)  # nothing can write through the base any more
+        a.setflags(write=False)
+        return a
     if a.flags.writeable and a.base is not None and not a.flags.owndata:
         a = a.copy()  # a writeable view could still be changed through its base
     a.setflags(write=False)
@@ -142,8 +153,9 @@ class ScoreMatrix:
             )
         _check_unique(espk, "enrolled speaker", where)
         _check_unique(tids, "trial id", where)
-        bad = ~np.isfinite(s)
-        if bad.any():
+        # the float64 sum is finite iff every score is (no T x N mask for a clean matrix)
+        if not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
+            bad = ~np.isfinite(s)
             i, j = np.argwhere(bad)[0]
             raise VoxMetricsInputError(
                 f"{where}: {int(bad.sum())} score(s) are NaN or infinite (first: trial "
@@ -232,7 +244,7 @@ class ScoreMatrix:
         """sha256 of everything the metrics depend on; use it as a cache key."""
         h = hashlib.sha256()
         h.update(np.asarray(self.scores.shape, dtype=np.int64).tobytes())
-        h.update(self.scores.tobytes())
+        h.update(memoryview(np.ascontiguousarray(self.scores)).cast("B"))
         for labels in (self.trial_ids, self.trial_speakers, self.enrol_speakers):
             h.update("\x1f".join(labels.tolist()).encode())
             h.update(b"\x1e")

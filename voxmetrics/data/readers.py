@@ -668,9 +668,9 @@ def _pickled(name: str, array: str | None = None) -> VoxMetricsInputError:
     )
 
 
-def _np_load(data: bytes, name: str, kind: str) -> Any:
+def _np_load(data: bytes | Path, name: str, kind: str) -> Any:
     try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
+        return np.load(data if isinstance(data, Path) else io.BytesIO(data), allow_pickle=False)
     except ValueError as exc:
         if "pickle" in str(exc):
             raise _pickled(name) from None
@@ -686,7 +686,7 @@ def _np_load(data: bytes, name: str, kind: str) -> Any:
 
 
 def _npz_arrays(
-    data: bytes, name: str, required: Sequence[str], what: str
+    data: bytes | Path, name: str, required: Sequence[str], what: str
 ) -> dict[str, np.ndarray]:
     npz = _np_load(data, name, "npz")
     if not hasattr(npz, "files"):
@@ -730,15 +730,33 @@ def _text_array(a: np.ndarray, key: str, name: str) -> NDArray[np.str_]:
     return a.astype(str)
 
 
-def _float_array(a: np.ndarray, key: str, name: str) -> NDArray[np.float64]:
+def _float_array(a: np.ndarray, key: str, name: str) -> NDArray[np.floating]:
+    """float32 and float64 as they are (no copy); other numbers as float64."""
     if a.dtype.kind not in "fiub":
         raise VoxMetricsInputError(
             f"{name}: array '{key}' has dtype {a.dtype}; it must hold numbers (float)."
         )
-    return a.astype(np.float64, copy=False)
+    return a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
 
 
-def _scores_from_npz(data: bytes, name: str) -> ScoreMatrix:
+def _npz_path(source: Source, format: str) -> Path | None:
+    """The path of an NPZ file given by path, to be read from disk without a bytes copy."""
+    if not isinstance(source, str | os.PathLike) or format not in ("auto", "npz"):
+        return None
+    path = Path(source)
+    try:
+        with path.open("rb") as f:
+            if f.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):
+                return None
+        with zipfile.ZipFile(path) as zf:
+            if all(m.endswith(".npy") for m in zf.namelist()):
+                return path
+    except (OSError, zipfile.BadZipFile):
+        return None  # the general path reports it
+    return None
+
+
+def _scores_from_npz(data: bytes | Path, name: str) -> ScoreMatrix:
     arrays = _npz_arrays(data, name, _NPZ_ARRAYS, "a score NPZ")
     s = _float_array(arrays["scores"], "scores", name)
     if s.ndim != 2:
@@ -771,6 +789,7 @@ def _scores_from_npz(data: bytes, name: str) -> ScoreMatrix:
         enrol_speakers=_text_array(arrays["enrol_speakers"], "enrol_speakers", name),
         attributes=attrs,
         source=name,
+        copy=False,  # fresh from np.load (or astype): nothing else holds it
     )
 
 
@@ -987,6 +1006,9 @@ def read_scores(
     >>> sm2.trial_speakers.tolist()
     ['a', 'b']
     """
+    npz_path = _npz_path(source, format) if trials is None else None
+    if npz_path is not None:  # one copy of the matrix: read from the file, not from its bytes
+        return _scores_from_npz(npz_path, name or npz_path.name or str(npz_path))
     data, nm = _load(source, name)
     if format not in _SCORE_FORMATS:
         raise VoxMetricsInputError(

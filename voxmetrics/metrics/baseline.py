@@ -47,8 +47,21 @@ class BaselineResult:
         return asdict(self)
 
 
+def _softplus_sum(x: NDArray[np.floating]) -> float:
+    """Sum of ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|), accumulated in float64.
+
+    Evaluated in the scores' dtype: float32 scores use float32 (vectorised) transcendentals,
+    float64 ones float64 ``logaddexp``.
+    """
+    if x.dtype == np.float32:
+        return float((np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).sum(dtype=np.float64))
+    return float(np.logaddexp(0.0, x).sum())
+
+
 def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> float:
-    """Cllr of a matrix's pools taken as natural-log LLRs, in float64 row blocks (no pools).
+    """Cllr of a matrix's pools taken as natural-log LLRs, in row blocks (no pools built).
+
+    For float32 scores the terms are float32 (as the pools themselves), summed in float64.
 
     Examples
     --------
@@ -56,14 +69,13 @@ def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> floa
     1.0
     """
     n_rows, n = scores.shape
-    rows = np.arange(n_rows)
-    tar = scores[rows, targets].astype(np.float64)
-    c_tar = np.logaddexp(0.0, -tar).sum()
+    tar = scores[np.arange(n_rows), targets]
     c_all = 0.0
     step = max(1, _BLOCK // n)
     for r0 in range(0, n_rows, step):
-        c_all += float(np.logaddexp(0.0, scores[r0 : r0 + step].astype(np.float64)).sum())
-    c_non = c_all - float(np.logaddexp(0.0, tar).sum())
+        c_all += _softplus_sum(scores[r0 : r0 + step])
+    c_tar = _softplus_sum(-tar)
+    c_non = c_all - _softplus_sum(tar)
     return float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n - 1))) / np.log(2.0))
 
 

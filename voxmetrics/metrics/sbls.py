@@ -19,8 +19,6 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.predictions import AttributePrediction
@@ -166,6 +164,8 @@ def _clip01(x: float) -> float:
 
 
 def _auc_matrix(y: NDArray[np.str_], classes: Sequence[str], scores: NDArray) -> NDArray:
+    from sklearn.metrics import roc_auc_score  # scikit-learn loads only when SBLS runs
+
     out = np.full((len(classes), scores.shape[1]), 0.5)
     for c, label in enumerate(classes):
         positive = y == label
@@ -413,6 +413,8 @@ def _subgroup_attribute(
     if len(present) < 2:
         return None, None, accuracy
     if pred.scores is not None:
+        from sklearn.metrics import roc_auc_score
+
         scores = np.asarray(pred.scores, dtype=np.float64)[mask]
         aucs = [roc_auc_score(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present]
         auc = float(np.mean(aucs))
@@ -449,6 +451,8 @@ def builtin_attacker(
                 f"the attacker cannot learn attribute '{name}': its training data has fewer "
                 "than two labelled classes."
             )
+        from sklearn.linear_model import LogisticRegression
+
         model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr[known], yy)
         out[name] = AttributePrediction(
             classes=tuple(str(c) for c in model.classes_), scores=model.predict_proba(xte)
