@@ -375,16 +375,17 @@ def speaker_run_counts(
     targets: NDArray[np.intp],
     speaker_index: NDArray[np.intp],
     n_speakers: int,
-) -> NDArray[np.float64]:
+) -> NDArray[np.int64]:
     """Run counts of every speaker's trials: an (S, 3K + 1) matrix in slot order.
 
     Row s, slot 3k: speaker s's non-mated scores in cell k; 3k + 1: their mated scores equal to
     ``v_k``; 3k + 2: their non-mated scores equal to ``v_k``. Rows sum to the run counts of the
     full data; a bootstrap replicate's counts are a weighted sum of rows. Built in row blocks.
+    Integer counts (int64).
     """
     v = pools.values
     n_slots = 3 * v.size + 1
-    out = np.zeros(n_speakers * n_slots)
+    out = np.zeros(n_speakers * n_slots, dtype=np.int64)
     n = scores.shape[1]
     step = max(1, _BLOCK // n)
     for r0 in range(0, scores.shape[0], step):
@@ -460,7 +461,8 @@ def zebra_bootstrap(
     reps = {"d_ece": np.empty(n_boot), "log10_l": np.empty(n_boot)}
     chunk = 64
     for start in range(0, n_boot, chunk):
-        weighted = counts[start : start + chunk].astype(np.float64) @ per_speaker
+        # integer product: exact, and no BLAS threads for this small (chunk x S x slots) work
+        weighted = (counts[start : start + chunk] @ per_speaker).astype(np.float64)
         for i, row in enumerate(weighted):
             rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
             n_tar, n_non = rc.n_tar, rc.n_non
