@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python benchmarks/bench_scale.py [--sizes 4000x1000,11000x2500,22024x4949]
                                                [--dev 2000x500] [--tmp /tmp] [--seed 0]
+                                               [--repo PATH]
 
 For each size T x N it writes, into a temporary folder, a seeded float32 eval score matrix as an
 NPZ (T trials of N enrolled speakers, about T / N trials each; scores ~ N(0, 0.1), the mated
@@ -14,7 +15,8 @@ as a user would, in a child process, and reports its wall time and peak resident
 scores (the pooled scores: every target and non-target) in this process and prints
 evaluate / sort and peak memory / matrix bytes. Targets of the scale issue: evaluate <= 3x the
 sort, peak memory <= 3x the matrix, both growing no faster than the sort. The load average is
-printed before and after (the machine may be shared). Not a test: pytest does not collect it.
+printed before and after (the machine may be shared). ``--repo`` runs another checkout's
+voxmetrics (before / after comparisons). Not a test: pytest does not collect it.
 """
 
 from __future__ import annotations
@@ -65,7 +67,9 @@ def time_sort(path: Path) -> float:
     return best
 
 
-def run_evaluate(eval_path: Path, dev_path: Path, out: Path) -> tuple[float, int, int]:
+def run_evaluate(
+    eval_path: Path, dev_path: Path, out: Path, repo: Path = REPO_ROOT
+) -> tuple[float, int, int]:
     """(wall seconds, peak RSS bytes, exit status) of the evaluate command in a child."""
     cmd = [
         sys.executable,
@@ -78,9 +82,9 @@ def run_evaluate(eval_path: Path, dev_path: Path, out: Path) -> tuple[float, int
         "--json",
         str(out),
     ]
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(repo)}
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     return wall, int(usage.ru_maxrss) * 1024, os.waitstatus_to_exitcode(status)
@@ -92,12 +96,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dev", default="2000x500", help="dev matrix size")
     parser.add_argument("--tmp", default=None, help="folder for the NPZ files (default: /tmp)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--repo", default=str(REPO_ROOT), help="checkout whose voxmetrics runs (for before/after)"
+    )
     args = parser.parse_args(argv)
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
     dev_t, dev_n = (int(v) for v in args.dev.split("x"))
 
     print(
-        f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs; "
+        f"voxmetrics from {args.repo}; Python {platform.python_version()}, numpy "
+        f"{np.__version__}, {os.cpu_count()} CPUs; "
         f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
     )
     header = (
@@ -115,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             eval_path = d / "eval.npz"
             nbytes = write_matrix(eval_path, t, n, seed=args.seed, prefix="")
             sort_s = time_sort(eval_path)
-            wall, rss, status = run_evaluate(eval_path, dev_path, d / "out.json")
+            wall, rss, status = run_evaluate(eval_path, dev_path, d / "out.json", Path(args.repo))
             if status != 0:
                 print(f"{t} x {n}: evaluate exited with status {status}", file=sys.stderr)
                 failed = True
