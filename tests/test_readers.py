@@ -392,6 +392,17 @@ def test_float32_npz_is_read_as_float32_without_a_writeable_copy(tmp_path):
             base = base.base
     assert from_path.content_hash == from_bytes.content_hash
     assert from_path.source == "s.npz"
+    # a compressed NPZ and a Fortran-ordered matrix read the same
+    arrays = {
+        "trial_ids": np.array(["t1", "t2"]),
+        "trial_speakers": np.array(["a", "b"]),
+        "enrol_speakers": np.array(["a", "b", "c"]),
+    }
+    np.savez_compressed(tmp_path / "c.npz", scores=scores, **arrays)
+    np.savez(tmp_path / "f.npz", scores=np.asfortranarray(scores), **arrays)
+    for other in ("c.npz", "f.npz"):
+        sm = read_scores(tmp_path / other)
+        assert sm.scores.dtype == np.float32 and np.array_equal(sm.scores, scores)
     with pytest.raises(VoxMetricsInputError, match="missing"):
         np.savez(path, scores=scores)
         read_scores(path)

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
+import struct
 import warnings
 import zipfile
 from collections import Counter
@@ -704,6 +706,11 @@ def _npz_arrays(
             )
         out: dict[str, np.ndarray] = {}
         for k in npz.files:
+            if isinstance(data, Path) and k == "scores":
+                stored = _stored_npz_member(data, "scores.npy")
+                if stored is not None:
+                    out[k] = stored
+                    continue
             try:
                 out[k] = npz[k]
             except ValueError as exc:
@@ -713,6 +720,43 @@ def _npz_arrays(
                     f"{name}: array '{k}' cannot be read ({exc}); save it again with numpy.savez."
                 ) from None
     return out
+
+
+def _stored_npz_member(path: Path, member: str) -> np.ndarray | None:
+    """An uncompressed (``numpy.savez``) NPZ member read straight from the file into its array.
+
+    ``np.load`` copies a zip member through small buffers; a stored member is a plain NPY
+    file at a known offset, so one ``np.fromfile`` reads it (the matrix's only copy). None when
+    the member is compressed or not a plain numeric array (``np.load`` then reads it).
+    """
+    try:
+        with zipfile.ZipFile(path) as zf:
+            info = zf.getinfo(member)
+        if info.compress_type != zipfile.ZIP_STORED:
+            return None
+        with path.open("rb") as f:
+            f.seek(info.header_offset)
+            head = f.read(30)
+            if len(head) < 30 or head[:4] != b"PK\x03\x04":
+                return None
+            name_len, extra_len = struct.unpack("<HH", head[26:30])
+            f.seek(info.header_offset + 30 + name_len + extra_len)
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                return None
+            if dtype.hasobject or dtype.kind not in "fiub":
+                return None
+            count = math.prod(shape)
+            a = np.fromfile(f, dtype=dtype, count=count)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None  # np.load reads it and reports what is wrong
+    if a.size != count:
+        return None
+    return a.reshape(shape, order="F" if fortran else "C")
 
 
 def _text_array(a: np.ndarray, key: str, name: str) -> NDArray[np.str_]:
