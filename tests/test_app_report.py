@@ -163,7 +163,12 @@ def test_the_report_files_behind_the_buttons():
     sr = build_study_report(study)  # what cache.study_report stores
     data = json.loads(report_json(sr))
     assert sorted(data["conditions"]) == ["plain", "random"]
-    assert data["settings"] == {"bootstrap": 20, "seed": 3, "cross_calibrate": None}
+    assert data["settings"] == {
+        "bootstrap": 20,
+        "seed": 3,
+        "cross_calibrate": None,
+        "ties": "reference",
+    }
     names = zipfile.ZipFile(io.BytesIO(report_zip(sr))).namelist()
     assert "tiny_report.html" in names and "csv/report_card.csv" in names
     assert study_from_bytes(study_to_bytes(sr.study)).names == ["plain", "random"]
