@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_llr_pools, check_matrix
@@ -375,33 +376,42 @@ def speaker_run_counts(
     targets: NDArray[np.intp],
     speaker_index: NDArray[np.intp],
     n_speakers: int,
-) -> NDArray[np.int64]:
-    """Run counts of every speaker's trials: an (S, 3K + 1) matrix in slot order.
+) -> sparse.csr_array:
+    """Run counts of every speaker's trials: a sparse (S, 3K + 1) integer matrix in slot order.
 
     Row s, slot 3k: speaker s's non-mated scores in cell k; 3k + 1: their mated scores equal to
     ``v_k``; 3k + 2: their non-mated scores equal to ``v_k``. Rows sum to the run counts of the
-    full data; a bootstrap replicate's counts are a weighted sum of rows. Built in row blocks.
-    Integer counts (int64).
+    full data; a bootstrap replicate's counts are a weighted sum of rows. Built in row blocks of
+    the trials grouped by speaker, so each block counts into the slots of a few speakers only.
     """
     v = pools.values
     n_slots = 3 * v.size + 1
-    out = np.zeros(n_speakers * n_slots, dtype=np.int64)
     n = scores.shape[1]
+    order = np.argsort(speaker_index, kind="stable")
     step = max(1, _BLOCK // n)
-    for r0 in range(0, scores.shape[0], step):
-        block = scores[r0 : r0 + step]
-        rows = np.arange(block.shape[0])
-        t = targets[r0 : r0 + step]
-        base = speaker_index[r0 : r0 + step] * n_slots
+    spk_parts, slot_parts, count_parts = [], [], []
+    for r0 in range(0, order.size, step):
+        rows = order[r0 : r0 + step]
+        block = scores[rows]
+        spk = speaker_index[rows]
+        first = int(spk.min())
         pos = np.searchsorted(v, block, side="left")
         at = v[np.minimum(pos, v.size - 1)] == block
         slot = np.where(at, 3 * pos + 2, 3 * pos)
-        # every score counted as non-mated, then the mated cell moved from 3k + 2 to 3k + 1
-        out += np.bincount((base[:, None] + slot).ravel(), minlength=out.size)
-        tar_slot = slot[rows, t]
-        out -= np.bincount(base + tar_slot, minlength=out.size)
-        out += np.bincount(base + tar_slot - 1, minlength=out.size)
-    return out.reshape(n_speakers, n_slots)
+        # the mated score equals some v_k: move it from slot 3k + 2 to 3k + 1
+        r = np.arange(rows.size)
+        slot[r, targets[rows]] -= 1
+        keys = ((spk - first)[:, None] * n_slots + slot).ravel()
+        counts = np.bincount(keys, minlength=(int(spk.max()) - first + 1) * n_slots)
+        hit = np.flatnonzero(counts)
+        spk_parts.append(hit // n_slots + first)
+        slot_parts.append(hit % n_slots)
+        count_parts.append(counts[hit])
+    coo = sparse.coo_array(
+        (np.concatenate(count_parts), (np.concatenate(spk_parts), np.concatenate(slot_parts))),
+        shape=(n_speakers, n_slots),
+    )
+    return coo.tocsr()  # sums a speaker's counts split over two blocks
 
 
 def zebra_bootstrap(
@@ -461,8 +471,8 @@ def zebra_bootstrap(
     reps = {"d_ece": np.empty(n_boot), "log10_l": np.empty(n_boot)}
     chunk = 64
     for start in range(0, n_boot, chunk):
-        # integer product: exact, and no BLAS threads for this small (chunk x S x slots) work
-        weighted = (counts[start : start + chunk] @ per_speaker).astype(np.float64)
+        # integer sparse product: exact, no BLAS threads, cost ~ the non-zero run counts
+        weighted = np.asarray(per_speaker.T @ counts[start : start + chunk].T).T.astype(np.float64)
         for i, row in enumerate(weighted):
             rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
             n_tar, n_non = rc.n_tar, rc.n_non
