@@ -273,14 +273,15 @@ def test_ties_change_what_they_should():
 # --- bootstrap: reweighted runs == recomputing on resampled rows -----------------------------
 
 
-def test_zebra_bootstrap_equals_resampling():
+@pytest.mark.parametrize(("seed", "decimals"), [(5, 1), (6, 0), (7, 3)])
+def test_zebra_bootstrap_equals_resampling(seed, decimals):
     from voxmetrics.metrics.bootstrap import speaker_resample_counts
 
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     n_t, n_e = 40, 8
     spk_of_col = np.arange(n_e)
     t = rng.integers(0, n_e, n_t)
-    s = rng.normal(0, 1, (n_t, n_e)).round(1)
+    s = rng.normal(0, 1, (n_t, n_e)).round(decimals)  # few to many ties
     s[np.arange(n_t), t] += 1.5
     speakers = np.array([f"s{j}" for j in spk_of_col[t]])
     ci = zebra_bootstrap(s, t, speakers, n_boot=60, seed=2)
@@ -305,3 +306,34 @@ def test_weighted_ece_equals_unweighted():
     y = np.array([-2.0, 0.0])
     got = _ece((np.array([0.5, -1.0]), np.array([2.0, 1.0])), (y, np.ones(2)), lam)
     assert np.allclose(got, ref._ece(x, y, lam), rtol=1e-14)
+
+
+def test_pools_are_built_once_per_matrix():
+    from voxmetrics.synth import demo_study
+
+    sm = demo_study(n_speakers=6).conditions[0].eval
+    a = SortedPools.of(sm)
+    assert SortedPools.of(sm) is a
+    b = SortedPools.from_pools(sm.tar, sm.non)
+    assert np.array_equal(a.values, b.values) and a.eer_points == b.eer_points
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.DegenerateDataWarning")  # tiny SRD fit
+def test_evaluate_passes_the_tie_rule():
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.report import evaluate
+
+    # integer scores: targets tied with non-targets in every row
+    s = np.array([[2, 2, 1], [1, 1, 0], [3, 2, 3], [0, 1, 1]], dtype=float)
+    sm = ScoreMatrix.from_arrays(
+        s, trial_ids=list("wxyz"), trial_speakers=list("abca"), enrol_speakers=list("abc")
+    )
+    ref_r, att_r = evaluate(sm).to_dict(), evaluate(sm, ties="attacker").to_dict()
+    assert (ref_r["ties"], att_r["ties"]) == ("reference", "attacker")
+    tar, non = ref.mated_pools(s, sm.targets)
+    assert ref_r["eer"] == eer_result(tar, non).eer
+    assert att_r["eer"] == eer_result(tar, non, ties="attacker").eer
+    assert att_r["min_cllr"] == min_cllr(tar, non, ties="attacker") < ref_r["min_cllr"]
+    assert ref_r["zebra"] == att_r["zebra"]  # ZEBRA's reference order is the attacker's
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        evaluate(sm, ties="worst")
