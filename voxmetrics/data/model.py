@@ -109,7 +109,8 @@ class ScoreMatrix:
         :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted); it is an error only when
         no trial is left. float32 scores stay float32 (half the memory of a large matrix);
         anything else becomes float64. With ``copy=False`` the score array is not copied but
-        made read-only in place: pass it only for an array nothing else will write to.
+        made read-only in place, together with the array it is a view of (if any): pass it only
+        for an array nothing else will write to.
 
         Raises
         ------
