@@ -43,7 +43,16 @@ from scipy.optimize import isotonic_regression
 
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["TIES", "EERPoint", "RunCounts", "SortedPools", "Ties", "check_ties"]
+__all__ = [
+    "TIES",
+    "EERPoint",
+    "PAVRuns",
+    "RunCounts",
+    "SortedPools",
+    "Ties",
+    "check_ties",
+    "pav_runs",
+]
 
 Ties = Literal["reference", "attacker"]
 TIES: tuple[str, ...] = ("reference", "attacker")
@@ -152,8 +161,12 @@ class PAVRuns:
     """PAV on the runs: one LLR per run."""
 
     labels: NDArray[np.float64]
+    """1.0 for a run of targets, 0.0 for non-targets, in sorted order."""
     counts: NDArray[np.float64]
+    """Length (possibly reweighted) of each run."""
     slots: NDArray[np.intp]
+    """Slot of each run in :meth:`RunCounts.runs`' numbering (3k: cell k; 3k + 1, 3k + 2: the
+    targets and non-targets at ``v_k``)."""
     llr: NDArray[np.float64]
     """Natural-log LLR of each run (may be +-inf without Laplace's rule)."""
     posterior: NDArray[np.float64]
