@@ -1,9 +1,10 @@
 """Input limits: refuse hostile or absurd input before memory or time is spent on it.
 
 Every reader and every command checks its input against one :class:`Limits` object, so a
-decompression bomb, an NPY header that declares a terabyte, a WAV that claims a 1 Hz sample rate
-or a request for 10^9 bootstrap replicates ends in one :class:`~voxmetrics.errors.VoxMetricsInputError`
-that names the limit and how to raise it, instead of exhausting the machine.
+decompression bomb, an NPY header that declares a terabyte, a WAV that claims a 1 Hz sample
+rate or a request for 10^9 bootstrap replicates ends in one
+:class:`~voxmetrics.errors.VoxMetricsInputError` that names the limit and how to raise it,
+instead of exhausting the machine.
 
 The defaults are sized for real work (a 22,024 x 4,949 score matrix, a few hours of audio per
 recording, a study of a hundred conditions) and refuse the rest. Raise a limit
@@ -161,14 +162,25 @@ def _limit_name(key: str) -> str:
     name = key.strip().lower().replace("-", "_")
     known = [f.name for f in fields(Limits)]
     if name not in known:
-        raise VoxMetricsInputError(
-            f"unknown limit '{key}'; the limits are: {', '.join(known)}."
-        )
+        raise VoxMetricsInputError(f"unknown limit '{key}'; the limits are: {', '.join(known)}.")
     return name
 
 
-_SUFFIX = {"": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12,
-           "tb": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_SUFFIX = {
+    "": 1,
+    "k": 1e3,
+    "kb": 1e3,
+    "m": 1e6,
+    "mb": 1e6,
+    "g": 1e9,
+    "gb": 1e9,
+    "t": 1e12,
+    "tb": 1e12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
 
 
 def _limit_value(name: str, value: Any) -> int | float:
@@ -260,7 +272,9 @@ def _how(name: str) -> str:
 
 
 def _size(n: float) -> str:
-    return f"{n / 1e9:.2f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n:,.0f} bytes"
+    if n >= 1e8:
+        return f"{n / 1e9:.2f} GB"
+    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n:,.0f} bytes"
 
 
 def refuse(where: str, what: str, name: str, limits: Limits | None = None) -> VoxMetricsInputError:
@@ -275,10 +289,11 @@ def check_count(where: str, what: str, count: float, name: str) -> None:
     Examples
     --------
     >>> check_count("study", "conditions", 3, "max_conditions")
-    >>> check_count("--bootstrap", "replicates", 10**9, "max_replicates")
-    Traceback (most recent call last):
-    ...
-    voxmetrics.errors.VoxMetricsInputError: --bootstrap: 1,000,000,000 replicates, over the limit max_replicates=100,000; if the input is genuine, raise the limit (command line: --limit max_replicates=VALUE; environment: VOXMETRICS_LIMITS=max_replicates=VALUE; dashboard: [limits] max_replicates in voxmetrics.toml).
+    >>> try:
+    ...     check_count("--bootstrap", "replicates", 10**9, "max_replicates")
+    ... except VoxMetricsInputError as exc:
+    ...     print(str(exc)[:76])
+    --bootstrap: 1,000,000,000 replicates, over the limit max_replicates=100,000
     """
     limits = get_limits()
     if count > getattr(limits, name):
@@ -307,8 +322,10 @@ def read_file_bytes(path: str | os.PathLike[str], label: str | None = None) -> b
             f"{where}: is a directory, not a file ({p}); give the path of the file."
         )
     if not stat.S_ISREG(st.st_mode):
-        kind = "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else (
-            "a pipe" if stat.S_ISFIFO(st.st_mode) else "a socket or special file"
+        kind = (
+            "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else ("a pipe" if stat.S_ISFIFO(st.st_mode) else "a socket or special file")
         )
         raise VoxMetricsInputError(
             f"{where}: is {kind}, not a regular file ({p}); give the path of a data file."
@@ -380,9 +397,11 @@ class ArchiveReader:
         self.zf.close()
 
     def close(self) -> None:
+        """Close the archive."""
         self.zf.close()
 
     def names(self) -> list[str]:
+        """The member names, in archive order."""
         return list(self.infos)
 
     def check_member(self, info: zipfile.ZipInfo) -> None:
@@ -440,8 +459,15 @@ class ArchiveReader:
                             lim,
                         )
                     yield chunk
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
-                NotImplementedError, RuntimeError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            OSError,
+            ValueError,
+            NotImplementedError,
+            RuntimeError,
+        ) as exc:
             if isinstance(exc, VoxMetricsInputError):
                 raise
             raise VoxMetricsInputError(
@@ -601,6 +627,4 @@ def check_audio(where: str, sample_rate: float, frames: float) -> None:
         )
     seconds = frames / sample_rate
     if seconds > limits.max_audio_seconds:
-        raise refuse(
-            where, f"the recording lasts {seconds:,.0f} s", "max_audio_seconds", limits
-        )
+        raise refuse(where, f"the recording lasts {seconds:,.0f} s", "max_audio_seconds", limits)

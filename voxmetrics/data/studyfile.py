@@ -22,7 +22,6 @@ import os
 import re
 import secrets
 import zipfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -182,8 +181,13 @@ _MATRIX_ARRAYS = ("scores", "trial_ids", "trial_speakers", "enrol_speakers")
 
 def _type_name(value: Any) -> str:
     return {
-        type(None): "null", bool: "a boolean", int: "a number", float: "a number",
-        str: "text", list: "a list", dict: "an object",
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
     }.get(type(value), type(value).__name__)
 
 
@@ -267,9 +271,11 @@ def manifest_problems(manifest: Any) -> list[str]:
 
     Examples
     --------
-    >>> manifest_problems({"format": "voxmetrics-study", "version": 1, "conditions": [
-    ...     {"name": "x", "eval": {"scores": None}}]})[:2]
-    ['conditions[0].eval.scores must name an array member (arrays/<k>.npy), not null', 'conditions[0].eval.trial_ids is missing']
+    >>> for p in manifest_problems({"format": "voxmetrics-study", "version": 1, "conditions": [
+    ...     {"name": "x", "eval": {"scores": None}}]})[:2]:
+    ...     print(p)
+    conditions[0].eval.scores must name an array member (arrays/<k>.npy), not null
+    conditions[0].eval.trial_ids is missing
     """
     problems: list[str] = []
     top = ("format", "version", "voxmetrics", "name", "settings", "conditions")
@@ -337,7 +343,7 @@ class _Reader:
             raise _bad(self.where, f"the manifest refers to '{name}', which is not in the archive.")
         data = self.archive.read(name, cap=self.caps[name])
         if len(data) != self.infos[name].file_size:
-            raise _bad(self.where, f"member '{name}' is damaged (its size is not the declared one).")
+            raise _bad(self.where, f"member '{name}' is damaged (not its declared size).")
         return data
 
     def array(self, name: str, what: str, kinds: str) -> np.ndarray:
