@@ -114,7 +114,7 @@ class Limits:
     min_sample_rate : int
         Lowest sample rate of a recording in Hz (default 1,000).
     max_audio_seconds : float
-        Longest recording in seconds (default 21,600: six hours).
+        Longest recording in seconds (default 10,800: three hours).
     max_json_depth : int
         Nesting depth of a study file's manifest (default 32).
     """
@@ -132,7 +132,7 @@ class Limits:
     max_conditions: int = 200
     max_sample_rate: int = 384_000
     min_sample_rate: int = 1_000
-    max_audio_seconds: float = 21_600.0
+    max_audio_seconds: float = 10_800.0
     max_json_depth: int = 32
 
     def __post_init__(self) -> None:
@@ -471,7 +471,7 @@ class ArchiveReader:
             if isinstance(exc, VoxMetricsInputError):
                 raise
             raise VoxMetricsInputError(
-                f"{self.where}: member '{name}' is damaged ({exc}); save the archive again."
+                f"{self.where}: member '{name}' is corrupt ({exc}); create the archive again."
             ) from None
 
     def read(self, name: str, *, cap: int | None = None) -> bytes:
@@ -614,17 +614,39 @@ def load_npz(data: bytes, where: str) -> dict[str, np.ndarray]:
 # ---------------------------------------------------------------- audio
 
 
-def check_audio(where: str, sample_rate: float, frames: float) -> None:
-    """Refuse a recording by its header: sample rate out of range, or too long, before decoding."""
+def check_audio(where: str, sample_rate: float, frames: float, channels: int = 1) -> None:
+    """Refuse a recording by its header, before decoding or resampling it.
+
+    Refuses a sample rate outside ``min_sample_rate`` .. ``max_sample_rate`` (a WAV declaring
+    1 Hz would be resampled into gigabytes), a duration over ``max_audio_seconds`` and decoded
+    samples (frames x channels, float32) over ``max_array_bytes``.
+
+    Examples
+    --------
+    >>> check_audio("a.wav", 16000, 16000 * 60)
+    >>> try:
+    ...     check_audio("a.wav", 1, 100)
+    ... except VoxMetricsInputError as exc:
+    ...     print(str(exc)[:55])
+    a.wav: the header declares a sample rate of 1 Hz, outsi
+    """
     limits = get_limits()
     if not limits.min_sample_rate <= sample_rate <= limits.max_sample_rate:
         name = "min_sample_rate" if sample_rate < limits.min_sample_rate else "max_sample_rate"
         raise VoxMetricsInputError(
             f"{where}: the header declares a sample rate of {sample_rate:,.0f} Hz, outside "
             f"{limits.min_sample_rate:,}-{limits.max_sample_rate:,} Hz (limits min_sample_rate "
-            f"and max_sample_rate); the header is wrong or the recording is not speech audio. "
-            f"{_how(name)[0].upper()}{_how(name)[1:]}."
+            "and max_sample_rate), so the header is wrong or this is not speech audio; "
+            f"{_how(name)}."
         )
     seconds = frames / sample_rate
     if seconds > limits.max_audio_seconds:
         raise refuse(where, f"the recording lasts {seconds:,.0f} s", "max_audio_seconds", limits)
+    nbytes = 4 * float(frames) * max(int(channels), 1)
+    if nbytes > limits.max_array_bytes:
+        raise refuse(
+            where,
+            f"the recording decodes to {_size(nbytes)} ({channels} channels)",
+            "max_array_bytes",
+            limits,
+        )
