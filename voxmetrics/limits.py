@@ -21,7 +21,8 @@ Sizes accept suffixes: ``2GiB``, ``500MB``, ``1e9``.
 Helpers for readers (new readers should use them too):
 
 - :func:`get_limits` -- the limits in force;
-- :func:`read_file_bytes` -- read a path, refusing directories, devices and oversized files;
+- :func:`read_file_bytes` / :func:`check_input_path` -- read (or check) a path, refusing
+  directories, devices, pipes and oversized files;
 - :func:`ArchiveReader` -- a zip archive whose members are read in chunks, stopping at the
   per-member / per-archive byte caps and the compression-ratio cap (declared sizes are not
   trusted);
@@ -58,6 +59,7 @@ __all__ = [
     "Limits",
     "check_audio",
     "check_count",
+    "check_input_path",
     "check_npy_header",
     "get_limits",
     "limits_from_config",
@@ -104,7 +106,7 @@ class Limits:
     max_columns : int
         Columns of one table (default 10,000).
     max_classes : int
-        Distinct values of one attribute analysed as classes (default 1,000).
+        Distinct values of one soft-biometric attribute (default 256).
     max_replicates : int
         Bootstrap replicates (default 100,000).
     max_conditions : int
@@ -127,7 +129,7 @@ class Limits:
     max_cells: int = 300_000_000
     max_rows: int = 100_000_000
     max_columns: int = 10_000
-    max_classes: int = 1_000
+    max_classes: int = 256
     max_replicates: int = 100_000
     max_conditions: int = 200
     max_sample_rate: int = 384_000
@@ -303,8 +305,17 @@ def check_count(where: str, what: str, count: float, name: str) -> None:
 # ---------------------------------------------------------------- files
 
 
-def read_file_bytes(path: str | os.PathLike[str], label: str | None = None) -> bytes:
-    """The bytes of a regular file, refusing directories, devices, FIFOs and oversized files."""
+def check_input_path(path: str | os.PathLike[str], label: str | None = None) -> os.stat_result:
+    """Refuse a path that is missing, unreadable, a directory, a device, a pipe or a socket.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_input_path("/")
+    ... except VoxMetricsInputError as exc:
+    ...     print(exc)
+    /: is a directory, not a file (/); give the path of the file.
+    """
     p = Path(path)
     where = label or str(p)
     try:
@@ -322,14 +333,23 @@ def read_file_bytes(path: str | os.PathLike[str], label: str | None = None) -> b
             f"{where}: is a directory, not a file ({p}); give the path of the file."
         )
     if not stat.S_ISREG(st.st_mode):
-        kind = (
-            "a device"
-            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-            else ("a pipe" if stat.S_ISFIFO(st.st_mode) else "a socket or special file")
-        )
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+            kind = "a device"
+        elif stat.S_ISFIFO(st.st_mode):
+            kind = "a pipe"
+        else:
+            kind = "a socket or special file"
         raise VoxMetricsInputError(
             f"{where}: is {kind}, not a regular file ({p}); give the path of a data file."
         )
+    return st
+
+
+def read_file_bytes(path: str | os.PathLike[str], label: str | None = None) -> bytes:
+    """The bytes of a regular file, refusing directories, devices, FIFOs and oversized files."""
+    p = Path(path)
+    where = label or str(p)
+    st = check_input_path(p, where)
     limits = get_limits()
     if st.st_size > limits.max_file_bytes:
         raise refuse(where, f"the file is {_size(st.st_size)}", "max_file_bytes", limits)

@@ -90,6 +90,13 @@ def join_predictions(
             f"{where}: needs columns utt_id, attribute, class, score (class scores) or utt_id, "
             f"attribute, predicted (hard predictions); found {', '.join(map(str, df.columns))}."
         )
+    for c in ("utt_id", "attribute"):
+        blank = (df[c].isna() | (df[c].astype(object) == "")).to_numpy()
+        if blank.any():
+            raise VoxMetricsInputError(
+                f"{where}: data row {int(np.argmax(blank)) + 1} has an empty {c}; fill in "
+                "utt_id and attribute on every row."
+            )
     df = df.astype({"utt_id": str, "attribute": str})
     unknown_attr = sorted(set(df["attribute"]) - set(attributes))
     if unknown_attr:
@@ -107,6 +114,12 @@ def join_predictions(
                 f"metadata, e.g. {_example(unknown)}; predictions must use the metadata's utt_id."
             )
         if soft:
+            blank = rows["class"].isna() | (rows["class"].astype(object) == "")
+            if blank.any():
+                raise VoxMetricsInputError(
+                    f"{where}: utterance '{rows['utt_id'][blank].iloc[0]}' has a score without a "
+                    f"class for attribute '{attr}'; fill in the class column on every row."
+                )
             rows = rows.astype({"class": str})
             scores = pd.to_numeric(rows["score"], errors="coerce")
             if scores.isna().any() or not np.isfinite(scores.to_numpy()).all():
@@ -145,6 +158,13 @@ def join_predictions(
                 dup = rows["utt_id"][rows["utt_id"].duplicated()].iloc[0]
                 raise VoxMetricsInputError(
                     f"{where}: utterance '{dup}' has two '{attr}' predictions; give one."
+                )
+            blank = rows["predicted"].isna() | (rows["predicted"].astype(object) == "")
+            if blank.any():
+                raise VoxMetricsInputError(
+                    f"{where}: utterance '{rows['utt_id'][blank].iloc[0]}' has an empty "
+                    f"'{attr}' prediction ({int(blank.sum())} empty in all); give a predicted "
+                    "class on every row, or drop the rows of utterances not attacked."
                 )
             pred = rows.set_index("utt_id")["predicted"].astype(str)
             missing_utt = ids.difference(pred.index)

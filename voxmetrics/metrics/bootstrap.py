@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = [
     "BootstrapInterval",
@@ -69,6 +70,7 @@ def speaker_resample_counts(
     n_speakers : int
         S.
     """
+    check_count("bootstrap", "replicates", n_boot, "max_replicates")
     spk = np.asarray(speakers).astype(str)
     uniq, inverse = np.unique(spk, return_inverse=True)
     s = uniq.size

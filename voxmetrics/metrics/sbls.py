@@ -25,6 +25,7 @@ from sklearn.metrics import roc_auc_score
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = [
     "DEFAULT_LAMBDA",
@@ -331,6 +332,7 @@ def sbls(
     leaks = []
     for a in names:
         classes = tuple(sorted(set(ys[a].tolist())))
+        check_count(f"attribute '{a}'", "classes", len(classes), "max_classes")
         if len(classes) < 2:
             raise VoxMetricsInputError(
                 f"attribute '{a}' has a single class ({classes[0]}) in the data; leakage needs "
@@ -444,6 +446,7 @@ def builtin_attacker(
         labels = pd.Series(np.asarray(y, dtype=object).ravel())
         known = (~labels.isna() & (labels.astype(str).str.strip() != "")).to_numpy()
         yy = labels[known].astype(str).to_numpy()  # training rows without a label are left out
+        check_count(f"attribute '{name}'", "classes", np.unique(yy).size, "max_classes")
         if np.unique(yy).size < 2:
             raise VoxMetricsInputError(
                 f"the attacker cannot learn attribute '{name}': its training data has fewer "
