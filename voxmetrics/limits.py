@@ -89,16 +89,17 @@ class Limits:
     max_file_bytes : int
         Size of one input file read into memory (default 4 GiB).
     max_member_bytes : int
-        Decompressed size of one member of an archive (NPZ, ``.vxm``, audio zip; default 2 GiB:
-        a 22,024 x 4,949 float64 matrix is 0.87 GB).
+        Decompressed size of one member of an archive (NPZ, ``.vxm``, audio zip; default 1 GiB:
+        a 22,024 x 4,949 float32 matrix is 0.44 GB, in float64 0.87 GB).
     max_archive_bytes : int
-        Decompressed size of all members of one archive together (default 8 GiB).
+        Decompressed size of all members of one archive together (default 4 GiB).
     max_ratio : float
         Compression ratio (decompressed / compressed) of one member, checked once a member has
-        produced 16 MiB (default 1000; real score, embedding and audio data stay far below).
+        produced 16 MiB (default 100; scores, embeddings and audio compress far less, while a
+        decompression bomb inflates 1,000 (deflate) to 10^6 (bzip2) times).
     max_array_bytes : int
-        Size an NPY header may declare (shape x item size) before anything is allocated
-        (default 2 GiB).
+        Size an NPY header may declare (shape x item size) before anything is allocated, and
+        the most a recording may decode to (default 1 GiB).
     max_cells : int
         Trials x enrolled identities of one score matrix (default 3 x 10^8).
     max_rows : int
@@ -122,10 +123,10 @@ class Limits:
     """
 
     max_file_bytes: int = 4 * _GIB
-    max_member_bytes: int = 2 * _GIB
-    max_archive_bytes: int = 8 * _GIB
-    max_ratio: float = 1000.0
-    max_array_bytes: int = 2 * _GIB
+    max_member_bytes: int = _GIB
+    max_archive_bytes: int = 4 * _GIB
+    max_ratio: float = 100.0
+    max_array_bytes: int = _GIB
     max_cells: int = 300_000_000
     max_rows: int = 100_000_000
     max_columns: int = 10_000
@@ -499,7 +500,11 @@ class ArchiveReader:
         return b"".join(self.chunks(name, cap=cap))
 
     def load_npy(self, name: str, array: str | None = None) -> np.ndarray:
-        """Member ``name`` (array ``array``) as NPY, its header checked before the data is read."""
+        """Member ``name`` (array ``array``) as NPY, its header checked before the data is read.
+
+        The data is decompressed straight into an array of the declared size, so memory is
+        never more than the declared size (itself capped by ``max_array_bytes``).
+        """
         label = self.where if array is None else f"{self.where}: array '{array}'"
         stream = self.chunks(name)
         head = b""
@@ -507,20 +512,35 @@ class ArchiveReader:
             head += chunk
             if len(head) >= 65536 + 16:
                 break
-        buf = io.BytesIO(head)
-        shape, dtype, fortran, offset = _npy_header(buf, label)
+        shape, dtype, fortran, offset = _npy_header(io.BytesIO(head), label)
         nbytes = check_npy_header(shape, dtype, self.where, array)
-        parts = [head]
-        have = len(head)
-        for chunk in stream:
-            have += len(chunk)
-            if have > offset + nbytes:
+        body = np.empty(nbytes, dtype=np.uint8)  # not touched until filled
+        pos = 0
+
+        def put(piece: bytes | memoryview) -> None:
+            nonlocal pos
+            if pos + len(piece) > nbytes:
                 raise VoxMetricsInputError(
                     f"{label}: holds more data than its header declares (shape {shape}); the "
                     "file is damaged or tampered with. Save it again."
                 )
-            parts.append(chunk)
-        return _npy_from(b"".join(parts), shape, dtype, fortran, offset, nbytes, label)
+            body[pos : pos + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+            pos += len(piece)
+
+        put(memoryview(head)[offset:])
+        for chunk in stream:
+            put(chunk)
+        if pos < nbytes:
+            raise VoxMetricsInputError(
+                f"{label}: the NPY data is truncated ({pos:,} bytes for shape {shape} of "
+                f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
+            )
+        return _shaped(body, shape, dtype, fortran)
+
+
+def _shaped(body: np.ndarray, shape: tuple[int, ...], dtype: np.dtype, fortran: bool) -> np.ndarray:
+    a = body.view(dtype) if body.size else np.empty(0, dtype=dtype)
+    return a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
 
 
 def _npy_header(fh: IO[bytes], label: str) -> tuple[tuple[int, ...], np.dtype, bool, int]:
@@ -593,9 +613,7 @@ def _npy_from(
             f"{label}: the NPY data is {state} ({len(body):,} bytes for shape {shape} of "
             f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
         )
-    a = np.frombuffer(body, dtype=dtype, count=math.prod(shape) if nbytes else 0)
-    a = a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
-    return a.copy()  # own, writable memory
+    return _shaped(np.frombuffer(body, dtype=np.uint8).copy(), shape, dtype, fortran)
 
 
 def load_npy(data: bytes, where: str) -> np.ndarray:

@@ -591,6 +591,7 @@ class _Pivot:
                 f"enrolled '{self.enrol_speakers[k_e]}'; score every trial ({t}) against every "
                 f"enrolled identity ({n})."
             )
+        check_count(where.name, f"score cells ({t:,} trials x {n:,} enrolled)", t * n, "max_cells")
         # Fill through a flat view so the matrix owns its memory (from_arrays need not copy it).
         self.scores = np.empty((t, n), dtype=np.float64)
         self.scores.reshape(-1)[key] = scores
