@@ -67,6 +67,7 @@ __all__ = [
     "load_npz",
     "parse_limit",
     "read_file_bytes",
+    "safe_member_name",
     "use_limits",
 ]
 
@@ -356,15 +357,24 @@ def read_file_bytes(path: str | os.PathLike[str], label: str | None = None) -> b
         raise refuse(where, f"the file is {_size(st.st_size)}", "max_file_bytes", limits)
     try:
         with p.open("rb") as fh:
-            data = fh.read(limits.max_file_bytes + 1)
+            if st.st_size:  # read() preallocates its argument: ask for the size and one more
+                data = fh.read(st.st_size + 1)
+            else:  # size unknown (e.g. under /proc): in chunks, up to the cap
+                parts, total = [], 0
+                while (chunk := fh.read(_CHUNK)) and total <= limits.max_file_bytes:
+                    parts.append(chunk)
+                    total += len(chunk)
+                data = b"".join(parts)
     except PermissionError:
         raise VoxMetricsInputError(
             f"{where}: permission denied reading {p}; make the file readable."
         ) from None
     except OSError as exc:
         raise VoxMetricsInputError(f"{where}: cannot be read ({exc.strerror}).") from None
-    if len(data) > limits.max_file_bytes:  # grew while reading
+    if len(data) > limits.max_file_bytes:
         raise refuse(where, "the file is larger than its size said", "max_file_bytes", limits)
+    if st.st_size and len(data) > st.st_size:
+        raise VoxMetricsInputError(f"{where}: the file changed while it was read; try again.")
     return data
 
 
@@ -425,15 +435,31 @@ class ArchiveReader:
         """The member names, in archive order."""
         return list(self.infos)
 
-    def check_member(self, info: zipfile.ZipInfo) -> None:
-        """Refuse a member whose declared size is over the per-member cap (before reading)."""
-        if info.file_size > self.limits.max_member_bytes:
+    def check_member(self, info: zipfile.ZipInfo, size: int | None = None) -> None:
+        """Refuse a member by its headers, before reading: over the byte or the ratio cap.
+
+        ``size`` is what the member's content declares (e.g. an NPY header's data size), when
+        it is known; otherwise the zip header's uncompressed size is checked.
+        """
+        declared = info.file_size if size is None else size
+        if declared > self.limits.max_member_bytes:
             raise refuse(
                 self.where,
-                f"member '{info.filename}' declares {_size(info.file_size)} uncompressed",
+                f"member '{info.filename}' declares {_size(declared)} uncompressed",
                 "max_member_bytes",
                 self.limits,
             )
+        if declared > max(_RATIO_FLOOR, self.limits.max_ratio * max(info.compress_size, 1)):
+            raise self._ratio_error(info)
+
+    def _ratio_error(self, info: zipfile.ZipInfo) -> VoxMetricsInputError:
+        return refuse(
+            self.where,
+            f"member '{info.filename}' unpacks more than {self.limits.max_ratio:g} times its "
+            f"compressed size ({_size(info.compress_size)}), like a decompression bomb",
+            "max_ratio",
+            self.limits,
+        )
 
     def chunks(self, name: str, *, cap: int | None = None) -> Iterator[bytes]:
         """The decompressed bytes of member ``name`` in chunks, stopped at the caps."""
@@ -464,14 +490,7 @@ class ArchiveReader:
                             lim,
                         )
                     if produced > ratio_cap:
-                        raise refuse(
-                            self.where,
-                            f"member '{name}' unpacks more than {lim.max_ratio:g} times its "
-                            f"compressed size ({_size(info.compress_size)}), like a "
-                            "decompression bomb",
-                            "max_ratio",
-                            lim,
-                        )
+                        raise self._ratio_error(info)
                     if self.total > lim.max_archive_bytes:
                         raise refuse(
                             self.where,
@@ -514,7 +533,8 @@ class ArchiveReader:
                 break
         shape, dtype, fortran, offset = _npy_header(io.BytesIO(head), label)
         nbytes = check_npy_header(shape, dtype, self.where, array)
-        body = np.empty(nbytes, dtype=np.uint8)  # not touched until filled
+        self.check_member(self.infos[name], offset + nbytes)  # before allocating the body
+        body = np.empty(nbytes, dtype=np.uint8)
         pos = 0
 
         def put(piece: bytes | memoryview) -> None:
@@ -553,7 +573,7 @@ def _npy_header(fh: IO[bytes], label: str) -> tuple[tuple[int, ...], np.dtype, b
             shape, fortran, dtype = fmt.read_array_header_2_0(fh, max_header_size=65536)
         else:
             raise ValueError(f"unsupported NPY version {version}")
-    except (ValueError, OSError, EOFError, SyntaxError, TypeError, OverflowError) as exc:
+    except Exception as exc:  # numpy raises many types on a malformed header (even TokenError)
         raise VoxMetricsInputError(
             f"{label}: not a valid NPY array (bad header: {exc}); save it again with numpy.save."
         ) from None
@@ -630,6 +650,18 @@ def load_npy(data: bytes, where: str) -> np.ndarray:
     return _npy_from(data, shape, dtype, fortran, offset, nbytes, where)
 
 
+def safe_member_name(name: str) -> bool:
+    """Whether an archive member name stays inside the archive (not absolute, no ``..``).
+
+    Examples
+    --------
+    >>> safe_member_name("arrays/0.npy"), safe_member_name("../x"), safe_member_name("C:/x")
+    (True, False, False)
+    """
+    parts = name.replace("\\", "/").split("/")
+    return not (name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name) or ".." in parts)
+
+
 def load_npz(data: bytes, where: str) -> dict[str, np.ndarray]:
     """Parse NPZ bytes into ``{name: array}`` within every archive and array limit.
 
@@ -642,6 +674,11 @@ def load_npz(data: bytes, where: str) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     with ArchiveReader(data, where) as ar:
         for member in ar.names():
+            if not safe_member_name(member):
+                raise VoxMetricsInputError(
+                    f"{where}: refusing an unsafe archive: member '{member}' points outside the "
+                    "archive (absolute path or '..'); save the arrays again with numpy.savez."
+                )
             if member.endswith("/"):
                 continue
             key = member[: -len(".npy")] if member.endswith(".npy") else member

@@ -516,16 +516,20 @@ def load_study(
         conditions = []
         for spec in manifest["conditions"]:
             label = f"condition '{spec['name']}'"
-            conditions.append(
-                Condition(
-                    spec["name"],
-                    eval=reader.matrix(spec["eval"], f"{label} eval"),  # type: ignore[arg-type]
-                    dev=reader.matrix(spec.get("dev"), f"{label} dev"),
-                    attacker=spec.get("attacker") or "semi-informed",
-                    embeddings=reader.embeddings(spec.get("embeddings"), f"{label} embeddings"),
-                    description=spec.get("description") or "",
+            try:
+                conditions.append(
+                    Condition(
+                        spec["name"],
+                        eval=reader.matrix(spec["eval"], f"{label} eval"),  # type: ignore[arg-type]
+                        dev=reader.matrix(spec.get("dev"), f"{label} dev"),
+                        attacker=spec.get("attacker") or "semi-informed",
+                        embeddings=reader.embeddings(spec.get("embeddings"), f"{label} embeddings"),
+                        description=spec.get("description") or "",
+                    )
                 )
-            )
+            except VoxMetricsInputError as exc:  # the data model's own checks: say which file
+                text = str(exc)
+                raise (exc if text.startswith(f"{where}: ") else _bad(where, text)) from None
         names = [c.name for c in conditions]
         if len(set(names)) != len(names):
             raise _bad(where, "two conditions of the manifest have the same name.")
