@@ -1060,3 +1060,22 @@ def test_valid_study_still_loads():
     study = study_from_bytes(small_study_bytes())
     assert len(study) == 5
     assert load_study(io.BytesIO(small_study_bytes())).names == study.names
+
+
+def test_parquet_is_refused_by_its_footer_before_decompressing():
+    df = pd.DataFrame(
+        {
+            "trial_id": ["t1", "t1", "t2", "t2"],
+            "trial_speaker": ["a", "a", "b", "b"],
+            "enrol_speaker": ["a", "b", "a", "b"],
+            "score": [0.9, 0.1, 0.2, 0.8],
+        }
+    )
+    data = df.to_parquet()
+    assert read_scores(data, name="s.parquet").shape == (2, 2)
+    with use_limits(Limits(max_rows=3)):
+        refused(read_scores, data, name="s.parquet", match=r"4 rows.*max_rows=3")
+    with use_limits(Limits(max_file_bytes=10)):
+        refused(read_scores, data, name="s.parquet", match=r"max_file_bytes=10")
+    wide = pd.DataFrame({f"c{i}": [0.0] for i in range(10_001)}).to_parquet()
+    refused(read_scores, wide, name="w.parquet", match=r"10,001 columns.*max_columns")

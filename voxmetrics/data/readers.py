@@ -408,6 +408,19 @@ def _read_parquet_frame(
     import pyarrow.parquet as pq
 
     try:
+        meta = pq.read_metadata(pa.BufferReader(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise VoxMetricsInputError(
+            f"{name}: cannot be read as Parquet ({exc}); export it again (e.g. "
+            "DataFrame.to_parquet)."
+        ) from None
+    # refuse by the footer, before any column is decompressed
+    check_count(name, "rows", meta.num_rows, "max_rows")
+    check_count(name, "columns", meta.num_columns, "max_columns")
+    unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if unpacked > get_limits().max_file_bytes:
+        raise refuse(name, f"the columns unpack to {unpacked:,} bytes", "max_file_bytes")
+    try:
         if categorical:  # text columns straight to categoricals (fast path, exact labels)
             schema = pq.read_schema(pa.BufferReader(data))
             text = [
