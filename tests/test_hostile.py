@@ -1079,3 +1079,14 @@ def test_parquet_is_refused_by_its_footer_before_decompressing():
         refused(read_scores, data, name="s.parquet", match=r"max_file_bytes=10")
     wide = pd.DataFrame({f"c{i}": [0.0] for i in range(10_001)}).to_parquet()
     refused(read_scores, wide, name="w.parquet", match=r"10,001 columns.*max_columns")
+
+
+def test_sbls_attacker_dimension_mismatch_is_a_message():
+    x = np.random.default_rng(0).normal(size=(40, 6))
+    refused(
+        builtin_attacker,
+        x,
+        {"sex": _labels(2, 40)},
+        x[:, :4],
+        match=r"dimension mismatch.*\(40, 6\).*\(40, 4\)",
+    )

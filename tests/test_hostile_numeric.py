@@ -135,3 +135,26 @@ def test_srd_zebra_are_invariant_to_an_offset_within_resolution(offset):
 def test_degenerate_warning_class_is_used():
     with pytest.warns(DegenerateDataWarning, match="float64 precision"):
         lid(np.full((3, 4), 1e300), [0, 1, 2], BASE_CAL)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
+def test_cosine_scores_are_invariant_to_rescaled_embeddings(scale):
+    import pandas as pd
+
+    from voxmetrics.data.model import EmbeddingSet, unit_rows
+
+    rng = np.random.default_rng(3)
+    e = rng.normal(size=(12, 5))
+    meta = pd.DataFrame(
+        {
+            "utt_id": [f"u{i}" for i in range(12)],
+            "speaker": [f"s{i % 3}" for i in range(12)],
+            "role": ["enrol"] * 3 + ["trial"] * 9,
+            "split": ["eval"] * 12,
+        }
+    )
+    base = EmbeddingSet.from_arrays(e, meta).score_matrix("eval").scores
+    scaled = EmbeddingSet.from_arrays(e * scale, meta).score_matrix("eval").scores
+    np.testing.assert_allclose(scaled, base, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(unit_rows(e * scale), unit_rows(e), rtol=1e-12)
+    assert np.array_equal(unit_rows(e), e / np.linalg.norm(e, axis=1, keepdims=True))

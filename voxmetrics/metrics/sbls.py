@@ -22,7 +22,7 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
@@ -439,8 +439,13 @@ def builtin_attacker(
     """
     xtr = np.asarray(train_embeddings, dtype=np.float64)
     xte = np.asarray(test_embeddings, dtype=np.float64)
-    xtr = xtr / np.linalg.norm(xtr, axis=1, keepdims=True)
-    xte = xte / np.linalg.norm(xte, axis=1, keepdims=True)
+    if xtr.ndim != 2 or xte.ndim != 2 or xtr.shape[1] != xte.shape[1]:
+        raise VoxMetricsInputError(
+            f"dimension mismatch: the attacker is trained on embeddings of shape {xtr.shape} "
+            f"and applied to embeddings of shape {xte.shape}; both sets must come from the same "
+            "extractor, with the same number of dimensions."
+        )
+    xtr, xte = unit_rows(xtr), unit_rows(xte)
     out = {}
     for name, y in train_labels.items():
         labels = pd.Series(np.asarray(y, dtype=object).ravel())

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.pav import pav_llrs
@@ -77,7 +77,7 @@ def d_diag(matrix: ArrayLike) -> float:
 
 
 def _unit(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
+    return unit_rows(x)
 
 
 def similarity_matrix(
