@@ -32,7 +32,7 @@ from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import ArchiveReader, check_count, get_limits, read_file_bytes, refuse
+from voxmetrics.limits import ArchiveReader, check_count, check_input_path, get_limits, refuse
 
 __all__ = [
     "FILE_FORMAT",
@@ -501,7 +501,7 @@ def load_study(
         source = io.BytesIO(source)
     where = name or (str(source) if isinstance(source, str | os.PathLike) else "study file")
     if isinstance(source, str | os.PathLike):
-        source = io.BytesIO(read_file_bytes(source, where))
+        check_input_path(source, where)  # a folder or a device gets its own message
     try:
         archive = ArchiveReader(source, where)
     except VoxMetricsInputError:

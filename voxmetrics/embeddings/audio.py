@@ -19,7 +19,14 @@ from numpy.typing import NDArray
 
 from voxmetrics.data.model import META_COLUMNS
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import ArchiveReader, check_audio, check_count, get_limits, read_file_bytes
+from voxmetrics.limits import (
+    ArchiveReader,
+    check_audio,
+    check_count,
+    check_input_path,
+    get_limits,
+    read_file_bytes,
+)
 
 __all__ = [
     "AUDIO_EXTENSIONS",
@@ -176,7 +183,7 @@ def extract_zip(
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
     if not isinstance(source, bytes):
-        source = read_file_bytes(source, where)
+        check_input_path(source, where)  # a folder or a device gets its own message
     with ArchiveReader(source, where) as zf:
         infos = [i for i in zf.infos.values() if not i.is_dir()]
         for info in infos:
