@@ -29,6 +29,8 @@ Helpers for readers (new readers should use them too):
 - :func:`check_npy_header` / :func:`load_npy` / :func:`load_npz` -- NPY arrays whose declared
   shape is checked before anything is allocated, never unpickled;
 - :func:`check_count` -- rows, columns, classes, replicates, conditions, cells, ...;
+- :func:`refuse` -- the error for any other input over a limit (names the limit and how to
+  change it);
 - :func:`check_audio` -- sample rate and decoded samples of a recording before decoding.
 """
 
@@ -67,6 +69,7 @@ __all__ = [
     "load_npz",
     "parse_limit",
     "read_file_bytes",
+    "refuse",
     "safe_member_name",
     "use_limits",
 ]
@@ -273,7 +276,7 @@ def use_limits(limits: Limits) -> Iterator[Limits]:
 
 def _how(name: str) -> str:
     return (
-        f"if the input is genuine, raise the limit (command line: --limit {name}=VALUE; "
+        f"if the input is genuine, change the limit (command line: --limit {name}=VALUE; "
         f"environment: {ENV_LIMITS}={name}=VALUE; dashboard: [limits] {name} in voxmetrics.toml)"
     )
 
