@@ -7,6 +7,9 @@ a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
 
 Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
+
+Every command takes ``--limit NAME=VALUE`` (repeatable) to change an input limit of
+:mod:`voxmetrics.limits` for this run; an input over a limit is bad input (status 2).
 """
 
 from __future__ import annotations
