@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 
 import numpy as np
@@ -168,3 +169,44 @@ def test_hostile_score_uploads_show_one_message(case):
     assert not at.exception
     assert len(at.error) == 1 and expected in at.error[0].value, [e.value for e in at.error]
     assert "hostile" not in at.session_state[STUDY_KEY].names
+
+
+def _scaled_study(scale: float):
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.data.study import Condition, Study
+    from voxmetrics.synth import demo_study
+
+    base = demo_study(n_speakers=10)
+
+    def scaled(sm):
+        if sm is None:
+            return None
+        return ScoreMatrix.from_arrays(
+            sm.scores * scale,
+            trial_ids=sm.trial_ids,
+            trial_speakers=sm.trial_speakers,
+            enrol_speakers=sm.enrol_speakers,
+            attributes=sm.attributes,
+        )
+
+    conditions = tuple(
+        Condition(c.name, eval=scaled(c.eval), dev=scaled(c.dev), attacker=c.attacker)
+        for c in base.conditions
+    )
+    return Study(conditions, name="extreme", settings=base.settings)
+
+
+@pytest.mark.parametrize(
+    "page", ["pages/1_Overview.py", "pages/3_LID.py", "pages/4_SRD.py", "pages/5_ZEBRA.py"]
+)
+def test_scores_around_1e300_give_the_same_pages_as_ordinary_scores(page):
+    seen = []
+    for scale in (1.0, 1e300):
+        at = _app()
+        at.session_state[STUDY_KEY] = _scaled_study(scale)
+        at.switch_page(page).run()
+        assert not at.exception and not at.error
+        # the same warnings; numbers of a fit that diverges by design (perfect separation)
+        # may differ in their last digits, so they are masked
+        seen.append(sorted(re.sub(r"[-+]?\d[\d.e+-]*", "#", w.value) for w in at.warning))
+    assert seen[0] == seen[1]
