@@ -867,7 +867,7 @@ def test_bootstrap_of_1e9_replicates_is_refused_at_once(demo_dir, capsys):
         ["evaluate", str(demo_dir / "plain_eval.csv"), "--bootstrap", "1000000000"], capsys
     )
     assert status == 2 and out == ""
-    assert "1,000,000,000 replicates, over the limit max_replicates=100,000" in err
+    assert "1,000,000,000 replicates, over the limit max_replicates=20,000" in err
 
 
 def test_limit_option_raises_a_limit(demo_dir, capsys):
@@ -1090,3 +1090,23 @@ def test_sbls_attacker_dimension_mismatch_is_a_message():
         x[:, :4],
         match=r"dimension mismatch.*\(40, 6\).*\(40, 4\)",
     )
+
+
+def test_sparse_soft_predictions_are_refused_before_the_pivot():
+    rows = "".join(f"u{i % 4},sex,class{i},0.5\n" for i in range(5000))
+    refused(
+        join_predictions,
+        ("utt_id,attribute,class,score\n" + rows).encode(),
+        PRED_META_IDS,
+        ["sex"],
+        name="p.csv",
+        match=r"p\.csv: attribute 'sex': 5,000 classes.*max_classes",
+    )
+
+
+def test_bootstrap_counts_matrix_is_capped():
+    speakers = [f"s{i}" for i in range(1000)]
+    with use_limits(Limits(max_cells=10**6)):
+        refused(
+            lid_bootstrap, np.zeros(1000), speakers, n_boot=2000, match=r"2,000 x 1,000.*max_cells"
+        )

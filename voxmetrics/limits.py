@@ -106,8 +106,9 @@ class Limits:
         Size an NPY header may declare (shape x item size) before anything is allocated, and
         the most a recording may decode to (default 1 GiB).
     max_cells : int
-        Trials x enrolled identities of one score matrix, and utterance pairs of one
-        similarity matrix (default 3 x 10^8).
+        Trials x enrolled identities of one score matrix, utterance pairs of one similarity
+        matrix, bootstrap replicates x speakers (default 2 x 10^8; the 22,024 x 4,949 matrix
+        has 1.09 x 10^8).
     max_rows : int
         Rows (lines) of one table (default 2.5 x 10^8; the 22,024 x 4,949 matrix in long format
         has 1.09 x 10^8).
@@ -116,7 +117,7 @@ class Limits:
     max_classes : int
         Distinct values of one soft-biometric attribute (default 256).
     max_replicates : int
-        Bootstrap replicates (default 100,000).
+        Bootstrap replicates (default 20,000; intervals usually take 1,000 to 2,000).
     max_conditions : int
         Conditions of one study (default 200).
     max_sample_rate : int
@@ -134,11 +135,11 @@ class Limits:
     max_archive_bytes: int = 4 * _GIB
     max_ratio: float = 100.0
     max_array_bytes: int = _GIB
-    max_cells: int = 300_000_000
+    max_cells: int = 200_000_000
     max_rows: int = 250_000_000
     max_columns: int = 10_000
     max_classes: int = 256
-    max_replicates: int = 100_000
+    max_replicates: int = 20_000
     max_conditions: int = 200
     max_sample_rate: int = 384_000
     min_sample_rate: int = 1_000
@@ -302,8 +303,8 @@ def check_count(where: str, what: str, count: float, name: str) -> None:
     >>> try:
     ...     check_count("--bootstrap", "replicates", 10**9, "max_replicates")
     ... except VoxMetricsInputError as exc:
-    ...     print(str(exc)[:76])
-    --bootstrap: 1,000,000,000 replicates, over the limit max_replicates=100,000
+    ...     print(str(exc)[:75])
+    --bootstrap: 1,000,000,000 replicates, over the limit max_replicates=20,000
     """
     limits = get_limits()
     if count > getattr(limits, name):

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from voxmetrics.data.readers import Source, read_table
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = ["AttributePrediction", "join_predictions"]
 
@@ -134,6 +135,8 @@ def join_predictions(
                     f"{where}: utterance '{dup['utt_id']}' has two scores for class "
                     f"'{dup['class']}' of attribute '{attr}'."
                 )
+            n_classes = rows["class"].nunique()  # before the pivot allocates utterances x classes
+            check_count(f"{where}: attribute '{attr}'", "classes", n_classes, "max_classes")
             wide = rows.assign(score=scores).pivot(index="utt_id", columns="class", values="score")
             missing_utt = ids.difference(wide.index)
             if len(missing_utt):
@@ -174,6 +177,7 @@ def join_predictions(
                     f"{_example(list(missing_utt))}."
                 )
             values = pred.loc[ids].to_numpy()
+            check_count(f"{where}: attribute '{attr}'", "classes", len(set(values)), "max_classes")
             out[str(attr)] = AttributePrediction(
                 classes=tuple(sorted(set(values.tolist()))), predicted=values
             )

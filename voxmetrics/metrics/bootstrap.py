@@ -74,6 +74,8 @@ def speaker_resample_counts(
     spk = np.asarray(speakers).astype(str)
     uniq, inverse = np.unique(spk, return_inverse=True)
     s = uniq.size
+    cells = f"replicate x speaker counts ({n_boot:,} x {s:,})"
+    check_count("bootstrap", cells, n_boot * s, "max_cells")
     counts = rng.multinomial(s, np.full(s, 1.0 / s), size=n_boot).astype(np.int64)
     return counts, inverse, s
 
