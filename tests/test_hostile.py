@@ -1110,3 +1110,11 @@ def test_bootstrap_counts_matrix_is_capped():
         refused(
             lid_bootstrap, np.zeros(1000), speakers, n_boot=2000, match=r"2,000 x 1,000.*max_cells"
         )
+
+
+def test_embedding_score_matrix_is_capped_before_allocation():
+    from voxmetrics.synth import demo_study
+
+    es = demo_study(n_speakers=6).conditions[0].embeddings
+    with use_limits(Limits(max_cells=10)):
+        refused(es.score_matrix, "eval", match=r"\(48 trials x 6 enrolled\).*max_cells=10")

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics._types import Split
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = ["EmbeddingSet", "ScoreMatrix", "unit_rows"]
 
@@ -493,6 +494,11 @@ class EmbeddingSet:
         unit = unit_rows(self.embeddings)
         enrol_spk = meta["speaker"].to_numpy()[enrol]
         speakers, inverse = np.unique(enrol_spk, return_inverse=True)
+        n_trials = int(np.count_nonzero(trial)) if trial.dtype == bool else len(trial)
+        check_count(
+            where, f"score cells ({n_trials:,} trials x {speakers.size:,} enrolled)",
+            n_trials * speakers.size, "max_cells",
+        )
         profiles = np.zeros((speakers.size, self.dim))
         np.add.at(profiles, inverse, unit[enrol])
         profiles /= np.linalg.norm(profiles, axis=1, keepdims=True)
