@@ -777,12 +777,12 @@ def test_audio_longer_than_the_limit_is_refused_before_decoding():
 
 
 def test_audio_with_many_channels_counts_its_decoded_size():
-    with use_limits(Limits(max_array_bytes=100_000)):
+    with use_limits(Limits(max_audio_bytes=100_000)):
         refused(
             decode_audio,
             wav_bytes(seconds=0.5, channels=8),
             name="a.wav",
-            match=r"8 channels.*max_array_bytes",
+            match=r"8 channels.*max_audio_bytes",
         )
 
 
@@ -1118,3 +1118,24 @@ def test_embedding_score_matrix_is_capped_before_allocation():
     es = demo_study(n_speakers=6).conditions[0].embeddings
     with use_limits(Limits(max_cells=10)):
         refused(es.score_matrix, "eval", match=r"\(48 trials x 6 enrolled\).*max_cells=10")
+
+
+def _flac(signal: np.ndarray) -> bytes:
+    import soundfile as sf
+
+    buf = io.BytesIO()
+    sf.write(buf, signal, 16000, format="FLAC", subtype="PCM_16")
+    return buf.getvalue()
+
+
+def test_an_hour_of_silence_in_a_tiny_flac_is_refused_as_a_bomb():
+    data = _flac(np.zeros(16000 * 3600, dtype=np.int16))  # ~0.2 MB for 0.23 GB of samples
+    refused(decode_audio, data, name="s.flac", match=r"more than 100 times its size.*max_ratio")
+
+
+def test_ordinary_flac_speech_length_audio_is_not_mistaken_for_a_bomb():
+    rng = np.random.default_rng(0)
+    t = np.arange(16000 * 20) / 16000
+    signal = 0.3 * np.sin(2 * np.pi * 180 * t) * (1 + 0.5 * np.sin(2 * np.pi * 3 * t))
+    signal = signal + 0.01 * rng.normal(size=t.size)
+    assert decode_audio(_flac(signal), sample_rate=16000).shape == (t.size,)

@@ -103,8 +103,8 @@ class Limits:
         produced 16 MiB (default 100; scores, embeddings and audio compress far less, while a
         decompression bomb inflates 1,000 (deflate) to 10^6 (bzip2) times).
     max_array_bytes : int
-        Size an NPY header may declare (shape x item size) before anything is allocated, and
-        the most a recording may decode to (default 1 GiB).
+        Size an NPY header may declare (shape x item size) before anything is allocated
+        (default 1 GiB).
     max_cells : int
         Trials x enrolled identities of one score matrix, utterance pairs of one similarity
         matrix, bootstrap replicates x speakers (default 2 x 10^8; the 22,024 x 4,949 matrix
@@ -126,6 +126,10 @@ class Limits:
         Lowest sample rate of a recording in Hz (default 1,000).
     max_audio_seconds : float
         Longest recording in seconds (default 10,800: three hours).
+    max_audio_bytes : int
+        Memory to decode one recording: float32 frames x channels, the float64 mono mix and
+        the float64 resampled signal (default 4 GiB: three hours of mono 16 kHz audio take
+        3.5 GB).
     max_json_depth : int
         Nesting depth of a study file's manifest (default 32).
     """
@@ -144,6 +148,7 @@ class Limits:
     max_sample_rate: int = 384_000
     min_sample_rate: int = 1_000
     max_audio_seconds: float = 10_800.0
+    max_audio_bytes: int = 4 * _GIB
     max_json_depth: int = 32
 
     def __post_init__(self) -> None:
@@ -696,12 +701,23 @@ def load_npz(data: bytes, where: str) -> dict[str, np.ndarray]:
 # ---------------------------------------------------------------- audio
 
 
-def check_audio(where: str, sample_rate: float, frames: float, channels: int = 1) -> None:
+def check_audio(
+    where: str,
+    sample_rate: float,
+    frames: float,
+    channels: int = 1,
+    target_rate: float | None = None,
+    file_bytes: int | None = None,
+) -> None:
     """Refuse a recording by its header, before decoding or resampling it.
 
     Refuses a sample rate outside ``min_sample_rate`` .. ``max_sample_rate`` (a WAV declaring
-    1 Hz would be resampled into gigabytes), a duration over ``max_audio_seconds`` and decoded
-    samples (frames x channels, float32) over ``max_array_bytes``.
+    1 Hz would be resampled into gigabytes), a duration over ``max_audio_seconds``, and a
+    recording whose decoding (float32 frames x channels, the float64 mono mix and, with
+    ``target_rate``, the float64 resampled signal) needs more than ``max_audio_bytes``. With
+    ``file_bytes`` (the size of the encoded file), a recording whose float32 samples would be
+    more than ``max_ratio`` times the file (e.g. hours of near-silence in a tiny FLAC) is
+    refused as a decompression bomb.
 
     Examples
     --------
@@ -724,11 +740,22 @@ def check_audio(where: str, sample_rate: float, frames: float, channels: int = 1
     seconds = frames / sample_rate
     if seconds > limits.max_audio_seconds:
         raise refuse(where, f"the recording lasts {seconds:,.0f} s", "max_audio_seconds", limits)
-    nbytes = 4 * float(frames) * max(int(channels), 1)
-    if nbytes > limits.max_array_bytes:
+    decoded = 4.0 * float(frames) * max(int(channels), 1)
+    if file_bytes is not None and decoded > max(_RATIO_FLOOR, limits.max_ratio * file_bytes):
         raise refuse(
             where,
-            f"the recording decodes to {_size(nbytes)} ({channels} channels)",
-            "max_array_bytes",
+            f"the {_size(file_bytes)} file decodes to {_size(decoded)} of samples, more than "
+            f"{limits.max_ratio:g} times its size, like a decompression bomb",
+            "max_ratio",
+            limits,
+        )
+    nbytes = float(frames) * (4 * max(int(channels), 1) + 8)
+    if target_rate:
+        nbytes += 8 * float(frames) * target_rate / sample_rate
+    if nbytes > limits.max_audio_bytes:
+        raise refuse(
+            where,
+            f"decoding the recording needs {_size(nbytes)} ({channels} channels)",
+            "max_audio_bytes",
             limits,
         )

@@ -105,7 +105,7 @@ def decode_audio(
             f"{where}: not a readable audio file ({exc}); use wav, flac, ogg or mp3."
         ) from None
     try:  # the header's rate, length and channels are checked before anything is decoded
-        check_audio(where, info.samplerate, info.frames, info.channels)
+        check_audio(where, info.samplerate, info.frames, info.channels, sample_rate, len(source))
     except VoxMetricsInputError as exc:
         raise AudioDecodeError(str(exc)) from None
     try:
@@ -115,7 +115,7 @@ def decode_audio(
             f"{where}: not a readable audio file ({exc}); use wav, flac, ogg or mp3."
         ) from None
     try:  # a header may understate the length (e.g. an mp3 without one): check what came out
-        check_audio(where, rate, wav.shape[0], wav.shape[1])
+        check_audio(where, rate, wav.shape[0], wav.shape[1], sample_rate)
     except VoxMetricsInputError as exc:
         raise AudioDecodeError(str(exc)) from None
     if wav.shape[0] == 0:
