@@ -50,7 +50,8 @@ FILE_FORMAT = "voxmetrics-study"
 FILE_VERSION = 1
 """Version written by this VoxMetrics; loading accepts exactly the versions it knows."""
 MAX_MEMBER_BYTES = 4 * 2**30
-"""Default cap on the uncompressed size of one archive member (4 GiB)."""
+"""Largest ``max_member_bytes`` worth passing (4 GiB); by default the input limits apply
+(:mod:`voxmetrics.limits`, ``max_member_bytes``: 1 GiB)."""
 MAX_MANIFEST_BYTES = 16 * 2**20
 """Cap on the uncompressed size of ``manifest.json`` (16 MiB)."""
 
@@ -313,7 +314,9 @@ def manifest_problems(manifest: Any) -> list[str]:
 
 
 class _Reader:
-    def __init__(self, archive: ArchiveReader, where: str, max_member_bytes: int) -> None:
+    def __init__(self, archive: ArchiveReader, where: str, max_member_bytes: int | None) -> None:
+        if max_member_bytes is None:
+            max_member_bytes = archive.limits.max_member_bytes
         self.archive = archive
         self.where = where
         self.infos = {}
@@ -329,8 +332,13 @@ class _Reader:
                 raise _bad(
                     where,
                     f"refusing member '{info.filename}': it unpacks to {info.file_size:,} bytes, "
-                    f"above the cap of {cap:,} bytes. If the study is genuinely this large, "
-                    "load it with a larger max_member_bytes.",
+                    f"above the cap of {cap:,} bytes"
+                    + (
+                        " (a manifest is at most 16 MiB)."
+                        if info.filename == _MANIFEST
+                        else ". If the study is genuinely this large, load it with a larger "
+                        "max_member_bytes (command line: --limit max_member_bytes=VALUE)."
+                    ),
                 )
             archive.check_member(info)
             self.infos[info.filename] = info
@@ -465,14 +473,14 @@ def _depth(value: Any, cap: int) -> int:
 
 
 def study_from_bytes(
-    data: bytes, *, name: str = "study file", max_member_bytes: int = MAX_MEMBER_BYTES
+    data: bytes, *, name: str = "study file", max_member_bytes: int | None = None
 ) -> Study:
     """Read a study from the bytes of a ``.vxm`` file (see :func:`load_study`)."""
     return load_study(io.BytesIO(data), name=name, max_member_bytes=max_member_bytes)
 
 
 def load_study(
-    source: Source, *, name: str | None = None, max_member_bytes: int = MAX_MEMBER_BYTES
+    source: Source, *, name: str | None = None, max_member_bytes: int | None = None
 ) -> Study:
     """Read a study saved by :func:`save_study`.
 
@@ -487,8 +495,9 @@ def load_study(
         The ``.vxm`` file.
     name : str, optional
         How to call the file in messages (default: its path).
-    max_member_bytes : int
-        Refuse any member that unpacks to more than this many bytes.
+    max_member_bytes : int, optional
+        Refuse any member that unpacks to more than this many bytes (default: the input
+        limit ``max_member_bytes`` in force, see :mod:`voxmetrics.limits`).
 
     Raises
     ------
