@@ -1139,3 +1139,39 @@ def test_ordinary_flac_speech_length_audio_is_not_mistaken_for_a_bomb():
     signal = 0.3 * np.sin(2 * np.pi * 180 * t) * (1 + 0.5 * np.sin(2 * np.pi * 3 * t))
     signal = signal + 0.01 * rng.normal(size=t.size)
     assert decode_audio(_flac(signal), sample_rate=16000).shape == (t.size,)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["demo", "/dev/null"], "exists and is not a folder"),
+        (["evaluate", "EVAL", "--json", "TMP"], "is a directory; give the path of a file"),
+        (["evaluate", "EVAL", "--html", "/dev/null"], "is not a regular file"),
+        (["report", "VXM", "--csv", "EVAL"], "exists and is not a folder"),
+        (["report", "VXM", "--json", "TMP"], "is a directory"),
+        (
+            [
+                "similarity",
+                "--original",
+                "EMB",
+                "--anonymised",
+                "EMB",
+                "--metadata",
+                "META",
+                "--json",
+                "TMP",
+            ],
+            "is a directory",
+        ),
+    ],
+)
+def test_unwritable_outputs_are_refused_before_any_work(demo_dir, tmp_path, capsys, argv, message):
+    subst = {
+        "EVAL": str(demo_dir / "plain_eval.csv"),
+        "TMP": str(tmp_path),
+        "VXM": str(demo_dir / "demo.vxm"),
+        "EMB": str(demo_dir / "plain_embeddings.npz"),
+        "META": str(demo_dir / "plain_embeddings.csv"),
+    }
+    status, out, err = _run([subst.get(a, a) for a in argv], capsys)
+    assert status == 2 and out == "" and message in err, err

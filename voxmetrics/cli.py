@@ -160,6 +160,22 @@ def _depth(node: ast.AST) -> int:
     return deepest
 
 
+def _check_outputs(files: Sequence[str | None] = (), folders: Sequence[str | None] = ()) -> None:
+    """Refuse output paths that cannot be written, before any work is done."""
+    for f in filter(None, files):
+        p = Path(f)
+        if p.is_dir():
+            raise VoxMetricsInputError(f"{f}: is a directory; give the path of a file to write.")
+        if p.exists() and not p.is_file():
+            raise VoxMetricsInputError(f"{f}: is not a regular file; give a file path to write.")
+    for d in filter(None, folders):
+        p = Path(d)
+        if p.exists() and not p.is_dir():
+            raise VoxMetricsInputError(
+                f"{d}: exists and is not a folder; give a folder to write into."
+            )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m voxmetrics",
@@ -414,6 +430,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from voxmetrics.report import evaluate, report_html
 
     check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+    _check_outputs([args.json, args.html])
     if args.fail_on:  # a malformed or hostile expression is refused before any work
         _parse_fail_on(args.fail_on)
     embeddings = None
@@ -468,6 +485,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _similarity(args: argparse.Namespace) -> int:
     from voxmetrics.metrics.similarity import voice_similarity
 
+    _check_outputs([args.json])
     original = _read_embeddings(args.original, args.metadata)
     anonymised = _read_embeddings(args.anonymised, args.metadata)
     result = voice_similarity(original, anonymised, split=args.split, calibration=args.calibration)
@@ -489,6 +507,7 @@ def _sbls(args: argparse.Namespace) -> int:
         raise VoxMetricsInputError(
             f"--weights '{args.weights}': give three numbers separated by commas."
         ) from None
+    _check_outputs([args.json])
     options = {
         "weights": weights,
         "subgroup_lambda": args.lam,
@@ -537,6 +556,7 @@ def _report(args: argparse.Namespace) -> int:
             "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, --csv DIR."
         )
     check_input_path(args.study)
+    _check_outputs([args.html, args.pdf, args.json], [args.csv])
     study = load_study(args.study)
     overrides = {
         k: v for k, v in (("bootstrap", args.bootstrap), ("seed", args.seed)) if v is not None
@@ -566,6 +586,7 @@ def _demo(args: argparse.Namespace) -> int:
     from voxmetrics.data.writers import write_embeddings, write_scores
     from voxmetrics.synth import demo_study
 
+    _check_outputs(folders=[args.outdir])
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     if args.format == "all":
@@ -604,6 +625,7 @@ def _extract(args: argparse.Namespace) -> int:
     for p in (args.manifest, args.zip):
         if p is not None:
             check_input_path(p)
+    _check_outputs([str(Path(args.out).with_suffix(".npz"))])
     if args.audio_root and not Path(args.audio_root).is_dir():
         raise VoxMetricsInputError(f"{args.audio_root}: no such folder.")
     manifest = read_manifest(args.manifest)
