@@ -337,3 +337,21 @@ def test_evaluate_passes_the_tie_rule():
     assert ref_r["zebra"] == att_r["zebra"]  # ZEBRA's reference order is the attacker's
     with pytest.raises(VoxMetricsInputError, match="ties"):
         evaluate(sm, ties="worst")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(2, 6), st.sampled_from([np.float64, np.float32]))
+def test_matrix_cllr_equals_cllr_of_the_pools(n_t, n_e, dtype):
+    from voxmetrics.metrics.baseline import baseline_metrics, matrix_cllr
+
+    rng = np.random.default_rng(n_t * 10 + n_e)
+    s = (rng.normal(0, 3, (n_t, n_e)) * rng.choice([1, 40], (n_t, n_e))).astype(dtype)
+    t = rng.integers(0, n_e, n_t)
+    tar, non = ref.mated_pools(s.astype(np.float64), t)
+    expected = ref._cllr(tar, non)
+    tol = 1e-12 if dtype == np.float64 else 1e-6  # float32 terms for float32 scores
+    assert matrix_cllr(s, t) == pytest.approx(expected, rel=tol)
+    b = baseline_metrics(s, t)
+    assert b.cllr == matrix_cllr(s, t)
+    assert b.min_cllr == pytest.approx(ref.min_cllr(tar, non), rel=1e-12, abs=1e-15)
+    assert b.eer_rocch == ref.eer_rocch(tar, non)
