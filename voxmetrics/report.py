@@ -4,8 +4,8 @@ The JSON object of one condition follows the command-line contract of design.md:
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
-log10_l, tag, odds), ``linkability_vs_n`` and ``singling_out`` (null without embeddings);
-later metric families add theirs.
+log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings) and
+``ties``, the tie rule of the pooled metrics; later metric families add theirs.
 """
 
 from __future__ import annotations
