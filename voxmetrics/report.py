@@ -25,7 +25,7 @@ from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
-from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     SinglingOutResult,
@@ -35,7 +35,16 @@ from voxmetrics.metrics.legal import (
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
-from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
+from voxmetrics.metrics.uncertainty import (
+    ChanceLevels,
+    Comparison,
+    ConditionReplicates,
+    SpeakerDraws,
+    chance_levels,
+    compare_replicates,
+    condition_replicates,
+)
+from voxmetrics.metrics.zebra import ZebraResult, zebra_from_pools
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
     from voxmetrics.metrics.sbls import SBLSResult
@@ -43,6 +52,7 @@ if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is compute
 __all__ = [
     "OVERVIEW_COLUMNS",
     "ConditionReport",
+    "compare_conditions",
     "evaluate",
     "evaluate_condition",
     "evaluate_lid",
@@ -82,17 +92,56 @@ class ConditionReport:
     lid: LIDResult | None = None
     """LID (None without a dev set or cross-calibration)."""
     lid_intervals: dict[str, BootstrapInterval] | None = None
-    """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax (when asked for)."""
+    """Speaker-level bootstrap intervals of the LID numbers (when asked for)."""
     zebra_intervals: dict[str, BootstrapInterval] | None = None
-    """Speaker-level bootstrap intervals of D_ECE and log10 l (when asked for)."""
+    """Speaker-level bootstrap intervals of D_ECE, log10 l and log10 l q95 (when asked for)."""
     ties: str = "reference"
     """Tie rule of the pooled metrics ("reference" or "attacker")."""
+    replicates: ConditionReplicates | None = None
+    """Every headline number in each speaker-level bootstrap replicate (when asked for)."""
+    chance: ChanceLevels | None = None
+    """Chance levels of linkability, the SRD statistics and LID on these scores."""
+
+    @property
+    def intervals(self) -> dict[str, BootstrapInterval]:
+        """Interval of every headline number by key (empty without a bootstrap)."""
+        return {} if self.replicates is None else self.replicates.intervals()
+
+    def _block_intervals(self, keys: Iterable[str]) -> dict[str, list[float | None]] | None:
+        if self.replicates is None:
+            return None
+        iv = self.intervals
+        return {k: [iv[k].low, iv[k].high] for k in keys if k in iv}
+
+    def _chance(self, keys: Iterable[str]) -> dict[str, float | None] | None:
+        if self.chance is None:
+            return None
+        return {k: self.chance.values.get(k) for k in keys if k in self.chance.values}
+
+    def worst_quantiles(self) -> dict[str, float | None]:
+        """The 0.95 quantiles reported beside the maxima (LIDmax, MaxD, log10 l)."""
+        if self.replicates is not None:
+            est = self.replicates.estimates
+            return {k: est.get(k) for k in ("lid_q95", "max_d_q95", "log10_l_q95")}
+        return {}
 
     def zebra_block(self) -> dict[str, Any]:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
         block: dict[str, Any] = self.zebra.to_dict()
-        if self.zebra_intervals is not None:
-            block["intervals"] = {k: [v.low, v.high] for k, v in self.zebra_intervals.items()}
+        if self.replicates is not None:
+            block["log10_l_q95"] = self.replicates.estimates["log10_l_q95"]
+            block["intervals"] = self._block_intervals(_ZEBRA_KEYS)
+        return block
+
+    def srd_block(self) -> dict[str, Any]:
+        """The ``srd`` block: the statistics, their intervals and their chance levels."""
+        block: dict[str, Any] = {**self.srd.to_dict(), "sparse": self.srd.sparse}
+        if self.replicates is not None:
+            block["max_d_q95"] = self.replicates.estimates["max_d_q95"]
+            block["intervals"] = self._block_intervals(_SRD_KEYS)
+        chance = self._chance(_SRD_KEYS)
+        if chance is not None:
+            block["chance"] = chance
         return block
 
     def lid_block(self) -> dict[str, Any] | None:
@@ -104,9 +153,35 @@ class ConditionReport:
             "calibration": self.lid.label,
             "n_degenerate": self.lid.n_degenerate,
         }
-        if self.lid_intervals is not None:
-            block["intervals"] = {k: [v.low, v.high] for k, v in self.lid_intervals.items()}
+        if self.replicates is not None:
+            block["lid_q95"] = self.replicates.estimates.get("lid_q95")
+            block["intervals"] = self._block_intervals(_LID_KEYS)
+        chance = self._chance(_LID_KEYS)
+        if chance is not None:
+            block["chance"] = chance
         return block
+
+    def top_intervals(self) -> dict[str, Any] | None:
+        """The top-level ``intervals``: the baselines, linkability and its band against N'."""
+        if self.replicates is None:
+            return None
+        out: dict[str, Any] = self._block_intervals(_TOP_KEYS) or {}
+        out["linkability_vs_n"] = [
+            [int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()
+        ]
+        return out
+
+    def top_chance(self) -> dict[str, Any] | None:
+        """The top-level ``chance``: linkability and its curve against N'."""
+        if self.chance is None:
+            return None
+        return {
+            "linkability": self.chance.values["linkability"],
+            "linkability_vs_n": [
+                [int(n), float(c)]
+                for n, c in zip(self.chance.curve_n, self.chance.curve, strict=True)
+            ],
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the command-line contract (design.md)."""
@@ -121,12 +196,14 @@ class ConditionReport:
             "min_cllr": b.min_cllr,
             "linkability": b.linkability,
             "lid": self.lid_block(),
-            "srd": self.srd.to_dict(),
+            "srd": self.srd_block(),
             "srd_model": self.srd_model.to_dict(),
             "zebra": self.zebra_block(),
             "linkability_vs_n": self.linkability_curve.to_list(),
             "singling_out": None if self.singling_out is None else self.singling_out.to_dict(),
             "ties": self.ties,
+            "intervals": self.top_intervals(),
+            "chance": self.top_chance(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -208,29 +285,30 @@ def evaluate(
         ddof=lid_ddof,
         seed=seed,
     )
+    base = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
+    replicates = None
     intervals = zebra_intervals = None
     if bootstrap > 0:
+        draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
+        replicates = replicate_condition(eval, draws, lid_result, base, ties=ties, pools=pools)
+        every = replicates.intervals()
         if lid_result is not None:
-            intervals = lid_bootstrap(
-                lid_result.lid, eval.trial_speakers, n_boot=bootstrap, seed=seed
-            )
-        zebra_intervals = zebra_bootstrap(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            n_boot=bootstrap,
-            seed=seed,
-            progress=progress,
-            ties=ties,
-            pools=pools,
-        )
+            intervals = {k: every[k] for k in _LID_KEYS}
+        zebra_intervals = {k: every[k] for k in _ZEBRA_KEYS}
+        if progress is not None:
+            progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
+    chance = chance_levels(
+        eval.scores,
+        calibration=None if lid_result is None else lid_result.calibration,
+        seed=seed,
+    )
     ranks = srd(eval.scores, eval.targets)
     return ConditionReport(
         name=name,
         attacker=attacker,
         n_excluded_trials=eval.n_excluded_trials,
         has_dev=dev is not None,
-        baseline=baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools),
+        baseline=base,
         srd=ranks,
         srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
         zebra=zebra_from_pools(pools, ties=ties),
@@ -240,7 +318,81 @@ def evaluate(
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
         ties=ties,
+        replicates=replicates,
+        chance=chance,
     )
+
+
+_TOP_KEYS = ("eer", "eer_rocch", "cllr", "min_cllr", "linkability")
+_LID_KEYS = ("alid", "pdr", "ndr", "lid_plus", "lid_minus", "lid_max", "lid_q95")
+_SRD_KEYS = ("mean_d", "idr", "max_d", "max_d_q95")
+_ZEBRA_KEYS = ("d_ece", "log10_l", "log10_l_q95")
+
+
+def replicate_condition(
+    eval: ScoreMatrix,
+    draws: SpeakerDraws,
+    lid_result: LIDResult | None,
+    base: BaselineResult,
+    *,
+    ties: Ties = "reference",
+    pools: SortedPools | None = None,
+) -> ConditionReplicates:
+    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones."""
+    return condition_replicates(
+        eval.scores,
+        eval.targets,
+        eval.trial_speakers,
+        draws,
+        lid=None if lid_result is None else lid_result.lid,
+        ties=ties,
+        pools=pools if pools is not None else SortedPools.of(eval),
+        estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
+    )
+
+
+def compare_conditions(
+    a: Condition,
+    b: Condition,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    cross_calibrate: int | None = None,
+    ties: Ties = "reference",
+) -> dict[str, Comparison]:
+    """Paired comparison B - A of every headline number of two conditions sharing speakers.
+
+    The same speaker-level replicate weights (drawn over the union of both conditions' trial
+    speakers) are applied to both, so each difference carries a percentile interval and a
+    two-sided bootstrap p-value; ``p_adjusted`` is Holm's adjustment over all numbers compared
+    (family-wise error control). LID numbers are compared when both conditions have LID.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> st = demo_study(n_speakers=8)
+    >>> c = compare_conditions(st.get("plain"), st.get("random"), n_boot=50)
+    >>> c["linkability"].difference < 0, sorted(c["linkability"].to_dict())[:3]
+    (True, ['a', 'b', 'difference'])
+    """
+    check_ties(ties)
+    spk_a = set(map(str, a.eval.trial_speakers))
+    spk_b = set(map(str, b.eval.trial_speakers))
+    if not spk_a & spk_b:
+        raise VoxMetricsInputError(
+            f"conditions {a.name!r} and {b.name!r} share no trial speaker; a paired comparison "
+            "needs the same speakers in both (two anonymisers or two attackers on one set)."
+        )
+    draws = SpeakerDraws.draw(sorted(spk_a | spk_b), n_boot=n_boot, seed=seed)
+    reps = []
+    for cond in (a, b):
+        lid_result = evaluate_lid(
+            cond.eval, dev=cond.dev, cross_calibrate=cross_calibrate, seed=seed
+        )
+        base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
+        reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))
+    return compare_replicates(reps[0], reps[1], confidence=confidence)
 
 
 def evaluate_lid(
