@@ -2,8 +2,9 @@
 
 Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
 matrices, DeID, G_VD), ``sbls`` (soft-biometric leakage), ``report`` (the HTML / PDF / JSON / CSV
-report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study as score files and
-a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
+report of a saved study, a ``.vxm`` file), ``compare`` (two conditions of a study, paired),
+``demo`` (the built-in demo study as score files and a ``.vxm`` study) and ``extract`` (speaker
+embeddings from audio).
 
 Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
@@ -254,8 +255,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="B",
         type=int,
         default=0,
-        help="speaker-level bootstrap replicates for 95%% intervals of the LID aggregates and "
-        "of ZEBRA's d_ece and log10_l (default 0: none)",
+        help="speaker-level bootstrap replicates for the 95%% interval of every headline "
+        "number (top-level and per-block `intervals`; default 0: none)",
     )
     ev.add_argument("--seed", type=int, default=0, help="seed of folds and bootstrap (default 0)")
     ev.add_argument(
@@ -366,6 +367,33 @@ def _parser() -> argparse.ArgumentParser:
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); default: the study's setting",
     )
+
+    cmp_ = sub.add_parser(
+        "compare",
+        parents=[limit],
+        help="paired comparison of two conditions of a study file (.vxm) sharing speakers",
+        description=(
+            "Compare conditions A and B of a saved study on the same trial speakers (two "
+            "anonymisers, or two attackers on one): for every headline number, its value in A "
+            "and B, the difference B - A, the difference's 95%% interval and a two-sided "
+            "p-value, both from a paired speaker-level bootstrap (the same speakers drawn for "
+            "both), and p_adjusted, Holm's adjustment over all numbers compared (family-wise "
+            "error control). Prints one JSON object {metric: {a, b, difference, interval, "
+            "p_value, p_adjusted}}. Sample maxima (lid_max, max_d, log10_l) get no interval: "
+            "compare their q95 quantiles. Exit status: 0 success, 2 bad input."
+        ),
+    )
+    cmp_.add_argument("study", metavar="STUDY.vxm", help="the study file")
+    cmp_.add_argument("a", metavar="A", help="name of the first condition")
+    cmp_.add_argument("b", metavar="B", help="name of the second condition")
+    cmp_.add_argument(
+        "--bootstrap",
+        metavar="B",
+        type=int,
+        help="paired replicates (default: the study's setting, at least 200)",
+    )
+    cmp_.add_argument("--seed", type=int, help="seed of the replicates (default: the study's)")
+    cmp_.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     demo = sub.add_parser(
         "demo",
@@ -601,6 +629,38 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from voxmetrics.data.studyfile import load_study
+    from voxmetrics.report import compare_conditions
+
+    check_input_path(args.study)
+    _check_outputs([args.json])
+    study = load_study(args.study)
+    for name in (args.a, args.b):
+        if name not in study.names:
+            raise VoxMetricsInputError(
+                f"{args.study}: no condition named {name!r}; its conditions are "
+                f"{', '.join(study.names)}."
+            )
+    n_boot = args.bootstrap if args.bootstrap is not None else max(200, study.settings.bootstrap)
+    check_count("--bootstrap", "replicates", n_boot, "max_replicates")
+    if n_boot < 1:
+        raise VoxMetricsInputError("--bootstrap must be >= 1 for a comparison.")
+    result = compare_conditions(
+        study.get(args.a),
+        study.get(args.b),
+        n_boot=n_boot,
+        seed=study.settings.seed if args.seed is None else args.seed,
+        cross_calibrate=study.settings.cross_calibrate,
+        ties=study.settings.ties,
+    )
+    text = json.dumps({k: c.to_dict() for k, c in result.items()}, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from voxmetrics.data.writers import write_embeddings, write_scores
     from voxmetrics.synth import demo_study
@@ -696,6 +756,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "similarity": _similarity,
                 "sbls": _sbls,
                 "report": _report,
+                "compare": _compare,
                 "demo": _demo,
                 "extract": _extract,
             }
