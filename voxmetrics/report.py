@@ -14,7 +14,7 @@ import html
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -50,15 +50,19 @@ if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is compute
     from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
+    "INTERVAL_LABELS",
     "OVERVIEW_COLUMNS",
     "ConditionReport",
     "compare_conditions",
+    "comparison_frame",
     "evaluate",
     "evaluate_condition",
     "evaluate_lid",
     "evaluate_sbls",
     "evaluate_study",
+    "intervals_frame",
     "overview_frame",
+    "replicate_condition",
     "report_html",
 ]
 
@@ -534,6 +538,89 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
+
+
+INTERVAL_LABELS: dict[str, str] = {
+    "eer": "EER",
+    "eer_rocch": "EER (ROCCH)",
+    "cllr": "Cllr",
+    "min_cllr": "min Cllr",
+    "linkability": "Linkability",
+    "alid": "ALID (bits)",
+    "pdr": "PDR",
+    "ndr": "NDR",
+    "lid_plus": "LID+ (bits)",
+    "lid_minus": "LID− (bits)",
+    "lid_max": "LIDmax (bits)",
+    "lid_q95": "LID q95 (bits)",
+    "mean_d": "MeanD (bits)",
+    "idr": "IdR",
+    "max_d": "MaxD (bits)",
+    "max_d_q95": "SRD disclosure q95 (bits)",
+    "d_ece": "D_ECE (bits)",
+    "log10_l": "log10 l",
+    "log10_l_q95": "|log10 LR| q95",
+}
+"""Display label of every number that carries an interval, in table order."""
+
+
+def intervals_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
+    """Every headline number of every condition with its interval, chance and excess.
+
+    One row per condition and number: ``condition, key, number, value, low, high, chance,
+    excess`` (value - chance; None where no chance level is defined). A maximum has no
+    interval (``low``, ``high`` None): read its q95 row.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> df = intervals_frame(evaluate_study(demo_study(n_speakers=6), bootstrap=20))
+    >>> list(df.columns)[:4], bool((df["low"] <= df["high"]).all())
+    (['condition', 'key', 'number', 'value'], True)
+    """
+    rows = []
+    for r in reports:
+        iv = r.intervals
+        chance = r.chance.values if r.chance is not None else {}
+        for key, label in INTERVAL_LABELS.items():
+            if key not in iv:
+                continue
+            c = chance.get(key)
+            v = iv[key].estimate
+            rows.append(
+                {
+                    "condition": r.name,
+                    "key": key,
+                    "number": label,
+                    "value": v,
+                    "low": iv[key].low,
+                    "high": iv[key].high,
+                    "chance": c,
+                    "excess": None if c is None or v is None else v - c,
+                }
+            )
+    columns = ["condition", "key", "number", "value", "low", "high", "chance", "excess"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
+    """A paired comparison as a table: one row per number (B - A, interval, p-values)."""
+    rows = [
+        {
+            "key": k,
+            "number": INTERVAL_LABELS.get(k, k),
+            "a": c.a,
+            "b": c.b,
+            "difference": c.difference,
+            "low": c.interval[0],
+            "high": c.interval[1],
+            "p_value": c.p_value,
+            "p_adjusted": c.p_adjusted,
+        }
+        for k, c in comparison.items()
+    ]
+    columns = ["key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _fmt(v: Any) -> str:
