@@ -82,8 +82,8 @@ with st.container(border=True):
         value=1000,
         step=100,
         key="vm_lid_boot",
-        help="Speaker-level bootstrap of the 95 % intervals of ALID, PDR, LID+ and LIDmax "
-        "(trial speakers resampled, calibration held fixed). 0 = no intervals.",
+        help="Speaker-level bootstrap of the 95 % intervals of ALID, PDR, NDR, LID+, LID- and "
+        "LID q95 (trial speakers resampled, calibration held fixed). 0 = no intervals.",
     )
     seed = seed_col.number_input(
         "Seed",
@@ -219,14 +219,16 @@ if n_boot > 0 and any(row.intervals for row in rows):
         "lid_intervals.csv",
         decimals=2,
         column_help={
-            "LIDmax 95% CI (bits)": "The worst case is the least stable number: read it "
-            "with its interval.",
+            "LID q95 95% CI (bits)": "The worst case: the LID exceeded by 5 % of trials. A "
+            "maximum (LIDmax) has no sound bootstrap interval, its 0.95 quantile has.",
         },
     )
     st.caption(
         f"Speaker-level bootstrap: the trial speakers are resampled with replacement "
         f"({int(n_boot):,} replicates, seed {int(seed)}) with the calibration held fixed; "
-        "percentile intervals. 'undefined': the metric was undefined in most replicates."
+        "percentile intervals. 'undefined': the metric was undefined in most replicates. "
+        "LIDmax has no interval: a resampled maximum never exceeds the observed one, so its "
+        "0.95 quantile (LID q95) carries the worst case's interval."
     )
     ui.download_table(
         interval_frame(rows), "lid_intervals_numbers.csv", label="Intervals as numbers (CSV)"

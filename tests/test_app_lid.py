@@ -110,7 +110,7 @@ def test_lid_page_on_the_demo_study():
     flagged = [w.value for w in at.warning if "localised vulnerability" in w.value]
     assert len(flagged) == 1 and "anon\\-leaky" in flagged[0]
     # bootstrap is on by default: intervals next to their estimates
-    intervals = _table(at, with_column="LIDmax 95% CI (bits)")
+    intervals = _table(at, with_column="LID q95 95% CI (bits)")
     assert list(intervals["Condition"]) == DEMO_NAMES
     assert {"ALID 95% CI (bits)", "PDR 95% CI (%)", "LID+ 95% CI (bits)"} <= set(intervals)
     assert intervals["ALID 95% CI (bits)"].str.fullmatch(r"\[-?\d+\.\d\d, -?\d+\.\d\d\]").all()

@@ -63,6 +63,7 @@ __all__ = [
     "condition_replicates",
     "eer_from_runs",
     "holm",
+    "lid_intervals",
     "weighted_quantile",
 ]
 
@@ -452,34 +453,79 @@ def condition_replicates(
         x = np.asarray(lid, dtype=np.float64).ravel()
         if x.shape != (n_trials,):
             raise VoxMetricsInputError(f"`lid` must have one value per trial ({n_trials}).")
-        pos = (x > 0).astype(np.float64)
-        tot = w @ _spk_sum(x, inv, n_spk)
-        npos = w @ _spk_sum(pos, inv, n_spk)
-        spos = w @ _spk_sum(np.where(x > 0, x, 0.0), inv, n_spk)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            reps["alid"] = tot / n_b
-            reps["pdr"] = npos / n_b
-            reps["ndr"] = 1.0 - npos / n_b
-            reps["lid_plus"] = np.where(npos > 0, spos / npos, np.nan)
-            nneg = n_b - npos
-            reps["lid_minus"] = np.where(nneg > 0, (tot - spos) / nneg, np.nan)
-        spk_max = np.full(n_spk, -np.inf)
-        np.maximum.at(spk_max, inv, x)
-        reps["lid_max"] = np.where(draws.counts > 0, spk_max, -np.inf).max(axis=1)
-        reps["lid_q95"] = weighted_quantile(x, w[:, inv], q)
-        p = x > 0
-        est.update(
-            alid=float(x.mean()),
-            pdr=float(p.mean()),
-            ndr=float(1 - p.mean()),
-            lid_plus=float(x[p].mean()) if p.any() else None,
-            lid_minus=float(x[~p].mean()) if (~p).any() else None,
-            lid_max=float(x.max()),
-            lid_q95=float(np.quantile(x, q, method="inverted_cdf")),
-        )
+        lid_est, lid_reps = _lid_replicates(x, draws.counts, inv, q)
+        est.update(lid_est)
+        reps.update(lid_reps)
     if estimates:
         est.update({k: v for k, v in estimates.items() if k in est})
     return ConditionReplicates(est, reps, grid, curve, curve_reps)
+
+
+def _lid_replicates(
+    x: NDArray[np.float64], counts: NDArray[np.int64], inv: NDArray[np.intp], q: float
+) -> tuple[dict[str, float | None], dict[str, NDArray[np.float64]]]:
+    """LID aggregates of per-trial LID ``x`` on the full data and under each replicate."""
+    n_spk = counts.shape[1]
+    w = counts.astype(np.float64)
+    n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)
+    pos = (x > 0).astype(np.float64)
+    tot = w @ _spk_sum(x, inv, n_spk)
+    npos = w @ _spk_sum(pos, inv, n_spk)
+    spos = w @ _spk_sum(np.where(x > 0, x, 0.0), inv, n_spk)
+    reps: dict[str, NDArray[np.float64]] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps["alid"] = tot / n_b
+        reps["pdr"] = npos / n_b
+        reps["ndr"] = 1.0 - npos / n_b
+        reps["lid_plus"] = np.where(npos > 0, spos / npos, np.nan)
+        nneg = n_b - npos
+        reps["lid_minus"] = np.where(nneg > 0, (tot - spos) / nneg, np.nan)
+    spk_max = np.full(n_spk, -np.inf)
+    np.maximum.at(spk_max, inv, x)
+    reps["lid_max"] = np.where(counts > 0, spk_max, -np.inf).max(axis=1)
+    reps["lid_q95"] = weighted_quantile(x, w[:, inv], q)
+    p = x > 0
+    est: dict[str, float | None] = {
+        "alid": float(x.mean()),
+        "pdr": float(p.mean()),
+        "ndr": float(1 - p.mean()),
+        "lid_plus": float(x[p].mean()) if p.any() else None,
+        "lid_minus": float(x[~p].mean()) if (~p).any() else None,
+        "lid_max": float(x.max()),
+        "lid_q95": float(np.quantile(x, q, method="inverted_cdf")),
+    }
+    return est, reps
+
+
+def lid_intervals(
+    lid: ArrayLike,
+    speakers: ArrayLike,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    q: float = WORST_Q,
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level intervals of ALID, PDR, NDR, LID+, LID-, LID q95 (LIDmax: no interval).
+
+    The LID part of :func:`condition_replicates`, for callers that have only per-trial LID.
+    The draws are those of :class:`SpeakerDraws` with the same seed.
+
+    Examples
+    --------
+    >>> ci = lid_intervals([1.0, 1.0, -1.0, -1.0], ["a", "a", "b", "b"], n_boot=200)
+    >>> ci["pdr"].estimate, ci["lid_max"].low, ci["ndr"].low <= 0.5 <= ci["ndr"].high
+    (0.5, None, True)
+    """
+    x = np.asarray(lid, dtype=np.float64).ravel()
+    spk = np.asarray(speakers).astype(str).ravel()
+    if x.size == 0 or spk.shape != x.shape:
+        raise VoxMetricsInputError("`lid` and `speakers` must be non-empty and of equal length.")
+    draws = SpeakerDraws.draw(spk, n_boot=n_boot, seed=seed)
+    est, reps = _lid_replicates(x, draws.counts, draws.index(spk), q)
+    grid = np.zeros(0, dtype=np.int64)
+    empty = np.zeros((draws.n_boot, 0))
+    return ConditionReplicates(est, reps, grid, np.zeros(0), empty).intervals(confidence)
 
 
 @dataclass(frozen=True)

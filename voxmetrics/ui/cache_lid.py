@@ -27,8 +27,9 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from voxmetrics.data.study import Condition
-from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.lid import CalibrationCurve, LIDResult, calibration_curve, posterior
+from voxmetrics.metrics.uncertainty import lid_intervals as speaker_lid_intervals
 from voxmetrics.report import ConditionReport, evaluate_lid
 from voxmetrics.ui.cache import Outcome, ResultStore, capture
 
@@ -55,11 +56,14 @@ NEEDS_CALIBRATION = "no dev set: LID needs calibration"
 INTERVAL_METRICS: dict[str, tuple[str, str]] = {
     "alid": ("ALID", "bits"),
     "pdr": ("PDR", "%"),
+    "ndr": ("NDR", "%"),
     "lid_plus": ("LID+", "bits"),
-    "lid_max": ("LIDmax", "bits"),
+    "lid_minus": ("LID-", "bits"),
+    "lid_q95": ("LID q95", "bits"),
 }
-"""Bootstrapped metrics: key of :func:`~voxmetrics.metrics.bootstrap.lid_bootstrap` to
-(column label, unit)."""
+"""Bootstrapped metrics: key of :func:`~voxmetrics.metrics.uncertainty.lid_intervals` to
+(column label, unit). LIDmax, a maximum, has no sound percentile interval: its 0.95 quantile
+(``lid_q95``) carries the interval instead."""
 
 
 @dataclass(frozen=True)
@@ -165,10 +169,9 @@ def clear_interval_store() -> None:
 def lid_intervals(
     condition: Condition, result: LIDResult, options: LIDOptions, *, n_boot: int
 ) -> dict[str, BootstrapInterval]:
-    """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax, stored per content.
+    """Speaker-level bootstrap intervals of the LID numbers, stored per content.
 
-    While replicates are computed, a ``st.progress`` bar follows the library's ``progress``
-    callback; a stored result is returned at once, without a bar.
+    While replicates are computed a spinner is shown; a stored result is returned at once.
 
     Parameters
     ----------
@@ -184,28 +187,18 @@ def lid_intervals(
     Returns
     -------
     dict of str to BootstrapInterval
-        Keys ``alid``, ``pdr``, ``lid_plus``, ``lid_max``.
+        Keys ``alid``, ``pdr``, ``ndr``, ``lid_plus``, ``lid_minus``, ``lid_max`` (no
+        bounds) and ``lid_q95``.
     """
-    key = f"{options.key(condition)}|boot{n_boot}|seed{options.seed}"
+    key = f"{options.key(condition)}|boot{n_boot}|seed{options.seed}|v2"
     store = _interval_store()
     stored = store.get(key)
     if stored is not None:
         return stored
-    bar = st.progress(0.0, text=f"Bootstrap of {condition.name}…")
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(min(1.0, max(0.0, fraction)), text=f"{condition.name}: {message}")
-
-    try:
-        value = lid_bootstrap(
-            result.lid,
-            condition.eval.trial_speakers,
-            n_boot=n_boot,
-            seed=options.seed,
-            progress=progress,
+    with st.spinner(f"Bootstrap of {condition.name}…"):
+        value = speaker_lid_intervals(
+            result.lid, condition.eval.trial_speakers, n_boot=n_boot, seed=options.seed
         )
-    finally:
-        bar.empty()
     store.put(key, value)
     return value
 
@@ -337,8 +330,9 @@ def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
 def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
     """The bootstrapped metrics next to their 95 % intervals, one row per condition with LID.
 
-    Columns: Condition, Calibration, then for ALID, PDR, LID+ and LIDmax the estimate
-    ("ALID (bits)") and its interval as "[low, high]" text ("ALID 95% CI (bits)"); PDR in %.
+    Columns: Condition, Calibration, then for ALID, PDR, NDR, LID+, LID- and LID q95 the
+    estimate ("ALID (bits)") and its interval as "[low, high]" text ("ALID 95% CI (bits)");
+    PDR and NDR in %.
     Rows without intervals are left out.
     """
     records = []
