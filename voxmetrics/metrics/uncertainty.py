@@ -14,8 +14,8 @@ of the matrix:
   within one step of the ROC, see :func:`eer_from_runs`).
 
 Worst cases (LIDmax, MaxD, log10 l) are sample maxima: a percentile bootstrap of a maximum is
-inconsistent (Bickel and Freedman 1981; Andrews 2000) and its upper bound can never exceed the
-observed maximum. Beside each maximum we therefore report a high quantile of the same
+inconsistent (Bickel and Freedman 1981; Andrews 2000); for LIDmax its upper bound is the
+observed maximum itself. Beside each maximum we therefore report a high quantile of the same
 per-trial quantity (the level exceeded by 5 % of trials, ``*_q95``), a smooth functional whose
 speaker-level percentile bootstrap is consistent (Hall and Martin 1988); its coverage is checked
 by simulation in the tests. The maxima keep no interval (``None``).
@@ -45,7 +45,7 @@ from scipy.stats import rankdata
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
-from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval
+from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, row_znorm
 from voxmetrics.metrics.pools import RunCounts, SortedPools, Ties, check_ties, pav_runs
@@ -130,36 +130,6 @@ class SpeakerDraws:
                 f"(first: {spk[bad][0]!r}); draw over every trial speaker of the condition."
             )
         return pos
-
-
-def weighted_quantile(values: ArrayLike, weights: ArrayLike, q: float) -> NDArray[np.float64]:
-    """Inverse-CDF q-quantile of ``values`` under each row of ``weights``.
-
-    The smallest value x whose weighted share of values <= x reaches q (numpy's
-    ``method="inverted_cdf"`` for unit weights); NaN for a row of zero weight.
-
-    Parameters
-    ----------
-    values : array_like, shape (n,)
-    weights : array_like, shape (B, n) or (n,)
-        Non-negative weights.
-    q : float in (0, 1]
-
-    Examples
-    --------
-    >>> weighted_quantile([3.0, 1.0, 2.0], [[1, 1, 1], [0, 2, 1]], 0.5).tolist()
-    [2.0, 1.0]
-    """
-    v = np.asarray(values, dtype=np.float64).ravel()
-    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
-    order = np.argsort(v, kind="stable")
-    sv, sw = v[order], w[:, order]
-    cum = np.cumsum(sw, axis=1)
-    total = cum[:, -1]
-    # count of positions strictly below the q share; guard rounding with a relative epsilon
-    k = (cum < q * total[:, None] * (1 - 1e-12)).sum(axis=1)
-    out = sv[np.minimum(k, v.size - 1)]
-    return np.where(total > 0, out, np.nan)
 
 
 def _row_weighted_quantile(
