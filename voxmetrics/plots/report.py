@@ -592,8 +592,9 @@ def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "trial's identity replaced by a random column). Read the excess over chance: a number "
         "whose interval contains its chance level is not distinguishable from chance. A sample "
         "maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a maximum is not "
-        "valid (for LIDmax its upper bound is the estimate itself); its q95 row, the level exceeded by 5 % of trials, carries the "
-        "interval instead.</p>" + _table(table, colors=colors, wide=True),
+        "valid (for LIDmax its upper bound is the estimate itself); its q95 row, the level "
+        "exceeded by 5 % of trials, carries the interval instead.</p>"
+        + _table(table, colors=colors, wide=True),
     )
 
 
