@@ -96,3 +96,13 @@ def test_condition_without_bootstrap_has_chance_but_no_intervals():
     r = evaluate(_random_condition(rng, "x").eval).to_dict()
     assert r["intervals"] is None and r["srd"].get("intervals") is None
     assert r["chance"]["linkability"] == pytest.approx(1 / 90)
+
+
+def test_study_comparisons_equal_compare_conditions(demo_report):
+    """The report reuses each condition's replicates; the result is compare_conditions'."""
+    from voxmetrics.report import compare_conditions
+
+    st = demo_study(n_speakers=12)
+    lib = compare_conditions(st.get("plain"), st.get("anon-mild"), n_boot=60)
+    got = demo_report.comparisons["anon-mild vs plain"]
+    assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in lib.items()}

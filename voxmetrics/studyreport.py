@@ -183,6 +183,11 @@ def _comparisons(
     reps = {}
     for r in reports:
         cond = study.get(r.name)
+        own = {str(s) for s in cond.eval.trial_speakers}
+        if r.replicates is not None and len(own) == len(speakers):
+            # the condition's own draws are the study's: same speakers, replicates and seed
+            reps[r.name] = r.replicates
+            continue
         reps[r.name] = replicate_condition(
             cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
         )
