@@ -236,3 +236,48 @@ def test_draws_reject_speakers_not_drawn():
     d = SpeakerDraws.draw(["a", "b"], n_boot=3)
     with pytest.raises(VoxMetricsInputError, match="absent from the replicate draws"):
         d.index(["a", "c"])
+
+
+def test_weighted_d_diag_equals_the_resampled_matrix_over_distinct_speaker_pairs():
+    from voxmetrics.metrics.similarity import d_diag
+    from voxmetrics.metrics.uncertainty import _weighted_d_diag
+
+    rng = np.random.default_rng(8)
+    m = rng.uniform(size=(6, 6))
+    m = (m + m.T) / 2 + np.eye(6)
+    assert _weighted_d_diag(m, np.ones((1, 6)))[0] == pytest.approx(d_diag(m))
+    d = SpeakerDraws.draw(np.arange(6).astype(str), n_boot=20, seed=3)
+    got = _weighted_d_diag(m, d.counts.astype(float))
+    for b in range(20):
+        drawn = np.repeat(np.arange(6), d.counts[b])
+        diag = m[drawn, drawn].mean()
+        off = [m[i, j] for i in drawn for j in drawn if i != j]
+        assert got[b] == pytest.approx(abs(diag - np.mean(off)))
+
+
+def test_similarity_intervals_bracket_deid_and_g_vd():
+    from types import SimpleNamespace
+
+    from voxmetrics.metrics.similarity import voice_distinctiveness
+    from voxmetrics.metrics.uncertainty import similarity_intervals
+
+    rng = np.random.default_rng(9)
+    spk = np.arange(10).astype(str)
+
+    def sim(strength):
+        m = rng.uniform(0.2, 0.4, size=(10, 10))
+        m = (m + m.T) / 2 + strength * np.eye(10)
+        return SimpleNamespace(speakers=spk, matrix=m)
+
+    oo, oa, aa = sim(0.5), sim(0.2), sim(0.3)
+    res = SimpleNamespace(
+        oo=oo, oa=oa, aa=aa, distinctiveness=voice_distinctiveness(oo.matrix, oa.matrix, aa.matrix)
+    )
+    ci = similarity_intervals(res, n_boot=200, seed=1)
+    for k in ("deid", "g_vd", "d_diag_oo"):
+        assert ci[k].low <= ci[k].estimate <= ci[k].high, k
+    bad = SimpleNamespace(
+        **{**vars(res), "aa": SimpleNamespace(speakers=spk[::-1], matrix=aa.matrix)}
+    )
+    with pytest.raises(VoxMetricsInputError, match="other speakers"):
+        similarity_intervals(bad, n_boot=10)

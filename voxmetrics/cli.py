@@ -284,7 +284,7 @@ def _parser() -> argparse.ArgumentParser:
             "anonymised-anonymised) over all utterances of one split, De-Identification and "
             "gain of voice distinctiveness (VoicePrivacy 2022). The anonymised utterances keep "
             "their originals' utt_id. Prints one JSON object: deid, g_vd, d_diag_oo, "
-            "d_diag_oa, d_diag_aa."
+            "d_diag_oa, d_diag_aa, and with --bootstrap their 95% speaker-level `intervals`."
         ),
     )
     sim.add_argument("--original", metavar="EMB_O", required=True, help="original embeddings")
@@ -297,6 +297,15 @@ def _parser() -> argparse.ArgumentParser:
         help="LLRs from PAV + Laplace of the pair scores (VPC 2022, default) or raw scores",
     )
     sim.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
+    sim.add_argument(
+        "--bootstrap",
+        metavar="B",
+        type=int,
+        default=0,
+        help="speaker-level bootstrap replicates for the 95%% intervals of every number "
+        "(`intervals`; default 0: none)",
+    )
+    sim.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     sim.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     sb = sub.add_parser(
@@ -375,7 +384,7 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Compare conditions A and B of a saved study on the same trial speakers (two "
             "anonymisers, or two attackers on one): for every headline number, its value in A "
-            "and B, the difference B - A, the difference's 95%% interval and a two-sided "
+            "and B, the difference B - A, the difference's 95% interval and a two-sided "
             "p-value, both from a paired speaker-level bootstrap (the same speakers drawn for "
             "both), and p_adjusted, Holm's adjustment over all numbers compared (family-wise "
             "error control). Prints one JSON object {metric: {a, b, difference, interval, "
@@ -534,7 +543,14 @@ def _similarity(args: argparse.Namespace) -> int:
     original = _read_embeddings(args.original, args.metadata)
     anonymised = _read_embeddings(args.anonymised, args.metadata)
     result = voice_similarity(original, anonymised, split=args.split, calibration=args.calibration)
-    text = json.dumps(result.to_dict(), indent=2)
+    out = result.to_dict()
+    check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+    if args.bootstrap > 0:
+        from voxmetrics.metrics.uncertainty import similarity_intervals
+
+        ci = similarity_intervals(result, n_boot=args.bootstrap, seed=args.seed)
+        out["intervals"] = {k: [v.low, v.high] for k, v in ci.items()}
+    text = json.dumps(out, indent=2)
     print(text)
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")

@@ -64,6 +64,7 @@ __all__ = [
     "eer_from_runs",
     "holm",
     "lid_intervals",
+    "similarity_intervals",
     "weighted_quantile",
 ]
 
@@ -496,6 +497,69 @@ def lid_intervals(
     grid = np.zeros(0, dtype=np.int64)
     empty = np.zeros((draws.n_boot, 0))
     return ConditionReplicates(est, reps, grid, np.zeros(0), empty).intervals(confidence)
+
+
+def _weighted_d_diag(m: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """D_diag of speaker-weighted matrices: off-diagonal over pairs of distinct speakers."""
+    diag = np.diag(m)
+    diag_mean = (w @ diag) / w.sum(axis=1)
+    total = ((w @ m) * w).sum(axis=1)
+    same = (w**2) @ diag
+    with np.errstate(invalid="ignore", divide="ignore"):
+        off_mean = (total - same) / (w.sum(axis=1) ** 2 - (w**2).sum(axis=1))
+    return np.abs(diag_mean - off_mean)
+
+
+def similarity_intervals(
+    result: Any, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level intervals of DeID, G_VD and the three D_diag of a similarity result.
+
+    A replicate draws the speakers of the matrices with replacement; the matrices (and their
+    calibration) are held fixed, and D_diag is recomputed with each speaker weighted by its
+    draws: the diagonal mean over drawn speakers, the off-diagonal mean over pairs of distinct
+    speakers. With every weight 1 this is D_diag itself.
+
+    Parameters
+    ----------
+    result : SimilarityResult
+        From :func:`~voxmetrics.metrics.similarity.voice_similarity`.
+
+    Returns
+    -------
+    dict of str to BootstrapInterval
+        Keys ``deid``, ``g_vd``, ``d_diag_oo``, ``d_diag_oa``, ``d_diag_aa``.
+    """
+    mats = {"oo": result.oo, "oa": result.oa, "aa": result.aa}
+    spk = mats["oo"].speakers
+    for k, m in mats.items():
+        if not np.array_equal(m.speakers, spk):
+            raise VoxMetricsInputError(
+                f"the {k} similarity matrix has other speakers than the original one; compute "
+                "all three on the same split and speakers."
+            )
+    draws = SpeakerDraws.draw(spk, n_boot=n_boot, seed=seed)
+    w = draws.counts[:, draws.index(spk)].astype(np.float64)
+    d = {k: _weighted_d_diag(np.asarray(m.matrix, dtype=np.float64), w) for k, m in mats.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps = {
+            "deid": 1.0 - d["oa"] / d["oo"],
+            "g_vd": 10.0 * np.log10(d["aa"] / d["oo"]),
+            "d_diag_oo": d["oo"],
+            "d_diag_oa": d["oa"],
+            "d_diag_aa": d["aa"],
+        }
+    est = result.distinctiveness
+    out = {}
+    for k, r in reps.items():
+        v = getattr(est, k)
+        out[k] = _interval(
+            float(v) if math.isfinite(v) else None,
+            np.where(np.isfinite(r), r, np.nan),
+            confidence,
+            draws.n_boot,
+        )
+    return out
 
 
 @dataclass(frozen=True)
