@@ -106,3 +106,23 @@ def test_study_comparisons_equal_compare_conditions(demo_report):
     lib = compare_conditions(st.get("plain"), st.get("anon-mild"), n_boot=60)
     got = demo_report.comparisons["anon-mild vs plain"]
     assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in lib.items()}
+
+
+def test_singling_out_interval_is_the_weighted_mean_of_predicate_rates(demo_report):
+    from voxmetrics.metrics.uncertainty import SpeakerDraws, singling_out_interval
+
+    r = next(r for r in demo_report.reports if r.name == "anon-mild")
+    so = r.singling_out
+    assert so.per_predicate.mean() == pytest.approx(so.value)
+    iv = singling_out_interval(so, n_boot=40, seed=2)
+    d = SpeakerDraws.draw(so.predicates, n_boot=40, seed=2)
+    w = d.counts[:, d.index(so.predicates)]
+    reps = (w * so.per_predicate).sum(1) / w.sum(1)
+    np.testing.assert_allclose([iv.low, iv.high], np.quantile(reps, [0.025, 0.975]))
+    c = demo_report.to_dict()["conditions"]["anon-mild"]
+    assert c["intervals"]["singling_out"] == [
+        r.singling_out_interval.low,
+        r.singling_out_interval.high,
+    ]
+    row = intervals_frame([r]).set_index("key").loc["singling_out"]
+    assert row["chance"] == so.chance

@@ -43,6 +43,7 @@ from voxmetrics.metrics.uncertainty import (
     chance_levels,
     compare_replicates,
     condition_replicates,
+    singling_out_interval,
 )
 from voxmetrics.metrics.zebra import ZebraResult, zebra_from_pools
 
@@ -105,6 +106,8 @@ class ConditionReport:
     """Every headline number in each speaker-level bootstrap replicate (when asked for)."""
     chance: ChanceLevels | None = None
     """Chance levels of linkability, the SRD statistics and LID on these scores."""
+    singling_out_interval: BootstrapInterval | None = None
+    """Speaker-level interval of singling out (predicate speakers resampled), when both."""
 
     @property
     def intervals(self) -> dict[str, BootstrapInterval]:
@@ -173,6 +176,9 @@ class ConditionReport:
         out["linkability_vs_n"] = [
             [int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()
         ]
+        if self.singling_out_interval is not None:
+            iv = self.singling_out_interval
+            out["singling_out"] = [iv.low, iv.high]
         return out
 
     def top_chance(self) -> dict[str, Any] | None:
@@ -307,6 +313,10 @@ def evaluate(
         seed=seed,
     )
     ranks = srd(eval.scores, eval.targets)
+    singled = _singling_out(embeddings, split)
+    so_interval = None
+    if bootstrap > 0 and singled is not None and singled.per_predicate is not None:
+        so_interval = singling_out_interval(singled, n_boot=bootstrap, seed=seed)
     return ConditionReport(
         name=name,
         attacker=attacker,
@@ -317,13 +327,14 @@ def evaluate(
         srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
         zebra=zebra_from_pools(pools, ties=ties),
         linkability_curve=linkability_curve(eval.scores, eval.targets),
-        singling_out=_singling_out(embeddings, split),
+        singling_out=singled,
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
         ties=ties,
         replicates=replicates,
         chance=chance,
+        singling_out_interval=so_interval,
     )
 
 
@@ -597,6 +608,20 @@ def intervals_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                     "high": iv[key].high,
                     "chance": c,
                     "excess": None if c is None or v is None else v - c,
+                }
+            )
+        so, so_iv = r.singling_out, r.singling_out_interval
+        if so is not None and so_iv is not None:
+            rows.append(
+                {
+                    "condition": r.name,
+                    "key": "singling_out",
+                    "number": "Singling out",
+                    "value": so.value,
+                    "low": so_iv.low,
+                    "high": so_iv.high,
+                    "chance": so.chance,
+                    "excess": so.value - so.chance,
                 }
             )
     columns = ["condition", "key", "number", "value", "low", "high", "chance", "excess"]

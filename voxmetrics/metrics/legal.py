@@ -221,6 +221,10 @@ class SinglingOutResult:
     """F = min_s K_s: fold f holds out the f-th trial embedding of every speaker."""
     per_fold: NDArray[np.float64] = field(repr=False)
     """Isolation rate of each fold."""
+    predicates: NDArray[np.str_] | None = field(default=None, repr=False)
+    """Speaker of each predicate."""
+    per_predicate: NDArray[np.float64] | None = field(default=None, repr=False)
+    """Isolation rate of each predicate over the folds (their mean is ``value``)."""
 
     @property
     def chance(self) -> float:
@@ -304,6 +308,7 @@ def singling_out(
     position[order] = np.arange(t_spk.size) - np.repeat(starts, counts)
     scores = profiles @ _unit(t_emb).T  # predicates x trial embeddings
     per_fold = np.empty(folds)
+    per_predicate = np.zeros(labels.size)
     rows = np.arange(labels.size)
     for f in range(folds):
         held = position == f
@@ -311,12 +316,15 @@ def singling_out(
         threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
         above = (scores[:, held] > threshold[:, None]).sum(axis=1)
         per_fold[f] = (above == 1).mean()
+        per_predicate += above == 1
     return SinglingOutResult(
         value=float(per_fold.mean()),
         n_speakers=int(pop.size),
         n_predicates=int(labels.size),
         folds=folds,
         per_fold=per_fold,
+        predicates=labels,
+        per_predicate=per_predicate / folds,
     )
 
 

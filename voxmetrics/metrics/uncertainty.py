@@ -65,6 +65,7 @@ __all__ = [
     "holm",
     "lid_intervals",
     "similarity_intervals",
+    "singling_out_interval",
     "weighted_quantile",
 ]
 
@@ -497,6 +498,32 @@ def lid_intervals(
     grid = np.zeros(0, dtype=np.int64)
     empty = np.zeros((draws.n_boot, 0))
     return ConditionReplicates(est, reps, grid, np.zeros(0), empty).intervals(confidence)
+
+
+def singling_out_interval(
+    result: Any, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> BootstrapInterval:
+    """Speaker-level interval of singling out: the predicate speakers resampled.
+
+    Singling out is the mean over predicates (one per enrolled speaker with trial embeddings)
+    of each predicate's isolation rate over the folds; a replicate draws the predicate
+    speakers with replacement and takes the weighted mean, the population of held-out
+    embeddings held fixed.
+
+    Parameters
+    ----------
+    result : SinglingOutResult
+        From :func:`~voxmetrics.metrics.legal.singling_out`.
+    """
+    if result.per_predicate is None or result.predicates is None:
+        raise VoxMetricsInputError("this singling-out result has no per-predicate rates.")
+    draws = SpeakerDraws.draw(result.predicates, n_boot=n_boot, seed=seed)
+    inv = draws.index(result.predicates)
+    w = draws.counts.astype(np.float64)
+    reps = (w @ _spk_sum(result.per_predicate, inv, draws.speakers.size)) / (
+        w @ np.bincount(inv, minlength=draws.speakers.size)
+    )
+    return _interval(float(result.value), reps, confidence, draws.n_boot)
 
 
 def _weighted_d_diag(m: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
