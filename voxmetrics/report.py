@@ -61,6 +61,7 @@ __all__ = [
     "evaluate_lid",
     "evaluate_sbls",
     "evaluate_study",
+    "headline_values",
     "intervals_frame",
     "overview_frame",
     "replicate_condition",
@@ -575,12 +576,46 @@ INTERVAL_LABELS: dict[str, str] = {
 """Display label of every number that carries an interval, in table order."""
 
 
-def intervals_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
+def headline_values(report: ConditionReport) -> dict[str, float | None]:
+    """Every headline number of a report by key (the q95 quantiles only when bootstrapped)."""
+    b, st, z = report.baseline, report.srd.stats, report.zebra
+    out: dict[str, float | None] = {
+        "eer": b.eer,
+        "eer_rocch": b.eer_rocch,
+        "cllr": b.cllr,
+        "min_cllr": b.min_cllr,
+        "linkability": b.linkability,
+        "mean_d": st.mean_d,
+        "idr": st.idr,
+        "max_d": st.max_d,
+        "d_ece": z.d_ece,
+        "log10_l": z.log10_l,
+    }
+    if report.lid is not None:
+        x = report.lid
+        out.update(
+            alid=x.alid,
+            pdr=x.pdr,
+            ndr=x.ndr,
+            lid_plus=x.lid_plus,
+            lid_minus=x.lid_minus,
+            lid_max=x.lid_max,
+        )
+    if report.replicates is not None:
+        est = report.replicates.estimates
+        out.update({k: est[k] for k in ("lid_q95", "max_d_q95", "log10_l_q95") if k in est})
+    return out
+
+
+def intervals_frame(
+    reports: Iterable[ConditionReport], *, keys: Iterable[str] | None = None
+) -> pd.DataFrame:
     """Every headline number of every condition with its interval, chance and excess.
 
     One row per condition and number: ``condition, key, number, value, low, high, chance,
-    excess`` (value - chance; None where no chance level is defined). A maximum has no
-    interval (``low``, ``high`` None): read its q95 row.
+    excess`` (value - chance; None where no chance level is defined). Without a bootstrap
+    ``low`` and ``high`` are None; a maximum never has them (read its q95 row). ``keys``
+    restricts the numbers (in the order of :data:`INTERVAL_LABELS`).
 
     Examples
     --------
@@ -589,37 +624,39 @@ def intervals_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
     >>> list(df.columns)[:4], bool((df["low"] <= df["high"]).all())
     (['condition', 'key', 'number', 'value'], True)
     """
+    wanted = set(INTERVAL_LABELS if keys is None else keys)
     rows = []
     for r in reports:
         iv = r.intervals
+        values = headline_values(r)
         chance = r.chance.values if r.chance is not None else {}
         for key, label in INTERVAL_LABELS.items():
-            if key not in iv:
+            if key not in values or key not in wanted:
                 continue
             c = chance.get(key)
-            v = iv[key].estimate
+            v = values[key]
             rows.append(
                 {
                     "condition": r.name,
                     "key": key,
                     "number": label,
                     "value": v,
-                    "low": iv[key].low,
-                    "high": iv[key].high,
+                    "low": iv[key].low if key in iv else None,
+                    "high": iv[key].high if key in iv else None,
                     "chance": c,
                     "excess": None if c is None or v is None else v - c,
                 }
             )
         so, so_iv = r.singling_out, r.singling_out_interval
-        if so is not None and so_iv is not None:
+        if so is not None and (keys is None or "singling_out" in wanted):
             rows.append(
                 {
                     "condition": r.name,
                     "key": "singling_out",
                     "number": "Singling out",
                     "value": so.value,
-                    "low": so_iv.low,
-                    "high": so_iv.high,
+                    "low": None if so_iv is None else so_iv.low,
+                    "high": None if so_iv is None else so_iv.high,
                     "chance": so.chance,
                     "excess": so.value - so.chance,
                 }

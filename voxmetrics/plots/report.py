@@ -566,7 +566,7 @@ def _range(low: Any, high: Any, digits: int = 3) -> str:
 
 def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
     df = intervals_frame(sr.reports)
-    if df.empty:
+    if not sr.settings.bootstrap:
         return _section(
             "intervals",
             "<p>No intervals: the report was computed without the bootstrap (set the study's "
