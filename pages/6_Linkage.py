@@ -1,6 +1,5 @@
 """Linkage: the legally validated metrics (paper 001) and voice similarity matrices (VPC 2022)."""
 
-
 import streamlit as st
 
 from voxmetrics import ui
@@ -68,7 +67,8 @@ if not names:
     st.stop()
 
 colors = condition_colors(study.names)
-reports = {r.name: r for r in ui.study_reports(study, names)}
+# the study's settings: the same cached reports as the Overview, with their intervals
+reports = {r.name: r for r in ui.study_reports(study, names, **study.settings.evaluate_options())}
 if not reports:
     st.stop()
 with_embeddings = [n for n in reports if study.get(n).embeddings is not None]
@@ -319,8 +319,7 @@ sm = study.get(mean_name).eval
 n_cells = sm.n_enrolled * len(set(sm.trial_speakers.tolist()))
 if n_cells > MAX_CELLS:
     st.info(
-        f"{n_cells:,} speaker pairs are too many to draw in one heat map (limit "
-        f"{MAX_CELLS:,}).",
+        f"{n_cells:,} speaker pairs are too many to draw in one heat map (limit {MAX_CELLS:,}).",
         icon=":material/info:",
     )
 else:
@@ -344,6 +343,7 @@ else:
 # ---- 5. summary
 st.subheader("Summary")
 distinctiveness = {}
+distinctiveness_ci = {}
 if similarity is not None:
     bar = st.empty()
     for k, name in enumerate(with_embeddings):
@@ -354,9 +354,22 @@ if similarity is not None:
         out = ui.call(cache_linkage.similarity, o_es, es, calibration=calibration, split=SPLIT)
         if out is not None:
             distinctiveness[name] = out.value.distinctiveness
+            if study.settings.bootstrap and name != original:
+                ci = ui.call(
+                    cache_linkage.similarity_ci,
+                    o_es,
+                    es,
+                    out.value,
+                    n_boot=study.settings.bootstrap,
+                    seed=study.settings.seed,
+                    calibration=calibration,
+                    split=SPLIT,
+                )
+                if ci is not None:
+                    distinctiveness_ci[name] = ci.value
     bar.empty()
 ui.show_table(
-    linkage_table(reports, distinctiveness),
+    linkage_table(reports, distinctiveness, distinctiveness_ci),
     "linkage_summary.csv",
     column_help={
         "Linkability": "Share of trials whose own speaker scores strictly highest among all "
@@ -368,6 +381,9 @@ ui.show_table(
         "Chance (1-1/N)^(N-1)": "Singling out by a random predicate of mean 1/N (→ 1/e).",
         "DeID": "De-identification against the original voices (needs embeddings).",
         "G_VD (dB)": "Gain of voice distinctiveness against the original voices.",
+        "Linkability 95% CI": "Speaker-level bootstrap (the study's replicates, Report page).",
+        "Singling out 95% CI": "Predicate speakers resampled; the population held fixed.",
+        "DeID 95% CI": "Speakers of the similarity matrices resampled; matrices held fixed.",
     },
 )
 if similarity is not None:

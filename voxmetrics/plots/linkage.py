@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -687,13 +688,25 @@ TABLE_COLUMNS: dict[str, str] = {
     "chance_singling_out": "Chance (1-1/N)^(N-1)",
     "deid": "DeID",
     "g_vd": "G_VD (dB)",
+    "linkability_ci": "Linkability 95% CI",
+    "singling_out_ci": "Singling out 95% CI",
+    "deid_ci": "DeID 95% CI",
+    "g_vd_ci": "G_VD 95% CI (dB)",
 }
-"""Columns of :func:`linkage_table` and their labels."""
+"""Columns of :func:`linkage_table` and their labels (the intervals as "[low, high]" text,
+"–" when not computed)."""
+
+
+def _ci_text(iv: Any, digits: int = 3) -> str:
+    if iv is None or iv.low is None or iv.high is None:
+        return "–"
+    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
 
 
 def linkage_table(
     reports: Mapping[str, ConditionReport],
     distinctiveness: Mapping[str, VoiceDistinctiveness | None] | None = None,
+    distinctiveness_intervals: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """One row per condition: linkability, singling out, their chance levels, DeID and G_VD.
 
@@ -703,6 +716,8 @@ def linkage_table(
         Linkability at the full N and singling out (None without embeddings).
     distinctiveness : mapping of condition name to VoiceDistinctiveness or None, optional
         DeID and G_VD of each condition against the chosen original (None: not available).
+    distinctiveness_intervals : mapping of condition name to intervals, optional
+        From :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`.
 
     Returns
     -------
@@ -724,6 +739,7 @@ def linkage_table(
     for name, r in reports.items():
         so = r.singling_out
         v = (distinctiveness or {}).get(name)
+        dv = (distinctiveness_intervals or {}).get(name) or {}
         rows.append(
             {
                 "condition": name,
@@ -735,6 +751,10 @@ def linkage_table(
                 "chance_singling_out": np.nan if so is None else so.chance,
                 "deid": np.nan if v is None else v.deid,
                 "g_vd": np.nan if v is None else v.g_vd,
+                "linkability_ci": _ci_text(r.intervals.get("linkability")),
+                "singling_out_ci": _ci_text(r.singling_out_interval),
+                "deid_ci": _ci_text(dv.get("deid")),
+                "g_vd_ci": _ci_text(dv.get("g_vd"), 2),
             }
         )
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
