@@ -621,8 +621,11 @@ def intervals_frame(
     --------
     >>> from voxmetrics.synth import demo_study
     >>> df = intervals_frame(evaluate_study(demo_study(n_speakers=6), bootstrap=20))
-    >>> list(df.columns)[:4], bool((df["low"] <= df["high"]).all())
+    >>> ok = df.dropna(subset=["low", "high"])  # maxima have no interval
+    >>> list(df.columns)[:4], bool((ok["low"] <= ok["high"]).all())
     (['condition', 'key', 'number', 'value'], True)
+    >>> sorted(set(df["key"]) - set(ok["key"]))
+    ['lid_max', 'log10_l', 'max_d']
     """
     wanted = set(INTERVAL_LABELS if keys is None else keys)
     rows = []
