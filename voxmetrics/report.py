@@ -4,8 +4,12 @@ The JSON object of one condition follows the command-line contract of design.md:
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
-log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings) and
-``ties``, the tie rule of the pooled metrics; later metric families add theirs.
+log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings),
+``ties``, the tie rule of the pooled metrics, ``intervals`` (with a bootstrap: the 95 %
+intervals of the top-level numbers, ``[low, high]``, and the band of ``linkability_vs_n``,
+``[[n, low, high], ...]``; the ``lid``, ``srd`` and ``zebra`` blocks carry their own) and
+``chance`` (chance levels of linkability and its curve; the ``lid`` and ``srd`` blocks carry
+theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs.
 """
 
 from __future__ import annotations
@@ -255,8 +259,8 @@ def evaluate(
         LID calibration options (None and 0 follow metrics.md; "balanced" and 1 the authors'
         reference code).
     bootstrap : int
-        Replicates of the speaker-level bootstrap of the LID aggregates and of ZEBRA's D_ECE
-        and log10 l (0 = none).
+        Replicates of the speaker-level bootstrap of every headline number (0 = none): the
+        report's ``replicates``, its ``intervals`` and the JSON's ``intervals`` mappings.
     seed : int
         Seed of the cross-calibration folds and of the bootstrap.
     progress : callable(fraction, message), optional
