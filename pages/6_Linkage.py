@@ -99,8 +99,9 @@ for name, report in reports.items():
             curves[name] = out.value
 fig_col, note_col = st.columns(NOTES_SPLIT)
 with fig_col:
-    ui.show_figure(linkability_vs_n_figure(curves, colors=colors), "linkability_vs_n",
-                   show_title=False)  # fmt: skip
+    bands = {n: r.replicates.curve_band() for n, r in reports.items() if r.replicates is not None}
+    ui.show_figure(linkability_vs_n_figure(curves, colors=colors, bands=bands),
+                   "linkability_vs_n", show_title=False)  # fmt: skip
 with note_col:
     assumptions(
         "- Linked = own speaker scores **strictly above** every other candidate: **a tie "
@@ -117,7 +118,12 @@ with note_col:
             if sampled
             else "- A **sampled** estimate (the paper's procedure) can be added above.\n"
         )
-        + "- At N' = N: the Linkability of the matrix. Dashed: chance 1/N'."
+        + "- At N' = N: the Linkability of the matrix. Dashed: chance 1/N'.\n"
+        + (
+            "- Shaded: the 95 % speaker-bootstrap band of each line (the study's replicates)."
+            if bands
+            else "- No band: the study's bootstrap is off (Report page)."
+        )
     )
 
 # ---- 2. singling out

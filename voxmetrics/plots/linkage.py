@@ -70,6 +70,7 @@ def linkability_vs_n_figure(
     *,
     colors: Mapping[str, str] | None = None,
     title: str = "Linkability vs number of enrolled speakers N'",
+    bands: Mapping[str, Any] | None = None,
 ) -> go.Figure:
     """Linkability against N' on a log axis, one curve per condition, with chance 1/N'.
 
@@ -85,13 +86,17 @@ def linkability_vs_n_figure(
     colors : mapping of condition name to colour, optional
         Defaults to :func:`condition_colors` of the names in ``curves``.
     title : str
+    bands : mapping of condition name to array (G, 3), optional
+        Rows [N', low, high]: the 95 % speaker-bootstrap band of the curve
+        (:meth:`~voxmetrics.metrics.uncertainty.ConditionReplicates.curve_band`), drawn as a
+        shaded area behind it.
 
     Returns
     -------
     go.Figure
         Each trace has ``meta = {"condition", "kind"}`` with ``kind`` in
-        {"expected", "sampled", "sampled-legend", "chance"}; the sampled traces share one
-        legend entry ("sampled-legend", no data).
+        {"band", "expected", "sampled", "sampled-legend", "chance"}; the sampled traces share
+        one legend entry ("sampled-legend", no data).
 
     Examples
     --------
@@ -107,6 +112,24 @@ def linkability_vs_n_figure(
     for name in names:
         c = curves[name]
         color = palette[name]
+        band = (bands or {}).get(name)
+        if band is not None:
+            band = np.asarray(band, dtype=np.float64)
+            fig.add_trace(
+                go.Scatter(
+                    x=np.concatenate([band[:, 0], band[::-1, 0]]),
+                    y=np.concatenate([band[:, 1], band[::-1, 2]]),
+                    fill="toself",
+                    fillcolor=color,
+                    opacity=0.18,
+                    line={"width": 0},
+                    name=f"{name}: 95% band",
+                    legendgroup=name,
+                    showlegend=False,
+                    hoverinfo="skip",
+                    meta={"condition": name, "kind": "band"},
+                )
+            )
         fig.add_trace(
             go.Scatter(
                 x=c.n,

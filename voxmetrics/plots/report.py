@@ -635,7 +635,13 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
 def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     reports = {r.name: r for r in sr.reports}
     body = _table(linkage_table(reports), colors=colors) + figure(
-        linkability_vs_n_figure({r.name: r.linkability_curve for r in sr.reports}, colors=colors),
+        linkability_vs_n_figure(
+            {r.name: r.linkability_curve for r in sr.reports},
+            colors=colors,
+            bands={
+                r.name: r.replicates.curve_band() for r in sr.reports if r.replicates is not None
+            },
+        ),
         "linkability_vs_n",
     )
     singled = {r.name: r.singling_out for r in sr.reports if r.singling_out is not None}
