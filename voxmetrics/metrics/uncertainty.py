@@ -74,9 +74,11 @@ WORST_Q = 0.95
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
+_MAX_DRAWN = 4_000_000
+"""Most (draws x trials) cells :func:`chance_levels` keeps (the draws shrink, to >= 20)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SpeakerDraws:
     """Replicate weights: how often each speaker is drawn in each of B replicates.
 
@@ -236,7 +238,7 @@ def _srd_from_hist(h: NDArray[np.float64], q: float) -> dict[str, NDArray[np.flo
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ConditionReplicates:
     """Every headline number of one condition and its value in each replicate."""
 
@@ -604,7 +606,7 @@ def similarity_intervals(
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ChanceLevels:
     """Values expected when the scores carry no speaker information, on the user's scores."""
 
@@ -638,7 +640,9 @@ def chance_levels(
     every other score of row i} (1/N without ties) and its curve 1/N'; ALID = mean_ij
     log2(N p_ij) and PDR = mean_ij [p_ij > 1/N] under ``calibration``. The SRD statistics
     (whose plug-in estimates are biased upward when trials are few against N) and the other
-    LID aggregates are averaged over ``n_draws`` seeded draws.
+    LID aggregates are averaged over ``n_draws`` seeded draws (fewer, but at least 20, when
+    draws x trials would exceed 4 million). The matrix is ranked in row blocks, so memory stays
+    bounded on large matrices.
 
     Examples
     --------
@@ -647,32 +651,45 @@ def chance_levels(
     >>> round(c.values["linkability"], 4), c.values["mean_d"] > 1.5
     (0.0076, True)
     """
-    s = np.asarray(scores, dtype=np.float64)
+    s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
     if s.ndim != 2 or s.shape[1] < 2:
         raise VoxMetricsInputError("`scores` must be a T x N matrix with N >= 2.")
     if n_draws < 1:
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
     n_trials, n = s.shape
-    # rank of every column within its row, ties against the attacker: #{k : s_ik >= s_ij}
-    ranks = rankdata(-s, method="max", axis=1).astype(np.int64)
-    values: dict[str, float | None] = {"linkability": float((ranks == 1).mean())}
-    grid = linkability_grid(n)
+    # bound the (draws x trials) work on large matrices: at least 20 draws
+    n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
     rng = np.random.default_rng(seed)
     cols = rng.integers(0, n, size=(n_draws, n_trials))
-    rows = np.arange(n_trials)
-    drawn = ranks[rows, cols]  # (R, T)
+    drawn = np.empty((n_draws, n_trials), dtype=np.int32)
+    x = np.empty((n_draws, n_trials)) if calibration is not None else None
+    n_top = n_pos = 0
+    lid_sum = 0.0
+    for blk in row_blocks(n_trials, n):
+        sb = s[blk].astype(np.float64)
+        r = np.arange(sb.shape[0])
+        # rank of every column within its row, ties against the attacker: #{k : s_ik >= s_ij}
+        ranks = rankdata(-sb, method="max", axis=1).astype(np.int32)
+        n_top += int((ranks == 1).sum())
+        drawn[:, blk] = ranks[r, cols[:, blk]]
+        if x is not None and calibration is not None:
+            z, _ = row_znorm(sb, ddof=calibration.ddof)
+            lid_all = (math.log(n) + log_softmax(calibration.w * z, axis=1)) / _LN2
+            lid_sum += float(lid_all.sum())
+            n_pos += int((lid_all > 0).sum())
+            x[:, blk] = lid_all[r, cols[:, blk]]
+    values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
+    grid = linkability_grid(n)
     h = np.zeros((n_draws, n))
     np.add.at(h, (np.repeat(np.arange(n_draws), n_trials), drawn.ravel() - 1), 1.0)
     for k, v in _srd_from_hist(h, q).items():
         values[k] = float(np.mean(v))
-    if calibration is not None:
-        z, _ = row_znorm(s, ddof=calibration.ddof)
-        llr = calibration.w * z
-        lid_all = (math.log(n) + log_softmax(llr, axis=1)) / _LN2
-        values["alid"] = float(lid_all.mean())
-        values["pdr"] = float((lid_all > 0).mean())
+    if x is not None:
+        values["alid"] = lid_sum / (n_trials * n)
+        values["pdr"] = n_pos / (n_trials * n)
         values["ndr"] = 1.0 - values["pdr"]
-        x = lid_all[rows, cols]  # (R, T)
         pos = x > 0
         with np.errstate(invalid="ignore", divide="ignore"):
             lp = np.where(pos.any(1), np.where(pos, x, 0).sum(1) / pos.sum(1), np.nan)
