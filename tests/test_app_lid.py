@@ -273,3 +273,14 @@ def test_removing_a_condition_on_the_page_keeps_it_working():
     # no flagged condition left: the explorer opens on the first one
     assert at.selectbox(key="vm_lid_trial_condition").value == "plain"
     assert "No selected condition has a near-chance EER" in _text(at.caption)
+
+
+def test_lid_numbers_are_shown_against_chance():
+    at = _lid_page()
+    df = _table(at, with_column="Excess over chance")
+    assert set(df["Condition"]) == set(DEMO_NAMES)
+    alid = df[df["Number"] == "ALID (bits)"].set_index("Condition")
+    assert (alid["Excess over chance"] == alid["Value"] - alid["Chance"]).all()
+    # every anonymised or plain condition discloses beyond chance; random scores do not
+    assert (alid.drop("random")["Excess over chance"] > 0.1).all()
+    assert abs(alid.loc["random", "Excess over chance"]) < 0.1

@@ -29,19 +29,23 @@ from numpy.typing import NDArray
 from voxmetrics.data.study import Condition
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.lid import CalibrationCurve, LIDResult, calibration_curve, posterior
+from voxmetrics.metrics.uncertainty import ChanceLevels, chance_levels
 from voxmetrics.metrics.uncertainty import lid_intervals as speaker_lid_intervals
 from voxmetrics.report import ConditionReport, evaluate_lid
 from voxmetrics.ui.cache import Outcome, ResultStore, capture
 
 __all__ = [
+    "CHANCE_METRICS",
     "INTERVAL_METRICS",
     "NEEDS_CALIBRATION",
     "LIDOptions",
     "LIDRow",
     "calibration_curve_cached",
     "calibration_frame",
+    "chance_frame",
     "interval_frame",
     "interval_table",
+    "lid_chance",
     "lid_intervals",
     "lid_result",
     "lid_summary_frame",
@@ -201,6 +205,61 @@ def lid_intervals(
         )
     store.put(key, value)
     return value
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _chance(key: str, _scores: NDArray[Any], _result: LIDResult, seed: int) -> ChanceLevels:
+    return chance_levels(_scores, calibration=_result.calibration, seed=seed)
+
+
+def lid_chance(condition: Condition, result: LIDResult, options: LIDOptions) -> ChanceLevels:
+    """Chance levels of the LID numbers on the condition's own eval scores, cached.
+
+    :func:`~voxmetrics.metrics.uncertainty.chance_levels` under the result's calibration
+    (the mean of the folds' for a cross-calibrated result).
+    """
+    key = f"{options.key(condition)}|chance|seed{options.seed}"
+    return _chance(key, condition.eval.scores, result, options.seed)
+
+
+CHANCE_METRICS: dict[str, tuple[str, str]] = {
+    "alid": ("ALID", "bits"),
+    "pdr": ("PDR", "%"),
+    "lid_plus": ("LID+", "bits"),
+    "lid_max": ("LIDmax", "bits"),
+}
+"""Numbers of :func:`chance_frame`: key to (label, unit)."""
+
+
+def chance_frame(rows: Sequence[LIDRow], chances: dict[str, ChanceLevels]) -> pd.DataFrame:
+    """Each condition's LID numbers beside their chance levels and the excess over chance.
+
+    Columns: Condition, Number, Value, Chance, Excess over chance (PDR in %).
+    """
+    records = []
+    for row in rows:
+        chance = chances.get(row.name)
+        if row.lid is None or chance is None:
+            continue
+        for key, (label, unit) in CHANCE_METRICS.items():
+            value = getattr(row.lid, key)
+            c = chance.values.get(key)
+            scale = 100.0 if unit == "%" else 1.0
+            records.append(
+                {
+                    "Condition": row.name,
+                    "Number": f"{label} ({unit})",
+                    "Value": None if value is None else value * scale,
+                    "Chance": None if c is None else c * scale,
+                    "Excess over chance": None
+                    if value is None or c is None
+                    else (value - c) * scale,
+                }
+            )
+    columns = ["Condition", "Number", "Value", "Chance", "Excess over chance"]
+    return pd.DataFrame.from_records(records, columns=columns).astype(
+        {"Value": "float64", "Chance": "float64", "Excess over chance": "float64"}
+    )
 
 
 # ---------------------------------------------------------------- calibration curve and trials
