@@ -80,9 +80,7 @@ def test_lidmax_has_its_interval_and_the_card_levels_are_the_librarys():
     card = at.dataframe[0].value
     leaky = card.set_index("Condition").loc["anon-leaky"]
     # a maximum has no sound percentile interval: its 0.95 quantile carries one
-    assert re.fullmatch(
-        r"\d\.\d\d \(q95 \d\.\d\d \[\d\.\d\d, \d\.\d\d\]\)", leaky["LIDmax (bits)"]
-    )
+    assert re.fullmatch(r"\d\.\d\d \(q95 \d\.\d\d \[\d\.\d\d, \d\.\d\d\]\)", leaky["LIDmax (bits)"])
     levels = _cell_levels(at)
     assert levels[DEMO_NAMES.index("anon-leaky"), CARD_COLUMNS.index("LIDmax (bits)")] == "risk"
     # every coloured cell is the library's level (n/a cells included)

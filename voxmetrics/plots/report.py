@@ -419,7 +419,7 @@ def _card(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "(n/a: not available). With the bootstrap, linkability shows its 95 % interval and "
         "LIDmax its 0.95 quantile with that quantile's interval; both are coloured only when "
         "the interval lies above the chance level of the condition's scores (else "
-        "\"≈ chance\", green).</p>"
+        '"≈ chance", green).</p>'
         f"{table}<h3>Legend</h3><p class='legend-levels'>{card_legend_html()}</p>"
         '<div class="table-wrap"><table class="thresholds"><thead><tr><th>Metric</th>'
         f"<th>Thresholds</th></tr></thead><tbody>{legend}</tbody></table></div>{rationale}",
