@@ -17,3 +17,12 @@ Attacker = Literal["ignorant", "lazy-informed", "semi-informed"]
 """Knowledge level of the attacker of a condition."""
 
 ATTACKERS: tuple[Attacker, ...] = ("ignorant", "lazy-informed", "semi-informed")
+
+LIDVariant = Literal["maximum-likelihood", "reference-code"]
+"""LID calibration variant (see :data:`voxmetrics.metrics.lid.LID_VARIANTS`)."""
+
+LID_VARIANT_NAMES: tuple[LIDVariant, ...] = ("maximum-likelihood", "reference-code")
+"""The LID calibration variants; the first is the default."""
+
+LID_VARIANT_ALIASES: dict[str, LIDVariant] = {"metrics": "maximum-likelihood"}
+"""Old names still accepted (deprecated): "metrics" was the unpenalised fit."""

@@ -168,10 +168,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--lid-variant",
-        choices=["metrics", "reference-code"],
-        default="metrics",
-        help="LID calibration: metrics.md (population sd, unweighted; default) or the authors' "
-        "reference code (sample sd, balanced class weights)",
+        choices=["maximum-likelihood", "reference-code", "metrics"],
+        default="maximum-likelihood",
+        help="LID calibration: maximum-likelihood (population sd, unweighted, unpenalised; "
+        "default) or reference-code (the LID authors' public code: sample sd, balanced class "
+        "weights, L2 penalty C = 1; reproduces the tables of Šterns et al. 2025). 'metrics' "
+        "is the deprecated old name of maximum-likelihood. Recorded as lid.variant",
     )
     ev.add_argument(
         "--bootstrap",
@@ -270,6 +272,11 @@ def _parser() -> argparse.ArgumentParser:
         help="bootstrap replicates of the intervals (default: the study's setting; 0 = none)",
     )
     rep.add_argument("--seed", type=int, help="seed of folds and bootstrap (default: the study's)")
+    rep.add_argument(
+        "--lid-variant",
+        choices=["maximum-likelihood", "reference-code", "metrics"],
+        help="LID calibration (default: the study's setting; see evaluate --help)",
+    )
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
 
     demo = sub.add_parser(
@@ -369,14 +376,12 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
         raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
-    reference = args.lid_variant == "reference-code"
     report = evaluate(
         eval_sm,
         dev=dev_sm,
         name=Path(args.eval or args.embeddings).stem,
         cross_calibrate=None if dev_sm is not None else args.cross_calibrate,
-        lid_class_weight="balanced" if reference else None,
-        lid_ddof=1 if reference else 0,
+        lid_variant=args.lid_variant,
         bootstrap=args.bootstrap,
         seed=args.seed,
         embeddings=embeddings,
@@ -473,7 +478,13 @@ def _report(args: argparse.Namespace) -> int:
         raise VoxMetricsInputError(f"{args.study}: no such file.")
     study = load_study(args.study)
     overrides = {
-        k: v for k, v in (("bootstrap", args.bootstrap), ("seed", args.seed)) if v is not None
+        k: v
+        for k, v in (
+            ("bootstrap", args.bootstrap),
+            ("seed", args.seed),
+            ("lid_variant", args.lid_variant),
+        )
+        if v is not None
     }
     if overrides:  # the report states the settings it was computed with
         study = replace(study, settings=replace(study.settings, **overrides))

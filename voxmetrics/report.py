@@ -32,7 +32,13 @@ from voxmetrics.metrics.legal import (
     linkability_curve,
     singling_out_embeddings,
 )
-from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
+from voxmetrics.metrics.lid import (
+    LIDResult,
+    calibrate_lid,
+    lid,
+    lid_cross_calibrated,
+    resolve_lid_variant,
+)
 from voxmetrics.metrics.sbls import SBLSResult, attribute_columns, sbls_embeddings
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.zebra import ZebraResult, zebra, zebra_bootstrap
@@ -97,6 +103,8 @@ class ConditionReport:
         block: dict[str, Any] = {
             **self.lid.to_dict(),
             "calibration": self.lid.label,
+            "variant": self.lid.calibration.variant,
+            "converged": self.lid.calibration.converged,
             "n_degenerate": self.lid.n_degenerate,
         }
         if self.lid_intervals is not None:
@@ -135,8 +143,7 @@ def evaluate(
     name: str = "condition",
     attacker: str = "semi-informed",
     cross_calibrate: int | None = None,
-    lid_class_weight: ClassWeight = None,
-    lid_ddof: int = 0,
+    lid_variant: str = "maximum-likelihood",
     bootstrap: int = 0,
     seed: int = 0,
     progress: Progress | None = None,
@@ -156,9 +163,11 @@ def evaluate(
     cross_calibrate : int, optional
         Without ``dev``: calibrate LID by speaker-disjoint k-fold cross-calibration on eval
         with this k (labelled as such). Ignored when ``dev`` is given.
-    lid_class_weight, lid_ddof :
-        LID calibration options (None and 0 follow metrics.md; "balanced" and 1 the authors'
-        reference code).
+    lid_variant : {"maximum-likelihood", "reference-code"}
+        LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): unpenalised maximum
+        likelihood on population-sd z-scores (default), or the authors' public code
+        (sample sd, balanced, L2-penalised with C = 1), which reproduces the tables of
+        Šterns et al. 2025. Recorded in the JSON as ``lid.variant``.
     bootstrap : int
         Replicates of the speaker-level bootstrap of the LID aggregates and of ZEBRA's D_ECE
         and log10 l (0 = none).
@@ -191,8 +200,7 @@ def evaluate(
         eval,
         dev=dev,
         cross_calibrate=cross_calibrate,
-        class_weight=lid_class_weight,
-        ddof=lid_ddof,
+        variant=lid_variant,
         seed=seed,
     )
     intervals = zebra_intervals = None
@@ -232,16 +240,17 @@ def evaluate_lid(
     *,
     dev: ScoreMatrix | None = None,
     cross_calibrate: int | None = None,
-    class_weight: ClassWeight = None,
-    ddof: int = 0,
+    variant: str = "maximum-likelihood",
     seed: int = 0,
 ) -> LIDResult | None:
     """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
 
     The LID part of :func:`evaluate`, for callers that need only LID (the LID page).
+    ``variant`` is :func:`~voxmetrics.metrics.lid.calibrate_lid`'s.
     """
+    variant = resolve_lid_variant(variant)
     if dev is not None:
-        cal = calibrate_lid(dev.scores, dev.targets, class_weight=class_weight, ddof=ddof)
+        cal = calibrate_lid(dev.scores, dev.targets, variant=variant)
         return lid(eval.scores, eval.targets, cal)
     if cross_calibrate:
         return lid_cross_calibrated(
@@ -249,8 +258,7 @@ def evaluate_lid(
             eval.targets,
             eval.trial_speakers,
             k=cross_calibrate,
-            class_weight=class_weight,
-            ddof=ddof,
+            variant=variant,
             seed=seed,
         )
     return None

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from voxmetrics._types import ATTACKERS, Attacker
+from voxmetrics._types import ATTACKERS, LID_VARIANT_ALIASES, LID_VARIANT_NAMES, Attacker
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -82,7 +82,7 @@ class StudySettings:
     Examples
     --------
     >>> StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
-    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None}
+    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'lid_variant': 'maximum-likelihood'}
     """
 
     bootstrap: int = 200
@@ -92,6 +92,10 @@ class StudySettings:
     cross_calibrate: int | None = None
     """k of the speaker-disjoint cross-calibration of LID for conditions without a dev set
     (None = no LID for them)."""
+    lid_variant: str = "maximum-likelihood"
+    """LID calibration: "maximum-likelihood" or "reference-code" (the authors' public code,
+    which reproduces the tables of Šterns et al. 2025); the old name "metrics" is read as
+    "maximum-likelihood"."""
 
     def __post_init__(self) -> None:
         checks = (
@@ -107,6 +111,13 @@ class StudySettings:
                 f"setting 'cross_calibrate' is {k!r}; turn it off (None) or give a number "
                 "of folds of at least 2."
             )
+        variant = LID_VARIANT_ALIASES.get(self.lid_variant, self.lid_variant)
+        if variant not in LID_VARIANT_NAMES:
+            raise VoxMetricsInputError(
+                f"setting 'lid_variant' is {self.lid_variant!r}; use one of "
+                f"{', '.join(LID_VARIANT_NAMES)}."
+            )
+        object.__setattr__(self, "lid_variant", variant)  # old alias -> canonical name
 
     def evaluate_options(self) -> dict[str, Any]:
         """Keyword options of :func:`voxmetrics.report.evaluate_condition`."""
@@ -114,6 +125,7 @@ class StudySettings:
             "bootstrap": self.bootstrap,
             "seed": self.seed,
             "cross_calibrate": self.cross_calibrate,
+            "lid_variant": self.lid_variant,
         }
 
     def to_dict(self) -> dict[str, Any]:

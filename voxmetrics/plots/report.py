@@ -355,6 +355,7 @@ def _summary(sr: StudyReport, colors: Mapping[str, str]) -> str:
         if st.cross_calibrate
         else "no LID cross-calibration (LID needs a dev set)"
     )
+    settings += f", LID calibration variant {st.lid_variant}"
     rows = [
         ("Study", _e(sr.study.name)),
         ("Computed", _e(sr.created)),
@@ -650,7 +651,9 @@ def _methods() -> str:
         (
             "LID, ALID, PDR, LIDmax",
             "Per-trial disclosure in bits after calibrating row z-scores on a dev set of other "
-            "speakers; ALID its mean, PDR the share above 0, LIDmax the worst trial.",
+            "speakers; ALID its mean, PDR the share above 0, LIDmax the worst trial. Variant "
+            "maximum-likelihood: unpenalised fit; reference-code: the authors' public code "
+            "(sample sd, balanced, L2 penalty C = 1), which reproduces their tables.",
             "000",
         ),
         (
