@@ -233,10 +233,11 @@ def _parser() -> argparse.ArgumentParser:
     sb_src.add_argument("--embeddings", metavar="EMB", help="anonymised embeddings")
     sb.add_argument(
         "--attacker",
-        choices=["original", "anonymised"],
-        default="original",
-        help="built-in attacker trained on original (needs --original) or anonymised dev "
-        "embeddings (default original)",
+        choices=["anonymised", "original"],
+        default="anonymised",
+        help="built-in attacker trained on the anonymised dev embeddings (informed; default, "
+        "as in the study report and the dashboard) or on original ones (ignorant; needs "
+        "--original). Recorded as attacker_trained_on",
     )
     sb.add_argument("--original", metavar="EMB_O", help="original embeddings (same metadata)")
     sb.add_argument("--split", choices=["eval", "dev"], default="eval", help="split attacked")

@@ -39,7 +39,12 @@ from voxmetrics.metrics.lid import (
     lid_cross_calibrated,
     resolve_lid_variant,
 )
-from voxmetrics.metrics.sbls import SBLSResult, attribute_columns, sbls_embeddings
+from voxmetrics.metrics.sbls import (
+    DEFAULT_ATTACKER,
+    SBLSResult,
+    attribute_columns,
+    sbls_embeddings,
+)
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.zebra import ZebraResult, zebra, zebra_bootstrap
 
@@ -290,7 +295,11 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
 
 
 def evaluate_sbls(condition: Condition) -> SBLSResult | None:
-    """SBLS of a condition's eval embeddings under the informed built-in attacker (sbls.md 5).
+    """SBLS of a condition's eval embeddings under the default built-in attacker.
+
+    The attacker is :data:`~voxmetrics.metrics.sbls.DEFAULT_ATTACKER` (informed), the same as
+    the ``sbls`` command's and the dashboard page's default; the result names it
+    (``attacker_trained_on``).
 
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
@@ -298,7 +307,7 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
     es = condition.embeddings
     if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
         return None
-    return sbls_embeddings(es, attacker="anonymised")
+    return sbls_embeddings(es, attacker=DEFAULT_ATTACKER)
 
 
 def evaluate_study(
