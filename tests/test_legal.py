@@ -30,14 +30,15 @@ from voxmetrics.metrics.legal import (
     singling_out_embeddings,
     speaker_profiles,
 )
+from voxmetrics.metrics.srd import srd
 
 # ---------------------------------------------------------------- independent references
 
 
 def brute_force_linkability(scores, targets, n_prime: int) -> float:
-    """Mean over trials and over EVERY set of N'-1 other candidates of [target > max others].
+    """Mean over trials and over EVERY set of N'-1 other candidates of [target >= max others].
 
-    Strict '>' (metrics.md 0 and 5: a tie counts against the attacker).
+    '>=' as the authors' public code: a tie goes to the true speaker.
     """
     s = np.asarray(scores, dtype=float)
     n = s.shape[1]
@@ -45,7 +46,7 @@ def brute_force_linkability(scores, targets, n_prime: int) -> float:
     for row, m in zip(s, targets, strict=True):
         others = [j for j in range(n) if j != m]
         wins = [
-            all(row[m] > row[j] for j in subset)
+            all(row[m] >= row[j] for j in subset)
             for subset in itertools.combinations(others, n_prime - 1)
         ]
         per_trial.append(np.mean(wins))
@@ -63,7 +64,7 @@ def sampled_linkability(scores, targets, n_prime: int, draws: int, seed: int) ->
         for row, m in zip(s, targets, strict=True):
             others = np.delete(np.arange(n), m)
             chosen = rng.choice(others, size=n_prime - 1, replace=False)
-            hits += bool(row[m] > row[chosen].max())
+            hits += bool(row[m] >= row[chosen].max())
         out[r] = hits / s.shape[0]
     return out
 
@@ -111,9 +112,46 @@ def test_linkability_worked_example_of_metrics_md():
     assert linkability(S, [0, 0, 1, 2]) == 1.0
 
 
-def test_linkability_tie_counts_against_the_attacker():
-    # row 0: target 0.5 ties a non-mated 0.5 -> not linked; row 1: 0.6 > 0.5 -> linked
-    assert linkability([[0.5, 0.5, 0.1], [0.6, 0.5, 0.1]], [0, 0]) == 0.5
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+def test_linkability_tie_goes_to_the_true_speaker(ties):
+    # the authors' code links when target >= max others: row 0's tie is linked, row 2 is not
+    scores = [[0.5, 0.5, 0.1], [0.6, 0.5, 0.1], [0.4, 0.5, 0.1]]
+    assert linkability(scores, [0, 0, 0], ties=ties) == pytest.approx(2 / 3)
+    # the strict reading of the paper's equation is SRD's rank-1 rate (ties against)
+    assert srd(scores, [0, 0, 0]).stats.idr == pytest.approx(1 / 3)
+    assert srd(scores, [0, 0, 0], ties="attacker").stats.idr == pytest.approx(2 / 3)
+
+
+def authors_code_linkability(scores, targets):
+    """The v2 reference recipe, re-written: linked when the true speaker's score is >= all."""
+    s = np.asarray(scores, dtype=float)
+    t = np.asarray(targets)
+    mated = s[np.arange(len(t)), t]
+    others = s.copy()
+    others[np.arange(len(t)), t] = -np.inf
+    return float(np.mean(mated >= others.max(axis=1)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hnp.arrays(np.int64, st.tuples(st.integers(1, 8), st.integers(2, 6)), elements=st.integers(0, 3)),
+    st.data(),
+)
+def test_linkability_equals_the_reference_recipe_with_many_ties(scores, data):
+    t = np.asarray(data.draw(st.lists(st.integers(0, scores.shape[1] - 1),
+                                      min_size=scores.shape[0], max_size=scores.shape[0])))
+    for ties in ("reference", "attacker"):
+        assert linkability(scores.astype(float), t, ties=ties) == authors_code_linkability(
+            scores, t
+        )
+    # the attacker convention can only raise rank-based numbers
+    assert srd(scores.astype(float), t, ties="attacker").stats.idr >= srd(
+        scores.astype(float), t).stats.idr
+
+
+def test_unknown_ties_is_a_clear_error():
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        linkability([[1.0, 0.0]], [0], ties="strict")  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- the N' grid
@@ -165,11 +203,12 @@ def test_exact_expectation_equals_brute_force_enumeration(matrix_n, data):
 
 
 def test_exact_expectation_hand_example_with_a_tie():
-    # one trial, N = 4, target 0.5, others [0.5 (tie), 0.9, 0.1]: b = 2 candidates score >= it.
-    # N' = 2: 1 of the C(3,1) = 3 single others is harmless (0.1) -> 1/3.
-    # N' = 3: no pair of others avoids both 0.5 and 0.9 -> C(1,2)/C(3,2) = 0.
+    # one trial, N = 4, target 0.5, others [0.5 (tie), 0.9, 0.1]: the tie goes to the true
+    # speaker, so only b = 1 candidate (0.9) beats it.
+    # N' = 2: 2 of the C(3,1) = 3 single others are harmless (0.5, 0.1) -> 2/3.
+    # N' = 3: 1 of the C(3,2) = 3 pairs avoids 0.9 ({0.5, 0.1}) -> 1/3. N' = 4: 0.
     curve = linkability_curve([[0.5, 0.5, 0.9, 0.1]], [0], n=[2, 3, 4])
-    assert curve.expected.tolist() == pytest.approx([1 / 3, 0.0, 0.0])
+    assert curve.expected.tolist() == pytest.approx([2 / 3, 1 / 3, 0.0])
     assert curve.chance.tolist() == pytest.approx([1 / 2, 1 / 3, 1 / 4])
 
 

@@ -117,7 +117,8 @@ def test_a_tie_counts_against_the_attacker():
     scores[0][1] = 0.9  # trial 1: speaker 2 now ties its own speaker
     v = threat_view(paper_matrix(scores, PAPER_EXAMPLE_TARGETS), w=PAPER_EXAMPLE_W)
     assert v.ranks.tolist() == [2, 1, 1, 1]
-    assert v.baseline.linkability == 0.75
+    # linkability follows the authors' code: the tie goes to the true speaker
+    assert v.baseline.linkability == 1.0
 
 
 # ---------------------------------------------------------------- validation

@@ -1,4 +1,11 @@
-"""Legally validated linkage metrics (paper 001; metrics.md section 5)."""
+"""Legally validated linkage metrics (Vauquier et al. 2025; metrics.md section 5).
+
+Ties. The authors' public evaluation code (v2) counts a linkage as successful when the true
+speaker's score is at least every other candidate's, so a tie goes to the true speaker; that is
+``ties="reference"`` (the default) and also what ``ties="attacker"`` gives. The paper's eq. 2
+(and an independent public reproduction) is strict: use the rank-1 rate of
+:func:`~voxmetrics.metrics.srd.srd` (IdR, ties against the attacker) for that reading.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,8 @@ from scipy.special import gammaln
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
-from voxmetrics.metrics.ranks import target_ranks
+from voxmetrics._types import Ties
+from voxmetrics.metrics.ranks import check_ties, target_ranks
 
 __all__ = [
     "ConversationLengthCurve",
@@ -30,12 +38,12 @@ __all__ = [
 ]
 
 
-def linkability(scores: ArrayLike, targets: ArrayLike) -> float:
-    """Fraction of trials whose mated score is strictly above every non-mated score.
+def linkability(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "reference") -> float:
+    """Fraction of trials whose mated score is at least every non-mated score.
 
-    Linkability = mean_i [s_i,m_i > max_{j != m_i} s_ij] (paper 001, eq. 2; metrics.md
-    section 5), i.e. the share of trials whose target has rank 1. A tie with a non-mated score
-    counts against the attacker. Chance level is 1/N.
+    Linkability = mean_i [s_i,m_i >= max_{j != m_i} s_ij] (Vauquier et al. 2025, eq. 2, as
+    their public code computes it; metrics.md section 5). A tie with a non-mated score goes to
+    the true speaker under both conventions (module docstring). Chance level is 1/N.
 
     Parameters
     ----------
@@ -43,6 +51,8 @@ def linkability(scores: ArrayLike, targets: ArrayLike) -> float:
         Trial x enrolled-identity scores.
     targets : array_like of int, shape (T,)
         Column of each trial's own speaker.
+    ties : {"reference", "attacker"}
+        Tie convention; both give the tie to the true speaker here.
 
     Returns
     -------
@@ -51,10 +61,11 @@ def linkability(scores: ArrayLike, targets: ArrayLike) -> float:
 
     Examples
     --------
-    >>> linkability([[0.9, 0.8], [0.5, 0.5]], [0, 1])
-    0.5
+    >>> linkability([[0.9, 0.8], [0.5, 0.5], [0.2, 0.4]], [0, 1, 0])
+    0.6666666666666666
     """
-    return float((target_ranks(scores, targets) == 1).mean())
+    check_ties(ties)
+    return float((target_ranks(scores, targets, ties="attacker") == 1).mean())
 
 
 def linkability_grid(n_enrolled: int) -> NDArray[np.int64]:
@@ -121,10 +132,12 @@ def linkability_curve(
     n: ArrayLike | None = None,
     n_draws: int = 0,
     seed: int = 0,
+    ties: Ties = "reference",
 ) -> LinkabilityCurve:
     """Linkability against N' enrolled candidates, by exact expectation (metrics.md 5).
 
-    For trial i with b_i = #{j != m_i : s_ij >= s_i,m_i} (ties against the attacker), a random
+    For trial i with b_i = #{j != m_i : s_ij > s_i,m_i} (ties go to the true speaker, as in
+    :func:`linkability` under both ``ties`` conventions), a random
     candidate set of N' identities that contains the target links it with probability
     P_i = C(N-1-b_i, N'-1) / C(N-1, N'-1); the curve is mean_i P_i. No sampling is needed; with
     ``n_draws`` > 0 a sampled estimate (the paper's procedure: draw the N'-1 other candidates at
@@ -140,6 +153,8 @@ def linkability_curve(
         Random candidate sets per trial for the sampled estimate (0 = none).
     seed : int
         Seed of the draws.
+    ties : {"reference", "attacker"}
+        Tie convention (module docstring).
 
     Returns
     -------
@@ -158,7 +173,8 @@ def linkability_curve(
     if grid.size == 0 or grid.min() < 2 or grid.max() > n_enrolled:
         raise VoxMetricsInputError(f"N' values must lie in 2..{n_enrolled} (the enrolled count).")
     grid = np.unique(grid)
-    beaters = target_ranks(s, t) - 1
+    check_ties(ties)
+    beaters = target_ranks(s, t, ties="attacker") - 1
     values, counts = np.unique(beaters, return_counts=True)
     expected = np.array(
         [(counts * _prob_no_beater(values, n_enrolled, int(m))).sum() / t.size for m in grid]
