@@ -52,7 +52,7 @@ def test_evaluate_embeddings_adds_singling_out_and_lid(demo_dir, capsys):
     assert status == 0, err
     result = json.loads(out)
     so = result["singling_out"]
-    assert set(so) == {"value", "chance", "n_speakers", "folds"}
+    assert set(so) == {"value", "chance", "n_speakers", "folds", "n_draws", "n_excluded_speakers"}
     # 40 eval speakers with 8 trial utterances each: 8 folds, chance (39/40)^39 = 0.372546
     assert so["n_speakers"] == 40 and so["folds"] == 8
     assert so["chance"] == pytest.approx((39 / 40) ** 39)

@@ -27,6 +27,7 @@ from voxmetrics.metrics.legal import (
     linkability_curve,
     linkability_grid,
     singling_out,
+    singling_out_draws,
     singling_out_embeddings,
     speaker_profiles,
 )
@@ -70,12 +71,14 @@ def sampled_linkability(scores, targets, n_prime: int, draws: int, seed: int) ->
 
 
 def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[float, list]:
-    """Singling out with explicit loops, as the library's docstring and metrics.md 5 say.
+    """Singling out with explicit loops, as Vauquier et al. 2025 describe it (one draw).
 
-    Predicates: the unit-norm mean of each enrolled speaker's unit enrolment embeddings, for
-    speakers that have trial embeddings. Fold f holds out the f-th trial embedding (file order)
-    of every speaker, f < F = min K_s. Threshold: midpoint of the M-th and (M+1)-th highest
-    calibration scores, M = K_e - 1. Success: exactly one held-out score strictly above it.
+    Speakers with fewer than 2 trial embeddings are left out. Predicates: the unit-norm mean
+    of each enrolled speaker's unit enrolment embeddings, for speakers that have trial
+    embeddings. Fold f holds out trial embedding f mod K_s (file order) of every speaker,
+    f < F = max K_s (the paper's 10 folds, where a speaker with 2 <= K < 10 uses K - 1 to
+    calibrate and 1 to test). Threshold: midpoint of the M-th and (M+1)-th highest calibration
+    scores, M = K_e - 1. Success: exactly one held-out score strictly above it.
     """
     unit = lambda v: np.asarray(v, float) / np.linalg.norm(v)  # noqa: E731
     by_spk: dict[str, list[np.ndarray]] = {}
@@ -84,7 +87,8 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
     trials: dict[str, list[np.ndarray]] = {}
     for e, s in zip(trial_emb, trial_spk, strict=True):
         trials.setdefault(str(s), []).append(unit(e))
-    folds = min(len(v) for v in trials.values())
+    trials = {s: v for s, v in trials.items() if len(v) >= 2}
+    folds = max(len(v) for v in trials.values())
     predicates = {s: unit(np.sum(v, axis=0)) for s, v in by_spk.items() if s in trials}
     per_fold = []
     for f in range(folds):
@@ -92,11 +96,16 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
         for s, p in sorted(predicates.items()):
             m = len(trials[s]) - 1
             cal = sorted(
-                (float(p @ x) for spk, xs in trials.items() for k, x in enumerate(xs) if k != f),
+                (
+                    float(p @ x)
+                    for spk, xs in trials.items()
+                    for k, x in enumerate(xs)
+                    if k != f % len(xs)
+                ),
                 reverse=True,
             )
             threshold = (cal[m - 1] + cal[m]) / 2
-            above = sum(float(p @ xs[f]) > threshold for xs in trials.values())
+            above = sum(float(p @ xs[f % len(xs)]) > threshold for xs in trials.values())
             wins.append(above == 1)
         per_fold.append(float(np.mean(wins)))
     return float(np.mean(per_fold)), per_fold
@@ -294,10 +303,13 @@ def test_singling_out_is_one_when_every_predicate_isolates_its_speaker():
     # threshold is ~0.5 (midpoint of the 2nd and 3rd highest) and only e's held-out embedding
     # passes it, in every fold
     enrol, spk, trial, trial_spk = _orthogonal_case()
-    result = singling_out(enrol, spk, trial, trial_spk)
+    result = singling_out(enrol, spk, trial, trial_spk, shuffle=False)
     assert result.value == 1.0
     assert result.per_fold.tolist() == [1.0, 1.0, 1.0]
     assert (result.n_speakers, result.n_predicates, result.folds) == (4, 4, 3)
+    # random draws of the utterances: the geometry is the same in every order
+    drawn = singling_out(enrol, spk, trial, trial_spk, n_draws=4, seed=3)
+    assert drawn.value == 1.0 and drawn.n_draws == 4 and drawn.per_fold.shape == (12,)
 
 
 def test_singling_out_is_zero_when_all_trial_embeddings_are_identical():
@@ -315,7 +327,8 @@ def test_singling_out_is_zero_when_the_threshold_lets_two_held_out_embeddings_th
     # fold 1 holds out (0.8, 0.7); calibration (0.9, 0.85) -> threshold 0.875 -> 0 above.
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     trial = [vec(0.9), vec(0.8), vec(0.85), vec(0.7)]
-    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"])
+    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"],
+                          shuffle=False)
     assert result.per_fold.tolist() == [0.0, 0.0]
     assert result.value == 0.0
 
@@ -328,18 +341,43 @@ def test_fold_f_holds_out_the_f_th_embedding_of_every_speaker():
     # threshold 0.74 -> 2 above; fold 1 holds out (0.78, 0.7) over (0.9, 0.95) -> 0.925 -> 0.
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     enrol, spk = [[1, 0], [1, 0]], ["a", "b"]
-    ordered = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"))
+    ordered = singling_out(
+        enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"), shuffle=False
+    )
     assert ordered.per_fold.tolist() == [1.0, 1.0]
-    swapped = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"))
+    swapped = singling_out(
+        enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"), shuffle=False
+    )
     assert swapped.per_fold.tolist() == [0.0, 0.0]
+    # drawn in random orders, each draw is one of the two cases: the mean lies between
+    drawn = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"),
+                         n_draws=20, seed=1)
+    assert set(drawn.per_fold.tolist()) <= {0.0, 1.0} and 0 < drawn.value < 1
 
 
-def test_fold_count_is_the_smallest_number_of_trial_embeddings():
-    # K = (4, 2, 3) -> F = 2 folds; embeddings at positions >= 2 always calibrate
+def test_folds_follow_the_largest_speaker_and_wrap_around():
+    # K = (4, 2, 3) -> F = 4 folds (not the smallest K): speaker s1 holds out rows 4, 5, 4, 5
     enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=4)
     keep = [0, 1, 2, 3, 4, 5, 8, 9, 10]  # s0: 4, s1: 2 (rows 4, 5), s2: 3 (rows 8-10)
-    result = singling_out(enrol, spk, trial[keep], [trial_spk[i] for i in keep])
-    assert result.folds == 2 and result.per_fold.shape == (2,)
+    result = singling_out(enrol, spk, trial[keep], [trial_spk[i] for i in keep], shuffle=False)
+    assert result.folds == 4 and result.per_fold.shape == (4,)
+
+
+def test_at_most_max_per_speaker_embeddings_are_used():
+    enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=12)
+    assert singling_out(enrol, spk, trial, trial_spk).folds == 10  # the paper's 10
+    assert singling_out(enrol, spk, trial, trial_spk, max_per_speaker=3).folds == 3
+    assert singling_out(enrol, spk, trial, trial_spk, max_per_speaker=None).folds == 12
+    draws = singling_out_draws(trial_spk, max_per_speaker=3, n_draws=2, seed=0)
+    assert [d.size for d in draws] == [9, 9]
+    labels = np.asarray(trial_spk)
+    for d in draws:  # three distinct rows of every speaker, speakers in sorted order
+        assert [np.unique(labels[d[i:i + 3]]).tolist() for i in (0, 3, 6)] == [
+            ["s0"], ["s1"], ["s2"]]
+        assert np.unique(d).size == 9
+    assert [d.tolist() for d in draws] == [
+        d.tolist() for d in singling_out_draws(trial_spk, max_per_speaker=3, n_draws=2, seed=0)
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -360,11 +398,19 @@ def test_singling_out_equals_the_loop_reference(n_speakers, ks, seed):
     )
     order = rng.permutation(len(trial_spk))  # interleave speakers: order within each is kept
     trial, trial_spk = trial[order], [trial_spk[i] for i in order]
-    result = singling_out(enrol, enrol_spk, trial, trial_spk)
+    result = singling_out(enrol, enrol_spk, trial, trial_spk, shuffle=False)
     value, per_fold = reference_singling_out(enrol, enrol_spk, trial, trial_spk)
-    assert result.folds == min(ks[:n_speakers])
+    assert result.folds == max(ks[:n_speakers])
     np.testing.assert_allclose(result.per_fold, per_fold, atol=1e-12)
     assert result.value == pytest.approx(value, abs=1e-12)
+    # with random draws: the mean of the reference over the drawn orders
+    drawn = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=seed % 1000)
+    rows = singling_out_draws(trial_spk, n_draws=3, seed=seed % 1000)
+    refs = [reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r])
+            for r in rows]
+    assert drawn.value == pytest.approx(
+        np.mean([v for _, pf in refs for v in pf]), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -388,6 +434,8 @@ def test_singling_out_chance(n, expected):
         "chance": result.chance,
         "n_speakers": n,
         "folds": 2,
+        "n_draws": 5,
+        "n_excluded_speakers": 0,
     }
 
 
@@ -403,8 +451,16 @@ def test_singling_out_chance_tends_to_one_over_e():
         assert 0 < v - math.exp(-1) < 1 / n
 
 
-def test_singling_out_needs_two_trial_embeddings_per_speaker():
-    with pytest.raises(VoxMetricsInputError, match=r"at least 2 trial embeddings.*'b' has 1"):
+def test_speakers_with_one_trial_embedding_are_left_out_and_counted():
+    # the paper excludes speakers with K < 2; c has one embedding
+    enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=3)
+    extra = np.vstack([trial, np.eye(trial.shape[1])[3]])
+    result = singling_out([*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra,
+                          [*trial_spk, "c"], shuffle=False)
+    without = singling_out(enrol, spk, trial, trial_spk, shuffle=False)
+    assert result.n_excluded_speakers == 1 and result.n_speakers == 3
+    assert result.value == without.value and result.to_dict()["n_excluded_speakers"] == 1
+    with pytest.raises(VoxMetricsInputError, match=r"at least 2 trial speakers.*'b'"):
         singling_out(np.eye(2), ["a", "b"], [[1, 0], [1, 0.1], [0, 1]], ["a", "a", "b"])
 
 

@@ -47,7 +47,8 @@ class Condition:
     dev: ScoreMatrix | None = None
     """Optional calibration matrix of disjoint speakers."""
     attacker: Attacker = "semi-informed"
-    """Knowledge level of the attacker: ignorant, lazy-informed or semi-informed."""
+    """Knowledge level of the attacker: original, ignorant, lazy-informed, semi-informed or
+    informed (:data:`voxmetrics._types.ATTACKERS`)."""
     embeddings: EmbeddingSet | None = None
     """Optional utterance embeddings the score matrices came from."""
     description: str = ""

@@ -10,6 +10,7 @@ speaker's score is at least every other candidate's, so a tie goes to the true s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,6 +34,7 @@ __all__ = [
     "linkability_grid",
     "singling_out",
     "singling_out_curve",
+    "singling_out_draws",
     "singling_out_embeddings",
     "speaker_profiles",
 ]
@@ -225,18 +227,23 @@ def speaker_profiles(
 
 @dataclass(frozen=True)
 class SinglingOutResult:
-    """Singling out (predicate singling out, paper 001 eq. 2; metrics.md section 5)."""
+    """Singling out (predicate singling out, Vauquier et al. 2025 eq. 1; metrics.md section 5)."""
 
     value: float
-    """Probability of isolation, mean over predicates and folds."""
+    """Probability of isolation, mean over draws, folds and predicates."""
     n_speakers: int
-    """N, the trial speakers (the population one entry each is drawn from)."""
+    """N, the trial speakers used (the population one entry each is drawn from)."""
     n_predicates: int
     """Enrolled speakers used as predicates."""
     folds: int
-    """F = min_s K_s: fold f holds out the f-th trial embedding of every speaker."""
+    """F = the largest number of utterances used for one speaker (at most
+    ``max_per_speaker``): fold f holds out utterance f mod K_s of every speaker s."""
     per_fold: NDArray[np.float64] = field(repr=False)
-    """Isolation rate of each fold."""
+    """Isolation rate of each (draw, fold), draw-major."""
+    n_draws: int = 1
+    """Random draws of the utterances used (the paper repeats its draws 5 times)."""
+    n_excluded_speakers: int = 0
+    """Trial speakers left out for having fewer than 2 trial embeddings."""
 
     @property
     def chance(self) -> float:
@@ -251,7 +258,48 @@ class SinglingOutResult:
             "chance": self.chance,
             "n_speakers": self.n_speakers,
             "folds": self.folds,
+            "n_draws": self.n_draws,
+            "n_excluded_speakers": self.n_excluded_speakers,
         }
+
+
+def singling_out_draws(
+    speakers: ArrayLike,
+    *,
+    max_per_speaker: int | None = 10,
+    n_draws: int = 5,
+    seed: int = 0,
+    shuffle: bool = True,
+) -> list[NDArray[np.int64]]:
+    """Which trial rows each draw of :func:`singling_out` uses, in order, per draw.
+
+    Speakers with fewer than 2 rows are left out. With ``shuffle`` each draw takes, for every
+    speaker (in sorted order), min(K_s, ``max_per_speaker``) of its rows in a random order
+    (``numpy.random.default_rng(seed)``; the paper draws 10 x L utterances at random and
+    repeats the draw); without it, one draw takes the first ones in file order.
+
+    Examples
+    --------
+    >>> [d.tolist() for d in singling_out_draws(list("abab"), shuffle=False)]
+    [[0, 2, 1, 3]]
+    """
+    spk = np.asarray(speakers).astype(str).ravel()
+    if max_per_speaker is not None and max_per_speaker < 2:
+        raise VoxMetricsInputError("`max_per_speaker` must be None or at least 2.")
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
+    rows_of = [np.flatnonzero(spk == label) for label in np.unique(spk)]
+    rows_of = [r for r in rows_of if r.size >= 2]
+    cap = max_per_speaker or max((r.size for r in rows_of), default=0)
+    if not shuffle:
+        return [np.concatenate([r[:cap] for r in rows_of]) if rows_of else np.zeros(0, int)]
+    rng = np.random.default_rng(seed)
+    return [
+        np.concatenate([rng.permutation(r)[:cap] for r in rows_of])
+        if rows_of
+        else np.zeros(0, int)
+        for _ in range(n_draws)
+    ]
 
 
 def singling_out(
@@ -259,16 +307,24 @@ def singling_out(
     enrol_speakers: ArrayLike,
     trial_embeddings: ArrayLike,
     trial_speakers: ArrayLike,
+    *,
+    max_per_speaker: int | None = 10,
+    n_draws: int = 5,
+    seed: int = 0,
+    shuffle: bool = True,
 ) -> SinglingOutResult:
-    """Singling out by threshold predicates on enrolment profiles (metrics.md section 5).
+    """Singling out by threshold predicates on enrolment profiles (Vauquier et al. 2025).
 
-    Predicates are the enrolled speakers' profiles. The population is the N trial speakers,
-    speaker s having K_s trial embeddings in the given order. Fold f = 0..F-1 (F = min K_s)
-    holds out the f-th embedding of every speaker; the others are the calibration set. For
-    predicate e (with K_e trial embeddings, M = K_e - 1) the threshold is the midpoint of the
-    M-th and (M+1)-th highest cosine scores of e's profile against the calibration embeddings,
-    so the predicate is true for M of them (a rate of about 1/N). Isolation succeeds when
-    exactly one held-out embedding scores strictly above the threshold, whoever it belongs to.
+    Predicates are the enrolled speakers' profiles. The population is the N trial speakers
+    with at least 2 trial embeddings (the others are left out and counted, as in the paper).
+    Each draw (:func:`singling_out_draws`) uses K_s = min(#embeddings, ``max_per_speaker``)
+    embeddings of speaker s, in a random order. Fold f = 0..F-1 (F = max K_s, 10 in the paper)
+    holds out embedding f mod K_s of every speaker; the others are the calibration set. For
+    predicate e (M = K_e - 1) the threshold is the midpoint of the M-th and (M+1)-th highest
+    cosine scores of e's profile against the calibration embeddings, so the predicate is true
+    for M of them (a rate of about 1/N). Isolation succeeds when exactly one held-out
+    embedding scores strictly above the threshold, whoever it belongs to. The value is the
+    mean over draws, folds and predicates.
 
     Parameters
     ----------
@@ -276,6 +332,14 @@ def singling_out(
     enrol_speakers : array_like of str, shape (U_e,)
     trial_embeddings : array_like, shape (U_t, d)
     trial_speakers : array_like of str, shape (U_t,)
+    max_per_speaker : int or None, default 10
+        Embeddings used per speaker and draw (the paper's 10; None = all).
+    n_draws : int, default 5
+        Random draws of the embeddings used (the paper's 5).
+    seed : int
+        Seed of the draws.
+    shuffle : bool, default True
+        False: one draw of the first embeddings of each speaker in file order (deterministic).
 
     Returns
     -------
@@ -296,15 +360,16 @@ def singling_out(
     if t_emb.ndim != 2 or t_emb.shape[0] != t_spk.size:
         raise VoxMetricsInputError("trial embeddings need one speaker label per row.")
     labels, profiles = speaker_profiles(enrol_embeddings, e_spk)
-    pop, inverse = np.unique(t_spk, return_inverse=True)
+    all_speakers, all_counts = np.unique(t_spk, return_counts=True)
+    n_excluded = int((all_counts < 2).sum())
+    pop = all_speakers[all_counts >= 2]
     if pop.size < 2:
-        raise VoxMetricsInputError("singling out needs at least 2 trial speakers.")
-    counts = np.bincount(inverse)
-    folds = int(counts.min())
-    if folds < 2:
+        few = all_speakers[all_counts < 2]
         raise VoxMetricsInputError(
-            f"singling out needs at least 2 trial embeddings per speaker (speaker "
-            f"'{pop[counts.argmin()]}' has {folds}): one is held out, the others calibrate."
+            f"singling out needs at least 2 trial speakers with at least 2 trial embeddings "
+            f"each (one is held out, the others calibrate); found {pop.size}"
+            + (f", and {few.size} with one only (e.g. '{few[0]}')" if few.size else "")
+            + "."
         )
     has_trials = np.isin(labels, pop)
     if not has_trials.any():
@@ -312,27 +377,39 @@ def singling_out(
             "no enrolled speaker has trial embeddings; predicates need K_e trial embeddings."
         )
     labels, profiles = labels[has_trials], profiles[has_trials]
-    m = counts[np.searchsorted(pop, labels)] - 1  # M = K_e - 1 per predicate
-    # position of each trial embedding within its speaker, in the given order
-    order = np.argsort(inverse, kind="stable")
-    position = np.empty(t_spk.size, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    position[order] = np.arange(t_spk.size) - np.repeat(starts, counts)
-    scores = profiles @ _unit(t_emb).T  # predicates x trial embeddings
-    per_fold = np.empty(folds)
+    scores_all = profiles @ _unit(t_emb).T  # predicates x trial embeddings
+    draws = singling_out_draws(
+        t_spk, max_per_speaker=max_per_speaker, n_draws=n_draws, seed=seed, shuffle=shuffle
+    )
+    per_fold: list[float] = []
+    folds = 0
     rows = np.arange(labels.size)
-    for f in range(folds):
-        held = position == f
-        cal = np.sort(scores[:, ~held], axis=1)[:, ::-1]  # descending per predicate
-        threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
-        above = (scores[:, held] > threshold[:, None]).sum(axis=1)
-        per_fold[f] = (above == 1).mean()
+    for chosen in draws:
+        spk = t_spk[chosen]
+        _, inverse, counts = np.unique(spk, return_inverse=True, return_counts=True)
+        m = counts[np.searchsorted(pop, labels)] - 1  # M = K_e - 1 per predicate
+        # position of each chosen embedding within its speaker, in the drawn order
+        order = np.argsort(inverse, kind="stable")
+        position = np.empty(spk.size, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        position[order] = np.arange(spk.size) - np.repeat(starts, counts)
+        scores = scores_all[:, chosen]
+        folds = int(counts.max())
+        for f in range(folds):
+            held = position == f % counts[inverse]  # one embedding of every speaker
+            cal = -np.sort(-scores[:, ~held], axis=1)  # descending per predicate
+            threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
+            above = (scores[:, held] > threshold[:, None]).sum(axis=1)
+            per_fold.append(float((above == 1).mean()))
+    values = np.asarray(per_fold)
     return SinglingOutResult(
-        value=float(per_fold.mean()),
+        value=float(values.mean()),
         n_speakers=int(pop.size),
         n_predicates=int(labels.size),
         folds=folds,
-        per_fold=per_fold,
+        per_fold=values,
+        n_draws=len(draws),
+        n_excluded_speakers=n_excluded,
     )
 
 
@@ -369,17 +446,23 @@ def average_consecutive(
 
 
 def singling_out_embeddings(
-    es: EmbeddingSet, *, split: str = "eval", system: str | None = None, length: int = 1
+    es: EmbeddingSet,
+    *,
+    split: str = "eval",
+    system: str | None = None,
+    length: int = 1,
+    **options: Any,
 ) -> SinglingOutResult:
     """:func:`singling_out` on one split of an EmbeddingSet, optionally with conversation length.
 
     Trial embeddings are taken in file order; with ``length`` L > 1 they are first averaged in
-    consecutive groups of L per speaker (:func:`average_consecutive`).
+    consecutive groups of L per speaker (:func:`average_consecutive`). ``options`` go to
+    :func:`singling_out` (``max_per_speaker``, ``n_draws``, ``seed``, ``shuffle``).
     """
     enrol, trial = es.roles(split, system=system)
     spk = es.meta["speaker"].to_numpy().astype(str)
     t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
-    return singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk)
+    return singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk, **options)
 
 
 @dataclass(frozen=True)
@@ -415,8 +498,12 @@ def conversation_length_curve(
     *,
     split: str = "eval",
     system: str | None = None,
+    seed: int = 0,
 ) -> ConversationLengthCurve:
-    """Linkability and singling out for several conversation lengths L on one split."""
+    """Linkability and singling out for several conversation lengths L on one split.
+
+    ``seed`` seeds the utterance draws of :func:`singling_out`.
+    """
     enrol, trial = es.roles(split, system=system)
     spk = es.meta["speaker"].to_numpy().astype(str)
     labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
@@ -429,7 +516,9 @@ def conversation_length_curve(
         scores = t_emb[enrolled] @ profiles.T
         link[k] = linkability(scores, np.searchsorted(labels, t_spk[enrolled]))
         try:
-            so[k] = singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk).value
+            so[k] = singling_out(
+                es.embeddings[enrol], spk[enrol], t_emb, t_spk, seed=seed
+            ).value
         except VoxMetricsInputError:
             pass  # fewer than 2 groups per speaker at this L: no held-out fold
     return ConversationLengthCurve(
@@ -508,7 +597,11 @@ def singling_out_curve(
             t_rows = trial & np.isin(spk, chosen)
             vals.append(
                 singling_out(
-                    es.embeddings[e_rows], spk[e_rows], es.embeddings[t_rows], spk[t_rows]
+                    es.embeddings[e_rows],
+                    spk[e_rows],
+                    es.embeddings[t_rows],
+                    spk[t_rows],
+                    seed=seed,
                 ).value
             )
         values[g], sds[g] = float(np.mean(vals)), float(np.std(vals))
