@@ -8,6 +8,7 @@ implementation written from the text of metrics.md / paper 001 (section 3.4, foo
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -19,10 +20,13 @@ from hypothesis.extra import numpy as hnp
 
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.eer import eer_rocch
 from voxmetrics.metrics.legal import (
     SinglingOutResult,
     average_consecutive,
     conversation_length_curve,
+    eer_curve,
+    legal_evaluation,
     linkability,
     linkability_curve,
     linkability_grid,
@@ -143,7 +147,9 @@ def authors_code_linkability(scores, targets):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    hnp.arrays(np.int64, st.tuples(st.integers(1, 8), st.integers(2, 6)), elements=st.integers(0, 3)),
+    hnp.arrays(
+        np.int64, st.tuples(st.integers(1, 8), st.integers(2, 6)), elements=st.integers(0, 3)
+    ),
     st.data(),
 )
 def test_linkability_equals_the_reference_recipe_with_many_ties(scores, data):
@@ -584,3 +590,99 @@ def test_singling_out_curve_at_full_n_equals_singling_out_and_random_tracks_chan
     np.testing.assert_array_equal(again.value, plain.value)
     with pytest.raises(VoxMetricsInputError, match="population sizes"):
         singling_out_curve(sets["plain"], n=[1, 5])
+
+
+# ---------------------------------------------------------------- EER vs N' and figure 1
+
+
+def _pools(scores, targets):
+    s = np.asarray(scores, dtype=float)
+    mated = s[np.arange(len(targets)), targets]
+    mask = np.ones(s.shape, bool)
+    mask[np.arange(len(targets)), targets] = False
+    return mated, s[mask]
+
+
+def test_eer_at_full_n_is_the_rocch_eer_of_the_pools():
+    rng = np.random.default_rng(2)
+    scores = rng.normal(size=(120, 15))
+    targets = rng.integers(0, 15, size=120)
+    scores[np.arange(120), targets] += 1.0
+    curve = eer_curve(scores, targets, n=[15])
+    assert curve.eer.tolist() == [eer_rocch(*_pools(scores, targets))]
+    assert curve.sd.tolist() == [0.0] and curve.one_minus_eer[0] == 1 - curve.eer[0]
+
+
+def test_eer_does_not_depend_on_the_draw_when_each_row_has_one_non_mated_value():
+    # every non-mated score of trial i equals c_i: any candidate subset gives the same pools
+    # up to multiplicity, and with equal counts per trial the ROCCH-EER is the same
+    rng = np.random.default_rng(4)
+    t, n = 40, 8
+    c = rng.normal(size=t)
+    scores = np.repeat(c[:, None], n, axis=1)
+    targets = rng.integers(0, n, size=t)
+    scores[np.arange(t), targets] = c + rng.normal(0.5, 1.0, size=t)
+    curve = eer_curve(scores, targets, n=[2, 4, 8], n_draws=3)
+    full = eer_rocch(*_pools(scores, targets))
+    np.testing.assert_allclose(curve.eer, full, atol=1e-12)
+    np.testing.assert_allclose(curve.sd, 0.0, atol=1e-12)
+
+
+def loop_eer_curve(scores, targets, n_prime, draws, seed):
+    """Independent sampler: per draw and trial, N'-1 other columns by rng.choice."""
+    rng = np.random.default_rng(seed)
+    s = np.asarray(scores, float)
+    out = []
+    for _ in range(draws):
+        tar, non = [], []
+        for row, m in zip(s, targets, strict=True):
+            others = np.delete(np.arange(s.shape[1]), m)
+            tar.append(row[m])
+            non.extend(row[rng.choice(others, size=n_prime - 1, replace=False)])
+        out.append(eer_rocch(tar, non))
+    return np.asarray(out)
+
+
+def test_eer_vs_n_agrees_with_an_independent_sampler():
+    rng = np.random.default_rng(6)
+    scores = rng.normal(size=(150, 30))
+    targets = rng.integers(0, 30, size=150)
+    scores[np.arange(150), targets] += 1.2
+    curve = eer_curve(scores, targets, n=[3, 10], n_draws=40, seed=1)
+    for n_prime, ours, sd in zip(curve.n, curve.eer, curve.sd, strict=True):
+        ref = loop_eer_curve(scores, targets, int(n_prime), 40, seed=9)
+        se = math.hypot(sd, ref.std()) / math.sqrt(40)
+        assert abs(ours - ref.mean()) <= 5 * se + 1e-9, (n_prime, ours, ref.mean())
+    again = eer_curve(scores, targets, n=[3, 10], n_draws=40, seed=1)
+    np.testing.assert_array_equal(again.eer, curve.eer)  # seeded
+
+
+def test_eer_curve_refuses_bad_n_and_draws():
+    with pytest.raises(VoxMetricsInputError, match="N' values"):
+        eer_curve([[1.0, 0.0]], [0], n=[3])
+    with pytest.raises(VoxMetricsInputError, match="n_draws"):
+        eer_curve([[1.0, 0.0]], [0], n_draws=0)
+
+
+def test_legal_evaluation_on_the_demo_follows_the_protocol():
+    from voxmetrics.synth import demo_study
+
+    es = demo_study().get("anon-mild").embeddings
+    ev = legal_evaluation(es, lengths=[1, 3, 30], n_draws=3)
+    assert ev.lengths == [1, 3]  # nobody has 30 trial utterances in the demo
+    assert ev.skipped[0][0] == 30 and "30" in ev.skipped[0][1]
+    one, three = ev.results
+    # L = 1 is the plain linkability curve of the split's score matrix
+    sm = es.score_matrix("eval")
+    plain = linkability_curve(sm.scores, sm.targets)
+    np.testing.assert_allclose(one.linkability.expected, plain.expected, atol=1e-12)
+    assert one.eer.eer[-1] == pytest.approx(eer_rocch(sm.tar, sm.non), abs=1e-12)
+    # averaging 3 utterances makes linkage easier and leaves a third of the trials
+    assert three.n_trials * 3 <= one.n_trials
+    assert three.linkability.expected[-1] > one.linkability.expected[-1]
+    assert one.singling_out is not None
+    d = json.loads(json.dumps(ev.to_dict()))
+    assert d["lengths"] == [1, 3] and d["skipped"][0]["length"] == 30
+    assert d["results"][0]["eer_vs_n"][-1][0] == sm.scores.shape[1]
+    with pytest.raises(VoxMetricsInputError, match="no conversation length"):
+        legal_evaluation(es, lengths=[500])

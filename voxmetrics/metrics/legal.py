@@ -16,19 +16,25 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
+from voxmetrics._types import Ties
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
-from voxmetrics._types import Ties
-from voxmetrics.metrics.ranks import check_ties, target_ranks
+from voxmetrics.metrics.eer import eer_rocch
+from voxmetrics.metrics.ranks import check_ties, row_blocks, target_ranks
 
 __all__ = [
     "ConversationLengthCurve",
+    "EERCurve",
+    "LegalEvaluation",
+    "LegalLengthResult",
     "LinkabilityCurve",
     "SinglingOutCurve",
     "SinglingOutResult",
     "average_consecutive",
     "conversation_length_curve",
+    "eer_curve",
+    "legal_evaluation",
     "linkability",
     "linkability_curve",
     "linkability_grid",
@@ -557,12 +563,15 @@ def singling_out_curve(
     split: str = "eval",
     system: str | None = None,
     seed: int = 0,
+    length: int = 1,
 ) -> SinglingOutCurve:
-    """Singling out on random populations of n speakers (paper 001: N from 20 to thousands).
+    """Singling out on random populations of n speakers (Vauquier et al. 2025, figure 1 row 1).
 
-    For each size n, ``n_draws`` random sets of n trial speakers that are also enrolled are
-    drawn; :func:`singling_out` runs on their trial embeddings with their enrolment profiles
-    as the predicates. At the full size there is one population.
+    The trial embeddings are first averaged in groups of ``length`` L per speaker
+    (:func:`average_consecutive`); speakers with fewer than 2 groups (2 L utterances) are left
+    out, as in the paper. For each size n, ``n_draws`` random sets of n remaining speakers that
+    are also enrolled are drawn; :func:`singling_out` runs on their trial embeddings with their
+    enrolment profiles as the predicates. At the full size there is one population.
 
     Parameters
     ----------
@@ -575,14 +584,22 @@ def singling_out_curve(
         Which utterances (as :meth:`EmbeddingSet.roles`).
     seed : int
         Seed of the draws.
+    length : int
+        Conversation length L.
     """
     enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
     spk = es.meta["speaker"].to_numpy().astype(str)
-    speakers = np.intersect1d(spk[enrol], spk[trial])
+    t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
+    groups, counts = np.unique(t_spk, return_counts=True)
+    speakers = np.intersect1d(spk[enrol], groups[counts >= 2])
     if speakers.size < 2:
-        raise VoxMetricsInputError("singling out needs at least 2 speakers with both roles.")
+        raise VoxMetricsInputError(
+            f"singling out at L = {length} needs at least 2 enrolled speakers with 2 x L = "
+            f"{2 * length} trial embeddings each; found {speakers.size}."
+        )
     grid = linkability_grid(speakers.size) if n is None else np.unique(np.asarray(n, int))
-    if grid.min() < 2 or grid.max() > speakers.size:
+    grid = grid[grid <= speakers.size] if n is None else grid
+    if grid.size == 0 or grid.min() < 2 or grid.max() > speakers.size:
         raise VoxMetricsInputError(f"population sizes must lie in 2..{speakers.size}.")
     if n_draws < 1:
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
@@ -594,15 +611,249 @@ def singling_out_curve(
         for _ in range(draws):
             chosen = rng.choice(speakers, size=int(size), replace=False)
             e_rows = enrol & np.isin(spk, chosen)
-            t_rows = trial & np.isin(spk, chosen)
+            t_rows = np.isin(t_spk, chosen)
             vals.append(
                 singling_out(
-                    es.embeddings[e_rows],
-                    spk[e_rows],
-                    es.embeddings[t_rows],
-                    spk[t_rows],
-                    seed=seed,
+                    es.embeddings[e_rows], spk[e_rows], t_emb[t_rows], t_spk[t_rows], seed=seed
                 ).value
             )
         values[g], sds[g] = float(np.mean(vals)), float(np.std(vals))
     return SinglingOutCurve(n=grid.astype(np.int64), value=values, sd=sds, n_draws=n_draws)
+
+
+@dataclass(frozen=True)
+class EERCurve:
+    """EER of the pooled scores against the number N' of enrolled candidates."""
+
+    n: NDArray[np.int64] = field(repr=False)
+    """The N' values, ascending, 2 <= N' <= N."""
+    eer: NDArray[np.float64] = field(repr=False)
+    """Mean over the draws of the ROCCH-EER with N' candidates per trial."""
+    sd: NDArray[np.float64] = field(repr=False)
+    """Standard deviation over the draws (0 at N' = N, which needs no draw)."""
+    n_draws: int
+    """Random candidate sets per trial and N'."""
+
+    @property
+    def one_minus_eer(self) -> NDArray[np.float64]:
+        """1 - EER, the quantity plotted by Vauquier et al. 2025 (chance 0.5)."""
+        return 1.0 - self.eer
+
+    def to_list(self) -> list[list[float]]:
+        """``[[n, eer, sd], ...]``."""
+        return [
+            [int(n), float(e), float(d)] for n, e, d in zip(self.n, self.eer, self.sd, strict=True)
+        ]
+
+
+def eer_curve(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    *,
+    n: ArrayLike | None = None,
+    n_draws: int = 5,
+    seed: int = 0,
+) -> EERCurve:
+    """EER against N' enrolled candidates (Vauquier et al. 2025, figure 1 row 3).
+
+    Definition: for each draw r and each trial i, C_i^r is a uniformly random set of N' - 1
+    enrolled identities other than the trial's own speaker. EER^r(N') is the ROCCH-EER
+    (:func:`~voxmetrics.metrics.eer.eer_rocch`, the paper's EER) of the pooled mated scores
+    {s_i,m_i} against the pooled non-mated scores {s_ij : j in C_i^r}; EER(N') is the mean over
+    the ``n_draws`` draws. At N' = N every identity is a candidate and no draw is needed. The
+    mated pool does not change with N' and the non-mated pool is a random subsample, so the EER
+    stays about constant: the point of the paper's figure.
+
+    Parameters
+    ----------
+    scores, targets : array_like
+        T x N matrix and target columns.
+    n : array_like of int, optional
+        N' values (2 <= N' <= N); default :func:`linkability_grid`.
+    n_draws : int
+        Draws per N' (the paper's 5).
+    seed : int
+        Seed of the draws.
+
+    Examples
+    --------
+    >>> S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    >>> c = eer_curve(S, [0, 0, 1, 2], n=[4])
+    >>> c.to_list()
+    [[4, 0.375, 0.0]]
+    """
+    s, t = check_matrix(scores, targets)
+    n_enrolled = s.shape[1]
+    grid = linkability_grid(n_enrolled) if n is None else np.asarray(n, dtype=np.int64).ravel()
+    if grid.size == 0 or grid.min() < 2 or grid.max() > n_enrolled:
+        raise VoxMetricsInputError(f"N' values must lie in 2..{n_enrolled} (the enrolled count).")
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
+    grid = np.unique(grid)
+    rows_all = np.arange(s.shape[0])
+    tar = s[rows_all, t]
+    rng = np.random.default_rng(seed)
+    means, sds = np.empty(grid.size), np.empty(grid.size)
+    for g, m in enumerate(grid):
+        if m == n_enrolled:
+            mask = np.ones(s.shape, dtype=bool)
+            mask[rows_all, t] = False
+            means[g], sds[g] = eer_rocch(tar, s[mask]), 0.0
+            continue
+        values = []
+        for _ in range(n_draws):
+            non = []
+            for rows in row_blocks(*s.shape):
+                block = s[rows]
+                keys = rng.random(block.shape)
+                keys[np.arange(block.shape[0]), t[rows]] = np.inf  # never the own speaker
+                # the N' - 1 smallest random keys: a uniform (N' - 1)-subset of the others
+                picked = np.argpartition(keys, int(m) - 2, axis=1)[:, : int(m) - 1]
+                non.append(np.take_along_axis(block, picked, axis=1).ravel())
+            values.append(eer_rocch(tar, np.concatenate(non)))
+        means[g], sds[g] = float(np.mean(values)), float(np.std(values))
+    return EERCurve(n=grid, eer=means, sd=sds, n_draws=int(n_draws))
+
+
+@dataclass(frozen=True)
+class LegalLengthResult:
+    """Vauquier et al. 2025's three curves at one conversation length L."""
+
+    length: int
+    """L: trial utterances averaged into one trial embedding."""
+    n_trials: int
+    """Averaged trial embeddings of enrolled speakers (the rows of the score matrix)."""
+    linkability: LinkabilityCurve
+    """Linkability against N' (exact expectation; figure 1 row 2)."""
+    eer: EERCurve
+    """EER against N' (row 3 plots 1 - EER)."""
+    singling_out: SinglingOutCurve | None
+    """Singling out against the population size N (row 1); None when fewer than 2 speakers
+    have 2 L trial utterances."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary of the three curves."""
+        so = self.singling_out
+        return {
+            "length": self.length,
+            "n_trials": self.n_trials,
+            "linkability_vs_n": self.linkability.to_list(),
+            "eer_vs_n": self.eer.to_list(),
+            "singling_out_vs_n": None
+            if so is None
+            else [
+                [int(a), float(b), float(c)] for a, b, c in zip(so.n, so.value, so.sd, strict=True)
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class LegalEvaluation:
+    """Vauquier et al. 2025's evaluation of one condition: figure 1, one column per L."""
+
+    results: tuple[LegalLengthResult, ...]
+    """One entry per conversation length that could be evaluated, ascending L."""
+    skipped: tuple[tuple[int, str], ...] = ()
+    """(L, why) for the lengths that could not (too few utterances per speaker)."""
+    n_draws: int = 5
+    """Random draws behind the sampled curves."""
+
+    @property
+    def lengths(self) -> list[int]:
+        """The evaluated L values."""
+        return [r.length for r in self.results]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the ``legal`` command."""
+        return {
+            "lengths": self.lengths,
+            "n_draws": self.n_draws,
+            "results": [r.to_dict() for r in self.results],
+            "skipped": [{"length": length, "reason": why} for length, why in self.skipped],
+        }
+
+
+def legal_evaluation(
+    es: EmbeddingSet,
+    lengths: ArrayLike = (1, 3, 30),
+    *,
+    n: ArrayLike | None = None,
+    n_draws: int = 5,
+    seed: int = 0,
+    split: str = "eval",
+    system: str | None = None,
+) -> LegalEvaluation:
+    """Singling out, linkability and EER against the number of speakers, for each L.
+
+    Vauquier et al. 2025's protocol (their figure 1): for each conversation length L the trial
+    embeddings are averaged in groups of L per speaker (:func:`average_consecutive`) and
+    scored against the enrolment profiles; linkability (:func:`linkability_curve`) and EER
+    (:func:`eer_curve`) are computed against the number N' of enrolled candidates and singling
+    out (:func:`singling_out_curve`) against the population size N. Lengths that leave no
+    trial are skipped and listed.
+
+    Parameters
+    ----------
+    es : EmbeddingSet
+    lengths : array_like of int
+        Conversation lengths L (the paper's 1, 3 and 30).
+    n : array_like of int, optional
+        N' and N values (each clipped to what the data allow); default
+        :func:`linkability_grid`.
+    n_draws : int
+        Random draws of candidates (EER) and of populations (singling out).
+    seed : int
+        Seed of every draw.
+    split, system :
+        Which utterances (as :meth:`EmbeddingSet.roles`).
+    """
+    ls = np.unique(np.asarray(lengths, dtype=np.int64).ravel())
+    if ls.size == 0 or ls.min() < 1:
+        raise VoxMetricsInputError("conversation lengths L must be integers >= 1.")
+    enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
+    spk = es.meta["speaker"].to_numpy().astype(str)
+    labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
+    grid = None if n is None else np.unique(np.asarray(n, dtype=np.int64).ravel())
+    results, skipped = [], []
+    for length in ls.tolist():
+        try:
+            t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
+        except VoxMetricsInputError as exc:
+            skipped.append((length, str(exc)))
+            continue
+        enrolled = np.isin(t_spk, labels)
+        if not enrolled.any():
+            skipped.append((length, "no trial speaker is enrolled."))
+            continue
+        scores = t_emb[enrolled] @ profiles.T
+        targets = np.searchsorted(labels, t_spk[enrolled])
+        n_link = None if grid is None else grid[(grid >= 2) & (grid <= labels.size)]
+        if n_link is not None and n_link.size == 0:
+            n_link = np.asarray([labels.size])
+        try:
+            so: SinglingOutCurve | None = singling_out_curve(
+                es,
+                None if grid is None else grid,
+                n_draws=n_draws,
+                split=split,
+                system=system,
+                seed=seed,
+                length=length,
+            )
+        except VoxMetricsInputError:
+            so = None
+        results.append(
+            LegalLengthResult(
+                length=length,
+                n_trials=int(enrolled.sum()),
+                linkability=linkability_curve(scores, targets, n=n_link),
+                eer=eer_curve(scores, targets, n=n_link, n_draws=n_draws, seed=seed),
+                singling_out=so,
+            )
+        )
+    if not results:
+        raise VoxMetricsInputError(
+            "no conversation length could be evaluated: "
+            + "; ".join(f"L = {length}: {why}" for length, why in skipped)
+        )
+    return LegalEvaluation(results=tuple(results), skipped=tuple(skipped), n_draws=n_draws)

@@ -27,8 +27,8 @@ from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
-    "DEFAULT_LAMBDA",
     "DEFAULT_ATTACKER",
+    "DEFAULT_LAMBDA",
     "DEFAULT_MIN_GROUP_SIZE",
     "DEFAULT_WEIGHTS",
     "AttributeLeakage",
@@ -490,7 +490,8 @@ def sbls_embeddings(
 
     The attacker is trained on the dev split of the anonymised embeddings themselves
     (``attacker="anonymised"``, an informed attacker; the default everywhere,
-    :data:`DEFAULT_ATTACKER`) or of the ``original`` ones (``"original"``, ignorant) and attacks every utterance of ``split`` of the anonymised set. ``options`` go to
+    :data:`DEFAULT_ATTACKER`) or of the ``original`` ones (``"original"``, ignorant) and
+    attacks every utterance of ``split`` of the anonymised set. ``options`` go to
     :func:`sbls` (weights, subgroup_lambda, min_group_size).
     """
     if attacker not in ("original", "anonymised"):
