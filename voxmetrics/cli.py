@@ -1,7 +1,9 @@
 """The command line: ``python -m voxmetrics COMMAND ...``.
 
 Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
-matrices, DeID, G_VD), ``sbls`` (soft-biometric leakage), ``report`` (the HTML / PDF / JSON / CSV
+matrices, DeID, G_VD), ``legal`` (singling out, linkability and 1 - EER against the number of
+speakers per conversation length, Vauquier et al. 2025), ``sbls`` (soft-biometric leakage),
+``report`` (the HTML / PDF / JSON / CSV
 report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study as score files and
 a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
 
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from voxmetrics._types import ATTACKERS
 from voxmetrics._version import __version__
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -214,6 +217,51 @@ def _parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
     sim.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
+
+    leg = sub.add_parser(
+        "legal",
+        help="singling out, linkability and 1 - EER vs number of speakers per conversation length",
+        description=(
+            "The legally validated evaluation of Vauquier et al. 2025 (their figure 1) on one "
+            "split of an embedding set: for each conversation length L (trial utterances "
+            "averaged per speaker), singling out against the population size N, linkability "
+            "(exact expectation) and the ROCCH-EER of the pooled scores (mean over random "
+            "candidate draws) against the number N' of enrolled candidates. Lengths for which "
+            "no speaker has L trial utterances are skipped and listed. Prints one JSON object: "
+            "lengths, n_draws, results (per L: linkability_vs_n [[N', value]], eer_vs_n "
+            "[[N', eer, sd]], singling_out_vs_n [[N, value, sd]] or null), skipped."
+        ),
+    )
+    leg.add_argument("--embeddings", metavar="EMB", required=True, help="embeddings (NPZ/NPY)")
+    leg.add_argument("--metadata", metavar="META", help="metadata CSV of the embeddings")
+    leg.add_argument(
+        "--lengths",
+        default="1,3,30",
+        help="conversation lengths L, comma-separated (default 1,3,30 as the paper)",
+    )
+    leg.add_argument(
+        "--n",
+        metavar="N_LIST",
+        help="numbers of speakers, comma-separated (default 2, 5, 10, 20, 50, ... and all)",
+    )
+    leg.add_argument(
+        "--draws", type=int, default=5, help="random draws per point (default 5, as the paper)"
+    )
+    leg.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    leg.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
+    leg.add_argument(
+        "--label", default=None, help="name of the condition in the figure (default: EMB's name)"
+    )
+    leg.add_argument(
+        "--attacker",
+        choices=list(ATTACKERS),
+        default=None,
+        help="attacker of the condition, shown in the figure's legend",
+    )
+    leg.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
+    leg.add_argument(
+        "--html", metavar="OUT", help="write the figure as a self-contained HTML page"
+    )
 
     sb = sub.add_parser(
         "sbls",
@@ -416,6 +464,44 @@ def _similarity(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _int_list(text: str, option: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"{option} '{text}': give whole numbers separated by commas, e.g. 1,3,30."
+        ) from None
+    if not values:
+        raise VoxMetricsInputError(f"{option} is empty; give e.g. 1,3,30.")
+    return values
+
+
+def _legal(args: argparse.Namespace) -> int:
+    from voxmetrics.metrics.legal import legal_evaluation
+
+    es = _read_embeddings(args.embeddings, args.metadata)
+    lengths = _int_list(args.lengths, "--lengths")
+    n = _int_list(args.n, "--n") if args.n else None
+    if args.draws < 1:
+        raise VoxMetricsInputError("--draws must be >= 1.")
+    result = legal_evaluation(
+        es, lengths, n=n, n_draws=args.draws, seed=args.seed, split=args.split
+    )
+    text = json.dumps(result.to_dict(), indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if args.html:
+        from voxmetrics.plots.linkage import legal_figure
+
+        label = args.label or Path(args.embeddings).stem
+        fig = legal_figure(
+            {label: result}, attackers={label: args.attacker} if args.attacker else None
+        )
+        Path(args.html).write_text(fig.to_html(include_plotlyjs=True), encoding="utf-8")
+    return EXIT_OK
+
+
 def _sbls(args: argparse.Namespace) -> int:
     from voxmetrics.data.predictions import join_predictions
     from voxmetrics.data.readers import read_table
@@ -595,6 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             command = {
                 "evaluate": _evaluate,
                 "similarity": _similarity,
+                "legal": _legal,
                 "sbls": _sbls,
                 "report": _report,
                 "demo": _demo,
