@@ -199,7 +199,7 @@ def test_legal_command_is_the_library_evaluation(demo_dir, capsys, tmp_path):
 )
 def test_legal_command_bad_input_is_one_line(demo_dir, capsys, extra, message):
     emb, meta = demo_dir / "anon-mild_embeddings.npz", demo_dir / "anon-mild_embeddings.csv"
-    status, out, err = _run(
+    status, _out, err = _run(
         ["legal", "--embeddings", str(emb), "--metadata", str(meta), *extra], capsys
     )
     assert status == 2 and message in err and "Traceback" not in err

@@ -173,7 +173,7 @@ def linkability_vs_n_figure(
         chance=lambda n: 1.0 / n,
         chance_name="chance 1/N'",
         x_title="N', enrolled speakers the attacker searches among (log scale)",
-        y_title="Linkability (own speaker strictly first)",
+        y_title="Linkability (own speaker first; a tie is a link)",
     )
     fig.update_layout(**base_layout(title={"text": title}, height=480))
     return fig

@@ -644,8 +644,8 @@ def _methods() -> str:
         ),
         (
             "Linkability",
-            "Share of trials whose own speaker scores strictly highest among the N enrolled "
-            "(chance 1/N); against N' candidates as an exact expectation.",
+            "Share of trials whose own speaker scores highest among the N enrolled, a tie "
+            "being a link (chance 1/N); against N' candidates as an exact expectation.",
             "001",
         ),
         (
