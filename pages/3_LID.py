@@ -76,7 +76,7 @@ with st.container(border=True):
         help="Maximum likelihood fits w, b without penalty on population-sd z-scores. The "
         "authors' public code (Šterns et al. 2025) uses the sample sd, balanced class weights "
         "and scikit-learn's default L2 penalty (C = 1); use it to reproduce the paper's "
-        "tables. The default follows the study's settings.",
+        "Table 3, Table 4 and Figure 4. The default follows the study's settings.",
     )
     n_boot = boot_col.number_input(
         "Bootstrap replicates",

@@ -175,8 +175,9 @@ def _parser() -> argparse.ArgumentParser:
         default="maximum-likelihood",
         help="LID calibration: maximum-likelihood (population sd, unweighted, unpenalised; "
         "default) or reference-code (the LID authors' public code: sample sd, balanced class "
-        "weights, L2 penalty C = 1; reproduces the tables of Šterns et al. 2025). 'metrics' "
-        "is the deprecated old name of maximum-likelihood. Recorded as lid.variant",
+        "weights, L2 penalty C = 1; reproduces Šterns et al. 2025 Table 3, Table 4 and "
+        "Figure 4). 'metrics' is the deprecated old name of maximum-likelihood. Recorded as "
+        "lid.variant",
     )
     ev.add_argument(
         "--bootstrap",

@@ -171,8 +171,8 @@ def evaluate(
     lid_variant : {"maximum-likelihood", "reference-code"}
         LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): unpenalised maximum
         likelihood on population-sd z-scores (default), or the authors' public code
-        (sample sd, balanced, L2-penalised with C = 1), which reproduces the tables of
-        Šterns et al. 2025. Recorded in the JSON as ``lid.variant``.
+        (sample sd, balanced, L2-penalised with C = 1), which reproduces
+        Šterns et al. 2025 Table 3, Table 4 and Figure 4. Recorded in the JSON as ``lid.variant``.
     bootstrap : int
         Replicates of the speaker-level bootstrap of the LID aggregates and of ZEBRA's D_ECE
         and log10 l (0 = none).

@@ -95,8 +95,8 @@ class StudySettings:
     (None = no LID for them)."""
     lid_variant: str = "maximum-likelihood"
     """LID calibration: "maximum-likelihood" or "reference-code" (the authors' public code,
-    which reproduces the tables of Šterns et al. 2025); the old name "metrics" is read as
-    "maximum-likelihood"."""
+    which reproduces Šterns et al. 2025 Table 3, Table 4 and Figure 4); the old name
+    "metrics" is read as "maximum-likelihood"."""
 
     def __post_init__(self) -> None:
         checks = (
