@@ -16,6 +16,11 @@ from voxmetrics.ui.cache import study_report, study_report_key
 from voxmetrics.ui.setup import study_file_name
 
 BOOT, SEED, FOLDS = "vm_report_bootstrap", "vm_report_seed", "vm_report_folds"
+LID_VARIANT = "vm_report_lid_variant"
+LID_VARIANT_LABELS = {
+    "maximum-likelihood": "maximum likelihood (unpenalised)",
+    "reference-code": "authors' code (Šterns et al. 2025 tables)",
+}
 SHOWN_SETTINGS = "vm_report_settings_shown"  # the settings the widgets were last filled from
 BUILT = "vm_report_built"  # key of the study whose report the user asked for
 
@@ -39,6 +44,7 @@ def _fill_settings_widgets(study: Study) -> None:
         st.session_state[BOOT] = settings.bootstrap
         st.session_state[SEED] = settings.seed
         st.session_state[FOLDS] = settings.cross_calibrate or 0
+        st.session_state[LID_VARIANT] = settings.lid_variant
         st.session_state[SHOWN_SETTINGS] = settings
 
 
@@ -63,15 +69,29 @@ with st.form("vm_report_settings", border=True):
         help="For conditions without a dev set: calibrate LID by speaker-disjoint k-fold "
         "cross-calibration on eval (k ≥ 2). Off: those conditions have no LID.",
     )
+    st.radio(
+        "LID calibration variant",
+        list(LID_VARIANT_LABELS),
+        format_func=LID_VARIANT_LABELS.get,
+        key=LID_VARIANT,
+        horizontal=True,
+        help="Maximum likelihood: population-sd z-scores, unweighted, no penalty. Authors' "
+        "code: sample sd, balanced class weights, L2 penalty C = 1 (reproduces Šterns et al. "
+        "2025 Table 3, Table 4 and Figure 4). Saved with the study.",
+    )
     applied = st.form_submit_button("Apply settings", key="vm_report_apply", icon=":material/tune:")
 
 if applied:
     folds = int(st.session_state[FOLDS])
     try:
         new = StudySettings(
-            bootstrap=int(st.session_state[BOOT]),
-            seed=int(st.session_state[SEED]),
-            cross_calibrate=folds or None,
+            **{
+                **study.settings.to_dict(),
+                "bootstrap": int(st.session_state[BOOT]),
+                "seed": int(st.session_state[SEED]),
+                "cross_calibrate": folds or None,
+                "lid_variant": st.session_state[LID_VARIANT],
+            }
         )
     except VoxMetricsInputError as exc:
         st.error(
@@ -101,7 +121,7 @@ st.caption(
         if s.cross_calibrate
         else "no cross-calibration"
     )
-    + " of conditions without a dev set."
+    + f" of conditions without a dev set, LID variant {s.lid_variant}."
 )
 
 # ---------------------------------------------------------------- build

@@ -96,6 +96,16 @@ def test_changing_settings_updates_the_study():
     assert "50 bootstrap replicates, seed 7, 5-fold cross-calibration" in _text(at.caption)
 
 
+def test_the_lid_variant_is_a_study_setting():
+    at = _page()
+    assert at.radio(key="vm_report_lid_variant").value == "maximum-likelihood"
+    at.radio(key="vm_report_lid_variant").set_value("reference-code")
+    at.button(key="vm_report_apply").click().run()
+    assert not at.exception and not at.error
+    assert _study(at).settings.lid_variant == "reference-code"
+    assert "LID variant reference-code" in _text(at.caption)
+
+
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [
@@ -163,7 +173,9 @@ def test_the_report_files_behind_the_buttons():
     sr = build_study_report(study)  # what cache.study_report stores
     data = json.loads(report_json(sr))
     assert sorted(data["conditions"]) == ["plain", "random"]
-    assert data["settings"] == {"bootstrap": 20, "seed": 3, "cross_calibrate": None}
+    assert data["settings"] == {
+        "bootstrap": 20, "seed": 3, "cross_calibrate": None, "lid_variant": "maximum-likelihood"
+    }
     names = zipfile.ZipFile(io.BytesIO(report_zip(sr))).namelist()
     assert "tiny_report.html" in names and "csv/report_card.csv" in names
     assert study_from_bytes(study_to_bytes(sr.study)).names == ["plain", "random"]
