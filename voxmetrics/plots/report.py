@@ -599,7 +599,9 @@ def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     lacking = [r.name for r in sr.reports if sr.sbls.get(r.name) is None]
     body = (
         "<p>Protection scores in [0, 1]: 1 = no measurable leakage of the speakers' attributes "
-        "(higher is safer, unlike LID).</p>"
+        "(higher is safer, unlike LID). Attacker: the built-in logistic regression trained on "
+        "each condition's own anonymised dev embeddings (an informed attacker), the default of "
+        "the dashboard and of the <code>sbls</code> command too.</p>"
         + _table(pd.DataFrame(rows), colors=colors)
         + figure(components_figure(results), "sbls_components")  # type: ignore[arg-type]
     )
