@@ -846,7 +846,7 @@ def legal_figure(
         fig.update_xaxes(
             type="log", tickvals=_log_ticks(tops[length]), minor={"showgrid": False}, col=col
         )
-    fig.update_xaxes(title_text="N (singling out) / N' (linkability, EER), log scale", row=3)
+    fig.update_xaxes(title_text="speakers N or N' (log)", row=3)
     fig.update_yaxes(range=[-0.02, 1.04])
     for row, name in enumerate(LEGAL_ROWS, start=1):
         fig.update_yaxes(title_text=name, row=row, col=1)
