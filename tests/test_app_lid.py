@@ -273,3 +273,17 @@ def test_removing_a_condition_on_the_page_keeps_it_working():
     # no flagged condition left: the explorer opens on the first one
     assert at.selectbox(key="vm_lid_trial_condition").value == "plain"
     assert "No selected condition has a near-chance EER" in _text(at.caption)
+
+
+def test_the_variant_defaults_to_the_study_setting():
+    import dataclasses
+
+    from voxmetrics.data.study import StudySettings
+
+    study = dataclasses.replace(
+        demo_study(), settings=StudySettings(lid_variant="reference-code")
+    )
+    at = _lid_page(study)
+    assert at.radio(key="vm_lid_variant").value == "reference-code"
+    cal = _table(at, with_column="Prior log-odds")
+    assert (cal["Variant"] == "reference-code").all()
