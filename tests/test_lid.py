@@ -807,3 +807,32 @@ def test_cross_calibration_warns_when_a_fold_does_not_converge():
     with pytest.warns(DegenerateDataWarning, match="did not converge in 4 of 4 folds"):
         r = lid_cross_calibrated(scores, targets, speakers, k=4)
     assert not r.calibration.converged and all(abs(w) <= 1e4 for w in r.fold_w)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(3, 12),
+    st.integers(3, 7),
+    st.floats(0.0, 3.0),
+    st.integers(0, 2**32 - 1),
+)
+def test_reference_code_fit_is_the_penalised_optimum(t, n, shift, seed):
+    # first-order optimality of sum_pairs c_y logloss(w z + b) + w^2 / 2 (scikit-learn's
+    # objective with C = 1, balanced c_y), and the penalty can only shrink |w|
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(t, n))
+    targets = rng.integers(0, n, size=t)
+    scores[np.arange(t), targets] += shift
+    cal = calibrate_lid(scores, targets, variant="reference-code")
+    z, y = pairs(scores, targets, ddof=1)
+    c = np.where(y == 1, y.size / (2 * y.sum()), y.size / (2 * (y.size - y.sum())))
+    p = expit(cal.w * z + cal.b)
+    grad_w = float(np.sum(c * (p - y) * z)) + cal.w
+    grad_b = float(np.sum(c * (p - y)))
+    assert cal.converged
+    assert abs(grad_w) <= 1e-7 * max(1.0, float(np.sum(c))) and abs(grad_b) <= 1e-7 * y.size
+    with warnings.catch_warnings():  # separable draws: the unpenalised fit warns, as it should
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        free = calibrate_lid(scores, targets, class_weight="balanced", ddof=1)
+    if free.converged:
+        assert abs(cal.w) <= abs(free.w) + 1e-9
