@@ -30,6 +30,7 @@ from voxmetrics.metrics.legal import (
     linkability,
     linkability_curve,
     linkability_grid,
+    other_candidates,
     singling_out,
     singling_out_draws,
     singling_out_embeddings,
@@ -686,3 +687,29 @@ def test_legal_evaluation_on_the_demo_follows_the_protocol():
     assert d["results"][0]["eer_vs_n"][-1][0] == sm.scores.shape[1]
     with pytest.raises(VoxMetricsInputError, match="no conversation length"):
         legal_evaluation(es, lengths=[500])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("floyd", [True, False])
+def test_other_candidates_are_uniform_subsets_of_the_others(monkeypatch, k, floyd):
+    # N = 5: every k-subset of the 4 others is equally likely, the own column never drawn
+    import voxmetrics.metrics.legal as legal
+
+    monkeypatch.setattr(legal, "_FLOYD_MAX", 64 if floyd else 0)
+    targets = np.full(6000, 2)
+    drawn = other_candidates(np.random.default_rng(11), targets, 5, k)
+    assert drawn.shape == (6000, k)
+    assert not (drawn == 2).any() and ((drawn >= 0) & (drawn < 5)).all()
+    assert all(len(set(r)) == k for r in drawn.tolist())
+    subsets = [tuple(sorted(r)) for r in drawn.tolist()]
+    expected = list(itertools.combinations([0, 1, 3, 4], k))
+    counts = np.array([subsets.count(c) for c in expected])
+    assert counts.sum() == 6000
+    p = 1 / len(expected)
+    sd = math.sqrt(6000 * p * (1 - p))
+    assert np.all(np.abs(counts - 6000 * p) <= 5 * sd), counts
+
+
+def test_other_candidates_refuses_too_many():
+    with pytest.raises(VoxMetricsInputError, match="cannot draw"):
+        other_candidates(np.random.default_rng(0), [0], 3, 3)

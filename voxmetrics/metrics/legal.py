@@ -38,6 +38,7 @@ __all__ = [
     "linkability",
     "linkability_curve",
     "linkability_grid",
+    "other_candidates",
     "singling_out",
     "singling_out_curve",
     "singling_out_draws",
@@ -648,6 +649,45 @@ class EERCurve:
         ]
 
 
+_FLOYD_MAX = 64
+"""Up to this many candidates per trial are drawn by Floyd's algorithm, beyond by sorting."""
+
+
+def other_candidates(
+    rng: np.random.Generator, targets: ArrayLike, n_enrolled: int, k: int
+) -> NDArray[np.int64]:
+    """For each trial, k distinct enrolled columns other than its own, uniformly at random.
+
+    Every k-subset of the N - 1 other columns is equally likely. Small k use Floyd's
+    algorithm (k passes over the trials, no T x N array); larger k take the k smallest of
+    N - 1 uniform keys per trial.
+
+    Returns
+    -------
+    ndarray of int, shape (T, k)
+
+    Examples
+    --------
+    >>> c = other_candidates(np.random.default_rng(0), [0, 3], 4, 3)
+    >>> [sorted(r) for r in c.tolist()]
+    [[1, 2, 3], [0, 1, 2]]
+    """
+    t = np.asarray(targets, dtype=np.int64).ravel()
+    n = n_enrolled - 1
+    if not 0 <= k <= n:
+        raise VoxMetricsInputError(f"cannot draw {k} of the {n} other enrolled identities.")
+    if k <= _FLOYD_MAX:
+        chosen = np.empty((t.size, k), dtype=np.int64)
+        for i, j in enumerate(range(n - k, n)):
+            draw = rng.integers(0, j + 1, size=t.size)
+            taken = (chosen[:, :i] == draw[:, None]).any(axis=1)
+            chosen[:, i] = np.where(taken, j, draw)
+    else:
+        chosen = np.argpartition(rng.random((t.size, n)), k - 1, axis=1)[:, :k]
+    # index among the others -> enrolled column, skipping the trial's own
+    return chosen + (chosen >= t[:, None])
+
+
 def eer_curve(
     scores: ArrayLike,
     targets: ArrayLike,
@@ -706,12 +746,8 @@ def eer_curve(
         for _ in range(n_draws):
             non = []
             for rows in row_blocks(*s.shape):
-                block = s[rows]
-                keys = rng.random(block.shape)
-                keys[np.arange(block.shape[0]), t[rows]] = np.inf  # never the own speaker
-                # the N' - 1 smallest random keys: a uniform (N' - 1)-subset of the others
-                picked = np.argpartition(keys, int(m) - 2, axis=1)[:, : int(m) - 1]
-                non.append(np.take_along_axis(block, picked, axis=1).ravel())
+                picked = other_candidates(rng, t[rows], n_enrolled, int(m) - 1)
+                non.append(np.take_along_axis(s[rows], picked, axis=1).ravel())
             values.append(eer_rocch(tar, np.concatenate(non)))
         means[g], sds[g] = float(np.mean(values)), float(np.std(values))
     return EERCurve(n=grid, eer=means, sd=sds, n_draws=int(n_draws))
