@@ -304,7 +304,7 @@ if view is not None:
         st.markdown(
             "**Linkability (1-to-N).** The share of trials whose own speaker scores at least "
             "as high as every other enrolled speaker in the same row (a tie is a link, as in "
-            "the authors' code); a random guess achieves 1/N. Paper 001; metrics.md section 5."
+            "the authors' code); a random guess achieves 1/N (Vauquier et al. 2025)."
         )
         st.markdown(
             "**LID (local information disclosure).** Each row is z-normalised with its own "

@@ -1,4 +1,4 @@
-"""Legally validated linkage metrics (Vauquier et al. 2025; metrics.md section 5).
+"""Legally validated linkage metrics (Vauquier et al. 2025).
 
 Ties. The authors' public evaluation code (v2) counts a linkage as successful when the true
 speaker's score is at least every other candidate's, so a tie goes to the true speaker; that is
@@ -51,7 +51,7 @@ def linkability(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "referenc
     """Fraction of trials whose mated score is at least every non-mated score.
 
     Linkability = mean_i [s_i,m_i >= max_{j != m_i} s_ij] (Vauquier et al. 2025, eq. 2, as
-    their public code computes it; metrics.md section 5). A tie with a non-mated score goes to
+    their public code computes it). A tie with a non-mated score goes to
     the true speaker under both conventions (module docstring). Chance level is 1/N.
 
     Parameters
@@ -234,7 +234,7 @@ def speaker_profiles(
 
 @dataclass(frozen=True)
 class SinglingOutResult:
-    """Singling out (predicate singling out, Vauquier et al. 2025 eq. 1; metrics.md section 5)."""
+    """Singling out (predicate singling out, Vauquier et al. 2025 eq. 1)."""
 
     value: float
     """Probability of isolation, mean over draws, folds and predicates."""

@@ -1,4 +1,4 @@
-"""LID: Local Information Disclosure (Šterns et al. 2025; metrics.md section 2).
+"""LID: Local Information Disclosure (Šterns et al. 2025).
 
 Pipeline: row z-norm -> logistic calibration learned on dev (w, b) ->
 LLR_ij = w z_ij + b - ln(N_mated / N_non-mated) -> p_ij = softmax_j(LLR_ij) ->

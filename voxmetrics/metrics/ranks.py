@@ -1,4 +1,4 @@
-"""Rank of the target among a trial's scores (metrics.md 0, 4), with a stated tie convention.
+"""Rank of the target among a trial's scores, with a stated tie convention.
 
 ``ties="reference"`` (default): a non-mated score equal to the mated one ranks above it, so a
 tie counts against the attacker (the target takes the worst rank among equal scores). No public
