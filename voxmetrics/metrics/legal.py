@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
 from voxmetrics._types import Ties
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.eer import eer_rocch
@@ -210,7 +210,7 @@ def linkability_curve(
 
 
 def _unit(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
+    return unit_rows(x)
 
 
 def speaker_profiles(
