@@ -713,3 +713,13 @@ def test_other_candidates_are_uniform_subsets_of_the_others(monkeypatch, k, floy
 def test_other_candidates_refuses_too_many():
     with pytest.raises(VoxMetricsInputError, match="cannot draw"):
         other_candidates(np.random.default_rng(0), [0], 3, 3)
+
+
+def test_legal_evaluation_clips_the_sizes_to_the_data():
+    from voxmetrics.synth import demo_study
+
+    es = demo_study(n_speakers=8).get("anon-mild").embeddings
+    ev = legal_evaluation(es, lengths=[1], n=[2, 5, 1000], n_draws=2)
+    r = ev.results[0]
+    assert r.linkability.n.tolist() == [2, 5] == r.eer.n.tolist()
+    assert r.singling_out is not None and r.singling_out.n.tolist() == [2, 5]

@@ -567,6 +567,7 @@ def singling_out_curve(
     system: str | None = None,
     seed: int = 0,
     length: int = 1,
+    clip: bool = False,
 ) -> SinglingOutCurve:
     """Singling out on random populations of n speakers (Vauquier et al. 2025, figure 1 row 1).
 
@@ -589,6 +590,9 @@ def singling_out_curve(
         Seed of the draws.
     length : int
         Conversation length L.
+    clip : bool
+        Drop the sizes in ``n`` above the number of usable speakers (and use all of them
+        when none is left) instead of refusing them.
     """
     enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
     spk = es.meta["speaker"].to_numpy().astype(str)
@@ -601,7 +605,9 @@ def singling_out_curve(
             f"{2 * length} trial embeddings each; found {speakers.size}."
         )
     grid = linkability_grid(speakers.size) if n is None else np.unique(np.asarray(n, int))
-    grid = grid[grid <= speakers.size] if n is None else grid
+    if clip:
+        grid = grid[(grid >= 2) & (grid <= speakers.size)]
+        grid = grid if grid.size else np.asarray([speakers.size])
     if grid.size == 0 or grid.min() < 2 or grid.max() > speakers.size:
         raise VoxMetricsInputError(f"population sizes must lie in 2..{speakers.size}.")
     if n_draws < 1:
@@ -877,9 +883,10 @@ def legal_evaluation(
                 system=system,
                 seed=seed,
                 length=length,
+                clip=True,
             )
         except VoxMetricsInputError:
-            so = None
+            so = None  # fewer than 2 speakers with 2 L trial utterances
         results.append(
             LegalLengthResult(
                 length=length,
