@@ -21,6 +21,11 @@ LID_VARIANT_LABELS = {
     "maximum-likelihood": "maximum likelihood (unpenalised)",
     "reference-code": "authors' code (Šterns et al. 2025 tables)",
 }
+TIES = "vm_report_ties"
+TIE_RULES = {
+    "reference": "As the reference code",
+    "attacker": "For the attacker",
+}
 SHOWN_SETTINGS = "vm_report_settings_shown"  # the settings the widgets were last filled from
 BUILT = "vm_report_built"  # key of the study whose report the user asked for
 
@@ -45,13 +50,14 @@ def _fill_settings_widgets(study: Study) -> None:
         st.session_state[SEED] = settings.seed
         st.session_state[FOLDS] = settings.cross_calibrate or 0
         st.session_state[LID_VARIANT] = settings.lid_variant
+        st.session_state[TIES] = settings.ties
         st.session_state[SHOWN_SETTINGS] = settings
 
 
 st.subheader("Study settings")
 _fill_settings_widgets(study)
 with st.form("vm_report_settings", border=True):
-    boot_col, seed_col, folds_col = st.columns(3)
+    boot_col, seed_col, folds_col, ties_col = st.columns(4)
     boot_col.number_input(
         "Bootstrap replicates",
         step=50,
@@ -68,6 +74,16 @@ with st.form("vm_report_settings", border=True):
         key=FOLDS,
         help="For conditions without a dev set: calibrate LID by speaker-disjoint k-fold "
         "cross-calibration on eval (k ≥ 2). Off: those conditions have no LID.",
+    )
+    ties_col.selectbox(
+        "Tied scores",
+        list(TIE_RULES),
+        format_func=TIE_RULES.get,
+        key=TIES,
+        help="How the pooled metrics order a target and a non-target with the same score. As "
+        "the reference code: each number equals its reference implementation (EER: SpeechBrain; "
+        "ROCCH-EER and min Cllr: BOSARIS / PYLLR; ZEBRA: the code of Nautsch et al. 2020). For "
+        "the attacker: every tie counts for the attacker, the conservative audit view.",
     )
     st.radio(
         "LID calibration variant",
@@ -91,6 +107,7 @@ if applied:
                 "seed": int(st.session_state[SEED]),
                 "cross_calibrate": folds or None,
                 "lid_variant": st.session_state[LID_VARIANT],
+                "ties": str(st.session_state[TIES]),
             }
         )
     except VoxMetricsInputError as exc:
@@ -121,7 +138,9 @@ st.caption(
         if s.cross_calibrate
         else "no cross-calibration"
     )
-    + f" of conditions without a dev set, LID variant {s.lid_variant}."
+    + " of conditions without a dev set; ties "
+    + TIE_RULES[s.ties].lower()
+    + f"; LID variant {s.lid_variant}."
 )
 
 # ---------------------------------------------------------------- build

@@ -106,6 +106,17 @@ def test_the_lid_variant_is_a_study_setting():
     assert "LID variant reference-code" in _text(at.caption)
 
 
+def test_tie_rule_setting_updates_the_study():
+    at = _page()
+    assert at.selectbox(key="vm_report_ties").value == "reference"
+    assert "ties as the reference code" in _text(at.caption)
+    at.selectbox(key="vm_report_ties").set_value("attacker")
+    at.button(key="vm_report_apply").click().run()
+    assert not at.exception and not at.error
+    assert _study(at).settings == StudySettings(ties="attacker")
+    assert "ties for the attacker" in _text(at.caption)
+
+
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [
@@ -174,7 +185,11 @@ def test_the_report_files_behind_the_buttons():
     data = json.loads(report_json(sr))
     assert sorted(data["conditions"]) == ["plain", "random"]
     assert data["settings"] == {
-        "bootstrap": 20, "seed": 3, "cross_calibrate": None, "lid_variant": "maximum-likelihood"
+        "bootstrap": 20,
+        "seed": 3,
+        "cross_calibrate": None,
+        "lid_variant": "maximum-likelihood",
+        "ties": "reference",
     }
     names = zipfile.ZipFile(io.BytesIO(report_zip(sr))).namelist()
     assert "tiny_report.html" in names and "csv/report_card.csv" in names

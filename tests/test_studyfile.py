@@ -275,11 +275,19 @@ def test_invalid_settings_are_refused(kwargs):
 
 
 def test_settings_round_trip_through_dict():
-    s = StudySettings(bootstrap=0, seed=9, cross_calibrate=4)
+    s = StudySettings(bootstrap=0, seed=9, cross_calibrate=4, ties="attacker")
     assert StudySettings.from_dict(s.to_dict()) == s
     assert s.evaluate_options() == {
-        "bootstrap": 0, "seed": 9, "cross_calibrate": 4, "lid_variant": "maximum-likelihood"
+        "bootstrap": 0,
+        "seed": 9,
+        "cross_calibrate": 4,
+        "lid_variant": "maximum-likelihood",
+        "ties": "attacker",
     }
+    # studies saved before the setting existed load with the default
+    assert StudySettings.from_dict({"bootstrap": 0}).ties == "reference"
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        StudySettings(ties="optimistic")
 
 
 def test_lid_variant_setting_round_trips_and_reads_the_old_name(small_file):

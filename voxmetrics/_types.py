@@ -40,12 +40,3 @@ LID_VARIANT_NAMES: tuple[LIDVariant, ...] = ("maximum-likelihood", "reference-co
 
 LID_VARIANT_ALIASES: dict[str, LIDVariant] = {"metrics": "maximum-likelihood"}
 """Old names still accepted (deprecated): "metrics" was the unpenalised fit."""
-
-Ties = Literal["reference", "attacker"]
-"""How the 1-to-N metrics break a tie between the mated score and a non-mated one.
-
-"reference": as each metric's reference implementation (the default); "attacker": every tie
-goes to the attacker (the true speaker wins it), the conservative audit view."""
-
-TIES: tuple[Ties, ...] = ("reference", "attacker")
-"""The tie conventions; the first is the default."""

@@ -264,6 +264,15 @@ def _parser() -> argparse.ArgumentParser:
         "of ZEBRA's d_ece and log10_l (default 0: none)",
     )
     ev.add_argument("--seed", type=int, default=0, help="seed of folds and bootstrap (default 0)")
+    ev.add_argument(
+        "--ties",
+        choices=["reference", "attacker"],
+        default="reference",
+        help="tie rule of the pooled metrics: reference (each number as its reference code: "
+        "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
+        "code) or attacker (every tie resolved for the attacker); the SRD ranks follow it "
+        "(attacker: a tie gives the best rank); default reference",
+    )
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
     ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
     ev.add_argument(
@@ -408,6 +417,14 @@ def _parser() -> argparse.ArgumentParser:
         help="LID calibration (default: the study's setting; see evaluate --help)",
     )
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
+    rep.add_argument(
+        "--ties",
+        choices=["reference", "attacker"],
+        default=None,
+        help="tie rule of the pooled metrics: reference (each number as its reference code: "
+        "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
+        "code) or attacker (every tie resolved for the attacker); default: the study's setting",
+    )
 
     demo = sub.add_parser(
         "demo",
@@ -522,6 +539,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         seed=args.seed,
         embeddings=embeddings,
         split=args.split,
+        ties=args.ties,
     )
     result = report.to_dict()
     text = json.dumps(result, indent=2)
@@ -660,6 +678,7 @@ def _report(args: argparse.Namespace) -> int:
             ("bootstrap", args.bootstrap),
             ("seed", args.seed),
             ("lid_variant", args.lid_variant),
+            ("ties", args.ties),
         )
         if v is not None
     }

@@ -82,8 +82,10 @@ class StudySettings:
 
     Examples
     --------
-    >>> StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
-    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'lid_variant': 'maximum-likelihood'}
+    >>> options = StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
+    >>> options  # doctest: +NORMALIZE_WHITESPACE
+    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'lid_variant': 'maximum-likelihood',
+     'ties': 'reference'}
     """
 
     bootstrap: int = 200
@@ -97,6 +99,9 @@ class StudySettings:
     """LID calibration: "maximum-likelihood" or "reference-code" (the authors' public code,
     which reproduces Šterns et al. 2025 Table 3, Table 4 and Figure 4); the old name
     "metrics" is read as "maximum-likelihood"."""
+    ties: str = "reference"
+    """Tie rule of the pooled metrics: "reference" (each number as its reference code) or
+    "attacker" (every tie resolved for the attacker, the conservative audit view)."""
 
     def __post_init__(self) -> None:
         checks = (
@@ -106,6 +111,10 @@ class StudySettings:
         for name, value, low, hint in checks:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise VoxMetricsInputError(f"setting '{name}' is {value!r}; use {hint}.")
+        if self.ties not in ("reference", "attacker"):
+            raise VoxMetricsInputError(
+                f"setting 'ties' is {self.ties!r}; use 'reference' or 'attacker'."
+            )
         k = self.cross_calibrate
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 2):
             raise VoxMetricsInputError(
@@ -127,6 +136,7 @@ class StudySettings:
             "seed": self.seed,
             "cross_calibrate": self.cross_calibrate,
             "lid_variant": self.lid_variant,
+            "ties": self.ties,
         }
 
     def to_dict(self) -> dict[str, Any]:

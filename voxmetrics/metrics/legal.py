@@ -16,12 +16,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
-from voxmetrics._types import Ties
 from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.eer import eer_rocch
-from voxmetrics.metrics.ranks import check_ties, row_blocks, target_ranks
+from voxmetrics.metrics.pools import Ties, check_ties
+from voxmetrics.metrics.ranks import row_blocks, target_ranks
 
 __all__ = [
     "ConversationLengthCurve",

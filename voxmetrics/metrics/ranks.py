@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._types import TIES, Ties
-from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.pools import Ties, check_ties
 
-__all__ = ["check_ties", "row_blocks", "target_ranks"]
+__all__ = ["row_blocks", "target_ranks"]
 
 BLOCK_ELEMENTS = 1 << 22
 """Row-wise metrics process about this many scores at a time, so memory stays bounded."""
@@ -26,15 +25,6 @@ def row_blocks(n_rows: int, n_cols: int) -> list[slice]:
     """Slices of consecutive rows holding about :data:`BLOCK_ELEMENTS` scores each."""
     step = max(1, BLOCK_ELEMENTS // max(1, n_cols))
     return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
-
-
-def check_ties(ties: str) -> Ties:
-    """``ties`` itself when it is a known tie convention, else a clear error."""
-    if ties not in TIES:
-        raise VoxMetricsInputError(
-            f"`ties` must be one of {', '.join(TIES)}, got {ties!r}."
-        )
-    return ties  # type: ignore[return-value]
 
 
 def target_ranks(

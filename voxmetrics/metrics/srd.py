@@ -22,9 +22,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.special import betaln, gammaln
 
-from voxmetrics._types import Ties
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.pools import Ties
 from voxmetrics.metrics.ranks import target_ranks
 
 __all__ = [
