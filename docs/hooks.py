@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|data|mod|attr|obj|exc|const|term|ref):(<code>)~?")
-_TILDE = re.compile(r"<code>~(?:[A-Za-z_][\w]*\.)+([A-Za-z_]\w*)</code>")
+_ROLES = r":(?:py:)?(?:func|class|meth|data|mod|attr|obj|exc|const|term|ref):"
+_TILDE = re.compile(_ROLES + r"<code>~(?:\w+\.)*(\w+)</code>")
+_ROLE = re.compile(_ROLES + r"(<code>)")
 
 
 def on_page_content(html: str, **kwargs: object) -> str:
     """Remove Sphinx role prefixes left in rendered docstrings."""
-    html = _ROLE.sub(r"\1", html)
-    return _TILDE.sub(r"<code>\1</code>", html)
+    html = _TILDE.sub(r"<code>\1</code>", html)
+    return _ROLE.sub(r"\1", html)
