@@ -115,6 +115,17 @@ def test_api_reference_documents_the_public_surface(site: Path):
     assert not missing, f"public names without an API reference entry: {missing}"
 
 
+def test_every_display_equation_is_typeset(site: Path):
+    # A \[ ... \] block that Markdown swallows (e.g. not set off by blank lines inside a list
+    # item) loses its backslashes and shows as broken text, without any build warning.
+    for md in sorted(DOCS.rglob("*.md")):
+        blocks = sum(line.strip() == r"\[" for line in md.read_text(encoding="utf-8").splitlines())
+        page = md.relative_to(DOCS).with_suffix("")
+        page = page.parent if page.name == "index" else page
+        html = (site / page / "index.html").read_text(encoding="utf-8")
+        assert html.count('<div class="arithmatex">') == blocks, md.relative_to(ROOT)
+
+
 def test_maths_and_rst_roles_render(site: Path):
     lid = (site / "methods" / "lid" / "index.html").read_text(encoding="utf-8")
     assert 'class="arithmatex"' in lid
