@@ -272,3 +272,75 @@ def test_manifest_example_reads():
     manifest = read_manifest(EXAMPLES / "manifest.csv")
     assert manifest["system"].tolist().count("original") == 4
     assert manifest["utt_id"].is_unique
+
+
+# ---------------------------------------------------------------- worked examples of the Methods
+
+
+def _page(path: str) -> str:
+    return (DOCS / path).read_text(encoding="utf-8")
+
+
+def test_methods_4x4_example_numbers_are_the_library_numbers():
+    sm = vm.threat.paper_matrix()
+    page = _page("methods/eer-cllr.md")
+    assert vm.eer(sm.tar, sm.non) == 0.5 and "the EER is **0.50** exactly" in page
+    assert vm.eer_rocch(sm.tar, sm.non) == pytest.approx(0.375) and "**0.375**" in page
+    assert vm.linkability(sm.scores, sm.targets) == 1.0 and "**linkability is 1.0**" in page
+
+
+def test_methods_lid_example_is_the_library_number():
+    from voxmetrics.metrics.lid import LIDCalibration
+
+    cal = LIDCalibration(w=1.5, b=-1.0, prior_log_odds=np.log(1 / 5), n_pairs=0)
+    result = vm.lid([[0.9, 0.7, 0.4, 1.1, 1.2, 0.4]], [3], cal)
+    assert f"{result.lid[0]:.3f}" == "0.900"
+    assert r"\(\mathrm{LID} = \log_2(6 \times 0.31) = 0.900\)" in _page("methods/lid.md")
+
+
+def test_methods_zebra_example_is_the_library_number():
+    z = vm.zebra([4.0, 5.0, 6.0], [1.0, 2.0, 3.0])
+    assert (f"{z.d_ece:.4f}", f"{z.log10_l:.3f}", z.tag) == ("0.7213", "0.602", "A")
+    page = _page("methods/zebra.md")
+    assert "0.7213" in page and r"\log_{10} 4 = 0.602\), tag A" in page
+
+
+def test_methods_similarity_example_is_the_library_number():
+    m_oo = [[0.9, 0.2, 0.1], [0.2, 0.8, 0.3], [0.1, 0.3, 0.85]]
+    m_oa = [[0.6, 0.3, 0.2], [0.3, 0.5, 0.35], [0.2, 0.35, 0.55]]
+    m_aa = [[0.7, 0.4, 0.3], [0.4, 0.65, 0.45], [0.3, 0.45, 0.7]]
+    v = vm.voice_distinctiveness(m_oo, m_oa, m_aa)
+    page = _page("methods/similarity.md")
+    assert f"{v.deid:.6f}" in page and f"{v.g_vd:.6f}" in page
+
+
+def test_methods_sbls_weights_are_the_library_defaults():
+    page = _page("methods/soft-biometric-leakage.md")
+    assert tuple(vm.DEFAULT_WEIGHTS) == (0.4, 0.4, 0.2) and "(0.4, 0.4, 0.2)" in page
+    assert vm.DEFAULT_LAMBDA == 0.7 and "default 0.7" in page
+    assert vm.DEFAULT_MIN_GROUP_SIZE == 30 and "(default 30" in page
+
+
+def test_report_card_page_has_the_library_thresholds():
+    from voxmetrics.card import REPORT_CARD_THRESHOLDS as T
+    from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
+
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in _page("methods/report-card.md").splitlines()
+        if line.startswith("| ")
+    }
+    link = "Linkability / chance 1/*N* (lower is safer)"
+    expected = {
+        "EER (higher is safer)": ("eer", "≥ {c:.2f}", "< {r:.2f}"),
+        "LIDmax, bits (lower is safer)": ("lid_max", "< {c:g}", "≥ {r:g}"),
+        link: ("linkability_ratio", "≤ {c:g}×", "> {r:g}×"),
+        "SBLS (higher is safer)": ("sbls", "≥ {c:g}", "< {r:g}"),
+    }
+    for label, (key, ok, risk) in expected.items():
+        t = T[key]
+        assert ok.format(c=t.caution) in rows[label], label
+        assert risk.format(r=t.risk) in rows[label], label
+    callout = "EER ≥ {:g} **and** (LIDmax ≥ {:g} bit **or** linkability above twice chance)"
+    assert CALLOUT_LINKABILITY_FACTOR == 2.0
+    assert callout.format(CALLOUT_EER, CALLOUT_LID_MAX) in _page("methods/report-card.md")
