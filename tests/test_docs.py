@@ -350,3 +350,13 @@ def test_report_card_page_has_the_library_thresholds():
     callout = "EER ≥ {:g} **and** (LIDmax ≥ {:g} bit **or** linkability above twice chance)"
     assert CALLOUT_LINKABILITY_FACTOR == 2.0
     assert callout.format(CALLOUT_EER, CALLOUT_LID_MAX) in _page("methods/report-card.md")
+
+
+def test_input_limits_page_names_every_limit():
+    from dataclasses import fields
+
+    from voxmetrics.limits import Limits
+
+    page = _page("user-guide/input-limits.md")
+    missing = [f.name for f in fields(Limits) if f"`{f.name}`" not in page]
+    assert not missing, f"docs/user-guide/input-limits.md lacks {missing}"
