@@ -58,7 +58,7 @@ def test_replicates_equal_recomputing_on_the_resampled_rows(ties):
         sb, tb, lb = _resampled(s, t, spk, draws, b, lid)
         base = baseline_metrics(sb, tb, ties=ties)
         z = zebra(sb[np.arange(tb.size), tb], sb[np.arange(sb.shape[1]) != tb[:, None]], ties=ties)
-        st_ = srd(sb, tb).stats
+        st_ = srd(sb, tb, ties=ties).stats
         curve = linkability_curve(sb, tb)
         exact = {
             "eer_rocch": base.eer_rocch,
@@ -181,10 +181,10 @@ def test_chance_levels_of_random_scores_match_what_random_scores_give():
     np.testing.assert_allclose(c.curve, 1.0 / c.curve_n)
 
 
-def test_chance_linkability_counts_tied_top_scores_against_the_attacker():
+def test_chance_linkability_gives_tied_top_scores_to_the_true_speaker():
     s = np.array([[1.0, 1.0, 0.0], [3.0, 2.0, 1.0]])
-    # row 0 has no strict winner, row 1 one of three columns
-    assert chance_levels(s, n_draws=5).values["linkability"] == pytest.approx(1 / 6)
+    # as linkability: a tie at the top links; row 0 has two such columns, row 1 one
+    assert chance_levels(s, n_draws=5).values["linkability"] == pytest.approx((2 / 3 + 1 / 3) / 2)
 
 
 def test_chance_alid_and_pdr_are_exact_expectations_over_the_column():

@@ -14,18 +14,25 @@ from voxmetrics.metrics.cllr import cllr, min_cllr
 from voxmetrics.metrics.eer import EERResult, eer, eer_result, eer_rocch
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
+    EERCurve,
+    LegalEvaluation,
+    LegalLengthResult,
     LinkabilityCurve,
     SinglingOutResult,
     average_consecutive,
     conversation_length_curve,
+    eer_curve,
+    legal_evaluation,
     linkability,
     linkability_curve,
     linkability_grid,
     singling_out,
+    singling_out_draws,
     singling_out_embeddings,
     speaker_profiles,
 )
 from voxmetrics.metrics.lid import (
+    LID_VARIANTS,
     CalibrationCurve,
     LIDCalibration,
     LIDResult,
@@ -35,11 +42,13 @@ from voxmetrics.metrics.lid import (
     lid_ccdf,
     lid_cross_calibrated,
     posterior,
+    resolve_lid_variant,
     row_znorm,
 )
 from voxmetrics.metrics.pav import pav_llrs, rocch
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.sbls import (
+    DEFAULT_ATTACKER,
     DEFAULT_LAMBDA,
     DEFAULT_MIN_GROUP_SIZE,
     DEFAULT_WEIGHTS,
@@ -101,9 +110,11 @@ from voxmetrics.metrics.zebra import (
 )
 
 __all__ = [
+    "DEFAULT_ATTACKER",
     "DEFAULT_LAMBDA",
     "DEFAULT_MIN_GROUP_SIZE",
     "DEFAULT_WEIGHTS",
+    "LID_VARIANTS",
     "LOSSES",
     "TAGS",
     "WORST_Q",
@@ -117,9 +128,12 @@ __all__ = [
     "ConditionReplicates",
     "ConversationLengthCurve",
     "ECECurves",
+    "EERCurve",
     "EERResult",
     "LIDCalibration",
     "LIDResult",
+    "LegalEvaluation",
+    "LegalLengthResult",
     "LinkabilityCurve",
     "PAVTransform",
     "SBLSResult",
@@ -149,10 +163,12 @@ __all__ = [
     "d_ece_from_llrs",
     "ece_curves",
     "eer",
+    "eer_curve",
     "eer_result",
     "eer_rocch",
     "fit_beta_binomial",
     "holm",
+    "legal_evaluation",
     "lid",
     "lid_bootstrap",
     "lid_ccdf",
@@ -166,6 +182,7 @@ __all__ = [
     "pav_transform",
     "posterior",
     "rank_histogram",
+    "resolve_lid_variant",
     "rocch",
     "row_znorm",
     "sbls",
@@ -173,6 +190,7 @@ __all__ = [
     "similarity_intervals",
     "similarity_matrix",
     "singling_out",
+    "singling_out_draws",
     "singling_out_embeddings",
     "singling_out_interval",
     "speaker_bootstrap",

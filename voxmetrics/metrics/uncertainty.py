@@ -376,11 +376,14 @@ def condition_replicates(
         return (w @ _spk_sum(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
 
     # 1-to-N: ranks -> linkability, its curve, the SRD histogram
-    ranks = target_ranks(s, t)
-    link = (ranks == 1).astype(np.float64)
+    # linkability and its curve: ties go to the true speaker (as the authors' code); the SRD
+    # ranks follow ``ties``
+    link_ranks = target_ranks(s, t, ties="attacker")
+    ranks = target_ranks(s, t, ties=ties)
+    link = (link_ranks == 1).astype(np.float64)
     est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
     grid = linkability_grid(n)
-    p_curve = np.column_stack([_prob_no_beater(ranks - 1, n, int(m)) for m in grid])
+    p_curve = np.column_stack([_prob_no_beater(link_ranks - 1, n, int(m)) for m in grid])
     curve, curve_reps = p_curve.mean(axis=0), mean_of(p_curve)
     onehot = np.zeros((n_spk, n))
     np.add.at(onehot, (inv, ranks - 1), 1.0)
@@ -631,18 +634,20 @@ def chance_levels(
     n_draws: int = 200,
     seed: int = 0,
     q: float = WORST_Q,
+    ties: Ties = "reference",
 ) -> ChanceLevels:
     """Chance levels of linkability, the SRD statistics and LID for this score matrix.
 
     Each trial's enrolled identity is replaced by a uniformly drawn column j (a permutation of
     the enrolled identities: the scores keep their distribution, the link to the speaker is
-    cut). Closed forms, exact expectations over j: linkability = mean_i (1/N) #{j : s_ij beats
-    every other score of row i} (1/N without ties) and its curve 1/N'; ALID = mean_ij
+    cut). Closed forms, exact expectations over j: linkability = mean_i (1/N) #{j : s_ij >=
+    every other score of row i} (1/N without ties; ties go to the true speaker, as
+    linkability's) and its curve 1/N'; ALID = mean_ij
     log2(N p_ij) and PDR = mean_ij [p_ij > 1/N] under ``calibration``. The SRD statistics
     (whose plug-in estimates are biased upward when trials are few against N) and the other
     LID aggregates are averaged over ``n_draws`` seeded draws (fewer, but at least 20, when
     draws x trials would exceed 4 million). The matrix is ranked in row blocks, so memory stays
-    bounded on large matrices.
+    bounded on large matrices. ``ties`` is the SRD ranks' tie rule.
 
     Examples
     --------
@@ -658,6 +663,7 @@ def chance_levels(
         raise VoxMetricsInputError("`scores` must be a T x N matrix with N >= 2.")
     if n_draws < 1:
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
+    check_ties(ties)
     n_trials, n = s.shape
     # bound the (draws x trials) work on large matrices: at least 20 draws
     n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
@@ -671,8 +677,11 @@ def chance_levels(
         sb = s[blk].astype(np.float64)
         r = np.arange(sb.shape[0])
         # rank of every column within its row, ties against the attacker: #{k : s_ik >= s_ij}
-        ranks = rankdata(-sb, method="max", axis=1).astype(np.int32)
-        n_top += int((ranks == 1).sum())
+        # rank of every column within its row: #{k : s_ik >= s_ij} (ties against the
+        # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
+        ranks = rankdata(-sb, method="max" if ties == "reference" else "min", axis=1)
+        ranks = ranks.astype(np.int32)
+        n_top += int((rankdata(-sb, method="min", axis=1) == 1).sum())
         drawn[:, blk] = ranks[r, cols[:, blk]]
         if x is not None and calibration is not None:
             z, _ = row_znorm(sb, ddof=calibration.ddof)
