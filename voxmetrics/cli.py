@@ -247,13 +247,15 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser(
         "report",
-        help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV",
+        help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV, LaTeX, Markdown",
         description=(
             "Evaluate every condition of a saved study (a .vxm file, from the dashboard or "
             "`demo --format vxm`) with the study's settings and write its report: one "
             "self-contained HTML page (tables and interactive figures, viewable offline), a "
             "PDF printed from it by headless Chromium (BROWSER_PATH or chromium on PATH), the "
-            "JSON of every number and the tables as CSV files. Give at least one output. "
+            "JSON of every number, the tables as CSV files, and the results tables ready "
+            "for a paper as LaTeX (booktabs; \\usepackage{booktabs}) and Markdown, with "
+            "the bootstrap intervals as '0.47 [0.44, 0.50]'. Give at least one output. "
             "Exit status: 0 success, 2 bad input (e.g. a damaged .vxm file, no Chromium for "
             "--pdf)."
         ),
@@ -263,6 +265,16 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--pdf", metavar="OUT", help="write a PDF of the report (needs Chromium)")
     rep.add_argument("--json", metavar="OUT", help="write every number as JSON to this file")
     rep.add_argument("--csv", metavar="DIR", help="write the tables as CSV files into DIR")
+    rep.add_argument(
+        "--latex",
+        metavar="DIR",
+        help="write the results tables as LaTeX (booktabs, with bootstrap intervals) into DIR",
+    )
+    rep.add_argument(
+        "--markdown",
+        metavar="DIR",
+        help="write the results tables as Markdown (with bootstrap intervals) into DIR",
+    )
     rep.add_argument(
         "--bootstrap",
         metavar="B",
@@ -465,9 +477,10 @@ def _report(args: argparse.Namespace) -> int:
     from voxmetrics.export import require_chromium, write_report
     from voxmetrics.studyreport import build_study_report
 
-    if not (args.html or args.pdf or args.json or args.csv):
+    if not (args.html or args.pdf or args.json or args.csv or args.latex or args.markdown):
         raise VoxMetricsInputError(
-            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, --csv DIR."
+            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, "
+            "--csv DIR, --latex DIR, --markdown DIR."
         )
     if not Path(args.study).is_file():
         raise VoxMetricsInputError(f"{args.study}: no such file.")
@@ -487,6 +500,8 @@ def _report(args: argparse.Namespace) -> int:
         json=args.json,
         csv_dir=args.csv,
         pdf=args.pdf,
+        latex_dir=args.latex,
+        markdown_dir=args.markdown,
         chromium=chromium,
         title=args.title,
     )
