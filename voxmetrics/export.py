@@ -19,12 +19,12 @@ import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.plots.report import json_safe, study_report_html
 from voxmetrics.studyreport import StudyReport
-from voxmetrics.tables import write_tables
+from voxmetrics.tables import render_tables, write_tables
 
 __all__ = [
     "CHROMIUM_NAMES",
@@ -35,6 +35,7 @@ __all__ = [
     "report_pdf",
     "report_zip",
     "require_chromium",
+    "tables_zip",
     "write_report",
 ]
 
@@ -140,10 +141,27 @@ def report_zip(sr: StudyReport, *, title: str | None = None) -> bytes:
         zf.writestr(f"{stem}.json", report_json(sr) + "\n")
         for name, frame in sr.tables().items():
             zf.writestr(f"csv/{name}", _csv_bytes(frame))
-        with tempfile.TemporaryDirectory(prefix="voxmetrics-tables-") as tmp:
-            for fmt in ("latex", "markdown"):
-                for path in write_tables(sr, Path(tmp) / fmt, fmt):
-                    zf.writestr(f"{fmt}/{path.name}", path.read_bytes())
+        for fmt in ("latex", "markdown"):
+            for name, text in render_tables(sr, fmt).items():
+                zf.writestr(f"{fmt}/{name}", text)
+    return buf.getvalue()
+
+
+def tables_zip(sr: StudyReport, fmt: Literal["latex", "markdown"]) -> bytes:
+    """Every results table as LaTeX (``<table>.tex``) or Markdown (``<table>.md``), zipped.
+
+    Examples
+    --------
+    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.synth import demo_study
+    >>> data = tables_zip(build_study_report(demo_study(n_speakers=6), bootstrap=0), "markdown")
+    >>> sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())[:2]
+    ['lid.md', 'linkage.md']
+    """
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, text in render_tables(sr, fmt).items():
+            zf.writestr(name, text)
     return buf.getvalue()
 
 

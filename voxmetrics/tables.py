@@ -35,6 +35,7 @@ __all__ = [
     "format_interval",
     "format_value",
     "latex_escape",
+    "render_tables",
     "results_tables",
     "table_latex",
     "table_markdown",
@@ -404,6 +405,35 @@ def table_markdown(df: pd.DataFrame, *, digits: int = 3) -> str:
     )
 
 
+def render_tables(
+    sr: StudyReport, fmt: Literal["latex", "markdown"], *, digits: int = 3
+) -> dict[str, str]:
+    r"""Every table of :func:`results_tables` as LaTeX or Markdown text, by file name.
+
+    The LaTeX tables carry their caption and the label ``tab:<name>`` (``<name>.tex``); the
+    Markdown ones are bare tables (``<name>.md``). Each text ends with a newline.
+
+    Examples
+    --------
+    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.synth import demo_study
+    >>> texts = render_tables(build_study_report(demo_study(n_speakers=6), bootstrap=0), "latex")
+    >>> list(texts)[:3], texts["zebra.tex"].splitlines()[3]
+    (['overview.tex', 'report_card.tex', 'lid.tex'], '  \\label{tab:zebra}')
+    """
+    if fmt not in ("latex", "markdown"):
+        raise VoxMetricsInputError(f"unknown table format {fmt!r}; use 'latex' or 'markdown'.")
+    out = {}
+    for name, df in results_tables(sr, digits=digits).items():
+        if fmt == "latex":
+            out[f"{name}.tex"] = (
+                table_latex(df, caption=TABLE_CAPTIONS[name], label=f"tab:{name}") + "\n"
+            )
+        else:
+            out[f"{name}.md"] = table_markdown(df) + "\n"
+    return out
+
+
 def write_tables(
     sr: StudyReport,
     folder: PathLike,
@@ -411,28 +441,19 @@ def write_tables(
     *,
     digits: int = 3,
 ) -> list[Path]:
-    """Write every table of :func:`results_tables` to ``folder`` as ``<name>.tex`` or ``.md``.
-
-    The LaTeX tables carry their caption and the label ``tab:<name>``; the Markdown ones are
-    bare tables. The folder is created.
+    """Write every table of :func:`render_tables` into ``folder`` (created).
 
     Returns
     -------
     list of Path
         The files written, in report order.
     """
-    if fmt not in ("latex", "markdown"):
-        raise VoxMetricsInputError(f"unknown table format {fmt!r}; use 'latex' or 'markdown'.")
+    texts = render_tables(sr, fmt, digits=digits)
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, df in results_tables(sr, digits=digits).items():
-        if fmt == "latex":
-            text = table_latex(df, caption=TABLE_CAPTIONS[name], label=f"tab:{name}")
-            path = out / f"{name}.tex"
-        else:
-            path = out / f"{name}.md"
-            text = table_markdown(df)
-        path.write_text(text + "\n", encoding="utf-8")
+    for name, text in texts.items():
+        path = out / name
+        path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
