@@ -2,8 +2,9 @@
 
 Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
 matrices, DeID, G_VD), ``sbls`` (soft-biometric leakage), ``report`` (the HTML / PDF / JSON / CSV
-report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study as score files and
-a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
+/ LaTeX / Markdown report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study
+as score files and a ``.vxm`` study), ``extract`` (speaker embeddings from audio) and ``app``
+(starts the dashboard, installed with ``pip install "voxmetrics[app]"``).
 
 Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
@@ -13,7 +14,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import json
+import os
+import subprocess
 import sys
 import warnings
 from collections.abc import Sequence
@@ -23,7 +27,7 @@ from typing import Any
 from voxmetrics._version import __version__
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["evaluate_fail_on", "main"]
+__all__ = ["DASHBOARD_CONFIG", "dashboard_command", "dashboard_script", "evaluate_fail_on", "main"]
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -112,6 +116,69 @@ def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
             f"--fail-on '{expr}' is not a valid expression; e.g. \"eer < 0.45\"."
         ) from None
     return bool(_eval(tree.body, result, expr))
+
+
+DASHBOARD_CONFIG: dict[str, str] = {
+    "theme.base": "light",
+    "theme.primaryColor": "#2E6F95",
+    "theme.backgroundColor": "#FFFFFF",
+    "theme.secondaryBackgroundColor": "#F2F5F8",
+    "theme.textColor": "#1E2A33",
+    # the menu is drawn by voxmetrics.ui.page_setup with st.page_link
+    "client.showSidebarNavigation": "false",
+    "client.toolbarMode": "minimal",
+    "browser.gatherUsageStats": "false",
+    # a float32 NPZ of a 22,024 x 4,949 score matrix is ~440 MB; Streamlit's default is 200 MB
+    "server.maxUploadSize": "1024",
+}
+"""The Streamlit settings ``voxmetrics app`` passes on the command line (the same as the
+repository's ``.streamlit/config.toml``), so they hold from any working folder."""
+
+
+def dashboard_script() -> Path:
+    """The dashboard's entry point inside the installed package (``ui/dashboard/app.py``)."""
+    return Path(__file__).resolve().parent / "ui" / "dashboard" / "app.py"
+
+
+def dashboard_command(
+    *, port: int | None = None, dev: bool = False, streamlit_args: Sequence[str] = ()
+) -> list[str]:
+    """The ``streamlit run`` command line that ``voxmetrics app`` executes.
+
+    Parameters
+    ----------
+    port : int, optional
+        Server port (default: Streamlit's, 8501).
+    dev : bool
+        Watch the dashboard's files and rerun on save (for developing the pages); off by
+        default, so the idle server touches no file and uses no CPU.
+    streamlit_args : sequence of str
+        More ``streamlit run`` options (e.g. ``--server.headless true``); they come last, so
+        they override the ones above.
+
+    Examples
+    --------
+    >>> cmd = dashboard_command(port=8600)
+    >>> cmd[1:4], cmd[4].endswith("app.py")
+    (['-m', 'streamlit', 'run'], True)
+    >>> " ".join(cmd[cmd.index("--server.fileWatcherType") :][:4])
+    '--server.fileWatcherType none --server.port 8600'
+    """
+    options = [f"--{key}={value}" for key, value in DASHBOARD_CONFIG.items()]
+    options += ["--server.fileWatcherType", "auto" if dev else "none"]
+    if dev:
+        options += ["--server.runOnSave", "true"]
+    if port is not None:
+        options += ["--server.port", str(port)]
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(dashboard_script()),
+        *options,
+        *streamlit_args,
+    ]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -283,6 +350,31 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--seed", type=int, help="seed of folds and bootstrap (default: the study's)")
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
+
+    app = sub.add_parser(
+        "app",
+        help="start the dashboard (needs the app extra: pip install 'voxmetrics[app]')",
+        description=(
+            "Start the Streamlit dashboard on http://localhost:PORT and open it in a browser. "
+            "It runs the dashboard that ships inside the package with its own settings "
+            "(theme, menu, 1 GB uploads, no usage statistics) and without a file watcher, so "
+            "an idle server uses no CPU; --dev watches the dashboard's files instead. "
+            "Options after -- go to `streamlit run`, e.g. `voxmetrics app -- "
+            "--server.headless true --server.address 0.0.0.0`. Stop it with Ctrl+C."
+        ),
+    )
+    app.add_argument("--port", type=int, help="server port (default 8501)")
+    app.add_argument(
+        "--dev",
+        action="store_true",
+        help="watch the dashboard's files and rerun on save (for editing the pages)",
+    )
+    app.add_argument(
+        "streamlit_args",
+        nargs="*",
+        metavar="-- STREAMLIT_OPTION",
+        help="options passed on to `streamlit run` (after --)",
+    )
 
     demo = sub.add_parser(
         "demo",
@@ -510,6 +602,30 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _app(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("streamlit") is None:
+        raise VoxMetricsInputError(
+            "the dashboard needs Streamlit, which is not installed: pip install "
+            "'voxmetrics[app]' (or pip install -r requirements.txt in a checkout)."
+        )
+    if not dashboard_script().is_file():
+        raise VoxMetricsInputError(
+            f"the dashboard is missing from this installation ({dashboard_script()}); "
+            "reinstall VoxMetrics."
+        )
+    if args.port is not None and not 0 < args.port < 65536:
+        raise VoxMetricsInputError(f"--port {args.port}: give a port between 1 and 65535.")
+    cmd = dashboard_command(port=args.port, dev=args.dev, streamlit_args=args.streamlit_args)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":  # Streamlit takes over this process: Ctrl+C and signals reach it
+        os.execv(cmd[0], cmd)
+    try:
+        return subprocess.call(cmd)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from voxmetrics.data.writers import write_embeddings, write_scores
     from voxmetrics.synth import demo_study
@@ -602,6 +718,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "report": _report,
                 "demo": _demo,
                 "extract": _extract,
+                "app": _app,
             }
             status = command[args.command](args)
         except VoxMetricsInputError as exc:
