@@ -248,3 +248,42 @@ def test_cli_report_needs_an_output(tmp_path, capsys):
     save_study(demo_study(n_speakers=6), path)
     assert main(["report", str(path)]) == 2
     assert "--latex DIR" in capsys.readouterr().err
+
+
+_cells = st.lists(
+    st.lists(
+        st.one_of(st.text(max_size=12), st.floats(allow_nan=True), st.none()),
+        min_size=3,
+        max_size=3,
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@given(_cells)
+def test_markdown_rows_keep_their_columns_whatever_the_cells(rows):
+    df = pd.DataFrame(rows, columns=["a|b", "c", "d"])
+    lines = table_markdown(df).split("\n")
+    assert len(lines) == len(rows) + 2
+    for line in lines:
+        # unescaped pipes delimit the 3 cells
+        assert len(re.findall(r"(?<!\\)\|", line.replace("\\\\", ""))) == 4
+
+
+@given(_cells)
+def test_latex_rows_keep_their_columns_whatever_the_cells(rows):
+    df = pd.DataFrame(rows, columns=["a&b", "c", "d"])
+    body = table_latex(df, float_env=False).split("\n")[2:-2]
+    body = [line for line in body if line.strip() != r"\midrule"]
+    assert len(body) == len(rows) + 1
+    for line in body:
+        assert line.endswith(r" \\")
+        # unescaped ampersands separate the 3 cells; no line break inside a row
+        assert len(re.findall(r"(?<!\\)&", line)) == 2
+
+
+def test_line_breaks_in_cells_stay_inside_the_row():
+    df = pd.DataFrame({"a": ["x\ny"], "b": ["p\r\nq"]})
+    assert table_markdown(df).split("\n")[2] == "| x y | p q |"
+    assert r"  x y & p q \\" in table_latex(df, float_env=False).split("\n")

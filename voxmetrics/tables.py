@@ -352,7 +352,7 @@ def table_latex(
     align = "".join("r" if n else "l" for n in _numeric_columns(df, cells))
 
     def row(values: list[str], number: bool) -> str:
-        out = [latex_escape(v) for v in values]
+        out = [latex_escape(re.sub(r"\s*[\r\n]+\s*", " ", v)) for v in values]
         if number:  # a minus sign, not a hyphen, before a number
             out = [_MINUS_RE.sub("$-$", v) for v in out]
         return "  " + " & ".join(out) + r" \\"
@@ -377,7 +377,8 @@ def table_latex(
 
 
 def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    text = re.sub(r"\s*[\r\n]+\s*", " ", text)
+    return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def table_markdown(df: pd.DataFrame, *, digits: int = 3) -> str:
