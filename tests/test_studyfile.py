@@ -156,7 +156,7 @@ def test_manifest_pointing_outside_the_array_folder_is_refused(small_file):
     def edit(m):
         m["conditions"][0]["eval"]["scores"] = "../arrays/0.npy"
 
-    with pytest.raises(VoxMetricsInputError, match="not an array member name"):
+    with pytest.raises(VoxMetricsInputError, match="must name an array member"):
         study_from_bytes(_with_manifest(small_file, edit))
 
 
@@ -274,6 +274,15 @@ def test_invalid_settings_are_refused(kwargs):
 
 
 def test_settings_round_trip_through_dict():
-    s = StudySettings(bootstrap=0, seed=9, cross_calibrate=4)
+    s = StudySettings(bootstrap=0, seed=9, cross_calibrate=4, ties="attacker")
     assert StudySettings.from_dict(s.to_dict()) == s
-    assert s.evaluate_options() == {"bootstrap": 0, "seed": 9, "cross_calibrate": 4}
+    assert s.evaluate_options() == {
+        "bootstrap": 0,
+        "seed": 9,
+        "cross_calibrate": 4,
+        "ties": "attacker",
+    }
+    # studies saved before the setting existed load with the default
+    assert StudySettings.from_dict({"bootstrap": 0}).ties == "reference"
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        StudySettings(ties="optimistic")

@@ -4,8 +4,8 @@ The JSON object of one condition follows the command-line contract of design.md:
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
-log10_l, tag, odds), ``linkability_vs_n`` and ``singling_out`` (null without embeddings);
-later metric families add theirs.
+log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings) and
+``ties``, the tie rule of the pooled metrics; later metric families add theirs.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -33,9 +33,12 @@ from voxmetrics.metrics.legal import (
     singling_out_embeddings,
 )
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
-from voxmetrics.metrics.sbls import SBLSResult, attribute_columns, sbls_embeddings
+from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
-from voxmetrics.metrics.zebra import ZebraResult, zebra, zebra_bootstrap
+from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
+
+if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
+    from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
     "OVERVIEW_COLUMNS",
@@ -82,6 +85,8 @@ class ConditionReport:
     """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax (when asked for)."""
     zebra_intervals: dict[str, BootstrapInterval] | None = None
     """Speaker-level bootstrap intervals of D_ECE and log10 l (when asked for)."""
+    ties: str = "reference"
+    """Tie rule of the pooled metrics ("reference" or "attacker")."""
 
     def zebra_block(self) -> dict[str, Any]:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
@@ -121,6 +126,7 @@ class ConditionReport:
             "zebra": self.zebra_block(),
             "linkability_vs_n": self.linkability_curve.to_list(),
             "singling_out": None if self.singling_out is None else self.singling_out.to_dict(),
+            "ties": self.ties,
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -142,6 +148,7 @@ def evaluate(
     progress: Progress | None = None,
     embeddings: EmbeddingSet | None = None,
     split: str = "eval",
+    ties: Ties = "reference",
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -170,6 +177,10 @@ def evaluate(
         The utterance embeddings behind ``eval``; adds singling out (on ``split``).
     split : str
         Split of ``embeddings`` that ``eval`` was scored from.
+    ties : {"reference", "attacker"}
+        Tie rule of the pooled metrics: "reference" makes each number equal its reference
+        implementation (EER: SpeechBrain; ROCCH-EER, min Cllr: BOSARIS / PYLLR; ZEBRA: the
+        ZEBRA code), "attacker" resolves every tie for the attacker.
 
     Returns
     -------
@@ -185,8 +196,10 @@ def evaluate(
     >>> r["eer"], r["linkability"]
     (0.5, 1.0)
     """
+    check_ties(ties)
     if dev is not None:
         check_disjoint_speakers(dev, eval)
+    pools = SortedPools.of(eval)  # one sort of the pooled scores for every 1-to-1 metric
     lid_result = evaluate_lid(
         eval,
         dev=dev,
@@ -208,6 +221,8 @@ def evaluate(
             n_boot=bootstrap,
             seed=seed,
             progress=progress,
+            ties=ties,
+            pools=pools,
         )
     ranks = srd(eval.scores, eval.targets)
     return ConditionReport(
@@ -215,15 +230,16 @@ def evaluate(
         attacker=attacker,
         n_excluded_trials=eval.n_excluded_trials,
         has_dev=dev is not None,
-        baseline=baseline_metrics(eval.scores, eval.targets),
+        baseline=baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools),
         srd=ranks,
         srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
-        zebra=zebra(eval.tar, eval.non),
+        zebra=zebra_from_pools(pools, ties=ties),
         linkability_curve=linkability_curve(eval.scores, eval.targets),
         singling_out=_singling_out(embeddings, split),
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
+        ties=ties,
     )
 
 
@@ -287,6 +303,8 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
     """
+    from voxmetrics.metrics.sbls import attribute_columns, sbls_embeddings
+
     es = condition.embeddings
     if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
         return None

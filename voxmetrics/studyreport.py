@@ -20,8 +20,10 @@ from voxmetrics._version import __version__
 from voxmetrics.card import ReportCard, report_card
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
+from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
-from voxmetrics.metrics.zebra import ECECurves, ece_curves
+from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
 from voxmetrics.report import (
     OVERVIEW_COLUMNS,
     ConditionReport,
@@ -124,7 +126,9 @@ def build_study_report(
     """
     if len(study) == 0:
         raise VoxMetricsInputError("the study has no conditions to report on; add one first.")
+    check_count("the study", "conditions", len(study), "max_conditions")
     opts = {**study.settings.evaluate_options(), **options}
+    check_count("the study's bootstrap", "replicates", opts.get("bootstrap") or 0, "max_replicates")
     known = {f.name for f in dataclasses.fields(StudySettings)}
     settings = dataclasses.replace(
         study.settings, **{k: v for k, v in options.items() if k in known}
@@ -136,7 +140,7 @@ def build_study_report(
             progress(k / n, f"Evaluating {cond.name}")
         reports.append(evaluate_condition(cond, **opts))
         sbls[cond.name] = evaluate_sbls(cond)
-        curves[cond.name] = ece_curves(cond.eval.tar, cond.eval.non)
+        curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}

@@ -21,13 +21,48 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics._types import Split
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.limits import check_count
 
-__all__ = ["EmbeddingSet", "ScoreMatrix"]
+__all__ = ["EmbeddingSet", "ScoreMatrix", "unit_rows"]
+
+
+def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
+    """Each row divided by its L2 norm, for any finite scale (no overflow or underflow).
+
+    Rows are first scaled by a power of two so their largest magnitude is in [0.5, 1) (exact,
+    so ordinary embeddings give bit-identical results, in the input's float precision): a norm
+    of 1e200-sized or 1e-200-sized values neither overflows to infinity nor underflows to zero.
+    All-zero rows become NaN.
+
+    Examples
+    --------
+    >>> unit_rows([[3e200, 4e200], [3e-200, 4e-200]]).tolist()
+    [[0.6, 0.8], [0.6, 0.8]]
+    """
+    a = np.asarray(x)
+    if a.dtype.kind != "f":
+        a = a.astype(np.float64)
+    peak = np.abs(a).max(axis=1, keepdims=True) if a.size else np.ones((a.shape[0], 1), a.dtype)
+    _, exponent = np.frexp(np.where(np.isfinite(peak) & (peak > 0), peak, 1.0))
+    a = np.ldexp(a, -exponent).astype(a.dtype, copy=False)  # in the input's precision
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / np.linalg.norm(a, axis=1, keepdims=True)
 
 
 def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
-    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned)."""
+    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned).
+
+    Without ``copy``, a view of an array that owns its memory (e.g. the reshaped buffer
+    ``np.load`` returns) is frozen together with that array instead of being copied.
+    """
     a = np.array(a, copy=True) if copy else np.ascontiguousarray(a)
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not copy and root is not a and root.base is None:
+        root.setflags(write=False)  # nothing can write through the base any more
+        a.setflags(write=False)
+        return a
     if a.flags.writeable and a.base is not None and not a.flags.owndata:
         a = a.copy()  # a writeable view could still be changed through its base
     a.setflags(write=False)
@@ -98,7 +133,8 @@ class ScoreMatrix:
         :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted); it is an error only when
         no trial is left. float32 scores stay float32 (half the memory of a large matrix);
         anything else becomes float64. With ``copy=False`` the score array is not copied but
-        made read-only in place: pass it only for an array nothing else will write to.
+        made read-only in place, together with the array it is a view of (if any): pass it only
+        for an array nothing else will write to.
 
         Raises
         ------
@@ -142,8 +178,9 @@ class ScoreMatrix:
             )
         _check_unique(espk, "enrolled speaker", where)
         _check_unique(tids, "trial id", where)
-        bad = ~np.isfinite(s)
-        if bad.any():
+        # the float64 sum is finite iff every score is (no T x N mask for a clean matrix)
+        if not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
+            bad = ~np.isfinite(s)
             i, j = np.argwhere(bad)[0]
             raise VoxMetricsInputError(
                 f"{where}: {int(bad.sum())} score(s) are NaN or infinite (first: trial "
@@ -232,7 +269,7 @@ class ScoreMatrix:
         """sha256 of everything the metrics depend on; use it as a cache key."""
         h = hashlib.sha256()
         h.update(np.asarray(self.scores.shape, dtype=np.int64).tobytes())
-        h.update(self.scores.tobytes())
+        h.update(memoryview(np.ascontiguousarray(self.scores)).cast("B"))
         for labels in (self.trial_ids, self.trial_speakers, self.enrol_speakers):
             h.update("\x1f".join(labels.tolist()).encode())
             h.update(b"\x1e")
@@ -384,7 +421,7 @@ class EmbeddingSet:
                 f"{where}: the embedding of '{meta['utt_id'].iloc[row]}' has NaN or infinite "
                 "values; every value must be a finite number."
             )
-        zero = np.linalg.norm(e, axis=1) == 0
+        zero = ~(e != 0).any(axis=1)
         if zero.any():
             row = int(np.flatnonzero(zero)[0])
             raise VoxMetricsInputError(
@@ -467,9 +504,14 @@ class EmbeddingSet:
         meta = self.meta
         where = f"{self.source or 'embeddings'} ({split})"
         enrol, trial = self.roles(split, system=system)
-        unit = self.embeddings / np.linalg.norm(self.embeddings, axis=1, keepdims=True)
+        unit = unit_rows(self.embeddings)
         enrol_spk = meta["speaker"].to_numpy()[enrol]
         speakers, inverse = np.unique(enrol_spk, return_inverse=True)
+        n_trials = int(np.count_nonzero(trial)) if trial.dtype == bool else len(trial)
+        check_count(
+            where, f"score cells ({n_trials:,} trials x {speakers.size:,} enrolled)",
+            n_trials * speakers.size, "max_cells",
+        )
         profiles = np.zeros((speakers.size, self.dim))
         np.add.at(profiles, inverse, unit[enrol])
         profiles /= np.linalg.norm(profiles, axis=1, keepdims=True)

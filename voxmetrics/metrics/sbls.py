@@ -19,12 +19,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
+from scipy.stats import rankdata
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = [
     "DEFAULT_LAMBDA",
@@ -165,6 +165,24 @@ def _clip01(x: float) -> float:
     return float(min(1.0, max(0.0, x)))
 
 
+def roc_auc(positive: NDArray[np.bool_], scores: ArrayLike) -> float:
+    """Area under the ROC curve of ``scores`` for the binary labels ``positive``.
+
+    The Mann-Whitney statistic with mid-ranks (a tie counts 1/2), which equals the trapezoidal
+    ROC area of ``sklearn.metrics.roc_auc_score``; both classes must be present.
+
+    Examples
+    --------
+    >>> roc_auc(np.array([True, False, True, False]), [0.9, 0.1, 0.4, 0.4])
+    0.875
+    """
+    pos = np.asarray(positive, dtype=bool)
+    ranks = rankdata(np.asarray(scores, dtype=np.float64))
+    n_pos = int(pos.sum())
+    n_neg = pos.size - n_pos
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
 def _auc_matrix(y: NDArray[np.str_], classes: Sequence[str], scores: NDArray) -> NDArray:
     out = np.full((len(classes), scores.shape[1]), 0.5)
     for c, label in enumerate(classes):
@@ -172,7 +190,7 @@ def _auc_matrix(y: NDArray[np.str_], classes: Sequence[str], scores: NDArray) ->
         if positive.all() or not positive.any():
             continue  # AUC undefined for this class here: counts as chance
         for k in range(scores.shape[1]):
-            out[c, k] = roc_auc_score(positive, scores[:, k])
+            out[c, k] = roc_auc(positive, scores[:, k])
     return out
 
 
@@ -331,6 +349,7 @@ def sbls(
     leaks = []
     for a in names:
         classes = tuple(sorted(set(ys[a].tolist())))
+        check_count(f"attribute '{a}'", "classes", len(classes), "max_classes")
         if len(classes) < 2:
             raise VoxMetricsInputError(
                 f"attribute '{a}' has a single class ({classes[0]}) in the data; leakage needs "
@@ -414,7 +433,7 @@ def _subgroup_attribute(
         return None, None, accuracy
     if pred.scores is not None:
         scores = np.asarray(pred.scores, dtype=np.float64)[mask]
-        aucs = [roc_auc_score(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present]
+        aucs = [roc_auc(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present]
         auc = float(np.mean(aucs))
         return auc, _clip01((auc - 0.5) / 0.5), accuracy
     recalls = [float((lk.predicted[mask][y == c] == c).mean()) for c in present]
@@ -437,18 +456,26 @@ def builtin_attacker(
     """
     xtr = np.asarray(train_embeddings, dtype=np.float64)
     xte = np.asarray(test_embeddings, dtype=np.float64)
-    xtr = xtr / np.linalg.norm(xtr, axis=1, keepdims=True)
-    xte = xte / np.linalg.norm(xte, axis=1, keepdims=True)
+    if xtr.ndim != 2 or xte.ndim != 2 or xtr.shape[1] != xte.shape[1]:
+        raise VoxMetricsInputError(
+            f"dimension mismatch: the attacker is trained on embeddings of shape {xtr.shape} "
+            f"and applied to embeddings of shape {xte.shape}; both sets must come from the same "
+            "extractor, with the same number of dimensions."
+        )
+    xtr, xte = unit_rows(xtr), unit_rows(xte)
     out = {}
     for name, y in train_labels.items():
         labels = pd.Series(np.asarray(y, dtype=object).ravel())
         known = (~labels.isna() & (labels.astype(str).str.strip() != "")).to_numpy()
         yy = labels[known].astype(str).to_numpy()  # training rows without a label are left out
+        check_count(f"attribute '{name}'", "classes", np.unique(yy).size, "max_classes")
         if np.unique(yy).size < 2:
             raise VoxMetricsInputError(
                 f"the attacker cannot learn attribute '{name}': its training data has fewer "
                 "than two labelled classes."
             )
+        from sklearn.linear_model import LogisticRegression
+
         model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr[known], yy)
         out[name] = AttributePrediction(
             classes=tuple(str(c) for c in model.classes_), scores=model.predict_proba(xte)
