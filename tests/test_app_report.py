@@ -23,7 +23,7 @@ from voxmetrics.ui import cache
 from voxmetrics.ui.setup import study_file_name
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 PAGE = "pages/10_Report.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 DOWNLOADS = ["vm_report_html", "vm_report_json", "vm_report_zip", "vm_report_vxm"]
