@@ -116,7 +116,7 @@ def test_lid_page_on_the_demo_study():
     assert intervals["ALID 95% CI (bits)"].str.fullmatch(r"\[-?\d+\.\d\d, -?\d+\.\d\d\]").all()
     # the calibration table has one (w, b) per condition
     cal = _table(at, with_column="Prior log-odds")
-    assert list(cal["Condition"]) == DEMO_NAMES and (cal["Variant"] == "metrics.md").all()
+    assert list(cal["Condition"]) == DEMO_NAMES and (cal["Variant"] == "VoxMetrics").all()
     assert "1,000 replicates" in _text(at.caption)
 
 

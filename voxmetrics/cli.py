@@ -6,7 +6,7 @@ matrices, DeID, G_VD), ``sbls`` (soft-biometric leakage), ``report`` (the HTML /
 as score files and a ``.vxm`` study), ``extract`` (speaker embeddings from audio) and ``app``
 (starts the dashboard, installed with ``pip install "voxmetrics[app]"``).
 
-Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
+Contract: ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
 
 Every command takes ``--limit NAME=VALUE`` (repeatable) to change an input limit of
@@ -313,7 +313,7 @@ def _parser() -> argparse.ArgumentParser:
         "--lid-variant",
         choices=["metrics", "reference-code"],
         default="metrics",
-        help="LID calibration: metrics.md (population sd, unweighted; default) or the authors' "
+        help="LID calibration: VoxMetrics' (population sd, unweighted; default) or the authors' "
         "reference code (sample sd, balanced class weights)",
     )
     ev.add_argument(
@@ -370,7 +370,7 @@ def _parser() -> argparse.ArgumentParser:
         parents=[limit],
         help="soft-biometric leakage score of an attacker's attribute predictions",
         description=(
-            "Soft Biometric Leakage Score (paper 003, shared/docs/sbls.md): attribute "
+            "Soft Biometric Leakage Score (Seo et al. 2025, docs, Methods > SBLS): attribute "
             "inference, systematic linkage and subgroup protection, each in [0, 1] with 1 = no "
             "leakage. The attacker is an uploaded predictions file (utt_id, attribute, class, "
             "score or utt_id, attribute, predicted) or the built-in logistic regression on "

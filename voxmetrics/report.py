@@ -1,6 +1,6 @@
-"""Evaluate conditions and studies into result objects; JSON, CSV and HTML export (design.md 4).
+"""Evaluate conditions and studies into result objects; JSON, CSV and HTML export.
 
-The JSON object of one condition follows the command-line contract of design.md: ``n_trials,
+The JSON object of one condition follows the documented command-line contract: ``n_trials,
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
@@ -109,7 +109,7 @@ class ConditionReport:
         return block
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of the command-line contract (design.md)."""
+        """The JSON object of the command-line contract."""
         b = self.baseline
         return {
             "n_trials": b.n_trials,
@@ -164,7 +164,7 @@ def evaluate(
         Without ``dev``: calibrate LID by speaker-disjoint k-fold cross-calibration on eval
         with this k (labelled as such). Ignored when ``dev`` is given.
     lid_class_weight, lid_ddof :
-        LID calibration options (None and 0 follow metrics.md; "balanced" and 1 the authors'
+        LID calibration options (None and 0 follow VoxMetrics'; "balanced" and 1 the authors'
         reference code).
     bootstrap : int
         Replicates of the speaker-level bootstrap of the LID aggregates and of ZEBRA's D_ECE
@@ -298,7 +298,7 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
 
 
 def evaluate_sbls(condition: Condition) -> SBLSResult | None:
-    """SBLS of a condition's eval embeddings under the informed built-in attacker (sbls.md 5).
+    """SBLS of a condition's eval embeddings under the informed built-in attacker.
 
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
@@ -409,6 +409,6 @@ def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics 
         f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
         "<p>EER: VoicePrivacy 2024 definition. Cllr is meaningful only when the scores are "
         "log-likelihood ratios. Linkability: share of trials whose own speaker scores highest "
-        "(chance 1/N). Definitions: VoxMetrics metrics.md.</p>"
+        "(chance 1/N). Definitions: the VoxMetrics documentation, Methods.</p>"
         f"<p><small>VoxMetrics {__version__}</small></p></body></html>"
     )

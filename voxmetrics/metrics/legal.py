@@ -1,4 +1,4 @@
-"""Legally validated linkage metrics (paper 001; metrics.md section 5)."""
+"""Legally validated linkage metrics (Vauquier et al. 2025; docs, Methods > Linkability)."""
 
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ __all__ = [
 def linkability(scores: ArrayLike, targets: ArrayLike) -> float:
     """Fraction of trials whose mated score is strictly above every non-mated score.
 
-    Linkability = mean_i [s_i,m_i > max_{j != m_i} s_ij] (paper 001, eq. 2; metrics.md
-    section 5), i.e. the share of trials whose target has rank 1. A tie with a non-mated score
-    counts against the attacker. Chance level is 1/N.
+    Linkability = mean_i [s_i,m_i > max_{j != m_i} s_ij] (Vauquier et al. 2025, eq. 2), i.e. the
+    share of trials whose target has rank 1 (docs, Methods > Linkability). A tie with a non-mated
+    score counts against the attacker. Chance level is 1/N.
 
     Parameters
     ----------
@@ -79,7 +79,7 @@ def linkability_grid(n_enrolled: int) -> NDArray[np.int64]:
 
 @dataclass(frozen=True)
 class LinkabilityCurve:
-    """Linkability as a function of the number N' of enrolled candidates (metrics.md 5)."""
+    """Linkability as a function of the number N' of enrolled candidates."""
 
     n: NDArray[np.int64] = field(repr=False)
     """The N' values, ascending, 2 <= N' <= N."""
@@ -122,7 +122,7 @@ def linkability_curve(
     n_draws: int = 0,
     seed: int = 0,
 ) -> LinkabilityCurve:
-    """Linkability against N' enrolled candidates, by exact expectation (metrics.md 5).
+    """Linkability against N' enrolled candidates, by exact expectation.
 
     For trial i with b_i = #{j != m_i : s_ij >= s_i,m_i} (ties against the attacker), a random
     candidate set of N' identities that contains the target links it with probability
@@ -209,7 +209,7 @@ def speaker_profiles(
 
 @dataclass(frozen=True)
 class SinglingOutResult:
-    """Singling out (predicate singling out, paper 001 eq. 2; metrics.md section 5)."""
+    """Singling out (predicate singling out, Vauquier et al. 2025 eq. 2)."""
 
     value: float
     """Probability of isolation, mean over predicates and folds."""
@@ -244,7 +244,7 @@ def singling_out(
     trial_embeddings: ArrayLike,
     trial_speakers: ArrayLike,
 ) -> SinglingOutResult:
-    """Singling out by threshold predicates on enrolment profiles (metrics.md section 5).
+    """Singling out by threshold predicates on enrolment profiles (docs, Methods > Linkability).
 
     Predicates are the enrolled speakers' profiles. The population is the N trial speakers,
     speaker s having K_s trial embeddings in the given order. Fold f = 0..F-1 (F = min K_s)
@@ -368,7 +368,7 @@ def singling_out_embeddings(
 
 @dataclass(frozen=True)
 class ConversationLengthCurve:
-    """Linkability and singling out as functions of the conversation length L (paper 001)."""
+    """Linkability and singling out against the conversation length L (Vauquier et al. 2025)."""
 
     lengths: NDArray[np.int64] = field(repr=False)
     """The L values."""
@@ -427,7 +427,7 @@ def conversation_length_curve(
 
 @dataclass(frozen=True)
 class SinglingOutCurve:
-    """Singling out against the population size N (paper 001, figure 1)."""
+    """Singling out against the population size N (Vauquier et al. 2025, figure 1)."""
 
     n: NDArray[np.int64] = field(repr=False)
     """Population sizes, ascending, 2 <= n <= N."""
@@ -453,7 +453,7 @@ def singling_out_curve(
     system: str | None = None,
     seed: int = 0,
 ) -> SinglingOutCurve:
-    """Singling out on random populations of n speakers (paper 001: N from 20 to thousands).
+    """Singling out on random populations of n speakers, as in Vauquier et al. 2025.
 
     For each size n, ``n_draws`` random sets of n trial speakers that are also enrolled are
     drawn; :func:`singling_out` runs on their trial embeddings with their enrolment profiles

@@ -1,4 +1,4 @@
-"""Rank of the target among a trial's scores, ties against the attacker (metrics.md 0, 4)."""
+"""Rank of the target among a trial's scores, ties against the attacker."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cached LID computations and tables of the LID page (style.md 14 and 16).
+"""Cached LID computations and tables of the LID page.
 
 Every cached call is keyed on the content hash of the condition's score matrices plus the
 options that change the result, never on the arrays themselves (they are passed as
@@ -69,7 +69,7 @@ class LIDOptions:
     cross_calibrate: int | None = None
     """k of the k-fold cross-calibration on eval for conditions without dev set (None = off)."""
     reference_code: bool = False
-    """True: the authors' reference code (sample sd, balanced class weight); False: metrics.md."""
+    """True: the authors' reference code (sample sd, balanced class weight); False: VoxMetrics'."""
     seed: int = 0
     """Seed of the cross-calibration folds and of the bootstrap."""
 
@@ -300,7 +300,7 @@ def _ci(interval: BootstrapInterval | None, scale: float, digits: int) -> str | 
 
 
 def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
-    """The summary table of paper 000's Table 4, one row per condition.
+    """The summary table of Šterns et al.'s (2025) Table 4, one row per condition.
 
     Columns: Condition, Calibration, N, T, EER, min Cllr, ALID (bits), PDR (%), NDR (%),
     LID+ (bits), LID- (bits), LIDmax (bits), w, b. LID cells are empty for conditions without
@@ -423,7 +423,7 @@ def calibration_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
             {
                 "Condition": row.name,
                 "Calibration": row.status,
-                "Variant": "reference code" if c.variant == "reference-code" else "metrics.md",
+                "Variant": "reference code" if c.variant == "reference-code" else "VoxMetrics",
                 "w": c.w,
                 "b": c.b,
                 "Prior log-odds": c.prior_log_odds,

@@ -1,4 +1,4 @@
-"""LID: local information disclosure, trial by trial (paper 000; metrics.md section 2)."""
+"""LID: local information disclosure, trial by trial (Šterns et al. 2025; docs, Methods > LID)."""
 
 import streamlit as st
 
@@ -30,7 +30,7 @@ from voxmetrics.ui.cache_lid import (
 )
 
 VARIANTS = {
-    "metrics.md": "metrics.md: population sd, unweighted maximum likelihood",
+    "VoxMetrics": "VoxMetrics: population sd, unweighted maximum likelihood",
     "reference code": "authors' reference code: sample sd, balanced class weights",
 }
 
@@ -71,7 +71,7 @@ with st.container(border=True):
         list(VARIANTS),
         format_func=VARIANTS.get,
         key="vm_lid_variant",
-        help="metrics.md fits w, b by unweighted maximum likelihood on population-sd z-scores. "
+        help="VoxMetrics fits w, b by unweighted maximum likelihood on population-sd z-scores. "
         "The authors' public code uses the sample sd and balanced class weights; LID depends "
         "only on w, so only the class weighting changes LID values.",
     )
