@@ -283,7 +283,8 @@ if view is not None:
                 "best other score": "Highest score against any other enrolled speaker.",
                 "rank": "Position of the own speaker in the row (1 = highest; ties count "
                 "against the attacker).",
-                "linked": "True when the own speaker scores strictly highest.",
+                "linked": "True when no other speaker scores higher than the own speaker (a "
+                "tie is a link, as in linkability).",
                 "p(own speaker)": "The attacker's belief in the right speaker after seeing "
                 "the row (a random guess: 1/N).",
                 "LID (bits)": "log₂(N · p(own speaker)): bits the trial gives away.",
@@ -298,12 +299,12 @@ if view is not None:
             "{0.9, 0.7, 0.5, 0.3} and {0.8, 0.6, 0.4, 0.2} three times each: at t = 0.5 half "
             "of each pool is on the wrong side, so EER = 50 %. The **ROCCH-EER** is the EER "
             "of the convex hull of the ROC curve (37.5 % in the paper's example: the hull "
-            "interpolates between the corners of the staircase ROC). Metrics.md section 1."
+            "interpolates between the corners of the staircase ROC); docs, Methods > EER and Cllr."
         )
         st.markdown(
-            "**Linkability (1-to-N).** The share of trials whose own speaker scores strictly "
-            "higher than every other enrolled speaker in the same row; a random guess "
-            "achieves 1/N. Vauquier et al. 2025; docs, Methods > Linkability."
+            "**Linkability (1-to-N).** The share of trials whose own speaker scores at least "
+            "as high as every other enrolled speaker in the same row (a tie is a link, as in "
+            "the authors' code); a random guess achieves 1/N (Vauquier et al. 2025)."
         )
         st.markdown(
             "**LID (local information disclosure).** Each row is z-normalised with its own "
