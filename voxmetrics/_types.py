@@ -17,3 +17,17 @@ Attacker = Literal["ignorant", "lazy-informed", "semi-informed"]
 """Knowledge level of the attacker of a condition."""
 
 ATTACKERS: tuple[Attacker, ...] = ("ignorant", "lazy-informed", "semi-informed")
+
+ScoreKind = Literal["similarity", "llr", "distance"]
+"""What the scores of a condition are: similarities (higher = closer; the default), calibrated
+natural-log LLRs (adds the actual DCF and APE curves), or distances (lower = closer), which are
+negated on reading."""
+
+SCORE_KINDS: tuple[ScoreKind, ...] = ("similarity", "llr", "distance")
+
+SCORE_KIND_LABELS: dict[str, str] = {
+    "similarity": "similarity",
+    "llr": "llr",
+    "distance": "distance (negated)",
+}
+"""How the reports name each kind (the JSON ``score_kind``)."""

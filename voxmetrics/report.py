@@ -14,18 +14,20 @@ import html
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from voxmetrics._types import SCORE_KIND_LABELS, SCORE_KINDS, ScoreKind
 from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     SinglingOutResult,
@@ -82,6 +84,10 @@ class ConditionReport:
     """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax (when asked for)."""
     zebra_intervals: dict[str, BootstrapInterval] | None = None
     """Speaker-level bootstrap intervals of D_ECE and log10 l (when asked for)."""
+    verification: VerificationResult | None = None
+    """Standard ASV outputs: minDCF / actDCF, DET and APE curves, d'."""
+    score_kind: ScoreKind = "similarity"
+    """What the scores were: similarity, llr, or distance (negated on reading)."""
 
     def zebra_block(self) -> dict[str, Any]:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
@@ -121,6 +127,12 @@ class ConditionReport:
             "zebra": self.zebra_block(),
             "linkability_vs_n": self.linkability_curve.to_list(),
             "singling_out": None if self.singling_out is None else self.singling_out.to_dict(),
+            "score_kind": SCORE_KIND_LABELS[self.score_kind],
+            **(
+                self.verification.to_dict()
+                if self.verification is not None
+                else {"dcf": None, "d_prime": None}
+            ),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -142,6 +154,10 @@ def evaluate(
     progress: Progress | None = None,
     embeddings: EmbeddingSet | None = None,
     split: str = "eval",
+    score_kind: ScoreKind = "similarity",
+    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -170,6 +186,12 @@ def evaluate(
         The utterance embeddings behind ``eval``; adds singling out (on ``split``).
     split : str
         Split of ``embeddings`` that ``eval`` was scored from.
+    score_kind : {"similarity", "llr", "distance"}
+        What the scores are (reported as ``score_kind``); "llr" adds the actual DCFs and
+        "distance" says the matrices hold negated distances.
+    p_targets, c_miss, c_fa :
+        Target priors and costs of the normalised minDCF / actDCF (default 0.01 and 0.001,
+        unit costs).
 
     Returns
     -------
@@ -185,6 +207,10 @@ def evaluate(
     >>> r["eer"], r["linkability"]
     (0.5, 1.0)
     """
+    if score_kind not in SCORE_KINDS:
+        raise VoxMetricsInputError(
+            f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
+        )
     if dev is not None:
         check_disjoint_speakers(dev, eval)
     lid_result = evaluate_lid(
@@ -224,6 +250,15 @@ def evaluate(
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
+        verification=verification(
+            eval.tar,
+            eval.non,
+            p_targets=p_targets,
+            c_miss=c_miss,
+            c_fa=c_fa,
+            scores_are_llrs=score_kind == "llr",
+        ),
+        score_kind=score_kind,
     )
 
 
@@ -277,6 +312,7 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
         name=condition.name,
         attacker=condition.attacker,
         embeddings=condition.embeddings,
+        score_kind=condition.score_kind,
         **options,
     )
 

@@ -120,6 +120,7 @@ def study_to_bytes(study: Study) -> bytes:
                 "name": c.name,
                 "attacker": c.attacker,
                 "description": c.description,
+                "score_kind": c.score_kind,
                 "eval": w.matrix(c.eval),
                 "dev": w.matrix(c.dev),
                 "embeddings": w.embeddings(c.embeddings),
@@ -359,6 +360,7 @@ def load_study(
                     attacker=spec.get("attacker", "semi-informed"),
                     embeddings=reader.embeddings(spec.get("embeddings"), f"{label} embeddings"),
                     description=str(spec.get("description", "")),
+                    score_kind=spec.get("score_kind", "similarity"),
                 )
             )
         names = [c.name for c in conditions]
