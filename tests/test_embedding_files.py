@@ -147,7 +147,7 @@ def _h5(**datasets) -> bytes:
 
 
 def test_hdf5_both_layouts_equal_npz(vpc):
-    tmp, meta, vecs, npz = vpc
+    _, meta, vecs, npz = vpc
     reference = read_embeddings(npz, metadata=meta)
     per_utt = _h5(**vecs)
     matrix = _h5(
@@ -183,7 +183,7 @@ def test_hdf5_problems(tmp_path):
 
 
 def test_metadata_subset_and_system_filter(vpc):
-    tmp, meta_path, vecs, npz = vpc
+    tmp, meta_path, _, npz = vpc
     meta = pd.read_csv(meta_path, dtype=str)
     both = pd.concat(
         [meta.assign(system="original"), meta.assign(system="anon", utt_id="a-" + meta.utt_id)]
