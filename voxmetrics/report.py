@@ -14,7 +14,7 @@ import html
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,7 @@ __all__ = [
     "evaluate_study",
     "overview_frame",
     "report_html",
+    "verification_frame",
 ]
 
 Progress = Callable[[float, str], None]
@@ -400,6 +401,34 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
+
+
+def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFrame:
+    """The standard ASV numbers of each condition: minDCF / actDCF per prior and d'.
+
+    Columns: ``Condition``, ``minDCF (P=p)`` and ``actDCF (P=p)`` for each target prior p
+    (actDCF empty unless the scores are LLRs), ``d'``, ``C_miss``, ``C_fa``, ``Scores``.
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.dcf import verification
+    >>> df = verification_frame({"x": verification([1.0, 3.0], [0.0, 2.0], p_targets=[0.5])})
+    >>> df.columns.tolist()
+    ['Condition', 'minDCF (P=0.5)', 'actDCF (P=0.5)', "d'", 'C_miss', 'C_fa', 'Scores']
+    >>> df.iloc[0, 1:4].tolist()
+    [0.5, None, 1.0]
+    """
+    rows = []
+    for name, v in results.items():
+        row: dict[str, Any] = {"Condition": name}
+        for key, d in v.dcf.to_dict().items():
+            row[f"minDCF (P={key})"] = d["min_dcf"]
+            row[f"actDCF (P={key})"] = d["act_dcf"]
+        row["d'"] = v.d_prime if math.isfinite(v.d_prime) else None
+        row["C_miss"], row["C_fa"] = v.dcf.c_miss, v.dcf.c_fa
+        row["Scores"] = "LLRs" if v.scores_are_llrs else "as given (not LLRs)"
+        rows.append(row)
+    return pd.DataFrame(rows).astype(object).where(pd.DataFrame(rows).notna(), None)
 
 
 def _fmt(v: Any) -> str:
