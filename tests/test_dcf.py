@@ -22,6 +22,7 @@ from voxmetrics.metrics.dcf import (
     verification,
 )
 from voxmetrics.metrics.eer import eer_rocch
+from voxmetrics.metrics.pav import rocch
 
 
 @pytest.fixture(autouse=True)
@@ -126,13 +127,21 @@ def test_det_curve_and_thinning():
     tar, non = rng.normal(2, 1, 300), rng.normal(0, 1, 3000)
     full = det_curve(tar, non)
     assert full.n_points == full.pmiss.size == 3301
+    t, pm, pf = operating_points(tar, non)
+    np.testing.assert_array_equal(full.thresholds, t)
+    np.testing.assert_array_equal(full.pmiss, pm)
+    np.testing.assert_array_equal(full.pfa, pf)
     thin = det_curve(tar, non, max_points=100)
-    assert thin.pmiss.size == 100 and thin.n_points == 3301
+    assert 90 <= thin.pmiss.size <= 100 and thin.n_points == 3301
+    # an exact subset of the operating points
+    pos = np.searchsorted(full.thresholds, thin.thresholds)
+    np.testing.assert_array_equal(full.pmiss[pos], thin.pmiss)
+    np.testing.assert_array_equal(full.pfa[pos], thin.pfa)
     assert thin.pmiss[0] == 0.0 and thin.pfa[0] == 1.0
     assert thin.pmiss[-1] == 1.0 and thin.pfa[-1] == 0.0
     assert np.isin(thin.thresholds, full.thresholds).all()
     d = thin.to_dict()
-    assert d["thresholds"][0] is None and len(d["pmiss"]) == 100
+    assert d["thresholds"][0] is None and len(d["pmiss"]) == thin.pmiss.size
 
 
 def test_ape_curve_hand_computed():
@@ -260,3 +269,27 @@ def test_verification_bundle():
     assert set(d) == {"dcf", "d_prime"}
     assert d["dcf"]["0.01"]["act_dcf"] is not None
     assert v.ape.actual is not None and v.det.n_points == 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(tar=pool, non=pool)
+def test_rocch_equals_pav_rocch(tar, non):
+    """The hull from the cost candidates equals the PAV-based BOSARIS rocch."""
+    c = det_curve(tar, non)
+    pmiss, pfa = rocch(tar, non)
+    np.testing.assert_allclose(c.rocch_pmiss, pmiss, atol=1e-12)
+    np.testing.assert_allclose(c.rocch_pfa, pfa, atol=1e-12)
+    full = det_curve(tar, non)
+    t, pm, pf = operating_points(tar, non)
+    assert full.n_points == t.size
+    np.testing.assert_array_equal(full.pmiss, pm)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tar=pool, non=pool, p=prior)
+def test_min_threshold_is_the_lowest_reaching_the_minimum(tar, non, p):
+    r = dcf(tar, non, p_targets=p)
+    t, pm, pf = operating_points(tar, non)
+    cost = (p * pm + (1 - p) * pf) / min(p, 1 - p)
+    best = np.flatnonzero(np.isclose(cost, cost.min(), rtol=0, atol=1e-12))[0]
+    assert r.min_thresholds[0] == t[best]

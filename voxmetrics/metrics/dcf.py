@@ -38,7 +38,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_pools
-from voxmetrics.metrics.pav import rocch
 
 __all__ = [
     "DEFAULT_P_TARGETS",
@@ -110,6 +109,61 @@ def operating_points(
         np.concatenate([[0.0], pmiss]),
         np.concatenate([[1.0], pfa]),
     )
+
+
+def _candidates(
+    st: NDArray[np.float64], sn: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """The operating points that can minimise a detection cost, from sorted pools.
+
+    Between two consecutive target scores P_miss is constant and P_fa can only fall as the
+    threshold rises, so every minimum of C_miss P P_miss + C_fa (1 - P) P_fa is reached just
+    below a target score or after the last one. For each unique target score u this returns the
+    point just below it (P_miss = P(tar < u), P_fa = P(non >= u)) and its lowest threshold (the
+    largest pooled score below u, -inf if none), then the "reject all" point (1, 0) at the
+    highest score. O(Nt log Nn) after sorting: no pass over all pooled scores. The rates
+    are returned as counts (misses out of Nt, false alarms out of Nn), exact integers.
+    """
+    u = np.concatenate([st[:1], st[1:][np.diff(st) != 0]])
+    i = np.searchsorted(st, u, side="left")
+    j = np.searchsorted(sn, u, side="left")
+    below_t = np.where(i > 0, st[np.maximum(i - 1, 0)], -np.inf)
+    below_n = np.where(j > 0, sn[np.maximum(j - 1, 0)], -np.inf)
+    top = max(st[-1], sn[-1])
+    return (
+        np.concatenate([np.maximum(below_t, below_n), [top]]),
+        np.concatenate([i, [st.size]]).astype(np.int64),
+        np.concatenate([sn.size - j, [0]]).astype(np.int64),
+    )
+
+
+def _lower_hull(
+    misses: NDArray[np.int64], fas: NDArray[np.int64], n_tar: int, n_non: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Lower-left convex hull of count points sorted by misses ascending, false alarms descending.
+
+    Andrew's monotone chain over the candidate points (one per unique target score), with
+    the chord end (0 misses, all false alarms) prepended: the ROC convex hull, as BOSARIS
+    ``rocch``. Cross products of integer counts (scaled by the other pool's size) are exact,
+    so collinear points are always dropped. Returns the rates (P_miss, P_fa).
+    """
+    xs = np.concatenate([[0], misses]).astype(np.int64) * n_non  # common denominator
+    ys = np.concatenate([[n_non], fas]).astype(np.int64) * n_tar
+    xs_l, ys_l = xs.tolist(), ys.tolist()  # Python ints: no overflow
+    hull: list[int] = []
+    for k in range(xs.size):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = (xs_l[b] - xs_l[a]) * (ys_l[k] - ys_l[a]) - (ys_l[b] - ys_l[a]) * (
+                xs_l[k] - xs_l[a]
+            )
+            if cross <= 0:  # b is not strictly below the chord a-k: drop it
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    idx = np.asarray(hull)
+    return xs[idx] / (n_tar * n_non), ys[idx] / (n_tar * n_non)
 
 
 @dataclass(frozen=True)
@@ -188,23 +242,33 @@ def dcf(
     """
     p = _check_costs(p_targets, c_miss, c_fa)
     tar, non = check_pools(tar, non)
-    thr, pmiss, pfa = operating_points(tar, non)
-    a = c_miss * p[:, None]
-    b = c_fa * (1.0 - p[:, None])
-    norm = np.minimum(a, b)[:, 0]
-    cost = a * pmiss[None, :] + b * pfa[None, :]
-    best = np.argmin(cost, axis=1)
-    min_dcf = np.minimum(cost[np.arange(p.size), best] / norm, 1.0)
+    st, sn = np.sort(tar), np.sort(non)
+    thr, misses, fas = _candidates(st, sn)
+    pmiss, pfa = misses / st.size, fas / sn.size
+    a = c_miss * p
+    b = c_fa * (1.0 - p)
+    norm = np.minimum(a, b)
+    best = np.empty(p.size, dtype=np.intp)
+    low = np.empty(p.size)
+    for k in range(p.size):  # one pass over the candidates per prior
+        cost = a[k] * pmiss + b[k] * pfa
+        low[k] = cost.min()
+        # the lowest threshold at the minimum; costs equal in exact arithmetic can differ in
+        # the last bits, so ties are taken within a relative 1e-12
+        best[k] = np.argmax(cost <= low[k] + 1e-12 * low[k])
+    accept_all = b <= low + 1e-12 * low  # t = -inf (P_fa = 1): the lowest threshold if tied
+    min_thr = np.where(accept_all, -np.inf, thr[best])
+    min_dcf = np.minimum(np.minimum(low, b) / norm, 1.0)
     act = None
     if scores_are_llrs:
-        bayes = np.log(b[:, 0]) - np.log(a[:, 0])  # -logit(P_eff)
-        act_miss = np.searchsorted(np.sort(tar), bayes, side="right") / tar.size
-        act_fa = 1.0 - np.searchsorted(np.sort(non), bayes, side="right") / non.size
-        act = _readonly((a[:, 0] * act_miss + b[:, 0] * act_fa) / norm)
+        bayes = np.log(b) - np.log(a)  # -logit(P_eff)
+        act_miss = np.searchsorted(st, bayes, side="right") / st.size
+        act_fa = 1.0 - np.searchsorted(sn, bayes, side="right") / sn.size
+        act = _readonly((a * act_miss + b * act_fa) / norm)
     return DCFResult(
         p_targets=_readonly(p),
         min_dcf=_readonly(min_dcf),
-        min_thresholds=_readonly(thr[best]),
+        min_thresholds=_readonly(min_thr),
         act_dcf=act,
         c_miss=float(c_miss),
         c_fa=float(c_fa),
@@ -252,13 +316,17 @@ def _thin(n: int, max_points: int | None) -> NDArray[np.intp]:
 def det_curve(tar: ArrayLike, non: ArrayLike, *, max_points: int | None = None) -> DETCurve:
     """DET curve: the operating points (steppy curve) and the ROCCH points.
 
+    The ROC convex hull is computed from the points that can minimise a cost (one per unique
+    target score) and equals :func:`voxmetrics.metrics.pav.rocch` (tested).
+
     Parameters
     ----------
     tar, non : array_like, 1-D
         Target and non-target scores.
     max_points : int, optional
-        Keep at most this many operating points, evenly spaced in threshold order and always
-        the two ends (for figures of very large pools); None keeps all.
+        Keep at most about this many operating points (for figures of very large pools): an
+        exact subset, at evenly spaced unique target and non-target scores, always with both
+        ends; None keeps all.
 
     Returns
     -------
@@ -273,16 +341,31 @@ def det_curve(tar: ArrayLike, non: ArrayLike, *, max_points: int | None = None) 
     >>> c.rocch_pmiss.tolist(), c.rocch_pfa.tolist()
     ([0.0, 0.0, 1.0], [1.0, 0.5, 0.0])
     """
-    thr, pmiss, pfa = operating_points(tar, non)
-    keep = _thin(thr.size, max_points)
-    h_miss, h_fa = rocch(tar, non)
+    tar, non = check_pools(tar, non)
+    st, sn = np.sort(tar), np.sort(non)
+    ut = st[np.concatenate([[True], np.diff(st) != 0])]
+    un = sn[np.concatenate([[True], np.diff(sn) != 0])]
+    shared = int(np.count_nonzero(un[np.minimum(np.searchsorted(un, ut), un.size - 1)] == ut))
+    n_points = ut.size + un.size - shared + 1
+    if max_points is None or n_points <= max_points:
+        thr = np.concatenate([[-np.inf], np.union1d(ut, un)])
+    else:
+        # an exact subset: evenly spaced unique target and non-target scores, both ends kept
+        half = max(2, (max_points - 1) // 2)
+        thr = np.concatenate(
+            [[-np.inf], np.union1d(ut[_thin(ut.size, half)], un[_thin(un.size, half)])]
+        )
+    pmiss = np.searchsorted(st, thr, side="right") / st.size
+    pfa = 1.0 - np.searchsorted(sn, thr, side="right") / sn.size
+    _, misses, fas = _candidates(st, sn)
+    h_miss, h_fa = _lower_hull(misses, fas, st.size, sn.size)
     return DETCurve(
-        thresholds=_readonly(thr[keep]),
-        pmiss=_readonly(pmiss[keep]),
-        pfa=_readonly(pfa[keep]),
+        thresholds=_readonly(thr),
+        pmiss=_readonly(pmiss),
+        pfa=_readonly(pfa),
         rocch_pmiss=_readonly(h_miss),
         rocch_pfa=_readonly(h_fa),
-        n_points=int(thr.size),
+        n_points=n_points,
     )
 
 
@@ -352,13 +435,19 @@ def ape_curve(
             raise VoxMetricsInputError("`prior_log_odds` must be finite numbers (natural log).")
     p = 1.0 / (1.0 + np.exp(-plo))
     norm = np.minimum(p, 1.0 - p)
-    h_miss, h_fa = rocch(tar, non)
-    ber = p[:, None] * h_miss[None, :] + (1.0 - p[:, None]) * h_fa[None, :]
-    minimum = np.minimum(ber.min(axis=1) / norm, 1.0)
+    st, sn = np.sort(tar), np.sort(non)
+    _, misses, fas = _candidates(st, sn)
+    h_miss, h_fa = _lower_hull(misses, fas, st.size, sn.size)  # its vertices suffice
+    ber = np.empty(p.size)
+    step = max(1, 4_000_000 // h_miss.size)  # bounded memory: blocks of priors
+    for lo in range(0, p.size, step):
+        q = p[lo : lo + step, None]
+        ber[lo : lo + step] = (q * h_miss[None, :] + (1.0 - q) * h_fa[None, :]).min(axis=1)
+    minimum = np.minimum(ber / norm, 1.0)
     actual = None
     if scores_are_llrs:
-        pmiss = np.searchsorted(np.sort(tar), -plo, side="right") / tar.size
-        pfa = 1.0 - np.searchsorted(np.sort(non), -plo, side="right") / non.size
+        pmiss = np.searchsorted(st, -plo, side="right") / st.size
+        pfa = 1.0 - np.searchsorted(sn, -plo, side="right") / sn.size
         actual = _readonly((p * pmiss + (1.0 - p) * pfa) / norm)
     return APECurve(prior_log_odds=_readonly(plo), minimum=_readonly(minimum), actual=actual)
 
