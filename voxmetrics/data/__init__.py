@@ -13,6 +13,7 @@ from voxmetrics.data.readers import (
     read_table,
 )
 from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.data.studybuild import build_study
 from voxmetrics.data.studyfile import (
     FILE_VERSION,
     load_study,
@@ -34,6 +35,7 @@ __all__ = [
     "Source",
     "Study",
     "StudySettings",
+    "build_study",
     "detect_format",
     "join_predictions",
     "load_study",
