@@ -241,3 +241,31 @@ def test_study_build_from_a_folder_and_a_manifest(demo, tmp_path, capsys):
     (root / "b9" / "hacker").mkdir(parents=True)
     status, _, err = _run(["study", "build", tmp_path / "t.vxm", root], capsys)
     assert status == 2 and "'hacker' is not an attacker" in err
+
+
+def test_report_of_a_built_study_has_the_verification_section(demo, tmp_path, capsys):
+    root = tmp_path / "vpc"
+    for cond in demo.conditions[:2]:
+        folder = root / cond.name / "semi-informed"
+        folder.mkdir(parents=True)
+        _kaldi(cond.eval, folder, "eval", negate=True)
+    assert _run(["study", "build", tmp_path / "s.vxm", root, "--distance", "--bootstrap", "0"],
+                capsys)[0] == 0  # fmt: skip
+    status, _, err = _run(
+        ["report", tmp_path / "s.vxm", "--html", tmp_path / "r.html", "--json", tmp_path / "r.json",
+         "--csv", tmp_path / "csv"],
+        capsys,
+    )  # fmt: skip
+    assert status == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert 'id="verification"' in page and "distance scores, negated on reading" in page
+    assert 'data-figure="det_curves"' in page and 'data-figure="ape_plot"' in page
+    data = json.loads((tmp_path / "r.json").read_text())
+    name = demo.conditions[0].name
+    assert data["conditions"][name]["score_kind"] == "distance (negated)"
+    sm = demo.get(name).eval
+    assert data["conditions"][name]["dcf"]["0.01"]["min_dcf"] == pytest.approx(
+        dcf(sm.tar, sm.non).min_dcf[0]
+    )
+    table = pd.read_csv(tmp_path / "csv" / "verification.csv")
+    assert table["Condition"].tolist() == sorted(c.name for c in demo.conditions[:2])

@@ -281,6 +281,7 @@ def test_rocch_equals_pav_rocch(tar, non):
     np.testing.assert_allclose(c.rocch_pfa, pfa, atol=1e-12)
     full = det_curve(tar, non)
     t, pm, pf = operating_points(tar, non)
+    np.testing.assert_array_equal(full.pfa, pf)
     assert full.n_points == t.size
     np.testing.assert_array_equal(full.pmiss, pm)
 

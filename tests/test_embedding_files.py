@@ -201,3 +201,14 @@ def test_metadata_subset_and_system_filter(vpc):
     with pytest.warns(IgnoredEmbeddingsWarning, match="6 of 12 embeddings have no row"):
         es = read_embeddings(tmp / "xvectors.npz", metadata=tmp / "half.csv")
     assert es.embeddings.shape == (6, 8)
+
+
+def test_score_readers_point_embedding_files_to_the_embeddings_reader():
+    from voxmetrics.data import read_scores
+
+    buf = io.BytesIO()
+    kaldiio.save_ark(buf, {"u1": np.ones(3, np.float32)})
+    with pytest.raises(VoxMetricsInputError, match=r"binary Kaldi ark of vectors.*--embeddings"):
+        read_scores(buf.getvalue(), name="x.ark")
+    with pytest.raises(VoxMetricsInputError, match="HDF5 is read as embeddings"):
+        read_scores(_h5(u1=np.ones(3)), name="x.h5")

@@ -263,7 +263,15 @@ def _detect(data: bytes, name: str) -> str:
         if data[:2] == b"\x1f\x8b":
             hint = "gzip-compressed data; decompress it first"
         elif data[:8] == b"\x89HDF\r\n\x1a\n":
-            hint = "an HDF5 file; export the arrays with numpy.savez"
+            hint = (
+                "an HDF5 file: HDF5 is read as embeddings (read_embeddings, command line "
+                "--embeddings); export scores as NPZ or CSV"
+            )
+        elif sniff_embeddings(data[:256]) == "kaldi-ark":
+            hint = (
+                "a binary Kaldi ark of vectors: arks are read as embeddings (read_embeddings, "
+                "command line --embeddings); Kaldi scores are text `enrol_id trial_id score`"
+            )
         elif ext_hint := {".parquet": "Parquet", ".npz": "NPZ", ".npy": "NPY"}.get(
             Path(name).suffix.lower()
         ):
