@@ -79,7 +79,7 @@ def test_figures_of_the_page():
     fig = det_figure({"plain": det_curve(sm.tar, sm.non, max_points=500)})
     assert [t.name for t in fig.data] == ["plain", "plain (ROCCH)", "EER line"]
     assert fig.layout.yaxis.scaleanchor == "x"
-    assert len(fig.data[0].x) == 500
+    assert 450 <= len(fig.data[0].x) <= 500
     from voxmetrics.metrics.dcf import ape_curve
 
     fig = ape_figure({"plain": ape_curve(sm.tar, sm.non)}, p_targets=[0.01])
