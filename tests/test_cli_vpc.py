@@ -269,3 +269,57 @@ def test_report_of_a_built_study_has_the_verification_section(demo, tmp_path, ca
     )
     table = pd.read_csv(tmp_path / "csv" / "verification.csv")
     assert table["Condition"].tolist() == sorted(c.name for c in demo.conditions[:2])
+
+
+def test_study_build_reads_the_demo_commands_kaldi_files(tmp_path, capsys):
+    """`demo --format kaldi` writes NAME_eval.scores + NAME_eval.scores.key; laid out per system."""
+    assert _run(["demo", tmp_path / "d", "--format", "kaldi", "--no-embeddings"], capsys)[0] == 0
+    root = tmp_path / "root"
+    for name in ("plain", "anon-leaky"):
+        folder = root / name / "semi-informed"
+        folder.mkdir(parents=True)
+        for split in ("eval", "dev"):
+            for suffix in (".scores", ".scores.key"):
+                src = tmp_path / "d" / f"{name}_{split}{suffix}"
+                (folder / f"{split}{suffix}").write_bytes(src.read_bytes())
+    study = build_study(root)
+    demo = demo_study()
+    for name in ("plain", "anon-leaky"):
+        for split in ("eval", "dev"):
+            built, ref = getattr(study.get(name), split), getattr(demo.get(name), split)
+            np.testing.assert_allclose(built.scores, ref.scores, rtol=0, atol=1e-12)
+            assert built.trial_ids.tolist() == ref.trial_ids.tolist()
+            assert built.enrol_speakers.tolist() == ref.enrol_speakers.tolist()
+    (root / "plain" / "semi-informed" / "eval.trials").write_text("x y target\n")
+    with pytest.raises(VoxMetricsInputError, match="several eval key files"):
+        build_study(root)
+
+
+def test_similarity_and_sbls_take_a_system(demo, tmp_path, capsys):
+    plain, anon = demo.get("plain").embeddings, demo.get("anon-mild").embeddings
+    meta = plain.meta
+    anon_meta = meta.assign(system="B1", utt_id="b1-" + meta.utt_id)
+    both = pd.concat([meta.assign(system="orig"), anon_meta])
+    both.to_csv(tmp_path / "meta.csv", index=False)
+    ids = meta.utt_id.to_numpy(dtype=str)
+    np.savez(tmp_path / "o.npz", embeddings=plain.embeddings, utt_ids=ids)
+    np.savez(tmp_path / "a.npz", embeddings=anon.embeddings, utt_ids=np.char.add("b1-", ids))
+    status, out, err = _run(
+        ["similarity", "--original", tmp_path / "o.npz", "--original-system", "orig",
+         "--anonymised", tmp_path / "a.npz", "--system", "B1", "--metadata", tmp_path / "meta.csv"],
+        capsys,
+    )  # fmt: skip
+    assert status == 0, err
+    assert json.loads(out)["n_speakers_left_out"] == 0
+    status, out, err = _run(
+        ["sbls", "--embeddings", tmp_path / "a.npz", "--system", "B1", "--attacker",
+         "anonymised", "--metadata", tmp_path / "meta.csv"],
+        capsys,
+    )  # fmt: skip
+    assert status == 0, err
+    status, _, err = _run(
+        ["sbls", "--embeddings", tmp_path / "a.npz", "--attacker", "anonymised",
+         "--metadata", tmp_path / "meta.csv"],
+        capsys,
+    )  # fmt: skip
+    assert status == 2 and "utt_ids have no embedding" in err

@@ -11,6 +11,8 @@ import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from voxmetrics.data import read_embeddings
 from voxmetrics.data.embedding_files import (
@@ -212,3 +214,26 @@ def test_score_readers_point_embedding_files_to_the_embeddings_reader():
         read_scores(buf.getvalue(), name="x.ark")
     with pytest.raises(VoxMetricsInputError, match="HDF5 is read as embeddings"):
         read_scores(_h5(u1=np.ones(3)), name="x.h5")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 6),
+    d=st.integers(1, 5),
+    double=st.booleans(),
+    seed=st.integers(0, 1000),
+)
+def test_kaldiio_written_arks_read_back_exactly(n, d, double, seed):
+    rng = np.random.default_rng(seed)
+    dtype = np.float64 if double else np.float32
+    vecs = {f"spk{k}-utt{k}": rng.normal(size=d).astype(dtype) for k in range(n)}
+    for text in (False, True):
+        buf = io.BytesIO()
+        kaldiio.save_ark(buf, vecs, text=text)
+        ids, emb = read_kaldi_ark(buf.getvalue())
+        assert ids.tolist() == list(vecs)
+        expected = np.stack(list(vecs.values())).astype(np.float64)
+        if text:  # kaldiio's text writer prints a limited number of digits
+            np.testing.assert_allclose(emb, expected, rtol=1e-6, atol=1e-7)
+        else:
+            np.testing.assert_array_equal(emb, expected)

@@ -4,7 +4,8 @@ Folder layout (``build_study(folder)``)::
 
     ROOT/<system>/<attacker>/eval.<ext>       scores of the evaluated set (any score format)
     ROOT/<system>/<attacker>/dev.<ext>        optional calibration scores (other speakers)
-    ROOT/<system>/<attacker>/eval.trials      Kaldi key or utt2spk of Kaldi scores (dev.trials)
+    ROOT/<system>/<attacker>/eval.trials      Kaldi key or utt2spk of Kaldi scores (dev.trials;
+                                              or eval.key, eval.<ext>.key)
     ROOT/<system>/<attacker>/embeddings.<ext> optional utterance embeddings (NPZ, Kaldi ark /
     ROOT/<system>/<attacker>/metadata.csv     scp, HDF5, Parquet) and their metadata; without
                                               eval scores they are scored by cosine
@@ -36,7 +37,7 @@ __all__ = ["build_study"]
 
 _MANIFEST_COLUMNS = ("condition", "attacker", "eval")
 _OPTIONAL = ("dev", "eval_trials", "trials", "dev_trials", "embeddings", "metadata", "score_kind")
-_SKIP_SUFFIXES = (".trials", ".md", ".txt", ".json")
+_SKIP_SUFFIXES = (".trials", ".key", ".md", ".txt", ".json")
 
 
 def _one(folder: Path, stem: str) -> Path | None:
@@ -61,8 +62,18 @@ def _spec_from_folder(folder: Path) -> dict[str, Any]:
         "metadata": folder / "metadata.csv" if (folder / "metadata.csv").is_file() else None,
     }
     for split in ("eval", "dev"):
-        key = folder / f"{split}.trials"
-        spec[f"{split}_trials"] = key if key.is_file() else None
+        keys = sorted(
+            p
+            for p in [*folder.glob(f"{split}.trials"), *folder.glob(f"{split}.key"),
+                      *folder.glob(f"{split}.*.key")]
+            if p.is_file()
+        )  # fmt: skip
+        if len(keys) > 1:
+            raise VoxMetricsInputError(
+                f"{folder}: several {split} key files ({', '.join(p.name for p in keys)}); "
+                "keep one."
+            )
+        spec[f"{split}_trials"] = keys[0] if keys else None
     if spec["eval"] is None and spec["embeddings"] is None:
         raise VoxMetricsInputError(
             f"{folder}: no eval.<ext> scores and no embeddings.<ext>; each "
