@@ -98,9 +98,7 @@ def test_scp_with_relative_paths_and_ark_root(vpc):
     (tmp / "data" / "pipe.scp").write_text("u1 copy-vector ark:x.ark ark:- |\n")
     with pytest.raises(VoxMetricsInputError, match="never run"):
         read_kaldi_scp(tmp / "data" / "pipe.scp")
-    (tmp / "data" / "off.scp").write_text(
-        text.splitlines()[0].rsplit(":", 1)[0] + ":5\n"
-    )
+    (tmp / "data" / "off.scp").write_text(text.splitlines()[0].rsplit(":", 1)[0] + ":5\n")
     with pytest.raises(VoxMetricsInputError, match="no Kaldi vector at byte 5"):
         read_kaldi_scp(tmp / "data" / "off.scp", ark_root=tmp)
     with pytest.raises(VoxMetricsInputError, match="upload the ark itself"):
