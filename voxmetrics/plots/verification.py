@@ -20,7 +20,7 @@ from voxmetrics.plots.style import base_layout, condition_colors
 
 __all__ = ["DET_TICKS", "ape_figure", "det_figure"]
 
-DET_TICKS: tuple[float, ...] = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
+DET_TICKS: tuple[float, ...] = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6)
 """Error rates labelled on the DET axes (as fractions; shown in percent)."""
 
 _EDGE = 0.0005  # rates below this (or above 1 - this) are drawn at the edge of the axis
@@ -112,9 +112,9 @@ def det_figure(
     fig.update_layout(
         **base_layout(height=560),
         title=title,
-        xaxis={"title": "False-alarm rate P_fa (%)", "range": [lim[0], float(ndtri(0.5))],
+        xaxis={"title": "False-alarm rate P_fa (%)", "range": [lim[0], float(ndtri(0.6))],
                **ticks},
-        yaxis={"title": "Miss rate P_miss (%)", "range": [lim[0], float(ndtri(0.5))],
+        yaxis={"title": "Miss rate P_miss (%)", "range": [lim[0], float(ndtri(0.6))],
                "scaleanchor": "x", **ticks},
     )  # fmt: skip
     return fig
@@ -189,12 +189,13 @@ def ape_figure(
                     legendgroup=name,
                 )
             )
-    for p in p_targets:
+    for k, p in enumerate(sorted(p_targets)):
         fig.add_vline(
             x=math.log(p / (1 - p)),
             line={"color": "#7f7f7f", "width": 1, "dash": "dash"},
-            annotation_text=f"P_target {p:g}",
-            annotation_position="top",
+            annotation_text=f"P = {p:g}",
+            # alternate sides so that labels of nearby priors do not overlap
+            annotation_position="top left" if k % 2 == 0 else "top right",
         )
     fig.update_layout(
         **base_layout(),
