@@ -407,7 +407,8 @@ def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFram
     """The standard ASV numbers of each condition: minDCF / actDCF per prior and d'.
 
     Columns: ``Condition``, ``minDCF (P=p)`` and ``actDCF (P=p)`` for each target prior p
-    (actDCF empty unless the scores are LLRs), ``d'``, ``C_miss``, ``C_fa``, ``Scores``.
+    (NaN unless the scores are LLRs), ``d'`` (NaN when infinite), ``C_miss``, ``C_fa``,
+    ``Scores``.
 
     Examples
     --------
@@ -416,7 +417,7 @@ def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFram
     >>> df.columns.tolist()
     ['Condition', 'minDCF (P=0.5)', 'actDCF (P=0.5)', "d'", 'C_miss', 'C_fa', 'Scores']
     >>> df.iloc[0, 1:4].tolist()
-    [0.5, None, 1.0]
+    [0.5, nan, 1.0]
     """
     rows = []
     for name, v in results.items():
@@ -428,7 +429,10 @@ def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFram
         row["C_miss"], row["C_fa"] = v.dcf.c_miss, v.dcf.c_fa
         row["Scores"] = "LLRs" if v.scores_are_llrs else "as given (not LLRs)"
         rows.append(row)
-    return pd.DataFrame(rows).astype(object).where(pd.DataFrame(rows).notna(), None)
+    df = pd.DataFrame(rows)
+    numeric = [c for c in df.columns if c not in ("Condition", "Scores")]
+    df[numeric] = df[numeric].apply(pd.to_numeric).astype(float)  # empty cells: NaN
+    return df
 
 
 def _fmt(v: Any) -> str:
