@@ -98,3 +98,55 @@ def test_kaldi_ark_upload_with_a_system_and_a_subset():
     cond = at.session_state[STUDY_KEY].get("vpc-ark")
     assert len(cond.embeddings.meta) == 12 and cond.eval.shape == (6, 3)
     assert any("3 of 15 embeddings have no row in meta.csv" in w.value for w in at.warning)
+
+
+def _meta_and_vectors():
+    rng = np.random.default_rng(2)
+    rows = [
+        (f"{spk}-{role}{k}", spk, role, "eval")
+        for spk in ("a", "b", "c")
+        for role in ("enrol", "trial")
+        for k in range(2)
+    ]
+    meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split"])
+    return meta, {u: rng.normal(size=6) for u in meta.utt_id}
+
+
+def test_hdf5_upload_equals_the_npz_path():
+    import h5py
+
+    meta, vecs = _meta_and_vectors()
+    h5 = io.BytesIO()
+    with h5py.File(h5, "w") as f:
+        f.create_dataset("embeddings", data=np.stack(list(vecs.values())))
+        f.create_dataset("utt_ids", data=np.array(list(vecs), dtype=h5py.string_dtype()))
+    npz = io.BytesIO()
+    np.savez(npz, embeddings=np.stack(list(vecs.values())), utt_ids=np.array(list(vecs)))
+    at = _data_page("vpc-h5")
+    for name, data in (("x.h5", h5.getvalue()), ("x.npz", npz.getvalue())):
+        if name == "x.npz":
+            at.selectbox(key="vm_data_condition").select(NEW).run()
+            at.text_input(key="vm_data_new_name").input("vpc-npz").run()
+        at.file_uploader(key="vm_emb_file").set_value((name, data, "application/octet-stream"))
+        at.file_uploader(key="vm_meta_file").set_value(
+            ("meta.csv", meta.to_csv(index=False).encode(), "text/csv")
+        )
+        at.button(key="vm_load_embeddings").click().run()
+        assert not at.exception and not at.error
+    study = at.session_state[STUDY_KEY]
+    assert study.get("vpc-h5").eval.scores.tolist() == study.get("vpc-npz").eval.scores.tolist()
+
+
+def test_scp_upload_says_to_upload_the_ark():
+    meta, _ = _meta_and_vectors()
+    at = _data_page("vpc-scp")
+    at.file_uploader(key="vm_emb_file").set_value(
+        ("x.ark", b"a-enrol0 exp/xvector.1.ark:9\na-enrol1 exp/xvector.1.ark:40\n", "text/plain")
+    )
+    at.file_uploader(key="vm_meta_file").set_value(
+        ("meta.csv", meta.to_csv(index=False).encode(), "text/csv")
+    )
+    at.button(key="vm_load_embeddings").click().run()
+    assert not at.exception
+    assert "upload the ark itself" in at.error[0].value
+    assert "vpc-scp" not in at.session_state[STUDY_KEY].names
