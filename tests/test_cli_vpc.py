@@ -223,6 +223,9 @@ def test_study_build_from_a_folder_and_a_manifest(demo, tmp_path, capsys):
     pd.DataFrame(rows).to_csv(man, index=False)
     with pytest.raises(VoxMetricsInputError, match=r"condition 'xv': .*have no embedding"):
         build_study(man)
+    rows[-1]["system"] = "original"
+    pd.DataFrame(rows).to_csv(man, index=False)
+    assert len(build_study(man).get("xv").embeddings.meta) == len(es.meta)
     pd.read_csv(tmp_path / "meta.csv").query("system == 'original'").to_csv(
         tmp_path / "meta.csv", index=False
     )

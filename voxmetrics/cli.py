@@ -324,8 +324,8 @@ def _parser() -> argparse.ArgumentParser:
             "key files of Kaldi scores, embeddings.<ext> + metadata.csv), with <attacker> one "
             "of ignorant, lazy-informed, semi-informed; or a manifest CSV with columns "
             "condition, attacker, eval and optional dev, eval_trials (or trials), dev_trials, "
-            "embeddings, metadata, score_kind (similarity, llr or distance), paths relative "
-            "to the manifest. Prints the conditions found."
+            "embeddings, metadata, system (a metadata system filter), score_kind (similarity, "
+            "llr or distance), paths relative to the manifest. Prints the conditions found."
         ),
     )
     build.add_argument("out", metavar="OUT.vxm", help="the study file to write")

@@ -15,9 +15,9 @@ named after its system, or ``system (attacker)`` when a system has several attac
 
 Manifest (``build_study(manifest.csv)``): one row per condition with columns ``condition``,
 ``attacker`` and ``eval`` and optional ``dev``, ``eval_trials`` (or ``trials``),
-``dev_trials``, ``embeddings``, ``metadata`` and ``score_kind`` (similarity, llr or distance);
-paths are relative to the manifest's folder. An empty ``eval`` with ``embeddings`` scores the
-embeddings.
+``dev_trials``, ``embeddings``, ``metadata``, ``system`` (keep the metadata rows of that
+system) and ``score_kind`` (similarity, llr or distance); paths are relative to the manifest's
+folder. An empty ``eval`` with ``embeddings`` scores the embeddings.
 """
 
 from __future__ import annotations
@@ -36,7 +36,16 @@ from voxmetrics.errors import VoxMetricsInputError
 __all__ = ["build_study"]
 
 _MANIFEST_COLUMNS = ("condition", "attacker", "eval")
-_OPTIONAL = ("dev", "eval_trials", "trials", "dev_trials", "embeddings", "metadata", "score_kind")
+_OPTIONAL = (
+    "dev",
+    "eval_trials",
+    "trials",
+    "dev_trials",
+    "embeddings",
+    "metadata",
+    "system",
+    "score_kind",
+)
 _SKIP_SUFFIXES = (".trials", ".key", ".md", ".txt", ".json")
 
 
@@ -130,7 +139,7 @@ def _specs_from_manifest(path: Path) -> list[dict[str, Any]]:
             return None if v is None or pd.isna(v) or not str(v).strip() else str(v).strip()
 
         spec: dict[str, Any] = {"line": i}
-        for col in ("condition", "attacker", "score_kind"):
+        for col in ("condition", "attacker", "score_kind", "system"):
             spec[col] = cell(col)
         for col in ("eval", "dev", "eval_trials", "dev_trials", "embeddings", "metadata"):
             value = cell(col) or (cell("trials") if col == "eval_trials" else None)
@@ -168,7 +177,9 @@ def _condition(spec: dict[str, Any], distance: bool) -> Condition:
                 f"{where}: embeddings {spec['embeddings'].name} need a metadata file "
                 "(metadata.csv beside them, or the manifest's metadata column)."
             )
-        embeddings = read_embeddings(spec["embeddings"], metadata=spec.get("metadata"))
+        embeddings = read_embeddings(
+            spec["embeddings"], metadata=spec.get("metadata"), system=spec.get("system")
+        )
     if spec.get("eval") is not None:
         eval_sm = read_scores(
             spec["eval"], trials=spec.get("eval_trials"), distance=kind == "distance"
