@@ -31,6 +31,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,11 @@ __all__ = [
 
 DEFAULT_P_TARGETS: tuple[float, ...] = (0.01, 0.001)
 """Target priors of the reported DCFs (the NIST SRE / VoicePrivacy operating points)."""
+
+
+def _default_prior_log_odds() -> NDArray[np.float64]:
+    """201 natural-log prior odds from -10 to 10 (the ECE profiles' range)."""
+    return np.linspace(-10.0, 10.0, 201)
 
 
 def _readonly(a: ArrayLike) -> NDArray[np.float64]:
@@ -166,6 +172,23 @@ def _lower_hull(
     return xs[idx] / (n_tar * n_non), ys[idx] / (n_tar * n_non)
 
 
+class _Pools:
+    """Sorted target and non-target pools, validated once, with the cost candidates and hull."""
+
+    def __init__(self, tar: ArrayLike, non: ArrayLike) -> None:
+        tar, non = check_pools(tar, non)
+        self.st, self.sn = np.sort(tar), np.sort(non)
+
+    @cached_property
+    def candidates(self) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+        return _candidates(self.st, self.sn)
+
+    @cached_property
+    def hull(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        _, misses, fas = self.candidates
+        return _lower_hull(misses, fas, self.st.size, self.sn.size)
+
+
 @dataclass(frozen=True)
 class DCFResult:
     """Normalised minimum and actual detection costs at one or more target priors."""
@@ -241,9 +264,14 @@ def dcf(
     {'0.5': {'min_dcf': 0.5, 'act_dcf': 0.5}}
     """
     p = _check_costs(p_targets, c_miss, c_fa)
-    tar, non = check_pools(tar, non)
-    st, sn = np.sort(tar), np.sort(non)
-    thr, misses, fas = _candidates(st, sn)
+    return _dcf(_Pools(tar, non), p, float(c_miss), float(c_fa), scores_are_llrs)
+
+
+def _dcf(
+    pools: _Pools, p: NDArray[np.float64], c_miss: float, c_fa: float, scores_are_llrs: bool
+) -> DCFResult:
+    st, sn = pools.st, pools.sn
+    thr, misses, fas = pools.candidates
     pmiss, pfa = misses / st.size, fas / sn.size
     a = c_miss * p
     b = c_fa * (1.0 - p)
@@ -308,8 +336,6 @@ class DETCurve:
 def _thin(n: int, max_points: int | None) -> NDArray[np.intp]:
     if max_points is None or n <= max_points:
         return np.arange(n)
-    if max_points < 2:
-        raise VoxMetricsInputError(f"`max_points` must be at least 2, got {max_points}.")
     return np.unique(np.round(np.linspace(0, n - 1, max_points)).astype(np.intp))
 
 
@@ -325,7 +351,7 @@ def det_curve(tar: ArrayLike, non: ArrayLike, *, max_points: int | None = None) 
         Target and non-target scores.
     max_points : int, optional
         Keep at most about this many operating points (for figures of very large pools): an
-        exact subset, at evenly spaced unique target and non-target scores, always with both
+        exact subset, at target and non-target scores evenly spaced in rank, always with both
         ends; None keeps all.
 
     Returns
@@ -341,24 +367,28 @@ def det_curve(tar: ArrayLike, non: ArrayLike, *, max_points: int | None = None) 
     >>> c.rocch_pmiss.tolist(), c.rocch_pfa.tolist()
     ([0.0, 0.0, 1.0], [1.0, 0.5, 0.0])
     """
-    tar, non = check_pools(tar, non)
-    st, sn = np.sort(tar), np.sort(non)
-    ut = st[np.concatenate([[True], np.diff(st) != 0])]
-    un = sn[np.concatenate([[True], np.diff(sn) != 0])]
-    shared = int(np.count_nonzero(un[np.minimum(np.searchsorted(un, ut), un.size - 1)] == ut))
-    n_points = ut.size + un.size - shared + 1
+    if max_points is not None and max_points < 2:
+        raise VoxMetricsInputError(f"`max_points` must be at least 2, got {max_points}.")
+    return _det(_Pools(tar, non), max_points)
+
+
+def _det(pools: _Pools, max_points: int | None) -> DETCurve:
+    st, sn = pools.st, pools.sn
+    ut = st[np.concatenate([[True], st[1:] != st[:-1]])]
+    n_unique_non = 1 + int(np.count_nonzero(sn[1:] != sn[:-1]))  # a bool mask, no copy
+    shared = int(np.count_nonzero(sn[np.minimum(np.searchsorted(sn, ut), sn.size - 1)] == ut))
+    n_points = ut.size + n_unique_non - shared + 1
     if max_points is None or n_points <= max_points:
-        thr = np.concatenate([[-np.inf], np.union1d(ut, un)])
+        thr = np.concatenate([[-np.inf], np.union1d(ut, sn)])
     else:
-        # an exact subset: evenly spaced unique target and non-target scores, both ends kept
+        # an exact subset: target and non-target scores evenly spaced in rank, both ends kept
         half = max(2, (max_points - 1) // 2)
         thr = np.concatenate(
-            [[-np.inf], np.union1d(ut[_thin(ut.size, half)], un[_thin(un.size, half)])]
+            [[-np.inf], np.union1d(ut[_thin(ut.size, half)], sn[_thin(sn.size, half)])]
         )
     pmiss = np.searchsorted(st, thr, side="right") / st.size
     pfa = 1.0 - np.searchsorted(sn, thr, side="right") / sn.size
-    _, misses, fas = _candidates(st, sn)
-    h_miss, h_fa = _lower_hull(misses, fas, st.size, sn.size)
+    h_miss, h_fa = pools.hull
     return DETCurve(
         thresholds=_readonly(thr),
         pmiss=_readonly(pmiss),
@@ -426,18 +456,21 @@ def ape_curve(
     >>> c.minimum.tolist(), c.default.tolist()
     ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
     """
-    tar, non = check_pools(tar, non)
+    pools = _Pools(tar, non)
     if prior_log_odds is None:
-        plo = np.linspace(-10.0, 10.0, 201)
+        plo = _default_prior_log_odds()
     else:
         plo = np.asarray(prior_log_odds, dtype=np.float64).ravel()
         if plo.size == 0 or not np.isfinite(plo).all():
             raise VoxMetricsInputError("`prior_log_odds` must be finite numbers (natural log).")
+    return _ape(pools, plo, scores_are_llrs)
+
+
+def _ape(pools: _Pools, plo: NDArray[np.float64], scores_are_llrs: bool) -> APECurve:
+    st, sn = pools.st, pools.sn
     p = 1.0 / (1.0 + np.exp(-plo))
     norm = np.minimum(p, 1.0 - p)
-    st, sn = np.sort(tar), np.sort(non)
-    _, misses, fas = _candidates(st, sn)
-    h_miss, h_fa = _lower_hull(misses, fas, st.size, sn.size)  # its vertices suffice
+    h_miss, h_fa = pools.hull  # the minimum over its vertices is the minimum over all points
     ber = np.empty(p.size)
     step = max(1, 4_000_000 // h_miss.size)  # bounded memory: blocks of priors
     for lo in range(0, p.size, step):
@@ -517,17 +550,14 @@ def verification(
     >>> v.to_dict()
     {'dcf': {'0.5': {'min_dcf': 0.5, 'act_dcf': None}}, 'd_prime': 1.0}
     """
+    p = _check_costs(p_targets, c_miss, c_fa)
+    if max_det_points is not None and max_det_points < 2:
+        raise VoxMetricsInputError(f"`max_det_points` must be at least 2, got {max_det_points}.")
+    pools = _Pools(tar, non)  # sorted once for all of them
     return VerificationResult(
-        dcf=dcf(
-            tar,
-            non,
-            p_targets=p_targets,
-            c_miss=c_miss,
-            c_fa=c_fa,
-            scores_are_llrs=scores_are_llrs,
-        ),
-        det=det_curve(tar, non, max_points=max_det_points),
-        ape=ape_curve(tar, non, scores_are_llrs=scores_are_llrs),
+        dcf=_dcf(pools, p, float(c_miss), float(c_fa), scores_are_llrs),
+        det=_det(pools, max_det_points),
+        ape=_ape(pools, _default_prior_log_odds(), scores_are_llrs),
         d_prime=d_prime(tar, non),
         scores_are_llrs=scores_are_llrs,
     )
