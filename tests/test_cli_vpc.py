@@ -94,6 +94,19 @@ def test_dcf_block_and_d_prime(demo, tmp_path, capsys):
     }
     status, _, err = _run(["evaluate", scores, "--trials", trials, "--p-target", "1.5"], capsys)
     assert status == 2 and "strictly between 0 and 1" in err and "Traceback" not in err
+    status, _, err = _run(["evaluate", scores, "--trials", trials, "--p-target", "a,b"], capsys)
+    assert status == 2 and "separated by commas" in err
+    # a CI gate on a detection cost
+    status, out, err = _run(
+        ["evaluate", scores, "--trials", trials, "--p-target", "0.01,0.05",
+         "--fail-on", 'dcf["0.05"].min_dcf < 2 and d_prime > -10'],
+        capsys,
+    )  # fmt: skip
+    assert status == 1 and list(json.loads(out)["dcf"]) == ["0.01", "0.05"]
+    status, _, err = _run(
+        ["evaluate", scores, "--trials", trials, "--fail-on", 'dcf["0.5"].min_dcf < 2'], capsys
+    )
+    assert status == 2 and "unknown metric 'dcf.0.5'" in err
 
 
 def _xvectors(tmp_path: Path, demo):

@@ -40,8 +40,15 @@ _COMPARE = {
 
 def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
     path: list[str] = []
-    while isinstance(node, ast.Attribute):
-        path.append(node.attr)
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Attribute):
+            path.append(node.attr)
+        elif isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str | int):
+            path.append(str(node.slice.value))  # e.g. dcf["0.01"]
+        else:
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': index with a quoted key, e.g. dcf[\"0.01\"].min_dcf."
+            )
         node = node.value
     if not isinstance(node, ast.Name):
         raise VoxMetricsInputError(f"--fail-on '{expr}': only metric names like eer or lid.alid.")
@@ -88,7 +95,7 @@ def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
         return True
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
         return node.value
-    if isinstance(node, ast.Name | ast.Attribute):
+    if isinstance(node, ast.Name | ast.Attribute | ast.Subscript):
         return _lookup(node, result, expr)
     raise VoxMetricsInputError(
         f"--fail-on '{expr}': unsupported expression; write comparisons of metric names and "
@@ -105,6 +112,8 @@ def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
     True
     >>> evaluate_fail_on("not eer < 0.45", {"eer": 0.3})
     False
+    >>> evaluate_fail_on('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
+    True
     """
     try:
         tree = ast.parse(expr, mode="eval")
@@ -185,11 +194,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--p-target",
-        metavar="P",
-        type=float,
-        nargs="+",
-        default=[0.01, 0.001],
-        help="target priors of minDCF / actDCF (default 0.01 0.001)",
+        metavar="P[,P...]",
+        default="0.01,0.001",
+        help="target priors of minDCF / actDCF, comma-separated (default 0.01,0.001); "
+        "their keys in the JSON dcf block, e.g. --fail-on 'dcf[\"0.01\"].min_dcf < 0.9'",
     )
     ev.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
     ev.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
@@ -435,6 +443,15 @@ def _read_embeddings(
     return read_embeddings(path, metadata=metadata, system=system, ark_root=ark_root)
 
 
+def _priors(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"--p-target '{text}': give numbers separated by commas, e.g. 0.01,0.001."
+        ) from None
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from voxmetrics.report import evaluate, report_html
 
@@ -478,7 +495,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         embeddings=embeddings,
         split=args.split,
         score_kind="distance" if args.distance else "llr" if args.llr else "similarity",
-        p_targets=args.p_target,
+        p_targets=_priors(args.p_target),
         c_miss=args.c_miss,
         c_fa=args.c_fa,
     )
