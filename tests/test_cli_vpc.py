@@ -339,3 +339,19 @@ def test_similarity_and_sbls_take_a_system(demo, tmp_path, capsys):
         capsys,
     )  # fmt: skip
     assert status == 2 and "utt_ids have no embedding" in err
+
+
+def test_score_kind_is_checked_and_kept_in_study_files(demo, tmp_path):
+    from voxmetrics.data import Condition, Study, save_study
+
+    sm = demo.get("plain").eval
+    with pytest.raises(VoxMetricsInputError, match="score kind 'cosine' is unknown"):
+        Condition("x", eval=sm, score_kind="cosine")  # type: ignore[arg-type]
+    with pytest.raises(VoxMetricsInputError, match="score_kind 'cosine' is unknown"):
+        evaluate(sm, score_kind="cosine")  # type: ignore[arg-type]
+    study = Study((Condition("x", eval=sm, score_kind="llr"),))
+    back = load_study(save_study(study, tmp_path / "s.vxm"))
+    assert back.get("x").score_kind == "llr"
+    assert back.get("x").content_hash != Condition("x", eval=sm).content_hash
+    r = evaluate_condition(back.get("x")).to_dict()
+    assert r["score_kind"] == "llr" and r["dcf"]["0.01"]["act_dcf"] is not None
