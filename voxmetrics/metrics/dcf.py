@@ -14,9 +14,11 @@ Conventions
   of the BOSARIS / PYLLR / SpeechBrain definitions, extremes included.
 - **DCF** (NIST SRE): C_det = C_miss P_target P_miss + C_fa (1 - P_target) P_fa, normalised
   by the cost of the best fixed decision, min(C_miss P_target, C_fa (1 - P_target)).
-  ``min_dcf`` is the minimum over all operating points; ``act_dcf`` (only for scores that are
-  calibrated natural-log LLRs) is the cost at the Bayes threshold
-  ``-logit(P_eff)``, P_eff = C_miss P_target / (C_miss P_target + C_fa (1 - P_target)).
+  ``min_dcf`` is the minimum over all operating points (the lowest threshold reaching it is
+  reported); ``act_dcf`` (only for scores that are calibrated natural-log LLRs) is the cost at
+  the Bayes threshold ``-logit(P_eff)``, P_eff = C_miss P_target / (C_miss P_target + C_fa
+  (1 - P_target)), accepting LLRs strictly above it (BOSARIS also accepts an LLR equal to it;
+  the two differ only for scores exactly at the threshold).
 - **APE curve** (Brümmer & du Preez 2006; PYLLR): the normalised Bayes error rate
   E(P) / min(P, 1 - P) against the prior log-odds logit(P), for the scores as LLRs (actual),
   for the best threshold at each prior (minimum, the ROC convex hull; equal to the error of the
