@@ -156,7 +156,7 @@ def test_manifest_pointing_outside_the_array_folder_is_refused(small_file):
     def edit(m):
         m["conditions"][0]["eval"]["scores"] = "../arrays/0.npy"
 
-    with pytest.raises(VoxMetricsInputError, match="not an array member name"):
+    with pytest.raises(VoxMetricsInputError, match="must name an array member"):
         study_from_bytes(_with_manifest(small_file, edit))
 
 

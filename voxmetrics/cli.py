@@ -8,25 +8,42 @@ study) and ``extract`` (speaker embeddings from audio).
 
 Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
+
+Every command takes ``--limit NAME=VALUE`` (repeatable) to change an input limit of
+:mod:`voxmetrics.limits` for this run; an input over a limit is bad input (status 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from voxmetrics._version import __version__
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import (
+    Limits,
+    check_count,
+    check_input_path,
+    get_limits,
+    parse_limit,
+    use_limits,
+)
 
 __all__ = ["evaluate_fail_on", "main"]
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_BAD_INPUT = 0, 1, 2
+MAX_FAIL_ON_CHARS = 2000
+"""Longest ``--fail-on`` expression accepted."""
+MAX_FAIL_ON_DEPTH = 50
+"""Deepest nesting of a ``--fail-on`` expression accepted."""
 
 _COMPARE = {
     ast.Lt: lambda a, b: a < b,
@@ -47,7 +64,8 @@ def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
             path.append(str(node.slice.value))  # e.g. dcf["0.01"]
         else:
             raise VoxMetricsInputError(
-                f"--fail-on '{expr}': index with a quoted key, e.g. dcf[\"0.01\"].min_dcf."
+                f"--fail-on '{expr}': unsupported index; index only with a quoted key, e.g. "
+                'dcf["0.01"].min_dcf.'
             )
         node = node.value
     if not isinstance(node, ast.Name):
@@ -115,13 +133,58 @@ def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
     >>> evaluate_fail_on('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
     True
     """
+    return bool(_eval(_parse_fail_on(expr), result, expr))
+
+
+def _parse_fail_on(expr: str) -> ast.expr:
+    """The expression tree of ``expr``, refusing overlong or deeply nested expressions."""
+    if len(expr) > MAX_FAIL_ON_CHARS:
+        raise VoxMetricsInputError(
+            f"--fail-on: the expression is {len(expr):,} characters long, over the limit of "
+            f"{MAX_FAIL_ON_CHARS:,}; write a shorter condition."
+        )
     try:
         tree = ast.parse(expr, mode="eval")
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):
         raise VoxMetricsInputError(
-            f"--fail-on '{expr}' is not a valid expression; e.g. \"eer < 0.45\"."
+            f"--fail-on '{expr:.80}' is not a valid expression (or is nested too deeply); "
+            'e.g. "eer < 0.45".'
         ) from None
-    return bool(_eval(tree.body, result, expr))
+    depth = _depth(tree.body)
+    if depth > MAX_FAIL_ON_DEPTH:
+        raise VoxMetricsInputError(
+            f"--fail-on '{expr:.80}': nested more than {MAX_FAIL_ON_DEPTH} levels deep (the "
+            "limit); write a flatter condition."
+        )
+    return tree.body
+
+
+def _depth(node: ast.AST) -> int:
+    """Nesting depth of an expression tree, counted without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > MAX_FAIL_ON_DEPTH:
+            break
+        stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
+    return deepest
+
+
+def _check_outputs(files: Sequence[str | None] = (), folders: Sequence[str | None] = ()) -> None:
+    """Refuse output paths that cannot be written, before any work is done."""
+    for f in filter(None, files):
+        p = Path(f)
+        if p.is_dir():
+            raise VoxMetricsInputError(f"{f}: is a directory; give the path of a file to write.")
+        if p.exists() and not p.is_file():
+            raise VoxMetricsInputError(f"{f}: is not a regular file; give a file path to write.")
+    for d in filter(None, folders):
+        p = Path(d)
+        if p.exists() and not p.is_dir():
+            raise VoxMetricsInputError(
+                f"{d}: exists and is not a folder; give a folder to write into."
+            )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -130,10 +193,24 @@ def _parser() -> argparse.ArgumentParser:
         description="Privacy metrics for anonymised speech (VoxMetrics).",
     )
     parser.add_argument("--version", action="version", version=f"voxmetrics {__version__}")
+    limit = argparse.ArgumentParser(add_help=False)
+    limit.add_argument(
+        "--limit",
+        metavar="NAME=VALUE",
+        action="append",
+        default=argparse.SUPPRESS,
+        help="raise or lower an input limit, e.g. --limit max_member_bytes=4GiB (repeatable; "
+        f"names: {', '.join(f.name for f in fields(Limits))}; also settable as "
+        "VOXMETRICS_LIMITS=NAME=VALUE,...)",
+    )
+    parser.add_argument(
+        "--limit", action="append", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser(
         "evaluate",
+        parents=[limit],
         help="evaluate one condition and print its metrics as JSON",
         description=(
             "Evaluate one condition. EVAL and DEV are score files in any supported format: "
@@ -233,6 +310,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser(
         "similarity",
+        parents=[limit],
         help="voice similarity matrices, DeID and G_VD of original vs anonymised embeddings",
         description=(
             "Speaker-level voice similarity matrices (original-original, original-anonymised, "
@@ -258,6 +336,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sb = sub.add_parser(
         "sbls",
+        parents=[limit],
         help="soft-biometric leakage score of an attacker's attribute predictions",
         description=(
             "Soft Biometric Leakage Score (paper 003, shared/docs/sbls.md): attribute "
@@ -291,6 +370,7 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser(
         "report",
+        parents=[limit],
         help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV",
         description=(
             "Evaluate every condition of a saved study (a .vxm file, from the dashboard or "
@@ -348,6 +428,7 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo",
+        parents=[limit],
         help="write the built-in demo study to score files and a .vxm study file",
         description=(
             "Write the dev and eval score files of every demo condition (see voxmetrics.synth) "
@@ -374,6 +455,7 @@ def _parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser(
         "extract",
+        parents=[limit],
         help="extract speaker embeddings from audio (zip or folder + manifest)",
         description=(
             "Embed every recording of a manifest CSV (utt_id, speaker, role, split, audio_path, "
@@ -425,8 +507,8 @@ def _read(path: str, key: str | None, fmt: str, distance: bool = False) -> Any:
     from voxmetrics.data.readers import read_scores
 
     for p in (path, key):
-        if p is not None and not Path(p).is_file():
-            raise VoxMetricsInputError(f"{p}: no such file.")
+        if p is not None:
+            check_input_path(p)
     return read_scores(path, trials=key, format=fmt, distance=distance)  # type: ignore[arg-type]
 
 
@@ -436,8 +518,8 @@ def _read_embeddings(
     from voxmetrics.data.readers import read_embeddings
 
     for p in (path, metadata):
-        if p is not None and not Path(p).is_file():
-            raise VoxMetricsInputError(f"{p}: no such file.")
+        if p is not None:
+            check_input_path(p)
     if ark_root is not None and not Path(ark_root).is_dir():
         raise VoxMetricsInputError(f"--ark-root {ark_root}: no such folder.")
     return read_embeddings(path, metadata=metadata, system=system, ark_root=ark_root)
@@ -455,6 +537,10 @@ def _priors(text: str) -> list[float]:
 def _evaluate(args: argparse.Namespace) -> int:
     from voxmetrics.report import evaluate, report_html
 
+    check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+    _check_outputs([args.json, args.html])
+    if args.fail_on:  # a malformed or hostile expression is refused before any work
+        _parse_fail_on(args.fail_on)
     embeddings = None
     if args.embeddings:
         if args.eval:
@@ -517,6 +603,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _similarity(args: argparse.Namespace) -> int:
     from voxmetrics.metrics.similarity import voice_similarity
 
+    _check_outputs([args.json])
     original = _read_embeddings(args.original, args.metadata, args.original_system, args.ark_root)
     anonymised = _read_embeddings(args.anonymised, args.metadata, args.system, args.ark_root)
     result = voice_similarity(original, anonymised, split=args.split, calibration=args.calibration)
@@ -538,6 +625,7 @@ def _sbls(args: argparse.Namespace) -> int:
         raise VoxMetricsInputError(
             f"--weights '{args.weights}': give three numbers separated by commas."
         ) from None
+    _check_outputs([args.json])
     options = {
         "weights": weights,
         "subgroup_lambda": args.lam,
@@ -545,8 +633,7 @@ def _sbls(args: argparse.Namespace) -> int:
     }
     if args.predictions:
         for p in (args.metadata, args.predictions):
-            if not Path(p).is_file():
-                raise VoxMetricsInputError(f"{p}: no such file.")
+            check_input_path(p)
         meta = read_table(args.metadata)
         if "utt_id" not in meta.columns:
             raise VoxMetricsInputError(f"{args.metadata}: the metadata needs a utt_id column.")
@@ -590,12 +677,13 @@ def _report(args: argparse.Namespace) -> int:
         raise VoxMetricsInputError(
             "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, --csv DIR."
         )
-    if not Path(args.study).is_file():
-        raise VoxMetricsInputError(f"{args.study}: no such file.")
+    check_input_path(args.study)
+    _check_outputs([args.html, args.pdf, args.json], [args.csv])
     study = load_study(args.study)
     overrides = {
         k: v for k, v in (("bootstrap", args.bootstrap), ("seed", args.seed)) if v is not None
     }
+    check_count("--bootstrap", "replicates", args.bootstrap or 0, "max_replicates")
     if overrides:  # the report states the settings it was computed with
         study = replace(study, settings=replace(study.settings, **overrides))
     chromium = require_chromium() if args.pdf else None  # fail before the evaluation
@@ -622,10 +710,13 @@ def _study(args: argparse.Namespace) -> int:
     from voxmetrics.data.studybuild import build_study
     from voxmetrics.data.studyfile import save_study
 
-    study = build_study(args.source, distance=args.distance, name=args.name)
+    _check_outputs([args.out])
     if args.bootstrap is not None:
+        check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
         if args.bootstrap < 0:
             raise VoxMetricsInputError("--bootstrap must be >= 0.")
+    study = build_study(args.source, distance=args.distance, name=args.name)
+    if args.bootstrap is not None:
         study = replace(study, settings=replace(study.settings, bootstrap=args.bootstrap))
     path = save_study(study, args.out)
     for c in study.conditions:
@@ -645,6 +736,7 @@ def _demo(args: argparse.Namespace) -> int:
     from voxmetrics.data.writers import write_embeddings, write_scores
     from voxmetrics.synth import demo_study
 
+    _check_outputs(folders=[args.outdir])
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     if args.format == "all":
@@ -681,8 +773,9 @@ def _extract(args: argparse.Namespace) -> int:
     from voxmetrics.embeddings import extract_embeddings, extract_zip, load_extractor, read_manifest
 
     for p in (args.manifest, args.zip):
-        if p is not None and not Path(p).is_file():
-            raise VoxMetricsInputError(f"{p}: no such file.")
+        if p is not None:
+            check_input_path(p)
+    _check_outputs([str(Path(args.out).with_suffix(".npz"))])
     if args.audio_root and not Path(args.audio_root).is_dir():
         raise VoxMetricsInputError(f"{args.audio_root}: no such folder.")
     manifest = read_manifest(args.manifest)
@@ -723,9 +816,12 @@ def _extract(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, contextlib.ExitStack() as stack:
         warnings.simplefilter("always")
         try:
+            limits = get_limits()
+            overrides = dict(parse_limit(text) for text in getattr(args, "limit", []))
+            stack.enter_context(use_limits(limits.with_overrides(overrides)))
             command = {
                 "evaluate": _evaluate,
                 "similarity": _similarity,
@@ -741,6 +837,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = EXIT_BAD_INPUT
         except OSError as exc:
             print(f"voxmetrics: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+            status = EXIT_BAD_INPUT
+        except (MemoryError, RecursionError) as exc:  # past every limit: still no traceback
+            what = "memory" if isinstance(exc, MemoryError) else "nesting depth"
+            print(
+                f"voxmetrics: error: the input needs more {what} than this machine allows; "
+                "check it is the intended file, or lower its size (see --limit).",
+                file=sys.stderr,
+            )
             status = EXIT_BAD_INPUT
     for w in caught:
         if issubclass(w.category, UserWarning):

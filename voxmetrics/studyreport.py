@@ -20,6 +20,7 @@ from voxmetrics._version import __version__
 from voxmetrics.card import ReportCard, report_card
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.zebra import ECECurves, ece_curves
 from voxmetrics.report import (
@@ -128,7 +129,9 @@ def build_study_report(
     """
     if len(study) == 0:
         raise VoxMetricsInputError("the study has no conditions to report on; add one first.")
+    check_count("the study", "conditions", len(study), "max_conditions")
     opts = {**study.settings.evaluate_options(), **options}
+    check_count("the study's bootstrap", "replicates", opts.get("bootstrap") or 0, "max_replicates")
     known = {f.name for f in dataclasses.fields(StudySettings)}
     settings = dataclasses.replace(
         study.settings, **{k: v for k, v in options.items() if k in known}

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count, read_file_bytes
 
 __all__ = [
     "EMBEDDING_FILE_KINDS",
@@ -228,9 +229,10 @@ def read_kaldi_scp(
     root = Path(ark_root) if ark_root is not None else scp.parent
     root = root.resolve()
     try:
-        text = scp.read_text(encoding="utf-8")
+        text = read_file_bytes(scp, name).decode("utf-8")
     except UnicodeDecodeError:
         raise VoxMetricsInputError(f"{name}: not UTF-8 text, so not a Kaldi scp.") from None
+    check_count(name, "lines", text.count("\n"), "max_rows")
     keys: list[str] = []
     rows: list[NDArray[Any]] = []
     fds: dict[str, Any] = {}
@@ -337,6 +339,9 @@ def read_hdf5_embeddings(data: bytes, *, name: str = "uploaded file") -> Vectors
             )
         if not datasets:
             raise VoxMetricsInputError(f"{name}: the HDF5 file holds no dataset.")
+        check_count(name, "datasets", len(datasets), "max_rows")
+        total = sum(int(d.size) * d.dtype.itemsize for d in datasets.values())
+        check_count(name, "bytes of datasets (uncompressed)", total, "max_array_bytes")
         two_d = {k: d for k, d in datasets.items() if d.ndim == 2 and d.dtype.kind in "fiu"}
         texts = {k: d for k, d in datasets.items() if d.ndim == 1 and d.dtype.kind in "SOU"}
         if two_d:

@@ -21,8 +21,32 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics._types import Split
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.limits import check_count
 
-__all__ = ["EmbeddingSet", "ScoreMatrix"]
+__all__ = ["EmbeddingSet", "ScoreMatrix", "unit_rows"]
+
+
+def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
+    """Each row divided by its L2 norm, for any finite scale (no overflow or underflow).
+
+    Rows are first scaled by a power of two so their largest magnitude is in [0.5, 1) (exact,
+    so ordinary embeddings give bit-identical results, in the input's float precision): a norm
+    of 1e200-sized or 1e-200-sized values neither overflows to infinity nor underflows to zero.
+    All-zero rows become NaN.
+
+    Examples
+    --------
+    >>> unit_rows([[3e200, 4e200], [3e-200, 4e-200]]).tolist()
+    [[0.6, 0.8], [0.6, 0.8]]
+    """
+    a = np.asarray(x)
+    if a.dtype.kind != "f":
+        a = a.astype(np.float64)
+    peak = np.abs(a).max(axis=1, keepdims=True) if a.size else np.ones((a.shape[0], 1), a.dtype)
+    _, exponent = np.frexp(np.where(np.isfinite(peak) & (peak > 0), peak, 1.0))
+    a = np.ldexp(a, -exponent).astype(a.dtype, copy=False)  # in the input's precision
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / np.linalg.norm(a, axis=1, keepdims=True)
 
 
 def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
@@ -384,7 +408,7 @@ class EmbeddingSet:
                 f"{where}: the embedding of '{meta['utt_id'].iloc[row]}' has NaN or infinite "
                 "values; every value must be a finite number."
             )
-        zero = np.linalg.norm(e, axis=1) == 0
+        zero = ~(e != 0).any(axis=1)
         if zero.any():
             row = int(np.flatnonzero(zero)[0])
             raise VoxMetricsInputError(
@@ -467,9 +491,14 @@ class EmbeddingSet:
         meta = self.meta
         where = f"{self.source or 'embeddings'} ({split})"
         enrol, trial = self.roles(split, system=system)
-        unit = self.embeddings / np.linalg.norm(self.embeddings, axis=1, keepdims=True)
+        unit = unit_rows(self.embeddings)
         enrol_spk = meta["speaker"].to_numpy()[enrol]
         speakers, inverse = np.unique(enrol_spk, return_inverse=True)
+        n_trials = int(np.count_nonzero(trial)) if trial.dtype == bool else len(trial)
+        check_count(
+            where, f"score cells ({n_trials:,} trials x {speakers.size:,} enrolled)",
+            n_trials * speakers.size, "max_cells",
+        )
         profiles = np.zeros((speakers.size, self.dim))
         np.add.at(profiles, inverse, unit[enrol])
         profiles /= np.linalg.norm(profiles, axis=1, keepdims=True)

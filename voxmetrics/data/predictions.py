@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from voxmetrics.data.readers import Source, read_table
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = ["AttributePrediction", "join_predictions"]
 
@@ -90,6 +91,13 @@ def join_predictions(
             f"{where}: needs columns utt_id, attribute, class, score (class scores) or utt_id, "
             f"attribute, predicted (hard predictions); found {', '.join(map(str, df.columns))}."
         )
+    for c in ("utt_id", "attribute"):
+        blank = (df[c].isna() | (df[c].astype(object) == "")).to_numpy()
+        if blank.any():
+            raise VoxMetricsInputError(
+                f"{where}: data row {int(np.argmax(blank)) + 1} has an empty {c}; fill in "
+                "utt_id and attribute on every row."
+            )
     df = df.astype({"utt_id": str, "attribute": str})
     unknown_attr = sorted(set(df["attribute"]) - set(attributes))
     if unknown_attr:
@@ -107,6 +115,12 @@ def join_predictions(
                 f"metadata, e.g. {_example(unknown)}; predictions must use the metadata's utt_id."
             )
         if soft:
+            blank = rows["class"].isna() | (rows["class"].astype(object) == "")
+            if blank.any():
+                raise VoxMetricsInputError(
+                    f"{where}: utterance '{rows['utt_id'][blank].iloc[0]}' has a score without a "
+                    f"class for attribute '{attr}'; fill in the class column on every row."
+                )
             rows = rows.astype({"class": str})
             scores = pd.to_numeric(rows["score"], errors="coerce")
             if scores.isna().any() or not np.isfinite(scores.to_numpy()).all():
@@ -121,6 +135,8 @@ def join_predictions(
                     f"{where}: utterance '{dup['utt_id']}' has two scores for class "
                     f"'{dup['class']}' of attribute '{attr}'."
                 )
+            n_classes = rows["class"].nunique()  # before the pivot allocates utterances x classes
+            check_count(f"{where}: attribute '{attr}'", "classes", n_classes, "max_classes")
             wide = rows.assign(score=scores).pivot(index="utt_id", columns="class", values="score")
             missing_utt = ids.difference(wide.index)
             if len(missing_utt):
@@ -146,6 +162,13 @@ def join_predictions(
                 raise VoxMetricsInputError(
                     f"{where}: utterance '{dup}' has two '{attr}' predictions; give one."
                 )
+            blank = rows["predicted"].isna() | (rows["predicted"].astype(object) == "")
+            if blank.any():
+                raise VoxMetricsInputError(
+                    f"{where}: utterance '{rows['utt_id'][blank].iloc[0]}' has an empty "
+                    f"'{attr}' prediction ({int(blank.sum())} empty in all); give a predicted "
+                    "class on every row, or drop the rows of utterances not attacked."
+                )
             pred = rows.set_index("utt_id")["predicted"].astype(str)
             missing_utt = ids.difference(pred.index)
             if len(missing_utt):
@@ -154,6 +177,7 @@ def join_predictions(
                     f"{_example(list(missing_utt))}."
                 )
             values = pred.loc[ids].to_numpy()
+            check_count(f"{where}: attribute '{attr}'", "classes", len(set(values)), "max_classes")
             out[str(attr)] = AttributePrediction(
                 classes=tuple(sorted(set(values.tolist()))), predicted=values
             )

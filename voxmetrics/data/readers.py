@@ -51,6 +51,7 @@ from voxmetrics.data.embedding_files import (
 )
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
+from voxmetrics.limits import check_count, get_limits, load_npy, load_npz, read_file_bytes, refuse
 
 __all__ = [
     "FORMATS",
@@ -95,24 +96,16 @@ _SUPPORTED = (
 
 
 def _load(source: Source, name: str | None) -> tuple[bytes, str]:
-    """Return the bytes of ``source`` and the name to use in messages."""
+    """Return the bytes of ``source`` and the name to use in messages (within the limits)."""
     if isinstance(source, bytes | bytearray | memoryview):
-        return bytes(source), name or "uploaded file"
+        data, label = bytes(source), name or "uploaded file"
+        if len(data) > get_limits().max_file_bytes:
+            raise refuse(label, f"the file is {len(data):,} bytes", "max_file_bytes")
+        return data, label
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         label = name or path.name or str(path)
-        try:
-            return path.read_bytes(), label
-        except FileNotFoundError:
-            raise VoxMetricsInputError(f"{label}: no such file ({path}); check the path.") from None
-        except IsADirectoryError:
-            raise VoxMetricsInputError(
-                f"{label}: is a directory, not a file ({path}); give the path of the file."
-            ) from None
-        except PermissionError:
-            raise VoxMetricsInputError(
-                f"{label}: permission denied reading {path}; make the file readable."
-            ) from None
+        return read_file_bytes(path, label), label
     raise TypeError(
         f"source must be a path (str or os.PathLike) or bytes, got {type(source).__name__}"
     )
@@ -150,7 +143,7 @@ def _binary_kind(data: bytes, name: str) -> str | None:
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
                 members = zf.namelist()
-        except (zipfile.BadZipFile, OSError):
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
             raise VoxMetricsInputError(
                 f"{name}: looks like a zip / NPZ archive but cannot be opened (truncated or "
                 "damaged?); save it again with numpy.savez."
@@ -387,6 +380,9 @@ def _read_csv(data: bytes, name: str, *, categorical: bool = False) -> tuple[pd.
         "encoding": "utf-8-sig",
         "index_col": False,
     }
+    check_count(name, "lines", data.count(b"\n"), "max_rows")
+    first_line = data[: data.find(b"\n")] if b"\n" in data else data
+    check_count(name, "columns", first_line.count(b",") + 1, "max_columns")
     try:
         header = pd.read_csv(io.BytesIO(data), nrows=0, encoding="utf-8-sig", index_col=False)
         raw_cols = [str(c) for c in header.columns]
@@ -428,6 +424,19 @@ def _read_parquet_frame(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    try:
+        meta = pq.read_metadata(pa.BufferReader(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise VoxMetricsInputError(
+            f"{name}: cannot be read as Parquet ({exc}); export it again (e.g. "
+            "DataFrame.to_parquet)."
+        ) from None
+    # refuse by the footer, before any column is decompressed
+    check_count(name, "rows", meta.num_rows, "max_rows")
+    check_count(name, "columns", meta.num_columns, "max_columns")
+    unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if unpacked > get_limits().max_file_bytes:
+        raise refuse(name, f"the columns unpack to {unpacked:,} bytes", "max_file_bytes")
     try:
         if categorical:  # text columns straight to categoricals (fast path, exact labels)
             schema = pq.read_schema(pa.BufferReader(data))
@@ -583,11 +592,15 @@ class _Pivot:
         # Row of the first appearance of each trial; factorize numbers trials in that order.
         self.first = np.flatnonzero(~pd.Series(tcodes).duplicated().to_numpy())
         key = tcodes.astype(np.int64) * n + ecodes
-        filled = np.zeros(t * n, dtype=bool)
-        filled[key] = True
-        n_pairs = int(np.count_nonzero(filled))
-        if n_pairs < key.size:  # some pair appears twice
-            dup = pd.Series(key).duplicated().to_numpy()
+        if t * n <= key.size:  # complete unless a pair repeats: a bitmap of at most one per row
+            filled = np.zeros(t * n, dtype=bool)
+            filled[key] = True
+            complete = key.size == t * n and bool(filled.all())
+            del filled
+        else:  # incomplete for sure; never allocate T x N (a sparse file may imply 10^10)
+            complete = False
+        dup = np.zeros(0, dtype=bool) if complete else pd.Series(key).duplicated().to_numpy()
+        if dup.any():  # some pair appears twice
             j = int(np.argmax(dup))
             i = int(np.flatnonzero(key == key[j])[0])
             raise VoxMetricsInputError(
@@ -596,15 +609,19 @@ class _Pivot:
                 f"already appears on {where(i)} ({int(dup.sum())} duplicate row(s) in all); "
                 "keep one score per pair."
             )
-        if n_pairs < t * n:
-            k = int(np.argmin(filled))
+        if not complete:
+            per_trial = np.bincount(tcodes, minlength=t)
+            k_t = int(np.argmax(per_trial < n))
+            present = np.zeros(n, dtype=bool)
+            present[ecodes[tcodes == k_t]] = True
+            k_e = int(np.argmin(present))
             raise VoxMetricsInputError(
-                f"{where.name}: incomplete score matrix: {t * n - n_pairs} of {t * n} (trial, "
-                f"enrolled) pairs are missing, e.g. trial '{self.trial_ids[k // n]}' x enrolled "
-                f"'{self.enrol_speakers[k % n]}'; score every trial ({t}) against every enrolled "
-                f"identity ({n})."
+                f"{where.name}: incomplete score matrix: {t * n - key.size:,} of {t * n:,} "
+                f"(trial, enrolled) pairs are missing, e.g. trial '{self.trial_ids[k_t]}' x "
+                f"enrolled '{self.enrol_speakers[k_e]}'; score every trial ({t}) against every "
+                f"enrolled identity ({n})."
             )
-        del filled
+        check_count(where.name, f"score cells ({t:,} trials x {n:,} enrolled)", t * n, "max_cells")
         # Fill through a flat view so the matrix owns its memory (from_arrays need not copy it).
         self.scores = np.empty((t, n), dtype=np.float64)
         self.scores.reshape(-1)[key] = scores
@@ -676,60 +693,30 @@ def _scores_from_long(df: pd.DataFrame, where: _Where, *, text: bool = True) -> 
 # --------------------------------------------------------------------------------------------
 
 
-def _pickled(name: str, array: str | None = None) -> VoxMetricsInputError:
-    which = f"array '{array}' is" if array else "the array is"
-    return VoxMetricsInputError(
-        f"{name}: {which} a Python object array; pickled arrays are refused for safety "
-        "(loading them can run arbitrary code). Save plain numeric / string arrays, e.g. "
-        "numpy.savez(path, scores=..., trial_ids=np.asarray(ids, dtype=str))."
-    )
-
-
 def _np_load(data: bytes, name: str, kind: str) -> Any:
-    try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as exc:
-        if "pickle" in str(exc):
-            raise _pickled(name) from None
-        raise VoxMetricsInputError(
-            f"{name}: cannot be read as {kind.upper()} ({exc}); save it again with "
-            f"numpy.{'savez' if kind == 'npz' else 'save'}."
-        ) from None
-    except (OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise VoxMetricsInputError(
-            f"{name}: cannot be read as {kind.upper()} ({exc}); save it again with "
-            f"numpy.{'savez' if kind == 'npz' else 'save'}."
-        ) from None
+    """An NPY array or NPZ arrays, within the input limits (header checked, never unpickled)."""
+    if kind == "npz":
+        return load_npz(data, name)
+    return load_npy(data, name)
 
 
 def _npz_arrays(
     data: bytes, name: str, required: Sequence[str], what: str
 ) -> dict[str, np.ndarray]:
-    npz = _np_load(data, name, "npz")
-    if not hasattr(npz, "files"):
+    if data[:6] == b"\x93NUMPY":
         raise VoxMetricsInputError(
             f"{name}: is a single NPY array, but {what} needs an NPZ with arrays "
             f"{', '.join(required)}; save them with numpy.savez."
         )
-    with npz:
-        missing = [k for k in required if k not in npz.files]
-        if missing:
-            raise VoxMetricsInputError(
-                f"{name}: missing array(s) {', '.join(missing)}; {what} needs arrays "
-                f"{', '.join(required)}. Found: {', '.join(npz.files) or 'none'}. Save them "
-                "under these names with numpy.savez."
-            )
-        out: dict[str, np.ndarray] = {}
-        for k in npz.files:
-            try:
-                out[k] = npz[k]
-            except ValueError as exc:
-                if "pickle" in str(exc):
-                    raise _pickled(name, k) from None
-                raise VoxMetricsInputError(
-                    f"{name}: array '{k}' cannot be read ({exc}); save it again with numpy.savez."
-                ) from None
-    return out
+    arrays = load_npz(data, name)
+    missing = [k for k in required if k not in arrays]
+    if missing:
+        raise VoxMetricsInputError(
+            f"{name}: missing array(s) {', '.join(missing)}; {what} needs arrays "
+            f"{', '.join(required)}. Found: {', '.join(arrays) or 'none'}. Save them "
+            "under these names with numpy.savez."
+        )
+    return arrays
 
 
 def _text_array(a: np.ndarray, key: str, name: str) -> NDArray[np.str_]:

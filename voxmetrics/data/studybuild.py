@@ -32,6 +32,7 @@ from voxmetrics._types import ATTACKERS, SCORE_KINDS
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = ["build_study"]
 
@@ -241,6 +242,7 @@ def build_study(
         specs = _specs_from_manifest(path)
     else:
         raise VoxMetricsInputError(f"{path}: no such folder or manifest file.")
+    check_count(path.name, "conditions", len(specs), "max_conditions")
     study = Study(name=name or path.stem)
     for spec in specs:
         if spec["condition"] in study.names:

@@ -22,7 +22,6 @@ import os
 import re
 import secrets
 import zipfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -33,12 +32,14 @@ from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import ArchiveReader, check_count, check_input_path, get_limits, refuse
 
 __all__ = [
     "FILE_FORMAT",
     "FILE_VERSION",
     "MAX_MEMBER_BYTES",
     "load_study",
+    "manifest_problems",
     "save_study",
     "study_from_bytes",
     "study_to_bytes",
@@ -49,7 +50,8 @@ FILE_FORMAT = "voxmetrics-study"
 FILE_VERSION = 1
 """Version written by this VoxMetrics; loading accepts exactly the versions it knows."""
 MAX_MEMBER_BYTES = 4 * 2**30
-"""Default cap on the uncompressed size of one archive member (4 GiB)."""
+"""Largest ``max_member_bytes`` worth passing (4 GiB); by default the input limits apply
+(:mod:`voxmetrics.limits`, ``max_member_bytes``: 1 GiB)."""
 MAX_MANIFEST_BYTES = 16 * 2**20
 """Cap on the uncompressed size of ``manifest.json`` (16 MiB)."""
 
@@ -174,12 +176,154 @@ def _safe_name(name: str) -> bool:
     return not (name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name) or ".." in parts)
 
 
+# ---------------------------------------------------------------- manifest schema
+
+_MATRIX_ARRAYS = ("scores", "trial_ids", "trial_speakers", "enrol_speakers")
+
+
+def _type_name(value: Any) -> str:
+    return {
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
+
+def _check_text(problems: list[str], path: str, value: Any, *, required: bool = False) -> None:
+    if value is None and not required:
+        return
+    if not isinstance(value, str):
+        problems.append(f"{path} must be text, not {_type_name(value)}")
+
+
+def _check_member(problems: list[str], path: str, value: Any) -> None:
+    if not isinstance(value, str) or not _ARRAY_NAME.fullmatch(value):
+        shown = repr(value) if isinstance(value, str) else _type_name(value)
+        problems.append(f"{path} must name an array member (arrays/<k>.npy), not {shown}")
+
+
+def _check_pairs(problems: list[str], path: str, value: Any, *, required: bool) -> None:
+    if value is None and not required:
+        return
+    if not isinstance(value, list):
+        problems.append(f"{path} must be a list of [name, member] pairs, not {_type_name(value)}")
+        return
+    for i, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+            problems.append(f"{path}[{i}] must be a [name, member] pair, not {pair!r:.60}")
+            continue
+        _check_member(problems, f"{path}[{i}][1]", pair[1])
+    names = [p[0] for p in value if isinstance(p, list) and len(p) == 2]
+    if len(set(map(str, names))) != len(names):
+        problems.append(f"{path} names the same column twice")
+
+
+def _check_object(problems: list[str], path: str, value: Any, keys: tuple[str, ...]) -> bool:
+    if not isinstance(value, dict):
+        problems.append(f"{path} must be an object, not {_type_name(value)}")
+        return False
+    unknown = sorted(set(value) - set(keys))
+    if unknown:
+        problems.append(f"{path} has unknown field(s) {', '.join(map(str, unknown))}")
+    return True
+
+
+def _check_matrix(problems: list[str], path: str, spec: Any) -> None:
+    keys = (*_MATRIX_ARRAYS, "attributes", "n_excluded_trials", "source")
+    if not _check_object(problems, path, spec, keys):
+        return
+    for k in _MATRIX_ARRAYS:
+        if k not in spec:
+            problems.append(f"{path}.{k} is missing")
+        else:
+            _check_member(problems, f"{path}.{k}", spec[k])
+    _check_pairs(problems, f"{path}.attributes", spec.get("attributes"), required=False)
+    n = spec.get("n_excluded_trials", 0)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        problems.append(f"{path}.n_excluded_trials must be a whole number >= 0, not {n!r:.40}")
+    _check_text(problems, f"{path}.source", spec.get("source"))
+
+
+def _check_embeddings(problems: list[str], path: str, spec: Any) -> None:
+    if not _check_object(problems, path, spec, ("embeddings", "meta", "source")):
+        return
+    if "embeddings" not in spec:
+        problems.append(f"{path}.embeddings is missing")
+    else:
+        _check_member(problems, f"{path}.embeddings", spec["embeddings"])
+    _check_pairs(problems, f"{path}.meta", spec.get("meta"), required=True)
+    _check_text(problems, f"{path}.source", spec.get("source"))
+
+
+def manifest_problems(manifest: Any) -> list[str]:
+    """Every way ``manifest`` departs from the study-file schema (empty when it conforms).
+
+    The schema: an object with ``format`` (text), ``version`` (number), ``voxmetrics`` and
+    ``name`` (text), ``settings`` (object) and ``conditions``: a list of objects with ``name``
+    (text, required), ``attacker``, ``description`` and ``score_kind`` (text), ``eval`` (a
+    score-matrix object, required), ``dev`` (a score-matrix object or null) and ``embeddings``
+    (an embeddings object or null). A score-matrix object names the array members ``scores``,
+    ``trial_ids``, ``trial_speakers`` and ``enrol_speakers``, optional ``attributes`` ([name,
+    member] pairs),
+    ``n_excluded_trials`` (whole number) and ``source`` (text); an embeddings object names
+    ``embeddings``, ``meta`` ([column, member] pairs) and ``source``.
+
+    Examples
+    --------
+    >>> for p in manifest_problems({"format": "voxmetrics-study", "version": 1, "conditions": [
+    ...     {"name": "x", "eval": {"scores": None}}]})[:2]:
+    ...     print(p)
+    conditions[0].eval.scores must name an array member (arrays/<k>.npy), not null
+    conditions[0].eval.trial_ids is missing
+    """
+    problems: list[str] = []
+    top = ("format", "version", "voxmetrics", "name", "settings", "conditions")
+    if not _check_object(problems, "the manifest", manifest, top):
+        return problems
+    for k in ("format", "voxmetrics", "name"):
+        _check_text(problems, k, manifest.get(k))
+    settings = manifest.get("settings")
+    if settings is not None and not isinstance(settings, dict):
+        problems.append(f"settings must be an object, not {_type_name(settings)}")
+    conditions = manifest.get("conditions")
+    if not isinstance(conditions, list):
+        problems.append(f"conditions must be a list, not {_type_name(conditions)}")
+        return problems
+    keys = ("name", "attacker", "description", "score_kind", "eval", "dev", "embeddings")
+    for i, spec in enumerate(conditions):
+        path = f"conditions[{i}]"
+        if not _check_object(problems, path, spec, keys):
+            continue
+        if "name" not in spec:
+            problems.append(f"{path}.name is missing")
+        elif not isinstance(spec["name"], str) or not spec["name"].strip():
+            problems.append(f"{path}.name must be non-empty text, not {spec['name']!r:.40}")
+        _check_text(problems, f"{path}.attacker", spec.get("attacker"))
+        _check_text(problems, f"{path}.description", spec.get("description"))
+        _check_text(problems, f"{path}.score_kind", spec.get("score_kind"))
+        if spec.get("eval") is None:
+            problems.append(f"{path}.eval is missing (every condition needs eval scores)")
+        else:
+            _check_matrix(problems, f"{path}.eval", spec["eval"])
+        if spec.get("dev") is not None:
+            _check_matrix(problems, f"{path}.dev", spec["dev"])
+        if spec.get("embeddings") is not None:
+            _check_embeddings(problems, f"{path}.embeddings", spec["embeddings"])
+    return problems
+
+
 class _Reader:
-    def __init__(self, zf: zipfile.ZipFile, where: str, max_member_bytes: int) -> None:
-        self.zf = zf
+    def __init__(self, archive: ArchiveReader, where: str, max_member_bytes: int | None) -> None:
+        if max_member_bytes is None:
+            max_member_bytes = archive.limits.max_member_bytes
+        self.archive = archive
         self.where = where
         self.infos = {}
-        for info in zf.infolist():
+        for info in archive.infos.values():
             if not _safe_name(info.filename):
                 raise _bad(
                     where,
@@ -191,87 +335,84 @@ class _Reader:
                 raise _bad(
                     where,
                     f"refusing member '{info.filename}': it unpacks to {info.file_size:,} bytes, "
-                    f"above the cap of {cap:,} bytes. If the study is genuinely this large, "
-                    "load it with a larger max_member_bytes.",
+                    f"above the cap of {cap:,} bytes"
+                    + (
+                        " (a manifest is at most 16 MiB)."
+                        if info.filename == _MANIFEST
+                        else ". If the study is genuinely this large, load it with a larger "
+                        "max_member_bytes (command line: --limit max_member_bytes=VALUE)."
+                    ),
                 )
+            archive.check_member(info)
             self.infos[info.filename] = info
+        self.caps = {
+            n: MAX_MANIFEST_BYTES if n == _MANIFEST else max_member_bytes for n in self.infos
+        }
 
     def read(self, name: str) -> bytes:
         if name not in self.infos:
             raise _bad(self.where, f"the manifest refers to '{name}', which is not in the archive.")
-        try:
-            return self.zf.read(name)
-        except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise _bad(self.where, f"member '{name}' is damaged ({exc}).") from None
+        data = self.archive.read(name, cap=self.caps[name])
+        if len(data) != self.infos[name].file_size:
+            raise _bad(self.where, f"member '{name}' is damaged (not its declared size).")
+        return data
 
-    def array(self, name: Any, what: str, kinds: str) -> np.ndarray:
-        if not isinstance(name, str) or not _ARRAY_NAME.fullmatch(name):
-            raise _bad(
-                self.where, f"{what}: '{name}' is not an array member name (arrays/<k>.npy)."
-            )
-        data = self.read(name)
+    def array(self, name: str, what: str, kinds: str) -> np.ndarray:
+        if name not in self.infos:
+            raise _bad(self.where, f"the manifest refers to '{name}', which is not in the archive.")
         try:
-            a = np.load(io.BytesIO(data), allow_pickle=False)
-        except ValueError as exc:
-            if "pickle" in str(exc):
+            a = self.archive.load_npy(name)
+        except VoxMetricsInputError as exc:
+            text = str(exc).removeprefix(f"{self.where}: ")
+            if "Python object array" in text:
                 raise _bad(
                     self.where,
                     f"refusing {what} ({name}): it is a pickled object array, which could run "
                     "code when loaded. VoxMetrics study files hold plain numeric and text "
                     "arrays only.",
                 ) from None
-            raise _bad(self.where, f"{what} ({name}) is not a valid .npy array ({exc}).") from None
-        except (OSError, EOFError) as exc:
-            raise _bad(self.where, f"{what} ({name}) is not a valid .npy array ({exc}).") from None
-        if not isinstance(a, np.ndarray) or a.dtype.kind not in kinds:
+            raise _bad(self.where, f"{what} ({name}): {text}") from None
+        if a.dtype.kind not in kinds:
             raise _bad(
                 self.where,
-                f"{what} ({name}) has dtype {getattr(a, 'dtype', type(a))}, expected "
-                f"{_KIND_NAMES[kinds]}.",
+                f"{what} ({name}) has dtype {a.dtype}, expected {_KIND_NAMES[kinds]}.",
             )
         return a
 
-    def matrix(self, spec: Any, what: str) -> ScoreMatrix | None:
+    def matrix(self, spec: dict[str, Any] | None, what: str) -> ScoreMatrix | None:
         if spec is None:
             return None
-        if not isinstance(spec, Mapping):
-            raise _bad(self.where, f"{what}: expected an object in the manifest.")
-        try:
-            attrs = {
-                str(k): self.array(v, f"{what} attribute '{k}'", "biufU")
-                for k, v in spec.get("attributes", [])
-            }
-            return ScoreMatrix.from_arrays(
-                self.array(spec["scores"], f"{what} scores", "f"),
-                trial_ids=self.array(spec["trial_ids"], f"{what} trial ids", "U"),
-                trial_speakers=self.array(spec["trial_speakers"], f"{what} trial speakers", "U"),
-                enrol_speakers=self.array(spec["enrol_speakers"], f"{what} enrolled", "U"),
-                attributes=attrs,
-                source=str(spec.get("source", "")),
-                n_excluded_trials=int(spec.get("n_excluded_trials", 0)),
-                copy=False,
-            )
-        except (KeyError, TypeError) as exc:
-            raise _bad(self.where, f"{what}: the manifest lacks or garbles {exc}.") from None
+        attrs = {
+            str(k): self.array(v, f"{what} attribute '{k}'", "biufU")
+            for k, v in spec.get("attributes") or []
+        }
+        return ScoreMatrix.from_arrays(
+            self.array(spec["scores"], f"{what} scores", "f"),
+            trial_ids=self.array(spec["trial_ids"], f"{what} trial ids", "U"),
+            trial_speakers=self.array(spec["trial_speakers"], f"{what} trial speakers", "U"),
+            enrol_speakers=self.array(spec["enrol_speakers"], f"{what} enrolled", "U"),
+            attributes=attrs,
+            source=str(spec.get("source") or ""),
+            n_excluded_trials=int(spec.get("n_excluded_trials", 0)),
+            copy=False,
+        )
 
-    def embeddings(self, spec: Any, what: str) -> EmbeddingSet | None:
+    def embeddings(self, spec: dict[str, Any] | None, what: str) -> EmbeddingSet | None:
         if spec is None:
             return None
-        if not isinstance(spec, Mapping):
-            raise _bad(self.where, f"{what}: expected an object in the manifest.")
-        try:
-            meta = pd.DataFrame(
-                {str(c): self.array(v, f"{what} column '{c}'", "biufU") for c, v in spec["meta"]}
+        columns = {str(c): self.array(v, f"{what} column '{c}'", "biufU") for c, v in spec["meta"]}
+        lengths = {len(v) if v.ndim == 1 else -1 for v in columns.values()}
+        if len(lengths) > 1 or -1 in lengths:
+            raise _bad(
+                self.where,
+                f"{what}: the metadata columns are not 1-D arrays of one length; the file is "
+                "damaged or was edited by hand. Save the study again.",
             )
-            return EmbeddingSet.from_arrays(
-                self.array(spec["embeddings"], f"{what} matrix", "f"),
-                meta,
-                source=str(spec.get("source", "")),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, VoxMetricsInputError):
-                raise
-            raise _bad(self.where, f"{what}: the manifest lacks or garbles {exc}.") from None
+        return EmbeddingSet.from_arrays(
+            self.array(spec["embeddings"], f"{what} matrix", "f"),
+            pd.DataFrame(columns),
+            source=str(spec.get("source") or ""),
+        )
 
 
 _KIND_NAMES = {"f": "floating-point numbers", "U": "text", "biufU": "numbers or text"}
@@ -287,33 +428,69 @@ def _manifest(reader: _Reader) -> dict[str, Any]:
         manifest = json.loads(reader.read(_MANIFEST).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _bad(where, f"manifest.json is not valid JSON ({exc}).") from None
+    except RecursionError:
+        raise _bad(
+            where, "manifest.json is nested too deeply to be a study manifest; refusing it."
+        ) from None
+    depth = _depth(manifest, get_limits().max_json_depth)
+    if depth > get_limits().max_json_depth:
+        raise refuse(where, "manifest.json is nested too deeply", "max_json_depth")
     if not isinstance(manifest, dict) or manifest.get("format") != FILE_FORMAT:
         raise _bad(where, "manifest.json does not describe a VoxMetrics study.")
     version = manifest.get("version")
-    if version != FILE_VERSION:
+    if version != FILE_VERSION or isinstance(version, bool):
         newer = isinstance(version, int) and version > FILE_VERSION
         raise _bad(
             where,
-            f"study file version {version!r} is not supported; this VoxMetrics "
+            f"study file version {version!r:.40} is not supported; this VoxMetrics "
             f"({__version__}) reads version {FILE_VERSION}."
             + (" Upgrade VoxMetrics to open it." if newer else ""),
         )
     if not isinstance(manifest.get("conditions"), list):
         raise _bad(where, "manifest.json has no list of conditions.")
+    check_count(where, "conditions", len(manifest["conditions"]), "max_conditions")
+    problems = manifest_problems(manifest)
+    if problems:
+        shown = "; ".join(problems[:8])
+        more = f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""
+        raise _bad(
+            where,
+            f"manifest.json does not match the study-file schema: {shown}{more}. The file is "
+            "damaged or was edited by hand; save the study again from VoxMetrics.",
+        )
     return manifest
 
 
+def _depth(value: Any, cap: int) -> int:
+    """Nesting depth of parsed JSON, counted without recursion and stopping past ``cap``."""
+    stack = [(value, 1)]
+    deepest = 0
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict | list):
+            deepest = max(deepest, d)
+            if deepest > cap:
+                return deepest
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
 def study_from_bytes(
-    data: bytes, *, name: str = "study file", max_member_bytes: int = MAX_MEMBER_BYTES
+    data: bytes, *, name: str = "study file", max_member_bytes: int | None = None
 ) -> Study:
     """Read a study from the bytes of a ``.vxm`` file (see :func:`load_study`)."""
     return load_study(io.BytesIO(data), name=name, max_member_bytes=max_member_bytes)
 
 
 def load_study(
-    source: Source, *, name: str | None = None, max_member_bytes: int = MAX_MEMBER_BYTES
+    source: Source, *, name: str | None = None, max_member_bytes: int | None = None
 ) -> Study:
     """Read a study saved by :func:`save_study`.
+
+    Every member is read within the input limits of :mod:`voxmetrics.limits` (decompressed
+    bytes per member and per archive, compression ratio, declared array shapes), and the
+    manifest is checked against the study-file schema (:func:`manifest_problems`) before any
+    array is read.
 
     Parameters
     ----------
@@ -321,56 +498,59 @@ def load_study(
         The ``.vxm`` file.
     name : str, optional
         How to call the file in messages (default: its path).
-    max_member_bytes : int
-        Refuse any member that unpacks to more than this many bytes.
+    max_member_bytes : int, optional
+        Refuse any member that unpacks to more than this many bytes (default: the input
+        limit ``max_member_bytes`` in force, see :mod:`voxmetrics.limits`).
 
     Raises
     ------
     VoxMetricsInputError
-        Not a zip archive or not a study file, an unknown version, an unsafe archive (member
-        outside the archive, oversized member, pickled array) or damaged content.
+        Not a zip archive or not a study file, an unknown version, a manifest that does not
+        match the schema, an unsafe archive (member outside the archive, oversized member,
+        decompression bomb, pickled array) or damaged content.
     """
     if isinstance(source, bytes):
         source = io.BytesIO(source)
     where = name or (str(source) if isinstance(source, str | os.PathLike) else "study file")
+    if isinstance(source, str | os.PathLike):
+        check_input_path(source, where)  # a folder or a device gets its own message
     try:
-        zf = zipfile.ZipFile(source)
-    except FileNotFoundError:
-        raise _bad(where, "no such file.") from None
-    except (zipfile.BadZipFile, OSError) as exc:
+        archive = ArchiveReader(source, where)
+    except VoxMetricsInputError:
         raise _bad(
             where,
-            f"not a VoxMetrics study file: it is not a zip archive ({exc}). Study files "
-            "end in .vxm and are written by 'Save study' or `python -m voxmetrics demo "
-            "--format vxm`.",
+            "not a VoxMetrics study file: it is not a zip archive. Study files end in .vxm and "
+            "are written by 'Save study' or `python -m voxmetrics demo --format vxm`.",
         ) from None
-    with zf:
-        reader = _Reader(zf, where, max_member_bytes)
+    with archive:
+        reader = _Reader(archive, where, max_member_bytes)
         manifest = _manifest(reader)
         conditions = []
-        for k, spec in enumerate(manifest["conditions"]):
-            if not isinstance(spec, Mapping) or "name" not in spec or "eval" not in spec:
-                raise _bad(where, f"condition {k + 1} of the manifest lacks a name or eval data.")
+        for spec in manifest["conditions"]:
             label = f"condition '{spec['name']}'"
-            conditions.append(
-                Condition(
-                    str(spec["name"]),
-                    eval=reader.matrix(spec["eval"], f"{label} eval"),  # type: ignore[arg-type]
-                    dev=reader.matrix(spec.get("dev"), f"{label} dev"),
-                    attacker=spec.get("attacker", "semi-informed"),
-                    embeddings=reader.embeddings(spec.get("embeddings"), f"{label} embeddings"),
-                    description=str(spec.get("description", "")),
-                    score_kind=spec.get("score_kind", "similarity"),
+            try:
+                conditions.append(
+                    Condition(
+                        spec["name"],
+                        eval=reader.matrix(spec["eval"], f"{label} eval"),  # type: ignore[arg-type]
+                        dev=reader.matrix(spec.get("dev"), f"{label} dev"),
+                        attacker=spec.get("attacker") or "semi-informed",
+                        embeddings=reader.embeddings(spec.get("embeddings"), f"{label} embeddings"),
+                        description=spec.get("description") or "",
+                        score_kind=spec.get("score_kind") or "similarity",
+                    )
                 )
-            )
+            except VoxMetricsInputError as exc:  # the data model's own checks: say which file
+                text = str(exc)
+                raise (exc if text.startswith(f"{where}: ") else _bad(where, text)) from None
         names = [c.name for c in conditions]
         if len(set(names)) != len(names):
             raise _bad(where, "two conditions of the manifest have the same name.")
         settings = manifest.get("settings") or {}
-        if not isinstance(settings, dict):
-            raise _bad(where, "the manifest's settings are not an object.")
         try:
             parsed = StudySettings.from_dict(settings)
         except VoxMetricsInputError as exc:
             raise _bad(where, str(exc)) from None
-        return Study(tuple(conditions), name=str(manifest.get("name", "study")), settings=parsed)
+        except TypeError as exc:
+            raise _bad(where, f"the manifest's settings are malformed ({exc}).") from None
+        return Study(tuple(conditions), name=str(manifest.get("name") or "study"), settings=parsed)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import zipfile
-import zlib
 from fractions import Fraction
 from pathlib import Path, PurePosixPath
 
@@ -21,6 +19,14 @@ from numpy.typing import NDArray
 
 from voxmetrics.data.model import META_COLUMNS
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import (
+    ArchiveReader,
+    check_audio,
+    check_count,
+    check_input_path,
+    get_limits,
+    read_file_bytes,
+)
 
 __all__ = [
     "AUDIO_EXTENSIONS",
@@ -74,7 +80,10 @@ def decode_audio(
     Raises
     ------
     AudioDecodeError
-        Not decodable (corrupt, not audio), empty, too short, silent or not finite.
+        Not decodable (corrupt, not audio), empty, too short, silent or not finite, or over
+        the input limits (:mod:`voxmetrics.limits`: sample rate outside ``min_sample_rate`` to
+        ``max_sample_rate``, longer than ``max_audio_seconds``), checked on the header before
+        decoding and resampling.
 
     Examples
     --------
@@ -87,13 +96,28 @@ def decode_audio(
     import soundfile as sf
 
     where = name or (str(source) if not isinstance(source, bytes) else "audio")
-    data = io.BytesIO(source) if isinstance(source, bytes) else source
+    if not isinstance(source, bytes):
+        source = read_file_bytes(source, where)  # refuses folders, devices, oversized files
     try:
-        wav, rate = sf.read(data, dtype="float32", always_2d=True)
+        info = sf.info(io.BytesIO(source))
     except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
         raise AudioDecodeError(
             f"{where}: not a readable audio file ({exc}); use wav, flac, ogg or mp3."
         ) from None
+    try:  # the header's rate, length and channels are checked before anything is decoded
+        check_audio(where, info.samplerate, info.frames, info.channels, sample_rate, len(source))
+    except VoxMetricsInputError as exc:
+        raise AudioDecodeError(str(exc)) from None
+    try:
+        wav, rate = sf.read(io.BytesIO(source), dtype="float32", always_2d=True)
+    except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
+        raise AudioDecodeError(
+            f"{where}: not a readable audio file ({exc}); use wav, flac, ogg or mp3."
+        ) from None
+    try:  # a header may understate the length (e.g. an mp3 without one): check what came out
+        check_audio(where, rate, wav.shape[0], wav.shape[1], sample_rate)
+    except VoxMetricsInputError as exc:
+        raise AudioDecodeError(str(exc)) from None
     if wav.shape[0] == 0:
         raise AudioDecodeError(f"{where}: the recording is empty (0 samples).")
     mono = wav.mean(axis=1, dtype=np.float64)
@@ -151,18 +175,17 @@ def extract_zip(
     Raises
     ------
     VoxMetricsInputError
-        Not a zip, a member path outside the extraction root (absolute or with ``..``), or an
-        expanded size over ``max_bytes``.
+        Not a zip, a member path outside the extraction root (absolute or with ``..``), an
+        expanded size over ``max_bytes`` or over the archive limits of
+        :mod:`voxmetrics.limits` (``max_member_bytes``, ``max_archive_bytes``, ``max_ratio``).
     """
     where = name or (str(source) if not isinstance(source, bytes) else "uploaded zip")
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise VoxMetricsInputError(f"{where}: not a readable zip archive ({exc}).") from None
-    with zf:
-        infos = [i for i in zf.infolist() if not i.is_dir()]
+    if not isinstance(source, bytes):
+        check_input_path(source, where)  # a folder or a device gets its own message
+    with ArchiveReader(source, where) as zf:
+        infos = [i for i in zf.infos.values() if not i.is_dir()]
         for info in infos:
             if _safe_relative(info.filename) is None:
                 raise VoxMetricsInputError(
@@ -170,32 +193,34 @@ def extract_zip(
                     "refusing the archive. Use relative paths without '..'."
                 )
         declared = sum(i.file_size for i in infos)
-        if declared > max_bytes:
+        cap = min(max_bytes, get_limits().max_archive_bytes)
+        if declared > cap:
             raise VoxMetricsInputError(
                 f"{where}: expands to {declared / 1e6:.1f} MB, over the cap of "
-                f"{max_bytes / 1e6:.1f} MB; split the archive or raise the cap."
+                f"{cap / 1e6:.1f} MB; split the archive or raise the cap (--max-zip-mb, or the "
+                "limit max_archive_bytes)."
             )
         written = 0
         for info in infos:
+            zf.check_member(info)
             rel = _safe_relative(info.filename)
             assert rel is not None
             target = root.joinpath(*rel.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with zf.open(info) as src, target.open("wb") as out:
-                    while chunk := src.read(1 << 20):
-                        written += len(chunk)
-                        if written > max_bytes:
-                            raise VoxMetricsInputError(
-                                f"{where}: expands to more than the cap of "
-                                f"{max_bytes / 1e6:.1f} MB (its declared sizes are wrong); "
-                                "refusing the archive."
-                            )
-                        out.write(chunk)
-            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            if not target.resolve().is_relative_to(root.resolve()):
                 raise VoxMetricsInputError(
-                    f"{where}: member '{info.filename}' is corrupt ({exc}); re-create the archive."
-                ) from None
+                    f"{where}: member '{info.filename}' points outside the extraction folder; "
+                    "refusing the archive."
+                )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("wb") as out:  # the caps are checked on the bytes produced
+                for chunk in zf.chunks(info.filename):
+                    written += len(chunk)
+                    if written > cap:
+                        raise VoxMetricsInputError(
+                            f"{where}: expands to more than the cap of {cap / 1e6:.1f} MB (its "
+                            "declared sizes are wrong); refusing the archive."
+                        )
+                    out.write(chunk)
     return root
 
 
@@ -234,8 +259,10 @@ def read_manifest(
         ``utt_id``.
     """
     where = name or (str(source) if not isinstance(source, bytes) else "manifest")
+    data = source if isinstance(source, bytes) else read_file_bytes(source, where)
+    check_count(where, "lines", data.count(b"\n"), "max_rows")
     try:
-        df = pd.read_csv(io.BytesIO(source) if isinstance(source, bytes) else source, dtype=str)
+        df = pd.read_csv(io.BytesIO(data), dtype=str)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise VoxMetricsInputError(f"{where}: not a readable CSV manifest ({exc}).") from None
     df.columns = [str(c).strip() for c in df.columns]

@@ -9,6 +9,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import load_npy, read_file_bytes
+
 __all__ = ["EmbeddingCache", "audio_hash", "default_cache_dir"]
 
 
@@ -52,9 +55,11 @@ class EmbeddingCache:
     def get(self, digest: str) -> NDArray[np.float32] | None:
         """The cached embedding of the audio with this hash, or None."""
         p = self._path(digest)
-        try:
-            e = np.load(p, allow_pickle=False)
-        except (OSError, ValueError):
+        if not p.is_file():
+            return None
+        try:  # a damaged or tampered entry is a cache miss (header checked, never unpickled)
+            e = load_npy(read_file_bytes(p), str(p))
+        except VoxMetricsInputError:
             return None
         return e if e.ndim == 1 and np.isfinite(e).all() else None
 

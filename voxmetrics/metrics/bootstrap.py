@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = [
     "BootstrapInterval",
@@ -69,9 +70,12 @@ def speaker_resample_counts(
     n_speakers : int
         S.
     """
+    check_count("bootstrap", "replicates", n_boot, "max_replicates")
     spk = np.asarray(speakers).astype(str)
     uniq, inverse = np.unique(spk, return_inverse=True)
     s = uniq.size
+    cells = f"replicate x speaker counts ({n_boot:,} x {s:,})"
+    check_count("bootstrap", cells, n_boot * s, "max_cells")
     counts = rng.multinomial(s, np.full(s, 1.0 / s), size=n_boot).astype(np.int64)
     return counts, inverse, s
 

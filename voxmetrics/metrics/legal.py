@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.ranks import target_ranks
@@ -185,7 +185,7 @@ def linkability_curve(
 
 
 def _unit(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
+    return unit_rows(x)
 
 
 def speaker_profiles(

@@ -64,7 +64,14 @@ def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64],
     z : ndarray, shape (T, N)
         (s_ij - mean_i) / sd_i; rows with sd_i = 0 are all 0 (no evidence).
     degenerate : ndarray of bool, shape (T,)
-        Rows whose scores are all equal.
+        Rows whose scores are all equal, or whose spread is below the float64 resolution of
+        their values (e.g. 1e300 + differences float64 cannot hold).
+
+    Notes
+    -----
+    Each row is first scaled by a power of two so its largest magnitude is in [0.5, 1): z is
+    scale invariant, the scaling is exact, and no sum or square can overflow or underflow, so
+    any finite rescaling of the scores (1e-300 to 1e300) gives the same z-scores.
 
     Examples
     --------
@@ -73,6 +80,12 @@ def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64],
     ([0.37, -0.27, -1.22, 1.01, 1.33, -1.22], [False, True])
     """
     s = np.asarray(scores, dtype=np.float64)
+    # z is invariant to rescaling: bring each row to max |s| in [0.5, 1) by a power of two
+    # (exact, so ordinary scores give bit-identical z) so that no sum or square overflows or
+    # underflows for any finite scale, 1e-300 or 1e300 alike
+    peak = np.abs(s).max(axis=1, keepdims=True) if s.size else np.ones((s.shape[0], 1))
+    _, exponent = np.frexp(np.where(np.isfinite(peak) & (peak > 0), peak, 1.0))
+    s = np.ldexp(s, -exponent)
     mean = s.mean(axis=1, keepdims=True)
     centred = s - mean
     sd = np.sqrt((centred**2).sum(axis=1, keepdims=True) / (s.shape[1] - ddof))
@@ -285,8 +298,8 @@ def calibrate_lid(
         )
     if n_degenerate:
         warnings.warn(
-            f"{n_degenerate} dev trial(s) have identical scores for every enrolled identity and "
-            "were left out of the calibration.",
+            f"{n_degenerate} dev trial(s) have identical scores (to float64 precision) for "
+            "every enrolled identity and were left out of the calibration.",
             DegenerateDataWarning,
             stacklevel=2,
         )
@@ -482,8 +495,8 @@ def lid(
     lid_values, p, n_deg = _lid_rows(s, t, c.w, c.b, c.prior_log_odds, c.ddof)
     if n_deg:
         warnings.warn(
-            f"{n_deg} eval trial(s) have identical scores for every enrolled identity: they "
-            "carry no evidence and get LID = 0.",
+            f"{n_deg} eval trial(s) have identical scores (to float64 precision) for every "
+            "enrolled identity: they carry no evidence and get LID = 0.",
             DegenerateDataWarning,
             stacklevel=2,
         )
@@ -565,8 +578,8 @@ def lid_cross_calibrated(
         )
     if n_deg:
         warnings.warn(
-            f"{n_deg} eval trial(s) have identical scores for every enrolled identity: they "
-            "carry no evidence and get LID = 0.",
+            f"{n_deg} eval trial(s) have identical scores (to float64 precision) for every "
+            "enrolled identity: they carry no evidence and get LID = 0.",
             DegenerateDataWarning,
             stacklevel=2,
         )

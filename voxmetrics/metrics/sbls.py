@@ -22,9 +22,10 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
 
 __all__ = [
     "DEFAULT_LAMBDA",
@@ -331,6 +332,7 @@ def sbls(
     leaks = []
     for a in names:
         classes = tuple(sorted(set(ys[a].tolist())))
+        check_count(f"attribute '{a}'", "classes", len(classes), "max_classes")
         if len(classes) < 2:
             raise VoxMetricsInputError(
                 f"attribute '{a}' has a single class ({classes[0]}) in the data; leakage needs "
@@ -437,13 +439,19 @@ def builtin_attacker(
     """
     xtr = np.asarray(train_embeddings, dtype=np.float64)
     xte = np.asarray(test_embeddings, dtype=np.float64)
-    xtr = xtr / np.linalg.norm(xtr, axis=1, keepdims=True)
-    xte = xte / np.linalg.norm(xte, axis=1, keepdims=True)
+    if xtr.ndim != 2 or xte.ndim != 2 or xtr.shape[1] != xte.shape[1]:
+        raise VoxMetricsInputError(
+            f"dimension mismatch: the attacker is trained on embeddings of shape {xtr.shape} "
+            f"and applied to embeddings of shape {xte.shape}; both sets must come from the same "
+            "extractor, with the same number of dimensions."
+        )
+    xtr, xte = unit_rows(xtr), unit_rows(xte)
     out = {}
     for name, y in train_labels.items():
         labels = pd.Series(np.asarray(y, dtype=object).ravel())
         known = (~labels.isna() & (labels.astype(str).str.strip() != "")).to_numpy()
         yy = labels[known].astype(str).to_numpy()  # training rows without a label are left out
+        check_count(f"attribute '{name}'", "classes", np.unique(yy).size, "max_classes")
         if np.unique(yy).size < 2:
             raise VoxMetricsInputError(
                 f"the attacker cannot learn attribute '{name}': its training data has fewer "

@@ -22,8 +22,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import LeftOutSpeakersWarning, VoxMetricsInputError
+from voxmetrics.limits import check_count
 from voxmetrics.metrics.pav import pav_llrs
 
 __all__ = [
@@ -77,7 +78,7 @@ def d_diag(matrix: ArrayLike) -> float:
 
 
 def _unit(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
+    return unit_rows(x)
 
 
 def similarity_matrix(
@@ -114,8 +115,15 @@ def similarity_matrix(
     ea, eb = (_unit(np.asarray(x, dtype=np.float64)) for x in (a_embeddings, b_embeddings))
     sa, sb = (np.asarray(x).astype(str).ravel() for x in (a_speakers, b_speakers))
     ua, ub = (np.asarray(x).astype(str).ravel() for x in (a_utt_ids, b_utt_ids))
+    if ea.ndim != 2 or eb.ndim != 2 or ea.shape[1] != eb.shape[1]:
+        raise VoxMetricsInputError(
+            f"dimension mismatch: the embeddings compared have shapes {ea.shape} and {eb.shape} "
+            "(utterances x dimensions); both sets must come from the same extractor, with the "
+            "same number of dimensions."
+        )
     if not (ea.shape[0] == sa.size == ua.size and eb.shape[0] == sb.size == ub.size):
         raise VoxMetricsInputError("each embedding needs one speaker and one utterance id.")
+    check_count("similarity", "utterance pairs", ea.shape[0] * eb.shape[0], "max_cells")
     speakers = np.intersect1d(sa, sb)
     if speakers.size < 2:
         raise VoxMetricsInputError(

@@ -11,6 +11,7 @@ from voxmetrics.data.study import Study
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui import state
+from voxmetrics.ui.errors import install_error_handler
 
 __all__ = ["MENU", "MenuItem", "md_escape", "page_setup", "require_conditions"]
 
@@ -54,11 +55,15 @@ def md_escape(text: str) -> str:
 def page_setup(title: str) -> Study:
     """Configure the page, draw the menu and the study sidebar; return the session's study.
 
-    Call it first on every page.
+    Call it first on every page. It also installs the session's error handler
+    (:func:`voxmetrics.ui.errors.install_error_handler`): from then on a bad-input error shows
+    its message and any other error a short apology with a details expander, never a
+    traceback.
     """
     st.set_page_config(
         page_title=f"{title} · VoxMetrics", page_icon=":material/graphic_eq:", layout="wide"
     )
+    install_error_handler()  # from here on, no page shows a traceback
     state.get_study()  # the demo study on the first run of a session
     with st.sidebar:
         st.markdown("### VoxMetrics")

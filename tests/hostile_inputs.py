@@ -1,0 +1,212 @@
+"""Builders of hostile inputs for the hostile-input suite: bombs, lying headers, tampered files.
+
+Everything is generated here, small on disk; the bombs inflate only when a reader trusts them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+import zipfile
+import zlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import soundfile as sf
+
+from voxmetrics.data.studyfile import study_to_bytes
+from voxmetrics.synth import demo_study
+
+MiB = 2**20
+
+
+def npy_header(shape: tuple[int, ...], descr: str = "<f8", fortran: bool = False) -> bytes:
+    """The bytes of an NPY v1.0 header declaring ``shape`` (no data)."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": descr, "fortran_order": fortran, "shape": shape}
+    )
+    return buf.getvalue()
+
+
+def raw_npy_header(text: str, version: bytes = b"\x01\x00") -> bytes:
+    """An NPY header with arbitrary dictionary text (for malformed headers)."""
+    body = text.encode("latin1")
+    pad = (64 - (10 + len(body) + 1) % 64) % 64
+    body = body + b" " * pad + b"\n"
+    return b"\x93NUMPY" + version + struct.pack("<H", len(body)) + body
+
+
+def npy_bytes(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, a, allow_pickle=False)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------- zip archives built by hand
+
+
+def _deflate_zeros(prefix: bytes, n_mib: int) -> tuple[bytes, int, int]:
+    """Raw deflate of ``prefix`` + n_mib MiB of zeros, built from one repeated block (fast)."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = c.compress(prefix) + c.flush(zlib.Z_FULL_FLUSH)
+    zeros = b"\0" * MiB
+    block = c.compress(zeros) + c.flush(zlib.Z_FULL_FLUSH)
+    data = head + block * n_mib + c.flush()
+    crc = zlib.crc32(prefix)
+    for _ in range(n_mib):
+        crc = zlib.crc32(zeros, crc)
+    return data, crc, len(prefix) + n_mib * MiB
+
+
+def raw_zip(members: Sequence[tuple[str, int, bytes, int, int, int]]) -> bytes:
+    """A zip archive from ``(name, method, compressed, crc, declared_size, real_size)``."""
+    out = io.BytesIO()
+    central = []
+    for name, method, data, crc, declared, _ in members:
+        offset = out.tell()
+        fn = name.encode()
+        out.write(
+            struct.pack(
+                "<4s5H3L2H",
+                b"PK\x03\x04",
+                20,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(data),
+                declared,
+                len(fn),
+                0,
+            )
+        )
+        out.write(fn + data)
+        central.append(
+            struct.pack(
+                "<4s6H3L5H2L",
+                b"PK\x01\x02",
+                20,
+                20,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(data),
+                declared,
+                len(fn),
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + fn
+        )
+    start = out.tell()
+    for c in central:
+        out.write(c)
+    size = out.tell() - start
+    out.write(
+        struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(central), len(central), size, start, 0)
+    )
+    return out.getvalue()
+
+
+def deflate_bomb(name: str, n_mib: int, *, declare: int | None = None, npy: bool = True) -> bytes:
+    """A zip whose member ``name`` inflates to ``n_mib`` MiB of zeros (an NPY if ``npy``)."""
+    prefix = npy_header((n_mib * MiB // 8,)) if npy else b""
+    data, crc, size = _deflate_zeros(prefix, n_mib)
+    return raw_zip(
+        [(name, zipfile.ZIP_DEFLATED, data, crc, size if declare is None else declare, size)]
+    )
+
+
+def compressed_bomb(name: str, method: int, n_mib: int = 32, *, extra: dict | None = None) -> bytes:
+    """A zip (bzip2 or lzma member) that inflates about a million times."""
+    payload = npy_header((n_mib * MiB // 8,)) + b"\0" * (n_mib * MiB)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(name, payload, compress_type=method)
+        for k, v in (extra or {}).items():
+            zf.writestr(k, v)
+    return buf.getvalue()
+
+
+def with_declared_size(archive: bytes, member: str, size: int) -> bytes:
+    """``archive`` with ``member``'s uncompressed size in the central directory set to ``size``."""
+    data = bytearray(archive)
+    fn = member.encode()
+    pos = 0
+    while (pos := data.find(b"PK\x01\x02", pos)) >= 0:
+        n = struct.unpack_from("<H", data, pos + 28)[0]
+        if bytes(data[pos + 46 : pos + 46 + n]) == fn:
+            struct.pack_into("<L", data, pos + 24, size)
+        pos += 4
+    return bytes(data)
+
+
+def zip_of(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=method) as zf:
+        for k, v in members.items():
+            zf.writestr(k, v)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------- study files
+
+_STUDY: bytes | None = None
+
+
+def small_study_bytes() -> bytes:
+    global _STUDY
+    if _STUDY is None:
+        _STUDY = study_to_bytes(demo_study(n_speakers=6))
+    return _STUDY
+
+
+def tampered_study(edit: Callable[[dict], object], *, extra: dict | None = None) -> bytes:
+    """The small demo study with its manifest edited (``edit`` mutates it or returns a new one)."""
+    src = zipfile.ZipFile(io.BytesIO(small_study_bytes()))
+    manifest = json.loads(src.read("manifest.json"))
+    new = edit(manifest)
+    text = new if isinstance(new, str | bytes) else json.dumps(manifest if new is None else new)
+    members = {i.filename: src.read(i.filename) for i in src.infolist()}
+    members["manifest.json"] = text.encode() if isinstance(text, str) else text
+    members.update(extra or {})
+    return zip_of(members)
+
+
+# ---------------------------------------------------------------- audio
+
+
+def wav_bytes(rate: int = 16000, seconds: float = 1.0, channels: int = 1) -> bytes:
+    n = int(rate * seconds)
+    t = np.arange(n) / max(rate, 1)
+    wave = 0.3 * np.sin(2 * np.pi * 220 * t)
+    buf = io.BytesIO()
+    sf.write(buf, np.repeat(wave[:, None], channels, axis=1), max(rate, 1), format="WAV")
+    return buf.getvalue()
+
+
+def wav_with_rate(rate: int, seconds: float = 1.0, *, frames: int | None = None) -> bytes:
+    """A valid 16 kHz WAV whose header then claims sample rate ``rate``."""
+    data = bytearray(wav_bytes(16000, seconds) if frames is None else b"")
+    if frames is not None:  # a 16-bit PCM header declaring `frames` frames, no data
+        data = bytearray(
+            b"RIFF"
+            + struct.pack("<L", 36 + 2 * frames)
+            + b"WAVEfmt "
+            + struct.pack("<LHHLLHH", 16, 1, 1, 16000, 32000, 2, 16)
+            + b"data"
+            + struct.pack("<L", 2 * frames)
+            + b"\0" * 64
+        )
+    struct.pack_into("<L", data, 24, rate)  # fmt chunk: sample rate
+    struct.pack_into("<L", data, 28, rate * 2)  # byte rate
+    return bytes(data)
