@@ -16,6 +16,11 @@ from voxmetrics.ui.cache import study_report, study_report_key
 from voxmetrics.ui.setup import study_file_name
 
 BOOT, SEED, FOLDS = "vm_report_bootstrap", "vm_report_seed", "vm_report_folds"
+TIES = "vm_report_ties"
+TIE_RULES = {
+    "reference": "As the reference code",
+    "attacker": "For the attacker",
+}
 SHOWN_SETTINGS = "vm_report_settings_shown"  # the settings the widgets were last filled from
 BUILT = "vm_report_built"  # key of the study whose report the user asked for
 
@@ -39,13 +44,14 @@ def _fill_settings_widgets(study: Study) -> None:
         st.session_state[BOOT] = settings.bootstrap
         st.session_state[SEED] = settings.seed
         st.session_state[FOLDS] = settings.cross_calibrate or 0
+        st.session_state[TIES] = settings.ties
         st.session_state[SHOWN_SETTINGS] = settings
 
 
 st.subheader("Study settings")
 _fill_settings_widgets(study)
 with st.form("vm_report_settings", border=True):
-    boot_col, seed_col, folds_col = st.columns(3)
+    boot_col, seed_col, folds_col, ties_col = st.columns(4)
     boot_col.number_input(
         "Bootstrap replicates",
         step=50,
@@ -63,6 +69,16 @@ with st.form("vm_report_settings", border=True):
         help="For conditions without a dev set: calibrate LID by speaker-disjoint k-fold "
         "cross-calibration on eval (k ≥ 2). Off: those conditions have no LID.",
     )
+    ties_col.selectbox(
+        "Tied scores",
+        list(TIE_RULES),
+        format_func=TIE_RULES.get,
+        key=TIES,
+        help="How the pooled metrics order a target and a non-target with the same score. As "
+        "the reference code: each number equals its reference implementation (EER: SpeechBrain; "
+        "ROCCH-EER and min Cllr: BOSARIS / PYLLR; ZEBRA: the code of Nautsch et al. 2020). For "
+        "the attacker: every tie counts for the attacker, the conservative audit view.",
+    )
     applied = st.form_submit_button("Apply settings", key="vm_report_apply", icon=":material/tune:")
 
 if applied:
@@ -72,6 +88,7 @@ if applied:
             bootstrap=int(st.session_state[BOOT]),
             seed=int(st.session_state[SEED]),
             cross_calibrate=folds or None,
+            ties=str(st.session_state[TIES]),
         )
     except VoxMetricsInputError as exc:
         st.error(
@@ -101,7 +118,9 @@ st.caption(
         if s.cross_calibrate
         else "no cross-calibration"
     )
-    + " of conditions without a dev set."
+    + " of conditions without a dev set; ties "
+    + TIE_RULES[s.ties].lower()
+    + "."
 )
 
 # ---------------------------------------------------------------- build

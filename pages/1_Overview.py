@@ -22,7 +22,7 @@ st.title("Overview")
 ui.require_conditions(study)
 st.caption(
     "Every condition at a glance, then every metric. Conditions are evaluated with the study's "
-    "settings (bootstrap replicates, seed, cross-calibration), set on the Report page."
+    "settings (bootstrap replicates, seed, cross-calibration, tie rule), set on the Report page."
 )
 
 settings = study.settings

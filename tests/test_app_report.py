@@ -96,6 +96,17 @@ def test_changing_settings_updates_the_study():
     assert "50 bootstrap replicates, seed 7, 5-fold cross-calibration" in _text(at.caption)
 
 
+def test_tie_rule_setting_updates_the_study():
+    at = _page()
+    assert at.selectbox(key="vm_report_ties").value == "reference"
+    assert "ties as the reference code" in _text(at.caption)
+    at.selectbox(key="vm_report_ties").set_value("attacker")
+    at.button(key="vm_report_apply").click().run()
+    assert not at.exception and not at.error
+    assert _study(at).settings == StudySettings(ties="attacker")
+    assert "ties for the attacker" in _text(at.caption)
+
+
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [
@@ -163,7 +174,12 @@ def test_the_report_files_behind_the_buttons():
     sr = build_study_report(study)  # what cache.study_report stores
     data = json.loads(report_json(sr))
     assert sorted(data["conditions"]) == ["plain", "random"]
-    assert data["settings"] == {"bootstrap": 20, "seed": 3, "cross_calibrate": None}
+    assert data["settings"] == {
+        "bootstrap": 20,
+        "seed": 3,
+        "cross_calibrate": None,
+        "ties": "reference",
+    }
     names = zipfile.ZipFile(io.BytesIO(report_zip(sr))).namelist()
     assert "tiny_report.html" in names and "csv/report_card.csv" in names
     assert study_from_bytes(study_to_bytes(sr.study)).names == ["plain", "random"]

@@ -119,7 +119,12 @@ def test_study_report_json_has_every_number(study, study_report):
         assert c["sbls"]["sbls"] == study_report.sbls[r.name].sbls
     assert [c["condition"] for c in d["threat_callouts"]] == ["anon-leaky"]
     # the settings used: the study's, with the override bootstrap=50
-    assert d["settings"] == {"bootstrap": 50, "seed": 0, "cross_calibrate": None}
+    assert d["settings"] == {
+        "bootstrap": 50,
+        "seed": 0,
+        "cross_calibrate": None,
+        "ties": "reference",
+    }
     assert study.settings.bootstrap == 200
     assert set(d["report_card"]["thresholds"]) == set(REPORT_CARD_THRESHOLDS)
 
@@ -132,7 +137,9 @@ def test_study_report_tables(study, study_report):
         "report_card_levels.csv",
         "callout_worst_trials.csv",
         "lid_per_trial.csv",
+        "verification.csv",
     }
+    assert tables["verification.csv"]["Condition"].tolist() == study.names
     lid = tables["lid_per_trial.csv"]
     assert len(lid) == sum(c.eval.n_trials for c in study.conditions)
     worst = tables["callout_worst_trials.csv"]

@@ -16,7 +16,7 @@ from voxmetrics.errors import VoxMetricsInputError
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
-    "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out",
+    "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out", "ties",
     "score_kind", "dcf", "d_prime",
 }
 
@@ -61,6 +61,19 @@ def test_evaluate_worked_example(worked_csv, capsys):
     # every trial is at rank 1 of 4: MeanD = MaxD = log2 4 = 2 bits, IdR = linkability = 1
     assert result["srd"] == {"mean_d": 2.0, "idr": 1.0, "std_d": 0.0, "max_d": 2.0, "spread": 0.25}
     assert result["srd_model"]["loss"] == "CLL"
+    assert result["ties"] == "reference"
+
+
+def test_evaluate_records_the_tie_rule(worked_csv, capsys):
+    # the worked example has no target tied with a non-target: both rules agree
+    status, out, err = _run(["evaluate", str(worked_csv), "--ties", "attacker"], capsys)
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["ties"] == "attacker"
+    assert (result["eer"], result["eer_rocch"]) == (0.5, 0.375)
+    with pytest.raises(SystemExit) as exc:  # argparse rejects an unknown choice
+        main(["evaluate", str(worked_csv), "--ties", "optimistic"])
+    assert exc.value.code == 2 and "--ties" in capsys.readouterr().err
 
 
 def test_every_score_format_gives_the_same_metrics(demo_dir, capsys):

@@ -42,7 +42,7 @@ def test_demo_vxm_is_the_demo_study(demo_vxm):
 def test_report_writes_every_output(demo_vxm, tmp_path, capsys):
     pdf = tmp_path / "r.pdf" if Path(CHROMIUM).exists() else None
     argv = ["report", demo_vxm, "--html", tmp_path / "r.html", "--json", tmp_path / "r.json"]
-    argv += ["--csv", tmp_path / "csv", "--bootstrap", "20", "--seed", "3"]
+    argv += ["--csv", tmp_path / "csv", "--bootstrap", "20", "--seed", "3", "--ties", "attacker"]
     if pdf is not None:
         argv += ["--pdf", pdf]
     status, out, err = _run(argv, capsys)
@@ -54,6 +54,8 @@ def test_report_writes_every_output(demo_vxm, tmp_path, capsys):
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert list(data["conditions"]) == DEMO_NAMES
     assert data["settings"]["bootstrap"] == 20 and data["settings"]["seed"] == 3
+    assert data["settings"]["ties"] == "attacker"
+    assert {c["ties"] for c in data["conditions"].values()} == {"attacker"}
     assert [c["condition"] for c in data["threat_callouts"]] == ["anon-leaky"]
     assert data["conditions"]["anon-leaky"]["lid"]["intervals"]["lid_max"][0] is not None
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
@@ -130,7 +132,16 @@ def test_help_describes_report(capsys):
         main(["report", "--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
-    for flag in ("STUDY.vxm", "--html", "--pdf", "--json", "--csv", "--bootstrap", "--seed"):
+    for flag in (
+        "STUDY.vxm",
+        "--html",
+        "--pdf",
+        "--json",
+        "--csv",
+        "--bootstrap",
+        "--seed",
+        "--ties",
+    ):
         assert flag in text
     with pytest.raises(SystemExit):
         main(["demo", "--help"])

@@ -43,26 +43,26 @@ def _hypothesis_safe_after_speechbrain():
 
 
 def ref_eer(tar: list[float], non: list[float]) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-    """EER by the letter of metrics.md section 1: (eer, threshold, far, frr), all exact.
+    """EER by SpeechBrain's scan, written as its loop: (eer, threshold, far, frr), rates exact.
 
-    Candidate thresholds are the unique pooled scores plus the midpoints between consecutive
-    ones, visited from the lowest up; FRR(t) = P(tar <= t), FAR(t) = P(non > t); the first
-    (lowest) threshold with the smallest |FAR - FRR| wins.
+    Candidate thresholds are the unique pooled scores plus the (float64) midpoints between
+    consecutive ones, visited from the lowest up; FRR(t) = P(tar <= t), FAR(t) = P(non > t) as
+    float32 rates; a candidate replaces the incumbent when |float32(FAR - FRR)| is below the
+    incumbent's |FAR - FRR| (float64 of its float32 rates); the first candidate starts.
     """
-    tar_q = [Fraction(x) for x in tar]
-    non_q = [Fraction(x) for x in non]
-    unique = sorted(set(tar_q + non_q))
+    unique = sorted(set(tar) | set(non))
     candidates = sorted(unique + [(a + b) / 2 for a, b in pairwise(unique)])
     best = None
     for t in candidates:
-        frr = Fraction(sum(x <= t for x in tar_q), len(tar_q))
-        far = Fraction(sum(x > t for x in non_q), len(non_q))
-        gap = abs(far - frr)
-        if best is None or gap < best[0]:  # strict: a later tie never replaces the first
-            best = (gap, t, far, frr)
+        n_fr, n_fa = sum(x <= t for x in tar), sum(x > t for x in non)
+        frr32 = np.float32(n_fr) / np.float32(len(tar))
+        far32 = np.float32(n_fa) / np.float32(len(non))
+        if best is None or abs(float(far32 - frr32)) < abs(float(best[0]) - float(best[1])):
+            best = (far32, frr32, t, n_fa, n_fr)
     assert best is not None
-    _, t, far, frr = best
-    return (far + frr) / 2, t, far, frr
+    _, _, t, n_fa, n_fr = best
+    far, frr = Fraction(n_fa, len(non)), Fraction(n_fr, len(tar))
+    return (far + frr) / 2, Fraction(t), far, frr
 
 
 def ref_roc_points(tar: list[float], non: list[float]) -> list[tuple[Fraction, Fraction]]:
@@ -246,58 +246,38 @@ def test_eer_matches_speechbrain_without_ties(seed, n_tar, n_non):
 # 3. The exact tie-break rule
 # --------------------------------------------------------------------------------------------
 
-# (tar, non, threshold, eer, far, frr), all worked by hand:
+# (tar, non, threshold, eer, far, frr), all worked by hand. SpeechBrain casts both rates to
+# float32 and keeps the first candidate only while no later one looks strictly better in that
+# arithmetic, so on tied |FAR - FRR| its choice is not always the lowest threshold:
 TIE_CASES = [
     # tar = [1, 3], non = [2]. t = 1: FRR 1/2, FAR 1 -> gap 1/2; t = 2: FRR 1/2, FAR 0 -> gap
-    # 1/2; t = 3: FRR 1, FAR 0 -> gap 1. Tied at 1, 1.5, 2, 2.5: the lowest, 1, gives
-    # EER (1 + 1/2) / 2 = 3/4 (not (0 + 1/2) / 2 = 1/4 at t = 2).
+    # 1/2; t = 3: FRR 1, FAR 0 -> gap 1. Tied at 1, 1.5, 2, 2.5, exact in float32: the first,
+    # 1, stays, EER (1 + 1/2) / 2 = 3/4.
     ([1.0, 3.0], [2.0], 1.0, 0.75, 1.0, 0.5),
-    # tar = [3, 8], non = [2, 3, 6, 6, 8, 9]. t = 2: FRR 0, FAR 5/6 -> 5/6; t = 3: FRR 1/2,
-    # FAR 4/6 -> 1/6; t = 6: FRR 1/2, FAR 2/6 -> 1/6; t = 8: FRR 1, FAR 1/6 -> 5/6. Tied at 3
-    # and 6: the lowest, 3, gives EER (2/3 + 1/2) / 2 = 7/12 (t = 6 would give 5/12).
-    ([3.0, 8.0], [2.0, 3.0, 6.0, 6.0, 8.0, 9.0], 3.0, 7 / 12, 2 / 3, 0.5),
+    # tar = [3, 8], non = [2, 3, 6, 6, 8, 9]. t = 3: FRR 1/2, FAR 4/6; t = 6: FRR 1/2, FAR 2/6;
+    # both gaps 1/6 exactly, but |f32(2/3) - .5| = 0.16666669 > |f32(1/3) - .5| = 0.16666666,
+    # so the later threshold 6 looks strictly better: EER (1/3 + 1/2) / 2 = 5/12.
+    ([3.0, 8.0], [2.0, 3.0, 6.0, 6.0, 8.0, 9.0], 6.0, 5 / 12, 1 / 3, 0.5),
     # tar = [1, 3, 5, 6, 9, 10, 11] (7), non = [6, 6, 6] (3). t = 5: FRR 3/7, FAR 1 -> 4/7;
-    # t = 6: FRR 4/7, FAR 0 -> 4/7 (one step moves three non-targets and one target). Tied at
-    # 5, 5.5 and 6: the lowest, 5, gives EER (1 + 3/7) / 2 = 5/7 (t = 6 would give 2/7).
-    ([1.0, 3.0, 5.0, 6.0, 9.0, 10.0, 11.0], [6.0, 6.0, 6.0], 5.0, 5 / 7, 1.0, 3 / 7),
+    # SpeechBrain stores |1 - f32(3/7)| in float64, 0.5714285671710968, then at the midpoint 5.5
+    # (same counts) its float32 subtraction gives 0.5714285373687744 < that, so it moves to 5.5.
+    ([1.0, 3.0, 5.0, 6.0, 9.0, 10.0, 11.0], [6.0, 6.0, 6.0], 5.5, 5 / 7, 1.0, 3 / 7),
 ]
 
 
 @pytest.mark.parametrize(("tar", "non", "threshold", "value", "far", "frr"), TIE_CASES)
-def test_eer_tie_takes_lowest_threshold(tar, non, threshold, value, far, frr):
+def test_eer_tie_follows_speechbrain(tar, non, threshold, value, far, frr):
     r = eer_result(tar, non)
     assert r.threshold == threshold
     assert r.eer == pytest.approx(value, abs=1e-15)
     assert (r.far, r.frr) == pytest.approx((far, frr), abs=1e-15)
     assert ref_eer(tar, non)[1] == Fraction(threshold)
-
-
-# The last two tie cases mislead float32 arithmetic (SpeechBrain casts both rates to float32;
-# neither 2/3, 1/3, 3/7 nor 4/7 is representable):
-#   * tar = [3, 8]: |f32(2/3) - .5| = 0.16666669 but |f32(1/3) - .5| = 0.16666666, so the later
-#     threshold 6 looks strictly better and SpeechBrain reports EER 5/12 at 6.
-#   * 7 targets, 3 non-targets: at t = 5 SpeechBrain stores |1 - f32(3/7)| in float64,
-#     0.5714285671710968, then at the midpoint 5.5 (same counts) its float32 subtraction gives
-#     0.5714285373687744 < that, so it moves to 5.5, a threshold that is not even a score.
-# Our integer comparison |n_fa N_tar - n_fr N_non| sees exact ties and keeps the lowest.
-@pytest.mark.parametrize(
-    ("tar", "non", "ours", "speechbrain"),
-    [
-        ([3.0, 8.0], [2.0, 3.0, 6.0, 6.0, 8.0, 9.0], (3.0, 7 / 12), (6.0, 5 / 12)),
-        ([1.0, 3.0, 5.0, 6.0, 9.0, 10.0, 11.0], [6.0, 6.0, 6.0], (5.0, 5 / 7), (5.5, 5 / 7)),
-    ],
-)
-def test_eer_exact_comparison_where_float32_misleads(tar, non, ours, speechbrain):
-    r = eer_result(tar, non)
-    assert (r.threshold, r.eer) == pytest.approx(ours, abs=1e-15)
     torch = pytest.importorskip("torch")
     metric_stats = pytest.importorskip("speechbrain.utils.metric_stats")
     sb_eer, sb_threshold = metric_stats.EER(
         torch.tensor(tar, dtype=torch.float64), torch.tensor(non, dtype=torch.float64)
     )
-    # documents the difference metrics.md section 1 describes; if SpeechBrain ever compares
-    # exactly, this fails and the note in metrics.md should be revisited
-    assert (sb_threshold, sb_eer) == pytest.approx(speechbrain, abs=1e-6)
+    assert (sb_threshold, sb_eer) == pytest.approx((threshold, value), abs=1e-6)
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from voxmetrics.data.predictions import AttributePrediction
@@ -646,3 +648,19 @@ def test_missing_true_labels_are_not_a_class():
         assert "sex" in str(exc) and "missing" in str(exc)
     else:
         assert r.attributes[0].classes == ("F", "M")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), st.integers(0, 5)), min_size=2, max_size=40).filter(
+        lambda rows: 0 < sum(p for p, _ in rows) < len(rows)
+    )
+)
+def test_roc_auc_equals_scikit_learn(rows):
+    from sklearn.metrics import roc_auc_score
+
+    from voxmetrics.metrics.sbls import roc_auc
+
+    positive = np.array([p for p, _ in rows])
+    scores = np.array([s for _, s in rows], dtype=float) / 5  # tied scores included
+    assert roc_auc(positive, scores) == pytest.approx(roc_auc_score(positive, scores), abs=1e-12)

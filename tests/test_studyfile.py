@@ -274,6 +274,15 @@ def test_invalid_settings_are_refused(kwargs):
 
 
 def test_settings_round_trip_through_dict():
-    s = StudySettings(bootstrap=0, seed=9, cross_calibrate=4)
+    s = StudySettings(bootstrap=0, seed=9, cross_calibrate=4, ties="attacker")
     assert StudySettings.from_dict(s.to_dict()) == s
-    assert s.evaluate_options() == {"bootstrap": 0, "seed": 9, "cross_calibrate": 4}
+    assert s.evaluate_options() == {
+        "bootstrap": 0,
+        "seed": 9,
+        "cross_calibrate": 4,
+        "ties": "attacker",
+    }
+    # studies saved before the setting existed load with the default
+    assert StudySettings.from_dict({"bootstrap": 0}).ties == "reference"
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        StudySettings(ties="optimistic")

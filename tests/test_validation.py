@@ -570,3 +570,21 @@ def test_boolean_scores_are_not_numbers():
 def test_first_data_line_longer_than_the_header():
     with _raises(r"s\.csv: line 2 has 5 fields but the header has 4; give every line the same"):
         read_scores(_csv("t1,a,a,0.9,x\nt1,a,b,0.1\n"), name="s.csv")
+
+
+def test_check_matrix_remembers_only_matrices_that_cannot_change():
+    from voxmetrics.metrics._validation import check_matrix
+
+    t = np.array([0, 1])
+    s = np.ones((2, 3))
+    check_matrix(s, t)
+    s[0, 0] = np.nan  # a writeable matrix is checked again every time
+    with pytest.raises(VoxMetricsInputError, match="NaN"):
+        check_matrix(s, t)
+    s[0, 0] = 1.0
+    view = s[:]
+    view.setflags(write=False)  # read-only, but its base can still be written
+    check_matrix(view, t)
+    s[1, 2] = np.inf
+    with pytest.raises(VoxMetricsInputError, match="NaN"):
+        check_matrix(view, t)

@@ -74,18 +74,20 @@ def ref_pav(labels: list[int]) -> list[Fraction]:
 
 
 def ref_pav_llrs(
-    tar: list[float], non: list[float], *, laplace: bool
+    tar: list[float], non: list[float], *, laplace: bool, targets_first: bool = True
 ) -> tuple[list[float], list[float]]:
     """PAV LLRs by the letter of metrics.md section 3, in the input order.
 
-    Pooled scores are sorted ascending with targets before non-targets at equal scores. With
+    Pooled scores are sorted ascending with targets before non-targets at equal scores (after
+    them with ``targets_first=False``, the order of the ZEBRA reference code). With
     Laplace's rule a dummy target then a dummy non-target go below the lowest score and a dummy
     target then a dummy non-target above the highest; their four outputs are dropped. LLR =
     logit(P) - ln(N_tar / N_non) with the real counts, computed from the exact fraction
     P N_non / ((1 - P) N_tar); P = 0 or 1 gives -inf or +inf.
     """
     pooled = [(x, 0, i) for i, x in enumerate(tar)] + [(x, 1, i) for i, x in enumerate(non)]
-    pooled.sort(key=lambda item: (item[0], item[1]))  # kind 0 (target) first at ties
+    # kind 0 (target) first at ties, or last
+    pooled.sort(key=lambda item: (item[0], item[1] if targets_first else 1 - item[1]))
     labels = [1 - kind for _, kind, _ in pooled]
     if laplace:
         labels = [1, 0, *labels, 1, 0]
@@ -190,7 +192,7 @@ def test_d_ece_equals_integral_of_h2_minus_minimum_ece(seed):
     tar, non = rng.normal(shift, 1.0, n_t), rng.normal(0.0, 1.0, n_n)
     if seed % 2:  # force ties between and within the pools
         tar, non = np.round(tar, 1), np.round(non, 1)
-    t_llr, n_llr = pav_llrs(tar, non)  # no Laplace: may be +-inf
+    t_llr, n_llr = pav_llrs(tar, non, ties="attacker")  # ZEBRA's order; may be +-inf
     expected = integral_of_disclosure(t_llr, n_llr)
     assert zebra(tar, non).d_ece == pytest.approx(expected, abs=1e-6)
     assert d_ece_from_llrs(t_llr, n_llr) == pytest.approx(expected, abs=1e-6)
@@ -269,14 +271,22 @@ def test_three_targets_above_three_non_targets():
     "values",
     [[0.3], [1.0, 2.0, 3.0], [5.0, 5.0, -1.0, 2.5], list(np.linspace(-1, 1, 17))],
 )
-def test_identical_pools_are_zero_evidence(values):
+def test_identical_pools_zero_evidence_only_with_targets_first(values):
     # same values, same sizes: at each distinct value c targets then c non-targets (targets
     # first at ties) pool to P = 1/2 = the prior, so every LLR is exactly 0 with and without
-    # Laplace (the dummy pairs [1, 0] also pool to 1/2): D_ECE 0, log10 l 0, tag "0"
+    # Laplace (the dummy pairs [1, 0] also pool to 1/2): D_ECE 0, log10 l 0
     rng = np.random.default_rng(len(values))
-    r = zebra(values, rng.permutation(values))
-    assert (r.d_ece, r.log10_l, r.tag) == (0.0, 0.0, "0")
-    assert r.odds == "50:50 (flat posterior)"
+    other = rng.permutation(values)
+    for laplace in (False, True):
+        t, n = pav_llrs(values, other, laplace=laplace)
+        assert set(t.tolist()) | set(n.tolist()) == {0.0}
+        assert d_ece_from_llrs(t, n) == 0.0
+    # ZEBRA's reference code sorts non-targets first: at each tied value [0.., 1..] is
+    # increasing, so PAV separates them and the ties disclose (what its optimal_llr reports)
+    r = zebra(values, other)
+    ref_t, ref_n = ref_pav_llrs(values, list(other), laplace=True, targets_first=False)
+    assert r.log10_l == pytest.approx(max(map(abs, ref_t + ref_n)) / LN10, rel=1e-12)
+    assert r.log10_l > 0.0 and r.tag != "0"
 
 
 # --------------------------------------------------------------------------------------------
@@ -370,8 +380,8 @@ def test_pav_llrs_match_the_reference_loop(data, laplace):
 @given(data=pools(elements=FEW) | pools(elements=HALVES))
 def test_zebra_matches_the_reference_pipeline(data):
     tar, non = data
-    plain_t, plain_n = ref_pav_llrs(tar, non, laplace=False)
-    lap_t, lap_n = ref_pav_llrs(tar, non, laplace=True)
+    plain_t, plain_n = ref_pav_llrs(tar, non, laplace=False, targets_first=False)
+    lap_t, lap_n = ref_pav_llrs(tar, non, laplace=True, targets_first=False)
     r = zebra(tar, non)
     assert r.d_ece == pytest.approx(ref_d_ece(plain_t, plain_n), abs=1e-12)
     worst = max(abs(v) for v in lap_t + lap_n)
@@ -385,8 +395,9 @@ def test_pav_transform_is_the_step_function_of_the_reference(data):
     tf = pav_transform(tar, non)
     assert tf.scores.tolist() == sorted(set(tar) | set(non))
     for laplace, llr in ((False, tf.llr), (True, tf.llr_laplace)):
-        ref_t, ref_n = ref_pav_llrs(tar, non, laplace=laplace)
-        by_score = dict(zip(tar + non, ref_t + ref_n, strict=True))  # ties share one bin
+        ref_t, ref_n = ref_pav_llrs(tar, non, laplace=laplace, targets_first=False)
+        # non-targets first: a tied score has the targets' LLR in the transform
+        by_score = dict(zip(non + tar, ref_n + ref_t, strict=True))
         for x, value in zip(tf.scores, llr, strict=True):
             assert value == pytest.approx(by_score[x], rel=1e-12, abs=1e-12)
 
@@ -519,7 +530,7 @@ def test_worst_case_points_at_its_score(data):
     tar, non = (np.asarray(p) for p in data)
     r = zebra(tar, non)
     assert r.log10_l >= 0.0 and math.isfinite(r.log10_l)
-    t_lap, n_lap = pav_llrs(tar, non, laplace=True)
+    t_lap, n_lap = pav_llrs(tar, non, laplace=True, ties="attacker")  # ZEBRA's order
     pool, llrs = (tar, t_lap) if r.worst_is_mated else (non, n_lap)
     assert 0 <= r.worst_index < pool.size
     assert r.worst_score == pool[r.worst_index]
@@ -560,7 +571,7 @@ def test_ece_curves_default_grid_and_zero_evidence(scores):
 def test_minimum_ece_is_the_ece_of_the_pav_llrs(scores):
     lam = np.linspace(-7.0, 7.0, 29)
     c = ece_curves(*scores, prior_log_odds=lam)
-    t, n = pav_llrs(*scores)
+    t, n = pav_llrs(*scores, ties="attacker")  # non-targets first, as ZEBRA
     np.testing.assert_array_equal(c.prior_log_odds, lam)
     np.testing.assert_allclose(c.minimum, [ref_ece(t, n, v) for v in lam], rtol=1e-12)
 

@@ -300,6 +300,14 @@ def _parser() -> argparse.ArgumentParser:
         "of ZEBRA's d_ece and log10_l (default 0: none)",
     )
     ev.add_argument("--seed", type=int, default=0, help="seed of folds and bootstrap (default 0)")
+    ev.add_argument(
+        "--ties",
+        choices=["reference", "attacker"],
+        default="reference",
+        help="tie rule of the pooled metrics: reference (each number as its reference code: "
+        "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
+        "code) or attacker (every tie resolved for the attacker); default reference",
+    )
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
     ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
     ev.add_argument(
@@ -395,6 +403,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--seed", type=int, help="seed of folds and bootstrap (default: the study's)")
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
+    rep.add_argument(
+        "--ties",
+        choices=["reference", "attacker"],
+        default=None,
+        help="tie rule of the pooled metrics: reference (each number as its reference code: "
+        "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
+        "code) or attacker (every tie resolved for the attacker); default: the study's setting",
+    )
 
     study = sub.add_parser(
         "study",
@@ -584,6 +600,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         p_targets=_priors(args.p_target),
         c_miss=args.c_miss,
         c_fa=args.c_fa,
+        ties=args.ties,
     )
     result = report.to_dict()
     text = json.dumps(result, indent=2)
@@ -681,7 +698,9 @@ def _report(args: argparse.Namespace) -> int:
     _check_outputs([args.html, args.pdf, args.json], [args.csv])
     study = load_study(args.study)
     overrides = {
-        k: v for k, v in (("bootstrap", args.bootstrap), ("seed", args.seed)) if v is not None
+        k: v
+        for k, v in (("bootstrap", args.bootstrap), ("seed", args.seed), ("ties", args.ties))
+        if v is not None
     }
     check_count("--bootstrap", "replicates", args.bootstrap or 0, "max_replicates")
     if overrides:  # the report states the settings it was computed with

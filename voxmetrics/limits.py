@@ -674,8 +674,8 @@ def safe_member_name(name: str) -> bool:
     return not (name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name) or ".." in parts)
 
 
-def load_npz(data: bytes, where: str) -> dict[str, np.ndarray]:
-    """Parse NPZ bytes into ``{name: array}`` within every archive and array limit.
+def load_npz(data: bytes | str | os.PathLike[str], where: str) -> dict[str, np.ndarray]:
+    """Parse NPZ bytes (or the NPZ file at a path) into ``{name: array}`` within every limit.
 
     Examples
     --------

@@ -4,8 +4,8 @@ The JSON object of one condition follows the command-line contract of design.md:
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
-log10_l, tag, odds), ``linkability_vs_n`` and ``singling_out`` (null without embeddings);
-later metric families add theirs.
+log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings) and
+``ties``, the tie rule of the pooled metrics; later metric families add theirs.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -35,9 +35,12 @@ from voxmetrics.metrics.legal import (
     singling_out_embeddings,
 )
 from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
-from voxmetrics.metrics.sbls import SBLSResult, attribute_columns, sbls_embeddings
+from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
-from voxmetrics.metrics.zebra import ZebraResult, zebra, zebra_bootstrap
+from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
+
+if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
+    from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
     "OVERVIEW_COLUMNS",
@@ -89,6 +92,8 @@ class ConditionReport:
     """Standard ASV outputs: minDCF / actDCF, DET and APE curves, d'."""
     score_kind: ScoreKind = "similarity"
     """What the scores were: similarity, llr, or distance (negated on reading)."""
+    ties: str = "reference"
+    """Tie rule of the pooled metrics ("reference" or "attacker")."""
 
     def zebra_block(self) -> dict[str, Any]:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
@@ -134,6 +139,7 @@ class ConditionReport:
                 if self.verification is not None
                 else {"dcf": None, "d_prime": None}
             ),
+            "ties": self.ties,
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -159,6 +165,7 @@ def evaluate(
     p_targets: Sequence[float] = DEFAULT_P_TARGETS,
     c_miss: float = 1.0,
     c_fa: float = 1.0,
+    ties: Ties = "reference",
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -193,6 +200,10 @@ def evaluate(
     p_targets, c_miss, c_fa :
         Target priors and costs of the normalised minDCF / actDCF (default 0.01 and 0.001,
         unit costs).
+    ties : {"reference", "attacker"}
+        Tie rule of the pooled metrics: "reference" makes each number equal its reference
+        implementation (EER: SpeechBrain; ROCCH-EER, min Cllr: BOSARIS / PYLLR; ZEBRA: the
+        ZEBRA code), "attacker" resolves every tie for the attacker.
 
     Returns
     -------
@@ -208,12 +219,14 @@ def evaluate(
     >>> r["eer"], r["linkability"]
     (0.5, 1.0)
     """
+    check_ties(ties)
     if score_kind not in SCORE_KINDS:
         raise VoxMetricsInputError(
             f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
         )
     if dev is not None:
         check_disjoint_speakers(dev, eval)
+    pools = SortedPools.of(eval)  # one sort of the pooled scores for every 1-to-1 metric
     lid_result = evaluate_lid(
         eval,
         dev=dev,
@@ -235,6 +248,8 @@ def evaluate(
             n_boot=bootstrap,
             seed=seed,
             progress=progress,
+            ties=ties,
+            pools=pools,
         )
     ranks = srd(eval.scores, eval.targets)
     return ConditionReport(
@@ -242,10 +257,10 @@ def evaluate(
         attacker=attacker,
         n_excluded_trials=eval.n_excluded_trials,
         has_dev=dev is not None,
-        baseline=baseline_metrics(eval.scores, eval.targets),
+        baseline=baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools),
         srd=ranks,
         srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
-        zebra=zebra(eval.tar, eval.non),
+        zebra=zebra_from_pools(pools, ties=ties),
         linkability_curve=linkability_curve(eval.scores, eval.targets),
         singling_out=_singling_out(embeddings, split),
         lid=lid_result,
@@ -260,6 +275,7 @@ def evaluate(
             scores_are_llrs=score_kind == "llr",
         ),
         score_kind=score_kind,
+        ties=ties,
     )
 
 
@@ -324,6 +340,8 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
     """
+    from voxmetrics.metrics.sbls import attribute_columns, sbls_embeddings
+
     es = condition.embeddings
     if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
         return None

@@ -21,8 +21,9 @@ from voxmetrics.card import ReportCard, report_card
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
+from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
-from voxmetrics.metrics.zebra import ECECurves, ece_curves
+from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
 from voxmetrics.report import (
     OVERVIEW_COLUMNS,
     ConditionReport,
@@ -143,7 +144,7 @@ def build_study_report(
             progress(k / n, f"Evaluating {cond.name}")
         reports.append(evaluate_condition(cond, **opts))
         sbls[cond.name] = evaluate_sbls(cond)
-        curves[cond.name] = ece_curves(cond.eval.tar, cond.eval.non)
+        curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}

@@ -50,8 +50,19 @@ def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
 
 
 def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
-    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned)."""
+    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned).
+
+    Without ``copy``, a view of an array that owns its memory (e.g. the reshaped buffer
+    ``np.load`` returns) is frozen together with that array instead of being copied.
+    """
     a = np.array(a, copy=True) if copy else np.ascontiguousarray(a)
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not copy and root is not a and root.base is None:
+        root.setflags(write=False)  # nothing can write through the base any more
+        a.setflags(write=False)
+        return a
     if a.flags.writeable and a.base is not None and not a.flags.owndata:
         a = a.copy()  # a writeable view could still be changed through its base
     a.setflags(write=False)
@@ -122,7 +133,8 @@ class ScoreMatrix:
         :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted); it is an error only when
         no trial is left. float32 scores stay float32 (half the memory of a large matrix);
         anything else becomes float64. With ``copy=False`` the score array is not copied but
-        made read-only in place: pass it only for an array nothing else will write to.
+        made read-only in place, together with the array it is a view of (if any): pass it only
+        for an array nothing else will write to.
 
         Raises
         ------
@@ -166,8 +178,9 @@ class ScoreMatrix:
             )
         _check_unique(espk, "enrolled speaker", where)
         _check_unique(tids, "trial id", where)
-        bad = ~np.isfinite(s)
-        if bad.any():
+        # the float64 sum is finite iff every score is (no T x N mask for a clean matrix)
+        if not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
+            bad = ~np.isfinite(s)
             i, j = np.argwhere(bad)[0]
             raise VoxMetricsInputError(
                 f"{where}: {int(bad.sum())} score(s) are NaN or infinite (first: trial "
@@ -256,7 +269,7 @@ class ScoreMatrix:
         """sha256 of everything the metrics depend on; use it as a cache key."""
         h = hashlib.sha256()
         h.update(np.asarray(self.scores.shape, dtype=np.int64).tobytes())
-        h.update(self.scores.tobytes())
+        h.update(memoryview(np.ascontiguousarray(self.scores)).cast("B"))
         for labels in (self.trial_ids, self.trial_speakers, self.enrol_speakers):
             h.update("\x1f".join(labels.tolist()).encode())
             h.update(b"\x1e")

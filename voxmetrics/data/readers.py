@@ -51,7 +51,15 @@ from voxmetrics.data.embedding_files import (
 )
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
-from voxmetrics.limits import check_count, get_limits, load_npy, load_npz, read_file_bytes, refuse
+from voxmetrics.limits import (
+    check_count,
+    check_input_path,
+    get_limits,
+    load_npy,
+    load_npz,
+    read_file_bytes,
+    refuse,
+)
 
 __all__ = [
     "FORMATS",
@@ -701,9 +709,10 @@ def _np_load(data: bytes, name: str, kind: str) -> Any:
 
 
 def _npz_arrays(
-    data: bytes, name: str, required: Sequence[str], what: str
+    data: bytes | Path, name: str, required: Sequence[str], what: str
 ) -> dict[str, np.ndarray]:
-    if data[:6] == b"\x93NUMPY":
+    # a path is an NPZ already recognised by _npz_path; its members are read from the file
+    if isinstance(data, bytes) and data[:6] == b"\x93NUMPY":
         raise VoxMetricsInputError(
             f"{name}: is a single NPY array, but {what} needs an NPZ with arrays "
             f"{', '.join(required)}; save them with numpy.savez."
@@ -734,15 +743,41 @@ def _text_array(a: np.ndarray, key: str, name: str) -> NDArray[np.str_]:
     return a.astype(str)
 
 
-def _float_array(a: np.ndarray, key: str, name: str) -> NDArray[np.float64]:
+def _float_array(a: np.ndarray, key: str, name: str) -> NDArray[np.floating]:
+    """float32 and float64 as they are (no copy); other numbers as float64."""
     if a.dtype.kind not in "fiub":
         raise VoxMetricsInputError(
             f"{name}: array '{key}' has dtype {a.dtype}; it must hold numbers (float)."
         )
-    return a.astype(np.float64, copy=False)
+    return a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
 
 
-def _scores_from_npz(data: bytes, name: str) -> ScoreMatrix:
+def _npz_path(source: Source, format: str, name: str | None) -> Path | None:
+    """The path of an NPZ file given by path, to be read member by member from the file.
+
+    Reading from the file (within the same archive limits) spares the bytes of the whole file
+    next to the arrays. None when the source is not a regular file holding an NPZ within the
+    size limit: the general reader then reads (and refuses, or reports) it.
+    """
+    if not isinstance(source, str | os.PathLike) or format not in ("auto", "npz"):
+        return None
+    path = Path(source)
+    st = check_input_path(path, name or path.name or str(path))
+    if st.st_size > get_limits().max_file_bytes:
+        return None
+    try:
+        with path.open("rb") as f:
+            if f.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):
+                return None
+        with zipfile.ZipFile(path) as zf:
+            if all(m.endswith(".npy") for m in zf.namelist()):
+                return path
+    except (OSError, zipfile.BadZipFile):
+        return None
+    return None
+
+
+def _scores_from_npz(data: bytes | Path, name: str) -> ScoreMatrix:
     arrays = _npz_arrays(data, name, _NPZ_ARRAYS, "a score NPZ")
     s = _float_array(arrays["scores"], "scores", name)
     if s.ndim != 2:
@@ -775,6 +810,7 @@ def _scores_from_npz(data: bytes, name: str) -> ScoreMatrix:
         enrol_speakers=_text_array(arrays["enrol_speakers"], "enrol_speakers", name),
         attributes=attrs,
         source=name,
+        copy=False,  # fresh from the archive reader (or astype): nothing else holds it
     )
 
 
@@ -1023,6 +1059,9 @@ def _read_scores(
     name: str | None,
     trials_name: str | None,
 ) -> ScoreMatrix:
+    npz_path = _npz_path(source, format, name) if trials is None else None
+    if npz_path is not None:  # one copy of the matrix: read from the file, not from its bytes
+        return _scores_from_npz(npz_path, name or npz_path.name or str(npz_path))
     data, nm = _load(source, name)
     if format not in _SCORE_FORMATS:
         raise VoxMetricsInputError(

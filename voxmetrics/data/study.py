@@ -92,7 +92,7 @@ class StudySettings:
     Examples
     --------
     >>> StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
-    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None}
+    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'ties': 'reference'}
     """
 
     bootstrap: int = 200
@@ -102,6 +102,9 @@ class StudySettings:
     cross_calibrate: int | None = None
     """k of the speaker-disjoint cross-calibration of LID for conditions without a dev set
     (None = no LID for them)."""
+    ties: str = "reference"
+    """Tie rule of the pooled metrics: "reference" (each number as its reference code) or
+    "attacker" (every tie resolved for the attacker, the conservative audit view)."""
 
     def __post_init__(self) -> None:
         checks = (
@@ -111,6 +114,10 @@ class StudySettings:
         for name, value, low, hint in checks:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise VoxMetricsInputError(f"setting '{name}' is {value!r}; use {hint}.")
+        if self.ties not in ("reference", "attacker"):
+            raise VoxMetricsInputError(
+                f"setting 'ties' is {self.ties!r}; use 'reference' or 'attacker'."
+            )
         k = self.cross_calibrate
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 2):
             raise VoxMetricsInputError(
@@ -124,6 +131,7 @@ class StudySettings:
             "bootstrap": self.bootstrap,
             "seed": self.seed,
             "cross_calibrate": self.cross_calibrate,
+            "ties": self.ties,
         }
 
     def to_dict(self) -> dict[str, Any]:

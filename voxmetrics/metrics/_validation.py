@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -50,6 +52,30 @@ def check_llr_pools(
     return out[0], out[1]
 
 
+_FINITE: dict[int, weakref.ref[np.ndarray]] = {}
+"""Read-only matrices already found finite, by id (each metric of a report checks the same
+matrix); an entry goes when its array does."""
+
+
+def _known_finite(a: np.ndarray) -> bool:
+    ref = _FINITE.get(id(a))
+    return ref is not None and ref() is a
+
+
+def _remember_finite(a: np.ndarray) -> None:
+    key = id(a)
+    _FINITE[key] = weakref.ref(a, lambda _: _FINITE.pop(key, None))
+
+
+def _frozen(a: np.ndarray) -> bool:
+    """Whether nothing can change ``a``: it and every array it views are read-only."""
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return False
+        a = a.base
+    return a is None or isinstance(a, bytes)
+
+
 def check_matrix(
     scores: ArrayLike, targets: ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
@@ -68,9 +94,12 @@ def check_matrix(
         raise VoxMetricsInputError(
             f"`scores` must be a T x N matrix with T >= 1 and N >= 2, got shape {s.shape}."
         )
-    # sum is finite iff every element is (NaN and inf propagate) and needs no T x N mask
-    if not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
-        raise VoxMetricsInputError("`scores` has NaN or infinite values; all must be finite.")
+    if not _known_finite(s):
+        # sum is finite iff every element is (NaN and inf propagate) and needs no T x N mask
+        if not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
+            raise VoxMetricsInputError("`scores` has NaN or infinite values; all must be finite.")
+        if _frozen(s):  # a read-only matrix cannot change: check it once
+            _remember_finite(s)
     t = np.asarray(targets)
     if t.shape != (s.shape[0],) or t.dtype.kind not in "iu":
         raise VoxMetricsInputError(

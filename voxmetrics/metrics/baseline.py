@@ -1,4 +1,4 @@
-"""The 1-to-1 baselines and linkability of one score matrix, as one result (metrics.md 1, 5)."""
+"""The 1-to-1 baselines and linkability of one score matrix, as one result."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.metrics._validation import check_matrix
-from voxmetrics.metrics.cllr import _cllr, min_cllr
-from voxmetrics.metrics.eer import eer_result, eer_rocch
+from voxmetrics.metrics.cllr import min_cllr_from_pools
+from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import linkability
+from voxmetrics.metrics.pools import _BLOCK, SortedPools, Ties, check_ties
 
-__all__ = ["BaselineResult", "baseline_metrics", "mated_pools"]
+__all__ = ["BaselineResult", "baseline_metrics", "mated_pools", "matrix_cllr"]
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class BaselineResult:
     eer: float
     """VPC 2024 / SpeechBrain EER of the mated vs non-mated pools."""
     eer_threshold: float
-    """Threshold at which :attr:`eer` is reached (lowest of the tied ones)."""
+    """Threshold at which :attr:`eer` is reached (SpeechBrain's)."""
     eer_rocch: float
     """EER of the ROC convex hull."""
     cllr: float
@@ -44,6 +45,38 @@ class BaselineResult:
     def to_dict(self) -> dict[str, float | int]:
         """JSON-safe dictionary of the fields."""
         return asdict(self)
+
+
+def _softplus_sum(x: NDArray[np.floating]) -> float:
+    """Sum of ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|), accumulated in float64.
+
+    Evaluated in the scores' dtype: float32 scores use float32 (vectorised) transcendentals,
+    float64 ones float64 ``logaddexp``.
+    """
+    if x.dtype == np.float32:
+        return float((np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).sum(dtype=np.float64))
+    return float(np.logaddexp(0.0, x).sum())
+
+
+def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> float:
+    """Cllr of a matrix's pools taken as natural-log LLRs, in row blocks (no pools built).
+
+    For float32 scores the terms are float32 (as the pools themselves), summed in float64.
+
+    Examples
+    --------
+    >>> matrix_cllr(np.zeros((2, 3)), np.array([0, 1]))
+    1.0
+    """
+    n_rows, n = scores.shape
+    tar = scores[np.arange(n_rows), targets]
+    c_all = 0.0
+    step = max(1, _BLOCK // n)
+    for r0 in range(0, n_rows, step):
+        c_all += _softplus_sum(scores[r0 : r0 + step])
+    c_tar = _softplus_sum(-tar)
+    c_non = c_all - _softplus_sum(tar)
+    return float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n - 1))) / np.log(2.0))
 
 
 def mated_pools(
@@ -64,7 +97,13 @@ def mated_pools(
     return s[rows, t], s[mask]
 
 
-def baseline_metrics(scores: ArrayLike, targets: ArrayLike) -> BaselineResult:
+def baseline_metrics(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    *,
+    ties: Ties = "reference",
+    pools: SortedPools | None = None,
+) -> BaselineResult:
     """Compute every 1-to-1 baseline and linkability of a score matrix.
 
     Parameters
@@ -73,6 +112,10 @@ def baseline_metrics(scores: ArrayLike, targets: ArrayLike) -> BaselineResult:
         Trial x enrolled-identity scores.
     targets : array_like of int, shape (T,)
         Column of each trial's own speaker.
+    ties : {"reference", "attacker"}
+        Tie rule of the pooled metrics (see :mod:`voxmetrics.metrics.pools`).
+    pools : SortedPools, optional
+        The matrix's sorted pools, when already built (they are built otherwise).
 
     Returns
     -------
@@ -85,16 +128,18 @@ def baseline_metrics(scores: ArrayLike, targets: ArrayLike) -> BaselineResult:
     >>> r.eer, r.eer_rocch, r.linkability
     (0.5, 0.375, 1.0)
     """
+    check_ties(ties)
     s, t = check_matrix(scores, targets)
-    tar, non = mated_pools(s, t)
-    e = eer_result(tar, non)
+    if pools is None:
+        pools = SortedPools.from_matrix(s, t)
+    e = eer_from_pools(pools, ties=ties)
     return BaselineResult(
         n_trials=int(s.shape[0]),
         n_enrolled=int(s.shape[1]),
         eer=e.eer,
         eer_threshold=e.threshold,
-        eer_rocch=eer_rocch(tar, non),
-        cllr=_cllr(tar, non),
-        min_cllr=min_cllr(tar, non),
+        eer_rocch=eer_rocch_from_pools(pools, ties=ties),
+        cllr=matrix_cllr(s, t),
+        min_cllr=min_cllr_from_pools(pools, ties=ties),
         linkability=linkability(s, t),
     )

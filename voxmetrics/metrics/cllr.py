@@ -1,14 +1,14 @@
-"""Cost of log-likelihood ratio, actual and minimum (metrics.md section 1)."""
+"""Cost of log-likelihood ratio, actual and minimum."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics.metrics._validation import check_llr_pools, check_pools
-from voxmetrics.metrics.pav import pav_llrs
+from voxmetrics.metrics._validation import check_llr_pools
+from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 
-__all__ = ["cllr", "min_cllr"]
+__all__ = ["cllr", "min_cllr", "min_cllr_from_pools"]
 
 
 def _cllr(tar_llr: NDArray[np.float64], non_llr: NDArray[np.float64]) -> float:
@@ -43,18 +43,22 @@ def cllr(tar: ArrayLike, non: ArrayLike) -> float:
     return _cllr(tar, non)
 
 
-def min_cllr(tar: ArrayLike, non: ArrayLike) -> float:
-    """Minimum Cllr: Cllr after PAV calibration, no Laplace rule (metrics.md sections 1, 3).
+def min_cllr(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> float:
+    """Minimum Cllr: Cllr after PAV calibration, no Laplace rule.
 
     Parameters
     ----------
     tar, non : array_like, 1-D
         Target and non-target scores on any monotone scale.
+    ties : {"reference", "attacker"}
+        PAV with targets before (reference, as PYLLR) or after (attacker) non-targets at
+        equal scores.
 
     Returns
     -------
     float
-        min Cllr in bits, in [0, 1]: 0 for separable pools, 1 for identical pools.
+        min Cllr in bits, in [0, 1]: 0 for separable pools, 1 for identical pools (under the
+        reference tie rule).
 
     Examples
     --------
@@ -63,7 +67,15 @@ def min_cllr(tar: ArrayLike, non: ArrayLike) -> float:
     >>> min_cllr([1.0, 2.0], [1.0, 2.0])
     1.0
     """
-    tar, non = check_pools(tar, non)
+    return min_cllr_from_pools(SortedPools.from_pools(tar, non), ties=ties)
+
+
+def min_cllr_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> float:
+    """:func:`min_cllr` of already sorted pools (PAV on the label runs, weighted by length)."""
+    r = pools.pav(targets_first=check_ties(ties) == "reference", laplace=False)
+    is_tar = r.labels == 1.0
+    c_tar = r.counts[is_tar] @ np.logaddexp(0.0, -r.llr[is_tar]) / pools.n_tar
+    c_non = r.counts[~is_tar] @ np.logaddexp(0.0, r.llr[~is_tar]) / pools.n_non
     # The constant LLR 0 is a monotone calibration with Cllr 1, so the minimum is <= 1; the
     # clip only removes rounding of the PAV means.
-    return min(_cllr(*pav_llrs(tar, non)), 1.0)
+    return min(float(0.5 * (c_tar + c_non) / np.log(2.0)), 1.0)

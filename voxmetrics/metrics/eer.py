@@ -1,16 +1,19 @@
-"""Equal error rates: the VoicePrivacy / SpeechBrain EER and the ROCCH EER (metrics.md 1)."""
+"""Equal error rates: the VoicePrivacy / SpeechBrain EER and the ROCCH EER.
+
+Both derive from :class:`~voxmetrics.metrics.pools.SortedPools` (one sort of the pooled
+scores); ``ties`` picks the tie rule (see :mod:`voxmetrics.metrics.pools`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics.metrics._validation import check_pools
-from voxmetrics.metrics.pav import rocch
+from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 
-__all__ = ["EERResult", "eer", "eer_result", "eer_rocch"]
+__all__ = ["EERResult", "eer", "eer_from_pools", "eer_result", "eer_rocch", "eer_rocch_from_pools"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,7 @@ class EERResult:
     eer: float
     """(FAR + FRR) / 2 at :attr:`threshold`."""
     threshold: float
-    """Lowest candidate threshold minimising |FAR - FRR| (exact arithmetic)."""
+    """The threshold SpeechBrain's ``EER`` reports (a pooled score or a midpoint)."""
     far: float
     """False acceptance rate P(non > threshold)."""
     frr: float
@@ -31,29 +34,28 @@ class EERResult:
         return {"eer": self.eer, "threshold": self.threshold, "far": self.far, "frr": self.frr}
 
 
-def eer_result(tar: ArrayLike, non: ArrayLike) -> EERResult:
-    """EER with its threshold, FAR and FRR, as the VoicePrivacy 2024 / SpeechBrain definition.
+def eer_result(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> EERResult:
+    """EER with its threshold, FAR and FRR, as SpeechBrain's ``EER`` (VoicePrivacy 2024).
 
     Candidate thresholds are the unique pooled scores and the midpoints between consecutive
-    ones; FRR(t) = P(tar <= t), FAR(t) = P(non > t). The lowest threshold minimising
-    |FAR - FRR| is chosen, comparing the integer counts |n_fa N_tar - n_fr N_non| exactly.
-    A midpoint between two consecutive unique scores has the counts of the lower one, which
-    is a lower threshold, so midpoints never win and only the unique scores are searched.
+    ones, in the scores' dtype; FRR(t) = P(tar <= t), FAR(t) = P(non > t). The operating point
+    is the one SpeechBrain's sequential scan ends on (it compares float32 rates; on tied scores
+    that is not always the lowest threshold minimising |FAR - FRR|), found without a loop over
+    thresholds. The threshold is SpeechBrain's; FAR, FRR and the EER = (FAR + FRR) / 2 are
+    computed from the exact counts in float64 (SpeechBrain's float32 rates differ from them by
+    less than 1e-7).
 
     Parameters
     ----------
     tar, non : array_like, 1-D
         Mated and non-mated scores (higher = more similar).
+    ties : {"reference", "attacker"}
+        "attacker" also considers, at a score shared by targets and non-targets, the operating
+        point that accepts those targets and rejects those non-targets.
 
     Returns
     -------
     EERResult
-
-    Notes
-    -----
-    metrics.md section 1. SpeechBrain compares float32 rates and can pick a later tied
-    threshold; this function does not, so its threshold can differ from SpeechBrain's on exact
-    ties while the rule stays the documented one.
 
     Examples
     --------
@@ -63,26 +65,25 @@ def eer_result(tar: ArrayLike, non: ArrayLike) -> EERResult:
     >>> r.eer, r.threshold
     (0.25, 0.4)
     """
-    tar, non = check_pools(tar, non)
-    tar_s, non_s = np.sort(tar), np.sort(non)
-    thresholds = np.unique(np.concatenate([tar_s, non_s]))
-    n_fr = np.searchsorted(tar_s, thresholds, side="right").astype(np.int64)
-    n_fa = non.size - np.searchsorted(non_s, thresholds, side="right").astype(np.int64)
-    gap = np.abs(n_fa * np.int64(tar.size) - n_fr * np.int64(non.size))
-    k = int(np.argmin(gap))  # first minimum = lowest threshold
-    far, frr = n_fa[k] / non.size, n_fr[k] / tar.size
-    return EERResult(
-        eer=float((far + frr) / 2), threshold=float(thresholds[k]), far=float(far), frr=float(frr)
-    )
+    return eer_from_pools(SortedPools.from_pools(tar, non), ties=ties)
 
 
-def eer(tar: ArrayLike, non: ArrayLike) -> float:
+def eer_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> EERResult:
+    """:func:`eer_result` of already sorted pools."""
+    p = pools.eer_points[check_ties(ties)]
+    far, frr = p.n_fa / pools.n_non, p.n_fr / pools.n_tar
+    return EERResult(eer=float((far + frr) / 2), threshold=p.threshold, far=far, frr=frr)
+
+
+def eer(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> float:
     """Equal error rate, VoicePrivacy 2024 / SpeechBrain definition (see :func:`eer_result`).
 
     Parameters
     ----------
     tar, non : array_like, 1-D
         Mated and non-mated scores.
+    ties : {"reference", "attacker"}
+        Tie rule.
 
     Returns
     -------
@@ -94,19 +95,22 @@ def eer(tar: ArrayLike, non: ArrayLike) -> float:
     >>> eer([1.0, 2.0], [1.0, 2.0])
     0.5
     """
-    return eer_result(tar, non).eer
+    return eer_result(tar, non, ties=ties).eer
 
 
-def eer_rocch(tar: ArrayLike, non: ArrayLike) -> float:
-    """EER of the ROC convex hull (BOSARIS ``rocch2eer``; metrics.md section 1).
+def eer_rocch(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> float:
+    """EER of the ROC convex hull (BOSARIS ``rocch2eer``).
 
     The largest value at which the line of a hull segment crosses Pmiss = Pfa; it equals the
-    maximum over priors of the minimum Bayes error rate.
+    maximum over priors of the minimum Bayes error rate. The hull sorts targets before
+    non-targets at equal scores, as BOSARIS and PYLLR (``ties="attacker"``: after them).
 
     Parameters
     ----------
     tar, non : array_like, 1-D
         Mated and non-mated scores.
+    ties : {"reference", "attacker"}
+        Tie rule.
 
     Returns
     -------
@@ -120,7 +124,16 @@ def eer_rocch(tar: ArrayLike, non: ArrayLike) -> float:
     >>> eer_rocch([0.9, 0.7, 0.6, 0.3], [0.8, 0.4, 0.2, 0.1])
     0.25
     """
-    pmiss, pfa = rocch(tar, non)
+    return eer_rocch_from_pools(SortedPools.from_pools(tar, non), ties=ties)
+
+
+def eer_rocch_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> float:
+    """:func:`eer_rocch` of already sorted pools."""
+    pmiss, pfa = pools.rocch(targets_first=check_ties(ties) == "reference")
+    return _rocch_eer(pmiss, pfa)
+
+
+def _rocch_eer(pmiss: NDArray[np.float64], pfa: NDArray[np.float64]) -> float:
     x0, x1, y0, y1 = pfa[:-1], pfa[1:], pmiss[:-1], pmiss[1:]
     # The line through (x0, y0), (x1, y1) meets x = y at det / ((x0 - x1) + (y1 - y0)); BOSARIS
     # gives horizontal and vertical segments 0.

@@ -19,8 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
+from scipy.stats import rankdata
 
 from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.data.predictions import AttributePrediction
@@ -166,6 +165,24 @@ def _clip01(x: float) -> float:
     return float(min(1.0, max(0.0, x)))
 
 
+def roc_auc(positive: NDArray[np.bool_], scores: ArrayLike) -> float:
+    """Area under the ROC curve of ``scores`` for the binary labels ``positive``.
+
+    The Mann-Whitney statistic with mid-ranks (a tie counts 1/2), which equals the trapezoidal
+    ROC area of ``sklearn.metrics.roc_auc_score``; both classes must be present.
+
+    Examples
+    --------
+    >>> roc_auc(np.array([True, False, True, False]), [0.9, 0.1, 0.4, 0.4])
+    0.875
+    """
+    pos = np.asarray(positive, dtype=bool)
+    ranks = rankdata(np.asarray(scores, dtype=np.float64))
+    n_pos = int(pos.sum())
+    n_neg = pos.size - n_pos
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
 def _auc_matrix(y: NDArray[np.str_], classes: Sequence[str], scores: NDArray) -> NDArray:
     out = np.full((len(classes), scores.shape[1]), 0.5)
     for c, label in enumerate(classes):
@@ -173,7 +190,7 @@ def _auc_matrix(y: NDArray[np.str_], classes: Sequence[str], scores: NDArray) ->
         if positive.all() or not positive.any():
             continue  # AUC undefined for this class here: counts as chance
         for k in range(scores.shape[1]):
-            out[c, k] = roc_auc_score(positive, scores[:, k])
+            out[c, k] = roc_auc(positive, scores[:, k])
     return out
 
 
@@ -416,7 +433,7 @@ def _subgroup_attribute(
         return None, None, accuracy
     if pred.scores is not None:
         scores = np.asarray(pred.scores, dtype=np.float64)[mask]
-        aucs = [roc_auc_score(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present]
+        aucs = [roc_auc(y == c, scores[:, lk.permutation[classes.index(c)]]) for c in present]
         auc = float(np.mean(aucs))
         return auc, _clip01((auc - 0.5) / 0.5), accuracy
     recalls = [float((lk.predicted[mask][y == c] == c).mean()) for c in present]
@@ -457,6 +474,8 @@ def builtin_attacker(
                 f"the attacker cannot learn attribute '{name}': its training data has fewer "
                 "than two labelled classes."
             )
+        from sklearn.linear_model import LogisticRegression
+
         model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr[known], yy)
         out[name] = AttributePrediction(
             classes=tuple(str(c) for c in model.classes_), scores=model.predict_proba(xte)

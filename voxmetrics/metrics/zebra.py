@@ -1,9 +1,12 @@
-"""ZEBRA: zero evidence biometric recognition assessment (paper 004; metrics.md section 3).
+"""ZEBRA: zero evidence biometric recognition assessment (Nautsch et al. 2020).
 
-Scores are mapped to oracle-calibrated LLRs by pool-adjacent-violators (targets before
-non-targets at equal scores; the same PAV as ``min_cllr``). From the LLRs without Laplace's
-rule come the expected disclosure D_ECE (bits, prior-independent) and the ECE profiles; from the
-LLRs with Laplace's rule (every LLR finite) comes the worst case log10 l and its categorical tag.
+Scores are mapped to oracle-calibrated LLRs by pool-adjacent-violators on the label runs of
+:class:`~voxmetrics.metrics.pools.SortedPools`, with non-targets before targets at equal scores
+as the ZEBRA reference code (its ``optimal_llr``, ported from BOSARIS ``opt_loglr``); this is
+also the attacker's tie rule, so ``ties`` does not change ZEBRA's numbers. From the LLRs without
+Laplace's rule come the expected disclosure D_ECE (bits, prior-independent) and the ECE
+profiles; from the LLRs with Laplace's rule (every LLR finite) comes the worst case log10 l and
+its categorical tag. A speaker-level bootstrap replicate reweights the runs; nothing is re-sorted.
 """
 
 from __future__ import annotations
@@ -13,11 +16,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 
-from voxmetrics.metrics._validation import check_llr_pools, check_matrix, check_pools
-from voxmetrics.metrics.baseline import mated_pools
-from voxmetrics.metrics.bootstrap import BootstrapInterval, Progress, speaker_bootstrap
-from voxmetrics.metrics.pav import _sorted_labels, _sorted_llrs
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics._validation import check_llr_pools, check_matrix
+from voxmetrics.metrics.bootstrap import (
+    BootstrapInterval,
+    Progress,
+    _interval,
+    speaker_resample_counts,
+)
+from voxmetrics.metrics.pools import (
+    _BLOCK,
+    PAVRuns,
+    RunCounts,
+    SortedPools,
+    Ties,
+    _as_scores,
+    check_ties,
+    pav_runs,
+)
 
 __all__ = [
     "TAGS",
@@ -26,9 +44,11 @@ __all__ = [
     "ZebraResult",
     "d_ece_from_llrs",
     "ece_curves",
+    "ece_curves_from_pools",
     "pav_transform",
     "zebra",
     "zebra_bootstrap",
+    "zebra_from_pools",
     "zebra_tag",
 ]
 
@@ -149,13 +169,16 @@ class ZebraResult:
         return {"d_ece": self.d_ece, "log10_l": self.log10_l, "tag": self.tag, "odds": self.odds}
 
 
-def zebra(tar: ArrayLike, non: ArrayLike) -> ZebraResult:
+def zebra(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> ZebraResult:
     """D_ECE, worst-case log10 l and its tag of target and non-target scores.
 
     Parameters
     ----------
     tar, non : array_like, 1-D
         Mated and non-mated scores on any monotone scale.
+    ties : {"reference", "attacker"}
+        Accepted for symmetry with the other pooled metrics: both rules put non-targets before
+        targets at equal scores here (the ZEBRA reference code does).
 
     Returns
     -------
@@ -169,30 +192,38 @@ def zebra(tar: ArrayLike, non: ArrayLike) -> ZebraResult:
     >>> round(r.log10_l, 6), r.tag, round(r.d_ece, 6)
     (0.60206, 'A', 0.721348)
     """
-    tar, non = check_pools(tar, non)
-    order, y = _sorted_labels(tar, non)
-    d_ece = _d_ece_sorted(_sorted_llrs(y, tar.size, non.size, laplace=False), y)
-    laplace = _sorted_llrs(y, tar.size, non.size, laplace=True)
-    k = int(np.argmax(np.abs(laplace)))
-    log10_l = float(abs(laplace[k]) / math.log(10.0))
-    pos = int(order[k])
-    mated = pos < tar.size
-    index = pos if mated else pos - tar.size
+    return zebra_from_pools(SortedPools.from_pools(tar, non), ties=ties)
+
+
+def zebra_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> ZebraResult:
+    """:func:`zebra` of already sorted pools."""
+    check_ties(ties)
+    d_ece = _d_ece_runs(pools.pav(targets_first=False, laplace=False), pools.n_tar, pools.n_non)
+    lap = pools.pav(targets_first=False, laplace=True)
+    k = int(np.argmax(np.abs(lap.llr)))  # first run of the worst bin, as argmax over scores
+    log10_l = float(abs(lap.llr[k]) / math.log(10.0))
+    mated = bool(lap.labels[k] == 1.0)
+    score = float(pools.run_values(lap.slots[k : k + 1])[0])
     return ZebraResult(
         d_ece=d_ece,
         log10_l=log10_l,
         tag=zebra_tag(log10_l),
-        worst_is_mated=bool(mated),
-        worst_index=index,
-        worst_score=float(tar[index] if mated else non[index]),
-        n_tar=int(tar.size),
-        n_non=int(non.size),
+        worst_is_mated=mated,
+        worst_index=pools.locate(score, mated),
+        worst_score=score,
+        n_tar=pools.n_tar,
+        n_non=pools.n_non,
     )
 
 
-def _d_ece_sorted(llr: NDArray[np.float64], y: NDArray[np.float64]) -> float:
-    is_tar = y == 1.0
-    return d_ece_from_llrs(llr[is_tar], llr[~is_tar])
+def _d_ece_runs(r: PAVRuns, n_tar: float, n_non: float) -> float:
+    """D_ECE from PAV runs: the per-score means as length-weighted sums over runs."""
+    is_tar = r.labels == 1.0
+    t, n = r.llr[is_tar], r.llr[~is_tar]
+    with np.errstate(over="ignore"):
+        zt = r.counts[is_tar] @ _z(np.exp(t), t)
+        zn = r.counts[~is_tar] @ _z(np.exp(-n), -n)
+    return float((zt / n_tar + zn / n_non) / _LN2)
 
 
 @dataclass(frozen=True)
@@ -215,20 +246,28 @@ class ECECurves:
 
 
 def _ece(
-    tar_llr: NDArray[np.float64], non_llr: NDArray[np.float64], lam: NDArray[np.float64]
+    tar: tuple[NDArray[np.float64], NDArray[np.float64]],
+    non: tuple[NDArray[np.float64], NDArray[np.float64]],
+    lam: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     # ECE(pi) = pi mean_tar log2(1 + e^-(l + lam)) + (1 - pi) mean_non log2(1 + e^(l + lam)).
-    # Each mean runs over the distinct LLR values weighted by their counts: PAV LLRs take a
-    # few hundred values even for millions of scores, so this is fast where it matters.
+    # Each mean runs over the distinct LLR values weighted by their counts (tar and non are
+    # (llr values, counts) pairs): PAV LLRs take a few hundred values even for millions of
+    # scores.
     pi = 1.0 / (1.0 + np.exp(-lam))
     out = np.zeros_like(lam)
-    for llr, sign, weight in ((tar_llr, -1.0, pi), (non_llr, 1.0, 1.0 - pi)):
-        values, counts = np.unique(llr, return_counts=True)
-        share = counts / llr.size
+    for (llr, count), sign, weight in ((tar, -1.0, pi), (non, 1.0, 1.0 - pi)):
+        values, inverse = np.unique(llr, return_inverse=True)
+        counts = np.bincount(inverse.ravel(), weights=count, minlength=values.size)
+        share = counts / count.sum()
         for start in range(0, values.size, 4096):  # bounded (priors x values) blocks
             v, c = values[start : start + 4096], share[start : start + 4096]
             out += weight * (np.logaddexp(0.0, sign * (v[None, :] + lam[:, None])) @ c)
     return out / _LN2
+
+
+def _ones(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    return x, np.ones(x.size)
 
 
 def ece_curves(
@@ -237,6 +276,8 @@ def ece_curves(
     *,
     scores_are_llrs: bool = False,
     prior_log_odds: ArrayLike | None = None,
+    ties: Ties = "reference",
+    pools: SortedPools | None = None,
 ) -> ECECurves:
     """ECE profiles: zero evidence, minimum (PAV) and, for LLR scores, actual.
 
@@ -248,26 +289,42 @@ def ece_curves(
         Also compute the actual ECE of the scores taken as natural-log LLRs.
     prior_log_odds : array_like, optional
         Grid of lambda = logit(pi); default 201 points from -10 to 10 nats.
+    ties : {"reference", "attacker"}
+        As :func:`zebra` (both put non-targets first at equal scores).
+    pools : SortedPools, optional
+        ``tar`` and ``non`` already sorted (saves the sort).
 
     Returns
     -------
     ECECurves
     """
-    tar, non = check_pools(tar, non)
+    check_ties(ties)
+    if pools is None:
+        pools = SortedPools.from_pools(tar, non)
+    curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds)
+    if not scores_are_llrs:
+        return curves
+    t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+    actual = _ece(_ones(t.astype(np.float64)), _ones(n.astype(np.float64)), curves.prior_log_odds)
+    return ECECurves(curves.prior_log_odds, curves.zero_evidence, curves.minimum, actual)
+
+
+def ece_curves_from_pools(
+    pools: SortedPools, *, prior_log_odds: ArrayLike | None = None
+) -> ECECurves:
+    """Zero-evidence and minimum ECE profiles of already sorted pools (no actual ECE)."""
     lam = (
         np.linspace(-10.0, 10.0, 201)
         if prior_log_odds is None
         else np.asarray(prior_log_odds, dtype=np.float64).ravel()
     )
-    _, y = _sorted_labels(tar, non)
-    llr = _sorted_llrs(y, tar.size, non.size, laplace=False)
-    is_tar = y == 1.0
-    zero = np.zeros(1)
+    r = pools.pav(targets_first=False, laplace=False)
+    is_tar = r.labels == 1.0
+    zero = _ones(np.zeros(1))
     return ECECurves(
         prior_log_odds=lam,
         zero_evidence=_ece(zero, zero, lam),
-        minimum=_ece(llr[is_tar], llr[~is_tar], lam),
-        actual=_ece(tar, non, lam) if scores_are_llrs else None,
+        minimum=_ece((r.llr[is_tar], r.counts[is_tar]), (r.llr[~is_tar], r.counts[~is_tar]), lam),
     )
 
 
@@ -283,8 +340,11 @@ class PAVTransform:
     """LLR with Laplace's rule (finite)."""
 
 
-def pav_transform(tar: ArrayLike, non: ArrayLike) -> PAVTransform:
+def pav_transform(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> PAVTransform:
     """The PAV score-to-LLR step function at each distinct pooled score.
+
+    PAV sorts non-targets before targets at equal scores (as :func:`zebra`), so a score shared
+    by targets and non-targets can carry two LLRs; the transform gives it the targets' one.
 
     Examples
     --------
@@ -292,14 +352,66 @@ def pav_transform(tar: ArrayLike, non: ArrayLike) -> PAVTransform:
     >>> t.scores.tolist(), t.llr.tolist()
     ([0.0, 1.0, 2.0, 3.0], [-inf, -inf, inf, inf])
     """
-    tar, non = check_pools(tar, non)
-    order, y = _sorted_labels(tar, non)
-    pooled = np.concatenate([tar, non])[order]
-    plain = _sorted_llrs(y, tar.size, non.size, laplace=False)
-    laplace = _sorted_llrs(y, tar.size, non.size, laplace=True)
-    # tied scores share one PAV bin (targets-first sorting pools them), so any member will do
-    scores, first = np.unique(pooled, return_index=True)
-    return PAVTransform(scores=scores, llr=plain[first], llr_laplace=laplace[first])
+    check_ties(ties)
+    t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+    pools = SortedPools.from_pools(t, n)
+    scores = np.unique(np.concatenate([t, n]).astype(np.float64))
+    v = pools.values.astype(np.float64)
+    pos = np.searchsorted(v, scores, side="left")
+    at = (pos < v.size) & (v[np.minimum(pos, v.size - 1)] == scores)
+    at_tar = pools.counts.tar_at[np.minimum(pos, v.size - 1)] > 0
+    slot = np.where(at, np.where(at_tar, 3 * pos + 1, 3 * pos + 2), 3 * pos)
+    out = []
+    for laplace in (False, True):
+        r = pools.pav(targets_first=False, laplace=laplace)
+        by_slot = np.zeros(3 * v.size + 1)
+        by_slot[r.slots] = r.llr
+        out.append(by_slot[slot])
+    return PAVTransform(scores=scores, llr=out[0], llr_laplace=out[1])
+
+
+def speaker_run_counts(
+    pools: SortedPools,
+    scores: NDArray[np.floating],
+    targets: NDArray[np.intp],
+    speaker_index: NDArray[np.intp],
+    n_speakers: int,
+) -> sparse.csr_array:
+    """Run counts of every speaker's trials: a sparse (S, 3K + 1) integer matrix in slot order.
+
+    Row s, slot 3k: speaker s's non-mated scores in cell k; 3k + 1: their mated scores equal to
+    ``v_k``; 3k + 2: their non-mated scores equal to ``v_k``. Rows sum to the run counts of the
+    full data; a bootstrap replicate's counts are a weighted sum of rows. Built in row blocks of
+    the trials grouped by speaker, so each block counts into the slots of a few speakers only.
+    """
+    v = pools.values
+    n_slots = 3 * v.size + 1
+    n = scores.shape[1]
+    order = np.argsort(speaker_index, kind="stable")
+    step = max(1, _BLOCK // n)
+    spk_parts, slot_parts, count_parts = [], [], []
+    for r0 in range(0, order.size, step):
+        rows = order[r0 : r0 + step]
+        block = scores[rows]
+        spk = speaker_index[rows]
+        first = int(spk.min())
+        pos = np.searchsorted(v, block, side="left")
+        at = v[np.minimum(pos, v.size - 1)] == block
+        slot = np.where(at, 3 * pos + 2, 3 * pos)
+        # the mated score equals some v_k: move it from slot 3k + 2 to 3k + 1
+        r = np.arange(rows.size)
+        slot[r, targets[rows]] -= 1
+        keys = ((spk - first)[:, None] * n_slots + slot).ravel()
+        counts = np.bincount(keys, minlength=(int(spk.max()) - first + 1) * n_slots)
+        hit = np.flatnonzero(counts)
+        spk_parts.append(hit // n_slots + first)
+        slot_parts.append(hit % n_slots)
+        count_parts.append(counts[hit])
+    coo = sparse.coo_array(
+        (np.concatenate(count_parts), (np.concatenate(spk_parts), np.concatenate(slot_parts))),
+        shape=(n_speakers, n_slots),
+    )
+    return coo.tocsr()  # sums a speaker's counts split over two blocks
 
 
 def zebra_bootstrap(
@@ -311,11 +423,15 @@ def zebra_bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
     progress: Progress | None = None,
+    ties: Ties = "reference",
+    pools: SortedPools | None = None,
 ) -> dict[str, BootstrapInterval]:
-    """Speaker-level bootstrap intervals of D_ECE and log10 l (metrics.md section 7).
+    """Speaker-level bootstrap intervals of D_ECE and log10 l.
 
-    Each replicate redraws the trial speakers, rebuilds the mated / non-mated pools of their
-    rows and recomputes PAV, D_ECE and the Laplace worst case.
+    Each replicate redraws the trial speakers with replacement; its pooled scores are the full
+    data's label runs reweighted by how often each speaker was drawn, so a replicate costs one
+    weighted sum and one PAV over at most 3K + 1 runs (K distinct mated scores), no sort. The
+    result equals recomputing :func:`zebra` on the resampled rows.
 
     Parameters
     ----------
@@ -324,19 +440,51 @@ def zebra_bootstrap(
     speakers : array_like of str, shape (T,)
         Speaker of each trial.
     n_boot, confidence, seed, progress :
-        As :func:`~voxmetrics.metrics.bootstrap.speaker_bootstrap`.
+        As :func:`~voxmetrics.metrics.bootstrap.speaker_bootstrap` (the same seed draws the
+        same replicates).
+    ties : {"reference", "attacker"}
+        As :func:`zebra`.
+    pools : SortedPools, optional
+        The matrix's pools, when already built.
 
     Returns
     -------
     dict of str to BootstrapInterval
         Keys ``d_ece`` and ``log10_l``.
     """
+    check_ties(ties)
     s, t = check_matrix(scores, targets)
-
-    def statistic(idx: NDArray[np.intp]) -> dict[str, float]:
-        r = zebra(*mated_pools(s[idx], t[idx]))
-        return {"d_ece": r.d_ece, "log10_l": r.log10_l}
-
-    return speaker_bootstrap(
-        statistic, speakers, n_boot=n_boot, confidence=confidence, seed=seed, progress=progress
+    spk = np.asarray(speakers).astype(str).ravel()
+    if spk.shape != (s.shape[0],):
+        raise VoxMetricsInputError(
+            f"`speakers` must give one speaker per trial ({s.shape[0]}), got {spk.size}."
+        )
+    if n_boot < 1 or not 0 < confidence < 1:
+        raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
+    if pools is None:
+        pools = SortedPools.from_matrix(s, t)
+    counts, inverse, n_spk = speaker_resample_counts(
+        spk, n_boot=n_boot, rng=np.random.default_rng(seed)
     )
+    per_speaker = speaker_run_counts(pools, s, t, inverse, n_spk)
+    full = zebra_from_pools(pools)
+    reps = {"d_ece": np.empty(n_boot), "log10_l": np.empty(n_boot)}
+    chunk = 64
+    for start in range(0, n_boot, chunk):
+        # integer sparse product: exact, no BLAS threads, cost ~ the non-zero run counts
+        weighted = np.asarray(per_speaker.T @ counts[start : start + chunk].T).T.astype(np.float64)
+        for i, row in enumerate(weighted):
+            rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
+            n_tar, n_non = rc.n_tar, rc.n_non
+            reps["d_ece"][start + i] = _d_ece_runs(
+                pav_runs(rc, targets_first=False, laplace=False), n_tar, n_non
+            )
+            lap = pav_runs(rc, targets_first=False, laplace=True)
+            reps["log10_l"][start + i] = float(np.abs(lap.llr).max() / math.log(10.0))
+        if progress is not None:
+            done = min(n_boot, start + chunk)
+            progress(done / n_boot, f"Bootstrap {done}/{n_boot}")
+    return {
+        "d_ece": _interval(full.d_ece, reps["d_ece"], confidence, n_boot),
+        "log10_l": _interval(full.log10_l, reps["log10_l"], confidence, n_boot),
+    }

@@ -18,14 +18,16 @@ import streamlit as st
 
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.metrics.bootstrap import BootstrapInterval, Progress
+from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.zebra import (
     ECECurves,
     PAVTransform,
     ZebraResult,
     ece_curves,
+    ece_curves_from_pools,
     pav_transform,
-    zebra,
     zebra_bootstrap,
+    zebra_from_pools,
 )
 from voxmetrics.ui.cache import Outcome, ResultStore, capture
 
@@ -47,7 +49,7 @@ Intervals = dict[str, BootstrapInterval]
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _zebra(key: str, _sm: ScoreMatrix) -> Outcome[ZebraResult]:
-    return capture(zebra, _sm.tar, _sm.non)
+    return capture(lambda: zebra_from_pools(SortedPools.of(_sm)))
 
 
 def zebra_result(sm: ScoreMatrix) -> Outcome[ZebraResult]:
@@ -57,7 +59,9 @@ def zebra_result(sm: ScoreMatrix) -> Outcome[ZebraResult]:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _curves(key: str, _sm: ScoreMatrix, scores_are_llrs: bool) -> Outcome[ECECurves]:
-    return capture(ece_curves, _sm.tar, _sm.non, scores_are_llrs=scores_are_llrs)
+    if not scores_are_llrs:  # from the matrix's sorted pools, no non-mated copy
+        return capture(lambda: ece_curves_from_pools(SortedPools.of(_sm)))
+    return capture(ece_curves, _sm.tar, _sm.non, scores_are_llrs=True)
 
 
 def ece_curves_cached(sm: ScoreMatrix, *, scores_are_llrs: bool = False) -> Outcome[ECECurves]:
@@ -104,6 +108,7 @@ def zebra_intervals(
         n_boot=int(n_boot),
         seed=int(seed),
         progress=progress,
+        pools=SortedPools.of(sm),
     )
     store.put(key, out)
     return out

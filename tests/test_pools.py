@@ -1,0 +1,362 @@
+"""The sorted-runs fast path of the pooled metrics, proven equal to the slow references.
+
+* ``tests/reference_pooled.py``: the former element-by-element implementations;
+* SpeechBrain's ``EER`` itself (installed with the dev requirements);
+* small re-implementations of the tie orderings of the ZEBRA reference code (non-targets first,
+  its ``optimal_llr``) and of PYLLR / BOSARIS (targets first, ``lexsort((-labels, scores))``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import reference_pooled as ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from metric_registry import forget_unimportable_modules
+
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics import eer_result, eer_rocch, min_cllr, pav_llrs, rocch, zebra
+from voxmetrics.metrics.pools import SortedPools, _rate32, check_ties
+from voxmetrics.metrics.zebra import _ece, ece_curves, zebra_bootstrap
+
+torch = pytest.importorskip("torch")
+metric_stats = pytest.importorskip("speechbrain.utils.metric_stats")
+forget_unimportable_modules()  # speechbrain's lazy modules break hypothesis' module scan
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_safe_after_speechbrain():
+    forget_unimportable_modules()
+
+
+# --- strategies: tied integer scores, continuous scores, float32, separable pools ---------------
+
+
+def _pools(draw, n_max: int = 25):
+    kind = draw(st.sampled_from(["int", "float", "float32", "separable", "identical"]))
+    nt = draw(st.integers(1, n_max))
+    nn = draw(st.integers(1, n_max))
+    if kind == "int":
+        hi = draw(st.integers(0, 6))
+        tar = draw(st.lists(st.integers(0, hi), min_size=nt, max_size=nt))
+        non = draw(st.lists(st.integers(0, hi), min_size=nn, max_size=nn))
+        return np.array(tar, float), np.array(non, float)
+    if kind == "identical":
+        tar = draw(st.lists(st.integers(0, 4), min_size=nt, max_size=nt))
+        return np.array(tar, float), np.array(tar, float)
+    floats = st.floats(-3, 3, allow_nan=False, width=32 if kind == "float32" else 64)
+    tar = np.array(draw(st.lists(floats, min_size=nt, max_size=nt)))
+    non = np.array(draw(st.lists(floats, min_size=nn, max_size=nn)))
+    if kind == "separable":
+        tar = np.abs(tar) + 3.5
+    if kind == "float32":
+        return tar.astype(np.float32), non.astype(np.float32)
+    return tar, non
+
+
+pools = st.composite(_pools)
+
+
+def _speechbrain(tar, non):
+    eer, thr = metric_stats.EER(
+        torch.from_numpy(np.asarray(tar)), torch.from_numpy(np.asarray(non))
+    )
+    return eer, thr
+
+
+# --- EER vs SpeechBrain ----------------------------------------------------------------------
+
+
+def test_issue_example_equals_speechbrain():
+    tar = [1, 3, 7, 7, 9, 9, 13, 15]
+    non = [2, 2, 8, 10, 10]
+    r = eer_result(np.array(tar, float), np.array(non, float))
+    sb_eer, sb_thr = _speechbrain(np.array(tar, float), np.array(non, float))
+    assert r.threshold == sb_thr
+    assert r.eer == pytest.approx(0.45) and sb_eer == pytest.approx(0.45, abs=1e-7)
+    assert ref.eer_lowest(tar, non)[0] == pytest.approx(0.55)  # the former rule
+
+
+@settings(max_examples=300, deadline=None)
+@given(pools())
+def test_eer_equals_speechbrain(tn):
+    tar, non = tn
+    r = eer_result(tar, non)
+    sb_eer, sb_thr = _speechbrain(tar, non)
+    assert r.threshold == sb_thr
+    # same operating point: SpeechBrain's float32 rates are ours rounded to float32
+    assert r.eer == pytest.approx(sb_eer, abs=1e-7)
+    assert float(np.float32(r.far)) + float(np.float32(r.frr)) == pytest.approx(2 * sb_eer, abs=0)
+
+
+def test_eer_window_on_long_plateaus():
+    # many candidates tie at the minimum, far from the sign change of FAR - FRR
+    tar = np.repeat([0.0, 1.0, 2.0], [50, 1, 50]).astype(float)
+    non = np.repeat([0.0, 1.0, 2.0], [70, 3, 70]).astype(float)
+    r = eer_result(tar, non)
+    sb_eer, sb_thr = _speechbrain(tar, non)
+    assert (r.threshold, r.eer) == (sb_thr, pytest.approx(sb_eer, abs=1e-7))
+    rng = np.random.default_rng(3)
+    tar = rng.normal(1, 1, 300).round(1)
+    non = rng.normal(0, 1, 3000).round(1)
+    r = eer_result(tar, non)
+    sb_eer, sb_thr = _speechbrain(tar, non)
+    assert (r.threshold, r.eer) == (sb_thr, pytest.approx(sb_eer, abs=1e-7))
+
+
+def test_rate32_equals_torch():
+    rng = np.random.default_rng(0)
+    for total in (7, 1000, 2**24 + 1, 109_000_003):
+        k = rng.integers(0, total + 1, 50)
+        ours = _rate32(k.astype(np.int64), total)
+        theirs = torch.from_numpy(k).float() / total
+        assert np.array_equal(ours, theirs.numpy())
+
+
+int_lists = st.lists(st.integers(0, 6), min_size=1, max_size=25)
+
+
+@settings(max_examples=150, deadline=None)
+@given(int_lists, int_lists)
+def test_eer_attacker_is_speechbrain_on_raised_targets(tar, non):
+    # "attacker": SpeechBrain's scan with every target raised by an infinitesimal (here 1/4,
+    # below the gap of 1 between integer scores)
+    tar, non = np.array(tar, float), np.array(non, float)
+    r = eer_result(tar, non, ties="attacker")
+    sb_eer, sb_thr = _speechbrain(tar + 0.25, non)
+    assert r.eer == pytest.approx(sb_eer, abs=1e-7)
+    # the same operating point: SpeechBrain's counts at its threshold in the raised scores
+    n_fr = int(((tar + 0.25) <= sb_thr).sum())
+    n_fa = int((non > sb_thr).sum())
+    assert (r.frr, r.far) == (n_fr / tar.size, n_fa / non.size)
+    # our threshold names the same place: a raised target v + 1/4 (or a midpoint next to it)
+    # is reported at v, whose targets are accepted under this rule
+    assert r.threshold in (sb_thr - 0.25, sb_thr, sb_thr - 0.125, sb_thr + 0.125)
+
+
+# --- the other pooled metrics vs the former implementation -----------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(pools())
+def test_rocch_min_cllr_pav_equal_reference(tn):
+    tar, non = tn
+    for ties, first in (("reference", True), ("attacker", False)):
+        pm, pf = rocch(tar, non, ties=ties)
+        rpm, rpf = ref.rocch(tar, non, first)
+        assert np.array_equal(pm, rpm) and np.array_equal(pf, rpf)
+        assert eer_rocch(tar, non, ties=ties) == ref.eer_rocch(tar, non, first)
+        assert min_cllr(tar, non, ties=ties) == pytest.approx(
+            ref.min_cllr(tar, non, first), rel=1e-12, abs=1e-15
+        )
+        for laplace in (False, True):
+            t, n = pav_llrs(tar, non, laplace=laplace, ties=ties)
+            rt, rn = ref.pav_llrs(tar, non, laplace=laplace, targets_first=first)
+            assert np.array_equal(t, rt) and np.array_equal(n, rn)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pools())
+def test_zebra_equals_reference_non_targets_first(tn):
+    tar, non = tn
+    d, log10_l, mated, index, score = ref.zebra(tar, non, targets_first=False)
+    for ties in ("reference", "attacker"):
+        r = zebra(tar, non, ties=ties)
+        assert r.d_ece == pytest.approx(d, rel=1e-12, abs=1e-15)
+        assert r.log10_l == log10_l
+        assert (r.worst_is_mated, r.worst_index, r.worst_score) == (mated, index, score)
+    lam = np.linspace(-10, 10, 21)
+    curves = ece_curves(tar, non, prior_log_odds=lam)
+    assert np.allclose(curves.minimum, ref.ece_minimum(tar, non, lam), rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=100, deadline=None)
+@given(pools(), st.integers(2, 5))
+def test_from_matrix_equals_from_pools(tn, n_cols):
+    tar, _ = tn
+    rng = np.random.default_rng(tar.size)
+    s = rng.integers(0, 5, (tar.size, n_cols)).astype(tar.dtype)
+    t = rng.integers(0, n_cols, tar.size)
+    s[np.arange(tar.size), t] = tar
+    a = SortedPools.from_matrix(s, t)
+    mt, mn = ref.mated_pools(s, t)
+    b = SortedPools.from_pools(mt, mn)
+    assert np.array_equal(a.values, b.values)
+    for f in ("cells", "tar_at", "non_at"):
+        assert np.array_equal(getattr(a.counts, f), getattr(b.counts, f))
+    assert np.array_equal(a.cell_first, b.cell_first, equal_nan=True)
+    assert a.eer_points == b.eer_points
+    for v in np.unique(mn):
+        assert a.locate(float(v), False) == b.locate(float(v), False)
+        assert mn[a.locate(float(v), False)] == v
+
+
+# --- the tie orderings of the reference codes, re-implemented --------------------------------
+
+
+def _pav_blocks(y):
+    """Plain pool-adjacent-violators (mean of each violating block), for the tests."""
+    blocks = []  # [sum, count]
+    for v in y:
+        blocks.append([v, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
+            s, c = blocks.pop()
+            blocks[-1][0] += s
+            blocks[-1][1] += c
+    return np.concatenate([np.full(c, s / c) for s, c in blocks])
+
+
+def _zebra_style_llrs(tar, non, laplace):
+    """ZEBRA's ``optimal_llr`` ordering: [non, tar] concatenated, then a stable sort."""
+    scores = np.concatenate([non, tar])
+    labels = np.concatenate([np.zeros(len(non)), np.ones(len(tar))])
+    perm = np.argsort(scores, kind="mergesort")
+    y = labels[perm]
+    if laplace:
+        y = np.concatenate([[1, 0], y, [1, 0]])
+    p = _pav_blocks(y)
+    if laplace:
+        p = p[2:-2]
+    with np.errstate(divide="ignore"):
+        llr = np.log(p) - np.log(1 - p) - math.log(len(tar) / len(non))
+    out = np.empty_like(llr)
+    out[perm] = llr
+    return out[len(non) :], out[: len(non)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(pools(n_max=15))
+def test_zebra_equals_zebra_reference_ordering(tn):
+    tar, non = (a.astype(np.float64) for a in tn)
+    r = zebra(tar, non)
+    lt, ln = _zebra_style_llrs(tar, non, laplace=True)
+    worst = max(np.abs(lt).max(), np.abs(ln).max()) / math.log(10.0)
+    assert r.log10_l == pytest.approx(worst, rel=1e-12)
+    t, n = _zebra_style_llrs(tar, non, laplace=False)
+    assert r.d_ece == pytest.approx(ref.d_ece_from_llrs(t, n), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pools(n_max=15))
+def test_rocch_and_min_cllr_equal_pyllr_ordering(tn):
+    tar, non = (a.astype(np.float64) for a in tn)
+    scores = np.concatenate([tar, non])
+    labels = np.concatenate([np.ones(len(tar)), np.zeros(len(non))])
+    ii = np.lexsort((-labels, scores))  # PYLLR: label 1 first at equal scores
+    y = labels[ii]
+    p = _pav_blocks(y)
+    ends = np.flatnonzero(np.diff(p) != 0)
+    pmiss = np.concatenate([[0.0], np.cumsum(y)[ends] / len(tar), [1.0]])
+    pfa = np.concatenate([[1.0], (len(non) - np.cumsum(1 - y)[ends]) / len(non), [0.0]])
+    got_pm, got_pf = rocch(tar, non)
+    assert np.allclose(got_pm, pmiss) and np.allclose(got_pf, pfa)
+    with np.errstate(divide="ignore"):
+        llr = np.log(p) - np.log(1 - p) - math.log(len(tar) / len(non))
+    c = (
+        0.5
+        * (np.logaddexp(0, -llr[y == 1]).mean() + np.logaddexp(0, llr[y == 0]).mean())
+        / math.log(2)
+    )
+    assert min_cllr(tar, non) == pytest.approx(min(c, 1.0), rel=1e-9, abs=1e-12)
+
+
+def test_ties_change_what_they_should():
+    # integer-rounded scores: ZEBRA puts non-targets first, so ties give evidence to the
+    # attacker; min Cllr under the reference rule (targets first) does not
+    tar = np.array([1.0, 2.0, 2.0, 3.0])
+    non = np.array([0.0, 1.0, 2.0, 2.0])
+    assert min_cllr(tar, non, ties="attacker") < min_cllr(tar, non)
+    assert zebra([1.0, 2.0], [1.0, 2.0]).log10_l > 0
+    assert eer_result([1.0, 2.0], [1.0, 2.0], ties="attacker").eer <= 0.5
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        check_ties("optimistic")
+
+
+# --- bootstrap: reweighted runs == recomputing on resampled rows -----------------------------
+
+
+@pytest.mark.parametrize(("seed", "decimals"), [(5, 1), (6, 0), (7, 3)])
+def test_zebra_bootstrap_equals_resampling(seed, decimals):
+    from voxmetrics.metrics.bootstrap import speaker_resample_counts
+
+    rng = np.random.default_rng(seed)
+    n_t, n_e = 40, 8
+    spk_of_col = np.arange(n_e)
+    t = rng.integers(0, n_e, n_t)
+    s = rng.normal(0, 1, (n_t, n_e)).round(decimals)  # few to many ties
+    s[np.arange(n_t), t] += 1.5
+    speakers = np.array([f"s{j}" for j in spk_of_col[t]])
+    ci = zebra_bootstrap(s, t, speakers, n_boot=60, seed=2)
+    counts, inverse, _ = speaker_resample_counts(speakers, n_boot=60, rng=np.random.default_rng(2))
+    trials_of = [np.flatnonzero(inverse == j) for j in range(counts.shape[1])]
+    d, w = [], []
+    for b in range(60):
+        idx = np.concatenate([np.tile(trials_of[j], c) for j, c in enumerate(counts[b]) if c])
+        r = ref.zebra(*ref.mated_pools(s[idx], t[idx]), targets_first=False)
+        d.append(r[0])
+        w.append(r[1])
+    lo, hi = np.quantile(d, [0.025, 0.975])
+    assert (ci["d_ece"].low, ci["d_ece"].high) == (pytest.approx(lo), pytest.approx(hi))
+    lo, hi = np.quantile(w, [0.025, 0.975])
+    assert (ci["log10_l"].low, ci["log10_l"].high) == (pytest.approx(lo), pytest.approx(hi))
+    assert ci["log10_l"].estimate == zebra(*ref.mated_pools(s, t)).log10_l
+
+
+def test_weighted_ece_equals_unweighted():
+    lam = np.linspace(-5, 5, 11)
+    x = np.array([0.5, 0.5, -1.0])
+    y = np.array([-2.0, 0.0])
+    got = _ece((np.array([0.5, -1.0]), np.array([2.0, 1.0])), (y, np.ones(2)), lam)
+    assert np.allclose(got, ref._ece(x, y, lam), rtol=1e-14)
+
+
+def test_pools_are_built_once_per_matrix():
+    from voxmetrics.synth import demo_study
+
+    sm = demo_study(n_speakers=6).conditions[0].eval
+    a = SortedPools.of(sm)
+    assert SortedPools.of(sm) is a
+    b = SortedPools.from_pools(sm.tar, sm.non)
+    assert np.array_equal(a.values, b.values) and a.eer_points == b.eer_points
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.DegenerateDataWarning")  # tiny SRD fit
+def test_evaluate_passes_the_tie_rule():
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.report import evaluate
+
+    # integer scores: targets tied with non-targets in every row
+    s = np.array([[2, 2, 1], [1, 1, 0], [3, 2, 3], [0, 1, 1]], dtype=float)
+    sm = ScoreMatrix.from_arrays(
+        s, trial_ids=list("wxyz"), trial_speakers=list("abca"), enrol_speakers=list("abc")
+    )
+    ref_r, att_r = evaluate(sm).to_dict(), evaluate(sm, ties="attacker").to_dict()
+    assert (ref_r["ties"], att_r["ties"]) == ("reference", "attacker")
+    tar, non = ref.mated_pools(s, sm.targets)
+    assert ref_r["eer"] == eer_result(tar, non).eer
+    assert att_r["eer"] == eer_result(tar, non, ties="attacker").eer
+    assert att_r["min_cllr"] == min_cllr(tar, non, ties="attacker") < ref_r["min_cllr"]
+    assert ref_r["zebra"] == att_r["zebra"]  # ZEBRA's reference order is the attacker's
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        evaluate(sm, ties="worst")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(2, 6), st.sampled_from([np.float64, np.float32]))
+def test_matrix_cllr_equals_cllr_of_the_pools(n_t, n_e, dtype):
+    from voxmetrics.metrics.baseline import baseline_metrics, matrix_cllr
+
+    rng = np.random.default_rng(n_t * 10 + n_e)
+    s = (rng.normal(0, 3, (n_t, n_e)) * rng.choice([1, 40], (n_t, n_e))).astype(dtype)
+    t = rng.integers(0, n_e, n_t)
+    tar, non = ref.mated_pools(s.astype(np.float64), t)
+    expected = ref._cllr(tar, non)
+    tol = 1e-12 if dtype == np.float64 else 1e-6  # float32 terms for float32 scores
+    assert matrix_cllr(s, t) == pytest.approx(expected, rel=tol)
+    b = baseline_metrics(s, t)
+    assert b.cllr == matrix_cllr(s, t)
+    assert b.min_cllr == pytest.approx(ref.min_cllr(tar, non), rel=1e-12, abs=1e-15)
+    assert b.eer_rocch == ref.eer_rocch(tar, non)

@@ -1,0 +1,435 @@
+"""The pooled scores sorted once, as runs of labels: the input of every 1-to-1 metric.
+
+A :class:`SortedPools` is built from the mated (target) and non-mated (non-target) scores, or
+straight from a score matrix, with one sort of the pooled scores in their own dtype (float32
+stays float32). It keeps only what the pooled metrics need:
+
+* the distinct target values ``v_0 < ... < v_{K-1}`` with their counts,
+* the non-targets *at* each ``v_k`` and *between* consecutive ones (K + 1 open cells),
+* the EER operating points, found while the sorted scores are at hand.
+
+The label sequence of the sorted pooled scores is then 3K + 1 runs (cell 0, then for every k:
+targets at ``v_k`` and non-targets at ``v_k`` in the order of the tie rule, then cell k + 1).
+Pool-adjacent-violators on the runs, weighted by their lengths, equals PAV on every score
+(equal consecutive labels always share a PAV bin), so PAV LLRs, the ROC convex hull, min Cllr,
+D_ECE, the worst case and the ECE curves cost O(K) after the sort, K <= the number of targets.
+A speaker-level bootstrap replicate only reweights the runs (:class:`RunCounts`).
+
+Tie rules (``ties``):
+
+``"reference"`` (default)
+    Each number equals its reference implementation: the EER as SpeechBrain's ``EER``; the
+    ROC convex hull, ROCCH-EER and min Cllr as BOSARIS ``rocch`` / PYLLR (targets before
+    non-targets at equal scores); D_ECE, log10 l, the tag and the ECE curves as the ZEBRA code
+    of Nautsch et al. 2020 (non-targets before targets at equal scores, which ports BOSARIS
+    ``opt_loglr``).
+``"attacker"``
+    Every tie is resolved for the attacker (the conservative audit view): non-targets before
+    targets at equal scores everywhere, and the EER may also pick the operating point that
+    rejects the non-targets and accepts the targets of a tied score.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import isotonic_regression
+
+from voxmetrics.errors import VoxMetricsInputError
+
+__all__ = [
+    "TIES",
+    "EERPoint",
+    "PAVRuns",
+    "RunCounts",
+    "SortedPools",
+    "Ties",
+    "check_ties",
+    "pav_runs",
+]
+
+Ties = Literal["reference", "attacker"]
+TIES: tuple[str, ...] = ("reference", "attacker")
+"""The tie rules: ``"reference"`` (each metric as its reference code) and ``"attacker"``."""
+
+_BLOCK = 1 << 22  # elements per block of row-wise work on a matrix (16 MB of float32)
+
+
+def check_ties(ties: str) -> str:
+    """Validate a tie rule name.
+
+    Examples
+    --------
+    >>> check_ties("attacker")
+    'attacker'
+    """
+    if ties not in TIES:
+        raise VoxMetricsInputError(
+            f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, got {ties!r}."
+        )
+    return ties
+
+
+def _as_scores(values: ArrayLike, name: str) -> NDArray[np.floating]:
+    """A finite non-empty 1-D float array; float32 stays float32, the rest becomes float64."""
+    try:
+        a = np.asarray(values)
+        if a.dtype not in (np.float32, np.float64):
+            a = a.astype(np.float64)
+    except (TypeError, ValueError):
+        raise VoxMetricsInputError(
+            f"`{name}` must be an array of numbers; it could not be converted to float."
+        ) from None
+    a = a.ravel()
+    if a.size == 0:
+        raise VoxMetricsInputError(f"`{name}` is empty; give at least one score.")
+    if not np.isfinite(a).all():
+        raise VoxMetricsInputError(
+            f"`{name}` has {int((~np.isfinite(a)).sum())} NaN or infinite value(s); every score "
+            "must be a finite number."
+        )
+    return a
+
+
+@dataclass(frozen=True)
+class EERPoint:
+    """The EER operating point: SpeechBrain's choice, counted exactly."""
+
+    threshold: float
+    """The candidate threshold SpeechBrain's scan ends on (a pooled score or a midpoint)."""
+    n_fr: int
+    """Targets rejected there (score <= threshold; under ``ties="attacker"`` possibly < )."""
+    n_fa: int
+    """Non-targets accepted there (score > threshold)."""
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """Counts of the 3K + 1 label runs of a :class:`SortedPools`, possibly reweighted.
+
+    ``cells[k]`` counts the non-targets between ``v_{k-1}`` and ``v_k`` (open interval), ``tar_at``
+    and ``non_at`` the targets and non-targets equal to ``v_k``. Float, so that bootstrap
+    replicates (integer weights) use the same code.
+    """
+
+    cells: NDArray[np.float64]
+    """(K + 1,) non-targets in each open cell."""
+    tar_at: NDArray[np.float64]
+    """(K,) targets at each distinct target value."""
+    non_at: NDArray[np.float64]
+    """(K,) non-targets equal to each distinct target value."""
+
+    @property
+    def n_tar(self) -> float:
+        """Number of targets."""
+        return float(self.tar_at.sum())
+
+    @property
+    def n_non(self) -> float:
+        """Number of non-targets."""
+        return float(self.cells.sum() + self.non_at.sum())
+
+    def runs(
+        self, *, targets_first: bool
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
+        """Labels (1 target, 0 non-target), lengths and slot of the non-empty runs, in order.
+
+        Slot ``3k`` is cell k, ``3k + 1`` the targets at ``v_k``, ``3k + 2`` the non-targets at
+        ``v_k``; the order inside a tie follows ``targets_first``.
+        """
+        k = self.tar_at.size
+        counts = np.empty(3 * k + 1)
+        counts[0::3] = self.cells
+        first, second = (self.tar_at, self.non_at) if targets_first else (self.non_at, self.tar_at)
+        counts[1::3], counts[2::3] = first, second
+        slots = np.arange(3 * k + 1)
+        if not targets_first:  # slot numbers stay "1 = targets", "2 = non-targets"
+            slots[1::3], slots[2::3] = slots[2::3].copy(), slots[1::3].copy()
+        labels = (slots % 3 == 1).astype(np.float64)
+        keep = counts > 0
+        return labels[keep], counts[keep], slots[keep]
+
+
+@dataclass(frozen=True)
+class PAVRuns:
+    """PAV on the runs: one LLR per run."""
+
+    labels: NDArray[np.float64]
+    """1.0 for a run of targets, 0.0 for non-targets, in sorted order."""
+    counts: NDArray[np.float64]
+    """Length (possibly reweighted) of each run."""
+    slots: NDArray[np.intp]
+    """Slot of each run in :meth:`RunCounts.runs`' numbering (3k: cell k; 3k + 1, 3k + 2: the
+    targets and non-targets at ``v_k``)."""
+    llr: NDArray[np.float64]
+    """Natural-log LLR of each run (may be +-inf without Laplace's rule)."""
+    posterior: NDArray[np.float64]
+    """PAV posterior P(target) of each run."""
+
+
+def pav_runs(rc: RunCounts, *, targets_first: bool, laplace: bool) -> PAVRuns:
+    """Weighted PAV of the runs of ``rc``; LLR = logit(P) - ln(N_tar / N_non) per run.
+
+    Laplace's rule adds a dummy target then a dummy non-target (one score each) below and above
+    all scores; the prior odds keep the real counts.
+    """
+    labels, counts, slots = rc.runs(targets_first=targets_first)
+    y, w = labels, counts
+    if laplace:
+        y = np.concatenate([[1.0, 0.0], y, [1.0, 0.0]])
+        w = np.concatenate([[1.0, 1.0], w, [1.0, 1.0]])
+    p = isotonic_regression(y, weights=w).x
+    if laplace:
+        p = p[2:-2]
+    with np.errstate(divide="ignore"):
+        llr = np.log(p) - np.log1p(-p) - np.log(rc.n_tar / rc.n_non)
+    return PAVRuns(labels, counts, slots, llr, p)
+
+
+@dataclass(frozen=True, eq=False)
+class SortedPools:
+    """Target and non-target scores sorted once, kept as run counts (see the module doc).
+
+    Build with :meth:`from_pools` (two 1-D arrays) or :meth:`from_matrix` (a T x N matrix and
+    its target columns, without building the non-mated pool).
+
+    Examples
+    --------
+    >>> sp = SortedPools.from_pools([1.0, 3.0, 3.0], [0.0, 3.0, 5.0])
+    >>> sp.values.tolist(), sp.counts.tar_at.tolist(), sp.counts.non_at.tolist()
+    ([1.0, 3.0], [1.0, 2.0], [0.0, 1.0])
+    >>> sp.counts.cells.tolist()
+    [1.0, 0.0, 1.0]
+    """
+
+    values: NDArray[np.floating]
+    """(K,) distinct target scores, ascending, in the scores' dtype."""
+    counts: RunCounts
+    """Run counts of the full data."""
+    cell_first: NDArray[np.float64]
+    """(K + 1,) lowest non-target score of each cell (NaN when empty)."""
+    n_tar: int
+    """Number of targets."""
+    n_non: int
+    """Number of non-targets."""
+    eer_points: dict[str, EERPoint] = field(repr=False)
+    """EER operating point by tie rule."""
+    locate: Callable[[float, bool], int] = field(repr=False)
+    """``locate(score, mated)``: index of the first score equal to ``score`` in the target pool
+    (``mated``) or in the non-target pool (row-major order without the target cells)."""
+
+    @classmethod
+    def of(cls, matrix: Any) -> SortedPools:
+        """The pools of a :class:`~voxmetrics.data.model.ScoreMatrix`, built once and cached.
+
+        The cache holds the pools as long as the matrix lives (a weak reference to it).
+        """
+        pools = _BY_MATRIX.get(matrix)
+        if pools is None:
+            pools = cls.from_matrix(matrix.scores, matrix.targets)
+            _BY_MATRIX[matrix] = pools
+        return pools
+
+    @classmethod
+    def from_pools(cls, tar: ArrayLike, non: ArrayLike) -> SortedPools:
+        """Build from target and non-target scores (1-D arrays of finite numbers)."""
+        t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+        dtype = np.result_type(t.dtype, n.dtype)
+        pooled = np.sort(np.concatenate([t.astype(dtype, copy=False), n.astype(dtype, copy=False)]))
+
+        def locate(score: float, mated: bool) -> int:
+            pool = t if mated else n
+            return int(np.flatnonzero(pool == pool.dtype.type(score))[0])
+
+        return cls._build(pooled, np.sort(t.astype(dtype, copy=False)), locate)
+
+    @classmethod
+    def from_matrix(cls, scores: NDArray[np.floating], targets: NDArray[np.intp]) -> SortedPools:
+        """Build from a validated T x N matrix (float32 or float64) and its target columns.
+
+        One sorted copy of the matrix is made (and dropped after the build); the non-mated pool
+        is never materialised.
+        """
+        rows = np.arange(scores.shape[0])
+        tar = scores[rows, targets]
+        pooled = np.sort(scores, axis=None)
+
+        def locate(score: float, mated: bool) -> int:
+            v = scores.dtype.type(score)
+            if mated:
+                return int(np.flatnonzero(tar == v)[0])
+            n = scores.shape[1]
+            step = max(1, _BLOCK // n)
+            for r0 in range(0, scores.shape[0], step):
+                block = scores[r0 : r0 + step] == v
+                block[rows[: block.shape[0]], targets[r0 : r0 + step]] = False
+                hits = np.flatnonzero(block)
+                if hits.size:
+                    r, j = divmod(int(hits[0]), n)
+                    return (r0 + r) * (n - 1) + j - int(j > targets[r0 + r])
+            raise ValueError("score not in the non-target pool")  # pragma: no cover
+
+        return cls._build(pooled, np.sort(tar), locate)
+
+    @classmethod
+    def _build(
+        cls,
+        pooled: NDArray[np.floating],
+        tar_sorted: NDArray[np.floating],
+        locate: Callable[[float, bool], int],
+    ) -> SortedPools:
+        n_tar = int(tar_sorted.size)
+        n_non = int(pooled.size) - n_tar
+        if n_non == 0:
+            raise VoxMetricsInputError("`non` is empty; give at least one non-target score.")
+        values, tar_at = np.unique(tar_sorted, return_counts=True)
+        lo = np.searchsorted(pooled, values, side="left")
+        hi = np.searchsorted(pooled, values, side="right")
+        tar_below = np.concatenate([[0], np.cumsum(tar_at)[:-1]])
+        non_at = (hi - lo) - tar_at
+        non_below = lo - tar_below  # non-targets < v_k
+        non_upto = non_below + non_at  # non-targets <= v_k
+        cells = np.concatenate([non_below, [n_non]]) - np.concatenate([[0], non_upto])
+        cell_first = np.full(values.size + 1, np.nan)
+        starts = np.concatenate([[0], hi])
+        has = cells > 0
+        cell_first[has] = pooled[starts[has]]
+        counts = RunCounts(
+            cells=cells.astype(np.float64),
+            tar_at=tar_at.astype(np.float64),
+            non_at=non_at.astype(np.float64),
+        )
+        points = {
+            ties: _eer_point(pooled, tar_sorted, n_non, attacker=ties == "attacker")
+            for ties in TIES
+        }
+        return cls(values, counts, cell_first, n_tar, n_non, points, locate)
+
+    def run_values(self, slots: NDArray[np.intp]) -> NDArray[np.float64]:
+        """The lowest score of each run given by its slot."""
+        k, kind = np.divmod(slots, 3)
+        return np.where(
+            kind == 0, self.cell_first[k], self.values[np.minimum(k, self.values.size - 1)]
+        )
+
+    def pav(self, *, targets_first: bool, laplace: bool) -> PAVRuns:
+        """PAV LLRs of the runs of the full data (see :func:`pav_runs`)."""
+        return pav_runs(self.counts, targets_first=targets_first, laplace=laplace)
+
+    def rocch(
+        self, *, targets_first: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Vertices (pmiss, pfa) of the ROC convex hull, as BOSARIS ``rocch``."""
+        r = self.pav(targets_first=targets_first, laplace=False)
+        ends = np.flatnonzero(np.diff(r.posterior) != 0)
+        cum_tar = np.cumsum(r.counts * r.labels)
+        cum_non = np.cumsum(r.counts * (1.0 - r.labels))
+        pmiss = np.concatenate([[0.0], cum_tar[ends] / self.n_tar, [1.0]])
+        pfa = np.concatenate([[1.0], (self.n_non - cum_non[ends]) / self.n_non, [0.0]])
+        return pmiss, pfa
+
+
+_BY_MATRIX: weakref.WeakKeyDictionary[Any, SortedPools] = weakref.WeakKeyDictionary()
+
+
+def _rate32(count: NDArray[np.int64], total: int) -> NDArray[np.float32]:
+    """SpeechBrain's rate: the count as float32 divided by the pool size, in float32."""
+    return count.astype(np.float32) / np.float32(total)
+
+
+def _eer_point(
+    pooled: NDArray[np.floating], tar_sorted: NDArray[np.floating], n_non: int, *, attacker: bool
+) -> EERPoint:
+    """The operating point of SpeechBrain's ``EER`` scan, found without scanning every threshold.
+
+    SpeechBrain's candidates are the distinct pooled scores and the midpoints of consecutive
+    ones (in the scores' dtype), in ascending order; with FRR = P(tar <= t) and FAR = P(non > t)
+    as float32 rates, a candidate replaces the incumbent when |float32(FAR - FRR)| < |FAR_inc -
+    FRR_inc| (the latter in float64), and the first candidate is the initial incumbent.
+
+    Why a window suffices: both rates are monotone in t and rounding is monotone, so c(t) =
+    |float32(FAR - FRR)| is non-increasing then non-decreasing. Let m = min c. Every candidate
+    with c > m also has its float64 gap d > m (c rounds d's real value to the nearest float32,
+    so d > m whenever c > m), hence the incumbent is replaced at the first candidate with c = m;
+    after that only candidates with c = m can replace it (d of a c = m candidate is below the
+    next float32 above m), and they do exactly while the incumbent's d exceeds m. So the scan
+    ends on the first c = m candidate with d <= m, or on the last c = m candidate; the c = m
+    candidates are contiguous. The window around the sign change of FAR - FRR is widened until
+    both of its ends have c > m (or are the ends of the candidate list).
+
+    Under ``attacker`` a score shared by targets and non-targets adds, just before it, the
+    operating point that accepts its targets and rejects its non-targets (SpeechBrain's scan on
+    the targets raised by an infinitesimal).
+    """
+    n_tar = int(tar_sorted.size)
+    n = int(pooled.size)
+
+    def fr_fa(v: NDArray[np.floating]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        fr = np.searchsorted(tar_sorted, v, side="right").astype(np.int64)
+        return fr, n_non - (np.searchsorted(pooled, v, side="right").astype(np.int64) - fr)
+
+    # first position j whose score has FAR <= FRR (exact): the sign change of FAR - FRR
+    lo_j, hi_j = 0, n - 1
+    while lo_j < hi_j:
+        mid = (lo_j + hi_j) // 2
+        fr, fa = fr_fa(pooled[mid : mid + 1])
+        if int(fa[0]) * n_tar - int(fr[0]) * n_non <= 0:
+            hi_j = mid
+        else:
+            lo_j = mid + 1
+    half = 64
+    while True:
+        a, b = max(0, lo_j - half), min(n, lo_j + half)
+        u = np.unique(pooled[a:b])
+        fr, fa = fr_fa(u)
+        # candidates in scan order: [attacker point], u_i, midpoint(u_i, u_i+1)
+        n_u = u.size
+        cand_v = np.empty(3 * n_u, dtype=u.dtype)
+        cand_fr = np.empty(3 * n_u, dtype=np.int64)
+        cand_fa = np.empty(3 * n_u, dtype=np.int64)
+        use = np.zeros(3 * n_u, dtype=bool)
+        cand_v[1::3], cand_fr[1::3], cand_fa[1::3] = u, fr, fa
+        use[1::3] = True
+        if attacker:
+            fr_lt = np.searchsorted(tar_sorted, u, side="left").astype(np.int64)
+            n_non_eq = (
+                np.searchsorted(pooled, u, side="right") - np.searchsorted(pooled, u, side="left")
+            ) - (fr - fr_lt)
+            tied = (fr > fr_lt) & (n_non_eq > 0)
+            cand_v[0::3], cand_fr[0::3], cand_fa[0::3] = u, fr_lt, fa
+            use[0::3] = tied
+        if n_u > 1:
+            mids = (u[:-1] + u[1:]) / u.dtype.type(2)
+            up = mids == u[1:]  # rounded onto the next score: its counts
+            nxt_fr = cand_fr[4::3].copy()
+            if attacker:  # the next score's first candidate is its attacker point when tied
+                nxt_fr = np.where(use[3::3], cand_fr[3::3], nxt_fr)
+            cand_v[2:-3:3] = mids
+            cand_fr[2:-3:3] = np.where(up, nxt_fr, fr[:-1])
+            cand_fa[2:-3:3] = np.where(up, fa[1:], fa[:-1])
+            use[2:-3:3] = True
+        cv, cfr, cfa = cand_v[use], cand_fr[use], cand_fa[use]
+        far32, frr32 = _rate32(cfa, n_non), _rate32(cfr, n_tar)
+        c = np.abs(far32 - frr32).astype(np.float64)
+        d = np.abs(far32.astype(np.float64) - frr32.astype(np.float64))
+        m = c.min()
+        left_ok = a == 0 or c[0] > m
+        right_ok = b == n or c[-1] > m
+        if left_ok and right_ok:
+            break
+        half *= 4
+    idx = np.flatnonzero(c == m)
+    good = idx[d[idx] <= m]
+    k = int(good[0]) if good.size else int(idx[-1])
+    return EERPoint(threshold=float(cv[k]), n_fr=int(cfr[k]), n_fa=int(cfa[k]))
+
+
+def ln_to_log10(x: float) -> float:
+    """Natural log to base 10."""
+    return x / math.log(10.0)
