@@ -38,7 +38,8 @@ def test_extras_app_audio_all():
         "soundfile",
     }
     assert "torch==2.11.0" in extras["audio"] and "torchaudio==2.11.0" in extras["audio"]
-    assert extras["all"] == ["voxmetrics[app,audio]"]
+    assert {_name(r) for r in extras["vpc"]} == {"kaldiio", "h5py"}
+    assert extras["all"] == ["voxmetrics[app,audio,vpc]"]
 
 
 def test_requirements_txt_is_core_plus_all_extras_with_the_same_pins():
@@ -46,6 +47,7 @@ def test_requirements_txt_is_core_plus_all_extras_with_the_same_pins():
         *PROJECT["dependencies"],
         *PROJECT["optional-dependencies"]["app"],
         *PROJECT["optional-dependencies"]["audio"],
+        *PROJECT["optional-dependencies"]["vpc"],
     ]
     assert sorted(r.replace(" ", "") for r in declared) == sorted(
         _requirements(ROOT / "requirements.txt")
