@@ -63,7 +63,8 @@ st.caption(
     "LIDmax are coloured only when their interval lies above chance; otherwise they read "
     '"≈ chance" and stay green. SBLS: soft-biometric leakage score of '
     "the informed attacker (the built-in classifier trained on the condition's own anonymised "
-    "dev embeddings, sbls.md 5); – when the condition has no attribute-labelled embeddings."
+    "dev embeddings; docs, Methods > SBLS); – when the condition has no attribute-labelled "
+    "embeddings."
 )
 with st.expander("How the card is coloured"):
     st.markdown(thresholds_markdown())
