@@ -139,7 +139,8 @@ def test_matrix_pools_equal_array_pools(tn):
     b = SortedPools.from_pools(s[np.arange(tar.size), t], mn)
     assert a.n_distinct == b.n_distinct
     np.testing.assert_array_equal(a.cell_last, b.cell_last)
-    x = np.concatenate([PLO, mn.astype(np.float64), [-np.inf, np.inf]])
+    m64 = mn.astype(np.float64)  # thresholds at, just above and just below each score
+    x = np.concatenate([PLO, m64, m64 + 1e-12, m64 - 1e-12, [-np.inf, np.inf, -1e300, 1e300]])
     np.testing.assert_array_equal(a.count_non_le(x), b.count_non_le(x))
     np.testing.assert_array_equal(
         a.count_non_le(x), (mn.astype(np.float64)[None, :] <= x[:, None]).sum(axis=1)
@@ -187,3 +188,9 @@ def test_score_matrix_cached_pools():
     np.testing.assert_array_equal(v.dcf.act_dcf, w.dcf.act_dcf)
     np.testing.assert_array_equal(v.det.pmiss, w.det.pmiss)
     assert v.d_prime == pytest.approx(w.d_prime, rel=1e-9)
+    # the bundle's one shared threshold pass equals the single functions' own passes
+    d = dcf(sm.tar, sm.non, p_targets=PRIORS, scores_are_llrs=True)
+    np.testing.assert_array_equal(v.dcf.act_dcf, d.act_dcf)
+    np.testing.assert_array_equal(
+        v.ape.actual, ape_curve(sm.tar, sm.non, scores_are_llrs=True).actual
+    )

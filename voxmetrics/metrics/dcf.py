@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -293,7 +293,9 @@ def _dcf(
     c_miss: float,
     c_fa: float,
     scores_are_llrs: bool,
+    count_non_le: Callable[[ArrayLike], NDArray[np.int64]] | None = None,
 ) -> DCFResult:
+    count_non_le = count_non_le or pools.count_non_le
     thr, misses, fas = _candidates(pools)
     pmiss, pfa = misses / pools.n_tar, fas / pools.n_non
     a = c_miss * p
@@ -314,7 +316,7 @@ def _dcf(
     if scores_are_llrs:
         bayes = np.log(b) - np.log(a)  # -logit(P_eff)
         act_miss = pools.count_tar_le(bayes) / pools.n_tar
-        act_fa = 1.0 - pools.count_non_le(bayes) / pools.n_non
+        act_fa = 1.0 - count_non_le(bayes) / pools.n_non
         act = _readonly((a * act_miss + b * act_fa) / norm)
     return DCFResult(
         p_targets=_readonly(p),
@@ -515,7 +517,13 @@ def ape_curve_from_pools(
     return _ape(pools, plo, scores_are_llrs)
 
 
-def _ape(pools: SortedPools, plo: NDArray[np.float64], scores_are_llrs: bool) -> APECurve:
+def _ape(
+    pools: SortedPools,
+    plo: NDArray[np.float64],
+    scores_are_llrs: bool,
+    count_non_le: Callable[[ArrayLike], NDArray[np.int64]] | None = None,
+) -> APECurve:
+    count_non_le = count_non_le or pools.count_non_le
     p = 1.0 / (1.0 + np.exp(-plo))
     norm = np.minimum(p, 1.0 - p)
     h_miss, h_fa = _hull(pools)  # the minimum over its vertices is the minimum over all points
@@ -528,7 +536,7 @@ def _ape(pools: SortedPools, plo: NDArray[np.float64], scores_are_llrs: bool) ->
     actual = None
     if scores_are_llrs:
         pmiss = pools.count_tar_le(-plo) / pools.n_tar
-        pfa = 1.0 - pools.count_non_le(-plo) / pools.n_non
+        pfa = 1.0 - count_non_le(-plo) / pools.n_non
         actual = _readonly((p * pmiss + (1.0 - p) * pfa) / norm)
     return APECurve(prior_log_odds=_readonly(plo), minimum=_readonly(minimum), actual=actual)
 
@@ -626,10 +634,20 @@ def verification_from_pools(
     p = _check_costs(p_targets, c_miss, c_fa)
     if max_det_points is not None and max_det_points < 2:
         raise VoxMetricsInputError(f"`max_det_points` must be at least 2, got {max_det_points}.")
+    plo = _default_prior_log_odds()
+    count = None
+    if scores_are_llrs:  # one pass for the actual DCFs' and the APE curve's thresholds
+        a, b = float(c_miss) * p, float(c_fa) * (1.0 - p)
+        x = np.concatenate([np.log(b) - np.log(a), -plo])
+        known = dict(zip(x.tolist(), pools.count_non_le(x).tolist(), strict=True))
+
+        def count(v: ArrayLike) -> NDArray[np.int64]:
+            return np.array([known[u] for u in np.asarray(v).ravel().tolist()], dtype=np.int64)
+
     return VerificationResult(
-        dcf=_dcf(pools, p, float(c_miss), float(c_fa), scores_are_llrs),
+        dcf=_dcf(pools, p, float(c_miss), float(c_fa), scores_are_llrs, count),
         det=_det(pools, max_det_points),
-        ape=_ape(pools, _default_prior_log_odds(), scores_are_llrs),
+        ape=_ape(pools, plo, scores_are_llrs, count),
         d_prime=d_prime_from_pools(pools),
         scores_are_llrs=scores_are_llrs,
     )

@@ -336,11 +336,17 @@ class SortedPools:
             x = np.asarray(thresholds, dtype=np.float64).ravel()
             order = np.argsort(x, kind="stable")
             xs = x[order]
-            # hist[j]: scores s with xs[j-1] < s <= xs[j]; its cumsum counts the scores <= xs[j]
+            # in the scores' dtype, rounded down: s <= x exactly when s <= xd (no float64 copy
+            # of the blocks); +-inf and out-of-range values stay ordered
+            with np.errstate(over="ignore"):
+                xd = xs.astype(scores.dtype)
+            above = xd.astype(np.float64) > xs
+            xd[above] = np.nextafter(xd[above], scores.dtype.type(-np.inf))
+            # hist[j]: scores s with xd[j-1] < s <= xd[j]; its cumsum counts the scores <= xd[j]
             hist = np.zeros(xs.size + 1, dtype=np.int64)
             for r0 in range(0, scores.shape[0], step):
-                block = scores[r0 : r0 + step].ravel().astype(np.float64)
-                hist += np.bincount(np.searchsorted(xs, block, side="left"), minlength=xs.size + 1)
+                block = scores[r0 : r0 + step].ravel()
+                hist += np.bincount(np.searchsorted(xd, block, side="left"), minlength=xs.size + 1)
             le = np.cumsum(hist)[:-1] - np.searchsorted(tar_sorted64, xs, side="right")
             out = np.empty(x.size, dtype=np.int64)
             out[order] = le
