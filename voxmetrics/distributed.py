@@ -1,0 +1,741 @@
+"""Blockwise evaluation on a Dask cluster, never holding the T x N score matrix.
+
+Every metric of :func:`~voxmetrics.report.evaluate` is computed from per-block summaries.
+
+The trials are cut into row blocks of about 4 M scores; a task scores one block (from the
+embeddings, or by reading it from chunked score files) and returns small summaries:
+
+* pass 1 (row-wise): the mated score and the target rank of every trial (SRD, linkability and
+  its curve), the per-trial LID under a calibration learned in memory on dev, and the block's
+  sum of ln(1 + e^s) (Cllr);
+* pass 2 (pooled): for the non-mated scores, the counts below and at each distinct mated score
+  and the lowest score of each cell between them. Added over blocks these are exactly the run
+  counts of :class:`~voxmetrics.metrics.pools.SortedPools`, from which EER, ROCCH-EER, min Cllr
+  and ZEBRA follow;
+* the EER operating point (SpeechBrain's scan, whose thresholds include non-mated scores and
+  midpoints) needs the distinct pooled scores around the sign change of FAR - FRR: a third pass
+  fetches them, with their multiplicities, for a value range fixed by the counts.
+
+Every number equals the in-memory path bit for bit: blocks are cut on the same row boundaries as
+the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, Cllr sums of ``_BLOCK // N``
+rows), and all counts are integers. Memory per task is a few times one block; the client holds
+O(T + K) numbers (K distinct mated scores).
+
+Finished blocks are reduced on the client as they arrive; a failed task is retried by Dask
+(``retries``) without recomputing the others. Needs the ``dask`` extra
+(``pip install "voxmetrics[dask]"``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
+from voxmetrics.errors import DegenerateDataWarning, ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.metrics.baseline import BaselineResult, _softplus_sum
+from voxmetrics.metrics.cllr import min_cllr_from_pools
+from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
+from voxmetrics.metrics.legal import linkability_curve_from_ranks
+from voxmetrics.metrics.lid import LIDResult, _lid_rows, calibrate_lid
+from voxmetrics.metrics.pools import (
+    _BLOCK,
+    TIES,
+    EERPoint,
+    RunCounts,
+    SortedPools,
+    Ties,
+    _rate32,
+    check_ties,
+)
+from voxmetrics.metrics.srd import SRDResult, fit_beta_binomial, rank_histogram, srd_stats
+from voxmetrics.metrics.zebra import zebra_from_pools
+
+__all__ = [
+    "BlockSource",
+    "ChunkedScores",
+    "EmbeddingBlocks",
+    "dask_client",
+    "evaluate_blockwise",
+]
+
+Progress = Callable[[float, str], None]
+
+WINDOW_CAP = 50_000_000
+"""Most pooled scores fetched for the EER window (counted before fetching)."""
+
+
+# --------------------------------------------------------------------------- block sources
+
+
+@dataclass(frozen=True)
+class EmbeddingBlocks:
+    """One split of an :class:`~voxmetrics.data.model.EmbeddingSet`, scored block by block.
+
+    The trial embeddings are sent to the workers once (one piece per block); each task scores
+    its rows against the enrolment profiles.
+    """
+
+    trial_unit: NDArray[np.floating]
+    """Unit-norm embeddings of the trials of the split (including unenrolled speakers)."""
+    profiles: NDArray[np.float64]
+    """Unit-norm enrolment profiles (N x d)."""
+    rows: NDArray[np.intp]
+    """Index into ``trial_unit`` of each evaluated trial (speaker enrolled)."""
+    targets: NDArray[np.intp]
+    """Target column of each evaluated trial."""
+    trial_speakers: NDArray[np.str_]
+    enrol_speakers: NDArray[np.str_]
+    n_excluded_trials: int
+    dtype: np.dtype[Any]
+
+    @classmethod
+    def from_embeddings(cls, es: EmbeddingSet, split: str = "eval") -> EmbeddingBlocks:
+        """The trials of ``split`` against its enrolment profiles (as ``score_matrix``)."""
+        speakers, profiles, trial_unit = es.scoring_inputs(split)  # type: ignore[arg-type]
+        trial = es.roles(split)[1]  # type: ignore[arg-type]
+        tspk = es.meta["speaker"].to_numpy()[trial].astype(str)
+        return cls._build(trial_unit, profiles, tspk, speakers.astype(str), es.source or split)
+
+    @classmethod
+    def _build(
+        cls,
+        trial_unit: NDArray[np.floating],
+        profiles: NDArray[np.float64],
+        tspk: NDArray[np.str_],
+        espk: NDArray[np.str_],
+        where: str,
+    ) -> EmbeddingBlocks:
+        rows, targets, n_out = _enrolled_rows(tspk, espk, where)
+        dtype = np.result_type(trial_unit.dtype, profiles.dtype)
+        return cls(trial_unit, profiles, rows, targets, tspk[rows], espk, n_out, dtype)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(T, N) of the evaluated matrix."""
+        return int(self.rows.size), int(self.profiles.shape[0])
+
+    def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
+        """Per block, what its task needs besides the shared data (sent once)."""
+        out = []
+        for b in blocks:
+            rows = self.rows[b]
+            c0 = int(rows[0]) // SCORE_CHUNK_ROWS * SCORE_CHUNK_ROWS
+            c1 = (int(rows[-1]) // SCORE_CHUNK_ROWS + 1) * SCORE_CHUNK_ROWS
+            out.append(("emb", self.trial_unit[c0:c1], rows - c0, self.targets[b]))
+        return out
+
+    def shared(self) -> Any:
+        """Data every task needs (the profiles)."""
+        return self.profiles
+
+
+@dataclass(frozen=True)
+class ChunkedScores:
+    """A score matrix stored as row chunks: NPZ files of the same enrolled speakers.
+
+    Each file holds ``scores`` (rows x N), ``trial_ids``, ``trial_speakers`` and
+    ``enrol_speakers`` (the NPZ score format); the matrix is their rows in file order. Workers
+    read the files themselves, so the paths must be visible to every worker.
+    """
+
+    paths: tuple[str, ...]
+    offsets: NDArray[np.int64]
+    """First matrix row (all trials, enrolled or not) of each file; one more entry at the end."""
+    rows: NDArray[np.intp]
+    targets: NDArray[np.intp]
+    trial_speakers: NDArray[np.str_]
+    enrol_speakers: NDArray[np.str_]
+    n_excluded_trials: int
+    dtype: np.dtype[Any]
+
+    @classmethod
+    def from_files(cls, paths: Sequence[str | Path]) -> ChunkedScores:
+        """Index chunk files (their labels only; the scores are read by the tasks)."""
+        if not paths:
+            raise VoxMetricsInputError("no score chunk files given; give at least one NPZ file.")
+        tspk_all: list[NDArray[np.str_]] = []
+        espk: NDArray[np.str_] | None = None
+        sizes, dtypes = [], []
+        for p in paths:
+            with _open_npz(p) as z:
+                for key in ("scores", "trial_speakers", "enrol_speakers"):
+                    if key not in z.files:
+                        raise VoxMetricsInputError(
+                            f"{p}: no '{key}' array; a score chunk is an NPZ score file "
+                            "(scores, trial_ids, trial_speakers, enrol_speakers)."
+                        )
+                e = z["enrol_speakers"].astype(str)
+                if espk is None:
+                    espk = e
+                elif not np.array_equal(e, espk):
+                    raise VoxMetricsInputError(
+                        f"{p}: its enrol_speakers differ from those of {paths[0]}; every chunk "
+                        "must list the same enrolled speakers in the same order."
+                    )
+                t = z["trial_speakers"].astype(str)
+                shape, dtype = _npz_shape(z, "scores")
+                if len(shape) != 2 or shape[0] != t.size or shape[1] != e.size:
+                    raise VoxMetricsInputError(
+                        f"{p}: scores have shape {shape}, expected ({t.size}, {e.size}) for its "
+                        "trial and enrolled speakers."
+                    )
+                tspk_all.append(t)
+                sizes.append(t.size)
+                dtypes.append(np.float32 if dtype == np.float32 else np.float64)
+        assert espk is not None
+        if len(set(dtypes)) > 1:
+            raise VoxMetricsInputError("the score chunks mix float32 and float64; use one type.")
+        tspk = np.concatenate(tspk_all)
+        rows, targets, n_out = _enrolled_rows(tspk, espk, str(paths[0]))
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        return cls(
+            tuple(str(p) for p in paths), offsets, rows, targets, tspk[rows], espk, n_out,
+            np.dtype(dtypes[0]),
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(T, N) of the evaluated matrix."""
+        return int(self.rows.size), int(self.enrol_speakers.size)
+
+    def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
+        """Per block: the files it reads, their first rows, the rows it keeps and targets."""
+        out = []
+        for b in blocks:
+            rows = self.rows[b]
+            f0 = int(np.searchsorted(self.offsets, rows[0], side="right")) - 1
+            f1 = int(np.searchsorted(self.offsets, rows[-1], side="right"))
+            files = self.paths[f0:f1]
+            out.append(("npz", files, rows - self.offsets[f0], self.targets[b]))
+        return out
+
+    def shared(self) -> Any:
+        """Nothing is shared: tasks read their files."""
+        return None
+
+
+BlockSource = EmbeddingBlocks | ChunkedScores
+
+
+def _open_npz(path: str | Path) -> Any:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise VoxMetricsInputError(f"{path}: not a readable NPZ file ({exc}).") from None
+
+
+def _npz_shape(z: Any, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """Shape and dtype of one NPZ member from its header, without reading the data."""
+    from numpy.lib import format as npformat
+
+    with z.zip.open(f"{key}.npy") as f:
+        version = npformat.read_magic(f)
+        shape, _, dtype = npformat._read_array_header(f, version)  # type: ignore[attr-defined]
+    return tuple(shape), dtype
+
+
+def _enrolled_rows(
+    tspk: NDArray[np.str_], espk: NDArray[np.str_], where: str
+) -> tuple[NDArray[np.intp], NDArray[np.intp], int]:
+    """Rows whose speaker is enrolled, their target columns and the number excluded."""
+    if espk.size < 2:
+        raise VoxMetricsInputError(
+            f"{where}: only {espk.size} enrolled identity; a 1-to-N search needs at least 2."
+        )
+    if np.unique(espk).size != espk.size:
+        raise VoxMetricsInputError(f"{where}: the enrolled speakers are not unique.")
+    order = np.argsort(espk)
+    pos = np.searchsorted(espk[order], tspk)
+    pos = np.minimum(pos, espk.size - 1)
+    hit = espk[order][pos] == tspk
+    rows = np.flatnonzero(hit)
+    n_out = int(tspk.size - rows.size)
+    if rows.size == 0:
+        raise VoxMetricsInputError(
+            f"{where}: none of the {tspk.size} trials has an enrolled speaker, so there is "
+            "nothing to evaluate."
+        )
+    if n_out:
+        warnings.warn(
+            f"{where}: {n_out} of {tspk.size} trials have a speaker who is not enrolled; they are "
+            "excluded from every metric.",
+            ExcludedTrialsWarning,
+            stacklevel=3,
+        )
+    return rows, order[pos[rows]].astype(np.intp), n_out
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.floating], Any]:
+    """Scores (rows x N) and target columns of one block, computed or read on the worker."""
+    kind, data, keep, targets = piece
+    if kind == "emb":
+        chunks = [
+            score_chunk(data, shared, c) for c in range(0, data.shape[0], SCORE_CHUNK_ROWS)
+        ]
+        scores = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+    else:
+        mats = []
+        for p in data:
+            with np.load(p, allow_pickle=False) as z:
+                s = z["scores"]
+            mats.append(s if s.dtype in (np.float32, np.float64) else s.astype(np.float64))
+        scores = np.concatenate(mats) if len(mats) > 1 else mats[0]
+        if not np.isfinite(scores.sum(dtype=np.float64)):
+            raise VoxMetricsInputError(
+                f"{', '.join(data)}: NaN or infinite scores; every score must be finite."
+            )
+    return scores[keep], targets
+
+
+def _task_rows(piece: tuple[Any, ...], shared: Any, lid_params: Any) -> dict[str, Any]:
+    """Pass 1: mated scores, target ranks, Cllr sum and (with a calibration) LID of a block."""
+    s, t = _block_scores(piece, shared)
+    mated = s[np.arange(s.shape[0]), t]
+    out: dict[str, Any] = {
+        "tar": mated,
+        "rank": (s >= mated[:, None]).sum(axis=1).astype(np.int64),
+        "softplus": _softplus_sum(s),
+    }
+    if lid_params is not None:
+        out["lid"], out["p"], out["n_deg"] = _lid_rows(s, t, *lid_params)
+    return out
+
+
+def _nonmated_sorted(s: NDArray[np.floating], t: NDArray[np.intp]) -> NDArray[np.floating]:
+    mask = np.ones(s.shape, dtype=bool)
+    mask[np.arange(s.shape[0]), t] = False
+    non = s[mask]
+    non.sort()
+    return non
+
+
+def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, Any]:
+    """Pass 2: non-mated counts below / up to each distinct mated score, and cell minima."""
+    non = _nonmated_sorted(*_block_scores(piece, shared))
+    lo = np.searchsorted(non, values, side="left")
+    hi = np.searchsorted(non, values, side="right")
+    starts = np.concatenate([[0], hi])
+    ends = np.concatenate([lo, [non.size]])
+    first = np.full(starts.size, np.inf)
+    has = ends > starts
+    first[has] = non[starts[has]]
+    return {"lo": lo.astype(np.int64), "hi": hi.astype(np.int64), "first": first}
+
+
+def _task_window(piece: tuple[Any, ...], shared: Any, bounds: Any) -> dict[str, Any]:
+    """Pass 3: distinct non-mated scores in [low, high] with counts, and how many lie below."""
+    low, high = bounds
+    non = _nonmated_sorted(*_block_scores(piece, shared))
+    a = int(np.searchsorted(non, low, side="left")) if low is not None else 0
+    b = int(np.searchsorted(non, high, side="right")) if high is not None else non.size
+    u, c = np.unique(non[a:b], return_counts=True)
+    return {"below": a, "u": u, "c": c.astype(np.int64)}
+
+
+def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
+    """Index (block-local, row-major without the mated cells) of the first non-mated == value."""
+    s, t = _block_scores(piece, shared)
+    hit = s == value
+    hit[np.arange(s.shape[0]), t] = False
+    idx = np.flatnonzero(hit)
+    if idx.size == 0:
+        return -1
+    r, j = divmod(int(idx[0]), s.shape[1])
+    return r * (s.shape[1] - 1) + j - int(j > t[r])
+
+
+# --------------------------------------------------------------------------- running
+
+
+@contextlib.contextmanager
+def dask_client(
+    scheduler: Any = "local",
+    *,
+    n_workers: int = 2,
+    memory_limit: str | int | None = None,
+    processes: bool = True,
+) -> Iterator[Any]:
+    """A ``dask.distributed`` client for ``scheduler``.
+
+    ``"local"`` starts a local cluster, an address (``"tcp://host:8786"``) connects to a running
+    scheduler, and an existing ``Client`` is used as is.
+
+    The local cluster has ``n_workers`` single-threaded workers with ``memory_limit`` each
+    (Dask's default when None) and is closed on exit.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise VoxMetricsInputError(
+            "blockwise evaluation needs Dask: pip install 'voxmetrics[dask]' (dask[distributed])."
+        ) from None
+    if isinstance(scheduler, Client):
+        yield scheduler
+        return
+    if scheduler == "local":
+        with (
+            LocalCluster(
+                n_workers=n_workers,
+                threads_per_worker=1,
+                processes=processes,
+                memory_limit=memory_limit if memory_limit is not None else "auto",
+                dashboard_address=None,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client
+        return
+    try:
+        client = Client(str(scheduler), timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise VoxMetricsInputError(
+            f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({exc}); give its "
+            "address as tcp://HOST:PORT, or 'local' for a cluster on this machine."
+        ) from None
+    with client:
+        yield client
+
+
+class _Runner:
+    """Maps one task over every block, reducing results as they arrive, with progress."""
+
+    def __init__(
+        self, client: Any, source: BlockSource, blocks: list[slice], progress: Progress | None,
+        retries: int,
+    ) -> None:
+        self.client = client
+        self.retries = retries
+        self.progress = progress
+        self.pieces = client.scatter(source.pieces(blocks))
+        shared = source.shared()
+        self.shared = client.scatter(shared, broadcast=True) if shared is not None else None
+        self.n_passes_done = 0
+
+    def run(self, fn: Callable[..., Any], arg: Any, label: str, weight: tuple[float, float]) -> (
+        list[Any]
+    ):
+        """Results of ``fn(piece, shared, arg)`` for every block, in block order."""
+        from distributed import as_completed
+
+        if isinstance(arg, np.ndarray) and arg.size > 100_000:
+            arg = self.client.scatter(arg, broadcast=True)
+        futures = [
+            self.client.submit(fn, p, self.shared, arg, retries=self.retries, pure=False)
+            for p in self.pieces
+        ]
+        index = {f.key: i for i, f in enumerate(futures)}
+        out: list[Any] = [None] * len(futures)
+        done = 0
+        for fut in as_completed(futures):
+            out[index[fut.key]] = fut.result()
+            fut.release()
+            done += 1
+            if self.progress is not None:
+                a, b = weight
+                message = f"{label}: block {done}/{len(futures)}"
+                self.progress(a + (b - a) * done / len(futures), message)
+        return out
+
+
+def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
+    """Row blocks of the in-memory Cllr loop (``_BLOCK // N`` rows), so sums match bit for bit."""
+    step = max(1, _BLOCK // n_cols)
+    return [slice(r, min(r + step, n_rows)) for r in range(0, n_rows, step)]
+
+
+def evaluate_blockwise(
+    source: BlockSource | EmbeddingSet,
+    *,
+    client: Any,
+    dev: ScoreMatrix | None = None,
+    name: str = "condition",
+    attacker: str = "semi-informed",
+    lid_class_weight: Any = None,
+    lid_ddof: int = 0,
+    split: str = "eval",
+    ties: Ties = "reference",
+    progress: Progress | None = None,
+    retries: int = 3,
+) -> Any:
+    """Every metric of :func:`~voxmetrics.report.evaluate`, block by block on a Dask client.
+
+    Parameters
+    ----------
+    source : EmbeddingSet, EmbeddingBlocks or ChunkedScores
+        The evaluated trials: embeddings (scored per block; ``split`` picks the split) or a
+        score matrix stored as row chunks.
+    client : distributed.Client
+        Where the blocks run (see :func:`dask_client`).
+    dev : ScoreMatrix, optional
+        In-memory calibration scores of disjoint speakers; LID is computed when given (for an
+        EmbeddingSet with a dev split and no ``dev``, its dev split is scored in memory).
+    progress : callable(fraction, message), optional
+        Called as blocks finish.
+    retries : int
+        Times Dask retries a failed block (a lost worker) before giving up.
+
+    Returns
+    -------
+    ConditionReport
+        Equal to ``evaluate(matrix, dev=dev, ...)`` on the in-memory matrix, except that
+        singling out (which needs the utterance embeddings in memory) is not computed, and
+        neither are bootstrap intervals nor cross-calibrated LID.
+    """
+    from voxmetrics.report import ConditionReport
+
+    check_ties(ties)
+    if isinstance(source, EmbeddingSet):
+        es = source
+        source = EmbeddingBlocks.from_embeddings(es, split)
+        if dev is None and split == "eval" and "dev" in es.splits():
+            dev = es.score_matrix("dev")
+    n_rows, n_cols = source.shape
+    cal = None
+    if dev is not None:
+        cal = calibrate_lid(dev.scores, dev.targets, class_weight=lid_class_weight, ddof=lid_ddof)
+    blocks = _row_blocks(n_rows, n_cols)
+    runner = _Runner(client, source, blocks, progress, retries)
+
+    lid_params = None if cal is None else (cal.w, cal.b, cal.prior_log_odds, cal.ddof)
+    rows = runner.run(_task_rows, lid_params, "scores and ranks", (0.0, 0.4))
+    tar = np.concatenate([r["tar"] for r in rows])
+    ranks = np.concatenate([r["rank"] for r in rows])
+    c_all = 0.0
+    for r in rows:  # in block order, as the in-memory loop
+        c_all += r["softplus"]
+    values = np.unique(tar)
+    pools_parts = runner.run(_task_pools, values, "pooled counts", (0.4, 0.8))
+    sizes = [(b.stop - b.start) * (n_cols - 1) for b in blocks]
+    pools = _pools_from_counts(runner, tar, values, pools_parts, n_rows * (n_cols - 1), sizes)
+
+    c_tar = _softplus_sum(-tar)
+    c_non = c_all - _softplus_sum(tar)
+    cllr = float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n_cols - 1))) / np.log(2.0))
+    e = eer_from_pools(pools, ties=ties)
+    baseline = BaselineResult(
+        n_trials=n_rows,
+        n_enrolled=n_cols,
+        eer=e.eer,
+        eer_threshold=e.threshold,
+        eer_rocch=eer_rocch_from_pools(pools, ties=ties),
+        cllr=cllr,
+        min_cllr=min_cllr_from_pools(pools, ties=ties),
+        linkability=float((ranks == 1).mean()),
+    )
+    hist = rank_histogram(ranks, n_cols)
+    srd_result = SRDResult(ranks=_ro(ranks), histogram=_ro(hist), stats=srd_stats(hist))
+    lid_result = None
+    if cal is not None:
+        lid_values = np.concatenate([r["lid"] for r in rows])
+        p = np.concatenate([r["p"] for r in rows])
+        n_deg = sum(int(r["n_deg"]) for r in rows)
+        if n_deg:
+            warnings.warn(
+                f"{n_deg} eval trial(s) have identical scores (to float64 precision) for every "
+                "enrolled identity: they carry no evidence and get LID = 0.",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
+        lid_result = LIDResult(
+            lid=_ro(lid_values), p_target=_ro(p), rank=_ro(ranks.copy()), n_enrolled=n_cols,
+            calibration=cal, n_degenerate=n_deg,
+        )
+    zebra = zebra_from_pools(pools, ties=ties)
+    if progress is not None:
+        progress(1.0, "done")
+    return ConditionReport(
+        name=name,
+        attacker=attacker,
+        n_excluded_trials=source.n_excluded_trials,
+        has_dev=dev is not None,
+        baseline=baseline,
+        srd=srd_result,
+        srd_model=fit_beta_binomial(hist, loss="CLL"),
+        zebra=zebra,
+        linkability_curve=linkability_curve_from_ranks(ranks, n_cols),
+        singling_out=None,
+        lid=lid_result,
+        ties=ties,
+    )
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def _pools_from_counts(
+    runner: _Runner,
+    tar: NDArray[np.floating],
+    values: NDArray[np.floating],
+    parts: list[dict[str, Any]],
+    n_non: int,
+    block_sizes: list[int],
+) -> SortedPools:
+    """The :class:`SortedPools` of the whole matrix from the blocks' pass-2 counts."""
+    non_below = np.sum([p["lo"] for p in parts], axis=0)
+    non_upto = np.sum([p["hi"] for p in parts], axis=0)
+    first = np.min([p["first"] for p in parts], axis=0)
+    tar_sorted = np.sort(tar)
+    tar_at = np.unique(tar_sorted, return_counts=True)[1]
+    cells = np.concatenate([non_below, [n_non]]) - np.concatenate([[0], non_upto])
+    counts = RunCounts(
+        cells=cells.astype(np.float64),
+        tar_at=tar_at.astype(np.float64),
+        non_at=(non_upto - non_below).astype(np.float64),
+    )
+    cell_first = np.where(np.isfinite(first), first, np.nan)
+    grid = _Grid(values, tar_sorted, non_below, non_upto, n_non)
+    points = {t: _eer_point_blockwise(runner, grid, attacker=t == "attacker") for t in TIES}
+
+    def locate(score: float, mated: bool) -> int:
+        v = tar.dtype.type(score)
+        if mated:
+            return int(np.flatnonzero(tar == v)[0])
+        hits = runner.run(_task_locate, v, "locating a score", (0.95, 0.99))
+        offset = 0
+        for size, h in zip(block_sizes, hits, strict=True):
+            if h >= 0:
+                return offset + int(h)
+            offset += size
+        raise ValueError("score not in the non-target pool")  # pragma: no cover
+
+    return SortedPools(values, counts, cell_first, int(tar.size), int(n_non), points, locate)
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Pooled counts known at the distinct mated scores after pass 2."""
+
+    values: NDArray[np.floating]
+    tar_sorted: NDArray[np.floating]
+    non_below: NDArray[np.int64]
+    """Non-mated scores below each distinct mated score."""
+    non_upto: NDArray[np.int64]
+    """Non-mated scores at or below each distinct mated score."""
+    n_non: int
+
+
+def _eer_point_blockwise(runner: _Runner, grid: _Grid, *, attacker: bool) -> EERPoint:
+    """SpeechBrain's EER operating point from the distinct pooled scores of a value range.
+
+    FAR - FRR changes sign in (v_{k0-1}, v_k0] for the first distinct mated score v_k0 where
+    FAR <= FRR; the range [v_{k0-1-m}, v_{k0+m}] is fetched (distinct scores and counts) and
+    widened until it covers the window :func:`_scan_window` needs.
+    """
+    values, tar_sorted = grid.values, grid.tar_sorted
+    n_tar, n_non = int(tar_sorted.size), grid.n_non
+    k_n = values.size
+    fr = np.searchsorted(tar_sorted, values, side="right").astype(np.int64)
+    sign = (n_non - grid.non_upto) * n_tar - fr * n_non <= 0
+    k0 = int(np.argmax(sign)) if sign.any() else k_n
+    pos_left = np.searchsorted(tar_sorted, values, side="left") + grid.non_below
+    pos_right = fr + grid.non_upto
+    n = n_tar + n_non
+    m = 1
+    while True:
+        ka, kb = k0 - 1 - m, k0 + m
+        low = values[ka] if ka >= 0 else None
+        high = values[kb] if kb < k_n else None
+        start = int(pos_left[ka]) if ka >= 0 else 0
+        stop = int(pos_right[kb]) if kb < k_n else n
+        if stop - start > WINDOW_CAP:
+            raise VoxMetricsInputError(
+                f"the EER window holds {stop - start:,} pooled scores (more than "
+                f"{WINDOW_CAP:,}): the scores are too concentrated between two mated scores "
+                "for blockwise evaluation; evaluate this matrix in memory."
+            )
+        parts = runner.run(_task_window, (low, high), "EER operating point", (0.8, 0.95))
+        keep = np.ones(n_tar, dtype=bool)
+        if low is not None:
+            keep &= tar_sorted >= low
+        if high is not None:
+            keep &= tar_sorted <= high
+        u, inv = np.unique(
+            np.concatenate([*(p["u"] for p in parts), tar_sorted[keep]]), return_inverse=True
+        )
+        weights = np.concatenate([*(p["c"] for p in parts), np.ones(int(keep.sum()), np.int64)])
+        cnt = np.bincount(inv, weights=weights, minlength=u.size).astype(np.int64)
+        point = _scan_window(u, cnt, start, n, tar_sorted, n_non, attacker=attacker)
+        if point is not None:
+            return point
+        m *= 4
+
+
+def _scan_window(
+    u: NDArray[np.floating],
+    cnt: NDArray[np.int64],
+    below: int,
+    n: int,
+    tar_sorted: NDArray[np.floating],
+    n_non: int,
+    *,
+    attacker: bool,
+) -> EERPoint | None:
+    """The scan of :func:`voxmetrics.metrics.pools._eer_point` on part of the pooled scores.
+
+    ``u`` are distinct pooled scores with counts ``cnt``, starting at pooled position ``below``;
+    None when they do not cover the window the scan needs.
+    """
+    n_tar = int(tar_sorted.size)
+    pos_end = below + np.cumsum(cnt)
+    pos_start = pos_end - cnt
+    fr_all = np.searchsorted(tar_sorted, u, side="right").astype(np.int64)
+    fa_all = n_non - (pos_end - fr_all)
+    sign = fa_all * n_tar - fr_all * n_non <= 0
+    if not sign.any() or (sign[0] and below > 0):
+        return None
+    lo_j = int(pos_start[int(np.argmax(sign))])
+    half = 64
+    while True:
+        a, b = max(0, lo_j - half), min(n, lo_j + half)
+        if a < below or b > int(pos_end[-1]):
+            return None
+        sel = (pos_start < b) & (pos_end > a)
+        uu, fr, fa, cc = u[sel], fr_all[sel], fa_all[sel], cnt[sel]
+        n_u = uu.size
+        cand_v = np.empty(3 * n_u, dtype=uu.dtype)
+        cand_fr = np.empty(3 * n_u, dtype=np.int64)
+        cand_fa = np.empty(3 * n_u, dtype=np.int64)
+        use = np.zeros(3 * n_u, dtype=bool)
+        cand_v[1::3], cand_fr[1::3], cand_fa[1::3] = uu, fr, fa
+        use[1::3] = True
+        if attacker:
+            fr_lt = np.searchsorted(tar_sorted, uu, side="left").astype(np.int64)
+            n_non_eq = cc - (fr - fr_lt)
+            tied = (fr > fr_lt) & (n_non_eq > 0)
+            cand_v[0::3], cand_fr[0::3], cand_fa[0::3] = uu, fr_lt, fa
+            use[0::3] = tied
+        if n_u > 1:
+            mids = (uu[:-1] + uu[1:]) / uu.dtype.type(2)
+            up = mids == uu[1:]
+            nxt_fr = cand_fr[4::3].copy()
+            if attacker:
+                nxt_fr = np.where(use[3::3], cand_fr[3::3], nxt_fr)
+            cand_v[2:-3:3] = mids
+            cand_fr[2:-3:3] = np.where(up, nxt_fr, fr[:-1])
+            cand_fa[2:-3:3] = np.where(up, fa[1:], fa[:-1])
+            use[2:-3:3] = True
+        cv, cfr, cfa = cand_v[use], cand_fr[use], cand_fa[use]
+        far32, frr32 = _rate32(cfa, n_non), _rate32(cfr, n_tar)
+        c = np.abs(far32 - frr32).astype(np.float64)
+        d = np.abs(far32.astype(np.float64) - frr32.astype(np.float64))
+        m = c.min()
+        if (a == 0 or c[0] > m) and (b == n or c[-1] > m):
+            break
+        half *= 4
+    idx = np.flatnonzero(c == m)
+    good = idx[d[idx] <= m]
+    k = int(good[0]) if good.size else int(idx[-1])
+    return EERPoint(threshold=float(cv[k]), n_fr=int(cfr[k]), n_fa=int(cfa[k]))
