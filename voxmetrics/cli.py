@@ -176,6 +176,22 @@ def _check_outputs(files: Sequence[str | None] = (), folders: Sequence[str | Non
             )
 
 
+def _dask_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="workers of the --scheduler local cluster (default 2, one thread each)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        default=None,
+        help="memory limit per worker of the --scheduler local cluster, e.g. 300MB "
+        "(default: Dask's, the machine's memory shared by the workers)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m voxmetrics",
@@ -266,6 +282,15 @@ def _parser() -> argparse.ArgumentParser:
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); default reference",
     )
+    ev.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="evaluate block by block on Dask, never holding the score matrix: 'local' (a "
+        "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
+        "--embeddings, or as EVAL a folder of NPZ score chunks (or one NPZ file); singling "
+        "out, --bootstrap and --cross-calibrate are not available this way",
+    )
+    _dask_options(ev)
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
     ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
     ev.add_argument(
@@ -449,6 +474,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     _check_outputs([args.json, args.html])
     if args.fail_on:  # a malformed or hostile expression is refused before any work
         _parse_fail_on(args.fail_on)
+    if args.scheduler:
+        return _evaluate_blockwise(args)
     embeddings = None
     if args.embeddings:
         if args.eval:
@@ -487,6 +514,82 @@ def _evaluate(args: argparse.Namespace) -> int:
     result = report.to_dict()
     text = json.dumps(result, indent=2)
     # check --fail-on before writing anything, so a bad expression leaves no partial output
+    failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if args.html:
+        Path(args.html).write_text(report_html([report]), encoding="utf-8")
+    if failed:
+        print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
+def _evaluate_blockwise(args: argparse.Namespace) -> int:
+    """``evaluate --scheduler``: every metric block by block on a Dask cluster."""
+    from voxmetrics.distributed import ChunkedScores, dask_client, evaluate_blockwise
+    from voxmetrics.report import report_html
+
+    _check_outputs([args.json, args.html])
+    if args.fail_on:
+        _parse_fail_on(args.fail_on)
+    unsupported = [
+        flag
+        for flag, given in (
+            ("--bootstrap", args.bootstrap > 0),
+            ("--cross-calibrate", args.cross_calibrate is not None),
+            ("--trials", args.trials is not None),
+        )
+        if given
+    ]
+    if unsupported:
+        raise VoxMetricsInputError(
+            f"{', '.join(unsupported)} cannot be used with --scheduler (blockwise evaluation); "
+            "drop it, or evaluate in memory without --scheduler."
+        )
+    if args.workers < 1:
+        raise VoxMetricsInputError("--workers must be at least 1.")
+    if args.embeddings:
+        if args.eval:
+            raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
+        source: Any = _read_embeddings(args.embeddings, args.metadata)
+    elif args.eval:
+        if args.metadata:
+            raise VoxMetricsInputError("--metadata goes with --embeddings.")
+        check_input_path(args.eval)
+        root = Path(args.eval)
+        files = sorted(root.glob("*.npz")) if root.is_dir() else [root]
+        if not files or any(f.suffix.lower() != ".npz" for f in files):
+            raise VoxMetricsInputError(
+                f"{args.eval}: with --scheduler, EVAL is a folder of NPZ score chunks (or one "
+                "NPZ file), each an NPZ score file (scores, trial_ids, trial_speakers, "
+                "enrol_speakers) of some of the trials; or use --embeddings."
+            )
+        source = ChunkedScores.from_files(files)
+    else:
+        raise VoxMetricsInputError("give a folder of NPZ score chunks EVAL or --embeddings EMB.")
+    dev = _read(args.dev, args.dev_trials, args.format) if args.dev else None
+    if args.dev_trials and not args.dev:
+        raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
+    reference = args.lid_variant == "reference-code"
+    with dask_client(
+        args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit
+    ) as client:
+        report = evaluate_blockwise(
+            source,
+            client=client,
+            dev=dev,
+            name=Path(args.eval or args.embeddings).stem,
+            lid_class_weight="balanced" if reference else None,
+            lid_ddof=1 if reference else 0,
+            split=args.split,
+            ties=args.ties,
+            progress=_progress_bar,
+        )
+    print(file=sys.stderr)
+    result = report.to_dict()
+    text = json.dumps(result, indent=2)
     failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
     print(text)
     if args.json:

@@ -162,11 +162,12 @@ class ChunkedScores:
         if not paths:
             raise VoxMetricsInputError("no score chunk files given; give at least one NPZ file.")
         tspk_all: list[NDArray[np.str_]] = []
+        tids_all: list[NDArray[np.str_]] = []
         espk: NDArray[np.str_] | None = None
         sizes, dtypes = [], []
         for p in paths:
             with _open_npz(p) as z:
-                for key in ("scores", "trial_speakers", "enrol_speakers"):
+                for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
                     if key not in z.files:
                         raise VoxMetricsInputError(
                             f"{p}: no '{key}' array; a score chunk is an NPZ score file "
@@ -188,12 +189,19 @@ class ChunkedScores:
                         "trial and enrolled speakers."
                     )
                 tspk_all.append(t)
+                tids_all.append(z["trial_ids"].astype(str))
                 sizes.append(t.size)
                 dtypes.append(np.float32 if dtype == np.float32 else np.float64)
         assert espk is not None
         if len(set(dtypes)) > 1:
             raise VoxMetricsInputError("the score chunks mix float32 and float64; use one type.")
         tspk = np.concatenate(tspk_all)
+        tids = np.concatenate(tids_all)
+        if tids.size != tspk.size or np.unique(tids).size != tids.size:
+            raise VoxMetricsInputError(
+                f"{paths[0]}: the chunks' trial ids are not one per row and unique across the "
+                "chunks; every trial must appear once, in one chunk."
+            )
         rows, targets, n_out = _enrolled_rows(tspk, espk, str(paths[0]))
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         return cls(
@@ -234,12 +242,12 @@ def _open_npz(path: str | Path) -> Any:
 
 def _npz_shape(z: Any, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
     """Shape and dtype of one NPZ member from its header, without reading the data."""
-    from numpy.lib import format as npformat
+    from voxmetrics.limits import _npy_header, check_npy_header
 
     with z.zip.open(f"{key}.npy") as f:
-        version = npformat.read_magic(f)
-        shape, _, dtype = npformat._read_array_header(f, version)  # type: ignore[attr-defined]
-    return tuple(shape), dtype
+        shape, dtype, _, _ = _npy_header(f, f"{z.fid.name if z.fid else 'npz'}:{key}")
+    check_npy_header(shape, dtype, "score chunk", key)
+    return shape, dtype
 
 
 def _enrolled_rows(
@@ -417,10 +425,12 @@ class _Runner:
         self.client = client
         self.retries = retries
         self.progress = progress
-        self.pieces = client.scatter(source.pieces(blocks))
+        self.pieces = client.scatter(source.pieces(blocks), hash=False)
         shared = source.shared()
-        self.shared = client.scatter(shared, broadcast=True) if shared is not None else None
-        self.n_passes_done = 0
+        self.shared = (
+            None if shared is None else client.scatter(shared, broadcast=True, hash=False)
+        )
+        self.fraction = 0.0
 
     def run(self, fn: Callable[..., Any], arg: Any, label: str, weight: tuple[float, float]) -> (
         list[Any]
@@ -429,7 +439,7 @@ class _Runner:
         from distributed import as_completed
 
         if isinstance(arg, np.ndarray) and arg.size > 100_000:
-            arg = self.client.scatter(arg, broadcast=True)
+            arg = self.client.scatter(arg, broadcast=True, hash=False)
         futures = [
             self.client.submit(fn, p, self.shared, arg, retries=self.retries, pure=False)
             for p in self.pieces
@@ -444,7 +454,8 @@ class _Runner:
             if self.progress is not None:
                 a, b = weight
                 message = f"{label}: block {done}/{len(futures)}"
-                self.progress(a + (b - a) * done / len(futures), message)
+                self.fraction = max(self.fraction, a + (b - a) * done / len(futures))
+                self.progress(self.fraction, message)
         return out
 
 

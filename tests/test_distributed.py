@@ -1,0 +1,256 @@
+"""Blockwise evaluation on Dask equals the in-memory path on every metric (voxmetrics.distributed).
+
+The blocks are made tiny (a few rows) so that every test crosses many block and score-chunk
+boundaries; ties are forced by rounding the embeddings / scores.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("distributed")
+
+import voxmetrics.data.model as model_mod
+import voxmetrics.distributed as dist
+import voxmetrics.metrics.baseline as baseline_mod
+from voxmetrics.cli import main
+from voxmetrics.data import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.writers import write_embeddings, write_scores
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.pools import SortedPools, _eer_point
+from voxmetrics.report import evaluate
+
+BLOCK = 600  # scores per Cllr / Dask block in these tests (rows = BLOCK // N)
+CHUNK = 16  # rows per score chunk
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def _small_blocks(monkeypatch):
+    for mod in (baseline_mod, dist):
+        monkeypatch.setattr(mod, "_BLOCK", BLOCK)
+    for mod in (model_mod, dist):
+        monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
+
+
+def embedding_set(seed: int, *, n_spk: int = 40, trials: int = 6, decimals: int = 1,
+                  dev: bool = True, stranger: bool = False) -> EmbeddingSet:
+    rng = np.random.default_rng(seed)
+    d = 6
+    rows, meta = [], []
+    for split in ("dev", "eval") if dev else ("eval",):
+        centres = rng.standard_normal((n_spk, d))
+        for s in range(n_spk):
+            for role, k in (("enrol", 2), ("trial", trials)):
+                for i in range(k):
+                    rows.append(centres[s] + 0.8 * rng.standard_normal(d))
+                    meta.append((f"{split}{s}_{role}{i}", f"{split}{s}", role, split))
+        if stranger:  # trials of a speaker with no enrolment: excluded
+            for i in range(5):
+                rows.append(rng.standard_normal(d))
+                meta.append((f"{split}x_{i}", f"{split}x", "trial", split))
+    emb = np.round(np.array(rows), decimals).astype(np.float32)
+    frame = pd.DataFrame(meta, columns=["utt_id", "speaker", "role", "split"])
+    return EmbeddingSet.from_arrays(emb, frame, source="test embeddings")
+
+
+def comparable(report) -> dict:
+    d = report.to_dict()
+    d.pop("singling_out", None)
+    return d
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+def test_embeddings_equal_in_memory_on_every_metric(client, ties):
+    es = embedding_set(1, stranger=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = evaluate(es.score_matrix("eval"), dev=es.score_matrix("dev"), ties=ties)
+        got = dist.evaluate_blockwise(es, client=client, ties=ties)
+    assert len(dist._row_blocks(*dist.EmbeddingBlocks.from_embeddings(es).shape)) > 10
+    assert got.lid is not None and got.n_excluded_trials == 5
+    assert comparable(got) == comparable(ref)  # exact, not approximately
+    np.testing.assert_array_equal(got.srd.ranks, ref.srd.ranks)
+    np.testing.assert_array_equal(got.lid.lid, ref.lid.lid)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chunked_npz_scores_equal_in_memory(client, tmp_path, dtype):
+    rng = np.random.default_rng(3)
+    t, n = 150, 9
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    scores = (np.round(rng.normal(size=(t, n)) * 4) / 4).astype(dtype)  # many ties
+    scores[np.arange(t), np.searchsorted(enrol, spk)] += dtype(0.5)
+    sm = ScoreMatrix.from_arrays(
+        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=spk, enrol_speakers=enrol
+    )
+    for k, (a, b) in enumerate([(0, 7), (7, 90), (90, 91), (91, 150)]):
+        np.savez(  # in the scores' own dtype (write_scores writes float64)
+            tmp_path / f"chunk{k}.npz", scores=scores[a:b], trial_ids=sm.trial_ids[a:b],
+            trial_speakers=spk[a:b], enrol_speakers=enrol,
+        )
+    source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.npz")))
+    assert source.dtype == dtype
+    for ties in ("reference", "attacker"):
+        ref = evaluate(sm, ties=ties)
+        got = dist.evaluate_blockwise(source, client=client, ties=ties)
+        assert comparable(got) == comparable(ref)
+
+
+def test_a_failing_block_is_retried_and_finished_blocks_are_kept(client, monkeypatch):
+    es = embedding_set(2, dev=False)
+    real = dist._block_scores
+    calls = []
+
+    def counting(piece, shared):
+        calls.append(1)
+        return real(piece, shared)
+
+    monkeypatch.setattr(dist, "_block_scores", counting)
+    clean = dist.evaluate_blockwise(es, client=client)
+    n_clean = len(calls)
+    calls.clear()
+
+    def flaky(piece, shared):
+        calls.append(1)
+        if len(calls) == 3:  # the third task fails once, as on a lost worker
+            raise OSError("worker lost")
+        return real(piece, shared)
+
+    monkeypatch.setattr(dist, "_block_scores", flaky)
+    seen = []
+    got = dist.evaluate_blockwise(
+        es, client=client, progress=lambda f, m: seen.append(f), retries=2
+    )
+    assert comparable(got) == comparable(clean) == comparable(evaluate(es.score_matrix("eval")))
+    assert len(calls) == n_clean + 1  # only the failed block ran again
+    assert seen == sorted(seen) and seen[-1] == 1.0
+
+
+def test_scan_window_equals_the_in_memory_eer_point_and_asks_for_more_when_short():
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        n_tar, n_non = rng.integers(1, 60), rng.integers(1, 400)
+        levels = rng.integers(2, 50)
+        tar = (rng.integers(0, levels, n_tar) + rng.integers(0, 3)).astype(np.float64) / 4
+        non = rng.integers(0, levels, n_non).astype(np.float64) / 4
+        pooled = np.sort(np.concatenate([tar, non]))
+        tar_sorted = np.sort(tar)
+        u, cnt = np.unique(pooled, return_counts=True)
+        for attacker in (False, True):
+            want = _eer_point(pooled, tar_sorted, n_non, attacker=attacker)
+            got = dist._scan_window(u, cnt, 0, pooled.size, tar_sorted, n_non, attacker=attacker)
+            assert got == want, trial
+            # a sub-range: either the same point or a request for a wider range
+            i, j = sorted(rng.integers(0, u.size + 1, 2))
+            if j > i:
+                below = int(cnt[:i].sum())
+                part = dist._scan_window(
+                    u[i:j], cnt[i:j], below, pooled.size, tar_sorted, n_non, attacker=attacker
+                )
+                assert part is None or part == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(-6, 6), min_size=1, max_size=30),
+    st.lists(st.integers(-6, 6), min_size=1, max_size=120),
+)
+def test_scan_window_property(tar_list, non_list):
+    tar = np.array(tar_list, dtype=np.float32) / 2
+    non = np.array(non_list, dtype=np.float32) / 2
+    pooled = np.sort(np.concatenate([tar, non]))
+    u, cnt = np.unique(pooled, return_counts=True)
+    for attacker in (False, True):
+        want = _eer_point(pooled, np.sort(tar), non.size, attacker=attacker)
+        got = dist._scan_window(u, cnt, 0, pooled.size, np.sort(tar), non.size, attacker=attacker)
+        assert got == want
+
+
+def test_pools_from_blocks_equal_sorted_pools(client):
+    """The run counts, cell minima and EER points themselves, on data with a wide window."""
+    rng = np.random.default_rng(9)
+    t, n = 400, 12
+    scores = np.round(rng.normal(size=(t, n)), 3)
+    targets = rng.integers(0, n, size=t)
+    enrol = np.array([f"s{j}" for j in range(n)])
+    sm = ScoreMatrix.from_arrays(
+        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=enrol[targets],
+        enrol_speakers=enrol,
+    )
+    ref = SortedPools.from_matrix(sm.scores, sm.targets)
+    got = evaluate(sm)
+    es_like = dist.evaluate_blockwise(_as_chunks(sm, client), client=client)
+    assert comparable(es_like) == comparable(got)
+    assert es_like.baseline.eer_threshold == ref.eer_points["reference"].threshold
+
+
+def _as_chunks(sm, client, tmp=None):
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp(prefix="vxm-chunks-"))
+    write_scores(sm, folder / "all.npz", format="npz")
+    return dist.ChunkedScores.from_files([folder / "all.npz"])
+
+
+def test_chunk_files_that_do_not_fit_together_are_refused(tmp_path):
+    a = ScoreMatrix.from_arrays([[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["a"],
+                                enrol_speakers=["a", "b"])
+    b = ScoreMatrix.from_arrays([[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["b"],
+                                enrol_speakers=["b", "c"])
+    write_scores(a, tmp_path / "a.npz", format="npz")
+    write_scores(b, tmp_path / "b.npz", format="npz")
+    with pytest.raises(VoxMetricsInputError, match="enrol_speakers differ"):
+        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "b.npz"])
+    write_scores(a, tmp_path / "c.npz", format="npz")
+    with pytest.raises(VoxMetricsInputError, match="unique across the chunks"):
+        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "c.npz"])
+
+
+def test_cli_evaluate_scheduler_local_equals_in_memory(tmp_path, capsys):
+    es = embedding_set(4)
+    write_embeddings(es, tmp_path / "emb", format="npz")
+    argv = ["evaluate", "--embeddings", str(tmp_path / "emb.npz"),
+            "--metadata", str(tmp_path / "emb.csv")]
+    assert main(argv) == 0
+    ref = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--scheduler", "local", "--workers", "2", "--memory-limit", "1GB"]) == 0
+    captured = capsys.readouterr()
+    got = json.loads(captured.out)
+    assert "block" in captured.err  # progress on stderr
+    ref.pop("singling_out")
+    got.pop("singling_out")
+    assert got == ref
+
+
+def test_cli_scheduler_refusals(tmp_path, capsys):
+    sm = ScoreMatrix.from_arrays([[1.0, 0.0], [0.0, 1.0]], trial_ids=["t1", "t2"],
+                                 trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    write_scores(sm, tmp_path / "s.csv", format="csv")
+    assert main(["evaluate", str(tmp_path / "s.csv"), "--scheduler", "local"]) == 2
+    assert "folder of NPZ score chunks" in capsys.readouterr().err
+    write_scores(sm, tmp_path / "s.npz", format="npz")
+    assert main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local",
+                 "--bootstrap", "5"]) == 2
+    assert "--bootstrap cannot be used with --scheduler" in capsys.readouterr().err
