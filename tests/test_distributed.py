@@ -52,8 +52,15 @@ def _small_blocks(monkeypatch):
         monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
 
 
-def embedding_set(seed: int, *, n_spk: int = 40, trials: int = 6, decimals: int = 1,
-                  dev: bool = True, stranger: bool = False) -> EmbeddingSet:
+def embedding_set(
+    seed: int,
+    *,
+    n_spk: int = 40,
+    trials: int = 6,
+    decimals: int = 1,
+    dev: bool = True,
+    stranger: bool = False,
+) -> EmbeddingSet:
     rng = np.random.default_rng(seed)
     d = 6
     rows, meta = [], []
@@ -106,8 +113,11 @@ def test_chunked_npz_scores_equal_in_memory(client, tmp_path, dtype):
     )
     for k, (a, b) in enumerate([(0, 7), (7, 90), (90, 91), (91, 150)]):
         np.savez(  # in the scores' own dtype (write_scores writes float64)
-            tmp_path / f"chunk{k}.npz", scores=scores[a:b], trial_ids=sm.trial_ids[a:b],
-            trial_speakers=spk[a:b], enrol_speakers=enrol,
+            tmp_path / f"chunk{k}.npz",
+            scores=scores[a:b],
+            trial_ids=sm.trial_ids[a:b],
+            trial_speakers=spk[a:b],
+            enrol_speakers=enrol,
         )
     source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.npz")))
     assert source.dtype == dtype
@@ -195,7 +205,9 @@ def test_pools_from_blocks_equal_sorted_pools(client):
     targets = rng.integers(0, n, size=t)
     enrol = np.array([f"s{j}" for j in range(n)])
     sm = ScoreMatrix.from_arrays(
-        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=enrol[targets],
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[targets],
         enrol_speakers=enrol,
     )
     ref = SortedPools.from_matrix(sm.scores, sm.targets)
@@ -215,10 +227,12 @@ def _as_chunks(sm, client, tmp=None):
 
 
 def test_chunk_files_that_do_not_fit_together_are_refused(tmp_path):
-    a = ScoreMatrix.from_arrays([[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["a"],
-                                enrol_speakers=["a", "b"])
-    b = ScoreMatrix.from_arrays([[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["b"],
-                                enrol_speakers=["b", "c"])
+    a = ScoreMatrix.from_arrays(
+        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["a"], enrol_speakers=["a", "b"]
+    )
+    b = ScoreMatrix.from_arrays(
+        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["b"], enrol_speakers=["b", "c"]
+    )
     write_scores(a, tmp_path / "a.npz", format="npz")
     write_scores(b, tmp_path / "b.npz", format="npz")
     with pytest.raises(VoxMetricsInputError, match="enrol_speakers differ"):
@@ -231,8 +245,13 @@ def test_chunk_files_that_do_not_fit_together_are_refused(tmp_path):
 def test_cli_evaluate_scheduler_local_equals_in_memory(tmp_path, capsys):
     es = embedding_set(4)
     write_embeddings(es, tmp_path / "emb", format="npz")
-    argv = ["evaluate", "--embeddings", str(tmp_path / "emb.npz"),
-            "--metadata", str(tmp_path / "emb.csv")]
+    argv = [
+        "evaluate",
+        "--embeddings",
+        str(tmp_path / "emb.npz"),
+        "--metadata",
+        str(tmp_path / "emb.csv"),
+    ]
     assert main(argv) == 0
     ref = json.loads(capsys.readouterr().out)
     assert main([*argv, "--scheduler", "local", "--workers", "2", "--memory-limit", "1GB"]) == 0
@@ -245,12 +264,17 @@ def test_cli_evaluate_scheduler_local_equals_in_memory(tmp_path, capsys):
 
 
 def test_cli_scheduler_refusals(tmp_path, capsys):
-    sm = ScoreMatrix.from_arrays([[1.0, 0.0], [0.0, 1.0]], trial_ids=["t1", "t2"],
-                                 trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    sm = ScoreMatrix.from_arrays(
+        [[1.0, 0.0], [0.0, 1.0]],
+        trial_ids=["t1", "t2"],
+        trial_speakers=["a", "b"],
+        enrol_speakers=["a", "b"],
+    )
     write_scores(sm, tmp_path / "s.csv", format="csv")
     assert main(["evaluate", str(tmp_path / "s.csv"), "--scheduler", "local"]) == 2
     assert "folder of NPZ score chunks" in capsys.readouterr().err
     write_scores(sm, tmp_path / "s.npz", format="npz")
-    assert main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local",
-                 "--bootstrap", "5"]) == 2
+    assert (
+        main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", "--bootstrap", "5"]) == 2
+    )
     assert "--bootstrap cannot be used with --scheduler" in capsys.readouterr().err

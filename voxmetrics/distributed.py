@@ -205,7 +205,13 @@ class ChunkedScores:
         rows, targets, n_out = _enrolled_rows(tspk, espk, str(paths[0]))
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         return cls(
-            tuple(str(p) for p in paths), offsets, rows, targets, tspk[rows], espk, n_out,
+            tuple(str(p) for p in paths),
+            offsets,
+            rows,
+            targets,
+            tspk[rows],
+            espk,
+            n_out,
             np.dtype(dtypes[0]),
         )
 
@@ -288,9 +294,7 @@ def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.float
     """Scores (rows x N) and target columns of one block, computed or read on the worker."""
     kind, data, keep, targets = piece
     if kind == "emb":
-        chunks = [
-            score_chunk(data, shared, c) for c in range(0, data.shape[0], SCORE_CHUNK_ROWS)
-        ]
+        chunks = [score_chunk(data, shared, c) for c in range(0, data.shape[0], SCORE_CHUNK_ROWS)]
         scores = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
     else:
         mats = []
@@ -419,7 +423,11 @@ class _Runner:
     """Maps one task over every block, reducing results as they arrive, with progress."""
 
     def __init__(
-        self, client: Any, source: BlockSource, blocks: list[slice], progress: Progress | None,
+        self,
+        client: Any,
+        source: BlockSource,
+        blocks: list[slice],
+        progress: Progress | None,
         retries: int,
     ) -> None:
         self.client = client
@@ -427,14 +435,12 @@ class _Runner:
         self.progress = progress
         self.pieces = client.scatter(source.pieces(blocks), hash=False)
         shared = source.shared()
-        self.shared = (
-            None if shared is None else client.scatter(shared, broadcast=True, hash=False)
-        )
+        self.shared = None if shared is None else client.scatter(shared, broadcast=True, hash=False)
         self.fraction = 0.0
 
-    def run(self, fn: Callable[..., Any], arg: Any, label: str, weight: tuple[float, float]) -> (
-        list[Any]
-    ):
+    def run(
+        self, fn: Callable[..., Any], arg: Any, label: str, weight: tuple[float, float]
+    ) -> list[Any]:
         """Results of ``fn(piece, shared, arg)`` for every block, in block order."""
         from distributed import as_completed
 
@@ -559,8 +565,12 @@ def evaluate_blockwise(
                 stacklevel=2,
             )
         lid_result = LIDResult(
-            lid=_ro(lid_values), p_target=_ro(p), rank=_ro(ranks.copy()), n_enrolled=n_cols,
-            calibration=cal, n_degenerate=n_deg,
+            lid=_ro(lid_values),
+            p_target=_ro(p),
+            rank=_ro(ranks.copy()),
+            n_enrolled=n_cols,
+            calibration=cal,
+            n_degenerate=n_deg,
         )
     zebra = zebra_from_pools(pools, ties=ties)
     if progress is not None:
