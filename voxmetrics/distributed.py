@@ -70,6 +70,8 @@ Progress = Callable[[float, str], None]
 
 WINDOW_CAP = 50_000_000
 """Most pooled scores fetched for the EER window (counted before fetching)."""
+_WINDOW_MARGIN = 1 << 14
+"""Pooled positions first fetched beyond the cell where FAR - FRR changes sign."""
 
 
 # --------------------------------------------------------------------------- block sources
@@ -618,7 +620,7 @@ def _pools_from_counts(
     )
     cell_first = np.where(np.isfinite(first), first, np.nan)
     grid = _Grid(values, tar_sorted, non_below, non_upto, n_non)
-    points = {t: _eer_point_blockwise(runner, grid, attacker=t == "attacker") for t in TIES}
+    points = _eer_points_blockwise(runner, grid)
 
     def locate(score: float, mated: bool) -> int:
         v = tar.dtype.type(score)
@@ -648,12 +650,14 @@ class _Grid:
     n_non: int
 
 
-def _eer_point_blockwise(runner: _Runner, grid: _Grid, *, attacker: bool) -> EERPoint:
-    """SpeechBrain's EER operating point from the distinct pooled scores of a value range.
+def _eer_points_blockwise(runner: _Runner, grid: _Grid) -> dict[str, EERPoint]:
+    """SpeechBrain's EER operating points (both tie rules) from part of the pooled scores.
 
     FAR - FRR changes sign in (v_{k0-1}, v_k0] for the first distinct mated score v_k0 where
-    FAR <= FRR; the range [v_{k0-1-m}, v_{k0+m}] is fetched (distinct scores and counts) and
-    widened until it covers the window :func:`_scan_window` needs.
+    FAR <= FRR. The distinct pooled scores (with counts) of a range of mated scores around it,
+    reaching at least ``_WINDOW_MARGIN`` pooled positions beyond either end, are fetched in
+    one pass, and the margin grows until the range covers the window :func:`_scan_window`
+    needs (a few hundred positions for continuous scores).
     """
     values, tar_sorted = grid.values, grid.tar_sorted
     n_tar, n_non = int(tar_sorted.size), grid.n_non
@@ -664,9 +668,13 @@ def _eer_point_blockwise(runner: _Runner, grid: _Grid, *, attacker: bool) -> EER
     pos_left = np.searchsorted(tar_sorted, values, side="left") + grid.non_below
     pos_right = fr + grid.non_upto
     n = n_tar + n_non
-    m = 1
+    p_lo = int(pos_right[k0 - 1]) if k0 > 0 else 0
+    p_hi = int(pos_right[k0]) if k0 < k_n else n
+    margin = _WINDOW_MARGIN
+    points: dict[str, EERPoint] = {}
     while True:
-        ka, kb = k0 - 1 - m, k0 + m
+        ka = int(np.searchsorted(pos_left, p_lo - margin, side="right")) - 1
+        kb = int(np.searchsorted(pos_right, p_hi + margin, side="left"))
         low = values[ka] if ka >= 0 else None
         high = values[kb] if kb < k_n else None
         start = int(pos_left[ka]) if ka >= 0 else 0
@@ -688,10 +696,16 @@ def _eer_point_blockwise(runner: _Runner, grid: _Grid, *, attacker: bool) -> EER
         )
         weights = np.concatenate([*(p["c"] for p in parts), np.ones(int(keep.sum()), np.int64)])
         cnt = np.bincount(inv, weights=weights, minlength=u.size).astype(np.int64)
-        point = _scan_window(u, cnt, start, n, tar_sorted, n_non, attacker=attacker)
-        if point is not None:
-            return point
-        m *= 4
+        for ties in TIES:
+            if ties not in points:
+                point = _scan_window(
+                    u, cnt, start, n, tar_sorted, n_non, attacker=ties == "attacker"
+                )
+                if point is not None:
+                    points[ties] = point
+        if len(points) == len(TIES):
+            return points
+        margin = max(4 * margin, 64)
 
 
 def _scan_window(
