@@ -279,3 +279,80 @@ def test_cli_scheduler_refusals(tmp_path, capsys):
         main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", "--bootstrap", "5"]) == 2
     )
     assert "--bootstrap cannot be used with --scheduler" in capsys.readouterr().err
+
+
+def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("speechbrain")
+    from metric_registry import forget_unimportable_modules
+    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
+    from test_cli_extract import make_study
+    from test_extractors import HPARAMS
+
+    from voxmetrics.data.readers import read_embeddings
+    from voxmetrics.embeddings import extract_embeddings, load_extractor, read_manifest
+
+    model_dir = tmp_path / "tiny_ecapa"
+    model_dir.mkdir()
+    (model_dir / "hyperparams.yaml").write_text(HPARAMS)
+    torch.manual_seed(1)
+    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
+    torch.save(model.state_dict(), model_dir / "embedding_model.ckpt")
+    manifest_path = make_study(tmp_path / "audio")
+    (tmp_path / "audio" / "B1" / "a_trial.wav").write_bytes(b"not audio")  # one failure
+    manifest = read_manifest(manifest_path)
+    try:
+        one = extract_embeddings(
+            manifest,
+            audio_root=tmp_path / "audio",
+            batch_size=1,
+            cache_dir=False,
+            extractor=load_extractor(str(model_dir), device="cpu"),
+        )
+        seen = []
+        got = dist.extract_embeddings_blockwise(
+            manifest,
+            audio_root=tmp_path / "audio",
+            model=str(model_dir),
+            client=client,
+            device="cpu",
+            batch_size=1,
+            files_per_task=3,
+            cache_dir=tmp_path / "cache",
+            progress=lambda f, m: seen.append(f),
+        )
+        assert seen[-1] == 1.0  # (identical recordings may hit the cache across tasks)
+        assert got.embeddings.meta.equals(one.embeddings.meta)
+        np.testing.assert_array_equal(got.embeddings.embeddings, one.embeddings.embeddings)
+        keys = ["utt_id", "audio_path"]  # (the reason quotes an object address)
+        assert got.failures[keys].to_dict("records") == one.failures[keys].to_dict("records")
+        assert len(got.failures) == 1
+        # the CLI on the same cluster: every embedding now comes from the shared cache
+        out = tmp_path / "emb.npz"
+        status = main(
+            [
+                "extract",
+                "--manifest",
+                str(manifest_path),
+                "--audio-root",
+                str(tmp_path / "audio"),
+                "--model",
+                str(model_dir),
+                "--device",
+                "cpu",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--out",
+                str(out),
+                "--scheduler",
+                client.scheduler.address,
+                "--files-per-task",
+                "2",
+            ]
+        )
+        summary = json.loads(capsys.readouterr().out)
+        assert status == 0 and summary["n_cached"] == 7 and summary["n_failed"] == 1
+        es = read_embeddings(out, metadata=tmp_path / "emb.csv")
+        np.testing.assert_allclose(es.embeddings, one.embeddings.embeddings, rtol=0, atol=1e-7)
+    finally:
+        forget_unimportable_modules()

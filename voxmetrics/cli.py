@@ -446,6 +446,20 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--cache-dir", metavar="DIR", help="embedding cache (~/.cache/voxmetrics)")
     ex.add_argument("--max-zip-mb", type=float, default=4096, help="cap on the unzipped size")
     ex.add_argument("--out", metavar="EMB.npz", required=True, help="output stem (.npz + .csv)")
+    ex.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="extract on Dask, one task per batch of files: 'local' (a cluster on this "
+        "machine) or a scheduler address such as tcp://host:8786; every worker must see "
+        "--audio-root and --cache-dir at the same paths (--zip only with 'local')",
+    )
+    _dask_options(ex)
+    ex.add_argument(
+        "--files-per-task",
+        type=int,
+        default=None,
+        help="recordings per Dask task with --scheduler (default 4 x --batch-size)",
+    )
     return parser
 
 
@@ -751,8 +765,15 @@ def _extract(args: argparse.Namespace) -> int:
     if args.audio_root and not Path(args.audio_root).is_dir():
         raise VoxMetricsInputError(f"{args.audio_root}: no such folder.")
     manifest = read_manifest(args.manifest)
-    extractor = load_extractor(args.model, device=args.device)
-    print(f"voxmetrics: model {extractor.name} on {extractor.device}", file=sys.stderr)
+    if args.zip and args.scheduler not in (None, "local"):
+        raise VoxMetricsInputError(
+            "--zip is unpacked on this machine, which remote workers cannot read: unpack it "
+            "to a shared folder and give --audio-root, or use --scheduler local."
+        )
+    extractor = None
+    if not args.scheduler:
+        extractor = load_extractor(args.model, device=args.device)
+        print(f"voxmetrics: model {extractor.name} on {extractor.device}", file=sys.stderr)
 
     def bar(fraction: float, message: str) -> None:
         filled = int(30 * fraction)
@@ -760,14 +781,32 @@ def _extract(args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory(prefix="voxmetrics-audio-") as tmp:
         root = args.audio_root or extract_zip(args.zip, tmp, max_bytes=int(args.max_zip_mb * 1e6))
-        result = extract_embeddings(
-            manifest,
-            audio_root=root,
-            extractor=extractor,
-            batch_size=args.batch_size,
-            cache_dir=args.cache_dir,
-            progress=bar,
-        )
+        if args.scheduler:
+            from voxmetrics.distributed import dask_client, extract_embeddings_blockwise
+
+            with dask_client(
+                args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit
+            ) as client:
+                result = extract_embeddings_blockwise(
+                    manifest,
+                    audio_root=root,
+                    model=args.model,
+                    client=client,
+                    device=args.device,
+                    batch_size=args.batch_size,
+                    files_per_task=args.files_per_task,
+                    cache_dir=args.cache_dir,
+                    progress=bar,
+                )
+        else:
+            result = extract_embeddings(
+                manifest,
+                audio_root=root,
+                extractor=extractor,
+                batch_size=args.batch_size,
+                cache_dir=args.cache_dir,
+                progress=bar,
+            )
     print(file=sys.stderr)
     stem = Path(args.out).with_suffix("")
     if not result.failures.empty:

@@ -49,7 +49,7 @@ def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
         return a / np.linalg.norm(a, axis=1, keepdims=True)
 
 
-SCORE_CHUNK_ROWS = 1024
+SCORE_CHUNK_ROWS = 256
 """Trial rows cosine-scored per matrix product. Fixed, so that every row of a split scores to
 the same bits whichever rows are scored together (blockwise evaluation relies on it: a BLAS
 product's rounding can depend on the shape of the call)."""
