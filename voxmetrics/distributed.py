@@ -52,8 +52,8 @@ from voxmetrics.metrics.pools import (
     RunCounts,
     SortedPools,
     Ties,
-    _rate32,
     check_ties,
+    eer_candidates,
 )
 from voxmetrics.metrics.srd import SRDResult, fit_beta_binomial, rank_histogram, srd_stats
 from voxmetrics.metrics.zebra import zebra_from_pools
@@ -742,43 +742,13 @@ def _scan_window(
         a, b = max(0, lo_j - half), min(n, lo_j + half)
         if a < below or b > int(pos_end[-1]):
             return None
-        sel = (pos_start < b) & (pos_end > a)
-        uu, fr, fa, cc = u[sel], fr_all[sel], fa_all[sel], cnt[sel]
-        n_u = uu.size
-        cand_v = np.empty(3 * n_u, dtype=uu.dtype)
-        cand_fr = np.empty(3 * n_u, dtype=np.int64)
-        cand_fa = np.empty(3 * n_u, dtype=np.int64)
-        use = np.zeros(3 * n_u, dtype=bool)
-        cand_v[1::3], cand_fr[1::3], cand_fa[1::3] = uu, fr, fa
-        use[1::3] = True
-        if attacker:
-            fr_lt = np.searchsorted(tar_sorted, uu, side="left").astype(np.int64)
-            n_non_eq = cc - (fr - fr_lt)
-            tied = (fr > fr_lt) & (n_non_eq > 0)
-            cand_v[0::3], cand_fr[0::3], cand_fa[0::3] = uu, fr_lt, fa
-            use[0::3] = tied
-        if n_u > 1:
-            mids = (uu[:-1] + uu[1:]) / uu.dtype.type(2)
-            up = mids == uu[1:]
-            nxt_fr = cand_fr[4::3].copy()
-            if attacker:
-                nxt_fr = np.where(use[3::3], cand_fr[3::3], nxt_fr)
-            cand_v[2:-3:3] = mids
-            cand_fr[2:-3:3] = np.where(up, nxt_fr, fr[:-1])
-            cand_fa[2:-3:3] = np.where(up, fa[1:], fa[:-1])
-            use[2:-3:3] = True
-        cv, cfr, cfa = cand_v[use], cand_fr[use], cand_fa[use]
-        far32, frr32 = _rate32(cfa, n_non), _rate32(cfr, n_tar)
-        c = np.abs(far32 - frr32).astype(np.float64)
-        d = np.abs(far32.astype(np.float64) - frr32.astype(np.float64))
-        m = c.min()
-        if (a == 0 or c[0] > m) and (b == n or c[-1] > m):
-            break
+        sel = (pos_start < b) & (pos_end > a)  # the distinct scores of positions a .. b - 1
+        cand = eer_candidates(
+            u[sel], fr_all[sel], fa_all[sel], cnt[sel], tar_sorted, n_non, attacker=attacker
+        )
+        if (a == 0 or cand.c[0] > cand.m) and (b == n or cand.c[-1] > cand.m):
+            return cand.point()
         half *= 4
-    idx = np.flatnonzero(c == m)
-    good = idx[d[idx] <= m]
-    k = int(good[0]) if good.size else int(idx[-1])
-    return EERPoint(threshold=float(cv[k]), n_fr=int(cfr[k]), n_fa=int(cfa[k]))
 
 
 # --------------------------------------------------------------------------- extraction
