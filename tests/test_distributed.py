@@ -356,3 +356,12 @@ def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_
         np.testing.assert_allclose(es.embeddings, one.embeddings.embeddings, rtol=0, atol=1e-7)
     finally:
         forget_unimportable_modules()
+
+
+def test_a_bad_chunk_is_bad_input_not_a_traceback(client, tmp_path, capsys):
+    scores = np.array([[0.9, 0.1], [0.2, np.nan]])
+    np.savez(tmp_path / "a.npz", scores=scores, trial_ids=["t1", "t2"],
+             trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    status = main(["evaluate", str(tmp_path), "--scheduler", client.scheduler.address])
+    err = capsys.readouterr().err
+    assert status == 2 and "NaN or infinite scores" in err and "Traceback" not in err

@@ -571,9 +571,10 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
     elif args.eval:
         if args.metadata:
             raise VoxMetricsInputError("--metadata goes with --embeddings.")
-        check_input_path(args.eval)
         root = Path(args.eval)
         files = sorted(root.glob("*.npz")) if root.is_dir() else [root]
+        for f in files:
+            check_input_path(str(f))
         if not files or any(f.suffix.lower() != ".npz" for f in files):
             raise VoxMetricsInputError(
                 f"{args.eval}: with --scheduler, EVAL is a folder of NPZ score chunks (or one "
