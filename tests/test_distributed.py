@@ -273,7 +273,7 @@ def test_cli_scheduler_refusals(tmp_path, capsys):
     )
     write_scores(sm, tmp_path / "s.csv", format="csv")
     assert main(["evaluate", str(tmp_path / "s.csv"), "--scheduler", "local"]) == 2
-    assert "folder of NPZ score chunks" in capsys.readouterr().err
+    assert "folder of score chunks" in capsys.readouterr().err
     write_scores(sm, tmp_path / "s.npz", format="npz")
     assert (
         main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", "--bootstrap", "5"]) == 2
@@ -360,8 +360,44 @@ def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_
 
 def test_a_bad_chunk_is_bad_input_not_a_traceback(client, tmp_path, capsys):
     scores = np.array([[0.9, 0.1], [0.2, np.nan]])
-    np.savez(tmp_path / "a.npz", scores=scores, trial_ids=["t1", "t2"],
-             trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    np.savez(
+        tmp_path / "a.npz",
+        scores=scores,
+        trial_ids=["t1", "t2"],
+        trial_speakers=["a", "b"],
+        enrol_speakers=["a", "b"],
+    )
     status = main(["evaluate", str(tmp_path), "--scheduler", client.scheduler.address])
     err = capsys.readouterr().err
     assert status == 2 and "NaN or infinite scores" in err and "Traceback" not in err
+
+
+def test_parquet_chunks_equal_in_memory(client, tmp_path):
+    rng = np.random.default_rng(8)
+    t, n = 60, 7
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    scores = np.round(rng.normal(size=(t, n)), 1)
+    parts = []
+    for k, (a, b) in enumerate([(0, 25), (25, 26), (26, 60)]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            part = ScoreMatrix.from_arrays(
+                scores[a:b],
+                trial_ids=[f"u{i}" for i in range(a, b)],
+                trial_speakers=spk[a:b],
+                enrol_speakers=enrol,
+            )
+        write_scores(part, tmp_path / f"c{k}.parquet", format="parquet")
+        parts.append(part)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = ScoreMatrix.from_arrays(
+            np.concatenate([p.scores for p in parts]),
+            trial_ids=np.concatenate([p.trial_ids for p in parts]),
+            trial_speakers=np.concatenate([p.trial_speakers for p in parts]),
+            enrol_speakers=enrol,
+        )
+        source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.parquet")))
+    got = dist.evaluate_blockwise(source, client=client)
+    assert comparable(got) == comparable(evaluate(whole))

@@ -287,8 +287,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="evaluate block by block on Dask, never holding the score matrix: 'local' (a "
         "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
-        "--embeddings, or as EVAL a folder of NPZ score chunks (or one NPZ file); singling "
-        "out, --bootstrap and --cross-calibrate are not available this way",
+        "--embeddings, or as EVAL a folder of score chunks (NPZ or Parquet score files, "
+        "each with some of the trials; or one such file); singling out, --bootstrap and "
+        "--cross-calibrate are not available this way",
     )
     _dask_options(ev)
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
@@ -572,14 +573,20 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
         if args.metadata:
             raise VoxMetricsInputError("--metadata goes with --embeddings.")
         root = Path(args.eval)
-        files = sorted(root.glob("*.npz")) if root.is_dir() else [root]
+        chunk = (".npz", ".parquet")
+        files = (
+            sorted(f for f in root.iterdir() if f.suffix.lower() in chunk)
+            if root.is_dir()
+            else [root]
+        )
         for f in files:
             check_input_path(str(f))
-        if not files or any(f.suffix.lower() != ".npz" for f in files):
+        if not files or any(f.suffix.lower() not in chunk for f in files):
             raise VoxMetricsInputError(
-                f"{args.eval}: with --scheduler, EVAL is a folder of NPZ score chunks (or one "
-                "NPZ file), each an NPZ score file (scores, trial_ids, trial_speakers, "
-                "enrol_speakers) of some of the trials; or use --embeddings."
+                f"{args.eval}: with --scheduler, EVAL is a folder of score chunks (or one "
+                "chunk): NPZ score files (scores, trial_ids, trial_speakers, enrol_speakers) or "
+                "long-format Parquet score files, each with some of the trials; or use "
+                "--embeddings."
             )
         source = ChunkedScores.from_files(files)
     else:

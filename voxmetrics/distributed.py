@@ -142,11 +142,12 @@ class EmbeddingBlocks:
 
 @dataclass(frozen=True)
 class ChunkedScores:
-    """A score matrix stored as row chunks: NPZ files of the same enrolled speakers.
+    """A score matrix stored as row chunks: score files of the same enrolled speakers.
 
-    Each file holds ``scores`` (rows x N), ``trial_ids``, ``trial_speakers`` and
-    ``enrol_speakers`` (the NPZ score format); the matrix is their rows in file order. Workers
-    read the files themselves, so the paths must be visible to every worker.
+    A chunk is an NPZ score file (``scores`` (rows x N), ``trial_ids``, ``trial_speakers``,
+    ``enrol_speakers``; indexed from its headers, not read) or a long-format Parquet score file
+    (read once to index it); the matrix is their rows in file order. Workers read the files
+    themselves, so the paths must be visible to every worker.
     """
 
     paths: tuple[str, ...]
@@ -163,38 +164,28 @@ class ChunkedScores:
     def from_files(cls, paths: Sequence[str | Path]) -> ChunkedScores:
         """Index chunk files (their labels only; the scores are read by the tasks)."""
         if not paths:
-            raise VoxMetricsInputError("no score chunk files given; give at least one NPZ file.")
+            raise VoxMetricsInputError(
+                "no score chunk files given; give at least one NPZ or Parquet score file."
+            )
         tspk_all: list[NDArray[np.str_]] = []
         tids_all: list[NDArray[np.str_]] = []
         espk: NDArray[np.str_] | None = None
         sizes, dtypes = [], []
+        n_out_files = 0
         for p in paths:
-            with _open_npz(p) as z:
-                for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
-                    if key not in z.files:
-                        raise VoxMetricsInputError(
-                            f"{p}: no '{key}' array; a score chunk is an NPZ score file "
-                            "(scores, trial_ids, trial_speakers, enrol_speakers)."
-                        )
-                e = z["enrol_speakers"].astype(str)
-                if espk is None:
-                    espk = e
-                elif not np.array_equal(e, espk):
-                    raise VoxMetricsInputError(
-                        f"{p}: its enrol_speakers differ from those of {paths[0]}; every chunk "
-                        "must list the same enrolled speakers in the same order."
-                    )
-                t = z["trial_speakers"].astype(str)
-                shape, dtype = _npz_shape(z, "scores")
-                if len(shape) != 2 or shape[0] != t.size or shape[1] != e.size:
-                    raise VoxMetricsInputError(
-                        f"{p}: scores have shape {shape}, expected ({t.size}, {e.size}) for its "
-                        "trial and enrolled speakers."
-                    )
-                tspk_all.append(t)
-                tids_all.append(z["trial_ids"].astype(str))
-                sizes.append(t.size)
-                dtypes.append(np.float32 if dtype == np.float32 else np.float64)
+            tids, t, e, dtype, n_out_file = _index_chunk(p)
+            if espk is None:
+                espk = e
+            elif not np.array_equal(e, espk):
+                raise VoxMetricsInputError(
+                    f"{p}: its enrol_speakers differ from those of {paths[0]}; every chunk "
+                    "must list the same enrolled speakers in the same order."
+                )
+            tspk_all.append(t)
+            tids_all.append(tids)
+            sizes.append(t.size)
+            dtypes.append(dtype)
+            n_out_files += n_out_file
         assert espk is not None
         if len(set(dtypes)) > 1:
             raise VoxMetricsInputError("the score chunks mix float32 and float64; use one type.")
@@ -206,6 +197,13 @@ class ChunkedScores:
                 "chunks; every trial must appear once, in one chunk."
             )
         rows, targets, n_out = _enrolled_rows(tspk, espk, str(paths[0]))
+        if n_out_files:
+            warnings.warn(
+                f"{n_out_files} trials of the Parquet chunks have a speaker who is not enrolled; "
+                "they are excluded from every metric.",
+                ExcludedTrialsWarning,
+                stacklevel=2,
+            )
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         return cls(
             tuple(str(p) for p in paths),
@@ -214,7 +212,7 @@ class ChunkedScores:
             targets,
             tspk[rows],
             espk,
-            n_out,
+            n_out + n_out_files,
             np.dtype(dtypes[0]),
         )
 
@@ -231,7 +229,7 @@ class ChunkedScores:
             f0 = int(np.searchsorted(self.offsets, rows[0], side="right")) - 1
             f1 = int(np.searchsorted(self.offsets, rows[-1], side="right"))
             files = self.paths[f0:f1]
-            out.append(("npz", files, rows - self.offsets[f0], self.targets[b]))
+            out.append(("files", files, rows - self.offsets[f0], self.targets[b]))
         return out
 
     def shared(self) -> Any:
@@ -240,6 +238,55 @@ class ChunkedScores:
 
 
 BlockSource = EmbeddingBlocks | ChunkedScores
+
+
+def _index_chunk(
+    p: str | Path,
+) -> tuple[NDArray[np.str_], NDArray[np.str_], NDArray[np.str_], np.dtype[Any], int]:
+    """Trial ids, trial and enrolled speakers, score dtype and trials excluded of one chunk."""
+    if Path(p).suffix.lower() != ".npz":
+        sm = _read_chunk(p)
+        return (
+            sm.trial_ids,
+            sm.trial_speakers,
+            sm.enrol_speakers,
+            sm.scores.dtype,
+            (sm.n_excluded_trials),
+        )
+    with _open_npz(p) as z:
+        for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
+            if key not in z.files:
+                raise VoxMetricsInputError(
+                    f"{p}: no '{key}' array; a score chunk is an NPZ score file "
+                    "(scores, trial_ids, trial_speakers, enrol_speakers)."
+                )
+        e = z["enrol_speakers"].astype(str)
+        t = z["trial_speakers"].astype(str)
+        shape, dtype = _npz_shape(z, "scores")
+        if len(shape) != 2 or shape[0] != t.size or shape[1] != e.size:
+            raise VoxMetricsInputError(
+                f"{p}: scores have shape {shape}, expected ({t.size}, {e.size}) for its "
+                "trial and enrolled speakers."
+            )
+        tids = z["trial_ids"].astype(str)
+    return tids, t, e, np.dtype(np.float32 if dtype == np.float32 else np.float64), 0
+
+
+def _read_chunk(p: str | Path) -> ScoreMatrix:
+    """A long-format (Parquet) chunk as a :class:`ScoreMatrix` (same rows on every read)."""
+    from voxmetrics.data.readers import read_scores
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExcludedTrialsWarning)  # counted in n_excluded_trials
+        return read_scores(str(p), format="parquet")
+
+
+def _chunk_scores(p: str) -> NDArray[np.floating]:
+    if Path(p).suffix.lower() != ".npz":
+        return _read_chunk(p).scores
+    with np.load(p, allow_pickle=False) as z:
+        s = z["scores"]
+    return s if s.dtype in (np.float32, np.float64) else s.astype(np.float64)
 
 
 def _open_npz(path: str | Path) -> Any:
@@ -304,11 +351,7 @@ def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.float
                 out[lo:hi] = score_chunk(data, shared, c)[keep[lo:hi] - c]
         return out, targets
     else:
-        mats = []
-        for p in data:
-            with np.load(p, allow_pickle=False) as z:
-                s = z["scores"]
-            mats.append(s if s.dtype in (np.float32, np.float64) else s.astype(np.float64))
+        mats = [_chunk_scores(p) for p in data]
         scores = np.concatenate(mats) if len(mats) > 1 else mats[0]
         if not np.isfinite(scores.sum(dtype=np.float64)):
             raise VoxMetricsInputError(
