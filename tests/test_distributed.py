@@ -401,3 +401,9 @@ def test_parquet_chunks_equal_in_memory(client, tmp_path):
         source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.parquet")))
     got = dist.evaluate_blockwise(source, client=client)
     assert comparable(got) == comparable(evaluate(whole))
+
+
+def test_a_dev_set_sharing_speakers_is_refused(client):
+    es = embedding_set(6, dev=False)
+    with pytest.raises(VoxMetricsInputError, match="share"):
+        dist.evaluate_blockwise(es, client=client, dev=es.score_matrix("eval"))

@@ -33,12 +33,14 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
+from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, _softplus_sum
 from voxmetrics.metrics.cllr import min_cllr_from_pools
@@ -570,6 +572,12 @@ def evaluate_blockwise(
     n_rows, n_cols = source.shape
     cal = None
     if dev is not None:
+        labels = SimpleNamespace(
+            trial_speakers=source.trial_speakers,
+            enrol_speakers=source.enrol_speakers,
+            source="the blockwise eval set",
+        )
+        check_disjoint_speakers(dev, labels)  # type: ignore[arg-type]
         cal = calibrate_lid(dev.scores, dev.targets, class_weight=lid_class_weight, ddof=lid_ddof)
     blocks = _row_blocks(n_rows, n_cols)
     runner = _Runner(client, source, blocks, progress, retries)
