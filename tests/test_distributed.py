@@ -407,3 +407,50 @@ def test_a_dev_set_sharing_speakers_is_refused(client):
     es = embedding_set(6, dev=False)
     with pytest.raises(VoxMetricsInputError, match="share"):
         dist.evaluate_blockwise(es, client=client, dev=es.score_matrix("eval"))
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(2, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.lists(st.integers(-3, 3), min_size=n, max_size=n), min_size=1, max_size=40),
+            st.lists(st.integers(0, n - 1), min_size=40, max_size=40),
+            st.sampled_from([np.float32, np.float64]),
+        )
+    )
+)
+def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
+    rows, cols, dtype = data
+    scores = np.array(rows, dtype=dtype) / 2
+    t, n = scores.shape
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[np.array(cols[:t])]
+    sm = ScoreMatrix.from_arrays(
+        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=spk, enrol_speakers=enrol
+    )
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cut = t // 2
+        for k, (a, b) in enumerate([(0, cut), (cut, t)]):
+            if b > a:
+                np.savez(
+                    Path(tmp) / f"c{k}.npz",
+                    scores=scores[a:b],
+                    trial_ids=sm.trial_ids[a:b],
+                    trial_speakers=spk[a:b],
+                    enrol_speakers=enrol,
+                )
+        source = dist.ChunkedScores.from_files(sorted(Path(tmp).glob("*.npz")))
+        saved = dist._BLOCK
+        dist._BLOCK = baseline_mod._BLOCK = 3 * n  # blocks of 3 rows, across the two files
+        try:
+            for ties in ("reference", "attacker"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ref = comparable(evaluate(sm, ties=ties))
+                    got = comparable(dist.evaluate_blockwise(source, client=client, ties=ties))
+                assert got == ref
+        finally:
+            dist._BLOCK = baseline_mod._BLOCK = saved
