@@ -456,3 +456,51 @@ def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
                 assert got == ref
         finally:
             dist._BLOCK = baseline_mod._BLOCK = saved
+
+
+def test_zarr_store_equals_in_memory_and_objects_are_refused(client, tmp_path, capsys):
+    zarr = pytest.importorskip("zarr")
+    rng = np.random.default_rng(12)
+    t, n = 90, 8
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    spk[3] = "stranger"
+    scores = (np.round(rng.normal(size=(t, n)), 1)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = zarr.open_group(tmp_path / "s.zarr", mode="w")
+        g.create_array("scores", data=scores, chunks=(7, n))
+        for key, values in (
+            ("trial_ids", np.array([f"u{i}" for i in range(t)])),
+            ("trial_speakers", spk),
+            ("enrol_speakers", enrol),
+        ):
+            g.create_array(key, data=values)
+        sm = ScoreMatrix.from_arrays(
+            scores,
+            trial_ids=[f"u{i}" for i in range(t)],
+            trial_speakers=spk,
+            enrol_speakers=enrol,
+        )
+        source = dist.ZarrScores.open(tmp_path / "s.zarr")
+    assert source.n_excluded_trials == 1 and source.dtype == np.float32
+    for ties in ("reference", "attacker"):
+        got = dist.evaluate_blockwise(source, client=client, ties=ties)
+        assert comparable(got) == comparable(evaluate(sm, ties=ties))
+    # the CLI takes the store as EVAL
+    assert (
+        main(["evaluate", str(tmp_path / "s.zarr"), "--scheduler", client.scheduler.address]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["eer"] == evaluate(sm).baseline.eer
+    # a store holding Python objects (a pickle codec) is refused before anything is read
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g2 = zarr.open_group(tmp_path / "o.zarr", mode="w", zarr_format=2)
+        for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
+            g2.create_array(key, data=np.zeros((2, 2)) if key == "scores" else enrol[:2])
+    meta_path = tmp_path / "o.zarr" / "scores" / ".zarray"
+    meta = json.loads(meta_path.read_text())
+    meta.update(dtype="|O", filters=[{"id": "pickle", "protocol": 5}], compressor=None)
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(VoxMetricsInputError, match="scores"):
+        dist.ZarrScores.open(tmp_path / "o.zarr")

@@ -288,8 +288,8 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate block by block on Dask, never holding the score matrix: 'local' (a "
         "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
         "--embeddings, or as EVAL a folder of score chunks (NPZ or Parquet score files, "
-        "each with some of the trials; or one such file); singling out, --bootstrap and "
-        "--cross-calibrate are not available this way",
+        "each with some of the trials; or one such file) or a Zarr store EVAL.zarr; singling "
+        "out, --bootstrap and --cross-calibrate are not available this way",
     )
     _dask_options(ev)
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
@@ -541,9 +541,28 @@ def _evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _score_chunks(root: Path, chunk: tuple[str, ...], name: str) -> Any:
+    """The score chunk files of ``evaluate --scheduler EVAL`` (a folder, or one file)."""
+    from voxmetrics.distributed import ChunkedScores
+
+    files = (
+        sorted(f for f in root.iterdir() if f.suffix.lower() in chunk) if root.is_dir() else [root]
+    )
+    for f in files:
+        check_input_path(str(f))
+    if not files or any(f.suffix.lower() not in chunk for f in files):
+        raise VoxMetricsInputError(
+            f"{name}: with --scheduler, EVAL is a folder of score chunks (or one chunk): NPZ "
+            "score files (scores, trial_ids, trial_speakers, enrol_speakers) or long-format "
+            "Parquet score files, each with some of the trials; a Zarr store (.zarr) of "
+            "scores, trial_ids, trial_speakers and enrol_speakers; or use --embeddings."
+        )
+    return ChunkedScores.from_files(files)
+
+
 def _evaluate_blockwise(args: argparse.Namespace) -> int:
     """``evaluate --scheduler``: every metric block by block on a Dask cluster."""
-    from voxmetrics.distributed import ChunkedScores, dask_client, evaluate_blockwise
+    from voxmetrics.distributed import dask_client, evaluate_blockwise
     from voxmetrics.report import report_html
 
     _check_outputs([args.json, args.html])
@@ -574,23 +593,14 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
             raise VoxMetricsInputError("--metadata goes with --embeddings.")
         root = Path(args.eval)
         chunk = (".npz", ".parquet")
-        files = (
-            sorted(f for f in root.iterdir() if f.suffix.lower() in chunk)
-            if root.is_dir()
-            else [root]
-        )
-        for f in files:
-            check_input_path(str(f))
-        if not files or any(f.suffix.lower() not in chunk for f in files):
-            raise VoxMetricsInputError(
-                f"{args.eval}: with --scheduler, EVAL is a folder of score chunks (or one "
-                "chunk): NPZ score files (scores, trial_ids, trial_speakers, enrol_speakers) or "
-                "long-format Parquet score files, each with some of the trials; or use "
-                "--embeddings."
-            )
-        source = ChunkedScores.from_files(files)
+        if root.suffix.lower() == ".zarr":
+            from voxmetrics.distributed import ZarrScores
+
+            source = ZarrScores.open(root)
+        else:
+            source = _score_chunks(root, chunk, args.eval)
     else:
-        raise VoxMetricsInputError("give a folder of NPZ score chunks EVAL or --embeddings EMB.")
+        raise VoxMetricsInputError("give score chunks EVAL or --embeddings EMB.")
     dev = _read(args.dev, args.dev_trials, args.format) if args.dev else None
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")

@@ -3,7 +3,8 @@
 Every metric of :func:`~voxmetrics.report.evaluate` is computed from per-block summaries.
 
 The trials are cut into row blocks of about 4 M scores; a task scores one block (from the
-embeddings, or by reading it from chunked score files) and returns small summaries:
+embeddings, or by reading it from score chunk files or a Zarr store) and returns small
+summaries:
 
 * pass 1 (row-wise): the mated score and the target rank of every trial (SRD, linkability and
   its curve), the per-trial LID under a calibration learned in memory on dev, and the block's
@@ -64,6 +65,7 @@ __all__ = [
     "BlockSource",
     "ChunkedScores",
     "EmbeddingBlocks",
+    "ZarrScores",
     "dask_client",
     "evaluate_blockwise",
     "extract_embeddings_blockwise",
@@ -239,7 +241,110 @@ class ChunkedScores:
         return None
 
 
-BlockSource = EmbeddingBlocks | ChunkedScores
+@dataclass(frozen=True)
+class ZarrScores:
+    """A score matrix in a Zarr store, read by row ranges on the workers.
+
+    The store is a group with arrays ``scores`` (T x N, chunked along the rows), ``trial_ids``,
+    ``trial_speakers`` (T) and ``enrol_speakers`` (N) of fixed-length strings (or numbers).
+    Arrays of Python objects are refused (their codec may unpickle). Needs ``zarr``.
+    """
+
+    path: str
+    rows: NDArray[np.intp]
+    targets: NDArray[np.intp]
+    trial_speakers: NDArray[np.str_]
+    enrol_speakers: NDArray[np.str_]
+    n_excluded_trials: int
+    dtype: np.dtype[Any]
+
+    @classmethod
+    def open(cls, path: str | Path) -> ZarrScores:
+        """Index a store (its labels only; the scores are read by the tasks)."""
+        g = _zarr_group(str(path))
+        labels = {}
+        for key in ("trial_ids", "trial_speakers", "enrol_speakers"):
+            arr = g[key]
+            if len(arr.shape) != 1:
+                raise VoxMetricsInputError(f"{path}: '{key}' must be 1-D, got {arr.shape}.")
+            labels[key] = np.asarray(arr[:]).astype(str)
+        t, n = labels["trial_speakers"].size, labels["enrol_speakers"].size
+        shape = tuple(g["scores"].shape)
+        if shape != (t, n) or labels["trial_ids"].size != t:
+            raise VoxMetricsInputError(
+                f"{path}: scores have shape {shape}, expected ({t}, {n}) for its "
+                f"{labels['trial_ids'].size} trial ids, {t} trial and {n} enrolled speakers."
+            )
+        if np.unique(labels["trial_ids"]).size != t:
+            raise VoxMetricsInputError(f"{path}: the trial ids are not unique.")
+        espk = labels["enrol_speakers"]
+        rows, targets, n_out = _enrolled_rows(labels["trial_speakers"], espk, str(path))
+        dtype = np.dtype(np.float32 if g["scores"].dtype == np.float32 else np.float64)
+        return cls(str(path), rows, targets, labels["trial_speakers"][rows], espk, n_out, dtype)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(T, N) of the evaluated matrix."""
+        return int(self.rows.size), int(self.enrol_speakers.size)
+
+    def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
+        """Per block: the store, the row range it reads, the rows it keeps and targets."""
+        out = []
+        for b in blocks:
+            rows = self.rows[b]
+            r0, r1 = int(rows[0]), int(rows[-1]) + 1
+            out.append(("zarr", (self.path, r0, r1), rows - r0, self.targets[b]))
+        return out
+
+    def shared(self) -> Any:
+        """Nothing is shared: tasks read the store."""
+        return None
+
+
+def _zarr_group(path: str) -> Any:
+    """The Zarr group at ``path``, with its four arrays checked to hold no Python objects."""
+    try:
+        import zarr
+    except ImportError:
+        raise VoxMetricsInputError(
+            f"{path}: reading a Zarr store needs zarr: pip install 'voxmetrics[dask]'."
+        ) from None
+    try:
+        g = zarr.open_group(path, mode="r")
+    except Exception as exc:  # zarr raises many types for a path that is not a store
+        raise VoxMetricsInputError(f"{path}: not a readable Zarr group ({exc}).") from None
+    for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
+        try:
+            arr = g[key] if key in g else None
+        except Exception as exc:  # zarr 3 refuses object (pickle) arrays when opening them
+            raise VoxMetricsInputError(
+                f"{path}: its '{key}' array cannot be read ({exc}); store numbers as scores "
+                "and labels as fixed-length strings."
+            ) from None
+        if arr is None:
+            raise VoxMetricsInputError(
+                f"{path}: no '{key}' array; a Zarr score store has scores, trial_ids, "
+                "trial_speakers and enrol_speakers."
+            )
+        kind = np.dtype(arr.dtype).kind if _numpy_dtype(arr) else "O"
+        if kind == "O" or (key == "scores" and kind not in "fiub"):
+            raise VoxMetricsInputError(
+                f"{path}: '{key}' holds {'Python objects' if kind == 'O' else 'no numbers'}; "
+                "store numbers as scores and labels as fixed-length strings (objects could "
+                "unpickle code, and are refused)."
+            )
+    return g
+
+
+def _numpy_dtype(arr: Any) -> bool:
+    try:
+        np.dtype(arr.dtype)
+    except TypeError:
+        return False
+    return True
+
+
+BlockSource = EmbeddingBlocks | ChunkedScores | ZarrScores
 
 
 def _index_chunk(
@@ -283,12 +388,11 @@ def _read_chunk(p: str | Path) -> ScoreMatrix:
         return read_scores(str(p), format="parquet")
 
 
-def _chunk_scores(p: str) -> NDArray[np.floating]:
+def _chunk_scores(p: str) -> NDArray[Any]:
     if Path(p).suffix.lower() != ".npz":
         return _read_chunk(p).scores
     with np.load(p, allow_pickle=False) as z:
-        s = z["scores"]
-    return s if s.dtype in (np.float32, np.float64) else s.astype(np.float64)
+        return z["scores"]
 
 
 def _open_npz(path: str | Path) -> Any:
@@ -352,13 +456,17 @@ def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.float
             if hi > lo:
                 out[lo:hi] = score_chunk(data, shared, c)[keep[lo:hi] - c]
         return out, targets
+    if kind == "zarr":
+        path, r0, r1 = data
+        mats, names = [np.asarray(_zarr_group(path)["scores"][r0:r1])], [path]
     else:
-        mats = [_chunk_scores(p) for p in data]
-        scores = np.concatenate(mats) if len(mats) > 1 else mats[0]
-        if not np.isfinite(scores.sum(dtype=np.float64)):
-            raise VoxMetricsInputError(
-                f"{', '.join(data)}: NaN or infinite scores; every score must be finite."
-            )
+        mats, names = [_chunk_scores(p) for p in data], list(data)
+    mats = [s if s.dtype in (np.float32, np.float64) else s.astype(np.float64) for s in mats]
+    scores = np.concatenate(mats) if len(mats) > 1 else mats[0]
+    if not np.isfinite(scores.sum(dtype=np.float64)):
+        raise VoxMetricsInputError(
+            f"{', '.join(names)}: NaN or infinite scores; every score must be finite."
+        )
     return scores[keep], targets
 
 
