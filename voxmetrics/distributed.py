@@ -506,13 +506,17 @@ def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, A
 
 
 def _task_window(piece: tuple[Any, ...], shared: Any, bounds: Any) -> dict[str, Any]:
-    """Pass 3: distinct non-mated scores in [low, high] with counts, and how many lie below."""
+    """Pass 3: distinct non-mated scores in [low, high] (None: unbounded) with their counts."""
     low, high = bounds
-    non = _nonmated_sorted(*_block_scores(piece, shared))
-    a = int(np.searchsorted(non, low, side="left")) if low is not None else 0
-    b = int(np.searchsorted(non, high, side="right")) if high is not None else non.size
-    u, c = np.unique(non[a:b], return_counts=True)
-    return {"below": a, "u": u, "c": c.astype(np.int64)}
+    s, t = _block_scores(piece, shared)
+    keep = np.ones(s.shape, dtype=bool)
+    keep[np.arange(s.shape[0]), t] = False
+    if low is not None:
+        keep &= s >= low
+    if high is not None:
+        keep &= s <= high
+    u, c = np.unique(s[keep], return_counts=True)  # only the range is sorted, not the block
+    return {"u": u, "c": c.astype(np.int64)}
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
