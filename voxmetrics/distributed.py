@@ -19,7 +19,8 @@ summaries:
 
 Every number equals the in-memory path bit for bit: blocks are cut on the same row boundaries as
 the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, Cllr sums of ``_BLOCK // N``
-rows), and all counts are integers. Memory per task is a few times one block; the client holds
+rows), and all counts are integers. Memory per task is a few times one block, plus the
+worker's share of the trial embeddings (sent once, kept for the passes); the client holds
 O(T + K) numbers (K distinct mated scores).
 
 Finished blocks are reduced on the client as they arrive; a failed task is retried by Dask
