@@ -504,3 +504,45 @@ def test_zarr_store_equals_in_memory_and_objects_are_refused(client, tmp_path, c
     meta_path.write_text(json.dumps(meta))
     with pytest.raises(VoxMetricsInputError, match="scores"):
         dist.ZarrScores.open(tmp_path / "o.zarr")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("decimals", [1, 6])
+def test_a_crowded_eer_window_is_narrowed_by_histograms_exactly(
+    client, monkeypatch, dtype, decimals
+):
+    """Few targets, many non-targets between them: the window is narrowed before fetching."""
+    monkeypatch.setattr(dist, "WINDOW_CAP", 40)
+    monkeypatch.setattr(dist, "_BINS", 4)
+    monkeypatch.setattr(dist, "_WINDOW_MARGIN", 8)
+    calls = []
+    real = dist._narrow
+    monkeypatch.setattr(dist, "_narrow", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(decimals)
+    t, n = 30, 40
+    enrol = np.array([f"s{j}" for j in range(n)])
+    cols = rng.integers(0, n, size=t)
+    scores = np.round(rng.normal(size=(t, n)), decimals).astype(dtype)
+    scores[np.arange(t), cols] += dtype(1.0)
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[cols],
+        enrol_speakers=enrol,
+    )
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        np.savez(
+            Path(tmp) / "a.npz",
+            scores=scores,
+            trial_ids=sm.trial_ids,
+            trial_speakers=sm.trial_speakers,
+            enrol_speakers=enrol,
+        )
+        source = dist.ChunkedScores.from_files([Path(tmp) / "a.npz"])
+        for ties in ("reference", "attacker"):
+            got = dist.evaluate_blockwise(source, client=client, ties=ties)
+            assert comparable(got) == comparable(evaluate(sm, ties=ties))
+    assert calls  # the histogram passes ran

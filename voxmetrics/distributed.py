@@ -15,7 +15,8 @@ summaries:
   and ZEBRA follow;
 * the EER operating point (SpeechBrain's scan, whose thresholds include non-mated scores and
   midpoints) needs the distinct pooled scores around the sign change of FAR - FRR: a third pass
-  fetches them, with their multiplicities, for a value range fixed by the counts.
+  fetches them, with their multiplicities, for a value range fixed by the counts (first
+  narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it).
 
 Every number equals the in-memory path bit for bit: blocks are cut on the same row boundaries as
 the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, Cllr sums of ``_BLOCK // N``
@@ -74,10 +75,12 @@ __all__ = [
 
 Progress = Callable[[float, str], None]
 
-WINDOW_CAP = 50_000_000
-"""Most pooled scores fetched for the EER window (counted before fetching)."""
+WINDOW_CAP = 20_000_000
+"""Most pooled scores the EER window fetches; a wider range is first narrowed by histograms."""
 _WINDOW_MARGIN = 1 << 14
-"""Pooled positions first fetched beyond the cell where FAR - FRR changes sign."""
+"""Pooled positions first fetched on either side of where FAR - FRR changes sign."""
+_BINS = 1024
+"""Bins of a histogram pass that narrows the EER window when it holds too many scores."""
 
 
 # --------------------------------------------------------------------------- block sources
@@ -503,21 +506,39 @@ def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, A
     first = np.full(starts.size, np.inf)
     has = ends > starts
     first[has] = non[starts[has]]
-    return {"lo": lo.astype(np.int64), "hi": hi.astype(np.int64), "first": first}
+    return {
+        "lo": lo.astype(np.int64),
+        "hi": hi.astype(np.int64),
+        "first": first,
+        "min": float(non[0]) if non.size else np.inf,
+        "max": float(non[-1]) if non.size else -np.inf,
+    }
 
 
 def _task_window(piece: tuple[Any, ...], shared: Any, bounds: Any) -> dict[str, Any]:
-    """Pass 3: distinct non-mated scores in [low, high] (None: unbounded) with their counts."""
-    low, high = bounds
+    """Pass 3: distinct non-mated scores in [low, high] with their counts."""
+    low, high = np.float64(bounds[0]), np.float64(bounds[1])  # compared as float64, exactly
     s, t = _block_scores(piece, shared)
     keep = np.ones(s.shape, dtype=bool)
     keep[np.arange(s.shape[0]), t] = False
-    if low is not None:
-        keep &= s >= low
-    if high is not None:
-        keep &= s <= high
+    keep &= (s >= low) & (s <= high)
     u, c = np.unique(s[keep], return_counts=True)  # only the range is sorted, not the block
     return {"u": u, "c": c.astype(np.int64)}
+
+
+def _task_histogram(piece: tuple[Any, ...], shared: Any, edges: Any) -> NDArray[np.int64]:
+    """Refining pass: non-mated counts in the bins [e_i, e_i+1) of ``edges`` (last bin closed)."""
+    s, t = _block_scores(piece, shared)
+    keep = np.ones(s.shape, dtype=bool)
+    keep[np.arange(s.shape[0]), t] = False
+    return _bin_counts(s[keep], edges)
+
+
+def _bin_counts(x: NDArray[np.floating], edges: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Counts of ``x`` in [e_i, e_i+1) for each bin, the last bin closed; outside ignored."""
+    x = x[(x >= edges[0]) & (x <= edges[-1])]
+    idx = np.minimum(np.searchsorted(edges, x, side="right") - 1, edges.size - 2)
+    return np.bincount(idx, minlength=edges.size - 1).astype(np.int64)
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
@@ -788,7 +809,9 @@ def _pools_from_counts(
         non_at=(non_upto - non_below).astype(np.float64),
     )
     cell_first = np.where(np.isfinite(first), first, np.nan)
-    grid = _Grid(values, tar_sorted, non_below, non_upto, n_non)
+    low = min(min(p["min"] for p in parts), float(tar_sorted[0]))
+    high = max(max(p["max"] for p in parts), float(tar_sorted[-1]))
+    grid = _Grid(values, tar_sorted, non_below, non_upto, n_non, low, high)
     points = _eer_points_blockwise(runner, grid)
 
     def locate(score: float, mated: bool) -> int:
@@ -817,6 +840,10 @@ class _Grid:
     non_upto: NDArray[np.int64]
     """Non-mated scores at or below each distinct mated score."""
     n_non: int
+    low: float
+    """Lowest pooled score."""
+    high: float
+    """Highest pooled score."""
 
 
 def _eer_points_blockwise(runner: _Runner, grid: _Grid) -> dict[str, EERPoint]:
@@ -839,27 +866,26 @@ def _eer_points_blockwise(runner: _Runner, grid: _Grid) -> dict[str, EERPoint]:
     n = n_tar + n_non
     p_lo = int(pos_right[k0 - 1]) if k0 > 0 else 0
     p_hi = int(pos_right[k0]) if k0 < k_n else n
+    # where in the cell: the q-th non-mated score with q = n_non - floor(FR n_non / n_tar) is
+    # the first with FAR <= FRR (ties may move the crossing left: the scan then asks for more)
+    fr_c = int(fr[k0 - 1]) if k0 > 0 else 0
+    p_est = min(max(fr_c + n_non - (fr_c * n_non) // n_tar - 1, p_lo), p_hi)
     margin = _WINDOW_MARGIN
     points: dict[str, EERPoint] = {}
     while True:
-        ka = int(np.searchsorted(pos_left, p_lo - margin, side="right")) - 1
-        kb = int(np.searchsorted(pos_right, p_hi + margin, side="left"))
-        low = values[ka] if ka >= 0 else None
-        high = values[kb] if kb < k_n else None
+        want = (max(0, p_est - margin), min(n, p_est + margin))
+        ka = int(np.searchsorted(pos_left, want[0], side="right")) - 1
+        kb = int(np.searchsorted(pos_right, want[1], side="left"))
+        low = float(values[ka]) if ka >= 0 else grid.low
+        high = float(values[kb]) if kb < k_n else grid.high
         start = int(pos_left[ka]) if ka >= 0 else 0
         stop = int(pos_right[kb]) if kb < k_n else n
-        if stop - start > WINDOW_CAP:
-            raise VoxMetricsInputError(
-                f"the EER window holds {stop - start:,} pooled scores (more than "
-                f"{WINDOW_CAP:,}): the scores are too concentrated between two mated scores "
-                "for blockwise evaluation; evaluate this matrix in memory."
-            )
+        while stop - start > WINDOW_CAP:  # too many scores between mated ones: narrow by value
+            low, high, start, stop, narrower = _narrow(runner, grid, low, high, start, want)
+            if not narrower:
+                break
         parts = runner.run(_task_window, (low, high), "EER operating point", (0.8, 0.95))
-        keep = np.ones(n_tar, dtype=bool)
-        if low is not None:
-            keep &= tar_sorted >= low
-        if high is not None:
-            keep &= tar_sorted <= high
+        keep = (tar_sorted >= np.float64(low)) & (tar_sorted <= np.float64(high))
         u, inv = np.unique(
             np.concatenate([*(p["u"] for p in parts), tar_sorted[keep]]), return_inverse=True
         )
@@ -875,6 +901,26 @@ def _eer_points_blockwise(runner: _Runner, grid: _Grid) -> dict[str, EERPoint]:
         if len(points) == len(TIES):
             return points
         margin = max(4 * margin, 64)
+
+
+def _narrow(
+    runner: _Runner, grid: _Grid, low: float, high: float, start: int, want: tuple[int, int]
+) -> tuple[float, float, int, int, bool]:
+    """One histogram pass over [low, high]: the narrowest run of bins covering ``want``.
+
+    ``start`` pooled scores lie below ``low``; ``want`` are pooled positions. Bounds are
+    float64 and compared as float64 (exact for float32 scores too).
+    """
+    edges = np.linspace(low, high, _BINS + 1)
+    parts = runner.run(_task_histogram, edges, "EER operating point", (0.8, 0.95))
+    counts = np.sum(parts, axis=0) + _bin_counts(grid.tar_sorted, edges)
+    cum = start + np.concatenate([[0], np.cumsum(counts)])  # cum[i]: pooled scores < e_i
+    i0 = int(np.searchsorted(cum[:-1], want[0], side="right")) - 1
+    i1 = int(np.searchsorted(cum[1:], want[1], side="left"))
+    i1 = min(i1, _BINS - 1)
+    new_low, new_high = float(edges[i0]), float(edges[i1 + 1])
+    narrower = (new_low, new_high) != (low, high)
+    return new_low, new_high, int(cum[i0]), int(cum[i1 + 1]), narrower
 
 
 def _scan_window(
