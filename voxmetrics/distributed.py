@@ -49,7 +49,7 @@ from voxmetrics.metrics.baseline import BaselineResult, _softplus_sum
 from voxmetrics.metrics.cllr import min_cllr_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import linkability_curve_from_ranks
-from voxmetrics.metrics.lid import LIDResult, _lid_rows, calibrate_lid
+from voxmetrics.metrics.lid import LIDResult, _lid_rows, calibrate_lid, resolve_lid_variant
 from voxmetrics.metrics.pools import (
     _BLOCK,
     TIES,
@@ -480,7 +480,8 @@ def _task_rows(piece: tuple[Any, ...], shared: Any, lid_params: Any) -> dict[str
     mated = s[np.arange(s.shape[0]), t]
     out: dict[str, Any] = {
         "tar": mated,
-        "rank": (s >= mated[:, None]).sum(axis=1).astype(np.int64),
+        "rank": (s >= mated[:, None]).sum(axis=1).astype(np.int64),  # ties count against
+        "rank_gt": 1 + (s > mated[:, None]).sum(axis=1).astype(np.int64),  # ties to the target
         "softplus": _softplus_sum(s),
     }
     if lid_params is not None:
@@ -664,8 +665,7 @@ def evaluate_blockwise(
     dev: ScoreMatrix | None = None,
     name: str = "condition",
     attacker: str = "semi-informed",
-    lid_class_weight: Any = None,
-    lid_ddof: int = 0,
+    lid_variant: str = "maximum-likelihood",
     split: str = "eval",
     ties: Ties = "reference",
     progress: Progress | None = None,
@@ -712,14 +712,15 @@ def evaluate_blockwise(
             source="the blockwise eval set",
         )
         check_disjoint_speakers(dev, labels)  # type: ignore[arg-type]
-        cal = calibrate_lid(dev.scores, dev.targets, class_weight=lid_class_weight, ddof=lid_ddof)
+        cal = calibrate_lid(dev.scores, dev.targets, variant=resolve_lid_variant(lid_variant))
     blocks = _row_blocks(n_rows, n_cols)
     runner = _Runner(client, source, blocks, progress, retries)
 
     lid_params = None if cal is None else (cal.w, cal.b, cal.prior_log_odds, cal.ddof)
     rows = runner.run(_task_rows, lid_params, "scores and ranks", (0.0, 0.4))
     tar = np.concatenate([r["tar"] for r in rows])
-    ranks = np.concatenate([r["rank"] for r in rows])
+    ranks = np.concatenate([r["rank"] for r in rows])  # target_ranks(ties="reference")
+    ranks_gt = np.concatenate([r["rank_gt"] for r in rows])  # target_ranks(ties="attacker")
     c_all = 0.0
     for r in rows:  # in block order, as the in-memory loop
         c_all += r["softplus"]
@@ -740,10 +741,11 @@ def evaluate_blockwise(
         eer_rocch=eer_rocch_from_pools(pools, ties=ties),
         cllr=cllr,
         min_cllr=min_cllr_from_pools(pools, ties=ties),
-        linkability=float((ranks == 1).mean()),
+        linkability=float((ranks_gt == 1).mean()),  # ties go to the true speaker, as in memory
     )
-    hist = rank_histogram(ranks, n_cols)
-    srd_result = SRDResult(ranks=_ro(ranks), histogram=_ro(hist), stats=srd_stats(hist))
+    srd_ranks = ranks.copy() if ties == "reference" else ranks_gt.copy()
+    hist = rank_histogram(srd_ranks, n_cols)
+    srd_result = SRDResult(ranks=_ro(srd_ranks), histogram=_ro(hist), stats=srd_stats(hist))
     lid_result = None
     if cal is not None:
         lid_values = np.concatenate([r["lid"] for r in rows])
@@ -776,7 +778,7 @@ def evaluate_blockwise(
         srd=srd_result,
         srd_model=fit_beta_binomial(hist, loss="CLL"),
         zebra=zebra,
-        linkability_curve=linkability_curve_from_ranks(ranks, n_cols),
+        linkability_curve=linkability_curve_from_ranks(ranks_gt, n_cols),
         singling_out=None,
         lid=lid_result,
         ties=ties,
