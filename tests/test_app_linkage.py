@@ -19,7 +19,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_linkage
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 LINKAGE = "pages/6_Linkage.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUBHEADERS = [
@@ -301,6 +301,23 @@ def test_sampled_linkability_is_cached_per_option(demo):
     assert first.n_draws == 5 and first.sampled is not None
     np.testing.assert_array_equal(first.sampled, again.sampled)
     assert not np.array_equal(first.sampled, other.sampled)
+
+
+def test_single_utterance_speakers_are_left_out_with_a_note(demo):
+    def thinned(name: str) -> Condition:
+        es = demo.get(name).embeddings
+        meta = es.meta
+        spk = meta.loc[meta["split"] == "eval", "speaker"].iloc[0]
+        first = meta.loc[meta["speaker"] == spk, "utt_id"].iloc[0]
+        keep = ((meta["speaker"] != spk) | (meta["utt_id"] == first)).to_numpy()
+        sub = EmbeddingSet.from_arrays(es.embeddings[keep], meta[keep], source=name)
+        return Condition(name, eval=sub.score_matrix("eval"), embeddings=sub)
+
+    at = _page(Study(conditions=(thinned("plain"), thinned("anon-mild"))))
+    assert not at.exception and not at.error
+    assert "1 speaker(s) with a single utterance in split 'eval' left out" in _text(at.warning)
+    assert "1 speaker(s) with a single utterance in a set are left out" in _text(at.caption)
+    assert "DeID" in _metrics(at)
 
 
 def test_figure_1_lengths_are_chosen_by_the_user(demo):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 ScoreFormat = Literal["auto", "csv", "parquet", "npz", "kaldi"]
-"""Score file formats understood by :func:`voxmetrics.read_scores` (design.md, input formats)."""
+"""Score file formats understood by :func:`voxmetrics.read_scores`."""
 
 Split = Literal["dev", "eval"]
 """The two halves of a condition: calibration (dev) and evaluation (eval)."""
@@ -40,3 +40,17 @@ LID_VARIANT_NAMES: tuple[LIDVariant, ...] = ("maximum-likelihood", "reference-co
 
 LID_VARIANT_ALIASES: dict[str, LIDVariant] = {"metrics": "maximum-likelihood"}
 """Old names still accepted (deprecated): "metrics" was the unpenalised fit."""
+
+ScoreKind = Literal["similarity", "llr", "distance"]
+"""What the scores of a condition are: similarities (higher = closer; the default), calibrated
+natural-log LLRs (adds the actual DCF and APE curves), or distances (lower = closer), which are
+negated on reading."""
+
+SCORE_KINDS: tuple[ScoreKind, ...] = ("similarity", "llr", "distance")
+
+SCORE_KIND_LABELS: dict[str, str] = {
+    "similarity": "similarity",
+    "llr": "llr",
+    "distance": "distance (negated)",
+}
+"""How the reports name each kind (the JSON ``score_kind``)."""

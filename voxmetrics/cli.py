@@ -3,11 +3,12 @@
 Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
 matrices, DeID, G_VD), ``legal`` (singling out, linkability and 1 - EER against the number of
 speakers per conversation length, Vauquier et al. 2025), ``sbls`` (soft-biometric leakage),
-``report`` (the HTML / PDF / JSON / CSV
-report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study as score files and
-a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
+``report`` (the HTML / PDF / JSON / CSV / LaTeX / Markdown report of a saved study, a ``.vxm``
+file), ``study build`` (a ``.vxm`` study from a folder of score files or a manifest), ``demo``
+(the built-in demo study as score files and a ``.vxm`` study), ``extract`` (speaker embeddings
+from audio) and ``app`` (starts the dashboard, installed with ``pip install "voxmetrics[app]"``).
 
-Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
+Contract: ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
 
 Every command takes ``--limit NAME=VALUE`` (repeatable) to change an input limit of
@@ -19,7 +20,10 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import importlib.util
 import json
+import os
+import subprocess
 import sys
 import warnings
 from collections.abc import Sequence
@@ -39,7 +43,7 @@ from voxmetrics.limits import (
     use_limits,
 )
 
-__all__ = ["evaluate_fail_on", "main"]
+__all__ = ["DASHBOARD_CONFIG", "dashboard_command", "dashboard_script", "evaluate_fail_on", "main"]
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_BAD_INPUT = 0, 1, 2
 MAX_FAIL_ON_CHARS = 2000
@@ -59,8 +63,16 @@ _COMPARE = {
 
 def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
     path: list[str] = []
-    while isinstance(node, ast.Attribute):
-        path.append(node.attr)
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Attribute):
+            path.append(node.attr)
+        elif isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str | int):
+            path.append(str(node.slice.value))  # e.g. dcf["0.01"]
+        else:
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': unsupported index; index only with a quoted key, e.g. "
+                'dcf["0.01"].min_dcf.'
+            )
         node = node.value
     if not isinstance(node, ast.Name):
         raise VoxMetricsInputError(f"--fail-on '{expr}': only metric names like eer or lid.alid.")
@@ -107,7 +119,7 @@ def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
         return True
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
         return node.value
-    if isinstance(node, ast.Name | ast.Attribute):
+    if isinstance(node, ast.Name | ast.Attribute | ast.Subscript):
         return _lookup(node, result, expr)
     raise VoxMetricsInputError(
         f"--fail-on '{expr}': unsupported expression; write comparisons of metric names and "
@@ -124,6 +136,8 @@ def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
     True
     >>> evaluate_fail_on("not eer < 0.45", {"eer": 0.3})
     False
+    >>> evaluate_fail_on('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
+    True
     """
     return bool(_eval(_parse_fail_on(expr), result, expr))
 
@@ -179,6 +193,69 @@ def _check_outputs(files: Sequence[str | None] = (), folders: Sequence[str | Non
             )
 
 
+DASHBOARD_CONFIG: dict[str, str] = {
+    "theme.base": "light",
+    "theme.primaryColor": "#2E6F95",
+    "theme.backgroundColor": "#FFFFFF",
+    "theme.secondaryBackgroundColor": "#F2F5F8",
+    "theme.textColor": "#1E2A33",
+    # the menu is drawn by voxmetrics.ui.page_setup with st.page_link
+    "client.showSidebarNavigation": "false",
+    "client.toolbarMode": "minimal",
+    "browser.gatherUsageStats": "false",
+    # a float32 NPZ of a 22,024 x 4,949 score matrix is ~440 MB; Streamlit's default is 200 MB
+    "server.maxUploadSize": "1024",
+}
+"""The Streamlit settings ``voxmetrics app`` passes on the command line (the same as the
+repository's ``.streamlit/config.toml``), so they hold from any working folder."""
+
+
+def dashboard_script() -> Path:
+    """The dashboard's entry point inside the installed package (``ui/dashboard/app.py``)."""
+    return Path(__file__).resolve().parent / "ui" / "dashboard" / "app.py"
+
+
+def dashboard_command(
+    *, port: int | None = None, dev: bool = False, streamlit_args: Sequence[str] = ()
+) -> list[str]:
+    """The ``streamlit run`` command line that ``voxmetrics app`` executes.
+
+    Parameters
+    ----------
+    port : int, optional
+        Server port (default: Streamlit's, 8501).
+    dev : bool
+        Watch the dashboard's files and rerun on save (for developing the pages); off by
+        default, so the idle server touches no file and uses no CPU.
+    streamlit_args : sequence of str
+        More ``streamlit run`` options (e.g. ``--server.headless true``); they come last, so
+        they override the ones above.
+
+    Examples
+    --------
+    >>> cmd = dashboard_command(port=8600)
+    >>> cmd[1:4], cmd[4].endswith("app.py")
+    (['-m', 'streamlit', 'run'], True)
+    >>> " ".join(cmd[cmd.index("--server.fileWatcherType") :][:4])
+    '--server.fileWatcherType none --server.port 8600'
+    """
+    options = [f"--{key}={value}" for key, value in DASHBOARD_CONFIG.items()]
+    options += ["--server.fileWatcherType", "auto" if dev else "none"]
+    if dev:
+        options += ["--server.runOnSave", "true"]
+    if port is not None:
+        options += ["--server.port", str(port)]
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(dashboard_script()),
+        *options,
+        *streamlit_args,
+    ]
+
+
 def _dask_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--workers",
@@ -225,9 +302,12 @@ def _parser() -> argparse.ArgumentParser:
             "long CSV or Parquet (trial_id, trial_speaker, enrol_speaker, score), NPZ (scores, "
             "trial_ids, trial_speakers, enrol_speakers) or Kaldi / VoicePrivacy scores "
             "(enrol_id trial_id score) with their key file. Instead of EVAL, --embeddings "
-            "scores utterance embeddings (cosine against enrolment profiles; a dev split, if "
-            "present, calibrates LID) and adds singling out. Prints one JSON object. Exit "
-            "status: 0 success, 1 a --fail-on condition holds, 2 bad input."
+            "scores utterance embeddings (NPZ / NPY, Kaldi ark / scp or HDF5 with --metadata, "
+            "or Parquet; cosine against enrolment profiles; a dev split, if present, calibrates "
+            "LID) and adds singling out. Besides the privacy metrics the JSON has the standard "
+            "verification outputs: normalised minDCF (and actDCF with --llr) per target prior "
+            "under 'dcf', and d'. Prints one JSON object. Exit status: 0 success, 1 a "
+            "--fail-on condition holds, 2 bad input."
         ),
     )
     ev.add_argument(
@@ -236,9 +316,16 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--embeddings",
         metavar="EMB",
-        help="utterance embeddings (NPZ/NPY with --metadata, or Parquet) instead of EVAL",
+        help="utterance embeddings (NPZ/NPY, Kaldi ark/scp or HDF5 with --metadata, or "
+        "Parquet) instead of EVAL",
     )
-    ev.add_argument("--metadata", metavar="META", help="metadata CSV of --embeddings")
+    ev.add_argument(
+        "--metadata",
+        metavar="META",
+        help="metadata CSV of --embeddings (it may list a subset of them: the rest are ignored "
+        "and counted on stderr)",
+    )
+    _embedding_options(ev, "--embeddings")
     ev.add_argument(
         "--split", choices=["eval", "dev"], default="eval", help="split of --embeddings to score"
     )
@@ -255,6 +342,27 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="score file format (default: detected from the content)",
     )
+    kind = ev.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--distance",
+        action="store_true",
+        help="the score files hold distances (lower = closer): they are negated on reading and "
+        "the JSON says score_kind 'distance (negated)'",
+    )
+    kind.add_argument(
+        "--llr",
+        action="store_true",
+        help="the scores are calibrated natural-log LLRs: adds the actual DCFs (act_dcf)",
+    )
+    ev.add_argument(
+        "--p-target",
+        metavar="P[,P...]",
+        default="0.01,0.001",
+        help="target priors of minDCF / actDCF, comma-separated (default 0.01,0.001); "
+        "their keys in the JSON dcf block, e.g. --fail-on 'dcf[\"0.01\"].min_dcf < 0.9'",
+    )
+    ev.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
+    ev.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
     ev.add_argument(
         "--cross-calibrate",
         metavar="K",
@@ -296,7 +404,8 @@ def _parser() -> argparse.ArgumentParser:
         "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
         "--embeddings, or as EVAL a folder of score chunks (NPZ or Parquet score files, "
         "each with some of the trials; or one such file) or a Zarr store EVAL.zarr; singling "
-        "out, --bootstrap and --cross-calibrate are not available this way",
+        "out and the verification block (DCF, DET, APE, d') are not computed, and "
+        "--bootstrap, --cross-calibrate, --distance, --llr and the DCF costs are refused",
     )
     _dask_options(ev)
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
@@ -315,13 +424,15 @@ def _parser() -> argparse.ArgumentParser:
             "Speaker-level voice similarity matrices (original-original, original-anonymised, "
             "anonymised-anonymised) over all utterances of one split, De-Identification and "
             "gain of voice distinctiveness (VoicePrivacy 2022). The anonymised utterances keep "
-            "their originals' utt_id. Prints one JSON object: deid, g_vd, d_diag_oo, "
-            "d_diag_oa, d_diag_aa."
+            "their originals' utt_id. Speakers with a single utterance in either set have no "
+            "same-speaker pair: they are left out and counted (a line on stderr). Prints one "
+            "JSON object: deid, g_vd, d_diag_oo, d_diag_oa, d_diag_aa, n_speakers_left_out."
         ),
     )
     sim.add_argument("--original", metavar="EMB_O", required=True, help="original embeddings")
     sim.add_argument("--anonymised", metavar="EMB_A", required=True, help="anonymised embeddings")
     sim.add_argument("--metadata", metavar="META", help="metadata CSV shared by both sets")
+    _embedding_options(sim, "--anonymised", original=True)
     sim.add_argument(
         "--calibration",
         choices=["pav", "raw"],
@@ -348,6 +459,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     leg.add_argument("--embeddings", metavar="EMB", required=True, help="embeddings (NPZ/NPY)")
     leg.add_argument("--metadata", metavar="META", help="metadata CSV of the embeddings")
+    _embedding_options(leg, "--embeddings")
     leg.add_argument(
         "--lengths",
         default="1,3,30",
@@ -382,7 +494,7 @@ def _parser() -> argparse.ArgumentParser:
         parents=[limit],
         help="soft-biometric leakage score of an attacker's attribute predictions",
         description=(
-            "Soft Biometric Leakage Score (paper 003, shared/docs/sbls.md): attribute "
+            "Soft Biometric Leakage Score (Seo et al. 2025, docs, Methods > SBLS): attribute "
             "inference, systematic linkage and subgroup protection, each in [0, 1] with 1 = no "
             "leakage. The attacker is an uploaded predictions file (utt_id, attribute, class, "
             "score or utt_id, attribute, predicted) or the built-in logistic regression on "
@@ -403,6 +515,7 @@ def _parser() -> argparse.ArgumentParser:
         "--original). Recorded as attacker_trained_on",
     )
     sb.add_argument("--original", metavar="EMB_O", help="original embeddings (same metadata)")
+    _embedding_options(sb, "--embeddings", original=True)
     sb.add_argument("--split", choices=["eval", "dev"], default="eval", help="split attacked")
     sb.add_argument("--lambda", dest="lam", type=float, default=0.7, help="P_subgroup lambda")
     sb.add_argument(
@@ -414,13 +527,15 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser(
         "report",
         parents=[limit],
-        help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV",
+        help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV, LaTeX, Markdown",
         description=(
             "Evaluate every condition of a saved study (a .vxm file, from the dashboard or "
             "`demo --format vxm`) with the study's settings and write its report: one "
             "self-contained HTML page (tables and interactive figures, viewable offline), a "
             "PDF printed from it by headless Chromium (BROWSER_PATH or chromium on PATH), the "
-            "JSON of every number and the tables as CSV files. Give at least one output. "
+            "JSON of every number, the tables as CSV files, and the results tables ready "
+            "for a paper as LaTeX (booktabs; \\usepackage{booktabs}) and Markdown, with "
+            "the bootstrap intervals as '0.47 [0.44, 0.50]'. Give at least one output. "
             "Exit status: 0 success, 2 bad input (e.g. a damaged .vxm file, no Chromium for "
             "--pdf)."
         ),
@@ -430,6 +545,16 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--pdf", metavar="OUT", help="write a PDF of the report (needs Chromium)")
     rep.add_argument("--json", metavar="OUT", help="write every number as JSON to this file")
     rep.add_argument("--csv", metavar="DIR", help="write the tables as CSV files into DIR")
+    rep.add_argument(
+        "--latex",
+        metavar="DIR",
+        help="write the results tables as LaTeX (booktabs, with bootstrap intervals) into DIR",
+    )
+    rep.add_argument(
+        "--markdown",
+        metavar="DIR",
+        help="write the results tables as Markdown (with bootstrap intervals) into DIR",
+    )
     rep.add_argument(
         "--bootstrap",
         metavar="B",
@@ -451,6 +576,61 @@ def _parser() -> argparse.ArgumentParser:
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); default: the study's setting",
     )
+
+    app = sub.add_parser(
+        "app",
+        help="start the dashboard (needs the app extra: pip install 'voxmetrics[app]')",
+        description=(
+            "Start the Streamlit dashboard on http://localhost:PORT and open it in a browser. "
+            "It runs the dashboard that ships inside the package with its own settings "
+            "(theme, menu, 1 GB uploads, no usage statistics) and without a file watcher, so "
+            "an idle server uses no CPU; --dev watches the dashboard's files instead. "
+            "Options after -- go to `streamlit run`, e.g. `voxmetrics app -- "
+            "--server.headless true --server.address 0.0.0.0`. Stop it with Ctrl+C."
+        ),
+    )
+    app.add_argument("--port", type=int, help="server port (default 8501)")
+    app.add_argument(
+        "--dev",
+        action="store_true",
+        help="watch the dashboard's files and rerun on save (for editing the pages)",
+    )
+    app.add_argument(
+        "streamlit_args",
+        nargs="*",
+        metavar="-- STREAMLIT_OPTION",
+        help="options passed on to `streamlit run` (after --)",
+    )
+
+    study = sub.add_parser(
+        "study",
+        help="build a study file (.vxm) from many score files",
+        description="Work with study files (.vxm) without the dashboard.",
+    )
+    study_sub = study.add_subparsers(dest="study_command", required=True)
+    build = study_sub.add_parser(
+        "build",
+        help="a .vxm study from a folder layout or a manifest CSV",
+        description=(
+            "Build one study from a challenge's many systems and save it as OUT.vxm, for the "
+            "report command and the dashboard. SOURCE is a folder laid out as "
+            "<system>/<attacker>/eval.<ext> (+ optional dev.<ext>, eval.trials / dev.trials "
+            "key files of Kaldi scores, embeddings.<ext> + metadata.csv), with <attacker> one "
+            "of ignorant, lazy-informed, semi-informed; or a manifest CSV with columns "
+            "condition, attacker, eval and optional dev, eval_trials (or trials), dev_trials, "
+            "embeddings, metadata, system (a metadata system filter), score_kind (similarity, "
+            "llr or distance), paths relative to the manifest. Prints the conditions found."
+        ),
+    )
+    build.add_argument("out", metavar="OUT.vxm", help="the study file to write")
+    build.add_argument("source", metavar="SOURCE", help="the root folder or the manifest CSV")
+    build.add_argument(
+        "--distance",
+        action="store_true",
+        help="the score files hold distances (lower = closer): negate them on reading",
+    )
+    build.add_argument("--name", help="name of the study (default: SOURCE's name)")
+    build.add_argument("--bootstrap", metavar="B", type=int, help="bootstrap setting (200)")
 
     demo = sub.add_parser(
         "demo",
@@ -523,22 +703,55 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read(path: str, key: str | None, fmt: str) -> Any:
+def _embedding_options(p: argparse.ArgumentParser, flag: str, *, original: bool = False) -> None:
+    p.add_argument(
+        "--system",
+        metavar="NAME",
+        help=f"only the utterances of {flag} whose metadata 'system' column is NAME",
+    )
+    if original:
+        p.add_argument(
+            "--original-system",
+            metavar="NAME",
+            help="only the utterances of --original whose metadata 'system' column is NAME",
+        )
+    p.add_argument(
+        "--ark-root",
+        metavar="DIR",
+        help="folder the ark paths of a Kaldi scp are relative to, and outside which no ark "
+        "may lie (default: the scp's folder)",
+    )
+
+
+def _read(path: str, key: str | None, fmt: str, distance: bool = False) -> Any:
     from voxmetrics.data.readers import read_scores
 
     for p in (path, key):
         if p is not None:
             check_input_path(p)
-    return read_scores(path, trials=key, format=fmt)  # type: ignore[arg-type]
+    return read_scores(path, trials=key, format=fmt, distance=distance)  # type: ignore[arg-type]
 
 
-def _read_embeddings(path: str, metadata: str | None) -> Any:
+def _read_embeddings(
+    path: str, metadata: str | None, system: str | None = None, ark_root: str | None = None
+) -> Any:
     from voxmetrics.data.readers import read_embeddings
 
     for p in (path, metadata):
         if p is not None:
             check_input_path(p)
-    return read_embeddings(path, metadata=metadata)
+    if ark_root is not None and not Path(ark_root).is_dir():
+        raise VoxMetricsInputError(f"--ark-root {ark_root}: no such folder.")
+    return read_embeddings(path, metadata=metadata, system=system, ark_root=ark_root)
+
+
+def _priors(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"--p-target '{text}': give numbers separated by commas, e.g. 0.01,0.001."
+        ) from None
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -554,19 +767,25 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.embeddings:
         if args.eval:
             raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
-        embeddings = _read_embeddings(args.embeddings, args.metadata)
+        if args.distance:
+            raise VoxMetricsInputError(
+                "--distance applies to score files; --embeddings are scored by cosine "
+                "similarity (higher = closer)."
+            )
+        embeddings = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
         eval_sm = embeddings.score_matrix(args.split)
         use_dev = args.split == "eval" and "dev" in embeddings.splits() and not args.dev
         dev_sm = embeddings.score_matrix("dev") if use_dev else None
     elif args.eval:
-        if args.metadata:
-            raise VoxMetricsInputError("--metadata goes with --embeddings.")
-        eval_sm = _read(args.eval, args.trials, args.format)
+        for flag, value in (("--metadata", args.metadata), ("--system", args.system)):
+            if value:
+                raise VoxMetricsInputError(f"{flag} goes with --embeddings.")
+        eval_sm = _read(args.eval, args.trials, args.format, args.distance)
         dev_sm = None
     else:
         raise VoxMetricsInputError("give a score file EVAL or --embeddings EMB.")
     if args.dev:
-        dev_sm = _read(args.dev, args.dev_trials, args.format)
+        dev_sm = _read(args.dev, args.dev_trials, args.format, args.distance)
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
@@ -581,6 +800,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         seed=args.seed,
         embeddings=embeddings,
         split=args.split,
+        score_kind="distance" if args.distance else "llr" if args.llr else "similarity",
+        p_targets=_priors(args.p_target),
+        c_miss=args.c_miss,
+        c_fa=args.c_fa,
         ties=args.ties,
     )
     result = report.to_dict()
@@ -631,6 +854,11 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
             ("--bootstrap", args.bootstrap > 0),
             ("--cross-calibrate", args.cross_calibrate is not None),
             ("--trials", args.trials is not None),
+            ("--distance", args.distance),
+            ("--llr", args.llr),
+            ("--p-target", args.p_target != "0.01,0.001"),
+            ("--c-miss", args.c_miss != 1.0),
+            ("--c-fa", args.c_fa != 1.0),
         )
         if given
     ]
@@ -644,10 +872,11 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
     if args.embeddings:
         if args.eval:
             raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
-        source: Any = _read_embeddings(args.embeddings, args.metadata)
+        source: Any = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
     elif args.eval:
-        if args.metadata:
-            raise VoxMetricsInputError("--metadata goes with --embeddings.")
+        for flag, value in (("--metadata", args.metadata), ("--system", args.system)):
+            if value:
+                raise VoxMetricsInputError(f"{flag} goes with --embeddings.")
         root = Path(args.eval)
         chunk = (".npz", ".parquet")
         if root.suffix.lower() == ".zarr":
@@ -693,8 +922,8 @@ def _similarity(args: argparse.Namespace) -> int:
     from voxmetrics.metrics.similarity import voice_similarity
 
     _check_outputs([args.json])
-    original = _read_embeddings(args.original, args.metadata)
-    anonymised = _read_embeddings(args.anonymised, args.metadata)
+    original = _read_embeddings(args.original, args.metadata, args.original_system, args.ark_root)
+    anonymised = _read_embeddings(args.anonymised, args.metadata, args.system, args.ark_root)
     result = voice_similarity(original, anonymised, split=args.split, calibration=args.calibration)
     text = json.dumps(result.to_dict(), indent=2)
     print(text)
@@ -724,7 +953,7 @@ def _legal(args: argparse.Namespace) -> int:
     if args.draws < 1:
         raise VoxMetricsInputError("--draws must be >= 1.")
     check_count("--draws", "draws", args.draws, "max_replicates")
-    es = _read_embeddings(args.embeddings, args.metadata)
+    es = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
     result = legal_evaluation(
         es, lengths, n=n, n_draws=args.draws, seed=args.seed, split=args.split
     )
@@ -774,8 +1003,12 @@ def _sbls(args: argparse.Namespace) -> int:
         names = [a for a in names if a in predictions]
         result = sbls({a: meta[a].to_numpy() for a in names}, predictions, **options)
     else:
-        anonymised = _read_embeddings(args.embeddings, args.metadata)
-        original = _read_embeddings(args.original, args.metadata) if args.original else None
+        anonymised = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
+        original = (
+            _read_embeddings(args.original, args.metadata, args.original_system, args.ark_root)
+            if args.original
+            else None
+        )
         result = sbls_embeddings(
             anonymised, original=original, attacker=args.attacker, split=args.split, **options
         )
@@ -798,12 +1031,13 @@ def _report(args: argparse.Namespace) -> int:
     from voxmetrics.export import require_chromium, write_report
     from voxmetrics.studyreport import build_study_report
 
-    if not (args.html or args.pdf or args.json or args.csv):
+    if not (args.html or args.pdf or args.json or args.csv or args.latex or args.markdown):
         raise VoxMetricsInputError(
-            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, --csv DIR."
+            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, "
+            "--csv DIR, --latex DIR, --markdown DIR."
         )
     check_input_path(args.study)
-    _check_outputs([args.html, args.pdf, args.json], [args.csv])
+    _check_outputs([args.html, args.pdf, args.json], [args.csv, args.latex, args.markdown])
     study = load_study(args.study)
     overrides = {
         k: v
@@ -828,11 +1062,65 @@ def _report(args: argparse.Namespace) -> int:
         json=args.json,
         csv_dir=args.csv,
         pdf=args.pdf,
+        latex_dir=args.latex,
+        markdown_dir=args.markdown,
         chromium=chromium,
         title=args.title,
     )
     for p in written:
         print(p)
+    return EXIT_OK
+
+
+def _app(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("streamlit") is None:
+        raise VoxMetricsInputError(
+            "the dashboard needs Streamlit, which is not installed: pip install "
+            "'voxmetrics[app]' (or pip install -r requirements.txt in a checkout)."
+        )
+    if not dashboard_script().is_file():
+        raise VoxMetricsInputError(
+            f"the dashboard is missing from this installation ({dashboard_script()}); "
+            "reinstall VoxMetrics."
+        )
+    if args.port is not None and not 0 < args.port < 65536:
+        raise VoxMetricsInputError(f"--port {args.port}: give a port between 1 and 65535.")
+    cmd = dashboard_command(port=args.port, dev=args.dev, streamlit_args=args.streamlit_args)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":  # Streamlit takes over this process: Ctrl+C and signals reach it
+        os.execv(cmd[0], cmd)
+    try:
+        return subprocess.call(cmd)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _study(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from voxmetrics.data.studybuild import build_study
+    from voxmetrics.data.studyfile import save_study
+
+    _check_outputs([args.out])
+    if args.bootstrap is not None:
+        check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+        if args.bootstrap < 0:
+            raise VoxMetricsInputError("--bootstrap must be >= 0.")
+    study = build_study(args.source, distance=args.distance, name=args.name)
+    if args.bootstrap is not None:
+        study = replace(study, settings=replace(study.settings, bootstrap=args.bootstrap))
+    path = save_study(study, args.out)
+    for c in study.conditions:
+        parts = [f"eval {c.eval.n_trials} x {c.eval.n_enrolled}"]
+        if c.dev is not None:
+            parts.append(f"dev {c.dev.n_trials} x {c.dev.n_enrolled}")
+        if c.embeddings is not None:
+            parts.append(f"{len(c.embeddings.meta)} embeddings")
+        if c.score_kind != "similarity":
+            parts.append(f"scores: {c.score_kind}")
+        print(f"voxmetrics: {c.name} ({c.attacker}): {', '.join(parts)}", file=sys.stderr)
+    print(path)
     return EXIT_OK
 
 
@@ -957,8 +1245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "legal": _legal,
                 "sbls": _sbls,
                 "report": _report,
+                "study": _study,
                 "demo": _demo,
                 "extract": _extract,
+                "app": _app,
             }
             status = command[args.command](args)
         except VoxMetricsInputError as exc:

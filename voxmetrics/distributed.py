@@ -692,8 +692,9 @@ def evaluate_blockwise(
     -------
     ConditionReport
         Equal to ``evaluate(matrix, dev=dev, ...)`` on the in-memory matrix, except that
-        singling out (which needs the utterance embeddings in memory) is not computed, and
-        neither are bootstrap intervals nor cross-calibrated LID.
+        singling out (which needs the utterance embeddings in memory) and the verification
+        block (DCF, DET, APE, d') are not computed, and neither are bootstrap intervals nor
+        cross-calibrated LID.
     """
     from voxmetrics.report import ConditionReport
 

@@ -1,6 +1,6 @@
 """Metrics: pure functions of arrays returning numbers or frozen result objects.
 
-Each function follows ``shared/docs/metrics.md``; the section is named in its docstring.
+Each function cites its paper and the page of the documentation (Methods) that defines it.
 """
 
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, mated_pools
@@ -11,6 +11,19 @@ from voxmetrics.metrics.bootstrap import (
     speaker_resample_counts,
 )
 from voxmetrics.metrics.cllr import cllr, min_cllr
+from voxmetrics.metrics.dcf import (
+    DEFAULT_P_TARGETS,
+    APECurve,
+    DCFResult,
+    DETCurve,
+    VerificationResult,
+    ape_curve,
+    d_prime,
+    dcf,
+    det_curve,
+    operating_points,
+    verification,
+)
 from voxmetrics.metrics.eer import EERResult, eer, eer_result, eer_rocch
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
@@ -99,16 +112,20 @@ __all__ = [
     "DEFAULT_ATTACKER",
     "DEFAULT_LAMBDA",
     "DEFAULT_MIN_GROUP_SIZE",
+    "DEFAULT_P_TARGETS",
     "DEFAULT_WEIGHTS",
     "LID_VARIANTS",
     "LOSSES",
     "TAGS",
+    "APECurve",
     "AttributeLeakage",
     "BaselineResult",
     "BetaBinomialFit",
     "BootstrapInterval",
     "CalibrationCurve",
     "ConversationLengthCurve",
+    "DCFResult",
+    "DETCurve",
     "ECECurves",
     "EERCurve",
     "EERResult",
@@ -126,8 +143,10 @@ __all__ = [
     "SinglingOutResult",
     "SpeakerSRD",
     "SubgroupRow",
+    "VerificationResult",
     "VoiceDistinctiveness",
     "ZebraResult",
+    "ape_curve",
     "attribute_columns",
     "average_consecutive",
     "baseline_metrics",
@@ -139,6 +158,9 @@ __all__ = [
     "conversation_length_curve",
     "d_diag",
     "d_ece_from_llrs",
+    "d_prime",
+    "dcf",
+    "det_curve",
     "ece_curves",
     "eer",
     "eer_curve",
@@ -155,6 +177,7 @@ __all__ = [
     "linkability_grid",
     "mated_pools",
     "min_cllr",
+    "operating_points",
     "pav_llrs",
     "pav_transform",
     "posterior",
@@ -175,6 +198,7 @@ __all__ = [
     "srd_per_speaker",
     "srd_stats",
     "target_ranks",
+    "verification",
     "voice_distinctiveness",
     "voice_similarity",
     "zebra",
