@@ -564,3 +564,38 @@ def test_the_dask_extra_is_in_the_dev_requirements():
     ]["dask"]
     dev = (root / "requirements-dev.txt").read_text().splitlines()
     assert extra and all(req in dev for req in extra)
+
+
+def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_path):
+    rng = np.random.default_rng(21)
+    t, n = 50, 6
+    enrol = np.array([f"s{j}" for j in range(n)])
+    cols = rng.integers(0, n, size=t)
+    scores = np.round(rng.normal(size=(t, n)), 2).astype(np.float32)
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[cols],
+        enrol_speakers=enrol,
+    )
+    np.savez(
+        tmp_path / "a.npz",
+        scores=scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=enrol,
+    )
+    source = dist.ChunkedScores.from_files([tmp_path / "a.npz"])
+    blocks = dist._row_blocks(*source.shape)
+    runner = dist._Runner(client, source, blocks, None, 0)
+    tar = np.concatenate([r["tar"] for r in runner.run(dist._task_rows, None, "", (0, 1))])
+    values = np.unique(tar)
+    parts = runner.run(dist._task_pools, values, "", (0, 1))
+    sizes = [(b.stop - b.start) * (n - 1) for b in blocks]
+    got = dist._pools_from_counts(runner, tar, values, parts, t * (n - 1), sizes)
+    ref = SortedPools.from_matrix(sm.scores, sm.targets)
+    np.testing.assert_array_equal(got.cell_last, ref.cell_last)
+    np.testing.assert_array_equal(got.cell_first, ref.cell_first)
+    x = np.array([-np.inf, -0.5, 0.0, 0.1000000001, 0.25, 3.0])
+    np.testing.assert_array_equal(got.count_non_le(x), ref.count_non_le(x))
+    assert got.non_sums(0.1) == ref.non_sums(0.1)

@@ -505,12 +505,15 @@ def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, A
     starts = np.concatenate([[0], hi])
     ends = np.concatenate([lo, [non.size]])
     first = np.full(starts.size, np.inf)
+    last = np.full(starts.size, -np.inf)
     has = ends > starts
     first[has] = non[starts[has]]
+    last[has] = non[ends[has] - 1]
     return {
         "lo": lo.astype(np.int64),
         "hi": hi.astype(np.int64),
         "first": first,
+        "last": last,
         "min": float(non[0]) if non.size else np.inf,
         "max": float(non[-1]) if non.size else -np.inf,
     }
@@ -540,6 +543,20 @@ def _bin_counts(x: NDArray[np.floating], edges: NDArray[np.float64]) -> NDArray[
     x = x[(x >= edges[0]) & (x <= edges[-1])]
     idx = np.minimum(np.searchsorted(edges, x, side="right") - 1, edges.size - 2)
     return np.bincount(idx, minlength=edges.size - 1).astype(np.int64)
+
+
+def _task_count_le(piece: tuple[Any, ...], shared: Any, x: Any) -> NDArray[np.int64]:
+    """Non-mated scores <= each float64 threshold ``x`` in one block."""
+    non = _nonmated_sorted(*_block_scores(piece, shared)).astype(np.float64)
+    return np.searchsorted(non, np.asarray(x, dtype=np.float64), side="right").astype(np.int64)
+
+
+def _task_sums(piece: tuple[Any, ...], shared: Any, c: float) -> tuple[float, float]:
+    """Sum of a block's scores and of their squared deviations from ``c``, as in memory."""
+    block = _block_scores(piece, shared)[0].astype(np.float64)
+    total = float(block.sum())
+    block -= c
+    return total, float(np.dot(block.ravel(), block.ravel()))
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
@@ -812,6 +829,8 @@ def _pools_from_counts(
         non_at=(non_upto - non_below).astype(np.float64),
     )
     cell_first = np.where(np.isfinite(first), first, np.nan)
+    last = np.max([p["last"] for p in parts], axis=0)
+    cell_last = np.where(np.isfinite(last), last, np.nan)
     low = min(min(p["min"] for p in parts), float(tar_sorted[0]))
     high = max(max(p["max"] for p in parts), float(tar_sorted[-1]))
     grid = _Grid(values, tar_sorted, non_below, non_upto, n_non, low, high)
@@ -829,7 +848,34 @@ def _pools_from_counts(
             offset += size
         raise ValueError("score not in the non-target pool")  # pragma: no cover
 
-    return SortedPools(values, counts, cell_first, int(tar.size), int(n_non), points, locate)
+    tar64 = tar.astype(np.float64)
+
+    def count_non_le(thresholds: Any) -> NDArray[np.int64]:
+        x = np.asarray(thresholds, dtype=np.float64).ravel()
+        return np.sum(runner.run(_task_count_le, x, "counting", (0.95, 0.99)), axis=0)
+
+    def non_sums(c: float) -> tuple[float, float]:
+        total = sq = 0.0
+        for t_b, sq_b in runner.run(_task_sums, float(c), "sums", (0.95, 0.99)):
+            total += t_b  # in block order, as the in-memory loop
+            sq += sq_b
+        return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
+
+    # n_distinct (distinct pooled scores) is not additive over blocks and is not computed:
+    # only the DET curve of the verification block reads it, which is not computed blockwise.
+    return SortedPools(
+        values,
+        counts,
+        cell_first,
+        cell_last,
+        0,
+        int(tar.size),
+        int(n_non),
+        points,
+        locate,
+        count_non_le,
+        non_sums,
+    )
 
 
 @dataclass(frozen=True)
