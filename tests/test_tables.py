@@ -172,9 +172,12 @@ def test_results_tables_carry_the_report_values_and_intervals(sr):
         iv = r.lid_intervals["alid"]
         assert lid.loc[r.name, "ALID (bits)"] == f"{r.lid.alid:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
         assert over.loc[r.name, "ALID (bits)"] == lid.loc[r.name, "ALID (bits)"]
-        iv = r.lid_intervals["lid_max"]
-        assert lid.loc[r.name, "LIDmax (bits)"] == (
-            f"{r.lid.lid_max:.2f} [{iv.low:.2f}, {iv.high:.2f}]"
+        # a maximum has no interval of its own; its 0.95 quantile carries one
+        assert r.lid_intervals["lid_max"].low is None
+        assert lid.loc[r.name, "LIDmax (bits)"] == f"{r.lid.lid_max:.2f}"
+        iv = r.lid_intervals["lid_q95"]
+        assert lid.loc[r.name, "LID q95 (bits)"] == (
+            f"{iv.estimate:.2f} [{iv.low:.2f}, {iv.high:.2f}]"
         )
         iv = r.zebra_intervals["d_ece"]
         assert zebra.loc[r.name, "D_ECE (bits)"] == (

@@ -626,13 +626,16 @@ def test_bootstrap_is_reproducible_and_estimates_the_full_matrix(matrix):
     a = _boot(matrix, n_boot=60, seed=4, progress=lambda f, m: calls.append(f))
     b = _boot(matrix, n_boot=60, seed=4)
     c = _boot(matrix, n_boot=60, seed=5)
-    assert set(a) == {"d_ece", "log10_l"}
+    assert set(a) == {"d_ece", "log10_l", "log10_l_q95"}
     assert a == b
     assert a != c
     full = zebra(matrix.tar, matrix.non)
     assert a["d_ece"].estimate == full.d_ece
     assert a["log10_l"].estimate == full.log10_l
-    for ci in a.values():
+    # a maximum gets no percentile interval; its 0.95 quantile carries one
+    assert a["log10_l"].low is None and a["log10_l"].high is None
+    for key in ("d_ece", "log10_l_q95"):
+        ci = a[key]
         assert ci.n_boot == ci.n_valid == 60 and ci.confidence == 0.95
         assert ci.low <= ci.high
     assert 0.0 <= a["d_ece"].low and a["d_ece"].high <= D_ECE_MAX

@@ -109,6 +109,12 @@ def format_interval(value: Any, low: Any = None, high: Any = None, digits: int =
     return f"{text} [{format_value(low, digits)}, {format_value(high, digits)}]"
 
 
+def _q95(intervals: Mapping[str, Any] | None, key: str) -> str:
+    """The 0.95 quantile reported beside a maximum, with its interval ("–" without a bootstrap)."""
+    iv = (intervals or {}).get(key)
+    return MISSING if iv is None else format_interval(iv.estimate, iv.low, iv.high, 2)
+
+
 def _iv(value: Any, intervals: Mapping[str, Any] | None, key: str, digits: int = 3) -> str:
     iv = (intervals or {}).get(key)
     if iv is None:
@@ -170,10 +176,12 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             "Calibration": r.lid.label,
             "ALID (bits)": _iv(r.lid.alid, r.lid_intervals, "alid"),
             "PDR": _iv(r.lid.pdr, r.lid_intervals, "pdr"),
-            "NDR": f(r.lid.ndr),
+            "NDR": _iv(r.lid.ndr, r.lid_intervals, "ndr"),
             "LID+ (bits)": _iv(r.lid.lid_plus, r.lid_intervals, "lid_plus"),
-            "LID− (bits)": f(r.lid.lid_minus),
+            "LID− (bits)": _iv(r.lid.lid_minus, r.lid_intervals, "lid_minus"),
             "LIDmax (bits)": _iv(r.lid.lid_max, r.lid_intervals, "lid_max", 2),
+            # a maximum has no bootstrap interval; its 0.95 quantile carries one
+            "LID q95 (bits)": _q95(r.lid_intervals, "lid_q95"),
             "Ceiling log2 N (bits)": f(r.lid.ceiling, 2),
         }
         for r in sr.reports
@@ -191,6 +199,7 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
                 "Condition": r.name,
                 "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
                 "log10 l": _iv(r.zebra.log10_l, r.zebra_intervals, "log10_l", 2),
+                "log10 l q95": _q95(r.zebra_intervals, "log10_l_q95"),
                 "Tag": r.zebra.tag,
             }
             for r in sr.reports
