@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
     "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out", "ties",
+    "n_pairs", "trials_used",
 }
 
 
@@ -56,6 +57,7 @@ def test_evaluate_worked_example(worked_csv, capsys):
     assert set(result) == CONTRACT_KEYS
     assert result["eer"] == 0.5 and result["eer_rocch"] == 0.375 and result["linkability"] == 1.0
     assert (result["n_trials"], result["n_enrolled"], result["n_excluded_trials"]) == (4, 4, 0)
+    assert result["n_pairs"] == 16 and result["trials_used"]["one_to_n"]["n_trials"] == 4
     assert result["lid"] is None  # no dev set, no cross-calibration
     # every trial is at rank 1 of 4: MeanD = MaxD = log2 4 = 2 bits, IdR = linkability = 1
     assert result["srd"] == {"mean_d": 2.0, "idr": 1.0, "std_d": 0.0, "max_d": 2.0, "spread": 0.25}

@@ -205,7 +205,12 @@ def _parser() -> argparse.ArgumentParser:
             "Evaluate one condition. EVAL and DEV are score files in any supported format: "
             "long CSV or Parquet (trial_id, trial_speaker, enrol_speaker, score), NPZ (scores, "
             "trial_ids, trial_speakers, enrol_speakers) or Kaldi / VoicePrivacy scores "
-            "(enrol_id trial_id score) with their key file. Instead of EVAL, --embeddings "
+            "(enrol_id trial_id score) with their key file. A sparse trial list (not every "
+            "trial scored against every enrolled identity: missing long rows or Kaldi lines, an "
+            "NPZ 'mask' array or NaN) is accepted: EER, ROCCH-EER, Cllr, min Cllr and ZEBRA use "
+            "every listed pair, the 1-to-N metrics the trials listed against every enrolled "
+            "identity (null when there are none); 'trials_used' in the JSON says which. "
+            "Instead of EVAL, --embeddings "
             "scores utterance embeddings (cosine against enrolment profiles; a dev split, if "
             "present, calibrates LID) and adds singling out. Prints one JSON object. Exit "
             "status: 0 success, 1 a --fail-on condition holds, 2 bad input."
@@ -265,6 +270,12 @@ def _parser() -> argparse.ArgumentParser:
         help="tie rule of the pooled metrics: reference (each number as its reference code: "
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); default reference",
+    )
+    ev.add_argument(
+        "--by",
+        metavar="ATTR",
+        help="also evaluate each value of this per-trial attribute (e.g. sex) on its own trials "
+        "and enrolled identities; adds \"by\": {ATTR: {VALUE: {...}}} to the JSON",
     )
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
     ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
@@ -483,6 +494,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         embeddings=embeddings,
         split=args.split,
         ties=args.ties,
+        by=args.by,
     )
     result = report.to_dict()
     text = json.dumps(result, indent=2)
@@ -492,7 +504,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
     if args.html:
-        Path(args.html).write_text(report_html([report]), encoding="utf-8")
+        subsets = [r for values in (report.by or {}).values() for r in values.values()]
+        Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
     if failed:
         print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
         return EXIT_FAIL_ON

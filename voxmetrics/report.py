@@ -6,6 +6,13 @@ block (null without a dev set or cross-calibration), the ``srd`` block (empirica
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
 log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings) and
 ``ties``, the tie rule of the pooled metrics; later metric families add theirs.
+
+``n_pairs`` and ``trials_used`` say which trials each family used: the pairwise metrics (EER,
+ROCCH-EER, Cllr, min Cllr, ZEBRA) every listed (trial, enrolled) pair, the 1-to-N metrics
+(linkability, LID, SRD, linkability against N) the complete trials of
+:meth:`~voxmetrics.data.model.ScoreMatrix.complete_rows`; for a sparse trial list without any,
+those are null and ``trials_used.one_to_n.reason`` says why. With ``by``, the ``by`` block
+holds one such object per value of a per-trial attribute (``{"by": {"sex": {"F": {...}}}}``).
 """
 
 from __future__ import annotations
@@ -24,11 +31,12 @@ from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
-from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
+from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, pairs_baseline
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     SinglingOutResult,
+    linkability,
     linkability_curve,
     singling_out_embeddings,
 )
@@ -43,6 +51,7 @@ if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is compute
 __all__ = [
     "OVERVIEW_COLUMNS",
     "ConditionReport",
+    "TrialsUsed",
     "evaluate",
     "evaluate_condition",
     "evaluate_lid",
@@ -53,6 +62,59 @@ __all__ = [
 ]
 
 Progress = Callable[[float, str], None]
+
+
+NO_COMPLETE_TRIAL = (
+    "no trial is listed against every enrolled identity (a sparse trial list), so the 1-to-N "
+    "metrics have no trial to rank; evaluate subsets whose trials are complete (e.g. by sex: "
+    "--by sex) or score every trial against every enrolled identity"
+)
+"""Why the 1-to-N metrics of a sparse trial list without complete trials are null."""
+
+
+@dataclass(frozen=True)
+class TrialsUsed:
+    """Which trials each metric family used (the ``trials_used`` block of the JSON).
+
+    Examples
+    --------
+    >>> TrialsUsed(12, 3, 9, 3, 4, 3, 4).to_dict()["one_to_n"]
+    {'n_trials': 3, 'n_enrolled': 4, 'reason': None}
+    """
+
+    n_pairs: int
+    """Listed (trial, enrolled) pairs, the pairwise metrics' input (T x N when complete)."""
+    n_tar: int
+    """Listed mated pairs."""
+    n_non: int
+    """Listed non-mated pairs."""
+    n_trials: int
+    """Trials with at least one listed pair."""
+    n_enrolled: int
+    """Enrolled identities."""
+    one_to_n_trials: int
+    """Complete trials the 1-to-N metrics ranked (0 when none)."""
+    one_to_n_enrolled: int
+    """Enrolled identities they were ranked against (0 when none)."""
+    reason: str | None = None
+    """Why the 1-to-N metrics are null (None when they are computed)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"pairwise": {...}, "one_to_n": {...}}``."""
+        return {
+            "pairwise": {
+                "n_pairs": self.n_pairs,
+                "n_tar": self.n_tar,
+                "n_non": self.n_non,
+                "n_trials": self.n_trials,
+                "n_enrolled": self.n_enrolled,
+            },
+            "one_to_n": {
+                "n_trials": self.one_to_n_trials,
+                "n_enrolled": self.one_to_n_enrolled,
+                "reason": self.reason,
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -69,13 +131,14 @@ class ConditionReport:
     """Whether a dev (calibration) set was given."""
     baseline: BaselineResult
     """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
-    srd: SRDResult
-    """Similarity rank disclosure: target ranks, histogram, MeanD, IdR, StDD, MaxD, Spread."""
-    srd_model: BetaBinomialFit
+    srd: SRDResult | None
+    """Similarity rank disclosure: target ranks, histogram, MeanD, IdR, StDD, MaxD, Spread
+    (None for a sparse trial list without complete trials, as every 1-to-N metric)."""
+    srd_model: BetaBinomialFit | None
     """The beta-binomial model of the rank distribution fitted with the CLL loss."""
     zebra: ZebraResult
     """ZEBRA: expected (D_ECE) and worst-case (log10 l, tag) disclosure of the pools."""
-    linkability_curve: LinkabilityCurve
+    linkability_curve: LinkabilityCurve | None
     """Linkability against N' enrolled candidates (exact expectation)."""
     singling_out: SinglingOutResult | None = None
     """Singling out (needs utterance embeddings with several trials per speaker)."""
@@ -87,6 +150,10 @@ class ConditionReport:
     """Speaker-level bootstrap intervals of D_ECE and log10 l (when asked for)."""
     ties: str = "reference"
     """Tie rule of the pooled metrics ("reference" or "attacker")."""
+    trials_used: TrialsUsed | None = None
+    """Which trials each metric family used."""
+    by: dict[str, dict[str, ConditionReport]] | None = None
+    """Per-subset reports: attribute -> value -> the report of that subset (``evaluate(by=)``)."""
 
     def zebra_block(self) -> dict[str, Any]:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
@@ -111,23 +178,33 @@ class ConditionReport:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the command-line contract (design.md)."""
         b = self.baseline
-        return {
+        out: dict[str, Any] = {
             "n_trials": b.n_trials,
             "n_enrolled": b.n_enrolled,
             "n_excluded_trials": self.n_excluded_trials,
+            "n_pairs": None if self.trials_used is None else self.trials_used.n_pairs,
             "eer": b.eer,
             "eer_rocch": b.eer_rocch,
             "cllr": b.cllr,
             "min_cllr": b.min_cllr,
             "linkability": b.linkability,
             "lid": self.lid_block(),
-            "srd": self.srd.to_dict(),
-            "srd_model": self.srd_model.to_dict(),
+            "srd": None if self.srd is None else self.srd.to_dict(),
+            "srd_model": None if self.srd_model is None else self.srd_model.to_dict(),
             "zebra": self.zebra_block(),
-            "linkability_vs_n": self.linkability_curve.to_list(),
+            "linkability_vs_n": (
+                None if self.linkability_curve is None else self.linkability_curve.to_list()
+            ),
             "singling_out": None if self.singling_out is None else self.singling_out.to_dict(),
             "ties": self.ties,
+            "trials_used": None if self.trials_used is None else self.trials_used.to_dict(),
         }
+        if self.by is not None:
+            out["by"] = {
+                attr: {value: r.to_dict() for value, r in reports.items()}
+                for attr, reports in self.by.items()
+            }
+        return out
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """:meth:`to_dict` as JSON text."""
@@ -149,8 +226,16 @@ def evaluate(
     embeddings: EmbeddingSet | None = None,
     split: str = "eval",
     ties: Ties = "reference",
+    by: str | None = None,
 ) -> ConditionReport:
     """Compute every metric of one condition.
+
+    A sparse trial list (``eval.mask``) gives the pairwise metrics (EER, ROCCH-EER, Cllr,
+    min Cllr, ZEBRA) on its listed pairs and the 1-to-N metrics (linkability, LID, SRD,
+    linkability against N) on its complete trials (:meth:`ScoreMatrix.complete_rows`), or
+    None when there are none; ``trials_used`` records which. A sparse ``dev`` calibrates LID on
+    its complete trials. The speaker-level bootstrap of ZEBRA needs a complete matrix (its
+    intervals are None for a sparse one).
 
     Parameters
     ----------
@@ -181,6 +266,11 @@ def evaluate(
         Tie rule of the pooled metrics: "reference" makes each number equal its reference
         implementation (EER: SpeechBrain; ROCCH-EER, min Cllr: BOSARIS / PYLLR; ZEBRA: the
         ZEBRA code), "attacker" resolves every tie for the attacker.
+    by : str, optional
+        A per-trial attribute (e.g. ``"sex"``): also evaluate each of its values on its own
+        trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
+        VoicePrivacy reports female and male speakers separately; ``dev`` is split likewise
+        when it has that attribute. Subsets get no singling out (it needs the embeddings).
 
     Returns
     -------
@@ -199,47 +289,104 @@ def evaluate(
     check_ties(ties)
     if dev is not None:
         check_disjoint_speakers(dev, eval)
+    subsets = None
+    if by is not None:  # validate the attribute before any work
+        values = eval.attribute_values(by)
+        subsets = {}
+        for value in values:
+            sub_dev = dev
+            if dev is not None and by in dev.attributes:
+                sub_dev = dev.subset_attribute(by, value)
+            subsets[value] = evaluate(
+                eval.subset_attribute(by, value),
+                dev=sub_dev,
+                name=f"{name} [{by}={value}]",
+                attacker=attacker,
+                cross_calibrate=cross_calibrate,
+                lid_class_weight=lid_class_weight,
+                lid_ddof=lid_ddof,
+                bootstrap=bootstrap,
+                seed=seed,
+                ties=ties,
+            )
     pools = SortedPools.of(eval)  # one sort of the pooled scores for every 1-to-1 metric
-    lid_result = evaluate_lid(
-        eval,
-        dev=dev,
-        cross_calibrate=cross_calibrate,
-        class_weight=lid_class_weight,
-        ddof=lid_ddof,
-        seed=seed,
-    )
+    full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
+    dev_full = None
+    if dev is not None:
+        dev_full = dev.complete_rows()
+        if dev_full is None:
+            raise VoxMetricsInputError(
+                f"{dev.source or 'dev'}: no dev trial is listed against every enrolled "
+                "identity, so LID cannot be calibrated on it; give a dev set with complete "
+                "trials."
+            )
+    lid_result = None
+    if full is not None:
+        lid_result = evaluate_lid(
+            full,
+            dev=dev_full,
+            cross_calibrate=cross_calibrate,
+            class_weight=lid_class_weight,
+            ddof=lid_ddof,
+            seed=seed,
+        )
     intervals = zebra_intervals = None
     if bootstrap > 0:
-        if lid_result is not None:
+        if lid_result is not None and full is not None:
             intervals = lid_bootstrap(
-                lid_result.lid, eval.trial_speakers, n_boot=bootstrap, seed=seed
+                lid_result.lid, full.trial_speakers, n_boot=bootstrap, seed=seed
             )
-        zebra_intervals = zebra_bootstrap(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            n_boot=bootstrap,
-            seed=seed,
-            progress=progress,
+        if eval.is_complete:
+            zebra_intervals = zebra_bootstrap(
+                eval.scores,
+                eval.targets,
+                eval.trial_speakers,
+                n_boot=bootstrap,
+                seed=seed,
+                progress=progress,
+                ties=ties,
+                pools=pools,
+            )
+    if eval.is_complete:
+        baseline = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
+    else:
+        baseline = pairs_baseline(
+            pools,
+            eval.tar,
+            eval.non,
+            n_trials=eval.n_trials,
+            n_enrolled=eval.n_enrolled,
+            linkability=None if full is None else linkability(full.scores, full.targets),
             ties=ties,
-            pools=pools,
         )
-    ranks = srd(eval.scores, eval.targets)
+    ranks = None if full is None else srd(full.scores, full.targets)
+    used = TrialsUsed(
+        n_pairs=eval.n_pairs,
+        n_tar=pools.n_tar,
+        n_non=pools.n_non,
+        n_trials=eval.n_trials,
+        n_enrolled=eval.n_enrolled,
+        one_to_n_trials=0 if full is None else full.n_trials,
+        one_to_n_enrolled=0 if full is None else full.n_enrolled,
+        reason=NO_COMPLETE_TRIAL if full is None else None,
+    )
     return ConditionReport(
         name=name,
         attacker=attacker,
         n_excluded_trials=eval.n_excluded_trials,
         has_dev=dev is not None,
-        baseline=baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools),
+        baseline=baseline,
         srd=ranks,
-        srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
+        srd_model=None if ranks is None else fit_beta_binomial(ranks.histogram, loss="CLL"),
         zebra=zebra_from_pools(pools, ties=ties),
-        linkability_curve=linkability_curve(eval.scores, eval.targets),
+        linkability_curve=None if full is None else linkability_curve(full.scores, full.targets),
         singling_out=_singling_out(embeddings, split),
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
         ties=ties,
+        trials_used=used,
+        by=None if subsets is None else {by: subsets},
     )
 
 
@@ -371,17 +518,25 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "condition": r.name,
                 "attacker": r.attacker,
                 **r.to_dict(),
-                "chance_linkability": r.baseline.chance_linkability,
+                "chance_linkability": _chance(r),
                 "alid": r.lid.alid if r.lid is not None else None,
                 "lid_max": r.lid.lid_max if r.lid is not None else None,
-                "mean_d": r.srd.stats.mean_d,
-                "idr": r.srd.stats.idr,
+                "mean_d": None if r.srd is None else r.srd.stats.mean_d,
+                "idr": None if r.srd is None else r.srd.stats.idr,
                 "d_ece": r.zebra.d_ece,
                 "zebra_tag": r.zebra.tag,
                 "singling_out": None if r.singling_out is None else r.singling_out.value,
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
+
+
+def _chance(r: ConditionReport) -> float | None:
+    """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""
+    u = r.trials_used
+    if u is None or (u.reason is None and u.one_to_n_enrolled == r.baseline.n_enrolled):
+        return r.baseline.chance_linkability
+    return 1.0 / u.one_to_n_enrolled if u.one_to_n_enrolled else None
 
 
 def _fmt(v: Any) -> str:

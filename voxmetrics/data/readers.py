@@ -600,21 +600,21 @@ class _Pivot:
                 f"already appears on {where(i)} ({int(dup.sum())} duplicate row(s) in all); "
                 "keep one score per pair."
             )
-        if not complete:
-            per_trial = np.bincount(tcodes, minlength=t)
-            k_t = int(np.argmax(per_trial < n))
-            present = np.zeros(n, dtype=bool)
-            present[ecodes[tcodes == k_t]] = True
-            k_e = int(np.argmin(present))
-            raise VoxMetricsInputError(
-                f"{where.name}: incomplete score matrix: {t * n - key.size:,} of {t * n:,} "
-                f"(trial, enrolled) pairs are missing, e.g. trial '{self.trial_ids[k_t]}' x "
-                f"enrolled '{self.enrol_speakers[k_e]}'; score every trial ({t}) against every "
-                f"enrolled identity ({n})."
-            )
-        check_count(where.name, f"score cells ({t:,} trials x {n:,} enrolled)", t * n, "max_cells")
+        check_count(
+            where.name,
+            f"score cells ({t:,} trials x {n:,} enrolled"
+            + ("" if complete else f", {key.size:,} of them listed") + ")",
+            t * n,
+            "max_cells",
+        )
         # Fill through a flat view so the matrix owns its memory (from_arrays need not copy it).
+        # A sparse trial list (some pairs not listed): NaN in the unlisted cells and a mask.
         self.scores = np.empty((t, n), dtype=np.float64)
+        self.mask: NDArray[np.bool_] | None = None
+        if not complete:
+            self.scores.fill(np.nan)
+            self.mask = np.zeros((t, n), dtype=bool)
+            self.mask.reshape(-1)[key] = True
         self.scores.reshape(-1)[key] = scores
 
     def per_trial(self, col: pd.Series, column: str, where: _Where) -> NDArray[Any]:
@@ -676,6 +676,8 @@ def _scores_from_long(df: pd.DataFrame, where: _Where, *, text: bool = True) -> 
         enrol_speakers=pv.enrol_speakers,
         attributes=attrs,
         source=where.name,
+        copy=False,  # the pivot's own array
+        mask=pv.mask,
     )
 
 
@@ -794,6 +796,8 @@ def _scores_from_npz(data: bytes | Path, name: str) -> ScoreMatrix:
         attributes=attrs,
         source=name,
         copy=False,  # fresh from the archive reader (or astype): nothing else holds it
+        mask=arrays.get("mask"),  # a sparse trial list: True = listed pair
+        nan_missing=True,  # without a mask, NaN marks a pair that is not listed
     )
 
 
@@ -948,6 +952,8 @@ def _scores_from_kaldi(
         trial_speakers=speakers,
         enrol_speakers=pv.enrol_speakers,
         source=name,
+        copy=False,  # the pivot's own array
+        mask=pv.mask,
     )
 
 
