@@ -448,3 +448,35 @@ def test_cli_fail_on_reads_a_subset(tmp_path, capsys):
     )
     assert code == 1
     assert math.isfinite(json.loads(capsys.readouterr().out)["by"]["sex"]["M"]["eer"])
+
+
+# ------------------------------------------------------------------------- writers, study
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "npz", "kaldi"])
+def test_writers_round_trip_a_sparse_list(tmp_path, fmt):
+    from voxmetrics.data import write_scores
+
+    sm = _full_matrix()
+    sparse = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
+    paths = write_scores(sparse, tmp_path / f"s.{fmt}", format=fmt)
+    back = read_scores(paths[0], trials=paths[1] if fmt == "kaldi" else None)
+    assert back.n_pairs == sparse.n_pairs
+    if fmt == "kaldi":  # no attributes in Kaldi files
+        assert sorted(back.non.tolist()) == sorted(sparse.non.tolist())
+    else:
+        assert back.equals(sparse)
+
+
+def test_study_file_keeps_the_mask(tmp_path):
+    from voxmetrics.data.study import Condition, Study
+    from voxmetrics.data.studyfile import load_study, save_study
+
+    sm = _full_matrix()
+    sparse = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
+    save_study(Study((Condition("c", sparse),)), tmp_path / "s.vxm")
+    back = load_study(tmp_path / "s.vxm").conditions[0].eval
+    assert back.equals(sparse) and back.mask is not None
+    complete = Study((Condition("c", sm),))
+    save_study(complete, tmp_path / "c.vxm")
+    assert load_study(tmp_path / "c.vxm").conditions[0].eval.mask is None
