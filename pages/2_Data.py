@@ -76,7 +76,7 @@ def target_name() -> str | None:
 
 def store(condition: Condition, summary: list[str], warnings: tuple[str, ...]) -> None:
     """Put the condition into the study and show it selected after a rerun."""
-    ui.set_study(study.with_condition(condition))
+    ui.set_study(ui.get_study().with_condition(condition))  # the whole study, not a subset
     st.session_state[SELECT_NEXT] = condition.name
     st.session_state[LOADED] = {"name": condition.name, "summary": summary, "warnings": warnings}
     st.rerun()
@@ -84,7 +84,15 @@ def store(condition: Condition, summary: list[str], warnings: tuple[str, ...]) -
 
 def describe(label: str, sm) -> str:
     t, n = sm.shape
-    return f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
+    text = f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
+    if sm.is_complete:
+        return text
+    full = sm.complete_rows()
+    rows = "none" if full is None else f"{full.n_trials:,} (against {full.n_enrolled:,})"
+    return (
+        f"{text}; a sparse trial list of {sm.n_pairs:,} pairs (EER, Cllr and ZEBRA use every "
+        f"listed pair; complete trials for the 1-to-N metrics: {rows})"
+    )
 
 
 scores_tab, embeddings_tab = st.tabs(["Score files", "Embeddings"])

@@ -480,3 +480,33 @@ def test_study_file_keeps_the_mask(tmp_path):
     complete = Study((Condition("c", sm),))
     save_study(complete, tmp_path / "c.vxm")
     assert load_study(tmp_path / "c.vxm").conditions[0].eval.mask is None
+
+
+def test_study_report_of_a_sparse_condition(tmp_path):
+    from voxmetrics.data.study import Condition, Study
+    from voxmetrics.plots.report import study_report_html
+    from voxmetrics.studyreport import build_study_report
+
+    sm = _full_matrix()
+    block = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="b.csv")
+    mask = np.ones(sm.shape, dtype=bool)
+    mask[0, 3] = False
+    holes = ScoreMatrix.from_arrays(
+        sm.scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=sm.enrol_speakers,
+        attributes=sm.attributes,
+        mask=mask,
+    )
+    study = Study((Condition("block", block), Condition("holes", holes)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sr = build_study_report(study, cross_calibrate=3)
+    page = study_report_html(sr)
+    assert "block" in page and "holes" in page
+    lid = sr.tables()["lid_per_trial.csv"]
+    assert set(lid["condition"]) == {"holes"} and len(lid) == sm.n_trials - 1
+    shown, left_out = study.complete_rows()
+    assert left_out == ["block"] and shown.get("holes").eval.n_trials == sm.n_trials - 1
+    json.dumps(sr.to_dict(), allow_nan=False)

@@ -155,6 +155,14 @@ class ConditionReport:
     by: dict[str, dict[str, ConditionReport]] | None = None
     """Per-subset reports: attribute -> value -> the report of that subset (``evaluate(by=)``)."""
 
+    @property
+    def chance_linkability(self) -> float | None:
+        """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""
+        u = self.trials_used
+        if u is None or (u.reason is None and u.one_to_n_enrolled == self.baseline.n_enrolled):
+            return self.baseline.chance_linkability
+        return 1.0 / u.one_to_n_enrolled if u.one_to_n_enrolled else None
+
     def zebra_block(self) -> dict[str, Any]:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
         block: dict[str, Any] = self.zebra.to_dict()
@@ -494,11 +502,15 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "cllr": "Cllr",
     "n_trials": "T",
     "n_enrolled": "N",
+    "n_pairs": "Pairs",
+    "n_trials_one_to_n": "T (1-to-N)",
     "n_excluded_trials": "Excluded",
     "attacker": "Attacker",
 }
 """Overview table columns and their display labels: the EER beside the 1-to-N metrics first,
-the other 1-to-1 baselines and the counts after."""
+the other 1-to-1 baselines and the counts after (``Pairs``: the listed pairs of the pairwise
+metrics; ``T (1-to-N)``: the complete trials of the 1-to-N metrics, T unless the trial list is
+sparse)."""
 
 
 def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
@@ -518,7 +530,7 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "condition": r.name,
                 "attacker": r.attacker,
                 **r.to_dict(),
-                "chance_linkability": _chance(r),
+                "chance_linkability": r.chance_linkability,
                 "alid": r.lid.alid if r.lid is not None else None,
                 "lid_max": r.lid.lid_max if r.lid is not None else None,
                 "mean_d": None if r.srd is None else r.srd.stats.mean_d,
@@ -526,17 +538,12 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "d_ece": r.zebra.d_ece,
                 "zebra_tag": r.zebra.tag,
                 "singling_out": None if r.singling_out is None else r.singling_out.value,
+                "n_trials_one_to_n": (
+                    None if r.trials_used is None else r.trials_used.one_to_n_trials
+                ),
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
-
-
-def _chance(r: ConditionReport) -> float | None:
-    """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""
-    u = r.trials_used
-    if u is None or (u.reason is None and u.one_to_n_enrolled == r.baseline.n_enrolled):
-        return r.baseline.chance_linkability
-    return 1.0 / u.one_to_n_enrolled if u.one_to_n_enrolled else None
 
 
 def _fmt(v: Any) -> str:

@@ -92,7 +92,7 @@ class StudyReport:
         lid_rows = []
         for r in self.reports:
             if r.lid is not None:
-                sm = self.study.get(r.name).eval
+                sm = self.study.get(r.name).eval.complete_rows()  # LID's trials
                 lid_rows.append(
                     pd.DataFrame(
                         {

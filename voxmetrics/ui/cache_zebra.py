@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval, Progress
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.zebra import (
@@ -95,6 +96,8 @@ def zebra_intervals(
     ``progress(fraction, message)`` is called only when the intervals are computed, not on a
     cache hit.
     """
+    if not sm.is_complete:
+        return capture(_no_sparse_bootstrap, sm)
     key = (sm.content_hash, int(n_boot), int(seed))
     store = _bootstrap_store()
     hit = store.get(key)
@@ -112,6 +115,13 @@ def zebra_intervals(
     )
     store.put(key, out)
     return out
+
+
+def _no_sparse_bootstrap(sm: ScoreMatrix) -> Intervals:
+    raise VoxMetricsInputError(
+        f"{sm.source or 'this condition'}: the speaker-level bootstrap of ZEBRA needs every "
+        "trial scored against every enrolled identity; a sparse trial list gets no intervals."
+    )
 
 
 def clear() -> None:
@@ -155,7 +165,15 @@ def worst_trial(sm: ScoreMatrix, result: ZebraResult, transform: PAVTransform) -
     k // (N - 1) and the column the (k mod (N - 1))-th non-target column of that row.
     """
     n = sm.n_enrolled
-    if result.worst_is_mated:
+    if sm.mask is not None:  # a sparse trial list: the index counts its listed pairs
+        if result.worst_is_mated:
+            row = int(np.flatnonzero(sm.target_listed)[int(result.worst_index)])
+            col = int(sm.targets[row])
+        else:
+            listed = sm.mask.copy()
+            listed[np.arange(sm.n_trials), sm.targets] = False
+            row, col = divmod(int(np.flatnonzero(listed)[int(result.worst_index)]), n)
+    elif result.worst_is_mated:
         row = int(result.worst_index)
         col = int(sm.targets[row])
     else:
