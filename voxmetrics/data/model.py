@@ -521,7 +521,8 @@ def _listed_mask(
 ) -> NDArray[np.bool_] | None:
     """The T x N listed pairs of a sparse matrix (``mask`` or NaN cells), None when complete."""
     if mask is None:
-        if not nan_missing:
+        # a finite float64 sum: no NaN, so no T x N mask for a complete matrix
+        if not nan_missing or np.isfinite(s.sum(dtype=np.float64)):
             return None
         m = ~np.isnan(s)
     else:
