@@ -510,3 +510,73 @@ def test_study_report_of_a_sparse_condition(tmp_path):
     shown, left_out = study.complete_rows()
     assert left_out == ["block"] and shown.get("holes").eval.n_trials == sm.n_trials - 1
     json.dumps(sr.to_dict(), allow_nan=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 7),
+    st.integers(2, 5),
+    st.integers(0, 2**32 - 1),
+    st.floats(0.3, 0.95),
+    st.sampled_from(["reference", "attacker"]),
+    st.sampled_from([np.float64, np.float32]),
+)
+def test_sparse_evaluate_equals_the_reference_on_its_pairs(t, n, seed, density, ties, dtype):
+    rng = np.random.default_rng(seed)
+    targets = rng.integers(0, n, size=t)
+    mask = rng.random((t, n)) < density
+    mask[np.arange(t), targets] |= rng.random(t) < 0.8  # most, not all, mated pairs listed
+    mask[0, targets[0]] = True  # at least one
+    mask[np.arange(t), rng.integers(0, n, size=t)] = True  # every trial lists a pair
+    scores = np.round(rng.normal(size=(t, n)) + 2.0 * np.eye(n)[targets], 1).astype(dtype)
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"t{i}" for i in range(t)],
+        trial_speakers=[f"s{j}" for j in targets],
+        enrol_speakers=[f"s{j}" for j in range(n)],
+        mask=mask,
+    )
+    own = np.zeros((t, n), dtype=bool)
+    own[np.arange(t), targets] = True
+    tar, non = scores[mask & own], scores[mask & ~own]  # the listed pairs, by hand
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = evaluate(sm, ties=ties).to_dict()
+    if mask.all():
+        assert sm.is_complete
+    else:
+        assert r["n_pairs"] == int(mask.sum()) == tar.size + non.size
+    if non.size == 0:
+        return
+    assert r["eer"] == eer(tar, non, ties=ties)
+    assert r["eer_rocch"] == pytest.approx(eer_rocch(tar, non, ties=ties), abs=1e-12)
+    assert r["min_cllr"] == pytest.approx(min_cllr(tar, non, ties=ties), abs=1e-12)
+    assert r["cllr"] == pytest.approx(cllr(tar, non), rel=1e-6)
+    z = zebra(tar, non, ties=ties)
+    assert r["zebra"]["d_ece"] == pytest.approx(z.d_ece, abs=1e-12)
+    assert r["zebra"]["log10_l"] == pytest.approx(z.log10_l, abs=1e-12)
+    assert r["zebra"]["tag"] == z.tag
+    cols = mask.any(axis=0)
+    rows = mask[:, cols].all(axis=1) & mask[np.arange(t), targets]
+    if rows.any():
+        col_of = np.cumsum(cols) - 1
+        sub = scores[np.ix_(rows, cols)]
+        assert r["linkability"] == linkability(sub, col_of[targets[rows]])
+        assert r["trials_used"]["one_to_n"]["n_trials"] == int(rows.sum())
+    else:
+        assert r["linkability"] is None and r["srd"] is None
+
+
+def test_complete_rows_need_their_own_speaker_listed():
+    # 'c' is never listed: t3 (speaker c) is listed against every listed identity, not its own
+    s = [[0.9, 0.1, np.nan], [0.2, 0.8, np.nan], [0.3, 0.4, np.nan]]
+    sm = ScoreMatrix.from_arrays(
+        s,
+        trial_ids=["t1", "t2", "t3"],
+        trial_speakers=["a", "b", "c"],
+        enrol_speakers=["a", "b", "c"],
+        nan_missing=True,
+    )
+    full = sm.complete_rows()
+    assert full.trial_ids.tolist() == ["t1", "t2"] and full.targets.tolist() == [0, 1]
+    assert sm.tar.tolist() == [0.9, 0.8] and sorted(sm.non.tolist()) == [0.1, 0.2, 0.3, 0.4]

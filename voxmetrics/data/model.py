@@ -346,7 +346,7 @@ class ScoreMatrix:
         if self.mask is None:
             return self
         cols = self.mask.any(axis=0)
-        rows = self.mask[:, cols].all(axis=1)
+        rows = self.mask[:, cols].all(axis=1) & self.target_listed  # own speaker among them
         if not rows.any():
             return None
         sub = self.scores[np.ix_(rows, cols)]
