@@ -580,3 +580,37 @@ def test_complete_rows_need_their_own_speaker_listed():
     full = sm.complete_rows()
     assert full.trial_ids.tolist() == ["t1", "t2"] and full.targets.tolist() == [0, 1]
     assert sm.tar.tolist() == [0.9, 0.8] and sorted(sm.non.tolist()) == [0.1, 0.2, 0.3, 0.4]
+
+
+def test_cli_kaldi_by_sex_with_a_speaker_table(tmp_path, capsys):
+    sm = _full_matrix()
+    df = _long(sm, _block_mask(sm))
+    scores, key = _kaldi(df)
+    (tmp_path / "scores").write_bytes(scores)
+    (tmp_path / "trials").write_bytes(key)
+    speakers = pd.DataFrame({"speaker": sm.enrol_speakers})
+    speakers["sex"] = np.where(np.char.startswith(sm.enrol_speakers, "f"), "F", "M")
+    speakers.to_csv(tmp_path / "spk2sex.csv", index=False)
+    argv = ["evaluate", str(tmp_path / "scores"), "--trials", str(tmp_path / "trials")]
+    assert main([*argv, "--by", "sex", "--trial-attributes", str(tmp_path / "spk2sex.csv")]) == 0
+    r = json.loads(capsys.readouterr().out)
+    alone = evaluate(_female_block(sm)).to_dict()
+    _same(alone, r["by"]["sex"]["F"], skip=("n_excluded_trials",))
+    # a table that misses a speaker, and one without a key column, are refused
+    speakers.iloc[1:].to_csv(tmp_path / "short.csv", index=False)
+    assert main([*argv, "--trial-attributes", str(tmp_path / "short.csv")]) == 2
+    assert "3 trial(s) are not covered, e.g. trial 'u000'" in capsys.readouterr().err
+    speakers.rename(columns={"speaker": "who"}).to_csv(tmp_path / "nokey.csv", index=False)
+    assert main([*argv, "--trial-attributes", str(tmp_path / "nokey.csv")]) == 2
+    assert "needs a 'trial_id' column" in capsys.readouterr().err
+
+
+def test_with_attributes_by_trial_id():
+    sm = _full_matrix()
+    table = pd.DataFrame({"trial_id": sm.trial_ids[::-1], "age": np.arange(sm.n_trials)[::-1]})
+    out = sm.with_attributes(table)
+    assert out.attributes["age"].tolist() == list(range(sm.n_trials))
+    assert out.attributes["sex"].tolist() == sm.attributes["sex"].tolist()
+    dup = pd.concat([table, table.iloc[:1]])
+    with pytest.raises(VoxMetricsInputError, match=r"listed twice"):
+        sm.with_attributes(dup)

@@ -277,6 +277,13 @@ def _parser() -> argparse.ArgumentParser:
         help="also evaluate each value of this per-trial attribute (e.g. sex) on its own trials "
         "and enrolled identities; adds \"by\": {ATTR: {VALUE: {...}}} to the JSON",
     )
+    ev.add_argument(
+        "--trial-attributes",
+        metavar="CSV",
+        help="per-trial attributes for --by (e.g. for Kaldi scores): a CSV or Parquet with a "
+        "trial_id column (one row per trial) or a speaker column (one row per speaker, e.g. "
+        "speaker,sex) and the attribute columns; applied to EVAL, and to DEV when it covers it",
+    )
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
     ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
     ev.add_argument(
@@ -479,6 +486,16 @@ def _evaluate(args: argparse.Namespace) -> int:
         dev_sm = _read(args.dev, args.dev_trials, args.format)
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
+    if args.trial_attributes:
+        from voxmetrics.data import read_table
+
+        check_input_path(Path(args.trial_attributes))
+        table = read_table(args.trial_attributes)
+        where = Path(args.trial_attributes).name
+        eval_sm = eval_sm.with_attributes(table, where=where)
+        if dev_sm is not None:
+            with contextlib.suppress(VoxMetricsInputError):  # a table of eval speakers only
+                dev_sm = dev_sm.with_attributes(table, where=where)
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
         raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
     reference = args.lid_variant == "reference-code"

@@ -330,8 +330,8 @@ class ScoreMatrix:
         """The complete sub-matrix the 1-to-N metrics (linkability, SRD, LID...) are computed on.
 
         The matrix itself when complete. For a sparse trial list: the enrolled identities that
-        are listed in at least one pair, and the trials listed against every one of them
-        (hence against their own speaker); None when no trial is. Attributes and the count of
+        are listed in at least one pair, and the trials listed against every one of them and
+        against their own speaker; None when no trial is. Attributes and the count of
         excluded trials are kept.
 
         Examples
@@ -358,6 +358,67 @@ class ScoreMatrix:
             attributes={k: _readonly(v[rows]) for k, v in self.attributes.items()},
             n_excluded_trials=self.n_excluded_trials,
             source=self.source,
+        )
+
+    def with_attributes(self, table: pd.DataFrame, *, where: str = "attributes") -> ScoreMatrix:
+        """The matrix with per-trial attributes joined from a table (e.g. for ``--by sex``).
+
+        ``table`` has a ``trial_id`` column (one row per trial) or a ``speaker`` column (one
+        row per speaker, as a VoicePrivacy ``spk2gender`` list); its other columns become
+        attributes of every trial, replacing attributes of the same name. Every trial must be
+        covered. Useful for Kaldi / VoicePrivacy scores, which carry no attributes.
+
+        Raises
+        ------
+        VoxMetricsInputError
+            No key column, no attribute column, a key listed twice, or a trial not covered.
+
+        Examples
+        --------
+        >>> sm = ScoreMatrix.from_arrays(np.eye(2), trial_ids=["t1", "t2"],
+        ...     trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+        >>> table = pd.DataFrame({"speaker": ["a", "b"], "sex": ["F", "M"]})
+        >>> sm.with_attributes(table).attributes["sex"].tolist()
+        ['F', 'M']
+        """
+        key = next((k for k in ("trial_id", "speaker") if k in table.columns), None)
+        if key is None:
+            raise VoxMetricsInputError(
+                f"{where}: needs a 'trial_id' column (one row per trial) or a 'speaker' column "
+                f"(one row per speaker); found {', '.join(map(str, table.columns))}."
+            )
+        columns = [c for c in table.columns if c not in ("trial_id", "speaker", "trial_speaker")]
+        if not columns:
+            raise VoxMetricsInputError(
+                f"{where}: has no attribute column beside '{key}'; add one (e.g. sex)."
+            )
+        keys = table[key].astype(str)
+        if keys.duplicated().any():
+            raise VoxMetricsInputError(
+                f"{where}: {key} '{keys[keys.duplicated()].iloc[0]}' is listed twice; give each "
+                f"{key} one row."
+            )
+        wanted = self.trial_ids if key == "trial_id" else self.trial_speakers
+        pos = pd.Index(keys).get_indexer(wanted)
+        if (pos < 0).any():
+            i = int(np.argmax(pos < 0))
+            raise VoxMetricsInputError(
+                f"{where}: {int((pos < 0).sum())} trial(s) are not covered, e.g. trial "
+                f"'{self.trial_ids[i]}' ({key} '{wanted[i]}'); add a row for every {key}."
+            )
+        attrs = dict(self.attributes)
+        for c in columns:
+            attrs[str(c)] = table[c].to_numpy()[pos]
+        return ScoreMatrix.from_arrays(
+            self.scores,
+            trial_ids=self.trial_ids,
+            trial_speakers=self.trial_speakers,
+            enrol_speakers=self.enrol_speakers,
+            attributes=attrs,
+            source=self.source,
+            n_excluded_trials=self.n_excluded_trials,
+            copy=False,
+            mask=self.mask,
         )
 
     def attribute_values(self, attr: str) -> list[str]:
