@@ -614,3 +614,22 @@ def test_with_attributes_by_trial_id():
     dup = pd.concat([table, table.iloc[:1]])
     with pytest.raises(VoxMetricsInputError, match=r"listed twice"):
         sm.with_attributes(dup)
+
+
+def test_study_subset_of_the_demo():
+    from voxmetrics.synth import demo_study
+
+    study = demo_study(n_speakers=8)
+    assert study.subset_options() == {"age_group": ["18-35", "36-55", "56+"], "sex": ["F", "M"]}
+    female = study.subset("sex", "F")
+    assert female.names == study.names and female.name == f"{study.name} [sex=F]"
+    for full, sub in zip(study.conditions, female.conditions, strict=True):
+        assert set(sub.eval.attributes["sex"].tolist()) == {"F"}
+        assert sub.eval.n_trials == int((full.eval.attributes["sex"] == "F").sum())
+        assert set(sub.eval.enrol_speakers) == set(sub.eval.trial_speakers)
+        if full.embeddings is not None:
+            assert set(sub.embeddings.meta["sex"]) == {"F"}
+        if full.dev is not None:
+            assert set(sub.dev.attributes["sex"].tolist()) == {"F"}
+    with pytest.raises(VoxMetricsInputError, match=r"Condition 'plain': .*no per-trial attribute"):
+        study.subset("height", "1")

@@ -244,7 +244,8 @@ class Study:
         """Every condition restricted to the trials with ``attr == value``.
 
         See :meth:`Condition.subset`; as VoicePrivacy evaluates female and male speakers
-        separately. Names and settings are kept.
+        separately. Condition names and settings are kept; the study's name gets the subset
+        (``"study [sex=F]"``), so its reports say which subset they show.
 
         Raises
         ------
@@ -266,7 +267,7 @@ class Study:
                 conds.append(c.subset(attr, value))
             except VoxMetricsInputError as exc:
                 raise VoxMetricsInputError(f"Condition '{c.name}': {exc}") from None
-        return replace(self, conditions=tuple(conds))
+        return replace(self, conditions=tuple(conds), name=f"{self.name} [{attr}={value}]")
 
     def complete_rows(self) -> tuple[Study, list[str]]:
         """The study for the 1-to-N views, and the names of the conditions left out.
