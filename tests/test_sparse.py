@@ -396,7 +396,7 @@ def test_subset_refusals():
         one.subset_attribute("g", "x")
 
 
-def test_sparse_bootstrap_keeps_lid_intervals_only():
+def test_sparse_bootstrap_gives_lid_and_zebra_intervals():
     sm = _full_matrix()
     mask = np.ones(sm.shape, dtype=bool)
     mask[0, 3] = False
@@ -408,7 +408,7 @@ def test_sparse_bootstrap_keeps_lid_intervals_only():
         mask=mask,
     )
     r = evaluate(sparse, cross_calibrate=3, bootstrap=10)
-    assert r.lid_intervals is not None and r.zebra_intervals is None
+    assert r.lid_intervals is not None and r.zebra_intervals is not None
 
 
 # ------------------------------------------------------------------------------------ CLI
@@ -633,3 +633,40 @@ def test_study_subset_of_the_demo():
             assert set(sub.dev.attributes["sex"].tolist()) == {"F"}
     with pytest.raises(VoxMetricsInputError, match=r"Condition 'plain': .*no per-trial attribute"):
         study.subset("height", "1")
+
+
+@pytest.mark.parametrize(("seed", "decimals"), [(5, 1), (6, 0), (7, 3)])
+def test_sparse_zebra_bootstrap_equals_resampling(seed, decimals):
+    """Each replicate: ZEBRA of the listed pairs of the resampled trials (slow reference)."""
+    from reference_pooled import zebra as ref_zebra
+
+    from voxmetrics.metrics.bootstrap import speaker_resample_counts
+    from voxmetrics.metrics.zebra import zebra_bootstrap
+
+    rng = np.random.default_rng(seed)
+    n_t, n_e = 40, 8
+    t = rng.integers(0, n_e, n_t)
+    s = rng.normal(0, 1, (n_t, n_e)).round(decimals)
+    s[np.arange(n_t), t] += 1.5
+    mask = rng.random((n_t, n_e)) < 0.6
+    mask[np.arange(n_t), t] = rng.random(n_t) < 0.9
+    mask[np.arange(n_t), (t + 1) % n_e] = True
+    s[~mask] = np.nan
+    speakers = np.array([f"s{j}" for j in t])
+    ci = zebra_bootstrap(s, t, speakers, n_boot=60, seed=2, mask=mask)
+    counts, inverse, _ = speaker_resample_counts(speakers, n_boot=60, rng=np.random.default_rng(2))
+    trials_of = [np.flatnonzero(inverse == j) for j in range(counts.shape[1])]
+    own = np.zeros(mask.shape, dtype=bool)
+    own[np.arange(n_t), t] = True
+    d, w = [], []
+    for b in range(60):
+        idx = np.concatenate([np.tile(trials_of[j], c) for j, c in enumerate(counts[b]) if c])
+        listed, mated = mask[idx], own[idx]
+        r = ref_zebra(s[idx][listed & mated], s[idx][listed & ~mated], targets_first=False)
+        d.append(r[0])
+        w.append(r[1])
+    lo, hi = np.quantile(d, [0.025, 0.975])
+    assert (ci["d_ece"].low, ci["d_ece"].high) == (pytest.approx(lo), pytest.approx(hi))
+    lo, hi = np.quantile(w, [0.025, 0.975])
+    assert (ci["log10_l"].low, ci["log10_l"].high) == (pytest.approx(lo), pytest.approx(hi))
+    assert ci["log10_l"].estimate == zebra(s[mask & own], s[mask & ~own]).log10_l

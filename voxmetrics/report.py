@@ -242,8 +242,8 @@ def evaluate(
     min Cllr, ZEBRA) on its listed pairs and the 1-to-N metrics (linkability, LID, SRD,
     linkability against N) on its complete trials (:meth:`ScoreMatrix.complete_rows`), or
     None when there are none; ``trials_used`` records which. A sparse ``dev`` calibrates LID on
-    its complete trials. The speaker-level bootstrap of ZEBRA needs a complete matrix (its
-    intervals are None for a sparse one).
+    its complete trials. The speaker-level bootstrap of ZEBRA resamples the trials and uses
+    their listed pairs.
 
     Parameters
     ----------
@@ -344,17 +344,17 @@ def evaluate(
             intervals = lid_bootstrap(
                 lid_result.lid, full.trial_speakers, n_boot=bootstrap, seed=seed
             )
-        if eval.is_complete:
-            zebra_intervals = zebra_bootstrap(
-                eval.scores,
-                eval.targets,
-                eval.trial_speakers,
-                n_boot=bootstrap,
-                seed=seed,
-                progress=progress,
-                ties=ties,
-                pools=pools,
-            )
+        zebra_intervals = zebra_bootstrap(
+            eval.scores,
+            eval.targets,
+            eval.trial_speakers,
+            n_boot=bootstrap,
+            seed=seed,
+            progress=progress,
+            ties=ties,
+            pools=pools,
+            mask=eval.mask,  # a sparse trial list: the listed pairs of the resampled trials
+        )
     if eval.is_complete:
         baseline = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
     else:

@@ -17,7 +17,6 @@ import pandas as pd
 import streamlit as st
 
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval, Progress
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.zebra import (
@@ -96,8 +95,6 @@ def zebra_intervals(
     ``progress(fraction, message)`` is called only when the intervals are computed, not on a
     cache hit.
     """
-    if not sm.is_complete:
-        return capture(_no_sparse_bootstrap, sm)
     key = (sm.content_hash, int(n_boot), int(seed))
     store = _bootstrap_store()
     hit = store.get(key)
@@ -112,16 +109,10 @@ def zebra_intervals(
         seed=int(seed),
         progress=progress,
         pools=SortedPools.of(sm),
+        mask=sm.mask,
     )
     store.put(key, out)
     return out
-
-
-def _no_sparse_bootstrap(sm: ScoreMatrix) -> Intervals:
-    raise VoxMetricsInputError(
-        f"{sm.source or 'this condition'}: the speaker-level bootstrap of ZEBRA needs every "
-        "trial scored against every enrolled identity; a sparse trial list gets no intervals."
-    )
 
 
 def clear() -> None:
