@@ -670,3 +670,32 @@ def test_sparse_zebra_bootstrap_equals_resampling(seed, decimals):
     lo, hi = np.quantile(w, [0.025, 0.975])
     assert (ci["log10_l"].low, ci["log10_l"].high) == (pytest.approx(lo), pytest.approx(hi))
     assert ci["log10_l"].estimate == zebra(s[mask & own], s[mask & ~own]).log10_l
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_zebra_worst_case_maps_back_to_a_listed_cell(seed):
+    from voxmetrics.metrics.pools import SortedPools
+    from voxmetrics.metrics.zebra import pav_transform, zebra_from_pools
+    from voxmetrics.ui.cache_zebra import worst_trial
+
+    rng = np.random.default_rng(seed)
+    n_t, n_e = 30, 6
+    t = rng.integers(0, n_e, n_t)
+    s = rng.normal(0, 1, (n_t, n_e)).round(2)
+    s[np.arange(n_t), t] += 2.0
+    mask = rng.random((n_t, n_e)) < 0.5
+    mask[np.arange(n_t), t] = rng.random(n_t) < 0.8
+    mask[np.arange(n_t), (t + 1) % n_e] = True
+    mask[0, t[0]] = True
+    sm = ScoreMatrix.from_arrays(
+        s,
+        trial_ids=[f"t{i}" for i in range(n_t)],
+        trial_speakers=[f"s{j}" for j in t],
+        enrol_speakers=[f"s{j}" for j in range(n_e)],
+        mask=mask,
+    )
+    result = zebra_from_pools(SortedPools.of(sm))
+    worst = worst_trial(sm, result, pav_transform(sm.tar, sm.non))
+    assert sm.mask[worst.row, worst.column]
+    assert worst.score == result.worst_score
+    assert worst.mated == (worst.column == sm.targets[worst.row]) == result.worst_is_mated
