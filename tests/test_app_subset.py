@@ -22,6 +22,8 @@ PAGES = [
     "pages/4_SRD.py",
     "pages/5_ZEBRA.py",
     "pages/6_Linkage.py",
+    "pages/7_Soft_biometrics.py",
+    "pages/8_Embeddings.py",
     "pages/10_Report.py",
 ]
 NEW = "➕ New condition"
@@ -66,6 +68,7 @@ def test_subset_selector_restricts_every_page_and_persists():
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
         assert at.selectbox(key="vm_subset_widget").value == "sex=F", page
+        assert not at.error, (page, [e.value for e in at.error])
     assert _study(at).get("plain").eval.n_trials == df_all["T"].iloc[0]
 
 

@@ -95,7 +95,8 @@ class Condition:
         The eval matrix keeps those trials and their own enrolled identities
         (:meth:`ScoreMatrix.subset_attribute`); the dev matrix is split likewise when it has
         the attribute (else kept whole); the embeddings keep the utterances whose metadata
-        column ``attr`` is ``value`` (dropped when there is no such column).
+        column ``attr`` is ``value``, without that column, constant there (the embeddings are
+        dropped when there is no such column).
         """
         dev = self.dev
         if dev is not None and attr in dev.attributes:
@@ -104,9 +105,9 @@ class Condition:
         if es is not None:
             if attr in es.meta.columns:
                 keep = (es.meta[attr].astype(str) == str(value)).to_numpy()
-                es = EmbeddingSet.from_arrays(
-                    es.embeddings[keep], es.meta.loc[keep], source=es.source
-                )
+                # the column is constant within the subset: nothing for SBLS to infer from it
+                meta = es.meta.loc[keep].drop(columns=[attr])
+                es = EmbeddingSet.from_arrays(es.embeddings[keep], meta, source=es.source)
             else:
                 es = None
         return replace(self, eval=self.eval.subset_attribute(attr, value), dev=dev, embeddings=es)
