@@ -703,3 +703,22 @@ def test_zebra_worst_case_maps_back_to_a_listed_cell(seed):
     assert sm.mask[worst.row, worst.column]
     assert worst.score == result.worst_score
     assert worst.mated == (worst.column == sm.targets[worst.row]) == result.worst_is_mated
+
+
+def test_cli_report_of_a_study_with_sparse_conditions(tmp_path, capsys):
+    from voxmetrics.data.study import Condition, Study
+    from voxmetrics.data.studyfile import save_study
+
+    sm = _full_matrix()
+    block = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="b.csv")
+    save_study(Study((Condition("block", block), Condition("full", sm))), tmp_path / "s.vxm")
+    out = tmp_path / "out"
+    code = main(
+        ["report", str(tmp_path / "s.vxm"), "--html", str(tmp_path / "r.html"),
+         "--json", str(tmp_path / "r.json"), "--csv", str(out)]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    data = json.loads((tmp_path / "r.json").read_text())
+    text = json.dumps(data)
+    assert NO_COMPLETE_TRIAL in text and "trials_used" in text
+    assert (out / "overview.csv").exists()
