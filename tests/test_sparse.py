@@ -183,6 +183,7 @@ def test_complete_rows_invariants(t, n, seed, density):
     targets = rng.integers(0, n, size=t)
     mask = rng.random((t, n)) < density
     mask[np.arange(t), targets] = True  # every trial lists its own speaker
+    mask[0, (targets[0] + 1) % n] = True  # and one non-mated pair at least
     scores = rng.normal(size=(t, n))
     sm = ScoreMatrix.from_arrays(
         scores,
@@ -260,6 +261,9 @@ def test_sparse_csv_keeps_refusing_duplicates_and_nan():
         read_scores((text + "t2,b,b,0.7\n").encode(), name="s.csv")
     with pytest.raises(VoxMetricsInputError, match=r"line 4.*missing or NaN"):
         read_scores(text.replace("0.8", "nan").encode(), name="s.csv")
+    only_mated = "trial_id,trial_speaker,enrol_speaker,score\nt1,a,a,0.9\nt2,b,b,0.8\n"
+    with pytest.raises(VoxMetricsInputError, match=r"s\.csv: no non-mated pair is listed"):
+        read_scores(only_mated.encode(), name="s.csv")
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -529,6 +533,19 @@ def test_sparse_evaluate_equals_the_reference_on_its_pairs(t, n, seed, density, 
     mask[0, targets[0]] = True  # at least one
     mask[np.arange(t), rng.integers(0, n, size=t)] = True  # every trial lists a pair
     scores = np.round(rng.normal(size=(t, n)) + 2.0 * np.eye(n)[targets], 1).astype(dtype)
+    own = np.zeros((t, n), dtype=bool)
+    own[np.arange(t), targets] = True
+    tar, non = scores[mask & own], scores[mask & ~own]  # the listed pairs, by hand
+    if non.size == 0:
+        with pytest.raises(VoxMetricsInputError, match=r"no non-mated pair is listed"):
+            ScoreMatrix.from_arrays(
+                scores,
+                trial_ids=[f"t{i}" for i in range(t)],
+                trial_speakers=[f"s{j}" for j in targets],
+                enrol_speakers=[f"s{j}" for j in range(n)],
+                mask=mask,
+            )
+        return
     sm = ScoreMatrix.from_arrays(
         scores,
         trial_ids=[f"t{i}" for i in range(t)],
@@ -536,9 +553,6 @@ def test_sparse_evaluate_equals_the_reference_on_its_pairs(t, n, seed, density, 
         enrol_speakers=[f"s{j}" for j in range(n)],
         mask=mask,
     )
-    own = np.zeros((t, n), dtype=bool)
-    own[np.arange(t), targets] = True
-    tar, non = scores[mask & own], scores[mask & ~own]  # the listed pairs, by hand
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = evaluate(sm, ties=ties).to_dict()
@@ -546,8 +560,6 @@ def test_sparse_evaluate_equals_the_reference_on_its_pairs(t, n, seed, density, 
         assert sm.is_complete
     else:
         assert r["n_pairs"] == int(mask.sum()) == tar.size + non.size
-    if non.size == 0:
-        return
     assert r["eer"] == eer(tar, non, ties=ties)
     assert r["eer_rocch"] == pytest.approx(eer_rocch(tar, non, ties=ties), abs=1e-12)
     assert r["min_cllr"] == pytest.approx(min_cllr(tar, non, ties=ties), abs=1e-12)

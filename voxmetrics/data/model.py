@@ -271,6 +271,12 @@ class ScoreMatrix:
                 "speaker, so no pooled metric can be computed; list each trial against its own "
                 "speaker."
             )
+        if m is not None and int(sm.target_listed.sum()) == sm.n_pairs:
+            raise VoxMetricsInputError(
+                f"{where}: no non-mated pair is listed: every listed pair scores a trial against "
+                "its own speaker, so no pooled metric can be computed; list trials against "
+                "other enrolled speakers too."
+            )
         return sm
 
     @property
