@@ -588,7 +588,7 @@ class _Pivot:
             filled[key] = True
             complete = key.size == t * n and bool(filled.all())
             del filled
-        else:  # incomplete for sure; never allocate T x N (a sparse file may imply 10^10)
+        else:  # sparse for sure; no T x N bitmap before the cell limit (a file may imply 10^10)
             complete = False
         dup = np.zeros(0, dtype=bool) if complete else pd.Series(key).duplicated().to_numpy()
         if dup.any():  # some pair appears twice
@@ -973,7 +973,10 @@ def read_scores(
     r"""Read a score file into a :class:`~voxmetrics.data.ScoreMatrix` (design.md format 1-3).
 
     The long format is pivoted to T x N keeping trials and enrolled identities in their order of
-    first appearance. Trials whose speaker is not enrolled are excluded and counted (an
+    first appearance. A sparse trial list (pairs missing from a long or Kaldi file, an NPZ
+    ``mask`` array, or NaN for the unlisted pairs of an NPZ) gives a matrix with a ``mask``
+    (:attr:`~voxmetrics.data.ScoreMatrix.mask`): NaN in the unlisted cells, which the metrics
+    never read. Trials whose speaker is not enrolled are excluded and counted (an
     :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted).
 
     Parameters
@@ -1000,9 +1003,10 @@ def read_scores(
     ------
     VoxMetricsInputError
         Saying what is wrong, where (file and line / row) and how to fix it: empty file, missing
-        columns, non-numeric / NaN / infinite scores, duplicate or missing (trial, enrolled)
-        pairs, fewer than two enrolled identities, no trial with an enrolled speaker, text that
-        is not UTF-8, pickled arrays, inconsistent array lengths, malformed Kaldi lines.
+        columns, non-numeric / NaN / infinite scores, duplicate (trial, enrolled) pairs, a
+        sparse list without a mated or a non-mated pair (or over the cell limit), fewer than two
+        enrolled identities, no trial with an enrolled speaker, text that is not UTF-8, pickled
+        arrays, inconsistent array lengths, malformed Kaldi lines.
 
     Examples
     --------
