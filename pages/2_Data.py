@@ -119,8 +119,17 @@ with scores_tab:
             "Scores file", key="vm_dev_file", help="Same formats; speakers disjoint from eval."
         )
         dev_key = st.file_uploader("Key (trials) file, Kaldi only", key="vm_dev_key")
-    fmt = st.selectbox(
+    fmt_col, attr_col = st.columns(2)
+    fmt = fmt_col.selectbox(
         "Format", get_args(ScoreFormat), format_func=FORMAT_LABELS.get, key="vm_format"
+    )
+    attr_file = attr_col.file_uploader(
+        "Trial attributes (optional)",
+        key="vm_attr_file",
+        help="A CSV or Parquet with a trial_id column (one row per trial) or a speaker column "
+        "(one row per speaker, e.g. speaker,sex) and attribute columns, joined to the trials "
+        "(to dev too when it covers them): e.g. sex for Kaldi / VoicePrivacy scores, which "
+        "carry none, so the sidebar's Subset selector can split by it.",
     )
     if st.button("Load scores", type="primary", key="vm_load_scores", icon=":material/upload:"):
         target = target_name()
@@ -131,6 +140,14 @@ with scores_tab:
             dv = None
             if ev is not None and dev_file is not None:
                 dv = ui.call(ui.parse_scores, dev_file, trials=dev_key, format=fmt)
+            if ev is not None and attr_file is not None:
+                joined = ui.call(ui.with_trial_attributes, ev.value, attr_file)
+                ev = None if joined is None else ui.Outcome(joined.value, ev.warnings)
+                if ev is not None and dv is not None:  # dev: when the table covers it
+                    dev_joined = ui.call(
+                        ui.with_trial_attributes, dv.value, attr_file, required=False
+                    )
+                    dv = None if dev_joined is None else ui.Outcome(dev_joined.value, dv.warnings)
             if ev is not None and (dev_file is None or dv is not None):
                 files = ", ".join(f.name for f in (eval_file, dev_file) if f is not None)
                 cond = ui.safe_call(

@@ -112,3 +112,48 @@ def test_sparse_upload_shows_its_pairs_and_every_page_copes():
     assert not at.exception
     table = at.dataframe[1].value.set_index("Condition")
     assert table.loc["vpc", "T (1-to-N)"] == 9  # complete within one sex
+
+
+def test_kaldi_upload_with_a_speaker_table_gets_the_subset_selector():
+    df = pd.read_csv(pd.io.common.BytesIO(_sparse_csv()))
+    scores = "".join(
+        f"{e} {t} {s}\n" for e, t, s in zip(df.enrol_speaker, df.trial_id, df.score, strict=True)
+    )
+    label = [
+        "target" if a == b else "nontarget"
+        for a, b in zip(df.trial_speaker, df.enrol_speaker, strict=True)
+    ]
+    key = "".join(
+        f"{e} {t} {k}\n" for e, t, k in zip(df.enrol_speaker, df.trial_id, label, strict=True)
+    )
+    table = (
+        df[["trial_speaker", "sex"]].drop_duplicates().rename(columns={"trial_speaker": "speaker"})
+    )
+    at = _page(DATA)
+    at.selectbox(key="vm_data_condition").select(NEW).run()
+    at.text_input(key="vm_data_new_name").input("vpc").run()
+    at.file_uploader(key="vm_eval_file").set_value(("scores", scores.encode(), "text/plain"))
+    at.file_uploader(key="vm_eval_key").set_value(("trials", key.encode(), "text/plain"))
+    at.file_uploader(key="vm_attr_file").set_value(
+        ("spk2sex.csv", table.to_csv(index=False).encode(), "text/csv")
+    )
+    at.button(key="vm_load_scores").click().run()
+    assert not at.exception and not at.error
+    cond = _study(at).get("vpc")
+    assert cond.eval.mask is not None and sorted(set(cond.eval.attributes["sex"])) == ["F", "M"]
+    at.switch_page(OVERVIEW).run()
+    at.selectbox(key="vm_subset_widget").select("sex=M").run()
+    table = at.dataframe[1].value.set_index("Condition")
+    assert table.loc["vpc", "T (1-to-N)"] == 9 and table.loc["vpc", "Pairs"] == 27
+
+
+def test_a_table_that_misses_trials_is_refused():
+    at = _page(DATA)
+    at.selectbox(key="vm_data_condition").select(NEW).run()
+    at.text_input(key="vm_data_new_name").input("vpc").run()
+    at.file_uploader(key="vm_eval_file").set_value(("trials.csv", _sparse_csv(), "text/csv"))
+    at.file_uploader(key="vm_attr_file").set_value(("spk.csv", b"speaker,age\nf1,30\n", "text/csv"))
+    at.button(key="vm_load_scores").click().run()
+    assert not at.exception
+    assert "spk.csv" in at.error[0].value and "not covered" in at.error[0].value
+    assert "vpc" not in _study(at).names

@@ -12,6 +12,7 @@ from voxmetrics.ui.cache import (
     parse_embeddings,
     parse_scores,
     score_histogram_cached,
+    with_trial_attributes,
 )
 from voxmetrics.ui.setup import (
     MENU,
@@ -58,4 +59,5 @@ __all__ = [
     "show_table",
     "show_warnings",
     "study_reports",
+    "with_trial_attributes",
 ]
