@@ -16,6 +16,11 @@ from voxmetrics.ui.cache import study_report, study_report_key
 from voxmetrics.ui.setup import study_file_name
 
 BOOT, SEED, FOLDS = "vm_report_bootstrap", "vm_report_seed", "vm_report_folds"
+LID_VARIANT = "vm_report_lid_variant"
+LID_VARIANT_LABELS = {
+    "maximum-likelihood": "maximum likelihood (unpenalised)",
+    "reference-code": "authors' code (Šterns et al. 2025 tables)",
+}
 TIES = "vm_report_ties"
 TIE_RULES = {
     "reference": "As the reference code",
@@ -44,6 +49,7 @@ def _fill_settings_widgets(study: Study) -> None:
         st.session_state[BOOT] = settings.bootstrap
         st.session_state[SEED] = settings.seed
         st.session_state[FOLDS] = settings.cross_calibrate or 0
+        st.session_state[LID_VARIANT] = settings.lid_variant
         st.session_state[TIES] = settings.ties
         st.session_state[SHOWN_SETTINGS] = settings
 
@@ -79,16 +85,30 @@ with st.form("vm_report_settings", border=True):
         "ROCCH-EER and min Cllr: BOSARIS / PYLLR; ZEBRA: the code of Nautsch et al. 2020). For "
         "the attacker: every tie counts for the attacker, the conservative audit view.",
     )
+    st.radio(
+        "LID calibration variant",
+        list(LID_VARIANT_LABELS),
+        format_func=LID_VARIANT_LABELS.get,
+        key=LID_VARIANT,
+        horizontal=True,
+        help="Maximum likelihood: population-sd z-scores, unweighted, no penalty. Authors' "
+        "code: sample sd, balanced class weights, L2 penalty C = 1 (reproduces Šterns et al. "
+        "2025 Table 3, Table 4 and Figure 4). Saved with the study.",
+    )
     applied = st.form_submit_button("Apply settings", key="vm_report_apply", icon=":material/tune:")
 
 if applied:
     folds = int(st.session_state[FOLDS])
     try:
         new = StudySettings(
-            bootstrap=int(st.session_state[BOOT]),
-            seed=int(st.session_state[SEED]),
-            cross_calibrate=folds or None,
-            ties=str(st.session_state[TIES]),
+            **{
+                **study.settings.to_dict(),
+                "bootstrap": int(st.session_state[BOOT]),
+                "seed": int(st.session_state[SEED]),
+                "cross_calibrate": folds or None,
+                "lid_variant": st.session_state[LID_VARIANT],
+                "ties": str(st.session_state[TIES]),
+            }
         )
     except VoxMetricsInputError as exc:
         st.error(
@@ -120,7 +140,7 @@ st.caption(
     )
     + " of conditions without a dev set; ties "
     + TIE_RULES[s.ties].lower()
-    + "."
+    + f"; LID variant {s.lid_variant}."
 )
 
 # ---------------------------------------------------------------- build

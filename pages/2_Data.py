@@ -53,8 +53,10 @@ attacker = attacker_col.selectbox(
     "Attacker knowledge",
     ATTACKERS,
     index=ATTACKERS.index(existing.attacker if existing else "semi-informed"),
-    help="ignorant: enrolment not anonymised; lazy-informed: anonymised with another "
-    "pseudo-speaker; semi-informed: anonymised by the same system (VoicePrivacy 2024).",
+    help="original: no anonymisation (the baseline); ignorant: enrolment not anonymised; "
+    "lazy-informed: anonymised with another pseudo-speaker; semi-informed: anonymised by the "
+    "same system (VoicePrivacy 2024) or by a similar one (Vauquier et al. 2025); informed: "
+    "Vauquier et al. 2025's attacker with the same system.",
 )
 if existing is not None:
     st.caption(f"Loading replaces the data of **{ui.md_escape(name)}**.")

@@ -30,8 +30,8 @@ from voxmetrics.ui.cache_lid import (
 )
 
 VARIANTS = {
-    "metrics.md": "metrics.md: population sd, unweighted maximum likelihood",
-    "reference code": "authors' reference code: sample sd, balanced class weights",
+    "maximum-likelihood": "maximum likelihood: population sd, unweighted, unpenalised",
+    "reference-code": "authors' code: sample sd, balanced, L2 penalty (C = 1)",
 }
 
 study = ui.page_setup("LID")
@@ -67,14 +67,17 @@ with st.container(border=True):
         st.session_state["vm_lid_conditions"] = [n for n in shown if n in study.names]
     chosen = st.multiselect("Conditions", study.names, key="vm_lid_conditions")
     variant_col, boot_col, seed_col = st.columns([3, 1, 1])
+    if st.session_state.get("vm_lid_variant") not in VARIANTS:  # first visit: the study's
+        st.session_state["vm_lid_variant"] = study.settings.lid_variant
     variant = variant_col.radio(
         "Calibration variant",
         list(VARIANTS),
         format_func=VARIANTS.get,
         key="vm_lid_variant",
-        help="metrics.md fits w, b by unweighted maximum likelihood on population-sd z-scores. "
-        "The authors' public code uses the sample sd and balanced class weights; LID depends "
-        "only on w, so only the class weighting changes LID values.",
+        help="Maximum likelihood fits w, b without penalty on population-sd z-scores. The "
+        "authors' public code (Šterns et al. 2025) uses the sample sd, balanced class weights "
+        "and scikit-learn's default L2 penalty (C = 1); use it to reproduce the paper's "
+        "Table 3, Table 4 and Figure 4. The default follows the study's settings.",
     )
     n_boot = boot_col.number_input(
         "Bootstrap replicates",
@@ -122,7 +125,7 @@ if not chosen:
 
 options = LIDOptions(
     cross_calibrate=int(k) if cross and no_dev else None,
-    reference_code=variant == "reference code",
+    variant=variant,
     seed=int(seed),
 )
 

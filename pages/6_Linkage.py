@@ -7,6 +7,7 @@ from voxmetrics import ui
 from voxmetrics.plots.linkage import (
     condition_colors,
     conversation_length_figure,
+    legal_figure,
     linkability_vs_n_figure,
     linkage_table,
     mean_score_figure,
@@ -24,6 +25,7 @@ ORIGINAL = "vm_link_original"
 ANONYMISED = "vm_link_anonymised"
 CALIBRATION = "vm_link_calibration"
 MEAN_CONDITION = "vm_link_mean_condition"
+LEGAL_LENGTHS = "vm_link_legal_lengths"
 SPLIT = "eval"
 CALIBRATIONS = {"pav": "PAV + Laplace (VoicePrivacy 2022)", "raw": "Raw scores (VoicePAT)"}
 MAX_UTTERANCES = 3000  # the matrices score every utterance pair: U^2 scores in memory
@@ -104,13 +106,13 @@ with fig_col:
                    show_title=False)  # fmt: skip
 with note_col:
     assumptions(
-        "- Linked = own speaker scores **strictly above** every other candidate: **a tie "
-        "counts against the attacker** (paper 001, eq. 3; the authors' later code counts a "
-        "tie as a link).\n"
+        "- Linked = own speaker scores **at least as high as** every other candidate: **a "
+        "tie counts as a link**, as the authors' public code (Vauquier et al. 2025; their "
+        "eq. 2 reads strictly, which is SRD's rank-1 rate).\n"
         "- The N' candidates: a random subset of the N enrolled that contains the own "
         "speaker.\n"
         "- Lines: the **exact expectation** over all such subsets, mean over trials of "
-        "C(N−1−b, N'−1) / C(N−1, N'−1), b = others scoring ≥ the own speaker. No sampling "
+        "C(N−1−b, N'−1) / C(N−1, N'−1), b = others scoring above the own speaker. No sampling "
         "noise.\n"
         + (
             f"- Open markers: **sampled** as in the paper, {draws} random subsets per trial; "
@@ -146,8 +148,10 @@ if singled:
             "holds for about 1/N of the population.\n"
             "- Isolated = **exactly one** held-out embedding strictly above it, whoever it "
             "belongs to.\n"
-            "- Mean over enrolled speakers and F = min K folds (fold f holds out the f-th "
-            "utterance, file order).\n"
+            "- Speakers with fewer than 2 trial utterances are left out (as the paper).\n"
+            "- Up to 10 utterances per speaker, drawn at random; F = the largest K folds "
+            "(fold f holds out utterance f mod K of each speaker); 5 draws, seed 0; mean over "
+            "enrolled speakers, folds and draws.\n"
             "- Grey ticks: chance (1 − 1/N)^(N−1) → 1/e ≈ 0.37, each condition at its full N."
         )
     so_curves = {}
@@ -197,6 +201,53 @@ if singled:
                 "- Singling out as above; linkability against all N enrolled.\n"
                 "- Dashed: chance (independent of L)."
             )
+
+    st.markdown("**Vauquier et al. 2025, figure 1: every metric against the number of "
+                "speakers, per conversation length**")  # fmt: skip
+    st.session_state.setdefault(LEGAL_LENGTHS, "1, 3, 30")
+    text = st.text_input(
+        "Conversation lengths L",
+        key=LEGAL_LENGTHS,
+        help="Comma-separated; the paper uses 1, 3 and 30. A length is skipped for a "
+        "condition where no speaker has L trial utterances.",
+    )
+    try:
+        legal_lengths = tuple(sorted({int(v) for v in text.split(",") if v.strip()}))
+    except ValueError:
+        legal_lengths = ()
+    if not legal_lengths or min(legal_lengths) < 1:
+        st.error("Give the conversation lengths as whole numbers >= 1 separated by commas, "
+                 "e.g. 1, 3, 30.")  # fmt: skip
+    else:
+        evaluations, skipped = {}, []
+        for name in singled:
+            out = ui.call(cache_linkage.legal, study.get(name).embeddings, legal_lengths,
+                          split=SPLIT)  # fmt: skip
+            if out is not None:
+                evaluations[name] = out.value
+                skipped += [f"{name}: L = {length}" for length, _ in out.value.skipped]
+        if evaluations:
+            fig_col, note_col = st.columns(NOTES_SPLIT)
+            with fig_col:
+                fig = legal_figure(
+                    evaluations,
+                    attackers={n: study.get(n).attacker for n in evaluations},
+                    colors=colors,
+                )
+                ui.show_figure(fig, "legal_figure_1", show_title=False)
+            with note_col:
+                assumptions(
+                    "- Rows: singling out vs population size N; linkability and 1 − EER vs "
+                    "N' enrolled candidates; columns: L.\n"
+                    "- EER at N': ROCCH-EER of the pooled scores when each trial meets its "
+                    "own speaker and N' − 1 others drawn at random; mean of 5 draws, seed 0.\n"
+                    "- Linkability: exact expectation over the candidate sets; a tie is a "
+                    "link, as the authors' code.\n"
+                    "- Legend: condition (attacker). Dashed: chance (1 − 1/N)^(N−1), 1/N', "
+                    "0.5."
+                    + (f"\n- Skipped (too few utterances): {', '.join(skipped)}."
+                       if skipped else "")
+                )
 elif with_embeddings:
     st.info("Singling out could not be computed for the chosen conditions (see the messages "
             "above).", icon=":material/info:")  # fmt: skip
@@ -360,8 +411,8 @@ ui.show_table(
     linkage_table(reports, distinctiveness),
     "linkage_summary.csv",
     column_help={
-        "Linkability": "Share of trials whose own speaker scores strictly highest among all "
-        "N enrolled (ties against the attacker).",
+        "Linkability": "Share of trials whose own speaker scores highest among all N "
+        "enrolled (a tie counts as a link, as the authors' code).",
         "Chance 1/N": "Linkability of a blind guess.",
         "Singling out": "Probability that an enrolled voice's threshold predicate isolates "
         "exactly one of the N trial speakers (needs embeddings).",

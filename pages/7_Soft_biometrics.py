@@ -3,7 +3,12 @@
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.metrics.sbls import DEFAULT_LAMBDA, DEFAULT_MIN_GROUP_SIZE, DEFAULT_WEIGHTS
+from voxmetrics.metrics.sbls import (
+    DEFAULT_ATTACKER,
+    DEFAULT_LAMBDA,
+    DEFAULT_MIN_GROUP_SIZE,
+    DEFAULT_WEIGHTS,
+)
 from voxmetrics.plots.sbls import (
     auc_matrix_figure,
     components_figure,
@@ -43,11 +48,11 @@ INSPECT = "vm_sbls_inspect"
 ATTRIBUTE = "vm_sbls_attribute"
 SUBGROUP_CONDITION = "vm_sbls_subgroup_condition"
 ATTACKERS = {
+    "anonymised": "Trained on anonymised speech (informed attacker; default)",
     "original": "Trained on original speech (ignorant attacker)",
-    "anonymised": "Trained on anonymised speech (informed attacker)",
 }
 DEFAULTS = {
-    ATTACKER: "original",
+    ATTACKER: DEFAULT_ATTACKER,
     LAMBDA: DEFAULT_LAMBDA,
     WEIGHT_KEYS[0]: DEFAULT_WEIGHTS[0],
     WEIGHT_KEYS[1]: DEFAULT_WEIGHTS[1],
@@ -108,9 +113,9 @@ with st.container(border=True):
         horizontal=True,
         disabled=not with_embeddings,
         help="A logistic regression per attribute, trained on the dev-split embeddings and "
-        "applied to every eval utterance. Trained on original speech, it is an attacker who "
-        "does not know the anonymiser; trained on the condition's own anonymised dev "
-        "speech, one who does.",
+        "applied to every eval utterance. Trained on the condition's own anonymised dev "
+        "speech (the default, as in the study report and the sbls command), it is an attacker "
+        "who knows the anonymiser; trained on original speech, one who does not.",
     )
     original_name = original_col.selectbox(
         "Condition with the original speech",

@@ -24,7 +24,7 @@ MODELS = {
     "path": "ECAPA-TDNN from a local folder or hub id",
 }
 ATTACKER = {
-    "unprotected": "lazy-informed",
+    "unprotected": "original",
     "ignorant": "ignorant",
     "lazy-informed": "lazy-informed",
 }

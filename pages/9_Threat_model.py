@@ -283,7 +283,8 @@ if view is not None:
                 "best other score": "Highest score against any other enrolled speaker.",
                 "rank": "Position of the own speaker in the row (1 = highest; ties count "
                 "against the attacker).",
-                "linked": "True when the own speaker scores strictly highest.",
+                "linked": "True when no other speaker scores higher than the own speaker (a "
+                "tie is a link, as in linkability).",
                 "p(own speaker)": "The attacker's belief in the right speaker after seeing "
                 "the row (a random guess: 1/N).",
                 "LID (bits)": "log₂(N · p(own speaker)): bits the trial gives away.",
@@ -301,9 +302,9 @@ if view is not None:
             "interpolates between the corners of the staircase ROC). Metrics.md section 1."
         )
         st.markdown(
-            "**Linkability (1-to-N).** The share of trials whose own speaker scores strictly "
-            "higher than every other enrolled speaker in the same row; a random guess "
-            "achieves 1/N. Paper 001; metrics.md section 5."
+            "**Linkability (1-to-N).** The share of trials whose own speaker scores at least "
+            "as high as every other enrolled speaker in the same row (a tie is a link, as in "
+            "the authors' code); a random guess achieves 1/N (Vauquier et al. 2025)."
         )
         st.markdown(
             "**LID (local information disclosure).** Each row is z-normalised with its own "

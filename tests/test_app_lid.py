@@ -116,7 +116,7 @@ def test_lid_page_on_the_demo_study():
     assert intervals["ALID 95% CI (bits)"].str.fullmatch(r"\[-?\d+\.\d\d, -?\d+\.\d\d\]").all()
     # the calibration table has one (w, b) per condition
     cal = _table(at, with_column="Prior log-odds")
-    assert list(cal["Condition"]) == DEMO_NAMES and (cal["Variant"] == "metrics.md").all()
+    assert list(cal["Condition"]) == DEMO_NAMES and (cal["Variant"] == "maximum-likelihood").all()
     assert "1,000 replicates" in _text(at.caption)
 
 
@@ -224,11 +224,11 @@ def test_cross_calibration_is_disabled_when_every_condition_has_dev():
 def test_reference_code_variant_changes_the_calibration():
     at = _lid_page()
     before = _summary(at).set_index("Condition")
-    at.radio(key="vm_lid_variant").set_value("reference code").run()
+    at.radio(key="vm_lid_variant").set_value("reference-code").run()
     assert not at.exception
     after = _summary(at).set_index("Condition")
     cal = _table(at, with_column="Prior log-odds")
-    assert (cal["Variant"] == "reference code").all()
+    assert (cal["Variant"] == "reference-code").all()
     assert (after["w"] != before["w"]).all()
     assert after.loc["anon-leaky", "ALID (bits)"] != before.loc["anon-leaky", "ALID (bits)"]
     assert after["EER"].equals(before["EER"])  # the baseline does not depend on LID options
@@ -273,3 +273,17 @@ def test_removing_a_condition_on_the_page_keeps_it_working():
     # no flagged condition left: the explorer opens on the first one
     assert at.selectbox(key="vm_lid_trial_condition").value == "plain"
     assert "No selected condition has a near-chance EER" in _text(at.caption)
+
+
+def test_the_variant_defaults_to_the_study_setting():
+    import dataclasses
+
+    from voxmetrics.data.study import StudySettings
+
+    study = dataclasses.replace(
+        demo_study(), settings=StudySettings(lid_variant="reference-code")
+    )
+    at = _lid_page(study)
+    assert at.radio(key="vm_lid_variant").value == "reference-code"
+    cal = _table(at, with_column="Prior log-odds")
+    assert (cal["Variant"] == "reference-code").all()

@@ -88,9 +88,12 @@ def test_linkage_page_runs_on_the_demo(demo):
     # every figure states its assumptions: linkability, singling out (at N and vs N), length,
     # similarity, mean scores
     markdown = _text(at.markdown)
-    assert markdown.count("**Assumptions**") == 6
+    assert markdown.count("**Assumptions**") == 7
     assert "20 random sets of N of the speakers" in markdown
-    assert "a tie counts against the attacker" in markdown
+    assert "tie counts as a link" in markdown
+    assert "Vauquier et al. 2025, figure 1" in markdown and "ROCCH-EER" in markdown
+    assert at.text_input(key="vm_link_legal_lengths").value == "1, 3, 30"
+    assert "Skipped (too few utterances)" in markdown and "L = 30" in markdown
     assert "exact expectation" in markdown
     assert "Threshold rule" in markdown
     assert "PAV + Laplace" in markdown and "VoicePAT" in markdown
@@ -298,3 +301,21 @@ def test_sampled_linkability_is_cached_per_option(demo):
     assert first.n_draws == 5 and first.sampled is not None
     np.testing.assert_array_equal(first.sampled, again.sampled)
     assert not np.array_equal(first.sampled, other.sampled)
+
+
+def test_figure_1_lengths_are_chosen_by_the_user(demo):
+    at = _page()
+    at.text_input(key="vm_link_legal_lengths").set_value("1, 2").run()
+    assert not at.exception and not at.error
+    assert "Skipped (too few utterances)" not in _text(at.markdown)
+    at.text_input(key="vm_link_legal_lengths").set_value("1, two").run()
+    assert not at.exception
+    assert "whole numbers" in at.error[0].value
+
+
+def test_cached_legal_evaluation_equals_the_library(demo):
+    from voxmetrics.metrics.legal import legal_evaluation
+
+    es = demo.get("anon-mild").embeddings
+    out = cache_linkage.legal(es, (3, 1))
+    assert out.value.to_dict() == legal_evaluation(es, (1, 3)).to_dict()

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics.sbls import sbls, sbls_embeddings
+from voxmetrics.metrics.sbls import DEFAULT_ATTACKER, sbls, sbls_embeddings
 from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_sbls
 from voxmetrics.ui.state import STUDY_KEY
@@ -98,8 +98,7 @@ def test_page_runs_on_the_demo_with_intervals():
         assert df[col].between(0, 1).all(), col
     assert df["SBLS CI"].str.match(r"^\[0\.\d{3}, [01]\.\d{3}\]$").all()
     assert (df["Groups used"] == "6 of 6").all()  # smallest demo subgroup: 36 >= 30
-    assert df.loc[0, "Attacker"] == "original (itself)"
-    assert (df.loc[1:, "Attacker"] == "original (plain)").all()
+    assert (df["Attacker"] == "anonymised (own dev)").all()  # the default attacker
     info = _text(at.info)
     assert "higher = more protection" in info and "LID" in info
     markdown = _text(at.markdown)
@@ -121,14 +120,16 @@ def test_page_runs_on_the_demo_with_intervals():
 
 def test_switching_the_attacker_retrains_it():
     at = _page()
-    original = _components(at).set_index("Condition")
-    assert not at.selectbox(key="vm_sbls_original").disabled
-    at.radio(key="vm_sbls_attacker").set_value("anonymised").run()
-    assert not at.exception and not at.error
+    # the default is the informed attacker, as in the study report and the sbls command
+    assert at.radio(key="vm_sbls_attacker").value == "anonymised" == DEFAULT_ATTACKER
     informed = _components(at).set_index("Condition")
     assert (informed["Attacker"] == "anonymised (own dev)").all()
     assert at.selectbox(key="vm_sbls_original").disabled
     assert "own anonymised dev speech" in _text(at.markdown)
+    at.radio(key="vm_sbls_attacker").set_value("original").run()
+    assert not at.exception and not at.error
+    original = _components(at).set_index("Condition")
+    assert not at.selectbox(key="vm_sbls_original").disabled
     # same data, another attacker: the scores move (anon-mild: 0.675 -> 0.639 on the demo)
     assert informed.loc["anon-mild", "SBLS"] != pytest.approx(original.loc["anon-mild", "SBLS"])
     assert informed[["P_attr", "P_assoc", "P_subgroup", "SBLS"]].stack().between(0, 1).all()
@@ -201,7 +202,10 @@ def test_uploaded_predictions_replace_the_builtin_attacker(demo):
     assert _components(at).set_index("Condition").loc["anon-mild", "Attacker"].startswith("upload")
     at.button(key="vm_sbls_forget_anon-mild").click().run()
     assert not at.exception
-    assert _components(at).set_index("Condition").loc["anon-mild", "Attacker"] == "original (plain)"
+    assert (
+        _components(at).set_index("Condition").loc["anon-mild", "Attacker"]
+        == "anonymised (own dev)"
+    )
 
 
 def test_score_only_study_explains_and_accepts_uploads(demo):
@@ -244,7 +248,7 @@ def test_score_only_study_explains_and_accepts_uploads(demo):
 def test_the_page_attack_is_sbls_embeddings(demo, attacker):
     cond, original = demo.get("anon-strong"), demo.get("plain")
     attack = cache_sbls.embeddings_attack(cond, original=original, attacker=attacker)
-    ours = sbls(attack.labels, attack.predictions)
+    ours = sbls(attack.labels, attack.predictions, trained_on=attack.trained_on)
     reference = sbls_embeddings(cond.embeddings, original=original.embeddings, attacker=attacker)
     assert ours.to_dict() | {"attacker": ""} == reference.to_dict() | {"attacker": ""}
     assert attack.n == int((cond.embeddings.meta["split"] == "eval").sum())
@@ -280,7 +284,7 @@ def test_the_bootstrap_statistic_recomputes_sbls_with_fixed_predictions(demo):
 
 def test_original_attacker_needs_original_embeddings(demo):
     with pytest.raises(VoxMetricsInputError, match="original"):
-        cache_sbls.embeddings_attack(demo.get("anon-mild"), original=None)
+        cache_sbls.embeddings_attack(demo.get("anon-mild"), original=None, attacker="original")
     no_emb = Condition("x", eval=demo.get("plain").eval)
     with pytest.raises(VoxMetricsInputError, match="no embeddings"):
         cache_sbls.embeddings_attack(no_emb, attacker="anonymised")

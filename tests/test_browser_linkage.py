@@ -32,8 +32,8 @@ from test_browser import (  # noqa: E402 (after the skips)  # fixture: browser
 # the first view evaluates every condition and its similarity matrices: allow a loaded machine
 SLOW = 180_000
 CHARTS = "[data-testid='stPlotlyChart']"
-N_CHARTS = 6  # linkability vs N', singling out at N and vs N, conversation length, similarity,
-# mean scores
+N_CHARTS = 7  # linkability vs N', singling out at N and vs N, conversation length,
+# Vauquier et al. 2025 figure 1, similarity, mean scores
 
 
 @pytest.fixture
@@ -93,7 +93,10 @@ def test_linkage_page_in_a_real_browser(page, server):  # noqa: F811 (fixture)
         assert name in legend, f"{name} is missing from the linkability figure"
     assert "chance 1/N'" in legend
 
-    similarity = charts.nth(4)  # after linkability, singling out at N and vs N, length
+    figure_1 = charts.nth(4)  # after linkability, singling out at N and vs N, length
+    figure_1.screenshot(path=str(ARTIFACTS / "linkage_figure_1.png"))
+    assert "L = 3" in figure_1.inner_text() and "1 - EER" in figure_1.inner_text()
+    similarity = charts.nth(5)
     similarity.screenshot(path=str(ARTIFACTS / "linkage_similarity.png"))
     assert "DeID" in similarity.inner_text()
     metrics = page.locator("[data-testid='stMetric']").all_inner_texts()

@@ -10,9 +10,11 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from voxmetrics.metrics.lid import calibrate_lid, lid
+from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.metrics.lid import W_MAX, calibrate_lid, lid
 from voxmetrics.synth import demo_study
 
 LID_KEYS = {
@@ -25,6 +27,8 @@ LID_KEYS = {
     "lid_minus",
     "lid_max",
     "calibration",
+    "variant",
+    "converged",
     "n_degenerate",
 }
 FORMATS = {"csv": ".csv", "parquet": ".parquet", "npz": ".npz", "kaldi": ".scores"}
@@ -72,6 +76,7 @@ def test_dev_fills_the_lid_block_identically_in_every_format(demo_dir, capsys):
         block = r["lid"]
         assert set(block) == LID_KEYS, fmt
         assert block.pop("calibration") == "dev" and block["n_degenerate"] == 0, fmt
+        assert (block.pop("variant"), block.pop("converged")) == ("maximum-likelihood", True)
         assert all(isinstance(v, float) for k, v in block.items() if k != "n_degenerate"), fmt
     # identical, not merely close: every format round-trips the float64 scores exactly
     first = results["npz"]
@@ -134,17 +139,55 @@ def test_bootstrap_adds_intervals(demo_dir, capsys):
     assert again["intervals"] == boot["intervals"]  # seeded (--seed 0)
 
 
-def test_reference_code_variant_is_sample_sd_and_balanced_weights(demo_dir, capsys):
+def test_reference_code_variant_is_sample_sd_balanced_and_penalised(demo_dir, capsys):
     metrics = evaluate_json(files(demo_dir, "anon-mild"), capsys)["lid"]
+    assert metrics["variant"] == "maximum-likelihood"
     argv = [*files(demo_dir, "anon-mild"), "--lid-variant", "reference-code"]
     ref = evaluate_json(argv, capsys)["lid"]
+    assert ref["variant"] == "reference-code" and ref["converged"] is True
     dev = demo_study().get("anon-mild").dev
-    expected = calibrate_lid(dev.scores, dev.targets, class_weight="balanced", ddof=1)
+    expected = calibrate_lid(
+        dev.scores, dev.targets, class_weight="balanced", ddof=1, penalty_c=1.0
+    )
     # ddof=1 alone would scale w by sqrt(40/39) and leave every LID as it is (test_lid.py)
     assert ref["w"] == pytest.approx(expected.w, rel=1e-9)
     assert ref["b"] == pytest.approx(expected.b, rel=1e-9)
     assert ref["w"] != pytest.approx(metrics["w"], rel=1e-3)
     assert ref["alid"] != pytest.approx(metrics["alid"], rel=1e-6)
+
+
+def test_old_variant_name_is_the_maximum_likelihood_fit(demo_dir, capsys):
+    new = evaluate_json(files(demo_dir, "anon-mild"), capsys)["lid"]
+    old = evaluate_json([*files(demo_dir, "anon-mild"), "--lid-variant", "metrics"], capsys)
+    assert old["lid"] == new
+
+
+def test_separable_dev_gives_the_same_calibration_as_the_library(tmp_path, capsys):
+    # separable dev pools: the CLI (float32 files) and the library (float64) agree on the cap
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.data.writers import write_scores
+
+    spk = [f"s{i}" for i in range(6)]
+
+    def matrix(prefix, seed):
+        s = np.random.default_rng(seed).normal(0, 0.1, (18, 6))
+        t = np.arange(18) % 6
+        s[np.arange(18), t] += 1.0
+        return ScoreMatrix.from_arrays(
+            s, trial_ids=[f"{prefix}{i}" for i in range(18)],
+            trial_speakers=[f"{prefix}{spk[j]}" for j in t],
+            enrol_speakers=[f"{prefix}{x}" for x in spk],
+        )
+
+    dev, ev = matrix("d", 1), matrix("e", 2)
+    write_scores(dev, tmp_path / "dev.csv", format="csv")
+    write_scores(ev, tmp_path / "eval.csv", format="csv")
+    with pytest.warns(DegenerateDataWarning):
+        cal = calibrate_lid(dev.scores.astype(np.float64), dev.targets)
+    out = evaluate_json([str(tmp_path / "eval.csv"), "--dev", str(tmp_path / "dev.csv")], capsys)
+    assert out["lid"]["converged"] is False
+    assert out["lid"]["w"] == cal.w == W_MAX
+    assert out["lid"]["b"] == pytest.approx(cal.b, rel=1e-6)
 
 
 @pytest.mark.parametrize(("condition", "status"), [("anon-leaky", 1), ("random", 0)])

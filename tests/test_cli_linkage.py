@@ -52,7 +52,7 @@ def test_evaluate_embeddings_adds_singling_out_and_lid(demo_dir, capsys):
     assert status == 0, err
     result = json.loads(out)
     so = result["singling_out"]
-    assert set(so) == {"value", "chance", "n_speakers", "folds"}
+    assert set(so) == {"value", "chance", "n_speakers", "folds", "n_draws", "n_excluded_speakers"}
     # 40 eval speakers with 8 trial utterances each: 8 folds, chance (39/40)^39 = 0.372546
     assert so["n_speakers"] == 40 and so["folds"] == 8
     assert so["chance"] == pytest.approx((39 / 40) ** 39)
@@ -164,3 +164,42 @@ def test_singling_out_is_null_when_speakers_have_one_trial(demo_dir, tmp_path, c
     assert status == 0, err
     assert json.loads(out)["singling_out"] is None
     assert "singling out skipped" in err and "at least 2 trial embeddings" in err
+
+
+# ---------------------------------------------------------------- legal (Vauquier et al. 2025)
+
+
+def test_legal_command_is_the_library_evaluation(demo_dir, capsys, tmp_path):
+    from voxmetrics.metrics.legal import legal_evaluation
+
+    emb, meta = demo_dir / "anon-mild_embeddings.npz", demo_dir / "anon-mild_embeddings.csv"
+    out_json, out_html = tmp_path / "legal.json", tmp_path / "legal.html"
+    status, out, err = _run(
+        ["legal", "--embeddings", str(emb), "--metadata", str(meta), "--lengths", "1,3,30",
+         "--draws", "2", "--seed", "4", "--json", str(out_json), "--html", str(out_html),
+         "--attacker", "informed"],
+        capsys,
+    )
+    assert status == 0, err
+    result = json.loads(out)
+    assert json.loads(out_json.read_text()) == result
+    expected = legal_evaluation(
+        read_embeddings(emb, metadata=meta), [1, 3, 30], n_draws=2, seed=4
+    ).to_dict()
+    assert result == json.loads(json.dumps(expected))
+    assert result["lengths"] == [1, 3] and result["skipped"][0]["length"] == 30
+    page = out_html.read_text()
+    assert "L = 3" in page and "anon-mild_embeddings (informed)" in page
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--lengths", "1,x"], "--lengths"), (["--lengths", "0"], "L must be"),
+     (["--draws", "0"], "--draws"), (["--lengths", "500"], "no conversation length")],
+)
+def test_legal_command_bad_input_is_one_line(demo_dir, capsys, extra, message):
+    emb, meta = demo_dir / "anon-mild_embeddings.npz", demo_dir / "anon-mild_embeddings.csv"
+    status, _out, err = _run(
+        ["legal", "--embeddings", str(emb), "--metadata", str(meta), *extra], capsys
+    )
+    assert status == 2 and message in err and "Traceback" not in err

@@ -64,6 +64,7 @@ def test_builtin_attacker_writes_the_json_contract(demo_dir, tmp_path, capsys, a
     assert json.loads(stdout) == result
     _check_contract(result)
     assert f"trained on {attacker} dev embeddings" in result["attacker"]
+    assert result["attacker_trained_on"] == attacker
     assert result["weights"] == [0.4, 0.4, 0.2] and result["lambda"] == 0.7
     assert result["sbls"] == pytest.approx(
         0.4 * result["p_attr"] + 0.4 * result["p_assoc"] + 0.2 * result["p_subgroup"]
@@ -111,7 +112,7 @@ def test_uploaded_predictions_give_the_same_numbers(demo_dir, tmp_path, capsys):
         frac=1.0, random_state=0
     ).to_csv(pred_csv, index=False)
 
-    status, stdout, err = _run(_embeddings_args(demo_dir), capsys)
+    status, stdout, err = _run(_embeddings_args(demo_dir, "--attacker", "original"), capsys)
     assert status == 0, err
     builtin = json.loads(stdout)
     status, stdout, err = _run(["sbls", "--metadata", meta, "--predictions", str(pred_csv)], capsys)
@@ -164,6 +165,8 @@ def _bad_predictions(tmp_path: Path, content: bytes) -> str:
                 _files(d, "anon-mild")[1],
                 "--embeddings",
                 _files(d, "anon-mild")[0],
+                "--attacker",
+                "original",
             ],
             "original",
             id="original-attacker-without-original",
@@ -212,3 +215,20 @@ def test_bad_input_exits_2_with_one_line(demo_dir, tmp_path, capsys, make_args, 
     assert lines[0].startswith("voxmetrics: error: ")
     assert phrase in lines[0]
     assert "Traceback" not in err
+
+
+def test_the_default_attacker_is_the_study_reports(demo_dir, capsys):
+    """One default attacker everywhere: the sbls command, the page and the study report."""
+    from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
+    from voxmetrics.report import evaluate_sbls
+
+    status, stdout, err = _run(_embeddings_args(demo_dir), capsys)
+    assert status == 0, err
+    result = json.loads(stdout)
+    assert result["attacker_trained_on"] == DEFAULT_ATTACKER == "anonymised"
+    from voxmetrics.synth import demo_study
+
+    report = evaluate_sbls(demo_study().get("anon-mild"))  # the demo the command wrote
+    assert report is not None and report.trained_on == DEFAULT_ATTACKER
+    assert result["sbls"] == pytest.approx(report.sbls, rel=1e-9)
+    assert result["attacker"] == report.attacker

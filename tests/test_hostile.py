@@ -827,6 +827,7 @@ def _commands(demo_dir, odd):
         "evaluate-dev": ["evaluate", str(demo_dir / "plain_eval.csv"), "--dev", odd],
         "evaluate-embeddings": ["evaluate", "--embeddings", odd, "--metadata", meta],
         "similarity": ["similarity", "--original", odd, "--anonymised", emb, "--metadata", meta],
+        "legal": ["legal", "--embeddings", odd, "--metadata", meta],
         "sbls-predictions": ["sbls", "--metadata", meta, "--predictions", odd],
         "sbls-metadata": ["sbls", "--metadata", odd, "--embeddings", emb],
         "report": ["report", odd, "--json", str(demo_dir / "r.json")],
@@ -850,6 +851,7 @@ def _commands(demo_dir, odd):
         "evaluate-dev",
         "evaluate-embeddings",
         "similarity",
+        "legal",
         "sbls-predictions",
         "sbls-metadata",
         "report",
@@ -1166,6 +1168,10 @@ def test_ordinary_flac_speech_length_audio_is_not_mistaken_for_a_bomb():
             ],
             "is a directory",
         ),
+        (["legal", "--embeddings", "EMB", "--metadata", "META", "--html", "TMP"],
+         "is a directory"),
+        (["legal", "--embeddings", "EMB", "--metadata", "META", "--draws", "1000000000"],
+         "over the limit max_replicates"),
     ],
 )
 def test_unwritable_outputs_are_refused_before_any_work(demo_dir, tmp_path, capsys, argv, message):

@@ -8,6 +8,7 @@ implementation written from the text of metrics.md / paper 001 (section 3.4, foo
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -19,25 +20,31 @@ from hypothesis.extra import numpy as hnp
 
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.eer import eer_rocch
 from voxmetrics.metrics.legal import (
     SinglingOutResult,
     average_consecutive,
     conversation_length_curve,
+    eer_curve,
+    legal_evaluation,
     linkability,
     linkability_curve,
     linkability_grid,
+    other_candidates,
     singling_out,
+    singling_out_draws,
     singling_out_embeddings,
     speaker_profiles,
 )
+from voxmetrics.metrics.srd import srd
 
 # ---------------------------------------------------------------- independent references
 
 
 def brute_force_linkability(scores, targets, n_prime: int) -> float:
-    """Mean over trials and over EVERY set of N'-1 other candidates of [target > max others].
+    """Mean over trials and over EVERY set of N'-1 other candidates of [target >= max others].
 
-    Strict '>' (metrics.md 0 and 5: a tie counts against the attacker).
+    '>=' as the authors' public code: a tie goes to the true speaker.
     """
     s = np.asarray(scores, dtype=float)
     n = s.shape[1]
@@ -45,7 +52,7 @@ def brute_force_linkability(scores, targets, n_prime: int) -> float:
     for row, m in zip(s, targets, strict=True):
         others = [j for j in range(n) if j != m]
         wins = [
-            all(row[m] > row[j] for j in subset)
+            all(row[m] >= row[j] for j in subset)
             for subset in itertools.combinations(others, n_prime - 1)
         ]
         per_trial.append(np.mean(wins))
@@ -63,18 +70,20 @@ def sampled_linkability(scores, targets, n_prime: int, draws: int, seed: int) ->
         for row, m in zip(s, targets, strict=True):
             others = np.delete(np.arange(n), m)
             chosen = rng.choice(others, size=n_prime - 1, replace=False)
-            hits += bool(row[m] > row[chosen].max())
+            hits += bool(row[m] >= row[chosen].max())
         out[r] = hits / s.shape[0]
     return out
 
 
 def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[float, list]:
-    """Singling out with explicit loops, as the library's docstring and metrics.md 5 say.
+    """Singling out with explicit loops, as Vauquier et al. 2025 describe it (one draw).
 
-    Predicates: the unit-norm mean of each enrolled speaker's unit enrolment embeddings, for
-    speakers that have trial embeddings. Fold f holds out the f-th trial embedding (file order)
-    of every speaker, f < F = min K_s. Threshold: midpoint of the M-th and (M+1)-th highest
-    calibration scores, M = K_e - 1. Success: exactly one held-out score strictly above it.
+    Speakers with fewer than 2 trial embeddings are left out. Predicates: the unit-norm mean
+    of each enrolled speaker's unit enrolment embeddings, for speakers that have trial
+    embeddings. Fold f holds out trial embedding f mod K_s (file order) of every speaker,
+    f < F = max K_s (the paper's 10 folds, where a speaker with 2 <= K < 10 uses K - 1 to
+    calibrate and 1 to test). Threshold: midpoint of the M-th and (M+1)-th highest calibration
+    scores, M = K_e - 1. Success: exactly one held-out score strictly above it.
     """
     unit = lambda v: np.asarray(v, float) / np.linalg.norm(v)  # noqa: E731
     by_spk: dict[str, list[np.ndarray]] = {}
@@ -83,7 +92,8 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
     trials: dict[str, list[np.ndarray]] = {}
     for e, s in zip(trial_emb, trial_spk, strict=True):
         trials.setdefault(str(s), []).append(unit(e))
-    folds = min(len(v) for v in trials.values())
+    trials = {s: v for s, v in trials.items() if len(v) >= 2}
+    folds = max(len(v) for v in trials.values())
     predicates = {s: unit(np.sum(v, axis=0)) for s, v in by_spk.items() if s in trials}
     per_fold = []
     for f in range(folds):
@@ -91,11 +101,16 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
         for s, p in sorted(predicates.items()):
             m = len(trials[s]) - 1
             cal = sorted(
-                (float(p @ x) for spk, xs in trials.items() for k, x in enumerate(xs) if k != f),
+                (
+                    float(p @ x)
+                    for spk, xs in trials.items()
+                    for k, x in enumerate(xs)
+                    if k != f % len(xs)
+                ),
                 reverse=True,
             )
             threshold = (cal[m - 1] + cal[m]) / 2
-            above = sum(float(p @ xs[f]) > threshold for xs in trials.values())
+            above = sum(float(p @ xs[f % len(xs)]) > threshold for xs in trials.values())
             wins.append(above == 1)
         per_fold.append(float(np.mean(wins)))
     return float(np.mean(per_fold)), per_fold
@@ -111,9 +126,48 @@ def test_linkability_worked_example_of_metrics_md():
     assert linkability(S, [0, 0, 1, 2]) == 1.0
 
 
-def test_linkability_tie_counts_against_the_attacker():
-    # row 0: target 0.5 ties a non-mated 0.5 -> not linked; row 1: 0.6 > 0.5 -> linked
-    assert linkability([[0.5, 0.5, 0.1], [0.6, 0.5, 0.1]], [0, 0]) == 0.5
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+def test_linkability_tie_goes_to_the_true_speaker(ties):
+    # the authors' code links when target >= max others: row 0's tie is linked, row 2 is not
+    scores = [[0.5, 0.5, 0.1], [0.6, 0.5, 0.1], [0.4, 0.5, 0.1]]
+    assert linkability(scores, [0, 0, 0], ties=ties) == pytest.approx(2 / 3)
+    # the strict reading of the paper's equation is SRD's rank-1 rate (ties against)
+    assert srd(scores, [0, 0, 0]).stats.idr == pytest.approx(1 / 3)
+    assert srd(scores, [0, 0, 0], ties="attacker").stats.idr == pytest.approx(2 / 3)
+
+
+def authors_code_linkability(scores, targets):
+    """The v2 reference recipe, re-written: linked when the true speaker's score is >= all."""
+    s = np.asarray(scores, dtype=float)
+    t = np.asarray(targets)
+    mated = s[np.arange(len(t)), t]
+    others = s.copy()
+    others[np.arange(len(t)), t] = -np.inf
+    return float(np.mean(mated >= others.max(axis=1)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hnp.arrays(
+        np.int64, st.tuples(st.integers(1, 8), st.integers(2, 6)), elements=st.integers(0, 3)
+    ),
+    st.data(),
+)
+def test_linkability_equals_the_reference_recipe_with_many_ties(scores, data):
+    t = np.asarray(data.draw(st.lists(st.integers(0, scores.shape[1] - 1),
+                                      min_size=scores.shape[0], max_size=scores.shape[0])))
+    for ties in ("reference", "attacker"):
+        assert linkability(scores.astype(float), t, ties=ties) == authors_code_linkability(
+            scores, t
+        )
+    # the attacker convention can only raise rank-based numbers
+    assert srd(scores.astype(float), t, ties="attacker").stats.idr >= srd(
+        scores.astype(float), t).stats.idr
+
+
+def test_unknown_ties_is_a_clear_error():
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        linkability([[1.0, 0.0]], [0], ties="strict")  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- the N' grid
@@ -165,11 +219,12 @@ def test_exact_expectation_equals_brute_force_enumeration(matrix_n, data):
 
 
 def test_exact_expectation_hand_example_with_a_tie():
-    # one trial, N = 4, target 0.5, others [0.5 (tie), 0.9, 0.1]: b = 2 candidates score >= it.
-    # N' = 2: 1 of the C(3,1) = 3 single others is harmless (0.1) -> 1/3.
-    # N' = 3: no pair of others avoids both 0.5 and 0.9 -> C(1,2)/C(3,2) = 0.
+    # one trial, N = 4, target 0.5, others [0.5 (tie), 0.9, 0.1]: the tie goes to the true
+    # speaker, so only b = 1 candidate (0.9) beats it.
+    # N' = 2: 2 of the C(3,1) = 3 single others are harmless (0.5, 0.1) -> 2/3.
+    # N' = 3: 1 of the C(3,2) = 3 pairs avoids 0.9 ({0.5, 0.1}) -> 1/3. N' = 4: 0.
     curve = linkability_curve([[0.5, 0.5, 0.9, 0.1]], [0], n=[2, 3, 4])
-    assert curve.expected.tolist() == pytest.approx([1 / 3, 0.0, 0.0])
+    assert curve.expected.tolist() == pytest.approx([2 / 3, 1 / 3, 0.0])
     assert curve.chance.tolist() == pytest.approx([1 / 2, 1 / 3, 1 / 4])
 
 
@@ -255,10 +310,13 @@ def test_singling_out_is_one_when_every_predicate_isolates_its_speaker():
     # threshold is ~0.5 (midpoint of the 2nd and 3rd highest) and only e's held-out embedding
     # passes it, in every fold
     enrol, spk, trial, trial_spk = _orthogonal_case()
-    result = singling_out(enrol, spk, trial, trial_spk)
+    result = singling_out(enrol, spk, trial, trial_spk, shuffle=False)
     assert result.value == 1.0
     assert result.per_fold.tolist() == [1.0, 1.0, 1.0]
     assert (result.n_speakers, result.n_predicates, result.folds) == (4, 4, 3)
+    # random draws of the utterances: the geometry is the same in every order
+    drawn = singling_out(enrol, spk, trial, trial_spk, n_draws=4, seed=3)
+    assert drawn.value == 1.0 and drawn.n_draws == 4 and drawn.per_fold.shape == (12,)
 
 
 def test_singling_out_is_zero_when_all_trial_embeddings_are_identical():
@@ -276,7 +334,8 @@ def test_singling_out_is_zero_when_the_threshold_lets_two_held_out_embeddings_th
     # fold 1 holds out (0.8, 0.7); calibration (0.9, 0.85) -> threshold 0.875 -> 0 above.
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     trial = [vec(0.9), vec(0.8), vec(0.85), vec(0.7)]
-    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"])
+    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"],
+                          shuffle=False)
     assert result.per_fold.tolist() == [0.0, 0.0]
     assert result.value == 0.0
 
@@ -289,18 +348,43 @@ def test_fold_f_holds_out_the_f_th_embedding_of_every_speaker():
     # threshold 0.74 -> 2 above; fold 1 holds out (0.78, 0.7) over (0.9, 0.95) -> 0.925 -> 0.
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     enrol, spk = [[1, 0], [1, 0]], ["a", "b"]
-    ordered = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"))
+    ordered = singling_out(
+        enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"), shuffle=False
+    )
     assert ordered.per_fold.tolist() == [1.0, 1.0]
-    swapped = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"))
+    swapped = singling_out(
+        enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"), shuffle=False
+    )
     assert swapped.per_fold.tolist() == [0.0, 0.0]
+    # drawn in random orders, each draw is one of the two cases: the mean lies between
+    drawn = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"),
+                         n_draws=20, seed=1)
+    assert set(drawn.per_fold.tolist()) <= {0.0, 1.0} and 0 < drawn.value < 1
 
 
-def test_fold_count_is_the_smallest_number_of_trial_embeddings():
-    # K = (4, 2, 3) -> F = 2 folds; embeddings at positions >= 2 always calibrate
+def test_folds_follow_the_largest_speaker_and_wrap_around():
+    # K = (4, 2, 3) -> F = 4 folds (not the smallest K): speaker s1 holds out rows 4, 5, 4, 5
     enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=4)
     keep = [0, 1, 2, 3, 4, 5, 8, 9, 10]  # s0: 4, s1: 2 (rows 4, 5), s2: 3 (rows 8-10)
-    result = singling_out(enrol, spk, trial[keep], [trial_spk[i] for i in keep])
-    assert result.folds == 2 and result.per_fold.shape == (2,)
+    result = singling_out(enrol, spk, trial[keep], [trial_spk[i] for i in keep], shuffle=False)
+    assert result.folds == 4 and result.per_fold.shape == (4,)
+
+
+def test_at_most_max_per_speaker_embeddings_are_used():
+    enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=12)
+    assert singling_out(enrol, spk, trial, trial_spk).folds == 10  # the paper's 10
+    assert singling_out(enrol, spk, trial, trial_spk, max_per_speaker=3).folds == 3
+    assert singling_out(enrol, spk, trial, trial_spk, max_per_speaker=None).folds == 12
+    draws = singling_out_draws(trial_spk, max_per_speaker=3, n_draws=2, seed=0)
+    assert [d.size for d in draws] == [9, 9]
+    labels = np.asarray(trial_spk)
+    for d in draws:  # three distinct rows of every speaker, speakers in sorted order
+        assert [np.unique(labels[d[i:i + 3]]).tolist() for i in (0, 3, 6)] == [
+            ["s0"], ["s1"], ["s2"]]
+        assert np.unique(d).size == 9
+    assert [d.tolist() for d in draws] == [
+        d.tolist() for d in singling_out_draws(trial_spk, max_per_speaker=3, n_draws=2, seed=0)
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -321,11 +405,19 @@ def test_singling_out_equals_the_loop_reference(n_speakers, ks, seed):
     )
     order = rng.permutation(len(trial_spk))  # interleave speakers: order within each is kept
     trial, trial_spk = trial[order], [trial_spk[i] for i in order]
-    result = singling_out(enrol, enrol_spk, trial, trial_spk)
+    result = singling_out(enrol, enrol_spk, trial, trial_spk, shuffle=False)
     value, per_fold = reference_singling_out(enrol, enrol_spk, trial, trial_spk)
-    assert result.folds == min(ks[:n_speakers])
+    assert result.folds == max(ks[:n_speakers])
     np.testing.assert_allclose(result.per_fold, per_fold, atol=1e-12)
     assert result.value == pytest.approx(value, abs=1e-12)
+    # with random draws: the mean of the reference over the drawn orders
+    drawn = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=seed % 1000)
+    rows = singling_out_draws(trial_spk, n_draws=3, seed=seed % 1000)
+    refs = [reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r])
+            for r in rows]
+    assert drawn.value == pytest.approx(
+        np.mean([v for _, pf in refs for v in pf]), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -349,6 +441,8 @@ def test_singling_out_chance(n, expected):
         "chance": result.chance,
         "n_speakers": n,
         "folds": 2,
+        "n_draws": 5,
+        "n_excluded_speakers": 0,
     }
 
 
@@ -364,8 +458,16 @@ def test_singling_out_chance_tends_to_one_over_e():
         assert 0 < v - math.exp(-1) < 1 / n
 
 
-def test_singling_out_needs_two_trial_embeddings_per_speaker():
-    with pytest.raises(VoxMetricsInputError, match=r"at least 2 trial embeddings.*'b' has 1"):
+def test_speakers_with_one_trial_embedding_are_left_out_and_counted():
+    # the paper excludes speakers with K < 2; c has one embedding
+    enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=3)
+    extra = np.vstack([trial, np.eye(trial.shape[1])[3]])
+    result = singling_out([*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra,
+                          [*trial_spk, "c"], shuffle=False)
+    without = singling_out(enrol, spk, trial, trial_spk, shuffle=False)
+    assert result.n_excluded_speakers == 1 and result.n_speakers == 3
+    assert result.value == without.value and result.to_dict()["n_excluded_speakers"] == 1
+    with pytest.raises(VoxMetricsInputError, match=r"at least 2 trial speakers.*'b'"):
         singling_out(np.eye(2), ["a", "b"], [[1, 0], [1, 0.1], [0, 1]], ["a", "a", "b"])
 
 
@@ -489,3 +591,135 @@ def test_singling_out_curve_at_full_n_equals_singling_out_and_random_tracks_chan
     np.testing.assert_array_equal(again.value, plain.value)
     with pytest.raises(VoxMetricsInputError, match="population sizes"):
         singling_out_curve(sets["plain"], n=[1, 5])
+
+
+# ---------------------------------------------------------------- EER vs N' and figure 1
+
+
+def _pools(scores, targets):
+    s = np.asarray(scores, dtype=float)
+    mated = s[np.arange(len(targets)), targets]
+    mask = np.ones(s.shape, bool)
+    mask[np.arange(len(targets)), targets] = False
+    return mated, s[mask]
+
+
+def test_eer_at_full_n_is_the_rocch_eer_of_the_pools():
+    rng = np.random.default_rng(2)
+    scores = rng.normal(size=(120, 15))
+    targets = rng.integers(0, 15, size=120)
+    scores[np.arange(120), targets] += 1.0
+    curve = eer_curve(scores, targets, n=[15])
+    assert curve.eer.tolist() == [eer_rocch(*_pools(scores, targets))]
+    assert curve.sd.tolist() == [0.0] and curve.one_minus_eer[0] == 1 - curve.eer[0]
+
+
+def test_eer_does_not_depend_on_the_draw_when_each_row_has_one_non_mated_value():
+    # every non-mated score of trial i equals c_i: any candidate subset gives the same pools
+    # up to multiplicity, and with equal counts per trial the ROCCH-EER is the same
+    rng = np.random.default_rng(4)
+    t, n = 40, 8
+    c = rng.normal(size=t)
+    scores = np.repeat(c[:, None], n, axis=1)
+    targets = rng.integers(0, n, size=t)
+    scores[np.arange(t), targets] = c + rng.normal(0.5, 1.0, size=t)
+    curve = eer_curve(scores, targets, n=[2, 4, 8], n_draws=3)
+    full = eer_rocch(*_pools(scores, targets))
+    np.testing.assert_allclose(curve.eer, full, atol=1e-12)
+    np.testing.assert_allclose(curve.sd, 0.0, atol=1e-12)
+
+
+def loop_eer_curve(scores, targets, n_prime, draws, seed):
+    """Independent sampler: per draw and trial, N'-1 other columns by rng.choice."""
+    rng = np.random.default_rng(seed)
+    s = np.asarray(scores, float)
+    out = []
+    for _ in range(draws):
+        tar, non = [], []
+        for row, m in zip(s, targets, strict=True):
+            others = np.delete(np.arange(s.shape[1]), m)
+            tar.append(row[m])
+            non.extend(row[rng.choice(others, size=n_prime - 1, replace=False)])
+        out.append(eer_rocch(tar, non))
+    return np.asarray(out)
+
+
+def test_eer_vs_n_agrees_with_an_independent_sampler():
+    rng = np.random.default_rng(6)
+    scores = rng.normal(size=(150, 30))
+    targets = rng.integers(0, 30, size=150)
+    scores[np.arange(150), targets] += 1.2
+    curve = eer_curve(scores, targets, n=[3, 10], n_draws=40, seed=1)
+    for n_prime, ours, sd in zip(curve.n, curve.eer, curve.sd, strict=True):
+        ref = loop_eer_curve(scores, targets, int(n_prime), 40, seed=9)
+        se = math.hypot(sd, ref.std()) / math.sqrt(40)
+        assert abs(ours - ref.mean()) <= 5 * se + 1e-9, (n_prime, ours, ref.mean())
+    again = eer_curve(scores, targets, n=[3, 10], n_draws=40, seed=1)
+    np.testing.assert_array_equal(again.eer, curve.eer)  # seeded
+
+
+def test_eer_curve_refuses_bad_n_and_draws():
+    with pytest.raises(VoxMetricsInputError, match="N' values"):
+        eer_curve([[1.0, 0.0]], [0], n=[3])
+    with pytest.raises(VoxMetricsInputError, match="n_draws"):
+        eer_curve([[1.0, 0.0]], [0], n_draws=0)
+
+
+def test_legal_evaluation_on_the_demo_follows_the_protocol():
+    from voxmetrics.synth import demo_study
+
+    es = demo_study().get("anon-mild").embeddings
+    ev = legal_evaluation(es, lengths=[1, 3, 30], n_draws=3)
+    assert ev.lengths == [1, 3]  # nobody has 30 trial utterances in the demo
+    assert ev.skipped[0][0] == 30 and "30" in ev.skipped[0][1]
+    one, three = ev.results
+    # L = 1 is the plain linkability curve of the split's score matrix
+    sm = es.score_matrix("eval")
+    plain = linkability_curve(sm.scores, sm.targets)
+    np.testing.assert_allclose(one.linkability.expected, plain.expected, atol=1e-12)
+    assert one.eer.eer[-1] == pytest.approx(eer_rocch(sm.tar, sm.non), abs=1e-12)
+    # averaging 3 utterances makes linkage easier and leaves a third of the trials
+    assert three.n_trials * 3 <= one.n_trials
+    assert three.linkability.expected[-1] > one.linkability.expected[-1]
+    assert one.singling_out is not None
+    d = json.loads(json.dumps(ev.to_dict()))
+    assert d["lengths"] == [1, 3] and d["skipped"][0]["length"] == 30
+    assert d["results"][0]["eer_vs_n"][-1][0] == sm.scores.shape[1]
+    with pytest.raises(VoxMetricsInputError, match="no conversation length"):
+        legal_evaluation(es, lengths=[500])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("floyd", [True, False])
+def test_other_candidates_are_uniform_subsets_of_the_others(monkeypatch, k, floyd):
+    # N = 5: every k-subset of the 4 others is equally likely, the own column never drawn
+    import voxmetrics.metrics.legal as legal
+
+    monkeypatch.setattr(legal, "_FLOYD_MAX", 64 if floyd else 0)
+    targets = np.full(6000, 2)
+    drawn = other_candidates(np.random.default_rng(11), targets, 5, k)
+    assert drawn.shape == (6000, k)
+    assert not (drawn == 2).any() and ((drawn >= 0) & (drawn < 5)).all()
+    assert all(len(set(r)) == k for r in drawn.tolist())
+    subsets = [tuple(sorted(r)) for r in drawn.tolist()]
+    expected = list(itertools.combinations([0, 1, 3, 4], k))
+    counts = np.array([subsets.count(c) for c in expected])
+    assert counts.sum() == 6000
+    p = 1 / len(expected)
+    sd = math.sqrt(6000 * p * (1 - p))
+    assert np.all(np.abs(counts - 6000 * p) <= 5 * sd), counts
+
+
+def test_other_candidates_refuses_too_many():
+    with pytest.raises(VoxMetricsInputError, match="cannot draw"):
+        other_candidates(np.random.default_rng(0), [0], 3, 3)
+
+
+def test_legal_evaluation_clips_the_sizes_to_the_data():
+    from voxmetrics.synth import demo_study
+
+    es = demo_study(n_speakers=8).get("anon-mild").embeddings
+    ev = legal_evaluation(es, lengths=[1], n=[2, 5, 1000], n_draws=2)
+    r = ev.results[0]
+    assert r.linkability.n.tolist() == [2, 5] == r.eer.n.tolist()
+    assert r.singling_out is not None and r.singling_out.n.tolist() == [2, 5]

@@ -21,10 +21,13 @@ from sklearn.linear_model import LogisticRegression
 
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.lid import (
+    LID_VARIANTS,
+    W_MAX,
     LIDCalibration,
     calibrate_lid,
     lid,
     lid_cross_calibrated,
+    resolve_lid_variant,
     row_znorm,
 )
 from voxmetrics.metrics.ranks import target_ranks
@@ -519,13 +522,87 @@ def test_only_balanced_weights_change_lid_values(demo, name):
     dev, ev = cond.dev, cond.eval
     metrics_cal = calibrate_lid(dev.scores, dev.targets)
     reference = calibrate_lid(dev.scores, dev.targets, class_weight="balanced", ddof=1)
-    assert (metrics_cal.variant, reference.variant) == ("metrics", "reference-code")
+    assert (metrics_cal.variant, reference.variant) == ("maximum-likelihood", "custom")
     a = lid(ev.scores, ev.targets, metrics_cal).lid
     b = lid(ev.scores, ev.targets, reference).lid
     assert np.max(np.abs(a - b)) > 1e-3
     # and that change is the change of w alone: LID depends on the calibration through w only
     w_only = LIDCalibration(w=reference.w, b=0.0, prior_log_odds=0.0, n_pairs=0, ddof=1)
     np.testing.assert_allclose(lid(ev.scores, ev.targets, w_only).lid, b, rtol=0, atol=1e-12)
+
+
+def reference_code_lid(dev_scores, dev_targets, eval_scores, eval_targets):
+    """The authors' LID, re-implemented from their description (never copied).
+
+    Row z-norm with the sample sd, scikit-learn LogisticRegression(class_weight="balanced")
+    with its default L2 penalty C = 1 on the (z, mated?) pairs, posterior = softmax of w z + b
+    over each eval row, LID = log2(N p_target).
+    """
+    def znorm(scores):
+        s = np.asarray(scores, dtype=np.float64)
+        return (s - s.mean(axis=1, keepdims=True)) / s.std(axis=1, ddof=1, keepdims=True)
+
+    zd = znorm(dev_scores)
+    y = np.zeros(zd.shape, dtype=int)
+    y[np.arange(zd.shape[0]), dev_targets] = 1
+    model = LogisticRegression(class_weight="balanced", C=1.0, tol=1e-12, max_iter=10000)
+    model.fit(zd.reshape(-1, 1), y.ravel())
+    w, b = float(model.coef_[0, 0]), float(model.intercept_[0])
+    s = np.asarray(eval_scores, dtype=np.float64)
+    ze = znorm(s)
+    p = softmax(w * ze + b, axis=1)[np.arange(s.shape[0]), eval_targets]
+    return w, b, np.log2(s.shape[1] * p)
+
+
+@pytest.mark.parametrize("name", CONDITIONS)
+def test_reference_code_variant_equals_the_authors_recipe(demo, name):
+    cond = demo.get(name)
+    dev, ev = cond.dev, cond.eval
+    cal = calibrate_lid(dev.scores, dev.targets, variant="reference-code")
+    assert (cal.class_weight, cal.ddof, cal.penalty_c) == ("balanced", 1, 1.0)
+    assert cal.converged and cal.variant == "reference-code"
+    assert cal.to_dict()["variant"] == "reference-code"
+    w, b, lid_ref = reference_code_lid(dev.scores, dev.targets, ev.scores, ev.targets)
+    assert cal.w == pytest.approx(w, rel=1e-6, abs=1e-6)
+    assert cal.b == pytest.approx(b, rel=1e-6, abs=1e-6)
+    np.testing.assert_allclose(lid(ev.scores, ev.targets, cal).lid, lid_ref, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["plain"])
+def test_the_penalty_changes_w_on_the_demo(demo, name):
+    # the unpenalised balanced fit is a different number: the penalty is what the issue found
+    dev = demo.get(name).dev
+    penalised = calibrate_lid(dev.scores, dev.targets, variant="reference-code")
+    unpenalised = calibrate_lid(dev.scores, dev.targets, class_weight="balanced", ddof=1)
+    assert unpenalised.variant == "custom"
+    assert abs(penalised.w - unpenalised.w) > 0.1
+    assert abs(penalised.w) < abs(unpenalised.w)  # an L2 penalty shrinks w
+
+
+def test_variant_names_and_alias():
+    assert resolve_lid_variant("metrics") == "maximum-likelihood"
+    assert set(LID_VARIANTS) == {"maximum-likelihood", "reference-code"}
+    scores, targets = shifted_normal(30, 6, 1.0)
+    old = calibrate_lid(scores, targets, variant="metrics")
+    new = calibrate_lid(scores, targets, variant="maximum-likelihood")
+    plain = calibrate_lid(scores, targets)
+    assert old == new == plain and new.variant == "maximum-likelihood"
+    with pytest.raises(VoxMetricsInputError, match="unknown LID variant"):
+        calibrate_lid(scores, targets, variant="sklearn")
+    with pytest.raises(VoxMetricsInputError, match="not both"):
+        calibrate_lid(scores, targets, variant="reference-code", ddof=1)
+    with pytest.raises(VoxMetricsInputError, match="penalty_c"):
+        calibrate_lid(scores, targets, penalty_c=0.0)
+
+
+def test_cross_calibration_takes_the_variant(demo):
+    ev = demo.get("anon-mild").eval
+    r = lid_cross_calibrated(ev.scores, ev.targets, ev.trial_speakers, k=3,
+                             variant="reference-code")
+    assert r.calibration.variant == "reference-code"
+    explicit = lid_cross_calibrated(ev.scores, ev.targets, ev.trial_speakers, k=3,
+                                    class_weight="balanced", ddof=1, penalty_c=1.0)
+    np.testing.assert_array_equal(r.lid, explicit.lid)
 
 
 # --------------------------------------------------------------------------------------------
@@ -575,6 +652,36 @@ def test_separable_dev_pools_warn_and_do_not_converge(scores, targets, sign):
     # on the dev matrix itself every trial is then (almost) certainly linked: LID ~ log2 N
     r = lid(scores, targets, cal)
     np.testing.assert_allclose(r.lid, math.log2(scores.shape[1]), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize(("scores", "targets", "sign"), SEPARABLE)
+def test_separable_dev_pools_give_the_stated_cap_in_any_precision(scores, targets, sign):
+    # the documented result: w = sign * W_MAX and the boundary w z + b = 0 in the middle of
+    # the gap between the pools, the same for float32 and float64 copies of the same scores
+    z, y = pairs(scores, np.array(targets))
+    mid = (z[y == 1].min() + z[y == 0].max()) / 2 if sign > 0 else (
+        z[y == 1].max() + z[y == 0].min()) / 2
+    results = []
+    for dtype in (np.float64, np.float32):
+        with pytest.warns(DegenerateDataWarning, match="middle of the gap"):
+            results.append(calibrate_lid(np.asarray(scores, dtype=dtype), targets))
+    for cal in results:
+        assert cal.w == sign * W_MAX and not cal.converged
+        assert -cal.b / cal.w == pytest.approx(mid, rel=1e-6, abs=1e-6)
+    assert results[0].w == results[1].w
+
+
+@pytest.mark.parametrize(("scores", "targets", "sign"), SEPARABLE)
+def test_separable_dev_pools_reference_code_is_finite_and_matches_sklearn(scores, targets, sign):
+    z, y = pairs(scores, np.array(targets), ddof=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        cal = calibrate_lid(scores, targets, variant="reference-code")
+    sk = LogisticRegression(class_weight="balanced", tol=1e-12, max_iter=10000)
+    sk.fit(z[:, None], y.astype(int))
+    assert cal.converged and sign * cal.w > 0
+    assert cal.w == pytest.approx(float(sk.coef_[0, 0]), rel=1e-6, abs=1e-6)
+    assert cal.b == pytest.approx(float(sk.intercept_[0]), rel=1e-6, abs=1e-6)
 
 
 def test_quasi_separated_dev_pools_do_not_converge():
@@ -700,3 +807,32 @@ def test_cross_calibration_warns_when_a_fold_does_not_converge():
     with pytest.warns(DegenerateDataWarning, match="did not converge in 4 of 4 folds"):
         r = lid_cross_calibrated(scores, targets, speakers, k=4)
     assert not r.calibration.converged and all(abs(w) <= 1e4 for w in r.fold_w)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(3, 12),
+    st.integers(3, 7),
+    st.floats(0.0, 3.0),
+    st.integers(0, 2**32 - 1),
+)
+def test_reference_code_fit_is_the_penalised_optimum(t, n, shift, seed):
+    # first-order optimality of sum_pairs c_y logloss(w z + b) + w^2 / 2 (scikit-learn's
+    # objective with C = 1, balanced c_y), and the penalty can only shrink |w|
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(t, n))
+    targets = rng.integers(0, n, size=t)
+    scores[np.arange(t), targets] += shift
+    cal = calibrate_lid(scores, targets, variant="reference-code")
+    z, y = pairs(scores, targets, ddof=1)
+    c = np.where(y == 1, y.size / (2 * y.sum()), y.size / (2 * (y.size - y.sum())))
+    p = expit(cal.w * z + cal.b)
+    grad_w = float(np.sum(c * (p - y) * z)) + cal.w
+    grad_b = float(np.sum(c * (p - y)))
+    assert cal.converged
+    assert abs(grad_w) <= 1e-7 * max(1.0, float(np.sum(c))) and abs(grad_b) <= 1e-7 * y.size
+    with warnings.catch_warnings():  # separable draws: the unpenalised fit warns, as it should
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        free = calibrate_lid(scores, targets, class_weight="balanced", ddof=1)
+    if free.converged:
+        assert abs(cal.w) <= abs(free.w) + 1e-9

@@ -396,16 +396,16 @@ def test_min_cllr_hand_values(tar, non, expected):
 @pytest.mark.parametrize(
     ("scores", "targets", "expected"),
     [
-        # the mated score ties a non-mated one: not linked
-        ([[0.5, 0.5]], [0], 0.0),
-        ([[0.5, 0.5]], [1], 0.0),
+        # the mated score ties a non-mated one: linked (the authors' code, >=)
+        ([[0.5, 0.5]], [0], 1.0),
+        ([[0.5, 0.5]], [1], 1.0),
         # ties among non-mated scores do not matter
         ([[0.9, 0.3, 0.3]], [0], 1.0),
-        # rows: tie (no), 0.9 > 0.2, 0.4 (yes), 0.7 < 0.8 (no), 0.3 > 0.1, 0.2 (yes) -> 2/4
+        # rows: tie (yes), 0.9 > 0.2, 0.4 (yes), 0.7 < 0.8 (no), 0.3 > 0.1, 0.2 (yes) -> 3/4
         (
             [[0.5, 0.5, 0.1], [0.2, 0.9, 0.4], [0.7, 0.6, 0.8], [0.1, 0.2, 0.3]],
             [0, 1, 0, 2],
-            0.5,
+            0.75,
         ),
     ],
 )

@@ -236,3 +236,45 @@ def test_builders_accept_the_singling_out_of_a_tiny_case():
                      ["a", "a", "b", "b"])  # fmt: skip
     fig = singling_out_figure({"x": r})
     assert fig.data[0].y == (1.0,) and fig.data[1].y == (0.5,)
+
+
+# ---------------------------------------------------------------- Vauquier et al. 2025, figure 1
+
+
+def test_legal_figure_has_metric_rows_and_length_columns(demo):
+    from voxmetrics.metrics.legal import legal_evaluation
+    from voxmetrics.plots.linkage import LEGAL_ROWS, legal_figure
+
+    evs = {
+        name: legal_evaluation(demo.get(name).embeddings, [1, 3, 30], n_draws=2)
+        for name in ("plain", "anon-mild")
+    }
+    fig = legal_figure(evs, attackers={"plain": "original", "anon-mild": "informed"})
+    titles = [a.text for a in fig.layout.annotations]
+    # 3 rows x 2 columns (L = 30 has no data in the demo, so no column)
+    assert titles == [f"{row}, L = {length}" for row in LEGAL_ROWS for length in (1, 3)]
+    curves = [t for t in fig.data if t.meta["kind"] == "curve"]
+    assert len(curves) == 2 * 2 * 3  # conditions x lengths x rows
+    chance = [t for t in fig.data if t.meta["kind"] == "chance"]
+    assert len(chance) == 2 * 3 and all(t.line.color == CHANCE_COLOR for t in chance)
+    # each condition keeps one colour everywhere, and the legend names the attacker
+    for name, attacker in (("plain", "original"), ("anon-mild", "informed")):
+        mine = [t for t in curves if t.meta["condition"] == name]
+        assert len({t.line.color for t in mine}) == 1
+        assert {t.name for t in mine} == {f"{name} ({attacker})"}
+        assert sum(t.showlegend for t in mine) == 1
+    # the plotted values are the library's: 1 - EER and the linkability expectation
+    r = evs["anon-mild"].results[0]
+    eer_trace = next(t for t in curves if t.meta == {"condition": "anon-mild", "kind": "curve",
+                                                     "row": "1 - EER", "L": 1})
+    np.testing.assert_allclose(eer_trace.y, 1 - r.eer.eer)
+    link = next(t for t in curves if t.meta["condition"] == "anon-mild"
+                and t.meta["row"] == "linkability" and t.meta["L"] == 1)
+    np.testing.assert_allclose(link.y, r.linkability.expected)
+    # chance rows: (1 - 1/N)^(N-1), 1/N', 0.5
+    by_row = {t.meta["row"]: t for t in chance[:3]}
+    x = np.asarray(by_row["Linkability"].x, float)
+    np.testing.assert_allclose(by_row["Linkability"].y, 1 / x)
+    np.testing.assert_allclose(by_row["1 - EER"].y, 0.5)
+    xs = np.asarray(by_row["Singling out"].x, float)
+    np.testing.assert_allclose(by_row["Singling out"].y, (1 - 1 / xs) ** (xs - 1))

@@ -119,15 +119,16 @@ def test_row_view_marks_a_lost_trial():
     assert fig.layout.yaxis.ticktext[1] == "trial 2 · rank 2"
 
 
-def test_row_view_puts_a_tie_against_the_attacker():
+def test_row_view_counts_a_tie_as_a_link_like_linkability():
     scores = [list(r) for r in PAPER_EXAMPLE_SCORES]
     scores[0][2] = 0.9  # trial 1: speaker 3 ties the own speaker
     v = threat_view(paper_matrix(scores, PAPER_EXAMPLE_TARGETS), w=PAPER_EXAMPLE_W)
     fig = row_view_figure(v)
     _, own, picks = fig.data
-    # the ring goes on the other speaker's 0.9, which is drawn apart from the own speaker's
-    assert picks.x[0] == 0.9 and picks.y[0] != own.y[0]
-    assert fig.layout.yaxis.ticktext[0] == "trial 1 · rank 2"
+    # the ring goes on the own speaker's 0.9 (the authors' linkability links a tie)
+    assert picks.x[0] == 0.9 and picks.y[0] == own.y[0]
+    assert fig.layout.yaxis.ticktext[0] == "trial 1 ✓"
+    assert v.ranks[0] == 2  # the rank still counts the tie against the attacker
 
 
 def test_row_view_samples_many_trials(scenario):

@@ -21,3 +21,42 @@ def test_overview_has_one_row_per_condition_and_matches_reports():
         assert np.isclose(row.chance_linkability, 1 / 10)
         json.loads(r.to_json())
     assert report_html(reports).count("<tr>") == len(study) + 1
+
+
+def test_the_study_setting_chooses_the_lid_variant_of_every_condition():
+    import dataclasses
+
+    from voxmetrics.data.study import StudySettings
+    from voxmetrics.metrics.lid import calibrate_lid
+    from voxmetrics.studyreport import build_study_report
+
+    study = dataclasses.replace(
+        demo_study(n_speakers=12),
+        settings=StudySettings(bootstrap=0, lid_variant="reference-code"),
+    )
+    d = build_study_report(study).to_dict()
+    assert d["settings"]["lid_variant"] == "reference-code"
+    for name, block in d["conditions"].items():
+        lid_block = block["lid"]
+        assert lid_block["variant"] == "reference-code"
+        dev = study.get(name).dev
+        expected = calibrate_lid(dev.scores, dev.targets, variant="reference-code")
+        assert lid_block["w"] == expected.w
+        assert block["sbls"]["attacker_trained_on"] == "anonymised"  # one default attacker
+
+
+def test_the_tie_rule_reaches_the_srd_ranks_and_the_linkability_curve():
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.report import evaluate
+
+    # trial t0 ties its own speaker with another one
+    sm = ScoreMatrix.from_arrays(
+        [[0.5, 0.5, 0.1], [0.9, 0.2, 0.1], [0.1, 0.8, 0.3]],
+        trial_ids=["t0", "t1", "t2"], trial_speakers=["a", "a", "b"],
+        enrol_speakers=["a", "b", "c"],
+    )
+    ref, att = evaluate(sm), evaluate(sm, ties="attacker")
+    assert ref.baseline.linkability == att.baseline.linkability == 1.0
+    assert ref.srd.ranks.tolist() == [2, 1, 1] and att.srd.ranks.tolist() == [1, 1, 1]
+    assert att.srd.stats.idr == att.baseline.linkability
+    assert ref.linkability_curve.to_list() == att.linkability_curve.to_list()

@@ -131,7 +131,22 @@ def test_a_tie_counts_against_the_attacker(row, rank):
     assert r.ranks.tolist() == [rank]
     assert r.histogram.tolist() == [int(k == rank) for k in (1, 2, 3)]
     assert r.stats.idr == (1.0 if rank == 1 else 0.0)
-    assert linkability([row], [0]) == r.stats.idr
+
+
+@pytest.mark.parametrize(
+    ("row", "rank"),
+    [
+        ([0.5, 0.4, 0.1], 1),
+        ([0.5, 0.5, 0.1], 1),  # one tie: the target takes the better rank
+        ([0.5, 0.5, 0.5], 1),
+        ([0.5, 0.6, 0.5], 2),  # one higher, one tie
+    ],
+)
+def test_ties_for_the_attacker_give_the_best_rank(row, rank):
+    r = srd([row], [0], ties="attacker")
+    assert r.ranks.tolist() == [rank]
+    # and the rank-1 rate is then the linkability (whose ties go to the true speaker)
+    assert linkability([row], [0]) == r.stats.idr == (1.0 if rank == 1 else 0.0)
 
 
 def test_worked_example_puts_every_trial_at_rank_1():
@@ -177,7 +192,19 @@ def matrices(draw):
 @given(st_=matrices())
 def test_idr_equals_linkability(st_):
     scores, targets = st_
-    assert srd(scores, targets).stats.idr == linkability(scores, targets)
+    assert srd(scores, targets, ties="attacker").stats.idr == linkability(scores, targets)
+    # against the attacker, a tie can only lower the rank-1 rate
+    assert srd(scores, targets).stats.idr <= linkability(scores, targets)
+
+
+@FAST
+@given(st_=matrices())
+def test_attacker_ranks_are_one_plus_the_strictly_higher(st_):
+    # slow reference: count by a loop
+    scores, targets = st_
+    expected = [1 + sum(s > row[m] for j, s in enumerate(row) if j != m)
+                for row, m in zip(scores, targets, strict=True)]
+    assert srd(scores, targets, ties="attacker").ranks.tolist() == expected
 
 
 @FAST

@@ -45,3 +45,13 @@ def test_dev_and_eval_must_have_disjoint_speakers():
 def test_unknown_attacker_is_refused():
     with pytest.raises(VoxMetricsInputError, match="attacker 'oracle' is unknown"):
         Condition("x", eval=_sm(), attacker="oracle")
+
+
+@pytest.mark.parametrize(
+    "attacker", ["original", "ignorant", "lazy-informed", "semi-informed", "informed"]
+)
+def test_every_attacker_label_of_both_taxonomies_is_accepted(attacker):
+    # Vauquier et al. 2025 add original and informed to the VoicePrivacy names
+    sm = ScoreMatrix.from_arrays([[1.0, 0.0], [0.0, 1.0]], trial_ids=["t1", "t2"],
+                                 trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    assert Condition("x", eval=sm, attacker=attacker).attacker == attacker

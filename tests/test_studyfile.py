@@ -73,7 +73,7 @@ def test_round_trip_of_the_demo_study_is_identical(demo, tmp_path):
     study = dataclasses.replace(
         demo.renamed("plain", "plain <b>&'x'"),
         name="my study",
-        settings=StudySettings(bootstrap=50, seed=3),
+        settings=StudySettings(bootstrap=50, seed=3, lid_variant="reference-code"),
     )
     path = save_study(study, tmp_path / "sub" / "s.vxm")
     assert path.exists()
@@ -266,7 +266,8 @@ def test_missing_file_is_a_clear_error(tmp_path):
 @pytest.mark.parametrize(
     "kwargs",
     [{"bootstrap": -1}, {"bootstrap": 1.5}, {"seed": -2}, {"cross_calibrate": 1},
-     {"cross_calibrate": True}, {"bootstrap": True}],
+     {"cross_calibrate": True}, {"bootstrap": True}, {"lid_variant": "sklearn"},
+     {"lid_variant": None}],
 )  # fmt: skip
 def test_invalid_settings_are_refused(kwargs):
     with pytest.raises(VoxMetricsInputError, match="setting"):
@@ -280,9 +281,27 @@ def test_settings_round_trip_through_dict():
         "bootstrap": 0,
         "seed": 9,
         "cross_calibrate": 4,
+        "lid_variant": "maximum-likelihood",
         "ties": "attacker",
     }
     # studies saved before the setting existed load with the default
     assert StudySettings.from_dict({"bootstrap": 0}).ties == "reference"
     with pytest.raises(VoxMetricsInputError, match="ties"):
         StudySettings(ties="optimistic")
+
+
+def test_lid_variant_setting_round_trips_and_reads_the_old_name(small_file):
+    s = StudySettings(lid_variant="reference-code")
+    assert StudySettings.from_dict(s.to_dict()) == s
+    assert s.evaluate_options()["lid_variant"] == "reference-code"
+    # "metrics" was the old name of the unpenalised fit: old files still load, renamed
+    assert StudySettings(lid_variant="metrics").lid_variant == "maximum-likelihood"
+
+    def old_name(m):
+        m["settings"] = {"bootstrap": 10, "lid_variant": "metrics"}
+
+    loaded = study_from_bytes(_with_manifest(small_file, old_name))
+    assert loaded.settings.lid_variant == "maximum-likelihood"
+    # files written before the setting existed load with the default
+    loaded = study_from_bytes(_with_manifest(small_file, lambda m: m.pop("settings", None)))
+    assert loaded.settings.lid_variant == "maximum-likelihood"

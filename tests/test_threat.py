@@ -117,7 +117,8 @@ def test_a_tie_counts_against_the_attacker():
     scores[0][1] = 0.9  # trial 1: speaker 2 now ties its own speaker
     v = threat_view(paper_matrix(scores, PAPER_EXAMPLE_TARGETS), w=PAPER_EXAMPLE_W)
     assert v.ranks.tolist() == [2, 1, 1, 1]
-    assert v.baseline.linkability == 0.75
+    # linkability follows the authors' code: the tie goes to the true speaker
+    assert v.baseline.linkability == 1.0
 
 
 # ---------------------------------------------------------------- validation
@@ -355,3 +356,13 @@ def test_callouts_without_lid_use_linkability_only(demo):
     assert len(c.reasons) == 1 and "linked" in c.reasons[0]
     assert "LID (bits)" not in c.worst_trials.columns
     assert np.all(np.diff(c.worst_trials["margin"].to_numpy()) <= 0)
+
+
+def test_linked_trials_are_the_linkability():
+    # a tie with the own speaker is a link, as linkability counts it; the rank still says 2
+    scores = [list(r) for r in PAPER_EXAMPLE_SCORES]
+    scores[0][1] = 0.9
+    v = threat_view(paper_matrix(scores, PAPER_EXAMPLE_TARGETS), w=PAPER_EXAMPLE_W)
+    assert v.linked.tolist() == [True, True, True, True]
+    assert v.linked.mean() == v.baseline.linkability
+    assert v.ranks.tolist() == [2, 1, 1, 1]

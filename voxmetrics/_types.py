@@ -13,7 +13,30 @@ Split = Literal["dev", "eval"]
 Role = Literal["enrol", "trial"]
 """Role of an utterance in an :class:`~voxmetrics.EmbeddingSet`."""
 
-Attacker = Literal["ignorant", "lazy-informed", "semi-informed"]
-"""Knowledge level of the attacker of a condition."""
+Attacker = Literal["original", "ignorant", "lazy-informed", "semi-informed", "informed"]
+"""Knowledge level of the attacker of a condition.
 
-ATTACKERS: tuple[Attacker, ...] = ("ignorant", "lazy-informed", "semi-informed")
+``original``: no anonymisation (the baseline row of Vauquier et al. 2025, figure 1);
+``ignorant``: the attacker's model and enrolment use original speech; ``lazy-informed``: the
+enrolment is anonymised with the same system but the model is not retrained (VoicePrivacy);
+``semi-informed``: in VoicePrivacy, a model retrained on speech anonymised by the same system;
+in Vauquier et al. 2025, a similar but not identical system; ``informed``: Vauquier et al.
+2025's attacker with the same system (VoicePrivacy's semi-informed). The labels are stored as
+given; older study files use the first three VoicePrivacy names and still load."""
+
+ATTACKERS: tuple[Attacker, ...] = (
+    "original",
+    "ignorant",
+    "lazy-informed",
+    "semi-informed",
+    "informed",
+)
+
+LIDVariant = Literal["maximum-likelihood", "reference-code"]
+"""LID calibration variant (see :data:`voxmetrics.metrics.lid.LID_VARIANTS`)."""
+
+LID_VARIANT_NAMES: tuple[LIDVariant, ...] = ("maximum-likelihood", "reference-code")
+"""The LID calibration variants; the first is the default."""
+
+LID_VARIANT_ALIASES: dict[str, LIDVariant] = {"metrics": "maximum-likelihood"}
+"""Old names still accepted (deprecated): "metrics" was the unpenalised fit."""

@@ -167,7 +167,7 @@ class ReportCard:
     conditions: tuple[str, ...]
     """Condition names, in row order."""
     cells: tuple[tuple[CardCell, ...], ...]
-    """cells[i][k]: condition i, metric k of :data:`REPORT_CARD_THRESHOLDS`."""
+    """``cells[i][k]``: condition i, metric k of :data:`REPORT_CARD_THRESHOLDS`."""
 
     @property
     def keys(self) -> list[str]:

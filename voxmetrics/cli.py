@@ -1,7 +1,9 @@
 """The command line: ``python -m voxmetrics COMMAND ...``.
 
 Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
-matrices, DeID, G_VD), ``sbls`` (soft-biometric leakage), ``report`` (the HTML / PDF / JSON / CSV
+matrices, DeID, G_VD), ``legal`` (singling out, linkability and 1 - EER against the number of
+speakers per conversation length, Vauquier et al. 2025), ``sbls`` (soft-biometric leakage),
+``report`` (the HTML / PDF / JSON / CSV
 report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study as score files and
 a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
 
@@ -25,6 +27,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from voxmetrics._types import ATTACKERS
 from voxmetrics._version import __version__
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import (
@@ -249,10 +252,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--lid-variant",
-        choices=["metrics", "reference-code"],
-        default="metrics",
-        help="LID calibration: metrics.md (population sd, unweighted; default) or the authors' "
-        "reference code (sample sd, balanced class weights)",
+        choices=["maximum-likelihood", "reference-code", "metrics"],
+        default="maximum-likelihood",
+        help="LID calibration: maximum-likelihood (population sd, unweighted, unpenalised; "
+        "default) or reference-code (the LID authors' public code: sample sd, balanced class "
+        "weights, L2 penalty C = 1; reproduces Šterns et al. 2025 Table 3, Table 4 and "
+        "Figure 4). 'metrics' is the deprecated old name of maximum-likelihood. Recorded as "
+        "lid.variant",
     )
     ev.add_argument(
         "--bootstrap",
@@ -269,7 +275,8 @@ def _parser() -> argparse.ArgumentParser:
         default="reference",
         help="tie rule of the pooled metrics: reference (each number as its reference code: "
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
-        "code) or attacker (every tie resolved for the attacker); default reference",
+        "code) or attacker (every tie resolved for the attacker); the SRD ranks follow it "
+        "(attacker: a tie gives the best rank); default reference",
     )
     ev.add_argument(
         "--by",
@@ -316,6 +323,52 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
     sim.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
+    leg = sub.add_parser(
+        "legal",
+        parents=[limit],
+        help="singling out, linkability and 1 - EER vs number of speakers per conversation length",
+        description=(
+            "The legally validated evaluation of Vauquier et al. 2025 (their figure 1) on one "
+            "split of an embedding set: for each conversation length L (trial utterances "
+            "averaged per speaker), singling out against the population size N, linkability "
+            "(exact expectation) and the ROCCH-EER of the pooled scores (mean over random "
+            "candidate draws) against the number N' of enrolled candidates. Lengths for which "
+            "no speaker has L trial utterances are skipped and listed. Prints one JSON object: "
+            "lengths, n_draws, results (per L: linkability_vs_n [[N', value]], eer_vs_n "
+            "[[N', eer, sd]], singling_out_vs_n [[N, value, sd]] or null), skipped."
+        ),
+    )
+    leg.add_argument("--embeddings", metavar="EMB", required=True, help="embeddings (NPZ/NPY)")
+    leg.add_argument("--metadata", metavar="META", help="metadata CSV of the embeddings")
+    leg.add_argument(
+        "--lengths",
+        default="1,3,30",
+        help="conversation lengths L, comma-separated (default 1,3,30 as the paper)",
+    )
+    leg.add_argument(
+        "--n",
+        metavar="N_LIST",
+        help="numbers of speakers, comma-separated (default 2, 5, 10, 20, 50, ... and all)",
+    )
+    leg.add_argument(
+        "--draws", type=int, default=5, help="random draws per point (default 5, as the paper)"
+    )
+    leg.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    leg.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
+    leg.add_argument(
+        "--label", default=None, help="name of the condition in the figure (default: EMB's name)"
+    )
+    leg.add_argument(
+        "--attacker",
+        choices=list(ATTACKERS),
+        default=None,
+        help="attacker of the condition, shown in the figure's legend",
+    )
+    leg.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
+    leg.add_argument(
+        "--html", metavar="OUT", help="write the figure as a self-contained HTML page"
+    )
+
     sb = sub.add_parser(
         "sbls",
         parents=[limit],
@@ -335,10 +388,11 @@ def _parser() -> argparse.ArgumentParser:
     sb_src.add_argument("--embeddings", metavar="EMB", help="anonymised embeddings")
     sb.add_argument(
         "--attacker",
-        choices=["original", "anonymised"],
-        default="original",
-        help="built-in attacker trained on original (needs --original) or anonymised dev "
-        "embeddings (default original)",
+        choices=["anonymised", "original"],
+        default="anonymised",
+        help="built-in attacker trained on the anonymised dev embeddings (informed; default, "
+        "as in the study report and the dashboard) or on original ones (ignorant; needs "
+        "--original). Recorded as attacker_trained_on",
     )
     sb.add_argument("--original", metavar="EMB_O", help="original embeddings (same metadata)")
     sb.add_argument("--split", choices=["eval", "dev"], default="eval", help="split attacked")
@@ -375,6 +429,11 @@ def _parser() -> argparse.ArgumentParser:
         help="bootstrap replicates of the intervals (default: the study's setting; 0 = none)",
     )
     rep.add_argument("--seed", type=int, help="seed of folds and bootstrap (default: the study's)")
+    rep.add_argument(
+        "--lid-variant",
+        choices=["maximum-likelihood", "reference-code", "metrics"],
+        help="LID calibration (default: the study's setting; see evaluate --help)",
+    )
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
     rep.add_argument(
         "--ties",
@@ -498,14 +557,12 @@ def _evaluate(args: argparse.Namespace) -> int:
                 dev_sm = dev_sm.with_attributes(table, where=where)
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
         raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
-    reference = args.lid_variant == "reference-code"
     report = evaluate(
         eval_sm,
         dev=dev_sm,
         name=Path(args.eval or args.embeddings).stem,
         cross_calibrate=None if dev_sm is not None else args.cross_calibrate,
-        lid_class_weight="balanced" if reference else None,
-        lid_ddof=1 if reference else 0,
+        lid_variant=args.lid_variant,
         bootstrap=args.bootstrap,
         seed=args.seed,
         embeddings=embeddings,
@@ -540,6 +597,46 @@ def _similarity(args: argparse.Namespace) -> int:
     print(text)
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
+def _int_list(text: str, option: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"{option} '{text}': give whole numbers separated by commas, e.g. 1,3,30."
+        ) from None
+    if not values:
+        raise VoxMetricsInputError(f"{option} is empty; give e.g. 1,3,30.")
+    return values
+
+
+def _legal(args: argparse.Namespace) -> int:
+    from voxmetrics.metrics.legal import legal_evaluation
+
+    _check_outputs([args.json, args.html])
+    lengths = _int_list(args.lengths, "--lengths")
+    n = _int_list(args.n, "--n") if args.n else None
+    if args.draws < 1:
+        raise VoxMetricsInputError("--draws must be >= 1.")
+    check_count("--draws", "draws", args.draws, "max_replicates")
+    es = _read_embeddings(args.embeddings, args.metadata)
+    result = legal_evaluation(
+        es, lengths, n=n, n_draws=args.draws, seed=args.seed, split=args.split
+    )
+    text = json.dumps(result.to_dict(), indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if args.html:
+        from voxmetrics.plots.linkage import legal_figure
+
+        label = args.label or Path(args.embeddings).stem
+        fig = legal_figure(
+            {label: result}, attackers={label: args.attacker} if args.attacker else None
+        )
+        Path(args.html).write_text(fig.to_html(include_plotlyjs=True), encoding="utf-8")
     return EXIT_OK
 
 
@@ -607,7 +704,12 @@ def _report(args: argparse.Namespace) -> int:
     study = load_study(args.study)
     overrides = {
         k: v
-        for k, v in (("bootstrap", args.bootstrap), ("seed", args.seed), ("ties", args.ties))
+        for k, v in (
+            ("bootstrap", args.bootstrap),
+            ("seed", args.seed),
+            ("lid_variant", args.lid_variant),
+            ("ties", args.ties),
+        )
         if v is not None
     }
     check_count("--bootstrap", "replicates", args.bootstrap or 0, "max_replicates")
@@ -724,6 +826,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             command = {
                 "evaluate": _evaluate,
                 "similarity": _similarity,
+                "legal": _legal,
                 "sbls": _sbls,
                 "report": _report,
                 "demo": _demo,

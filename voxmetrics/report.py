@@ -40,7 +40,13 @@ from voxmetrics.metrics.legal import (
     linkability_curve,
     singling_out_embeddings,
 )
-from voxmetrics.metrics.lid import ClassWeight, LIDResult, calibrate_lid, lid, lid_cross_calibrated
+from voxmetrics.metrics.lid import (
+    LIDResult,
+    calibrate_lid,
+    lid,
+    lid_cross_calibrated,
+    resolve_lid_variant,
+)
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
@@ -177,6 +183,8 @@ class ConditionReport:
         block: dict[str, Any] = {
             **self.lid.to_dict(),
             "calibration": self.lid.label,
+            "variant": self.lid.calibration.variant,
+            "converged": self.lid.calibration.converged,
             "n_degenerate": self.lid.n_degenerate,
         }
         if self.lid_intervals is not None:
@@ -226,8 +234,7 @@ def evaluate(
     name: str = "condition",
     attacker: str = "semi-informed",
     cross_calibrate: int | None = None,
-    lid_class_weight: ClassWeight = None,
-    lid_ddof: int = 0,
+    lid_variant: str = "maximum-likelihood",
     bootstrap: int = 0,
     seed: int = 0,
     progress: Progress | None = None,
@@ -256,9 +263,11 @@ def evaluate(
     cross_calibrate : int, optional
         Without ``dev``: calibrate LID by speaker-disjoint k-fold cross-calibration on eval
         with this k (labelled as such). Ignored when ``dev`` is given.
-    lid_class_weight, lid_ddof :
-        LID calibration options (None and 0 follow metrics.md; "balanced" and 1 the authors'
-        reference code).
+    lid_variant : {"maximum-likelihood", "reference-code"}
+        LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): unpenalised maximum
+        likelihood on population-sd z-scores (default), or the authors' public code
+        (sample sd, balanced, L2-penalised with C = 1), which reproduces
+        Šterns et al. 2025 Table 3, Table 4 and Figure 4. Recorded in the JSON as ``lid.variant``.
     bootstrap : int
         Replicates of the speaker-level bootstrap of the LID aggregates and of ZEBRA's D_ECE
         and log10 l (0 = none).
@@ -273,7 +282,9 @@ def evaluate(
     ties : {"reference", "attacker"}
         Tie rule of the pooled metrics: "reference" makes each number equal its reference
         implementation (EER: SpeechBrain; ROCCH-EER, min Cllr: BOSARIS / PYLLR; ZEBRA: the
-        ZEBRA code), "attacker" resolves every tie for the attacker.
+        ZEBRA code), "attacker" resolves every tie for the attacker. The SRD ranks and the
+        linkability curve follow it too (:func:`~voxmetrics.metrics.srd.srd`,
+        :func:`~voxmetrics.metrics.legal.linkability_curve`).
     by : str, optional
         A per-trial attribute (e.g. ``"sex"``): also evaluate each of its values on its own
         trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
@@ -311,8 +322,7 @@ def evaluate(
                 name=f"{name} [{by}={value}]",
                 attacker=attacker,
                 cross_calibrate=cross_calibrate,
-                lid_class_weight=lid_class_weight,
-                lid_ddof=lid_ddof,
+                lid_variant=lid_variant,
                 bootstrap=bootstrap,
                 seed=seed,
                 ties=ties,
@@ -334,8 +344,7 @@ def evaluate(
             full,
             dev=dev_full,
             cross_calibrate=cross_calibrate,
-            class_weight=lid_class_weight,
-            ddof=lid_ddof,
+            variant=lid_variant,
             seed=seed,
         )
     intervals = zebra_intervals = None
@@ -367,7 +376,7 @@ def evaluate(
             linkability=None if full is None else linkability(full.scores, full.targets),
             ties=ties,
         )
-    ranks = None if full is None else srd(full.scores, full.targets)
+    ranks = None if full is None else srd(full.scores, full.targets, ties=ties)
     used = TrialsUsed(
         n_pairs=eval.n_pairs,
         n_tar=pools.n_tar,
@@ -387,7 +396,9 @@ def evaluate(
         srd=ranks,
         srd_model=None if ranks is None else fit_beta_binomial(ranks.histogram, loss="CLL"),
         zebra=zebra_from_pools(pools, ties=ties),
-        linkability_curve=None if full is None else linkability_curve(full.scores, full.targets),
+        linkability_curve=(
+            None if full is None else linkability_curve(full.scores, full.targets, ties=ties)
+        ),
         singling_out=_singling_out(embeddings, split),
         lid=lid_result,
         lid_intervals=intervals,
@@ -403,16 +414,17 @@ def evaluate_lid(
     *,
     dev: ScoreMatrix | None = None,
     cross_calibrate: int | None = None,
-    class_weight: ClassWeight = None,
-    ddof: int = 0,
+    variant: str = "maximum-likelihood",
     seed: int = 0,
 ) -> LIDResult | None:
     """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
 
     The LID part of :func:`evaluate`, for callers that need only LID (the LID page).
+    ``variant`` is :func:`~voxmetrics.metrics.lid.calibrate_lid`'s.
     """
+    variant = resolve_lid_variant(variant)
     if dev is not None:
-        cal = calibrate_lid(dev.scores, dev.targets, class_weight=class_weight, ddof=ddof)
+        cal = calibrate_lid(dev.scores, dev.targets, variant=variant)
         return lid(eval.scores, eval.targets, cal)
     if cross_calibrate:
         return lid_cross_calibrated(
@@ -420,8 +432,7 @@ def evaluate_lid(
             eval.targets,
             eval.trial_speakers,
             k=cross_calibrate,
-            class_weight=class_weight,
-            ddof=ddof,
+            variant=variant,
             seed=seed,
         )
     return None
@@ -453,17 +464,21 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
 
 
 def evaluate_sbls(condition: Condition) -> SBLSResult | None:
-    """SBLS of a condition's eval embeddings under the informed built-in attacker (sbls.md 5).
+    """SBLS of a condition's eval embeddings under the default built-in attacker.
+
+    The attacker is :data:`~voxmetrics.metrics.sbls.DEFAULT_ATTACKER` (informed), the same as
+    the ``sbls`` command's and the dashboard page's default; the result names it
+    (``attacker_trained_on``).
 
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
     """
-    from voxmetrics.metrics.sbls import attribute_columns, sbls_embeddings
+    from voxmetrics.metrics.sbls import DEFAULT_ATTACKER, attribute_columns, sbls_embeddings
 
     es = condition.embeddings
     if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
         return None
-    return sbls_embeddings(es, attacker="anonymised")
+    return sbls_embeddings(es, attacker=DEFAULT_ATTACKER)
 
 
 def evaluate_study(

@@ -125,8 +125,13 @@ class ThreatView:
 
     @property
     def linked(self) -> NDArray[np.bool_]:
-        """Trials whose own speaker scores strictly highest in the row."""
-        return self.ranks == 1
+        """Trials whose own speaker scores at least as high as every other in the row.
+
+        A tie is a link, as in :func:`~voxmetrics.metrics.legal.linkability` (the authors'
+        code), so the mean of this is the view's linkability; :attr:`ranks` count a tie
+        against the attacker.
+        """
+        return target_ranks(self.matrix.scores, self.matrix.targets, ties="attacker") == 1
 
     def trial_frame(self) -> pd.DataFrame:
         """One row per trial: own and best other score, rank, linked, p(own), LID in bits."""

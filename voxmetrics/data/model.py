@@ -337,7 +337,8 @@ class ScoreMatrix:
 
         The matrix itself when complete. For a sparse trial list: the enrolled identities that
         are listed in at least one pair, and the trials listed against every one of them and
-        against their own speaker; None when no trial is. Attributes and the count of
+        against their own speaker; None when no trial is (or fewer than two identities are
+        listed). Attributes and the count of
         excluded trials are kept.
 
         Examples
@@ -353,7 +354,7 @@ class ScoreMatrix:
             return self
         cols = self.mask.any(axis=0)
         rows = self.mask[:, cols].all(axis=1) & self.target_listed  # own speaker among them
-        if not rows.any():
+        if not rows.any() or cols.sum() < 2:  # a 1-to-N search needs two identities
             return None
         sub = self.scores[np.ix_(rows, cols)]
         return ScoreMatrix(

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from voxmetrics._types import ATTACKERS, Attacker
+from voxmetrics._types import ATTACKERS, LID_VARIANT_ALIASES, LID_VARIANT_NAMES, Attacker
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -47,7 +47,8 @@ class Condition:
     dev: ScoreMatrix | None = None
     """Optional calibration matrix of disjoint speakers."""
     attacker: Attacker = "semi-informed"
-    """Knowledge level of the attacker: ignorant, lazy-informed or semi-informed."""
+    """Knowledge level of the attacker: original, ignorant, lazy-informed, semi-informed or
+    informed (:data:`voxmetrics._types.ATTACKERS`)."""
     embeddings: EmbeddingSet | None = None
     """Optional utterance embeddings the score matrices came from."""
     description: str = ""
@@ -119,8 +120,10 @@ class StudySettings:
 
     Examples
     --------
-    >>> StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
-    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'ties': 'reference'}
+    >>> options = StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
+    >>> options  # doctest: +NORMALIZE_WHITESPACE
+    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'lid_variant': 'maximum-likelihood',
+     'ties': 'reference'}
     """
 
     bootstrap: int = 200
@@ -130,6 +133,10 @@ class StudySettings:
     cross_calibrate: int | None = None
     """k of the speaker-disjoint cross-calibration of LID for conditions without a dev set
     (None = no LID for them)."""
+    lid_variant: str = "maximum-likelihood"
+    """LID calibration: "maximum-likelihood" or "reference-code" (the authors' public code,
+    which reproduces Šterns et al. 2025 Table 3, Table 4 and Figure 4); the old name
+    "metrics" is read as "maximum-likelihood"."""
     ties: str = "reference"
     """Tie rule of the pooled metrics: "reference" (each number as its reference code) or
     "attacker" (every tie resolved for the attacker, the conservative audit view)."""
@@ -152,6 +159,13 @@ class StudySettings:
                 f"setting 'cross_calibrate' is {k!r}; turn it off (None) or give a number "
                 "of folds of at least 2."
             )
+        variant = LID_VARIANT_ALIASES.get(self.lid_variant, self.lid_variant)
+        if variant not in LID_VARIANT_NAMES:
+            raise VoxMetricsInputError(
+                f"setting 'lid_variant' is {self.lid_variant!r}; use one of "
+                f"{', '.join(LID_VARIANT_NAMES)}."
+            )
+        object.__setattr__(self, "lid_variant", variant)  # old alias -> canonical name
 
     def evaluate_options(self) -> dict[str, Any]:
         """Keyword options of :func:`voxmetrics.report.evaluate_condition`."""
@@ -159,6 +173,7 @@ class StudySettings:
             "bootstrap": self.bootstrap,
             "seed": self.seed,
             "cross_calibrate": self.cross_calibrate,
+            "lid_variant": self.lid_variant,
             "ties": self.ties,
         }
 

@@ -1,8 +1,16 @@
-"""Legally validated linkage metrics (paper 001; metrics.md section 5)."""
+"""Legally validated linkage metrics (Vauquier et al. 2025).
+
+Ties. The authors' public evaluation code (v2) counts a linkage as successful when the true
+speaker's score is at least every other candidate's, so a tie goes to the true speaker; that is
+``ties="reference"`` (the default) and also what ``ties="attacker"`` gives. The paper's eq. 2
+(and an independent public reproduction) is strict: use the rank-1 rate of
+:func:`~voxmetrics.metrics.srd.srd` (IdR, ties against the attacker) for that reading.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -11,31 +19,40 @@ from scipy.special import gammaln
 from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
-from voxmetrics.metrics.ranks import target_ranks
+from voxmetrics.metrics.eer import eer_rocch
+from voxmetrics.metrics.pools import Ties, check_ties
+from voxmetrics.metrics.ranks import row_blocks, target_ranks
 
 __all__ = [
     "ConversationLengthCurve",
+    "EERCurve",
+    "LegalEvaluation",
+    "LegalLengthResult",
     "LinkabilityCurve",
     "SinglingOutCurve",
     "SinglingOutResult",
     "average_consecutive",
     "conversation_length_curve",
+    "eer_curve",
+    "legal_evaluation",
     "linkability",
     "linkability_curve",
     "linkability_grid",
+    "other_candidates",
     "singling_out",
     "singling_out_curve",
+    "singling_out_draws",
     "singling_out_embeddings",
     "speaker_profiles",
 ]
 
 
-def linkability(scores: ArrayLike, targets: ArrayLike) -> float:
-    """Fraction of trials whose mated score is strictly above every non-mated score.
+def linkability(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "reference") -> float:
+    """Fraction of trials whose mated score is at least every non-mated score.
 
-    Linkability = mean_i [s_i,m_i > max_{j != m_i} s_ij] (paper 001, eq. 2; metrics.md
-    section 5), i.e. the share of trials whose target has rank 1. A tie with a non-mated score
-    counts against the attacker. Chance level is 1/N.
+    Linkability = mean_i [s_i,m_i >= max_{j != m_i} s_ij] (Vauquier et al. 2025, eq. 2, as
+    their public code computes it). A tie with a non-mated score goes to
+    the true speaker under both conventions (module docstring). Chance level is 1/N.
 
     Parameters
     ----------
@@ -43,6 +60,8 @@ def linkability(scores: ArrayLike, targets: ArrayLike) -> float:
         Trial x enrolled-identity scores.
     targets : array_like of int, shape (T,)
         Column of each trial's own speaker.
+    ties : {"reference", "attacker"}
+        Tie convention; both give the tie to the true speaker here.
 
     Returns
     -------
@@ -51,10 +70,11 @@ def linkability(scores: ArrayLike, targets: ArrayLike) -> float:
 
     Examples
     --------
-    >>> linkability([[0.9, 0.8], [0.5, 0.5]], [0, 1])
-    0.5
+    >>> linkability([[0.9, 0.8], [0.5, 0.5], [0.2, 0.4]], [0, 1, 0])
+    0.6666666666666666
     """
-    return float((target_ranks(scores, targets) == 1).mean())
+    check_ties(ties)
+    return float((target_ranks(scores, targets, ties="attacker") == 1).mean())
 
 
 def linkability_grid(n_enrolled: int) -> NDArray[np.int64]:
@@ -121,10 +141,12 @@ def linkability_curve(
     n: ArrayLike | None = None,
     n_draws: int = 0,
     seed: int = 0,
+    ties: Ties = "reference",
 ) -> LinkabilityCurve:
     """Linkability against N' enrolled candidates, by exact expectation (metrics.md 5).
 
-    For trial i with b_i = #{j != m_i : s_ij >= s_i,m_i} (ties against the attacker), a random
+    For trial i with b_i = #{j != m_i : s_ij > s_i,m_i} (ties go to the true speaker, as in
+    :func:`linkability` under both ``ties`` conventions), a random
     candidate set of N' identities that contains the target links it with probability
     P_i = C(N-1-b_i, N'-1) / C(N-1, N'-1); the curve is mean_i P_i. No sampling is needed; with
     ``n_draws`` > 0 a sampled estimate (the paper's procedure: draw the N'-1 other candidates at
@@ -140,6 +162,8 @@ def linkability_curve(
         Random candidate sets per trial for the sampled estimate (0 = none).
     seed : int
         Seed of the draws.
+    ties : {"reference", "attacker"}
+        Tie convention (module docstring).
 
     Returns
     -------
@@ -158,7 +182,8 @@ def linkability_curve(
     if grid.size == 0 or grid.min() < 2 or grid.max() > n_enrolled:
         raise VoxMetricsInputError(f"N' values must lie in 2..{n_enrolled} (the enrolled count).")
     grid = np.unique(grid)
-    beaters = target_ranks(s, t) - 1
+    check_ties(ties)
+    beaters = target_ranks(s, t, ties="attacker") - 1
     values, counts = np.unique(beaters, return_counts=True)
     expected = np.array(
         [(counts * _prob_no_beater(values, n_enrolled, int(m))).sum() / t.size for m in grid]
@@ -209,18 +234,23 @@ def speaker_profiles(
 
 @dataclass(frozen=True)
 class SinglingOutResult:
-    """Singling out (predicate singling out, paper 001 eq. 2; metrics.md section 5)."""
+    """Singling out (predicate singling out, Vauquier et al. 2025 eq. 1)."""
 
     value: float
-    """Probability of isolation, mean over predicates and folds."""
+    """Probability of isolation, mean over draws, folds and predicates."""
     n_speakers: int
-    """N, the trial speakers (the population one entry each is drawn from)."""
+    """N, the trial speakers used (the population one entry each is drawn from)."""
     n_predicates: int
     """Enrolled speakers used as predicates."""
     folds: int
-    """F = min_s K_s: fold f holds out the f-th trial embedding of every speaker."""
+    """F = the largest number of utterances used for one speaker (at most
+    ``max_per_speaker``): fold f holds out utterance f mod K_s of every speaker s."""
     per_fold: NDArray[np.float64] = field(repr=False)
-    """Isolation rate of each fold."""
+    """Isolation rate of each (draw, fold), draw-major."""
+    n_draws: int = 1
+    """Random draws of the utterances used (the paper repeats its draws 5 times)."""
+    n_excluded_speakers: int = 0
+    """Trial speakers left out for having fewer than 2 trial embeddings."""
 
     @property
     def chance(self) -> float:
@@ -235,7 +265,48 @@ class SinglingOutResult:
             "chance": self.chance,
             "n_speakers": self.n_speakers,
             "folds": self.folds,
+            "n_draws": self.n_draws,
+            "n_excluded_speakers": self.n_excluded_speakers,
         }
+
+
+def singling_out_draws(
+    speakers: ArrayLike,
+    *,
+    max_per_speaker: int | None = 10,
+    n_draws: int = 5,
+    seed: int = 0,
+    shuffle: bool = True,
+) -> list[NDArray[np.int64]]:
+    """Which trial rows each draw of :func:`singling_out` uses, in order, per draw.
+
+    Speakers with fewer than 2 rows are left out. With ``shuffle`` each draw takes, for every
+    speaker (in sorted order), min(K_s, ``max_per_speaker``) of its rows in a random order
+    (``numpy.random.default_rng(seed)``; the paper draws 10 x L utterances at random and
+    repeats the draw); without it, one draw takes the first ones in file order.
+
+    Examples
+    --------
+    >>> [d.tolist() for d in singling_out_draws(list("abab"), shuffle=False)]
+    [[0, 2, 1, 3]]
+    """
+    spk = np.asarray(speakers).astype(str).ravel()
+    if max_per_speaker is not None and max_per_speaker < 2:
+        raise VoxMetricsInputError("`max_per_speaker` must be None or at least 2.")
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
+    rows_of = [np.flatnonzero(spk == label) for label in np.unique(spk)]
+    rows_of = [r for r in rows_of if r.size >= 2]
+    cap = max_per_speaker or max((r.size for r in rows_of), default=0)
+    if not shuffle:
+        return [np.concatenate([r[:cap] for r in rows_of]) if rows_of else np.zeros(0, int)]
+    rng = np.random.default_rng(seed)
+    return [
+        np.concatenate([rng.permutation(r)[:cap] for r in rows_of])
+        if rows_of
+        else np.zeros(0, int)
+        for _ in range(n_draws)
+    ]
 
 
 def singling_out(
@@ -243,16 +314,24 @@ def singling_out(
     enrol_speakers: ArrayLike,
     trial_embeddings: ArrayLike,
     trial_speakers: ArrayLike,
+    *,
+    max_per_speaker: int | None = 10,
+    n_draws: int = 5,
+    seed: int = 0,
+    shuffle: bool = True,
 ) -> SinglingOutResult:
-    """Singling out by threshold predicates on enrolment profiles (metrics.md section 5).
+    """Singling out by threshold predicates on enrolment profiles (Vauquier et al. 2025).
 
-    Predicates are the enrolled speakers' profiles. The population is the N trial speakers,
-    speaker s having K_s trial embeddings in the given order. Fold f = 0..F-1 (F = min K_s)
-    holds out the f-th embedding of every speaker; the others are the calibration set. For
-    predicate e (with K_e trial embeddings, M = K_e - 1) the threshold is the midpoint of the
-    M-th and (M+1)-th highest cosine scores of e's profile against the calibration embeddings,
-    so the predicate is true for M of them (a rate of about 1/N). Isolation succeeds when
-    exactly one held-out embedding scores strictly above the threshold, whoever it belongs to.
+    Predicates are the enrolled speakers' profiles. The population is the N trial speakers
+    with at least 2 trial embeddings (the others are left out and counted, as in the paper).
+    Each draw (:func:`singling_out_draws`) uses K_s = min(#embeddings, ``max_per_speaker``)
+    embeddings of speaker s, in a random order. Fold f = 0..F-1 (F = max K_s, 10 in the paper)
+    holds out embedding f mod K_s of every speaker; the others are the calibration set. For
+    predicate e (M = K_e - 1) the threshold is the midpoint of the M-th and (M+1)-th highest
+    cosine scores of e's profile against the calibration embeddings, so the predicate is true
+    for M of them (a rate of about 1/N). Isolation succeeds when exactly one held-out
+    embedding scores strictly above the threshold, whoever it belongs to. The value is the
+    mean over draws, folds and predicates.
 
     Parameters
     ----------
@@ -260,6 +339,14 @@ def singling_out(
     enrol_speakers : array_like of str, shape (U_e,)
     trial_embeddings : array_like, shape (U_t, d)
     trial_speakers : array_like of str, shape (U_t,)
+    max_per_speaker : int or None, default 10
+        Embeddings used per speaker and draw (the paper's 10; None = all).
+    n_draws : int, default 5
+        Random draws of the embeddings used (the paper's 5).
+    seed : int
+        Seed of the draws.
+    shuffle : bool, default True
+        False: one draw of the first embeddings of each speaker in file order (deterministic).
 
     Returns
     -------
@@ -280,15 +367,16 @@ def singling_out(
     if t_emb.ndim != 2 or t_emb.shape[0] != t_spk.size:
         raise VoxMetricsInputError("trial embeddings need one speaker label per row.")
     labels, profiles = speaker_profiles(enrol_embeddings, e_spk)
-    pop, inverse = np.unique(t_spk, return_inverse=True)
+    all_speakers, all_counts = np.unique(t_spk, return_counts=True)
+    n_excluded = int((all_counts < 2).sum())
+    pop = all_speakers[all_counts >= 2]
     if pop.size < 2:
-        raise VoxMetricsInputError("singling out needs at least 2 trial speakers.")
-    counts = np.bincount(inverse)
-    folds = int(counts.min())
-    if folds < 2:
+        few = all_speakers[all_counts < 2]
         raise VoxMetricsInputError(
-            f"singling out needs at least 2 trial embeddings per speaker (speaker "
-            f"'{pop[counts.argmin()]}' has {folds}): one is held out, the others calibrate."
+            f"singling out needs at least 2 trial speakers with at least 2 trial embeddings "
+            f"each (one is held out, the others calibrate); found {pop.size}"
+            + (f", and {few.size} with one only (e.g. '{few[0]}')" if few.size else "")
+            + "."
         )
     has_trials = np.isin(labels, pop)
     if not has_trials.any():
@@ -296,27 +384,41 @@ def singling_out(
             "no enrolled speaker has trial embeddings; predicates need K_e trial embeddings."
         )
     labels, profiles = labels[has_trials], profiles[has_trials]
-    m = counts[np.searchsorted(pop, labels)] - 1  # M = K_e - 1 per predicate
-    # position of each trial embedding within its speaker, in the given order
-    order = np.argsort(inverse, kind="stable")
-    position = np.empty(t_spk.size, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    position[order] = np.arange(t_spk.size) - np.repeat(starts, counts)
-    scores = profiles @ _unit(t_emb).T  # predicates x trial embeddings
-    per_fold = np.empty(folds)
+    scores_all = profiles @ _unit(t_emb).T  # predicates x trial embeddings
+    draws = singling_out_draws(
+        t_spk, max_per_speaker=max_per_speaker, n_draws=n_draws, seed=seed, shuffle=shuffle
+    )
+    per_fold: list[float] = []
+    folds = 0
     rows = np.arange(labels.size)
-    for f in range(folds):
-        held = position == f
-        cal = np.sort(scores[:, ~held], axis=1)[:, ::-1]  # descending per predicate
-        threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
-        above = (scores[:, held] > threshold[:, None]).sum(axis=1)
-        per_fold[f] = (above == 1).mean()
+    for chosen in draws:
+        spk = t_spk[chosen]
+        _, inverse, counts = np.unique(spk, return_inverse=True, return_counts=True)
+        m = counts[np.searchsorted(pop, labels)] - 1  # M = K_e - 1 per predicate
+        # position of each chosen embedding within its speaker, in the drawn order
+        order = np.argsort(inverse, kind="stable")
+        position = np.empty(spk.size, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        position[order] = np.arange(spk.size) - np.repeat(starts, counts)
+        scores = scores_all[:, chosen]
+        folds = int(counts.max())
+        for f in range(folds):
+            held = position == f % counts[inverse]  # one embedding of every speaker
+            # only the M-th and (M+1)-th highest are needed: partition, do not sort
+            kth = np.unique(np.concatenate([m - 1, m]))
+            cal = -np.partition(-scores[:, ~held], kth, axis=1)  # descending at kth
+            threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
+            above = (scores[:, held] > threshold[:, None]).sum(axis=1)
+            per_fold.append(float((above == 1).mean()))
+    values = np.asarray(per_fold)
     return SinglingOutResult(
-        value=float(per_fold.mean()),
+        value=float(values.mean()),
         n_speakers=int(pop.size),
         n_predicates=int(labels.size),
         folds=folds,
-        per_fold=per_fold,
+        per_fold=values,
+        n_draws=len(draws),
+        n_excluded_speakers=n_excluded,
     )
 
 
@@ -353,17 +455,23 @@ def average_consecutive(
 
 
 def singling_out_embeddings(
-    es: EmbeddingSet, *, split: str = "eval", system: str | None = None, length: int = 1
+    es: EmbeddingSet,
+    *,
+    split: str = "eval",
+    system: str | None = None,
+    length: int = 1,
+    **options: Any,
 ) -> SinglingOutResult:
     """:func:`singling_out` on one split of an EmbeddingSet, optionally with conversation length.
 
     Trial embeddings are taken in file order; with ``length`` L > 1 they are first averaged in
-    consecutive groups of L per speaker (:func:`average_consecutive`).
+    consecutive groups of L per speaker (:func:`average_consecutive`). ``options`` go to
+    :func:`singling_out` (``max_per_speaker``, ``n_draws``, ``seed``, ``shuffle``).
     """
     enrol, trial = es.roles(split, system=system)
     spk = es.meta["speaker"].to_numpy().astype(str)
     t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
-    return singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk)
+    return singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk, **options)
 
 
 @dataclass(frozen=True)
@@ -399,8 +507,12 @@ def conversation_length_curve(
     *,
     split: str = "eval",
     system: str | None = None,
+    seed: int = 0,
 ) -> ConversationLengthCurve:
-    """Linkability and singling out for several conversation lengths L on one split."""
+    """Linkability and singling out for several conversation lengths L on one split.
+
+    ``seed`` seeds the utterance draws of :func:`singling_out`.
+    """
     enrol, trial = es.roles(split, system=system)
     spk = es.meta["speaker"].to_numpy().astype(str)
     labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
@@ -413,7 +525,9 @@ def conversation_length_curve(
         scores = t_emb[enrolled] @ profiles.T
         link[k] = linkability(scores, np.searchsorted(labels, t_spk[enrolled]))
         try:
-            so[k] = singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk).value
+            so[k] = singling_out(
+                es.embeddings[enrol], spk[enrol], t_emb, t_spk, seed=seed
+            ).value
         except VoxMetricsInputError:
             pass  # fewer than 2 groups per speaker at this L: no held-out fold
     return ConversationLengthCurve(
@@ -452,12 +566,16 @@ def singling_out_curve(
     split: str = "eval",
     system: str | None = None,
     seed: int = 0,
+    length: int = 1,
+    clip: bool = False,
 ) -> SinglingOutCurve:
-    """Singling out on random populations of n speakers (paper 001: N from 20 to thousands).
+    """Singling out on random populations of n speakers (Vauquier et al. 2025, figure 1 row 1).
 
-    For each size n, ``n_draws`` random sets of n trial speakers that are also enrolled are
-    drawn; :func:`singling_out` runs on their trial embeddings with their enrolment profiles
-    as the predicates. At the full size there is one population.
+    The trial embeddings are first averaged in groups of ``length`` L per speaker
+    (:func:`average_consecutive`); speakers with fewer than 2 groups (2 L utterances) are left
+    out, as in the paper. For each size n, ``n_draws`` random sets of n remaining speakers that
+    are also enrolled are drawn; :func:`singling_out` runs on their trial embeddings with their
+    enrolment profiles as the predicates. At the full size there is one population.
 
     Parameters
     ----------
@@ -470,14 +588,27 @@ def singling_out_curve(
         Which utterances (as :meth:`EmbeddingSet.roles`).
     seed : int
         Seed of the draws.
+    length : int
+        Conversation length L.
+    clip : bool
+        Drop the sizes in ``n`` above the number of usable speakers (and use all of them
+        when none is left) instead of refusing them.
     """
     enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
     spk = es.meta["speaker"].to_numpy().astype(str)
-    speakers = np.intersect1d(spk[enrol], spk[trial])
+    t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
+    groups, counts = np.unique(t_spk, return_counts=True)
+    speakers = np.intersect1d(spk[enrol], groups[counts >= 2])
     if speakers.size < 2:
-        raise VoxMetricsInputError("singling out needs at least 2 speakers with both roles.")
+        raise VoxMetricsInputError(
+            f"singling out at L = {length} needs at least 2 enrolled speakers with 2 x L = "
+            f"{2 * length} trial embeddings each; found {speakers.size}."
+        )
     grid = linkability_grid(speakers.size) if n is None else np.unique(np.asarray(n, int))
-    if grid.min() < 2 or grid.max() > speakers.size:
+    if clip:
+        grid = grid[(grid >= 2) & (grid <= speakers.size)]
+        grid = grid if grid.size else np.asarray([speakers.size])
+    if grid.size == 0 or grid.min() < 2 or grid.max() > speakers.size:
         raise VoxMetricsInputError(f"population sizes must lie in 2..{speakers.size}.")
     if n_draws < 1:
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
@@ -489,11 +620,285 @@ def singling_out_curve(
         for _ in range(draws):
             chosen = rng.choice(speakers, size=int(size), replace=False)
             e_rows = enrol & np.isin(spk, chosen)
-            t_rows = trial & np.isin(spk, chosen)
+            t_rows = np.isin(t_spk, chosen)
             vals.append(
                 singling_out(
-                    es.embeddings[e_rows], spk[e_rows], es.embeddings[t_rows], spk[t_rows]
+                    es.embeddings[e_rows], spk[e_rows], t_emb[t_rows], t_spk[t_rows], seed=seed
                 ).value
             )
         values[g], sds[g] = float(np.mean(vals)), float(np.std(vals))
     return SinglingOutCurve(n=grid.astype(np.int64), value=values, sd=sds, n_draws=n_draws)
+
+
+@dataclass(frozen=True)
+class EERCurve:
+    """EER of the pooled scores against the number N' of enrolled candidates."""
+
+    n: NDArray[np.int64] = field(repr=False)
+    """The N' values, ascending, 2 <= N' <= N."""
+    eer: NDArray[np.float64] = field(repr=False)
+    """Mean over the draws of the ROCCH-EER with N' candidates per trial."""
+    sd: NDArray[np.float64] = field(repr=False)
+    """Standard deviation over the draws (0 at N' = N, which needs no draw)."""
+    n_draws: int
+    """Random candidate sets per trial and N'."""
+
+    @property
+    def one_minus_eer(self) -> NDArray[np.float64]:
+        """1 - EER, the quantity plotted by Vauquier et al. 2025 (chance 0.5)."""
+        return 1.0 - self.eer
+
+    def to_list(self) -> list[list[float]]:
+        """``[[n, eer, sd], ...]``."""
+        return [
+            [int(n), float(e), float(d)] for n, e, d in zip(self.n, self.eer, self.sd, strict=True)
+        ]
+
+
+_FLOYD_MAX = 64
+"""Up to this many candidates per trial are drawn by Floyd's algorithm, beyond by sorting."""
+
+
+def other_candidates(
+    rng: np.random.Generator, targets: ArrayLike, n_enrolled: int, k: int
+) -> NDArray[np.int64]:
+    """For each trial, k distinct enrolled columns other than its own, uniformly at random.
+
+    Every k-subset of the N - 1 other columns is equally likely. Small k use Floyd's
+    algorithm (k passes over the trials, no T x N array); larger k take the k smallest of
+    N - 1 uniform keys per trial.
+
+    Returns
+    -------
+    ndarray of int, shape (T, k)
+
+    Examples
+    --------
+    >>> c = other_candidates(np.random.default_rng(0), [0, 3], 4, 3)
+    >>> [sorted(r) for r in c.tolist()]
+    [[1, 2, 3], [0, 1, 2]]
+    """
+    t = np.asarray(targets, dtype=np.int64).ravel()
+    n = n_enrolled - 1
+    if not 0 <= k <= n:
+        raise VoxMetricsInputError(f"cannot draw {k} of the {n} other enrolled identities.")
+    if k <= _FLOYD_MAX:
+        chosen = np.empty((t.size, k), dtype=np.int64)
+        for i, j in enumerate(range(n - k, n)):
+            draw = rng.integers(0, j + 1, size=t.size)
+            taken = (chosen[:, :i] == draw[:, None]).any(axis=1)
+            chosen[:, i] = np.where(taken, j, draw)
+    else:
+        chosen = np.argpartition(rng.random((t.size, n)), k - 1, axis=1)[:, :k]
+    # index among the others -> enrolled column, skipping the trial's own
+    return chosen + (chosen >= t[:, None])
+
+
+def eer_curve(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    *,
+    n: ArrayLike | None = None,
+    n_draws: int = 5,
+    seed: int = 0,
+) -> EERCurve:
+    """EER against N' enrolled candidates (Vauquier et al. 2025, figure 1 row 3).
+
+    Definition: for each draw r and each trial i, C_i^r is a uniformly random set of N' - 1
+    enrolled identities other than the trial's own speaker. EER^r(N') is the ROCCH-EER
+    (:func:`~voxmetrics.metrics.eer.eer_rocch`, the paper's EER) of the pooled mated scores
+    {s_i,m_i} against the pooled non-mated scores {s_ij : j in C_i^r}; EER(N') is the mean over
+    the ``n_draws`` draws. At N' = N every identity is a candidate and no draw is needed. The
+    mated pool does not change with N' and the non-mated pool is a random subsample, so the EER
+    stays about constant: the point of the paper's figure.
+
+    Parameters
+    ----------
+    scores, targets : array_like
+        T x N matrix and target columns.
+    n : array_like of int, optional
+        N' values (2 <= N' <= N); default :func:`linkability_grid`.
+    n_draws : int
+        Draws per N' (the paper's 5).
+    seed : int
+        Seed of the draws.
+
+    Examples
+    --------
+    >>> S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    >>> c = eer_curve(S, [0, 0, 1, 2], n=[4])
+    >>> c.to_list()
+    [[4, 0.375, 0.0]]
+    """
+    s, t = check_matrix(scores, targets)
+    n_enrolled = s.shape[1]
+    grid = linkability_grid(n_enrolled) if n is None else np.asarray(n, dtype=np.int64).ravel()
+    if grid.size == 0 or grid.min() < 2 or grid.max() > n_enrolled:
+        raise VoxMetricsInputError(f"N' values must lie in 2..{n_enrolled} (the enrolled count).")
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
+    grid = np.unique(grid)
+    rows_all = np.arange(s.shape[0])
+    tar = s[rows_all, t]
+    rng = np.random.default_rng(seed)
+    means, sds = np.empty(grid.size), np.empty(grid.size)
+    for g, m in enumerate(grid):
+        if m == n_enrolled:
+            mask = np.ones(s.shape, dtype=bool)
+            mask[rows_all, t] = False
+            means[g], sds[g] = eer_rocch(tar, s[mask]), 0.0
+            continue
+        values = []
+        for _ in range(n_draws):
+            non = []
+            for rows in row_blocks(*s.shape):
+                picked = other_candidates(rng, t[rows], n_enrolled, int(m) - 1)
+                non.append(np.take_along_axis(s[rows], picked, axis=1).ravel())
+            values.append(eer_rocch(tar, np.concatenate(non)))
+        means[g], sds[g] = float(np.mean(values)), float(np.std(values))
+    return EERCurve(n=grid, eer=means, sd=sds, n_draws=int(n_draws))
+
+
+@dataclass(frozen=True)
+class LegalLengthResult:
+    """Vauquier et al. 2025's three curves at one conversation length L."""
+
+    length: int
+    """L: trial utterances averaged into one trial embedding."""
+    n_trials: int
+    """Averaged trial embeddings of enrolled speakers (the rows of the score matrix)."""
+    linkability: LinkabilityCurve
+    """Linkability against N' (exact expectation; figure 1 row 2)."""
+    eer: EERCurve
+    """EER against N' (row 3 plots 1 - EER)."""
+    singling_out: SinglingOutCurve | None
+    """Singling out against the population size N (row 1); None when fewer than 2 speakers
+    have 2 L trial utterances."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary of the three curves."""
+        so = self.singling_out
+        return {
+            "length": self.length,
+            "n_trials": self.n_trials,
+            "linkability_vs_n": self.linkability.to_list(),
+            "eer_vs_n": self.eer.to_list(),
+            "singling_out_vs_n": None
+            if so is None
+            else [
+                [int(a), float(b), float(c)] for a, b, c in zip(so.n, so.value, so.sd, strict=True)
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class LegalEvaluation:
+    """Vauquier et al. 2025's evaluation of one condition: figure 1, one column per L."""
+
+    results: tuple[LegalLengthResult, ...]
+    """One entry per conversation length that could be evaluated, ascending L."""
+    skipped: tuple[tuple[int, str], ...] = ()
+    """(L, why) for the lengths that could not (too few utterances per speaker)."""
+    n_draws: int = 5
+    """Random draws behind the sampled curves."""
+
+    @property
+    def lengths(self) -> list[int]:
+        """The evaluated L values."""
+        return [r.length for r in self.results]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the ``legal`` command."""
+        return {
+            "lengths": self.lengths,
+            "n_draws": self.n_draws,
+            "results": [r.to_dict() for r in self.results],
+            "skipped": [{"length": length, "reason": why} for length, why in self.skipped],
+        }
+
+
+def legal_evaluation(
+    es: EmbeddingSet,
+    lengths: ArrayLike = (1, 3, 30),
+    *,
+    n: ArrayLike | None = None,
+    n_draws: int = 5,
+    seed: int = 0,
+    split: str = "eval",
+    system: str | None = None,
+) -> LegalEvaluation:
+    """Singling out, linkability and EER against the number of speakers, for each L.
+
+    Vauquier et al. 2025's protocol (their figure 1): for each conversation length L the trial
+    embeddings are averaged in groups of L per speaker (:func:`average_consecutive`) and
+    scored against the enrolment profiles; linkability (:func:`linkability_curve`) and EER
+    (:func:`eer_curve`) are computed against the number N' of enrolled candidates and singling
+    out (:func:`singling_out_curve`) against the population size N. Lengths that leave no
+    trial are skipped and listed.
+
+    Parameters
+    ----------
+    es : EmbeddingSet
+    lengths : array_like of int
+        Conversation lengths L (the paper's 1, 3 and 30).
+    n : array_like of int, optional
+        N' and N values (each clipped to what the data allow); default
+        :func:`linkability_grid`.
+    n_draws : int
+        Random draws of candidates (EER) and of populations (singling out).
+    seed : int
+        Seed of every draw.
+    split, system :
+        Which utterances (as :meth:`EmbeddingSet.roles`).
+    """
+    ls = np.unique(np.asarray(lengths, dtype=np.int64).ravel())
+    if ls.size == 0 or ls.min() < 1:
+        raise VoxMetricsInputError("conversation lengths L must be integers >= 1.")
+    enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
+    spk = es.meta["speaker"].to_numpy().astype(str)
+    labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
+    grid = None if n is None else np.unique(np.asarray(n, dtype=np.int64).ravel())
+    results, skipped = [], []
+    for length in ls.tolist():
+        try:
+            t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
+        except VoxMetricsInputError as exc:
+            skipped.append((length, str(exc)))
+            continue
+        enrolled = np.isin(t_spk, labels)
+        if not enrolled.any():
+            skipped.append((length, "no trial speaker is enrolled."))
+            continue
+        scores = t_emb[enrolled] @ profiles.T
+        targets = np.searchsorted(labels, t_spk[enrolled])
+        n_link = None if grid is None else grid[(grid >= 2) & (grid <= labels.size)]
+        if n_link is not None and n_link.size == 0:
+            n_link = np.asarray([labels.size])
+        try:
+            so: SinglingOutCurve | None = singling_out_curve(
+                es,
+                None if grid is None else grid,
+                n_draws=n_draws,
+                split=split,
+                system=system,
+                seed=seed,
+                length=length,
+                clip=True,
+            )
+        except VoxMetricsInputError:
+            so = None  # fewer than 2 speakers with 2 L trial utterances
+        results.append(
+            LegalLengthResult(
+                length=length,
+                n_trials=int(enrolled.sum()),
+                linkability=linkability_curve(scores, targets, n=n_link),
+                eer=eer_curve(scores, targets, n=n_link, n_draws=n_draws, seed=seed),
+                singling_out=so,
+            )
+        )
+    if not results:
+        raise VoxMetricsInputError(
+            "no conversation length could be evaluated: "
+            + "; ".join(f"L = {length}: {why}" for length, why in skipped)
+        )
+    return LegalEvaluation(results=tuple(results), skipped=tuple(skipped), n_draws=n_draws)

@@ -1,8 +1,28 @@
-"""LID: Local Information Disclosure (paper 000; metrics.md section 2).
+"""LID: Local Information Disclosure (Šterns et al. 2025).
 
-Pipeline: row z-norm (population sd) -> logistic calibration learned on dev (w, b) ->
+Pipeline: row z-norm -> logistic calibration learned on dev (w, b) ->
 LLR_ij = w z_ij + b - ln(N_mated / N_non-mated) -> p_ij = softmax_j(LLR_ij) ->
 LID_i = log2(N p_i,m_i) bits -> outer aggregates (ALID, PDR, NDR, LID+, LID-, LIDmax).
+
+Two calibration variants (:data:`LID_VARIANTS`):
+
+``"maximum-likelihood"`` (default)
+    Population sd (ddof = 0), unweighted, unpenalised maximum likelihood. This reproduces the
+    worked example of Šterns et al. 2025 (section 5.2). The old name ``"metrics"`` is still
+    accepted as an alias (deprecated).
+``"reference-code"``
+    What the authors' public code does: sample sd (ddof = 1) and scikit-learn's
+    ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty (C = 1) on the
+    weight (the intercept is not penalised). It reproduces the paper's Table 3 (w, b), Table 4
+    (ALID, PDR, LID+, LID-, LIDmax) and Figure 4 (CCDF), which were computed with that code.
+    The maximum-likelihood variant reproduces the worked example of section 5.2 (0.900 bits
+    for the given w); on real data its w and LIDs differ from Table 3 and 4.
+
+With separable dev pools the unpenalised likelihood has no finite maximum: the
+maximum-likelihood variant then uses the stated cap w = ±:data:`W_MAX` with the decision
+boundary in the middle of the gap between the pools, flags the calibration as not converged and
+warns. The result depends only on the data, not on their float precision. The penalised
+reference-code fit always has a finite optimum.
 
 Everything that scales with the number of scores runs on row blocks
 (:func:`~voxmetrics.metrics.ranks.row_blocks`), so a 22,024 x 4,949 matrix needs a few blocks'
@@ -22,11 +42,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
 
+from voxmetrics._types import LID_VARIANT_ALIASES, LIDVariant
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.ranks import row_blocks, target_ranks
 
 __all__ = [
+    "LID_VARIANTS",
     "CalibrationCurve",
     "LIDCalibration",
     "LIDResult",
@@ -36,17 +58,42 @@ __all__ = [
     "lid_ccdf",
     "lid_cross_calibrated",
     "posterior",
+    "resolve_lid_variant",
     "row_znorm",
 ]
 
 ClassWeight = Literal["balanced"] | None
-Variant = Literal["metrics", "reference-code"]
+Variant = LIDVariant
+
+LID_VARIANTS: dict[str, tuple[ClassWeight, int, float | None]] = {
+    "maximum-likelihood": (None, 0, None),
+    "reference-code": ("balanced", 1, 1.0),
+}
+"""Calibration variant -> (class_weight, ddof, penalty_c) of :func:`calibrate_lid`."""
+
+_VARIANT_ALIASES = LID_VARIANT_ALIASES
 
 _LN2 = math.log(2.0)
 _WARM_START_PAIRS = 2_000_000
 W_MAX = 1e4
 """Cap on |w|: beyond it the fit is reported as not converged (separable dev pools)."""
 _WORKERS = max(1, min(8, os.cpu_count() or 1))
+
+
+def resolve_lid_variant(name: str) -> Variant:
+    """The canonical name of a LID calibration variant (accepts the old alias "metrics").
+
+    Examples
+    --------
+    >>> resolve_lid_variant("metrics"), resolve_lid_variant("reference-code")
+    ('maximum-likelihood', 'reference-code')
+    """
+    canonical = _VARIANT_ALIASES.get(name, name)
+    if canonical not in LID_VARIANTS:
+        raise VoxMetricsInputError(
+            f"unknown LID variant {name!r}; use one of {', '.join(LID_VARIANTS)}."
+        )
+    return canonical  # type: ignore[return-value]
 
 
 def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
@@ -118,10 +165,16 @@ class LIDCalibration:
     converged: bool = True
     """False when the maximum-likelihood fit did not converge (e.g. separable dev pools)."""
 
+    penalty_c: float | None = None
+    """Inverse strength C of the L2 penalty w^2 / (2 C) on w (None = unpenalised)."""
+
     @property
-    def variant(self) -> Variant:
-        """"reference-code" for sample sd with balanced weights, else "metrics"."""
-        return "reference-code" if self.class_weight == "balanced" else "metrics"
+    def variant(self) -> str:
+        """"maximum-likelihood", "reference-code" (see :data:`LID_VARIANTS`) or "custom"."""
+        for name, options in LID_VARIANTS.items():
+            if (self.class_weight, self.ddof, self.penalty_c) == options:
+                return name
+        return "custom"
 
     def to_dict(self) -> dict[str, float | int | str | bool | None]:
         """JSON-safe dictionary of the fields."""
@@ -134,6 +187,8 @@ class LIDCalibration:
             "ddof": self.ddof,
             "source": self.source,
             "converged": self.converged,
+            "penalty_c": self.penalty_c,
+            "variant": self.variant,
         }
 
 
@@ -142,11 +197,16 @@ def _fit_logistic(
     z_mated: NDArray[np.float64],
     *,
     class_weight: ClassWeight,
+    penalty_c: float | None = None,
     start: tuple[float, float] | None = None,
     max_iter: int = 100,
     tol: float = 1e-12,
 ) -> tuple[float, float, bool]:
-    """Unregularised univariate logistic regression by Newton's method with step halving.
+    """Univariate logistic regression by Newton's method with step halving.
+
+    Minimises sum_pairs c_y log-loss + w^2 / (2 C) (no penalty when ``penalty_c`` is None; the
+    intercept is never penalised), which is scikit-learn's ``LogisticRegression`` objective
+    divided by C.
 
     The data are all (trial, enrolled) pairs: ``z_blocks`` hold every z-score (rows x N per
     block) and ``z_mated`` the T mated ones (label 1); every other pair has label 0. Sums over
@@ -193,6 +253,10 @@ def _fit_logistic(
         h_ww = c0 * (s0[5] - m[6]) + c1 * m[6]
         h_wb = c0 * (s0[4] - m[5]) + c1 * m[5]
         h_bb = c0 * (s0[3] - m[4]) + c1 * m[4]
+        if penalty_c is not None:
+            nll += w * w / (2 * penalty_c)
+            g_w += w / penalty_c
+            h_ww += 1 / penalty_c
         return float(nll), np.array([g_w, g_b]), np.array([[h_ww, h_wb], [h_wb, h_bb]])
 
     w, b = start if start is not None else (0.0, math.log(n1 * c1 / (n0 * c0)))
@@ -225,7 +289,8 @@ def _fit_logistic(
 
 
 def _check_calibration_inputs(
-    scores: ArrayLike, targets: ArrayLike, ddof: int, class_weight: ClassWeight
+    scores: ArrayLike, targets: ArrayLike, ddof: int, class_weight: ClassWeight,
+    penalty_c: float | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     s, t = check_matrix(scores, targets)
     if ddof not in (0, 1):
@@ -234,22 +299,45 @@ def _check_calibration_inputs(
         raise VoxMetricsInputError(
             f'`class_weight` must be None or "balanced", got {class_weight!r}.'
         )
+    if penalty_c is not None and not (isinstance(penalty_c, (int, float)) and penalty_c > 0
+                                      and math.isfinite(penalty_c)):
+        raise VoxMetricsInputError(
+            f"`penalty_c` must be None (no penalty) or a finite C > 0, got {penalty_c!r}."
+        )
     return s, t
+
+
+def _variant_options(
+    variant: str | None, class_weight: ClassWeight, ddof: int, penalty_c: float | None
+) -> tuple[ClassWeight, int, float | None]:
+    """(class_weight, ddof, penalty_c) of a named variant, or the explicit options."""
+    if variant is None:
+        return class_weight, ddof, penalty_c
+    if (class_weight, ddof, penalty_c) != (None, 0, None):
+        raise VoxMetricsInputError(
+            "give either `variant` or the explicit `class_weight`, `ddof`, `penalty_c`, "
+            "not both."
+        )
+    return LID_VARIANTS[resolve_lid_variant(variant)]
 
 
 def calibrate_lid(
     scores: ArrayLike,
     targets: ArrayLike,
     *,
+    variant: str | None = None,
     class_weight: ClassWeight = None,
     ddof: int = 0,
+    penalty_c: float | None = None,
     source: str = "dev",
 ) -> LIDCalibration:
     """Learn LID's logistic calibration (w, b) on a dev score matrix (metrics.md 2, step 2).
 
     Univariate logistic regression of y_ij = [j = m_i] on the row z-scores z_ij over all
-    (trial, enrolled) pairs, maximum likelihood without regularisation (scikit-learn's
-    ``LogisticRegression(C=np.inf)``), fitted by Newton's method over row blocks.
+    (trial, enrolled) pairs, fitted by Newton's method over row blocks. By default it is the
+    unpenalised maximum likelihood (scikit-learn's ``LogisticRegression(C=np.inf)``);
+    ``variant="reference-code"`` is the authors' public code exactly: sample sd and
+    ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty, C = 1.
 
     Parameters
     ----------
@@ -257,10 +345,15 @@ def calibrate_lid(
         Dev scores.
     targets : array_like of int, shape (T,)
         Column of each dev trial's own speaker.
+    variant : {"maximum-likelihood", "reference-code"}, optional
+        A named preset of the three options below (:data:`LID_VARIANTS`); "metrics" is
+        accepted as the old name of "maximum-likelihood". Exclusive with the options.
     class_weight : {None, "balanced"}
-        None (default, metrics.md) or "balanced" (the authors' public code).
+        None (default) or "balanced" (each class weighs half of the fit).
     ddof : {0, 1}
         Row sd: 0 = population (default), 1 = sample (the authors' code).
+    penalty_c : float, optional
+        C of an L2 penalty w^2 / (2 C) on w (None = unpenalised, default).
     source : str
         Label of where the calibration was learned, carried into results.
 
@@ -271,10 +364,13 @@ def calibrate_lid(
     Warns
     -----
     DegenerateDataWarning
-        When the fit does not converge (typically: mated and non-mated z-scores are perfectly
-        separated, so the maximum-likelihood w is infinite) or rows are degenerate.
+        When an unpenalised fit has no finite optimum (typically: mated and non-mated z-scores
+        are perfectly separated) or rows are degenerate. With separated pools w is set to
+        ±:data:`W_MAX` and b puts the decision boundary w z + b = 0 in the middle of the gap
+        between the pools, whatever the float precision of the input.
     """
-    s, t = _check_calibration_inputs(scores, targets, ddof, class_weight)
+    class_weight, ddof, penalty_c = _variant_options(variant, class_weight, ddof, penalty_c)
+    s, t = _check_calibration_inputs(scores, targets, ddof, class_weight, penalty_c)
     z_blocks, mated = [], []
     n_degenerate = 0
     non_min, non_max = np.inf, -np.inf
@@ -305,31 +401,32 @@ def calibrate_lid(
         )
     z_mated = np.concatenate(mated)
     # (quasi-)complete separation of the pools: the likelihood has no finite maximum
-    separated = z_mated.min() >= non_max or z_mated.max() <= non_min
-    start = None
-    n_pairs = sum(z.size for z in z_blocks)
-    if n_pairs > _WARM_START_PAIRS:
-        # Newton converges quadratically near the optimum: fit every k-th trial first, then
-        # finish on all pairs (the result is the full-data maximum likelihood either way)
-        k = math.ceil(n_pairs / _WARM_START_PAIRS)
-        sub_z = [z[::k] for z in z_blocks]
-        sub_mated = np.concatenate([m[::k] for m in mated])
-        w0, b0, ok = _fit_logistic(sub_z, sub_mated, class_weight=class_weight, tol=1e-6)
-        start = (w0, b0) if ok else None
-    w, b, converged = _fit_logistic(z_blocks, z_mated, class_weight=class_weight, start=start)
+    separated = penalty_c is None and (
+        z_mated.min() >= non_max or z_mated.max() <= non_min
+    )
     if separated:
-        converged = False
+        # where Newton's method would stop on the way to |w| = infinity depends on rounding
+        # (float32 and float64 copies of the same data stopped at w = 24 and w = 1e4): use the
+        # stated cap and the boundary in the middle of the gap instead
+        above = z_mated.min() >= non_max
+        w = W_MAX if above else -W_MAX
+        gap_mid = (z_mated.min() + non_max) / 2 if above else (z_mated.max() + non_min) / 2
+        b, converged = -w * float(gap_mid), False
+    else:
+        w, b, converged = _fit(z_blocks, mated, z_mated, class_weight, penalty_c)
     if not converged:
         why = (
             "the dev mated and non-mated z-scores are perfectly separated, so the "
-            "maximum-likelihood w is infinite"
+            f"maximum-likelihood w is infinite; the cap w = {w:.4g} is used with the "
+            "decision boundary in the middle of the gap"
             if separated
-            else "Newton's method found no finite optimum"
+            else f"Newton's method found no finite optimum; w = {w:.4g} is used (|w| is capped "
+            f"at {W_MAX:g})"
         )
         warnings.warn(
-            f"the LID calibration did not converge: {why}; w = {w:.4g} is used (|w| is capped "
-            f"at {W_MAX:g}), so LIDs are close to their extreme values. Use a dev set with "
-            "overlapping pools.",
+            f"the LID calibration did not converge: {why}, so LIDs are close to their extreme "
+            'values. Use a dev set with overlapping pools or the penalised "reference-code" '
+            "variant.",
             DegenerateDataWarning,
             stacklevel=2,
         )
@@ -343,6 +440,31 @@ def calibrate_lid(
         ddof=ddof,
         source=source,
         converged=converged,
+        penalty_c=penalty_c,
+    )
+
+
+def _fit(
+    z_blocks: list[NDArray[np.floating]],
+    mated: list[NDArray[np.float64]],
+    z_mated: NDArray[np.float64],
+    class_weight: ClassWeight,
+    penalty_c: float | None,
+) -> tuple[float, float, bool]:
+    start = None
+    n_pairs = sum(z.size for z in z_blocks)
+    if n_pairs > _WARM_START_PAIRS:
+        # Newton converges quadratically near the optimum: fit every k-th trial first, then
+        # finish on all pairs (the result is the full-data optimum either way)
+        k = math.ceil(n_pairs / _WARM_START_PAIRS)
+        sub_z = [z[::k] for z in z_blocks]
+        sub_mated = np.concatenate([m[::k] for m in mated])
+        w0, b0, ok = _fit_logistic(
+            sub_z, sub_mated, class_weight=class_weight, penalty_c=penalty_c, tol=1e-6
+        )
+        start = (w0, b0) if ok else None
+    return _fit_logistic(
+        z_blocks, z_mated, class_weight=class_weight, penalty_c=penalty_c, start=start
     )
 
 
@@ -516,8 +638,10 @@ def lid_cross_calibrated(
     speakers: ArrayLike,
     *,
     k: int = 5,
+    variant: str | None = None,
     class_weight: ClassWeight = None,
     ddof: int = 0,
+    penalty_c: float | None = None,
     seed: int = 0,
 ) -> LIDResult:
     """LID without a dev set: speaker-disjoint k-fold cross-calibration on eval.
@@ -535,11 +659,12 @@ def lid_cross_calibrated(
         Speaker of each trial (folds never split a speaker).
     k : int, default 5
         Number of folds (at most the number of speakers, at least 2).
-    class_weight, ddof : see :func:`calibrate_lid`.
+    variant, class_weight, ddof, penalty_c : see :func:`calibrate_lid`.
     seed : int
         Seed of the fold assignment.
     """
-    s, t = _check_calibration_inputs(scores, targets, ddof, class_weight)
+    class_weight, ddof, penalty_c = _variant_options(variant, class_weight, ddof, penalty_c)
+    s, t = _check_calibration_inputs(scores, targets, ddof, class_weight, penalty_c)
     spk = np.asarray(speakers).astype(str)
     if spk.shape != (s.shape[0],):
         raise VoxMetricsInputError("`speakers` needs one speaker label per trial.")
@@ -561,7 +686,12 @@ def lid_cross_calibrated(
         for f in range(k):
             held = fold == f
             cal = calibrate_lid(
-                s[~held], t[~held], class_weight=class_weight, ddof=ddof, source=label
+                s[~held],
+                t[~held],
+                class_weight=class_weight,
+                ddof=ddof,
+                penalty_c=penalty_c,
+                source=label,
             )
             cals.append(cal)
             lid_values[held], p[held], d = _lid_rows(
@@ -592,6 +722,7 @@ def lid_cross_calibrated(
         ddof=ddof,
         source=label,
         converged=all(c.converged for c in cals),
+        penalty_c=penalty_c,
     )
     return LIDResult(
         lid=_ro(lid_values),

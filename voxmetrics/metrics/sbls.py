@@ -27,6 +27,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
 __all__ = [
+    "DEFAULT_ATTACKER",
     "DEFAULT_LAMBDA",
     "DEFAULT_MIN_GROUP_SIZE",
     "DEFAULT_WEIGHTS",
@@ -46,6 +47,12 @@ DEFAULT_LAMBDA = 0.7
 """Weight of the worst case in P_subgroup (the authors' value)."""
 DEFAULT_MIN_GROUP_SIZE = 30
 """Smallest subgroup used (the paper's value is not recoverable)."""
+DEFAULT_ATTACKER: Literal["original", "anonymised"] = "anonymised"
+"""The built-in attacker used by default everywhere (library, ``sbls`` command, dashboard page,
+study report): trained on the anonymised dev embeddings of the condition itself, an informed
+attacker. It needs no original speech, so every condition with embeddings gets the same
+attacker, and it is the conservative (worst-case) view. The ignorant attacker trained on
+original speech stays available as ``"original"``."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,9 @@ class SBLSResult:
     """Smallest subgroup used."""
     attacker: str = "uploaded predictions"
     """Who produced the predictions."""
+    trained_on: str | None = None
+    """Built-in attacker: "anonymised" (informed) or "original" (ignorant) dev embeddings;
+    None for uploaded predictions."""
 
     @property
     def skipped(self) -> tuple[SubgroupRow, ...]:
@@ -145,6 +155,7 @@ class SBLSResult:
             "p_assoc": self.p_assoc,
             "p_subgroup": self.p_subgroup,
             "attacker": self.attacker,
+            "attacker_trained_on": self.trained_on,
             "weights": list(self.weights),
             "lambda": self.subgroup_lambda,
             "min_group_size": self.min_group_size,
@@ -283,6 +294,7 @@ def sbls(
     subgroup_lambda: float = DEFAULT_LAMBDA,
     min_group_size: int = DEFAULT_MIN_GROUP_SIZE,
     attacker: str = "uploaded predictions",
+    trained_on: str | None = None,
 ) -> SBLSResult:
     """Soft Biometric Leakage Score of an attacker's predictions (sbls.md).
 
@@ -300,6 +312,8 @@ def sbls(
         Subgroups with fewer utterances are skipped and listed, default 30.
     attacker : str
         Label of the attacker, carried into the result.
+    trained_on : {"anonymised", "original"}, optional
+        What the built-in attacker was trained on (None for uploaded predictions).
 
     Returns
     -------
@@ -409,6 +423,7 @@ def sbls(
         subgroup_lambda=float(subgroup_lambda),
         min_group_size=int(min_group_size),
         attacker=attacker,
+        trained_on=trained_on,
     )
 
 
@@ -493,16 +508,17 @@ def sbls_embeddings(
     anonymised: EmbeddingSet,
     *,
     original: EmbeddingSet | None = None,
-    attacker: Literal["original", "anonymised"] = "original",
+    attacker: Literal["original", "anonymised"] = DEFAULT_ATTACKER,
     attributes: Sequence[str] | None = None,
     split: str = "eval",
     **options: Any,
 ) -> SBLSResult:
     """SBLS of an anonymised EmbeddingSet under the built-in attacker (sbls.md section 5).
 
-    The attacker is trained on the dev split of the ``original`` embeddings (``attacker=
-    "original"``, an ignorant attacker) or of the anonymised ones (``"anonymised"``, informed)
-    and attacks every utterance of ``split`` of the anonymised set. ``options`` go to
+    The attacker is trained on the dev split of the anonymised embeddings themselves
+    (``attacker="anonymised"``, an informed attacker; the default everywhere,
+    :data:`DEFAULT_ATTACKER`) or of the ``original`` ones (``"original"``, ignorant) and
+    attacks every utterance of ``split`` of the anonymised set. ``options`` go to
     :func:`sbls` (weights, subgroup_lambda, min_group_size).
     """
     if attacker not in ("original", "anonymised"):
@@ -543,5 +559,6 @@ def sbls_embeddings(
         {a: anonymised.meta[a].to_numpy()[test] for a in names},
         predictions,
         attacker=label,
+        trained_on=attacker,
         **options,
     )

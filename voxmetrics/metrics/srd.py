@@ -24,6 +24,7 @@ from scipy.special import betaln, gammaln
 
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.pools import Ties
 from voxmetrics.metrics.ranks import target_ranks
 
 __all__ = [
@@ -169,13 +170,18 @@ class SRDResult:
         return self.stats.to_dict()
 
 
-def srd(scores: ArrayLike, targets: ArrayLike) -> SRDResult:
+def srd(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "reference") -> SRDResult:
     """Target ranks, their histogram and the disclosure statistics of a score matrix.
 
     Parameters
     ----------
     scores : array_like, shape (T, N)
     targets : array_like of int, shape (T,)
+    ties : {"reference", "attacker"}
+        Tie convention of the ranks (:func:`~voxmetrics.metrics.ranks.target_ranks`):
+        "reference" gives a tied target the worst rank (no public implementation states one),
+        "attacker" the best, so that IdR then equals the linkability of
+        :func:`~voxmetrics.metrics.legal.linkability`.
 
     Returns
     -------
@@ -191,7 +197,7 @@ def srd(scores: ArrayLike, targets: ArrayLike) -> SRDResult:
     ([4, 0, 0, 0], 2.0, 1.0)
     """
     s, t = check_matrix(scores, targets)
-    ranks = target_ranks(s, t)
+    ranks = target_ranks(s, t, ties=ties)
     hist = rank_histogram(ranks, s.shape[1])
     return SRDResult(ranks=_ro(ranks), histogram=_ro(hist), stats=srd_stats(hist))
 

@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
+    LegalEvaluation,
     LinkabilityCurve,
     SinglingOutCurve,
     SinglingOutResult,
@@ -32,6 +33,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "condition_colors",
     "conversation_length_figure",
+    "legal_figure",
     "linkability_vs_n_figure",
     "linkage_table",
     "mean_score_figure",
@@ -171,7 +173,7 @@ def linkability_vs_n_figure(
         chance=lambda n: 1.0 / n,
         chance_name="chance 1/N'",
         x_title="N', enrolled speakers the attacker searches among (log scale)",
-        y_title="Linkability (own speaker strictly first)",
+        y_title="Linkability (own speaker first; a tie is a link)",
     )
     fig.update_layout(**base_layout(title={"text": title}, height=480))
     return fig
@@ -740,3 +742,113 @@ def linkage_table(
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     df["n_speakers"] = df["n_speakers"].astype("Int64")
     return df.rename(columns=TABLE_COLUMNS)
+
+
+# ---------------------------------------------------------------- Vauquier et al. 2025, figure 1
+
+LEGAL_ROWS = ("Singling out", "Linkability", "1 - EER")
+"""Rows of :func:`legal_figure`, top to bottom, as in the paper."""
+
+
+def legal_figure(
+    evaluations: Mapping[str, LegalEvaluation],
+    *,
+    attackers: Mapping[str, str] | None = None,
+    colors: Mapping[str, str] | None = None,
+    title: str = "Singling out, linkability and 1 - EER vs number of speakers",
+) -> go.Figure:
+    """Vauquier et al. 2025, figure 1: metric rows x conversation-length columns.
+
+    Rows: singling out against the population size N, linkability and 1 - EER against the
+    number N' of enrolled candidates. One column per conversation length L found in any
+    evaluation; one curve per condition (legend: condition and attacker), the same colour in
+    every panel; chance in dashed grey: (1 - 1/N)^(N-1), 1/N' and 0.5. A condition without a
+    curve in a panel (too few utterances at that L) is simply absent there.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> from voxmetrics.metrics.legal import legal_evaluation
+    >>> ev = legal_evaluation(demo_study(n_speakers=8).get("plain").embeddings, [1, 2],
+    ...                       n_draws=1)
+    >>> fig = legal_figure({"plain": ev}, attackers={"plain": "original"})
+    >>> sorted({t.meta["kind"] for t in fig.data}), len(fig.layout.annotations)
+    (['chance', 'curve'], 6)
+    """
+    names = list(evaluations)
+    palette = _colors(names, colors)
+    lengths = sorted({length for ev in evaluations.values() for length in ev.lengths})
+    if not lengths:
+        lengths = [1]
+    fig = make_subplots(
+        rows=3,
+        cols=len(lengths),
+        shared_yaxes=True,
+        vertical_spacing=0.09,
+        horizontal_spacing=0.04,
+        subplot_titles=[f"{row}, L = {length}" for row in LEGAL_ROWS for length in lengths],
+    )
+    tops = {length: 2 for length in lengths}
+    for name in names:
+        label = name if not attackers or name not in attackers else f"{name} ({attackers[name]})"
+        for r in evaluations[name].results:
+            col = lengths.index(r.length) + 1
+            curves = []
+            if r.singling_out is not None:
+                curves.append((1, r.singling_out.n, r.singling_out.value, "singling out"))
+            curves.append((2, r.linkability.n, r.linkability.expected, "linkability"))
+            curves.append((3, r.eer.n, r.eer.one_minus_eer, "1 - EER"))
+            for row, x, y, what in curves:
+                tops[r.length] = max(tops[r.length], int(np.max(x)))
+                fig.add_trace(
+                    go.Scatter(
+                        x=x,
+                        y=y,
+                        mode="lines+markers",
+                        line={"color": palette[name], "width": 2},
+                        marker={"color": palette[name], "size": 6},
+                        name=label,
+                        legendgroup=name,
+                        showlegend=row == 2 and col == 1,
+                        meta={"condition": name, "kind": "curve", "row": what, "L": r.length},
+                        hovertemplate=(
+                            f"<b>{label}</b><br>L = {r.length}, N = %{{x}}<br>{what} "
+                            "%{y:.3f}<extra></extra>"
+                        ),
+                    ),
+                    row=row,
+                    col=col,
+                )
+    chances = (
+        (1, lambda n: (1.0 - 1.0 / n) ** (n - 1)),
+        (2, lambda n: 1.0 / n),
+        (3, lambda n: np.full(n.shape, 0.5)),
+    )
+    for length in lengths:
+        col = lengths.index(length) + 1
+        dense = np.unique(np.round(np.geomspace(2, tops[length], 120)).astype(int))
+        for row, chance in chances:
+            fig.add_trace(
+                go.Scatter(
+                    x=dense,
+                    y=chance(dense.astype(float)),
+                    mode="lines",
+                    line={"color": CHANCE_COLOR, "dash": "dash", "width": 1.5},
+                    name="chance",
+                    legendgroup="chance",
+                    showlegend=row == 1 and col == 1,
+                    meta={"condition": None, "kind": "chance", "row": LEGAL_ROWS[row - 1]},
+                    hovertemplate="chance at N = %{x}: %{y:.3f}<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
+        fig.update_xaxes(
+            type="log", tickvals=_log_ticks(tops[length]), minor={"showgrid": False}, col=col
+        )
+    fig.update_xaxes(title_text="speakers N or N' (log)", row=3)
+    fig.update_yaxes(range=[-0.02, 1.04])
+    for row, name in enumerate(LEGAL_ROWS, start=1):
+        fig.update_yaxes(title_text=name, row=row, col=1)
+    fig.update_layout(**base_layout(title={"text": title}, height=820))
+    return fig

@@ -355,6 +355,7 @@ def _summary(sr: StudyReport, colors: Mapping[str, str]) -> str:
         if st.cross_calibrate
         else "no LID cross-calibration (LID needs a dev set)"
     )
+    settings += f", LID calibration variant {st.lid_variant}"
     rows = [
         ("Study", _e(sr.study.name)),
         ("Computed", _e(sr.created)),
@@ -602,7 +603,9 @@ def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     lacking = [r.name for r in sr.reports if sr.sbls.get(r.name) is None]
     body = (
         "<p>Protection scores in [0, 1]: 1 = no measurable leakage of the speakers' attributes "
-        "(higher is safer, unlike LID).</p>"
+        "(higher is safer, unlike LID). Attacker: the built-in logistic regression trained on "
+        "each condition's own anonymised dev embeddings (an informed attacker), the default of "
+        "the dashboard and of the <code>sbls</code> command too.</p>"
         + _table(pd.DataFrame(rows), colors=colors)
         + figure(components_figure(results), "sbls_components")  # type: ignore[arg-type]
     )
@@ -647,14 +650,17 @@ def _methods() -> str:
         ),
         (
             "Linkability",
-            "Share of trials whose own speaker scores strictly highest among the N enrolled "
-            "(chance 1/N); against N' candidates as an exact expectation.",
+            "Share of trials whose own speaker scores highest among the N enrolled, a tie "
+            "being a link (chance 1/N); against N' candidates as an exact expectation.",
             "001",
         ),
         (
             "LID, ALID, PDR, LIDmax",
             "Per-trial disclosure in bits after calibrating row z-scores on a dev set of other "
-            "speakers; ALID its mean, PDR the share above 0, LIDmax the worst trial.",
+            "speakers; ALID its mean, PDR the share above 0, LIDmax the worst trial. Variant "
+            "maximum-likelihood: unpenalised fit; reference-code: the authors' public code "
+            "(sample sd, balanced, L2 penalty C = 1), which reproduces their Table 3, Table 4 and "
+            "Figure 4.",
             "000",
         ),
         (

@@ -176,9 +176,10 @@ def row_view_figure(view: ThreatView, *, max_rows: int = 30, title: str | None =
 
     The trial's own speaker is the orange dot, the other enrolled speakers grey (equal scores of
     a row are fanned out vertically so that each stays visible); the ring marks the highest
-    score of the row, the attacker's pick (among equal scores, not the own speaker: ties count
-    against the attacker). When the ring sits on the orange dot the trial is linked. The EER
-    threshold is drawn too: one global cut for every row, blind to the order inside a row.
+    score of the row, the attacker's pick (among equal scores, the own speaker: a tie is a
+    link, as linkability counts it). When the ring sits on the orange dot the trial is linked.
+    The EER threshold is drawn too: one global cut for every row, blind to the order inside a
+    row.
     Rows are ordered by their own-speaker score; with more than ``max_rows`` trials an evenly
     spread sample is shown.
 
@@ -218,10 +219,10 @@ def row_view_figure(view: ThreatView, *, max_rows: int = 30, title: str | None =
     sub, sub_own = s[rows], own_mask[rows]
     y = _stacked_positions(sub)
     col = np.broadcast_to(np.arange(n), sub.shape)
-    # the attacker's pick: the row's highest score; among equal ones, not the own speaker
-    # (ties count against the attacker, as the ranks do)
+    # the attacker's pick: the row's highest score; among equal ones, the own speaker
+    # (a tie is a link, as linkability counts it)
     top = sub == sub.max(axis=1, keepdims=True)
-    preferred = top & ~sub_own
+    preferred = top & sub_own
     pick = np.where(preferred.any(axis=1), preferred.argmax(axis=1), top.argmax(axis=1))
     at = np.arange(rows.size)
     dot = 9 if n <= 30 else 6

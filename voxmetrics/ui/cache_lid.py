@@ -68,24 +68,19 @@ class LIDOptions:
 
     cross_calibrate: int | None = None
     """k of the k-fold cross-calibration on eval for conditions without dev set (None = off)."""
-    reference_code: bool = False
-    """True: the authors' reference code (sample sd, balanced class weight); False: metrics.md."""
+    variant: str = "maximum-likelihood"
+    """LID calibration variant: "maximum-likelihood" or "reference-code" (the authors' code)."""
     seed: int = 0
     """Seed of the cross-calibration folds and of the bootstrap."""
 
     @property
-    def class_weight(self) -> str | None:
-        """``class_weight`` of :func:`~voxmetrics.metrics.lid.calibrate_lid`."""
-        return "balanced" if self.reference_code else None
-
-    @property
-    def ddof(self) -> int:
-        """``ddof`` of the row standard deviation."""
-        return 1 if self.reference_code else 0
+    def reference_code(self) -> bool:
+        """Whether the authors' reference-code calibration is used."""
+        return self.variant == "reference-code"
 
     def key(self, condition: Condition) -> str:
         """Cache key: the data's content hash and the options that change its LID."""
-        variant = "ref" if self.reference_code else "md"
+        variant = self.variant
         if condition.dev is not None:  # folds and their seed play no part
             return f"{condition.content_hash}|dev|{variant}"
         return f"{condition.content_hash}|cv{self.cross_calibrate}|{variant}|{self.seed}"
@@ -120,8 +115,7 @@ def _compute_lid(condition: Condition, options: LIDOptions) -> LIDResult | None:
         condition.eval,
         dev=condition.dev,
         cross_calibrate=options.cross_calibrate,
-        class_weight=options.class_weight,
-        ddof=options.ddof,
+        variant=options.variant,
         seed=options.seed,
     )
 
@@ -423,7 +417,7 @@ def calibration_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
             {
                 "Condition": row.name,
                 "Calibration": row.status,
-                "Variant": "reference code" if c.variant == "reference-code" else "metrics.md",
+                "Variant": c.variant,
                 "w": c.w,
                 "b": c.b,
                 "Prior log-odds": c.prior_log_odds,

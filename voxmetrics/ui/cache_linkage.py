@@ -23,9 +23,11 @@ import streamlit as st
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
+    LegalEvaluation,
     LinkabilityCurve,
     SinglingOutCurve,
     conversation_length_curve,
+    legal_evaluation,
     linkability_curve,
     singling_out_curve,
 )
@@ -37,6 +39,7 @@ __all__ = [
     "UtteranceOverlap",
     "conversation_curve",
     "conversation_lengths",
+    "legal",
     "sampled_linkability",
     "similarity",
     "singling_out_vs_n",
@@ -120,6 +123,30 @@ def _so_curve(key: str, _es: EmbeddingSet, split: str) -> Outcome[SinglingOutCur
 def singling_out_vs_n(es: EmbeddingSet, *, split: str = "eval") -> Outcome[SinglingOutCurve]:
     """:func:`~voxmetrics.metrics.legal.singling_out_curve` (20 draws, seed 0), cached."""
     return _so_curve(f"{es.content_hash}|{split}", es, split)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _legal(
+    key: str, _es: EmbeddingSet, lengths: tuple[int, ...], n_draws: int, seed: int, split: str
+) -> Outcome[LegalEvaluation]:
+    return capture(legal_evaluation, _es, lengths, n_draws=n_draws, seed=seed, split=split)
+
+
+def legal(
+    es: EmbeddingSet,
+    lengths: tuple[int, ...],
+    *,
+    n_draws: int = 5,
+    seed: int = 0,
+    split: str = "eval",
+) -> Outcome[LegalEvaluation]:
+    """Vauquier et al. 2025's figure 1 evaluation, cached on content and options.
+
+    :func:`~voxmetrics.metrics.legal.legal_evaluation` of the embeddings.
+    """
+    lengths = tuple(sorted({int(v) for v in lengths}))
+    key = f"{es.content_hash}|{lengths}|{n_draws}|{seed}|{split}"
+    return _legal(key, es, lengths, int(n_draws), int(seed), split)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -31,6 +31,7 @@ from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval, speaker_bootstrap
 from voxmetrics.metrics.sbls import (
+    DEFAULT_ATTACKER,
     DEFAULT_LAMBDA,
     DEFAULT_MIN_GROUP_SIZE,
     DEFAULT_WEIGHTS,
@@ -119,6 +120,8 @@ class Attack:
     """Content key: data and attacker."""
     short: str = ""
     """A short label of the attacker for tables, e.g. "original (plain)"."""
+    trained_on: str | None = None
+    """Built-in attacker: "anonymised" or "original"; None for uploaded predictions."""
 
     @property
     def n(self) -> int:
@@ -133,7 +136,7 @@ def embeddings_attack(
     anonymised: Condition,
     *,
     original: Condition | None = None,
-    attacker: AttackerKind = "original",
+    attacker: AttackerKind = DEFAULT_ATTACKER,
     split: str = "eval",
 ) -> Attack:
     """The built-in attacker on a condition's embeddings (what ``sbls_embeddings`` does).
@@ -208,6 +211,7 @@ def embeddings_attack(
         short=f"original ({original.name})"
         if original is not None and attacker == "original"
         else "anonymised (own dev)",
+        trained_on=attacker,
     )
 
 
@@ -303,7 +307,12 @@ def uploaded_attack(condition: Condition, data: bytes, name: str) -> Outcome[Att
 @st.cache_data(max_entries=128, show_spinner=False)
 def _sbls(key: str, _attack: Attack, _options: SBLSOptions) -> Outcome[SBLSResult]:
     return capture(
-        sbls, _attack.labels, _attack.predictions, attacker=_attack.attacker, **_options.kwargs()
+        sbls,
+        _attack.labels,
+        _attack.predictions,
+        attacker=_attack.attacker,
+        trained_on=_attack.trained_on,
+        **_options.kwargs(),
     )
 
 
