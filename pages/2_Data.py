@@ -5,7 +5,7 @@ from typing import get_args
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics._types import ATTACKERS, ScoreFormat
+from voxmetrics._types import ATTACKERS, SCORE_KINDS, ScoreFormat
 from voxmetrics.data.study import Condition
 from voxmetrics.plots import score_histogram_figure
 
@@ -13,6 +13,7 @@ NEW = "➕ New condition"
 CONDITION = "vm_data_condition"
 SELECT_NEXT = "vm_data_select_next"
 LOADED = "vm_data_loaded"
+KIND_LABELS = {"similarity": "similarities", "llr": "LLRs", "distance": "distances"}
 FORMAT_LABELS = {
     "auto": "auto (from the file)",
     "csv": "long CSV",
@@ -121,11 +122,21 @@ with scores_tab:
             "Scores file", key="vm_dev_file", help="Same formats; speakers disjoint from eval."
         )
         dev_key = st.file_uploader("Key (trials) file, Kaldi only", key="vm_dev_key")
-    fmt_col, attr_col = st.columns(2)
+    fmt_col, kind_col = st.columns(2)
     fmt = fmt_col.selectbox(
         "Format", get_args(ScoreFormat), format_func=FORMAT_LABELS.get, key="vm_format"
     )
-    attr_file = attr_col.file_uploader(
+    score_kind = kind_col.radio(
+        "The scores are",
+        SCORE_KINDS,
+        format_func=KIND_LABELS.get,
+        horizontal=True,
+        key="vm_score_kind",
+        help="Similarities: higher = closer (cosine, PLDA...). LLRs: calibrated natural-log "
+        "likelihood ratios (adds actual DCFs and ECE curves). Distances: lower = closer "
+        "(Euclidean, cosine distance); they are negated on reading and every result says so.",
+    )
+    attr_file = st.file_uploader(
         "Trial attributes (optional)",
         key="vm_attr_file",
         help="A CSV or Parquet with a trial_id column (one row per trial) or a speaker column "
@@ -138,10 +149,13 @@ with scores_tab:
         if target is not None and eval_file is None:
             st.error("Choose an eval scores file first.")
         elif target is not None:
-            ev = ui.call(ui.parse_scores, eval_file, trials=eval_key, format=fmt)
+            distance = score_kind == "distance"
+            ev = ui.call(ui.parse_scores, eval_file, trials=eval_key, format=fmt, distance=distance)
             dv = None
             if ev is not None and dev_file is not None:
-                dv = ui.call(ui.parse_scores, dev_file, trials=dev_key, format=fmt)
+                dv = ui.call(
+                    ui.parse_scores, dev_file, trials=dev_key, format=fmt, distance=distance
+                )
             if ev is not None and attr_file is not None:
                 joined = ui.call(ui.with_trial_attributes, ev.value, attr_file)
                 ev = None if joined is None else ui.Outcome(joined.value, ev.warnings)
@@ -159,9 +173,12 @@ with scores_tab:
                     dev=dv.value if dv is not None else None,
                     attacker=attacker,
                     description=f"Loaded from {files}.",
+                    score_kind=score_kind,
                 )
                 if cond is not None:
                     summary = [describe("eval", ev.value)]
+                    if distance:
+                        summary.append("distances negated on reading (higher = closer now)")
                     if dv is not None:
                         summary.append(describe("dev", dv.value))
                     store(cond, summary, ev.warnings + (dv.warnings if dv else ()))
@@ -170,18 +187,28 @@ with embeddings_tab:
     emb_col, meta_col = st.columns(2)
     emb_file = emb_col.file_uploader(
         "Embeddings",
-        type=["npz", "npy", "parquet"],
+        type=["npz", "npy", "parquet", "ark", "h5", "hdf5"],
         key="vm_emb_file",
         help="NPZ with embeddings (U × d) and utt_ids, an NPY whose rows follow the "
-        "metadata, or a Parquet with the metadata columns and an `embedding` column.",
+        "metadata, a Kaldi ark of x-vectors (binary float / double, or text; an scp cannot "
+        "be uploaded: upload the ark it points into), an HDF5 file (one dataset per "
+        "utterance, or `embeddings` + `utt_ids`), or a Parquet with the metadata columns and "
+        "an `embedding` column.",
     )
     meta_file = meta_col.file_uploader(
-        "Metadata CSV (for NPZ / NPY)",
+        "Metadata CSV (all but Parquet)",
         type=["csv"],
         key="vm_meta_file",
         help="Columns utt_id, speaker, role (enrol / trial), split (dev / eval), optional "
-        "attributes (sex, age_group, ...).",
+        "attributes (sex, age_group, ...) and system. It may list a subset of the "
+        "embeddings: the others are ignored and counted.",
     )
+    system = st.text_input(
+        "System (optional)",
+        key="vm_emb_system",
+        placeholder="e.g. original, B1",
+        help="Keep only the metadata rows whose `system` column has this value.",
+    ).strip()
     st.caption(
         "Trials are cosine-scored against enrolment profiles (mean of the L2-normalised "
         "enrolment embeddings of each speaker); the dev split is scored when the metadata has "
@@ -194,7 +221,7 @@ with embeddings_tab:
         if target is not None and emb_file is None:
             st.error("Choose an embeddings file first.")
         elif target is not None:
-            out = ui.call(ui.parse_embeddings, emb_file, metadata=meta_file)
+            out = ui.call(ui.parse_embeddings, emb_file, metadata=meta_file, system=system or None)
             if out is not None:
                 parsed = out.value
                 cond = ui.safe_call(
@@ -227,6 +254,10 @@ if existing is not None:
     facts = [describe("eval", existing.eval)]
     if existing.dev is not None:
         facts.append(describe("dev", existing.dev))
+    if existing.score_kind == "distance":
+        facts.append("distance scores, negated on reading")
+    elif existing.score_kind == "llr":
+        facts.append("scores are LLRs")
     st.caption("; ".join(facts) + (f". {existing.description}" if existing.description else "."))
     split = "eval"
     if existing.dev is not None:

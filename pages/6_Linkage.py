@@ -324,6 +324,13 @@ else:
             anonymised=anonymised,
         )
         ui.show_figure(fig, f"similarity_{anonymised}_vs_{original}", show_title=True)
+        if similarity.left_out:
+            st.caption(
+                f"{len(similarity.left_out)} speaker(s) with a single utterance in a set are "
+                "left out of the three matrices (a same-speaker pair needs two utterances): "
+                + ", ".join(ui.md_escape(s) for s in similarity.left_out[:10])
+                + (" ..." if len(similarity.left_out) > 10 else "")
+            )
         overlap = cache_linkage.utterance_overlap(o_es, a_es, split=SPLIT)
         if overlap.shared == 0:
             st.warning(

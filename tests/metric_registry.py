@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from voxmetrics import cllr, eer, eer_rocch, linkability, mated_pools, min_cllr
+from voxmetrics.metrics.dcf import dcf
 from voxmetrics.metrics.srd import srd
 
 # property tags
@@ -52,6 +53,11 @@ def _pooled(metric: Callable[[np.ndarray, np.ndarray], float]):
         return metric(*mated_pools(scores, targets))
 
     return on_matrix
+
+
+def _min_dcf(tar, non) -> float:
+    """Normalised minDCF at P_target 0.01, unit costs."""
+    return float(dcf(tar, non, p_targets=0.01).min_dcf[0])
 
 
 def _idr(scores, targets) -> float:
@@ -93,6 +99,15 @@ REGISTRY: dict[str, MetricSpec] = {
             "min_cllr",
             _pooled(min_cllr),
             min_cllr,
+            frozenset(_ORDER | {BOUNDED, MONOTONE, IDENTICAL_POOLS, SEPARATED_POOLS}),
+            bounds=(0.0, 1.0),
+            identical_pools=1.0,
+            separated_pools=0.0,
+        ),
+        MetricSpec(
+            "min_dcf",
+            _pooled(_min_dcf),
+            _min_dcf,
             frozenset(_ORDER | {BOUNDED, MONOTONE, IDENTICAL_POOLS, SEPARATED_POOLS}),
             bounds=(0.0, 1.0),
             identical_pools=1.0,

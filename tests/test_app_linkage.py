@@ -303,6 +303,23 @@ def test_sampled_linkability_is_cached_per_option(demo):
     assert not np.array_equal(first.sampled, other.sampled)
 
 
+def test_single_utterance_speakers_are_left_out_with_a_note(demo):
+    def thinned(name: str) -> Condition:
+        es = demo.get(name).embeddings
+        meta = es.meta
+        spk = meta.loc[meta["split"] == "eval", "speaker"].iloc[0]
+        first = meta.loc[meta["speaker"] == spk, "utt_id"].iloc[0]
+        keep = ((meta["speaker"] != spk) | (meta["utt_id"] == first)).to_numpy()
+        sub = EmbeddingSet.from_arrays(es.embeddings[keep], meta[keep], source=name)
+        return Condition(name, eval=sub.score_matrix("eval"), embeddings=sub)
+
+    at = _page(Study(conditions=(thinned("plain"), thinned("anon-mild"))))
+    assert not at.exception and not at.error
+    assert "1 speaker(s) with a single utterance in split 'eval' left out" in _text(at.warning)
+    assert "1 speaker(s) with a single utterance in a set are left out" in _text(at.caption)
+    assert "DeID" in _metrics(at)
+
+
 def test_figure_1_lengths_are_chosen_by_the_user(demo):
     at = _page()
     at.text_input(key="vm_link_legal_lengths").set_value("1, 2").run()

@@ -138,7 +138,9 @@ def test_study_report_tables(study, study_report):
         "report_card_levels.csv",
         "callout_worst_trials.csv",
         "lid_per_trial.csv",
+        "verification.csv",
     }
+    assert tables["verification.csv"]["Condition"].tolist() == study.names
     lid = tables["lid_per_trial.csv"]
     assert len(lid) == sum(c.eval.n_trials for c in study.conditions)
     worst = tables["callout_worst_trials.csv"]

@@ -13,7 +13,7 @@ from voxmetrics.data.readers import read_embeddings
 from voxmetrics.metrics.legal import linkability_curve, singling_out_embeddings
 from voxmetrics.metrics.similarity import voice_similarity
 
-SIMILARITY_KEYS = {"deid", "g_vd", "d_diag_oo", "d_diag_oa", "d_diag_aa"}
+SIMILARITY_KEYS = {"deid", "g_vd", "d_diag_oo", "d_diag_oa", "d_diag_aa", "n_speakers_left_out"}
 
 
 @pytest.fixture(scope="module")

@@ -928,7 +928,11 @@ FAIL_ON = {
     "call": ("__import__('os').system('true')", r"only metric names|unsupported"),
     "lambda": ("(lambda: 1)()", r"unsupported|only metric names"),
     "dunder": ("eer.__class__ > 1", r"unknown metric"),
-    "subscript": ("lid['alid'] > 1", r"unsupported"),
+    # a quoted key is a plain lookup (dcf["0.01"]); any computed index is refused
+    "subscript": ("lid[eer] > 1", r"unsupported"),
+    "subscript-call": ("lid[__import__('os')] > 1", r"unsupported"),
+    "subscript-slice": ("lid['a':'b'] > 1", r"unsupported"),
+    "subscript-dunder": ("lid['__class__'] > 1", r"unknown metric"),
     "syntax": ("eer <", r"not a valid expression"),
 }
 

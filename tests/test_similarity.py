@@ -15,7 +15,7 @@ import pytest
 from scipy.special import expit
 
 from voxmetrics.data.model import EmbeddingSet
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import LeftOutSpeakersWarning, VoxMetricsInputError
 from voxmetrics.metrics.pav import pav_llrs
 from voxmetrics.metrics.similarity import (
     d_diag,
@@ -176,7 +176,7 @@ def test_identical_original_and_anonymised_give_deid_zero_and_gvd_zero(calibrati
     np.testing.assert_array_equal(r.oa.matrix, r.oo.matrix)
     assert r.distinctiveness.deid == 0.0
     assert r.distinctiveness.g_vd == 0.0
-    assert r.to_dict() == r.distinctiveness.to_dict()
+    assert r.to_dict() == {**r.distinctiveness.to_dict(), "n_speakers_left_out": 0}
 
 
 def test_pairs_with_equal_utterance_ids_are_never_used():
@@ -290,3 +290,23 @@ def test_bad_options_and_too_few_speakers_are_refused():
     with pytest.raises(VoxMetricsInputError, match="no utterance in split 'dev'"):
         es = _es(a)
         voice_similarity(es, es, split="dev")
+
+
+@pytest.mark.parametrize("calibration", ["pav", "raw"])
+def test_speakers_with_a_single_utterance_are_left_out_and_counted(calibration):
+    # speakers s0..s2 have 2, 3, 2 utterances; s3 and s4 have one each (in both sets)
+    a, b = _random_sets(seed=12, n_speakers=5, per_speaker=(2, 3, 2, 1, 1))
+    with pytest.warns(LeftOutSpeakersWarning, match=r"2 speaker\(s\) with a single .*'s3', 's4'"):
+        r = voice_similarity(_es(a), _es(b), calibration=calibration)
+    assert r.left_out == ("s3", "s4")
+    assert r.to_dict()["n_speakers_left_out"] == 2
+    # equal to the result on the three speakers alone
+    keep = 7
+    a3 = tuple(x[:keep] for x in a)
+    b3 = tuple(x[:keep] for x in b)
+    r3 = voice_similarity(_es(a3), _es(b3), calibration=calibration)
+    assert r3.left_out == () and r3.to_dict()["n_speakers_left_out"] == 0
+    assert r.oo.speakers.tolist() == ["s0", "s1", "s2"]
+    np.testing.assert_allclose(r.oo.matrix, r3.oo.matrix)
+    np.testing.assert_allclose(r.oa.matrix, r3.oa.matrix)
+    assert r.distinctiveness == r3.distinctiveness

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from voxmetrics.data import detect_format, read_embeddings, read_scores, read_table, write_scores
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
 
 HEADER = "trial_id,trial_speaker,enrol_speaker,score\n"
 GOOD_ROWS = "t1,a,a,0.9\nt1,a,b,0.1\nt2,b,a,0.2\nt2,b,b,0.8\n"
@@ -470,9 +470,15 @@ def test_npz_utt_ids_missing_or_extra():
         "those rows or add their embeddings"
     ):
         read_embeddings(npz, metadata=META, name="e.npz", metadata_name="meta.csv")
+    # metadata listing a subset of the embeddings: the rest are ignored and counted
     npz = _npz(embeddings=np.eye(4), utt_ids=np.array(["e1", "x1", "e2", "t1"]))
-    with _raises(r"e\.npz: 1 of 4 embeddings have no row in meta\.csv, e\.g\. 'x1'"):
-        read_embeddings(npz, metadata=META, name="e.npz", metadata_name="meta.csv")
+    with pytest.warns(
+        IgnoredEmbeddingsWarning,
+        match=r"e\.npz: 1 of 4 embeddings have no row in meta\.csv, e\.g\. 'x1'",
+    ):
+        es = read_embeddings(npz, metadata=META, name="e.npz", metadata_name="meta.csv")
+    assert es.meta["utt_id"].tolist() == ["e1", "e2", "t1"]
+    np.testing.assert_array_equal(es.embeddings, np.eye(4)[[0, 2, 3]])
 
 
 def test_npz_embeddings_inconsistent_lengths():

@@ -40,3 +40,17 @@ LID_VARIANT_NAMES: tuple[LIDVariant, ...] = ("maximum-likelihood", "reference-co
 
 LID_VARIANT_ALIASES: dict[str, LIDVariant] = {"metrics": "maximum-likelihood"}
 """Old names still accepted (deprecated): "metrics" was the unpenalised fit."""
+
+ScoreKind = Literal["similarity", "llr", "distance"]
+"""What the scores of a condition are: similarities (higher = closer; the default), calibrated
+natural-log LLRs (adds the actual DCF and APE curves), or distances (lower = closer), which are
+negated on reading."""
+
+SCORE_KINDS: tuple[ScoreKind, ...] = ("similarity", "llr", "distance")
+
+SCORE_KIND_LABELS: dict[str, str] = {
+    "similarity": "similarity",
+    "llr": "llr",
+    "distance": "distance (negated)",
+}
+"""How the reports name each kind (the JSON ``score_kind``)."""

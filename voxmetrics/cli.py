@@ -3,9 +3,9 @@
 Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
 matrices, DeID, G_VD), ``legal`` (singling out, linkability and 1 - EER against the number of
 speakers per conversation length, Vauquier et al. 2025), ``sbls`` (soft-biometric leakage),
-``report`` (the HTML / PDF / JSON / CSV
-report of a saved study, a ``.vxm`` file), ``demo`` (the built-in demo study as score files and
-a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
+``report`` (the HTML / PDF / JSON / CSV report of a saved study, a ``.vxm`` file), ``study
+build`` (a ``.vxm`` study from a folder of score files or a manifest), ``demo`` (the built-in
+demo study as score files and a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
 
 Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
@@ -59,8 +59,16 @@ _COMPARE = {
 
 def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
     path: list[str] = []
-    while isinstance(node, ast.Attribute):
-        path.append(node.attr)
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Attribute):
+            path.append(node.attr)
+        elif isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str | int):
+            path.append(str(node.slice.value))  # e.g. dcf["0.01"]
+        else:
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': unsupported index; index only with a quoted key, e.g. "
+                'dcf["0.01"].min_dcf.'
+            )
         node = node.value
     if not isinstance(node, ast.Name):
         raise VoxMetricsInputError(f"--fail-on '{expr}': only metric names like eer or lid.alid.")
@@ -107,7 +115,7 @@ def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
         return True
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
         return node.value
-    if isinstance(node, ast.Name | ast.Attribute):
+    if isinstance(node, ast.Name | ast.Attribute | ast.Subscript):
         return _lookup(node, result, expr)
     raise VoxMetricsInputError(
         f"--fail-on '{expr}': unsupported expression; write comparisons of metric names and "
@@ -124,6 +132,8 @@ def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
     True
     >>> evaluate_fail_on("not eer < 0.45", {"eer": 0.3})
     False
+    >>> evaluate_fail_on('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
+    True
     """
     return bool(_eval(_parse_fail_on(expr), result, expr))
 
@@ -210,13 +220,16 @@ def _parser() -> argparse.ArgumentParser:
             "trial_ids, trial_speakers, enrol_speakers) or Kaldi / VoicePrivacy scores "
             "(enrol_id trial_id score) with their key file. A sparse trial list (not every "
             "trial scored against every enrolled identity: missing long rows or Kaldi lines, an "
-            "NPZ 'mask' array or NaN) is accepted: EER, ROCCH-EER, Cllr, min Cllr and ZEBRA use "
-            "every listed pair, the 1-to-N metrics the trials listed against every enrolled "
-            "identity (null when there are none); 'trials_used' in the JSON says which. "
+            "NPZ 'mask' array or NaN) is accepted: EER, ROCCH-EER, Cllr, min Cllr, ZEBRA and the "
+            "DCFs use every listed pair, the 1-to-N metrics the trials listed against every "
+            "enrolled identity (null when there are none); 'trials_used' in the JSON says which. "
             "Instead of EVAL, --embeddings "
-            "scores utterance embeddings (cosine against enrolment profiles; a dev split, if "
-            "present, calibrates LID) and adds singling out. Prints one JSON object. Exit "
-            "status: 0 success, 1 a --fail-on condition holds, 2 bad input."
+            "scores utterance embeddings (NPZ / NPY, Kaldi ark / scp or HDF5 with --metadata, "
+            "or Parquet; cosine against enrolment profiles; a dev split, if present, calibrates "
+            "LID) and adds singling out. Besides the privacy metrics the JSON has the standard "
+            "verification outputs: normalised minDCF (and actDCF with --llr) per target prior "
+            "under 'dcf', and d'. Prints one JSON object. Exit status: 0 success, 1 a "
+            "--fail-on condition holds, 2 bad input."
         ),
     )
     ev.add_argument(
@@ -225,9 +238,16 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--embeddings",
         metavar="EMB",
-        help="utterance embeddings (NPZ/NPY with --metadata, or Parquet) instead of EVAL",
+        help="utterance embeddings (NPZ/NPY, Kaldi ark/scp or HDF5 with --metadata, or "
+        "Parquet) instead of EVAL",
     )
-    ev.add_argument("--metadata", metavar="META", help="metadata CSV of --embeddings")
+    ev.add_argument(
+        "--metadata",
+        metavar="META",
+        help="metadata CSV of --embeddings (it may list a subset of them: the rest are ignored "
+        "and counted on stderr)",
+    )
+    _embedding_options(ev, "--embeddings")
     ev.add_argument(
         "--split", choices=["eval", "dev"], default="eval", help="split of --embeddings to score"
     )
@@ -244,6 +264,27 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="score file format (default: detected from the content)",
     )
+    kind = ev.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--distance",
+        action="store_true",
+        help="the score files hold distances (lower = closer): they are negated on reading and "
+        "the JSON says score_kind 'distance (negated)'",
+    )
+    kind.add_argument(
+        "--llr",
+        action="store_true",
+        help="the scores are calibrated natural-log LLRs: adds the actual DCFs (act_dcf)",
+    )
+    ev.add_argument(
+        "--p-target",
+        metavar="P[,P...]",
+        default="0.01,0.001",
+        help="target priors of minDCF / actDCF, comma-separated (default 0.01,0.001); "
+        "their keys in the JSON dcf block, e.g. --fail-on 'dcf[\"0.01\"].min_dcf < 0.9'",
+    )
+    ev.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
+    ev.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
     ev.add_argument(
         "--cross-calibrate",
         metavar="K",
@@ -307,13 +348,15 @@ def _parser() -> argparse.ArgumentParser:
             "Speaker-level voice similarity matrices (original-original, original-anonymised, "
             "anonymised-anonymised) over all utterances of one split, De-Identification and "
             "gain of voice distinctiveness (VoicePrivacy 2022). The anonymised utterances keep "
-            "their originals' utt_id. Prints one JSON object: deid, g_vd, d_diag_oo, "
-            "d_diag_oa, d_diag_aa."
+            "their originals' utt_id. Speakers with a single utterance in either set have no "
+            "same-speaker pair: they are left out and counted (a line on stderr). Prints one "
+            "JSON object: deid, g_vd, d_diag_oo, d_diag_oa, d_diag_aa, n_speakers_left_out."
         ),
     )
     sim.add_argument("--original", metavar="EMB_O", required=True, help="original embeddings")
     sim.add_argument("--anonymised", metavar="EMB_A", required=True, help="anonymised embeddings")
     sim.add_argument("--metadata", metavar="META", help="metadata CSV shared by both sets")
+    _embedding_options(sim, "--anonymised", original=True)
     sim.add_argument(
         "--calibration",
         choices=["pav", "raw"],
@@ -340,6 +383,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     leg.add_argument("--embeddings", metavar="EMB", required=True, help="embeddings (NPZ/NPY)")
     leg.add_argument("--metadata", metavar="META", help="metadata CSV of the embeddings")
+    _embedding_options(leg, "--embeddings")
     leg.add_argument(
         "--lengths",
         default="1,3,30",
@@ -395,6 +439,7 @@ def _parser() -> argparse.ArgumentParser:
         "--original). Recorded as attacker_trained_on",
     )
     sb.add_argument("--original", metavar="EMB_O", help="original embeddings (same metadata)")
+    _embedding_options(sb, "--embeddings", original=True)
     sb.add_argument("--split", choices=["eval", "dev"], default="eval", help="split attacked")
     sb.add_argument("--lambda", dest="lam", type=float, default=0.7, help="P_subgroup lambda")
     sb.add_argument(
@@ -443,6 +488,36 @@ def _parser() -> argparse.ArgumentParser:
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); default: the study's setting",
     )
+
+    study = sub.add_parser(
+        "study",
+        help="build a study file (.vxm) from many score files",
+        description="Work with study files (.vxm) without the dashboard.",
+    )
+    study_sub = study.add_subparsers(dest="study_command", required=True)
+    build = study_sub.add_parser(
+        "build",
+        help="a .vxm study from a folder layout or a manifest CSV",
+        description=(
+            "Build one study from a challenge's many systems and save it as OUT.vxm, for the "
+            "report command and the dashboard. SOURCE is a folder laid out as "
+            "<system>/<attacker>/eval.<ext> (+ optional dev.<ext>, eval.trials / dev.trials "
+            "key files of Kaldi scores, embeddings.<ext> + metadata.csv), with <attacker> one "
+            "of ignorant, lazy-informed, semi-informed; or a manifest CSV with columns "
+            "condition, attacker, eval and optional dev, eval_trials (or trials), dev_trials, "
+            "embeddings, metadata, system (a metadata system filter), score_kind (similarity, "
+            "llr or distance), paths relative to the manifest. Prints the conditions found."
+        ),
+    )
+    build.add_argument("out", metavar="OUT.vxm", help="the study file to write")
+    build.add_argument("source", metavar="SOURCE", help="the root folder or the manifest CSV")
+    build.add_argument(
+        "--distance",
+        action="store_true",
+        help="the score files hold distances (lower = closer): negate them on reading",
+    )
+    build.add_argument("--name", help="name of the study (default: SOURCE's name)")
+    build.add_argument("--bootstrap", metavar="B", type=int, help="bootstrap setting (200)")
 
     demo = sub.add_parser(
         "demo",
@@ -501,22 +576,55 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read(path: str, key: str | None, fmt: str) -> Any:
+def _embedding_options(p: argparse.ArgumentParser, flag: str, *, original: bool = False) -> None:
+    p.add_argument(
+        "--system",
+        metavar="NAME",
+        help=f"only the utterances of {flag} whose metadata 'system' column is NAME",
+    )
+    if original:
+        p.add_argument(
+            "--original-system",
+            metavar="NAME",
+            help="only the utterances of --original whose metadata 'system' column is NAME",
+        )
+    p.add_argument(
+        "--ark-root",
+        metavar="DIR",
+        help="folder the ark paths of a Kaldi scp are relative to, and outside which no ark "
+        "may lie (default: the scp's folder)",
+    )
+
+
+def _read(path: str, key: str | None, fmt: str, distance: bool = False) -> Any:
     from voxmetrics.data.readers import read_scores
 
     for p in (path, key):
         if p is not None:
             check_input_path(p)
-    return read_scores(path, trials=key, format=fmt)  # type: ignore[arg-type]
+    return read_scores(path, trials=key, format=fmt, distance=distance)  # type: ignore[arg-type]
 
 
-def _read_embeddings(path: str, metadata: str | None) -> Any:
+def _read_embeddings(
+    path: str, metadata: str | None, system: str | None = None, ark_root: str | None = None
+) -> Any:
     from voxmetrics.data.readers import read_embeddings
 
     for p in (path, metadata):
         if p is not None:
             check_input_path(p)
-    return read_embeddings(path, metadata=metadata)
+    if ark_root is not None and not Path(ark_root).is_dir():
+        raise VoxMetricsInputError(f"--ark-root {ark_root}: no such folder.")
+    return read_embeddings(path, metadata=metadata, system=system, ark_root=ark_root)
+
+
+def _priors(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"--p-target '{text}': give numbers separated by commas, e.g. 0.01,0.001."
+        ) from None
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -530,19 +638,25 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.embeddings:
         if args.eval:
             raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
-        embeddings = _read_embeddings(args.embeddings, args.metadata)
+        if args.distance:
+            raise VoxMetricsInputError(
+                "--distance applies to score files; --embeddings are scored by cosine "
+                "similarity (higher = closer)."
+            )
+        embeddings = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
         eval_sm = embeddings.score_matrix(args.split)
         use_dev = args.split == "eval" and "dev" in embeddings.splits() and not args.dev
         dev_sm = embeddings.score_matrix("dev") if use_dev else None
     elif args.eval:
-        if args.metadata:
-            raise VoxMetricsInputError("--metadata goes with --embeddings.")
-        eval_sm = _read(args.eval, args.trials, args.format)
+        for flag, value in (("--metadata", args.metadata), ("--system", args.system)):
+            if value:
+                raise VoxMetricsInputError(f"{flag} goes with --embeddings.")
+        eval_sm = _read(args.eval, args.trials, args.format, args.distance)
         dev_sm = None
     else:
         raise VoxMetricsInputError("give a score file EVAL or --embeddings EMB.")
     if args.dev:
-        dev_sm = _read(args.dev, args.dev_trials, args.format)
+        dev_sm = _read(args.dev, args.dev_trials, args.format, args.distance)
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
     if args.trial_attributes:
@@ -567,6 +681,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         seed=args.seed,
         embeddings=embeddings,
         split=args.split,
+        score_kind="distance" if args.distance else "llr" if args.llr else "similarity",
+        p_targets=_priors(args.p_target),
+        c_miss=args.c_miss,
+        c_fa=args.c_fa,
         ties=args.ties,
         by=args.by,
     )
@@ -590,8 +708,8 @@ def _similarity(args: argparse.Namespace) -> int:
     from voxmetrics.metrics.similarity import voice_similarity
 
     _check_outputs([args.json])
-    original = _read_embeddings(args.original, args.metadata)
-    anonymised = _read_embeddings(args.anonymised, args.metadata)
+    original = _read_embeddings(args.original, args.metadata, args.original_system, args.ark_root)
+    anonymised = _read_embeddings(args.anonymised, args.metadata, args.system, args.ark_root)
     result = voice_similarity(original, anonymised, split=args.split, calibration=args.calibration)
     text = json.dumps(result.to_dict(), indent=2)
     print(text)
@@ -621,7 +739,7 @@ def _legal(args: argparse.Namespace) -> int:
     if args.draws < 1:
         raise VoxMetricsInputError("--draws must be >= 1.")
     check_count("--draws", "draws", args.draws, "max_replicates")
-    es = _read_embeddings(args.embeddings, args.metadata)
+    es = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
     result = legal_evaluation(
         es, lengths, n=n, n_draws=args.draws, seed=args.seed, split=args.split
     )
@@ -671,8 +789,12 @@ def _sbls(args: argparse.Namespace) -> int:
         names = [a for a in names if a in predictions]
         result = sbls({a: meta[a].to_numpy() for a in names}, predictions, **options)
     else:
-        anonymised = _read_embeddings(args.embeddings, args.metadata)
-        original = _read_embeddings(args.original, args.metadata) if args.original else None
+        anonymised = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
+        original = (
+            _read_embeddings(args.original, args.metadata, args.original_system, args.ark_root)
+            if args.original
+            else None
+        )
         result = sbls_embeddings(
             anonymised, original=original, attacker=args.attacker, split=args.split, **options
         )
@@ -730,6 +852,34 @@ def _report(args: argparse.Namespace) -> int:
     )
     for p in written:
         print(p)
+    return EXIT_OK
+
+
+def _study(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from voxmetrics.data.studybuild import build_study
+    from voxmetrics.data.studyfile import save_study
+
+    _check_outputs([args.out])
+    if args.bootstrap is not None:
+        check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+        if args.bootstrap < 0:
+            raise VoxMetricsInputError("--bootstrap must be >= 0.")
+    study = build_study(args.source, distance=args.distance, name=args.name)
+    if args.bootstrap is not None:
+        study = replace(study, settings=replace(study.settings, bootstrap=args.bootstrap))
+    path = save_study(study, args.out)
+    for c in study.conditions:
+        parts = [f"eval {c.eval.n_trials} x {c.eval.n_enrolled}"]
+        if c.dev is not None:
+            parts.append(f"dev {c.dev.n_trials} x {c.dev.n_enrolled}")
+        if c.embeddings is not None:
+            parts.append(f"{len(c.embeddings.meta)} embeddings")
+        if c.score_kind != "similarity":
+            parts.append(f"scores: {c.score_kind}")
+        print(f"voxmetrics: {c.name} ({c.attacker}): {', '.join(parts)}", file=sys.stderr)
+    print(path)
     return EXIT_OK
 
 
@@ -829,6 +979,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "legal": _legal,
                 "sbls": _sbls,
                 "report": _report,
+                "study": _study,
                 "demo": _demo,
                 "extract": _extract,
             }

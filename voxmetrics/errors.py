@@ -10,6 +10,8 @@ from __future__ import annotations
 __all__ = [
     "DegenerateDataWarning",
     "ExcludedTrialsWarning",
+    "IgnoredEmbeddingsWarning",
+    "LeftOutSpeakersWarning",
     "VoxMetricsInputError",
     "VoxMetricsWarning",
 ]
@@ -29,3 +31,11 @@ class ExcludedTrialsWarning(VoxMetricsWarning):
 
 class DegenerateDataWarning(VoxMetricsWarning):
     """The input is legal but carries little or no information (e.g. constant scores)."""
+
+
+class IgnoredEmbeddingsWarning(VoxMetricsWarning):
+    """Some embeddings have no metadata row (or belong to another system) and were ignored."""
+
+
+class LeftOutSpeakersWarning(VoxMetricsWarning):
+    """Some speakers were left out of a metric that needs more of their utterances."""

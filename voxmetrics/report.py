@@ -21,18 +21,20 @@ import html
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from voxmetrics._types import SCORE_KIND_LABELS, SCORE_KINDS, ScoreKind
 from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, pairs_baseline
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     SinglingOutResult,
@@ -65,6 +67,7 @@ __all__ = [
     "evaluate_study",
     "overview_frame",
     "report_html",
+    "verification_frame",
 ]
 
 Progress = Callable[[float, str], None]
@@ -154,6 +157,10 @@ class ConditionReport:
     """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax (when asked for)."""
     zebra_intervals: dict[str, BootstrapInterval] | None = None
     """Speaker-level bootstrap intervals of D_ECE and log10 l (when asked for)."""
+    verification: VerificationResult | None = None
+    """Standard ASV outputs: minDCF / actDCF, DET and APE curves, d'."""
+    score_kind: ScoreKind = "similarity"
+    """What the scores were: similarity, llr, or distance (negated on reading)."""
     ties: str = "reference"
     """Tie rule of the pooled metrics ("reference" or "attacker")."""
     trials_used: TrialsUsed | None = None
@@ -212,6 +219,12 @@ class ConditionReport:
                 None if self.linkability_curve is None else self.linkability_curve.to_list()
             ),
             "singling_out": None if self.singling_out is None else self.singling_out.to_dict(),
+            "score_kind": SCORE_KIND_LABELS[self.score_kind],
+            **(
+                self.verification.to_dict()
+                if self.verification is not None
+                else {"dcf": None, "d_prime": None}
+            ),
             "ties": self.ties,
             "trials_used": None if self.trials_used is None else self.trials_used.to_dict(),
         }
@@ -240,6 +253,10 @@ def evaluate(
     progress: Progress | None = None,
     embeddings: EmbeddingSet | None = None,
     split: str = "eval",
+    score_kind: ScoreKind = "similarity",
+    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
     ties: Ties = "reference",
     by: str | None = None,
 ) -> ConditionReport:
@@ -279,6 +296,12 @@ def evaluate(
         The utterance embeddings behind ``eval``; adds singling out (on ``split``).
     split : str
         Split of ``embeddings`` that ``eval`` was scored from.
+    score_kind : {"similarity", "llr", "distance"}
+        What the scores are (reported as ``score_kind``); "llr" adds the actual DCFs and
+        "distance" says the matrices hold negated distances.
+    p_targets, c_miss, c_fa :
+        Target priors and costs of the normalised minDCF / actDCF (default 0.01 and 0.001,
+        unit costs).
     ties : {"reference", "attacker"}
         Tie rule of the pooled metrics: "reference" makes each number equal its reference
         implementation (EER: SpeechBrain; ROCCH-EER, min Cllr: BOSARIS / PYLLR; ZEBRA: the
@@ -306,6 +329,10 @@ def evaluate(
     (0.5, 1.0)
     """
     check_ties(ties)
+    if score_kind not in SCORE_KINDS:
+        raise VoxMetricsInputError(
+            f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
+        )
     if dev is not None:
         check_disjoint_speakers(dev, eval)
     subsets = None
@@ -326,6 +353,10 @@ def evaluate(
                 bootstrap=bootstrap,
                 seed=seed,
                 ties=ties,
+                p_targets=p_targets,
+                c_miss=c_miss,
+                c_fa=c_fa,
+                score_kind=score_kind,
             )
     pools = SortedPools.of(eval)  # one sort of the pooled scores for every 1-to-1 metric
     full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
@@ -403,6 +434,15 @@ def evaluate(
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
+        verification=verification(
+            eval.tar,
+            eval.non,
+            p_targets=p_targets,
+            c_miss=c_miss,
+            c_fa=c_fa,
+            scores_are_llrs=score_kind == "llr",
+        ),
+        score_kind=score_kind,
         ties=ties,
         trials_used=used,
         by=None if subsets is None else {by: subsets},
@@ -459,6 +499,7 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
         name=condition.name,
         attacker=condition.attacker,
         embeddings=condition.embeddings,
+        score_kind=condition.score_kind,
         **options,
     )
 
@@ -559,6 +600,38 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
+
+
+def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFrame:
+    """The standard ASV numbers of each condition: minDCF / actDCF per prior and d'.
+
+    Columns: ``Condition``, ``minDCF (P=p)`` and ``actDCF (P=p)`` for each target prior p
+    (NaN unless the scores are LLRs), ``d'`` (NaN when infinite), ``C_miss``, ``C_fa``,
+    ``Scores``.
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.dcf import verification
+    >>> df = verification_frame({"x": verification([1.0, 3.0], [0.0, 2.0], p_targets=[0.5])})
+    >>> df.columns.tolist()
+    ['Condition', 'minDCF (P=0.5)', 'actDCF (P=0.5)', "d'", 'C_miss', 'C_fa', 'Scores']
+    >>> df.iloc[0, 1:4].tolist()
+    [0.5, nan, 1.0]
+    """
+    rows = []
+    for name, v in results.items():
+        row: dict[str, Any] = {"Condition": name}
+        for key, d in v.dcf.to_dict().items():
+            row[f"minDCF (P={key})"] = d["min_dcf"]
+            row[f"actDCF (P={key})"] = d["act_dcf"]
+        row["d'"] = v.d_prime if math.isfinite(v.d_prime) else None
+        row["C_miss"], row["C_fa"] = v.dcf.c_miss, v.dcf.c_fa
+        row["Scores"] = "LLRs" if v.scores_are_llrs else "as given (not LLRs)"
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    numeric = [c for c in df.columns if c not in ("Condition", "Scores")]
+    df[numeric] = df[numeric].apply(pd.to_numeric).astype(float)  # empty cells: NaN
+    return df
 
 
 def _fmt(v: Any) -> str:

@@ -31,6 +31,7 @@ from voxmetrics.report import (
     evaluate_condition,
     evaluate_sbls,
     overview_frame,
+    verification_frame,
 )
 from voxmetrics.threat import Callout, threat_callouts
 
@@ -79,7 +80,7 @@ class StudyReport:
         }
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The report's tables by CSV file name: overview, report card, worst trials, LID."""
+        """The report's tables by CSV file name (overview, card, worst trials, LID, DCF)."""
         out = {
             "overview.csv": overview_frame(self.reports).rename(columns=OVERVIEW_COLUMNS),
             "report_card.csv": self.card.frame("text"),
@@ -107,6 +108,9 @@ class StudyReport:
                 )
         if lid_rows:
             out["lid_per_trial.csv"] = pd.concat(lid_rows, ignore_index=True)
+        verif = {r.name: r.verification for r in self.reports if r.verification is not None}
+        if verif:
+            out["verification.csv"] = verification_frame(verif)
         return out
 
 

@@ -7,11 +7,13 @@ from voxmetrics.data.readers import (
     SCORE_COLUMNS,
     Source,
     detect_format,
+    negate_scores,
     read_embeddings,
     read_scores,
     read_table,
 )
 from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.data.studybuild import build_study
 from voxmetrics.data.studyfile import (
     FILE_VERSION,
     load_study,
@@ -33,9 +35,11 @@ __all__ = [
     "Source",
     "Study",
     "StudySettings",
+    "build_study",
     "detect_format",
     "join_predictions",
     "load_study",
+    "negate_scores",
     "read_embeddings",
     "read_scores",
     "read_table",

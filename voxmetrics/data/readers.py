@@ -18,9 +18,9 @@ The formats are those of ``shared/docs/design.md`` (Input formats):
 - ``kaldi``: whitespace-separated ``enrol_id trial_id score`` lines, with a ``kaldi-key`` file
   (``enrol_id trial_id target|nontarget``) or an ``utt2spk`` file (``utt_id speaker``) giving
   the trial speakers.
-- embeddings: ``npz`` (``embeddings``, ``utt_ids``) or ``npy`` with a ``metadata`` CSV
-  (``utt_id, speaker, role, split`` and optional attribute columns), or one ``parquet`` file with
-  those columns and an ``embedding`` list column.
+- embeddings: ``npz`` (``embeddings``, ``utt_ids``), ``npy``, Kaldi ark / scp or HDF5 with a
+  ``metadata`` CSV (``utt_id, speaker, role, split`` and optional attribute columns), or one
+  ``parquet`` file with those columns and an ``embedding`` list column.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import warnings
 import zipfile
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,15 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from voxmetrics._types import ScoreFormat
+from voxmetrics.data.embedding_files import (
+    EMBEDDING_FILE_KINDS,
+    read_hdf5_embeddings,
+    read_kaldi_ark,
+    read_kaldi_scp,
+    sniff_embeddings,
+)
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
 from voxmetrics.limits import (
     check_count,
     check_input_path,
@@ -58,6 +66,7 @@ __all__ = [
     "SCORE_COLUMNS",
     "Source",
     "detect_format",
+    "negate_scores",
     "read_embeddings",
     "read_scores",
     "read_table",
@@ -255,7 +264,15 @@ def _detect(data: bytes, name: str) -> str:
         if data[:2] == b"\x1f\x8b":
             hint = "gzip-compressed data; decompress it first"
         elif data[:8] == b"\x89HDF\r\n\x1a\n":
-            hint = "an HDF5 file; export the arrays with numpy.savez"
+            hint = (
+                "an HDF5 file: HDF5 is read as embeddings (read_embeddings, command line "
+                "--embeddings); export scores as NPZ or CSV"
+            )
+        elif sniff_embeddings(data[:256]) == "kaldi-ark":
+            hint = (
+                "a binary Kaldi ark of vectors: arks are read as embeddings (read_embeddings, "
+                "command line --embeddings); Kaldi scores are text `enrol_id trial_id score`"
+            )
         elif ext_hint := {".parquet": "Parquet", ".npz": "NPZ", ".npy": "NPY"}.get(
             Path(name).suffix.lower()
         ):
@@ -969,6 +986,7 @@ def read_scores(
     format: ScoreFormat = "auto",
     name: str | None = None,
     trials_name: str | None = None,
+    distance: bool = False,
 ) -> ScoreMatrix:
     r"""Read a score file into a :class:`~voxmetrics.data.ScoreMatrix` (design.md format 1-3).
 
@@ -992,6 +1010,9 @@ def read_scores(
         ``"auto"`` recognises the format from the content (:func:`detect_format`).
     name, trials_name : str, optional
         File names used in messages (default: the path's name or ``"uploaded file"``).
+    distance : bool, default False
+        The scores are distances (lower = closer, e.g. Euclidean or PLDA-free cosine
+        distances): they are negated on reading, so that every metric sees higher = closer.
 
     Returns
     -------
@@ -1019,7 +1040,35 @@ def read_scores(
     ...                   trials=b"a t1 target\nb t1 nontarget\na t2 nontarget\nb t2 target\n")
     >>> sm2.trial_speakers.tolist()
     ['a', 'b']
+    >>> read_scores(b"a t1 0.1\nb t1 0.9\n", trials=b"t1 a\n", distance=True).tar.tolist()
+    [-0.1]
     """
+    sm = _read_scores(source, trials, format, name, trials_name)
+    return negate_scores(sm) if distance else sm
+
+
+def negate_scores(sm: ScoreMatrix) -> ScoreMatrix:
+    """The matrix with every score negated: distances (lower = closer) become similarities.
+
+    Examples
+    --------
+    >>> sm = ScoreMatrix.from_arrays([[0.2, 1.5]], trial_ids=["t"], trial_speakers=["a"],
+    ...                              enrol_speakers=["a", "b"])
+    >>> negate_scores(sm).scores.tolist()
+    [[-0.2, -1.5]]
+    """
+    neg = np.negative(sm.scores)
+    neg.flags.writeable = False
+    return replace(sm, scores=neg)
+
+
+def _read_scores(
+    source: Source,
+    trials: Source | None,
+    format: ScoreFormat,
+    name: str | None,
+    trials_name: str | None,
+) -> ScoreMatrix:
     npz_path = _npz_path(source, format, name) if trials is None else None
     if npz_path is not None:  # one copy of the matrix: read from the file, not from its bytes
         return _scores_from_npz(npz_path, name or npz_path.name or str(npz_path))
@@ -1161,12 +1210,66 @@ def _embeddings_from_parquet(data: bytes, name: str) -> EmbeddingSet:
     return EmbeddingSet.from_arrays(emb, meta, source=name)
 
 
+def _filter_system(meta: pd.DataFrame, system: str | None, name: str) -> pd.DataFrame:
+    """The metadata rows of one ``system`` (all rows when None)."""
+    if system is None:
+        return meta
+    if "system" not in meta.columns:
+        raise VoxMetricsInputError(
+            f"{name}: system '{system}' was asked for but the metadata has no 'system' column; "
+            "add one (e.g. original, anonymised) or leave out the system filter."
+        )
+    labels = meta["system"].astype(str)
+    keep = (labels == system).to_numpy()
+    if not keep.any():
+        found = ", ".join(sorted(labels.unique())[:10])
+        raise VoxMetricsInputError(
+            f"{name}: no row has system '{system}'; the systems are: {found}."
+        )
+    return meta[keep].reset_index(drop=True)
+
+
+def _match_ids(
+    emb: NDArray[np.float64],
+    ids: NDArray[np.str_],
+    meta: pd.DataFrame,
+    nm: str,
+    mnm: str,
+) -> NDArray[np.float64]:
+    """Rows of ``emb`` in the metadata's order; embeddings without a metadata row are ignored."""
+    index = pd.Index(ids)
+    if index.has_duplicates:
+        dup = index[index.duplicated()][0]
+        raise VoxMetricsInputError(
+            f"{nm}: utt_id '{dup}' appears more than once; each embedding needs a unique utt_id."
+        )
+    meta_ids = meta["utt_id"].to_numpy(dtype=str)
+    pos = index.get_indexer(meta_ids)
+    if (pos < 0).any():
+        miss = pos < 0
+        raise VoxMetricsInputError(
+            f"{mnm}: {int(miss.sum())} of {miss.size} utt_ids have no embedding in {nm}, e.g. "
+            f"'{meta_ids[int(np.argmax(miss))]}'; remove those rows or add their embeddings."
+        )
+    if emb.shape[0] != len(meta):
+        extra = ~index.isin(meta_ids)
+        warnings.warn(
+            f"{nm}: {int(extra.sum())} of {extra.size} embeddings have no row in {mnm}, e.g. "
+            f"'{ids[int(np.argmax(extra))]}' (or belong to another system); they are ignored.",
+            IgnoredEmbeddingsWarning,
+            stacklevel=3,
+        )
+    return emb[pos]
+
+
 def read_embeddings(
     source: Source,
     *,
     metadata: Source | None = None,
     name: str | None = None,
     metadata_name: str | None = None,
+    system: str | None = None,
+    ark_root: str | os.PathLike[str] | None = None,
 ) -> EmbeddingSet:
     r"""Read utterance embeddings into an :class:`~voxmetrics.data.EmbeddingSet` (format 4).
 
@@ -1174,14 +1277,23 @@ def read_embeddings(
     ----------
     source : str, os.PathLike or bytes
         An NPZ with ``embeddings`` (U x d) and ``utt_ids`` (U); an NPY (U x d) whose rows follow
-        the metadata's rows; or one Parquet with columns ``utt_id, speaker, role, split``,
-        optional attribute columns and an ``embedding`` list column.
+        the metadata's rows; one Parquet with columns ``utt_id, speaker, role, split``,
+        optional attribute columns and an ``embedding`` list column; a Kaldi ark (binary
+        float / double vectors or text) or scp (a path; see
+        :mod:`voxmetrics.data.embedding_files` for how its ark paths are resolved); or an HDF5
+        file (one dataset per utterance, or ``embeddings`` plus ``utt_ids``).
     metadata : str, os.PathLike or bytes, optional
-        Required with NPZ / NPY (refused with Parquet): a CSV (or Parquet) table with columns
-        ``utt_id, speaker, role, split`` and optional attributes. NPZ rows are matched to it by
-        ``utt_id`` and put in the metadata's order.
+        Required except with Parquet (refused there): a CSV (or Parquet) table with columns
+        ``utt_id, speaker, role, split`` and optional attributes. Embeddings are matched to it
+        by ``utt_id`` and put in its order; it may list a subset of them (the others are
+        ignored, counted in an :class:`~voxmetrics.errors.IgnoredEmbeddingsWarning`).
     name, metadata_name : str, optional
         File names used in messages (default: the path's name or ``"uploaded file"``).
+    system : str, optional
+        Keep only the metadata rows whose ``system`` column has this value.
+    ark_root : str or os.PathLike, optional
+        For a Kaldi scp: the folder its relative ark paths are resolved against and outside
+        which no ark may lie (default: the scp's folder).
 
     Returns
     -------
@@ -1191,8 +1303,8 @@ def read_embeddings(
     Raises
     ------
     VoxMetricsInputError
-        Missing metadata, missing columns, utterances without metadata or without an embedding,
-        row counts that differ, pickled arrays, bad role / split values, and what
+        Missing metadata, missing columns, utterances without an embedding, row counts that
+        differ (NPY), pickled arrays, bad role / split values, an unknown system, and what
         :meth:`EmbeddingSet.from_arrays` rejects.
 
     Examples
@@ -1206,26 +1318,35 @@ def read_embeddings(
     >>> es = read_embeddings(buf.getvalue(), metadata=meta)
     >>> es.embeddings.shape, es.score_matrix("eval").tar.tolist()
     ((4, 3), [1.0, 1.0])
+    >>> ark = b"e1  [ 1 0 ]\ne2  [ 0 1 ]\nt1  [ 2 0.1 ]\nt2  [ 0.1 3 ]\n"
+    >>> read_embeddings(ark, metadata=meta).embeddings.shape
+    (4, 2)
     """
     data, nm = _load(source, name)
-    kind = _detect(data, nm)
+    _check_not_empty(data, nm)
+    kind = sniff_embeddings(data) or _detect(data, nm)
     if kind == "parquet":
         if metadata is not None:
             raise VoxMetricsInputError(
                 f"{nm}: an embeddings Parquet file carries its own metadata columns; do not pass "
                 "a separate metadata file (or give the embeddings as NPZ / NPY)."
             )
-        return _embeddings_from_parquet(data, nm)
-    if kind not in ("npz", "npy"):
+        es = _embeddings_from_parquet(data, nm)
+        if system is None:
+            return es
+        meta = _filter_system(es.meta, system, nm)
+        keep = es.meta["utt_id"].isin(meta["utt_id"]).to_numpy()
+        return EmbeddingSet.from_arrays(es.embeddings[keep], meta, source=nm)
+    if kind not in ("npz", "npy", *EMBEDDING_FILE_KINDS):
         hint = (
-            "this is the metadata; pass the embeddings file (NPZ / NPY) first and this one as "
-            "metadata=..."
+            "this is the metadata; pass the embeddings file first and this one as metadata=..."
             if kind == "metadata"
             else f"this is a {kind} file"
         )
         raise VoxMetricsInputError(
             f"{nm}: not an embeddings file: {hint}. Embeddings come as an NPZ (embeddings, "
-            "utt_ids) or NPY with a metadata CSV, or one Parquet with an `embedding` column."
+            "utt_ids), NPY, Kaldi ark / scp or HDF5 with a metadata CSV, or one Parquet with an "
+            "`embedding` column."
         )
     if metadata is None:
         raise VoxMetricsInputError(
@@ -1234,38 +1355,13 @@ def read_embeddings(
         )
     mdata, mnm = _load(metadata, metadata_name)
     meta, _ = _meta_frame(mdata, mnm)
-    if kind == "npz":
-        arrays = _npz_arrays(data, nm, ("embeddings", "utt_ids"), "an embeddings NPZ")
-        emb = _float_array(arrays["embeddings"], "embeddings", nm)
-        ids = _text_array(arrays["utt_ids"], "utt_ids", nm)
-        if emb.ndim != 2 or ids.shape != (emb.shape[0],):
+    meta = _filter_system(meta, system, mnm)
+    if kind == "npy":
+        if system is not None:
             raise VoxMetricsInputError(
-                f"{nm}: shape mismatch: 'embeddings' has shape {emb.shape} and 'utt_ids' "
-                f"{ids.shape}; give a 2-D (utterances x dimensions) array and one utt_id per row."
+                f"{nm}: an NPY has no utt_ids, so its rows cannot be filtered by system; use an "
+                "NPZ with utt_ids."
             )
-        index = pd.Index(ids)
-        if index.has_duplicates:
-            dup = index[index.duplicated()][0]
-            raise VoxMetricsInputError(
-                f"{nm}: utt_id '{dup}' appears more than once in 'utt_ids'; each embedding needs "
-                "a unique utt_id."
-            )
-        meta_ids = meta["utt_id"].to_numpy(dtype=str)
-        pos = index.get_indexer(meta_ids)
-        if (pos < 0).any():
-            miss = pos < 0
-            raise VoxMetricsInputError(
-                f"{mnm}: {int(miss.sum())} of {miss.size} utt_ids have no embedding in {nm}, e.g. "
-                f"'{meta_ids[int(np.argmax(miss))]}'; remove those rows or add their embeddings."
-            )
-        if emb.shape[0] != len(meta):
-            extra = ~index.isin(meta_ids)
-            raise VoxMetricsInputError(
-                f"{nm}: {int(extra.sum())} of {extra.size} embeddings have no row in {mnm}, e.g. "
-                f"'{ids[int(np.argmax(extra))]}'; add their metadata rows or remove them."
-            )
-        emb = emb[pos]
-    else:
         arr = _np_load(data, nm, "npy")
         emb = _float_array(arr, "embeddings", nm)
         if emb.ndim != 2:
@@ -1279,4 +1375,25 @@ def read_embeddings(
                 f"{len(meta)} utterance rows; the NPY's rows must follow the metadata's rows one "
                 "to one (or use an NPZ with utt_ids)."
             )
-    return EmbeddingSet.from_arrays(emb, meta, source=nm)
+        return EmbeddingSet.from_arrays(emb, meta, source=nm)
+    if kind == "npz":
+        arrays = _npz_arrays(data, nm, ("embeddings", "utt_ids"), "an embeddings NPZ")
+        emb = _float_array(arrays["embeddings"], "embeddings", nm)
+        ids = _text_array(arrays["utt_ids"], "utt_ids", nm)
+        if emb.ndim != 2 or ids.shape != (emb.shape[0],):
+            raise VoxMetricsInputError(
+                f"{nm}: shape mismatch: 'embeddings' has shape {emb.shape} and 'utt_ids' "
+                f"{ids.shape}; give a 2-D (utterances x dimensions) array and one utt_id per row."
+            )
+    elif kind == "kaldi-scp":
+        if not isinstance(source, str | os.PathLike):
+            raise VoxMetricsInputError(
+                f"{nm}: a Kaldi scp only points into ark files, which an upload does not "
+                "carry; upload the ark itself (or give the scp's path on disk)."
+            )
+        ids, emb = read_kaldi_scp(source, ark_root=ark_root)
+    elif kind == "hdf5":
+        ids, emb = read_hdf5_embeddings(data, name=nm)
+    else:
+        ids, emb = read_kaldi_ark(data, name=nm)
+    return EmbeddingSet.from_arrays(_match_ids(emb, ids, meta, nm, mnm), meta, source=nm)

@@ -7,7 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from voxmetrics._types import ATTACKERS, LID_VARIANT_ALIASES, LID_VARIANT_NAMES, Attacker
+from voxmetrics._types import (
+    ATTACKERS,
+    LID_VARIANT_ALIASES,
+    LID_VARIANT_NAMES,
+    SCORE_KINDS,
+    Attacker,
+    ScoreKind,
+)
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -53,6 +60,9 @@ class Condition:
     """Optional utterance embeddings the score matrices came from."""
     description: str = ""
     """Free text (e.g. how the demo generated it)."""
+    score_kind: ScoreKind = "similarity"
+    """What the scores are: "similarity" (higher = closer), "llr" (calibrated natural-log LLRs:
+    adds actual DCFs) or "distance" (lower = closer; the matrices hold them negated)."""
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.strip():
@@ -62,6 +72,11 @@ class Condition:
                 f"Condition '{self.name}': attacker '{self.attacker}' is unknown; use one of "
                 f"{', '.join(ATTACKERS)}."
             )
+        if self.score_kind not in SCORE_KINDS:
+            raise VoxMetricsInputError(
+                f"Condition '{self.name}': score kind '{self.score_kind}' is unknown; use one "
+                f"of {', '.join(SCORE_KINDS)}."
+            )
         if self.dev is not None:
             check_disjoint_speakers(self.dev, self.eval)
 
@@ -69,11 +84,13 @@ class Condition:
     def content_hash(self) -> str:
         """Cache key covering everything a condition's metrics depend on.
 
-        Both score matrices and the embeddings (singling out, similarity and SBLS use them).
+        Both score matrices, the embeddings (singling out, similarity and SBLS use them) and
+        the score kind (actual DCFs need LLRs).
         """
         dev = self.dev.content_hash if self.dev is not None else "-"
         emb = self.embeddings.content_hash if self.embeddings is not None else "-"
-        return f"{self.eval.content_hash}:{dev}:{emb}"
+        kind = "" if self.score_kind == "similarity" else f":{self.score_kind}"
+        return f"{self.eval.content_hash}:{dev}:{emb}{kind}"
 
     def complete_rows(self) -> Condition | None:
         """The condition on its complete trials, for the views of the 1-to-N metrics.

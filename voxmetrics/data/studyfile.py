@@ -123,6 +123,7 @@ def study_to_bytes(study: Study) -> bytes:
                 "name": c.name,
                 "attacker": c.attacker,
                 "description": c.description,
+                "score_kind": c.score_kind,
                 "eval": w.matrix(c.eval),
                 "dev": w.matrix(c.dev),
                 "embeddings": w.embeddings(c.embeddings),
@@ -266,12 +267,12 @@ def manifest_problems(manifest: Any) -> list[str]:
 
     The schema: an object with ``format`` (text), ``version`` (number), ``voxmetrics`` and
     ``name`` (text), ``settings`` (object) and ``conditions``: a list of objects with ``name``
-    (text, required), ``attacker`` and ``description`` (text), ``eval`` (a score-matrix object,
-    required), ``dev`` (a score-matrix object or null) and ``embeddings`` (an embeddings object
-    or null). A score-matrix object names the array members ``scores``, ``trial_ids``,
-    ``trial_speakers`` and ``enrol_speakers``, optional ``attributes`` ([name, member] pairs),
-    ``n_excluded_trials`` (whole number), ``source`` (text) and ``mask`` (the member of a sparse
-    trial list's listed pairs); an embeddings object names
+    (text, required), ``attacker``, ``description`` and ``score_kind`` (text), ``eval`` (a
+    score-matrix object, required), ``dev`` (a score-matrix object or null) and ``embeddings``
+    (an embeddings object or null). A score-matrix object names the array members ``scores``,
+    ``trial_ids``, ``trial_speakers`` and ``enrol_speakers``, optional ``attributes`` ([name,
+    member] pairs), ``n_excluded_trials`` (whole number), ``source`` (text) and ``mask`` (the
+    member of a sparse trial list's listed pairs); an embeddings object names
     ``embeddings``, ``meta`` ([column, member] pairs) and ``source``.
 
     Examples
@@ -295,7 +296,7 @@ def manifest_problems(manifest: Any) -> list[str]:
     if not isinstance(conditions, list):
         problems.append(f"conditions must be a list, not {_type_name(conditions)}")
         return problems
-    keys = ("name", "attacker", "description", "eval", "dev", "embeddings")
+    keys = ("name", "attacker", "description", "score_kind", "eval", "dev", "embeddings")
     for i, spec in enumerate(conditions):
         path = f"conditions[{i}]"
         if not _check_object(problems, path, spec, keys):
@@ -306,6 +307,7 @@ def manifest_problems(manifest: Any) -> list[str]:
             problems.append(f"{path}.name must be non-empty text, not {spec['name']!r:.40}")
         _check_text(problems, f"{path}.attacker", spec.get("attacker"))
         _check_text(problems, f"{path}.description", spec.get("description"))
+        _check_text(problems, f"{path}.score_kind", spec.get("score_kind"))
         if spec.get("eval") is None:
             problems.append(f"{path}.eval is missing (every condition needs eval scores)")
         else:
@@ -545,6 +547,7 @@ def load_study(
                         attacker=spec.get("attacker") or "semi-informed",
                         embeddings=reader.embeddings(spec.get("embeddings"), f"{label} embeddings"),
                         description=spec.get("description") or "",
+                        score_kind=spec.get("score_kind") or "similarity",
                     )
                 )
             except VoxMetricsInputError as exc:  # the data model's own checks: say which file

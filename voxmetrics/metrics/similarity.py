@@ -14,15 +14,16 @@ G_VD = 10 log10(D_diag(M_aa) / D_diag(M_oo)) dB.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from voxmetrics.data.model import EmbeddingSet, unit_rows
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import LeftOutSpeakersWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.pav import pav_llrs
 
@@ -238,10 +239,13 @@ class SimilarityResult:
     """Anonymised vs anonymised."""
     distinctiveness: VoiceDistinctiveness
     """DeID, G_VD and the three D_diag values."""
+    left_out: tuple[str, ...] = ()
+    """Speakers left out because they have fewer than two utterances in a set (no
+    same-speaker pair of distinct utterances), sorted."""
 
-    def to_dict(self) -> dict[str, float]:
-        """The CLI's ``similarity`` JSON object."""
-        return self.distinctiveness.to_dict()
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's ``similarity`` JSON object, with the number of speakers left out."""
+        return {**self.distinctiveness.to_dict(), "n_speakers_left_out": len(self.left_out)}
 
 
 def _utterances(es: EmbeddingSet, split: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -262,12 +266,43 @@ def voice_similarity(
     """M_oo, M_oa, M_aa over all utterances (enrolment and trial) of a split, DeID and G_VD.
 
     The anonymised set's utterances keep their originals' ids, so an utterance is never paired
-    with its own anonymised version.
+    with its own anonymised version. A speaker with a single utterance in either set has no
+    same-speaker pair, so its diagonal cell is undefined: such speakers are left out of all
+    three matrices, counted in :attr:`SimilarityResult.left_out` and named in a
+    :class:`~voxmetrics.errors.LeftOutSpeakersWarning`.
     """
     o, a = _utterances(original, split), _utterances(anonymised, split)
+    single = np.union1d(_single_utterance_speakers(o), _single_utterance_speakers(a))
+    if single.size:
+        shown = ", ".join(f"'{x}'" for x in single[:5]) + (", ..." if single.size > 5 else "")
+        warnings.warn(
+            f"{single.size} speaker(s) with a single utterance in split '{split}' left out of "
+            f"the similarity matrices (a same-speaker pair needs two): {shown}.",
+            LeftOutSpeakersWarning,
+            stacklevel=2,
+        )
+        o, a = _without_speakers(o, single), _without_speakers(a, single)
     oo = similarity_matrix(*o, *o, calibration=calibration)
     oa = similarity_matrix(*o, *a, calibration=calibration)
     aa = similarity_matrix(*a, *a, calibration=calibration)
     return SimilarityResult(
-        oo=oo, oa=oa, aa=aa, distinctiveness=voice_distinctiveness(oo.matrix, oa.matrix, aa.matrix)
+        oo=oo,
+        oa=oa,
+        aa=aa,
+        distinctiveness=voice_distinctiveness(oo.matrix, oa.matrix, aa.matrix),
+        left_out=tuple(single.tolist()),
     )
+
+
+def _single_utterance_speakers(u: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """Speakers with fewer than two distinct utterance ids."""
+    pairs = np.unique(np.stack([u[1].astype(str), u[2].astype(str)], axis=1), axis=0)
+    speakers, n = np.unique(pairs[:, 0], return_counts=True)
+    return speakers[n < 2]
+
+
+def _without_speakers(
+    u: tuple[np.ndarray, np.ndarray, np.ndarray], speakers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    keep = ~np.isin(u[1].astype(str), speakers)
+    return u[0][keep], u[1][keep], u[2][keep]

@@ -37,8 +37,9 @@ from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.sbls import components_figure, identity_figure
 from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure, srd_table
 from voxmetrics.plots.style import condition_colors
+from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
-from voxmetrics.report import OVERVIEW_COLUMNS, overview_frame
+from voxmetrics.report import OVERVIEW_COLUMNS, overview_frame, verification_frame
 from voxmetrics.studyreport import StudyReport
 from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 
@@ -52,6 +53,7 @@ REPORT_SECTIONS: dict[str, str] = {
     "lid": "LID: local information disclosure",
     "srd": "SRD: similarity rank disclosure",
     "zebra": "ZEBRA: zero evidence",
+    "verification": "Verification: DET, DCF, APE",
     "linkage": "Linkage and singling out",
     "sbls": "SBLS: soft-biometric leakage",
     "methods": "Methods",
@@ -553,6 +555,35 @@ def _zebra(
     return _section("zebra", body)
 
 
+def _verification(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
+    results = {r.name: r.verification for r in sr.reports if r.verification is not None}
+    if not results:
+        return _section("verification", "<p>No condition has verification results.</p>")
+    kinds = {r.name: r.score_kind for r in sr.reports}
+    distances = [n for n in results if kinds.get(n) == "distance"]
+    body = (
+        "<p>The standard speaker-verification outputs of the 1-to-1 comparisons, to set "
+        "beside published ASV and VoicePrivacy results: normalised minimum detection cost "
+        "(minDCF) per target prior, the actual cost (actDCF) where the scores are LLRs, and "
+        "d'. A DCF of 1 is no better than deciding by the prior alone.</p>"
+        + _table(verification_frame(results), colors=colors)
+    )
+    if distances:
+        body += f"<p>{_names(distances, colors)}: distance scores, negated on reading.</p>"
+    first = next(iter(results.values()))
+    body += figure(
+        det_figure({n: v.det for n, v in results.items()}, colors=colors), "det_curves"
+    ) + figure(
+        ape_figure(
+            {n: v.ape for n, v in results.items()},
+            colors=colors,
+            p_targets=first.dcf.p_targets.tolist(),
+        ),
+        "ape_plot",
+    )
+    return _section("verification", body)
+
+
 def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     reports = {r.name: r for r in sr.reports}
     body = _table(linkage_table(reports), colors=colors) + figure(
@@ -766,6 +797,7 @@ def study_report_html(
         _lid(sr, colors, figure),
         _srd(sr, colors, figure),
         _zebra(sr, colors, figure, sr.ece_curves),
+        _verification(sr, colors, figure),
         _linkage(sr, colors, figure),
     ]
     present = [s for s in REPORT_SECTIONS if s != "sbls" or _has_sbls(sr)]

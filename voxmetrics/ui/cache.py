@@ -110,23 +110,39 @@ def _read_scores(
     name: str,
     trials_name: str | None,
     format: str,
+    distance: bool = False,
 ) -> Outcome[ScoreMatrix]:
     from voxmetrics.data.readers import read_scores
 
     return capture(
-        read_scores, _data, trials=_trials, format=format, name=name, trials_name=trials_name
+        read_scores,
+        _data,
+        trials=_trials,
+        format=format,
+        name=name,
+        trials_name=trials_name,
+        distance=distance,
     )
 
 
 def parse_scores(
-    upload: Upload, *, trials: Upload | None = None, format: str = "auto"
+    upload: Upload, *, trials: Upload | None = None, format: str = "auto", distance: bool = False
 ) -> Outcome[ScoreMatrix]:
-    """Parse an uploaded score file (and its Kaldi key file), cached on the bytes' sha256."""
+    """Parse an uploaded score file (and its Kaldi key file), cached on the bytes' sha256.
+
+    With ``distance=True`` the scores are distances (lower = closer), negated on reading.
+    """
     data = upload.getvalue()
     tdata = trials.getvalue() if trials is not None else None
     key = f"{sha256(data)}:{sha256(tdata)}"
     return _read_scores(
-        key, data, tdata, upload.name, trials.name if trials is not None else None, format
+        key,
+        data,
+        tdata,
+        upload.name,
+        trials.name if trials is not None else None,
+        format,
+        distance,
     )
 
 
@@ -165,31 +181,45 @@ class ParsedEmbeddings:
 
 
 def _embeddings_and_scores(
-    data: bytes, metadata: bytes | None, name: str, metadata_name: str | None
+    data: bytes,
+    metadata: bytes | None,
+    name: str,
+    metadata_name: str | None,
+    system: str | None = None,
 ) -> ParsedEmbeddings:
     from voxmetrics.data.readers import read_embeddings
 
-    es = read_embeddings(data, metadata=metadata, name=name, metadata_name=metadata_name)
+    es = read_embeddings(
+        data, metadata=metadata, name=name, metadata_name=metadata_name, system=system
+    )
     dev = es.score_matrix("dev") if "dev" in es.splits() else None
     return ParsedEmbeddings(es, es.score_matrix("eval"), dev)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading and scoring the embeddings…")
 def _read_embeddings(
-    key: str, _data: bytes, _metadata: bytes | None, name: str, metadata_name: str | None
+    key: str,
+    _data: bytes,
+    _metadata: bytes | None,
+    name: str,
+    metadata_name: str | None,
+    system: str | None = None,
 ) -> Outcome[ParsedEmbeddings]:
-    return capture(_embeddings_and_scores, _data, _metadata, name, metadata_name)
+    return capture(_embeddings_and_scores, _data, _metadata, name, metadata_name, system)
 
 
 def parse_embeddings(
-    upload: Upload, *, metadata: Upload | None = None
+    upload: Upload, *, metadata: Upload | None = None, system: str | None = None
 ) -> Outcome[ParsedEmbeddings]:
-    """Parse uploaded embeddings (+ metadata CSV) and score them, cached on the bytes' sha256."""
+    """Parse uploaded embeddings (+ metadata CSV) and score them, cached on the bytes' sha256.
+
+    ``system`` keeps only the metadata rows of that system.
+    """
     data = upload.getvalue()
     mdata = metadata.getvalue() if metadata is not None else None
-    key = f"{sha256(data)}:{sha256(mdata)}"
+    key = f"{sha256(data)}:{sha256(mdata)}:{system}"
     return _read_embeddings(
-        key, data, mdata, upload.name, metadata.name if metadata is not None else None
+        key, data, mdata, upload.name, metadata.name if metadata is not None else None, system
     )
 
 

@@ -1,0 +1,152 @@
+"""VoicePrivacy-style uploads on the Data page (AppTest): distances, Kaldi arks, systems."""
+
+from __future__ import annotations
+
+import io
+
+import kaldiio
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from voxmetrics.data import read_scores
+from voxmetrics.ui import cache
+from voxmetrics.ui.state import STUDY_KEY
+
+APP = "../app.py"
+DATA = "pages/2_Data.py"
+NEW = "➕ New condition"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    def clear():
+        st.cache_data.clear()
+        cache._read_scores.clear()
+        cache._read_embeddings.clear()
+
+    clear()
+    yield
+    clear()
+
+
+def _data_page(name: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.run()
+    at.switch_page(DATA).run()
+    at.selectbox(key="vm_data_condition").select(NEW).run()
+    at.text_input(key="vm_data_new_name").input(name).run()
+    return at
+
+
+def _kaldi_distances() -> tuple[bytes, bytes]:
+    rng = np.random.default_rng(0)
+    spk = ["1272", "1462", "2035"]
+    rows, key = [], []
+    for s in spk:
+        for k in range(2):
+            tid = f"{s}-128104-{k:04d}"
+            for e in spk:
+                d = rng.normal(0.4 if e == s else 1.2, 0.2)  # distances: mated are smaller
+                rows.append(f"{e} {tid} {d:.6f}")
+                key.append(f"{e} {tid} {'target' if e == s else 'nontarget'}")
+    return "\n".join(rows).encode() + b"\n", "\n".join(key).encode() + b"\n"
+
+
+def test_distance_scores_are_negated_and_said():
+    scores, trials = _kaldi_distances()
+    at = _data_page("vpc-dist")
+    at.file_uploader(key="vm_eval_file").set_value(("eval.scores", scores, "text/plain"))
+    at.file_uploader(key="vm_eval_key").set_value(("trials", trials, "text/plain"))
+    at.radio(key="vm_score_kind").set_value("distance").run()
+    at.button(key="vm_load_scores").click().run()
+    assert not at.exception and not at.error
+    cond = at.session_state[STUDY_KEY].get("vpc-dist")
+    assert cond.score_kind == "distance"
+    expected = read_scores(scores, trials=trials, distance=True)
+    assert cond.eval.equals(expected)
+    assert (cond.eval.tar < 0).all()
+    assert "distances negated on reading" in at.success[0].value
+    assert any("distance scores, negated" in str(c.value) for c in at.caption)
+
+
+def test_kaldi_ark_upload_with_a_system_and_a_subset():
+    rng = np.random.default_rng(1)
+    rows = [
+        (f"{spk}-{role}{k}", spk, role, "eval", sys)
+        for sys in ("original", "b1")
+        for spk in ("a", "b", "c")
+        for role in ("enrol", "trial")
+        for k in range(2)
+    ]
+    meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split", "system"])
+    meta.loc[meta.system == "b1", "utt_id"] = "b1-" + meta.utt_id
+    # the ark holds the original system plus 3 utterances listed nowhere
+    ids = [*meta.utt_id[meta.system == "original"], "x1", "x2", "x3"]
+    buf = io.BytesIO()
+    kaldiio.save_ark(buf, {u: rng.normal(size=8).astype(np.float32) for u in ids})
+    at = _data_page("vpc-ark")
+    at.file_uploader(key="vm_emb_file").set_value(("xvector.ark", buf.getvalue(), "x/ark"))
+    at.file_uploader(key="vm_meta_file").set_value(
+        ("meta.csv", meta.to_csv(index=False).encode(), "text/csv")
+    )
+    at.text_input(key="vm_emb_system").input("original").run()
+    at.button(key="vm_load_embeddings").click().run()
+    assert not at.exception and not at.error
+    cond = at.session_state[STUDY_KEY].get("vpc-ark")
+    assert len(cond.embeddings.meta) == 12 and cond.eval.shape == (6, 3)
+    assert any("3 of 15 embeddings have no row in meta.csv" in w.value for w in at.warning)
+
+
+def _meta_and_vectors():
+    rng = np.random.default_rng(2)
+    rows = [
+        (f"{spk}-{role}{k}", spk, role, "eval")
+        for spk in ("a", "b", "c")
+        for role in ("enrol", "trial")
+        for k in range(2)
+    ]
+    meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split"])
+    return meta, {u: rng.normal(size=6) for u in meta.utt_id}
+
+
+def test_hdf5_upload_equals_the_npz_path():
+    import h5py
+
+    meta, vecs = _meta_and_vectors()
+    h5 = io.BytesIO()
+    with h5py.File(h5, "w") as f:
+        f.create_dataset("embeddings", data=np.stack(list(vecs.values())))
+        f.create_dataset("utt_ids", data=np.array(list(vecs), dtype=h5py.string_dtype()))
+    npz = io.BytesIO()
+    np.savez(npz, embeddings=np.stack(list(vecs.values())), utt_ids=np.array(list(vecs)))
+    at = _data_page("vpc-h5")
+    for name, data in (("x.h5", h5.getvalue()), ("x.npz", npz.getvalue())):
+        if name == "x.npz":
+            at.selectbox(key="vm_data_condition").select(NEW).run()
+            at.text_input(key="vm_data_new_name").input("vpc-npz").run()
+        at.file_uploader(key="vm_emb_file").set_value((name, data, "application/octet-stream"))
+        at.file_uploader(key="vm_meta_file").set_value(
+            ("meta.csv", meta.to_csv(index=False).encode(), "text/csv")
+        )
+        at.button(key="vm_load_embeddings").click().run()
+        assert not at.exception and not at.error
+    study = at.session_state[STUDY_KEY]
+    assert study.get("vpc-h5").eval.scores.tolist() == study.get("vpc-npz").eval.scores.tolist()
+
+
+def test_scp_upload_says_to_upload_the_ark():
+    meta, _ = _meta_and_vectors()
+    at = _data_page("vpc-scp")
+    at.file_uploader(key="vm_emb_file").set_value(
+        ("x.ark", b"a-enrol0 exp/xvector.1.ark:9\na-enrol1 exp/xvector.1.ark:40\n", "text/plain")
+    )
+    at.file_uploader(key="vm_meta_file").set_value(
+        ("meta.csv", meta.to_csv(index=False).encode(), "text/csv")
+    )
+    at.button(key="vm_load_embeddings").click().run()
+    assert not at.exception
+    assert "upload the ark itself" in at.error[0].value
+    assert "vpc-scp" not in at.session_state[STUDY_KEY].names

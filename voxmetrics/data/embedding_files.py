@@ -1,0 +1,374 @@
+r"""Embedding files of the VoicePrivacy / Kaldi world: ark, scp and HDF5.
+
+Each reader returns the utterance ids and a U x d float64 matrix; :func:`read_embeddings
+<voxmetrics.data.readers.read_embeddings>` then matches them to the metadata. Formats are
+recognised by content (:func:`sniff_embeddings`):
+
+- **Kaldi binary ark** (``key \0B`` then ``FV`` / ``DV`` vectors, as Kaldi's
+  ``copy-vector`` and the VoicePrivacy 2020 / 2022 x-vector recipes write them; float or
+  double; one-row matrices are accepted as vectors). Read with ``kaldiio``.
+- **Kaldi text ark** (``key  [ 0.1 0.2 ... ]``), parsed here in float64.
+- **Kaldi scp** (``key path.ark:offset``), which points into arks by byte offset. Relative
+  paths are resolved against ``ark_root`` (default: the scp file's own folder), and a path
+  that leads outside that folder (``..``, an absolute path elsewhere, a symlink out) is
+  **refused**, as are piped commands (``cmd |``), which are never run. VoicePrivacy recipes
+  write paths relative to the recipe folder: pass that folder as ``ark_root`` (command line:
+  ``--ark-root``). An scp needs its arks on disk, so it must be given as a path.
+- **HDF5** (``h5py``), either one 1-D dataset per utterance (the dataset's path is the utt_id)
+  or one 2-D matrix plus its ids (datasets ``embeddings`` and ``utt_ids``, or the only 2-D
+  numeric and the only 1-D text dataset). External links and virtual datasets, which read
+  other files, are refused.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count, read_file_bytes
+
+__all__ = [
+    "EMBEDDING_FILE_KINDS",
+    "read_hdf5_embeddings",
+    "read_kaldi_ark",
+    "read_kaldi_scp",
+    "sniff_embeddings",
+]
+
+EMBEDDING_FILE_KINDS = ("kaldi-ark", "kaldi-text-ark", "kaldi-scp", "hdf5")
+"""The values :func:`sniff_embeddings` returns."""
+
+_HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
+_BINARY_ARK = re.compile(rb"\A[^\s\x00]+ \x00B")
+_TEXT_ARK = re.compile(rb"\A\s*[^\s\[\]]+[ \t]+\[")
+_SCP_LINE = re.compile(r"^(\S+)\s+(.+):(\d+)$")
+
+Vectors = tuple[NDArray[np.str_], NDArray[np.float64]]
+
+
+def sniff_embeddings(data: bytes) -> str | None:
+    r"""Recognise a Kaldi ark / scp or HDF5 embeddings file by content; None if it is not one.
+
+    Examples
+    --------
+    >>> sniff_embeddings(b"utt1  [ 0.5 1.0 ]\n")
+    'kaldi-text-ark'
+    >>> sniff_embeddings(b"utt1 /data/xvector.1.ark:6\nutt2 /data/xvector.1.ark:42\n")
+    'kaldi-scp'
+    >>> sniff_embeddings(b"utt1 spk1\n") is None
+    True
+    """
+    if data[:8] == _HDF5_MAGIC:
+        return "hdf5"
+    if _BINARY_ARK.match(data[:256]):
+        return "kaldi-ark"
+    if _TEXT_ARK.match(data[:256]):
+        return "kaldi-text-ark"
+    head = data[:4096].decode("utf-8", errors="replace").splitlines()
+    lines = [ln.strip() for ln in head[:-1] or head if ln.strip()]
+    if lines and all(_SCP_LINE.match(ln) for ln in lines[:20]):
+        return "kaldi-scp"
+    return None
+
+
+def _vectors(keys: list[str], rows: list[NDArray[Any]], name: str) -> Vectors:
+    if not keys:
+        raise VoxMetricsInputError(f"{name}: holds no embedding; give a file with vectors.")
+    dims = np.array([r.size for r in rows])
+    if (dims != dims[0]).any():
+        i = int(np.argmax(dims != dims[0]))
+        raise VoxMetricsInputError(
+            f"{name}: shape mismatch: '{keys[i]}' has {dims[i]} values but '{keys[0]}' has "
+            f"{dims[0]}; all embeddings must have the same dimension."
+        )
+    ids = np.array(keys, dtype=str)
+    return ids, np.vstack([r.astype(np.float64, copy=False).ravel() for r in rows])
+
+
+def _as_vector(key: str, a: Any, name: str) -> NDArray[Any]:
+    if isinstance(a, tuple):  # kaldiio returns (rate, wave) for audio entries
+        raise VoxMetricsInputError(
+            f"{name}: '{key}' holds audio, not an embedding; give the x-vector ark."
+        )
+    a = np.asarray(a)
+    if a.dtype.kind not in "fiu":
+        raise VoxMetricsInputError(f"{name}: '{key}' is not numeric ({a.dtype}).")
+    if a.ndim == 2 and a.shape[0] == 1:
+        a = a[0]
+    if a.ndim != 1:
+        raise VoxMetricsInputError(
+            f"{name}: '{key}' is a {a.shape[0]} x {a.shape[1]} matrix (per-frame features?), "
+            "not one embedding vector per utterance; give the utterance-level x-vectors."
+        )
+    return a
+
+
+def _parse_text_ark(text: str, name: str) -> Vectors:
+    keys: list[str] = []
+    rows: list[NDArray[Any]] = []
+    pos = 0
+    entry = re.compile(r"\s*(\S+)\s+\[([^\]]*)\]")
+    while pos < len(text.rstrip()):
+        m = entry.match(text, pos)
+        if m is None:
+            start = len(text) - len(text[pos:].lstrip())
+            line = text.count("\n", 0, start) + 1
+            raise VoxMetricsInputError(
+                f"{name}: line {line}: not a Kaldi text ark entry (`utt_id  [ v1 v2 ... ]`); "
+                "check the brackets."
+            )
+        body = m.group(2)
+        lines = [ln for ln in body.splitlines() if ln.strip()]
+        try:
+            vec = np.array(body.split(), dtype=np.float64)
+        except ValueError:
+            line = text.count("\n", 0, m.start(2)) + 1
+            raise VoxMetricsInputError(
+                f"{name}: line {line}: the vector of '{m.group(1)}' holds a value that is not a "
+                "number."
+            ) from None
+        if len(lines) > 1:
+            vec = vec.reshape(len(lines), -1) if vec.size % len(lines) == 0 else vec
+        keys.append(m.group(1))
+        rows.append(_as_vector(m.group(1), vec, name))
+        pos = m.end()
+    return _vectors(keys, rows, name)
+
+
+def read_kaldi_ark(data: bytes, *, name: str = "uploaded file") -> Vectors:
+    r"""Utterance ids and embeddings of a Kaldi ark (binary ``FV`` / ``DV`` or text).
+
+    Parameters
+    ----------
+    data : bytes
+        The whole ark.
+    name : str
+        File name for messages.
+
+    Returns
+    -------
+    utt_ids : ndarray of str, shape (U,)
+    embeddings : ndarray of float64, shape (U, d)
+
+    Examples
+    --------
+    >>> ids, emb = read_kaldi_ark(b"u1  [ 1 2 ]\nu2  [ 3 4.5 ]\n")
+    >>> ids.tolist(), emb.tolist()
+    (['u1', 'u2'], [[1.0, 2.0], [3.0, 4.5]])
+    """
+    if _BINARY_ARK.match(data[:256]) is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise VoxMetricsInputError(
+                f"{name}: neither a binary Kaldi ark (`utt_id \\0B...`) nor UTF-8 text."
+            ) from None
+        return _parse_text_ark(text, name)
+    import kaldiio
+
+    keys: list[str] = []
+    rows: list[NDArray[Any]] = []
+    try:
+        for key, value in kaldiio.load_ark(io.BytesIO(data)):
+            keys.append(str(key))
+            rows.append(_as_vector(str(key), value, name))
+    except VoxMetricsInputError:
+        raise
+    except Exception as exc:  # kaldiio raises ValueError, struct.error, EOFError, ...
+        after = f" after '{keys[-1]}'" if keys else ""
+        raise VoxMetricsInputError(
+            f"{name}: the Kaldi ark is damaged or truncated{after} ({type(exc).__name__}: "
+            f"{exc}); write it again (e.g. copy-vector ark:in.ark ark:out.ark)."
+        ) from None
+    return _vectors(keys, rows, name)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def read_kaldi_scp(
+    path: str | os.PathLike[str], *, ark_root: str | os.PathLike[str] | None = None
+) -> Vectors:
+    """Utterance ids and embeddings of a Kaldi scp (``utt_id path.ark:offset`` lines).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The scp file (a path: its arks are read from disk).
+    ark_root : str or os.PathLike, optional
+        Folder the relative ark paths are resolved against, and outside which no ark may lie
+        (default: the scp's folder).
+
+    Returns
+    -------
+    utt_ids, embeddings
+        As :func:`read_kaldi_ark`, in the scp's order.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        Malformed lines, piped commands, arks outside ``ark_root`` or missing, offsets that do
+        not point at a vector.
+    """
+    import kaldiio
+
+    scp = Path(path)
+    name = scp.name
+    root = Path(ark_root) if ark_root is not None else scp.parent
+    root = root.resolve()
+    try:
+        text = read_file_bytes(scp, name).decode("utf-8")
+    except UnicodeDecodeError:
+        raise VoxMetricsInputError(f"{name}: not UTF-8 text, so not a Kaldi scp.") from None
+    check_count(name, "lines", text.count("\n"), "max_rows")
+    keys: list[str] = []
+    rows: list[NDArray[Any]] = []
+    fds: dict[str, Any] = {}
+    try:
+        for i, raw in enumerate(text.splitlines(), start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            if line.endswith("|") or " | " in line:
+                raise VoxMetricsInputError(
+                    f"{name}: line {i}: a piped command; commands in an scp are never run. "
+                    "Write the vectors to an ark first (copy-vector) and point the scp there."
+                )
+            m = _SCP_LINE.match(line)
+            if m is None:
+                raise VoxMetricsInputError(
+                    f"{name}: line {i}: expected `utt_id path.ark:offset`, got {line[:80]!r}."
+                )
+            key, ark, offset = m.group(1), m.group(2), m.group(3)
+            target = Path(ark) if Path(ark).is_absolute() else root / ark
+            target = target.resolve()
+            if not _inside(target, root):
+                raise VoxMetricsInputError(
+                    f"{name}: line {i}: '{ark}' lies outside {root}, which is refused; put the "
+                    "arks under the scp's folder or name their common folder as the ark root "
+                    "(ark_root=..., command line --ark-root)."
+                )
+            if not target.is_file():
+                raise VoxMetricsInputError(
+                    f"{name}: line {i}: the ark '{ark}' does not exist (looked for {target}); "
+                    "relative paths are resolved against the ark root (default: the scp's "
+                    "folder; command line --ark-root)."
+                )
+            try:
+                value = kaldiio.load_mat(f"{target}:{offset}", fd_dict=fds)
+            except Exception as exc:
+                raise VoxMetricsInputError(
+                    f"{name}: line {i}: no Kaldi vector at byte {offset} of '{ark}' "
+                    f"({type(exc).__name__}: {exc}); is the scp from another version of the ark?"
+                ) from None
+            keys.append(key)
+            rows.append(_as_vector(key, value, name))
+    finally:
+        for fd in fds.values():
+            fd.close()
+    return _vectors(keys, rows, name)
+
+
+def _h5_text(a: NDArray[Any]) -> NDArray[np.str_] | None:
+    if a.dtype.kind == "S" or a.dtype.kind == "O":
+        try:
+            return np.array(
+                [x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in a.tolist()]
+            )
+        except UnicodeDecodeError:
+            return None
+    if a.dtype.kind == "U":
+        return a.astype(str)
+    return None
+
+
+def read_hdf5_embeddings(data: bytes, *, name: str = "uploaded file") -> Vectors:
+    """Utterance ids and embeddings of an HDF5 file (either layout of the module docstring).
+
+    Examples
+    --------
+    >>> import io, h5py, numpy as np
+    >>> buf = io.BytesIO()
+    >>> with h5py.File(buf, "w") as f:
+    ...     _ = f.create_dataset("u1", data=[1.0, 2.0])
+    ...     _ = f.create_dataset("u2", data=[3.0, 4.0])
+    >>> ids, emb = read_hdf5_embeddings(buf.getvalue())
+    >>> ids.tolist(), emb.tolist()
+    (['u1', 'u2'], [[1.0, 2.0], [3.0, 4.0]])
+    """
+    import h5py
+
+    try:
+        f = h5py.File(io.BytesIO(data), "r")
+    except Exception as exc:
+        raise VoxMetricsInputError(
+            f"{name}: cannot be opened as HDF5 ({exc}); is the file truncated?"
+        ) from None
+    with f:
+        datasets: dict[str, Any] = {}
+        refused: list[str] = []
+
+        def visit(path: str, link: Any) -> None:
+            if isinstance(link, h5py.ExternalLink):
+                refused.append(path)
+                return
+            obj = f.get(path)
+            if isinstance(obj, h5py.Dataset):
+                if obj.is_virtual:
+                    refused.append(path)
+                else:
+                    datasets[path] = obj
+
+        f.visititems_links(visit)
+        if refused:
+            raise VoxMetricsInputError(
+                f"{name}: '{refused[0]}' is an external link or virtual dataset, which reads "
+                "other files; this is refused. Copy the data into the file (h5repack)."
+            )
+        if not datasets:
+            raise VoxMetricsInputError(f"{name}: the HDF5 file holds no dataset.")
+        check_count(name, "datasets", len(datasets), "max_rows")
+        total = sum(int(d.size) * d.dtype.itemsize for d in datasets.values())
+        check_count(name, "bytes of datasets (uncompressed)", total, "max_array_bytes")
+        two_d = {k: d for k, d in datasets.items() if d.ndim == 2 and d.dtype.kind in "fiu"}
+        texts = {k: d for k, d in datasets.items() if d.ndim == 1 and d.dtype.kind in "SOU"}
+        if two_d:
+            mk = "embeddings" if "embeddings" in two_d else None
+            ik = next((k for k in ("utt_ids", "ids", "keys") if k in texts), None)
+            if mk is None and len(two_d) == 1:
+                mk = next(iter(two_d))
+            if ik is None and len(texts) == 1:
+                ik = next(iter(texts))
+            if mk is None or ik is None:
+                raise VoxMetricsInputError(
+                    f"{name}: found 2-D dataset(s) {', '.join(sorted(two_d))} but cannot tell "
+                    "which holds the embeddings and which the ids; name them 'embeddings' "
+                    "(U x d) and 'utt_ids' (U strings)."
+                )
+            emb = np.asarray(two_d[mk][()], dtype=np.float64)
+            ids = _h5_text(np.asarray(texts[ik][()]))
+            if ids is None or ids.shape != (emb.shape[0],):
+                raise VoxMetricsInputError(
+                    f"{name}: shape mismatch: '{mk}' has {emb.shape[0]} rows but '{ik}' "
+                    f"holds {np.asarray(texts[ik]).shape[0]} ids (or ids that are not UTF-8); "
+                    "give one id per row."
+                )
+            return ids, emb
+        vectors = {k: d for k, d in datasets.items() if d.dtype.kind in "fiu"}
+        if not vectors:
+            raise VoxMetricsInputError(f"{name}: the HDF5 file holds no numeric dataset.")
+        keys = list(vectors)
+        rows = [_as_vector(k, np.asarray(vectors[k][()]), name) for k in keys]
+        return _vectors(keys, rows, name)
