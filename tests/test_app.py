@@ -14,7 +14,7 @@ from voxmetrics.data.study import Study
 from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DATA = "pages/2_Data.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]

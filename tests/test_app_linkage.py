@@ -19,7 +19,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_linkage
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 LINKAGE = "pages/6_Linkage.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUBHEADERS = [

@@ -15,7 +15,7 @@ from voxmetrics.report import evaluate_condition, evaluate_sbls
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 CARD_COLUMNS = ["Condition", "EER", "LIDmax (bits)", "ZEBRA tag", "Linkability vs chance", "SBLS"]

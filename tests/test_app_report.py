@@ -16,14 +16,14 @@ from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
-from voxmetrics.export import report_json, report_zip
+from voxmetrics.export import report_json, report_zip, tables_zip
 from voxmetrics.studyreport import build_study_report
 from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache
 from voxmetrics.ui.setup import study_file_name
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 PAGE = "pages/10_Report.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 DOWNLOADS = ["vm_report_html", "vm_report_json", "vm_report_zip", "vm_report_vxm"]
@@ -156,6 +156,13 @@ def test_build_report_shows_card_callouts_and_downloads():
     # PDF button with Chromium, else the caption that says why there is none
     assert "vm_report_pdf" in keys or "PDF needs Chromium" in _text(at.caption)
     assert "python -m voxmetrics report tiny.vxm --html report.html" in _text(at.code)
+    # the tables for a paper: LaTeX by default, Markdown on demand
+    assert "vm_report_tables_zip" in keys and "vm_report_table_file" in keys
+    assert "\\begin{tabular}" in _text(at.code) and "\\toprule" in _text(at.code)
+    at.radio(key="vm_report_table_format").set_value("markdown").run()
+    assert not at.exception
+    at.selectbox(key="vm_report_table").set_value("zebra").run()
+    assert "| Condition | D_ECE (bits) |" in _text(at.code)
     # the report stays built while the study does not change
     at.run()
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "random"]
@@ -193,6 +200,9 @@ def test_the_report_files_behind_the_buttons():
     }
     names = zipfile.ZipFile(io.BytesIO(report_zip(sr))).namelist()
     assert "tiny_report.html" in names and "csv/report_card.csv" in names
+    assert "latex/lid.tex" in names and "markdown/zebra.md" in names
+    tables = zipfile.ZipFile(io.BytesIO(tables_zip(sr, "latex"))).namelist()
+    assert "overview.tex" in tables and "lid.tex" in tables
     assert study_from_bytes(study_to_bytes(sr.study)).names == ["plain", "random"]
     assert study_file_name(study) == "tiny.vxm"
 

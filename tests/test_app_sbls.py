@@ -18,7 +18,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_sbls
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 PAGE = "pages/7_Soft_biometrics.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 COMPONENT_COLUMNS = ["Condition", "Attacker", "P_attr", "P_assoc", "P_subgroup", "SBLS"]

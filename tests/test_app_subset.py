@@ -11,7 +11,7 @@ from voxmetrics.data.study import Study
 from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY, SUBSET_KEY
 
-APP = "../app.py"
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DATA = "pages/2_Data.py"
 PAGES = [

@@ -12,7 +12,7 @@ from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_verification
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 PAGE = "pages/11_Verification.py"
 
 

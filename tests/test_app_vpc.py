@@ -15,7 +15,7 @@ from voxmetrics.data import read_scores
 from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"
+APP = "../voxmetrics/ui/dashboard/app.py"
 DATA = "pages/2_Data.py"
 NEW = "➕ New condition"
 

@@ -12,7 +12,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_zebra
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 ZEBRA = "pages/5_ZEBRA.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 INTERVAL_COLUMNS = ["D_ECE 95% low", "D_ECE 95% high", "log10 l 95% low", "log10 l 95% high"]

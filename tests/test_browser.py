@@ -60,8 +60,8 @@ def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 60) -> Non
 
 @pytest.fixture(scope="module")
 def server(request) -> Iterator[str]:
-    """The app on a free port, one per test module, its log named after the module. No file
-    watcher: edits elsewhere in the checkout never rerun it mid-test."""
+    """The app on a free port, one per test module, its log named after the module, started
+    by ``voxmetrics app`` (no file watcher: edits elsewhere never rerun it mid-test)."""
     port = _free_port()
     env = {**os.environ, "BROWSER_PATH": CHROMIUM}
     log = ARTIFACTS / f"streamlit_{request.module.__name__}.log"
@@ -69,12 +69,9 @@ def server(request) -> Iterator[str]:
     with log.open("w") as out:
         proc = subprocess.Popen(
             [
-                sys.executable, "-m", "streamlit", "run", "app.py",
+                sys.executable, "-m", "voxmetrics", "app", "--port", str(port), "--",
                 "--server.headless", "true",
-                "--server.port", str(port),
                 "--server.address", "127.0.0.1",
-                "--server.fileWatcherType", "none",
-                "--browser.gatherUsageStats", "false",
             ],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip

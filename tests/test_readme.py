@@ -16,7 +16,8 @@ def _setup_commands() -> list[str]:
 
 def test_two_setup_commands_one_starts_the_dashboard_one_runs_the_tests():
     dashboard, tests = _setup_commands()
-    assert "requirements.txt" in dashboard and "streamlit run app.py" in dashboard
+    assert "requirements.txt" in dashboard and "-e ." in dashboard
+    assert dashboard.endswith(".venv/bin/voxmetrics app")
     assert "requirements-dev.txt" in tests and "pytest" in tests
 
 

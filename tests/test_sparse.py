@@ -24,6 +24,7 @@ from voxmetrics.cli import main
 from voxmetrics.data import ScoreMatrix, read_scores
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.cllr import cllr, min_cllr
+from voxmetrics.metrics.dcf import verification
 from voxmetrics.metrics.eer import eer, eer_rocch
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.srd import srd
@@ -284,6 +285,9 @@ def test_pairwise_metrics_use_every_listed_pair():
     for k in ("d_ece", "log10_l", "tag"):
         assert r["zebra"][k] == pytest.approx(z[k], abs=1e-12)
     assert r["n_pairs"] == int(mask.sum())
+    v = verification(tar, non)  # minDCF and d' of the listed pairs
+    assert r["dcf"] == v.dcf.to_dict()
+    assert r["d_prime"] == pytest.approx(v.d_prime, rel=1e-12)
     assert r["trials_used"]["pairwise"] == {
         "n_pairs": int(mask.sum()),
         "n_tar": tar.size,

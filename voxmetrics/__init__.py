@@ -4,7 +4,7 @@ The public surface: the data model and readers (:mod:`voxmetrics.data`), the met
 (:mod:`voxmetrics.metrics`), conditions, studies and ``.vxm`` study files, reports
 (:mod:`voxmetrics.report`, the report card :mod:`voxmetrics.card`, the threat call-outs
 :mod:`voxmetrics.threat`, the whole study's :mod:`voxmetrics.studyreport`) and the demo generator
-(:mod:`voxmetrics.synth`). Definitions: ``shared/docs/metrics.md``.
+(:mod:`voxmetrics.synth`). Definitions: the documentation, Methods.
 """
 
 from voxmetrics import card, data, errors, metrics, report, studyreport, synth, threat

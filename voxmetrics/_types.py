@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 ScoreFormat = Literal["auto", "csv", "parquet", "npz", "kaldi"]
-"""Score file formats understood by :func:`voxmetrics.read_scores` (design.md, input formats)."""
+"""Score file formats understood by :func:`voxmetrics.read_scores`."""
 
 Split = Literal["dev", "eval"]
 """The two halves of a condition: calibration (dev) and evaluation (eval)."""

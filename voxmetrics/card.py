@@ -14,11 +14,11 @@ SBLS (higher is safer)        >= 0.9                      0.75 to < 0.9       < 
 
 Why these values: an EER within 0.05 of chance is what a 1-to-1 evaluation calls private
 (VoicePrivacy); one bit of LIDmax halves the attacker's uncertainty about the worst-exposed
-trial's speaker (paper 000); ZEBRA tags D and above mean a likelihood ratio of 10^4 or more for
-some trial, "very strong" evidence on forensic verbal scales (paper 004); linkability above
-twice chance is the call-out level of :mod:`voxmetrics.threat`; the SBLS bands bracket the
-systems of paper 003's Table 3 (0.90 for the best, 0.72 for the weakest). The colour of LIDmax
-follows its point estimate; its 95 % speaker-bootstrap interval is printed beside it. A
+trial's speaker (Šterns et al. 2025); ZEBRA tags D and above mean a likelihood ratio of 10^4 or more
+for some trial, "very strong" evidence on forensic verbal scales (Nautsch et al. 2020); linkability
+above twice chance is the call-out level of :mod:`voxmetrics.threat`; the SBLS bands bracket the
+systems of Seo et al.'s (2025) Table 3 (0.90 for the best, 0.72 for the weakest). The colour of
+LIDmax follows its point estimate; its 95 % speaker-bootstrap interval is printed beside it. A
 resampled maximum can never exceed the observed one, so that interval ends at the estimate: it
 says how much lower the worst case could be with other speakers, not how much higher.
 """
@@ -48,7 +48,7 @@ Level = Literal["ok", "caution", "risk", "n/a"]
 LEVELS: tuple[Level, ...] = ("ok", "caution", "risk", "n/a")
 """The levels of a card cell, safest first; "n/a" when the metric is not available."""
 ZEBRA_TAGS = ("0", "A", "B", "C", "D", "E", "F")
-"""ZEBRA's categorical tags in increasing order of worst-case disclosure (metrics.md 3)."""
+"""ZEBRA's categorical tags in increasing order of worst-case disclosure (docs, Methods > ZEBRA)."""
 
 
 @dataclass(frozen=True)

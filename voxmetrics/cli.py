@@ -3,11 +3,12 @@
 Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice similarity
 matrices, DeID, G_VD), ``legal`` (singling out, linkability and 1 - EER against the number of
 speakers per conversation length, Vauquier et al. 2025), ``sbls`` (soft-biometric leakage),
-``report`` (the HTML / PDF / JSON / CSV report of a saved study, a ``.vxm`` file), ``study
-build`` (a ``.vxm`` study from a folder of score files or a manifest), ``demo`` (the built-in
-demo study as score files and a ``.vxm`` study) and ``extract`` (speaker embeddings from audio).
+``report`` (the HTML / PDF / JSON / CSV / LaTeX / Markdown report of a saved study, a ``.vxm``
+file), ``study build`` (a ``.vxm`` study from a folder of score files or a manifest), ``demo``
+(the built-in demo study as score files and a ``.vxm`` study), ``extract`` (speaker embeddings
+from audio) and ``app`` (starts the dashboard, installed with ``pip install "voxmetrics[app]"``).
 
-Contract (design.md): ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
+Contract: ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
 
 Every command takes ``--limit NAME=VALUE`` (repeatable) to change an input limit of
@@ -19,7 +20,10 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import importlib.util
 import json
+import os
+import subprocess
 import sys
 import warnings
 from collections.abc import Sequence
@@ -39,7 +43,7 @@ from voxmetrics.limits import (
     use_limits,
 )
 
-__all__ = ["evaluate_fail_on", "main"]
+__all__ = ["DASHBOARD_CONFIG", "dashboard_command", "dashboard_script", "evaluate_fail_on", "main"]
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_BAD_INPUT = 0, 1, 2
 MAX_FAIL_ON_CHARS = 2000
@@ -187,6 +191,69 @@ def _check_outputs(files: Sequence[str | None] = (), folders: Sequence[str | Non
             raise VoxMetricsInputError(
                 f"{d}: exists and is not a folder; give a folder to write into."
             )
+
+
+DASHBOARD_CONFIG: dict[str, str] = {
+    "theme.base": "light",
+    "theme.primaryColor": "#2E6F95",
+    "theme.backgroundColor": "#FFFFFF",
+    "theme.secondaryBackgroundColor": "#F2F5F8",
+    "theme.textColor": "#1E2A33",
+    # the menu is drawn by voxmetrics.ui.page_setup with st.page_link
+    "client.showSidebarNavigation": "false",
+    "client.toolbarMode": "minimal",
+    "browser.gatherUsageStats": "false",
+    # a float32 NPZ of a 22,024 x 4,949 score matrix is ~440 MB; Streamlit's default is 200 MB
+    "server.maxUploadSize": "1024",
+}
+"""The Streamlit settings ``voxmetrics app`` passes on the command line (the same as the
+repository's ``.streamlit/config.toml``), so they hold from any working folder."""
+
+
+def dashboard_script() -> Path:
+    """The dashboard's entry point inside the installed package (``ui/dashboard/app.py``)."""
+    return Path(__file__).resolve().parent / "ui" / "dashboard" / "app.py"
+
+
+def dashboard_command(
+    *, port: int | None = None, dev: bool = False, streamlit_args: Sequence[str] = ()
+) -> list[str]:
+    """The ``streamlit run`` command line that ``voxmetrics app`` executes.
+
+    Parameters
+    ----------
+    port : int, optional
+        Server port (default: Streamlit's, 8501).
+    dev : bool
+        Watch the dashboard's files and rerun on save (for developing the pages); off by
+        default, so the idle server touches no file and uses no CPU.
+    streamlit_args : sequence of str
+        More ``streamlit run`` options (e.g. ``--server.headless true``); they come last, so
+        they override the ones above.
+
+    Examples
+    --------
+    >>> cmd = dashboard_command(port=8600)
+    >>> cmd[1:4], cmd[4].endswith("app.py")
+    (['-m', 'streamlit', 'run'], True)
+    >>> " ".join(cmd[cmd.index("--server.fileWatcherType") :][:4])
+    '--server.fileWatcherType none --server.port 8600'
+    """
+    options = [f"--{key}={value}" for key, value in DASHBOARD_CONFIG.items()]
+    options += ["--server.fileWatcherType", "auto" if dev else "none"]
+    if dev:
+        options += ["--server.runOnSave", "true"]
+    if port is not None:
+        options += ["--server.port", str(port)]
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(dashboard_script()),
+        *options,
+        *streamlit_args,
+    ]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -418,7 +485,7 @@ def _parser() -> argparse.ArgumentParser:
         parents=[limit],
         help="soft-biometric leakage score of an attacker's attribute predictions",
         description=(
-            "Soft Biometric Leakage Score (paper 003, shared/docs/sbls.md): attribute "
+            "Soft Biometric Leakage Score (Seo et al. 2025, docs, Methods > SBLS): attribute "
             "inference, systematic linkage and subgroup protection, each in [0, 1] with 1 = no "
             "leakage. The attacker is an uploaded predictions file (utt_id, attribute, class, "
             "score or utt_id, attribute, predicted) or the built-in logistic regression on "
@@ -451,13 +518,15 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser(
         "report",
         parents=[limit],
-        help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV",
+        help="write the report of a study file (.vxm): HTML, PDF, JSON, CSV, LaTeX, Markdown",
         description=(
             "Evaluate every condition of a saved study (a .vxm file, from the dashboard or "
             "`demo --format vxm`) with the study's settings and write its report: one "
             "self-contained HTML page (tables and interactive figures, viewable offline), a "
             "PDF printed from it by headless Chromium (BROWSER_PATH or chromium on PATH), the "
-            "JSON of every number and the tables as CSV files. Give at least one output. "
+            "JSON of every number, the tables as CSV files, and the results tables ready "
+            "for a paper as LaTeX (booktabs; \\usepackage{booktabs}) and Markdown, with "
+            "the bootstrap intervals as '0.47 [0.44, 0.50]'. Give at least one output. "
             "Exit status: 0 success, 2 bad input (e.g. a damaged .vxm file, no Chromium for "
             "--pdf)."
         ),
@@ -467,6 +536,16 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--pdf", metavar="OUT", help="write a PDF of the report (needs Chromium)")
     rep.add_argument("--json", metavar="OUT", help="write every number as JSON to this file")
     rep.add_argument("--csv", metavar="DIR", help="write the tables as CSV files into DIR")
+    rep.add_argument(
+        "--latex",
+        metavar="DIR",
+        help="write the results tables as LaTeX (booktabs, with bootstrap intervals) into DIR",
+    )
+    rep.add_argument(
+        "--markdown",
+        metavar="DIR",
+        help="write the results tables as Markdown (with bootstrap intervals) into DIR",
+    )
     rep.add_argument(
         "--bootstrap",
         metavar="B",
@@ -487,6 +566,31 @@ def _parser() -> argparse.ArgumentParser:
         help="tie rule of the pooled metrics: reference (each number as its reference code: "
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); default: the study's setting",
+    )
+
+    app = sub.add_parser(
+        "app",
+        help="start the dashboard (needs the app extra: pip install 'voxmetrics[app]')",
+        description=(
+            "Start the Streamlit dashboard on http://localhost:PORT and open it in a browser. "
+            "It runs the dashboard that ships inside the package with its own settings "
+            "(theme, menu, 1 GB uploads, no usage statistics) and without a file watcher, so "
+            "an idle server uses no CPU; --dev watches the dashboard's files instead. "
+            "Options after -- go to `streamlit run`, e.g. `voxmetrics app -- "
+            "--server.headless true --server.address 0.0.0.0`. Stop it with Ctrl+C."
+        ),
+    )
+    app.add_argument("--port", type=int, help="server port (default 8501)")
+    app.add_argument(
+        "--dev",
+        action="store_true",
+        help="watch the dashboard's files and rerun on save (for editing the pages)",
+    )
+    app.add_argument(
+        "streamlit_args",
+        nargs="*",
+        metavar="-- STREAMLIT_OPTION",
+        help="options passed on to `streamlit run` (after --)",
     )
 
     study = sub.add_parser(
@@ -817,12 +921,13 @@ def _report(args: argparse.Namespace) -> int:
     from voxmetrics.export import require_chromium, write_report
     from voxmetrics.studyreport import build_study_report
 
-    if not (args.html or args.pdf or args.json or args.csv):
+    if not (args.html or args.pdf or args.json or args.csv or args.latex or args.markdown):
         raise VoxMetricsInputError(
-            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, --csv DIR."
+            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, "
+            "--csv DIR, --latex DIR, --markdown DIR."
         )
     check_input_path(args.study)
-    _check_outputs([args.html, args.pdf, args.json], [args.csv])
+    _check_outputs([args.html, args.pdf, args.json], [args.csv, args.latex, args.markdown])
     study = load_study(args.study)
     overrides = {
         k: v
@@ -847,12 +952,38 @@ def _report(args: argparse.Namespace) -> int:
         json=args.json,
         csv_dir=args.csv,
         pdf=args.pdf,
+        latex_dir=args.latex,
+        markdown_dir=args.markdown,
         chromium=chromium,
         title=args.title,
     )
     for p in written:
         print(p)
     return EXIT_OK
+
+
+def _app(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("streamlit") is None:
+        raise VoxMetricsInputError(
+            "the dashboard needs Streamlit, which is not installed: pip install "
+            "'voxmetrics[app]' (or pip install -r requirements.txt in a checkout)."
+        )
+    if not dashboard_script().is_file():
+        raise VoxMetricsInputError(
+            f"the dashboard is missing from this installation ({dashboard_script()}); "
+            "reinstall VoxMetrics."
+        )
+    if args.port is not None and not 0 < args.port < 65536:
+        raise VoxMetricsInputError(f"--port {args.port}: give a port between 1 and 65535.")
+    cmd = dashboard_command(port=args.port, dev=args.dev, streamlit_args=args.streamlit_args)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":  # Streamlit takes over this process: Ctrl+C and signals reach it
+        os.execv(cmd[0], cmd)
+    try:
+        return subprocess.call(cmd)
+    except KeyboardInterrupt:
+        return EXIT_OK
 
 
 def _study(args: argparse.Namespace) -> int:
@@ -982,6 +1113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "study": _study,
                 "demo": _demo,
                 "extract": _extract,
+                "app": _app,
             }
             status = command[args.command](args)
         except VoxMetricsInputError as exc:

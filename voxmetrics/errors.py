@@ -26,7 +26,7 @@ class VoxMetricsWarning(UserWarning):
 
 
 class ExcludedTrialsWarning(VoxMetricsWarning):
-    """Some trials were excluded because their speaker is not enrolled (metrics.md section 0)."""
+    """Some trials were excluded because their speaker is not enrolled."""
 
 
 class DegenerateDataWarning(VoxMetricsWarning):

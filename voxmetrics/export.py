@@ -19,11 +19,12 @@ import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.plots.report import json_safe, study_report_html
 from voxmetrics.studyreport import StudyReport
+from voxmetrics.tables import render_tables, write_tables
 
 __all__ = [
     "CHROMIUM_NAMES",
@@ -34,6 +35,7 @@ __all__ = [
     "report_pdf",
     "report_zip",
     "require_chromium",
+    "tables_zip",
     "write_report",
 ]
 
@@ -118,10 +120,11 @@ def _stem(sr: StudyReport) -> str:
 
 
 def report_zip(sr: StudyReport, *, title: str | None = None) -> bytes:
-    """The HTML report, its JSON and its CSV tables in one zip archive (as bytes).
+    """The HTML report, its JSON and its tables (CSV, LaTeX, Markdown) in one zip archive.
 
-    Members: ``<study>_report.html``, ``<study>_report.json`` and ``csv/<table>.csv`` for every
-    table of :meth:`StudyReport.tables`.
+    Members: ``<study>_report.html``, ``<study>_report.json``, ``csv/<table>.csv`` for every
+    table of :meth:`StudyReport.tables`, and ``latex/<table>.tex`` and ``markdown/<table>.md``
+    for every results table of :func:`voxmetrics.tables.results_tables`.
 
     Examples
     --------
@@ -138,6 +141,27 @@ def report_zip(sr: StudyReport, *, title: str | None = None) -> bytes:
         zf.writestr(f"{stem}.json", report_json(sr) + "\n")
         for name, frame in sr.tables().items():
             zf.writestr(f"csv/{name}", _csv_bytes(frame))
+        for fmt in ("latex", "markdown"):
+            for name, text in render_tables(sr, fmt).items():
+                zf.writestr(f"{fmt}/{name}", text)
+    return buf.getvalue()
+
+
+def tables_zip(sr: StudyReport, fmt: Literal["latex", "markdown"]) -> bytes:
+    """Every results table as LaTeX (``<table>.tex``) or Markdown (``<table>.md``), zipped.
+
+    Examples
+    --------
+    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.synth import demo_study
+    >>> data = tables_zip(build_study_report(demo_study(n_speakers=6), bootstrap=0), "markdown")
+    >>> sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())[:2]
+    ['lid.md', 'linkage.md']
+    """
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, text in render_tables(sr, fmt).items():
+            zf.writestr(name, text)
     return buf.getvalue()
 
 
@@ -224,10 +248,12 @@ def write_report(
     json: PathLike | None = None,
     csv_dir: PathLike | None = None,
     pdf: PathLike | None = None,
+    latex_dir: PathLike | None = None,
+    markdown_dir: PathLike | None = None,
     chromium: str | None = None,
     title: str | None = None,
 ) -> list[Path]:
-    """Write the report's HTML, JSON, CSV tables and PDF (each only when its path is given).
+    """Write the report's HTML, JSON, tables and PDF (each only when its path is given).
 
     Parameters
     ----------
@@ -239,6 +265,9 @@ def write_report(
     csv_dir : path, optional
         Folder for the tables of :meth:`StudyReport.tables` (``overview.csv``,
         ``report_card.csv``...); created.
+    latex_dir, markdown_dir : path, optional
+        Folders for the paper-ready results tables as LaTeX (booktabs, ``<table>.tex``) and
+        Markdown (``<table>.md``), see :mod:`voxmetrics.tables`; created.
     chromium : str, optional
         Chromium for the PDF (default :func:`find_chromium`); checked before anything is
         written, so a missing browser leaves no partial output.
@@ -248,15 +277,17 @@ def write_report(
     Returns
     -------
     list of Path
-        The files written, in the order HTML, JSON, CSVs, PDF.
+        The files written, in the order HTML, JSON, CSVs, LaTeX, Markdown, PDF.
 
     Raises
     ------
     VoxMetricsInputError
         When nothing is asked for, or a PDF is asked for and there is no Chromium.
     """
-    if html is None and json is None and csv_dir is None and pdf is None:
-        raise VoxMetricsInputError("nothing to write: give an HTML, JSON, CSV or PDF output.")
+    if all(p is None for p in (html, json, csv_dir, pdf, latex_dir, markdown_dir)):
+        raise VoxMetricsInputError(
+            "nothing to write: give an HTML, JSON, CSV, LaTeX, Markdown or PDF output."
+        )
     exe = require_chromium(chromium) if pdf is not None else None
     written: list[Path] = []
     page = report_html(sr, title=title) if (html is not None or pdf is not None) else None
@@ -277,6 +308,10 @@ def write_report(
             path = folder / name
             path.write_bytes(_csv_bytes(frame))
             written.append(path)
+    if latex_dir is not None:
+        written += write_tables(sr, latex_dir, "latex")
+    if markdown_dir is not None:
+        written += write_tables(sr, markdown_dir, "markdown")
     if pdf is not None and page is not None:
         if html is not None:
             written.append(html_to_pdf(html, pdf, chromium=exe))

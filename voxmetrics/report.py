@@ -1,6 +1,6 @@
-"""Evaluate conditions and studies into result objects; JSON, CSV and HTML export (design.md 4).
+"""Evaluate conditions and studies into result objects; JSON, CSV and HTML export.
 
-The JSON object of one condition follows the command-line contract of design.md: ``n_trials,
+The JSON object of one condition follows the documented command-line contract: ``n_trials,
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
@@ -199,7 +199,7 @@ class ConditionReport:
         return block
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of the command-line contract (design.md)."""
+        """The JSON object of the command-line contract."""
         b = self.baseline
         out: dict[str, Any] = {
             "n_trials": b.n_trials,
@@ -659,6 +659,6 @@ def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics 
         f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
         "<p>EER: VoicePrivacy 2024 definition. Cllr is meaningful only when the scores are "
         "log-likelihood ratios. Linkability: share of trials whose own speaker scores highest "
-        "(chance 1/N). Definitions: VoxMetrics metrics.md.</p>"
+        "(chance 1/N). Definitions: the VoxMetrics documentation, Methods.</p>"
         f"<p><small>VoxMetrics {__version__}</small></p></body></html>"
     )

@@ -36,7 +36,7 @@ The five conditions
     kappa = 0 for most speakers but 0.9 for an exposed minority (10 % of the speakers of each
     split, chosen at random): a pooled
     EER of at least 0.45 that hides localised, near-certain linkage of those speakers, the
-    situation paper 000 (LID) is about.
+    situation Šterns et al. 2025 (LID) is about.
 """
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ def offset_scores(
     seed: int = 0,
     prefix: str = "spk",
 ) -> ScoreMatrix:
-    """Scores where every trial has its own level: the threat-model generator (paper 000).
+    """Scores where every trial has its own level: the threat-model generator (Šterns et al. 2025).
 
     ``s_ij = o_i + noise e_ij + margin [j = m_i]`` with a per-trial offset
     ``o_i ~ N(0, offset_spread^2)`` and ``e_ij ~ N(0, 1)``; trial i belongs to enrolled

@@ -1,9 +1,9 @@
-"""The 1-to-1 vs 1-to-N threat model in numbers (paper 000; metrics.md sections 1, 2 and 5).
+"""The 1-to-1 vs 1-to-N threat model in numbers (Šterns et al. 2025).
 
 An EER of 50 % looks like perfect privacy, yet the attacker of a closed-set 1-to-N search only
 needs each trial's own speaker to win *its own row*. This module computes both views of the
-same matrix (:func:`threat_view`), for the 4x4 example of paper 000 (:func:`paper_matrix`) and
-for the offset generator of :func:`voxmetrics.synth.offset_scores` (:func:`threat_scenario`),
+same matrix (:func:`threat_view`), for the 4x4 example of Šterns et al. 2025 (:func:`paper_matrix`)
+and for the offset generator of :func:`voxmetrics.synth.offset_scores` (:func:`threat_scenario`),
 and names the conditions of a study that look private on the EER but are not
 (:func:`threat_callouts`).
 """
@@ -49,11 +49,11 @@ PAPER_EXAMPLE_SCORES: tuple[tuple[float, ...], ...] = (
     (0.4, 0.5, 0.4, 0.4),
     (0.2, 0.2, 0.3, 0.2),
 )
-"""Paper 000, eq. 1: four trials (rows) against four enrolled speakers (columns)."""
+"""Šterns et al. 2025, eq. 1: four trials (rows) against four enrolled speakers (columns)."""
 PAPER_EXAMPLE_TARGETS: tuple[int, ...] = (0, 0, 1, 2)
 """Column of each row's own speaker in :data:`PAPER_EXAMPLE_SCORES`."""
 PAPER_EXAMPLE_W = 1.5
-"""The calibration weight of paper 000's worked LID example (metrics.md section 2)."""
+"""The calibration weight of Šterns et al.'s (2025) worked LID example (docs, Methods > LID)."""
 
 CALLOUT_EER = 0.45
 """A condition with EER at or above this looks private on the 1-to-1 view."""
@@ -68,7 +68,7 @@ def paper_matrix(
 ) -> ScoreMatrix:
     """A small score matrix whose rows' own speakers are given by column index.
 
-    By default the 4x4 example of paper 000 (eq. 1). Enrolled speakers are called
+    By default the 4x4 example of Šterns et al. 2025 (eq. 1). Enrolled speakers are called
     ``speaker 1..N``, trials ``trial 1..T``.
 
     Examples
@@ -195,7 +195,7 @@ def threat_view(
 
     Examples
     --------
-    The 4x4 example of paper 000: the pooled EER is 0.5, yet every trial is linked.
+    The 4x4 example of Šterns et al. 2025: the pooled EER is 0.5, yet every trial is linked.
 
     >>> v = threat_view(paper_matrix(), w=PAPER_EXAMPLE_W)
     >>> v.baseline.eer, v.baseline.linkability, v.linked.tolist()

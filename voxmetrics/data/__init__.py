@@ -1,4 +1,4 @@
-"""Data model, readers and validation (design.md layer 1)."""
+"""Data model, readers and validation."""
 
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
 from voxmetrics.data.predictions import AttributePrediction, join_predictions

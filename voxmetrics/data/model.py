@@ -1,6 +1,6 @@
 """The data model: :class:`ScoreMatrix` (T trials x N enrolled) and :class:`EmbeddingSet`.
 
-See ``shared/docs/design.md`` (Concepts) and ``shared/docs/metrics.md`` section 0. Both classes
+See the documentation (User guide > Input formats; Methods > Conventions). Both classes
 are frozen; their arrays are read-only. Build them through :meth:`ScoreMatrix.from_arrays` and
 :meth:`EmbeddingSet.from_arrays`, which validate once and raise
 :class:`~voxmetrics.errors.VoxMetricsInputError` with a message saying what to fix.
@@ -85,7 +85,7 @@ def _labels(values: ArrayLike, name: str, where: str) -> NDArray[np.str_]:
 
 @dataclass(frozen=True, eq=False)
 class ScoreMatrix:
-    """Scores of T trial utterances against N enrolled identities (metrics.md section 0).
+    """Scores of T trial utterances against N enrolled identities (docs, Methods > Conventions).
 
     Build with :meth:`from_arrays`, which validates and excludes trials whose speaker is not
     enrolled (their number is kept in :attr:`n_excluded_trials`).
@@ -537,7 +537,7 @@ class ScoreMatrix:
         )
 
     def to_long_frame(self) -> pd.DataFrame:
-        """Long format: one row per listed (trial, enrolled identity) pair."""
+        """Long format: one row per listed (trial, enrolled identity) pair, as in a long CSV."""
         t, n = self.shape
         df = pd.DataFrame(
             {
@@ -624,12 +624,12 @@ def _check_unique(labels: np.ndarray, what: str, where: str) -> None:
 
 
 META_COLUMNS = ("utt_id", "speaker", "role", "split")
-"""Required metadata columns of an :class:`EmbeddingSet` (design.md, input format 4)."""
+"""Required metadata columns of an :class:`EmbeddingSet`."""
 
 
 @dataclass(frozen=True, eq=False)
 class EmbeddingSet:
-    """U utterance embeddings (U x d) with their metadata (design.md, Concepts).
+    """U utterance embeddings (U x d) with their metadata.
 
     ``meta`` has columns ``utt_id, speaker, role, split`` (role in {enrol, trial}, split in
     {dev, eval}) plus optional attribute columns (``sex``, ``age_group``, ...), ``system`` and

@@ -1,4 +1,4 @@
-"""Attribute predictions of an external attacker, for SBLS (design.md input format 6).
+"""Attribute predictions of an external attacker, for SBLS.
 
 Two CSV layouts, one row per (utterance, attribute[, class]):
 ``utt_id, attribute, class, score`` (soft scores, one row per class) or

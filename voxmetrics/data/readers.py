@@ -9,7 +9,7 @@ with vectorised pandas / numpy code and builds the model through
 text files, the line, counting a CSV header as line 1; for Parquet the data row, counting from 1)
 and how to fix it. Pickled data is refused.
 
-The formats are those of ``shared/docs/design.md`` (Input formats):
+The formats (docs, User guide > Input formats):
 
 - ``csv`` / ``parquet``: long scores, columns ``trial_id, trial_speaker, enrol_speaker, score``
   plus optional per-trial attribute columns, one row per (trial, enrolled identity) pair.
@@ -79,7 +79,7 @@ FORMATS = ("csv", "parquet", "npz", "npy", "kaldi", "kaldi-key", "utt2spk", "met
 """The values :func:`detect_format` returns."""
 
 SCORE_COLUMNS = ("trial_id", "trial_speaker", "enrol_speaker", "score")
-"""Required columns of a long scores CSV / Parquet file (design.md, input format 1)."""
+"""Required columns of a long scores CSV / Parquet file."""
 
 _SCORE_FORMATS = ("auto", "csv", "parquet", "npz", "kaldi")
 _NPZ_ARRAYS = ("scores", "trial_ids", "trial_speakers", "enrol_speakers")
@@ -988,7 +988,7 @@ def read_scores(
     trials_name: str | None = None,
     distance: bool = False,
 ) -> ScoreMatrix:
-    r"""Read a score file into a :class:`~voxmetrics.data.ScoreMatrix` (design.md format 1-3).
+    r"""Read a score file into a :class:`~voxmetrics.data.ScoreMatrix`.
 
     The long format is pivoted to T x N keeping trials and enrolled identities in their order of
     first appearance. A sparse trial list (pairs missing from a long or Kaldi file, an NPZ

@@ -1,4 +1,4 @@
-"""Conditions and studies (design.md, Concepts): what the dashboard and reports compare."""
+"""Conditions and studies: what the dashboard and reports compare."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ __all__ = ["Condition", "Study", "StudySettings", "check_disjoint_speakers"]
 
 
 def check_disjoint_speakers(dev: ScoreMatrix, eval: ScoreMatrix) -> None:
-    """Raise unless dev and eval share no speaker (metrics.md section 0, dev / eval)."""
+    """Raise unless dev and eval share no speaker (docs, Methods > Conventions, dev / eval)."""
     shared = np.intersect1d(
         np.union1d(dev.trial_speakers, dev.enrol_speakers),
         np.union1d(eval.trial_speakers, eval.enrol_speakers),

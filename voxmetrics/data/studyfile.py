@@ -1,4 +1,4 @@
-"""Study files: a whole study in one versioned ``.vxm`` file (design.md, Dashboard).
+"""Study files: a whole study in one versioned ``.vxm`` file.
 
 A ``.vxm`` file is a zip archive of
 

@@ -1,6 +1,6 @@
 """Display summaries of the data: score histograms computed with numpy, never raw points.
 
-A T x N matrix can hold a hundred million scores (design.md, Scale); the dashboard draws their
+A T x N matrix can hold a hundred million scores; the dashboard draws their
 distribution from a few dozen counts computed here, so no raw score goes to the browser.
 """
 

@@ -1,4 +1,4 @@
-"""Audio decoding, resampling, safe zip extraction and the audio manifest (design.md format 5).
+"""Audio decoding, resampling, safe zip extraction and the audio manifest.
 
 Decoding goes through soundfile (libsndfile: wav, flac, ogg, mp3 with libsndfile >= 1.1), mixes
 multi-channel audio down to mono and resamples with a polyphase filter to the model's rate.
@@ -247,7 +247,7 @@ def resolve_audio_path(root: str | os.PathLike[str], audio_path: str) -> Path:
 def read_manifest(
     source: str | os.PathLike[str] | bytes, *, name: str | None = None
 ) -> pd.DataFrame:
-    """Read and validate the audio manifest CSV (design.md input format 5).
+    """Read and validate the audio manifest CSV.
 
     Columns ``utt_id, speaker, role, split, audio_path`` are required; ``system`` defaults to
     ``original``; other columns (``sex``, ``age_group``...) are kept as attributes.

@@ -381,7 +381,7 @@ def extract_embeddings(
     exact: bool = True,
     progress: Progress | None = None,
 ) -> ExtractionResult:
-    """Embed every recording of a manifest (design.md input format 5).
+    """Embed every recording of a manifest.
 
     Recordings are read under ``audio_root``, hashed (cache lookup), sorted by length and
     embedded in batches of similar length; a file that is missing, outside the root or not

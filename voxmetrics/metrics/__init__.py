@@ -1,6 +1,6 @@
 """Metrics: pure functions of arrays returning numbers or frozen result objects.
 
-Each function follows ``shared/docs/metrics.md``; the section is named in its docstring.
+Each function cites its paper and the page of the documentation (Methods) that defines it.
 """
 
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, mated_pools

@@ -90,7 +90,7 @@ def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> floa
 def mated_pools(
     scores: ArrayLike, targets: ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Split a T x N matrix into its T mated and T(N-1) non-mated scores (metrics.md section 0).
+    """Split a T x N matrix into its T mated and T(N-1) non-mated scores.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Speaker-level bootstrap intervals (metrics.md section 7).
+"""Speaker-level bootstrap intervals (docs, Methods > Uncertainty).
 
 Trial speakers are resampled with replacement and all their trials move together; the metric
 is recomputed on eval with the calibration held fixed; the interval is the percentile interval.
@@ -176,7 +176,7 @@ def speaker_bootstrap(
     seed: int = 0,
     progress: Progress | None = None,
 ) -> dict[str, BootstrapInterval]:
-    """Speaker-level bootstrap of any statistic of a subset of trials (metrics.md section 7).
+    """Speaker-level bootstrap of any statistic of a subset of trials (docs, Methods > Uncertainty).
 
     Parameters
     ----------

@@ -99,7 +99,7 @@ def linkability_grid(n_enrolled: int) -> NDArray[np.int64]:
 
 @dataclass(frozen=True)
 class LinkabilityCurve:
-    """Linkability as a function of the number N' of enrolled candidates (metrics.md 5)."""
+    """Linkability as a function of the number N' of enrolled candidates."""
 
     n: NDArray[np.int64] = field(repr=False)
     """The N' values, ascending, 2 <= N' <= N."""
@@ -143,7 +143,7 @@ def linkability_curve(
     seed: int = 0,
     ties: Ties = "reference",
 ) -> LinkabilityCurve:
-    """Linkability against N' enrolled candidates, by exact expectation (metrics.md 5).
+    """Linkability against N' enrolled candidates, by exact expectation.
 
     For trial i with b_i = #{j != m_i : s_ij > s_i,m_i} (ties go to the true speaker, as in
     :func:`linkability` under both ``ties`` conventions), a random
@@ -476,7 +476,7 @@ def singling_out_embeddings(
 
 @dataclass(frozen=True)
 class ConversationLengthCurve:
-    """Linkability and singling out as functions of the conversation length L (paper 001)."""
+    """Linkability and singling out against the conversation length L (Vauquier et al. 2025)."""
 
     lengths: NDArray[np.int64] = field(repr=False)
     """The L values."""
@@ -541,7 +541,7 @@ def conversation_length_curve(
 
 @dataclass(frozen=True)
 class SinglingOutCurve:
-    """Singling out against the population size N (paper 001, figure 1)."""
+    """Singling out against the population size N (Vauquier et al. 2025, figure 1)."""
 
     n: NDArray[np.int64] = field(repr=False)
     """Population sizes, ascending, 2 <= n <= N."""

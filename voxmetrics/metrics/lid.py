@@ -97,14 +97,14 @@ def resolve_lid_variant(name: str) -> Variant:
 
 
 def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Row-wise z-scores and the mask of degenerate rows (metrics.md section 2, step 1).
+    """Row-wise z-scores and the mask of degenerate rows (docs, Methods > LID, step 1).
 
     Parameters
     ----------
     scores : array_like, shape (T, N)
         Raw scores.
     ddof : int, default 0
-        0 = population sd (metrics.md); 1 = sample sd (the authors' public code).
+        0 = population sd (VoxMetrics'); 1 = sample sd (the authors' public code).
 
     Returns
     -------
@@ -146,7 +146,7 @@ def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64],
 
 @dataclass(frozen=True)
 class LIDCalibration:
-    """The logistic calibration of LID (metrics.md section 2, step 2)."""
+    """The logistic calibration of LID (docs, Methods > LID, step 2)."""
 
     w: float
     """Weight on the row z-score."""
@@ -331,7 +331,7 @@ def calibrate_lid(
     penalty_c: float | None = None,
     source: str = "dev",
 ) -> LIDCalibration:
-    """Learn LID's logistic calibration (w, b) on a dev score matrix (metrics.md 2, step 2).
+    """Learn LID's logistic calibration (w, b) on a dev score matrix (docs, Methods > LID, step 2).
 
     Univariate logistic regression of y_ij = [j = m_i] on the row z-scores z_ij over all
     (trial, enrolled) pairs, fitted by Newton's method over row blocks. By default it is the
@@ -475,7 +475,7 @@ def _ro(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LIDResult:
-    """Per-trial LID and its outer aggregates (metrics.md section 2, steps 5-6)."""
+    """Per-trial LID and its outer aggregates (docs, Methods > LID, steps 5-6)."""
 
     lid: NDArray[np.float64] = field(repr=False)
     """LID_i = log2(N p_i,m_i) in bits, one per trial (<= log2 N)."""
@@ -550,7 +550,7 @@ class LIDResult:
         return self.calibration.source
 
     def to_dict(self) -> dict[str, float | None]:
-        """The ``lid`` block of the command-line JSON contract (design.md)."""
+        """The ``lid`` block of the command-line JSON contract."""
         return {
             "w": self.w,
             "b": self.b,
@@ -605,7 +605,7 @@ def lid(
 
     Examples
     --------
-    metrics.md section 2 worked example (paper 000, section 5.2):
+    The worked example of docs, Methods > LID (Šterns et al. 2025, section 5.2):
 
     >>> cal = LIDCalibration(w=1.5, b=-1.0, prior_log_odds=math.log(1 / 5), n_pairs=0)
     >>> r = lid([[0.9, 0.7, 0.4, 1.1, 1.2, 0.4]], [3], cal)

@@ -1,10 +1,11 @@
-"""SBLS: Soft Biometric Leakage Score (paper 003; shared/docs/sbls.md).
+"""SBLS: Soft Biometric Leakage Score (Seo et al. 2025; docs, Methods > SBLS).
 
 Three protection components in [0, 1] (1 = no measurable leakage): attribute inference
 P_attr (permutation-aligned one-vs-rest AUC, or balanced accuracy for hard predictions),
 systematic linkage P_assoc (normalised mutual information of true and aligned predicted
 classes) and subgroup protection P_subgroup (joint recovery rate of attribute intersections);
-SBLS is their weighted sum. Parts marked "reconstructed" in sbls.md are parameters here.
+SBLS is their weighted sum. Parts the paper leaves open (docs, Methods > SBLS) are parameters
+here.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 DEFAULT_WEIGHTS: tuple[float, float, float] = (0.4, 0.4, 0.2)
-"""(w_attr, w_assoc, w_sub): reproduce paper 003's Table 3 (sbls.md section 4)."""
+"""(w_attr, w_assoc, w_sub): reproduce Seo et al.'s (2025) Table 3 (docs, Methods > SBLS)."""
 DEFAULT_LAMBDA = 0.7
 """Weight of the worst case in P_subgroup (the authors' value)."""
 DEFAULT_MIN_GROUP_SIZE = 30
@@ -57,7 +58,7 @@ original speech stays available as ``"original"``."""
 
 @dataclass(frozen=True)
 class AttributeLeakage:
-    """Leakage of one attribute, with every intermediate (sbls.md sections 1-2)."""
+    """Leakage of one attribute, with every intermediate (docs, Methods > SBLS)."""
 
     name: str
     """Attribute name."""
@@ -296,7 +297,7 @@ def sbls(
     attacker: str = "uploaded predictions",
     trained_on: str | None = None,
 ) -> SBLSResult:
-    """Soft Biometric Leakage Score of an attacker's predictions (sbls.md).
+    """Soft Biometric Leakage Score of an attacker's predictions (docs, Methods > SBLS).
 
     Parameters
     ----------
@@ -305,7 +306,7 @@ def sbls(
     predictions : mapping of attribute name to AttributePrediction
         The attacker's scores (or hard predictions) for the same utterances, same order.
     weights : (w_attr, w_assoc, w_sub)
-        Default (0.4, 0.4, 0.2) (sbls.md section 4).
+        Default (0.4, 0.4, 0.2) (docs, Methods > SBLS).
     subgroup_lambda : float
         lambda of P_subgroup, default 0.7.
     min_group_size : int
@@ -463,7 +464,7 @@ def builtin_attacker(
     *,
     seed: int = 0,
 ) -> dict[str, AttributePrediction]:
-    """VoxMetrics' attacker (sbls.md section 5): a logistic regression per attribute.
+    """VoxMetrics' attacker (docs, Methods > SBLS): a logistic regression per attribute.
 
     Trained on ``train_embeddings`` (original dev embeddings for an ignorant attacker, or
     anonymised dev embeddings for an informed one; L2-normalised) and applied to
@@ -513,7 +514,7 @@ def sbls_embeddings(
     split: str = "eval",
     **options: Any,
 ) -> SBLSResult:
-    """SBLS of an anonymised EmbeddingSet under the built-in attacker (sbls.md section 5).
+    """SBLS of an anonymised EmbeddingSet under the built-in attacker (docs, Methods > SBLS).
 
     The attacker is trained on the dev split of the anonymised embeddings themselves
     (``attacker="anonymised"``, an informed attacker; the default everywhere,

@@ -1,4 +1,4 @@
-"""Voice similarity matrices, De-Identification and voice distinctiveness (metrics.md section 5).
+"""Voice similarity matrices, De-Identification and voice distinctiveness.
 
 Between two utterance sets A and B (o = original, a = anonymised), the speaker-level matrix
 M[i, j] = sigmoid(mean LLR over all ordered pairs (k in A of speaker i, l in B of speaker j)
@@ -202,11 +202,11 @@ class VoiceDistinctiveness:
 def voice_distinctiveness(
     m_oo: ArrayLike, m_oa: ArrayLike, m_aa: ArrayLike
 ) -> VoiceDistinctiveness:
-    """DeID and G_VD from the three similarity matrices (metrics.md section 5).
+    """DeID and G_VD from the three similarity matrices (docs, Methods > Voice similarity matrices).
 
     Examples
     --------
-    metrics.md section 5 check:
+    The check of docs, Methods > Voice similarity matrices:
 
     >>> m_oo = [[.9, .2, .1], [.2, .8, .3], [.1, .3, .85]]
     >>> m_oa = [[.6, .3, .2], [.3, .5, .35], [.2, .35, .55]]

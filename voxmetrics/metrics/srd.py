@@ -1,11 +1,11 @@
-"""SRD: Similarity Rank Disclosure with beta-binomial models (paper 002; metrics.md section 4).
+"""SRD: Similarity Rank Disclosure with beta-binomial models (Bäckström et al. 2026).
 
 The rank of a trial's own speaker among its N scores (ties against the attacker) is a random
 variable over 1..N. Its empirical distribution p_k, or a beta-binomial model gamma_k of it,
 discloses e_k = log2(N p_k) bits at rank k; MeanD is their expectation, i.e. the
 Kullback-Leibler divergence (bits) of the rank distribution from the uniform one.
 
-Two corrections of the extracted paper (metrics.md): the disclosure is log2(N p_k), not its
+Two corrections of the paper's text (docs, Methods > SRD): the disclosure is log2(N p_k), not its
 negative, and the beta-binomial is B(j + alpha, N - j + beta) / B(alpha, beta) (scipy's
 ``betabinom(n=N-1, alpha, beta).pmf(k-1)``).
 """
@@ -44,7 +44,7 @@ __all__ = [
 
 Loss = Literal["LL", "MS", "WMS", "RWMS", "CLL"]
 LOSSES: tuple[Loss, ...] = ("LL", "MS", "WMS", "RWMS", "CLL")
-"""The five fitting losses of paper 002, section IV-B."""
+"""The five fitting losses of Bäckström et al. 2026, section IV-B."""
 
 CLL_PENALTY = 1e5
 """Weight of the rank-1 constraint in the CLL loss."""
@@ -57,7 +57,7 @@ def _ro(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SRDStats:
-    """Disclosure statistics of a distribution over ranks 1..N (metrics.md section 4)."""
+    """Disclosure statistics of a distribution over ranks 1..N (docs, Methods > SRD)."""
 
     mean_d: float
     """MeanD = sum_k p_k log2(N p_k) over p_k > 0, bits (>= 0)."""
@@ -166,7 +166,7 @@ class SRDResult:
         return self.n_trials < 10 * self.n_enrolled
 
     def to_dict(self) -> dict[str, float]:
-        """The ``srd`` block of the JSON contract (design.md)."""
+        """The ``srd`` block of the JSON contract."""
         return self.stats.to_dict()
 
 
@@ -189,7 +189,7 @@ def srd(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "reference") -> S
 
     Examples
     --------
-    metrics.md section 1 worked example: every trial is at rank 1.
+    The worked example of docs, Methods > EER and Cllr: every trial is at rank 1.
 
     >>> S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
     >>> r = srd(S, [0, 0, 1, 2])
@@ -316,7 +316,7 @@ def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
     p : array_like, shape (N,)
         Histogram or distribution over ranks 1..N (normalised here).
     loss : {"LL", "MS", "WMS", "RWMS", "CLL"}
-        metrics.md section 4. CLL = LL + 1e5 (p_1 - gamma_1)^2 (the paper's choice).
+        See docs, Methods > SRD. CLL = LL + 1e5 (p_1 - gamma_1)^2 (the paper's choice).
 
     Returns
     -------
@@ -401,7 +401,7 @@ def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
 
 @dataclass(frozen=True)
 class SpeakerSRD:
-    """Per-speaker rank histograms, their LL fits and mean disclosures (paper 002, fig. 6-7)."""
+    """Per-speaker rank histograms, LL fits, mean disclosures (Bäckström et al. 2026, fig. 6-7)."""
 
     speakers: NDArray[np.str_] = field(repr=False)
     """The S trial speakers, sorted."""

@@ -63,12 +63,12 @@ TAGS: tuple[tuple[str, float, float, str], ...] = (
     ("E", 5.0, 6.0, "one wrong in 100 000 to 1 000 000"),
     ("F", 6.0, math.inf, "one wrong in at least 1 000 000"),
 )
-"""(tag, lo, hi, posterior odds for a flat prior): tag X holds lo < log10 l <= hi (paper 004,
-table 1, with the reference code's (lo, hi] intervals; "0" is log10 l = 0)."""
+"""(tag, lo, hi, posterior odds for a flat prior): tag X holds lo < log10 l <= hi
+(Nautsch et al. 2020, table 1, with the reference code's (lo, hi] intervals; "0" is log10 l = 0)."""
 
 
 def zebra_tag(log10_l: float) -> str:
-    """Categorical tag of a worst-case log10 LR (metrics.md section 3).
+    """Categorical tag of a worst-case log10 LR (docs, Methods > ZEBRA).
 
     Examples
     --------
@@ -93,7 +93,7 @@ def _z(x: NDArray[np.float64], llr: NDArray[np.float64]) -> NDArray[np.float64]:
     out = np.empty_like(llr)
     inf = np.isinf(x)
     a = np.abs(llr)
-    tiny = a < 1e-6  # metrics.md: Z = 0 there
+    tiny = a < 1e-6  # as documented: Z = 0 there
     series = (a >= 1e-6) & (a < 1e-2)
     mid = (a >= 1e-2) & (a <= 300.0) & ~inf
     big = (a > 300.0) & ~inf
@@ -114,7 +114,7 @@ def _z(x: NDArray[np.float64], llr: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def d_ece_from_llrs(tar_llr: ArrayLike, non_llr: ArrayLike) -> float:
-    """Expected disclosure D_ECE (bits) of calibrated LLRs, closed form (paper 004, eq. 6).
+    """Expected disclosure D_ECE (bits) of calibrated LLRs, closed form (Nautsch et al. 2020 eq. 6).
 
     D_ECE = [mean_tar Z(e^l) + mean_non Z(e^-l)] / ln 2; equals the integral over the prior of
     H2(pi) - ECE(pi). For PAV LLRs it lies in [0, 1/(2 ln 2)].
@@ -135,7 +135,7 @@ def d_ece_from_llrs(tar_llr: ArrayLike, non_llr: ArrayLike) -> float:
 
 @dataclass(frozen=True)
 class ZebraResult:
-    """Expected and worst-case disclosure of mated vs non-mated scores (paper 004)."""
+    """Expected and worst-case disclosure of mated vs non-mated scores (Nautsch et al. 2020)."""
 
     d_ece: float
     """Expected disclosure D_ECE in bits, in [0, 1/(2 ln 2) = 0.7213]."""
@@ -156,7 +156,7 @@ class ZebraResult:
 
     @property
     def odds(self) -> str:
-        """Plain-language posterior odds of the tag for a flat prior (paper 004, table 1)."""
+        """Posterior odds of the tag for a flat prior, in words (Nautsch et al. 2020, table 1)."""
         return _tag_odds(self.tag)
 
     @property
@@ -165,7 +165,7 @@ class ZebraResult:
         return 1.0 / (2.0 * _LN2)
 
     def to_dict(self) -> dict[str, float | str]:
-        """The ``zebra`` block of the JSON contract (design.md)."""
+        """The ``zebra`` block of the JSON contract."""
         return {"d_ece": self.d_ece, "log10_l": self.log10_l, "tag": self.tag, "odds": self.odds}
 
 
@@ -228,7 +228,7 @@ def _d_ece_runs(r: PAVRuns, n_tar: float, n_non: float) -> float:
 
 @dataclass(frozen=True)
 class ECECurves:
-    """ECE profiles against the prior log-odds (paper 004, figure 3)."""
+    """ECE profiles against the prior log-odds (Nautsch et al. 2020, figure 3)."""
 
     prior_log_odds: NDArray[np.float64] = field(repr=False)
     """lambda = logit(pi), natural log."""

@@ -1,4 +1,4 @@
-"""Plotly figure builders (design.md layer 5): result objects in, ``go.Figure`` out.
+"""Plotly figure builders: result objects in, ``go.Figure`` out.
 
 Builders never read files, never import streamlit and never recompute a metric; the only
 arithmetic they do is for display (e.g. turning counts into densities).

@@ -1,4 +1,4 @@
-"""Figures of LID, local information disclosure (the LID page; metrics.md section 2, step 7).
+"""Figures of LID, local information disclosure (the LID page; docs, Methods > LID, step 7).
 
 Every builder takes LID results (or the arrays of one trial) and returns a ``go.Figure``; none
 recomputes a metric. The CCDF curve comes from :func:`voxmetrics.metrics.lid.lid_ccdf`; the
@@ -87,7 +87,7 @@ def lid_ccdf_figure(
     colors: Mapping[str, str] | None = None,
     title: str = "Share of trials disclosing more than x bits",
 ) -> go.Figure:
-    """CCDF of the per-trial LID of each condition, overlaid (paper 000, figure 4).
+    """CCDF of the per-trial LID of each condition, overlaid (Šterns et al. 2025, figure 4).
 
     Each curve is the right-continuous step function of
     :func:`~voxmetrics.metrics.lid.lid_ccdf`, preceded by the 100 % level left of the smallest
@@ -234,7 +234,7 @@ def p_target_histogram_figure(
 ) -> go.Figure:
     """Histogram of the posterior p_i,m_i of each trial's own speaker, one panel per condition.
 
-    Paper 000, figure 2: the dotted line is the prior of a random guess, 1/N; trials to its
+    Šterns et al. 2025, figure 2: the dotted line is the prior of a random guess, 1/N; trials to its
     right disclose information about their speaker (LID > 0), trials to its left mislead.
 
     Parameters
@@ -316,7 +316,7 @@ def lid_histogram_figure(
     colors: Mapping[str, str] | None = None,
     title: str = "Per-trial disclosure LID<sub>i</sub>",
 ) -> go.Figure:
-    """Histogram of the per-trial LID (bits), one panel per condition (paper 000, figure 3).
+    """Histogram of the per-trial LID (bits), a panel per condition (Šterns et al. 2025, figure 3).
 
     All panels share the bins (from the smallest LID to the largest log2 N), so they can be
     compared; x = 0 (no information) is dotted, the condition's log2 N ceiling dashed.

@@ -1,4 +1,4 @@
-"""Figures and the summary table of the Linkage page (paper 001; metrics.md section 5).
+"""Figures and the summary table of the Linkage page (Vauquier et al. 2025).
 
 Every builder takes result objects of :mod:`voxmetrics.metrics.legal` and
 :mod:`voxmetrics.metrics.similarity` (or the reports that carry them) and only arranges their
@@ -74,7 +74,7 @@ def linkability_vs_n_figure(
 ) -> go.Figure:
     """Linkability against N' on a log axis, one curve per condition, with chance 1/N'.
 
-    Paper 001, figure 1 (row 2): the exact expectation over random candidate sets of N'
+    Vauquier et al. 2025, figure 1 (row 2): the exact expectation over random candidate sets of N'
     enrolled speakers that contain the true one is drawn as a line with markers; when a curve
     carries a sampled estimate (``n_draws`` > 0) it is drawn beside it as open markers with
     error bars of one standard deviation of the per-draw linkability. The chance level 1/N' is
@@ -225,7 +225,7 @@ def singling_out_vs_n_figure(
 ) -> go.Figure:
     """Singling out against the population size (log x), one curve per condition, with chance.
 
-    Paper 001, figure 1 (row 1). Error bars: one standard deviation over the random
+    Vauquier et al. 2025, figure 1 (row 1). Error bars: one standard deviation over the random
     populations of each size. Chance (1 - 1/N)^(N-1) is a dashed grey curve.
 
     Examples
@@ -357,7 +357,7 @@ def conversation_length_figure(
 ) -> go.Figure:
     """Singling out (left) and linkability (right) against the conversation length L.
 
-    Paper 001, figure 1 (columns L = 1, 3, 30): longer conversations give the attacker a
+    Vauquier et al. 2025, figure 1 (columns L = 1, 3, 30): longer conversations give the attacker a
     cleaner voice profile. Chance lines come from the reports (singling out
     :attr:`SinglingOutResult.chance`, linkability 1/N): one dashed grey line per panel when
     every condition has the same value, else one dotted line per condition in its colour.
@@ -614,7 +614,7 @@ def mean_score_figure(
     *,
     title: str = "Mean score of each trial speaker against each enrolled speaker",
 ) -> go.Figure:
-    """Heat map of trial-speaker x enrolled-speaker mean scores (metrics.md section 5).
+    """Heat map of trial-speaker x enrolled-speaker mean scores (docs, Methods > Linkability).
 
     Parameters
     ----------

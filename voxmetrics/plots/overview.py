@@ -131,7 +131,7 @@ def eer_linkability_figure(
 def eer_lidmax_figure(
     reports: Sequence[ConditionReport], *, title: str = "EER vs worst-case disclosure LIDmax"
 ) -> go.Figure:
-    """One labelled marker per condition with LID at (EER, LIDmax), paper 000 figure 5.
+    """One labelled marker per condition with LID at (EER, LIDmax), Šterns et al. 2025 figure 5.
 
     Conditions with a near-chance EER can differ widely in their worst trial: the shaded
     corner (EER >= 0.45 and LIDmax >= 1 bit) holds the conditions that look safe on the pooled

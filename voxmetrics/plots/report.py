@@ -1,4 +1,4 @@
-"""The study report as one self-contained HTML page (issue 9; design.md layer 5).
+"""The study report as one self-contained HTML page (issue 9).
 
 :func:`study_report_html` draws a :class:`~voxmetrics.studyreport.StudyReport` as one page:
 every table, the interactive figures of the existing builders, plotly.js embedded once in the
@@ -80,7 +80,11 @@ PAPERS: dict[str, tuple[str, str, str]] = {
         "Language Processing 34, 2026",
         "",
     ),
-    "003": ("Measuring Soft Biometric Leakage in Speaker De-Identification Systems", "", ""),
+    "003": (
+        "Measuring Soft Biometric Leakage in Speaker De-Identification Systems",
+        "S. Seo, O. Aulov, P. J. Phillips; arXiv:2509.14469, 2025",
+        "https://arxiv.org/abs/2509.14469",
+    ),
     "004": (
         "The Privacy ZEBRA: Zero Evidence Biometric Recognition Assessment",
         "A. Nautsch et al.; Interspeech 2020",
@@ -734,7 +738,7 @@ def _methods() -> str:
         "methods",
         f'<dl class="defs">{items}</dl><h3>Papers</h3><ul>{refs}</ul>'
         "<p class='note'>Exact definitions, including where VoxMetrics departs from a paper's "
-        "text, are in VoxMetrics' metrics.md.</p>",
+        "text, are in the VoxMetrics documentation (Methods).</p>",
     )
 
 

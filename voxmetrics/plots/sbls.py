@@ -1,4 +1,4 @@
-"""Figures of SBLS, the Soft Biometric Leakage Score (the Soft biometrics page; sbls.md).
+"""Figures of SBLS, the Soft Biometric Leakage Score (the Soft biometrics page).
 
 Every builder takes :class:`~voxmetrics.metrics.sbls.SBLSResult` objects (or one of their
 :class:`~voxmetrics.metrics.sbls.AttributeLeakage` entries, bootstrap intervals, condition

@@ -1,4 +1,4 @@
-"""Figures and display tables of similarity rank disclosure (the SRD page; paper 002).
+"""Figures and display tables of similarity rank disclosure (the SRD page; Bäckström et al. 2026).
 
 Every builder takes the result objects of :mod:`voxmetrics.metrics.srd` (or the reports that
 carry them) and only arranges their arrays for display: the rank probabilities are
@@ -79,8 +79,8 @@ def rank_distribution_figure(
 ) -> go.Figure:
     """Empirical rank distributions, their beta-binomial models and the chance level 1/N.
 
-    Paper 002, figure 5: the rank probabilities p_k = h_k / T of each condition as dots, the
-    models of that condition as broken lines of the same colour (one dash style per loss), and
+    Bäckström et al. 2026, figure 5: the rank probabilities p_k = h_k / T of each condition as dots,
+    the models of that condition as broken lines of the same colour (one dash style per loss), and
     the chance level 1/N dotted. On log-log axes (``log=True``) ranks with p_k = 0 are left out
     of the data trace (:func:`zero_rank_counts` says how many; a line would bridge them, so the
     data are dots only) and the y axis starts a little below the smallest non-zero probability,
@@ -210,7 +210,9 @@ def _log_ticks(top: int) -> list[int]:
 def srd_table(
     results: Mapping[str, SRDResult], fits: Mapping[str, Sequence[BetaBinomialFit]] | None = None
 ) -> pd.DataFrame:
-    """Disclosure statistics of the data and of each model, one row each (paper 002 tables II-III).
+    """Disclosure statistics of the data and of each model (Bäckström et al. 2026, tables II-III).
+
+    One row each.
 
     Columns: Condition, Source ("data" or "LL model"...), MeanD (bits), IdR, StDD (bits),
     MaxD (bits), Spread, α, β, KL (bits), Rank-1 match (bits), Fit. The model columns are empty
@@ -343,8 +345,8 @@ def speaker_rank_figure(
 ) -> go.Figure:
     """One speaker's rank distribution and its cumulative distribution, with models.
 
-    Paper 002, figure 7, on linear axes (a speaker's histogram is mostly zeros): left, the
-    speaker's rank probabilities h_k / T_s as bars and each model's pmf as a broken line; right,
+    Bäckström et al. 2026, figure 7, on linear axes (a speaker's histogram is mostly zeros): left,
+    the speaker's rank probabilities h_k / T_s as bars and each model's pmf as a broken line; right,
     the empirical CDF as a step line and each model's CDF (cumulative sums of the given
     distributions).
 
@@ -463,7 +465,7 @@ def speaker_rank_figure(
 
 @dataclass(frozen=True)
 class MeanDSummary:
-    """Max, mean and std of a set of per-speaker MeanD values (the legend of paper 002 fig. 6)."""
+    """Max, mean and std of per-speaker MeanD values (legend of Bäckström et al. 2026, fig. 6)."""
 
     n: int
     """Speakers with a value."""
@@ -506,7 +508,7 @@ def speaker_mean_d_figure(
     title: str | None = None,
     bins: int = 20,
 ) -> go.Figure:
-    """Distribution of the per-speaker mean disclosure (paper 002, figure 6).
+    """Distribution of the per-speaker mean disclosure (Bäckström et al. 2026, figure 6).
 
     Bars count the speakers per MeanD bin between 0 and log2 N (``bins`` equal bins, the last
     one closed).

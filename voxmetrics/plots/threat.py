@@ -1,8 +1,8 @@
 """Figures of the threat model: one score matrix read pooled (1-to-1) and row by row (1-to-N).
 
-Paper 000, section 4.1: the EER pools every mated and non-mated score of a matrix, while the
-attacker of a closed-set 1-to-N search only compares the scores *within a row*. Every builder
-takes a :class:`~voxmetrics.threat.ThreatView` (metrics.md sections 1, 2 and 5) and returns a
+Šterns et al. 2025, section 4.1: the EER pools every mated and non-mated score of a matrix, while
+the attacker of a closed-set 1-to-N search only compares the scores *within a row*. Every builder
+takes a :class:`~voxmetrics.threat.ThreatView` and returns a
 ``go.Figure``; none recomputes a metric. The only arithmetic here is for display: splitting the
 matrix into its two pools, ordering and sampling rows, choosing bins.
 """
@@ -83,7 +83,8 @@ def pooled_view_figure(
         From :func:`~voxmetrics.threat.threat_view` or :func:`~voxmetrics.threat.threat_scenario`.
     bins : int, optional
         Number of bins, centred on the smallest and largest score. By default 8 for a small
-        matrix (up to 64 scores, e.g. paper 000's 4x4 example: one bin per 0.1) and 40 above.
+        matrix (up to 64 scores, e.g. Šterns et al.'s (2025) 4x4 example: one bin per 0.1) and 40
+        above.
     title : str, optional
         Figure title; by default it names the EER.
 

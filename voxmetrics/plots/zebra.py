@@ -1,4 +1,4 @@
-"""Figures of ZEBRA (paper 004; metrics.md section 3): ECE profiles and the PAV transform.
+"""Figures of ZEBRA (Nautsch et al. 2020): ECE profiles and the PAV transform.
 
 The builders take the results of :mod:`voxmetrics.metrics.zebra` (``ZebraResult``,
 ``ECECurves``, ``PAVTransform``) and never recompute a metric; their arithmetic is for display
@@ -40,7 +40,7 @@ __all__ = [
 _LN10 = math.log(10.0)
 
 ZERO_EVIDENCE_COLOR = "#000000"
-"""The zero-evidence (perfect privacy) ECE profile: black, as in paper 004 figures 2-3."""
+"""The zero-evidence (perfect privacy) ECE profile: black, as in Nautsch et al. 2020 figures 2-3."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class ZebraProfile:
 
 
 def zebra_legend(name: str, result: ZebraResult) -> str:
-    """Legend text "name (D_ECE, log10 l, tag)", as in paper 004 figure 3.
+    """Legend text "name (D_ECE, log10 l, tag)", as in Nautsch et al. 2020 figure 3.
 
     Examples
     --------

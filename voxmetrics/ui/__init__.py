@@ -1,4 +1,4 @@
-"""The dashboard's shared layer (design.md layer 6): the only package that imports streamlit.
+"""The dashboard's shared layer: the only package that imports streamlit.
 
 Pages call :func:`page_setup` first, then :func:`require_conditions`, then wire widgets to
 cached library calls (:mod:`voxmetrics.ui.cache`) and figure builders (:mod:`voxmetrics.plots`),

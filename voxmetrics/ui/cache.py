@@ -1,4 +1,4 @@
-"""Cached wrappers around library calls, keyed on content hashes (style.md 14).
+"""Cached wrappers around library calls, keyed on content hashes.
 
 ``st.cache_data`` hashes large arrays from a sample, so two big matrices could collide; every
 wrapper here takes an explicit string key (a sha256 of the content) and receives the big
@@ -299,7 +299,7 @@ class PngExporter:
 
         self._kaleido = kaleido
         self._lock = threading.Lock()
-        # mathjax=False: no CDN fetch, so it works offline (style.md 19)
+        # mathjax=False: no CDN fetch, so it works offline
         kaleido.start_sync_server(mathjax=False, silence_warnings=True)
 
     def __call__(

@@ -1,4 +1,4 @@
-"""Cached LID computations and tables of the LID page (style.md 14 and 16).
+"""Cached LID computations and tables of the LID page.
 
 Every cached call is keyed on the content hash of the condition's score matrices plus the
 options that change the result, never on the arrays themselves (they are passed as
@@ -294,7 +294,7 @@ def _ci(interval: BootstrapInterval | None, scale: float, digits: int) -> str | 
 
 
 def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
-    """The summary table of paper 000's Table 4, one row per condition.
+    """The summary table of Šterns et al.'s (2025) Table 4, one row per condition.
 
     Columns: Condition, Calibration, N, T, EER, min Cllr, ALID (bits), PDR (%), NDR (%),
     LID+ (bits), LID- (bits), LIDmax (bits), w, b. LID cells are empty for conditions without

@@ -1,4 +1,4 @@
-"""Cached wrappers of the Linkage page (style.md 14): keyed on content hashes and options.
+"""Cached wrappers of the Linkage page: keyed on content hashes and options.
 
 Every wrapper takes the big objects (score matrices, embedding sets) as ``_``-prefixed
 arguments, which Streamlit does not hash, and an explicit key built from their

@@ -1,4 +1,4 @@
-"""Cached SBLS computations and tables of the Soft biometrics page (style.md 14 and 16).
+"""Cached SBLS computations and tables of the Soft biometrics page.
 
 An :class:`Attack` is a fixed attacker's output on one condition's eval utterances: the true
 labels, the class scores (or hard predictions) and the speaker of every utterance. It comes

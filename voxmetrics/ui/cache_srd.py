@@ -1,4 +1,4 @@
-"""Cached wrappers of the SRD page: beta-binomial fits and per-speaker views (style.md 14, 16).
+"""Cached wrappers of the SRD page: beta-binomial fits and per-speaker views.
 
 Keys are content hashes: a fit is keyed on the sha256 of the histogram it fits (so the same
 histogram is fitted once, whichever condition or speaker it comes from) and the loss; the

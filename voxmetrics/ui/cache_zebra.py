@@ -1,4 +1,4 @@
-"""Cached ZEBRA calls and the small data helpers of the ZEBRA page (style.md 12, 14, 16).
+"""Cached ZEBRA calls and the small data helpers of the ZEBRA page.
 
 Every wrapper is keyed on the eval matrix's ``content_hash`` plus its options, and receives the
 matrix itself as a ``_``-prefixed argument, so Streamlit never hashes the scores. The bootstrap

@@ -1,4 +1,4 @@
-"""What every page does first: page config, the menu, the study sidebar (style.md 12-13)."""
+"""What every page does first: page config, the menu, the study sidebar."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The study of a browser session, kept in ``st.session_state`` (style.md 15).
+"""The study of a browser session, kept in ``st.session_state``.
 
 Parsed data lives here as an immutable :class:`~voxmetrics.data.study.Study`, never only in
 widgets, so it survives page changes. Every edit replaces the study with a new one.

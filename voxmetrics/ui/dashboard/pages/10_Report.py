@@ -9,9 +9,17 @@ from voxmetrics.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.data.studyfile import study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.export import find_chromium, report_html, report_json, report_pdf, report_zip
+from voxmetrics.export import (
+    find_chromium,
+    report_html,
+    report_json,
+    report_pdf,
+    report_zip,
+    tables_zip,
+)
 from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.studyreport import StudyReport
+from voxmetrics.tables import TABLE_CAPTIONS, render_tables
 from voxmetrics.ui.cache import study_report, study_report_key
 from voxmetrics.ui.setup import study_file_name
 
@@ -221,8 +229,8 @@ with st.container(horizontal=True, gap="small"):
         key="vm_report_zip",
         on_click="ignore",
         icon=":material/folder_zip:",
-        help="The report page, its JSON and the CSV tables (overview, report card, LID per "
-        "trial, worst trials of the call-outs).",
+        help="The report page, its JSON, the CSV tables (overview, report card, LID per "
+        "trial, worst trials of the call-outs) and the tables for a paper (LaTeX, Markdown).",
     )
     if chromium is not None:
         st.download_button(
@@ -251,6 +259,45 @@ if chromium is None:
         "from any browser."
     )
 
+st.markdown("#### Tables for a paper")
+st.caption(
+    "The results tables with the bootstrap intervals beside their values, "
+    '"0.47 [0.44, 0.50]", ready to paste: LaTeX needs `\\usepackage{booktabs}`.'
+)
+fmt_col, table_col = st.columns([1, 2])
+fmt = fmt_col.radio(
+    "Format",
+    ["latex", "markdown"],
+    format_func={"latex": "LaTeX (booktabs)", "markdown": "Markdown"}.get,
+    horizontal=True,
+    key="vm_report_table_format",
+)
+texts = {n.rsplit(".", 1)[0]: (n, text) for n, text in render_tables(sr, fmt).items()}
+chosen = table_col.selectbox(
+    "Table", list(texts), format_func=TABLE_CAPTIONS.get, key="vm_report_table"
+)
+file_name, text = texts[chosen]
+st.code(text, language="latex" if fmt == "latex" else "markdown")
+with st.container(horizontal=True, gap="small"):
+    st.download_button(
+        f"This table ({file_name})",
+        data=text,
+        file_name=file_name,
+        mime="text/plain",
+        key="vm_report_table_file",
+        on_click="ignore",
+        icon=":material/table:",
+    )
+    st.download_button(
+        f"All {len(texts)} tables (zip)",
+        data=lambda: tables_zip(sr, fmt),
+        file_name=f"{stem}_{fmt}.zip",
+        mime="application/zip",
+        key="vm_report_tables_zip",
+        on_click="ignore",
+        icon=":material/folder_zip:",
+    )
+
 with st.expander("Command line"):
     st.markdown("The same report without the dashboard, from a saved study file:")
     st.code(
@@ -260,5 +307,6 @@ with st.expander("Command line"):
     )
     st.caption(
         "Save the study with 'Study file (.vxm)' above or 'Save study' in the sidebar. Add "
-        "`--csv DIR` for the tables; `--bootstrap` and `--seed` override the study's settings."
+        "`--csv DIR` for the tables, `--latex DIR` and `--markdown DIR` for the tables for a "
+        "paper; `--bootstrap` and `--seed` override the study's settings."
     )

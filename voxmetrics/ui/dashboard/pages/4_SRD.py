@@ -1,4 +1,4 @@
-"""SRD: similarity rank disclosure and its beta-binomial models (paper 002; metrics.md 4)."""
+"""SRD: similarity rank disclosure and its beta-binomial models (Bäckström et al. 2026)."""
 
 import streamlit as st
 
@@ -44,7 +44,7 @@ st.markdown(
     "disclosure, **StDD** its standard deviation and **Spread** the share of ranks more "
     "likely than chance. With few trials per rank the histogram is noisy and mostly zeros, "
     "so a two-parameter **beta-binomial model** of the rank is fitted and its statistics are "
-    "shown beside the data's (paper 002)."
+    "shown beside the data's (Bäckström et al. 2026)."
 )
 
 # ---- what to show
@@ -131,8 +131,9 @@ ui.show_table(
     },
 )
 st.caption(
-    "As paper 002, tables II and III: the statistics of the rank histogram (data) and of each "
-    "beta-binomial model, with the model's parameters α, β and two goodness-of-fit measures."
+    "As Bäckström et al. 2026, tables II and III: the statistics of the rank histogram (data) and "
+    "of each beta-binomial model, with the model's parameters α, β and two goodness-of-fit "
+    "measures."
 )
 
 st.subheader("Mean disclosure per condition")
@@ -149,8 +150,8 @@ st.caption(
 # ---- 3. per speaker
 st.subheader("Per speaker")
 st.caption(
-    "One rank histogram per trial speaker, with its own beta-binomial model (paper 002, "
-    "figures 6 and 7). A speaker has few trials, so the models matter more here."
+    "One rank histogram per trial speaker, with its own beta-binomial model (Bäckström et al. "
+    "2026, figures 6 and 7). A speaker has few trials, so the models matter more here."
 )
 if st.session_state.get(SPEAKER_CONDITION) not in reports:
     st.session_state[SPEAKER_CONDITION] = next(iter(reports))
@@ -240,7 +241,7 @@ note = f"{summary.n} of {n_speakers} speakers' LL fits converged" + (
     else "."
 )
 st.caption(
-    "How the privacy leak is shared among speakers (paper 002, figure 6): a low MeanD of the "
-    f"condition can hide a few speakers who are easy to identify. {note}"
+    "How the privacy leak is shared among speakers (Bäckström et al. 2026, figure 6): a low MeanD "
+    f"of the condition can hide a few speakers who are easy to identify. {note}"
 )
 ui.show_table(speakers.to_frame(), f"srd_{chosen}_speakers.csv")

@@ -1,4 +1,4 @@
-"""Soft biometrics: SBLS, the Soft Biometric Leakage Score (paper 003; sbls.md)."""
+"""Soft biometrics: SBLS, the Soft Biometric Leakage Score (Seo et al. 2025)."""
 
 import streamlit as st
 
@@ -70,7 +70,7 @@ ui.require_conditions(study)
 st.markdown(
     "**Does anonymised speech still tell an attacker the speaker's sex or age group?** "
     "Hiding *who* speaks is not enough if a classifier can still read *what kind of person* "
-    "speaks. The **Soft Biometric Leakage Score** (SBLS, paper 003) attacks every eval "
+    "speaks. The **Soft Biometric Leakage Score** (SBLS, Seo et al. 2025) attacks every eval "
     "utterance with a fixed attribute classifier and combines three parts:"
 )
 st.markdown(

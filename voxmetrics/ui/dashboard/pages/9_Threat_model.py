@@ -1,4 +1,4 @@
-"""Threat model: why a 50 % EER does not mean safe (paper 000, section 4; metrics.md 1, 2, 5)."""
+"""Threat model: why a 50 % EER does not mean safe (Šterns et al. 2025, section 4)."""
 
 import pandas as pd
 import streamlit as st
@@ -24,10 +24,10 @@ from voxmetrics.threat import (
     threat_view,
 )
 
-MATRIX_KEY = "vm_threat_matrix"  # the edited 4x4 matrix: survives page changes (style.md 15)
+MATRIX_KEY = "vm_threat_matrix"  # the edited 4x4 matrix: survives page changes
 EDITOR_VERSION_KEY = "vm_threat_editor_version"  # bumped by "Reset": a fresh editor widget
 W_KEY = "vm_threat_w"
-# widget values, restored from plain session-state copies after a page change (style.md 15)
+# widget values, restored from plain session-state copies after a page change
 WIDGET_DEFAULTS = {
     W_KEY: PAPER_EXAMPLE_W,
     "vm_threat_n": 20,
@@ -59,7 +59,7 @@ WP29_URL = (
 
 
 def _paper_frame() -> pd.DataFrame:
-    """The 4x4 example of paper 000 as the editor shows it (own speaker counted from 1)."""
+    """The 4x4 example of Šterns et al. 2025 as the editor shows it (own speaker counted from 1)."""
     frame = pd.DataFrame(
         PAPER_EXAMPLE_SCORES,
         columns=SPEAKER_COLUMNS,
@@ -178,8 +178,8 @@ st.header("1. One matrix, two readings", divider="gray")
 st.markdown(
     "Four anonymised recordings (*trials*, rows) are compared with four enrolled speakers "
     "(columns); higher scores mean *more alike*. The last column says which enrolled speaker "
-    "really spoke each trial. This is the example of paper 000 (eq. 1). **Edit any score** "
-    "and watch both readings."
+    "really spoke each trial. This is the example of Šterns et al. 2025 (eq. 1). **Edit any "
+    "score** and watch both readings."
 )
 if MATRIX_KEY not in st.session_state:
     st.session_state[MATRIX_KEY] = _paper_frame()
@@ -299,7 +299,7 @@ if view is not None:
             "{0.9, 0.7, 0.5, 0.3} and {0.8, 0.6, 0.4, 0.2} three times each: at t = 0.5 half "
             "of each pool is on the wrong side, so EER = 50 %. The **ROCCH-EER** is the EER "
             "of the convex hull of the ROC curve (37.5 % in the paper's example: the hull "
-            "interpolates between the corners of the staircase ROC). Metrics.md section 1."
+            "interpolates between the corners of the staircase ROC); docs, Methods > EER and Cllr."
         )
         st.markdown(
             "**Linkability (1-to-N).** The share of trials whose own speaker scores at least "
@@ -329,7 +329,7 @@ if view is not None:
         )
         st.markdown(
             "On real data w is learned by logistic regression on a dev set of other speakers "
-            "(paper 000, section 5.1; metrics.md section 2)."
+            "(Šterns et al. 2025, section 5.1; docs, Methods > LID)."
         )
 
 # ---------------------------------------------------------------- 2. generator

@@ -60,7 +60,8 @@ st.caption(
     "ZEBRA tag with the worst-case log10 l. Linkability: share of trials linked to their "
     "speaker among the N enrolled, against chance 1/N. SBLS: soft-biometric leakage score of "
     "the informed attacker (the built-in classifier trained on the condition's own anonymised "
-    "dev embeddings, sbls.md 5); – when the condition has no attribute-labelled embeddings."
+    "dev embeddings; docs, Methods > SBLS); – when the condition has no attribute-labelled "
+    "embeddings."
 )
 with st.expander("How the card is coloured"):
     st.markdown(thresholds_markdown())

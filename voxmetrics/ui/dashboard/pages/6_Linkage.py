@@ -1,4 +1,4 @@
-"""Linkage: the legally validated metrics (paper 001) and voice similarity matrices (VPC 2022)."""
+"""Linkage: legally validated metrics (Vauquier et al. 2025) and similarity matrices (VPC 2022)."""
 
 
 import streamlit as st
@@ -50,8 +50,8 @@ study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
 st.markdown(
     "Under the GDPR, data count as anonymous only if no one can **single out** a person, "
     "**link** records of the same person, or **infer** information about them (Article 29 "
-    "Working Party, Opinion 05/2014, endorsed by the EDPB). Paper 001 turns the first two into "
-    "metrics for speech, and the French data protection authority (CNIL) validated them: "
+    "Working Party, Opinion 05/2014, endorsed by the EDPB). Vauquier et al. 2025 turn the first "
+    "two into metrics for speech, and the French data protection authority (CNIL) validated them: "
     "**Linkability**, how often an anonymised utterance is matched to its own speaker among "
     "N' enrolled speakers, and **Singling out**, how often a predicate built from one enrolled "
     "voice isolates exactly one person of a population of N. The VoicePrivacy 2022 voice "
@@ -83,8 +83,8 @@ sampled_col, draws_col, seed_col, _ = st.columns([1.4, 1, 1, 2.6], vertical_alig
 sampled = sampled_col.toggle(
     "Add a sampled estimate",
     key=SAMPLED,
-    help="Draw R random candidate sets per trial, as paper 001 does, and show their mean and "
-    "standard deviation beside the exact expectation.",
+    help="Draw R random candidate sets per trial, as Vauquier et al. 2025 do, and show their "
+    "mean and standard deviation beside the exact expectation.",
 )
 draws = draws_col.number_input(
     "Draws R per trial", min_value=2, max_value=2000, value=20, step=10, key=DRAWS,

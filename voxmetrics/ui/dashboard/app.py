@@ -1,4 +1,4 @@
-"""VoxMetrics dashboard: home page (run with ``streamlit run app.py``)."""
+"""VoxMetrics dashboard: home page (run with ``voxmetrics app``)."""
 
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""LID: local information disclosure, trial by trial (paper 000; metrics.md section 2)."""
+"""LID: local information disclosure, trial by trial (Šterns et al. 2025; docs, Methods > LID)."""
 
 import streamlit as st
 

@@ -1,0 +1,251 @@
+"""``voxmetrics app``: the dashboard ships in the package and starts from a fresh install.
+
+The wheel test builds the wheel, installs it with ``pip --no-deps --no-index`` into a new
+virtual environment that sees this environment's packages through a ``.pth`` file (no
+network), runs the installed command line, starts the installed dashboard headless on a free
+port, fetches its health endpoint and page, checks that the idle server uses (almost) no CPU,
+and renders the installed pages with Streamlit's AppTest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from voxmetrics import cli
+from voxmetrics._version import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+DASHBOARD = ROOT / "voxmetrics" / "ui" / "dashboard"
+
+
+def test_the_dashboard_lives_in_the_package():
+    assert cli.dashboard_script() == DASHBOARD / "app.py"
+    assert cli.dashboard_script().is_file()
+    pages = sorted(p.name for p in (DASHBOARD / "pages").glob("*.py"))
+    assert "1_Overview.py" in pages and "10_Report.py" in pages
+    assert not (ROOT / "app.py").exists() and not (ROOT / "pages").exists()
+
+
+def test_command_passes_the_config_and_turns_the_watcher_off():
+    cmd = cli.dashboard_command(port=8765, streamlit_args=["--server.headless", "true"])
+    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(DASHBOARD / "app.py")]
+    for key, value in cli.DASHBOARD_CONFIG.items():
+        assert f"--{key}={value}" in cmd
+    assert cmd[cmd.index("--server.fileWatcherType") + 1] == "none"
+    assert "--server.runOnSave" not in cmd
+    assert cmd[cmd.index("--server.port") + 1] == "8765"
+    assert cmd[-2:] == ["--server.headless", "true"]  # last: they override
+    dev = cli.dashboard_command(dev=True)
+    assert dev[dev.index("--server.fileWatcherType") + 1] == "auto"
+    assert dev[dev.index("--server.runOnSave") + 1] == "true"
+    assert "--server.port" not in dev
+
+
+def test_repository_streamlit_config_matches_the_launcher():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    flat = {
+        f"{section}.{key}": value
+        for section, values in config.items()
+        for key, value in values.items()
+    }
+    for key, value in cli.DASHBOARD_CONFIG.items():
+        got = flat[key]
+        assert (str(got).lower() if isinstance(got, bool) else str(got)) == value, key
+    # `streamlit run` from the checkout must not watch the virtual environment
+    assert flat.get("server.fileWatcherType") == "none" or ".venv" in flat.get(
+        "server.folderWatchBlacklist", []
+    )
+
+
+class _Exec(Exception):
+    pass
+
+
+def test_app_subcommand_execs_streamlit(monkeypatch):
+    seen = []
+
+    def fake_execv(path, argv):
+        seen.append(argv)
+        raise _Exec
+
+    monkeypatch.setattr(cli.os, "execv", fake_execv)
+    monkeypatch.setattr(cli.subprocess, "call", lambda argv: seen.append(argv) or 0)
+    try:
+        cli.main(["app", "--port", "8600", "--dev", "--", "--server.headless", "true"])
+    except _Exec:
+        pass
+    (argv,) = seen
+    assert argv[argv.index("--server.port") + 1] == "8600"
+    assert argv[argv.index("--server.fileWatcherType") + 1] == "auto"
+    assert argv[-2:] == ["--server.headless", "true"]
+
+
+def test_app_without_streamlit_or_with_a_bad_port_says_how_to_fix(monkeypatch, capsys):
+    assert cli.main(["app", "--port", "70000"]) == 2
+    assert "--port 70000" in capsys.readouterr().err
+    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None)
+    assert cli.main(["app"]) == 2
+    assert "voxmetrics[app]" in capsys.readouterr().err
+
+
+def test_app_help_documents_the_options(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["app", "--help"])
+    out = capsys.readouterr().out
+    assert "--port" in out and "--dev" in out and "streamlit run" in out
+
+
+# ---------------------------------------------------------------- the wheel, installed
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _run(cmd, **kw) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
+    assert proc.returncode == 0, f"{cmd}: {proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh virtual environment with the built wheel installed; returns its bin folder."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, src / name)
+    shutil.copytree(
+        ROOT / "voxmetrics",
+        src / "voxmetrics",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    dist = tmp / "dist"
+    _run(
+        [
+            sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+            "--no-index", "-w", str(dist), str(src),
+        ],
+        cwd=tmp,
+    )  # fmt: skip
+    (wheel,) = dist.glob("voxmetrics-*.whl")
+    assert wheel.name == f"voxmetrics-{__version__}-py3-none-any.whl"
+    venv = tmp / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    py = venv / "bin" / "python"
+    purelib = _run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"])
+    # the new environment sees this one's packages (numpy, streamlit, pip...): no network
+    Path(purelib.stdout.strip(), "_parent_env.pth").write_text(
+        "\n".join(site.getsitepackages()) + "\n", encoding="utf-8"
+    )
+    _run(
+        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        cwd=tmp,
+    )
+    return venv / "bin"
+
+
+def test_installed_cli_runs_from_the_wheel(installed, tmp_path):
+    where = _run(
+        [str(installed / "python"), "-c", "import voxmetrics; print(voxmetrics.__file__)"],
+        cwd=tmp_path,
+    ).stdout.strip()
+    assert where.startswith(str(installed.parent)), where  # the wheel, not the checkout
+    assert _run([str(installed / "voxmetrics"), "--version"]).stdout.strip() == (
+        f"voxmetrics {__version__}"
+    )
+    _run(
+        [str(installed / "voxmetrics"), "demo", "d", "--format", "csv", "--no-embeddings"],
+        cwd=tmp_path,
+    )
+    out = _run(
+        [str(installed / "voxmetrics"), "evaluate", "d/anon-leaky_eval.csv"], cwd=tmp_path
+    ).stdout
+    assert json.loads(out)["eer"] > 0.4
+    pkg = Path(where).parent
+    assert (pkg / "ui" / "dashboard" / "app.py").is_file()
+    assert (pkg / "ui" / "dashboard" / "pages" / "10_Report.py").is_file()
+    (dist_info,) = pkg.parent.glob("voxmetrics-*.dist-info")
+    assert "MIT" in (dist_info / "METADATA").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads CPU time from /proc")
+def test_installed_app_serves_and_idles(installed, tmp_path):
+    port = _free_port()
+    log = (tmp_path / "app.log").open("w")
+    proc = subprocess.Popen(
+        [
+            str(installed / "voxmetrics"), "app", "--port", str(port), "--",
+            "--server.headless", "true", "--server.address", "127.0.0.1",
+        ],
+        cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, (tmp_path / "app.log").read_text()
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    assert resp.read() == b"ok"
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the dashboard did not start"
+                time.sleep(0.5)
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            assert resp.status == 200 and b"<html" in resp.read().lower()
+        time.sleep(2)  # let start-up settle, then measure a quiet stretch
+        before = _cpu_seconds(proc.pid)
+        time.sleep(4)
+        idle = _cpu_seconds(proc.pid) - before
+        # no file watcher: a watched virtual environment kept a whole core busy
+        assert idle < 0.4, f"the idle server used {idle:.2f} s of CPU in 4 s"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+    assert "Inotify" not in (tmp_path / "app.log").read_text()
+
+
+def test_installed_pages_render(installed, tmp_path):
+    """The installed home page and Report page run (AppTest, from the fresh environment)."""
+    code = (
+        "import sys, pathlib, voxmetrics\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "app = pathlib.Path(voxmetrics.__file__).parent / 'ui' / 'dashboard' / 'app.py'\n"
+        "at = AppTest.from_file(str(app), default_timeout=120)\n"
+        "at.run()\n"
+        "assert not at.exception, at.exception\n"
+        "assert at.title[0].value == 'VoxMetrics', at.title\n"
+        "at.switch_page('pages/10_Report.py').run()\n"
+        "assert not at.exception, at.exception\n"
+        "print(at.title[0].value)\n"
+    )
+    out = _run([str(installed / "python"), "-c", code], cwd=tmp_path).stdout
+    assert out.strip() == "Report"

@@ -1,0 +1,74 @@
+"""Packaging: metadata, extras and requirements agree; LICENSE (issue 19)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from voxmetrics._version import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+PROJECT = PYPROJECT["project"]
+
+
+def _name(req: str) -> str:
+    return re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].lower()
+
+
+def _requirements(path: Path) -> list[str]:
+    lines = (ln.split("#", 1)[0].strip() for ln in path.read_text(encoding="utf-8").splitlines())
+    return [ln.replace(" ", "") for ln in lines if ln and not ln.startswith("-")]
+
+
+def test_core_is_the_scientific_stack_only():
+    core = {_name(r) for r in PROJECT["dependencies"]}
+    assert core == {"numpy", "scipy", "scikit-learn", "pandas", "pyarrow", "plotly"}
+
+
+def test_extras_app_audio_all():
+    extras = PROJECT["optional-dependencies"]
+    assert {_name(r) for r in extras["app"]} == {"streamlit", "kaleido"}
+    assert {_name(r) for r in extras["audio"]} == {
+        "torch",
+        "torchaudio",
+        "speechbrain",
+        "resemblyzer",
+        "soundfile",
+    }
+    assert "torch==2.11.0" in extras["audio"] and "torchaudio==2.11.0" in extras["audio"]
+    assert {_name(r) for r in extras["vpc"]} == {"kaldiio", "h5py"}
+    assert extras["all"] == ["voxmetrics[app,audio,vpc]"]
+
+
+def test_requirements_txt_is_core_plus_all_extras_with_the_same_pins():
+    declared = [
+        *PROJECT["dependencies"],
+        *PROJECT["optional-dependencies"]["app"],
+        *PROJECT["optional-dependencies"]["audio"],
+        *PROJECT["optional-dependencies"]["vpc"],
+    ]
+    assert sorted(r.replace(" ", "") for r in declared) == sorted(
+        _requirements(ROOT / "requirements.txt")
+    )
+
+
+def test_dev_requirements_include_the_runtime_ones():
+    text = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
+    assert "-r requirements.txt" in text.splitlines()
+    assert {"pytest", "hypothesis", "ruff", "setuptools"} <= {
+        _name(r) for r in _requirements(ROOT / "requirements-dev.txt")
+    }
+
+
+def test_metadata_license_and_single_version():
+    assert PROJECT["license"] == "MIT" and PROJECT["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    assert "VoxMetrics contributors" in (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert PROJECT["dynamic"] == ["version"]
+    attr = PYPROJECT["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    assert attr == "voxmetrics._version.__version__"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+    assert PROJECT["authors"] and PROJECT["requires-python"] == ">=3.11"
+    assert not any("License ::" in c for c in PROJECT["classifiers"])  # the SPDX field says it
