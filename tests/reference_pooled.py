@@ -8,9 +8,10 @@ metric), kept only so the tests can prove the fast paths equal to them. The one 
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import isotonic_regression
 
 from voxmetrics.metrics._validation import check_pools
@@ -166,3 +167,150 @@ def mated_pools(s, t):
     mask = np.ones(s.shape, dtype=bool)
     mask[rows, t] = False
     return s[rows, t], s[mask]
+
+
+def _candidates(
+    st: NDArray[np.float64], sn: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """The operating points that can minimise a detection cost, from sorted pools.
+
+    Between two consecutive target scores P_miss is constant and P_fa can only fall as the
+    threshold rises, so every minimum of C_miss P P_miss + C_fa (1 - P) P_fa is reached just
+    below a target score or after the last one. For each unique target score u this returns the
+    point just below it (P_miss = P(tar < u), P_fa = P(non >= u)) and its lowest threshold (the
+    largest pooled score below u, -inf if none), then the "reject all" point (1, 0) at the
+    highest score. O(Nt log Nn) after sorting: no pass over all pooled scores. The rates
+    are returned as counts (misses out of Nt, false alarms out of Nn), exact integers.
+    """
+    u = np.concatenate([st[:1], st[1:][np.diff(st) != 0]])
+    i = np.searchsorted(st, u, side="left")
+    j = np.searchsorted(sn, u, side="left")
+    below_t = np.where(i > 0, st[np.maximum(i - 1, 0)], -np.inf)
+    below_n = np.where(j > 0, sn[np.maximum(j - 1, 0)], -np.inf)
+    top = max(st[-1], sn[-1])
+    return (
+        np.concatenate([np.maximum(below_t, below_n), [top]]),
+        np.concatenate([i, [st.size]]).astype(np.int64),
+        np.concatenate([sn.size - j, [0]]).astype(np.int64),
+    )
+
+
+def _lower_hull(
+    misses: NDArray[np.int64], fas: NDArray[np.int64], n_tar: int, n_non: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Lower-left convex hull of count points sorted by misses ascending, false alarms descending.
+
+    Andrew's monotone chain over the candidate points (one per unique target score), with
+    the chord end (0 misses, all false alarms) prepended: the ROC convex hull, as BOSARIS
+    ``rocch``. Cross products of integer counts (scaled by the other pool's size) are exact,
+    so collinear points are always dropped. Returns the rates (P_miss, P_fa).
+    """
+    xs = np.concatenate([[0], misses]).astype(np.int64) * n_non  # common denominator
+    ys = np.concatenate([[n_non], fas]).astype(np.int64) * n_tar
+    xs_l, ys_l = xs.tolist(), ys.tolist()  # Python ints: no overflow
+    hull: list[int] = []
+    for k in range(xs.size):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = (xs_l[b] - xs_l[a]) * (ys_l[k] - ys_l[a]) - (ys_l[b] - ys_l[a]) * (
+                xs_l[k] - xs_l[a]
+            )
+            if cross <= 0:  # b is not strictly below the chord a-k: drop it
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    idx = np.asarray(hull)
+    return xs[idx] / (n_tar * n_non), ys[idx] / (n_tar * n_non)
+
+
+class _Pools:
+    """Sorted target and non-target pools, validated once, with the cost candidates and hull."""
+
+    def __init__(self, tar: ArrayLike, non: ArrayLike) -> None:
+        tar, non = check_pools(tar, non)
+        self.st, self.sn = np.sort(tar), np.sort(non)
+
+    @cached_property
+    def candidates(self) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+        return _candidates(self.st, self.sn)
+
+    @cached_property
+    def hull(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        _, misses, fas = self.candidates
+        return _lower_hull(misses, fas, self.st.size, self.sn.size)
+
+
+def _thin(n: int, max_points: int | None) -> NDArray[np.intp]:
+    if max_points is None or n <= max_points:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0, n - 1, max_points)).astype(np.intp))
+
+
+# --- DET / minDCF / actDCF / APE / d' as they were before the sorted-runs path ---------------
+
+
+def dcf_reference(tar, non, p_targets, c_miss=1.0, c_fa=1.0, scores_are_llrs=False):
+    """(min_dcf, min_thresholds, act_dcf or None) by sorting copies of both pools."""
+    pools = _Pools(tar, non)
+    st, sn = pools.st, pools.sn
+    p = np.atleast_1d(np.asarray(p_targets, dtype=np.float64))
+    thr, misses, fas = pools.candidates
+    pmiss, pfa = misses / st.size, fas / sn.size
+    a = c_miss * p
+    b = c_fa * (1.0 - p)
+    norm = np.minimum(a, b)
+    best = np.empty(p.size, dtype=np.intp)
+    low = np.empty(p.size)
+    for k in range(p.size):
+        cost = a[k] * pmiss + b[k] * pfa
+        low[k] = cost.min()
+        best[k] = np.argmax(cost <= low[k] + 1e-12 * low[k])
+    accept_all = b <= low + 1e-12 * low
+    min_thr = np.where(accept_all, -np.inf, thr[best])
+    min_dcf = np.minimum(np.minimum(low, b) / norm, 1.0)
+    act = None
+    if scores_are_llrs:
+        bayes = np.log(b) - np.log(a)
+        act_miss = np.searchsorted(st, bayes, side="right") / st.size
+        act_fa = 1.0 - np.searchsorted(sn, bayes, side="right") / sn.size
+        act = (a * act_miss + b * act_fa) / norm
+    return min_dcf, min_thr, act
+
+
+def det_reference(tar, non):
+    """(thresholds, pmiss, pfa, rocch_pmiss, rocch_pfa): every operating point, unthinned."""
+    pools = _Pools(tar, non)
+    st, sn = pools.st, pools.sn
+    thr = np.concatenate([[-np.inf], np.union1d(st, sn)])
+    pmiss = np.searchsorted(st, thr, side="right") / st.size
+    pfa = 1.0 - np.searchsorted(sn, thr, side="right") / sn.size
+    h_miss, h_fa = pools.hull
+    return thr, pmiss, pfa, h_miss, h_fa
+
+
+def ape_reference(tar, non, plo, scores_are_llrs=False):
+    """(minimum, actual or None) of the APE curve at the prior log-odds ``plo``."""
+    pools = _Pools(tar, non)
+    st, sn = pools.st, pools.sn
+    plo = np.asarray(plo, dtype=np.float64)
+    p = 1.0 / (1.0 + np.exp(-plo))
+    norm = np.minimum(p, 1.0 - p)
+    h_miss, h_fa = pools.hull
+    ber = (p[:, None] * h_miss[None, :] + (1.0 - p[:, None]) * h_fa[None, :]).min(axis=1)
+    minimum = np.minimum(ber / norm, 1.0)
+    actual = None
+    if scores_are_llrs:
+        pmiss = np.searchsorted(st, -plo, side="right") / st.size
+        pfa = 1.0 - np.searchsorted(sn, -plo, side="right") / sn.size
+        actual = (p * pmiss + (1.0 - p) * pfa) / norm
+    return minimum, actual
+
+
+def d_prime_reference(tar, non):
+    """d' from float64 copies of both pools (nan when both are constant)."""
+    tar, non = check_pools(tar, non)
+    spread = math.sqrt((float(tar.var()) + float(non.var())) / 2.0)
+    if spread == 0.0:
+        return math.nan
+    return float(tar.mean() - non.mean()) / spread

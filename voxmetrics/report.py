@@ -34,7 +34,7 @@ from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, pairs_baseline
 from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
-from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification
+from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification_from_pools
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     SinglingOutResult,
@@ -434,9 +434,8 @@ def evaluate(
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
-        verification=verification(
-            eval.tar,
-            eval.non,
+        verification=verification_from_pools(
+            pools,
             p_targets=p_targets,
             c_miss=c_miss,
             c_fa=c_fa,

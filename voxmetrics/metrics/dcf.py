@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_pools
+from voxmetrics.metrics.pools import SortedPools
 
 __all__ = [
     "DEFAULT_P_TARGETS",
@@ -49,11 +49,16 @@ __all__ = [
     "DETCurve",
     "VerificationResult",
     "ape_curve",
+    "ape_curve_from_pools",
     "d_prime",
+    "d_prime_from_pools",
     "dcf",
+    "dcf_from_pools",
     "det_curve",
+    "det_curve_from_pools",
     "operating_points",
     "verification",
+    "verification_from_pools",
 ]
 
 DEFAULT_P_TARGETS: tuple[float, ...] = (0.01, 0.001)
@@ -120,28 +125,34 @@ def operating_points(
 
 
 def _candidates(
-    st: NDArray[np.float64], sn: NDArray[np.float64]
+    pools: SortedPools,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
-    """The operating points that can minimise a detection cost, from sorted pools.
+    """The operating points that can minimise a detection cost, from the runs of the pools.
 
     Between two consecutive target scores P_miss is constant and P_fa can only fall as the
     threshold rises, so every minimum of C_miss P P_miss + C_fa (1 - P) P_fa is reached just
-    below a target score or after the last one. For each unique target score u this returns the
-    point just below it (P_miss = P(tar < u), P_fa = P(non >= u)) and its lowest threshold (the
-    largest pooled score below u, -inf if none), then the "reject all" point (1, 0) at the
-    highest score. O(Nt log Nn) after sorting: no pass over all pooled scores. The rates
-    are returned as counts (misses out of Nt, false alarms out of Nn), exact integers.
+    below a target score or after the last one. For each distinct target score v_k this returns
+    the point just below it (P_miss = P(tar < v_k), P_fa = P(non >= v_k)) and its lowest
+    threshold (the largest pooled score below v_k: the highest non-target of the cell below
+    v_k, else v_{k-1}, else -inf), then the "reject all" point (1, 0) at the highest score.
+    O(K) from the run counts. The rates are returned as counts (misses out of Nt, false
+    alarms out of Nn), exact integers.
     """
-    u = np.concatenate([st[:1], st[1:][np.diff(st) != 0]])
-    i = np.searchsorted(st, u, side="left")
-    j = np.searchsorted(sn, u, side="left")
-    below_t = np.where(i > 0, st[np.maximum(i - 1, 0)], -np.inf)
-    below_n = np.where(j > 0, sn[np.maximum(j - 1, 0)], -np.inf)
-    top = max(st[-1], sn[-1])
+    c = pools.counts
+    tar_at = c.tar_at.astype(np.int64)
+    cells = c.cells.astype(np.int64)
+    non_at = c.non_at.astype(np.int64)
+    misses = np.concatenate([[0], np.cumsum(tar_at)])  # targets < v_k, then all of them
+    # non-targets < v_k: cells 0..k and the non-targets at v_0..v_{k-1}
+    non_below = np.cumsum(cells)[:-1] + np.concatenate([[0], np.cumsum(non_at)[:-1]])
+    values = pools.values.astype(np.float64)
+    prev = np.concatenate([[-np.inf], values[:-1]])
+    thr = np.where(cells[:-1] > 0, pools.cell_last[:-1], prev)
+    top = pools.cell_last[-1] if cells[-1] > 0 else values[-1]
     return (
-        np.concatenate([np.maximum(below_t, below_n), [top]]),
-        np.concatenate([i, [st.size]]).astype(np.int64),
-        np.concatenate([sn.size - j, [0]]).astype(np.int64),
+        np.concatenate([thr, [top]]),
+        misses,
+        np.concatenate([pools.n_non - non_below, [0]]).astype(np.int64),
     )
 
 
@@ -174,21 +185,10 @@ def _lower_hull(
     return xs[idx] / (n_tar * n_non), ys[idx] / (n_tar * n_non)
 
 
-class _Pools:
-    """Sorted target and non-target pools, validated once, with the cost candidates and hull."""
-
-    def __init__(self, tar: ArrayLike, non: ArrayLike) -> None:
-        tar, non = check_pools(tar, non)
-        self.st, self.sn = np.sort(tar), np.sort(non)
-
-    @cached_property
-    def candidates(self) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
-        return _candidates(self.st, self.sn)
-
-    @cached_property
-    def hull(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        _, misses, fas = self.candidates
-        return _lower_hull(misses, fas, self.st.size, self.sn.size)
+def _hull(pools: SortedPools) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ROC convex hull (P_miss, P_fa) of the pools, from the cost candidates."""
+    _, misses, fas = _candidates(pools)
+    return _lower_hull(misses, fas, pools.n_tar, pools.n_non)
 
 
 @dataclass(frozen=True)
@@ -265,16 +265,39 @@ def dcf(
     >>> r.to_dict()
     {'0.5': {'min_dcf': 0.5, 'act_dcf': 0.5}}
     """
+    return dcf_from_pools(
+        SortedPools.from_pools(tar, non),
+        p_targets=p_targets,
+        c_miss=c_miss,
+        c_fa=c_fa,
+        scores_are_llrs=scores_are_llrs,
+    )
+
+
+def dcf_from_pools(
+    pools: SortedPools,
+    *,
+    p_targets: float | Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    scores_are_llrs: bool = False,
+) -> DCFResult:
+    """:func:`dcf` of already sorted pools (e.g. ``SortedPools.of(matrix)``)."""
     p = _check_costs(p_targets, c_miss, c_fa)
-    return _dcf(_Pools(tar, non), p, float(c_miss), float(c_fa), scores_are_llrs)
+    return _dcf(pools, p, float(c_miss), float(c_fa), scores_are_llrs)
 
 
 def _dcf(
-    pools: _Pools, p: NDArray[np.float64], c_miss: float, c_fa: float, scores_are_llrs: bool
+    pools: SortedPools,
+    p: NDArray[np.float64],
+    c_miss: float,
+    c_fa: float,
+    scores_are_llrs: bool,
+    count_non_le: Callable[[ArrayLike], NDArray[np.int64]] | None = None,
 ) -> DCFResult:
-    st, sn = pools.st, pools.sn
-    thr, misses, fas = pools.candidates
-    pmiss, pfa = misses / st.size, fas / sn.size
+    count_non_le = count_non_le or pools.count_non_le
+    thr, misses, fas = _candidates(pools)
+    pmiss, pfa = misses / pools.n_tar, fas / pools.n_non
     a = c_miss * p
     b = c_fa * (1.0 - p)
     norm = np.minimum(a, b)
@@ -292,8 +315,8 @@ def _dcf(
     act = None
     if scores_are_llrs:
         bayes = np.log(b) - np.log(a)  # -logit(P_eff)
-        act_miss = np.searchsorted(st, bayes, side="right") / st.size
-        act_fa = 1.0 - np.searchsorted(sn, bayes, side="right") / sn.size
+        act_miss = pools.count_tar_le(bayes) / pools.n_tar
+        act_fa = 1.0 - count_non_le(bayes) / pools.n_non
         act = _readonly((a * act_miss + b * act_fa) / norm)
     return DCFResult(
         p_targets=_readonly(p),
@@ -342,19 +365,24 @@ def _thin(n: int, max_points: int | None) -> NDArray[np.intp]:
 
 
 def det_curve(tar: ArrayLike, non: ArrayLike, *, max_points: int | None = None) -> DETCurve:
-    """DET curve: the operating points (steppy curve) and the ROCCH points.
+    """DET curve: the corners of the steppy curve and the ROCCH points.
 
-    The ROC convex hull is computed from the points that can minimise a cost (one per unique
-    target score) and equals :func:`voxmetrics.metrics.pav.rocch` (tested).
+    Within the non-target scores between two consecutive target scores P_miss is constant,
+    so their operating points lie on one vertical segment of the curve; the curve keeps its
+    ends (the highest non-target score there and the target score below it). The points kept
+    are thus ``-inf``, every distinct target score and the highest non-target score below
+    each (and the highest overall): every operating point is one of them or lies on the
+    segment between two consecutive ones, so the drawn curve is the full one. The ROC convex
+    hull is computed from the points that can minimise a cost (one per unique target score)
+    and equals :func:`voxmetrics.metrics.pav.rocch` (tested).
 
     Parameters
     ----------
     tar, non : array_like, 1-D
         Target and non-target scores.
     max_points : int, optional
-        Keep at most about this many operating points (for figures of very large pools): an
-        exact subset, at target and non-target scores evenly spaced in rank, always with both
-        ends; None keeps all.
+        Keep at most about this many of those points (for figures of very large pools): an
+        exact subset, evenly spaced in rank, always with both ends; None keeps all.
 
     Returns
     -------
@@ -369,35 +397,43 @@ def det_curve(tar: ArrayLike, non: ArrayLike, *, max_points: int | None = None) 
     >>> c.rocch_pmiss.tolist(), c.rocch_pfa.tolist()
     ([0.0, 0.0, 1.0], [1.0, 0.5, 0.0])
     """
+    return det_curve_from_pools(SortedPools.from_pools(tar, non), max_points=max_points)
+
+
+def det_curve_from_pools(pools: SortedPools, *, max_points: int | None = None) -> DETCurve:
+    """:func:`det_curve` of already sorted pools (e.g. ``SortedPools.of(matrix)``)."""
     if max_points is not None and max_points < 2:
         raise VoxMetricsInputError(f"`max_points` must be at least 2, got {max_points}.")
-    return _det(_Pools(tar, non), max_points)
+    return _det(pools, max_points)
 
 
-def _det(pools: _Pools, max_points: int | None) -> DETCurve:
-    st, sn = pools.st, pools.sn
-    ut = st[np.concatenate([[True], st[1:] != st[:-1]])]
-    n_unique_non = 1 + int(np.count_nonzero(sn[1:] != sn[:-1]))  # a bool mask, no copy
-    shared = int(np.count_nonzero(sn[np.minimum(np.searchsorted(sn, ut), sn.size - 1)] == ut))
-    n_points = ut.size + n_unique_non - shared + 1
-    if max_points is None or n_points <= max_points:
-        thr = np.concatenate([[-np.inf], np.union1d(ut, sn)])
-    else:
-        # an exact subset: target and non-target scores evenly spaced in rank, both ends kept
-        half = max(2, (max_points - 1) // 2)
-        thr = np.concatenate(
-            [[-np.inf], np.union1d(ut[_thin(ut.size, half)], sn[_thin(sn.size, half)])]
-        )
-    pmiss = np.searchsorted(st, thr, side="right") / st.size
-    pfa = 1.0 - np.searchsorted(sn, thr, side="right") / sn.size
-    h_miss, h_fa = pools.hull
+def _det(pools: SortedPools, max_points: int | None) -> DETCurve:
+    c = pools.counts
+    k = pools.values.size
+    tar_le = np.cumsum(c.tar_at)  # targets <= v_k
+    non_le = np.cumsum(c.cells[:-1] + c.non_at)  # non-targets <= v_k
+    tar_lt = np.concatenate([[0.0], tar_le])  # targets below cell k
+    non_upto_cell = np.cumsum(c.cells) + np.concatenate([[0.0], np.cumsum(c.non_at)])
+    # slots in ascending order: cell k's highest non-target (2k), then v_k (2k + 1)
+    thr = np.empty(2 * k + 1)
+    n_miss = np.empty(2 * k + 1)
+    n_le = np.empty(2 * k + 1)
+    thr[0::2], n_miss[0::2], n_le[0::2] = pools.cell_last, tar_lt, non_upto_cell
+    thr[1::2], n_miss[1::2], n_le[1::2] = pools.values, tar_le, non_le
+    keep = np.ones(2 * k + 1, dtype=bool)
+    keep[0::2] = c.cells > 0
+    thr = np.concatenate([[-np.inf], thr[keep]])
+    pmiss = np.concatenate([[0.0], n_miss[keep]]) / pools.n_tar
+    pfa = 1.0 - np.concatenate([[0.0], n_le[keep]]) / pools.n_non
+    idx = _thin(thr.size, max_points)
+    h_miss, h_fa = _hull(pools)
     return DETCurve(
-        thresholds=_readonly(thr),
-        pmiss=_readonly(pmiss),
-        pfa=_readonly(pfa),
+        thresholds=_readonly(thr[idx]),
+        pmiss=_readonly(pmiss[idx]),
+        pfa=_readonly(pfa[idx]),
         rocch_pmiss=_readonly(h_miss),
         rocch_pfa=_readonly(h_fa),
-        n_points=n_points,
+        n_points=pools.n_distinct + 1,
     )
 
 
@@ -458,7 +494,20 @@ def ape_curve(
     >>> c.minimum.tolist(), c.default.tolist()
     ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
     """
-    pools = _Pools(tar, non)
+    return ape_curve_from_pools(
+        SortedPools.from_pools(tar, non),
+        prior_log_odds=prior_log_odds,
+        scores_are_llrs=scores_are_llrs,
+    )
+
+
+def ape_curve_from_pools(
+    pools: SortedPools,
+    *,
+    prior_log_odds: ArrayLike | None = None,
+    scores_are_llrs: bool = False,
+) -> APECurve:
+    """:func:`ape_curve` of already sorted pools (e.g. ``SortedPools.of(matrix)``)."""
     if prior_log_odds is None:
         plo = _default_prior_log_odds()
     else:
@@ -468,11 +517,16 @@ def ape_curve(
     return _ape(pools, plo, scores_are_llrs)
 
 
-def _ape(pools: _Pools, plo: NDArray[np.float64], scores_are_llrs: bool) -> APECurve:
-    st, sn = pools.st, pools.sn
+def _ape(
+    pools: SortedPools,
+    plo: NDArray[np.float64],
+    scores_are_llrs: bool,
+    count_non_le: Callable[[ArrayLike], NDArray[np.int64]] | None = None,
+) -> APECurve:
+    count_non_le = count_non_le or pools.count_non_le
     p = 1.0 / (1.0 + np.exp(-plo))
     norm = np.minimum(p, 1.0 - p)
-    h_miss, h_fa = pools.hull  # the minimum over its vertices is the minimum over all points
+    h_miss, h_fa = _hull(pools)  # the minimum over its vertices is the minimum over all points
     ber = np.empty(p.size)
     step = max(1, 4_000_000 // h_miss.size)  # bounded memory: blocks of priors
     for lo in range(0, p.size, step):
@@ -481,8 +535,8 @@ def _ape(pools: _Pools, plo: NDArray[np.float64], scores_are_llrs: bool) -> APEC
     minimum = np.minimum(ber / norm, 1.0)
     actual = None
     if scores_are_llrs:
-        pmiss = np.searchsorted(st, -plo, side="right") / st.size
-        pfa = 1.0 - np.searchsorted(sn, -plo, side="right") / sn.size
+        pmiss = pools.count_tar_le(-plo) / pools.n_tar
+        pfa = 1.0 - count_non_le(-plo) / pools.n_non
         actual = _readonly((p * pmiss + (1.0 - p) * pfa) / norm)
     return APECurve(prior_log_odds=_readonly(plo), minimum=_readonly(minimum), actual=actual)
 
@@ -498,9 +552,14 @@ def d_prime(tar: ArrayLike, non: ArrayLike) -> float:
     >>> d_prime([1.0, 3.0], [0.0, 2.0])  # means 2 and 1, variances 1 and 1
     1.0
     """
-    tar, non = check_pools(tar, non)
-    diff = float(tar.mean() - non.mean())
-    spread = math.sqrt((float(tar.var()) + float(non.var())) / 2.0)
+    return d_prime_from_pools(SortedPools.from_pools(tar, non))
+
+
+def d_prime_from_pools(pools: SortedPools) -> float:
+    """:func:`d_prime` of already sorted pools: float64 sums, no non-target pool built."""
+    mean_tar, var_tar, mean_non, var_non = pools.moments
+    diff = mean_tar - mean_non
+    spread = math.sqrt((var_tar + var_non) / 2.0)
     if spread == 0.0:
         warnings.warn(
             "d': both score pools are constant, so d' is infinite (or 0 for equal means).",
@@ -552,14 +611,43 @@ def verification(
     >>> v.to_dict()
     {'dcf': {'0.5': {'min_dcf': 0.5, 'act_dcf': None}}, 'd_prime': 1.0}
     """
+    return verification_from_pools(
+        SortedPools.from_pools(tar, non),  # sorted once for all of them
+        p_targets=p_targets,
+        c_miss=c_miss,
+        c_fa=c_fa,
+        scores_are_llrs=scores_are_llrs,
+        max_det_points=max_det_points,
+    )
+
+
+def verification_from_pools(
+    pools: SortedPools,
+    *,
+    p_targets: float | Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    scores_are_llrs: bool = False,
+    max_det_points: int | None = 2000,
+) -> VerificationResult:
+    """:func:`verification` of already sorted pools (e.g. ``SortedPools.of(matrix)``)."""
     p = _check_costs(p_targets, c_miss, c_fa)
     if max_det_points is not None and max_det_points < 2:
         raise VoxMetricsInputError(f"`max_det_points` must be at least 2, got {max_det_points}.")
-    pools = _Pools(tar, non)  # sorted once for all of them
+    plo = _default_prior_log_odds()
+    count = None
+    if scores_are_llrs:  # one pass for the actual DCFs' and the APE curve's thresholds
+        a, b = float(c_miss) * p, float(c_fa) * (1.0 - p)
+        x = np.concatenate([np.log(b) - np.log(a), -plo])
+        known = dict(zip(x.tolist(), pools.count_non_le(x).tolist(), strict=True))
+
+        def count(v: ArrayLike) -> NDArray[np.int64]:
+            return np.array([known[u] for u in np.asarray(v).ravel().tolist()], dtype=np.int64)
+
     return VerificationResult(
-        dcf=_dcf(pools, p, float(c_miss), float(c_fa), scores_are_llrs),
+        dcf=_dcf(pools, p, float(c_miss), float(c_fa), scores_are_llrs, count),
         det=_det(pools, max_det_points),
-        ape=_ape(pools, _default_prior_log_odds(), scores_are_llrs),
-        d_prime=d_prime(tar, non),
+        ape=_ape(pools, plo, scores_are_llrs, count),
+        d_prime=d_prime_from_pools(pools),
         scores_are_llrs=scores_are_llrs,
     )

@@ -35,6 +35,7 @@ import math
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -214,6 +215,10 @@ class SortedPools:
     """Run counts of the full data."""
     cell_first: NDArray[np.float64]
     """(K + 1,) lowest non-target score of each cell (NaN when empty)."""
+    cell_last: NDArray[np.float64]
+    """(K + 1,) highest non-target score of each cell (NaN when empty)."""
+    n_distinct: int
+    """Number of distinct pooled scores."""
     n_tar: int
     """Number of targets."""
     n_non: int
@@ -223,6 +228,42 @@ class SortedPools:
     locate: Callable[[float, bool], int] = field(repr=False)
     """``locate(score, mated)``: index of the first score equal to ``score`` in the target pool
     (``mated``) or in the non-target pool (row-major order without the target cells)."""
+    count_non_le: Callable[[ArrayLike], NDArray[np.int64]] = field(repr=False)
+    """``count_non_le(thresholds)``: number of non-targets <= each threshold (any float64s;
+    on a matrix one blockwise pass, the non-target pool is not built)."""
+    non_sums: Callable[[float], tuple[float, float]] = field(repr=False)
+    """``non_sums(c)``: sum of the non-targets and of their squared deviations from ``c``,
+    accumulated in float64 (blockwise on a matrix)."""
+
+    @cached_property
+    def moments(self) -> tuple[float, float, float, float]:
+        """Means and population variances ``(mean_tar, var_tar, mean_non, var_non)``, float64.
+
+        The target ones from the run counts, the non-target ones in two passes (the mean, then
+        the squared deviations from it), so no cancellation.
+        """
+        v = self.values.astype(np.float64)
+        w = self.counts.tar_at
+        if v.size == 1:  # constant: exact
+            mean_tar, var_tar = float(v[0]), 0.0
+        else:
+            mean_tar = float(np.dot(w, v) / self.n_tar)
+            var_tar = float(np.dot(w, (v - mean_tar) ** 2) / self.n_tar)
+        at = v[self.counts.non_at > 0]
+        lo = np.fmin(np.nanmin(self.cell_first, initial=np.inf), at.min(initial=np.inf))
+        hi = np.fmax(np.nanmax(self.cell_last, initial=-np.inf), at.max(initial=-np.inf))
+        if lo == hi:  # constant: exact
+            return mean_tar, var_tar, float(lo), 0.0
+        total, _ = self.non_sums(0.0)
+        mean_non = total / self.n_non
+        _, sq = self.non_sums(mean_non)
+        return mean_tar, var_tar, mean_non, sq / self.n_non
+
+    def count_tar_le(self, thresholds: ArrayLike) -> NDArray[np.int64]:
+        """Number of targets <= each threshold."""
+        cum = np.concatenate([[0], np.cumsum(self.counts.tar_at.astype(np.int64))])
+        x = np.asarray(thresholds, dtype=np.float64)
+        return cum[np.searchsorted(self.values, x, side="right")]
 
     @classmethod
     def of(cls, matrix: Any) -> SortedPools:
@@ -257,7 +298,19 @@ class SortedPools:
             pool = t if mated else n
             return int(np.flatnonzero(pool == pool.dtype.type(score))[0])
 
-        return cls._build(pooled, np.sort(t.astype(dtype, copy=False)), locate)
+        sn = np.sort(n)
+
+        def count_non_le(thresholds: ArrayLike) -> NDArray[np.int64]:
+            x = np.asarray(thresholds, dtype=np.float64)
+            return np.searchsorted(sn, x, side="right").astype(np.int64)
+
+        def non_sums(c: float) -> tuple[float, float]:
+            d = n.astype(np.float64)
+            return float(d.sum()), float(((d - c) ** 2).sum())
+
+        return cls._build(
+            pooled, np.sort(t.astype(dtype, copy=False)), locate, count_non_le, non_sums
+        )
 
     @classmethod
     def from_matrix(cls, scores: NDArray[np.floating], targets: NDArray[np.intp]) -> SortedPools:
@@ -285,7 +338,40 @@ class SortedPools:
                     return (r0 + r) * (n - 1) + j - int(j > targets[r0 + r])
             raise ValueError("score not in the non-target pool")  # pragma: no cover
 
-        return cls._build(pooled, np.sort(tar), locate)
+        step = max(1, _BLOCK // max(1, scores.shape[1]))
+        tar64 = tar.astype(np.float64)
+        tar_sorted64 = np.sort(tar64)
+
+        def count_non_le(thresholds: ArrayLike) -> NDArray[np.int64]:
+            x = np.asarray(thresholds, dtype=np.float64).ravel()
+            order = np.argsort(x, kind="stable")
+            xs = x[order]
+            # in the scores' dtype, rounded down: s <= x exactly when s <= xd (no float64 copy
+            # of the blocks); +-inf and out-of-range values stay ordered
+            with np.errstate(over="ignore"):
+                xd = xs.astype(scores.dtype)
+            above = xd.astype(np.float64) > xs
+            xd[above] = np.nextafter(xd[above], scores.dtype.type(-np.inf))
+            # hist[j]: scores s with xd[j-1] < s <= xd[j]; its cumsum counts the scores <= xd[j]
+            hist = np.zeros(xs.size + 1, dtype=np.int64)
+            for r0 in range(0, scores.shape[0], step):
+                block = scores[r0 : r0 + step].ravel()
+                hist += np.bincount(np.searchsorted(xd, block, side="left"), minlength=xs.size + 1)
+            le = np.cumsum(hist)[:-1] - np.searchsorted(tar_sorted64, xs, side="right")
+            out = np.empty(x.size, dtype=np.int64)
+            out[order] = le
+            return out
+
+        def non_sums(c: float) -> tuple[float, float]:
+            total = sq = 0.0
+            for r0 in range(0, scores.shape[0], step):
+                block = scores[r0 : r0 + step].astype(np.float64)
+                total += float(block.sum())
+                block -= c
+                sq += float(np.dot(block.ravel(), block.ravel()))
+            return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
+
+        return cls._build(pooled, np.sort(tar), locate, count_non_le, non_sums)
 
     @classmethod
     def _build(
@@ -293,6 +379,8 @@ class SortedPools:
         pooled: NDArray[np.floating],
         tar_sorted: NDArray[np.floating],
         locate: Callable[[float, bool], int],
+        count_non_le: Callable[[ArrayLike], NDArray[np.int64]],
+        non_sums: Callable[[float], tuple[float, float]],
     ) -> SortedPools:
         n_tar = int(tar_sorted.size)
         n_non = int(pooled.size) - n_tar
@@ -310,6 +398,13 @@ class SortedPools:
         starts = np.concatenate([[0], hi])
         has = cells > 0
         cell_first[has] = pooled[starts[has]]
+        cell_last = np.full(values.size + 1, np.nan)
+        ends = np.concatenate([lo, [pooled.size]])
+        cell_last[has] = pooled[ends[has] - 1]
+        n_distinct = 1
+        for b0 in range(0, pooled.size - 1, _BLOCK):  # blockwise: no mask of the whole pool
+            seg = pooled[b0 : b0 + _BLOCK + 1]
+            n_distinct += int(np.count_nonzero(seg[1:] != seg[:-1]))
         counts = RunCounts(
             cells=cells.astype(np.float64),
             tar_at=tar_at.astype(np.float64),
@@ -319,7 +414,19 @@ class SortedPools:
             ties: _eer_point(pooled, tar_sorted, n_non, attacker=ties == "attacker")
             for ties in TIES
         }
-        return cls(values, counts, cell_first, n_tar, n_non, points, locate)
+        return cls(
+            values,
+            counts,
+            cell_first,
+            cell_last,
+            n_distinct,
+            n_tar,
+            n_non,
+            points,
+            locate,
+            count_non_le,
+            non_sums,
+        )
 
     def run_values(self, slots: NDArray[np.intp]) -> NDArray[np.float64]:
         """The lowest score of each run given by its slot."""

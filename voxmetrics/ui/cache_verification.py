@@ -9,7 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.metrics.dcf import VerificationResult, verification
+from voxmetrics.metrics.dcf import VerificationResult, verification_from_pools
+from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.ui.cache import Outcome, capture
 
 __all__ = ["clear", "verification_cached"]
@@ -25,9 +26,8 @@ def _verification(
     scores_are_llrs: bool,
 ) -> Outcome[VerificationResult]:
     return capture(
-        verification,
-        _sm.tar,
-        _sm.non,
+        verification_from_pools,
+        SortedPools.of(_sm),  # shared with the other pages' 1-to-1 metrics of this matrix
         p_targets=p_targets,
         c_miss=c_miss,
         c_fa=c_fa,
@@ -43,7 +43,11 @@ def verification_cached(
     c_fa: float = 1.0,
     scores_are_llrs: bool = False,
 ) -> Outcome[VerificationResult]:
-    """:func:`~voxmetrics.metrics.dcf.verification` of the pools of ``sm``."""
+    """:func:`~voxmetrics.metrics.dcf.verification` of the pools of ``sm``.
+
+    Computed on the matrix's cached :class:`~voxmetrics.metrics.pools.SortedPools`: the
+    non-target pool is not built.
+    """
     return _verification(
         sm.content_hash, sm, tuple(p_targets), float(c_miss), float(c_fa), scores_are_llrs
     )
