@@ -752,3 +752,10 @@ def test_one_listed_identity_leaves_no_one_to_n_search():
     assert sm.complete_rows() is None
     r = evaluate(sm).to_dict()
     assert r["eer"] == eer([0.9], [0.3]) and r["linkability"] is None
+
+
+def test_cli_scheduler_refuses_by(tmp_path, capsys):
+    sm = _full_matrix()
+    sm.to_long_frame().to_parquet(tmp_path / "s.parquet")
+    code = main(["evaluate", str(tmp_path / "s.parquet"), "--scheduler", "local", "--by", "sex"])
+    assert code == 2 and "--by cannot be used with --scheduler" in capsys.readouterr().err

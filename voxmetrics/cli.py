@@ -256,6 +256,22 @@ def dashboard_command(
     ]
 
 
+def _dask_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="workers of the --scheduler local cluster (default 2, one thread each)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        default=None,
+        help="memory limit per worker of the --scheduler local cluster, e.g. 300MB "
+        "(default: Dask's, the machine's memory shared by the workers)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m voxmetrics",
@@ -399,6 +415,17 @@ def _parser() -> argparse.ArgumentParser:
         "trial_id column (one row per trial) or a speaker column (one row per speaker, e.g. "
         "speaker,sex) and the attribute columns; applied to EVAL, and to DEV when it covers it",
     )
+    ev.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="evaluate block by block on Dask, never holding the score matrix: 'local' (a "
+        "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
+        "--embeddings, or as EVAL a folder of score chunks (NPZ or Parquet score files, "
+        "each with some of the trials; or one such file) or a Zarr store EVAL.zarr; singling "
+        "out and the verification block (DCF, DET, APE, d') are not computed, and "
+        "--bootstrap, --cross-calibrate, --distance, --llr and the DCF costs are refused",
+    )
+    _dask_options(ev)
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
     ev.add_argument("--html", metavar="OUT", help="write an HTML report to this file")
     ev.add_argument(
@@ -677,6 +704,20 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--cache-dir", metavar="DIR", help="embedding cache (~/.cache/voxmetrics)")
     ex.add_argument("--max-zip-mb", type=float, default=4096, help="cap on the unzipped size")
     ex.add_argument("--out", metavar="EMB.npz", required=True, help="output stem (.npz + .csv)")
+    ex.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="extract on Dask, one task per batch of files: 'local' (a cluster on this "
+        "machine) or a scheduler address such as tcp://host:8786; every worker must see "
+        "--audio-root and --cache-dir at the same paths (--zip only with 'local')",
+    )
+    _dask_options(ex)
+    ex.add_argument(
+        "--files-per-task",
+        type=int,
+        default=None,
+        help="recordings per Dask task with --scheduler (default 4 x --batch-size)",
+    )
     return parser
 
 
@@ -738,6 +779,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     _check_outputs([args.json, args.html])
     if args.fail_on:  # a malformed or hostile expression is refused before any work
         _parse_fail_on(args.fail_on)
+    if args.scheduler:
+        return _evaluate_blockwise(args)
     embeddings = None
     if args.embeddings:
         if args.eval:
@@ -802,6 +845,105 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.html:
         subsets = [r for values in (report.by or {}).values() for r in values.values()]
         Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
+    if failed:
+        print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
+def _score_chunks(root: Path, chunk: tuple[str, ...], name: str) -> Any:
+    """The score chunk files of ``evaluate --scheduler EVAL`` (a folder, or one file)."""
+    from voxmetrics.distributed import ChunkedScores
+
+    files = (
+        sorted(f for f in root.iterdir() if f.suffix.lower() in chunk) if root.is_dir() else [root]
+    )
+    for f in files:
+        check_input_path(str(f))
+    if not files or any(f.suffix.lower() not in chunk for f in files):
+        raise VoxMetricsInputError(
+            f"{name}: with --scheduler, EVAL is a folder of score chunks (or one chunk): NPZ "
+            "score files (scores, trial_ids, trial_speakers, enrol_speakers) or long-format "
+            "Parquet score files, each with some of the trials; a Zarr store (.zarr) of "
+            "scores, trial_ids, trial_speakers and enrol_speakers; or use --embeddings."
+        )
+    return ChunkedScores.from_files(files)
+
+
+def _evaluate_blockwise(args: argparse.Namespace) -> int:
+    """``evaluate --scheduler``: every metric block by block on a Dask cluster."""
+    from voxmetrics.distributed import dask_client, evaluate_blockwise
+    from voxmetrics.report import report_html
+
+    _check_outputs([args.json, args.html])
+    if args.fail_on:
+        _parse_fail_on(args.fail_on)
+    unsupported = [
+        flag
+        for flag, given in (
+            ("--bootstrap", args.bootstrap > 0),
+            ("--cross-calibrate", args.cross_calibrate is not None),
+            ("--trials", args.trials is not None),
+            ("--distance", args.distance),
+            ("--llr", args.llr),
+            ("--p-target", args.p_target != "0.01,0.001"),
+            ("--c-miss", args.c_miss != 1.0),
+            ("--c-fa", args.c_fa != 1.0),
+            ("--by", args.by is not None),
+            ("--trial-attributes", args.trial_attributes is not None),
+        )
+        if given
+    ]
+    if unsupported:
+        raise VoxMetricsInputError(
+            f"{', '.join(unsupported)} cannot be used with --scheduler (blockwise evaluation); "
+            "drop it, or evaluate in memory without --scheduler."
+        )
+    if args.workers < 1:
+        raise VoxMetricsInputError("--workers must be at least 1.")
+    if args.embeddings:
+        if args.eval:
+            raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
+        source: Any = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
+    elif args.eval:
+        for flag, value in (("--metadata", args.metadata), ("--system", args.system)):
+            if value:
+                raise VoxMetricsInputError(f"{flag} goes with --embeddings.")
+        root = Path(args.eval)
+        chunk = (".npz", ".parquet")
+        if root.suffix.lower() == ".zarr":
+            from voxmetrics.distributed import ZarrScores
+
+            source = ZarrScores.open(root)
+        else:
+            source = _score_chunks(root, chunk, args.eval)
+    else:
+        raise VoxMetricsInputError("give score chunks EVAL or --embeddings EMB.")
+    dev = _read(args.dev, args.dev_trials, args.format) if args.dev else None
+    if args.dev_trials and not args.dev:
+        raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
+    with dask_client(
+        args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit
+    ) as client:
+        report = evaluate_blockwise(
+            source,
+            client=client,
+            dev=dev,
+            name=Path(args.eval or args.embeddings).stem,
+            lid_variant=args.lid_variant,
+            split=args.split,
+            ties=args.ties,
+            progress=_progress_bar,
+        )
+    print(file=sys.stderr)
+    result = report.to_dict()
+    text = json.dumps(result, indent=2)
+    failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if args.html:
+        Path(args.html).write_text(report_html([report]), encoding="utf-8")
     if failed:
         print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
         return EXIT_FAIL_ON
@@ -1061,8 +1203,15 @@ def _extract(args: argparse.Namespace) -> int:
     if args.audio_root and not Path(args.audio_root).is_dir():
         raise VoxMetricsInputError(f"{args.audio_root}: no such folder.")
     manifest = read_manifest(args.manifest)
-    extractor = load_extractor(args.model, device=args.device)
-    print(f"voxmetrics: model {extractor.name} on {extractor.device}", file=sys.stderr)
+    if args.zip and args.scheduler not in (None, "local"):
+        raise VoxMetricsInputError(
+            "--zip is unpacked on this machine, which remote workers cannot read: unpack it "
+            "to a shared folder and give --audio-root, or use --scheduler local."
+        )
+    extractor = None
+    if not args.scheduler:
+        extractor = load_extractor(args.model, device=args.device)
+        print(f"voxmetrics: model {extractor.name} on {extractor.device}", file=sys.stderr)
 
     def bar(fraction: float, message: str) -> None:
         filled = int(30 * fraction)
@@ -1070,14 +1219,32 @@ def _extract(args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory(prefix="voxmetrics-audio-") as tmp:
         root = args.audio_root or extract_zip(args.zip, tmp, max_bytes=int(args.max_zip_mb * 1e6))
-        result = extract_embeddings(
-            manifest,
-            audio_root=root,
-            extractor=extractor,
-            batch_size=args.batch_size,
-            cache_dir=args.cache_dir,
-            progress=bar,
-        )
+        if args.scheduler:
+            from voxmetrics.distributed import dask_client, extract_embeddings_blockwise
+
+            with dask_client(
+                args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit
+            ) as client:
+                result = extract_embeddings_blockwise(
+                    manifest,
+                    audio_root=root,
+                    model=args.model,
+                    client=client,
+                    device=args.device,
+                    batch_size=args.batch_size,
+                    files_per_task=args.files_per_task,
+                    cache_dir=args.cache_dir,
+                    progress=bar,
+                )
+        else:
+            result = extract_embeddings(
+                manifest,
+                audio_root=root,
+                extractor=extractor,
+                batch_size=args.batch_size,
+                cache_dir=args.cache_dir,
+                progress=bar,
+            )
     print(file=sys.stderr)
     stem = Path(args.out).with_suffix("")
     if not result.failures.empty:

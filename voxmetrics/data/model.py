@@ -23,7 +23,7 @@ from voxmetrics._types import Split
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 
-__all__ = ["EmbeddingSet", "ScoreMatrix", "unit_rows"]
+__all__ = ["SCORE_CHUNK_ROWS", "EmbeddingSet", "ScoreMatrix", "score_chunk", "unit_rows"]
 
 
 def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
@@ -47,6 +47,27 @@ def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
     a = np.ldexp(a, -exponent).astype(a.dtype, copy=False)  # in the input's precision
     with np.errstate(invalid="ignore", divide="ignore"):
         return a / np.linalg.norm(a, axis=1, keepdims=True)
+
+
+SCORE_CHUNK_ROWS = 256
+"""Trial rows cosine-scored per matrix product. Fixed, so that every row of a split scores to
+the same bits whichever rows are scored together (blockwise evaluation relies on it: a BLAS
+product's rounding can depend on the shape of the call)."""
+
+
+def score_chunk(
+    trial_unit: NDArray[np.floating], profiles: NDArray[np.float64], start: int
+) -> NDArray[np.float64]:
+    """Cosine scores of the trial rows ``start .. start + SCORE_CHUNK_ROWS`` against profiles.
+
+    ``start`` is a multiple of :data:`SCORE_CHUNK_ROWS`; the profiles are unit-norm.
+
+    Examples
+    --------
+    >>> score_chunk(np.array([[1.0, 0.0], [0.0, 1.0]]), np.eye(2), 0).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return trial_unit[start : start + SCORE_CHUNK_ROWS] @ profiles.T
 
 
 def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
@@ -769,6 +790,26 @@ class EmbeddingSet:
             )
         return enrol, trial
 
+    def scoring_inputs(
+        self, split: Split = "eval", *, system: str | None = None
+    ) -> tuple[NDArray[np.str_], NDArray[np.float64], NDArray[np.floating]]:
+        """What :meth:`score_matrix` multiplies, for one split.
+
+        Returns the enrolled speakers (sorted), their unit-norm profiles (S x d) and the
+        unit-norm trial embeddings (T x d, in metadata order).
+
+        Scores are ``score_chunk(trial_unit, profiles, start)`` for each multiple ``start`` of
+        :data:`SCORE_CHUNK_ROWS`, so a row block can be scored alone (blockwise evaluation).
+        """
+        enrol, trial = self.roles(split, system=system)
+        unit = unit_rows(self.embeddings)
+        enrol_spk = self.meta["speaker"].to_numpy()[enrol]
+        speakers, inverse = np.unique(enrol_spk, return_inverse=True)
+        profiles = np.zeros((speakers.size, self.dim))
+        np.add.at(profiles, inverse, unit[enrol])
+        profiles /= np.linalg.norm(profiles, axis=1, keepdims=True)
+        return speakers, profiles, unit[trial]
+
     def score_matrix(self, split: Split = "eval", *, system: str | None = None) -> ScoreMatrix:
         """Cosine-score one split's trials against its enrolment profiles.
 
@@ -786,20 +827,17 @@ class EmbeddingSet:
         """
         meta = self.meta
         where = f"{self.source or 'embeddings'} ({split})"
-        enrol, trial = self.roles(split, system=system)
-        unit = unit_rows(self.embeddings)
-        enrol_spk = meta["speaker"].to_numpy()[enrol]
-        speakers, inverse = np.unique(enrol_spk, return_inverse=True)
-        n_trials = int(np.count_nonzero(trial)) if trial.dtype == bool else len(trial)
+        trial = self.roles(split, system=system)[1]
+        n_trials = int(np.count_nonzero(trial))
+        n_enrolled = int(meta["speaker"][self.roles(split, system=system)[0]].nunique())
         check_count(
-            where, f"score cells ({n_trials:,} trials x {speakers.size:,} enrolled)",
-            n_trials * speakers.size, "max_cells",
+            where, f"score cells ({n_trials:,} trials x {n_enrolled:,} enrolled)",
+            n_trials * n_enrolled, "max_cells",
         )
-        profiles = np.zeros((speakers.size, self.dim))
-        np.add.at(profiles, inverse, unit[enrol])
-        profiles /= np.linalg.norm(profiles, axis=1, keepdims=True)
-        trial_unit = unit[trial]
-        scores = trial_unit @ profiles.T
+        speakers, profiles, trial_unit = self.scoring_inputs(split, system=system)
+        scores = np.empty((trial_unit.shape[0], speakers.size))
+        for c in range(0, trial_unit.shape[0], SCORE_CHUNK_ROWS):
+            scores[c : c + SCORE_CHUNK_ROWS] = score_chunk(trial_unit, profiles, c)
         extra = [c for c in meta.columns if c not in (*META_COLUMNS, "system", "audio_path")]
         tmeta = meta.loc[trial]
         return ScoreMatrix.from_arrays(

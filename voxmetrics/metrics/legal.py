@@ -37,6 +37,7 @@ __all__ = [
     "legal_evaluation",
     "linkability",
     "linkability_curve",
+    "linkability_curve_from_ranks",
     "linkability_grid",
     "other_candidates",
     "singling_out",
@@ -177,16 +178,38 @@ def linkability_curve(
     [[2, 1.0], [4, 1.0]]
     """
     s, t = check_matrix(scores, targets)
-    n_enrolled = s.shape[1]
+    check_ties(ties)
+    return linkability_curve_from_ranks(
+        target_ranks(s, t, ties="attacker"), s.shape[1], n=n, n_draws=n_draws, seed=seed
+    )
+
+
+def linkability_curve_from_ranks(
+    ranks: NDArray[np.int64],
+    n_enrolled: int,
+    *,
+    n: ArrayLike | None = None,
+    n_draws: int = 0,
+    seed: int = 0,
+) -> LinkabilityCurve:
+    """:func:`linkability_curve` from the trials' target ranks 1 + #{j != m_i : s_ij > s_i,m_i}.
+
+    These are :func:`~voxmetrics.metrics.ranks.target_ranks` with ``ties="attacker"`` (ties go
+    to the true speaker, under both conventions of :func:`linkability_curve`).
+
+    Examples
+    --------
+    >>> linkability_curve_from_ranks(np.array([1, 1, 2, 1]), 4).to_list()
+    [[2, 0.917], [4, 0.75]]
+    """
     grid = linkability_grid(n_enrolled) if n is None else np.asarray(n, dtype=np.int64).ravel()
     if grid.size == 0 or grid.min() < 2 or grid.max() > n_enrolled:
         raise VoxMetricsInputError(f"N' values must lie in 2..{n_enrolled} (the enrolled count).")
     grid = np.unique(grid)
-    check_ties(ties)
-    beaters = target_ranks(s, t, ties="attacker") - 1
+    beaters = np.asarray(ranks, dtype=np.int64) - 1
     values, counts = np.unique(beaters, return_counts=True)
     expected = np.array(
-        [(counts * _prob_no_beater(values, n_enrolled, int(m))).sum() / t.size for m in grid]
+        [(counts * _prob_no_beater(values, n_enrolled, int(m))).sum() / beaters.size for m in grid]
     )
     sampled = sampled_sd = None
     if n_draws > 0:

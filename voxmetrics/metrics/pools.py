@@ -46,12 +46,14 @@ from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
     "TIES",
+    "EERCandidates",
     "EERPoint",
     "PAVRuns",
     "RunCounts",
     "SortedPools",
     "Ties",
     "check_ties",
+    "eer_candidates",
     "pav_runs",
 ]
 
@@ -505,46 +507,84 @@ def _eer_point(
         a, b = max(0, lo_j - half), min(n, lo_j + half)
         u = np.unique(pooled[a:b])
         fr, fa = fr_fa(u)
-        # candidates in scan order: [attacker point], u_i, midpoint(u_i, u_i+1)
-        n_u = u.size
-        cand_v = np.empty(3 * n_u, dtype=u.dtype)
-        cand_fr = np.empty(3 * n_u, dtype=np.int64)
-        cand_fa = np.empty(3 * n_u, dtype=np.int64)
-        use = np.zeros(3 * n_u, dtype=bool)
-        cand_v[1::3], cand_fr[1::3], cand_fa[1::3] = u, fr, fa
-        use[1::3] = True
-        if attacker:
-            fr_lt = np.searchsorted(tar_sorted, u, side="left").astype(np.int64)
-            n_non_eq = (
-                np.searchsorted(pooled, u, side="right") - np.searchsorted(pooled, u, side="left")
-            ) - (fr - fr_lt)
-            tied = (fr > fr_lt) & (n_non_eq > 0)
-            cand_v[0::3], cand_fr[0::3], cand_fa[0::3] = u, fr_lt, fa
-            use[0::3] = tied
-        if n_u > 1:
-            mids = (u[:-1] + u[1:]) / u.dtype.type(2)
-            up = mids == u[1:]  # rounded onto the next score: its counts
-            nxt_fr = cand_fr[4::3].copy()
-            if attacker:  # the next score's first candidate is its attacker point when tied
-                nxt_fr = np.where(use[3::3], cand_fr[3::3], nxt_fr)
-            cand_v[2:-3:3] = mids
-            cand_fr[2:-3:3] = np.where(up, nxt_fr, fr[:-1])
-            cand_fa[2:-3:3] = np.where(up, fa[1:], fa[:-1])
-            use[2:-3:3] = True
-        cv, cfr, cfa = cand_v[use], cand_fr[use], cand_fa[use]
-        far32, frr32 = _rate32(cfa, n_non), _rate32(cfr, n_tar)
-        c = np.abs(far32 - frr32).astype(np.float64)
-        d = np.abs(far32.astype(np.float64) - frr32.astype(np.float64))
-        m = c.min()
-        left_ok = a == 0 or c[0] > m
-        right_ok = b == n or c[-1] > m
-        if left_ok and right_ok:
-            break
+        n_at = np.searchsorted(pooled, u, side="right") - np.searchsorted(pooled, u, side="left")
+        cand = eer_candidates(u, fr, fa, n_at, tar_sorted, n_non, attacker=attacker)
+        if (a == 0 or cand.c[0] > cand.m) and (b == n or cand.c[-1] > cand.m):
+            return cand.point()
         half *= 4
-    idx = np.flatnonzero(c == m)
-    good = idx[d[idx] <= m]
-    k = int(good[0]) if good.size else int(idx[-1])
-    return EERPoint(threshold=float(cv[k]), n_fr=int(cfr[k]), n_fa=int(cfa[k]))
+
+
+@dataclass(frozen=True)
+class EERCandidates:
+    """SpeechBrain's candidate thresholds over a window of distinct pooled scores."""
+
+    v: NDArray[np.floating]
+    """Candidate thresholds in scan order."""
+    fr: NDArray[np.int64]
+    """Targets rejected at each."""
+    fa: NDArray[np.int64]
+    """Non-targets accepted at each."""
+    c: NDArray[np.float64]
+    """|float32(FAR - FRR)| at each."""
+    d: NDArray[np.float64]
+    """|FAR - FRR| of the float32 rates, in float64."""
+    m: float
+    """min c over the window."""
+
+    def point(self) -> EERPoint:
+        """Where the scan ends (see :func:`_eer_point`), given the window is wide enough."""
+        idx = np.flatnonzero(self.c == self.m)
+        good = idx[self.d[idx] <= self.m]
+        k = int(good[0]) if good.size else int(idx[-1])
+        return EERPoint(threshold=float(self.v[k]), n_fr=int(self.fr[k]), n_fa=int(self.fa[k]))
+
+
+def eer_candidates(
+    u: NDArray[np.floating],
+    fr: NDArray[np.int64],
+    fa: NDArray[np.int64],
+    n_at: NDArray[np.int64],
+    tar_sorted: NDArray[np.floating],
+    n_non: int,
+    *,
+    attacker: bool,
+) -> EERCandidates:
+    """The candidates of SpeechBrain's scan over consecutive distinct pooled scores ``u``.
+
+    ``fr`` / ``fa`` are the targets <= and the non-targets > each score, ``n_at`` the pooled
+    scores equal to it; candidates are, in scan order, [the attacker point of a tied score],
+    the score, the midpoint to the next score. Used on a window of the sorted pools
+    (:func:`_eer_point`) and on distinct scores gathered from blocks (blockwise evaluation).
+    """
+    n_tar = int(tar_sorted.size)
+    n_u = u.size
+    cand_v = np.empty(3 * n_u, dtype=u.dtype)
+    cand_fr = np.empty(3 * n_u, dtype=np.int64)
+    cand_fa = np.empty(3 * n_u, dtype=np.int64)
+    use = np.zeros(3 * n_u, dtype=bool)
+    cand_v[1::3], cand_fr[1::3], cand_fa[1::3] = u, fr, fa
+    use[1::3] = True
+    if attacker:
+        fr_lt = np.searchsorted(tar_sorted, u, side="left").astype(np.int64)
+        n_non_eq = n_at - (fr - fr_lt)
+        tied = (fr > fr_lt) & (n_non_eq > 0)
+        cand_v[0::3], cand_fr[0::3], cand_fa[0::3] = u, fr_lt, fa
+        use[0::3] = tied
+    if n_u > 1:
+        mids = (u[:-1] + u[1:]) / u.dtype.type(2)
+        up = mids == u[1:]  # rounded onto the next score: its counts
+        nxt_fr = cand_fr[4::3].copy()
+        if attacker:  # the next score's first candidate is its attacker point when tied
+            nxt_fr = np.where(use[3::3], cand_fr[3::3], nxt_fr)
+        cand_v[2:-3:3] = mids
+        cand_fr[2:-3:3] = np.where(up, nxt_fr, fr[:-1])
+        cand_fa[2:-3:3] = np.where(up, fa[1:], fa[:-1])
+        use[2:-3:3] = True
+    cv, cfr, cfa = cand_v[use], cand_fr[use], cand_fa[use]
+    far32, frr32 = _rate32(cfa, n_non), _rate32(cfr, n_tar)
+    c = np.abs(far32 - frr32).astype(np.float64)
+    d = np.abs(far32.astype(np.float64) - frr32.astype(np.float64))
+    return EERCandidates(cv, cfr, cfa, c, d, float(c.min()))
 
 
 def ln_to_log10(x: float) -> float:

@@ -1,0 +1,601 @@
+"""Blockwise evaluation on Dask equals the in-memory path on every metric (voxmetrics.distributed).
+
+The blocks are made tiny (a few rows) so that every test crosses many block and score-chunk
+boundaries; ties are forced by rounding the embeddings / scores.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("distributed")
+
+import voxmetrics.data.model as model_mod
+import voxmetrics.distributed as dist
+import voxmetrics.metrics.baseline as baseline_mod
+from voxmetrics.cli import main
+from voxmetrics.data import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.writers import write_embeddings, write_scores
+from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.metrics.pools import SortedPools, _eer_point
+from voxmetrics.report import evaluate
+
+BLOCK = 600  # scores per Cllr / Dask block in these tests (rows = BLOCK // N)
+CHUNK = 16  # rows per score chunk
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def _small_blocks(monkeypatch):
+    for mod in (baseline_mod, dist):
+        monkeypatch.setattr(mod, "_BLOCK", BLOCK)
+    for mod in (model_mod, dist):
+        monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
+    monkeypatch.setattr(dist, "_WINDOW_MARGIN", 0)  # widen the EER window step by step
+
+
+def embedding_set(
+    seed: int,
+    *,
+    n_spk: int = 40,
+    trials: int = 6,
+    decimals: int = 1,
+    dev: bool = True,
+    stranger: bool = False,
+) -> EmbeddingSet:
+    rng = np.random.default_rng(seed)
+    d = 6
+    rows, meta = [], []
+    for split in ("dev", "eval") if dev else ("eval",):
+        centres = rng.standard_normal((n_spk, d))
+        for s in range(n_spk):
+            for role, k in (("enrol", 2), ("trial", trials)):
+                for i in range(k):
+                    rows.append(centres[s] + 0.8 * rng.standard_normal(d))
+                    meta.append((f"{split}{s}_{role}{i}", f"{split}{s}", role, split))
+        if stranger:  # trials of a speaker with no enrolment: excluded
+            for i in range(5):
+                rows.append(rng.standard_normal(d))
+                meta.append((f"{split}x_{i}", f"{split}x", "trial", split))
+    emb = np.round(np.array(rows), decimals).astype(np.float32)
+    frame = pd.DataFrame(meta, columns=["utt_id", "speaker", "role", "split"])
+    return EmbeddingSet.from_arrays(emb, frame, source="test embeddings")
+
+
+NOT_BLOCKWISE = ("singling_out", "dcf", "d_prime")
+
+
+def comparable(report) -> dict:
+    """Every number but singling out and the verification block (not computed blockwise)."""
+    d = report.to_dict()
+    for key in NOT_BLOCKWISE:
+        d.pop(key, None)
+    return d
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+def test_embeddings_equal_in_memory_on_every_metric(client, ties):
+    es = embedding_set(1, stranger=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = evaluate(es.score_matrix("eval"), dev=es.score_matrix("dev"), ties=ties)
+        got = dist.evaluate_blockwise(es, client=client, ties=ties)
+    with pytest.warns(ExcludedTrialsWarning, match="5 of 245 trials"):
+        source = dist.EmbeddingBlocks.from_embeddings(es)
+    assert len(dist._row_blocks(*source.shape)) > 10
+    assert got.lid is not None and got.n_excluded_trials == 5
+    assert comparable(got) == comparable(ref)  # exact, not approximately
+    np.testing.assert_array_equal(got.srd.ranks, ref.srd.ranks)
+    np.testing.assert_array_equal(got.lid.lid, ref.lid.lid)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chunked_npz_scores_equal_in_memory(client, tmp_path, dtype):
+    rng = np.random.default_rng(3)
+    t, n = 150, 9
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    scores = (np.round(rng.normal(size=(t, n)) * 4) / 4).astype(dtype)  # many ties
+    scores[np.arange(t), np.searchsorted(enrol, spk)] += dtype(0.5)
+    sm = ScoreMatrix.from_arrays(
+        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=spk, enrol_speakers=enrol
+    )
+    for k, (a, b) in enumerate([(0, 7), (7, 90), (90, 91), (91, 150)]):
+        np.savez(  # in the scores' own dtype (write_scores writes float64)
+            tmp_path / f"chunk{k}.npz",
+            scores=scores[a:b],
+            trial_ids=sm.trial_ids[a:b],
+            trial_speakers=spk[a:b],
+            enrol_speakers=enrol,
+        )
+    source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.npz")))
+    assert source.dtype == dtype
+    for ties in ("reference", "attacker"):
+        ref = evaluate(sm, ties=ties)
+        got = dist.evaluate_blockwise(source, client=client, ties=ties)
+        assert comparable(got) == comparable(ref)
+
+
+def test_a_failing_block_is_retried_and_finished_blocks_are_kept(client, monkeypatch):
+    es = embedding_set(2, dev=False)
+    real = dist._block_scores
+    calls = []
+
+    def counting(piece, shared):
+        calls.append(1)
+        return real(piece, shared)
+
+    monkeypatch.setattr(dist, "_block_scores", counting)
+    clean = dist.evaluate_blockwise(es, client=client)
+    n_clean = len(calls)
+    calls.clear()
+
+    def flaky(piece, shared):
+        calls.append(1)
+        if len(calls) == 3:  # the third task fails once, as on a lost worker
+            raise OSError("worker lost")
+        return real(piece, shared)
+
+    monkeypatch.setattr(dist, "_block_scores", flaky)
+    seen = []
+    got = dist.evaluate_blockwise(
+        es, client=client, progress=lambda f, m: seen.append(f), retries=2
+    )
+    assert comparable(got) == comparable(clean) == comparable(evaluate(es.score_matrix("eval")))
+    assert len(calls) == n_clean + 1  # only the failed block ran again
+    assert seen == sorted(seen) and seen[-1] == 1.0
+
+
+def test_scan_window_equals_the_in_memory_eer_point_and_asks_for_more_when_short():
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        n_tar, n_non = rng.integers(1, 60), rng.integers(1, 400)
+        levels = rng.integers(2, 50)
+        tar = (rng.integers(0, levels, n_tar) + rng.integers(0, 3)).astype(np.float64) / 4
+        non = rng.integers(0, levels, n_non).astype(np.float64) / 4
+        pooled = np.sort(np.concatenate([tar, non]))
+        tar_sorted = np.sort(tar)
+        u, cnt = np.unique(pooled, return_counts=True)
+        for attacker in (False, True):
+            want = _eer_point(pooled, tar_sorted, n_non, attacker=attacker)
+            got = dist._scan_window(u, cnt, 0, pooled.size, tar_sorted, n_non, attacker=attacker)
+            assert got == want, trial
+            # a sub-range: either the same point or a request for a wider range
+            i, j = sorted(rng.integers(0, u.size + 1, 2))
+            if j > i:
+                below = int(cnt[:i].sum())
+                part = dist._scan_window(
+                    u[i:j], cnt[i:j], below, pooled.size, tar_sorted, n_non, attacker=attacker
+                )
+                assert part is None or part == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(-6, 6), min_size=1, max_size=30),
+    st.lists(st.integers(-6, 6), min_size=1, max_size=120),
+)
+def test_scan_window_property(tar_list, non_list):
+    tar = np.array(tar_list, dtype=np.float32) / 2
+    non = np.array(non_list, dtype=np.float32) / 2
+    pooled = np.sort(np.concatenate([tar, non]))
+    u, cnt = np.unique(pooled, return_counts=True)
+    for attacker in (False, True):
+        want = _eer_point(pooled, np.sort(tar), non.size, attacker=attacker)
+        got = dist._scan_window(u, cnt, 0, pooled.size, np.sort(tar), non.size, attacker=attacker)
+        assert got == want
+
+
+def test_pools_from_blocks_equal_sorted_pools(client):
+    """The run counts, cell minima and EER points themselves, on data with a wide window."""
+    rng = np.random.default_rng(9)
+    t, n = 400, 12
+    scores = np.round(rng.normal(size=(t, n)), 3)
+    targets = rng.integers(0, n, size=t)
+    enrol = np.array([f"s{j}" for j in range(n)])
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[targets],
+        enrol_speakers=enrol,
+    )
+    ref = SortedPools.from_matrix(sm.scores, sm.targets)
+    got = evaluate(sm)
+    es_like = dist.evaluate_blockwise(_as_chunks(sm, client), client=client)
+    assert comparable(es_like) == comparable(got)
+    assert es_like.baseline.eer_threshold == ref.eer_points["reference"].threshold
+
+
+def _as_chunks(sm, client, tmp=None):
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp(prefix="vxm-chunks-"))
+    write_scores(sm, folder / "all.npz", format="npz")
+    return dist.ChunkedScores.from_files([folder / "all.npz"])
+
+
+def test_chunk_files_that_do_not_fit_together_are_refused(tmp_path):
+    a = ScoreMatrix.from_arrays(
+        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["a"], enrol_speakers=["a", "b"]
+    )
+    b = ScoreMatrix.from_arrays(
+        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["b"], enrol_speakers=["b", "c"]
+    )
+    write_scores(a, tmp_path / "a.npz", format="npz")
+    write_scores(b, tmp_path / "b.npz", format="npz")
+    with pytest.raises(VoxMetricsInputError, match="enrol_speakers differ"):
+        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "b.npz"])
+    write_scores(a, tmp_path / "c.npz", format="npz")
+    with pytest.raises(VoxMetricsInputError, match="unique across the chunks"):
+        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "c.npz"])
+
+
+def test_cli_evaluate_scheduler_local_equals_in_memory(tmp_path, capsys):
+    es = embedding_set(4)
+    write_embeddings(es, tmp_path / "emb", format="npz")
+    argv = [
+        "evaluate",
+        "--embeddings",
+        str(tmp_path / "emb.npz"),
+        "--metadata",
+        str(tmp_path / "emb.csv"),
+    ]
+    assert main(argv) == 0
+    ref = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--scheduler", "local", "--workers", "2", "--memory-limit", "1GB"]) == 0
+    captured = capsys.readouterr()
+    got = json.loads(captured.out)
+    assert "block" in captured.err  # progress on stderr
+    for key in NOT_BLOCKWISE:
+        ref.pop(key)
+        assert got.pop(key) is None
+    assert got == ref
+
+
+def test_cli_scheduler_refusals(tmp_path, capsys):
+    sm = ScoreMatrix.from_arrays(
+        [[1.0, 0.0], [0.0, 1.0]],
+        trial_ids=["t1", "t2"],
+        trial_speakers=["a", "b"],
+        enrol_speakers=["a", "b"],
+    )
+    write_scores(sm, tmp_path / "s.csv", format="csv")
+    assert main(["evaluate", str(tmp_path / "s.csv"), "--scheduler", "local"]) == 2
+    assert "folder of score chunks" in capsys.readouterr().err
+    write_scores(sm, tmp_path / "s.npz", format="npz")
+    assert (
+        main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", "--bootstrap", "5"]) == 2
+    )
+    assert "--bootstrap cannot be used with --scheduler" in capsys.readouterr().err
+
+
+def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("speechbrain")
+    from metric_registry import forget_unimportable_modules
+    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
+    from test_cli_extract import make_study
+    from test_extractors import HPARAMS
+
+    from voxmetrics.data.readers import read_embeddings
+    from voxmetrics.embeddings import extract_embeddings, load_extractor, read_manifest
+
+    model_dir = tmp_path / "tiny_ecapa"
+    model_dir.mkdir()
+    (model_dir / "hyperparams.yaml").write_text(HPARAMS)
+    torch.manual_seed(1)
+    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
+    torch.save(model.state_dict(), model_dir / "embedding_model.ckpt")
+    manifest_path = make_study(tmp_path / "audio")
+    (tmp_path / "audio" / "B1" / "a_trial.wav").write_bytes(b"not audio")  # one failure
+    manifest = read_manifest(manifest_path)
+    try:
+        one = extract_embeddings(
+            manifest,
+            audio_root=tmp_path / "audio",
+            batch_size=1,
+            cache_dir=False,
+            extractor=load_extractor(str(model_dir), device="cpu"),
+        )
+        seen = []
+        got = dist.extract_embeddings_blockwise(
+            manifest,
+            audio_root=tmp_path / "audio",
+            model=str(model_dir),
+            client=client,
+            device="cpu",
+            batch_size=1,
+            files_per_task=3,
+            cache_dir=tmp_path / "cache",
+            progress=lambda f, m: seen.append(f),
+        )
+        assert seen[-1] == 1.0  # (identical recordings may hit the cache across tasks)
+        assert got.embeddings.meta.equals(one.embeddings.meta)
+        np.testing.assert_array_equal(got.embeddings.embeddings, one.embeddings.embeddings)
+        keys = ["utt_id", "audio_path"]  # (the reason quotes an object address)
+        assert got.failures[keys].to_dict("records") == one.failures[keys].to_dict("records")
+        assert len(got.failures) == 1
+        # the CLI on the same cluster: every embedding now comes from the shared cache
+        out = tmp_path / "emb.npz"
+        status = main(
+            [
+                "extract",
+                "--manifest",
+                str(manifest_path),
+                "--audio-root",
+                str(tmp_path / "audio"),
+                "--model",
+                str(model_dir),
+                "--device",
+                "cpu",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--out",
+                str(out),
+                "--scheduler",
+                client.scheduler.address,
+                "--files-per-task",
+                "2",
+            ]
+        )
+        summary = json.loads(capsys.readouterr().out)
+        assert status == 0 and summary["n_cached"] == 7 and summary["n_failed"] == 1
+        es = read_embeddings(out, metadata=tmp_path / "emb.csv")
+        np.testing.assert_allclose(es.embeddings, one.embeddings.embeddings, rtol=0, atol=1e-7)
+    finally:
+        forget_unimportable_modules()
+
+
+def test_a_bad_chunk_is_bad_input_not_a_traceback(client, tmp_path, capsys):
+    scores = np.array([[0.9, 0.1], [0.2, np.nan]])
+    np.savez(
+        tmp_path / "a.npz",
+        scores=scores,
+        trial_ids=["t1", "t2"],
+        trial_speakers=["a", "b"],
+        enrol_speakers=["a", "b"],
+    )
+    status = main(["evaluate", str(tmp_path), "--scheduler", client.scheduler.address])
+    err = capsys.readouterr().err
+    assert status == 2 and "NaN or infinite scores" in err and "Traceback" not in err
+
+
+def test_parquet_chunks_equal_in_memory(client, tmp_path):
+    rng = np.random.default_rng(8)
+    t, n = 60, 7
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    scores = np.round(rng.normal(size=(t, n)), 1)
+    parts = []
+    for k, (a, b) in enumerate([(0, 25), (25, 26), (26, 60)]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            part = ScoreMatrix.from_arrays(
+                scores[a:b],
+                trial_ids=[f"u{i}" for i in range(a, b)],
+                trial_speakers=spk[a:b],
+                enrol_speakers=enrol,
+            )
+        write_scores(part, tmp_path / f"c{k}.parquet", format="parquet")
+        parts.append(part)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = ScoreMatrix.from_arrays(
+            np.concatenate([p.scores for p in parts]),
+            trial_ids=np.concatenate([p.trial_ids for p in parts]),
+            trial_speakers=np.concatenate([p.trial_speakers for p in parts]),
+            enrol_speakers=enrol,
+        )
+        source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.parquet")))
+    got = dist.evaluate_blockwise(source, client=client)
+    assert comparable(got) == comparable(evaluate(whole))
+
+
+def test_a_dev_set_sharing_speakers_is_refused(client):
+    es = embedding_set(6, dev=False)
+    with pytest.raises(VoxMetricsInputError, match="share"):
+        dist.evaluate_blockwise(es, client=client, dev=es.score_matrix("eval"))
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(2, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.lists(st.integers(-3, 3), min_size=n, max_size=n), min_size=1, max_size=40),
+            st.lists(st.integers(0, n - 1), min_size=40, max_size=40),
+            st.sampled_from([np.float32, np.float64]),
+        )
+    )
+)
+def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
+    rows, cols, dtype = data
+    scores = np.array(rows, dtype=dtype) / 2
+    t, n = scores.shape
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[np.array(cols[:t])]
+    sm = ScoreMatrix.from_arrays(
+        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=spk, enrol_speakers=enrol
+    )
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cut = t // 2
+        for k, (a, b) in enumerate([(0, cut), (cut, t)]):
+            if b > a:
+                np.savez(
+                    Path(tmp) / f"c{k}.npz",
+                    scores=scores[a:b],
+                    trial_ids=sm.trial_ids[a:b],
+                    trial_speakers=spk[a:b],
+                    enrol_speakers=enrol,
+                )
+        source = dist.ChunkedScores.from_files(sorted(Path(tmp).glob("*.npz")))
+        saved = dist._BLOCK
+        dist._BLOCK = baseline_mod._BLOCK = 3 * n  # blocks of 3 rows, across the two files
+        try:
+            for ties in ("reference", "attacker"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ref = comparable(evaluate(sm, ties=ties))
+                    got = comparable(dist.evaluate_blockwise(source, client=client, ties=ties))
+                assert got == ref
+        finally:
+            dist._BLOCK = baseline_mod._BLOCK = saved
+
+
+def test_zarr_store_equals_in_memory_and_objects_are_refused(client, tmp_path, capsys):
+    zarr = pytest.importorskip("zarr")
+    rng = np.random.default_rng(12)
+    t, n = 90, 8
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    spk[3] = "stranger"
+    scores = (np.round(rng.normal(size=(t, n)), 1)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = zarr.open_group(tmp_path / "s.zarr", mode="w")
+        g.create_array("scores", data=scores, chunks=(7, n))
+        for key, values in (
+            ("trial_ids", np.array([f"u{i}" for i in range(t)])),
+            ("trial_speakers", spk),
+            ("enrol_speakers", enrol),
+        ):
+            g.create_array(key, data=values)
+        sm = ScoreMatrix.from_arrays(
+            scores,
+            trial_ids=[f"u{i}" for i in range(t)],
+            trial_speakers=spk,
+            enrol_speakers=enrol,
+        )
+        source = dist.ZarrScores.open(tmp_path / "s.zarr")
+    assert source.n_excluded_trials == 1 and source.dtype == np.float32
+    for ties in ("reference", "attacker"):
+        got = dist.evaluate_blockwise(source, client=client, ties=ties)
+        assert comparable(got) == comparable(evaluate(sm, ties=ties))
+    # the CLI takes the store as EVAL
+    assert (
+        main(["evaluate", str(tmp_path / "s.zarr"), "--scheduler", client.scheduler.address]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["eer"] == evaluate(sm).baseline.eer
+    # a store holding Python objects (a pickle codec) is refused before anything is read
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g2 = zarr.open_group(tmp_path / "o.zarr", mode="w", zarr_format=2)
+        for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
+            g2.create_array(key, data=np.zeros((2, 2)) if key == "scores" else enrol[:2])
+    meta_path = tmp_path / "o.zarr" / "scores" / ".zarray"
+    meta = json.loads(meta_path.read_text())
+    meta.update(dtype="|O", filters=[{"id": "pickle", "protocol": 5}], compressor=None)
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(VoxMetricsInputError, match="scores"):
+        dist.ZarrScores.open(tmp_path / "o.zarr")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("decimals", [1, 6])
+def test_a_crowded_eer_window_is_narrowed_by_histograms_exactly(
+    client, monkeypatch, dtype, decimals
+):
+    """Few targets, many non-targets between them: the window is narrowed before fetching."""
+    monkeypatch.setattr(dist, "WINDOW_CAP", 40)
+    monkeypatch.setattr(dist, "_BINS", 4)
+    monkeypatch.setattr(dist, "_WINDOW_MARGIN", 8)
+    calls = []
+    real = dist._narrow
+    monkeypatch.setattr(dist, "_narrow", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(decimals)
+    t, n = 30, 40
+    enrol = np.array([f"s{j}" for j in range(n)])
+    cols = rng.integers(0, n, size=t)
+    scores = np.round(rng.normal(size=(t, n)), decimals).astype(dtype)
+    scores[np.arange(t), cols] += dtype(1.0)
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[cols],
+        enrol_speakers=enrol,
+    )
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        np.savez(
+            Path(tmp) / "a.npz",
+            scores=scores,
+            trial_ids=sm.trial_ids,
+            trial_speakers=sm.trial_speakers,
+            enrol_speakers=enrol,
+        )
+        source = dist.ChunkedScores.from_files([Path(tmp) / "a.npz"])
+        for ties in ("reference", "attacker"):
+            got = dist.evaluate_blockwise(source, client=client, ties=ties)
+            assert comparable(got) == comparable(evaluate(sm, ties=ties))
+    assert calls  # the histogram passes ran
+
+
+def test_the_dask_extra_is_in_the_dev_requirements():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]["dask"]
+    dev = (root / "requirements-dev.txt").read_text().splitlines()
+    assert extra and all(req in dev for req in extra)
+
+
+def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_path):
+    rng = np.random.default_rng(21)
+    t, n = 50, 6
+    enrol = np.array([f"s{j}" for j in range(n)])
+    cols = rng.integers(0, n, size=t)
+    scores = np.round(rng.normal(size=(t, n)), 2).astype(np.float32)
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[cols],
+        enrol_speakers=enrol,
+    )
+    np.savez(
+        tmp_path / "a.npz",
+        scores=scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=enrol,
+    )
+    source = dist.ChunkedScores.from_files([tmp_path / "a.npz"])
+    blocks = dist._row_blocks(*source.shape)
+    runner = dist._Runner(client, source, blocks, None, 0)
+    tar = np.concatenate([r["tar"] for r in runner.run(dist._task_rows, None, "", (0, 1))])
+    values = np.unique(tar)
+    parts = runner.run(dist._task_pools, values, "", (0, 1))
+    sizes = [(b.stop - b.start) * (n - 1) for b in blocks]
+    got = dist._pools_from_counts(runner, tar, values, parts, t * (n - 1), sizes)
+    ref = SortedPools.from_matrix(sm.scores, sm.targets)
+    np.testing.assert_array_equal(got.cell_last, ref.cell_last)
+    np.testing.assert_array_equal(got.cell_first, ref.cell_first)
+    x = np.array([-np.inf, -0.5, 0.0, 0.1000000001, 0.25, 3.0])
+    np.testing.assert_array_equal(got.count_non_le(x), ref.count_non_le(x))
+    assert got.non_sums(0.1) == ref.non_sums(0.1)
