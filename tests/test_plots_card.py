@@ -101,7 +101,7 @@ def test_thresholds_and_rationale_quote_the_library():
         assert f"**{t.label}**: {t.explanation}" in md
     why = card_rationale()
     assert why.startswith("Why these values")
-    assert "paper 004" in why and ":mod:" not in why and "`voxmetrics.threat`" in why
+    assert "Nautsch et al. 2020" in why and ":mod:" not in why and "`voxmetrics.threat`" in why
 
 
 def test_figure_is_a_coloured_table_with_a_legend():
