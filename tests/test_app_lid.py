@@ -110,7 +110,7 @@ def test_lid_page_on_the_demo_study():
     flagged = [w.value for w in at.warning if "localised vulnerability" in w.value]
     assert len(flagged) == 1 and "anon\\-leaky" in flagged[0]
     # bootstrap is on by default: intervals next to their estimates
-    intervals = _table(at, with_column="LIDmax 95% CI (bits)")
+    intervals = _table(at, with_column="LID q95 95% CI (bits)")
     assert list(intervals["Condition"]) == DEMO_NAMES
     assert {"ALID 95% CI (bits)", "PDR 95% CI (%)", "LID+ 95% CI (bits)"} <= set(intervals)
     assert intervals["ALID 95% CI (bits)"].str.fullmatch(r"\[-?\d+\.\d\d, -?\d+\.\d\d\]").all()
@@ -273,6 +273,17 @@ def test_removing_a_condition_on_the_page_keeps_it_working():
     # no flagged condition left: the explorer opens on the first one
     assert at.selectbox(key="vm_lid_trial_condition").value == "plain"
     assert "No selected condition has a near-chance EER" in _text(at.caption)
+
+
+def test_lid_numbers_are_shown_against_chance():
+    at = _lid_page()
+    df = _table(at, with_column="Excess over chance")
+    assert set(df["Condition"]) == set(DEMO_NAMES)
+    alid = df[df["Number"] == "ALID (bits)"].set_index("Condition")
+    assert (alid["Excess over chance"] == alid["Value"] - alid["Chance"]).all()
+    # every anonymised or plain condition discloses beyond chance; random scores do not
+    assert (alid.drop("random")["Excess over chance"] > 0.1).all()
+    assert abs(alid.loc["random", "Excess over chance"]) < 0.1
 
 
 def test_the_variant_defaults_to_the_study_setting():

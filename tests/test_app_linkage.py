@@ -109,6 +109,13 @@ def test_linkage_page_runs_on_the_demo(demo):
     plain = df.set_index("Condition").loc["plain"]
     assert plain["DeID"] == 0.0 and plain["G_VD (dB)"] == 0.0  # the original against itself
     assert plain["Linkability"] > 0.9  # no anonymisation: nearly every trial linked
+    # the intervals of the study's bootstrap: every linkability and singling out, DeID and
+    # G_VD of every condition but the original against itself
+    pattern = r"\[-?\d+\.\d+, -?\d+\.\d+\]"
+    assert df["Linkability 95% CI"].str.fullmatch(pattern).all()
+    assert df["Singling out 95% CI"].str.fullmatch(pattern).all()
+    assert plain["DeID 95% CI"] == "–"
+    assert df.set_index("Condition").drop("plain")["DeID 95% CI"].str.fullmatch(pattern).all()
 
 
 def test_deid_and_gvd_are_shown_for_the_chosen_condition(demo):

@@ -79,7 +79,8 @@ def test_lidmax_has_its_interval_and_the_card_levels_are_the_librarys():
     at = _overview()
     card = at.dataframe[0].value
     leaky = card.set_index("Condition").loc["anon-leaky"]
-    assert re.fullmatch(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", leaky["LIDmax (bits)"])
+    # a maximum has no sound percentile interval: its 0.95 quantile carries one
+    assert re.fullmatch(r"\d\.\d\d \(q95 \d\.\d\d \[\d\.\d\d, \d\.\d\d\]\)", leaky["LIDmax (bits)"])
     levels = _cell_levels(at)
     assert levels[DEMO_NAMES.index("anon-leaky"), CARD_COLUMNS.index("LIDmax (bits)")] == "risk"
     # every coloured cell is the library's level (n/a cells included)
@@ -103,3 +104,22 @@ def test_without_bootstrap_or_embeddings_the_card_says_so():
     assert list(card["SBLS"]) == ["–", "–"]
     assert "[" not in card["LIDmax (bits)"].iloc[0]
     assert "bootstrap off" in _text(at.caption)
+
+
+def test_intervals_and_the_compare_panel_are_the_librarys():
+    from voxmetrics.report import compare_conditions
+
+    at = _overview()
+    tables = [d.value for d in at.dataframe]
+    iv = next(t for t in tables if "Excess over chance" in t.columns)
+    assert set(iv["Condition"]) == set(DEMO_NAMES)
+    cmp_ = next(t for t in tables if "p (Holm)" in t.columns).set_index("Number")
+    demo = demo_study()
+    lib = compare_conditions(
+        demo.get(DEMO_NAMES[0]),
+        demo.get(DEMO_NAMES[1]),
+        n_boot=max(200, demo.settings.bootstrap),
+        seed=demo.settings.seed,
+    )
+    assert cmp_.loc["Linkability", "B − A"] == lib["linkability"].difference
+    assert cmp_.loc["Linkability", "p (Holm)"] == lib["linkability"].p_adjusted

@@ -75,8 +75,16 @@ def test_srd_page_runs_on_the_demo():
     assert "Prefer the model" in at.info[0].value
     assert "left out of the data lines" in _text(at.caption)
     # the per-speaker view: 40 speakers of the first condition, their table
-    speakers = at.dataframe[1].value
+    speakers = at.dataframe[2].value
     assert len(speakers) == 40 and speakers["n_trials"].sum() == 320
+    # against chance, with intervals: 4 statistics per condition
+    against = at.dataframe[1].value
+    assert len(against) == 4 * len(DEMO_NAMES)
+    random_mean_d = against[
+        (against["Condition"] == "random") & (against["Statistic"] == "MeanD (bits)")
+    ].iloc[0]
+    assert abs(random_mean_d["Excess over chance"]) < 0.1  # random scores: at chance
+    assert random_mean_d["95% low"] <= random_mean_d["Value"] <= random_mean_d["95% high"]
     assert at.selectbox(key="vm_srd_speaker_condition").value == "plain"
     assert not at.error
 

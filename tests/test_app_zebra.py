@@ -15,7 +15,13 @@ from voxmetrics.ui.state import STUDY_KEY
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 ZEBRA = "pages/5_ZEBRA.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
-INTERVAL_COLUMNS = ["D_ECE 95% low", "D_ECE 95% high", "log10 l 95% low", "log10 l 95% high"]
+INTERVAL_COLUMNS = [
+    "D_ECE 95% low",
+    "D_ECE 95% high",
+    "|log10 LR| q95",
+    "|log10 LR| q95 95% low",
+    "|log10 LR| q95 95% high",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +80,8 @@ def test_page_runs_on_the_demo_with_intervals():
         assert row["log10 l"] == pytest.approx(r.log10_l)
         assert row["Posterior odds (flat prior)"] == r.odds
         assert row["D_ECE 95% low"] <= row["D_ECE 95% high"]
-        assert row["log10 l 95% low"] <= row["log10 l 95% high"]
+        assert row["|log10 LR| q95 95% low"] <= row["|log10 LR| q95 95% high"]
+        assert row["|log10 LR| q95"] <= row["log10 l"]
     assert "200 speaker-level bootstrap replicates" in _text(at.caption)
 
 

@@ -89,8 +89,12 @@ def test_card_of_the_demo_study(study, study_report):
         leaky.baseline.linkability * leaky.baseline.n_enrolled
     )
     assert values.loc["anon-leaky", "ZEBRA tag"] == leaky.zebra.tag
-    iv = leaky.lid_intervals["lid_max"]
-    assert f"[{iv.low:.2f}, {iv.high:.2f}]" in card.frame("text").iloc[4]["LIDmax (bits)"]
+    iv = leaky.lid_intervals["lid_q95"]
+    assert (
+        f"q95 {iv.estimate:.2f} [{iv.low:.2f}, {iv.high:.2f}]"
+        in (card.frame("text").iloc[4]["LIDmax (bits)"])
+    )
+    assert leaky.lid_intervals["lid_max"].low is None  # a maximum has no percentile interval
     # SBLS of every demo condition (they all have labelled embeddings)
     assert values["SBLS"].notna().all()
     assert values.loc["anon-leaky", "SBLS"] == study_report.sbls["anon-leaky"].sbls

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
     "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out", "ties",
-    "n_pairs", "trials_used", "score_kind", "dcf", "d_prime",
+    "n_pairs", "trials_used", "intervals", "chance",
+    "score_kind", "dcf", "d_prime",
 }
 
 
@@ -60,7 +61,11 @@ def test_evaluate_worked_example(worked_csv, capsys):
     assert result["n_pairs"] == 16 and result["trials_used"]["one_to_n"]["n_trials"] == 4
     assert result["lid"] is None  # no dev set, no cross-calibration
     # every trial is at rank 1 of 4: MeanD = MaxD = log2 4 = 2 bits, IdR = linkability = 1
-    assert result["srd"] == {"mean_d": 2.0, "idr": 1.0, "std_d": 0.0, "max_d": 2.0, "spread": 0.25}
+    stats = {k: result["srd"][k] for k in ("mean_d", "idr", "std_d", "max_d", "spread")}
+    assert stats == {"mean_d": 2.0, "idr": 1.0, "std_d": 0.0, "max_d": 2.0, "spread": 0.25}
+    # chance: a random column of 4 wins its row; every row has exactly one strict winner
+    assert result["chance"]["linkability"] == pytest.approx(1 / 4)
+    assert result["intervals"] is None  # no bootstrap asked for
     assert result["srd_model"]["loss"] == "CLL"
     assert result["ties"] == "reference"
 

@@ -18,6 +18,7 @@ from voxmetrics.metrics.lid import W_MAX, calibrate_lid, lid
 from voxmetrics.synth import demo_study
 
 LID_KEYS = {
+    "chance",
     "w",
     "b",
     "alid",
@@ -76,6 +77,9 @@ def test_dev_fills_the_lid_block_identically_in_every_format(demo_dir, capsys):
         block = r["lid"]
         assert set(block) == LID_KEYS, fmt
         assert block.pop("calibration") == "dev" and block["n_degenerate"] == 0, fmt
+        chance = dict(block.pop("chance"))
+        assert chance.pop("alid") < block["alid"]  # the demo's leak is beyond chance
+        assert all(v is None or isinstance(v, float) for v in chance.values()), fmt
         assert (block.pop("variant"), block.pop("converged")) == ("maximum-likelihood", True)
         assert all(isinstance(v, float) for k, v in block.items() if k != "n_degenerate"), fmt
     # identical, not merely close: every format round-trips the float64 scores exactly
@@ -128,13 +132,17 @@ def test_dev_wins_over_cross_calibrate(demo_dir, capsys):
 def test_bootstrap_adds_intervals(demo_dir, capsys):
     plain = evaluate_json(files(demo_dir, "anon-leaky"), capsys)["lid"]
     boot = evaluate_json([*files(demo_dir, "anon-leaky"), "--bootstrap", "200"], capsys)["lid"]
-    assert set(boot) == LID_KEYS | {"intervals"}
-    assert set(boot["intervals"]) == {"alid", "pdr", "lid_plus", "lid_max"}
+    assert set(boot) == LID_KEYS | {"intervals", "lid_q95"}
+    assert set(boot["intervals"]) == {
+        "alid", "pdr", "ndr", "lid_plus", "lid_minus", "lid_max", "lid_q95"
+    }  # fmt: skip
     for key, (low, high) in boot["intervals"].items():
-        assert low <= high, key
-    # the point estimates do not move, and LIDmax can only be matched or undercut
+        if key != "lid_max":
+            assert low <= high, key
+    # the point estimates do not move; a maximum has no interval, its 0.95 quantile has
     assert {k: boot[k] for k in plain} == plain
-    assert boot["intervals"]["lid_max"][1] <= boot["lid_max"] + 1e-12
+    assert boot["intervals"]["lid_max"] == [None, None]
+    assert boot["intervals"]["lid_q95"][0] <= boot["lid_q95"] <= boot["lid_max"]
     again = evaluate_json([*files(demo_dir, "anon-leaky"), "--bootstrap", "200"], capsys)["lid"]
     assert again["intervals"] == boot["intervals"]  # seeded (--seed 0)
 

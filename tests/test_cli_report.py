@@ -57,7 +57,12 @@ def test_report_writes_every_output(demo_vxm, tmp_path, capsys):
     assert data["settings"]["ties"] == "attacker"
     assert {c["ties"] for c in data["conditions"].values()} == {"attacker"}
     assert [c["condition"] for c in data["threat_callouts"]] == ["anon-leaky"]
-    assert data["conditions"]["anon-leaky"]["lid"]["intervals"]["lid_max"][0] is not None
+    leaky = data["conditions"]["anon-leaky"]
+    assert leaky["lid"]["intervals"]["lid_max"] == [None, None]  # a maximum: see its q95
+    assert leaky["lid"]["intervals"]["lid_q95"][0] is not None
+    assert leaky["intervals"]["eer"][0] <= leaky["eer"] <= leaky["intervals"]["eer"][1]
+    assert set(data["comparisons"]) == {f"{n} vs plain" for n in DEMO_NAMES[1:]}
+    assert "p_value" in data["comparisons"]["random vs plain"]["linkability"]
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     for name in DEMO_NAMES:
         assert name in page

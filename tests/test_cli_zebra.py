@@ -54,9 +54,11 @@ def test_every_format_gives_the_same_zebra_block(demo_dir, capsys, name):
 def test_bootstrap_adds_intervals(demo_dir, capsys):
     argv = [*_argv(demo_dir, "anon-mild", "npz"), "--bootstrap", "100", "--seed", "3"]
     _, block = _zebra_block(argv, capsys)
-    assert set(block) == {"d_ece", "log10_l", "tag", "odds", "intervals"}
-    assert set(block["intervals"]) == {"d_ece", "log10_l"}
-    for key, (low, high) in block["intervals"].items():
+    assert set(block) == {"d_ece", "log10_l", "tag", "odds", "intervals", "log10_l_q95"}
+    assert set(block["intervals"]) == {"d_ece", "log10_l", "log10_l_q95"}
+    assert block["intervals"]["log10_l"] == [None, None]  # a maximum: see its 0.95 quantile
+    for key in ("d_ece", "log10_l_q95"):
+        low, high = block["intervals"][key]
         assert low <= high, key
     assert 0.0 <= block["intervals"]["d_ece"][0] <= block["intervals"]["d_ece"][1] <= 0.7214
     _, again = _zebra_block(argv, capsys)

@@ -238,6 +238,20 @@ def test_builders_accept_the_singling_out_of_a_tiny_case():
     assert fig.data[0].y == (1.0,) and fig.data[1].y == (0.5,)
 
 
+def test_linkability_band_is_drawn_behind_its_curve():
+    from voxmetrics.metrics.legal import linkability_curve
+
+    S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
+    c = linkability_curve(S, [0, 0, 1, 2])
+    band = np.column_stack([c.n, c.expected - 0.1, c.expected + 0.1])
+    fig = linkability_vs_n_figure({"a": c}, bands={"a": band})
+    kinds = [t.meta["kind"] for t in fig.data]
+    assert kinds[:2] == ["band", "expected"]
+    b = fig.data[0]
+    np.testing.assert_allclose(b.y, np.concatenate([band[:, 1], band[::-1, 2]]))
+    assert b.fill == "toself" and b.showlegend is False
+
+
 # ---------------------------------------------------------------- Vauquier et al. 2025, figure 1
 
 

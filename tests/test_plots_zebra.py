@@ -209,4 +209,5 @@ def test_zebra_table_columns_and_order(study):
     assert list(df.columns)[1:4] == ["D_ECE (bits)", "D_ECE 95% low", "D_ECE 95% high"]
     plain = df.set_index("Condition").loc["plain"]
     assert plain["D_ECE 95% low"] == ci["d_ece"].low
-    assert np.isnan(df.set_index("Condition").loc["random", "log10 l 95% high"])
+    assert plain["|log10 LR| q95 95% low"] == ci["log10_l_q95"].low
+    assert np.isnan(df.set_index("Condition").loc["random", "|log10 LR| q95 95% high"])

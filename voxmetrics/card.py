@@ -17,10 +17,14 @@ Why these values: an EER within 0.05 of chance is what a 1-to-1 evaluation calls
 trial's speaker (Šterns et al. 2025); ZEBRA tags D and above mean a likelihood ratio of 10^4 or more
 for some trial, "very strong" evidence on forensic verbal scales (Nautsch et al. 2020); linkability
 above twice chance is the call-out level of :mod:`voxmetrics.threat`; the SBLS bands bracket the
-systems of Seo et al.'s (2025) Table 3 (0.90 for the best, 0.72 for the weakest). The colour of
-LIDmax follows its point estimate; its 95 % speaker-bootstrap interval is printed beside it. A
-resampled maximum can never exceed the observed one, so that interval ends at the estimate: it
-says how much lower the worst case could be with other speakers, not how much higher.
+systems of Seo et al.'s (2025) Table 3 (0.90 for the best, 0.72 for the weakest).
+
+Chance first: with a bootstrap, linkability and LIDmax are coloured by their thresholds only
+when their excess over the chance level of the condition's own scores is beyond the interval
+(the interval's lower bound is above chance); otherwise the cell is "ok" and reads "≈ chance".
+A sample maximum has no sound percentile interval (a resampled maximum never exceeds the
+observed one), so LIDmax is shown with its 0.95 quantile and that quantile's 95 % interval, and
+the chance test uses that quantile.
 """
 
 from __future__ import annotations
@@ -193,6 +197,17 @@ class ReportCard:
         }
 
 
+def _beyond_chance(report: ConditionReport, key: str) -> bool | None:
+    """Whether ``key``'s interval lies above its chance level (None without both)."""
+    if report.replicates is None or report.chance is None:
+        return None
+    iv = report.intervals.get(key)
+    chance = report.chance.values.get(key)
+    if iv is None or iv.low is None or chance is None:
+        return None
+    return iv.low > chance
+
+
 def _cells(report: ConditionReport, sbls: float | None) -> tuple[CardCell, ...]:
     t = REPORT_CARD_THRESHOLDS
     b = report.baseline
@@ -203,10 +218,13 @@ def _cells(report: ConditionReport, sbls: float | None) -> tuple[CardCell, ...]:
     else:
         v = report.lid.lid_max
         text = f"{v:.2f}"
-        iv = (report.lid_intervals or {}).get("lid_max")
-        if iv is not None and math.isfinite(iv.low) and math.isfinite(iv.high):
-            text += f" [{iv.low:.2f}, {iv.high:.2f}]"
-        lid = CardCell(v, text, t["lid_max"].level(v))
+        iv = report.intervals.get("lid_q95")
+        if iv is not None and iv.low is not None and iv.high is not None:
+            text += f" (q95 {iv.estimate:.2f} [{iv.low:.2f}, {iv.high:.2f}])"
+        level = t["lid_max"].level(v)
+        if _beyond_chance(report, "lid_q95") is False:
+            level, text = "ok", text + " ≈ chance"
+        lid = CardCell(v, text, level)
     tag = report.zebra.tag
     zeb = CardCell(
         tag,
@@ -218,11 +236,14 @@ def _cells(report: ConditionReport, sbls: float | None) -> tuple[CardCell, ...]:
         link = CardCell(None, "– (no complete trial)", "n/a")
     else:
         ratio = b.linkability / chance
-        link = CardCell(
-            ratio,
-            f"{b.linkability:.1%} ({ratio:.1f}x chance {chance:.1%})",
-            t["linkability_ratio"].level(ratio),
-        )
+        text = f"{b.linkability:.1%} ({ratio:.1f}x chance {chance:.1%})"
+        level = t["linkability_ratio"].level(ratio)
+        liv = report.intervals.get("linkability")
+        if liv is not None and liv.low is not None and liv.high is not None:
+            text += f" [{liv.low:.1%}, {liv.high:.1%}]"
+        if _beyond_chance(report, "linkability") is False:
+            level, text = "ok", text + " ≈ chance"
+        link = CardCell(ratio, text, level)
     sb = (
         CardCell(None, "–", "n/a")
         if sbls is None

@@ -4,9 +4,10 @@ Commands: ``evaluate`` (one condition's metrics as JSON), ``similarity`` (voice 
 matrices, DeID, G_VD), ``legal`` (singling out, linkability and 1 - EER against the number of
 speakers per conversation length, Vauquier et al. 2025), ``sbls`` (soft-biometric leakage),
 ``report`` (the HTML / PDF / JSON / CSV / LaTeX / Markdown report of a saved study, a ``.vxm``
-file), ``study build`` (a ``.vxm`` study from a folder of score files or a manifest), ``demo``
-(the built-in demo study as score files and a ``.vxm`` study), ``extract`` (speaker embeddings
-from audio) and ``app`` (starts the dashboard, installed with ``pip install "voxmetrics[app]"``).
+file), ``compare`` (two conditions of a study, paired), ``study build`` (a ``.vxm`` study from a
+folder of score files or a manifest), ``demo`` (the built-in demo study as score files and a
+``.vxm`` study), ``extract`` (speaker embeddings from audio) and ``app`` (starts the dashboard,
+installed with ``pip install "voxmetrics[app]"``).
 
 Contract: ``evaluate`` prints one JSON object; exit status 0 on success, 2 on bad
 input (one line on stderr, no traceback), 1 when a ``--fail-on`` condition holds.
@@ -389,8 +390,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="B",
         type=int,
         default=0,
-        help="speaker-level bootstrap replicates for 95%% intervals of the LID aggregates and "
-        "of ZEBRA's d_ece and log10_l (default 0: none)",
+        help="speaker-level bootstrap replicates for the 95%% interval of every headline "
+        "number (top-level and per-block `intervals`; default 0: none)",
     )
     ev.add_argument("--seed", type=int, default=0, help="seed of folds and bootstrap (default 0)")
     ev.add_argument(
@@ -444,7 +445,8 @@ def _parser() -> argparse.ArgumentParser:
             "gain of voice distinctiveness (VoicePrivacy 2022). The anonymised utterances keep "
             "their originals' utt_id. Speakers with a single utterance in either set have no "
             "same-speaker pair: they are left out and counted (a line on stderr). Prints one "
-            "JSON object: deid, g_vd, d_diag_oo, d_diag_oa, d_diag_aa, n_speakers_left_out."
+            "JSON object: deid, g_vd, d_diag_oo, d_diag_oa, d_diag_aa, n_speakers_left_out, and "
+            "with --bootstrap their 95% speaker-level `intervals`."
         ),
     )
     sim.add_argument("--original", metavar="EMB_O", required=True, help="original embeddings")
@@ -458,6 +460,15 @@ def _parser() -> argparse.ArgumentParser:
         help="LLRs from PAV + Laplace of the pair scores (VPC 2022, default) or raw scores",
     )
     sim.add_argument("--split", choices=["eval", "dev"], default="eval", help="split to use")
+    sim.add_argument(
+        "--bootstrap",
+        metavar="B",
+        type=int,
+        default=0,
+        help="speaker-level bootstrap replicates for the 95%% intervals of every number "
+        "(`intervals`; default 0: none)",
+    )
+    sim.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     sim.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     leg = sub.add_parser(
@@ -594,6 +605,33 @@ def _parser() -> argparse.ArgumentParser:
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); default: the study's setting",
     )
+
+    cmp_ = sub.add_parser(
+        "compare",
+        parents=[limit],
+        help="paired comparison of two conditions of a study file (.vxm) sharing speakers",
+        description=(
+            "Compare conditions A and B of a saved study on the same trial speakers (two "
+            "anonymisers, or two attackers on one): for every headline number, its value in A "
+            "and B, the difference B - A, the difference's 95% interval and a two-sided "
+            "p-value, both from a paired speaker-level bootstrap (the same speakers drawn for "
+            "both), and p_adjusted, Holm's adjustment over all numbers compared (family-wise "
+            "error control). Prints one JSON object {metric: {a, b, difference, interval, "
+            "p_value, p_adjusted}}. Sample maxima (lid_max, max_d, log10_l) get no interval: "
+            "compare their q95 quantiles. Exit status: 0 success, 2 bad input."
+        ),
+    )
+    cmp_.add_argument("study", metavar="STUDY.vxm", help="the study file")
+    cmp_.add_argument("a", metavar="A", help="name of the first condition")
+    cmp_.add_argument("b", metavar="B", help="name of the second condition")
+    cmp_.add_argument(
+        "--bootstrap",
+        metavar="B",
+        type=int,
+        help="paired replicates (default: the study's setting, at least 200)",
+    )
+    cmp_.add_argument("--seed", type=int, help="seed of the replicates (default: the study's)")
+    cmp_.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     app = sub.add_parser(
         "app",
@@ -957,7 +995,14 @@ def _similarity(args: argparse.Namespace) -> int:
     original = _read_embeddings(args.original, args.metadata, args.original_system, args.ark_root)
     anonymised = _read_embeddings(args.anonymised, args.metadata, args.system, args.ark_root)
     result = voice_similarity(original, anonymised, split=args.split, calibration=args.calibration)
-    text = json.dumps(result.to_dict(), indent=2)
+    out = result.to_dict()
+    check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+    if args.bootstrap > 0:
+        from voxmetrics.metrics.uncertainty import similarity_intervals
+
+        ci = similarity_intervals(result, n_boot=args.bootstrap, seed=args.seed)
+        out["intervals"] = {k: [v.low, v.high] for k, v in ci.items()}
+    text = json.dumps(out, indent=2)
     print(text)
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
@@ -1101,6 +1146,38 @@ def _report(args: argparse.Namespace) -> int:
     )
     for p in written:
         print(p)
+    return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from voxmetrics.data.studyfile import load_study
+    from voxmetrics.report import compare_conditions
+
+    check_input_path(args.study)
+    _check_outputs([args.json])
+    study = load_study(args.study)
+    for name in (args.a, args.b):
+        if name not in study.names:
+            raise VoxMetricsInputError(
+                f"{args.study}: no condition named {name!r}; its conditions are "
+                f"{', '.join(study.names)}."
+            )
+    n_boot = args.bootstrap if args.bootstrap is not None else max(200, study.settings.bootstrap)
+    check_count("--bootstrap", "replicates", n_boot, "max_replicates")
+    if n_boot < 1:
+        raise VoxMetricsInputError("--bootstrap must be >= 1 for a comparison.")
+    result = compare_conditions(
+        study.get(args.a),
+        study.get(args.b),
+        n_boot=n_boot,
+        seed=study.settings.seed if args.seed is None else args.seed,
+        cross_calibrate=study.settings.cross_calibrate,
+        ties=study.settings.ties,
+    )
+    text = json.dumps({k: c.to_dict() for k, c in result.items()}, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
     return EXIT_OK
 
 
@@ -1277,6 +1354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "legal": _legal,
                 "sbls": _sbls,
                 "report": _report,
+                "compare": _compare,
                 "study": _study,
                 "demo": _demo,
                 "extract": _extract,

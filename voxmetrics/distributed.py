@@ -710,8 +710,8 @@ def evaluate_blockwise(
     ConditionReport
         Equal to ``evaluate(matrix, dev=dev, ...)`` on the in-memory matrix, except that
         singling out (which needs the utterance embeddings in memory) and the verification
-        block (DCF, DET, APE, d') are not computed, and neither are bootstrap intervals nor
-        cross-calibrated LID.
+        block (DCF, DET, APE, d') are not computed, and neither are bootstrap intervals, the
+        chance levels (``chance`` is null) nor cross-calibrated LID.
     """
     from voxmetrics.report import ConditionReport, TrialsUsed
 

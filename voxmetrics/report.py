@@ -4,8 +4,12 @@ The JSON object of one condition follows the documented command-line contract: `
 n_enrolled, n_excluded_trials, eer, eer_rocch, cllr, min_cllr, linkability``, the ``lid``
 block (null without a dev set or cross-calibration), the ``srd`` block (empirical rank
 statistics), ``srd_model`` (the CLL beta-binomial fit), the ``zebra`` block (d_ece,
-log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings) and
-``ties``, the tie rule of the pooled metrics; later metric families add theirs.
+log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embeddings),
+``ties``, the tie rule of the pooled metrics, ``intervals`` (with a bootstrap: the 95 %
+intervals of the top-level numbers, ``[low, high]``, and the band of ``linkability_vs_n``,
+``[[n, low, high], ...]``; the ``lid``, ``srd`` and ``zebra`` blocks carry their own) and
+``chance`` (chance levels of linkability and its curve; the ``lid`` and ``srd`` blocks carry
+theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs.
 
 ``n_pairs`` and ``trials_used`` say which trials each family used: the pairwise metrics (EER,
 ROCCH-EER, Cllr, min Cllr, ZEBRA) every listed (trial, enrolled) pair, the 1-to-N metrics
@@ -51,21 +55,37 @@ from voxmetrics.metrics.lid import (
 )
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
+from voxmetrics.metrics.uncertainty import (
+    ChanceLevels,
+    Comparison,
+    ConditionReplicates,
+    SpeakerDraws,
+    chance_levels,
+    compare_replicates,
+    condition_replicates,
+    singling_out_interval,
+)
 from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
     from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
+    "INTERVAL_LABELS",
     "OVERVIEW_COLUMNS",
     "ConditionReport",
     "TrialsUsed",
+    "compare_conditions",
+    "comparison_frame",
     "evaluate",
     "evaluate_condition",
     "evaluate_lid",
     "evaluate_sbls",
     "evaluate_study",
+    "headline_values",
+    "intervals_frame",
     "overview_frame",
+    "replicate_condition",
     "report_html",
     "verification_frame",
 ]
@@ -154,9 +174,9 @@ class ConditionReport:
     lid: LIDResult | None = None
     """LID (None without a dev set or cross-calibration)."""
     lid_intervals: dict[str, BootstrapInterval] | None = None
-    """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax (when asked for)."""
+    """Speaker-level bootstrap intervals of the LID numbers (when asked for)."""
     zebra_intervals: dict[str, BootstrapInterval] | None = None
-    """Speaker-level bootstrap intervals of D_ECE and log10 l (when asked for)."""
+    """Speaker-level bootstrap intervals of D_ECE, log10 l and log10 l q95 (when asked for)."""
     verification: VerificationResult | None = None
     """Standard ASV outputs: minDCF / actDCF, DET and APE curves, d'."""
     score_kind: ScoreKind = "similarity"
@@ -168,6 +188,13 @@ class ConditionReport:
     by: dict[str, dict[str, ConditionReport]] | None = None
     """Per-subset reports: attribute -> value -> the report of that subset (``evaluate(by=)``)."""
 
+    replicates: ConditionReplicates | None = None
+    """Every headline number in each speaker-level bootstrap replicate (when asked for)."""
+    chance: ChanceLevels | None = None
+    """Chance levels of linkability, the SRD statistics and LID on these scores."""
+    singling_out_interval: BootstrapInterval | None = None
+    """Speaker-level interval of singling out (predicate speakers resampled), when both."""
+
     @property
     def chance_linkability(self) -> float | None:
         """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""
@@ -176,11 +203,55 @@ class ConditionReport:
             return self.baseline.chance_linkability
         return 1.0 / u.one_to_n_enrolled if u.one_to_n_enrolled else None
 
+    @property
+    def intervals(self) -> dict[str, BootstrapInterval]:
+        """Interval of every headline number by key (empty without a bootstrap).
+
+        A sparse trial list has no joint replicates: its ZEBRA (and LID) intervals only.
+        """
+        if self.replicates is None:
+            return {**(self.lid_intervals or {}), **(self.zebra_intervals or {})}
+        return self.replicates.intervals()
+
+    def _block_intervals(self, keys: Iterable[str]) -> dict[str, list[float | None]] | None:
+        if self.replicates is None:
+            return None
+        iv = self.intervals
+        return {k: [iv[k].low, iv[k].high] for k in keys if k in iv}
+
+    def _chance(self, keys: Iterable[str]) -> dict[str, float | None] | None:
+        if self.chance is None:
+            return None
+        return {k: self.chance.values.get(k) for k in keys if k in self.chance.values}
+
+    def worst_quantiles(self) -> dict[str, float | None]:
+        """The 0.95 quantiles reported beside the maxima (LIDmax, MaxD, log10 l)."""
+        if self.replicates is not None:
+            est = self.replicates.estimates
+            return {k: est.get(k) for k in ("lid_q95", "max_d_q95", "log10_l_q95")}
+        return {}
+
     def zebra_block(self) -> dict[str, Any]:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
         block: dict[str, Any] = self.zebra.to_dict()
-        if self.zebra_intervals is not None:
-            block["intervals"] = {k: [v.low, v.high] for k, v in self.zebra_intervals.items()}
+        if self.replicates is not None:
+            block["log10_l_q95"] = self.replicates.estimates["log10_l_q95"]
+            block["intervals"] = self._block_intervals(_ZEBRA_KEYS)
+        elif self.zebra_intervals is not None:  # a sparse list: the trial bootstrap of ZEBRA
+            block["intervals"] = _interval_lists(self.zebra_intervals)
+        return block
+
+    def srd_block(self) -> dict[str, Any] | None:
+        """The ``srd`` block: the statistics, their intervals and their chance levels."""
+        if self.srd is None:  # a sparse trial list without complete trials
+            return None
+        block: dict[str, Any] = {**self.srd.to_dict(), "sparse": self.srd.sparse}
+        if self.replicates is not None:
+            block["max_d_q95"] = self.replicates.estimates["max_d_q95"]
+            block["intervals"] = self._block_intervals(_SRD_KEYS)
+        chance = self._chance(_SRD_KEYS)
+        if chance is not None:
+            block["chance"] = chance
         return block
 
     def lid_block(self) -> dict[str, Any] | None:
@@ -194,9 +265,40 @@ class ConditionReport:
             "converged": self.lid.calibration.converged,
             "n_degenerate": self.lid.n_degenerate,
         }
-        if self.lid_intervals is not None:
-            block["intervals"] = {k: [v.low, v.high] for k, v in self.lid_intervals.items()}
+        if self.replicates is not None:
+            block["lid_q95"] = self.replicates.estimates.get("lid_q95")
+            block["intervals"] = self._block_intervals(_LID_KEYS)
+        elif self.lid_intervals is not None:  # a sparse list: LID bootstrap of complete trials
+            block["intervals"] = _interval_lists(self.lid_intervals)
+        chance = self._chance(_LID_KEYS)
+        if chance is not None:
+            block["chance"] = chance
         return block
+
+    def top_intervals(self) -> dict[str, Any] | None:
+        """The top-level ``intervals``: the baselines, linkability and its band against N'."""
+        if self.replicates is None:
+            return None
+        out: dict[str, Any] = self._block_intervals(_TOP_KEYS) or {}
+        out["linkability_vs_n"] = [
+            [int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()
+        ]
+        if self.singling_out_interval is not None:
+            iv = self.singling_out_interval
+            out["singling_out"] = [iv.low, iv.high]
+        return out
+
+    def top_chance(self) -> dict[str, Any] | None:
+        """The top-level ``chance``: linkability and its curve against N'."""
+        if self.chance is None:
+            return None
+        return {
+            "linkability": self.chance.values["linkability"],
+            "linkability_vs_n": [
+                [int(n), float(c)]
+                for n, c in zip(self.chance.curve_n, self.chance.curve, strict=True)
+            ],
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the command-line contract."""
@@ -212,7 +314,7 @@ class ConditionReport:
             "min_cllr": b.min_cllr,
             "linkability": b.linkability,
             "lid": self.lid_block(),
-            "srd": None if self.srd is None else self.srd.to_dict(),
+            "srd": self.srd_block(),
             "srd_model": None if self.srd_model is None else self.srd_model.to_dict(),
             "zebra": self.zebra_block(),
             "linkability_vs_n": (
@@ -227,6 +329,8 @@ class ConditionReport:
             ),
             "ties": self.ties,
             "trials_used": None if self.trials_used is None else self.trials_used.to_dict(),
+            "intervals": self.top_intervals(),
+            "chance": self.top_chance(),
         }
         if self.by is not None:
             out["by"] = {
@@ -286,8 +390,8 @@ def evaluate(
         (sample sd, balanced, L2-penalised with C = 1), which reproduces
         Šterns et al. 2025 Table 3, Table 4 and Figure 4. Recorded in the JSON as ``lid.variant``.
     bootstrap : int
-        Replicates of the speaker-level bootstrap of the LID aggregates and of ZEBRA's D_ECE
-        and log10 l (0 = none).
+        Replicates of the speaker-level bootstrap of every headline number (0 = none): the
+        report's ``replicates``, its ``intervals`` and the JSON's ``intervals`` mappings.
     seed : int
         Seed of the cross-calibration folds and of the bootstrap.
     progress : callable(fraction, message), optional
@@ -378,8 +482,36 @@ def evaluate(
             variant=lid_variant,
             seed=seed,
         )
+    if eval.is_complete:
+        base = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
+    else:
+        base = pairs_baseline(
+            pools,
+            eval.tar,
+            eval.non,
+            n_trials=eval.n_trials,
+            n_enrolled=eval.n_enrolled,
+            linkability=None if full is None else linkability(full.scores, full.targets),
+            ties=ties,
+        )
+    replicates = None
     intervals = zebra_intervals = None
-    if bootstrap > 0:
+    if bootstrap > 0 and eval.is_complete:
+        draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
+        replicates = replicate_condition(eval, draws, lid_result, base, ties=ties, pools=pools)
+        every = replicates.intervals()
+        if lid_result is not None:
+            intervals = {k: every[k] for k in _LID_KEYS}
+        zebra_intervals = {k: every[k] for k in _ZEBRA_KEYS}
+        if progress is not None:
+            progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
+    elif bootstrap > 0:
+        # A sparse trial list. The joint replicates (condition_replicates) need a complete
+        # T x N matrix, and replicates of ``full`` alone would give the pairwise numbers (EER,
+        # Cllr, ZEBRA...) intervals around other values than the reported ones, computed on
+        # every listed pair. So there are no joint replicates (``intervals`` is null, the
+        # blocks carry no replicate intervals): ZEBRA keeps its trial bootstrap over the
+        # listed pairs of the resampled trials, LID its bootstrap over the complete trials.
         if lid_result is not None and full is not None:
             intervals = lid_bootstrap(
                 lid_result.lid, full.trial_speakers, n_boot=bootstrap, seed=seed
@@ -395,16 +527,13 @@ def evaluate(
             pools=pools,
             mask=eval.mask,  # a sparse trial list: the listed pairs of the resampled trials
         )
-    if eval.is_complete:
-        baseline = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
-    else:
-        baseline = pairs_baseline(
-            pools,
-            eval.tar,
-            eval.non,
-            n_trials=eval.n_trials,
-            n_enrolled=eval.n_enrolled,
-            linkability=None if full is None else linkability(full.scores, full.targets),
+    # the chance levels of the 1-to-N metrics, on the trials they ranked (null without any)
+    chance = None
+    if full is not None:
+        chance = chance_levels(
+            full.scores,
+            calibration=None if lid_result is None else lid_result.calibration,
+            seed=seed,
             ties=ties,
         )
     ranks = None if full is None else srd(full.scores, full.targets, ties=ties)
@@ -418,19 +547,23 @@ def evaluate(
         one_to_n_enrolled=0 if full is None else full.n_enrolled,
         reason=NO_COMPLETE_TRIAL if full is None else None,
     )
+    singled = _singling_out(embeddings, split)
+    so_interval = None
+    if bootstrap > 0 and singled is not None and singled.per_predicate is not None:
+        so_interval = singling_out_interval(singled, n_boot=bootstrap, seed=seed)
     return ConditionReport(
         name=name,
         attacker=attacker,
         n_excluded_trials=eval.n_excluded_trials,
         has_dev=dev is not None,
-        baseline=baseline,
+        baseline=base,
         srd=ranks,
         srd_model=None if ranks is None else fit_beta_binomial(ranks.histogram, loss="CLL"),
         zebra=zebra_from_pools(pools, ties=ties),
         linkability_curve=(
             None if full is None else linkability_curve(full.scores, full.targets, ties=ties)
         ),
-        singling_out=_singling_out(embeddings, split),
+        singling_out=singled,
         lid=lid_result,
         lid_intervals=intervals,
         zebra_intervals=zebra_intervals,
@@ -445,7 +578,91 @@ def evaluate(
         ties=ties,
         trials_used=used,
         by=None if subsets is None else {by: subsets},
+        replicates=replicates,
+        chance=chance,
+        singling_out_interval=so_interval,
     )
+
+
+def _interval_lists(ivs: Mapping[str, BootstrapInterval]) -> dict[str, list[float | None]]:
+    return {k: [iv.low, iv.high] for k, iv in ivs.items()}
+
+
+_TOP_KEYS = ("eer", "eer_rocch", "cllr", "min_cllr", "linkability")
+_LID_KEYS = ("alid", "pdr", "ndr", "lid_plus", "lid_minus", "lid_max", "lid_q95")
+_SRD_KEYS = ("mean_d", "idr", "max_d", "max_d_q95")
+_ZEBRA_KEYS = ("d_ece", "log10_l", "log10_l_q95")
+
+
+def replicate_condition(
+    eval: ScoreMatrix,
+    draws: SpeakerDraws,
+    lid_result: LIDResult | None,
+    base: BaselineResult,
+    *,
+    ties: Ties = "reference",
+    pools: SortedPools | None = None,
+) -> ConditionReplicates:
+    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones."""
+    if not eval.is_complete:
+        raise VoxMetricsInputError(
+            f"{eval.source or 'eval'}: the speaker-level replicates need every trial scored "
+            "against every enrolled identity; this is a sparse trial list."
+        )
+    return condition_replicates(
+        eval.scores,
+        eval.targets,
+        eval.trial_speakers,
+        draws,
+        lid=None if lid_result is None else lid_result.lid,
+        ties=ties,
+        pools=pools if pools is not None else SortedPools.of(eval),
+        estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
+    )
+
+
+def compare_conditions(
+    a: Condition,
+    b: Condition,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    cross_calibrate: int | None = None,
+    ties: Ties = "reference",
+) -> dict[str, Comparison]:
+    """Paired comparison B - A of every headline number of two conditions sharing speakers.
+
+    The same speaker-level replicate weights (drawn over the union of both conditions' trial
+    speakers) are applied to both, so each difference carries a percentile interval and a
+    two-sided bootstrap p-value; ``p_adjusted`` is Holm's adjustment over all numbers compared
+    (family-wise error control). LID numbers are compared when both conditions have LID.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> st = demo_study(n_speakers=8)
+    >>> c = compare_conditions(st.get("plain"), st.get("random"), n_boot=50)
+    >>> c["linkability"].difference < 0, sorted(c["linkability"].to_dict())[:3]
+    (True, ['a', 'b', 'difference'])
+    """
+    check_ties(ties)
+    spk_a = set(map(str, a.eval.trial_speakers))
+    spk_b = set(map(str, b.eval.trial_speakers))
+    if not spk_a & spk_b:
+        raise VoxMetricsInputError(
+            f"conditions {a.name!r} and {b.name!r} share no trial speaker; a paired comparison "
+            "needs the same speakers in both (two anonymisers or two attackers on one set)."
+        )
+    draws = SpeakerDraws.draw(sorted(spk_a | spk_b), n_boot=n_boot, seed=seed)
+    reps = []
+    for cond in (a, b):
+        lid_result = evaluate_lid(
+            cond.eval, dev=cond.dev, cross_calibrate=cross_calibrate, seed=seed
+        )
+        base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
+        reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))
+    return compare_replicates(reps[0], reps[1], confidence=confidence)
 
 
 def evaluate_lid(
@@ -599,6 +816,143 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
+
+
+INTERVAL_LABELS: dict[str, str] = {
+    "eer": "EER",
+    "eer_rocch": "EER (ROCCH)",
+    "cllr": "Cllr",
+    "min_cllr": "min Cllr",
+    "linkability": "Linkability",
+    "alid": "ALID (bits)",
+    "pdr": "PDR",
+    "ndr": "NDR",
+    "lid_plus": "LID+ (bits)",
+    "lid_minus": "LID− (bits)",
+    "lid_max": "LIDmax (bits)",
+    "lid_q95": "LID q95 (bits)",
+    "mean_d": "MeanD (bits)",
+    "idr": "IdR",
+    "max_d": "MaxD (bits)",
+    "max_d_q95": "SRD disclosure q95 (bits)",
+    "d_ece": "D_ECE (bits)",
+    "log10_l": "log10 l",
+    "log10_l_q95": "|log10 LR| q95",
+}
+"""Display label of every number that carries an interval, in table order."""
+
+
+def headline_values(report: ConditionReport) -> dict[str, float | None]:
+    """Every headline number of a report by key (the q95 quantiles only when bootstrapped)."""
+    b, z = report.baseline, report.zebra
+    st = None if report.srd is None else report.srd.stats  # None: a sparse list, no complete trial
+    out: dict[str, float | None] = {
+        "eer": b.eer,
+        "eer_rocch": b.eer_rocch,
+        "cllr": b.cllr,
+        "min_cllr": b.min_cllr,
+        "linkability": b.linkability,
+        "mean_d": None if st is None else st.mean_d,
+        "idr": None if st is None else st.idr,
+        "max_d": None if st is None else st.max_d,
+        "d_ece": z.d_ece,
+        "log10_l": z.log10_l,
+    }
+    if report.lid is not None:
+        x = report.lid
+        out.update(
+            alid=x.alid,
+            pdr=x.pdr,
+            ndr=x.ndr,
+            lid_plus=x.lid_plus,
+            lid_minus=x.lid_minus,
+            lid_max=x.lid_max,
+        )
+    if report.replicates is not None:
+        est = report.replicates.estimates
+        out.update({k: est[k] for k in ("lid_q95", "max_d_q95", "log10_l_q95") if k in est})
+    return out
+
+
+def intervals_frame(
+    reports: Iterable[ConditionReport], *, keys: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """Every headline number of every condition with its interval, chance and excess.
+
+    One row per condition and number: ``condition, key, number, value, low, high, chance,
+    excess`` (value - chance; None where no chance level is defined). Without a bootstrap
+    ``low`` and ``high`` are None; a maximum never has them (read its q95 row). ``keys``
+    restricts the numbers (in the order of :data:`INTERVAL_LABELS`).
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> df = intervals_frame(evaluate_study(demo_study(n_speakers=6), bootstrap=20))
+    >>> ok = df.dropna(subset=["low", "high"])  # maxima have no interval
+    >>> list(df.columns)[:4], bool((ok["low"] <= ok["high"]).all())
+    (['condition', 'key', 'number', 'value'], True)
+    >>> sorted(set(df["key"]) - set(ok["key"]))
+    ['lid_max', 'log10_l', 'max_d']
+    """
+    wanted = set(INTERVAL_LABELS if keys is None else keys)
+    rows = []
+    for r in reports:
+        iv = r.intervals
+        values = headline_values(r)
+        chance = r.chance.values if r.chance is not None else {}
+        for key, label in INTERVAL_LABELS.items():
+            if key not in values or key not in wanted:
+                continue
+            c = chance.get(key)
+            v = values[key]
+            rows.append(
+                {
+                    "condition": r.name,
+                    "key": key,
+                    "number": label,
+                    "value": v,
+                    "low": iv[key].low if key in iv else None,
+                    "high": iv[key].high if key in iv else None,
+                    "chance": c,
+                    "excess": None if c is None or v is None else v - c,
+                }
+            )
+        so, so_iv = r.singling_out, r.singling_out_interval
+        if so is not None and (keys is None or "singling_out" in wanted):
+            rows.append(
+                {
+                    "condition": r.name,
+                    "key": "singling_out",
+                    "number": "Singling out",
+                    "value": so.value,
+                    "low": None if so_iv is None else so_iv.low,
+                    "high": None if so_iv is None else so_iv.high,
+                    "chance": so.chance,
+                    "excess": so.value - so.chance,
+                }
+            )
+    columns = ["condition", "key", "number", "value", "low", "high", "chance", "excess"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
+    """A paired comparison as a table: one row per number (B - A, interval, p-values)."""
+    rows = [
+        {
+            "key": k,
+            "number": INTERVAL_LABELS.get(k, k),
+            "a": c.a,
+            "b": c.b,
+            "difference": c.difference,
+            "low": c.interval[0],
+            "high": c.interval[1],
+            "p_value": c.p_value,
+            "p_adjusted": c.p_adjusted,
+        }
+        for k, c in comparison.items()
+    ]
+    columns = ["key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFrame:

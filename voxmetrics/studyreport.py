@@ -23,6 +23,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
+from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, compare_replicates
 from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
 from voxmetrics.report import (
     OVERVIEW_COLUMNS,
@@ -31,6 +32,7 @@ from voxmetrics.report import (
     evaluate_condition,
     evaluate_sbls,
     overview_frame,
+    replicate_condition,
     verification_frame,
 )
 from voxmetrics.threat import Callout, threat_callouts
@@ -58,6 +60,9 @@ class StudyReport:
     """The settings the report was computed with (the study's, with any overrides)."""
     ece_curves: Mapping[str, ECECurves] = field(default_factory=dict)
     """ECE profiles of every condition's eval pools (ZEBRA figure), by condition name."""
+    comparisons: Mapping[str, Mapping[str, Comparison]] = field(default_factory=dict)
+    """Paired comparisons of every condition against the first one ("B vs A" keys), when
+    bootstrapped and sharing trial speakers with it."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of every number of the report."""
@@ -77,6 +82,10 @@ class StudyReport:
             },
             "report_card": self.card.to_dict(),
             "threat_callouts": [c.to_dict() for c in self.callouts],
+            "comparisons": {
+                pair: {k: c.to_dict() for k, c in comp.items()}
+                for pair, comp in self.comparisons.items()
+            },
         }
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -126,7 +135,7 @@ def build_study_report(
     >>> from voxmetrics.synth import demo_study
     >>> sr = build_study_report(demo_study(n_speakers=8), bootstrap=0)
     >>> sorted(sr.to_dict())[:4], len(sr.reports)
-    (['conditions', 'created', 'report_card', 'settings'], 5)
+    (['comparisons', 'conditions', 'created', 'report_card'], 5)
     """
     if len(study) == 0:
         raise VoxMetricsInputError("the study has no conditions to report on; add one first.")
@@ -148,6 +157,7 @@ def build_study_report(
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
+    comparisons = _comparisons(study, reports, opts)
     return StudyReport(
         study=study,
         reports=tuple(reports),
@@ -157,4 +167,44 @@ def build_study_report(
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         settings=settings,
         ece_curves=curves,
+        comparisons=comparisons,
     )
+
+
+def _comparisons(
+    study: Study, reports: list[ConditionReport], opts: Mapping[str, Any]
+) -> dict[str, dict[str, Comparison]]:
+    """Every condition against the first, paired on the speakers they share (Holm per pair).
+
+    One set of replicate weights over every trial speaker of the study serves every pair.
+    """
+    n_boot = int(opts.get("bootstrap") or 0)
+    if n_boot <= 0 or len(reports) < 2:
+        return {}
+    speakers = sorted({str(s) for c in study.conditions for s in c.eval.trial_speakers})
+    draws = SpeakerDraws.draw(speakers, n_boot=n_boot, seed=int(opts.get("seed") or 0))
+    ties = opts.get("ties") or "reference"
+    reps = {}
+    for r in reports:
+        cond = study.get(r.name)
+        if not cond.eval.is_complete:
+            # a sparse trial list: the joint replicates need a complete T x N matrix (see
+            # evaluate), so a sparse condition is left out of the paired comparisons
+            continue
+        own = {str(s) for s in cond.eval.trial_speakers}
+        if r.replicates is not None and len(own) == len(speakers):
+            # the condition's own draws are the study's: same speakers, replicates and seed
+            reps[r.name] = r.replicates
+            continue
+        reps[r.name] = replicate_condition(
+            cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
+        )
+    if reports[0].name not in reps:
+        return {}
+    first = reports[0].name
+    spk_first = set(map(str, study.get(first).eval.trial_speakers))
+    out = {}
+    for r in reports[1:]:
+        if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
+            out[f"{r.name} vs {first}"] = compare_replicates(reps[first], reps[r.name])
+    return out

@@ -22,6 +22,7 @@ __all__ = [
     "lid_bootstrap",
     "speaker_bootstrap",
     "speaker_resample_counts",
+    "weighted_quantile",
 ]
 
 Progress = Callable[[float, str], None]
@@ -78,6 +79,36 @@ def speaker_resample_counts(
     check_count("bootstrap", cells, n_boot * s, "max_cells")
     counts = rng.multinomial(s, np.full(s, 1.0 / s), size=n_boot).astype(np.int64)
     return counts, inverse, s
+
+
+def weighted_quantile(values: ArrayLike, weights: ArrayLike, q: float) -> NDArray[np.float64]:
+    """Inverse-CDF q-quantile of ``values`` under each row of ``weights``.
+
+    The smallest value x whose weighted share of values <= x reaches q (numpy's
+    ``method="inverted_cdf"`` for unit weights); NaN for a row of zero weight.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+    weights : array_like, shape (B, n) or (n,)
+        Non-negative weights.
+    q : float in (0, 1]
+
+    Examples
+    --------
+    >>> weighted_quantile([3.0, 1.0, 2.0], [[1, 1, 1], [0, 2, 1]], 0.5).tolist()
+    [2.0, 1.0]
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    order = np.argsort(v, kind="stable")
+    sv, sw = v[order], w[:, order]
+    cum = np.cumsum(sw, axis=1)
+    total = cum[:, -1]
+    # count of positions strictly below the q share; guard rounding with a relative epsilon
+    k = (cum < q * total[:, None] * (1 - 1e-12)).sum(axis=1)
+    out = sv[np.minimum(k, v.size - 1)]
+    return np.where(total > 0, out, np.nan)
 
 
 def _interval(

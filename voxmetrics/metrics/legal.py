@@ -274,6 +274,10 @@ class SinglingOutResult:
     """Random draws of the utterances used (the paper repeats its draws 5 times)."""
     n_excluded_speakers: int = 0
     """Trial speakers left out for having fewer than 2 trial embeddings."""
+    predicates: NDArray[np.str_] | None = field(default=None, repr=False)
+    """Speaker of each predicate."""
+    per_predicate: NDArray[np.float64] | None = field(default=None, repr=False)
+    """Isolation rate of each predicate over the (draw, fold)s (their mean is ``value``)."""
 
     @property
     def chance(self) -> float:
@@ -412,6 +416,7 @@ def singling_out(
         t_spk, max_per_speaker=max_per_speaker, n_draws=n_draws, seed=seed, shuffle=shuffle
     )
     per_fold: list[float] = []
+    per_predicate = np.zeros(labels.size)
     folds = 0
     rows = np.arange(labels.size)
     for chosen in draws:
@@ -433,6 +438,7 @@ def singling_out(
             threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
             above = (scores[:, held] > threshold[:, None]).sum(axis=1)
             per_fold.append(float((above == 1).mean()))
+            per_predicate += above == 1
     values = np.asarray(per_fold)
     return SinglingOutResult(
         value=float(values.mean()),
@@ -442,6 +448,8 @@ def singling_out(
         per_fold=values,
         n_draws=len(draws),
         n_excluded_speakers=n_excluded,
+        predicates=labels,
+        per_predicate=per_predicate / len(per_fold),
     )
 
 

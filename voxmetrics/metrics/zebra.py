@@ -25,6 +25,7 @@ from voxmetrics.metrics.bootstrap import (
     Progress,
     _interval,
     speaker_resample_counts,
+    weighted_quantile,
 )
 from voxmetrics.metrics.pools import (
     _BLOCK,
@@ -431,7 +432,11 @@ def zebra_bootstrap(
     pools: SortedPools | None = None,
     mask: ArrayLike | None = None,
 ) -> dict[str, BootstrapInterval]:
-    """Speaker-level bootstrap intervals of D_ECE and log10 l.
+    """Speaker-level bootstrap intervals of D_ECE and of the q95 of |log10 LR| (log10 l: none).
+
+    log10 l is a maximum, whose percentile bootstrap is not valid; the 0.95
+    quantile of |log10 LR| over the pooled scores (PAV with Laplace's rule), ``log10_l_q95``,
+    carries the worst case's interval instead, and ``log10_l`` has ``low = high = None``.
 
     Each replicate redraws the trial speakers with replacement; its pooled scores are the full
     data's label runs reweighted by how often each speaker was drawn, so a replicate costs one
@@ -458,7 +463,7 @@ def zebra_bootstrap(
     Returns
     -------
     dict of str to BootstrapInterval
-        Keys ``d_ece`` and ``log10_l``.
+        Keys ``d_ece``, ``log10_l`` (no bounds) and ``log10_l_q95``.
     """
     check_ties(ties)
     m = None
@@ -500,7 +505,7 @@ def zebra_bootstrap(
     )
     per_speaker = speaker_run_counts(pools, s, t, inverse, n_spk, mask=m)
     full = zebra_from_pools(pools)
-    reps = {"d_ece": np.empty(n_boot), "log10_l": np.empty(n_boot)}
+    reps = {k: np.empty(n_boot) for k in ("d_ece", "log10_l", "log10_l_q95")}
     chunk = 64
     for start in range(0, n_boot, chunk):
         # integer sparse product: exact, no BLAS threads, cost ~ the non-zero run counts
@@ -512,11 +517,16 @@ def zebra_bootstrap(
                 pav_runs(rc, targets_first=False, laplace=False), n_tar, n_non
             )
             lap = pav_runs(rc, targets_first=False, laplace=True)
-            reps["log10_l"][start + i] = float(np.abs(lap.llr).max() / math.log(10.0))
+            mag = np.abs(lap.llr) / math.log(10.0)
+            reps["log10_l"][start + i] = float(mag.max())
+            reps["log10_l_q95"][start + i] = float(weighted_quantile(mag, lap.counts, 0.95)[0])
         if progress is not None:
             done = min(n_boot, start + chunk)
             progress(done / n_boot, f"Bootstrap {done}/{n_boot}")
+    lap = pools.pav(targets_first=False, laplace=True)
+    q95 = float(weighted_quantile(np.abs(lap.llr) / math.log(10.0), lap.counts, 0.95)[0])
     return {
         "d_ece": _interval(full.d_ece, reps["d_ece"], confidence, n_boot),
-        "log10_l": _interval(full.log10_l, reps["log10_l"], confidence, n_boot),
+        "log10_l": BootstrapInterval(full.log10_l, None, None, confidence, n_boot, 0),
+        "log10_l_q95": _interval(q95, reps["log10_l_q95"], confidence, n_boot),
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -71,6 +72,7 @@ def linkability_vs_n_figure(
     *,
     colors: Mapping[str, str] | None = None,
     title: str = "Linkability vs number of enrolled speakers N'",
+    bands: Mapping[str, Any] | None = None,
 ) -> go.Figure:
     """Linkability against N' on a log axis, one curve per condition, with chance 1/N'.
 
@@ -86,13 +88,17 @@ def linkability_vs_n_figure(
     colors : mapping of condition name to colour, optional
         Defaults to :func:`condition_colors` of the names in ``curves``.
     title : str
+    bands : mapping of condition name to array (G, 3), optional
+        Rows [N', low, high]: the 95 % speaker-bootstrap band of the curve
+        (:meth:`~voxmetrics.metrics.uncertainty.ConditionReplicates.curve_band`), drawn as a
+        shaded area behind it.
 
     Returns
     -------
     go.Figure
         Each trace has ``meta = {"condition", "kind"}`` with ``kind`` in
-        {"expected", "sampled", "sampled-legend", "chance"}; the sampled traces share one
-        legend entry ("sampled-legend", no data).
+        {"band", "expected", "sampled", "sampled-legend", "chance"}; the sampled traces share
+        one legend entry ("sampled-legend", no data).
 
     Examples
     --------
@@ -108,6 +114,24 @@ def linkability_vs_n_figure(
     for name in names:
         c = curves[name]
         color = palette[name]
+        band = (bands or {}).get(name)
+        if band is not None:
+            band = np.asarray(band, dtype=np.float64)
+            fig.add_trace(
+                go.Scatter(
+                    x=np.concatenate([band[:, 0], band[::-1, 0]]),
+                    y=np.concatenate([band[:, 1], band[::-1, 2]]),
+                    fill="toself",
+                    fillcolor=color,
+                    opacity=0.18,
+                    line={"width": 0},
+                    name=f"{name}: 95% band",
+                    legendgroup=name,
+                    showlegend=False,
+                    hoverinfo="skip",
+                    meta={"condition": name, "kind": "band"},
+                )
+            )
         fig.add_trace(
             go.Scatter(
                 x=c.n,
@@ -689,13 +713,25 @@ TABLE_COLUMNS: dict[str, str] = {
     "chance_singling_out": "Chance (1-1/N)^(N-1)",
     "deid": "DeID",
     "g_vd": "G_VD (dB)",
+    "linkability_ci": "Linkability 95% CI",
+    "singling_out_ci": "Singling out 95% CI",
+    "deid_ci": "DeID 95% CI",
+    "g_vd_ci": "G_VD 95% CI (dB)",
 }
-"""Columns of :func:`linkage_table` and their labels."""
+"""Columns of :func:`linkage_table` and their labels (the intervals as "[low, high]" text,
+"–" when not computed)."""
+
+
+def _ci_text(iv: Any, digits: int = 3) -> str:
+    if iv is None or iv.low is None or iv.high is None:
+        return "–"
+    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
 
 
 def linkage_table(
     reports: Mapping[str, ConditionReport],
     distinctiveness: Mapping[str, VoiceDistinctiveness | None] | None = None,
+    distinctiveness_intervals: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """One row per condition: linkability, singling out, their chance levels, DeID and G_VD.
 
@@ -705,6 +741,8 @@ def linkage_table(
         Linkability at the full N and singling out (None without embeddings).
     distinctiveness : mapping of condition name to VoiceDistinctiveness or None, optional
         DeID and G_VD of each condition against the chosen original (None: not available).
+    distinctiveness_intervals : mapping of condition name to intervals, optional
+        From :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`.
 
     Returns
     -------
@@ -726,6 +764,7 @@ def linkage_table(
     for name, r in reports.items():
         so = r.singling_out
         v = (distinctiveness or {}).get(name)
+        dv = (distinctiveness_intervals or {}).get(name) or {}
         rows.append(
             {
                 "condition": name,
@@ -737,6 +776,10 @@ def linkage_table(
                 "chance_singling_out": np.nan if so is None else so.chance,
                 "deid": np.nan if v is None else v.deid,
                 "g_vd": np.nan if v is None else v.g_vd,
+                "linkability_ci": _ci_text(r.intervals.get("linkability")),
+                "singling_out_ci": _ci_text(r.singling_out_interval),
+                "deid_ci": _ci_text(dv.get("deid")),
+                "g_vd_ci": _ci_text(dv.get("g_vd"), 2),
             }
         )
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))

@@ -39,7 +39,13 @@ from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure, sr
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
-from voxmetrics.report import OVERVIEW_COLUMNS, overview_frame, verification_frame
+from voxmetrics.report import (
+    OVERVIEW_COLUMNS,
+    comparison_frame,
+    intervals_frame,
+    overview_frame,
+    verification_frame,
+)
 from voxmetrics.studyreport import StudyReport
 from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 
@@ -56,6 +62,8 @@ REPORT_SECTIONS: dict[str, str] = {
     "verification": "Verification: DET, DCF, APE",
     "linkage": "Linkage and singling out",
     "sbls": "SBLS: soft-biometric leakage",
+    "intervals": "Intervals and chance",
+    "compare": "Paired comparison",
     "methods": "Methods",
     "data": "Data",
 }
@@ -416,7 +424,10 @@ def _card(sr: StudyReport, colors: Mapping[str, str]) -> str:
     return _section(
         "report-card",
         "<p>One line per condition; each number is coloured by the level its threshold gives "
-        "(n/a: not available). LIDmax shows its 95 % bootstrap interval when computed.</p>"
+        "(n/a: not available). With the bootstrap, linkability shows its 95 % interval and "
+        "LIDmax its 0.95 quantile with that quantile's interval; both are coloured only when "
+        "the interval lies above the chance level of the condition's scores (else "
+        '"≈ chance", green).</p>'
         f"{table}<h3>Legend</h3><p class='legend-levels'>{card_legend_html()}</p>"
         '<div class="table-wrap"><table class="thresholds"><thead><tr><th>Metric</th>'
         f"<th>Thresholds</th></tr></thead><tbody>{legend}</tbody></table></div>{rationale}",
@@ -486,7 +497,7 @@ def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
                     "LID+ (bits)": x.lid_plus,
                     "LID− (bits)": x.lid_minus,
                     "LIDmax (bits)": x.lid_max,
-                    "LIDmax 95% CI": _interval(r.lid_intervals, "lid_max", 2),
+                    "LID q95 95% CI": _interval(r.lid_intervals, "lid_q95", 2),
                     "Ceiling log2 N": x.ceiling,
                     "Rows without evidence": x.n_degenerate,
                 }
@@ -534,7 +545,7 @@ def _zebra(
             "D_ECE (bits)": r.zebra.d_ece,
             "D_ECE 95% CI": _interval(r.zebra_intervals, "d_ece", 3),
             "log10 l": r.zebra.log10_l,
-            "log10 l 95% CI": _interval(r.zebra_intervals, "log10_l", 2),
+            "|log10 LR| q95 95% CI": _interval(r.zebra_intervals, "log10_l_q95", 2),
             "Tag": r.zebra.tag,
             "Posterior odds (flat prior)": r.zebra.odds,
             "Worst case from": "mated score" if r.zebra.worst_is_mated else "non-mated score",
@@ -557,6 +568,80 @@ def _zebra(
         fig.update_layout(legend={"title": {"side": "top"}})
         body += figure(fig, "ece_profiles")
     return _section("zebra", body)
+
+
+def _range(low: Any, high: Any, digits: int = 3) -> str:
+    if _missing(low) or _missing(high):
+        return "–"
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
+    df = intervals_frame(sr.reports)
+    if not sr.settings.bootstrap:
+        return _section(
+            "intervals",
+            "<p>No intervals: the report was computed without the bootstrap (set the study's "
+            "bootstrap replicates above 0).</p>",
+        )
+    table = pd.DataFrame(
+        {
+            "Condition": df["condition"],
+            "Number": df["number"],
+            "Value": df["value"],
+            "95% interval": [_range(lo, hi) for lo, hi in zip(df["low"], df["high"], strict=True)],
+            "Chance": df["chance"],
+            "Excess over chance": df["excess"],
+        }
+    )
+    n_boot = sr.settings.bootstrap
+    return _section(
+        "intervals",
+        f"<p>Every number with its 95 % speaker-level bootstrap interval ({n_boot} replicates: "
+        "trial speakers drawn with replacement, enrolled identities and calibration held "
+        "fixed) and, for linkability, LID and SRD, its chance level: the value expected when "
+        "the scores carry no speaker information, on this condition's own scores (each "
+        "trial's identity replaced by a random column). Read the excess over chance: a number "
+        "whose interval contains its chance level is not distinguishable from chance. A sample "
+        "maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a maximum is not "
+        "valid (for LIDmax its upper bound is the estimate itself); its q95 row, the level "
+        "exceeded by 5 % of trials, carries the interval instead.</p>"
+        + _table(table, colors=colors, wide=True),
+    )
+
+
+def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
+    if not sr.comparisons:
+        return _section(
+            "compare",
+            "<p>No paired comparison: it needs the bootstrap and at least two conditions "
+            "sharing trial speakers.</p>",
+        )
+    body = (
+        "<p>Each condition against the first, on the speakers they share: the difference B − A "
+        "of every number, its 95 % interval and a two-sided p-value from a paired "
+        "speaker-level bootstrap (the same speakers drawn for both conditions). Many numbers "
+        "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
+        "of one pair, which keeps the chance of any false difference in the pair below the "
+        "level; pairs are not adjusted against each other.</p>"
+    )
+    for pair, comp in sr.comparisons.items():
+        df = comparison_frame(comp)
+        table = pd.DataFrame(
+            {
+                "Number": df["number"],
+                "A": df["a"],
+                "B": df["b"],
+                "B − A": df["difference"],
+                "95% interval": [
+                    _range(lo, hi) for lo, hi in zip(df["low"], df["high"], strict=True)
+                ],
+                "p": df["p_value"],
+                "p (Holm)": df["p_adjusted"],
+            }
+        )
+        body += f"<h3>{_e(pair)}</h3>" + _table(table, name_column="Number")
+    return _section("compare", body)
 
 
 def _verification(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
@@ -594,6 +679,9 @@ def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> st
         linkability_vs_n_figure(
             {r.name: r.linkability_curve for r in sr.reports if r.linkability_curve is not None},
             colors=colors,
+            bands={
+                r.name: r.replicates.curve_band() for r in sr.reports if r.replicates is not None
+            },
         ),
         "linkability_vs_n",
     )
@@ -807,7 +895,7 @@ def study_report_html(
     present = [s for s in REPORT_SECTIONS if s != "sbls" or _has_sbls(sr)]
     if _has_sbls(sr):
         sections.append(_sbls(sr, colors, figure))
-    sections += [_methods(), _data(sr)]
+    sections += [_intervals(sr, colors), _compare(sr, colors), _methods(), _data(sr)]
     toc = " ".join(f'<a href="#{s}">{_e(REPORT_SECTIONS[s])}</a>' for s in present)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'

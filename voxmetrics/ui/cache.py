@@ -30,7 +30,14 @@ from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.summary import ScoreHistogram, score_histogram
 from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning
 from voxmetrics.metrics.sbls import SBLSResult
-from voxmetrics.report import ConditionReport, evaluate, evaluate_condition, evaluate_sbls
+from voxmetrics.metrics.uncertainty import Comparison
+from voxmetrics.report import (
+    ConditionReport,
+    compare_conditions,
+    evaluate,
+    evaluate_condition,
+    evaluate_sbls,
+)
 from voxmetrics.studyreport import StudyReport, build_study_report
 from voxmetrics.synth import demo_study
 
@@ -39,6 +46,7 @@ __all__ = [
     "PngExporter",
     "ResultStore",
     "clear_study_report_store",
+    "compare_pair",
     "condition_report",
     "condition_sbls",
     "demo_study_cached",
@@ -257,6 +265,19 @@ def condition_report(condition: Condition, **options: Any) -> Outcome[ConditionR
     )
     out = _report(f"{condition.attacker}|{condition.content_hash}", condition, opts)
     return dataclasses.replace(out, value=dataclasses.replace(out.value, name=condition.name))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _compare(
+    key: str, _a: Condition, _b: Condition, options: tuple[tuple[str, Any], ...]
+) -> Outcome[dict[str, Comparison]]:
+    return capture(compare_conditions, _a, _b, **dict(options))
+
+
+def compare_pair(a: Condition, b: Condition, **options: Any) -> Outcome[dict[str, Comparison]]:
+    """:func:`~voxmetrics.report.compare_conditions`, cached on both conditions' content."""
+    key = f"{a.attacker}|{a.content_hash}|{b.attacker}|{b.content_hash}"
+    return _compare(key, a, b, tuple(sorted(options.items())))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

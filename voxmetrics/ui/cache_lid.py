@@ -27,20 +27,25 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from voxmetrics.data.study import Condition
-from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.lid import CalibrationCurve, LIDResult, calibration_curve, posterior
+from voxmetrics.metrics.uncertainty import ChanceLevels, chance_levels
+from voxmetrics.metrics.uncertainty import lid_intervals as speaker_lid_intervals
 from voxmetrics.report import ConditionReport, evaluate_lid
 from voxmetrics.ui.cache import Outcome, ResultStore, capture
 
 __all__ = [
+    "CHANCE_METRICS",
     "INTERVAL_METRICS",
     "NEEDS_CALIBRATION",
     "LIDOptions",
     "LIDRow",
     "calibration_curve_cached",
     "calibration_frame",
+    "chance_frame",
     "interval_frame",
     "interval_table",
+    "lid_chance",
     "lid_intervals",
     "lid_result",
     "lid_summary_frame",
@@ -55,11 +60,14 @@ NEEDS_CALIBRATION = "no dev set: LID needs calibration"
 INTERVAL_METRICS: dict[str, tuple[str, str]] = {
     "alid": ("ALID", "bits"),
     "pdr": ("PDR", "%"),
+    "ndr": ("NDR", "%"),
     "lid_plus": ("LID+", "bits"),
-    "lid_max": ("LIDmax", "bits"),
+    "lid_minus": ("LID-", "bits"),
+    "lid_q95": ("LID q95", "bits"),
 }
-"""Bootstrapped metrics: key of :func:`~voxmetrics.metrics.bootstrap.lid_bootstrap` to
-(column label, unit)."""
+"""Bootstrapped metrics: key of :func:`~voxmetrics.metrics.uncertainty.lid_intervals` to
+(column label, unit). LIDmax, a maximum, has no sound percentile interval: its 0.95 quantile
+(``lid_q95``) carries the interval instead."""
 
 
 @dataclass(frozen=True)
@@ -159,10 +167,9 @@ def clear_interval_store() -> None:
 def lid_intervals(
     condition: Condition, result: LIDResult, options: LIDOptions, *, n_boot: int
 ) -> dict[str, BootstrapInterval]:
-    """Speaker-level bootstrap intervals of ALID, PDR, LID+ and LIDmax, stored per content.
+    """Speaker-level bootstrap intervals of the LID numbers, stored per content.
 
-    While replicates are computed, a ``st.progress`` bar follows the library's ``progress``
-    callback; a stored result is returned at once, without a bar.
+    While replicates are computed a spinner is shown; a stored result is returned at once.
 
     Parameters
     ----------
@@ -178,30 +185,75 @@ def lid_intervals(
     Returns
     -------
     dict of str to BootstrapInterval
-        Keys ``alid``, ``pdr``, ``lid_plus``, ``lid_max``.
+        Keys ``alid``, ``pdr``, ``ndr``, ``lid_plus``, ``lid_minus``, ``lid_max`` (no
+        bounds) and ``lid_q95``.
     """
-    key = f"{options.key(condition)}|boot{n_boot}|seed{options.seed}"
+    key = f"{options.key(condition)}|boot{n_boot}|seed{options.seed}|v2"
     store = _interval_store()
     stored = store.get(key)
     if stored is not None:
         return stored
-    bar = st.progress(0.0, text=f"Bootstrap of {condition.name}…")
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(min(1.0, max(0.0, fraction)), text=f"{condition.name}: {message}")
-
-    try:
-        value = lid_bootstrap(
-            result.lid,
-            condition.eval.trial_speakers,
-            n_boot=n_boot,
-            seed=options.seed,
-            progress=progress,
+    with st.spinner(f"Bootstrap of {condition.name}…"):
+        value = speaker_lid_intervals(
+            result.lid, condition.eval.trial_speakers, n_boot=n_boot, seed=options.seed
         )
-    finally:
-        bar.empty()
     store.put(key, value)
     return value
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _chance(key: str, _scores: NDArray[Any], _result: LIDResult, seed: int) -> ChanceLevels:
+    return chance_levels(_scores, calibration=_result.calibration, seed=seed)
+
+
+def lid_chance(condition: Condition, result: LIDResult, options: LIDOptions) -> ChanceLevels:
+    """Chance levels of the LID numbers on the condition's own eval scores, cached.
+
+    :func:`~voxmetrics.metrics.uncertainty.chance_levels` under the result's calibration
+    (the mean of the folds' for a cross-calibrated result).
+    """
+    key = f"{options.key(condition)}|chance|seed{options.seed}"
+    return _chance(key, condition.eval.scores, result, options.seed)
+
+
+CHANCE_METRICS: dict[str, tuple[str, str]] = {
+    "alid": ("ALID", "bits"),
+    "pdr": ("PDR", "%"),
+    "lid_plus": ("LID+", "bits"),
+    "lid_max": ("LIDmax", "bits"),
+}
+"""Numbers of :func:`chance_frame`: key to (label, unit)."""
+
+
+def chance_frame(rows: Sequence[LIDRow], chances: dict[str, ChanceLevels]) -> pd.DataFrame:
+    """Each condition's LID numbers beside their chance levels and the excess over chance.
+
+    Columns: Condition, Number, Value, Chance, Excess over chance (PDR in %).
+    """
+    records = []
+    for row in rows:
+        chance = chances.get(row.name)
+        if row.lid is None or chance is None:
+            continue
+        for key, (label, unit) in CHANCE_METRICS.items():
+            value = getattr(row.lid, key)
+            c = chance.values.get(key)
+            scale = 100.0 if unit == "%" else 1.0
+            records.append(
+                {
+                    "Condition": row.name,
+                    "Number": f"{label} ({unit})",
+                    "Value": None if value is None else value * scale,
+                    "Chance": None if c is None else c * scale,
+                    "Excess over chance": None
+                    if value is None or c is None
+                    else (value - c) * scale,
+                }
+            )
+    columns = ["Condition", "Number", "Value", "Chance", "Excess over chance"]
+    return pd.DataFrame.from_records(records, columns=columns).astype(
+        {"Value": "float64", "Chance": "float64", "Excess over chance": "float64"}
+    )
 
 
 # ---------------------------------------------------------------- calibration curve and trials
@@ -331,8 +383,9 @@ def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
 def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
     """The bootstrapped metrics next to their 95 % intervals, one row per condition with LID.
 
-    Columns: Condition, Calibration, then for ALID, PDR, LID+ and LIDmax the estimate
-    ("ALID (bits)") and its interval as "[low, high]" text ("ALID 95% CI (bits)"); PDR in %.
+    Columns: Condition, Calibration, then for ALID, PDR, NDR, LID+, LID- and LID q95 the
+    estimate ("ALID (bits)") and its interval as "[low, high]" text ("ALID 95% CI (bits)");
+    PDR and NDR in %.
     Rows without intervals are left out.
     """
     records = []

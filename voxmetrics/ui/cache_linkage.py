@@ -21,6 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
     LegalEvaluation,
@@ -32,6 +33,7 @@ from voxmetrics.metrics.legal import (
     singling_out_curve,
 )
 from voxmetrics.metrics.similarity import Calibration, SimilarityResult, voice_similarity
+from voxmetrics.metrics.uncertainty import similarity_intervals
 from voxmetrics.ui.cache import Outcome, capture
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "legal",
     "sampled_linkability",
     "similarity",
+    "similarity_ci",
     "singling_out_vs_n",
     "speaker_mean_scores",
     "speaker_order",
@@ -166,6 +169,32 @@ def similarity(
     """:func:`~voxmetrics.metrics.similarity.voice_similarity`, cached on both sets' content."""
     key = f"{original.content_hash}|{anonymised.content_hash}|{split}|{calibration}"
     return _similarity(key, original, anonymised, split, calibration)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _similarity_ci(
+    key: str, _result: SimilarityResult, n_boot: int, seed: int
+) -> dict[str, BootstrapInterval]:
+    return similarity_intervals(_result, n_boot=n_boot, seed=seed)
+
+
+def similarity_ci(
+    original: EmbeddingSet,
+    anonymised: EmbeddingSet,
+    result: SimilarityResult,
+    *,
+    n_boot: int,
+    seed: int = 0,
+    calibration: Calibration = "pav",
+    split: str = "eval",
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level intervals of DeID and G_VD of ``result``, cached.
+
+    ``result`` is the :func:`similarity` of the two sets; the key is both sets' content, the
+    replicates and the seed.
+    """
+    key = f"{original.content_hash}|{anonymised.content_hash}|{split}|{calibration}"
+    return _similarity_ci(f"{key}|{n_boot}|{seed}", result, n_boot, seed)
 
 
 def utterance_count(es: EmbeddingSet, *, split: str = "eval") -> int:

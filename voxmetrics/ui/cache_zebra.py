@@ -90,7 +90,7 @@ def _bootstrap_store() -> ResultStore:
 def zebra_intervals(
     sm: ScoreMatrix, *, n_boot: int, seed: int, progress: Progress | None = None
 ) -> Outcome[Intervals]:
-    """Speaker-bootstrap 95% intervals of D_ECE and log10 l, cached on (content, B, seed).
+    """Speaker-bootstrap 95% intervals of D_ECE and |log10 LR| q95, cached on (content, B, seed).
 
     ``progress(fraction, message)`` is called only when the intervals are computed, not on a
     cache hit.
@@ -210,8 +210,9 @@ ZEBRA_COLUMNS: dict[str, str] = {
     "d_ece_low": "D_ECE 95% low",
     "d_ece_high": "D_ECE 95% high",
     "log10_l": "log10 l",
-    "log10_l_low": "log10 l 95% low",
-    "log10_l_high": "log10 l 95% high",
+    "log10_l_q95": "|log10 LR| q95",
+    "log10_l_q95_low": "|log10 LR| q95 95% low",
+    "log10_l_q95_high": "|log10 LR| q95 95% high",
     "tag": "Tag",
     "odds": "Posterior odds (flat prior)",
 }
@@ -244,8 +245,11 @@ def zebra_table(
             row["d_ece_high"] = ci["d_ece"].high if ci else None
         row["log10_l"] = r.log10_l
         if intervals is not None:
-            row["log10_l_low"] = ci["log10_l"].low if ci else None
-            row["log10_l_high"] = ci["log10_l"].high if ci else None
+            # a maximum has no sound percentile interval: its 0.95 quantile carries one
+            q95 = ci.get("log10_l_q95") if ci else None
+            row["log10_l_q95"] = q95.estimate if q95 else None
+            row["log10_l_q95_low"] = q95.low if q95 else None
+            row["log10_l_q95_high"] = q95.high if q95 else None
         row["tag"] = r.tag
         row["odds"] = r.odds
         rows.append(row)

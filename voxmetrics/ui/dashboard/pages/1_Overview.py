@@ -14,8 +14,8 @@ from voxmetrics.plots.card import (
     thresholds_markdown,
 )
 from voxmetrics.plots.overview import eer_lidmax_figure
-from voxmetrics.report import OVERVIEW_COLUMNS, overview_frame
-from voxmetrics.ui.cache import condition_sbls
+from voxmetrics.report import OVERVIEW_COLUMNS, comparison_frame, intervals_frame, overview_frame
+from voxmetrics.ui.cache import compare_pair, condition_sbls
 
 study = ui.page_setup("Overview")
 st.title("Overview")
@@ -56,9 +56,12 @@ interval = (
     else "no interval (bootstrap off in the study settings)"
 )
 st.caption(
-    f"Each cell is coloured by a fixed threshold (see below). LIDmax: point estimate, {interval}. "
-    "ZEBRA tag with the worst-case log10 l. Linkability: share of trials linked to their "
-    "speaker among the N enrolled, against chance 1/N. SBLS: soft-biometric leakage score of "
+    f"Each cell is coloured by a fixed threshold (see below). LIDmax: point estimate, {interval} "
+    "(for its 0.95 quantile: a maximum has no sound bootstrap interval). ZEBRA tag with the "
+    "worst-case log10 l. Linkability: share of trials linked to their speaker among the N "
+    "enrolled, against chance 1/N, with its interval. With the bootstrap on, linkability and "
+    "LIDmax are coloured only when their interval lies above chance; otherwise they read "
+    '"≈ chance" and stay green. SBLS: soft-biometric leakage score of '
     "the informed attacker (the built-in classifier trained on the condition's own anonymised "
     "dev embeddings; docs, Methods > SBLS); – when the condition has no attribute-labelled "
     "embeddings."
@@ -93,6 +96,76 @@ st.caption(
     "Cllr is meaningful only if the scores are log-likelihood ratios (cosine scores are not); "
     "min Cllr measures discrimination after calibration and is always meaningful."
 )
+
+# markdown headings: tests/test_app.py pins the page's st.subheader list
+st.markdown("### Intervals and excess over chance")
+if settings.bootstrap:
+    iv = intervals_frame(reports).drop(columns="key")
+    iv.columns = [
+        "Condition",
+        "Number",
+        "Value",
+        "95% low",
+        "95% high",
+        "Chance",
+        "Excess over chance",
+    ]
+    ui.show_table(
+        iv,
+        "intervals.csv",
+        column_help={
+            "95% low": "Speaker-level bootstrap: trial speakers drawn with replacement.",
+            "Chance": "Expected value when the scores carry no speaker information, on this "
+            "condition's own scores (each trial's identity replaced by a random column).",
+            "Excess over chance": "Value minus chance: what the scores actually disclose.",
+        },
+    )
+    st.caption(
+        f"95 % intervals from {settings.bootstrap} speaker-level bootstrap replicates. A number "
+        "whose interval contains its chance level cannot be told apart from chance. Maxima "
+        "(LIDmax, MaxD, log10 l) have no interval: read their q95 rows, the level exceeded by "
+        "5 % of trials."
+    )
+else:
+    st.caption("Bootstrap off in the study settings (Report page): no intervals.")
+
+st.markdown("### Compare two conditions")
+names = [r.name for r in reports]
+if len(names) < 2:
+    st.caption("Add a second condition to compare.")
+else:
+    left, right = st.columns(2)
+    name_a = left.selectbox("Condition A", names, index=0, key="compare_a")
+    name_b = right.selectbox("Condition B", names, index=1, key="compare_b")
+    n_pairs = max(200, settings.bootstrap)
+    with st.spinner("Paired bootstrap…"):
+        out = ui.call(
+            compare_pair,
+            study.get(name_a),
+            study.get(name_b),
+            n_boot=n_pairs,
+            seed=settings.seed,
+            cross_calibrate=settings.cross_calibrate,
+            ties=settings.ties,
+        )
+    if out is not None:
+        cmp_df = comparison_frame(out.value).drop(columns="key")
+        cmp_df.columns = ["Number", "A", "B", "B − A", "95% low", "95% high", "p", "p (Holm)"]
+        ui.show_table(
+            cmp_df,
+            f"compare_{name_a}_{name_b}.csv",
+            column_help={
+                "p": "Two-sided paired speaker-level bootstrap p-value of no difference.",
+                "p (Holm)": "Holm-adjusted over every number of this comparison: read this "
+                "one when scanning the whole table.",
+            },
+        )
+        st.caption(
+            f"Paired on the speakers the two conditions share ({n_pairs} replicates: the same "
+            "speakers drawn for both). Many numbers are tested at once; p (Holm) keeps the "
+            "chance of any false difference in the table below 5 % at p < 0.05. Maxima are "
+            "compared through their q95 rows."
+        )
 
 st.subheader("EER vs linkability")
 fig = eer_linkability_figure(reports)

@@ -19,8 +19,10 @@ from voxmetrics.ui.cache_lid import (
     LIDRow,
     calibration_curve_cached,
     calibration_frame,
+    chance_frame,
     interval_frame,
     interval_table,
+    lid_chance,
     lid_intervals,
     lid_result,
     lid_summary_frame,
@@ -86,8 +88,8 @@ with st.container(border=True):
         value=1000,
         step=100,
         key="vm_lid_boot",
-        help="Speaker-level bootstrap of the 95 % intervals of ALID, PDR, LID+ and LIDmax "
-        "(trial speakers resampled, calibration held fixed). 0 = no intervals.",
+        help="Speaker-level bootstrap of the 95 % intervals of ALID, PDR, NDR, LID+, LID- and "
+        "LID q95 (trial speakers resampled, calibration held fixed). 0 = no intervals.",
     )
     seed = seed_col.number_input(
         "Seed",
@@ -223,14 +225,16 @@ if n_boot > 0 and any(row.intervals for row in rows):
         "lid_intervals.csv",
         decimals=2,
         column_help={
-            "LIDmax 95% CI (bits)": "The worst case is the least stable number: read it "
-            "with its interval.",
+            "LID q95 95% CI (bits)": "The worst case: the LID exceeded by 5 % of trials. A "
+            "maximum (LIDmax) has no sound bootstrap interval, its 0.95 quantile has.",
         },
     )
     st.caption(
         f"Speaker-level bootstrap: the trial speakers are resampled with replacement "
         f"({int(n_boot):,} replicates, seed {int(seed)}) with the calibration held fixed; "
-        "percentile intervals. 'undefined': the metric was undefined in most replicates."
+        "percentile intervals. 'undefined': the metric was undefined in most replicates. "
+        "LIDmax has no interval: a resampled maximum never exceeds the observed one, so its "
+        "0.95 quantile (LID q95) carries the worst case's interval."
     )
     ui.download_table(
         interval_frame(rows), "lid_intervals_numbers.csv", label="Intervals as numbers (CSV)"
@@ -239,6 +243,30 @@ elif with_lid:
     st.caption("Bootstrap intervals are off (0 replicates).")
 if not with_lid:
     st.stop()
+
+# a markdown heading: the page's st.subheader list is pinned by its tests
+st.markdown("#### Against chance")
+chances = {}
+for row in rows:
+    if row.lid is not None:
+        got = ui.safe_call(lid_chance, row.condition, row.lid, options)
+        if got is not None:
+            chances[row.name] = got
+ui.show_table(
+    chance_frame(rows, chances),
+    "lid_against_chance.csv",
+    decimals=2,
+    column_help={
+        "Chance": "The number when the scores carry no speaker information: each trial's "
+        "identity replaced by a random column of its own scores, same calibration.",
+        "Excess over chance": "What the scores actually disclose beyond chance.",
+    },
+)
+st.caption(
+    "Chance is not 0: under the same calibration a random identity still gets some trials "
+    "with LID > 0, and LIDmax over many trials is large by chance alone. ALID and PDR have "
+    "closed forms; LID+ and LIDmax are averaged over 200 random draws."
+)
 
 # ---------------------------------------------------------------- 2. CCDF
 st.header("How many trials disclose how much", divider="gray")

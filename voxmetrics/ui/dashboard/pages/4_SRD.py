@@ -14,6 +14,7 @@ from voxmetrics.plots.srd import (
     srd_table,
     zero_rank_counts,
 )
+from voxmetrics.report import intervals_frame
 from voxmetrics.ui import cache_srd
 
 CONDITIONS = "vm_srd_conditions"
@@ -66,7 +67,8 @@ if not names:
     st.stop()
 
 colors = condition_colors(study.names)
-reports = {r.name: r for r in ui.study_reports(study, names)}
+# the study's settings: the same cached reports as the Overview, with their intervals
+reports = {r.name: r for r in ui.study_reports(study, names, **study.settings.evaluate_options())}
 if not reports:
     st.stop()
 
@@ -134,6 +136,39 @@ st.caption(
     "As Bäckström et al. 2026, tables II and III: the statistics of the rank histogram (data) and "
     "of each beta-binomial model, with the model's parameters α, β and two goodness-of-fit "
     "measures."
+)
+
+# a markdown heading: the page's st.subheader list is pinned by its tests
+st.markdown("#### Against chance, with intervals")
+against = intervals_frame(reports.values(), keys=("mean_d", "idr", "max_d", "max_d_q95"))
+against = against.drop(columns="key").rename(
+    columns={
+        "condition": "Condition",
+        "number": "Statistic",
+        "value": "Value",
+        "low": "95% low",
+        "high": "95% high",
+        "chance": "Chance",
+        "excess": "Excess over chance",
+    }
+)
+ui.show_table(
+    against,
+    "srd_against_chance.csv",
+    decimals=4,
+    column_help={
+        "Chance": "The statistic when the scores carry no speaker information: each trial's "
+        "identity replaced by a random column of its own scores. The plug-in statistics are "
+        "biased upward when trials are few against N; chance shows by how much.",
+        "Excess over chance": "What the ranks actually disclose.",
+        "95% low": "Speaker-level bootstrap (the study's replicates); MaxD, a maximum, has "
+        "none: read the q95 row.",
+    },
+)
+st.caption(
+    "Read the excess over chance: a statistic whose interval contains its chance level is "
+    "not distinguishable from random scores. Intervals follow the study's bootstrap setting "
+    "(Report page)."
 )
 
 st.subheader("Mean disclosure per condition")

@@ -45,7 +45,8 @@ n_boot = boot_col.number_input(
     value=200,
     step=100,
     key="vm_zebra_boot",
-    help="Speaker-level bootstrap for 95% intervals of D_ECE and log10 l (0 = off).",
+    help="Speaker-level bootstrap for 95% intervals of D_ECE and of the 0.95 quantile of "
+    "|log10 LR| (0 = off).",
 )
 seed = seed_col.number_input(
     "Seed", min_value=0, value=0, step=1, key="vm_zebra_seed", help="Seed of the bootstrap."
@@ -111,12 +112,16 @@ ui.show_table(
         "Tag": "0: no evidence; A: up to 10:1; B: up to 100:1; C: up to 10^4:1; D: up to "
         "10^5:1; E: up to 10^6:1; F: beyond.",
         "Posterior odds (flat prior)": "What the tag means for an attacker with a 50:50 prior.",
+        "|log10 LR| q95": "The |log10 LR| exceeded by 5 % of comparisons: the worst case "
+        "that carries an interval (a maximum such as log10 l has no sound bootstrap interval).",
     },
 )
 if n_boot > 0:
     st.caption(
         f"95% percentile intervals from {n_boot} speaker-level bootstrap replicates (seed "
-        f"{seed}): trial speakers are redrawn with replacement and PAV is refitted each time."
+        f"{seed}): trial speakers are redrawn with replacement and PAV is refitted each time. "
+        "log10 l, a maximum, has no interval (the bootstrap of a maximum is not valid); its "
+        "neighbour |log10 LR| q95 carries the worst case's interval."
     )
 
 # ---- 4. PAV transform of one condition

@@ -1,6 +1,5 @@
 """Linkage: legally validated metrics (Vauquier et al. 2025) and similarity matrices (VPC 2022)."""
 
-
 import streamlit as st
 
 from voxmetrics import ui
@@ -71,7 +70,8 @@ if not names:
     st.stop()
 
 colors = condition_colors(study.names)
-reports = {r.name: r for r in ui.study_reports(study, names)}
+# the study's settings: the same cached reports as the Overview, with their intervals
+reports = {r.name: r for r in ui.study_reports(study, names, **study.settings.evaluate_options())}
 if not reports:
     st.stop()
 with_embeddings = [n for n in reports if study.get(n).embeddings is not None]
@@ -102,8 +102,9 @@ for name, report in reports.items():
             curves[name] = out.value
 fig_col, note_col = st.columns(NOTES_SPLIT)
 with fig_col:
-    ui.show_figure(linkability_vs_n_figure(curves, colors=colors), "linkability_vs_n",
-                   show_title=False)  # fmt: skip
+    bands = {n: r.replicates.curve_band() for n, r in reports.items() if r.replicates is not None}
+    ui.show_figure(linkability_vs_n_figure(curves, colors=colors, bands=bands),
+                   "linkability_vs_n", show_title=False)  # fmt: skip
 with note_col:
     assumptions(
         "- Linked = own speaker scores **at least as high as** every other candidate: **a "
@@ -120,7 +121,12 @@ with note_col:
             if sampled
             else "- A **sampled** estimate (the paper's procedure) can be added above.\n"
         )
-        + "- At N' = N: the Linkability of the matrix. Dashed: chance 1/N'."
+        + "- At N' = N: the Linkability of the matrix. Dashed: chance 1/N'.\n"
+        + (
+            "- Shaded: the 95 % speaker-bootstrap band of each line (the study's replicates)."
+            if bands
+            else "- No band: the study's bootstrap is off (Report page)."
+        )
     )
 
 # ---- 2. singling out
@@ -378,8 +384,7 @@ sm = study.get(mean_name).eval
 n_cells = sm.n_enrolled * len(set(sm.trial_speakers.tolist()))
 if n_cells > MAX_CELLS:
     st.info(
-        f"{n_cells:,} speaker pairs are too many to draw in one heat map (limit "
-        f"{MAX_CELLS:,}).",
+        f"{n_cells:,} speaker pairs are too many to draw in one heat map (limit {MAX_CELLS:,}).",
         icon=":material/info:",
     )
 else:
@@ -403,6 +408,7 @@ else:
 # ---- 5. summary
 st.subheader("Summary")
 distinctiveness = {}
+distinctiveness_ci = {}
 if similarity is not None:
     bar = st.empty()
     for k, name in enumerate(with_embeddings):
@@ -413,9 +419,22 @@ if similarity is not None:
         out = ui.call(cache_linkage.similarity, o_es, es, calibration=calibration, split=SPLIT)
         if out is not None:
             distinctiveness[name] = out.value.distinctiveness
+            if study.settings.bootstrap and name != original:
+                ci = ui.call(
+                    cache_linkage.similarity_ci,
+                    o_es,
+                    es,
+                    out.value,
+                    n_boot=study.settings.bootstrap,
+                    seed=study.settings.seed,
+                    calibration=calibration,
+                    split=SPLIT,
+                )
+                if ci is not None:
+                    distinctiveness_ci[name] = ci.value
     bar.empty()
 ui.show_table(
-    linkage_table(reports, distinctiveness),
+    linkage_table(reports, distinctiveness, distinctiveness_ci),
     "linkage_summary.csv",
     column_help={
         "Linkability": "Share of trials whose own speaker scores highest among all N "
@@ -427,6 +446,9 @@ ui.show_table(
         "Chance (1-1/N)^(N-1)": "Singling out by a random predicate of mean 1/N (→ 1/e).",
         "DeID": "De-identification against the original voices (needs embeddings).",
         "G_VD (dB)": "Gain of voice distinctiveness against the original voices.",
+        "Linkability 95% CI": "Speaker-level bootstrap (the study's replicates, Report page).",
+        "Singling out 95% CI": "Predicate speakers resampled; the population held fixed.",
+        "DeID 95% CI": "Speakers of the similarity matrices resampled; matrices held fixed.",
     },
 )
 if similarity is not None:

@@ -1,0 +1,68 @@
+"""`python -m voxmetrics compare STUDY.vxm A B`: the paired comparison of two conditions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voxmetrics.cli import main
+from voxmetrics.data.studyfile import save_study
+from voxmetrics.report import compare_conditions
+from voxmetrics.synth import demo_study
+
+
+@pytest.fixture(scope="module")
+def study_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cmp") / "demo.vxm"
+    save_study(demo_study(n_speakers=12), path)
+    return path
+
+
+def test_compare_prints_every_number_with_difference_interval_and_p(study_file, capsys):
+    assert main(["compare", str(study_file), "plain", "random", "--bootstrap", "100"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"eer", "linkability", "mean_d", "d_ece", "alid", "lid_q95"} <= set(out)
+    for v in out.values():
+        assert set(v) == {"a", "b", "difference", "interval", "p_value", "p_adjusted"}
+    link = out["linkability"]
+    assert link["difference"] == pytest.approx(link["b"] - link["a"])
+    assert link["interval"][0] <= link["difference"] <= link["interval"][1]
+    assert link["p_value"] < 0.05 <= 1.0  # plain links nearly every trial, random hardly any
+    assert link["p_adjusted"] >= link["p_value"]
+    assert out["lid_max"]["interval"] == [None, None] and out["lid_max"]["p_value"] is None
+    # the library's numbers
+    lib = compare_conditions(
+        demo_study(n_speakers=12).get("plain"), demo_study(n_speakers=12).get("random"), n_boot=100
+    )
+    assert lib["linkability"].to_dict() == link
+
+
+def test_compare_of_a_condition_with_itself_is_zero(study_file, capsys):
+    assert main(["compare", str(study_file), "random", "random", "--bootstrap", "50"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["eer"]["difference"] == 0.0 and out["eer"]["p_value"] == 1.0
+
+
+def test_compare_unknown_condition_is_a_clear_error(study_file, capsys):
+    assert main(["compare", str(study_file), "plain", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no condition named 'nope'" in err and "plain" in err and "Traceback" not in err
+
+
+def test_similarity_with_bootstrap_has_intervals(tmp_path, capsys):
+    assert main(["demo", str(tmp_path), "--format", "csv"]) == 0
+    capsys.readouterr()
+    args = [
+        "similarity",
+        "--original", str(tmp_path / "plain_embeddings.npz"),
+        "--anonymised", str(tmp_path / "anon-mild_embeddings.npz"),
+        "--metadata", str(tmp_path / "plain_embeddings.csv"),
+    ]  # fmt: skip
+    assert main([*args, "--bootstrap", "50"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    lo, hi = out["intervals"]["deid"]
+    assert lo <= out["deid"] <= hi
+    assert main(args) == 0
+    assert "intervals" not in json.loads(capsys.readouterr().out)

@@ -1,0 +1,128 @@
+"""Intervals, chance levels and paired comparisons in the JSON, the card and the report."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from voxmetrics.card import report_card
+from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Condition, Study
+from voxmetrics.plots.report import study_report_html
+from voxmetrics.report import evaluate, evaluate_study, intervals_frame
+from voxmetrics.studyreport import build_study_report
+from voxmetrics.synth import demo_study
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def _random_condition(rng, name, n_spk=30, per=2, n=90) -> Condition:
+    spk = [f"s{i}" for i in range(n_spk) for _ in range(per)]
+    enrol = [f"s{i}" for i in range(n)]
+    sm = ScoreMatrix.from_arrays(
+        rng.normal(size=(len(spk), n)),
+        trial_ids=[f"{name}-t{i}" for i in range(len(spk))],
+        trial_speakers=spk,
+        enrol_speakers=enrol,
+    )
+    return Condition(name=name, eval=sm)
+
+
+@pytest.fixture(scope="module")
+def demo_report():
+    return build_study_report(demo_study(n_speakers=12), bootstrap=60)
+
+
+def test_every_headline_number_has_its_interval_in_the_json(demo_report):
+    d = json.loads(json.dumps(demo_report.to_dict(), allow_nan=False))
+    c = d["conditions"]["anon-mild"]
+    for k in ("eer", "eer_rocch", "cllr", "min_cllr", "linkability"):
+        lo, hi = c["intervals"][k]
+        assert lo <= hi
+    band = np.array(c["intervals"]["linkability_vs_n"])
+    assert band[:, 0].tolist() == [n for n, _ in c["linkability_vs_n"]]
+    assert (band[:, 1] <= band[:, 2]).all()
+    assert set(c["lid"]["intervals"]) == {
+        "alid",
+        "pdr",
+        "ndr",
+        "lid_plus",
+        "lid_minus",
+        "lid_max",
+        "lid_q95",
+    }
+    assert set(c["srd"]["intervals"]) == {"mean_d", "idr", "max_d", "max_d_q95"}
+    assert set(c["zebra"]["intervals"]) == {"d_ece", "log10_l", "log10_l_q95"}
+    assert set(c["srd"]["chance"]) == {"mean_d", "idr", "max_d", "max_d_q95"}
+    assert c["chance"]["linkability"] == pytest.approx(1 / 12, abs=1e-9)
+    assert "alid" in c["lid"]["chance"]
+
+
+def test_independent_random_conditions_are_at_chance_and_the_card_is_green():
+    """Random scores: MeanD is biased upward (few trials against N), chance says by how much."""
+    rng = np.random.default_rng(7)
+    conds = [_random_condition(rng, f"r{k}") for k in range(3)]
+    reports = evaluate_study(Study(name="null", conditions=tuple(conds)), bootstrap=200)
+    for r in reports:
+        assert r.srd.stats.mean_d > 0.5  # 60 trials against 90 identities: biased upward
+        excess = r.srd.stats.mean_d - r.chance.values["mean_d"]
+        assert abs(excess) < 0.15
+        iv = r.intervals["linkability"]
+        assert iv.low <= r.chance.values["linkability"] <= iv.high
+    levels = report_card(reports).frame("level")
+    assert set(levels["Linkability vs chance"]) == {"ok"}
+    assert set(levels["EER"]) == {"ok"}
+
+
+def test_intervals_frame_lists_values_intervals_and_excess(demo_report):
+    df = intervals_frame(demo_report.reports)
+    row = df[(df["condition"] == "random") & (df["key"] == "mean_d")].iloc[0]
+    r = next(r for r in demo_report.reports if r.name == "random")
+    assert row["value"] == r.srd.stats.mean_d
+    assert row["excess"] == pytest.approx(r.srd.stats.mean_d - r.chance.values["mean_d"])
+    assert df[df["key"] == "lid_max"]["low"].isna().all()
+
+
+def test_report_page_has_the_interval_and_comparison_sections(demo_report):
+    page = study_report_html(demo_report)
+    assert 'id="intervals"' in page and 'id="compare"' in page
+    assert "random vs plain" in page and "p (Holm)" in page
+
+
+def test_condition_without_bootstrap_has_chance_but_no_intervals():
+    rng = np.random.default_rng(1)
+    r = evaluate(_random_condition(rng, "x").eval).to_dict()
+    assert r["intervals"] is None and r["srd"].get("intervals") is None
+    assert r["chance"]["linkability"] == pytest.approx(1 / 90)
+
+
+def test_study_comparisons_equal_compare_conditions(demo_report):
+    """The report reuses each condition's replicates; the result is compare_conditions'."""
+    from voxmetrics.report import compare_conditions
+
+    st = demo_study(n_speakers=12)
+    lib = compare_conditions(st.get("plain"), st.get("anon-mild"), n_boot=60)
+    got = demo_report.comparisons["anon-mild vs plain"]
+    assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in lib.items()}
+
+
+def test_singling_out_interval_is_the_weighted_mean_of_predicate_rates(demo_report):
+    from voxmetrics.metrics.uncertainty import SpeakerDraws, singling_out_interval
+
+    r = next(r for r in demo_report.reports if r.name == "anon-mild")
+    so = r.singling_out
+    assert so.per_predicate.mean() == pytest.approx(so.value)
+    iv = singling_out_interval(so, n_boot=40, seed=2)
+    d = SpeakerDraws.draw(so.predicates, n_boot=40, seed=2)
+    w = d.counts[:, d.index(so.predicates)]
+    reps = (w * so.per_predicate).sum(1) / w.sum(1)
+    np.testing.assert_allclose([iv.low, iv.high], np.quantile(reps, [0.025, 0.975]))
+    c = demo_report.to_dict()["conditions"]["anon-mild"]
+    assert c["intervals"]["singling_out"] == [
+        r.singling_out_interval.low,
+        r.singling_out_interval.high,
+    ]
+    row = intervals_frame([r]).set_index("key").loc["singling_out"]
+    assert row["chance"] == so.chance

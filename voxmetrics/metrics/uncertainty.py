@@ -1,0 +1,799 @@
+"""Intervals, worst-case quantiles, chance levels and paired comparison of every headline number.
+
+One set of speaker-level replicate weights serves every metric family: a replicate draws the
+trial speakers with replacement (enrolled identities held fixed) and every number is recomputed
+from per-speaker sums weighted by how often each speaker was drawn, never from a resampled copy
+of the matrix:
+
+* per-trial metrics (linkability and its curve against N', LID's aggregates) are weighted means
+  of per-speaker sums, one (B x S) matrix product;
+* the SRD statistics are functions of the weighted rank histogram (B x N);
+* the pooled 1-to-1 metrics (ROCCH-EER, min Cllr, D_ECE, log10 l) run PAV on the label runs of
+  :class:`~voxmetrics.metrics.pools.SortedPools` reweighted per speaker (exact); Cllr uses
+  per-speaker sums of its two terms (exact); the EER is read off the reweighted runs (exact to
+  within one step of the ROC, see :func:`eer_from_runs`).
+
+Worst cases (LIDmax, MaxD, log10 l) are sample maxima: a percentile bootstrap of a maximum is
+inconsistent (Bickel and Freedman 1981; Andrews 2000); for LIDmax its upper bound is the
+observed maximum itself. Beside each maximum we therefore report a high quantile of the same
+per-trial quantity (the level exceeded by 5 % of trials, ``*_q95``), a smooth functional whose
+speaker-level percentile bootstrap is consistent (Hall and Martin 1988); its coverage is checked
+by simulation in the tests. The maxima keep no interval (``None``).
+
+Chance levels are the values expected when the scores carry no speaker information, on the
+user's own scores: the enrolled identity of each trial is replaced by a uniformly drawn column
+(a permutation of the enrolled identities). Linkability, ALID and PDR have closed forms (exact
+expectations over that draw); the other statistics are averaged over seeded draws.
+
+A paired comparison of two conditions that share trial speakers applies the *same* replicate
+weights to both, so the difference of each number carries its interval and a two-sided
+bootstrap p-value; Holm's step-down adjustment over the numbers compared controls the
+family-wise error rate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import log_softmax
+from scipy.stats import rankdata
+
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
+from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
+from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
+from voxmetrics.metrics.lid import LIDCalibration, row_znorm
+from voxmetrics.metrics.pools import RunCounts, SortedPools, Ties, check_ties, pav_runs
+from voxmetrics.metrics.ranks import row_blocks, target_ranks
+from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
+
+__all__ = [
+    "WORST_Q",
+    "ChanceLevels",
+    "Comparison",
+    "ConditionReplicates",
+    "SpeakerDraws",
+    "chance_levels",
+    "compare_replicates",
+    "condition_replicates",
+    "eer_from_runs",
+    "holm",
+    "lid_intervals",
+    "similarity_intervals",
+    "singling_out_interval",
+    "weighted_quantile",
+]
+
+WORST_Q = 0.95
+"""Quantile reported beside each maximum: the level exceeded by 5 % of trials."""
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_MAX_DRAWN = 4_000_000
+"""Most (draws x trials) cells :func:`chance_levels` keeps (the draws shrink, to >= 20)."""
+
+
+@dataclass(frozen=True, eq=False)
+class SpeakerDraws:
+    """Replicate weights: how often each speaker is drawn in each of B replicates.
+
+    Build with :meth:`draw`; the same speakers, ``n_boot`` and seed give the same draws as
+    :func:`~voxmetrics.metrics.bootstrap.speaker_resample_counts` (so the LID and ZEBRA
+    bootstraps of the same seed see the same replicates).
+
+    Examples
+    --------
+    >>> d = SpeakerDraws.draw(["b", "a", "b"], n_boot=4, seed=0)
+    >>> d.speakers.tolist(), d.counts.shape, d.counts.sum(axis=1).tolist()
+    (['a', 'b'], (4, 2), [2, 2, 2, 2])
+    """
+
+    speakers: NDArray[np.str_]
+    """(S,) distinct speakers, sorted."""
+    counts: NDArray[np.int64] = field(repr=False)
+    """(B, S) multiplicity of each speaker in each replicate."""
+    seed: int = 0
+    """Seed of the draws."""
+
+    @property
+    def n_boot(self) -> int:
+        """B."""
+        return int(self.counts.shape[0])
+
+    @classmethod
+    def draw(cls, speakers: ArrayLike, *, n_boot: int, seed: int = 0) -> SpeakerDraws:
+        """Draw ``n_boot`` replicates of the distinct ``speakers`` (multinomial, S draws)."""
+        check_count("bootstrap", "replicates", n_boot, "max_replicates")
+        if n_boot < 1:
+            raise VoxMetricsInputError("`n_boot` must be >= 1 replicate.")
+        uniq = np.unique(np.asarray(speakers).astype(str).ravel())
+        if uniq.size == 0:
+            raise VoxMetricsInputError("no speakers to resample; give at least one trial.")
+        s = uniq.size
+        check_count(
+            "bootstrap", f"replicate x speaker counts ({n_boot:,} x {s:,})", n_boot * s, "max_cells"
+        )
+        rng = np.random.default_rng(seed)
+        counts = rng.multinomial(s, np.full(s, 1.0 / s), size=n_boot).astype(np.int64)
+        return cls(uniq, counts, seed)
+
+    def index(self, trial_speakers: ArrayLike) -> NDArray[np.intp]:
+        """Column of each trial's speaker in :attr:`counts` (every speaker must be drawn)."""
+        spk = np.asarray(trial_speakers).astype(str).ravel()
+        pos = np.searchsorted(self.speakers, spk)
+        pos = np.minimum(pos, self.speakers.size - 1)
+        bad = self.speakers[pos] != spk
+        if bad.any():
+            raise VoxMetricsInputError(
+                f"{int(bad.sum())} trial(s) belong to speakers absent from the replicate draws "
+                f"(first: {spk[bad][0]!r}); draw over every trial speaker of the condition."
+            )
+        return pos
+
+
+def _row_weighted_quantile(
+    values: NDArray[np.float64], weights: NDArray[np.float64], q: float
+) -> NDArray[np.float64]:
+    """:func:`weighted_quantile` with different values per row (B, n) (zero weights ignored)."""
+    order = np.argsort(values, axis=1, kind="stable")
+    sv = np.take_along_axis(values, order, axis=1)
+    cum = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
+    total = cum[:, -1]
+    k = (cum < q * total[:, None] * (1 - 1e-12)).sum(axis=1)
+    out = sv[np.arange(sv.shape[0]), np.minimum(k, sv.shape[1] - 1)]
+    return np.where(total > 0, out, np.nan)
+
+
+def eer_from_runs(rc: RunCounts, *, ties: Ties = "reference") -> float:
+    """EER of (possibly reweighted) run counts.
+
+    FRR(t) = share of targets <= t, FAR(t) = share of non-targets > t. Thresholds at each
+    distinct target value are evaluated exactly; inside a cell of non-targets (between two
+    target values) FRR is constant and FAR can be brought as close to it as the cell allows,
+    so the gap there is the distance from FRR to the cell's FAR range. The lowest threshold of
+    smallest gap gives EER = (FAR + FRR) / 2. With distinct non-target scores this equals
+    SpeechBrain's EER up to one step of the ROC (1 / n_tar + 1 / n_non for unit weights),
+    below any bootstrap interval's resolution; non-target scores tied with each other inside a
+    cell widen that to the weight of the tied group. Under ``ties="attacker"`` a tied score may
+    also accept its targets and reject its non-targets.
+
+    Examples
+    --------
+    >>> rc = RunCounts(cells=np.array([1.0, 0.0, 1.0]), tar_at=np.array([1.0, 2.0]),
+    ...                non_at=np.array([0.0, 1.0]))
+    >>> eer_from_runs(rc), eer_from_runs(rc, ties="attacker")
+    (0.5, 0.3333333333333333)
+    """
+    check_ties(ties)
+    n_tar, n_non = rc.n_tar, rc.n_non
+    cum_tar = np.cumsum(rc.tar_at)  # targets <= v_k
+    non_le = np.cumsum(rc.cells[:-1] + rc.non_at)  # non-targets <= v_k
+    frr_at = cum_tar / n_tar
+    far_at = (n_non - non_le) / n_non
+    # cell k (k = 0..K): below v_k, above v_{k-1}; FRR = targets <= v_{k-1}
+    frr_cell = np.concatenate([[0.0], frr_at])
+    far_hi = np.concatenate([[1.0], far_at])  # threshold just above v_{k-1}
+    far_lo = far_hi - rc.cells / n_non  # threshold just below v_k (all of cell k rejected)
+    far_cell = np.clip(frr_cell, far_lo, far_hi)
+    # candidates in threshold order: cell 0, v_0, cell 1, v_1, ...
+    frr = np.empty(2 * frr_at.size + 1)
+    far = np.empty_like(frr)
+    frr[0::2], far[0::2] = frr_cell, far_cell
+    frr[1::2], far[1::2] = frr_at, far_at
+    if ties == "attacker":
+        # at v_k: accept its targets, reject its non-targets
+        frr_a = frr_cell[:-1]
+        gap_a = np.abs(far_at - frr_a)
+        e_a = (far_at + frr_a) / 2
+    gap = np.abs(far - frr)
+    k = int(np.argmin(gap))
+    best, eer = gap[k], (far[k] + frr[k]) / 2
+    if ties == "attacker":
+        ka = int(np.argmin(gap_a))
+        if gap_a[ka] < best or (gap_a[ka] == best and 2 * ka + 1 <= k):
+            eer = e_a[ka]
+    return float(eer)
+
+
+def _rocch_eer_runs(rc: RunCounts, *, targets_first: bool) -> tuple[float, float]:
+    """ROCCH-EER and min Cllr of run counts (PAV without Laplace)."""
+    r = pav_runs(rc, targets_first=targets_first, laplace=False)
+    n_tar, n_non = rc.n_tar, rc.n_non
+    ends = np.flatnonzero(np.diff(r.posterior) != 0)
+    cum_tar = np.cumsum(r.counts * r.labels)
+    cum_non = np.cumsum(r.counts * (1.0 - r.labels))
+    pmiss = np.concatenate([[0.0], cum_tar[ends] / n_tar, [1.0]])
+    pfa = np.concatenate([[1.0], (n_non - cum_non[ends]) / n_non, [0.0]])
+    x0, x1, y0, y1 = pfa[:-1], pfa[1:], pmiss[:-1], pmiss[1:]
+    det = x0 * y1 - x1 * y0
+    den = (x0 - x1) + (y1 - y0)
+    ok = (x0 != x1) & (y0 != y1)
+    seg = np.zeros_like(det)
+    seg[ok] = det[ok] / den[ok]
+    eer_rocch = float(max(0.0, seg.max()))
+    is_tar = r.labels == 1.0
+    c_tar = r.counts[is_tar] @ np.logaddexp(0.0, -r.llr[is_tar]) / n_tar
+    c_non = r.counts[~is_tar] @ np.logaddexp(0.0, r.llr[~is_tar]) / n_non
+    return eer_rocch, min(float(0.5 * (c_tar + c_non) / _LN2), 1.0)
+
+
+def _srd_from_hist(h: NDArray[np.float64], q: float) -> dict[str, NDArray[np.float64]]:
+    """MeanD, IdR, MaxD and the q-quantile of the per-trial disclosure of rank histograms."""
+    n = h.shape[1]
+    p = h / h.sum(axis=1, keepdims=True)
+    pos = p > 0
+    with np.errstate(divide="ignore"):
+        e = np.where(pos, np.log2(n * np.where(pos, p, 1.0)), -np.inf)
+    mean_d = np.where(pos, p * np.where(pos, e, 0.0), 0.0).sum(axis=1)
+    return {
+        "mean_d": mean_d,
+        "idr": p[:, 0],
+        "max_d": e.max(axis=1),
+        "max_d_q95": _row_weighted_quantile(e, p, q),
+    }
+
+
+@dataclass(frozen=True, eq=False)
+class ConditionReplicates:
+    """Every headline number of one condition and its value in each replicate."""
+
+    estimates: dict[str, float | None]
+    """Metric key -> value on the full data."""
+    reps: dict[str, NDArray[np.float64]] = field(repr=False)
+    """Metric key -> (B,) replicate values (NaN where undefined)."""
+    curve_n: NDArray[np.int64] = field(repr=False)
+    """N' of the linkability curve."""
+    curve: NDArray[np.float64] = field(repr=False)
+    """Linkability at each N' on the full data."""
+    curve_reps: NDArray[np.float64] = field(repr=False)
+    """(B, G) the curve in each replicate."""
+
+    def intervals(self, confidence: float = 0.95) -> dict[str, BootstrapInterval]:
+        """Percentile interval of every number (the maxima: ``low = high = None``)."""
+        if not 0 < confidence < 1:
+            raise VoxMetricsInputError("`confidence` must be in (0, 1).")
+        out = {}
+        for k, est in self.estimates.items():
+            b = self.reps[k].size
+            if k in _MAXIMA:
+                out[k] = BootstrapInterval(est, None, None, confidence, b, 0)
+            elif k in _BASIC and est is not None:
+                pct = _interval(est, self.reps[k], confidence, b)
+                if pct.low is None or pct.high is None:
+                    out[k] = pct
+                else:  # the replicates' spread about their mean, placed about the estimate
+                    centre = float(np.nanmean(self.reps[k]))
+                    low = max(0.0, est - (centre - pct.low))
+                    high = est + (pct.high - centre)
+                    out[k] = BootstrapInterval(est, low, high, confidence, b, pct.n_valid)
+            else:
+                out[k] = _interval(est, self.reps[k], confidence, b)
+        return out
+
+    def curve_band(self, confidence: float = 0.95) -> NDArray[np.float64]:
+        """(G, 3) rows [N', low, high] of the linkability curve's pointwise interval."""
+        a = (1.0 - confidence) / 2
+        lo, hi = np.nanquantile(self.curve_reps, [a, 1 - a], axis=0)
+        return np.column_stack([self.curve_n, lo, hi])
+
+
+_MAXIMA = ("lid_max", "max_d", "log10_l")
+"""Sample maxima: reported with their q95 neighbour's interval, no interval of their own."""
+_BASIC = ("mean_d",)
+"""Plug-in divergences biased upward under resampling (a replicate's duplicated speakers
+sharpen its rank histogram, so every replicate sits above the estimate): their interval is the
+replicates' percentile spread about the replicates' mean, placed about the estimate (floored
+at 0). It is an interval for the expected plug-in value at this T and N, which is what the
+chance level is too, so "the interval contains the chance level" compares like with like."""
+
+
+def _spk_sum(values: NDArray[np.float64], inv: NDArray[np.intp], s: int) -> NDArray[np.float64]:
+    """Per-speaker sums of per-trial values (T,) or (T, G) -> (S,) or (S, G)."""
+    if values.ndim == 1:
+        return np.bincount(inv, weights=values, minlength=s)
+    out = np.zeros((s, values.shape[1]))
+    np.add.at(out, inv, values)
+    return out
+
+
+def condition_replicates(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    speakers: ArrayLike,
+    draws: SpeakerDraws,
+    *,
+    lid: ArrayLike | None = None,
+    ties: Ties = "reference",
+    pools: SortedPools | None = None,
+    estimates: Mapping[str, float | None] | None = None,
+    q: float = WORST_Q,
+) -> ConditionReplicates:
+    """Every headline number of one condition under the replicate weights ``draws``.
+
+    Parameters
+    ----------
+    scores, targets : array_like
+        The T x N eval matrix and the target column of each trial.
+    speakers : array_like of str, shape (T,)
+        Speaker of each trial (each must be in ``draws.speakers``).
+    draws : SpeakerDraws
+        Replicate weights; share one between conditions to pair them.
+    lid : array_like, shape (T,), optional
+        Per-trial LID (bits) under the condition's fixed calibration; adds the LID numbers.
+    ties : {"reference", "attacker"}
+        Tie rule of the pooled metrics.
+    pools : SortedPools, optional
+        The matrix's pools when already built.
+    estimates : mapping, optional
+        Full-data values to report instead of the ones recomputed here (e.g. the exact EER).
+    q : float
+        Quantile reported beside each maximum.
+
+    Returns
+    -------
+    ConditionReplicates
+        Keys ``eer, eer_rocch, cllr, min_cllr, linkability, mean_d, idr, max_d, max_d_q95,
+        d_ece, log10_l, log10_l_q95`` and, with ``lid``, ``alid, pdr, ndr, lid_plus,
+        lid_minus, lid_max, lid_q95``.
+
+    Examples
+    --------
+    >>> S = np.array([[.9, .1], [.8, .2], [.3, .7], [.4, .6]])
+    >>> d = SpeakerDraws.draw(["a", "a", "b", "b"], n_boot=50, seed=1)
+    >>> r = condition_replicates(S, [0, 0, 1, 1], ["a", "a", "b", "b"], d)
+    >>> r.estimates["linkability"], float(np.nanmin(r.reps["linkability"]))
+    (1.0, 1.0)
+    """
+    check_ties(ties)
+    s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
+    t = np.asarray(targets, dtype=np.intp).ravel()
+    if s.ndim != 2 or t.shape != (s.shape[0],):
+        raise VoxMetricsInputError(
+            f"`scores` must be a T x N matrix with one target per row; got {s.shape} and {t.shape}."
+        )
+    n_trials, n = s.shape
+    inv = draws.index(speakers)
+    if inv.size != n_trials:
+        raise VoxMetricsInputError(
+            f"`speakers` must give one speaker per trial ({n_trials}), got {inv.size}."
+        )
+    n_spk = draws.speakers.size
+    w = draws.counts.astype(np.float64)  # (B, S)
+    n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)  # trials per replicate
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_b = np.where(n_b > 0, n_b, np.nan)
+    est: dict[str, float | None] = {}
+    reps: dict[str, NDArray[np.float64]] = {}
+
+    def mean_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return (w @ _spk_sum(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
+
+    # 1-to-N: ranks -> linkability, its curve, the SRD histogram
+    # linkability and its curve: ties go to the true speaker (as the authors' code); the SRD
+    # ranks follow ``ties``
+    link_ranks = target_ranks(s, t, ties="attacker")
+    ranks = target_ranks(s, t, ties=ties)
+    link = (link_ranks == 1).astype(np.float64)
+    est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
+    grid = linkability_grid(n)
+    p_curve = np.column_stack([_prob_no_beater(link_ranks - 1, n, int(m)) for m in grid])
+    curve, curve_reps = p_curve.mean(axis=0), mean_of(p_curve)
+    onehot = np.zeros((n_spk, n))
+    np.add.at(onehot, (inv, ranks - 1), 1.0)
+    full_h = onehot.sum(axis=0, keepdims=True)
+    for k, v in _srd_from_hist(full_h, q).items():
+        est[k] = float(v[0])
+    for k, v in _srd_from_hist(w @ onehot, q).items():
+        reps[k] = v
+
+    # 1-to-1: Cllr by per-speaker sums; the rest on reweighted runs
+    tar_term = np.zeros(n_trials)
+    non_term = np.zeros(n_trials)
+    rows = np.arange(n_trials)
+    for blk in row_blocks(n_trials, n):
+        sb = s[blk].astype(np.float64)
+        mated = sb[rows[: sb.shape[0]], t[blk]]
+        tar_term[blk] = np.logaddexp(0.0, -mated)
+        non_term[blk] = np.logaddexp(0.0, sb).sum(axis=1) - np.logaddexp(0.0, mated)
+    c_tar = w @ _spk_sum(tar_term, inv, n_spk)
+    c_non = w @ _spk_sum(non_term, inv, n_spk)
+    est["cllr"] = float(0.5 * (tar_term.mean() + non_term.sum() / (n_trials * (n - 1))) / _LN2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps["cllr"] = 0.5 * (c_tar / n_b + c_non / (n_b * (n - 1))) / _LN2
+
+    if pools is None:
+        pools = SortedPools.from_matrix(s, t)
+    per_speaker = speaker_run_counts(pools, s, t, inv, n_spk)
+    ref = ties == "reference"
+    keys = ("eer", "eer_rocch", "min_cllr", "d_ece", "log10_l", "log10_l_q95")
+    for k in keys:
+        reps[k] = np.full(draws.n_boot, np.nan)
+
+    def pooled(rc: RunCounts) -> dict[str, float]:
+        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref)
+        z = pav_runs(rc, targets_first=False, laplace=False)
+        lap = pav_runs(rc, targets_first=False, laplace=True)
+        mag = np.abs(lap.llr) / _LN10
+        return {
+            "eer": eer_from_runs(rc, ties=ties),
+            "eer_rocch": eer_r,
+            "min_cllr": mc,
+            "d_ece": _d_ece_runs(z, rc.n_tar, rc.n_non),
+            "log10_l": float(mag.max()),
+            "log10_l_q95": float(weighted_quantile(mag, lap.counts, q)[0]),
+        }
+
+    est.update(pooled(pools.counts))
+    chunk = 64
+    for start in range(0, draws.n_boot, chunk):
+        cnt = draws.counts[start : start + chunk]
+        weighted = np.asarray(per_speaker.T @ cnt.T).T.astype(np.float64)
+        for i, row in enumerate(weighted):
+            rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
+            if rc.n_tar > 0 and rc.n_non > 0:
+                for k, v in pooled(rc).items():
+                    reps[k][start + i] = v
+
+    if lid is not None:
+        x = np.asarray(lid, dtype=np.float64).ravel()
+        if x.shape != (n_trials,):
+            raise VoxMetricsInputError(f"`lid` must have one value per trial ({n_trials}).")
+        lid_est, lid_reps = _lid_replicates(x, draws.counts, inv, q)
+        est.update(lid_est)
+        reps.update(lid_reps)
+    if estimates:
+        est.update({k: v for k, v in estimates.items() if k in est})
+    return ConditionReplicates(est, reps, grid, curve, curve_reps)
+
+
+def _lid_replicates(
+    x: NDArray[np.float64], counts: NDArray[np.int64], inv: NDArray[np.intp], q: float
+) -> tuple[dict[str, float | None], dict[str, NDArray[np.float64]]]:
+    """LID aggregates of per-trial LID ``x`` on the full data and under each replicate."""
+    n_spk = counts.shape[1]
+    w = counts.astype(np.float64)
+    n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)
+    pos = (x > 0).astype(np.float64)
+    tot = w @ _spk_sum(x, inv, n_spk)
+    npos = w @ _spk_sum(pos, inv, n_spk)
+    spos = w @ _spk_sum(np.where(x > 0, x, 0.0), inv, n_spk)
+    reps: dict[str, NDArray[np.float64]] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps["alid"] = tot / n_b
+        reps["pdr"] = npos / n_b
+        reps["ndr"] = 1.0 - npos / n_b
+        reps["lid_plus"] = np.where(npos > 0, spos / npos, np.nan)
+        nneg = n_b - npos
+        reps["lid_minus"] = np.where(nneg > 0, (tot - spos) / nneg, np.nan)
+    spk_max = np.full(n_spk, -np.inf)
+    np.maximum.at(spk_max, inv, x)
+    reps["lid_max"] = np.where(counts > 0, spk_max, -np.inf).max(axis=1)
+    reps["lid_q95"] = weighted_quantile(x, w[:, inv], q)
+    p = x > 0
+    est: dict[str, float | None] = {
+        "alid": float(x.mean()),
+        "pdr": float(p.mean()),
+        "ndr": float(1 - p.mean()),
+        "lid_plus": float(x[p].mean()) if p.any() else None,
+        "lid_minus": float(x[~p].mean()) if (~p).any() else None,
+        "lid_max": float(x.max()),
+        "lid_q95": float(np.quantile(x, q, method="inverted_cdf")),
+    }
+    return est, reps
+
+
+def lid_intervals(
+    lid: ArrayLike,
+    speakers: ArrayLike,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    q: float = WORST_Q,
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level intervals of ALID, PDR, NDR, LID+, LID-, LID q95 (LIDmax: no interval).
+
+    The LID part of :func:`condition_replicates`, for callers that have only per-trial LID.
+    The draws are those of :class:`SpeakerDraws` with the same seed.
+
+    Examples
+    --------
+    >>> ci = lid_intervals([1.0, 1.0, -1.0, -1.0], ["a", "a", "b", "b"], n_boot=200)
+    >>> ci["pdr"].estimate, ci["lid_max"].low, ci["ndr"].low <= 0.5 <= ci["ndr"].high
+    (0.5, None, True)
+    """
+    x = np.asarray(lid, dtype=np.float64).ravel()
+    spk = np.asarray(speakers).astype(str).ravel()
+    if x.size == 0 or spk.shape != x.shape:
+        raise VoxMetricsInputError("`lid` and `speakers` must be non-empty and of equal length.")
+    draws = SpeakerDraws.draw(spk, n_boot=n_boot, seed=seed)
+    est, reps = _lid_replicates(x, draws.counts, draws.index(spk), q)
+    grid = np.zeros(0, dtype=np.int64)
+    empty = np.zeros((draws.n_boot, 0))
+    return ConditionReplicates(est, reps, grid, np.zeros(0), empty).intervals(confidence)
+
+
+def singling_out_interval(
+    result: Any, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> BootstrapInterval:
+    """Speaker-level interval of singling out: the predicate speakers resampled.
+
+    Singling out is the mean over predicates (one per enrolled speaker with trial embeddings)
+    of each predicate's isolation rate over the folds; a replicate draws the predicate
+    speakers with replacement and takes the weighted mean, the population of held-out
+    embeddings held fixed.
+
+    Parameters
+    ----------
+    result : SinglingOutResult
+        From :func:`~voxmetrics.metrics.legal.singling_out`.
+    """
+    if result.per_predicate is None or result.predicates is None:
+        raise VoxMetricsInputError("this singling-out result has no per-predicate rates.")
+    draws = SpeakerDraws.draw(result.predicates, n_boot=n_boot, seed=seed)
+    inv = draws.index(result.predicates)
+    w = draws.counts.astype(np.float64)
+    reps = (w @ _spk_sum(result.per_predicate, inv, draws.speakers.size)) / (
+        w @ np.bincount(inv, minlength=draws.speakers.size)
+    )
+    return _interval(float(result.value), reps, confidence, draws.n_boot)
+
+
+def _weighted_d_diag(m: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """D_diag of speaker-weighted matrices: off-diagonal over pairs of distinct speakers."""
+    diag = np.diag(m)
+    diag_mean = (w @ diag) / w.sum(axis=1)
+    total = ((w @ m) * w).sum(axis=1)
+    same = (w**2) @ diag
+    with np.errstate(invalid="ignore", divide="ignore"):
+        off_mean = (total - same) / (w.sum(axis=1) ** 2 - (w**2).sum(axis=1))
+    return np.abs(diag_mean - off_mean)
+
+
+def similarity_intervals(
+    result: Any, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level intervals of DeID, G_VD and the three D_diag of a similarity result.
+
+    A replicate draws the speakers of the matrices with replacement; the matrices (and their
+    calibration) are held fixed, and D_diag is recomputed with each speaker weighted by its
+    draws: the diagonal mean over drawn speakers, the off-diagonal mean over pairs of distinct
+    speakers. With every weight 1 this is D_diag itself.
+
+    Parameters
+    ----------
+    result : SimilarityResult
+        From :func:`~voxmetrics.metrics.similarity.voice_similarity`.
+
+    Returns
+    -------
+    dict of str to BootstrapInterval
+        Keys ``deid``, ``g_vd``, ``d_diag_oo``, ``d_diag_oa``, ``d_diag_aa``.
+    """
+    mats = {"oo": result.oo, "oa": result.oa, "aa": result.aa}
+    spk = mats["oo"].speakers
+    for k, m in mats.items():
+        if not np.array_equal(m.speakers, spk):
+            raise VoxMetricsInputError(
+                f"the {k} similarity matrix has other speakers than the original one; compute "
+                "all three on the same split and speakers."
+            )
+    draws = SpeakerDraws.draw(spk, n_boot=n_boot, seed=seed)
+    w = draws.counts[:, draws.index(spk)].astype(np.float64)
+    d = {k: _weighted_d_diag(np.asarray(m.matrix, dtype=np.float64), w) for k, m in mats.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps = {
+            "deid": 1.0 - d["oa"] / d["oo"],
+            "g_vd": 10.0 * np.log10(d["aa"] / d["oo"]),
+            "d_diag_oo": d["oo"],
+            "d_diag_oa": d["oa"],
+            "d_diag_aa": d["aa"],
+        }
+    est = result.distinctiveness
+    out = {}
+    for k, r in reps.items():
+        v = getattr(est, k)
+        out[k] = _interval(
+            float(v) if math.isfinite(v) else None,
+            np.where(np.isfinite(r), r, np.nan),
+            confidence,
+            draws.n_boot,
+        )
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class ChanceLevels:
+    """Values expected when the scores carry no speaker information, on the user's scores."""
+
+    values: dict[str, float | None]
+    """Metric key -> chance level."""
+    curve_n: NDArray[np.int64] = field(repr=False)
+    """N' of the linkability curve."""
+    curve: NDArray[np.float64] = field(repr=False)
+    """Chance linkability at each N'."""
+    n_draws: int = 0
+    """Draws of random identities behind the Monte Carlo levels."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the levels and the draws."""
+        return {**self.values, "n_draws": self.n_draws}
+
+
+def chance_levels(
+    scores: ArrayLike,
+    *,
+    calibration: LIDCalibration | None = None,
+    n_draws: int = 200,
+    seed: int = 0,
+    q: float = WORST_Q,
+    ties: Ties = "reference",
+) -> ChanceLevels:
+    """Chance levels of linkability, the SRD statistics and LID for this score matrix.
+
+    Each trial's enrolled identity is replaced by a uniformly drawn column j (a permutation of
+    the enrolled identities: the scores keep their distribution, the link to the speaker is
+    cut). Closed forms, exact expectations over j: linkability = mean_i (1/N) #{j : s_ij >=
+    every other score of row i} (1/N without ties; ties go to the true speaker, as
+    linkability's) and its curve 1/N'; ALID = mean_ij
+    log2(N p_ij) and PDR = mean_ij [p_ij > 1/N] under ``calibration``. The SRD statistics
+    (whose plug-in estimates are biased upward when trials are few against N) and the other
+    LID aggregates are averaged over ``n_draws`` seeded draws (fewer, but at least 20, when
+    draws x trials would exceed 4 million). The matrix is ranked in row blocks, so memory stays
+    bounded on large matrices. ``ties`` is the SRD ranks' tie rule.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> c = chance_levels(rng.normal(size=(35, 131)), n_draws=50)
+    >>> round(c.values["linkability"], 4), c.values["mean_d"] > 1.5
+    (0.0076, True)
+    """
+    s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
+    if s.ndim != 2 or s.shape[1] < 2:
+        raise VoxMetricsInputError("`scores` must be a T x N matrix with N >= 2.")
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
+    check_ties(ties)
+    n_trials, n = s.shape
+    # bound the (draws x trials) work on large matrices: at least 20 draws
+    n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
+    rng = np.random.default_rng(seed)
+    cols = rng.integers(0, n, size=(n_draws, n_trials))
+    drawn = np.empty((n_draws, n_trials), dtype=np.int32)
+    x = np.empty((n_draws, n_trials)) if calibration is not None else None
+    n_top = n_pos = 0
+    lid_sum = 0.0
+    for blk in row_blocks(n_trials, n):
+        sb = s[blk].astype(np.float64)
+        r = np.arange(sb.shape[0])
+        # rank of every column within its row, ties against the attacker: #{k : s_ik >= s_ij}
+        # rank of every column within its row: #{k : s_ik >= s_ij} (ties against the
+        # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
+        ranks = rankdata(-sb, method="max" if ties == "reference" else "min", axis=1)
+        ranks = ranks.astype(np.int32)
+        n_top += int((rankdata(-sb, method="min", axis=1) == 1).sum())
+        drawn[:, blk] = ranks[r, cols[:, blk]]
+        if x is not None and calibration is not None:
+            z, _ = row_znorm(sb, ddof=calibration.ddof)
+            lid_all = (math.log(n) + log_softmax(calibration.w * z, axis=1)) / _LN2
+            lid_sum += float(lid_all.sum())
+            n_pos += int((lid_all > 0).sum())
+            x[:, blk] = lid_all[r, cols[:, blk]]
+    values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
+    grid = linkability_grid(n)
+    h = np.zeros((n_draws, n))
+    np.add.at(h, (np.repeat(np.arange(n_draws), n_trials), drawn.ravel() - 1), 1.0)
+    for k, v in _srd_from_hist(h, q).items():
+        values[k] = float(np.mean(v))
+    if x is not None:
+        values["alid"] = lid_sum / (n_trials * n)
+        values["pdr"] = n_pos / (n_trials * n)
+        values["ndr"] = 1.0 - values["pdr"]
+        pos = x > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lp = np.where(pos.any(1), np.where(pos, x, 0).sum(1) / pos.sum(1), np.nan)
+            lm = np.where((~pos).any(1), np.where(~pos, x, 0).sum(1) / (~pos).sum(1), np.nan)
+        values["lid_plus"] = float(np.nanmean(lp)) if np.isfinite(lp).any() else None
+        values["lid_minus"] = float(np.nanmean(lm)) if np.isfinite(lm).any() else None
+        values["lid_max"] = float(x.max(axis=1).mean())
+        values["lid_q95"] = float(np.quantile(x, q, axis=1, method="inverted_cdf").mean())
+    return ChanceLevels(values, grid, 1.0 / grid.astype(np.float64), n_draws)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Paired difference B - A of one number between two conditions."""
+
+    a: float | None
+    """Value in condition A."""
+    b: float | None
+    """Value in condition B."""
+    difference: float | None
+    """b - a."""
+    interval: tuple[float | None, float | None]
+    """Percentile interval of the paired replicate differences."""
+    p_value: float | None
+    """Two-sided bootstrap p-value of "no difference"."""
+    p_adjusted: float | None = None
+    """Holm-adjusted p-value over every number compared."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary."""
+        return {
+            "a": self.a,
+            "b": self.b,
+            "difference": self.difference,
+            "interval": list(self.interval),
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
+        }
+
+
+def holm(p_values: Mapping[str, float | None]) -> dict[str, float | None]:
+    """Holm's step-down adjusted p-values (family-wise error control); None stays None.
+
+    Examples
+    --------
+    >>> holm({"a": 0.01, "b": 0.04, "c": 0.03, "d": None})
+    {'a': 0.03, 'b': 0.06, 'c': 0.06, 'd': None}
+    """
+    keys = [k for k, p in p_values.items() if p is not None]
+    ps = np.array([p_values[k] for k in keys], dtype=np.float64)
+    m = ps.size
+    order = np.argsort(ps, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate(ps[order] * (m - np.arange(m))))
+    out: dict[str, float | None] = dict.fromkeys(p_values)
+    for rank, i in enumerate(order):
+        out[keys[i]] = round(float(adj[rank]), 12)
+    return out
+
+
+def compare_replicates(
+    a: ConditionReplicates, b: ConditionReplicates, *, confidence: float = 0.95
+) -> dict[str, Comparison]:
+    """Paired comparison of every number two conditions share, replicate by replicate.
+
+    ``a`` and ``b`` must come from the same :class:`SpeakerDraws`. The interval is the
+    percentile interval of the replicate differences; the p-value is the two-sided bootstrap
+    test of "no difference" by the centred replicates, p = (1 + #{|d* - d| >= |d|}) / (1 + B')
+    over the B' replicates where both are defined (Davison and Hinkley 1997, section 4.4).
+    The maxima are compared through their q95 quantiles (their p-value is None).
+    """
+    if a.reps and b.reps:
+        ba = next(iter(a.reps.values())).size
+        bb = next(iter(b.reps.values())).size
+        if ba != bb:
+            raise VoxMetricsInputError("the two conditions were resampled with different draws.")
+    alpha = (1.0 - confidence) / 2
+    out: dict[str, Comparison] = {}
+    for k in a.estimates:
+        if k not in b.estimates:
+            continue
+        va, vb = a.estimates[k], b.estimates[k]
+        diff = None if va is None or vb is None else float(vb - va)
+        if k in _MAXIMA or diff is None:
+            out[k] = Comparison(va, vb, diff, (None, None), None)
+            continue
+        d = b.reps[k] - a.reps[k]
+        d = d[np.isfinite(d)]
+        if d.size < 0.5 * a.reps[k].size:
+            out[k] = Comparison(va, vb, diff, (None, None), None)
+            continue
+        lo, hi = (float(x) for x in np.quantile(d, [alpha, 1 - alpha]))
+        p = float((1 + np.sum(np.abs(d - diff) >= abs(diff) - 1e-12)) / (1 + d.size))
+        out[k] = Comparison(va, vb, diff, (lo, hi), min(1.0, p))
+    adjusted = holm({k: c.p_value for k, c in out.items()})
+    return {
+        k: Comparison(c.a, c.b, c.difference, c.interval, c.p_value, adjusted[k])
+        for k, c in out.items()
+    }
