@@ -151,7 +151,7 @@ SCORE_FILES = {
             "trial_id,trial_speaker,enrol_speaker,score\n"
             + "".join(f"t{i},e{i},e{i},0.5\n" for i in range(20_000))
         ).encode(),
-        "incomplete score matrix",
+        "max_cells",  # a sparse list implying 20,000 x 20,000 cells
     ),
     "json-not-scores": (lambda: json.dumps({"a": 1}).encode(), "not a score file"),
 }

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
     "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out", "ties",
-    "intervals", "chance",
+    "n_pairs", "trials_used", "intervals", "chance",
     "score_kind", "dcf", "d_prime",
 }
 
@@ -58,6 +58,7 @@ def test_evaluate_worked_example(worked_csv, capsys):
     assert set(result) == CONTRACT_KEYS
     assert result["eer"] == 0.5 and result["eer_rocch"] == 0.375 and result["linkability"] == 1.0
     assert (result["n_trials"], result["n_enrolled"], result["n_excluded_trials"]) == (4, 4, 0)
+    assert result["n_pairs"] == 16 and result["trials_used"]["one_to_n"]["n_trials"] == 4
     assert result["lid"] is None  # no dev set, no cross-calibration
     # every trial is at rank 1 of 4: MeanD = MaxD = log2 4 = 2 bits, IdR = linkability = 1
     stats = {k: result["srd"][k] for k in ("mean_d", "idr", "std_d", "max_d", "spread")}

@@ -371,8 +371,8 @@ BOMBS = {
     "wav-2Hz-long": ("audio", lambda: wav_with_rate(2, seconds=4.0), r"min_sample_rate"),
     "wav-2GHz": ("audio", lambda: wav_with_rate(2_000_000_000), r"max_sample_rate"),
     # a small sparse long CSV that implies a 10^10-cell matrix
-    "csv-sparse": ("scores", lambda: _sparse_csv(100_000), r"incomplete score matrix"),
-    "kaldi-sparse": ("scores", lambda: _sparse_kaldi(100_000), r"incomplete score matrix|trials"),
+    "csv-sparse": ("scores", lambda: _sparse_csv(100_000), r"score cells.*listed.*max_cells"),
+    "kaldi-sparse": ("scores", lambda: _sparse_kaldi(100_000), r"score cells|trials"),
 }
 
 
@@ -468,7 +468,10 @@ CSV_CASES = {
     "header-only": (CSV_HEADER, r"no data rows"),
     "ragged": (GOOD + "t3,c,a\n", r"line 6"),
     "duplicate-pair": (GOOD + "t1,a,b,0.3\n", r"duplicate \(trial, enrolled\) pair"),
-    "missing-pair": (GOOD.rsplit("t2,b,b", 1)[0], r"incomplete score matrix: 1 of 4"),
+    "missing-target-pair": (
+        GOOD.rsplit("t2,b,b", 1)[0].replace("t1,a,a,0.9\n", ""),
+        r"no mated \(target\) pair is listed",
+    ),
     "one-enrolled": (CSV_HEADER + "t1,a,a,0.9\nt2,a,a,0.8\n", r"enrolled|two"),
     "no-enrolled-trial": (CSV_HEADER + "t1,z,a,0.9\nt1,z,b,0.1\n", r"enrolled"),
     "empty-labels": (GOOD.replace("t1,a,a", ",a,a"), r"line 2.*trial_id"),

@@ -212,8 +212,9 @@ def _cells(report: ConditionReport, sbls: float | None) -> tuple[CardCell, ...]:
     t = REPORT_CARD_THRESHOLDS
     b = report.baseline
     eer = CardCell(b.eer, f"{b.eer:.3f}", t["eer"].level(b.eer))
+    sparse = report.trials_used is not None and report.trials_used.reason is not None
     if report.lid is None:
-        lid = CardCell(None, "– (no dev set)", "n/a")
+        lid = CardCell(None, "– (no complete trial)" if sparse else "– (no dev set)", "n/a")
     else:
         v = report.lid.lid_max
         text = f"{v:.2f}"
@@ -230,15 +231,19 @@ def _cells(report: ConditionReport, sbls: float | None) -> tuple[CardCell, ...]:
         f"{tag} (log10 l = {report.zebra.log10_l:.2f})",
         t["zebra_tag"].level(float(ZEBRA_TAGS.index(tag))) if tag in ZEBRA_TAGS else "n/a",
     )
-    ratio = b.linkability / b.chance_linkability
-    text = f"{b.linkability:.1%} ({ratio:.1f}x chance {b.chance_linkability:.1%})"
-    level = t["linkability_ratio"].level(ratio)
-    liv = report.intervals.get("linkability")
-    if liv is not None and liv.low is not None and liv.high is not None:
-        text += f" [{liv.low:.1%}, {liv.high:.1%}]"
-    if _beyond_chance(report, "linkability") is False:
-        level, text = "ok", text + " ≈ chance"
-    link = CardCell(ratio, text, level)
+    chance = report.chance_linkability
+    if b.linkability is None or chance is None:
+        link = CardCell(None, "– (no complete trial)", "n/a")
+    else:
+        ratio = b.linkability / chance
+        text = f"{b.linkability:.1%} ({ratio:.1f}x chance {chance:.1%})"
+        level = t["linkability_ratio"].level(ratio)
+        liv = report.intervals.get("linkability")
+        if liv is not None and liv.low is not None and liv.high is not None:
+            text += f" [{liv.low:.1%}, {liv.high:.1%}]"
+        if _beyond_chance(report, "linkability") is False:
+            level, text = "ok", text + " ≈ chance"
+        link = CardCell(ratio, text, level)
     sb = (
         CardCell(None, "–", "n/a")
         if sbls is None

@@ -302,7 +302,12 @@ def _parser() -> argparse.ArgumentParser:
             "Evaluate one condition. EVAL and DEV are score files in any supported format: "
             "long CSV or Parquet (trial_id, trial_speaker, enrol_speaker, score), NPZ (scores, "
             "trial_ids, trial_speakers, enrol_speakers) or Kaldi / VoicePrivacy scores "
-            "(enrol_id trial_id score) with their key file. Instead of EVAL, --embeddings "
+            "(enrol_id trial_id score) with their key file. A sparse trial list (not every "
+            "trial scored against every enrolled identity: missing long rows or Kaldi lines, an "
+            "NPZ 'mask' array or NaN) is accepted: EER, ROCCH-EER, Cllr, min Cllr, ZEBRA and the "
+            "DCFs use every listed pair, the 1-to-N metrics the trials listed against every "
+            "enrolled identity (null when there are none); 'trials_used' in the JSON says which. "
+            "Instead of EVAL, --embeddings "
             "scores utterance embeddings (NPZ / NPY, Kaldi ark / scp or HDF5 with --metadata, "
             "or Parquet; cosine against enrolment profiles; a dev split, if present, calibrates "
             "LID) and adds singling out. Besides the privacy metrics the JSON has the standard "
@@ -397,6 +402,19 @@ def _parser() -> argparse.ArgumentParser:
         "EER as SpeechBrain, ROCCH-EER and min Cllr as BOSARIS/PYLLR, ZEBRA as its authors' "
         "code) or attacker (every tie resolved for the attacker); the SRD ranks follow it "
         "(attacker: a tie gives the best rank); default reference",
+    )
+    ev.add_argument(
+        "--by",
+        metavar="ATTR",
+        help="also evaluate each value of this per-trial attribute (e.g. sex) on its own trials "
+        "and enrolled identities; adds \"by\": {ATTR: {VALUE: {...}}} to the JSON",
+    )
+    ev.add_argument(
+        "--trial-attributes",
+        metavar="CSV",
+        help="per-trial attributes for --by (e.g. for Kaldi scores): a CSV or Parquet with a "
+        "trial_id column (one row per trial) or a speaker column (one row per speaker, e.g. "
+        "speaker,sex) and the attribute columns; applied to EVAL, and to DEV when it covers it",
     )
     ev.add_argument(
         "--scheduler",
@@ -826,6 +844,16 @@ def _evaluate(args: argparse.Namespace) -> int:
         dev_sm = _read(args.dev, args.dev_trials, args.format, args.distance)
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
+    if args.trial_attributes:
+        from voxmetrics.data import read_table
+
+        check_input_path(Path(args.trial_attributes))
+        table = read_table(args.trial_attributes)
+        where = Path(args.trial_attributes).name
+        eval_sm = eval_sm.with_attributes(table, where=where)
+        if dev_sm is not None:
+            with contextlib.suppress(VoxMetricsInputError):  # a table of eval speakers only
+                dev_sm = dev_sm.with_attributes(table, where=where)
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
         raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
     report = evaluate(
@@ -843,6 +871,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         c_miss=args.c_miss,
         c_fa=args.c_fa,
         ties=args.ties,
+        by=args.by,
     )
     result = report.to_dict()
     text = json.dumps(result, indent=2)
@@ -852,7 +881,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
     if args.html:
-        Path(args.html).write_text(report_html([report]), encoding="utf-8")
+        subsets = [r for values in (report.by or {}).values() for r in values.values()]
+        Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
     if failed:
         print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
         return EXIT_FAIL_ON
@@ -897,6 +927,8 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
             ("--p-target", args.p_target != "0.01,0.001"),
             ("--c-miss", args.c_miss != 1.0),
             ("--c-fa", args.c_fa != 1.0),
+            ("--by", args.by is not None),
+            ("--trial-attributes", args.trial_attributes is not None),
         )
         if given
     ]

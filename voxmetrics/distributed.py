@@ -713,7 +713,7 @@ def evaluate_blockwise(
         block (DCF, DET, APE, d') are not computed, and neither are bootstrap intervals, the
         chance levels (``chance`` is null) nor cross-calibrated LID.
     """
-    from voxmetrics.report import ConditionReport
+    from voxmetrics.report import ConditionReport, TrialsUsed
 
     check_ties(ties)
     if isinstance(source, EmbeddingSet):
@@ -800,6 +800,15 @@ def evaluate_blockwise(
         singling_out=None,
         lid=lid_result,
         ties=ties,
+        trials_used=TrialsUsed(  # a complete matrix: every pair, every trial
+            n_pairs=n_rows * n_cols,
+            n_tar=n_rows,
+            n_non=n_rows * (n_cols - 1),
+            n_trials=n_rows,
+            n_enrolled=n_cols,
+            one_to_n_trials=n_rows,
+            one_to_n_enrolled=n_cols,
+        ),
     )
 
 

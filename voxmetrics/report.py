@@ -10,6 +10,13 @@ intervals of the top-level numbers, ``[low, high]``, and the band of ``linkabili
 ``[[n, low, high], ...]``; the ``lid``, ``srd`` and ``zebra`` blocks carry their own) and
 ``chance`` (chance levels of linkability and its curve; the ``lid`` and ``srd`` blocks carry
 theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs.
+
+``n_pairs`` and ``trials_used`` say which trials each family used: the pairwise metrics (EER,
+ROCCH-EER, Cllr, min Cllr, ZEBRA) every listed (trial, enrolled) pair, the 1-to-N metrics
+(linkability, LID, SRD, linkability against N) the complete trials of
+:meth:`~voxmetrics.data.model.ScoreMatrix.complete_rows`; for a sparse trial list without any,
+those are null and ``trials_used.one_to_n.reason`` says why. With ``by``, the ``by`` block
+holds one such object per value of a per-trial attribute (``{"by": {"sex": {"F": {...}}}}``).
 """
 
 from __future__ import annotations
@@ -29,12 +36,13 @@ from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
-from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
-from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, pairs_baseline
+from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification_from_pools
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     SinglingOutResult,
+    linkability,
     linkability_curve,
     singling_out_embeddings,
 )
@@ -57,7 +65,7 @@ from voxmetrics.metrics.uncertainty import (
     condition_replicates,
     singling_out_interval,
 )
-from voxmetrics.metrics.zebra import ZebraResult, zebra_from_pools
+from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
     from voxmetrics.metrics.sbls import SBLSResult
@@ -66,6 +74,7 @@ __all__ = [
     "INTERVAL_LABELS",
     "OVERVIEW_COLUMNS",
     "ConditionReport",
+    "TrialsUsed",
     "compare_conditions",
     "comparison_frame",
     "evaluate",
@@ -84,6 +93,59 @@ __all__ = [
 Progress = Callable[[float, str], None]
 
 
+NO_COMPLETE_TRIAL = (
+    "no trial is listed against every enrolled identity (a sparse trial list), so the 1-to-N "
+    "metrics have no trial to rank; evaluate subsets whose trials are complete (e.g. by sex: "
+    "--by sex) or score every trial against every enrolled identity"
+)
+"""Why the 1-to-N metrics of a sparse trial list without complete trials are null."""
+
+
+@dataclass(frozen=True)
+class TrialsUsed:
+    """Which trials each metric family used (the ``trials_used`` block of the JSON).
+
+    Examples
+    --------
+    >>> TrialsUsed(12, 3, 9, 3, 4, 3, 4).to_dict()["one_to_n"]
+    {'n_trials': 3, 'n_enrolled': 4, 'reason': None}
+    """
+
+    n_pairs: int
+    """Listed (trial, enrolled) pairs, the pairwise metrics' input (T x N when complete)."""
+    n_tar: int
+    """Listed mated pairs."""
+    n_non: int
+    """Listed non-mated pairs."""
+    n_trials: int
+    """Trials with at least one listed pair."""
+    n_enrolled: int
+    """Enrolled identities."""
+    one_to_n_trials: int
+    """Complete trials the 1-to-N metrics ranked (0 when none)."""
+    one_to_n_enrolled: int
+    """Enrolled identities they were ranked against (0 when none)."""
+    reason: str | None = None
+    """Why the 1-to-N metrics are null (None when they are computed)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"pairwise": {...}, "one_to_n": {...}}``."""
+        return {
+            "pairwise": {
+                "n_pairs": self.n_pairs,
+                "n_tar": self.n_tar,
+                "n_non": self.n_non,
+                "n_trials": self.n_trials,
+                "n_enrolled": self.n_enrolled,
+            },
+            "one_to_n": {
+                "n_trials": self.one_to_n_trials,
+                "n_enrolled": self.one_to_n_enrolled,
+                "reason": self.reason,
+            },
+        }
+
+
 @dataclass(frozen=True)
 class ConditionReport:
     """Every metric of one condition computed so far."""
@@ -98,13 +160,14 @@ class ConditionReport:
     """Whether a dev (calibration) set was given."""
     baseline: BaselineResult
     """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
-    srd: SRDResult
-    """Similarity rank disclosure: target ranks, histogram, MeanD, IdR, StDD, MaxD, Spread."""
-    srd_model: BetaBinomialFit
+    srd: SRDResult | None
+    """Similarity rank disclosure: target ranks, histogram, MeanD, IdR, StDD, MaxD, Spread
+    (None for a sparse trial list without complete trials, as every 1-to-N metric)."""
+    srd_model: BetaBinomialFit | None
     """The beta-binomial model of the rank distribution fitted with the CLL loss."""
     zebra: ZebraResult
     """ZEBRA: expected (D_ECE) and worst-case (log10 l, tag) disclosure of the pools."""
-    linkability_curve: LinkabilityCurve
+    linkability_curve: LinkabilityCurve | None
     """Linkability against N' enrolled candidates (exact expectation)."""
     singling_out: SinglingOutResult | None = None
     """Singling out (needs utterance embeddings with several trials per speaker)."""
@@ -120,6 +183,11 @@ class ConditionReport:
     """What the scores were: similarity, llr, or distance (negated on reading)."""
     ties: str = "reference"
     """Tie rule of the pooled metrics ("reference" or "attacker")."""
+    trials_used: TrialsUsed | None = None
+    """Which trials each metric family used."""
+    by: dict[str, dict[str, ConditionReport]] | None = None
+    """Per-subset reports: attribute -> value -> the report of that subset (``evaluate(by=)``)."""
+
     replicates: ConditionReplicates | None = None
     """Every headline number in each speaker-level bootstrap replicate (when asked for)."""
     chance: ChanceLevels | None = None
@@ -128,9 +196,22 @@ class ConditionReport:
     """Speaker-level interval of singling out (predicate speakers resampled), when both."""
 
     @property
+    def chance_linkability(self) -> float | None:
+        """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""
+        u = self.trials_used
+        if u is None or (u.reason is None and u.one_to_n_enrolled == self.baseline.n_enrolled):
+            return self.baseline.chance_linkability
+        return 1.0 / u.one_to_n_enrolled if u.one_to_n_enrolled else None
+
+    @property
     def intervals(self) -> dict[str, BootstrapInterval]:
-        """Interval of every headline number by key (empty without a bootstrap)."""
-        return {} if self.replicates is None else self.replicates.intervals()
+        """Interval of every headline number by key (empty without a bootstrap).
+
+        A sparse trial list has no joint replicates: its ZEBRA (and LID) intervals only.
+        """
+        if self.replicates is None:
+            return {**(self.lid_intervals or {}), **(self.zebra_intervals or {})}
+        return self.replicates.intervals()
 
     def _block_intervals(self, keys: Iterable[str]) -> dict[str, list[float | None]] | None:
         if self.replicates is None:
@@ -156,10 +237,14 @@ class ConditionReport:
         if self.replicates is not None:
             block["log10_l_q95"] = self.replicates.estimates["log10_l_q95"]
             block["intervals"] = self._block_intervals(_ZEBRA_KEYS)
+        elif self.zebra_intervals is not None:  # a sparse list: the trial bootstrap of ZEBRA
+            block["intervals"] = _interval_lists(self.zebra_intervals)
         return block
 
-    def srd_block(self) -> dict[str, Any]:
+    def srd_block(self) -> dict[str, Any] | None:
         """The ``srd`` block: the statistics, their intervals and their chance levels."""
+        if self.srd is None:  # a sparse trial list without complete trials
+            return None
         block: dict[str, Any] = {**self.srd.to_dict(), "sparse": self.srd.sparse}
         if self.replicates is not None:
             block["max_d_q95"] = self.replicates.estimates["max_d_q95"]
@@ -183,6 +268,8 @@ class ConditionReport:
         if self.replicates is not None:
             block["lid_q95"] = self.replicates.estimates.get("lid_q95")
             block["intervals"] = self._block_intervals(_LID_KEYS)
+        elif self.lid_intervals is not None:  # a sparse list: LID bootstrap of complete trials
+            block["intervals"] = _interval_lists(self.lid_intervals)
         chance = self._chance(_LID_KEYS)
         if chance is not None:
             block["chance"] = chance
@@ -216,10 +303,11 @@ class ConditionReport:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the command-line contract."""
         b = self.baseline
-        return {
+        out: dict[str, Any] = {
             "n_trials": b.n_trials,
             "n_enrolled": b.n_enrolled,
             "n_excluded_trials": self.n_excluded_trials,
+            "n_pairs": None if self.trials_used is None else self.trials_used.n_pairs,
             "eer": b.eer,
             "eer_rocch": b.eer_rocch,
             "cllr": b.cllr,
@@ -227,9 +315,11 @@ class ConditionReport:
             "linkability": b.linkability,
             "lid": self.lid_block(),
             "srd": self.srd_block(),
-            "srd_model": self.srd_model.to_dict(),
+            "srd_model": None if self.srd_model is None else self.srd_model.to_dict(),
             "zebra": self.zebra_block(),
-            "linkability_vs_n": self.linkability_curve.to_list(),
+            "linkability_vs_n": (
+                None if self.linkability_curve is None else self.linkability_curve.to_list()
+            ),
             "singling_out": None if self.singling_out is None else self.singling_out.to_dict(),
             "score_kind": SCORE_KIND_LABELS[self.score_kind],
             **(
@@ -238,9 +328,16 @@ class ConditionReport:
                 else {"dcf": None, "d_prime": None}
             ),
             "ties": self.ties,
+            "trials_used": None if self.trials_used is None else self.trials_used.to_dict(),
             "intervals": self.top_intervals(),
             "chance": self.top_chance(),
         }
+        if self.by is not None:
+            out["by"] = {
+                attr: {value: r.to_dict() for value, r in reports.items()}
+                for attr, reports in self.by.items()
+            }
+        return out
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """:meth:`to_dict` as JSON text."""
@@ -265,8 +362,16 @@ def evaluate(
     c_miss: float = 1.0,
     c_fa: float = 1.0,
     ties: Ties = "reference",
+    by: str | None = None,
 ) -> ConditionReport:
     """Compute every metric of one condition.
+
+    A sparse trial list (``eval.mask``) gives the pairwise metrics (EER, ROCCH-EER, Cllr,
+    min Cllr, ZEBRA) on its listed pairs and the 1-to-N metrics (linkability, LID, SRD,
+    linkability against N) on its complete trials (:meth:`ScoreMatrix.complete_rows`), or
+    None when there are none; ``trials_used`` records which. A sparse ``dev`` calibrates LID on
+    its complete trials. The speaker-level bootstrap of ZEBRA resamples the trials and uses
+    their listed pairs.
 
     Parameters
     ----------
@@ -307,6 +412,11 @@ def evaluate(
         ZEBRA code), "attacker" resolves every tie for the attacker. The SRD ranks and the
         linkability curve follow it too (:func:`~voxmetrics.metrics.srd.srd`,
         :func:`~voxmetrics.metrics.legal.linkability_curve`).
+    by : str, optional
+        A per-trial attribute (e.g. ``"sex"``): also evaluate each of its values on its own
+        trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
+        VoicePrivacy reports female and male speakers separately; ``dev`` is split likewise
+        when it has that attribute. Subsets get no singling out (it needs the embeddings).
 
     Returns
     -------
@@ -329,18 +439,64 @@ def evaluate(
         )
     if dev is not None:
         check_disjoint_speakers(dev, eval)
+    subsets = None
+    if by is not None:  # validate the attribute before any work
+        values = eval.attribute_values(by)
+        subsets = {}
+        for value in values:
+            sub_dev = dev
+            if dev is not None and by in dev.attributes:
+                sub_dev = dev.subset_attribute(by, value)
+            subsets[value] = evaluate(
+                eval.subset_attribute(by, value),
+                dev=sub_dev,
+                name=f"{name} [{by}={value}]",
+                attacker=attacker,
+                cross_calibrate=cross_calibrate,
+                lid_variant=lid_variant,
+                bootstrap=bootstrap,
+                seed=seed,
+                ties=ties,
+                p_targets=p_targets,
+                c_miss=c_miss,
+                c_fa=c_fa,
+                score_kind=score_kind,
+            )
     pools = SortedPools.of(eval)  # one sort of the pooled scores for every 1-to-1 metric
-    lid_result = evaluate_lid(
-        eval,
-        dev=dev,
-        cross_calibrate=cross_calibrate,
-        variant=lid_variant,
-        seed=seed,
-    )
-    base = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
+    full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
+    dev_full = None
+    if dev is not None:
+        dev_full = dev.complete_rows()
+        if dev_full is None:
+            raise VoxMetricsInputError(
+                f"{dev.source or 'dev'}: no dev trial is listed against every enrolled "
+                "identity, so LID cannot be calibrated on it; give a dev set with complete "
+                "trials."
+            )
+    lid_result = None
+    if full is not None:
+        lid_result = evaluate_lid(
+            full,
+            dev=dev_full,
+            cross_calibrate=cross_calibrate,
+            variant=lid_variant,
+            seed=seed,
+        )
+    if eval.is_complete:
+        base = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
+    else:
+        base = pairs_baseline(
+            pools,
+            eval.tar,
+            eval.non,
+            n_trials=eval.n_trials,
+            n_enrolled=eval.n_enrolled,
+            linkability=None if full is None else linkability(full.scores, full.targets),
+            ties=ties,
+        )
     replicates = None
     intervals = zebra_intervals = None
-    if bootstrap > 0:
+    if bootstrap > 0 and eval.is_complete:
         draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
         replicates = replicate_condition(eval, draws, lid_result, base, ties=ties, pools=pools)
         every = replicates.intervals()
@@ -349,13 +505,48 @@ def evaluate(
         zebra_intervals = {k: every[k] for k in _ZEBRA_KEYS}
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
-    chance = chance_levels(
-        eval.scores,
-        calibration=None if lid_result is None else lid_result.calibration,
-        seed=seed,
-        ties=ties,
+    elif bootstrap > 0:
+        # A sparse trial list. The joint replicates (condition_replicates) need a complete
+        # T x N matrix, and replicates of ``full`` alone would give the pairwise numbers (EER,
+        # Cllr, ZEBRA...) intervals around other values than the reported ones, computed on
+        # every listed pair. So there are no joint replicates (``intervals`` is null, the
+        # blocks carry no replicate intervals): ZEBRA keeps its trial bootstrap over the
+        # listed pairs of the resampled trials, LID its bootstrap over the complete trials.
+        if lid_result is not None and full is not None:
+            intervals = lid_bootstrap(
+                lid_result.lid, full.trial_speakers, n_boot=bootstrap, seed=seed
+            )
+        zebra_intervals = zebra_bootstrap(
+            eval.scores,
+            eval.targets,
+            eval.trial_speakers,
+            n_boot=bootstrap,
+            seed=seed,
+            progress=progress,
+            ties=ties,
+            pools=pools,
+            mask=eval.mask,  # a sparse trial list: the listed pairs of the resampled trials
+        )
+    # the chance levels of the 1-to-N metrics, on the trials they ranked (null without any)
+    chance = None
+    if full is not None:
+        chance = chance_levels(
+            full.scores,
+            calibration=None if lid_result is None else lid_result.calibration,
+            seed=seed,
+            ties=ties,
+        )
+    ranks = None if full is None else srd(full.scores, full.targets, ties=ties)
+    used = TrialsUsed(
+        n_pairs=eval.n_pairs,
+        n_tar=pools.n_tar,
+        n_non=pools.n_non,
+        n_trials=eval.n_trials,
+        n_enrolled=eval.n_enrolled,
+        one_to_n_trials=0 if full is None else full.n_trials,
+        one_to_n_enrolled=0 if full is None else full.n_enrolled,
+        reason=NO_COMPLETE_TRIAL if full is None else None,
     )
-    ranks = srd(eval.scores, eval.targets, ties=ties)
     singled = _singling_out(embeddings, split)
     so_interval = None
     if bootstrap > 0 and singled is not None and singled.per_predicate is not None:
@@ -367,9 +558,11 @@ def evaluate(
         has_dev=dev is not None,
         baseline=base,
         srd=ranks,
-        srd_model=fit_beta_binomial(ranks.histogram, loss="CLL"),
+        srd_model=None if ranks is None else fit_beta_binomial(ranks.histogram, loss="CLL"),
         zebra=zebra_from_pools(pools, ties=ties),
-        linkability_curve=linkability_curve(eval.scores, eval.targets, ties=ties),
+        linkability_curve=(
+            None if full is None else linkability_curve(full.scores, full.targets, ties=ties)
+        ),
         singling_out=singled,
         lid=lid_result,
         lid_intervals=intervals,
@@ -383,10 +576,16 @@ def evaluate(
         ),
         score_kind=score_kind,
         ties=ties,
+        trials_used=used,
+        by=None if subsets is None else {by: subsets},
         replicates=replicates,
         chance=chance,
         singling_out_interval=so_interval,
     )
+
+
+def _interval_lists(ivs: Mapping[str, BootstrapInterval]) -> dict[str, list[float | None]]:
+    return {k: [iv.low, iv.high] for k, iv in ivs.items()}
 
 
 _TOP_KEYS = ("eer", "eer_rocch", "cllr", "min_cllr", "linkability")
@@ -405,6 +604,11 @@ def replicate_condition(
     pools: SortedPools | None = None,
 ) -> ConditionReplicates:
     """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones."""
+    if not eval.is_complete:
+        raise VoxMetricsInputError(
+            f"{eval.source or 'eval'}: the speaker-level replicates need every trial scored "
+            "against every enrolled identity; this is a sparse trial list."
+        )
     return condition_replicates(
         eval.scores,
         eval.targets,
@@ -570,11 +774,15 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "cllr": "Cllr",
     "n_trials": "T",
     "n_enrolled": "N",
+    "n_pairs": "Pairs",
+    "n_trials_one_to_n": "T (1-to-N)",
     "n_excluded_trials": "Excluded",
     "attacker": "Attacker",
 }
 """Overview table columns and their display labels: the EER beside the 1-to-N metrics first,
-the other 1-to-1 baselines and the counts after."""
+the other 1-to-1 baselines and the counts after (``Pairs``: the listed pairs of the pairwise
+metrics; ``T (1-to-N)``: the complete trials of the 1-to-N metrics, T unless the trial list is
+sparse)."""
 
 
 def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
@@ -594,14 +802,17 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "condition": r.name,
                 "attacker": r.attacker,
                 **r.to_dict(),
-                "chance_linkability": r.baseline.chance_linkability,
+                "chance_linkability": r.chance_linkability,
                 "alid": r.lid.alid if r.lid is not None else None,
                 "lid_max": r.lid.lid_max if r.lid is not None else None,
-                "mean_d": r.srd.stats.mean_d,
-                "idr": r.srd.stats.idr,
+                "mean_d": None if r.srd is None else r.srd.stats.mean_d,
+                "idr": None if r.srd is None else r.srd.stats.idr,
                 "d_ece": r.zebra.d_ece,
                 "zebra_tag": r.zebra.tag,
                 "singling_out": None if r.singling_out is None else r.singling_out.value,
+                "n_trials_one_to_n": (
+                    None if r.trials_used is None else r.trials_used.one_to_n_trials
+                ),
             }
         )
     return pd.DataFrame(rows, columns=list(OVERVIEW_COLUMNS))
@@ -633,16 +844,17 @@ INTERVAL_LABELS: dict[str, str] = {
 
 def headline_values(report: ConditionReport) -> dict[str, float | None]:
     """Every headline number of a report by key (the q95 quantiles only when bootstrapped)."""
-    b, st, z = report.baseline, report.srd.stats, report.zebra
+    b, z = report.baseline, report.zebra
+    st = None if report.srd is None else report.srd.stats  # None: a sparse list, no complete trial
     out: dict[str, float | None] = {
         "eer": b.eer,
         "eer_rocch": b.eer_rocch,
         "cllr": b.cllr,
         "min_cllr": b.min_cllr,
         "linkability": b.linkability,
-        "mean_d": st.mean_d,
-        "idr": st.idr,
-        "max_d": st.max_d,
+        "mean_d": None if st is None else st.mean_d,
+        "idr": None if st is None else st.idr,
+        "max_d": None if st is None else st.max_d,
         "d_ece": z.d_ece,
         "log10_l": z.log10_l,
     }

@@ -102,7 +102,7 @@ class StudyReport:
         lid_rows = []
         for r in self.reports:
             if r.lid is not None:
-                sm = self.study.get(r.name).eval
+                sm = self.study.get(r.name).eval.complete_rows()  # LID's trials
                 lid_rows.append(
                     pd.DataFrame(
                         {
@@ -187,6 +187,10 @@ def _comparisons(
     reps = {}
     for r in reports:
         cond = study.get(r.name)
+        if not cond.eval.is_complete:
+            # a sparse trial list: the joint replicates need a complete T x N matrix (see
+            # evaluate), so a sparse condition is left out of the paired comparisons
+            continue
         own = {str(s) for s in cond.eval.trial_speakers}
         if r.replicates is not None and len(own) == len(speakers):
             # the condition's own draws are the study's: same speakers, replicates and seed
@@ -195,10 +199,12 @@ def _comparisons(
         reps[r.name] = replicate_condition(
             cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
         )
+    if reports[0].name not in reps:
+        return {}
     first = reports[0].name
     spk_first = set(map(str, study.get(first).eval.trial_speakers))
     out = {}
     for r in reports[1:]:
-        if spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
+        if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
             out[f"{r.name} vs {first}"] = compare_replicates(reps[first], reps[r.name])
     return out

@@ -352,7 +352,7 @@ def threat_callouts(
                 f"its worst trial discloses {r.lid.lid_max:.2f} bits about its speaker "
                 f"(LIDmax >= {lid_max_min:g} bit)"
             )
-        if b.linkability > linkability_factor * b.chance_linkability:
+        if b.linkability is not None and b.linkability > linkability_factor * b.chance_linkability:
             reasons.append(
                 f"{b.linkability:.1%} of trials are linked to their speaker, "
                 f"{b.linkability / b.chance_linkability:.1f}x the chance of "

@@ -134,6 +134,10 @@ class ScoreMatrix:
     """Trials dropped because their speaker is not enrolled."""
     source: str = ""
     """Where the data came from (file name), for messages."""
+    mask: NDArray[np.bool_] | None = None
+    """T x N listed pairs of a sparse trial list (True = scored pair), None when every pair is
+    scored. Unlisted cells hold NaN in :attr:`scores`. Pairwise metrics use the listed pairs
+    (:attr:`tar`, :attr:`non`); the 1-to-N metrics use :meth:`complete_rows`."""
 
     @classmethod
     def from_arrays(
@@ -147,6 +151,8 @@ class ScoreMatrix:
         source: str = "",
         n_excluded_trials: int = 0,
         copy: bool = True,
+        mask: ArrayLike | None = None,
+        nan_missing: bool = False,
     ) -> ScoreMatrix:
         """Validate arrays and build a :class:`ScoreMatrix`.
 
@@ -156,6 +162,12 @@ class ScoreMatrix:
         anything else becomes float64. With ``copy=False`` the score array is not copied but
         made read-only in place, together with the array it is a view of (if any): pass it only
         for an array nothing else will write to.
+
+        A sparse trial list (not every trial scored against every enrolled identity) gives
+        ``mask`` (T x N, True = listed pair) or, with ``nan_missing=True``, NaN for the unlisted
+        pairs. Only listed scores must be finite; unlisted cells become NaN. A mask that lists
+        every pair is dropped (the matrix is complete, :attr:`mask` is None). A trial with no
+        listed pair is an error.
 
         Raises
         ------
@@ -199,8 +211,27 @@ class ScoreMatrix:
             )
         _check_unique(espk, "enrolled speaker", where)
         _check_unique(tids, "trial id", where)
+        m = _listed_mask(s, mask, nan_missing, tids, where)
+        if m is not None:
+            if m.all():
+                m = None
+            else:
+                if not copy and s.flags.writeable:  # in place: no second T x N array
+                    np.copyto(s, s.dtype.type(np.nan), where=~m)
+                else:
+                    s = np.where(m, s, s.dtype.type(np.nan))  # unlisted: NaN (a fresh array)
+                    copy = False
         # the float64 sum is finite iff every score is (no T x N mask for a clean matrix)
-        if not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
+        if m is not None:
+            bad = m & ~np.isfinite(s)
+            if bad.any():
+                i, j = np.argwhere(bad)[0]
+                raise VoxMetricsInputError(
+                    f"{where}: {int(bad.sum())} listed score(s) are NaN or infinite (first: "
+                    f"trial '{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every listed score "
+                    "must be a finite number."
+                )
+        elif not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
             bad = ~np.isfinite(s)
             i, j = np.argwhere(bad)[0]
             raise VoxMetricsInputError(
@@ -241,7 +272,12 @@ class ScoreMatrix:
             s, tids, tspk = s[enrolled], tids[enrolled], tspk[enrolled]
             attrs = {k: v[enrolled] for k, v in attrs.items()}
             copy = False  # the boolean selection made a fresh array
-        return cls(
+            if m is not None:
+                m = m[enrolled]
+                if m.all():
+                    m = None
+        sm = cls(
+            mask=None if m is None else _readonly(m, copy=False),
             scores=_readonly(s, copy=copy),
             trial_ids=_readonly(tids),
             trial_speakers=_readonly(tspk),
@@ -250,6 +286,19 @@ class ScoreMatrix:
             n_excluded_trials=int(n_excluded_trials) + n_out,
             source=source,
         )
+        if m is not None and not sm.target_listed.any():
+            raise VoxMetricsInputError(
+                f"{where}: no mated (target) pair is listed: no trial is scored against its own "
+                "speaker, so no pooled metric can be computed; list each trial against its own "
+                "speaker."
+            )
+        if m is not None and int(sm.target_listed.sum()) == sm.n_pairs:
+            raise VoxMetricsInputError(
+                f"{where}: no non-mated pair is listed: every listed pair scores a trial against "
+                "its own speaker, so no pooled metric can be computed; list trials against "
+                "other enrolled speakers too."
+            )
+        return sm
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -273,17 +322,206 @@ class ScoreMatrix:
         pos = np.searchsorted(self.enrol_speakers, self.trial_speakers, sorter=order)
         return _readonly(order[pos])
 
+    @property
+    def is_complete(self) -> bool:
+        """Whether every trial is scored against every enrolled identity (no :attr:`mask`)."""
+        return self.mask is None
+
+    @property
+    def n_pairs(self) -> int:
+        """Listed (trial, enrolled) pairs: T x N for a complete matrix."""
+        t, n = self.shape
+        return t * n if self.mask is None else int(np.count_nonzero(self.mask))
+
+    @cached_property
+    def target_listed(self) -> NDArray[np.bool_]:
+        """Per trial: whether its mated pair ``(i, m_i)`` is listed (all True when complete)."""
+        if self.mask is None:
+            return _readonly(np.ones(self.n_trials, dtype=bool), copy=False)
+        return _readonly(self.mask[np.arange(self.n_trials), self.targets])
+
     @cached_property
     def tar(self) -> NDArray[np.float64]:
-        """The T mated scores ``S[i, m_i]``."""
-        return _readonly(self.scores[np.arange(self.n_trials), self.targets])
+        """The mated scores ``S[i, m_i]`` of the listed mated pairs (T of them when complete)."""
+        tar = self.scores[np.arange(self.n_trials), self.targets]
+        return _readonly(tar if self.mask is None else tar[self.target_listed])
 
     @cached_property
     def non(self) -> NDArray[np.float64]:
-        """The T(N-1) non-mated scores, row by row."""
-        mask = np.ones(self.scores.shape, dtype=bool)
+        """The listed non-mated scores, row by row (T(N-1) of them when complete)."""
+        mask = np.ones(self.scores.shape, dtype=bool) if self.mask is None else self.mask.copy()
         mask[np.arange(self.n_trials), self.targets] = False
         return _readonly(self.scores[mask])
+
+    def complete_rows(self) -> ScoreMatrix | None:
+        """The complete sub-matrix the 1-to-N metrics (linkability, SRD, LID...) are computed on.
+
+        The matrix itself when complete. For a sparse trial list: the enrolled identities that
+        are listed in at least one pair, and the trials listed against every one of them and
+        against their own speaker; None when no trial is (or fewer than two identities are
+        listed). Attributes and the count of
+        excluded trials are kept.
+
+        Examples
+        --------
+        >>> sm = ScoreMatrix.from_arrays(
+        ...     [[0.9, 0.1, 0.2], [0.3, 0.8, np.nan], [0.1, 0.2, 0.7]],
+        ...     trial_ids=["t1", "t2", "t3"], trial_speakers=["a", "b", "c"],
+        ...     enrol_speakers=["a", "b", "c"], nan_missing=True)
+        >>> sm.n_pairs, sm.complete_rows().trial_ids.tolist()
+        (8, ['t1', 't3'])
+        """
+        if self.mask is None:
+            return self
+        cols = self.mask.any(axis=0)
+        rows = self.mask[:, cols].all(axis=1) & self.target_listed  # own speaker among them
+        if not rows.any() or cols.sum() < 2:  # a 1-to-N search needs two identities
+            return None
+        sub = self.scores[np.ix_(rows, cols)]
+        return ScoreMatrix(
+            scores=_readonly(sub, copy=False),
+            trial_ids=_readonly(self.trial_ids[rows]),
+            trial_speakers=_readonly(self.trial_speakers[rows]),
+            enrol_speakers=_readonly(self.enrol_speakers[cols]),
+            attributes={k: _readonly(v[rows]) for k, v in self.attributes.items()},
+            n_excluded_trials=self.n_excluded_trials,
+            source=self.source,
+        )
+
+    def with_attributes(self, table: pd.DataFrame, *, where: str = "attributes") -> ScoreMatrix:
+        """The matrix with per-trial attributes joined from a table (e.g. for ``--by sex``).
+
+        ``table`` has a ``trial_id`` column (one row per trial) or a ``speaker`` column (one
+        row per speaker, as a VoicePrivacy ``spk2gender`` list); its other columns become
+        attributes of every trial, replacing attributes of the same name. Every trial must be
+        covered. Useful for Kaldi / VoicePrivacy scores, which carry no attributes.
+
+        Raises
+        ------
+        VoxMetricsInputError
+            No key column, no attribute column, a key listed twice, or a trial not covered.
+
+        Examples
+        --------
+        >>> sm = ScoreMatrix.from_arrays(np.eye(2), trial_ids=["t1", "t2"],
+        ...     trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+        >>> table = pd.DataFrame({"speaker": ["a", "b"], "sex": ["F", "M"]})
+        >>> sm.with_attributes(table).attributes["sex"].tolist()
+        ['F', 'M']
+        """
+        key = next((k for k in ("trial_id", "speaker") if k in table.columns), None)
+        if key is None:
+            raise VoxMetricsInputError(
+                f"{where}: needs a 'trial_id' column (one row per trial) or a 'speaker' column "
+                f"(one row per speaker); found {', '.join(map(str, table.columns))}."
+            )
+        columns = [c for c in table.columns if c not in ("trial_id", "speaker", "trial_speaker")]
+        if not columns:
+            raise VoxMetricsInputError(
+                f"{where}: has no attribute column beside '{key}'; add one (e.g. sex)."
+            )
+        keys = table[key].astype(str)
+        if keys.duplicated().any():
+            raise VoxMetricsInputError(
+                f"{where}: {key} '{keys[keys.duplicated()].iloc[0]}' is listed twice; give each "
+                f"{key} one row."
+            )
+        wanted = self.trial_ids if key == "trial_id" else self.trial_speakers
+        pos = pd.Index(keys).get_indexer(wanted)
+        if (pos < 0).any():
+            i = int(np.argmax(pos < 0))
+            raise VoxMetricsInputError(
+                f"{where}: {int((pos < 0).sum())} trial(s) are not covered, e.g. trial "
+                f"'{self.trial_ids[i]}' ({key} '{wanted[i]}'); add a row for every {key}."
+            )
+        attrs = dict(self.attributes)
+        for c in columns:
+            attrs[str(c)] = table[c].to_numpy()[pos]
+        return ScoreMatrix.from_arrays(
+            self.scores,
+            trial_ids=self.trial_ids,
+            trial_speakers=self.trial_speakers,
+            enrol_speakers=self.enrol_speakers,
+            attributes=attrs,
+            source=self.source,
+            n_excluded_trials=self.n_excluded_trials,
+            copy=False,
+            mask=self.mask,
+        )
+
+    def attribute_values(self, attr: str) -> list[str]:
+        """The distinct values (as text, sorted) of a per-trial attribute.
+
+        Raises
+        ------
+        VoxMetricsInputError
+            When the matrix has no such attribute.
+        """
+        if attr not in self.attributes:
+            have = ", ".join(sorted(self.attributes)) or "none"
+            raise VoxMetricsInputError(
+                f"{self.source or 'score matrix'}: no per-trial attribute '{attr}' to split by "
+                f"(attributes: {have}); add it as a column of the scores (NPZ: attr_{attr})."
+            )
+        return sorted(set(self.attributes[attr].astype(str).tolist()))
+
+    def subset_attribute(self, attr: str, value: str) -> ScoreMatrix:
+        """The trials whose attribute ``attr`` is ``value``, with their own enrolled identities.
+
+        As VoicePrivacy evaluates female and male speakers separately. Values are compared as
+        text. An enrolled identity is kept unless it is never listed with a kept trial, or its own
+        trials all lie outside the subset (it belongs to another subset); an identity without
+        any trial is kept. The result is complete when the kept pairs are.
+
+        Raises
+        ------
+        VoxMetricsInputError
+            No such attribute, no trial with that value, or fewer than two identities left.
+
+        Examples
+        --------
+        >>> sm = ScoreMatrix.from_arrays(
+        ...     np.eye(4), trial_ids=["t1", "t2", "t3", "t4"], trial_speakers=["a", "b", "c", "d"],
+        ...     enrol_speakers=["a", "b", "c", "d"], attributes={"sex": ["F", "F", "M", "M"]})
+        >>> sub = sm.subset_attribute("sex", "M")
+        >>> sub.trial_ids.tolist(), sub.enrol_speakers.tolist(), sub.is_complete
+        (['t3', 't4'], ['c', 'd'], True)
+        """
+        values = self.attribute_values(attr)
+        where = self.source or "score matrix"
+        value = str(value)
+        if value not in values:
+            raise VoxMetricsInputError(
+                f"{where}: no trial has {attr} = '{value}' (values: {', '.join(values)}); pick "
+                "one of these."
+            )
+        rows = self.attributes[attr].astype(str) == value
+        cols = np.ones(self.n_enrolled, dtype=bool) if self.mask is None else (
+            self.mask[rows].any(axis=0)
+        )
+        has_trials = np.zeros(self.n_enrolled, dtype=bool)
+        has_trials[self.targets] = True
+        inside = np.zeros(self.n_enrolled, dtype=bool)
+        inside[self.targets[rows]] = True
+        cols &= inside | ~has_trials
+        if cols.sum() < 2:
+            raise VoxMetricsInputError(
+                f"{where}: the subset {attr} = '{value}' has {int(cols.sum())} enrolled identity; "
+                "a 1-to-N search needs at least 2."
+            )
+        sub_mask = None if self.mask is None else self.mask[np.ix_(rows, cols)]
+        keep = np.ones(int(rows.sum()), dtype=bool) if sub_mask is None else sub_mask.any(axis=1)
+        rows[rows] = keep  # trials listed only against identities of other subsets drop out
+        return ScoreMatrix.from_arrays(
+            self.scores[np.ix_(rows, cols)],
+            trial_ids=self.trial_ids[rows],
+            trial_speakers=self.trial_speakers[rows],
+            enrol_speakers=self.enrol_speakers[cols],
+            attributes={k: v[rows] for k, v in self.attributes.items()},
+            source=f"{where} [{attr}={value}]",
+            copy=False,
+            mask=None if sub_mask is None else sub_mask[keep],
+        )
 
     @cached_property
     def content_hash(self) -> str:
@@ -297,12 +535,19 @@ class ScoreMatrix:
         for k in sorted(self.attributes):
             h.update(k.encode())
             h.update("\x1f".join(map(str, self.attributes[k].tolist())).encode())
+        if self.mask is not None:
+            h.update(b"mask")
+            h.update(np.packbits(self.mask).tobytes())
         return h.hexdigest()
 
     def subset_trials(self, mask: ArrayLike) -> ScoreMatrix:
         """The matrix restricted to the trials where ``mask`` is true (enrolment unchanged)."""
         m = np.asarray(mask, dtype=bool)
+        sub_mask = None if self.mask is None else self.mask[m]
+        if sub_mask is not None and sub_mask.all():
+            sub_mask = None
         return ScoreMatrix(
+            mask=None if sub_mask is None else _readonly(sub_mask, copy=False),
             scores=_readonly(self.scores[m]),
             trial_ids=_readonly(self.trial_ids[m]),
             trial_speakers=_readonly(self.trial_speakers[m]),
@@ -313,7 +558,7 @@ class ScoreMatrix:
         )
 
     def to_long_frame(self) -> pd.DataFrame:
-        """Long format: one row per (trial, enrolled identity), as in a long CSV."""
+        """Long format: one row per listed (trial, enrolled identity) pair, as in a long CSV."""
         t, n = self.shape
         df = pd.DataFrame(
             {
@@ -325,6 +570,8 @@ class ScoreMatrix:
         )
         for k, v in self.attributes.items():
             df[k] = np.repeat(v, n)
+        if self.mask is not None:
+            df = df.loc[self.mask.ravel()].reset_index(drop=True)
         return df
 
     def equals(self, other: ScoreMatrix, *, atol: float = 0.0) -> bool:
@@ -343,12 +590,48 @@ class ScoreMatrix:
         for k, v in self.attributes.items():
             if not np.array_equal(v[ri].astype(str), other.attributes[k][oi].astype(str)):
                 return False
+        if (self.mask is None) != (other.mask is None):
+            return False
         a = self.scores[np.ix_(ri, rj)]
         b = other.scores[np.ix_(oi, oj)]
+        if self.mask is not None and other.mask is not None:
+            ma, mb = self.mask[np.ix_(ri, rj)], other.mask[np.ix_(oi, oj)]
+            if not np.array_equal(ma, mb):
+                return False
+            a, b = a[ma], b[mb]
         return bool(np.allclose(a, b, rtol=0.0, atol=atol))
 
 
 _RESERVED_ATTRIBUTES = ("trial_id", "trial_speaker", "enrol_speaker", "score")
+
+
+def _listed_mask(
+    s: np.ndarray, mask: ArrayLike | None, nan_missing: bool, tids: np.ndarray, where: str
+) -> NDArray[np.bool_] | None:
+    """The T x N listed pairs of a sparse matrix (``mask`` or NaN cells), None when complete."""
+    if mask is None:
+        # a finite float64 sum: no NaN, so no T x N mask for a complete matrix
+        if not nan_missing or np.isfinite(s.sum(dtype=np.float64)):
+            return None
+        m = ~np.isnan(s)
+    else:
+        m = np.asarray(mask)
+        if m.dtype != bool:
+            raise VoxMetricsInputError(
+                f"{where}: the mask has dtype {m.dtype}; it must be boolean (True = listed pair)."
+            )
+        if m.shape != s.shape:
+            raise VoxMetricsInputError(
+                f"{where}: shape mismatch: the mask is {m.shape} but the scores are {s.shape}; "
+                "give one True / False per (trial, enrolled) pair."
+            )
+    empty = ~m.any(axis=1)
+    if empty.any():
+        raise VoxMetricsInputError(
+            f"{where}: {int(empty.sum())} trial(s) have no listed pair (first: "
+            f"'{tids[int(np.argmax(empty))]}'); list at least one pair per trial or remove it."
+        )
+    return m
 
 
 def _check_unique(labels: np.ndarray, what: str, where: str) -> None:

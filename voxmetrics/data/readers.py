@@ -605,7 +605,7 @@ class _Pivot:
             filled[key] = True
             complete = key.size == t * n and bool(filled.all())
             del filled
-        else:  # incomplete for sure; never allocate T x N (a sparse file may imply 10^10)
+        else:  # sparse for sure; no T x N bitmap before the cell limit (a file may imply 10^10)
             complete = False
         dup = np.zeros(0, dtype=bool) if complete else pd.Series(key).duplicated().to_numpy()
         if dup.any():  # some pair appears twice
@@ -617,21 +617,21 @@ class _Pivot:
                 f"already appears on {where(i)} ({int(dup.sum())} duplicate row(s) in all); "
                 "keep one score per pair."
             )
-        if not complete:
-            per_trial = np.bincount(tcodes, minlength=t)
-            k_t = int(np.argmax(per_trial < n))
-            present = np.zeros(n, dtype=bool)
-            present[ecodes[tcodes == k_t]] = True
-            k_e = int(np.argmin(present))
-            raise VoxMetricsInputError(
-                f"{where.name}: incomplete score matrix: {t * n - key.size:,} of {t * n:,} "
-                f"(trial, enrolled) pairs are missing, e.g. trial '{self.trial_ids[k_t]}' x "
-                f"enrolled '{self.enrol_speakers[k_e]}'; score every trial ({t}) against every "
-                f"enrolled identity ({n})."
-            )
-        check_count(where.name, f"score cells ({t:,} trials x {n:,} enrolled)", t * n, "max_cells")
+        check_count(
+            where.name,
+            f"score cells ({t:,} trials x {n:,} enrolled"
+            + ("" if complete else f", {key.size:,} of them listed") + ")",
+            t * n,
+            "max_cells",
+        )
         # Fill through a flat view so the matrix owns its memory (from_arrays need not copy it).
+        # A sparse trial list (some pairs not listed): NaN in the unlisted cells and a mask.
         self.scores = np.empty((t, n), dtype=np.float64)
+        self.mask: NDArray[np.bool_] | None = None
+        if not complete:
+            self.scores.fill(np.nan)
+            self.mask = np.zeros((t, n), dtype=bool)
+            self.mask.reshape(-1)[key] = True
         self.scores.reshape(-1)[key] = scores
 
     def per_trial(self, col: pd.Series, column: str, where: _Where) -> NDArray[Any]:
@@ -693,6 +693,8 @@ def _scores_from_long(df: pd.DataFrame, where: _Where, *, text: bool = True) -> 
         enrol_speakers=pv.enrol_speakers,
         attributes=attrs,
         source=where.name,
+        copy=False,  # the pivot's own array
+        mask=pv.mask,
     )
 
 
@@ -811,6 +813,8 @@ def _scores_from_npz(data: bytes | Path, name: str) -> ScoreMatrix:
         attributes=attrs,
         source=name,
         copy=False,  # fresh from the archive reader (or astype): nothing else holds it
+        mask=arrays.get("mask"),  # a sparse trial list: True = listed pair
+        nan_missing=True,  # without a mask, NaN marks a pair that is not listed
     )
 
 
@@ -965,6 +969,8 @@ def _scores_from_kaldi(
         trial_speakers=speakers,
         enrol_speakers=pv.enrol_speakers,
         source=name,
+        copy=False,  # the pivot's own array
+        mask=pv.mask,
     )
 
 
@@ -985,7 +991,10 @@ def read_scores(
     r"""Read a score file into a :class:`~voxmetrics.data.ScoreMatrix`.
 
     The long format is pivoted to T x N keeping trials and enrolled identities in their order of
-    first appearance. Trials whose speaker is not enrolled are excluded and counted (an
+    first appearance. A sparse trial list (pairs missing from a long or Kaldi file, an NPZ
+    ``mask`` array, or NaN for the unlisted pairs of an NPZ) gives a matrix with a ``mask``
+    (:attr:`~voxmetrics.data.ScoreMatrix.mask`): NaN in the unlisted cells, which the metrics
+    never read. Trials whose speaker is not enrolled are excluded and counted (an
     :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted).
 
     Parameters
@@ -1015,9 +1024,10 @@ def read_scores(
     ------
     VoxMetricsInputError
         Saying what is wrong, where (file and line / row) and how to fix it: empty file, missing
-        columns, non-numeric / NaN / infinite scores, duplicate or missing (trial, enrolled)
-        pairs, fewer than two enrolled identities, no trial with an enrolled speaker, text that
-        is not UTF-8, pickled arrays, inconsistent array lengths, malformed Kaldi lines.
+        columns, non-numeric / NaN / infinite scores, duplicate (trial, enrolled) pairs, a
+        sparse list without a mated or a non-mated pair (or over the cell limit), fewer than two
+        enrolled identities, no trial with an enrolled speaker, text that is not UTF-8, pickled
+        arrays, inconsistent array lengths, malformed Kaldi lines.
 
     Examples
     --------

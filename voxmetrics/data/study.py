@@ -92,6 +92,44 @@ class Condition:
         kind = "" if self.score_kind == "similarity" else f":{self.score_kind}"
         return f"{self.eval.content_hash}:{dev}:{emb}{kind}"
 
+    def complete_rows(self) -> Condition | None:
+        """The condition on its complete trials, for the views of the 1-to-N metrics.
+
+        See :meth:`ScoreMatrix.complete_rows`; itself when complete, None when no trial is.
+
+        The dev matrix is restricted likewise (dropped when it has no complete trial).
+        """
+        if self.eval.is_complete and (self.dev is None or self.dev.is_complete):
+            return self
+        ev = self.eval.complete_rows()
+        if ev is None:
+            return None
+        dev = None if self.dev is None else self.dev.complete_rows()
+        return replace(self, eval=ev, dev=dev)
+
+    def subset(self, attr: str, value: str) -> Condition:
+        """The condition restricted to the trials with ``attr == value`` (compared as text).
+
+        The eval matrix keeps those trials and their own enrolled identities
+        (:meth:`ScoreMatrix.subset_attribute`); the dev matrix is split likewise when it has
+        the attribute (else kept whole); the embeddings keep the utterances whose metadata
+        column ``attr`` is ``value``, without that column, constant there (the embeddings are
+        dropped when there is no such column).
+        """
+        dev = self.dev
+        if dev is not None and attr in dev.attributes:
+            dev = dev.subset_attribute(attr, value)
+        es = self.embeddings
+        if es is not None:
+            if attr in es.meta.columns:
+                keep = (es.meta[attr].astype(str) == str(value)).to_numpy()
+                # the column is constant within the subset: nothing for SBLS to infer from it
+                meta = es.meta.loc[keep].drop(columns=[attr])
+                es = EmbeddingSet.from_arrays(es.embeddings[keep], meta, source=es.source)
+            else:
+                es = None
+        return replace(self, eval=self.eval.subset_attribute(attr, value), dev=dev, embeddings=es)
+
 
 @dataclass(frozen=True)
 class StudySettings:
@@ -209,6 +247,75 @@ class Study:
         raise VoxMetricsInputError(
             f"There is no condition '{name}' in the study (it has: {', '.join(self.names)})."
         )
+
+    def subset_options(self) -> dict[str, list[str]]:
+        """Per-trial attributes to split the study by, with the values every condition has.
+
+        Attributes of every condition's eval matrix; values sorted, as text.
+
+        Examples
+        --------
+        >>> sm = ScoreMatrix.from_arrays(np.eye(4), trial_ids=["t1", "t2", "t3", "t4"],
+        ...     trial_speakers=["a", "b", "c", "d"], enrol_speakers=["a", "b", "c", "d"],
+        ...     attributes={"sex": ["F", "F", "M", "M"]})
+        >>> Study((Condition("x", eval=sm),)).subset_options()
+        {'sex': ['F', 'M']}
+        """
+        if not self.conditions:
+            return {}
+        shared = set.intersection(*(set(c.eval.attributes) for c in self.conditions))
+        options = {}
+        for attr in sorted(shared):
+            values = set.intersection(
+                *(set(c.eval.attribute_values(attr)) for c in self.conditions)
+            )
+            if values:
+                options[attr] = sorted(values)
+        return options
+
+    def subset(self, attr: str, value: str) -> Study:
+        """Every condition restricted to the trials with ``attr == value``.
+
+        See :meth:`Condition.subset`; as VoicePrivacy evaluates female and male speakers
+        separately. Condition names and settings are kept; the study's name gets the subset
+        (``"study [sex=F]"``), so its reports say which subset they show.
+
+        Raises
+        ------
+        VoxMetricsInputError
+            When a condition lacks the attribute or the value, or the subset has fewer than
+            two enrolled identities.
+
+        Examples
+        --------
+        >>> sm = ScoreMatrix.from_arrays(np.eye(4), trial_ids=["t1", "t2", "t3", "t4"],
+        ...     trial_speakers=["a", "b", "c", "d"], enrol_speakers=["a", "b", "c", "d"],
+        ...     attributes={"sex": ["F", "F", "M", "M"]})
+        >>> Study((Condition("x", eval=sm),)).subset("sex", "M").get("x").eval.shape
+        (2, 2)
+        """
+        conds = []
+        for c in self.conditions:
+            try:
+                conds.append(c.subset(attr, value))
+            except VoxMetricsInputError as exc:
+                raise VoxMetricsInputError(f"Condition '{c.name}': {exc}") from None
+        return replace(self, conditions=tuple(conds), name=f"{self.name} [{attr}={value}]")
+
+    def complete_rows(self) -> tuple[Study, list[str]]:
+        """The study for the 1-to-N views, and the names of the conditions left out.
+
+        Each condition on its complete trials (:meth:`Condition.complete_rows`); a condition
+        whose sparse trial list has no complete trial is left out.
+        """
+        kept, left_out = [], []
+        for c in self.conditions:
+            full = c.complete_rows()
+            if full is None:
+                left_out.append(c.name)
+            else:
+                kept.append(full)
+        return replace(self, conditions=tuple(kept)), left_out
 
     def with_condition(self, condition: Condition) -> Study:
         """Add ``condition``, replacing the one of the same name in place."""

@@ -91,6 +91,7 @@ class _Writer:
             "attributes": [[k, self.array(v)] for k, v in sm.attributes.items()],
             "n_excluded_trials": int(sm.n_excluded_trials),
             "source": sm.source,
+            **({} if sm.mask is None else {"mask": self.array(sm.mask)}),
         }
 
     def embeddings(self, es: EmbeddingSet | None) -> dict[str, Any] | None:
@@ -233,7 +234,7 @@ def _check_object(problems: list[str], path: str, value: Any, keys: tuple[str, .
 
 
 def _check_matrix(problems: list[str], path: str, spec: Any) -> None:
-    keys = (*_MATRIX_ARRAYS, "attributes", "n_excluded_trials", "source")
+    keys = (*_MATRIX_ARRAYS, "attributes", "n_excluded_trials", "source", "mask")
     if not _check_object(problems, path, spec, keys):
         return
     for k in _MATRIX_ARRAYS:
@@ -241,6 +242,8 @@ def _check_matrix(problems: list[str], path: str, spec: Any) -> None:
             problems.append(f"{path}.{k} is missing")
         else:
             _check_member(problems, f"{path}.{k}", spec[k])
+    if spec.get("mask") is not None:
+        _check_member(problems, f"{path}.mask", spec["mask"])
     _check_pairs(problems, f"{path}.attributes", spec.get("attributes"), required=False)
     n = spec.get("n_excluded_trials", 0)
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
@@ -268,8 +271,8 @@ def manifest_problems(manifest: Any) -> list[str]:
     score-matrix object, required), ``dev`` (a score-matrix object or null) and ``embeddings``
     (an embeddings object or null). A score-matrix object names the array members ``scores``,
     ``trial_ids``, ``trial_speakers`` and ``enrol_speakers``, optional ``attributes`` ([name,
-    member] pairs),
-    ``n_excluded_trials`` (whole number) and ``source`` (text); an embeddings object names
+    member] pairs), ``n_excluded_trials`` (whole number), ``source`` (text) and ``mask`` (the
+    member of a sparse trial list's listed pairs); an embeddings object names
     ``embeddings``, ``meta`` ([column, member] pairs) and ``source``.
 
     Examples
@@ -386,6 +389,7 @@ class _Reader:
             str(k): self.array(v, f"{what} attribute '{k}'", "biufU")
             for k, v in spec.get("attributes") or []
         }
+        mask = spec.get("mask")
         return ScoreMatrix.from_arrays(
             self.array(spec["scores"], f"{what} scores", "f"),
             trial_ids=self.array(spec["trial_ids"], f"{what} trial ids", "U"),
@@ -395,6 +399,7 @@ class _Reader:
             source=str(spec.get("source") or ""),
             n_excluded_trials=int(spec.get("n_excluded_trials", 0)),
             copy=False,
+            mask=None if mask is None else self.array(mask, f"{what} mask", "b"),
         )
 
     def embeddings(self, spec: dict[str, Any] | None, what: str) -> EmbeddingSet | None:
@@ -415,7 +420,12 @@ class _Reader:
         )
 
 
-_KIND_NAMES = {"f": "floating-point numbers", "U": "text", "biufU": "numbers or text"}
+_KIND_NAMES = {
+    "f": "floating-point numbers",
+    "U": "text",
+    "biufU": "numbers or text",
+    "b": "booleans",
+}
 
 
 def _manifest(reader: _Reader) -> dict[str, Any]:

@@ -90,7 +90,7 @@ def score_histogram(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram:
 
     The non-mated counts are the counts of the whole matrix minus the mated ones, so the
     T(N-1) non-mated scores are never copied out of the matrix (memory stays at one pass
-    over ``sm.scores``).
+    over ``sm.scores``). A sparse trial list counts its listed pairs.
 
     Parameters
     ----------
@@ -121,12 +121,18 @@ def score_histogram(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram:
     if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
         raise VoxMetricsInputError(f"`bins` must be a positive integer, got {bins!r}.")
     scores = sm.scores
-    lo, hi = float(scores.min()), float(scores.max())
+    if sm.mask is None:
+        lo, hi = float(scores.min()), float(scores.max())
+    else:  # a sparse trial list: its listed pairs (the unlisted cells are NaN)
+        lo, hi = float(np.nanmin(scores)), float(np.nanmax(scores))
     if lo == hi:  # constant scores: one visible bin around the value
         lo, hi = lo - 0.5, hi + 0.5
     edges = np.linspace(lo, hi, int(bins) + 1)
-    everything, _ = np.histogram(scores, bins=edges)
     mated, _ = np.histogram(sm.tar, bins=edges)
+    if sm.mask is None:
+        everything, _ = np.histogram(scores, bins=edges)
+    else:
+        everything = mated + np.histogram(sm.non, bins=edges)[0]
     return ScoreHistogram(
         edges=_readonly(edges),
         mated=_readonly(mated.astype(np.int64)),

@@ -49,7 +49,10 @@ def _long_table(sm: ScoreMatrix, *, attributes: bool) -> Any:
             except (pa.ArrowException, TypeError, ValueError):
                 values = pa.array(_plain(v).tolist(), pa.string())
             columns[k] = pc.take(values, rows)
-    return pa.table(columns)
+    table = pa.table(columns)
+    if sm.mask is not None:  # a sparse trial list: its listed pairs only
+        table = table.filter(pa.array(sm.mask.ravel()))
+    return table
 
 
 def _check_kaldi_labels(sm: ScoreMatrix) -> None:
@@ -126,6 +129,8 @@ def write_scores(
             "enrol_speakers": np.asarray(sm.enrol_speakers, dtype=str),
         }
         arrays.update({f"attr_{k}": _plain(np.asarray(v)) for k, v in sm.attributes.items()})
+        if sm.mask is not None:  # a sparse trial list: True = listed pair
+            arrays["mask"] = np.asarray(sm.mask)
         with out.open("wb") as f:
             np.savez(f, allow_pickle=False, **arrays)
         return [out]
@@ -157,6 +162,8 @@ def write_scores(
         pacsv.write_csv(scores, out, write_options=plain)
         n = sm.n_enrolled
         is_target = (np.arange(n)[None, :] == sm.targets[:, None]).ravel()
+        if sm.mask is not None:
+            is_target = is_target[sm.mask.ravel()]
         label = pa.array(np.where(is_target, "target", "nontarget"))
         key_path = Path(f"{out}.key")
         key = long.select(["enrol_speaker", "trial_id"]).append_column("label", label)

@@ -13,7 +13,14 @@ from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.pools import _BLOCK, SortedPools, Ties, check_ties
 
-__all__ = ["BaselineResult", "baseline_metrics", "mated_pools", "matrix_cllr"]
+__all__ = [
+    "BaselineResult",
+    "baseline_metrics",
+    "mated_pools",
+    "matrix_cllr",
+    "pairs_baseline",
+    "pairs_cllr",
+]
 
 
 @dataclass(frozen=True)
@@ -34,8 +41,9 @@ class BaselineResult:
     """Cllr of the scores taken as natural-log LLRs (meaningful only for LLR scores)."""
     min_cllr: float
     """Cllr after PAV calibration, in [0, 1]."""
-    linkability: float
-    """Fraction of trials whose mated score beats every other score (chance 1/N)."""
+    linkability: float | None
+    """Fraction of trials whose mated score beats every other score (chance 1/N); None for a
+    sparse trial list with no complete trial."""
 
     @property
     def chance_linkability(self) -> float:
@@ -142,4 +150,57 @@ def baseline_metrics(
         cllr=matrix_cllr(s, t),
         min_cllr=min_cllr_from_pools(pools, ties=ties),
         linkability=linkability(s, t),
+    )
+
+
+def pairs_cllr(tar: NDArray[np.floating], non: NDArray[np.floating]) -> float:
+    """Cllr of listed pairs taken as natural-log LLRs.
+
+    In the scores' dtype as :func:`matrix_cllr`, which it equals on the pools of a complete
+    matrix.
+
+    Examples
+    --------
+    >>> pairs_cllr(np.zeros(2), np.zeros(4))
+    1.0
+    """
+    c_tar = _softplus_sum(-tar) / tar.size
+    c_non = _softplus_sum(non) / non.size
+    return float(0.5 * (c_tar + c_non) / np.log(2.0))
+
+
+def pairs_baseline(
+    pools: SortedPools,
+    tar: NDArray[np.floating],
+    non: NDArray[np.floating],
+    *,
+    n_trials: int,
+    n_enrolled: int,
+    linkability: float | None,
+    ties: Ties = "reference",
+) -> BaselineResult:
+    """The baselines of a sparse trial list: the pooled metrics on its listed pairs.
+
+    ``tar`` and ``non`` are the listed mated and non-mated scores, ``pools`` their sorted
+    pools; ``linkability`` comes from the complete trials (None when there are none).
+
+    Examples
+    --------
+    >>> tar, non = np.array([0.9, 0.7]), np.array([0.8, 0.1, 0.2])
+    >>> r = pairs_baseline(SortedPools.from_pools(tar, non), tar, non, n_trials=2,
+    ...                    n_enrolled=3, linkability=None)
+    >>> r.eer, r.linkability
+    (0.5, None)
+    """
+    check_ties(ties)
+    e = eer_from_pools(pools, ties=ties)
+    return BaselineResult(
+        n_trials=int(n_trials),
+        n_enrolled=int(n_enrolled),
+        eer=e.eer,
+        eer_threshold=e.threshold,
+        eer_rocch=eer_rocch_from_pools(pools, ties=ties),
+        cllr=pairs_cllr(tar, non),
+        min_cllr=min_cllr_from_pools(pools, ties=ties),
+        linkability=linkability,
     )

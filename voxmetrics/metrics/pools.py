@@ -271,11 +271,21 @@ class SortedPools:
     def of(cls, matrix: Any) -> SortedPools:
         """The pools of a :class:`~voxmetrics.data.model.ScoreMatrix`, built once and cached.
 
-        The cache holds the pools as long as the matrix lives (a weak reference to it).
+        The cache holds the pools as long as the matrix lives (a weak reference to it). A sparse
+        trial list (a matrix with a ``mask``) pools its listed pairs only.
         """
         pools = _BY_MATRIX.get(matrix)
         if pools is None:
-            pools = cls.from_matrix(matrix.scores, matrix.targets)
+            if getattr(matrix, "mask", None) is None:
+                pools = cls.from_matrix(matrix.scores, matrix.targets)
+            else:
+                if matrix.tar.size == 0:
+                    raise VoxMetricsInputError(
+                        f"{matrix.source or 'score matrix'}: no mated (target) pair is listed, "
+                        "so no pooled metric can be computed; list each trial against its own "
+                        "speaker."
+                    )
+                pools = cls.from_pools(matrix.tar, matrix.non)
             _BY_MATRIX[matrix] = pools
         return pools
 

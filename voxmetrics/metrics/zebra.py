@@ -377,6 +377,7 @@ def speaker_run_counts(
     targets: NDArray[np.intp],
     speaker_index: NDArray[np.intp],
     n_speakers: int,
+    mask: NDArray[np.bool_] | None = None,
 ) -> sparse.csr_array:
     """Run counts of every speaker's trials: a sparse (S, 3K + 1) integer matrix in slot order.
 
@@ -384,6 +385,7 @@ def speaker_run_counts(
     ``v_k``; 3k + 2: their non-mated scores equal to ``v_k``. Rows sum to the run counts of the
     full data; a bootstrap replicate's counts are a weighted sum of rows. Built in row blocks of
     the trials grouped by speaker, so each block counts into the slots of a few speakers only.
+    With ``mask`` (a sparse trial list), only the listed pairs are counted.
     """
     v = pools.values
     n_slots = 3 * v.size + 1
@@ -403,6 +405,8 @@ def speaker_run_counts(
         r = np.arange(rows.size)
         slot[r, targets[rows]] -= 1
         keys = ((spk - first)[:, None] * n_slots + slot).ravel()
+        if mask is not None:  # unlisted cells (NaN scores) are not counted
+            keys = keys[mask[rows].ravel()]
         counts = np.bincount(keys, minlength=(int(spk.max()) - first + 1) * n_slots)
         hit = np.flatnonzero(counts)
         spk_parts.append(hit // n_slots + first)
@@ -426,6 +430,7 @@ def zebra_bootstrap(
     progress: Progress | None = None,
     ties: Ties = "reference",
     pools: SortedPools | None = None,
+    mask: ArrayLike | None = None,
 ) -> dict[str, BootstrapInterval]:
     """Speaker-level bootstrap intervals of D_ECE and of the q95 of |log10 LR| (log10 l: none).
 
@@ -451,6 +456,9 @@ def zebra_bootstrap(
         As :func:`zebra`.
     pools : SortedPools, optional
         The matrix's pools, when already built.
+    mask : array_like of bool, shape (T, N), optional
+        A sparse trial list's listed pairs (the other scores are ignored, e.g. NaN): each
+        replicate uses the listed pairs of the resampled trials.
 
     Returns
     -------
@@ -458,7 +466,26 @@ def zebra_bootstrap(
         Keys ``d_ece``, ``log10_l`` (no bounds) and ``log10_l_q95``.
     """
     check_ties(ties)
-    s, t = check_matrix(scores, targets)
+    m = None
+    if mask is None:
+        s, t = check_matrix(scores, targets)
+    else:
+        m = np.asarray(mask, dtype=bool)
+        s = np.asarray(scores)
+        if m.shape != s.shape:
+            raise VoxMetricsInputError(
+                f"`mask` has shape {m.shape} but the scores {s.shape}; give one per score."
+            )
+        if not np.isfinite(s[m]).all():
+            raise VoxMetricsInputError("`scores` has NaN or infinite listed values.")
+        t = np.asarray(targets)
+        if t.shape != (s.shape[0],) or t.dtype.kind not in "iu" or (t < 0).any() or (
+            t >= s.shape[1]
+        ).any():
+            raise VoxMetricsInputError(
+                f"`targets` must hold one column index in [0, {s.shape[1]}) per trial."
+            )
+        t = t.astype(np.intp)
     spk = np.asarray(speakers).astype(str).ravel()
     if spk.shape != (s.shape[0],):
         raise VoxMetricsInputError(
@@ -467,11 +494,16 @@ def zebra_bootstrap(
     if n_boot < 1 or not 0 < confidence < 1:
         raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
     if pools is None:
-        pools = SortedPools.from_matrix(s, t)
+        if m is None:
+            pools = SortedPools.from_matrix(s, t)
+        else:
+            own = np.zeros(m.shape, dtype=bool)
+            own[np.arange(s.shape[0]), t] = True
+            pools = SortedPools.from_pools(s[m & own], s[m & ~own])
     counts, inverse, n_spk = speaker_resample_counts(
         spk, n_boot=n_boot, rng=np.random.default_rng(seed)
     )
-    per_speaker = speaker_run_counts(pools, s, t, inverse, n_spk)
+    per_speaker = speaker_run_counts(pools, s, t, inverse, n_spk, mask=m)
     full = zebra_from_pools(pools)
     reps = {k: np.empty(n_boot) for k in ("d_ece", "log10_l", "log10_l_q95")}
     chunk = 64

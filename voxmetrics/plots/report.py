@@ -519,15 +519,16 @@ def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
 
 
 def _srd(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
-    results = {r.name: r.srd for r in sr.reports}
-    fits = {r.name: [r.srd_model] for r in sr.reports}
+    ranked = [r for r in sr.reports if r.srd is not None]  # not: sparse, no complete trial
+    results = {r.name: r.srd for r in ranked}
+    fits = {r.name: [r.srd_model] for r in ranked}
     return _section(
         "srd",
         "<p>The rank of each trial's own speaker among the N enrolled; disclosure of rank k is "
         "log<sub>2</sub>(N p<sub>k</sub>) bits. Dotted: the beta-binomial model fitted with the "
         "CLL loss.</p>"
         + figure(rank_distribution_figure(results, fits, colors=colors), "rank_distribution")
-        + figure(mean_d_bar_figure(sr.reports, colors=colors), "mean_d")
+        + figure(mean_d_bar_figure(ranked, colors=colors), "mean_d")
         + _table(srd_table(results, fits), colors=colors, formats={"α": ".4g", "β": ".4g"}),
     )
 
@@ -676,7 +677,7 @@ def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> st
     reports = {r.name: r for r in sr.reports}
     body = _table(linkage_table(reports), colors=colors) + figure(
         linkability_vs_n_figure(
-            {r.name: r.linkability_curve for r in sr.reports},
+            {r.name: r.linkability_curve for r in sr.reports if r.linkability_curve is not None},
             colors=colors,
             bands={
                 r.name: r.replicates.curve_band() for r in sr.reports if r.replicates is not None

@@ -12,8 +12,16 @@ from voxmetrics.ui.cache import (
     parse_embeddings,
     parse_scores,
     score_histogram_cached,
+    with_trial_attributes,
 )
-from voxmetrics.ui.setup import MENU, MenuItem, md_escape, page_setup, require_conditions
+from voxmetrics.ui.setup import (
+    MENU,
+    MenuItem,
+    md_escape,
+    one_to_n_study,
+    page_setup,
+    require_conditions,
+)
 from voxmetrics.ui.state import get_study, load_demo, notify, set_study
 from voxmetrics.ui.widgets import (
     call,
@@ -39,6 +47,7 @@ __all__ = [
     "load_demo",
     "md_escape",
     "notify",
+    "one_to_n_study",
     "page_setup",
     "parse_embeddings",
     "parse_scores",
@@ -50,4 +59,5 @@ __all__ = [
     "show_table",
     "show_warnings",
     "study_reports",
+    "with_trial_attributes",
 ]

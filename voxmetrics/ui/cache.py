@@ -28,7 +28,7 @@ import streamlit as st
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.summary import ScoreHistogram, score_histogram
-from voxmetrics.errors import VoxMetricsWarning
+from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.uncertainty import Comparison
 from voxmetrics.report import (
@@ -152,6 +152,28 @@ def parse_scores(
         format,
         distance,
     )
+
+
+def with_trial_attributes(
+    sm: ScoreMatrix, upload: Upload, *, required: bool = True
+) -> ScoreMatrix:
+    """``sm`` with the per-trial attributes of an uploaded table joined in.
+
+    The table (CSV or Parquet) has a ``trial_id`` or a ``speaker`` column and the attribute
+    columns (:meth:`~voxmetrics.data.model.ScoreMatrix.with_attributes`); Kaldi / VoicePrivacy
+    scores carry no attributes, so this is how they get e.g. ``sex`` for the subset selector.
+    Without ``required``, a table that does not cover ``sm`` leaves it unchanged (a dev set
+    the table does not describe).
+    """
+    from voxmetrics.data.readers import read_table
+
+    table = read_table(upload.getvalue(), name=upload.name)
+    try:
+        return sm.with_attributes(table, where=upload.name)
+    except VoxMetricsInputError:
+        if required:
+            raise
+        return sm
 
 
 @dataclass(frozen=True, eq=False)

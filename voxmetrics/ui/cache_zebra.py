@@ -109,6 +109,7 @@ def zebra_intervals(
         seed=int(seed),
         progress=progress,
         pools=SortedPools.of(sm),
+        mask=sm.mask,
     )
     store.put(key, out)
     return out
@@ -155,7 +156,15 @@ def worst_trial(sm: ScoreMatrix, result: ZebraResult, transform: PAVTransform) -
     k // (N - 1) and the column the (k mod (N - 1))-th non-target column of that row.
     """
     n = sm.n_enrolled
-    if result.worst_is_mated:
+    if sm.mask is not None:  # a sparse trial list: the index counts its listed pairs
+        if result.worst_is_mated:
+            row = int(np.flatnonzero(sm.target_listed)[int(result.worst_index)])
+            col = int(sm.targets[row])
+        else:
+            listed = sm.mask.copy()
+            listed[np.arange(sm.n_trials), sm.targets] = False
+            row, col = divmod(int(np.flatnonzero(listed)[int(result.worst_index)]), n)
+    elif result.worst_is_mated:
         row = int(result.worst_index)
         col = int(sm.targets[row])
     else:

@@ -13,7 +13,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui import state
 from voxmetrics.ui.errors import install_error_handler
 
-__all__ = ["MENU", "MenuItem", "md_escape", "page_setup", "require_conditions"]
+__all__ = ["MENU", "MenuItem", "md_escape", "one_to_n_study", "page_setup", "require_conditions"]
 
 DATA_PAGE = "pages/2_Data.py"
 
@@ -53,9 +53,12 @@ def md_escape(text: str) -> str:
 
 
 def page_setup(title: str) -> Study:
-    """Configure the page, draw the menu and the study sidebar; return the session's study.
+    """Configure the page, draw the menu and the study sidebar; return the study to show.
 
-    Call it first on every page. It also installs the session's error handler
+    Call it first on every page. The study returned is the session's study restricted to the
+    subset chosen in the sidebar (e.g. female trials only, :func:`state.shown_study`), so every
+    page honours that choice; a page that edits the study edits the whole one
+    (:func:`state.get_study`). It also installs the session's error handler
     (:func:`voxmetrics.ui.errors.install_error_handler`): from then on a bad-input error shows
     its message and any other error a short apology with a details expander, never a
     traceback.
@@ -71,7 +74,41 @@ def page_setup(title: str) -> Study:
             st.page_link(item.path, label=item.label, icon=item.icon)
         st.divider()
         _study_sidebar(state.get_study())
-    return state.get_study()
+        _subset_selector(state.get_study())
+    return state.shown_study()
+
+
+_SUBSET_WIDGET = "vm_subset_widget"
+
+
+def _store_subset() -> None:
+    st.session_state[state.SUBSET_KEY] = st.session_state.get(_SUBSET_WIDGET) or ""
+
+
+def _subset_label(option: str) -> str:
+    return "All trials" if not option else option.replace("=", " = ", 1)
+
+
+def _subset_selector(study: Study) -> None:
+    """One sidebar widget choosing the subset (attribute = value) that every page shows."""
+    options = [""] + [f"{a}={v}" for a, values in study.subset_options().items() for v in values]
+    if len(options) == 1:
+        st.session_state.pop(state.SUBSET_KEY, None)
+        return
+    if st.session_state.get(state.SUBSET_KEY) not in options:
+        st.session_state[state.SUBSET_KEY] = ""
+    # the widget's own key is dropped when a page is left; the choice lives in SUBSET_KEY
+    st.session_state[_SUBSET_WIDGET] = st.session_state[state.SUBSET_KEY]
+    st.selectbox(
+        "Subset",
+        options,
+        key=_SUBSET_WIDGET,
+        on_change=_store_subset,
+        format_func=_subset_label,
+        help="Show every page for one subset of the trials (e.g. sex = F), each evaluated on "
+        "its own trials and its own enrolled identities, as VoicePrivacy reports female and "
+        "male speakers separately. Offered: per-trial attributes every condition has.",
+    )
 
 
 def require_conditions(study: Study) -> None:
@@ -86,6 +123,35 @@ def require_conditions(study: Study) -> None:
             DATA_PAGE, label="Add a condition", icon=":material/add:", query_params={"new": "1"}
         )
         st.stop()
+
+
+def one_to_n_study(study: Study) -> Study:
+    """The study a page of the 1-to-N metrics shows (LID, SRD, linkage, threat model).
+
+    A sparse trial list is shown on its complete trials (:meth:`Study.complete_rows`); a
+    condition without any is left out with a note saying why. Stops the page when none is
+    left.
+    """
+    shown, left_out = study.complete_rows()
+    partial = [
+        c.name for c in study.conditions if c.name not in left_out and not c.eval.is_complete
+    ]
+    if left_out:
+        st.info(
+            f"Not shown: {', '.join(left_out)}. Their trial lists are sparse and no trial is "
+            "listed against every enrolled identity, so the 1-to-N metrics have no trial to "
+            "rank (EER, Cllr and ZEBRA use every listed pair: see the Overview and ZEBRA "
+            "pages). Choose a subset in the sidebar (e.g. sex) whose trials are complete.",
+            icon=":material/info:",
+        )
+    if partial:
+        st.caption(
+            f"{', '.join(partial)}: sparse trial lists, shown here on their complete trials "
+            "(those listed against every enrolled identity)."
+        )
+    if not shown.conditions:
+        st.stop()
+    return shown
 
 
 # ---------------------------------------------------------------- the study sidebar

@@ -14,15 +14,21 @@ from voxmetrics.ui.cache import demo_study_cached
 __all__ = [
     "NOTICE_KEY",
     "STUDY_KEY",
+    "SUBSET_KEY",
     "get_study",
+    "get_subset",
     "load_demo",
     "notify",
     "pop_notice",
     "set_study",
+    "shown_study",
 ]
 
 STUDY_KEY = "vm_study"
 """Session-state key of the current :class:`Study`."""
+SUBSET_KEY = "vm_subset"
+"""Session-state key of the subset every page shows: ``"attr=value"``, or "" for all trials."""
+_SUBSET_CACHE = "vm_subset_study"
 NOTICE_KEY = "vm_notice"
 """Session-state key of a one-shot message ``(kind, text)`` shown in the sidebar."""
 
@@ -37,6 +43,36 @@ def get_study() -> Study:
 def set_study(study: Study) -> None:
     """Replace the session's study."""
     st.session_state[STUDY_KEY] = study
+
+
+def get_subset() -> tuple[str, str] | None:
+    """The chosen subset ``(attribute, value)``, or None for all trials."""
+    chosen = st.session_state.get(SUBSET_KEY) or ""
+    if "=" not in chosen:
+        return None
+    attr, value = chosen.split("=", 1)
+    return attr, value
+
+
+def shown_study() -> Study:
+    """The study the pages show: the session's study restricted to the chosen subset.
+
+    The subset is built once per (study, subset) by :meth:`Study.subset` and kept in the
+    session; a subset the study no longer has falls back to all trials.
+    """
+    study = get_study()
+    subset = get_subset()
+    if subset is None:
+        return study
+    if subset[1] not in study.subset_options().get(subset[0], []):
+        st.session_state[SUBSET_KEY] = ""
+        return study
+    cached = st.session_state.get(_SUBSET_CACHE)
+    if cached is not None and cached[0] is study and cached[1] == subset:
+        return cached[2]
+    shown = study.subset(*subset)
+    st.session_state[_SUBSET_CACHE] = (study, subset, shown)
+    return shown
 
 
 def load_demo() -> None:

@@ -130,8 +130,8 @@ if applied:
         )
     else:
         if new != study.settings:
+            ui.set_study(dataclasses.replace(ui.get_study(), settings=new))  # the whole study
             study = dataclasses.replace(study, settings=new)
-            ui.set_study(study)
             st.session_state[SHOWN_SETTINGS] = new
         st.success(
             "Settings applied; the Overview's report card and this report use them, and "

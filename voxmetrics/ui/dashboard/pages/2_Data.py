@@ -79,7 +79,7 @@ def target_name() -> str | None:
 
 def store(condition: Condition, summary: list[str], warnings: tuple[str, ...]) -> None:
     """Put the condition into the study and show it selected after a rerun."""
-    ui.set_study(study.with_condition(condition))
+    ui.set_study(ui.get_study().with_condition(condition))  # the whole study, not a subset
     st.session_state[SELECT_NEXT] = condition.name
     st.session_state[LOADED] = {"name": condition.name, "summary": summary, "warnings": warnings}
     st.rerun()
@@ -87,7 +87,15 @@ def store(condition: Condition, summary: list[str], warnings: tuple[str, ...]) -
 
 def describe(label: str, sm) -> str:
     t, n = sm.shape
-    return f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
+    text = f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
+    if sm.is_complete:
+        return text
+    full = sm.complete_rows()
+    rows = "none" if full is None else f"{full.n_trials:,} (against {full.n_enrolled:,})"
+    return (
+        f"{text}; a sparse trial list of {sm.n_pairs:,} pairs (EER, Cllr and ZEBRA use every "
+        f"listed pair; complete trials for the 1-to-N metrics: {rows})"
+    )
 
 
 scores_tab, embeddings_tab = st.tabs(["Score files", "Embeddings"])
@@ -128,6 +136,14 @@ with scores_tab:
         "likelihood ratios (adds actual DCFs and ECE curves). Distances: lower = closer "
         "(Euclidean, cosine distance); they are negated on reading and every result says so.",
     )
+    attr_file = st.file_uploader(
+        "Trial attributes (optional)",
+        key="vm_attr_file",
+        help="A CSV or Parquet with a trial_id column (one row per trial) or a speaker column "
+        "(one row per speaker, e.g. speaker,sex) and attribute columns, joined to the trials "
+        "(to dev too when it covers them): e.g. sex for Kaldi / VoicePrivacy scores, which "
+        "carry none, so the sidebar's Subset selector can split by it.",
+    )
     if st.button("Load scores", type="primary", key="vm_load_scores", icon=":material/upload:"):
         target = target_name()
         if target is not None and eval_file is None:
@@ -140,6 +156,14 @@ with scores_tab:
                 dv = ui.call(
                     ui.parse_scores, dev_file, trials=dev_key, format=fmt, distance=distance
                 )
+            if ev is not None and attr_file is not None:
+                joined = ui.call(ui.with_trial_attributes, ev.value, attr_file)
+                ev = None if joined is None else ui.Outcome(joined.value, ev.warnings)
+                if ev is not None and dv is not None:  # dev: when the table covers it
+                    dev_joined = ui.call(
+                        ui.with_trial_attributes, dv.value, attr_file, required=False
+                    )
+                    dv = None if dev_joined is None else ui.Outcome(dev_joined.value, dv.warnings)
             if ev is not None and (dev_file is None or dv is not None):
                 files = ", ".join(f.name for f in (eval_file, dev_file) if f is not None)
                 cond = ui.safe_call(

@@ -39,6 +39,7 @@ VARIANTS = {
 study = ui.page_setup("LID")
 st.title("LID: local information disclosure")
 ui.require_conditions(study)
+study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
 
 st.markdown(
     "**How much does one anonymised utterance tell an attacker about who is speaking?** "

@@ -32,6 +32,7 @@ LOSS_HELP = (
 study = ui.page_setup("SRD")
 st.title("SRD: similarity rank disclosure")
 ui.require_conditions(study)
+study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
 
 st.markdown(
     "For every anonymised trial the attacker sorts the N enrolled identities by similarity; "

@@ -44,6 +44,7 @@ def names_list(names: list[str]) -> str:
 study = ui.page_setup("Linkage")
 st.title("Linkage: linkability, singling out and voice similarity")
 ui.require_conditions(study)
+study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
 
 st.markdown(
     "Under the GDPR, data count as anonymous only if no one can **single out** a person, "

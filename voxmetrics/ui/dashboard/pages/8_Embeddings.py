@@ -122,7 +122,7 @@ ui.show_table(
     "conditions.csv",
 )
 if st.button("Add these conditions to the study", key="vm_emb_add", icon=":material/add:"):
-    added = study
+    added = ui.get_study()  # the whole study, whatever subset the pages show
     try:
         for c in conditions:
             part = c.embeddings

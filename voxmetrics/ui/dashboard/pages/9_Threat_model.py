@@ -493,6 +493,7 @@ else:
         f"Every condition of **{ui.md_escape(study.name)}** is checked for the pattern above: "
         f"{checked}."
     )
+    study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
     reports = ui.study_reports(study)
     callouts = ui.safe_call(threat_callouts, study, reports) if reports else None
     if callouts:
