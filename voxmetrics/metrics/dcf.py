@@ -156,41 +156,6 @@ def _candidates(
     )
 
 
-def _lower_hull(
-    misses: NDArray[np.int64], fas: NDArray[np.int64], n_tar: int, n_non: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Lower-left convex hull of count points sorted by misses ascending, false alarms descending.
-
-    Andrew's monotone chain over the candidate points (one per unique target score), with
-    the chord end (0 misses, all false alarms) prepended: the ROC convex hull, as BOSARIS
-    ``rocch``. Cross products of integer counts (scaled by the other pool's size) are exact,
-    so collinear points are always dropped. Returns the rates (P_miss, P_fa).
-    """
-    xs = np.concatenate([[0], misses]).astype(np.int64) * n_non  # common denominator
-    ys = np.concatenate([[n_non], fas]).astype(np.int64) * n_tar
-    xs_l, ys_l = xs.tolist(), ys.tolist()  # Python ints: no overflow
-    hull: list[int] = []
-    for k in range(xs.size):
-        while len(hull) >= 2:
-            a, b = hull[-2], hull[-1]
-            cross = (xs_l[b] - xs_l[a]) * (ys_l[k] - ys_l[a]) - (ys_l[b] - ys_l[a]) * (
-                xs_l[k] - xs_l[a]
-            )
-            if cross <= 0:  # b is not strictly below the chord a-k: drop it
-                hull.pop()
-            else:
-                break
-        hull.append(k)
-    idx = np.asarray(hull)
-    return xs[idx] / (n_tar * n_non), ys[idx] / (n_tar * n_non)
-
-
-def _hull(pools: SortedPools) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The ROC convex hull (P_miss, P_fa) of the pools, from the cost candidates."""
-    _, misses, fas = _candidates(pools)
-    return _lower_hull(misses, fas, pools.n_tar, pools.n_non)
-
-
 @dataclass(frozen=True)
 class DCFResult:
     """Normalised minimum and actual detection costs at one or more target priors."""
@@ -426,7 +391,7 @@ def _det(pools: SortedPools, max_points: int | None) -> DETCurve:
     pmiss = np.concatenate([[0.0], n_miss[keep]]) / pools.n_tar
     pfa = 1.0 - np.concatenate([[0.0], n_le[keep]]) / pools.n_non
     idx = _thin(thr.size, max_points)
-    h_miss, h_fa = _hull(pools)
+    h_miss, h_fa = pools.rocch()
     return DETCurve(
         thresholds=_readonly(thr[idx]),
         pmiss=_readonly(pmiss[idx]),
@@ -526,7 +491,7 @@ def _ape(
     count_non_le = count_non_le or pools.count_non_le
     p = 1.0 / (1.0 + np.exp(-plo))
     norm = np.minimum(p, 1.0 - p)
-    h_miss, h_fa = _hull(pools)  # the minimum over its vertices is the minimum over all points
+    h_miss, h_fa = pools.rocch()  # the minimum over its vertices is the minimum over all points
     ber = np.empty(p.size)
     step = max(1, 4_000_000 // h_miss.size)  # bounded memory: blocks of priors
     for lo in range(0, p.size, step):
