@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sys.path.insert(0, str(REPO_ROOT))
-    from voxmetrics.studyreport import build_study_report
+    from voxmetrics.report.study import build_study_report
     from voxmetrics.synth import demo_study
 
     warnings.simplefilter("ignore")

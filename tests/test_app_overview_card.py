@@ -8,10 +8,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from voxmetrics.card import report_card
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.plots.style import LEVEL_COLOURS
 from voxmetrics.report import evaluate_condition, evaluate_sbls
+from voxmetrics.report.card import report_card
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 

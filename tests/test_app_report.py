@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
-from voxmetrics.export import report_json, report_zip, tables_zip
-from voxmetrics.studyreport import build_study_report
+from voxmetrics.report.export import report_json, report_zip, tables_zip
+from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache
 from voxmetrics.ui.setup import study_file_name
@@ -273,10 +273,10 @@ def test_load_without_a_file_asks_for_one():
 
 
 def test_without_chromium_the_pages_say_what_is_missing(monkeypatch):
-    import voxmetrics.export
+    import voxmetrics.report.export
     import voxmetrics.ui.widgets
 
-    monkeypatch.setattr(voxmetrics.export, "find_chromium", lambda: None)
+    monkeypatch.setattr(voxmetrics.report.export, "find_chromium", lambda: None)
     monkeypatch.setattr(voxmetrics.ui.widgets, "find_chromium", lambda: None)
     at = _page(_small_study())
     at.button(key="vm_report_build").click().run()

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from voxmetrics.errors import VoxMetricsWarning
-from voxmetrics.export import write_report
 from voxmetrics.plots import REPORT_SECTIONS
-from voxmetrics.studyreport import build_study_report
+from voxmetrics.report.export import write_report
+from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"

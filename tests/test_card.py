@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from voxmetrics.card import LEVELS, REPORT_CARD_THRESHOLDS, ZEBRA_TAGS, report_card
 from voxmetrics.report import evaluate_study
-from voxmetrics.studyreport import build_study_report
+from voxmetrics.report.card import LEVELS, REPORT_CARD_THRESHOLDS, ZEBRA_TAGS, report_card
+from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
 
@@ -26,7 +26,7 @@ def study_report(study):
     return build_study_report(study, bootstrap=50)
 
 
-# (metric, value, expected level): the boundaries documented in voxmetrics/card.py
+# (metric, value, expected level): the boundaries documented in voxmetrics/report/card.py
 BOUNDARIES = [
     ("eer", 0.50, "ok"),
     ("eer", 0.45, "ok"),

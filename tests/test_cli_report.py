@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from voxmetrics import export
 from voxmetrics.cli import main
 from voxmetrics.data.studyfile import load_study
+from voxmetrics.report import export
 
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
 ROOT = Path(__file__).resolve().parents[1]

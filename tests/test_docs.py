@@ -105,7 +105,7 @@ class _Ids(HTMLParser):
 @pytest.mark.parametrize(
     "module",
     [
-        "voxmetrics", "voxmetrics.card", "voxmetrics.threat", "voxmetrics.export",
+        "voxmetrics", "voxmetrics.report.card", "voxmetrics.threat", "voxmetrics.report.export",
         "voxmetrics.synth", "voxmetrics.embeddings", "voxmetrics.plots",
     ],
 )  # fmt: skip
@@ -328,7 +328,7 @@ def test_methods_sbls_weights_are_the_library_defaults():
 
 
 def test_report_card_page_has_the_library_thresholds():
-    from voxmetrics.card import REPORT_CARD_THRESHOLDS as T
+    from voxmetrics.report.card import REPORT_CARD_THRESHOLDS as T
     from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 
     rows = {

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from voxmetrics import export
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.export import (
+from voxmetrics.report import export
+from voxmetrics.report.export import (
     find_chromium,
     html_to_pdf,
     report_json,
@@ -21,7 +21,7 @@ from voxmetrics.export import (
     require_chromium,
     write_report,
 )
-from voxmetrics.studyreport import build_study_report
+from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")

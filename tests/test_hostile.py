@@ -45,7 +45,7 @@ from voxmetrics.limits import Limits, check_count, limits_from_config, parse_lim
 from voxmetrics.metrics.bootstrap import lid_bootstrap, speaker_bootstrap
 from voxmetrics.metrics.sbls import builtin_attacker, sbls
 from voxmetrics.metrics.similarity import similarity_matrix
-from voxmetrics.studyreport import build_study_report
+from voxmetrics.report.study import build_study_report
 
 SLOW_LIMIT_S = 60
 

@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LIBRARY_MODULES = [
     "voxmetrics",
     "voxmetrics.report",
-    "voxmetrics.card",
+    "voxmetrics.report.card",
     "voxmetrics.threat",
-    "voxmetrics.studyreport",
+    "voxmetrics.report.study",
     "voxmetrics.data.studyfile",
     "voxmetrics.synth",
     "voxmetrics.plots",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import pytest
 
-from voxmetrics.card import LEVELS, REPORT_CARD_THRESHOLDS, CardCell, ReportCard
 from voxmetrics.plots.card import (
     LEVEL_LABELS,
     card_legend_html,
@@ -17,6 +16,7 @@ from voxmetrics.plots.card import (
     thresholds_markdown,
 )
 from voxmetrics.plots.style import LEVEL_COLOURS, LEVEL_TEXT_COLOURS
+from voxmetrics.report.card import LEVELS, REPORT_CARD_THRESHOLDS, CardCell, ReportCard
 
 
 def _card() -> ReportCard:

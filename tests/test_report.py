@@ -28,7 +28,7 @@ def test_the_study_setting_chooses_the_lid_variant_of_every_condition():
 
     from voxmetrics.data.study import StudySettings
     from voxmetrics.metrics.lid import calibrate_lid
-    from voxmetrics.studyreport import build_study_report
+    from voxmetrics.report.study import build_study_report
 
     study = dataclasses.replace(
         demo_study(n_speakers=12),

@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from voxmetrics.card import REPORT_CARD_THRESHOLDS
-from voxmetrics.export import report_html
 from voxmetrics.plots import REPORT_SECTIONS, json_safe, study_report_html
-from voxmetrics.studyreport import build_study_report
+from voxmetrics.report.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.report.export import report_html
+from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")

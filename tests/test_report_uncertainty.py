@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from voxmetrics.card import report_card
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.plots.report import study_report_html
+from voxmetrics.plots.report_html import study_report_html
 from voxmetrics.report import evaluate, evaluate_study, intervals_frame
-from voxmetrics.studyreport import build_study_report
+from voxmetrics.report.card import report_card
+from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

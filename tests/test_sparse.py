@@ -492,8 +492,8 @@ def test_study_file_keeps_the_mask(tmp_path):
 
 def test_study_report_of_a_sparse_condition(tmp_path):
     from voxmetrics.data.study import Condition, Study
-    from voxmetrics.plots.report import study_report_html
-    from voxmetrics.studyreport import build_study_report
+    from voxmetrics.plots.report_html import study_report_html
+    from voxmetrics.report.study import build_study_report
 
     sm = _full_matrix()
     block = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="b.csv")

@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 from voxmetrics.cli import main
 from voxmetrics.data.studyfile import save_study
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.export import report_zip, write_report
-from voxmetrics.studyreport import build_study_report
-from voxmetrics.synth import demo_study
-from voxmetrics.tables import (
+from voxmetrics.report.export import report_zip, write_report
+from voxmetrics.report.study import build_study_report
+from voxmetrics.report.tables import (
     TABLE_CAPTIONS,
     format_interval,
     format_value,
@@ -29,6 +28,7 @@ from voxmetrics.tables import (
     table_markdown,
     write_tables,
 )
+from voxmetrics.synth import demo_study
 
 
 @pytest.fixture(scope="module")

@@ -2,18 +2,20 @@
 
 The public surface: the data model and readers (:mod:`voxmetrics.data`), the metrics
 (:mod:`voxmetrics.metrics`), conditions, studies and ``.vxm`` study files, reports
-(:mod:`voxmetrics.report`, the report card :mod:`voxmetrics.card`, the threat call-outs
-:mod:`voxmetrics.threat`, the whole study's :mod:`voxmetrics.studyreport`) and the demo generator
+(:mod:`voxmetrics.report`: one condition in :mod:`~voxmetrics.report.condition`, the whole study
+in :mod:`~voxmetrics.report.study`, the report card in :mod:`~voxmetrics.report.card`, the files in
+:mod:`~voxmetrics.report.export` and :mod:`~voxmetrics.report.tables`), the threat call-outs
+(:mod:`voxmetrics.threat`) and the demo generator
 (:mod:`voxmetrics.synth`). Definitions: the documentation, Methods.
 """
 
-from voxmetrics import card, data, errors, metrics, report, studyreport, synth, threat
+from voxmetrics import data, errors, metrics, report, synth, threat
 from voxmetrics._version import __version__
 from voxmetrics.data import *  # noqa: F403
 from voxmetrics.errors import *  # noqa: F403
 from voxmetrics.metrics import *  # noqa: F403
 from voxmetrics.report import ConditionReport, evaluate, evaluate_condition, evaluate_study
-from voxmetrics.studyreport import StudyReport, build_study_report
+from voxmetrics.report.study import StudyReport, build_study_report
 
 __all__ = [
     *data.__all__,
@@ -26,9 +28,7 @@ __all__ = [
     "evaluate",
     "evaluate_condition",
     "evaluate_study",
-    "card",
     "report",
-    "studyreport",
     "synth",
     "threat",
 ]

@@ -1105,8 +1105,8 @@ def _report(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from voxmetrics.data.studyfile import load_study
-    from voxmetrics.export import require_chromium, write_report
-    from voxmetrics.studyreport import build_study_report
+    from voxmetrics.report.export import require_chromium, write_report
+    from voxmetrics.report.study import build_study_report
 
     if not (args.html or args.pdf or args.json or args.csv or args.latex or args.markdown):
         raise VoxMetricsInputError(

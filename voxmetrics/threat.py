@@ -25,7 +25,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
 from voxmetrics.metrics.lid import LIDCalibration, LIDResult, calibrate_lid, lid
 from voxmetrics.metrics.ranks import target_ranks
-from voxmetrics.report import ConditionReport
+from voxmetrics.report.condition import ConditionReport
 from voxmetrics.synth import offset_scores
 
 __all__ = [

@@ -6,7 +6,7 @@ arithmetic they do is for display (e.g. turning counts into densities).
 
 from voxmetrics.plots.card import card_legend_html, card_styler, card_table, report_card_figure
 from voxmetrics.plots.overview import eer_linkability_figure
-from voxmetrics.plots.report import REPORT_SECTIONS, json_safe, study_report_html
+from voxmetrics.plots.report_html import REPORT_SECTIONS, json_safe, study_report_html
 from voxmetrics.plots.scores import score_histogram_figure
 from voxmetrics.plots.style import MATED_COLOR, NON_MATED_COLOR, base_layout
 from voxmetrics.plots.threat import (

@@ -1,12 +1,12 @@
 """The study report as one self-contained HTML page (issue 9).
 
-:func:`study_report_html` draws a :class:`~voxmetrics.studyreport.StudyReport` as one page:
+:func:`study_report_html` draws a :class:`~voxmetrics.report.study.StudyReport` as one page:
 every table, the interactive figures of the existing builders, plotly.js embedded once in the
 head and the JSON of every number in a ``<script type="application/json">`` island. The page
 loads nothing from the network (no CDN, no MathJax, no web fonts); its only external addresses
 are plain links to the papers. Its print style sheet starts each section on a new page and
 keeps figures and tables whole, since the PDF is printed from it
-(:func:`voxmetrics.export.html_to_pdf`).
+(:func:`voxmetrics.report.export.html_to_pdf`).
 
 Like every builder here it takes results and computes nothing: the ECE profiles of the ZEBRA
 section come with the report (:attr:`StudyReport.ece_curves`).
@@ -28,7 +28,6 @@ import plotly.graph_objects as go
 import plotly.offline
 
 from voxmetrics._version import __version__
-from voxmetrics.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
@@ -46,7 +45,8 @@ from voxmetrics.report import (
     overview_frame,
     verification_frame,
 )
-from voxmetrics.studyreport import StudyReport
+from voxmetrics.report.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.report.study import StudyReport
 from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 
 __all__ = ["PAPERS", "REPORT_SECTIONS", "json_safe", "study_report_html"]
@@ -857,7 +857,7 @@ def study_report_html(
     Parameters
     ----------
     sr : StudyReport
-        The evaluated study (:func:`voxmetrics.studyreport.build_study_report`).
+        The evaluated study (:func:`voxmetrics.report.study.build_study_report`).
     title : str, optional
         Page title; default "VoxMetrics report: <study name>".
 
@@ -872,7 +872,7 @@ def study_report_html(
 
     Examples
     --------
-    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> page = study_report_html(build_study_report(demo_study(n_speakers=6), bootstrap=0))
     >>> page.count("plotly.js v"), 'id="report-card"' in page

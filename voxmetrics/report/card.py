@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from voxmetrics.report import ConditionReport
+from voxmetrics.report.condition import ConditionReport
 
 __all__ = [
     "LEVELS",

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.plots.report import json_safe, study_report_html
-from voxmetrics.studyreport import StudyReport
-from voxmetrics.tables import render_tables, write_tables
+from voxmetrics.plots.report_html import json_safe, study_report_html
+from voxmetrics.report.study import StudyReport
+from voxmetrics.report.tables import render_tables, write_tables
 
 __all__ = [
     "CHROMIUM_NAMES",
@@ -87,7 +87,7 @@ def report_html(sr: StudyReport, *, title: str | None = None) -> str:
 
     Examples
     --------
-    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> page = report_html(build_study_report(demo_study(n_speakers=6), bootstrap=0))
     >>> 'data-figure="ece_profiles"' in page
@@ -101,7 +101,7 @@ def report_json(sr: StudyReport, *, indent: int | None = 2) -> str:
 
     Examples
     --------
-    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> text = report_json(build_study_report(demo_study(n_speakers=6), bootstrap=0))
     >>> sorted(json.loads(text)["conditions"])[:2]
@@ -124,11 +124,11 @@ def report_zip(sr: StudyReport, *, title: str | None = None) -> bytes:
 
     Members: ``<study>_report.html``, ``<study>_report.json``, ``csv/<table>.csv`` for every
     table of :meth:`StudyReport.tables`, and ``latex/<table>.tex`` and ``markdown/<table>.md``
-    for every results table of :func:`voxmetrics.tables.results_tables`.
+    for every results table of :func:`voxmetrics.report.tables.results_tables`.
 
     Examples
     --------
-    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> data = report_zip(build_study_report(demo_study(n_speakers=6), bootstrap=0))
     >>> sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())[:2]
@@ -152,7 +152,7 @@ def tables_zip(sr: StudyReport, fmt: Literal["latex", "markdown"]) -> bytes:
 
     Examples
     --------
-    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> data = tables_zip(build_study_report(demo_study(n_speakers=6), bootstrap=0), "markdown")
     >>> sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())[:2]
@@ -267,7 +267,7 @@ def write_report(
         ``report_card.csv``...); created.
     latex_dir, markdown_dir : path, optional
         Folders for the paper-ready results tables as LaTeX (booktabs, ``<table>.tex``) and
-        Markdown (``<table>.md``), see :mod:`voxmetrics.tables`; created.
+        Markdown (``<table>.md``), see :mod:`voxmetrics.report.tables`; created.
     chromium : str, optional
         Chromium for the PDF (default :func:`find_chromium`); checked before anything is
         written, so a missing browser leaves no partial output.

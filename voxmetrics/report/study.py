@@ -3,7 +3,7 @@
 :func:`build_study_report` evaluates every condition with the study's settings, the SBLS of
 the conditions with attribute-labelled embeddings, the report card and the threat call-outs.
 :meth:`StudyReport.to_dict` is the JSON of every number; :meth:`StudyReport.tables` the CSVs.
-The HTML page is drawn by :func:`voxmetrics.plots.report.study_report_html`.
+The HTML page is drawn by :func:`voxmetrics.plots.report_html.study_report_html`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import Any
 import pandas as pd
 
 from voxmetrics._version import __version__
-from voxmetrics.card import ReportCard, report_card
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
@@ -25,7 +24,8 @@ from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, compare_replicates
 from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
-from voxmetrics.report import (
+from voxmetrics.report.card import ReportCard, report_card
+from voxmetrics.report.condition import (
     OVERVIEW_COLUMNS,
     ConditionReport,
     Progress,

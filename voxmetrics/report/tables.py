@@ -1,6 +1,6 @@
 r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown (issue 19).
 
-:func:`results_tables` turns a :class:`~voxmetrics.studyreport.StudyReport` into the tables of
+:func:`results_tables` turns a :class:`~voxmetrics.report.study.StudyReport` into the tables of
 its report (overview, report card, LID, SRD, ZEBRA, linkage, SBLS), each cell already written
 as text, bootstrap intervals beside their value ("0.470 [0.440, 0.500]").
 :func:`table_latex` and :func:`table_markdown` write any such table (or any DataFrame of
@@ -27,7 +27,7 @@ import pandas as pd
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.plots.linkage import linkage_table
 from voxmetrics.plots.srd import srd_table
-from voxmetrics.studyreport import StudyReport
+from voxmetrics.report.study import StudyReport
 
 __all__ = [
     "MISSING",
@@ -132,7 +132,7 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
 
     Examples
     --------
-    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> tabs = results_tables(build_study_report(demo_study(n_speakers=6), bootstrap=20))
     >>> list(tabs)
@@ -425,7 +425,7 @@ def render_tables(
 
     Examples
     --------
-    >>> from voxmetrics.studyreport import build_study_report
+    >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> texts = render_tables(build_study_report(demo_study(n_speakers=6), bootstrap=0), "latex")
     >>> list(texts)[:3], texts["zebra.tex"].splitlines()[3]

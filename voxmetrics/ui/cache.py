@@ -38,7 +38,7 @@ from voxmetrics.report import (
     evaluate_condition,
     evaluate_sbls,
 )
-from voxmetrics.studyreport import StudyReport, build_study_report
+from voxmetrics.report.study import StudyReport, build_study_report
 from voxmetrics.synth import demo_study
 
 __all__ = [
@@ -402,7 +402,7 @@ def study_report_key(study: Study) -> tuple[Hashable, ...]:
 
 
 def study_report(study: Study) -> Outcome[StudyReport]:
-    """:func:`~voxmetrics.studyreport.build_study_report` with the study's settings, stored.
+    """:func:`~voxmetrics.report.study.build_study_report` with the study's settings, stored.
 
     While it is computed, a ``st.progress`` bar follows the library's ``progress`` callback (it
     is kept in a :class:`ResultStore`, not ``st.cache_data``, which would replay the bar); a

@@ -12,8 +12,8 @@ import streamlit as st
 
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.export import find_chromium
 from voxmetrics.report import ConditionReport
+from voxmetrics.report.export import find_chromium
 from voxmetrics.ui.cache import Outcome, capture, condition_report, png_exporter
 
 __all__ = [

@@ -5,11 +5,12 @@ import dataclasses
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.data.studyfile import study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.export import (
+from voxmetrics.plots.card import card_legend_html, card_styler
+from voxmetrics.report.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.report.export import (
     find_chromium,
     report_html,
     report_json,
@@ -17,9 +18,8 @@ from voxmetrics.export import (
     report_zip,
     tables_zip,
 )
-from voxmetrics.plots.card import card_legend_html, card_styler
-from voxmetrics.studyreport import StudyReport
-from voxmetrics.tables import TABLE_CAPTIONS, render_tables
+from voxmetrics.report.study import StudyReport
+from voxmetrics.report.tables import TABLE_CAPTIONS, render_tables
 from voxmetrics.ui.cache import study_report, study_report_key
 from voxmetrics.ui.setup import study_file_name
 

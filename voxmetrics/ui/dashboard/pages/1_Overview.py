@@ -3,7 +3,6 @@
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.card import REPORT_CARD_THRESHOLDS, report_card
 from voxmetrics.plots import eer_linkability_figure
 from voxmetrics.plots.card import (
     card_legend_html,
@@ -15,6 +14,7 @@ from voxmetrics.plots.card import (
 )
 from voxmetrics.plots.overview import eer_lidmax_figure
 from voxmetrics.report import OVERVIEW_COLUMNS, comparison_frame, intervals_frame, overview_frame
+from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, report_card
 from voxmetrics.ui.cache import compare_pair, condition_sbls
 
 study = ui.page_setup("Overview")
