@@ -29,7 +29,8 @@ from voxmetrics.metrics.eer import eer, eer_rocch
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.srd import srd
 from voxmetrics.metrics.zebra import zebra
-from voxmetrics.report import NO_COMPLETE_TRIAL, evaluate
+from voxmetrics.report import evaluate
+from voxmetrics.report.condition import NO_COMPLETE_TRIAL
 
 N_PER_SEX = 6
 TRIALS_PER_SPEAKER = 3
@@ -695,9 +696,9 @@ def test_sparse_zebra_bootstrap_equals_resampling(seed, decimals):
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_zebra_worst_case_maps_back_to_a_listed_cell(seed):
+    from voxmetrics.analysis.zebra import worst_trial
     from voxmetrics.metrics.pools import SortedPools
     from voxmetrics.metrics.zebra import pav_transform, zebra_from_pools
-    from voxmetrics.ui.cache_zebra import worst_trial
 
     rng = np.random.default_rng(seed)
     n_t, n_e = 30, 6
