@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from voxmetrics._version import __version__
-from voxmetrics.data.study import Study, StudySettings
+from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.pools import SortedPools
@@ -124,11 +124,21 @@ class StudyReport:
 
 
 def build_study_report(
-    study: Study, *, progress: Progress | None = None, **options: Any
+    study: Study,
+    *,
+    progress: Progress | None = None,
+    evaluator: Callable[..., ConditionReport] = evaluate_condition,
+    sbls_evaluator: Callable[[Condition], SBLSResult | None] = evaluate_sbls,
+    **options: Any,
 ) -> StudyReport:
     """Evaluate ``study`` for its report, with ``progress(fraction, message)`` per condition.
 
     ``options`` override the study's settings (see :func:`voxmetrics.report.evaluate_study`).
+    ``evaluator(condition, **options)`` and ``sbls_evaluator(condition)`` compute each
+    condition's report and SBLS: by default
+    :func:`~voxmetrics.report.condition.evaluate_condition` and
+    :func:`~voxmetrics.report.condition.evaluate_sbls`; a cache of them (the dashboard's,
+    shared by its pages) gives the same report without computing a condition twice.
 
     Examples
     --------
@@ -151,8 +161,8 @@ def build_study_report(
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
-        reports.append(evaluate_condition(cond, **opts))
-        sbls[cond.name] = evaluate_sbls(cond)
+        reports.append(evaluator(cond, **opts))
+        sbls[cond.name] = sbls_evaluator(cond)
         curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
     if progress is not None:
         progress(1.0, "Done")

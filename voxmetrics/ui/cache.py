@@ -154,9 +154,7 @@ def parse_scores(
     )
 
 
-def with_trial_attributes(
-    sm: ScoreMatrix, upload: Upload, *, required: bool = True
-) -> ScoreMatrix:
+def with_trial_attributes(sm: ScoreMatrix, upload: Upload, *, required: bool = True) -> ScoreMatrix:
     """``sm`` with the per-trial attributes of an uploaded table joined in.
 
     The table (CSV or Parquet) has a ``trial_id`` or a ``speaker`` column and the attribute
@@ -401,12 +399,22 @@ def study_report_key(study: Study) -> tuple[Hashable, ...]:
     )
 
 
+def _replay(out: Outcome[T]) -> T:
+    """The value of a cached outcome, its warnings raised again for an enclosing capture."""
+    for message in out.warnings:
+        warnings.warn(message, VoxMetricsWarning, stacklevel=2)
+    return out.value
+
+
 def study_report(study: Study) -> Outcome[StudyReport]:
     """:func:`~voxmetrics.report.study.build_study_report` with the study's settings, stored.
 
-    While it is computed, a ``st.progress`` bar follows the library's ``progress`` callback (it
-    is kept in a :class:`ResultStore`, not ``st.cache_data``, which would replay the bar); a
-    stored report is returned at once. Raises
+    Each condition's report and SBLS come from :func:`condition_report` and
+    :func:`condition_sbls`, the caches every page evaluates conditions through: after the
+    Overview (same settings) no condition is computed again. While the rest is computed, a
+    ``st.progress`` bar follows the library's ``progress`` callback (the report is kept in a
+    :class:`ResultStore`, not ``st.cache_data``, which would replay the bar); a stored report
+    is returned at once. Raises
     :class:`~voxmetrics.errors.VoxMetricsInputError` for an empty study.
     """
     key = study_report_key(study)
@@ -420,7 +428,13 @@ def study_report(study: Study) -> Outcome[StudyReport]:
         bar.progress(min(1.0, max(0.0, fraction)), text=f"{message}…")
 
     try:
-        out = capture(build_study_report, study, progress=progress)
+        out = capture(
+            build_study_report,
+            study,
+            progress=progress,
+            evaluator=lambda c, **options: _replay(condition_report(c, **options)),
+            sbls_evaluator=lambda c: _replay(condition_sbls(c)),
+        )
     finally:
         bar.empty()
     store.put(key, out)
