@@ -14,6 +14,7 @@ from voxmetrics.ui.cache import (
     score_histogram_cached,
     with_trial_attributes,
 )
+from voxmetrics.ui.settings import settings_form
 from voxmetrics.ui.setup import (
     MENU,
     MenuItem,
@@ -25,6 +26,7 @@ from voxmetrics.ui.setup import (
 from voxmetrics.ui.state import get_study, load_demo, notify, set_study
 from voxmetrics.ui.widgets import (
     call,
+    download_button,
     download_figure,
     download_table,
     safe_call,
@@ -41,6 +43,7 @@ __all__ = [
     "call",
     "condition_report",
     "demo_study_cached",
+    "download_button",
     "download_figure",
     "download_table",
     "get_study",
@@ -55,6 +58,7 @@ __all__ = [
     "safe_call",
     "score_histogram_cached",
     "set_study",
+    "settings_form",
     "show_figure",
     "show_table",
     "show_warnings",

@@ -18,6 +18,7 @@ from voxmetrics.ui.cache import Outcome, capture, condition_report, png_exporter
 
 __all__ = [
     "call",
+    "download_button",
     "download_figure",
     "download_table",
     "safe_call",
@@ -96,18 +97,37 @@ def _stem(filename: str) -> str:
     return re.sub(r"[^\w.-]+", "_", stem).strip("_") or "download"
 
 
+def download_button(
+    label: str,
+    data: bytes | str | Callable[[], bytes | str],
+    file_name: str,
+    mime: str,
+    *,
+    key: str | None = None,
+    icon: str = ":material/download:",
+    help: str | None = None,
+) -> None:
+    """A download button that does not rerun the page; ``data`` may be a function (deferred).
+
+    A deferred file is generated only when its button is clicked. ``key`` defaults to
+    ``vm_dl_<file_name>``.
+    """
+    st.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=key or f"vm_dl_{file_name}",
+        on_click="ignore",
+        icon=icon,
+        help=help,
+    )
+
+
 def download_table(df: pd.DataFrame, filename: str, *, label: str = "Download CSV") -> None:
     """A download button for ``df`` as CSV (no index, full precision)."""
     name = f"{_stem(filename)}.csv"
-    st.download_button(
-        label,
-        data=df.to_csv(index=False).encode("utf-8"),
-        file_name=name,
-        mime="text/csv",
-        key=f"vm_dl_{name}",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    download_button(label, df.to_csv(index=False).encode("utf-8"), name, "text/csv")
 
 
 def figure_html(fig: go.Figure) -> str:
@@ -125,14 +145,11 @@ def download_figure(fig: go.Figure, filename: str, *, label: str = "Figure") -> 
     """
     stem = _stem(filename)
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.download_button(
+        download_button(
             f"{label} (HTML)",
-            data=lambda: figure_html(fig),
-            file_name=f"{stem}.html",
-            mime="text/html",
-            key=f"vm_dl_{stem}.html",
-            on_click="ignore",
-            icon=":material/download:",
+            lambda: figure_html(fig),
+            f"{stem}.html",
+            "text/html",
             help="Interactive figure, opens offline in any browser.",
         )
         if find_chromium() is None:
@@ -145,13 +162,11 @@ def download_figure(fig: go.Figure, filename: str, *, label: str = "Figure") -> 
             ("png", "image/png", ":material/image:", "Static image"),
             ("svg", "image/svg+xml", ":material/shape_line:", "Vector image"),
         ):
-            st.download_button(
+            download_button(
                 f"{label} ({fmt.upper()})",
-                data=lambda fmt=fmt: png_exporter()(fig, format=fmt),
-                file_name=f"{stem}.{fmt}",
-                mime=mime,
-                key=f"vm_dl_{stem}.{fmt}",
-                on_click="ignore",
+                lambda fmt=fmt: png_exporter()(fig, format=fmt),
+                f"{stem}.{fmt}",
+                mime,
                 icon=icon,
                 help=f"{what} rendered by kaleido in headless Chromium.",
             )
