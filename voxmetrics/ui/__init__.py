@@ -7,6 +7,8 @@ with the downloads of :mod:`voxmetrics.ui.widgets`.
 
 from voxmetrics.ui.cache import (
     Outcome,
+    condition_from_embedding_files,
+    condition_from_score_files,
     condition_report,
     demo_study_cached,
     parse_embeddings,
@@ -41,6 +43,8 @@ __all__ = [
     "MenuItem",
     "Outcome",
     "call",
+    "condition_from_embedding_files",
+    "condition_from_score_files",
     "condition_report",
     "demo_study_cached",
     "download_button",

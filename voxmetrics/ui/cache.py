@@ -47,6 +47,8 @@ __all__ = [
     "ResultStore",
     "clear_study_report_store",
     "compare_pair",
+    "condition_from_embedding_files",
+    "condition_from_score_files",
     "condition_report",
     "condition_sbls",
     "demo_study_cached",
@@ -227,6 +229,71 @@ def parse_embeddings(
     return _read_embeddings(
         key, data, mdata, upload.name, metadata.name if metadata is not None else None, system
     )
+
+
+def condition_from_score_files(
+    name: str,
+    eval_file: Upload,
+    *,
+    eval_trials: Upload | None = None,
+    dev_file: Upload | None = None,
+    dev_trials: Upload | None = None,
+    attributes: Upload | None = None,
+    format: str = "auto",
+    score_kind: str = "similarity",
+    attacker: str = "semi-informed",
+) -> Outcome[Condition]:
+    """A condition from uploaded score files (parsed through :func:`parse_scores`, cached).
+
+    ``attributes`` (a trial or speaker table) is joined to eval, and to dev when it covers it
+    (:func:`with_trial_attributes`). Raises
+    :class:`~voxmetrics.errors.VoxMetricsInputError` at the first bad input.
+    """
+    distance = score_kind == "distance"
+    ev = parse_scores(eval_file, trials=eval_trials, format=format, distance=distance)
+    dv = None
+    if dev_file is not None:
+        dv = parse_scores(dev_file, trials=dev_trials, format=format, distance=distance)
+    eval_sm, dev_sm = ev.value, None if dv is None else dv.value
+    if attributes is not None:
+        eval_sm = with_trial_attributes(eval_sm, attributes)
+        if dev_sm is not None:
+            dev_sm = with_trial_attributes(dev_sm, attributes, required=False)
+    files = ", ".join(f.name for f in (eval_file, dev_file) if f is not None)
+    condition = Condition(
+        name,
+        eval=eval_sm,
+        dev=dev_sm,
+        attacker=attacker,  # type: ignore[arg-type]
+        description=f"Loaded from {files}.",
+        score_kind=score_kind,  # type: ignore[arg-type]
+    )
+    return Outcome(condition, ev.warnings + (() if dv is None else dv.warnings))
+
+
+def condition_from_embedding_files(
+    name: str,
+    embeddings: Upload,
+    *,
+    metadata: Upload | None = None,
+    system: str | None = None,
+    attacker: str = "semi-informed",
+) -> Outcome[Condition]:
+    """A condition from uploaded embeddings, cosine-scored (:func:`parse_embeddings`, cached).
+
+    Raises :class:`~voxmetrics.errors.VoxMetricsInputError` for bad input.
+    """
+    out = parse_embeddings(embeddings, metadata=metadata, system=system)
+    parsed = out.value
+    condition = Condition(
+        name,
+        eval=parsed.eval,
+        dev=parsed.dev,
+        attacker=attacker,  # type: ignore[arg-type]
+        embeddings=parsed.embeddings,
+        description=f"Cosine scores of {embeddings.name}.",
+    )
+    return Outcome(condition, out.warnings)
 
 
 # ---------------------------------------------------------------- results
