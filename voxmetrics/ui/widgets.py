@@ -12,7 +12,9 @@ import streamlit as st
 
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.report import ConditionReport
+from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import find_chromium
 from voxmetrics.ui.cache import Outcome, capture, condition_report, png_exporter
 
@@ -23,6 +25,7 @@ __all__ = [
     "download_table",
     "safe_call",
     "show_figure",
+    "show_report_card",
     "show_table",
     "show_warnings",
     "study_reports",
@@ -198,3 +201,16 @@ def show_figure(fig: go.Figure, filename: str, *, show_title: bool = True) -> No
     shown = fig if show_title else go.Figure(fig).update_layout(title=None, margin_t=30)
     st.plotly_chart(shown, config={"displaylogo": False})
     download_figure(fig, filename)
+
+
+def show_report_card(card: ReportCard) -> None:
+    """The report card, coloured, with each column's threshold as its help and the legend."""
+    st.dataframe(
+        card_styler(card),
+        hide_index=True,
+        column_config={
+            t.label: st.column_config.TextColumn(t.label, help=t.explanation)
+            for t in REPORT_CARD_THRESHOLDS.values()
+        },
+    )
+    st.markdown(card_legend_html(), unsafe_allow_html=True)

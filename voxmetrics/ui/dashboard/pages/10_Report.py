@@ -4,8 +4,6 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.data.studyfile import study_to_bytes
-from voxmetrics.plots.card import card_legend_html, card_styler
-from voxmetrics.report.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.report.export import (
     find_chromium,
     report_html,
@@ -58,15 +56,7 @@ sr: StudyReport = out.value
 st.caption(f"Report computed {sr.created} for the study '{ui.md_escape(sr.study.name)}'.")
 
 st.markdown("#### Report card")
-st.dataframe(
-    card_styler(sr.card),
-    hide_index=True,
-    column_config={
-        t.label: st.column_config.TextColumn(t.label, help=t.explanation)
-        for t in REPORT_CARD_THRESHOLDS.values()
-    },
-)
-st.markdown(card_legend_html(), unsafe_allow_html=True)
+ui.show_report_card(sr.card)
 
 st.markdown("#### Threat call-outs")
 if not sr.callouts:
