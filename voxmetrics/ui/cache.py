@@ -22,7 +22,6 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
@@ -38,6 +37,7 @@ from voxmetrics.report import (
     evaluate_condition,
     evaluate_sbls,
 )
+from voxmetrics.report.export import PngExporter
 from voxmetrics.report.study import StudyReport, build_study_report
 from voxmetrics.synth import demo_study
 
@@ -374,35 +374,9 @@ def score_histogram_cached(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram
 # ---------------------------------------------------------------- static image export
 
 
-class PngExporter:
-    """A kaleido server (one headless Chromium) shared by every session; exports are serialised.
-
-    Starting Chromium takes a couple of seconds; later exports take a fraction of a second.
-    """
-
-    def __init__(self) -> None:
-        import kaleido
-
-        self._kaleido = kaleido
-        self._lock = threading.Lock()
-        # mathjax=False: no CDN fetch, so it works offline
-        kaleido.start_sync_server(mathjax=False, silence_warnings=True)
-
-    def __call__(
-        self, fig: go.Figure, *, format: str = "png", width: int = 1000, scale: float = 2
-    ) -> bytes:
-        """Render ``fig`` as an image (png, svg or pdf) of ``width`` layout pixels."""
-        height = fig.layout.height or 500
-        with self._lock:
-            return self._kaleido.calc_fig_sync(
-                fig.to_dict(),
-                opts={"format": format, "width": width, "height": height, "scale": scale},
-            )
-
-
 @st.cache_resource(show_spinner=False)
 def png_exporter() -> PngExporter:
-    """The server-wide :class:`PngExporter`, started on first use."""
+    """The server-wide :class:`~voxmetrics.report.export.PngExporter`, started on first use."""
     return PngExporter()
 
 
