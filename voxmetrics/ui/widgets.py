@@ -138,19 +138,27 @@ def figure_html(fig: go.Figure) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
 
 
-def download_figure(fig: go.Figure, filename: str, *, label: str = "Figure") -> None:
+def download_figure(
+    fig: go.Figure | Callable[[], go.Figure], filename: str, *, label: str = "Figure"
+) -> None:
     """Download buttons for a figure: interactive HTML always, PNG and SVG with Chromium.
 
     The buttons read "<label> (HTML)", "<label> (PNG)" and "<label> (SVG)". Every file is
     generated only when its button is clicked (deferred download), so pages stay fast; PNG and
-    SVG go through a kaleido server kept in ``st.cache_resource``. Without a Chromium, a
-    caption says so instead.
+    SVG go through a kaleido server kept in ``st.cache_resource``. ``fig`` may be a function
+    that builds the figure, for a figure that is only downloaded, not shown: it is then built
+    on the click too. Without a Chromium, a caption says so instead.
     """
+    built = fig
+
+    def build() -> go.Figure:
+        return built() if callable(built) else built
+
     stem = _stem(filename)
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         download_button(
             f"{label} (HTML)",
-            lambda: figure_html(fig),
+            lambda: figure_html(build()),
             f"{stem}.html",
             "text/html",
             help="Interactive figure, opens offline in any browser.",
@@ -167,7 +175,7 @@ def download_figure(fig: go.Figure, filename: str, *, label: str = "Figure") -> 
         ):
             download_button(
                 f"{label} ({fmt.upper()})",
-                lambda fmt=fmt: png_exporter()(fig, format=fmt),
+                lambda fmt=fmt: png_exporter()(build(), format=fmt),
                 f"{stem}.{fmt}",
                 mime,
                 icon=icon,

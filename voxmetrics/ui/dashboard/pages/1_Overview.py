@@ -70,7 +70,7 @@ with st.expander("How the card is coloured"):
     st.caption("These are VoxMetrics' reading aids, not legal limits.")
 with st.container(horizontal=True, vertical_alignment="center", gap="small"):
     ui.download_table(card_table(card), "report_card.csv", label="Report card (CSV)")
-    ui.download_figure(report_card_figure(card), "report_card", label="Report card")
+    ui.download_figure(lambda: report_card_figure(card), "report_card", label="Report card")
 
 st.markdown("### Metrics")
 st.caption(
