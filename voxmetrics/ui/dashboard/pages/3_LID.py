@@ -3,6 +3,8 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis import lid as analysis
+from voxmetrics.analysis.lid import LIDOptions, LIDRow
 from voxmetrics.plots.lid import (
     calibration_figure,
     condition_colors,
@@ -14,20 +16,10 @@ from voxmetrics.plots.lid import (
 )
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
 from voxmetrics.ui.cache_lid import (
-    NEEDS_CALIBRATION,
-    LIDOptions,
-    LIDRow,
     calibration_curve_cached,
-    calibration_frame,
-    chance_frame,
-    interval_frame,
-    interval_table,
     lid_chance,
     lid_intervals,
     lid_result,
-    lid_summary_frame,
-    trial_frame,
-    trial_posterior,
     trial_table_key,
 )
 
@@ -143,59 +135,31 @@ for name in chosen:
     intervals = None
     if result is not None and n_boot > 0:
         intervals = ui.safe_call(lid_intervals, cond, result, options, n_boot=int(n_boot))
-    if result is not None:
-        status = result.label
-    elif out is None:
-        status = "LID failed (see the message above)"
-    else:
-        status = NEEDS_CALIBRATION
     rows.append(
         LIDRow(
             condition=cond,
             report=report.value if report is not None else None,
             lid=result,
             intervals=intervals,
-            status=status,
+            status=analysis.lid_status(result, failed=out is None),
         )
     )
 with_lid = {row.name: row.lid for row in rows if row.lid is not None}
 
 # ---------------------------------------------------------------- 1. summary
 st.header("Summary", divider="gray")
-table = lid_summary_frame(rows)
 ui.show_table(
-    table,
+    analysis.lid_summary_frame(rows),
     "lid_summary.csv",
     decimals=2,
-    column_help={
-        "Calibration": "Where w, b were learned: dev, or k-fold cross-calibration on eval.",
-        "N": "Enrolled identities: the attacker's 1-in-N guess.",
-        "T": "Trials (anonymised utterances) evaluated.",
-        "EER": "1-to-1 verification equal error rate (0.5 = chance).",
-        "min Cllr": "Cllr after optimal (PAV) calibration; 1 = no discrimination.",
-        "ALID (bits)": "Average LID over all trials (lower = more private).",
-        "PDR (%)": "Positive disclosure rate: share of trials with LID > 0.",
-        "NDR (%)": "Negative disclosure rate: share of trials with LID ≤ 0 (100 − PDR).",
-        "LID+ (bits)": "Average LID of the trials that disclose (LID > 0).",
-        "LID- (bits)": "Average LID of the trials that mislead or say nothing (LID ≤ 0).",
-        "LIDmax (bits)": "Worst case: the largest disclosure of a single trial (≤ log₂ N).",
-        "w": "Calibration weight on the row z-score (0 = scores carry no identity).",
-        "b": "Calibration bias (reported; it cancels in the posterior).",
-    },
+    column_help=analysis.SUMMARY_HELP,
 )
 st.caption(
     "Lower ALID, PDR, LID+ and LIDmax mean more privacy. ALID = PDR·LID+ + NDR·LID−. "
     "EER and min Cllr are the 1-to-1 baselines (higher = more private)."
 )
 
-flagged = [
-    row
-    for row in rows
-    if row.lid is not None
-    and row.report is not None
-    and row.report.baseline.eer >= LOCAL_EER
-    and row.lid.lid_max >= LOCAL_LID_MAX
-]
+flagged = analysis.localised_vulnerabilities(rows, eer=LOCAL_EER, lid_max=LOCAL_LID_MAX)
 for row in flagged:
     st.warning(
         f"**{ui.md_escape(row.name)}: localised vulnerability.** Its EER is "
@@ -209,7 +173,7 @@ if not flagged and with_lid:
         f"No selected condition has a near-chance EER (≥ {LOCAL_EER:g}) together with "
         f"LIDmax > {LOCAL_LID_MAX:g} bit."
     )
-missing = [row.name for row in rows if row.status == NEEDS_CALIBRATION]
+missing = [row.name for row in rows if row.status == analysis.NEEDS_CALIBRATION]
 if missing:
     st.info(
         f"{', '.join(ui.md_escape(n) for n in missing)}: no dev set, so LID needs "
@@ -221,13 +185,10 @@ if missing:
 if n_boot > 0 and any(row.intervals for row in rows):
     st.subheader("95 % intervals")
     ui.show_table(
-        interval_table(rows),
+        analysis.interval_table(rows),
         "lid_intervals.csv",
         decimals=2,
-        column_help={
-            "LID q95 95% CI (bits)": "The worst case: the LID exceeded by 5 % of trials. A "
-            "maximum (LIDmax) has no sound bootstrap interval, its 0.95 quantile has.",
-        },
+        column_help=analysis.INTERVAL_HELP,
     )
     st.caption(
         f"Speaker-level bootstrap: the trial speakers are resampled with replacement "
@@ -237,7 +198,9 @@ if n_boot > 0 and any(row.intervals for row in rows):
         "0.95 quantile (LID q95) carries the worst case's interval."
     )
     ui.download_table(
-        interval_frame(rows), "lid_intervals_numbers.csv", label="Intervals as numbers (CSV)"
+        analysis.interval_frame(rows),
+        "lid_intervals_numbers.csv",
+        label="Intervals as numbers (CSV)",
     )
 elif with_lid:
     st.caption("Bootstrap intervals are off (0 replicates).")
@@ -253,14 +216,10 @@ for row in rows:
         if got is not None:
             chances[row.name] = got
 ui.show_table(
-    chance_frame(rows, chances),
+    analysis.chance_frame(rows, chances),
     "lid_against_chance.csv",
     decimals=2,
-    column_help={
-        "Chance": "The number when the scores carry no speaker information: each trial's "
-        "identity replaced by a random column of its own scores, same calibration.",
-        "Excess over chance": "What the scores actually disclose beyond chance.",
-    },
+    column_help=analysis.CHANCE_HELP,
 )
 st.caption(
     "Chance is not 0: under the same calibration a random identity still gets some trials "
@@ -304,18 +263,10 @@ st.caption(
 # ---------------------------------------------------------------- 5. calibration
 st.header("Calibration", divider="gray")
 ui.show_table(
-    calibration_frame(rows),
+    analysis.calibration_frame(rows),
     "lid_calibration.csv",
     decimals=3,
-    column_help={
-        "w": "Weight on the row z-score: how strongly a relatively high score points to the "
-        "speaker. Larger w means larger |LID|.",
-        "b": "Bias; it cancels in the posterior.",
-        "Prior log-odds": "ln(N_mated / N_non-mated) of the calibration pairs; cancels too.",
-        "Pairs": "(trial, enrolled identity) pairs the fit used.",
-        "Converged": "False when the fit did not converge (e.g. separable dev pools).",
-        "Fold w": "Cross-calibration: the w learned for each fold (w above is their mean).",
-    },
+    column_help=analysis.CALIBRATION_HELP,
 )
 cal_col, cal_log_col = st.columns([3, 1], vertical_alignment="bottom")
 cal_name = cal_col.selectbox("Condition", list(with_lid), key="vm_lid_cal_condition")
@@ -365,7 +316,7 @@ trial_name = st.selectbox(
 )
 trial_result = with_lid[trial_name]
 trial_cond = study.get(trial_name)
-trials = trial_frame(trial_cond, trial_result)
+trials = analysis.trial_frame(trial_cond, trial_result)
 st.caption(
     f"{len(trials):,} trials of {ui.md_escape(display_name(trial_name, trial_result))}, largest "
     "LID first. Click a row to see that trial; click a column header to sort."
@@ -418,7 +369,7 @@ with card_col:
         f"{int(trial_result.rank[index])} of {n_enrolled:,}",
         help="Position by raw score; ties count against the attacker.",
     )
-p = trial_posterior(trial_cond, trial_result, index)
+p = analysis.trial_posterior(trial_cond, trial_result, index)
 fig = trial_figure(
     ev.scores[index],
     p,
