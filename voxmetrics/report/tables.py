@@ -24,9 +24,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from voxmetrics.analysis.srd import srd_table
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.plots.linkage import linkage_table
-from voxmetrics.plots.srd import srd_table
 from voxmetrics.report.study import StudyReport
 
 __all__ = [

@@ -3,16 +3,14 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis import srd as analysis
 from voxmetrics.metrics.srd import LOSSES
 from voxmetrics.plots.srd import (
     condition_colors,
     mean_d_bar_figure,
-    mean_d_summary,
     rank_distribution_figure,
     speaker_mean_d_figure,
     speaker_rank_figure,
-    srd_table,
-    zero_rank_counts,
 )
 from voxmetrics.report import intervals_frame
 from voxmetrics.ui import cache_srd
@@ -90,7 +88,7 @@ caption = (
     "dotted: chance, 1/N."
 )
 if log_axes:
-    zeros = {n: z for n, z in zero_rank_counts(results).items() if z}
+    zeros = {n: z for n, z in analysis.zero_rank_counts(results).items() if z}
     if zeros:
         listed = ", ".join(f"{ui.md_escape(n)} {z}" for n, z in zeros.items())
         caption += (
@@ -116,21 +114,10 @@ if sparse:
 # ---- 2. statistics of the data and of every model
 st.subheader("Disclosure statistics")
 ui.show_table(
-    srd_table(results, fits),
+    analysis.srd_table(results, fits),
     "srd_statistics.csv",
     decimals=4,
-    column_help={
-        "MeanD (bits)": (
-            "Mean disclosure: sum of p_k log2(N p_k); 0 = chance, log2 N = always rank 1."
-        ),
-        "IdR": "Identification rate p_1, the share of trials at rank 1 (= linkability).",
-        "StDD (bits)": "Standard deviation of the disclosure over trials.",
-        "MaxD (bits)": "Largest disclosure of any rank reached.",
-        "Spread": "Share of ranks more likely than chance (p_k > 1/N).",
-        "KL (bits)": "Kullback-Leibler divergence of the model from the data (smaller: better).",
-        "Rank-1 match (bits)": "|log2(p_1 / model p_1)| (smaller is better).",
-        "Fit": "Whether the optimiser converged; do not rely on a model that did not.",
-    },
+    column_help=analysis.STATISTICS_HELP,
 )
 st.caption(
     "As Bäckström et al. 2026, tables II and III: the statistics of the rank histogram (data) and "
@@ -140,30 +127,12 @@ st.caption(
 
 # a markdown heading: the page's st.subheader list is pinned by its tests
 st.markdown("#### Against chance, with intervals")
-against = intervals_frame(reports.values(), keys=("mean_d", "idr", "max_d", "max_d_q95"))
-against = against.drop(columns="key").rename(
-    columns={
-        "condition": "Condition",
-        "number": "Statistic",
-        "value": "Value",
-        "low": "95% low",
-        "high": "95% high",
-        "chance": "Chance",
-        "excess": "Excess over chance",
-    }
-)
+against = intervals_frame(reports.values(), keys=analysis.CHANCE_KEYS)
 ui.show_table(
-    against,
+    analysis.against_chance_table(against),
     "srd_against_chance.csv",
     decimals=4,
-    column_help={
-        "Chance": "The statistic when the scores carry no speaker information: each trial's "
-        "identity replaced by a random column of its own scores. The plug-in statistics are "
-        "biased upward when trials are few against N; chance shows by how much.",
-        "Excess over chance": "What the ranks actually disclose.",
-        "95% low": "Speaker-level bootstrap (the study's replicates); MaxD, a maximum, has "
-        "none: read the q95 row.",
-    },
+    column_help=analysis.CHANCE_HELP,
 )
 st.caption(
     "Read the excess over chance: a statistic whose interval contains its chance level is "
@@ -251,7 +220,7 @@ st.caption(
     )
 )
 
-summary = mean_d_summary(speakers.model_mean_d)
+summary = analysis.mean_d_summary(speakers.model_mean_d)
 source = st.radio(
     "Per-speaker MeanD from",
     ["model", "empirical"],
