@@ -7,6 +7,7 @@ import warnings
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from voxmetrics.analysis.lid import (
@@ -15,9 +16,11 @@ from voxmetrics.analysis.lid import (
     CHANCE_METRICS,
     INTERVAL_HELP,
     INTERVAL_METRICS,
+    LID_COLUMNS,
     LID_FAILED,
     NEEDS_CALIBRATION,
     SUMMARY_HELP,
+    TRIAL_COLUMNS,
     LIDOptions,
     LIDRow,
     calibration_frame,
@@ -31,6 +34,8 @@ from voxmetrics.analysis.lid import (
     interval_table,
     lid_status,
     lid_summary_frame,
+    lid_table,
+    lid_trials,
     localised_vulnerabilities,
     trial_frame,
     trial_posterior,
@@ -120,7 +125,47 @@ def test_trial_frame_puts_the_largest_lid_first():
     assert list(df["Trial"]) == ["high", "low"] and list(df.index) == [1, 0]
 
 
+def test_lid_trials_by_hand(tiny):
+    cond, result = tiny
+    df = lid_trials(cond.eval, result)
+    assert list(df.columns) == list(TRIAL_COLUMNS)
+    assert list(df["trial_id"]) == ["t1", "t2", "t3"]  # matrix order
+    assert list(df["speaker"]) == ["A", "B", "A"]
+    assert list(df["rank"]) == [1, 1, 2]
+    np.testing.assert_allclose(df["p_target"], [P, P, 1 - P])
+    np.testing.assert_allclose(df["lid_bits"], np.log2(2 * np.array([P, P, 1 - P])))
+    assert list(lid_trials(cond.eval, result, ranks=[2, 2, 1])["rank"]) == [2, 2, 1]
+
+
 # ---------------------------------------------------------------- summary and calibration
+
+
+def test_lid_table_by_hand(tiny):
+    _, result = tiny
+    df = lid_table({"tiny": result, "none": None})
+    assert list(df.columns) == [
+        "Condition", "Calibration", "w", "b", *LID_COLUMNS.values(), "Ceiling log2 N (bits)",
+        "Rows without evidence",
+    ]  # fmt: skip
+    row = df.iloc[0]
+    assert (row["Condition"], row["Calibration"], row["w"], row["b"]) == ("tiny", "dev", 1.0, 0.0)
+    plus, minus = math.log2(2 * P), math.log2(2 * (1 - P))
+    assert row["ALID (bits)"] == pytest.approx((2 * plus + minus) / 3)
+    assert (row["PDR"], row["NDR"]) == (pytest.approx(2 / 3), pytest.approx(1 / 3))
+    assert (row["LID+ (bits)"], row["LID− (bits)"]) == (pytest.approx(plus), pytest.approx(minus))
+    assert row["LIDmax (bits)"] == pytest.approx(plus)
+    assert row["Ceiling log2 N (bits)"] == 1.0 and row["Rows without evidence"] == 0
+    empty = df.iloc[1]
+    assert pd.isna(empty["Calibration"]) and math.isnan(empty["ALID (bits)"])
+    # (name, result) pairs keep their order, even with a repeated name
+    pairs = lid_table([("x", None), ("x", result)])
+    assert math.isnan(pairs["w"].iloc[0]) and pairs["w"].iloc[1] == 1.0
+
+
+def test_summary_frame_keeps_rows_with_the_same_name(tiny):
+    cond, result = tiny
+    df = lid_summary_frame([LIDRow(cond, None, result), LIDRow(cond, None, None)])
+    assert df["w"].iloc[0] == 1.0 and math.isnan(df["w"].iloc[1])
 
 
 def test_summary_frame_by_hand(tiny):

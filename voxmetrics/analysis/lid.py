@@ -18,13 +18,13 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
@@ -50,9 +50,11 @@ __all__ = [
     "CHANCE_METRICS",
     "INTERVAL_HELP",
     "INTERVAL_METRICS",
+    "LID_COLUMNS",
     "LID_FAILED",
     "NEEDS_CALIBRATION",
     "SUMMARY_HELP",
+    "TRIAL_COLUMNS",
     "LIDOptions",
     "LIDRow",
     "calibration_frame",
@@ -66,6 +68,8 @@ __all__ = [
     "interval_table",
     "lid_status",
     "lid_summary_frame",
+    "lid_table",
+    "lid_trials",
     "localised_vulnerabilities",
     "trial_frame",
     "trial_posterior",
@@ -300,21 +304,54 @@ def trial_posterior(condition: Condition, result: LIDResult, index: int) -> NDAr
     return posterior(condition.eval.scores[index], result.calibration)
 
 
+def lid_trials(
+    sm: ScoreMatrix, result: LIDResult, *, ranks: ArrayLike | None = None
+) -> pd.DataFrame:
+    """One row per trial of ``sm`` in matrix order, with its LID.
+
+    Columns: trial_id, speaker, rank, p_target, lid_bits. ``rank`` is the result's (by raw
+    score, ties against the attacker) unless ``ranks`` are given (the report gives the SRD
+    ranks of its tie rule). ``sm`` is the matrix ``result`` was computed on (for a sparse
+    trial list: its complete rows).
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.lid import LIDCalibration, lid
+    >>> sm = ScoreMatrix.from_arrays([[1.0, -1.0], [-1.0, 1.0]], trial_ids=["t1", "t2"],
+    ...                              trial_speakers=["A", "A"], enrol_speakers=["A", "B"])
+    >>> cal = LIDCalibration(w=1.0, b=0.0, prior_log_odds=0.0, n_pairs=4)
+    >>> lid_trials(sm, lid(sm.scores, sm.targets, cal)).round(3).values.tolist()
+    [['t1', 'A', 1, 0.881, 0.817], ['t2', 'A', 2, 0.119, -2.069]]
+    """
+    return pd.DataFrame(
+        {
+            "trial_id": sm.trial_ids,
+            "speaker": sm.trial_speakers,
+            "rank": np.asarray(result.rank if ranks is None else ranks, dtype=np.int64),
+            "p_target": np.asarray(result.p_target, dtype=np.float64),
+            "lid_bits": np.asarray(result.lid, dtype=np.float64),
+        }
+    )
+
+
+TRIAL_COLUMNS: dict[str, str] = {
+    "trial_id": "Trial",
+    "speaker": "Speaker",
+    "rank": "Rank",
+    "p_target": "p(target)",
+    "lid_bits": "LID (bits)",
+}
+"""Column names of :func:`trial_frame`, by those of :func:`lid_trials`."""
+
+
 def trial_frame(condition: Condition, result: LIDResult) -> pd.DataFrame:
     """One row per eval trial, largest LID first; the index is the trial's row in the matrix.
 
-    Columns: Trial, Speaker, Rank, p(target), LID (bits), then the trial attributes.
+    :func:`lid_trials` renamed by :data:`TRIAL_COLUMNS` (Trial, Speaker, Rank, p(target),
+    LID (bits)), then the trial attributes.
     """
     ev = condition.eval
-    df = pd.DataFrame(
-        {
-            "Trial": ev.trial_ids,
-            "Speaker": ev.trial_speakers,
-            "Rank": np.asarray(result.rank, dtype=np.int64),
-            "p(target)": np.asarray(result.p_target, dtype=np.float64),
-            "LID (bits)": np.asarray(result.lid, dtype=np.float64),
-        }
-    )
+    df = lid_trials(ev, result).rename(columns=TRIAL_COLUMNS)
     for name, values in ev.attributes.items():
         if name not in df.columns:
             df[name] = values
@@ -331,38 +368,92 @@ def _ci(interval: BootstrapInterval | None, scale: float, digits: int) -> str | 
     return f"[{low:.{digits}f}, {high:.{digits}f}]"  # + 0.0: no "-0.00"
 
 
+LID_COLUMNS: dict[str, str] = {
+    "alid": "ALID (bits)",
+    "pdr": "PDR",
+    "ndr": "NDR",
+    "lid_plus": "LID+ (bits)",
+    "lid_minus": "LID− (bits)",
+    "lid_max": "LIDmax (bits)",
+}
+"""The LID numbers of :func:`lid_table`: attribute of :class:`~voxmetrics.metrics.lid.LIDResult`
+(and key of its intervals) to column."""
+
+
+def lid_table(
+    results: Mapping[str, LIDResult | None] | Iterable[tuple[str, LIDResult | None]],
+) -> pd.DataFrame:
+    """The LID numbers of each condition, one row each (the report's LID table, as numbers).
+
+    ``results`` maps each condition's name to its LID (or gives (name, LID) pairs, in order).
+
+    Columns: Condition, Calibration, w, b, ALID (bits), PDR, NDR, LID+ (bits), LID− (bits),
+    LIDmax (bits) (:data:`LID_COLUMNS`; PDR and NDR as fractions), Ceiling log2 N (bits) and
+    Rows without evidence. A condition without LID (None) has empty cells.
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.lid import LIDCalibration, lid
+    >>> cal = LIDCalibration(w=1.0, b=0.0, prior_log_odds=0.0, n_pairs=4)
+    >>> r = lid([[1.0, -1.0], [-1.0, 1.0]], [0, 0], cal)
+    >>> t = lid_table({"a": r, "b": None})
+    >>> t.loc[0, ["ALID (bits)", "PDR", "LIDmax (bits)"]].round(3).tolist()
+    [-0.626, 0.5, 0.817]
+    >>> bool(t.loc[1, ["ALID (bits)", "w"]].isna().all())
+    True
+    """
+    records = []
+    pairs = results.items() if isinstance(results, Mapping) else results
+    for name, r in pairs:
+        record: dict[str, Any] = {
+            "Condition": name,
+            "Calibration": r.label if r else None,
+            "w": r.w if r else None,
+            "b": r.b if r else None,
+        }
+        for key, column in LID_COLUMNS.items():
+            record[column] = getattr(r, key) if r else None
+        record["Ceiling log2 N (bits)"] = r.ceiling if r else None
+        record["Rows without evidence"] = r.n_degenerate if r else None
+        records.append(record)
+    columns = [
+        "Condition", "Calibration", "w", "b", *LID_COLUMNS.values(), "Ceiling log2 N (bits)",
+        "Rows without evidence",
+    ]  # fmt: skip
+    df = pd.DataFrame.from_records(records, columns=columns)
+    floats = ["w", "b", *LID_COLUMNS.values(), "Ceiling log2 N (bits)"]
+    return df.astype(dict.fromkeys(floats, "float64"))
+
+
 def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
     """The summary table of Šterns et al.'s (2025) Table 4, one row per condition.
 
     Columns: Condition, Calibration, N, T, EER, min Cllr, ALID (bits), PDR (%), NDR (%),
-    LID+ (bits), LID- (bits), LIDmax (bits), w, b. LID cells are empty for conditions without
-    LID.
+    LID+ (bits), LID- (bits), LIDmax (bits), w, b: the numbers of :func:`lid_table` (PDR and
+    NDR in %) after the condition's size and 1-to-1 baseline. LID cells are empty for
+    conditions without LID.
     """
-    records = []
-    for row in rows:
-        b = row.report.baseline if row.report is not None else None
-        r = row.lid
-        records.append(
-            {
-                "Condition": row.name,
-                "Calibration": row.status,
-                "N": row.condition.eval.n_enrolled,
-                "T": row.condition.eval.n_trials,
-                "EER": b.eer if b is not None else None,
-                "min Cllr": b.min_cllr if b is not None else None,
-                "ALID (bits)": r.alid if r else None,
-                "PDR (%)": 100 * r.pdr if r else None,
-                "NDR (%)": 100 * r.ndr if r else None,
-                "LID+ (bits)": r.lid_plus if r else None,
-                "LID- (bits)": r.lid_minus if r else None,
-                "LIDmax (bits)": r.lid_max if r else None,
-                "w": r.w if r else None,
-                "b": r.b if r else None,
-            }
-        )
-    df = pd.DataFrame.from_records(records)
-    for col in df.columns[4:]:
-        df[col] = df[col].astype("float64")
+    t = lid_table([(row.name, row.lid) for row in rows])
+    df = pd.DataFrame(
+        {
+            "Condition": [row.name for row in rows],
+            "Calibration": [row.status for row in rows],
+            "N": [row.condition.eval.n_enrolled for row in rows],
+            "T": [row.condition.eval.n_trials for row in rows],
+            "EER": [row.report.baseline.eer if row.report else None for row in rows],
+            "min Cllr": [row.report.baseline.min_cllr if row.report else None for row in rows],
+        }
+    )
+    df["EER"] = df["EER"].astype("float64")
+    df["min Cllr"] = df["min Cllr"].astype("float64")
+    df["ALID (bits)"] = t["ALID (bits)"]
+    df["PDR (%)"] = 100 * t["PDR"]
+    df["NDR (%)"] = 100 * t["NDR"]
+    df["LID+ (bits)"] = t["LID+ (bits)"]
+    df["LID- (bits)"] = t["LID− (bits)"]
+    df["LIDmax (bits)"] = t["LIDmax (bits)"]
+    df["w"] = t["w"]
+    df["b"] = t["b"]
     return df
 
 
