@@ -9,6 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from voxmetrics.analysis.lid import (
     CALIBRATION_HELP,
@@ -366,3 +368,47 @@ def test_condition_intervals_chance_and_curve_are_the_metrics(demo):
     no_dev = Condition("no-dev", eval=cond.eval)
     _, matrix = condition_calibration_curve(no_dev, result, bins=10)
     assert matrix == "eval"
+
+
+# ---------------------------------------------------------------- properties
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 6).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(
+                st.lists(st.floats(-5, 5, allow_nan=False), min_size=n, max_size=n),
+                min_size=1,
+                max_size=12,
+            ),
+        )
+    ),
+    st.floats(0.1, 3.0),
+)
+def test_tables_and_trials_agree_with_the_result(case, w):
+    n, scores = case
+    t = len(scores)
+    ev = ScoreMatrix.from_arrays(
+        np.asarray(scores) + np.arange(n) * 1e-3,  # distinct within a row: z-scores defined
+        trial_ids=[f"t{i}" for i in range(t)],
+        trial_speakers=[f"s{i % n}" for i in range(t)],
+        enrol_speakers=[f"s{j}" for j in range(n)],
+    )
+    cal = LIDCalibration(w=w, b=0.0, prior_log_odds=0.0, n_pairs=t * n)
+    result = lid(ev.scores, ev.targets, cal)
+    cond = Condition("c", eval=ev)
+    table = lid_table({"c": result}).iloc[0]
+    for key, column in LID_COLUMNS.items():
+        value = getattr(result, key)
+        assert math.isnan(table[column]) if value is None else table[column] == value
+    summary = lid_summary_frame([LIDRow(cond, None, result)]).iloc[0]
+    assert summary["PDR (%)"] == 100 * result.pdr and summary["LIDmax (bits)"] == result.lid_max
+    # the trial view is the per-trial table sorted by LID, largest first, indexed by matrix row
+    trials = lid_trials(ev, result)
+    frame = trial_frame(cond, result)
+    assert sorted(frame.index) == list(range(t))
+    assert frame["LID (bits)"].is_monotonic_decreasing
+    back = frame.sort_index().rename(columns={v: k for k, v in TRIAL_COLUMNS.items()})
+    pd.testing.assert_frame_equal(back[list(TRIAL_COLUMNS)], trials)

@@ -17,8 +17,6 @@ so that the progress bar is drawn only while replicates are actually computed (a
 
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
 from voxmetrics.analysis.lid import (
@@ -40,7 +38,6 @@ __all__ = [
     "lid_chance",
     "lid_intervals",
     "lid_result",
-    "trial_table_key",
 ]
 
 
@@ -119,13 +116,3 @@ def calibration_curve_cached(
     matrix = "dev" if condition.dev is not None else "eval"
     key = f"{options.key(condition)}|curve|{matrix}|{bins}"
     return _curve(key, condition, result, bins)
-
-
-def trial_table_key(condition: Condition, options: LIDOptions) -> str:
-    """Widget key of a condition's trial table: it follows the data and the LID options.
-
-    The table is sorted by LID, so a selection stored under one calibration would point at
-    another trial under the next; a new key starts from the default selection instead.
-    """
-    digest = hashlib.sha256(f"{condition.name}|{options.key(condition)}".encode()).hexdigest()
-    return f"vm_lid_trials_{digest[:16]}"

@@ -6,6 +6,7 @@ The numbers and tables are :mod:`voxmetrics.analysis.lid`'s, cached by
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -32,6 +33,7 @@ __all__ = [
     "trial_card",
     "trial_condition",
     "trial_table",
+    "trial_table_key",
 ]
 
 VARIANTS = {
@@ -150,6 +152,16 @@ def lid_rows(study: Study, names: list[str], options: LIDOptions, n_boot: int) -
             )
         )
     return rows
+
+
+def trial_table_key(condition: Condition, options: LIDOptions) -> str:
+    """Widget key of a condition's trial table: it follows the data and the LID options.
+
+    The table is sorted by LID, so a selection stored under one calibration would point at
+    another trial under the next; a new key starts from the default selection instead.
+    """
+    digest = hashlib.sha256(f"{condition.name}|{options.key(condition)}".encode()).hexdigest()
+    return f"vm_lid_trials_{digest[:16]}"
 
 
 def trial_table(trials: pd.DataFrame, key: str, filename: str) -> tuple[int, bool]:

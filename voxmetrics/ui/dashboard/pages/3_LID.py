@@ -14,7 +14,7 @@ from voxmetrics.plots.lid import (
     trial_figure,
 )
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
-from voxmetrics.ui.cache_lid import calibration_curve_cached, trial_table_key
+from voxmetrics.ui.cache_lid import calibration_curve_cached
 from voxmetrics.ui.lid_widgets import (
     calibration_caption,
     lid_chances,
@@ -24,6 +24,7 @@ from voxmetrics.ui.lid_widgets import (
     trial_card,
     trial_condition,
     trial_table,
+    trial_table_key,
 )
 
 study = ui.page_setup("LID")
