@@ -292,9 +292,7 @@ def test_the_variant_defaults_to_the_study_setting():
 
     from voxmetrics.data.study import StudySettings
 
-    study = dataclasses.replace(
-        demo_study(), settings=StudySettings(lid_variant="reference-code")
-    )
+    study = dataclasses.replace(demo_study(), settings=StudySettings(lid_variant="reference-code"))
     at = _lid_page(study)
     assert at.radio(key="vm_lid_variant").value == "reference-code"
     cal = _table(at, with_column="Prior log-odds")
