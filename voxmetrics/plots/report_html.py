@@ -623,7 +623,9 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "speaker-level bootstrap (the same speakers drawn for both conditions). Many numbers "
         "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
         "of one pair, which keeps the chance of any false difference in the pair below the "
-        "level; pairs are not adjusted against each other.</p>"
+        "level; pairs are not adjusted against each other. SBLS and its three components, "
+        "when both conditions have them, form a family of their own (the attacker of each "
+        "condition is trained once, the eval speakers are drawn as for the other numbers).</p>"
     )
     for pair, comp in sr.comparisons.items():
         df = comparison_frame(comp)
@@ -700,18 +702,20 @@ def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> st
 def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     results = {r.name: sr.sbls[r.name] for r in sr.reports if sr.sbls.get(r.name) is not None}
     rows, attrs = [], []
+    intervals = {n: dict(iv) for n, iv in sr.sbls_intervals.items() if n in results}
     for name, s in results.items():
         assert s is not None
-        rows.append(
-            {
-                "Condition": name,
-                "SBLS": s.sbls,
-                "P_attr": s.p_attr,
-                "P_assoc": s.p_assoc,
-                "P_subgroup": s.p_subgroup,
-                "Attacker": s.attacker,
-            }
-        )
+        row: dict[str, Any] = {"Condition": name}
+        for key, label in (
+            ("sbls", "SBLS"),
+            ("p_attr", "P_attr"),
+            ("p_assoc", "P_assoc"),
+            ("p_subgroup", "P_subgroup"),
+        ):
+            row[label] = getattr(s, key)
+            if intervals:
+                row[f"{label} 95% CI"] = _interval(intervals.get(name), key, 3)
+        rows.append({**row, "Attacker": s.attacker})
         attrs += [
             {
                 "Condition": name,
@@ -729,8 +733,14 @@ def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
         "(higher is safer, unlike LID). Attacker: the built-in logistic regression trained on "
         "each condition's own anonymised dev embeddings (an informed attacker), the default of "
         "the dashboard and of the <code>sbls</code> command too.</p>"
-        + _table(pd.DataFrame(rows), colors=colors)
-        + figure(components_figure(results), "sbls_components")  # type: ignore[arg-type]
+        + (
+            f"<p>95 % intervals: speaker-level bootstrap ({sr.settings.bootstrap} replicates), "
+            "the attacker held fixed (trained once) and the eval speakers resampled.</p>"
+            if intervals
+            else ""
+        )
+        + _table(pd.DataFrame(rows), colors=colors, wide=bool(intervals))
+        + figure(components_figure(results, intervals or None), "sbls_components")  # type: ignore[arg-type]
     )
     undefined = [n for n, s in results.items() if s is not None and s.sbls is None]
     if undefined:
