@@ -126,3 +126,40 @@ def test_singling_out_interval_is_the_weighted_mean_of_predicate_rates(demo_repo
     ]
     row = intervals_frame([r]).set_index("key").loc["singling_out"]
     assert row["chance"] == so.chance
+
+
+def test_sbls_intervals_in_the_report_are_the_analysis_modules(demo_report):
+    """JSON `sbls.intervals`, the LaTeX/Markdown and HTML tables, the comparisons: one call."""
+    from voxmetrics.analysis.sbls import SBLSOptions, compare_sbls, default_attack, sbls_intervals
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+    from voxmetrics.report.tables import results_tables
+
+    st = demo_report.study
+    attack = default_attack(st.get("anon-mild"))
+    ivs = sbls_intervals(attack, SBLSOptions(), n_boot=60, seed=st.settings.seed)
+    block = demo_report.to_dict()["conditions"]["anon-mild"]["sbls"]
+    assert block["intervals"] == {k: [iv.low, iv.high] for k, iv in ivs.items()}
+    for key, (low, high) in block["intervals"].items():
+        assert low <= block[key] <= high, key
+    table = results_tables(demo_report)["sbls"].set_index("Condition")
+    iv = ivs["sbls"]
+    assert table.loc["anon-mild", "SBLS"] == f"{iv.estimate:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
+    overview = results_tables(demo_report)["overview"].set_index("Condition")
+    assert overview.loc["anon-mild", "SBLS"] == table.loc["anon-mild", "SBLS"]
+    page = study_report_html(demo_report)
+    assert "SBLS 95% CI" in page and f"[{iv.low:.3f}, {iv.high:.3f}]" in page
+    # the comparison against the first condition carries SBLS, paired on the study's draws
+    comp = demo_report.comparisons["anon-mild vs plain"]
+    speakers = sorted({str(s) for c in st.conditions for s in c.eval.trial_speakers})
+    draws = SpeakerDraws.draw(speakers, n_boot=60, seed=st.settings.seed)
+    lib = compare_sbls(default_attack(st.get("plain")), attack, draws)
+    assert {k: comp[k].to_dict() for k in lib} == {k: c.to_dict() for k, c in lib.items()}
+
+
+def test_without_bootstrap_the_sbls_block_has_no_intervals():
+    sr = build_study_report(demo_study(n_speakers=6), bootstrap=0)
+    block = sr.to_dict()["conditions"]["anon-mild"]["sbls"]
+    assert block is not None and "intervals" not in block
+    from voxmetrics.report.tables import results_tables
+
+    assert not results_tables(sr)["sbls"]["SBLS"].str.contains("[", regex=False).any()
