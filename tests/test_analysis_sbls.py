@@ -134,16 +134,18 @@ def test_replicates_equal_the_re_run_with_a_minimum_group_size_some_replicates_m
     k_age=st.integers(2, 3),
     noise=st.sampled_from([0.0, 0.4, 1.5]),
     min_group=st.integers(1, 8),
+    n_boot=st.integers(3, 12),
 )
 def test_replicates_equal_the_re_run_property(
-    seed, n_spk, per_spk, soft, extra_cols, k_age, noise, min_group
+    seed, n_spk, per_spk, soft, extra_cols, k_age, noise, min_group, n_boot
 ):
     """Few speakers: classes vanish from replicates, attributes collapse to one class, the
-    alignment changes between replicates, ties in scores, attackers with extra classes."""
+    alignment changes between replicates, ties in scores, attackers with extra classes; more
+    or fewer speakers than replicates (the speaker-pair or the per-utterance AUC sums)."""
     rng = np.random.default_rng(seed)
     attack = _attack(rng, n_spk, per_spk, soft, extra_cols, k_age, noise)
     options = SBLSOptions(min_group_size=min_group)
-    draws = SpeakerDraws.draw(attack.speakers, n_boot=12, seed=seed)
+    draws = SpeakerDraws.draw(attack.speakers, n_boot=n_boot, seed=seed)
     _assert_same(sbls_replicates(attack, options, draws), slow_replicates(attack, options, draws))
 
 

@@ -23,6 +23,7 @@ report all call these functions, so they give the same numbers.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -353,7 +354,8 @@ _CELLS = 4_000_000
 """Most (replicates x utterances) weights held at once by the per-utterance AUC sums."""
 _PAIR_CELLS = 16_000_000
 """Most (classes x score columns x speakers x speakers) cells of the speaker-pair AUC sums;
-beyond, the AUCs are summed per utterance (:func:`_auc_sums`), which is also exact."""
+beyond (or with more speakers than replicates), the AUCs are summed per utterance
+(:func:`_auc_sums`), which is also exact."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -453,30 +455,33 @@ def _auc_pairs(att: _Attribute, inv: NDArray[np.intp], n_spk: int) -> NDArray[np
     """
     assert att.scores is not None
     k, m = att.n_classes, att.scores.shape[1]
+    n = att.y.size
     out = np.zeros((k, m, n_spk, n_spk))
-    block = max(1, 2_000_000 // (n_spk * k))
+    step = max(1, _CELLS // (2 * n_spk))  # utterances per chunk: (chunk x S) cells at most
     for j in range(m):
         o, starts = att.order[j], att.starts[j]
-        gid = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, o.size]))
+        gid = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n]))
         spk, ys = inv[o], att.y[o]
-        carry = np.zeros((k, n_spk))  # negatives of class c below the block, per speaker
-        for g0 in range(0, starts.size, block):
-            g1 = min(starts.size, g0 + block)
-            sel = slice(starts[g0], starts[g1] if g1 < starts.size else o.size)
-            h = (
-                np.bincount(
-                    ((gid[sel] - g0) * n_spk + spk[sel]) * k + ys[sel],
-                    minlength=(g1 - g0) * n_spk * k,
-                )
-                .reshape(g1 - g0, n_spk, k)
-                .astype(np.float64)
-            )
-            total = h.sum(axis=2)
+        # chunks of about ``step`` utterances that end on a tie boundary (a tie run whole)
+        cuts = np.unique(
+            np.r_[starts[np.searchsorted(starts, np.arange(0, n, step), "right") - 1], n]
+        )
+        carry = np.zeros((k, n_spk))  # negatives of class c before the chunk, per speaker
+        for p0, p1 in itertools.pairwise(cuts):
+            g = gid[p0:p1] - gid[p0]
+            n_g = int(g[-1]) + 1
+            sp, yc = spk[p0:p1], ys[p0:p1]
             for c in range(k):
-                pos = h[:, :, c]
-                neg = total - pos
-                below = np.cumsum(neg, axis=0) - neg + carry[c]
-                out[c, j] += pos.T @ (below + 0.5 * neg)
+                is_neg = yc != c
+                neg = np.bincount(g * n_spk + sp, weights=is_neg, minlength=n_g * n_spk)
+                neg = neg.reshape(n_g, n_spk)
+                # negatives scored below each tie run, plus half of those tied with it
+                below = np.cumsum(neg, axis=0) - 0.5 * neg + carry[c]
+                rows = np.flatnonzero(~is_neg)
+                if rows.size:
+                    rows = rows[np.argsort(sp[rows], kind="stable")]
+                    who, first = np.unique(sp[rows], return_index=True)
+                    out[c, j][who] += np.add.reduceat(below[g[rows]], first, axis=0)
                 carry[c] += neg.sum(axis=0)
     return out
 
@@ -562,9 +567,13 @@ def sbls_replicates(
     w_all = draws.counts.astype(np.float64)
     class_spk = [_per_speaker(inv, n_spk, a.y, a.n_classes) for a in atts]
     class_w = [w_all @ cs for cs in class_spk]
+    # the speaker-pair sums cost about n S + B S^2, the per-utterance sums B n: pairs when
+    # there are fewer speakers than replicates (and the S x S tables stay small)
     pairs = [
         _auc_pairs(a, inv, n_spk)
-        if a.scores is not None and a.n_classes * a.scores.shape[1] * n_spk**2 <= _PAIR_CELLS
+        if a.scores is not None
+        and n_spk <= n_boot
+        and a.n_classes * a.scores.shape[1] * n_spk**2 <= _PAIR_CELLS
         else None
         for a in atts
     ]
