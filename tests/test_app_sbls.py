@@ -48,11 +48,12 @@ def demo() -> Study:
     return demo_study()
 
 
-def _page(*, boot: int = 0, study: Study | None = None, **state) -> AppTest:
+def _page(*, boot: int | None = 0, study: Study | None = None, **state) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
     assert not at.exception, at.exception
-    at.session_state["vm_sbls_boot"] = boot
+    if boot is not None:  # None: the page's default replicates
+        at.session_state["vm_sbls_boot"] = boot
     for key, value in state.items():
         at.session_state[key] = value
     if study is not None:
@@ -114,6 +115,22 @@ def test_page_runs_on_the_demo_with_intervals():
         at.selectbox(key="vm_sbls_inspect").value
         == others.loc[others["SBLS"].idxmin(), "Condition"]
     )
+
+
+def test_default_replicates_give_every_number_its_interval_from_the_library(demo):
+    """The page's default (200 replicates) and the analysis module's intervals agree."""
+    from voxmetrics.analysis.sbls import SBLSOptions, default_attack, sbls_intervals
+    from voxmetrics.ui.widgets_sbls import DEFAULT_REPLICATES
+
+    at = _page(boot=None)
+    assert at.session_state["vm_sbls_boot"] == DEFAULT_REPLICATES == 200
+    df = _components(at).set_index("Condition")
+    assert "speaker-level bootstrap, 200 replicates" in _text(at.caption)
+    ivs = sbls_intervals(default_attack(demo.get("anon-mild")), SBLSOptions(), n_boot=200)
+    for key, label in (("sbls", "SBLS"), ("p_attr", "P_attr"), ("p_subgroup", "P_subgroup")):
+        iv = ivs[key]
+        assert df.loc["anon-mild", f"{label} CI"] == f"[{iv.low:.3f}, {iv.high:.3f}]"
+        assert df.loc["anon-mild", label] == iv.estimate
 
 
 def test_switching_the_attacker_retrains_it():
