@@ -688,13 +688,13 @@ def compare_conditions_sbls(
     """
     from voxmetrics.analysis.sbls import compare_sbls, default_attack
 
-    attacks = [default_attack(c) for c in (a, b)]
-    if attacks[0] is None or attacks[1] is None:
+    attack_a, attack_b = default_attack(a), default_attack(b)
+    if attack_a is None or attack_b is None:
         return {}
-    spk = {str(s) for att in attacks for s in att.speakers}  # type: ignore[union-attr]
+    spk = {str(s) for s in (*attack_a.speakers, *attack_b.speakers)}
     if not spk <= set(map(str, draws.speakers)):
         draws = SpeakerDraws.draw(sorted(spk), n_boot=draws.n_boot, seed=draws.seed)
-    return compare_sbls(attacks[0], attacks[1], draws, confidence=confidence)  # type: ignore[arg-type]
+    return compare_sbls(attack_a, attack_b, draws, confidence=confidence)
 
 
 def evaluate_lid(

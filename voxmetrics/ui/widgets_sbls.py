@@ -157,7 +157,8 @@ def sbls_controls(study: Study) -> SBLSControls:
             icon=":material/error:",
         )
         st.stop()
-    options = SBLSOptions(weights=weights, subgroup_lambda=float(lam), min_group_size=min_group)  # type: ignore[arg-type]
+    w_attr, w_assoc, w_sub = weights
+    options = SBLSOptions((w_attr, w_assoc, w_sub), float(lam), int(min_group))
     original = study.get(original_name) if with_emb else None
     return SBLSControls(kind, original, options, int(n_boot), int(seed), uploads)
 
