@@ -148,6 +148,11 @@ def test_sbls_intervals_in_the_report_are_the_analysis_modules(demo_report):
     assert overview.loc["anon-mild", "SBLS"] == table.loc["anon-mild", "SBLS"]
     page = study_report_html(demo_report)
     assert "SBLS 95% CI" in page and f"[{iv.low:.3f}, {iv.high:.3f}]" in page
+    section = page.split('id="intervals"', 1)[1].split("</section>", 1)[0]
+    assert "P_subgroup" in section and "SBLS" in section  # the intervals table lists SBLS too
+    # the report card shows the SBLS interval beside the value
+    card = demo_report.card.frame("text").set_index("Condition")
+    assert card.loc["anon-mild", "SBLS"] == table.loc["anon-mild", "SBLS"]
     # the comparison against the first condition carries SBLS, paired on the study's draws
     comp = demo_report.comparisons["anon-mild vs plain"]
     speakers = sorted({str(s) for c in st.conditions for s in c.eval.trial_speakers})

@@ -578,6 +578,31 @@ def _range(low: Any, high: Any, digits: int = 3) -> str:
 
 def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
     df = intervals_frame(sr.reports)
+    sbls_rows = [
+        {
+            "condition": name,
+            "key": key,
+            "number": label,
+            "value": iv.estimate,
+            "low": iv.low,
+            "high": iv.high,
+            "chance": None,
+            "excess": None,
+        }
+        for name, ivs in sr.sbls_intervals.items()
+        for key, label in (
+            ("sbls", "SBLS"),
+            ("p_attr", "P_attr"),
+            ("p_assoc", "P_assoc"),
+            ("p_subgroup", "P_subgroup"),
+        )
+        if key in ivs
+        for iv in (ivs[key],)
+    ]
+    if sbls_rows:  # each condition's SBLS rows after its identity rows
+        order = {r.name: k for k, r in enumerate(sr.reports)}
+        df = pd.concat([df, pd.DataFrame(sbls_rows, columns=df.columns)], ignore_index=True)
+        df = df.sort_values("condition", key=lambda c: c.map(order), kind="stable")
     if not sr.settings.bootstrap:
         return _section(
             "intervals",
@@ -599,13 +624,14 @@ def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "intervals",
         f"<p>Every number with its 95 % speaker-level bootstrap interval ({n_boot} replicates: "
         "trial speakers drawn with replacement, enrolled identities and calibration held "
-        "fixed) and, for linkability, LID and SRD, its chance level: the value expected when "
-        "the scores carry no speaker information, on this condition's own scores (each "
-        "trial's identity replaced by a random column). Read the excess over chance: a number "
-        "whose interval contains its chance level is not distinguishable from chance. A sample "
-        "maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a maximum is not "
-        "valid (for LIDmax its upper bound is the estimate itself); its q95 row, the level "
-        "exceeded by 5 % of trials, carries the interval instead.</p>"
+        "fixed; for SBLS and its components the eval speakers of the attacked utterances, the "
+        "attacker held fixed) and, for linkability, LID and SRD, its chance level: the value "
+        "expected when the scores carry no speaker information, on this condition's own "
+        "scores (each trial's identity replaced by a random column). Read the excess over "
+        "chance: a number whose interval contains its chance level is not distinguishable from "
+        "chance. A sample maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a "
+        "maximum is not valid (for LIDmax its upper bound is the estimate itself); its q95 "
+        "row, the level exceeded by 5 % of trials, carries the interval instead.</p>"
         + _table(table, colors=colors, wide=True),
     )
 

@@ -194,7 +194,9 @@ def build_study_report(
         study=study,
         reports=tuple(reports),
         sbls=sbls,
-        card=report_card(reports, sbls=scores),
+        card=report_card(
+            reports, sbls=scores, sbls_intervals={n: iv["sbls"] for n, iv in sbls_ivs.items()}
+        ),
         callouts=tuple(threat_callouts(study, reports)),
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         settings=settings,
