@@ -168,3 +168,22 @@ def test_without_bootstrap_the_sbls_block_has_no_intervals():
     from voxmetrics.report.tables import results_tables
 
     assert not results_tables(sr)["sbls"]["SBLS"].str.contains("[", regex=False).any()
+
+
+def test_compare_conditions_sbls_draws_its_own_speakers_when_needed():
+    """Draws over other speakers than the attacked ones: both attacks share new draws."""
+    import numpy as np
+
+    from voxmetrics.analysis.sbls import compare_sbls, default_attack
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+    from voxmetrics.report import compare_conditions_sbls
+
+    st = demo_study(n_speakers=8)
+    a, b = default_attack(st.get("plain")), default_attack(st.get("anon-mild"))
+    other = SpeakerDraws.draw(["nobody"], n_boot=30, seed=4)
+    got = compare_conditions_sbls(st.get("plain"), st.get("anon-mild"), other)
+    union = sorted(set(np.r_[a.speakers, b.speakers].tolist()))
+    want = compare_sbls(a, b, SpeakerDraws.draw(union, n_boot=30, seed=4))
+    assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in want.items()}
+    bare = Condition("bare", eval=st.get("plain").eval)
+    assert compare_conditions_sbls(bare, st.get("anon-mild"), other) == {}
