@@ -1,4 +1,4 @@
-"""The study report as one self-contained HTML page (issue 9).
+"""The study report as one self-contained HTML page.
 
 :func:`study_report_html` draws a :class:`~voxmetrics.report.study.StudyReport` as one page:
 every table, the interactive figures of the existing builders, plotly.js embedded once in the

@@ -1,4 +1,4 @@
-"""Everything a study's report holds, computed once: the input of every export (issue 9).
+"""Everything a study's report holds, computed once: the input of every export.
 
 :func:`build_study_report` evaluates every condition with the study's settings, the SBLS of
 the conditions with attribute-labelled embeddings, the report card and the threat call-outs.

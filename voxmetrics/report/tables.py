@@ -1,4 +1,4 @@
-r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown (issue 19).
+r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown.
 
 :func:`results_tables` turns a :class:`~voxmetrics.report.study.StudyReport` into the tables of
 its report (overview, report card, LID, SRD, ZEBRA, linkage, SBLS), each cell already written
