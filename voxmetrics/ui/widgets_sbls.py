@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from voxmetrics.analysis.sbls import Attack, SBLSOptions, SBLSRow, weights_ok
@@ -21,6 +22,7 @@ from voxmetrics.metrics.sbls import (
     DEFAULT_WEIGHTS,
     AttributeLeakage,
 )
+from voxmetrics.plots.sbls import short_group
 from voxmetrics.ui.cache_sbls import builtin_attack, sbls_intervals, sbls_result, uploaded_attack
 from voxmetrics.ui.setup import md_escape
 from voxmetrics.ui.widgets import call, safe_call, show_warnings
@@ -323,12 +325,10 @@ IDENTITY_HELP = {
 """Column help of the identity table."""
 
 
-def group_size_note(name: str, groups: Any, min_group_size: int) -> str:
+def group_size_note(name: str, groups: pd.DataFrame, min_group_size: int) -> str:
     """Markdown: the smallest subgroup of ``groups`` (an intersection frame with speakers)."""
     smallest = groups.loc[groups["Utterances"].idxmin()]
     n_small, n_all = int(smallest["Utterances"]), len(groups)
-    from voxmetrics.plots.sbls import short_group
-
     return (
         f"**Minimum group size.** The smallest subgroup of {md_escape(name)}, "
         f"{md_escape(short_group(str(smallest['Subgroup'])))}, has {n_small} eval utterances "
