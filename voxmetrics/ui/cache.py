@@ -24,6 +24,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import streamlit as st
 
+from voxmetrics.analysis.sbls import Attack, attack_sbls, default_attack
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.summary import ScoreHistogram, score_histogram
@@ -35,7 +36,6 @@ from voxmetrics.report import (
     compare_conditions,
     evaluate,
     evaluate_condition,
-    evaluate_sbls,
 )
 from voxmetrics.report.export import PngExporter
 from voxmetrics.report.study import StudyReport, build_study_report
@@ -47,6 +47,7 @@ __all__ = [
     "ResultStore",
     "clear_study_report_store",
     "compare_pair",
+    "condition_attack",
     "condition_from_embedding_files",
     "condition_from_score_files",
     "condition_report",
@@ -346,15 +347,35 @@ def compare_pair(a: Condition, b: Condition, **options: Any) -> Outcome[dict[str
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def _attack(key: str, _condition: Condition) -> Outcome[Attack | None]:
+    return capture(default_attack, _condition)
+
+
+def condition_attack(condition: Condition) -> Outcome[Attack | None]:
+    """:func:`~voxmetrics.analysis.sbls.default_attack` of a condition, cached.
+
+    Keyed on the content hash of the condition's embeddings, the only input the attack reads
+    (None at once for a condition without embeddings): the attacker is trained once, for the
+    Overview's report card and the Report page alike.
+    """
+    if condition.embeddings is None:
+        return Outcome(None)
+    return _attack(condition.embeddings.content_hash, condition)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def _sbls(key: str, _condition: Condition) -> Outcome[SBLSResult | None]:
-    return capture(evaluate_sbls, _condition)
+    def sbls_of() -> SBLSResult | None:
+        attack = _replay(condition_attack(_condition))
+        return None if attack is None else attack_sbls(attack)
+
+    return capture(sbls_of)
 
 
 def condition_sbls(condition: Condition) -> Outcome[SBLSResult | None]:
     """:func:`~voxmetrics.report.evaluate_sbls` (the informed built-in attacker), cached.
 
-    Keyed on the content hash of the condition's embeddings, the only input SBLS reads; None
-    at once for a condition without embeddings.
+    The SBLS of :func:`condition_attack`; None at once for a condition without embeddings.
     """
     if condition.embeddings is None:
         return Outcome(None)
@@ -450,9 +471,9 @@ def _replay(out: Outcome[T]) -> T:
 def study_report(study: Study) -> Outcome[StudyReport]:
     """:func:`~voxmetrics.report.study.build_study_report` with the study's settings, stored.
 
-    Each condition's report and SBLS come from :func:`condition_report` and
-    :func:`condition_sbls`, the caches every page evaluates conditions through: after the
-    Overview (same settings) no condition is computed again. While the rest is computed, a
+    Each condition's report and SBLS attack come from :func:`condition_report` and
+    :func:`condition_attack`, the caches every page evaluates conditions through: after the
+    Overview (same settings) no condition is evaluated and no attacker trained again. While the rest is computed, a
     ``st.progress`` bar follows the library's ``progress`` callback (the report is kept in a
     :class:`ResultStore`, not ``st.cache_data``, which would replay the bar); a stored report
     is returned at once. Raises
@@ -474,7 +495,7 @@ def study_report(study: Study) -> Outcome[StudyReport]:
             study,
             progress=progress,
             evaluator=lambda c, **options: _replay(condition_report(c, **options)),
-            sbls_evaluator=lambda c: _replay(condition_sbls(c)),
+            attack_of=lambda c: _replay(condition_attack(c)),
         )
     finally:
         bar.empty()
