@@ -4,7 +4,9 @@ Each page runs in a fresh Python process (nothing cached, nothing imported), thr
 ``AppTest``: the app's home page first (it builds the demo study), then the page, then the page
 again (its caches warm). Printed per page, in seconds of wall time: the imports (streamlit's
 testing module and voxmetrics), the home page's first run, the page's first run, the cold total
-(process start to the page drawn, without the interpreter's own start-up), and the warm run.
+(process start to the page drawn, without the interpreter's own start-up), the warm run, and
+the CPU time of the cold start and of the warm run (``time.process_time``, every thread: what
+the page costs, less sensitive than the wall time to other jobs on a shared machine).
 A page written ``A+B`` is page B visited after page A in the same session (``1_Overview+10_Report``:
 the Report page built after the Overview filled the shared cache of condition reports).
 ``--profile PAGE`` prints the top of a cProfile of that page's cold run instead.
@@ -37,7 +39,7 @@ PAGES = [
 
 CHILD = r"""
 import json, sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 from streamlit.testing.v1 import AppTest
 import voxmetrics.ui  # noqa: F401
 t_import = time.perf_counter() - t0
@@ -69,10 +71,14 @@ if profile:
     threading.Thread.run = thread_run
     pstats.Stats(*profiles).sort_stats("cumulative").print_stats(60)
 assert not at.exception, at.exception
-t = time.perf_counter(); at.run(); t_warm = time.perf_counter() - t
+c_cold = time.process_time() - c0
+t, c = time.perf_counter(), time.process_time()
+at.run()
+t_warm, c_warm = time.perf_counter() - t, time.process_time() - c
 assert not at.exception, at.exception
 print(json.dumps({"import": t_import, "home": t_home, "page": t_cold, "before": t_before,
-                  "cold": time.perf_counter() - t0 - t_warm, "warm": t_warm}))
+                  "cold": time.perf_counter() - t0 - t_warm, "warm": t_warm,
+                  "cold_cpu": c_cold, "warm_cpu": c_warm}))
 """
 
 
@@ -105,14 +111,18 @@ def main() -> None:
         run_page(args.profile, profile=True)
         return
     print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
-    print(f"{'page':<22}{'imports':>9}{'home':>8}{'page':>8}{'cold':>8}{'warm':>8}  (s)")
+    print(
+        f"{'page':<22}{'imports':>9}{'home':>8}{'page':>8}{'cold':>8}{'warm':>8}"
+        f"{'cold CPU':>10}{'warm CPU':>10}  (s)"
+    )
     for page in args.pages:
         runs = [run_page(page) for _ in range(args.repeat)]
         best = min(runs, key=lambda r: r["cold"])
         warm = min(r["warm"] for r in runs)
+        cpu = min(r["cold_cpu"] for r in runs), min(r["warm_cpu"] for r in runs)
         print(
             f"{page:<22}{best['import']:>9.2f}{best['home']:>8.2f}{best['page']:>8.2f}"
-            f"{best['cold']:>8.2f}{warm:>8.2f}"
+            f"{best['cold']:>8.2f}{warm:>8.2f}{cpu[0]:>10.2f}{cpu[1]:>10.2f}"
         )
     print(f"load average after: {os.getloadavg()[0]:.2f} (1 min)")
 
