@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
-from scipy.stats import rankdata
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
@@ -49,7 +48,7 @@ from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, row_znorm
 from voxmetrics.metrics.pools import RunCounts, SortedPools, Ties, check_ties, pav_runs
-from voxmetrics.metrics.ranks import row_blocks, target_ranks
+from voxmetrics.metrics.ranks import entry_ranks, row_blocks, target_ranks
 from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
 
 __all__ = [
@@ -646,8 +645,9 @@ def chance_levels(
     log2(N p_ij) and PDR = mean_ij [p_ij > 1/N] under ``calibration``. The SRD statistics
     (whose plug-in estimates are biased upward when trials are few against N) and the other
     LID aggregates are averaged over ``n_draws`` seeded draws (fewer, but at least 20, when
-    draws x trials would exceed 4 million). The matrix is ranked in row blocks, so memory stays
-    bounded on large matrices. ``ties`` is the SRD ranks' tie rule.
+    draws x trials would exceed 4 million). Each row is sorted once and the drawn entries are
+    located in it by binary search (:func:`~voxmetrics.metrics.ranks.entry_ranks`), in row
+    blocks, so memory stays bounded on large matrices. ``ties`` is the SRD ranks' tie rule.
 
     Examples
     --------
@@ -674,15 +674,13 @@ def chance_levels(
     n_top = n_pos = 0
     lid_sum = 0.0
     for blk in row_blocks(n_trials, n):
-        sb = s[blk].astype(np.float64)
+        sb = s[blk]
         r = np.arange(sb.shape[0])
-        # rank of every column within its row, ties against the attacker: #{k : s_ik >= s_ij}
-        # rank of every column within its row: #{k : s_ik >= s_ij} (ties against the
+        # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
         # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-        ranks = rankdata(-sb, method="max" if ties == "reference" else "min", axis=1)
-        ranks = ranks.astype(np.int32)
-        n_top += int((rankdata(-sb, method="min", axis=1) == 1).sum())
-        drawn[:, blk] = ranks[r, cols[:, blk]]
+        drawn[:, blk] = entry_ranks(sb, cols[:, blk], ties=ties)
+        # columns ranked first with ties for the attacker: the scores equal to the row maximum
+        n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
         if x is not None and calibration is not None:
             z, _ = row_znorm(sb, ddof=calibration.ddof)
             lid_all = (math.log(n) + log_softmax(calibration.w * z, axis=1)) / _LN2
