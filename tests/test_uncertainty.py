@@ -231,10 +231,11 @@ def test_entry_ranks_hand_computed():
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_chance_levels_equal_the_rankdata_reference(ties, dtype, monkeypatch):
-    from voxmetrics.metrics import ranks
+    from voxmetrics.metrics import ranks, uncertainty
     from voxmetrics.metrics.lid import LIDCalibration
 
     monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 40)  # several row blocks
+    monkeypatch.setattr(uncertainty, "CHUNK_ELEMENTS", 20)  # and several chunks in each
     rng = np.random.default_rng(9)
     s = np.round(rng.normal(size=(23, 11)), 1).astype(dtype)  # ties inside rows
     assert len(row_blocks(23, 11)) > 3

@@ -48,7 +48,12 @@ from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, row_znorm
 from voxmetrics.metrics.pools import RunCounts, SortedPools, Ties, check_ties, pav_runs
-from voxmetrics.metrics.ranks import entry_ranks, row_blocks, target_ranks
+from voxmetrics.metrics.ranks import (
+    CHUNK_ELEMENTS,
+    entry_ranks,
+    row_blocks,
+    target_ranks,
+)
 from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
 
 __all__ = [
@@ -778,20 +783,28 @@ def chance_levels(
     x = np.empty((n_draws, n_trials)) if calibration is not None else None
     n_top = n_pos = 0
     lid_sum = 0.0
-    for blk in row_blocks(n_trials, n):
-        sb = s[blk]
-        r = np.arange(sb.shape[0])
-        # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
-        # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-        drawn[:, blk] = entry_ranks(sb, cols[:, blk], ties=ties)
-        # columns ranked first with ties for the attacker: the scores equal to the row maximum
-        n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
-        if x is not None and calibration is not None:
-            z, _ = row_znorm(sb, ddof=calibration.ddof)
-            lid_all = (math.log(n) + log_softmax(calibration.w * z, axis=1)) / _LN2
-            lid_sum += float(lid_all.sum())
-            n_pos += int((lid_all > 0).sum())
-            x[:, blk] = lid_all[r, cols[:, blk]]
+    blocks = row_blocks(n_trials, n)
+    buf = None if x is None else np.empty(max(b.stop - b.start for b in blocks) * n)
+    for blk in blocks:
+        # row-wise work in cache-sized chunks; the LID of a whole block is summed at once
+        lid_blk = None if buf is None else buf[: (blk.stop - blk.start) * n].reshape(-1, n)
+        for ch in row_blocks(blk.stop - blk.start, n, CHUNK_ELEMENTS):
+            rows = slice(blk.start + ch.start, blk.start + ch.stop)
+            sb = s[rows]
+            # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
+            # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
+            drawn[:, rows] = entry_ranks(sb, cols[:, rows], ties=ties)
+            # columns ranked first with ties for the attacker: the scores equal to the row max
+            n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
+            if lid_blk is not None and calibration is not None:
+                z, _ = row_znorm(sb, ddof=calibration.ddof)
+                out = lid_blk[ch]
+                np.add(math.log(n), log_softmax(calibration.w * z, axis=1), out=out)
+                out /= _LN2
+        if x is not None and lid_blk is not None:
+            lid_sum += float(lid_blk.sum())
+            n_pos += int((lid_blk > 0).sum())
+            x[:, blk] = lid_blk[np.arange(lid_blk.shape[0]), cols[:, blk]]
     values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
     grid = linkability_grid(n)
     h = np.zeros((n_draws, n))
