@@ -170,7 +170,7 @@ class LIDCalibration:
 
     @property
     def variant(self) -> str:
-        """ "maximum-likelihood", "reference-code" (see :data:`LID_VARIANTS`) or "custom"."""
+        """"maximum-likelihood", "reference-code" (see :data:`LID_VARIANTS`) or "custom"."""
         for name, options in LID_VARIANTS.items():
             if (self.class_weight, self.ddof, self.penalty_c) == options:
                 return name
@@ -244,16 +244,8 @@ def _fit_logistic(
         s0 = np.sum(parts, axis=0)
         eta1 = w * z_mated + b
         sp1, p1, v1 = terms(eta1)
-        m = (
-            sp1.sum(),
-            (sp1 - eta1).sum(),
-            p1.sum(),
-            (p1 * z_mated).sum(),
-            v1.sum(),
-            (v1 * z_mated).sum(),
-            (v1 * z_mated**2).sum(),
-            z_mated.sum(),
-        )
+        m = (sp1.sum(), (sp1 - eta1).sum(), p1.sum(), (p1 * z_mated).sum(), v1.sum(),
+             (v1 * z_mated).sum(), (v1 * z_mated**2).sum(), z_mated.sum())
         nll = c0 * (s0[0] - m[0]) + c1 * m[1]
         # gradient of nll: sum c (p - y) [z, 1]
         g_w = c0 * (s0[2] - m[3]) + c1 * (m[3] - m[7])
@@ -287,9 +279,9 @@ def _fit_logistic(
                 return w, b, False
         if abs(w_new) > W_MAX:  # the likelihood keeps growing with |w|: no finite optimum
             return math.copysign(W_MAX, w_new), b_new, False
-        done = abs(t * step[0]) <= tol * max(1.0, abs(w_new)) and abs(t * step[1]) <= tol * max(
-            1.0, abs(b_new)
-        )
+        done = abs(t * step[0]) <= tol * max(1.0, abs(w_new)) and abs(
+            t * step[1]
+        ) <= tol * max(1.0, abs(b_new))
         w, b, nll, g, h = w_new, b_new, nll_new, g_new, h_new
         if done:
             return w, b, True
@@ -297,10 +289,7 @@ def _fit_logistic(
 
 
 def _check_calibration_inputs(
-    scores: ArrayLike,
-    targets: ArrayLike,
-    ddof: int,
-    class_weight: ClassWeight,
+    scores: ArrayLike, targets: ArrayLike, ddof: int, class_weight: ClassWeight,
     penalty_c: float | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     s, t = check_matrix(scores, targets)
@@ -310,9 +299,8 @@ def _check_calibration_inputs(
         raise VoxMetricsInputError(
             f'`class_weight` must be None or "balanced", got {class_weight!r}.'
         )
-    if penalty_c is not None and not (
-        isinstance(penalty_c, (int, float)) and penalty_c > 0 and math.isfinite(penalty_c)
-    ):
+    if penalty_c is not None and not (isinstance(penalty_c, (int, float)) and penalty_c > 0
+                                      and math.isfinite(penalty_c)):
         raise VoxMetricsInputError(
             f"`penalty_c` must be None (no penalty) or a finite C > 0, got {penalty_c!r}."
         )
@@ -327,7 +315,8 @@ def _variant_options(
         return class_weight, ddof, penalty_c
     if (class_weight, ddof, penalty_c) != (None, 0, None):
         raise VoxMetricsInputError(
-            "give either `variant` or the explicit `class_weight`, `ddof`, `penalty_c`, not both."
+            "give either `variant` or the explicit `class_weight`, `ddof`, `penalty_c`, "
+            "not both."
         )
     return LID_VARIANTS[resolve_lid_variant(variant)]
 
@@ -412,7 +401,9 @@ def calibrate_lid(
         )
     z_mated = np.concatenate(mated)
     # (quasi-)complete separation of the pools: the likelihood has no finite maximum
-    separated = penalty_c is None and (z_mated.min() >= non_max or z_mated.max() <= non_min)
+    separated = penalty_c is None and (
+        z_mated.min() >= non_max or z_mated.max() <= non_min
+    )
     if separated:
         # where Newton's method would stop on the way to |w| = infinity depends on rounding
         # (float32 and float64 copies of the same data stopped at w = 24 and w = 1e4): use the
@@ -589,7 +580,9 @@ def _lid_rows(
     return lid_out, p_out, n_deg
 
 
-def lid(scores: ArrayLike, targets: ArrayLike, calibration: LIDCalibration) -> LIDResult:
+def lid(
+    scores: ArrayLike, targets: ArrayLike, calibration: LIDCalibration
+) -> LIDResult:
     """Per-trial LID of an eval score matrix under a calibration learned on dev.
 
     Parameters
