@@ -807,8 +807,9 @@ def chance_levels(
             x[:, blk] = lid_blk[np.arange(lid_blk.shape[0]), cols[:, blk]]
     values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
     grid = linkability_grid(n)
-    h = np.zeros((n_draws, n))
-    np.add.at(h, (np.repeat(np.arange(n_draws), n_trials), drawn.ravel() - 1), 1.0)
+    # rank histogram of each draw: counts of (draw, rank) pairs (exact integers, as floats)
+    cells = (np.arange(n_draws)[:, None] * n + (drawn - 1)).ravel()
+    h = np.bincount(cells, minlength=n_draws * n).reshape(n_draws, n).astype(np.float64)
     for k, v in _srd_from_hist(h, q).items():
         values[k] = float(np.mean(v))
     if x is not None:
