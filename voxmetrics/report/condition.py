@@ -71,6 +71,7 @@ __all__ = [
     "ConditionReport",
     "TrialsUsed",
     "compare_conditions",
+    "compare_conditions_sbls",
     "comparison_frame",
     "evaluate",
     "evaluate_condition",
@@ -619,6 +620,7 @@ def compare_conditions(
     confidence: float = 0.95,
     cross_calibrate: int | None = None,
     ties: Ties = "reference",
+    sbls: bool = True,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.
 
@@ -626,6 +628,9 @@ def compare_conditions(
     speakers) are applied to both, so each difference carries a percentile interval and a
     two-sided bootstrap p-value; ``p_adjusted`` is Holm's adjustment over all numbers compared
     (family-wise error control). LID numbers are compared when both conditions have LID.
+    With ``sbls`` (default) and embeddings with attribute labels in both conditions, SBLS and
+    its components are compared too (:func:`compare_conditions_sbls`; their Holm family is
+    their own four numbers, so they leave the identity numbers' adjustment as it was).
 
     Examples
     --------
@@ -651,7 +656,34 @@ def compare_conditions(
         )
         base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
         reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))
-    return compare_replicates(reps[0], reps[1], confidence=confidence)
+    out = compare_replicates(reps[0], reps[1], confidence=confidence)
+    if sbls:
+        out.update(compare_conditions_sbls(a, b, draws, confidence=confidence))
+    return out
+
+
+def compare_conditions_sbls(
+    a: Condition, b: Condition, draws: SpeakerDraws, *, confidence: float = 0.95
+) -> dict[str, Comparison]:
+    """The SBLS part of :func:`compare_conditions`, paired on ``draws``.
+
+    ``sbls``, ``p_attr``, ``p_assoc`` and ``p_subgroup`` under the default attacker (empty
+    when either condition has no SBLS).
+    The attackers are trained once; each replicate reweights the eval utterances by their
+    speakers' draws (:func:`voxmetrics.analysis.sbls.compare_sbls`). When the attacked
+    speakers are not all among ``draws``' speakers, both attacks share new draws over the
+    union of their speakers (same seed). ``p_adjusted`` is Holm's adjustment over these four
+    numbers, their own family.
+    """
+    from voxmetrics.analysis.sbls import compare_sbls, default_attack
+
+    attack_a, attack_b = default_attack(a), default_attack(b)
+    if attack_a is None or attack_b is None:
+        return {}
+    spk = {str(s) for s in (*attack_a.speakers, *attack_b.speakers)}
+    if not spk <= set(map(str, draws.speakers)):
+        draws = SpeakerDraws.draw(sorted(spk), n_boot=draws.n_boot, seed=draws.seed)
+    return compare_sbls(attack_a, attack_b, draws, confidence=confidence)
 
 
 def _singling_out(embeddings: EmbeddingSet | None, split: str) -> SinglingOutResult | None:
@@ -685,17 +717,16 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
 
     The attacker is :data:`~voxmetrics.metrics.sbls.DEFAULT_ATTACKER` (informed), the same as
     the ``sbls`` command's and the dashboard page's default; the result names it
-    (``attacker_trained_on``).
+    (``attacker_trained_on``). It is :func:`voxmetrics.analysis.sbls.attack_sbls` of
+    :func:`voxmetrics.analysis.sbls.default_attack`, the calls of the page and the command.
 
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
     """
-    from voxmetrics.metrics.sbls import DEFAULT_ATTACKER, attribute_columns, sbls_embeddings
+    from voxmetrics.analysis.sbls import attack_sbls, default_attack
 
-    es = condition.embeddings
-    if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
-        return None
-    return sbls_embeddings(es, attacker=DEFAULT_ATTACKER)
+    attack = default_attack(condition)
+    return None if attack is None else attack_sbls(attack)
 
 
 def evaluate_study(
@@ -895,12 +926,21 @@ def intervals_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
+_SBLS_LABELS = {
+    "sbls": "SBLS",
+    "p_attr": "P_attr",
+    "p_assoc": "P_assoc",
+    "p_subgroup": "P_subgroup",
+}
+"""Labels of the SBLS numbers of a comparison (:func:`compare_conditions_sbls`)."""
+
+
 def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
     """A paired comparison as a table: one row per number (B - A, interval, p-values)."""
     rows = [
         {
             "key": k,
-            "number": INTERVAL_LABELS.get(k, k),
+            "number": INTERVAL_LABELS.get(k, _SBLS_LABELS.get(k, k)),
             "a": c.a,
             "b": c.b,
             "difference": c.difference,
