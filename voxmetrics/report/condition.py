@@ -38,7 +38,7 @@ from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, pairs_baseline
-from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification_from_pools
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
@@ -60,7 +60,7 @@ from voxmetrics.metrics.uncertainty import (
     condition_replicates,
     singling_out_interval,
 )
-from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
+from voxmetrics.metrics.zebra import ZebraResult, zebra_from_pools
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
     from voxmetrics.metrics.sbls import SBLSResult
@@ -204,10 +204,7 @@ class ConditionReport:
 
     @property
     def intervals(self) -> dict[str, BootstrapInterval]:
-        """Interval of every headline number by key (empty without a bootstrap).
-
-        A sparse trial list has no joint replicates: its ZEBRA (and LID) intervals only.
-        """
+        """Interval of every headline number by key (empty without a bootstrap)."""
         if self.replicates is None:
             return {**(self.lid_intervals or {}), **(self.zebra_intervals or {})}
         return self.replicates.intervals()
@@ -236,7 +233,7 @@ class ConditionReport:
         if self.replicates is not None:
             block["log10_l_q95"] = self.replicates.estimates["log10_l_q95"]
             block["intervals"] = self._block_intervals(_ZEBRA_KEYS)
-        elif self.zebra_intervals is not None:  # a sparse list: the trial bootstrap of ZEBRA
+        elif self.zebra_intervals is not None:  # intervals given without joint replicates
             block["intervals"] = _interval_lists(self.zebra_intervals)
         return block
 
@@ -267,7 +264,7 @@ class ConditionReport:
         if self.replicates is not None:
             block["lid_q95"] = self.replicates.estimates.get("lid_q95")
             block["intervals"] = self._block_intervals(_LID_KEYS)
-        elif self.lid_intervals is not None:  # a sparse list: LID bootstrap of complete trials
+        elif self.lid_intervals is not None:  # intervals given without joint replicates
             block["intervals"] = _interval_lists(self.lid_intervals)
         chance = self._chance(_LID_KEYS)
         if chance is not None:
@@ -278,10 +275,14 @@ class ConditionReport:
         """The top-level ``intervals``: the baselines, linkability and its band against N'."""
         if self.replicates is None:
             return None
-        out: dict[str, Any] = self._block_intervals(_TOP_KEYS) or {}
-        out["linkability_vs_n"] = [
-            [int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()
-        ]
+        iv = self.intervals
+        # a sparse trial list without complete trials: the 1-to-N ones are null, as their values
+        out: dict[str, Any] = {k: [iv[k].low, iv[k].high] if k in iv else None for k in _TOP_KEYS}
+        out["linkability_vs_n"] = (
+            [[int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()]
+            if self.replicates.curve_n.size
+            else None
+        )
         if self.singling_out_interval is not None:
             iv = self.singling_out_interval
             out["singling_out"] = [iv.low, iv.high]
@@ -369,8 +370,9 @@ def evaluate(
     min Cllr, ZEBRA) on its listed pairs and the 1-to-N metrics (linkability, LID, SRD,
     linkability against N) on its complete trials (:meth:`ScoreMatrix.complete_rows`), or
     None when there are none; ``trials_used`` records which. A sparse ``dev`` calibrates LID on
-    its complete trials. The speaker-level bootstrap of ZEBRA resamples the trials and uses
-    their listed pairs.
+    its complete trials. The speaker-level bootstrap resamples the trial speakers: the
+    pairwise numbers of a replicate are those of the listed pairs of its trials, the 1-to-N
+    numbers those of its complete trials (no interval where there is no value).
 
     Parameters
     ----------
@@ -495,37 +497,20 @@ def evaluate(
         )
     replicates = None
     intervals = zebra_intervals = None
-    if bootstrap > 0 and eval.is_complete:
+    if bootstrap > 0:
+        # one set of speaker-level replicates for every headline number; a sparse trial list
+        # gives its pairwise numbers the listed pairs of the resampled trials and its 1-to-N
+        # numbers the resampled complete trials (none: those stay null, as their values)
         draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
-        replicates = replicate_condition(eval, draws, lid_result, base, ties=ties, pools=pools)
+        replicates = replicate_condition(
+            eval, draws, lid_result, base, ties=ties, pools=pools, complete=full
+        )
         every = replicates.intervals()
         if lid_result is not None:
             intervals = {k: every[k] for k in _LID_KEYS}
         zebra_intervals = {k: every[k] for k in _ZEBRA_KEYS}
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
-    elif bootstrap > 0:
-        # A sparse trial list. The joint replicates (condition_replicates) need a complete
-        # T x N matrix, and replicates of ``full`` alone would give the pairwise numbers (EER,
-        # Cllr, ZEBRA...) intervals around other values than the reported ones, computed on
-        # every listed pair. So there are no joint replicates (``intervals`` is null, the
-        # blocks carry no replicate intervals): ZEBRA keeps its trial bootstrap over the
-        # listed pairs of the resampled trials, LID its bootstrap over the complete trials.
-        if lid_result is not None and full is not None:
-            intervals = lid_bootstrap(
-                lid_result.lid, full.trial_speakers, n_boot=bootstrap, seed=seed
-            )
-        zebra_intervals = zebra_bootstrap(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            n_boot=bootstrap,
-            seed=seed,
-            progress=progress,
-            ties=ties,
-            pools=pools,
-            mask=eval.mask,  # a sparse trial list: the listed pairs of the resampled trials
-        )
     # the chance levels of the 1-to-N metrics, on the trials they ranked (null without any)
     chance = None
     if full is not None:
@@ -601,13 +586,16 @@ def replicate_condition(
     *,
     ties: Ties = "reference",
     pools: SortedPools | None = None,
+    complete: ScoreMatrix | None = None,
 ) -> ConditionReplicates:
-    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones."""
-    if not eval.is_complete:
-        raise VoxMetricsInputError(
-            f"{eval.source or 'eval'}: the speaker-level replicates need every trial scored "
-            "against every enrolled identity; this is a sparse trial list."
-        )
+    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones.
+
+    A sparse trial list resamples its trials with their listed pairs for the pairwise numbers
+    and its complete trials (``complete``, by default :meth:`ScoreMatrix.complete_rows`) for
+    the 1-to-N ones; ``lid_result`` is then the LID of those complete trials.
+    """
+    if not eval.is_complete and complete is None:
+        complete = eval.complete_rows()
     return condition_replicates(
         eval.scores,
         eval.targets,
@@ -617,6 +605,12 @@ def replicate_condition(
         ties=ties,
         pools=pools if pools is not None else SortedPools.of(eval),
         estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
+        mask=eval.mask,
+        complete=(
+            None
+            if complete is None or eval.is_complete
+            else (complete.scores, complete.targets, complete.trial_speakers)
+        ),
     )
 
 
