@@ -473,10 +473,10 @@ def study_report(study: Study) -> Outcome[StudyReport]:
 
     Each condition's report and SBLS attack come from :func:`condition_report` and
     :func:`condition_attack`, the caches every page evaluates conditions through: after the
-    Overview (same settings) no condition is evaluated and no attacker trained again. While the rest is computed, a
-    ``st.progress`` bar follows the library's ``progress`` callback (the report is kept in a
-    :class:`ResultStore`, not ``st.cache_data``, which would replay the bar); a stored report
-    is returned at once. Raises
+    Overview (same settings) no condition is evaluated and no attacker trained again. While
+    the rest is computed, a ``st.progress`` bar follows the library's ``progress`` callback
+    (the report is kept in a :class:`ResultStore`, not ``st.cache_data``, which would replay
+    the bar); a stored report is returned at once. Raises
     :class:`~voxmetrics.errors.VoxMetricsInputError` for an empty study.
     """
     key = study_report_key(study)
