@@ -145,6 +145,7 @@ def test_demo_views_without_the_non_mated_pool(study, name, monkeypatch):
 
 # ---------------------------------------------------------------- worst trial and table
 
+
 def _sm(scores, targets_speakers, enrol) -> ScoreMatrix:
     scores = np.asarray(scores, dtype=float)
     return ScoreMatrix.from_arrays(

@@ -57,9 +57,7 @@ def ece_curves_of(sm: ScoreMatrix, *, scores_are_llrs: bool = False) -> ECECurve
     pools = SortedPools.of(sm)
     if sm.mask is not None:
         return ece_curves(sm.tar, sm.non, scores_are_llrs=scores_are_llrs, pools=pools)
-    return ece_curves_of_matrix(
-        sm.scores, sm.targets, pools=pools, scores_are_llrs=scores_are_llrs
-    )
+    return ece_curves_of_matrix(sm.scores, sm.targets, pools=pools, scores_are_llrs=scores_are_llrs)
 
 
 def pav_transform_of(sm: ScoreMatrix) -> PAVTransform:
