@@ -16,6 +16,7 @@ LIBRARY_MODULES = [
     "voxmetrics.report",
     "voxmetrics.report.card",
     "voxmetrics.threat",
+    "voxmetrics.analysis.linkage",
     "voxmetrics.report.study",
     "voxmetrics.data.studyfile",
     "voxmetrics.synth",

@@ -28,10 +28,11 @@ import plotly.graph_objects as go
 import plotly.offline
 
 from voxmetrics._version import __version__
+from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
-from voxmetrics.plots.linkage import linkability_vs_n_figure, linkage_table, singling_out_figure
+from voxmetrics.plots.linkage import linkability_vs_n_figure, singling_out_figure
 from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.sbls import components_figure, identity_figure
 from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure, srd_table

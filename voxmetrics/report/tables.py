@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.plots.linkage import linkage_table
+from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.plots.srd import srd_table
 from voxmetrics.report.study import StudyReport
 

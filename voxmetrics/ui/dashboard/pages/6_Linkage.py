@@ -3,12 +3,13 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis import linkage
+from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.plots.linkage import (
     condition_colors,
     conversation_length_figure,
     legal_figure,
     linkability_vs_n_figure,
-    linkage_table,
     mean_score_figure,
     similarity_matrices_figure,
     singling_out_figure,
@@ -291,7 +292,7 @@ else:
         key=CALIBRATION,
     )
     o_es, a_es = study.get(original).embeddings, study.get(anonymised).embeddings
-    sizes = [cache_linkage.utterance_count(es, split=SPLIT) for es in (o_es, a_es)]
+    sizes = [linkage.utterance_count(es, split=SPLIT) for es in (o_es, a_es)]
     similarity = None
     if max(sizes) > MAX_UTTERANCES:
         st.info(
@@ -321,7 +322,7 @@ else:
         cols[2].metric("D_diag(M_oo)", f"{d.d_diag_oo:.3f}")
         cols[3].metric("D_diag(M_oa)", f"{d.d_diag_oa:.3f}")
         cols[4].metric("D_diag(M_aa)", f"{d.d_diag_aa:.3f}")
-        order = cache_linkage.speaker_order(o_es, split=SPLIT)
+        order = linkage.speaker_order(o_es, split=SPLIT)
         fig = similarity_matrices_figure(
             similarity,
             order=order.speakers,
@@ -337,7 +338,7 @@ else:
                 + ", ".join(ui.md_escape(s) for s in similarity.left_out[:10])
                 + (" ..." if len(similarity.left_out) > 10 else "")
             )
-        overlap = cache_linkage.utterance_overlap(o_es, a_es, split=SPLIT)
+        overlap = linkage.utterance_overlap(o_es, a_es, split=SPLIT)
         if overlap.shared == 0:
             st.warning(
                 f"None of the {overlap.anonymised:,} anonymised utterances shares an utterance "
@@ -414,7 +415,7 @@ if similarity is not None:
     for k, name in enumerate(with_embeddings):
         bar.progress(k / len(with_embeddings), text=f"Similarity matrices of {name}…")
         es = study.get(name).embeddings
-        if cache_linkage.utterance_count(es, split=SPLIT) > MAX_UTTERANCES:
+        if linkage.utterance_count(es, split=SPLIT) > MAX_UTTERANCES:
             continue
         out = ui.call(cache_linkage.similarity, o_es, es, calibration=calibration, split=SPLIT)
         if out is not None:
