@@ -33,8 +33,10 @@ def test_compare_prints_every_number_with_difference_interval_and_p(study_file, 
     assert link["p_adjusted"] >= link["p_value"]
     assert out["lid_max"]["interval"] == [None, None] and out["lid_max"]["p_value"] is None
     # the library's numbers
+    demo = demo_study(n_speakers=12)
+    # the CLI's original voices default to the study's first condition (plain)
     lib = compare_conditions(
-        demo_study(n_speakers=12).get("plain"), demo_study(n_speakers=12).get("random"), n_boot=100
+        demo.get("plain"), demo.get("random"), n_boot=100, original=demo.get("plain")
     )
     assert lib["linkability"].to_dict() == link
 

@@ -407,7 +407,7 @@ def _parser() -> argparse.ArgumentParser:
         "--by",
         metavar="ATTR",
         help="also evaluate each value of this per-trial attribute (e.g. sex) on its own trials "
-        "and enrolled identities; adds \"by\": {ATTR: {VALUE: {...}}} to the JSON",
+        'and enrolled identities; adds "by": {ATTR: {VALUE: {...}}} to the JSON',
     )
     ev.add_argument(
         "--trial-attributes",
@@ -514,9 +514,7 @@ def _parser() -> argparse.ArgumentParser:
         help="attacker of the condition, shown in the figure's legend",
     )
     leg.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
-    leg.add_argument(
-        "--html", metavar="OUT", help="write the figure as a self-contained HTML page"
-    )
+    leg.add_argument("--html", metavar="OUT", help="write the figure as a self-contained HTML page")
 
     sb = sub.add_parser(
         "sbls",
@@ -618,7 +616,10 @@ def _parser() -> argparse.ArgumentParser:
             "both), and p_adjusted, Holm's adjustment over all numbers compared (family-wise "
             "error control). Prints one JSON object {metric: {a, b, difference, interval, "
             "p_value, p_adjusted}}. Sample maxima (lid_max, max_d, log10_l) get no interval: "
-            "compare their q95 quantiles. Exit status: 0 success, 2 bad input."
+            "compare their q95 quantiles. Singling out, DeID and G_VD need utterance "
+            "embeddings (DeID and G_VD: against the original voices, --original); without "
+            "them their difference is null and a 'reason' key says why. Exit status: 0 "
+            "success, 2 bad input."
         ),
     )
     cmp_.add_argument("study", metavar="STUDY.vxm", help="the study file")
@@ -631,6 +632,12 @@ def _parser() -> argparse.ArgumentParser:
         help="paired replicates (default: the study's setting, at least 200)",
     )
     cmp_.add_argument("--seed", type=int, help="seed of the replicates (default: the study's)")
+    cmp_.add_argument(
+        "--original",
+        metavar="NAME",
+        help="the condition holding the unprocessed voices, for DeID and G_VD (default: the "
+        "study's first condition, as in its report)",
+    )
     cmp_.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     app = sub.add_parser(
@@ -1156,7 +1163,8 @@ def _compare(args: argparse.Namespace) -> int:
     check_input_path(args.study)
     _check_outputs([args.json])
     study = load_study(args.study)
-    for name in (args.a, args.b):
+    original = study.conditions[0].name if args.original is None else args.original
+    for name in (args.a, args.b, original):
         if name not in study.names:
             raise VoxMetricsInputError(
                 f"{args.study}: no condition named {name!r}; its conditions are "
@@ -1173,6 +1181,7 @@ def _compare(args: argparse.Namespace) -> int:
         seed=study.settings.seed if args.seed is None else args.seed,
         cross_calibrate=study.settings.cross_calibrate,
         ties=study.settings.ties,
+        original=study.get(original),
     )
     text = json.dumps({k: c.to_dict() for k, c in result.items()}, indent=2)
     print(text)

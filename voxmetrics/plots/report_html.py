@@ -42,7 +42,6 @@ from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
 from voxmetrics.report import (
     OVERVIEW_COLUMNS,
     comparison_frame,
-    intervals_frame,
     overview_frame,
     verification_frame,
 )
@@ -578,7 +577,7 @@ def _range(low: Any, high: Any, digits: int = 3) -> str:
 
 
 def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
-    df = intervals_frame(sr.reports)
+    df = sr.intervals()
     if not sr.settings.bootstrap:
         return _section(
             "intervals",
@@ -641,6 +640,8 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
                 "p (Holm)": df["p_adjusted"],
             }
         )
+        if df["reason"].notna().any():
+            table["Not compared because"] = df["reason"].fillna("")
         body += f"<h3>{_e(pair)}</h3>" + _table(table, name_column="Number")
     return _section("compare", body)
 
@@ -676,7 +677,13 @@ def _verification(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) 
 
 def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     reports = {r.name: r for r in sr.reports}
-    body = _table(linkage_table(reports), colors=colors) + figure(
+    body = _table(linkage_table(reports, *sr.distinctiveness()), colors=colors)
+    body += (
+        f"<p>DeID and G_VD against the voices of {_names([sr.original], colors)}, taken as the "
+        "original (unprocessed) ones; empty for conditions without utterance embeddings.</p>"
+        if sr.original is not None
+        else ""
+    ) + figure(
         linkability_vs_n_figure(
             {r.name: r.linkability_curve for r in sr.reports if r.linkability_curve is not None},
             colors=colors,

@@ -24,8 +24,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.analysis.linkage import linkage_table
+from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.plots.srd import srd_table
 from voxmetrics.report.study import StudyReport
 
@@ -205,9 +205,7 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             for r in sr.reports
         ]
     )
-    link = linkage_table({r.name: r for r in sr.reports}).drop(
-        columns=["DeID", "G_VD (dB)"], errors="ignore"
-    )
+    link = linkage_table({r.name: r for r in sr.reports}, *sr.distinctiveness())
     out["linkage"] = _text_frame(link, digits)
     with_sbls = {n: s for n, s in sbls.items() if s is not None}
     if with_sbls:
