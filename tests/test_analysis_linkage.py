@@ -137,3 +137,42 @@ def test_parse_lengths(text, lengths):
 def test_parse_lengths_rejects_what_is_not_whole_numbers_from_1(text):
     with pytest.raises(VoxMetricsInputError, match="whole numbers >= 1"):
         linkage.parse_lengths(text)
+
+
+def test_distinctiveness_against_is_each_pair_s_similarity_with_progress(demo):
+    from voxmetrics.metrics.uncertainty import similarity_intervals
+
+    o = demo.get("plain").embeddings
+    sets = {n: demo.get(n).embeddings for n in ("plain", "anon-mild", "random")}
+    steps = []
+    values, ivs = linkage.distinctiveness_against(
+        o, sets, n_boot=20, seed=4, progress=lambda f, m: steps.append((f, m))
+    )
+    assert [m for _, m in steps] == [f"Similarity matrices of {n}…" for n in sets]
+    assert [f for f, _ in steps] == pytest.approx([0, 1 / 3, 2 / 3])
+    for name, es in sets.items():
+        ref = voice_similarity(o, es)
+        assert values[name] == ref.distinctiveness
+    assert sorted(ivs) == ["anon-mild", "random"]  # not the original against itself
+    ref = similarity_intervals(voice_similarity(o, sets["random"]), n_boot=20, seed=4)
+    assert ivs["random"] == ref
+    small, _ = linkage.distinctiveness_against(o, sets, max_utterances=100)
+    assert small == {}  # 480 utterances each: all skipped
+
+
+def test_distinctiveness_against_leaves_out_a_set_it_cannot_compare(demo):
+    import warnings
+
+    from voxmetrics.errors import DegenerateDataWarning
+
+    o = demo.get("plain").embeddings
+    meta = o.meta.assign(speaker="x" + o.meta["speaker"])  # no speaker in common
+    other = EmbeddingSet.from_arrays(o.embeddings, meta)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values, _ = linkage.distinctiveness_against(o, {"other": other, "plain": o})
+    assert list(values) == ["plain"]
+    assert any(
+        issubclass(w.category, DegenerateDataWarning) and "other: no DeID" in str(w.message)
+        for w in caught
+    )

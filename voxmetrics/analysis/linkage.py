@@ -11,7 +11,8 @@ condition (:func:`linkage_table`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
@@ -47,6 +48,7 @@ __all__ = [
     "UtteranceOverlap",
     "conversation_curve",
     "conversation_lengths",
+    "distinctiveness_against",
     "legal",
     "linkage_table",
     "parse_lengths",
@@ -173,6 +175,50 @@ def similarity_ci(
 ) -> dict[str, BootstrapInterval]:
     """Speaker-level intervals of DeID and G_VD of ``result`` (:func:`similarity`)."""
     return similarity_intervals(result, n_boot=int(n_boot), seed=int(seed))
+
+
+def distinctiveness_against(
+    original: EmbeddingSet,
+    sets: Mapping[str, EmbeddingSet],
+    *,
+    calibration: Calibration = "pav",
+    n_boot: int = 0,
+    seed: int = 0,
+    split: str = "eval",
+    max_utterances: int | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> tuple[dict[str, VoiceDistinctiveness], dict[str, dict[str, BootstrapInterval]]]:
+    """DeID and G_VD of every set against the original voices, with their intervals.
+
+    The ``distinctiveness`` and ``distinctiveness_intervals`` of :func:`linkage_table`. A set
+    with more than ``max_utterances`` utterances in the split is skipped (its matrices score
+    every pair); the original against itself gets no interval (DeID 0, G_VD 0 dB by
+    construction). Intervals only with ``n_boot`` > 0. A set whose matrices cannot be computed
+    is left out with a :class:`~voxmetrics.errors.DegenerateDataWarning` saying why.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_embeddings
+    >>> sets = demo_embeddings(n_speakers=4, n_enrol=2, n_trial=4)
+    >>> values, ivs = distinctiveness_against(sets["plain"], sets, n_boot=20)
+    >>> values["plain"].deid, sorted(ivs) == sorted(set(sets) - {"plain"})
+    (0.0, True)
+    """
+    values, intervals = {}, {}
+    for k, (name, es) in enumerate(sets.items()):
+        if progress is not None:
+            progress(k / max(len(sets), 1), f"Similarity matrices of {name}…")
+        if max_utterances is not None and utterance_count(es, split=split) > max_utterances:
+            continue
+        try:
+            result = similarity(original, es, calibration=calibration, split=split)
+        except VoxMetricsInputError as exc:
+            warnings.warn(f"{name}: no DeID or G_VD: {exc}", DegenerateDataWarning, stacklevel=2)
+            continue
+        values[name] = result.distinctiveness
+        if n_boot > 0 and es.content_hash != original.content_hash:
+            intervals[name] = similarity_ci(result, n_boot=n_boot, seed=seed)
+    return values, intervals
 
 
 def utterance_count(es: EmbeddingSet, *, split: str = "eval") -> int:

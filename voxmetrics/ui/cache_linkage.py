@@ -10,6 +10,9 @@ captured into an :class:`~voxmetrics.ui.cache.Outcome`, so a cache hit shows the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -22,12 +25,13 @@ from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     SinglingOutCurve,
 )
-from voxmetrics.metrics.similarity import Calibration, SimilarityResult
+from voxmetrics.metrics.similarity import Calibration, SimilarityResult, VoiceDistinctiveness
 from voxmetrics.ui.cache import Outcome, capture
 
 __all__ = [
     "conversation_curve",
     "conversation_lengths",
+    "distinctiveness_against",
     "legal",
     "sampled_linkability",
     "similarity",
@@ -109,9 +113,7 @@ def legal(
 def _similarity(
     key: str, _original: EmbeddingSet, _anonymised: EmbeddingSet, split: str, calibration: str
 ) -> Outcome[SimilarityResult]:
-    return capture(
-        linkage.similarity, _original, _anonymised, split=split, calibration=calibration
-    )
+    return capture(linkage.similarity, _original, _anonymised, split=split, calibration=calibration)
 
 
 def similarity(
@@ -160,3 +162,25 @@ def _mean_scores(key: str, _sm: ScoreMatrix) -> pd.DataFrame:
 def speaker_mean_scores(sm: ScoreMatrix) -> pd.DataFrame:
     """:func:`~voxmetrics.analysis.linkage.speaker_mean_scores`, cached on content."""
     return _mean_scores(sm.content_hash, sm)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _against(
+    key: str,
+    _original: EmbeddingSet,
+    _sets: Mapping[str, EmbeddingSet],
+    options: tuple[tuple[str, Any], ...],
+) -> Outcome[tuple[dict[str, VoiceDistinctiveness], dict[str, dict[str, BootstrapInterval]]]]:
+    return capture(linkage.distinctiveness_against, _original, _sets, **dict(options))
+
+
+def distinctiveness_against(
+    original: EmbeddingSet, sets: Mapping[str, EmbeddingSet], **options: Any
+) -> Outcome[tuple[dict[str, VoiceDistinctiveness], dict[str, dict[str, BootstrapInterval]]]]:
+    """:func:`~voxmetrics.analysis.linkage.distinctiveness_against`, cached on content.
+
+    The key is every set's content, the names and the options.
+    """
+    names = "|".join(f"{n}={es.content_hash}" for n, es in sets.items())
+    key = f"{original.content_hash}|{names}"
+    return _against(key, original, dict(sets), tuple(sorted(options.items())))
