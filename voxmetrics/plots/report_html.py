@@ -605,8 +605,10 @@ def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "whose interval contains its chance level is not distinguishable from chance. A sample "
         "maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a maximum is not "
         "valid (for LIDmax its upper bound is the estimate itself); its q95 row, the level "
-        "exceeded by 5 % of trials, carries the interval instead.</p>"
-        + _table(table, colors=colors, wide=True),
+        "exceeded by 5 % of trials, carries the interval instead. Singling out resamples "
+        "the predicate speakers; DeID and G_VD, measured against the voices of "
+        f"{_e(sr.original or '–')}, resample the speakers of the similarity matrices, the "
+        "matrices held fixed (no chance level).</p>" + _table(table, colors=colors, wide=True),
     )
 
 
@@ -623,7 +625,9 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "speaker-level bootstrap (the same speakers drawn for both conditions). Many numbers "
         "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
         "of one pair, which keeps the chance of any false difference in the pair below the "
-        "level; pairs are not adjusted against each other.</p>"
+        "level; pairs are not adjusted against each other. Singling out, DeID and G_VD are "
+        "resampled with the same speakers; a condition without utterance embeddings has none "
+        "of them, and the last column says so.</p>"
     )
     for pair, comp in sr.comparisons.items():
         df = comparison_frame(comp)
