@@ -29,6 +29,7 @@ __all__ = [
     "legal_notes",
     "linkability_notes",
     "names_list",
+    "pick_pair",
     "similarity_metrics",
     "similarity_notes",
     "similarity_warnings",
@@ -244,3 +245,33 @@ def too_many_utterances(size: int, limit: int) -> str:
         f"here, more than the dashboard's {limit:,}). Run `python -m voxmetrics similarity "
         "--original ... --anonymised ...` instead."
     )
+
+
+def pick_pair(embedded: Sequence[str], preferred: Sequence[str]) -> tuple[str, str, str]:
+    """Widgets: the original and the anonymised condition, and the calibration.
+
+    The original defaults to "plain" when there is one, the anonymised set to the first of
+    ``preferred`` (the chosen conditions) that is not the original.
+    """
+    state = st.session_state
+    if state.get("vm_link_original") not in embedded:
+        state["vm_link_original"] = "plain" if "plain" in embedded else embedded[0]
+    pick_o, pick_a, pick_c = st.columns([1, 1, 1.6], vertical_alignment="bottom")
+    original = pick_o.selectbox(
+        "Original (unprocessed) voices",
+        embedded,
+        key="vm_link_original",
+        help="The condition whose embeddings are the original voices (the demo's 'plain').",
+    )
+    candidates = [n for n in embedded if n != original] or list(embedded)
+    if state.get("vm_link_anonymised") not in candidates:
+        state["vm_link_anonymised"] = ([n for n in preferred if n in candidates] or candidates)[0]
+    anonymised = pick_a.selectbox("Anonymised voices", candidates, key="vm_link_anonymised")
+    calibration = pick_c.radio(
+        "Calibration of the pair scores",
+        list(CALIBRATIONS),
+        format_func=CALIBRATIONS.get,
+        horizontal=True,
+        key="vm_link_calibration",
+    )
+    return original, anonymised, calibration

@@ -141,22 +141,7 @@ if not embedded:
             "embeddings; no condition of the study has embeddings.",
             icon=":material/info:")  # fmt: skip
 else:
-    if st.session_state.get("vm_link_original") not in embedded:
-        st.session_state["vm_link_original"] = "plain" if "plain" in embedded else embedded[0]
-    pick_o, pick_a, pick_c = st.columns([1, 1, 1.6], vertical_alignment="bottom")
-    original = pick_o.selectbox(
-        "Original (unprocessed) voices", embedded, key="vm_link_original",
-        help="The condition whose embeddings are the original voices (the demo's 'plain').",
-    )  # fmt: skip
-    candidates = [n for n in embedded if n != original] or embedded
-    if st.session_state.get("vm_link_anonymised") not in candidates:
-        st.session_state["vm_link_anonymised"] = (
-            [n for n in with_embeddings if n in candidates] or candidates
-        )[0]
-    anonymised = pick_a.selectbox("Anonymised voices", candidates, key="vm_link_anonymised")
-    calibration = pick_c.radio("Calibration of the pair scores", list(text.CALIBRATIONS),
-                               format_func=text.CALIBRATIONS.get, horizontal=True,
-                               key="vm_link_calibration")  # fmt: skip
+    original, anonymised, calibration = text.pick_pair(embedded, with_embeddings)
     o_es, a_es = study.get(original).embeddings, study.get(anonymised).embeddings
     size = max(linkage.utterance_count(es, split=SPLIT) for es in (o_es, a_es))
     if size > MAX_UTTERANCES:
