@@ -29,7 +29,8 @@ from voxmetrics.metrics.eer import eer, eer_rocch
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.srd import srd
 from voxmetrics.metrics.zebra import zebra
-from voxmetrics.report import NO_COMPLETE_TRIAL, evaluate
+from voxmetrics.report import evaluate
+from voxmetrics.report.condition import NO_COMPLETE_TRIAL
 
 N_PER_SEX = 6
 TRIALS_PER_SPEAKER = 3

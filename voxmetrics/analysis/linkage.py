@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,9 @@ from voxmetrics.metrics.similarity import (
     voice_similarity,
 )
 from voxmetrics.metrics.uncertainty import similarity_intervals
-from voxmetrics.report.condition import ConditionReport
+
+if TYPE_CHECKING:  # the reports sit above the analyses; only their type is needed here
+    from voxmetrics.report.condition import ConditionReport
 
 __all__ = [
     "GROUP_COLUMN",

@@ -28,14 +28,16 @@ import plotly.graph_objects as go
 import plotly.offline
 
 from voxmetrics._version import __version__
+from voxmetrics.analysis.lid import lid_table
 from voxmetrics.analysis.linkage import linkage_table
+from voxmetrics.analysis.srd import srd_table
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
 from voxmetrics.plots.linkage import linkability_vs_n_figure, singling_out_figure
 from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.sbls import components_figure, identity_figure
-from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure, srd_table
+from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
@@ -480,34 +482,17 @@ def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     without = [r.name for r in sr.reports if r.lid is None]
     body = ""
     if with_lid:
-        rows = []
-        for r in sr.reports:
-            if r.lid is None:
-                continue
-            x = r.lid
-            rows.append(
-                {
-                    "Condition": r.name,
-                    "Calibration": x.label,
-                    "w": x.w,
-                    "ALID (bits)": x.alid,
-                    "ALID 95% CI": _interval(r.lid_intervals, "alid", 3),
-                    "PDR": x.pdr,
-                    "NDR": x.ndr,
-                    "LID+ (bits)": x.lid_plus,
-                    "LID− (bits)": x.lid_minus,
-                    "LIDmax (bits)": x.lid_max,
-                    "LID q95 95% CI": _interval(r.lid_intervals, "lid_q95", 2),
-                    "Ceiling log2 N": x.ceiling,
-                    "Rows without evidence": x.n_degenerate,
-                }
-            )
+        table = lid_table(with_lid).drop(columns="b")
+        intervals = [r.lid_intervals for r in sr.reports if r.lid is not None]
+        table.insert(4, "ALID 95% CI", [_interval(iv, "alid", 3) for iv in intervals])
+        table.insert(10, "LID q95 95% CI", [_interval(iv, "lid_q95", 2) for iv in intervals])
+        table = table.rename(columns={"Ceiling log2 N (bits)": "Ceiling log2 N"})
         body += (
             "<p>LID<sub>i</sub> = log<sub>2</sub>(N p<sub>i</sub>) bits: what trial i's "
             "calibrated scores tell the attacker about its speaker, against a random guess among "
             "the N enrolled (0 = nothing; log<sub>2</sub> N = identified).</p>"
             + figure(lid_ccdf_figure(with_lid, colors=colors), "lid_ccdf")
-            + _table(pd.DataFrame(rows), colors=colors)
+            + _table(table, colors=colors)
         )
     if without:
         body += (

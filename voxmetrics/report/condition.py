@@ -34,6 +34,7 @@ import pandas as pd
 
 from voxmetrics._types import SCORE_KIND_LABELS, SCORE_KINDS, ScoreKind
 from voxmetrics._version import __version__
+from voxmetrics.analysis.lid import evaluate_lid
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
@@ -47,13 +48,7 @@ from voxmetrics.metrics.legal import (
     linkability_curve,
     singling_out_embeddings,
 )
-from voxmetrics.metrics.lid import (
-    LIDResult,
-    calibrate_lid,
-    lid,
-    lid_cross_calibrated,
-    resolve_lid_variant,
-)
+from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.similarity import Calibration, SimilarityResult, voice_similarity
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
@@ -809,35 +804,6 @@ def compare_conditions(
         reps.append(link.replicates(rep, draws))
     out = compare_replicates(reps[0], reps[1], confidence=confidence)
     return _linkage_rows(out, *links)
-
-
-def evaluate_lid(
-    eval: ScoreMatrix,
-    *,
-    dev: ScoreMatrix | None = None,
-    cross_calibrate: int | None = None,
-    variant: str = "maximum-likelihood",
-    seed: int = 0,
-) -> LIDResult | None:
-    """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
-
-    The LID part of :func:`evaluate`, for callers that need only LID (the LID page).
-    ``variant`` is :func:`~voxmetrics.metrics.lid.calibrate_lid`'s.
-    """
-    variant = resolve_lid_variant(variant)
-    if dev is not None:
-        cal = calibrate_lid(dev.scores, dev.targets, variant=variant)
-        return lid(eval.scores, eval.targets, cal)
-    if cross_calibrate:
-        return lid_cross_calibrated(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            k=cross_calibrate,
-            variant=variant,
-            seed=seed,
-        )
-    return None
 
 
 def _singling_out(embeddings: EmbeddingSet | None, split: str) -> SinglingOutResult | None:

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from voxmetrics._version import __version__
+from voxmetrics.analysis.lid import lid_trials
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
@@ -49,6 +50,10 @@ from voxmetrics.report.condition import (
 from voxmetrics.threat import Callout, threat_callouts
 
 __all__ = ["StudyReport", "build_study_report"]
+
+_LID_PER_TRIAL = ["condition", "trial_id", "speaker", "lid_bits", "p_target", "rank"]
+"""Columns of the report's lid_per_trial.csv: :func:`~voxmetrics.analysis.lid.lid_trials`'s
+with the condition first and the report's SRD ranks."""
 
 
 @dataclass(frozen=True)
@@ -184,18 +189,8 @@ class StudyReport:
         for r in self.reports:
             if r.lid is not None:
                 sm = self.study.get(r.name).eval.complete_rows()  # LID's trials
-                lid_rows.append(
-                    pd.DataFrame(
-                        {
-                            "condition": r.name,
-                            "trial_id": sm.trial_ids,
-                            "speaker": sm.trial_speakers,
-                            "lid_bits": r.lid.lid,
-                            "p_target": r.lid.p_target,
-                            "rank": r.srd.ranks,
-                        }
-                    )
-                )
+                trials = lid_trials(sm, r.lid, ranks=r.srd.ranks)
+                lid_rows.append(trials.assign(condition=r.name)[_LID_PER_TRIAL])
         if lid_rows:
             out["lid_per_trial.csv"] = pd.concat(lid_rows, ignore_index=True)
         verif = {r.name: r.verification for r in self.reports if r.verification is not None}
