@@ -296,3 +296,15 @@ def test_cli_compare_takes_the_original(tmp_path, demo, capsys):
     assert "reason" not in out["singling_out"]
     assert main([*args, "--original", "nope"]) == 2
     assert "no condition named 'nope'" in capsys.readouterr().err
+
+
+def test_sets_too_large_for_the_similarity_matrices_are_skipped_with_a_reason(demo):
+    from voxmetrics.report import linkage_inputs
+
+    plain = demo.get("plain")
+    li = linkage_inputs(demo.get("anon-mild"), plain, max_utterances=100)
+    assert li.similarity is None and li.singling_out is not None
+    assert "more than the 100 whose every pair is compared" in li.reasons["deid"]
+    assert "python -m voxmetrics similarity" in li.reasons["g_vd"]
+    c = compare_conditions(plain, demo.get("anon-mild"), n_boot=20, original=plain)
+    assert c["deid"].reason is None  # 144 utterances: under the default limit

@@ -73,6 +73,7 @@ __all__ = [
     "INTERVAL_LABELS",
     "LINKAGE_COMPARE_KEYS",
     "OVERVIEW_COLUMNS",
+    "SIMILARITY_MAX_UTTERANCES",
     "ConditionReport",
     "LinkageInputs",
     "TrialsUsed",
@@ -623,6 +624,10 @@ def replicate_condition(
     )
 
 
+SIMILARITY_MAX_UTTERANCES = 5000
+"""Most utterances of one set (in the split) whose similarity matrices the report and the
+comparisons compute: every utterance pair is scored, about 50 bytes a pair."""
+
 LINKAGE_COMPARE_KEYS = ("singling_out", "deid", "g_vd")
 """The numbers of a paired comparison that need utterance embeddings: singling out (each
 condition's own), DeID and G_VD (each condition's voices against the original voices)."""
@@ -683,12 +688,14 @@ def linkage_inputs(
     singled: SinglingOutResult | None = None,
     calibration: Calibration = "pav",
     split: str = "eval",
+    max_utterances: int | None = SIMILARITY_MAX_UTTERANCES,
 ) -> LinkageInputs:
     """Singling out and the voice similarity (against ``original``) of one condition.
 
     ``singled`` is the condition's singling out when already computed (its report's); it is
     computed otherwise. A number that cannot be computed gets a reason instead (no embeddings,
-    no original voices, or the library's message), never an error.
+    no original voices, a set of more than ``max_utterances`` utterances in the split, or the
+    library's message), never an error.
 
     Examples
     --------
@@ -718,6 +725,20 @@ def linkage_inputs(
         )
     elif original.embeddings is None:
         why = f"the original voices, {original.name}, have no utterance embeddings"
+    elif (
+        max_utterances is not None
+        and (
+            size := max(
+                int((es.meta["split"] == split).sum())
+                for es in (original.embeddings, condition.embeddings)
+            )
+        )
+        > max_utterances
+    ):
+        why = (
+            f"{size:,} utterances in a set, more than the {max_utterances:,} whose every pair "
+            "is compared here; run `python -m voxmetrics similarity` for DeID and G_VD"
+        )
     else:
         why = ""
         try:
