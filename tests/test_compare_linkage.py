@@ -308,3 +308,18 @@ def test_sets_too_large_for_the_similarity_matrices_are_skipped_with_a_reason(de
     assert "python -m voxmetrics similarity" in li.reasons["g_vd"]
     c = compare_conditions(plain, demo.get("anon-mild"), n_boot=20, original=plain)
     assert c["deid"].reason is None  # 144 utterances: under the default limit
+
+
+def test_the_other_numbers_keep_their_adjustment(demo):
+    """Singling out, DeID and G_VD are a Holm family of their own."""
+    a, b = demo.get("anon-mild"), demo.get("anon-strong")
+    with_original = compare_conditions(a, b, n_boot=40, original=demo.get("plain"), sbls=False)
+    without = compare_conditions(a, b, n_boot=40, sbls=False)
+    others = [k for k in without if k not in LINKAGE_COMPARE_KEYS]
+    assert "linkability" in others
+    for k in others:
+        assert with_original[k] == without[k], k
+    trio = {k: with_original[k].p_value for k in LINKAGE_COMPARE_KEYS}
+    from voxmetrics.metrics.uncertainty import holm
+
+    assert {k: with_original[k].p_adjusted for k in LINKAGE_COMPARE_KEYS} == holm(trio)

@@ -366,8 +366,16 @@ class SortedPools:
 
         def non_sums(c: float) -> tuple[float, float]:
             total = sq = 0.0
+            # one float64 buffer for every block (a block-sized array allocated per block is
+            # mapped afresh each time); same values, same sums
+            buf = np.empty(min(step, scores.shape[0]) * scores.shape[1])
             for r0 in range(0, scores.shape[0], step):
-                block = scores[r0 : r0 + step].astype(np.float64)
+                src = scores[r0 : r0 + step]
+                if src.flags.c_contiguous:
+                    block = buf[: src.size].reshape(src.shape)
+                    np.copyto(block, src)
+                else:
+                    block = src.astype(np.float64)
                 total += float(block.sum())
                 block -= c
                 sq += float(np.dot(block.ravel(), block.ravel()))

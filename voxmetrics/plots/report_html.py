@@ -1,4 +1,4 @@
-"""The study report as one self-contained HTML page (issue 9).
+"""The study report as one self-contained HTML page.
 
 :func:`study_report_html` draws a :class:`~voxmetrics.report.study.StudyReport` as one page:
 every table, the interactive figures of the existing builders, plotly.js embedded once in the
@@ -562,7 +562,32 @@ def _range(low: Any, high: Any, digits: int = 3) -> str:
 
 
 def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
-    df = sr.intervals()
+    df = sr.intervals()  # DeID and G_VD rows included
+    sbls_rows = [
+        {
+            "condition": name,
+            "key": key,
+            "number": label,
+            "value": iv.estimate,
+            "low": iv.low,
+            "high": iv.high,
+            "chance": None,
+            "excess": None,
+        }
+        for name, ivs in sr.sbls_intervals.items()
+        for key, label in (
+            ("sbls", "SBLS"),
+            ("p_attr", "P_attr"),
+            ("p_assoc", "P_assoc"),
+            ("p_subgroup", "P_subgroup"),
+        )
+        if key in ivs
+        for iv in (ivs[key],)
+    ]
+    if sbls_rows:  # each condition's SBLS rows after its identity rows
+        order = {r.name: k for k, r in enumerate(sr.reports)}
+        df = pd.concat([df, pd.DataFrame(sbls_rows, columns=df.columns)], ignore_index=True)
+        df = df.sort_values("condition", key=lambda c: c.map(order), kind="stable")
     if not sr.settings.bootstrap:
         return _section(
             "intervals",
@@ -584,14 +609,15 @@ def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "intervals",
         f"<p>Every number with its 95 % speaker-level bootstrap interval ({n_boot} replicates: "
         "trial speakers drawn with replacement, enrolled identities and calibration held "
-        "fixed) and, for linkability, LID and SRD, its chance level: the value expected when "
-        "the scores carry no speaker information, on this condition's own scores (each "
-        "trial's identity replaced by a random column). Read the excess over chance: a number "
-        "whose interval contains its chance level is not distinguishable from chance. A sample "
-        "maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a maximum is not "
-        "valid (for LIDmax its upper bound is the estimate itself); its q95 row, the level "
-        "exceeded by 5 % of trials, carries the interval instead. Singling out resamples "
-        "the predicate speakers; DeID and G_VD, measured against the voices of "
+        "fixed; for SBLS and its components the eval speakers of the attacked utterances, the "
+        "attacker held fixed) and, for linkability, LID and SRD, its chance level: the value "
+        "expected when the scores carry no speaker information, on this condition's own "
+        "scores (each trial's identity replaced by a random column). Read the excess over "
+        "chance: a number whose interval contains its chance level is not distinguishable from "
+        "chance. A sample maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a "
+        "maximum is not valid (for LIDmax its upper bound is the estimate itself); its q95 "
+        "row, the level exceeded by 5 % of trials, carries the interval instead. Singling out "
+        "resamples the predicate speakers; DeID and G_VD, measured against the voices of "
         f"{_e(sr.original or '–')}, resample the speakers of the similarity matrices, the "
         "matrices held fixed (no chance level).</p>" + _table(table, colors=colors, wide=True),
     )
@@ -610,9 +636,11 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "speaker-level bootstrap (the same speakers drawn for both conditions). Many numbers "
         "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
         "of one pair, which keeps the chance of any false difference in the pair below the "
-        "level; pairs are not adjusted against each other. Singling out, DeID and G_VD are "
-        "resampled with the same speakers; a condition without utterance embeddings has none "
-        "of them, and the last column says so.</p>"
+        "level; pairs are not adjusted against each other. SBLS and its three components, "
+        "when both conditions have them, form a family of their own (the attacker of each "
+        "condition is trained once, the eval speakers are drawn as for the other numbers), and "
+        "so do singling out, DeID and G_VD, resampled with the same speakers; a condition "
+        "without utterance embeddings has none of them, and the last column says so.</p>"
     )
     for pair, comp in sr.comparisons.items():
         df = comparison_frame(comp)
@@ -697,18 +725,20 @@ def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> st
 def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     results = {r.name: sr.sbls[r.name] for r in sr.reports if sr.sbls.get(r.name) is not None}
     rows, attrs = [], []
+    intervals = {n: dict(iv) for n, iv in sr.sbls_intervals.items() if n in results}
     for name, s in results.items():
         assert s is not None
-        rows.append(
-            {
-                "Condition": name,
-                "SBLS": s.sbls,
-                "P_attr": s.p_attr,
-                "P_assoc": s.p_assoc,
-                "P_subgroup": s.p_subgroup,
-                "Attacker": s.attacker,
-            }
-        )
+        row: dict[str, Any] = {"Condition": name}
+        for key, label in (
+            ("sbls", "SBLS"),
+            ("p_attr", "P_attr"),
+            ("p_assoc", "P_assoc"),
+            ("p_subgroup", "P_subgroup"),
+        ):
+            row[label] = getattr(s, key)
+            if intervals:
+                row[f"{label} 95% CI"] = _interval(intervals.get(name), key, 3)
+        rows.append({**row, "Attacker": s.attacker})
         attrs += [
             {
                 "Condition": name,
@@ -726,8 +756,14 @@ def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
         "(higher is safer, unlike LID). Attacker: the built-in logistic regression trained on "
         "each condition's own anonymised dev embeddings (an informed attacker), the default of "
         "the dashboard and of the <code>sbls</code> command too.</p>"
-        + _table(pd.DataFrame(rows), colors=colors)
-        + figure(components_figure(results), "sbls_components")  # type: ignore[arg-type]
+        + (
+            f"<p>95 % intervals: speaker-level bootstrap ({sr.settings.bootstrap} replicates), "
+            "the attacker held fixed (trained once) and the eval speakers resampled.</p>"
+            if intervals
+            else ""
+        )
+        + _table(pd.DataFrame(rows), colors=colors, wide=bool(intervals))
+        + figure(components_figure(results, intervals or None), "sbls_components")  # type: ignore[arg-type]
     )
     undefined = [n for n, s in results.items() if s is not None and s.sbls is None]
     if undefined:

@@ -39,7 +39,7 @@ from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, pairs_baseline
-from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification_from_pools
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
@@ -64,7 +64,7 @@ from voxmetrics.metrics.uncertainty import (
     singling_out_interval,
     singling_out_replicates,
 )
-from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
+from voxmetrics.metrics.zebra import ZebraResult, zebra_from_pools
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
     from voxmetrics.metrics.sbls import SBLSResult
@@ -78,6 +78,8 @@ __all__ = [
     "LinkageInputs",
     "TrialsUsed",
     "compare_conditions",
+    "compare_conditions_sbls",
+    "compare_linkage",
     "comparison_frame",
     "evaluate",
     "evaluate_condition",
@@ -208,10 +210,7 @@ class ConditionReport:
 
     @property
     def intervals(self) -> dict[str, BootstrapInterval]:
-        """Interval of every headline number by key (empty without a bootstrap).
-
-        A sparse trial list has no joint replicates: its ZEBRA (and LID) intervals only.
-        """
+        """Interval of every headline number by key (empty without a bootstrap)."""
         if self.replicates is None:
             return {**(self.lid_intervals or {}), **(self.zebra_intervals or {})}
         return self.replicates.intervals()
@@ -240,7 +239,7 @@ class ConditionReport:
         if self.replicates is not None:
             block["log10_l_q95"] = self.replicates.estimates["log10_l_q95"]
             block["intervals"] = self._block_intervals(_ZEBRA_KEYS)
-        elif self.zebra_intervals is not None:  # a sparse list: the trial bootstrap of ZEBRA
+        elif self.zebra_intervals is not None:  # intervals given without joint replicates
             block["intervals"] = _interval_lists(self.zebra_intervals)
         return block
 
@@ -271,7 +270,7 @@ class ConditionReport:
         if self.replicates is not None:
             block["lid_q95"] = self.replicates.estimates.get("lid_q95")
             block["intervals"] = self._block_intervals(_LID_KEYS)
-        elif self.lid_intervals is not None:  # a sparse list: LID bootstrap of complete trials
+        elif self.lid_intervals is not None:  # intervals given without joint replicates
             block["intervals"] = _interval_lists(self.lid_intervals)
         chance = self._chance(_LID_KEYS)
         if chance is not None:
@@ -282,10 +281,14 @@ class ConditionReport:
         """The top-level ``intervals``: the baselines, linkability and its band against N'."""
         if self.replicates is None:
             return None
-        out: dict[str, Any] = self._block_intervals(_TOP_KEYS) or {}
-        out["linkability_vs_n"] = [
-            [int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()
-        ]
+        iv = self.intervals
+        # a sparse trial list without complete trials: the 1-to-N ones are null, as their values
+        out: dict[str, Any] = {k: [iv[k].low, iv[k].high] if k in iv else None for k in _TOP_KEYS}
+        out["linkability_vs_n"] = (
+            [[int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()]
+            if self.replicates.curve_n.size
+            else None
+        )
         if self.singling_out_interval is not None:
             iv = self.singling_out_interval
             out["singling_out"] = [iv.low, iv.high]
@@ -373,8 +376,9 @@ def evaluate(
     min Cllr, ZEBRA) on its listed pairs and the 1-to-N metrics (linkability, LID, SRD,
     linkability against N) on its complete trials (:meth:`ScoreMatrix.complete_rows`), or
     None when there are none; ``trials_used`` records which. A sparse ``dev`` calibrates LID on
-    its complete trials. The speaker-level bootstrap of ZEBRA resamples the trials and uses
-    their listed pairs.
+    its complete trials. The speaker-level bootstrap resamples the trial speakers: the
+    pairwise numbers of a replicate are those of the listed pairs of its trials, the 1-to-N
+    numbers those of its complete trials (no interval where there is no value).
 
     Parameters
     ----------
@@ -499,37 +503,20 @@ def evaluate(
         )
     replicates = None
     intervals = zebra_intervals = None
-    if bootstrap > 0 and eval.is_complete:
+    if bootstrap > 0:
+        # one set of speaker-level replicates for every headline number; a sparse trial list
+        # gives its pairwise numbers the listed pairs of the resampled trials and its 1-to-N
+        # numbers the resampled complete trials (none: those stay null, as their values)
         draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
-        replicates = replicate_condition(eval, draws, lid_result, base, ties=ties, pools=pools)
+        replicates = replicate_condition(
+            eval, draws, lid_result, base, ties=ties, pools=pools, complete=full
+        )
         every = replicates.intervals()
         if lid_result is not None:
             intervals = {k: every[k] for k in _LID_KEYS}
         zebra_intervals = {k: every[k] for k in _ZEBRA_KEYS}
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
-    elif bootstrap > 0:
-        # A sparse trial list. The joint replicates (condition_replicates) need a complete
-        # T x N matrix, and replicates of ``full`` alone would give the pairwise numbers (EER,
-        # Cllr, ZEBRA...) intervals around other values than the reported ones, computed on
-        # every listed pair. So there are no joint replicates (``intervals`` is null, the
-        # blocks carry no replicate intervals): ZEBRA keeps its trial bootstrap over the
-        # listed pairs of the resampled trials, LID its bootstrap over the complete trials.
-        if lid_result is not None and full is not None:
-            intervals = lid_bootstrap(
-                lid_result.lid, full.trial_speakers, n_boot=bootstrap, seed=seed
-            )
-        zebra_intervals = zebra_bootstrap(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            n_boot=bootstrap,
-            seed=seed,
-            progress=progress,
-            ties=ties,
-            pools=pools,
-            mask=eval.mask,  # a sparse trial list: the listed pairs of the resampled trials
-        )
     # the chance levels of the 1-to-N metrics, on the trials they ranked (null without any)
     chance = None
     if full is not None:
@@ -605,13 +592,16 @@ def replicate_condition(
     *,
     ties: Ties = "reference",
     pools: SortedPools | None = None,
+    complete: ScoreMatrix | None = None,
 ) -> ConditionReplicates:
-    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones."""
-    if not eval.is_complete:
-        raise VoxMetricsInputError(
-            f"{eval.source or 'eval'}: the speaker-level replicates need every trial scored "
-            "against every enrolled identity; this is a sparse trial list."
-        )
+    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones.
+
+    A sparse trial list resamples its trials with their listed pairs for the pairwise numbers
+    and its complete trials (``complete``, by default :meth:`ScoreMatrix.complete_rows`) for
+    the 1-to-N ones; ``lid_result`` is then the LID of those complete trials.
+    """
+    if not eval.is_complete and complete is None:
+        complete = eval.complete_rows()
     return condition_replicates(
         eval.scores,
         eval.targets,
@@ -621,6 +611,12 @@ def replicate_condition(
         ties=ties,
         pools=pools if pools is not None else SortedPools.of(eval),
         estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
+        mask=eval.mask,
+        complete=(
+            None
+            if complete is None or eval.is_complete
+            else (complete.scores, complete.targets, complete.trial_speakers)
+        ),
     )
 
 
@@ -777,6 +773,7 @@ def compare_conditions(
     ties: Ties = "reference",
     original: Condition | None = None,
     calibration: Calibration = "pav",
+    sbls: bool = True,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.
 
@@ -784,13 +781,17 @@ def compare_conditions(
     speakers) are applied to both, so each difference carries a percentile interval and a
     two-sided bootstrap p-value; ``p_adjusted`` is Holm's adjustment over all numbers compared
     (family-wise error control). LID numbers are compared when both conditions have LID.
+    With ``sbls`` (default) and embeddings with attribute labels in both conditions, SBLS and
+    its components are compared too (:func:`compare_conditions_sbls`; their Holm family is
+    their own four numbers, so they leave the identity numbers' adjustment as it was).
 
     Singling out, DeID and G_VD (:data:`LINKAGE_COMPARE_KEYS`) are always in the result: with
     utterance embeddings, resampled with the same weights (a drawn speaker brings its
     predicate and its rows and columns of the similarity matrices, which are held fixed, as in
     :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`); without, null with a
-    ``reason``. DeID and G_VD need ``original``, the condition holding the unprocessed voices
-    (``calibration`` is :func:`~voxmetrics.metrics.similarity.voice_similarity`'s).
+    ``reason``; their Holm family is their own three numbers (:func:`compare_linkage`). DeID
+    and G_VD need ``original``, the condition holding the unprocessed voices (``calibration``
+    is :func:`~voxmetrics.metrics.similarity.voice_similarity`'s).
 
     Examples
     --------
@@ -816,15 +817,67 @@ def compare_conditions(
     speakers = spk_a | spk_b | links[0].speakers | links[1].speakers
     draws = SpeakerDraws.draw(sorted(speakers), n_boot=n_boot, seed=seed)
     reps = []
-    for cond, link in zip((a, b), links, strict=True):
+    for cond in (a, b):
         lid_result = evaluate_lid(
             cond.eval, dev=cond.dev, cross_calibrate=cross_calibrate, seed=seed
         )
         base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
-        rep = replicate_condition(cond.eval, draws, lid_result, base, ties=ties)
-        reps.append(link.replicates(rep, draws))
+        reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))
     out = compare_replicates(reps[0], reps[1], confidence=confidence)
-    return _linkage_rows(out, *links)
+    out.update(compare_linkage(*links, draws, confidence=confidence))
+    if sbls:
+        out.update(compare_conditions_sbls(a, b, draws, confidence=confidence))
+    return out
+
+
+def compare_linkage(
+    a: LinkageInputs, b: LinkageInputs, draws: SpeakerDraws, *, confidence: float = 0.95
+) -> dict[str, Comparison]:
+    """The singling-out, DeID and G_VD part of :func:`compare_conditions`, paired on ``draws``.
+
+    Every key of :data:`LINKAGE_COMPARE_KEYS`, null with a ``reason`` where either condition
+    lacks it. ``p_adjusted`` is Holm's adjustment over these three numbers, their own family,
+    so they leave the other numbers' adjustment as it was.
+
+    Examples
+    --------
+    >>> d = SpeakerDraws(np.array(["a"]), np.ones((3, 1), np.int64))
+    >>> why = dict.fromkeys(LINKAGE_COMPARE_KEYS, "x has no utterance embeddings")
+    >>> c = compare_linkage(LinkageInputs(None, None, why), LinkageInputs(None, None, why), d)
+    >>> c["deid"].difference, c["deid"].reason
+    (None, 'x has no utterance embeddings')
+    """
+    empty = ConditionReplicates(
+        {}, {}, np.zeros(0, np.int64), np.zeros(0), np.zeros((draws.n_boot, 0))
+    )
+    out = compare_replicates(
+        a.replicates(empty, draws), b.replicates(empty, draws), confidence=confidence
+    )
+    return _linkage_rows(out, a, b)
+
+
+def compare_conditions_sbls(
+    a: Condition, b: Condition, draws: SpeakerDraws, *, confidence: float = 0.95
+) -> dict[str, Comparison]:
+    """The SBLS part of :func:`compare_conditions`, paired on ``draws``.
+
+    ``sbls``, ``p_attr``, ``p_assoc`` and ``p_subgroup`` under the default attacker (empty
+    when either condition has no SBLS).
+    The attackers are trained once; each replicate reweights the eval utterances by their
+    speakers' draws (:func:`voxmetrics.analysis.sbls.compare_sbls`). When the attacked
+    speakers are not all among ``draws``' speakers, both attacks share new draws over the
+    union of their speakers (same seed). ``p_adjusted`` is Holm's adjustment over these four
+    numbers, their own family.
+    """
+    from voxmetrics.analysis.sbls import compare_sbls, default_attack
+
+    attack_a, attack_b = default_attack(a), default_attack(b)
+    if attack_a is None or attack_b is None:
+        return {}
+    spk = {str(s) for s in (*attack_a.speakers, *attack_b.speakers)}
+    if not spk <= set(map(str, draws.speakers)):
+        draws = SpeakerDraws.draw(sorted(spk), n_boot=draws.n_boot, seed=draws.seed)
+    return compare_sbls(attack_a, attack_b, draws, confidence=confidence)
 
 
 def _singling_out(embeddings: EmbeddingSet | None, split: str) -> SinglingOutResult | None:
@@ -858,17 +911,16 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
 
     The attacker is :data:`~voxmetrics.metrics.sbls.DEFAULT_ATTACKER` (informed), the same as
     the ``sbls`` command's and the dashboard page's default; the result names it
-    (``attacker_trained_on``).
+    (``attacker_trained_on``). It is :func:`voxmetrics.analysis.sbls.attack_sbls` of
+    :func:`voxmetrics.analysis.sbls.default_attack`, the calls of the page and the command.
 
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
     """
-    from voxmetrics.metrics.sbls import DEFAULT_ATTACKER, attribute_columns, sbls_embeddings
+    from voxmetrics.analysis.sbls import attack_sbls, default_attack
 
-    es = condition.embeddings
-    if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
-        return None
-    return sbls_embeddings(es, attacker=DEFAULT_ATTACKER)
+    attack = default_attack(condition)
+    return None if attack is None else attack_sbls(attack)
 
 
 def evaluate_study(
@@ -1092,6 +1144,15 @@ def intervals_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
+_SBLS_LABELS = {
+    "sbls": "SBLS",
+    "p_attr": "P_attr",
+    "p_assoc": "P_assoc",
+    "p_subgroup": "P_subgroup",
+}
+"""Labels of the SBLS numbers of a comparison (:func:`compare_conditions_sbls`)."""
+
+
 def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
     """A paired comparison as a table: one row per number (B - A, interval, p-values).
 
@@ -1100,7 +1161,7 @@ def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
     rows = [
         {
             "key": k,
-            "number": INTERVAL_LABELS.get(k, k),
+            "number": INTERVAL_LABELS.get(k, _SBLS_LABELS.get(k, k)),
             "a": c.a,
             "b": c.b,
             "difference": c.difference,

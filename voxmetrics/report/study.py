@@ -1,4 +1,4 @@
-"""Everything a study's report holds, computed once: the input of every export (issue 9).
+"""Everything a study's report holds, computed once: the input of every export.
 
 :func:`build_study_report` evaluates every condition with the study's settings, the SBLS of
 the conditions with attribute-labelled embeddings, the report card and the threat call-outs.
@@ -18,6 +18,14 @@ import pandas as pd
 
 from voxmetrics._version import __version__
 from voxmetrics.analysis.lid import lid_trials
+from voxmetrics.analysis.sbls import (
+    Attack,
+    SBLSOptions,
+    attack_sbls,
+    compare_sbls,
+    default_attack,
+    sbls_intervals,
+)
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
@@ -38,9 +46,8 @@ from voxmetrics.report.condition import (
     ConditionReport,
     LinkageInputs,
     Progress,
-    _linkage_rows,
+    compare_linkage,
     evaluate_condition,
-    evaluate_sbls,
     intervals_frame,
     linkage_inputs,
     overview_frame,
@@ -78,7 +85,8 @@ class StudyReport:
     """ECE profiles of every condition's eval pools (ZEBRA figure), by condition name."""
     comparisons: Mapping[str, Mapping[str, Comparison]] = field(default_factory=dict)
     """Paired comparisons of every condition against the first one ("B vs A" keys), when
-    bootstrapped and sharing trial speakers with it."""
+    bootstrapped and sharing trial speakers with it (SBLS and its components included when
+    both have an SBLS)."""
     original: str | None = None
     """The condition whose voices are the original ones for DeID and G_VD (the first, unless
     chosen)."""
@@ -90,6 +98,9 @@ class StudyReport:
     )
     """Speaker-level intervals of DeID and G_VD (and the D_diag) of every condition with voice
     similarity, when bootstrapped."""
+    sbls_intervals: Mapping[str, Mapping[str, BootstrapInterval]] = field(default_factory=dict)
+    """Speaker-level bootstrap intervals of SBLS, P_attr, P_assoc and P_subgroup per
+    condition name (when bootstrapped and the condition has an SBLS)."""
 
     def similarity_values(self) -> dict[str, dict[str, BootstrapInterval]]:
         """DeID and G_VD of every condition with voice similarity, as intervals.
@@ -149,6 +160,17 @@ class StudyReport:
             }
         return {"original": self.original, "conditions": conditions}
 
+    def sbls_block(self, name: str) -> dict[str, Any] | None:
+        """The ``sbls`` object of a condition in the JSON, with ``intervals`` when bootstrapped."""
+        result = self.sbls.get(name)
+        if result is None:
+            return None
+        block = result.to_dict()
+        ivs = self.sbls_intervals.get(name)
+        if ivs:
+            block["intervals"] = {k: [iv.low, iv.high] for k, iv in ivs.items()}
+        return block
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON of every number of the report."""
         return {
@@ -161,7 +183,7 @@ class StudyReport:
                     "attacker": r.attacker,
                     "description": self.study.get(r.name).description,
                     **r.to_dict(),
-                    "sbls": None if self.sbls.get(r.name) is None else self.sbls[r.name].to_dict(),  # type: ignore[union-attr]
+                    "sbls": self.sbls_block(r.name),
                 }
                 for r in self.reports
             },
@@ -235,13 +257,22 @@ def build_study_report(
             f"original {original!r}: no such condition; the study's conditions are "
             f"{', '.join(study.names)}."
         )
-    reports, sbls, curves = [], {}, {}
+    reports, sbls, curves, attacks, sbls_ivs = [], {}, {}, {}, {}
     n = len(study)
+    n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
         reports.append(evaluate_condition(cond, **opts))
-        sbls[cond.name] = evaluate_sbls(cond)
+        # the SBLS of the page and the sbls command: the default attacker, its intervals
+        attack = default_attack(cond)
+        sbls[cond.name] = None if attack is None else attack_sbls(attack)
+        if attack is not None:
+            attacks[cond.name] = attack
+            if n_boot > 0:
+                sbls_ivs[cond.name] = sbls_intervals(
+                    attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
+                )
         curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
     if progress is not None:
         progress(1.0, "Done")
@@ -250,18 +281,19 @@ def build_study_report(
         r.name: linkage_inputs(study.get(r.name), study.get(original), singled=r.singling_out)
         for r in reports
     }
-    n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
     sim_ci = {
         name: similarity_intervals(li.similarity, n_boot=n_boot, seed=seed)
         for name, li in linkage.items()
         if li.similarity is not None and n_boot > 0
     }
-    comparisons = _comparisons(study, reports, opts, linkage)
+    comparisons = _comparisons(study, reports, opts, linkage, attacks)
     return StudyReport(
         study=study,
         reports=tuple(reports),
         sbls=sbls,
-        card=report_card(reports, sbls=scores),
+        card=report_card(
+            reports, sbls=scores, sbls_intervals={n: iv["sbls"] for n, iv in sbls_ivs.items()}
+        ),
         callouts=tuple(threat_callouts(study, reports)),
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         settings=settings,
@@ -270,6 +302,7 @@ def build_study_report(
         original=original,
         linkage=linkage,
         similarity_intervals=sim_ci,
+        sbls_intervals=sbls_ivs,
     )
 
 
@@ -278,12 +311,16 @@ def _comparisons(
     reports: list[ConditionReport],
     opts: Mapping[str, Any],
     linkage: Mapping[str, LinkageInputs],
+    attacks: Mapping[str, Attack] | None = None,
 ) -> dict[str, dict[str, Comparison]]:
     """Every condition against the first, paired on the speakers they share (Holm per pair).
 
     One set of replicate weights over every trial speaker of the study (and every predicate
     and similarity-matrix speaker) serves every pair, as in
-    :func:`~voxmetrics.report.condition.compare_conditions`.
+    :func:`~voxmetrics.report.condition.compare_conditions`; singling out, DeID and G_VD (from
+    ``linkage``) with their own Holm family (:func:`~voxmetrics.report.condition.compare_linkage`);
+    SBLS (from ``attacks``, the default attacker of each condition) joins a pair when both
+    have one, with its own Holm family (:func:`~voxmetrics.analysis.sbls.compare_sbls`).
     """
     n_boot = int(opts.get("bootstrap") or 0)
     if n_boot <= 0 or len(reports) < 2:
@@ -310,14 +347,22 @@ def _comparisons(
             rep = replicate_condition(
                 cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
             )
-        reps[r.name] = linkage[r.name].replicates(rep, draws)
+        reps[r.name] = rep
     if reports[0].name not in reps:
         return {}
     first = reports[0].name
     spk_first = set(map(str, study.get(first).eval.trial_speakers))
+    attacks = attacks or {}
+    sbls_draws = draws
+    attacked = {str(s) for att in attacks.values() for s in att.speakers}
+    if not attacked <= set(speakers):
+        sbls_draws = SpeakerDraws.draw(sorted(attacked), n_boot=n_boot, seed=draws.seed)
     out = {}
     for r in reports[1:]:
         if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
-            comp = compare_replicates(reps[first], reps[r.name])
-            out[f"{r.name} vs {first}"] = _linkage_rows(comp, linkage[first], linkage[r.name])
+            pair = compare_replicates(reps[first], reps[r.name])
+            pair.update(compare_linkage(linkage[first], linkage[r.name], draws))
+            if first in attacks and r.name in attacks:
+                pair.update(compare_sbls(attacks[first], attacks[r.name], sbls_draws))
+            out[f"{r.name} vs {first}"] = pair
     return out

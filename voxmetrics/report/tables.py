@@ -1,4 +1,4 @@
-r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown (issue 19).
+r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown.
 
 :func:`results_tables` turns a :class:`~voxmetrics.report.study.StudyReport` into the tables of
 its report (overview, report card, LID, SRD, ZEBRA, linkage, SBLS), each cell already written
@@ -163,7 +163,9 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
             "ZEBRA tag": r.zebra.tag,
             "Singling out": MISSING if r.singling_out is None else f(r.singling_out.value),
-            "SBLS": MISSING if sbls[r.name] is None else f(sbls[r.name].sbls),  # type: ignore[union-attr]
+            "SBLS": MISSING
+            if sbls[r.name] is None
+            else _iv(sbls[r.name].sbls, sr.sbls_intervals.get(r.name), "sbls"),  # type: ignore[union-attr]
         }
         for r in sr.reports
     ]
@@ -213,10 +215,10 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             [
                 {
                     "Condition": n,
-                    "SBLS": f(s.sbls),
-                    "P_attr": f(s.p_attr),
-                    "P_assoc": f(s.p_assoc),
-                    "P_subgroup": f(s.p_subgroup),
+                    "SBLS": _iv(s.sbls, sr.sbls_intervals.get(n), "sbls", digits),
+                    "P_attr": _iv(s.p_attr, sr.sbls_intervals.get(n), "p_attr", digits),
+                    "P_assoc": _iv(s.p_assoc, sr.sbls_intervals.get(n), "p_assoc", digits),
+                    "P_subgroup": _iv(s.p_subgroup, sr.sbls_intervals.get(n), "p_subgroup", digits),
                 }
                 for n, s in with_sbls.items()
             ]
