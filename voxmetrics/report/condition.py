@@ -721,16 +721,8 @@ def linkage_inputs(
         )
     elif original.embeddings is None:
         why = f"the original voices, {original.name}, have no utterance embeddings"
-    elif (
-        max_utterances is not None
-        and (
-            size := max(
-                int((es.meta["split"] == split).sum())
-                for es in (original.embeddings, condition.embeddings)
-            )
-        )
-        > max_utterances
-    ):
+    elif max_utterances is not None and _largest_set(original, condition, split) > max_utterances:
+        size = _largest_set(original, condition, split)
         why = (
             f"{size:,} utterances in a set, more than the {max_utterances:,} whose every pair "
             "is compared here; run `python -m voxmetrics similarity` for DeID and G_VD"
@@ -746,6 +738,14 @@ def linkage_inputs(
     if similarity is None:
         reasons.update(deid=why, g_vd=why)
     return LinkageInputs(singled, similarity, reasons)
+
+
+def _largest_set(original: Condition, condition: Condition, split: str) -> int:
+    """Utterances of ``split`` in the larger of the two conditions' embedding sets."""
+    return max(
+        int((c.embeddings.meta["split"] == split).sum())  # type: ignore[union-attr]
+        for c in (original, condition)
+    )
 
 
 def _linkage_rows(
