@@ -54,7 +54,8 @@ TABLE_CAPTIONS: dict[str, str] = {
     "(CLL loss).",
     "zebra": "ZEBRA: expected disclosure D_ECE (bits) and worst-case evidence log10 l, with 95 % "
     "speaker-level bootstrap intervals.",
-    "linkage": "Linkability at the full N and singling out, with their chance levels.",
+    "linkage": "Linkability at the full N and singling out, with their chance levels; DeID and "
+    "G_VD against the original voices.",
     "sbls": "Soft Biometric Leakage Score and its components (1 = no measurable leakage).",
     "sbls_attributes": "Soft biometric leakage per attribute.",
 }
