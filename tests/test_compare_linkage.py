@@ -323,3 +323,19 @@ def test_the_other_numbers_keep_their_adjustment(demo):
     from voxmetrics.metrics.uncertainty import holm
 
     assert {k: with_original[k].p_adjusted for k in LINKAGE_COMPARE_KEYS} == holm(trio)
+
+
+def test_cli_report_takes_the_original(tmp_path, demo, capsys):
+    from voxmetrics.cli import main
+    from voxmetrics.data.studyfile import save_study
+
+    path = tmp_path / "demo.vxm"
+    save_study(demo, path)
+    out = tmp_path / "r.json"
+    args = ["report", str(path), "--json", str(out), "--bootstrap", "0"]
+    assert main([*args, "--original", "random"]) == 0
+    vs = json.loads(out.read_text())["voice_similarity"]
+    assert vs["original"] == "random" and vs["conditions"]["random"]["deid"] == 0.0
+    assert vs["conditions"]["plain"]["intervals"] is None  # no bootstrap, no interval
+    assert main([*args, "--original", "nope"]) == 2
+    assert "--original 'nope': no such condition" in capsys.readouterr().err

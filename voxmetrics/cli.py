@@ -607,6 +607,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
     rep.add_argument(
+        "--original",
+        metavar="NAME",
+        help="the condition holding the unprocessed voices, against which DeID and G_VD are "
+        "measured (default: the study's first condition)",
+    )
+    rep.add_argument(
         "--ties",
         choices=["reference", "attacker"],
         default=None,
@@ -1175,7 +1181,12 @@ def _report(args: argparse.Namespace) -> int:
     if overrides:  # the report states the settings it was computed with
         study = replace(study, settings=replace(study.settings, **overrides))
     chromium = require_chromium() if args.pdf else None  # fail before the evaluation
-    sr = build_study_report(study, progress=_progress_bar)
+    if args.original is not None and args.original not in study.names:
+        raise VoxMetricsInputError(
+            f"--original {args.original!r}: no such condition; the study's conditions are "
+            f"{', '.join(study.names)}."
+        )
+    sr = build_study_report(study, progress=_progress_bar, original=args.original)
     print(file=sys.stderr)
     print("voxmetrics: writing the report", file=sys.stderr)
     written = write_report(
