@@ -103,7 +103,9 @@ def test_study_comparisons_equal_compare_conditions(demo_report):
     from voxmetrics.report import compare_conditions
 
     st = demo_study(n_speakers=12)
-    lib = compare_conditions(st.get("plain"), st.get("anon-mild"), n_boot=60)
+    lib = compare_conditions(
+        st.get("plain"), st.get("anon-mild"), n_boot=60, original=st.get("plain")
+    )
     got = demo_report.comparisons["anon-mild vs plain"]
     assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in lib.items()}
 

@@ -607,6 +607,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
     rep.add_argument(
+        "--original",
+        metavar="NAME",
+        help="the condition holding the unprocessed voices, against which DeID and G_VD are "
+        "measured (default: the study's first condition)",
+    )
+    rep.add_argument(
         "--ties",
         choices=["reference", "attacker"],
         default=None,
@@ -627,10 +633,13 @@ def _parser() -> argparse.ArgumentParser:
             "both), and p_adjusted, Holm's adjustment over all numbers compared (family-wise "
             "error control). Prints one JSON object {metric: {a, b, difference, interval, "
             "p_value, p_adjusted}}. Sample maxima (lid_max, max_d, log10_l) get no interval: "
-            "compare their q95 quantiles. When both conditions have embeddings with attribute "
-            "columns, sbls, p_attr, p_assoc and p_subgroup are compared too (the default "
-            "attacker of each, trained once), with Holm's adjustment over these four. Exit "
-            "status: 0 success, 2 bad input."
+            "compare their q95 quantiles. Singling out, DeID and G_VD need utterance "
+            "embeddings (DeID and G_VD: against the original voices, --original); without "
+            "them their difference is null and a 'reason' key says why; Holm's adjustment "
+            "runs over these three on their own. When both conditions have embeddings with "
+            "attribute columns, sbls, p_attr, p_assoc and p_subgroup are compared too (the "
+            "default attacker of each, trained once), with Holm's adjustment over these four. "
+            "Exit status: 0 success, 2 bad input."
         ),
     )
     cmp_.add_argument("study", metavar="STUDY.vxm", help="the study file")
@@ -643,6 +652,12 @@ def _parser() -> argparse.ArgumentParser:
         help="paired replicates (default: the study's setting, at least 200)",
     )
     cmp_.add_argument("--seed", type=int, help="seed of the replicates (default: the study's)")
+    cmp_.add_argument(
+        "--original",
+        metavar="NAME",
+        help="the condition holding the unprocessed voices, for DeID and G_VD (default: the "
+        "study's first condition, as in its report)",
+    )
     cmp_.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     app = sub.add_parser(
@@ -1166,7 +1181,12 @@ def _report(args: argparse.Namespace) -> int:
     if overrides:  # the report states the settings it was computed with
         study = replace(study, settings=replace(study.settings, **overrides))
     chromium = require_chromium() if args.pdf else None  # fail before the evaluation
-    sr = build_study_report(study, progress=_progress_bar)
+    if args.original is not None and args.original not in study.names:
+        raise VoxMetricsInputError(
+            f"--original {args.original!r}: no such condition; the study's conditions are "
+            f"{', '.join(study.names)}."
+        )
+    sr = build_study_report(study, progress=_progress_bar, original=args.original)
     print(file=sys.stderr)
     print("voxmetrics: writing the report", file=sys.stderr)
     written = write_report(
@@ -1192,7 +1212,8 @@ def _compare(args: argparse.Namespace) -> int:
     check_input_path(args.study)
     _check_outputs([args.json])
     study = load_study(args.study)
-    for name in (args.a, args.b):
+    original = study.conditions[0].name if args.original is None else args.original
+    for name in (args.a, args.b, original):
         if name not in study.names:
             raise VoxMetricsInputError(
                 f"{args.study}: no condition named {name!r}; its conditions are "
@@ -1209,6 +1230,7 @@ def _compare(args: argparse.Namespace) -> int:
         seed=study.settings.seed if args.seed is None else args.seed,
         cross_calibrate=study.settings.cross_calibrate,
         ties=study.settings.ties,
+        original=study.get(original),
     )
     text = json.dumps({k: c.to_dict() for k, c in result.items()}, indent=2)
     print(text)

@@ -147,10 +147,14 @@ else:
             seed=settings.seed,
             cross_calibrate=settings.cross_calibrate,
             ties=settings.ties,
+            original=study.conditions[0],  # the report's original voices (DeID, G_VD)
         )
     if out is not None:
         cmp_df = comparison_frame(out.value).drop(columns="key")
-        cmp_df.columns = ["Number", "A", "B", "B − A", "95% low", "95% high", "p", "p (Holm)"]
+        cmp_df.columns = [
+            "Number", "A", "B", "B − A", "95% low", "95% high", "p", "p (Holm)",
+            "Not compared because",
+        ]  # fmt: skip
         ui.show_table(
             cmp_df,
             f"compare_{name_a}_{name_b}.csv",
@@ -158,13 +162,17 @@ else:
                 "p": "Two-sided paired speaker-level bootstrap p-value of no difference.",
                 "p (Holm)": "Holm-adjusted over every number of this comparison: read this "
                 "one when scanning the whole table.",
+                "Not compared because": "Why a number has no difference (e.g. a condition "
+                "without utterance embeddings has no singling out, DeID or G_VD).",
             },
         )
         st.caption(
             f"Paired on the speakers the two conditions share ({n_pairs} replicates: the same "
             "speakers drawn for both). Many numbers are tested at once; p (Holm) keeps the "
             "chance of any false difference in the table below 5 % at p < 0.05. Maxima are "
-            "compared through their q95 rows."
+            "compared through their q95 rows. DeID and G_VD: against the voices of "
+            f"**{ui.md_escape(study.conditions[0].name)}**, the study's first condition, as in "
+            "the report; they and singling out need utterance embeddings."
         )
 
 st.subheader("EER vs linkability")
