@@ -19,7 +19,7 @@ pytest.importorskip("distributed")
 
 import voxmetrics.data.model as model_mod
 import voxmetrics.distributed as dist
-import voxmetrics.metrics.baseline as baseline_mod
+import voxmetrics.metrics.ranks as ranks_mod
 from voxmetrics.cli import main
 from voxmetrics.data import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.writers import write_embeddings, write_scores
@@ -46,8 +46,7 @@ def client():
 
 @pytest.fixture(autouse=True)
 def _small_blocks(monkeypatch):
-    for mod in (baseline_mod, dist):
-        monkeypatch.setattr(mod, "_BLOCK", BLOCK)
+    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", BLOCK)  # row blocks of both paths
     for mod in (model_mod, dist):
         monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
     monkeypatch.setattr(dist, "_WINDOW_MARGIN", 0)  # widen the EER window step by step
@@ -458,8 +457,8 @@ def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
                     enrol_speakers=enrol,
                 )
         source = dist.ChunkedScores.from_files(sorted(Path(tmp).glob("*.npz")))
-        saved = dist._BLOCK
-        dist._BLOCK = baseline_mod._BLOCK = 3 * n  # blocks of 3 rows, across the two files
+        saved = ranks_mod.BLOCK_ELEMENTS
+        ranks_mod.BLOCK_ELEMENTS = 3 * n  # blocks of 3 rows, across the two files
         try:
             for ties in ("reference", "attacker"):
                 with warnings.catch_warnings():
@@ -468,7 +467,7 @@ def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
                     got = comparable(dist.evaluate_blockwise(source, client=client, ties=ties))
                 assert got == ref
         finally:
-            dist._BLOCK = baseline_mod._BLOCK = saved
+            ranks_mod.BLOCK_ELEMENTS = saved
 
 
 def test_zarr_store_equals_in_memory_and_objects_are_refused(client, tmp_path, capsys):

@@ -19,10 +19,10 @@ summaries:
   narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it).
 
 Every number equals the in-memory path bit for bit: blocks are cut on the same row boundaries as
-the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, Cllr sums of ``_BLOCK // N``
-rows), and all counts are integers. Memory per task is a few times one block, plus the
-worker's share of the trial embeddings (sent once, kept for the passes); the client holds
-O(T + K) numbers (K distinct mated scores).
+the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, float sums over
+:func:`~voxmetrics.metrics.ranks.row_blocks`), and all counts are integers. Memory per task is a
+few times one block, plus the worker's share of the trial embeddings (sent once, kept for the
+passes); the client holds O(T + K) numbers (K distinct mated scores).
 
 Finished blocks are reduced on the client as they arrive; a failed task is retried by Dask
 (``retries``) without recomputing the others. Needs the ``dask`` extra
@@ -45,13 +45,12 @@ from numpy.typing import NDArray
 from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, ExcludedTrialsWarning, VoxMetricsInputError
-from voxmetrics.metrics.baseline import BaselineResult, _softplus_sum
+from voxmetrics.metrics.baseline import BaselineResult, softplus_sum
 from voxmetrics.metrics.cllr import min_cllr_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import linkability_curve_from_ranks
-from voxmetrics.metrics.lid import LIDResult, _lid_rows, calibrate_lid, resolve_lid_variant
+from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_rows, resolve_lid_variant
 from voxmetrics.metrics.pools import (
-    _BLOCK,
     TIES,
     EERPoint,
     RunCounts,
@@ -60,6 +59,7 @@ from voxmetrics.metrics.pools import (
     check_ties,
     eer_candidates,
 )
+from voxmetrics.metrics.ranks import row_blocks
 from voxmetrics.metrics.srd import SRDResult, fit_beta_binomial, rank_histogram, srd_stats
 from voxmetrics.metrics.zebra import zebra_from_pools
 
@@ -408,10 +408,10 @@ def _open_npz(path: str | Path) -> Any:
 
 def _npz_shape(z: Any, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
     """Shape and dtype of one NPZ member from its header, without reading the data."""
-    from voxmetrics.limits import _npy_header, check_npy_header
+    from voxmetrics.limits import check_npy_header, npy_header
 
     with z.zip.open(f"{key}.npy") as f:
-        shape, dtype, _, _ = _npy_header(f, f"{z.fid.name if z.fid else 'npz'}:{key}")
+        shape, dtype, _, _ = npy_header(f, f"{z.fid.name if z.fid else 'npz'}:{key}")
     check_npy_header(shape, dtype, "score chunk", key)
     return shape, dtype
 
@@ -482,10 +482,10 @@ def _task_rows(piece: tuple[Any, ...], shared: Any, lid_params: Any) -> dict[str
         "tar": mated,
         "rank": (s >= mated[:, None]).sum(axis=1).astype(np.int64),  # ties count against
         "rank_gt": 1 + (s > mated[:, None]).sum(axis=1).astype(np.int64),  # ties to the target
-        "softplus": _softplus_sum(s),
+        "softplus": softplus_sum(s),
     }
     if lid_params is not None:
-        out["lid"], out["p"], out["n_deg"] = _lid_rows(s, t, *lid_params)
+        out["lid"], out["p"], out["n_deg"] = lid_rows(s, t, *lid_params)
     return out
 
 
@@ -670,9 +670,11 @@ class _Runner:
 
 
 def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
-    """Row blocks of the in-memory Cllr loop (``_BLOCK // N`` rows), so sums match bit for bit."""
-    step = max(1, _BLOCK // n_cols)
-    return [slice(r, min(r + step, n_rows)) for r in range(0, n_rows, step)]
+    """The row blocks of the in-memory loops (:func:`~voxmetrics.metrics.ranks.row_blocks`).
+
+    Float sums over blocks (Cllr, the chance ALID) then add the same terms in the same order.
+    """
+    return row_blocks(n_rows, n_cols)
 
 
 def evaluate_blockwise(
@@ -747,8 +749,8 @@ def evaluate_blockwise(
     sizes = [(b.stop - b.start) * (n_cols - 1) for b in blocks]
     pools = _pools_from_counts(runner, tar, values, pools_parts, n_rows * (n_cols - 1), sizes)
 
-    c_tar = _softplus_sum(-tar)
-    c_non = c_all - _softplus_sum(tar)
+    c_tar = softplus_sum(-tar)
+    c_non = c_all - softplus_sum(tar)
     cllr = float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n_cols - 1))) / np.log(2.0))
     e = eer_from_pools(pools, ties=ties)
     baseline = BaselineResult(
