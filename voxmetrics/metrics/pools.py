@@ -365,9 +365,12 @@ class SortedPools:
             return out
 
         def non_sums(c: float) -> tuple[float, float]:
+            # the row blocks of every float sum over a matrix (a Dask worker sums the same)
+            from voxmetrics.metrics.ranks import row_blocks  # ranks imports this module
+
             total = sq = 0.0
-            for r0 in range(0, scores.shape[0], step):
-                block = scores[r0 : r0 + step].astype(np.float64)
+            for rows in row_blocks(*scores.shape):
+                block = scores[rows].astype(np.float64)
                 total += float(block.sum())
                 block -= c
                 sq += float(np.dot(block.ravel(), block.ravel()))
