@@ -42,13 +42,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from voxmetrics._types import SCORE_KINDS, ScoreKind
 from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, softplus_sum
 from voxmetrics.metrics.cllr import min_cllr_from_pools
+from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, verification_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
-from voxmetrics.metrics.legal import linkability_curve_from_ranks
+from voxmetrics.metrics.legal import (
+    SinglingOutResult,
+    linkability_curve_from_ranks,
+    singling_out_embeddings,
+)
 from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_rows, resolve_lid_variant
 from voxmetrics.metrics.pools import (
     TIES,
@@ -61,6 +67,7 @@ from voxmetrics.metrics.pools import (
 )
 from voxmetrics.metrics.ranks import row_blocks
 from voxmetrics.metrics.srd import SRDResult, fit_beta_binomial, rank_histogram, srd_stats
+from voxmetrics.metrics.uncertainty import chance_block, chance_columns, chance_levels_from_blocks
 from voxmetrics.metrics.zebra import zebra_from_pools
 
 __all__ = [
@@ -474,8 +481,12 @@ def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.float
     return scores[keep], targets
 
 
-def _task_rows(piece: tuple[Any, ...], shared: Any, lid_params: Any) -> dict[str, Any]:
-    """Pass 1: mated scores, target ranks, Cllr sum and (with a calibration) LID of a block."""
+def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
+    """Pass 1: mated scores, ranks, Cllr sum, LID and chance-level work of a block.
+
+    ``arg`` is (LID calibration or None, tie rule, the block's chance columns).
+    """
+    cal, ties, columns = arg
     s, t = _block_scores(piece, shared)
     mated = s[np.arange(s.shape[0]), t]
     out: dict[str, Any] = {
@@ -484,8 +495,11 @@ def _task_rows(piece: tuple[Any, ...], shared: Any, lid_params: Any) -> dict[str
         "rank_gt": 1 + (s > mated[:, None]).sum(axis=1).astype(np.int64),  # ties to the target
         "softplus": softplus_sum(s),
     }
-    if lid_params is not None:
-        out["lid"], out["p"], out["n_deg"] = lid_rows(s, t, *lid_params)
+    if cal is not None:
+        out["lid"], out["p"], out["n_deg"] = lid_rows(
+            s, t, cal.w, cal.b, cal.prior_log_odds, cal.ddof
+        )
+    out["chance"] = chance_block(s, columns, calibration=cal, ties=ties)
     return out
 
 
@@ -509,7 +523,9 @@ def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, A
     has = ends > starts
     first[has] = non[starts[has]]
     last[has] = non[ends[has] - 1]
+    n_distinct = int(np.count_nonzero(non[1:] != non[:-1])) + 1 if non.size else 0
     return {
+        "n_distinct": n_distinct - int(np.count_nonzero(hi > lo)),  # not at a mated score
         "lo": lo.astype(np.int64),
         "hi": hi.astype(np.int64),
         "first": first,
@@ -643,30 +659,51 @@ class _Runner:
         self.fraction = 0.0
 
     def run(
-        self, fn: Callable[..., Any], arg: Any, label: str, weight: tuple[float, float]
+        self,
+        fn: Callable[..., Any],
+        arg: Any,
+        label: str,
+        weight: tuple[float, float],
+        *,
+        per_block: bool = False,
     ) -> list[Any]:
-        """Results of ``fn(piece, shared, arg)`` for every block, in block order."""
-        from distributed import as_completed
+        """Results of ``fn(piece, shared, arg)`` for every block, in block order.
 
+        With ``per_block``, ``arg`` is a list: block i gets ``arg[i]``.
+        """
         if isinstance(arg, np.ndarray) and arg.size > 100_000:
             arg = self.client.scatter(arg, broadcast=True, hash=False)
+        args = arg if per_block else [arg] * len(self.pieces)
         futures = [
-            self.client.submit(fn, p, self.shared, arg, retries=self.retries, pure=False)
-            for p in self.pieces
+            self.client.submit(fn, p, self.shared, a, retries=self.retries, pure=False)
+            for p, a in zip(self.pieces, args, strict=True)
         ]
-        index = {f.key: i for i, f in enumerate(futures)}
-        out: list[Any] = [None] * len(futures)
-        done = 0
-        for fut in as_completed(futures):
-            out[index[fut.key]] = fut.result()
-            fut.release()
-            done += 1
-            if self.progress is not None:
-                a, b = weight
-                message = f"{label}: block {done}/{len(futures)}"
-                self.fraction = max(self.fraction, a + (b - a) * done / len(futures))
-                self.progress(self.fraction, message)
-        return out
+        return _gather_in_order(futures, label, weight, self)
+
+    def report(self, done: int, total: int, label: str, weight: tuple[float, float]) -> None:
+        """Progress: ``done`` of ``total`` tasks of a pass spanning ``weight`` of the run."""
+        if self.progress is not None:
+            a, b = weight
+            self.fraction = max(self.fraction, a + (b - a) * done / total)
+            self.progress(self.fraction, f"{label}: block {done}/{total}")
+
+
+def _gather_in_order(
+    futures: list[Any], label: str, weight: tuple[float, float], runner: _Runner | None
+) -> list[Any]:
+    """Results of ``futures`` in their order, each released as it arrives, with progress."""
+    from distributed import as_completed
+
+    index = {f.key: i for i, f in enumerate(futures)}
+    out: list[Any] = [None] * len(futures)
+    done = 0
+    for fut in as_completed(futures):
+        out[index[fut.key]] = fut.result()
+        fut.release()
+        done += 1
+        if runner is not None:
+            runner.report(done, len(futures), label, weight)
+    return out
 
 
 def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
@@ -687,6 +724,11 @@ def evaluate_blockwise(
     lid_variant: str = "maximum-likelihood",
     split: str = "eval",
     ties: Ties = "reference",
+    seed: int = 0,
+    score_kind: ScoreKind = "similarity",
+    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
     progress: Progress | None = None,
     retries: int = 3,
 ) -> Any:
@@ -702,6 +744,8 @@ def evaluate_blockwise(
     dev : ScoreMatrix, optional
         In-memory calibration scores of disjoint speakers; LID is computed when given (for an
         EmbeddingSet with a dev split and no ``dev``, its dev split is scored in memory).
+    name, attacker, lid_variant, ties, seed, score_kind, p_targets, c_miss, c_fa :
+        As in :func:`~voxmetrics.report.evaluate` (``seed`` seeds the chance levels' draws).
     progress : callable(fraction, message), optional
         Called as blocks finish.
     retries : int
@@ -710,14 +754,22 @@ def evaluate_blockwise(
     Returns
     -------
     ConditionReport
-        Equal to ``evaluate(matrix, dev=dev, ...)`` on the in-memory matrix, except that
-        singling out (which needs the utterance embeddings in memory) and the verification
-        block (DCF, DET, APE, d') are not computed, and neither are bootstrap intervals, the
-        chance levels (``chance`` is null) nor cross-calibrated LID.
+        Equal to ``evaluate(matrix, dev=dev, embeddings=..., ...)`` on the in-memory matrix,
+        every number of its JSON bit for bit: the baselines, LID, SRD, ZEBRA, linkability and
+        its curve, the chance levels, the verification block (DCF, d', the DET and APE curves)
+        and, from an EmbeddingSet, singling out (its predicates in blocks on the workers). Only
+        the DET curve's ``n_points`` (operating points before thinning) is an upper bound:
+        the distinct scores of different blocks are not compared. Bootstrap intervals,
+        cross-calibrated LID and per-attribute subsets are not computed.
     """
     from voxmetrics.report import ConditionReport, TrialsUsed
 
     check_ties(ties)
+    if score_kind not in SCORE_KINDS:
+        raise VoxMetricsInputError(
+            f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
+        )
+    es = None
     if isinstance(source, EmbeddingSet):
         es = source
         source = EmbeddingBlocks.from_embeddings(es, split)
@@ -736,8 +788,9 @@ def evaluate_blockwise(
     blocks = _row_blocks(n_rows, n_cols)
     runner = _Runner(client, source, blocks, progress, retries)
 
-    lid_params = None if cal is None else (cal.w, cal.b, cal.prior_log_odds, cal.ddof)
-    rows = runner.run(_task_rows, lid_params, "scores and ranks", (0.0, 0.4))
+    columns = chance_columns(n_rows, n_cols, seed=seed)  # the chance levels' draws
+    args = [(cal, ties, columns[:, b]) for b in blocks]
+    rows = runner.run(_task_rows, args, "scores and ranks", (0.0, 0.4), per_block=True)
     tar = np.concatenate([r["tar"] for r in rows])
     ranks = np.concatenate([r["rank"] for r in rows])  # target_ranks(ties="reference")
     ranks_gt = np.concatenate([r["rank_gt"] for r in rows])  # target_ranks(ties="attacker")
@@ -787,6 +840,11 @@ def evaluate_blockwise(
             n_degenerate=n_deg,
         )
     zebra = zebra_from_pools(pools, ties=ties)
+    chance = chance_levels_from_blocks([r["chance"] for r in rows], n_cols)
+    verification = verification_from_pools(
+        pools, p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, scores_are_llrs=score_kind == "llr"
+    )
+    singled = None if es is None else _singling_out_blockwise(client, es, split, retries)
     if progress is not None:
         progress(1.0, "done")
     return ConditionReport(
@@ -799,8 +857,11 @@ def evaluate_blockwise(
         srd_model=fit_beta_binomial(hist, loss="CLL"),
         zebra=zebra,
         linkability_curve=linkability_curve_from_ranks(ranks_gt, n_cols),
-        singling_out=None,
+        singling_out=singled,
         lid=lid_result,
+        verification=verification,
+        score_kind=score_kind,
+        chance=chance,
         ties=ties,
         trials_used=TrialsUsed(  # a complete matrix: every pair, every trial
             n_pairs=n_rows * n_cols,
@@ -872,14 +933,17 @@ def _pools_from_counts(
             sq += sq_b
         return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
 
-    # n_distinct (distinct pooled scores) is not additive over blocks and is not computed:
-    # only the DET curve of the verification block reads it, which is not computed blockwise.
+    # n_distinct (distinct pooled scores) is not additive over blocks: the distinct mated
+    # scores plus each block's distinct non-mated scores between them bound it from above
+    # (equal when no non-mated score repeats across blocks). Only the DET curve's n_points
+    # reads it.
+    n_distinct = min(values.size + sum(p["n_distinct"] for p in parts), int(tar.size + n_non))
     return SortedPools(
         values,
         counts,
         cell_first,
         cell_last,
-        0,
+        n_distinct,
         int(tar.size),
         int(n_non),
         points,
@@ -1019,6 +1083,25 @@ def _scan_window(
         if (a == 0 or cand.c[0] > cand.m) and (b == n or cand.c[-1] > cand.m):
             return cand.point()
         half *= 4
+
+
+def _singling_out_blockwise(
+    client: Any, es: EmbeddingSet, split: str, retries: int
+) -> SinglingOutResult | None:
+    """Singling out of ``split``, its blocks of predicates on the workers (as in memory)."""
+
+    def map_blocks(fn: Callable[..., Any], shared: tuple[Any, ...], blocks: list[Any]) -> list[Any]:
+        on_workers = [client.scatter(x, broadcast=True, hash=False) for x in shared]
+        futures = [
+            client.submit(fn, *block, *on_workers, retries=retries, pure=False) for block in blocks
+        ]
+        return _gather_in_order(futures, "singling out", (0.95, 0.99), None)
+
+    try:
+        return singling_out_embeddings(es, split=split, map_blocks=map_blocks)
+    except VoxMetricsInputError as exc:  # as evaluate: too few trial embeddings per speaker
+        warnings.warn(f"singling out skipped: {exc}", DegenerateDataWarning, stacklevel=3)
+        return None
 
 
 # --------------------------------------------------------------------------- extraction
