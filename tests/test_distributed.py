@@ -269,6 +269,37 @@ def test_cli_evaluate_scheduler_local_equals_in_memory(tmp_path, capsys):
     assert got == ref
 
 
+def test_cli_scheduler_by_and_costs_equal_in_memory(tmp_path, capsys):
+    es = with_sex(embedding_set(8, n_spk=12, trials=4))
+    write_embeddings(es, tmp_path / "emb", format="npz")
+    argv = [
+        "evaluate",
+        "--embeddings",
+        str(tmp_path / "emb.npz"),
+        "--metadata",
+        str(tmp_path / "emb.csv"),
+        "--by",
+        "sex",
+        "--llr",
+        "--p-target",
+        "0.05,0.5",
+        "--c-miss",
+        "2",
+        "--seed",
+        "3",
+    ]
+    assert main(argv) == 0
+    ref = json.loads(capsys.readouterr().out)
+    assert (
+        main([*argv, "--scheduler", "local", "--workers", "1", "--html", str(tmp_path / "r.html")])
+        == 0
+    )
+    got = json.loads(capsys.readouterr().out)
+    assert set(got["by"]["sex"]) == {"F", "M"} and got["dcf"]["0.05"]["act_dcf"] is not None
+    assert got == ref
+    assert "sex=M" in (tmp_path / "r.html").read_text()
+
+
 def test_cli_scheduler_refusals(tmp_path, capsys):
     sm = ScoreMatrix.from_arrays(
         [[1.0, 0.0], [0.0, 1.0]],
@@ -284,6 +315,103 @@ def test_cli_scheduler_refusals(tmp_path, capsys):
         main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", "--bootstrap", "5"]) == 2
     )
     assert "--bootstrap cannot be used with --scheduler" in capsys.readouterr().err
+    for extra, why in (
+        (["--cross-calibrate", "3"], "give a dev set instead"),
+        (["--distance"], "store the negated distances"),
+        (["--by", "sex"], "give --embeddings whose metadata has"),
+        (["--trials", str(tmp_path / "s.csv")], "evaluate it in memory"),
+    ):
+        assert main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{extra[0]} cannot be used with --scheduler" in err and why in err
+        assert "Traceback" not in err
+
+
+def with_sex(es: EmbeddingSet) -> EmbeddingSet:
+    """The set with a per-speaker 'sex' column (about half F, half M)."""
+    meta = es.meta.copy()
+    meta["sex"] = np.where(meta["speaker"].str[-1].isin(list("02468")), "F", "M")
+    return EmbeddingSet.from_arrays(es.embeddings, meta, source=es.source)
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+def test_by_attribute_on_embeddings_equals_in_memory(client, ties):
+    es = with_sex(embedding_set(6, n_spk=24, stranger=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = evaluate(
+            es.score_matrix("eval"), dev=es.score_matrix("dev"), embeddings=es, by="sex", ties=ties
+        )
+        got = dist.evaluate_blockwise(es, client=client, by="sex", ties=ties)
+    assert set(got.by["sex"]) == {"F", "M"}
+    for value, sub in got.by["sex"].items():  # each subset is its own matrix: 12 identities
+        assert sub.baseline.n_enrolled == 12 and sub.lid is not None
+        assert sub.name == ref.by["sex"][value].name
+    assert comparable(got) == comparable(ref)  # the subsets' JSON too ("by")
+    with pytest.raises(VoxMetricsInputError, match=r"no per-trial attribute 'age'.*sex"):
+        dist.evaluate_blockwise(es, client=client, by="age")
+    source = _as_chunks(es.score_matrix("eval"), client)
+    with pytest.raises(VoxMetricsInputError, match="score chunks carry no per-trial attributes"):
+        dist.evaluate_blockwise(source, client=client, by="sex")
+
+
+def test_verification_block_equals_in_memory_with_llrs_and_costs(client, tmp_path, monkeypatch):
+    """DCFs (actual ones too), the DET and APE curves and d' of the blocks, exactly."""
+    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", 80)  # blocks of 10 rows
+    rng = np.random.default_rng(17)
+    t, n = 120, 8
+    enrol = np.array([f"s{j}" for j in range(n)])
+    cols = rng.integers(0, n, size=t)
+    scores = np.round(rng.normal(size=(t, n)) * 3, 1)  # LLR-like, with ties
+    scores[np.arange(t), cols] += 4.0
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[cols],
+        enrol_speakers=enrol,
+    )
+    for k, (a, b) in enumerate([(0, 50), (50, 120)]):
+        np.savez(
+            tmp_path / f"c{k}.npz",
+            scores=scores[a:b],
+            trial_ids=sm.trial_ids[a:b],
+            trial_speakers=sm.trial_speakers[a:b],
+            enrol_speakers=enrol,
+        )
+    source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.npz")))
+    options = {"score_kind": "llr", "p_targets": (0.01, 0.2, 0.5), "c_miss": 2.0, "c_fa": 0.5}
+    ref = evaluate(sm, **options)
+    got = dist.evaluate_blockwise(source, client=client, **options)
+    assert len(dist._row_blocks(*source.shape)) > 5
+    assert comparable(got) == comparable(ref)
+    assert got.to_dict()["dcf"]["0.2"]["act_dcf"] is not None
+    rv, gv = ref.verification, got.verification
+    for curve in ("det", "ape"):
+        a, b = getattr(rv, curve).__dict__, getattr(gv, curve).__dict__
+        for key, value in a.items():
+            if key == "n_points":  # distinct pooled scores: an upper bound on Dask
+                assert b[key] >= value
+                assert b[key] <= scores.size + 1
+            elif value is None:
+                assert b[key] is None
+            else:
+                np.testing.assert_array_equal(b[key], value)
+    assert gv.d_prime == rv.d_prime
+
+
+def test_det_operating_points_are_exact_when_no_score_repeats_across_blocks(client):
+    rng = np.random.default_rng(23)
+    t, n = 60, 5
+    scores = rng.normal(size=(t, n))  # continuous: no repeats
+    enrol = np.array([f"s{j}" for j in range(n)])
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[rng.integers(0, n, size=t)],
+        enrol_speakers=enrol,
+    )
+    got = dist.evaluate_blockwise(_as_chunks(sm, client), client=client)
+    assert got.verification.det.n_points == evaluate(sm).verification.det.n_points == t * n + 1
 
 
 def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_path, capsys):

@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -113,14 +113,63 @@ class EmbeddingBlocks:
     enrol_speakers: NDArray[np.str_]
     n_excluded_trials: int
     dtype: np.dtype[Any]
+    cols: NDArray[np.intp] | None = None
+    """Columns (enrolment profiles) kept by :meth:`subset_attribute`; None: every profile."""
+    attributes: dict[str, NDArray[np.str_]] = field(default_factory=dict)
+    """Per-trial attributes of the evaluated trials (the metadata's extra columns, as text)."""
 
     @classmethod
     def from_embeddings(cls, es: EmbeddingSet, split: str = "eval") -> EmbeddingBlocks:
         """The trials of ``split`` against its enrolment profiles (as ``score_matrix``)."""
+        from voxmetrics.data.model import META_COLUMNS
+
         speakers, profiles, trial_unit = es.scoring_inputs(split)  # type: ignore[arg-type]
         trial = es.roles(split)[1]  # type: ignore[arg-type]
         tspk = es.meta["speaker"].to_numpy()[trial].astype(str)
-        return cls._build(trial_unit, profiles, tspk, speakers.astype(str), es.source or split)
+        out = cls._build(trial_unit, profiles, tspk, speakers.astype(str), es.source or split)
+        extra = [c for c in es.meta.columns if c not in (*META_COLUMNS, "system", "audio_path")]
+        tmeta = es.meta.loc[trial]  # as score_matrix: attribute columns become trial attributes
+        attrs = {c: tmeta[c].fillna("").astype(str).to_numpy()[out.rows] for c in extra}
+        return replace(out, attributes=attrs)
+
+    def subset_attribute(self, attr: str, value: str) -> EmbeddingBlocks:
+        """The trials whose ``attr`` is ``value`` with their own enrolled identities.
+
+        As :meth:`~voxmetrics.data.model.ScoreMatrix.subset_attribute` on the in-memory matrix:
+        an identity is kept when one of the kept trials is its own or it has no trial at all.
+        The blocks score every profile and keep the subset's columns, so the scores are
+        those of the whole matrix, bit for bit.
+        """
+        if self.cols is not None:
+            raise ValueError("subset_attribute applies to the whole split")  # pragma: no cover
+        if attr not in self.attributes:
+            have = ", ".join(sorted(self.attributes)) or "none"
+            raise VoxMetricsInputError(
+                f"no per-trial attribute '{attr}' to split by (attributes: {have}); add it as a "
+                "column of the embeddings' metadata."
+            )
+        sel = self.attributes[attr] == str(value)
+        n = self.profiles.shape[0]
+        has_trials = np.zeros(n, dtype=bool)
+        has_trials[self.targets] = True
+        inside = np.zeros(n, dtype=bool)
+        inside[self.targets[sel]] = True
+        cols = np.flatnonzero(inside | ~has_trials)
+        if not sel.any() or cols.size < 2:
+            raise VoxMetricsInputError(
+                f"the subset {attr} = '{value}' has {int(sel.sum())} trials and {cols.size} "
+                "enrolled identities; a 1-to-N search needs trials and at least 2 identities."
+            )
+        return replace(
+            self,
+            rows=self.rows[sel],
+            targets=np.searchsorted(cols, self.targets[sel]).astype(np.intp),
+            trial_speakers=self.trial_speakers[sel],
+            enrol_speakers=self.enrol_speakers[cols],
+            n_excluded_trials=0,
+            cols=cols,
+            attributes={k: v[sel] for k, v in self.attributes.items()},
+        )
 
     @classmethod
     def _build(
@@ -138,7 +187,8 @@ class EmbeddingBlocks:
     @property
     def shape(self) -> tuple[int, int]:
         """(T, N) of the evaluated matrix."""
-        return int(self.rows.size), int(self.profiles.shape[0])
+        n = self.profiles.shape[0] if self.cols is None else self.cols.size
+        return int(self.rows.size), int(n)
 
     def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
         """Per block, what its task needs besides the shared data (sent once)."""
@@ -147,7 +197,7 @@ class EmbeddingBlocks:
             rows = self.rows[b]
             c0 = int(rows[0]) // SCORE_CHUNK_ROWS * SCORE_CHUNK_ROWS
             c1 = (int(rows[-1]) // SCORE_CHUNK_ROWS + 1) * SCORE_CHUNK_ROWS
-            out.append(("emb", self.trial_unit[c0:c1], rows - c0, self.targets[b]))
+            out.append(("emb", self.trial_unit[c0:c1], rows - c0, self.targets[b], self.cols))
         return out
 
     def shared(self) -> Any:
@@ -244,7 +294,7 @@ class ChunkedScores:
             f0 = int(np.searchsorted(self.offsets, rows[0], side="right")) - 1
             f1 = int(np.searchsorted(self.offsets, rows[-1], side="right"))
             files = self.paths[f0:f1]
-            out.append(("files", files, rows - self.offsets[f0], self.targets[b]))
+            out.append(("files", files, rows - self.offsets[f0], self.targets[b], None))
         return out
 
     def shared(self) -> Any:
@@ -304,7 +354,7 @@ class ZarrScores:
         for b in blocks:
             rows = self.rows[b]
             r0, r1 = int(rows[0]), int(rows[-1]) + 1
-            out.append(("zarr", (self.path, r0, r1), rows - r0, self.targets[b]))
+            out.append(("zarr", (self.path, r0, r1), rows - r0, self.targets[b], None))
         return out
 
     def shared(self) -> Any:
@@ -459,13 +509,15 @@ def _enrolled_rows(
 
 def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.floating], Any]:
     """Scores (rows x N) and target columns of one block, computed or read on the worker."""
-    kind, data, keep, targets = piece
+    kind, data, keep, targets, cols = piece
     if kind == "emb":  # one chunk at a time into the block: memory is the block + one chunk
         out = np.empty((keep.size, shared.shape[0]), dtype=np.result_type(data, shared))
         for c in range(0, data.shape[0], SCORE_CHUNK_ROWS):
             lo, hi = np.searchsorted(keep, [c, c + SCORE_CHUNK_ROWS])
             if hi > lo:
                 out[lo:hi] = score_chunk(data, shared, c)[keep[lo:hi] - c]
+        if cols is not None:  # row-major, as the in-memory subset (sums follow the layout)
+            out = np.ascontiguousarray(out[:, cols])
         return out, targets
     if kind == "zarr":
         path, r0, r1 = data
@@ -729,6 +781,7 @@ def evaluate_blockwise(
     p_targets: Sequence[float] = DEFAULT_P_TARGETS,
     c_miss: float = 1.0,
     c_fa: float = 1.0,
+    by: str | None = None,
     progress: Progress | None = None,
     retries: int = 3,
 ) -> Any:
@@ -746,6 +799,11 @@ def evaluate_blockwise(
         EmbeddingSet with a dev split and no ``dev``, its dev split is scored in memory).
     name, attacker, lid_variant, ties, seed, score_kind, p_targets, c_miss, c_fa :
         As in :func:`~voxmetrics.report.evaluate` (``seed`` seeds the chance levels' draws).
+    by : str, optional
+        A per-trial attribute of embeddings (a metadata column, e.g. ``"sex"``): also evaluate
+        each of its values on its own trials and enrolled identities, as ``evaluate(by=...)``
+        (:meth:`EmbeddingBlocks.subset_attribute`; ``dev`` is split likewise when it has the
+        attribute). Score chunks carry no attributes.
     progress : callable(fraction, message), optional
         Called as blocks finish.
     retries : int
@@ -760,7 +818,7 @@ def evaluate_blockwise(
         and, from an EmbeddingSet, singling out (its predicates in blocks on the workers). Only
         the DET curve's ``n_points`` (operating points before thinning) is an upper bound:
         the distinct scores of different blocks are not compared. Bootstrap intervals,
-        cross-calibrated LID and per-attribute subsets are not computed.
+        cross-calibrated LID are not computed.
     """
     from voxmetrics.report import ConditionReport, TrialsUsed
 
@@ -775,6 +833,38 @@ def evaluate_blockwise(
         source = EmbeddingBlocks.from_embeddings(es, split)
         if dev is None and split == "eval" and "dev" in es.splits():
             dev = es.score_matrix("dev")
+    options = {
+        "attacker": attacker,
+        "lid_variant": lid_variant,
+        "ties": ties,
+        "seed": seed,
+        "score_kind": score_kind,
+        "p_targets": p_targets,
+        "c_miss": c_miss,
+        "c_fa": c_fa,
+        "retries": retries,
+    }
+    subsets = None
+    if by is not None:
+        if not isinstance(source, EmbeddingBlocks):
+            raise VoxMetricsInputError(
+                f"--by {by}: score chunks carry no per-trial attributes; evaluate embeddings "
+                "(--embeddings with a metadata column) to split by an attribute on Dask."
+            )
+        if by not in source.attributes:
+            source.subset_attribute(by, "")  # the error naming the attributes there are
+        subsets = {}
+        for value in sorted(set(source.attributes[by].tolist())):
+            sub_dev = dev
+            if dev is not None and by in dev.attributes:
+                sub_dev = dev.subset_attribute(by, value)
+            subsets[value] = evaluate_blockwise(
+                source.subset_attribute(by, value),
+                client=client,
+                dev=sub_dev,
+                name=f"{name} [{by}={value}]",
+                **options,  # type: ignore[arg-type]
+            )
     n_rows, n_cols = source.shape
     cal = None
     if dev is not None:
@@ -863,6 +953,7 @@ def evaluate_blockwise(
         score_kind=score_kind,
         chance=chance,
         ties=ties,
+        by=None if subsets is None else {by: subsets},
         trials_used=TrialsUsed(  # a complete matrix: every pair, every trial
             n_pairs=n_rows * n_cols,
             n_tar=n_rows,
