@@ -912,9 +912,10 @@ _NOT_BLOCKWISE: tuple[tuple[str, Callable[[argparse.Namespace], bool], str], ...
     (
         "--bootstrap",
         lambda a: a.bootstrap > 0,
-        "each speaker-level replicate needs its own sorted pools of every score, which the "
-        "blocks do not keep; evaluate in memory for intervals (on a sample of the speakers if "
-        "the matrix is too large)",
+        "the speaker-level replicates of the pooled metrics (EER, min Cllr, ZEBRA) reweight "
+        "each speaker's counts of non-mated scores between every two mated scores, which for "
+        "continuous scores are about as many as the scores themselves; evaluate in memory "
+        "for intervals (on a sample of the speakers if the matrix is too large)",
     ),
     (
         "--cross-calibrate",
