@@ -726,3 +726,32 @@ def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_
     x = np.array([-np.inf, -0.5, 0.0, 0.1000000001, 0.25, 3.0])
     np.testing.assert_array_equal(got.count_non_le(x), ref.count_non_le(x))
     assert got.non_sums(0.1) == ref.non_sums(0.1)
+
+
+def test_workers_resolve_the_device_themselves_and_take_their_gpu(client, monkeypatch):
+    """``device="auto"`` is resolved on the worker: CUDA where its torch sees a GPU (mocked)."""
+    torch = pytest.importorskip("torch")
+    import voxmetrics.embeddings as emb_mod
+
+    loaded = []
+
+    class FakeExtractor:
+        def __init__(self, model, device):
+            self.model, self.device = model, device
+
+    def fake_load(model, *, device):
+        loaded.append(device)
+        return FakeExtractor(model, device)
+
+    monkeypatch.setattr(emb_mod, "load_extractor", fake_load)
+    monkeypatch.setattr(dist, "_EXTRACTORS", {})
+    for has_gpu, want in ((True, "cuda"), (False, "cpu")):
+        monkeypatch.setattr(torch.cuda, "is_available", lambda has_gpu=has_gpu: has_gpu)
+        got = client.submit(dist._worker_extractor, "fake", "auto", pure=False).result()
+        assert got.device == want  # the worker (same process here) saw the mocked GPU
+        again = client.submit(dist._worker_extractor, "fake", "auto", pure=False).result()
+        assert again is got  # loaded once per worker and device
+    assert loaded == ["cuda", "cpu"]
+    fut = client.submit(dist._worker_extractor, "fake", "cuda", pure=False)  # no GPU now
+    with pytest.raises(VoxMetricsInputError, match="no CUDA GPU is available"):
+        fut.result()

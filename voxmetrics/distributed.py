@@ -1201,12 +1201,18 @@ _EXTRACTORS: dict[tuple[str, str], Any] = {}
 
 
 def _worker_extractor(model: str, device: str) -> Any:
-    """The extractor of this worker, loaded once per worker process."""
-    from voxmetrics.embeddings import load_extractor
+    """The extractor of this worker, loaded once per worker process and device.
 
-    key = (model, device)
+    ``device`` is resolved here, on the worker (:func:`~voxmetrics.embeddings.select_device`):
+    ``"auto"`` is CUDA on a worker whose torch sees a GPU and the CPU elsewhere, so one cluster
+    may mix GPU and CPU workers; ``"cuda"`` on a worker without a GPU is refused there.
+    """
+    from voxmetrics.embeddings import load_extractor, select_device
+
+    resolved = select_device(device)
+    key = (model, resolved)
     if key not in _EXTRACTORS:
-        _EXTRACTORS[key] = load_extractor(model, device=device)
+        _EXTRACTORS[key] = load_extractor(model, device=resolved)
     return _EXTRACTORS[key]
 
 
@@ -1294,7 +1300,10 @@ def extract_embeddings_blockwise(
         fut.release()
         done += 1
         if progress is not None:
-            progress(done / len(futures), f"{done}/{len(futures)} batches of recordings")
+            progress(
+                done / len(futures),
+                f"{done}/{len(futures)} batches of recordings (the last on {parts[-1]['device']})",
+            )
     rows = np.concatenate([p["rows"] for p in parts])
     order = np.argsort(rows)
     es = None
