@@ -744,7 +744,7 @@ def test_singling_out_over_blocks_of_predicates_equals_one_block(monkeypatch):
         calls.append(len(blocks))
         return [fn(*b, *shared) for b in blocks[::-1]][::-1]
 
-    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", 3 * trial.shape[0])  # 3 predicates a block
+    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", 12 * trial.shape[0])  # 3 predicates a block
     got = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=4, map_blocks=backwards)
     assert calls == [4]
     assert got.value == whole.value and got.folds == whole.folds == 5

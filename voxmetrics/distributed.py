@@ -705,7 +705,9 @@ class _Runner:
         self.client = client
         self.retries = retries
         self.progress = progress
-        self.pieces = client.scatter(source.pieces(blocks), hash=False)
+        # each block's piece travels inside its tasks (not scattered): a task of a lost worker
+        # is then rerun elsewhere from its own description; scattered data would be lost too
+        self.pieces = source.pieces(blocks)
         shared = source.shared()
         self.shared = None if shared is None else client.scatter(shared, broadcast=True, hash=False)
         self.fraction = 0.0

@@ -426,8 +426,9 @@ def singling_out(
     draws = singling_out_draws(
         t_spk, max_per_speaker=max_per_speaker, n_draws=n_draws, seed=seed, shuffle=shuffle
     )
-    # predicates are independent: blocks of rows bound the memory (predicates x embeddings)
-    blocks = [(profiles[r], labels[r]) for r in row_blocks(labels.size, t_unit.shape[0])]
+    # predicates are independent: blocks of rows bound the memory (a block's scores and the
+    # few copies the folds make: a quarter of the usual block each)
+    blocks = [(profiles[r], labels[r]) for r in row_blocks(labels.size, 4 * t_unit.shape[0])]
     shared = (t_unit, t_spk, pop, draws)
     if map_blocks is None:
         parts = [singling_out_isolations(*block, *shared) for block in blocks]

@@ -49,7 +49,7 @@ from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, row_znorm
 from voxmetrics.metrics.pools import RunCounts, SortedPools, Ties, check_ties, pav_runs
-from voxmetrics.metrics.ranks import row_blocks, target_ranks
+from voxmetrics.metrics.ranks import BLOCK_ELEMENTS, row_blocks, target_ranks
 from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
 
 __all__ = [
@@ -731,20 +731,32 @@ def chance_block(
     >>> b.drawn.tolist(), b.n_top  # row 2 ties: both cells rank first (ties="reference": 2)
     ([[1, 2]], 3)
     """
-    sb = np.asarray(scores).astype(np.float64)
+    s = np.asarray(scores)
     cb = np.asarray(columns)
-    r = np.arange(sb.shape[0])
-    # rank of every column within its row: #{k : s_ik >= s_ij} (ties against the
-    # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-    ranks = rankdata(-sb, method="max" if ties == "reference" else "min", axis=1)
-    ranks = ranks.astype(np.int32)
-    n_top = int((rankdata(-sb, method="min", axis=1) == 1).sum())
-    drawn = ranks[r, cb]
-    if calibration is None:
+    n_rows, n = s.shape
+    drawn = np.empty(cb.shape, dtype=np.int32)
+    lid_all = np.empty((n_rows, n)) if calibration is not None else None
+    n_top = n_pos = 0
+    # rows are independent: an eighth of a block at a time bounds the ranking's temporaries
+    step = max(1, BLOCK_ELEMENTS // 8 // max(1, n))
+    for r0 in range(0, n_rows, step):
+        sb = s[r0 : r0 + step].astype(np.float64)
+        r = np.arange(sb.shape[0])
+        c = cb[:, r0 : r0 + step]
+        # rank of every column within its row: #{k : s_ik >= s_ij} (ties against the
+        # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
+        ranks = rankdata(-sb, method="max" if ties == "reference" else "min", axis=1)
+        drawn[:, r0 : r0 + step] = ranks.astype(np.int32)[r, c]
+        n_top += int((rankdata(-sb, method="min", axis=1) == 1).sum())
+        if lid_all is not None and calibration is not None:
+            z, _ = row_znorm(sb, ddof=calibration.ddof)
+            lid_all[r0 : r0 + step] = (math.log(n) + log_softmax(calibration.w * z, axis=1)) / _LN2
+    if lid_all is None:
         return ChanceBlock(drawn, None, n_top, 0, 0.0)
-    z, _ = row_znorm(sb, ddof=calibration.ddof)
-    lid_all = (math.log(sb.shape[1]) + log_softmax(calibration.w * z, axis=1)) / _LN2
-    return ChanceBlock(drawn, lid_all[r, cb], n_top, int((lid_all > 0).sum()), float(lid_all.sum()))
+    n_pos = int((lid_all > 0).sum())
+    r = np.arange(n_rows)
+    # one sum over the block's LIDs, as one machine's loop adds them
+    return ChanceBlock(drawn, lid_all[r, cb], n_top, n_pos, float(lid_all.sum()))
 
 
 def chance_levels_from_blocks(
