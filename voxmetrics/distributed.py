@@ -7,22 +7,29 @@ embeddings, or by reading it from score chunk files or a Zarr store) and returns
 summaries:
 
 * pass 1 (row-wise): the mated score and the target rank of every trial (SRD, linkability and
-  its curve), the per-trial LID under a calibration learned in memory on dev, and the block's
-  sum of ln(1 + e^s) (Cllr);
+  its curve), the per-trial LID under a calibration learned in memory on dev, the block's
+  sum of ln(1 + e^s) (Cllr) and its share of the chance levels
+  (:func:`~voxmetrics.metrics.uncertainty.chance_block` at columns drawn on the client);
 * pass 2 (pooled): for the non-mated scores, the counts below and at each distinct mated score
   and the lowest score of each cell between them. Added over blocks these are exactly the run
-  counts of :class:`~voxmetrics.metrics.pools.SortedPools`, from which EER, ROCCH-EER, min Cllr
-  and ZEBRA follow;
+  counts of :class:`~voxmetrics.metrics.pools.SortedPools`, from which EER, ROCCH-EER, min Cllr,
+  ZEBRA, minDCF and the DET and APE curves follow;
 * the EER operating point (SpeechBrain's scan, whose thresholds include non-mated scores and
   midpoints) needs the distinct pooled scores around the sign change of FAR - FRR: a third pass
   fetches them, with their multiplicities, for a value range fixed by the counts (first
-  narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it).
+  narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it);
+* d' takes two passes of sums (the mean, then squared deviations from it) and, for LLR
+  scores, the actual DCFs one pass of counts at the Bayes thresholds;
+* singling out (from embeddings) runs blocks of predicates (enrolment profiles) against every
+  trial embedding (:func:`~voxmetrics.metrics.legal.singling_out_isolations`), which each
+  worker holds once as float64: T x d x 8 bytes.
 
 Every number equals the in-memory path bit for bit: blocks are cut on the same row boundaries as
 the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, float sums over
-:func:`~voxmetrics.metrics.ranks.row_blocks`), and all counts are integers. Memory per task is a
-few times one block, plus the worker's share of the trial embeddings (sent once, kept for the
-passes); the client holds O(T + K) numbers (K distinct mated scores).
+:func:`~voxmetrics.metrics.ranks.row_blocks`), and all counts are integers; only the DET curve's
+``n_points`` is an upper bound (see :func:`evaluate_blockwise`). Memory per task is a few
+times one block; each task carries its block's trial embeddings (or file names), so a task of a
+lost worker is rerun elsewhere. The client holds O(T + K) numbers (K distinct mated scores).
 
 Finished blocks are reduced on the client as they arrive; a failed task is retried by Dask
 (``retries``) without recomputing the others. Needs the ``dask`` extra
