@@ -755,3 +755,35 @@ def test_workers_resolve_the_device_themselves_and_take_their_gpu(client, monkey
     fut = client.submit(dist._worker_extractor, "fake", "cuda", pure=False)  # no GPU now
     with pytest.raises(VoxMetricsInputError, match="no CUDA GPU is available"):
         fut.result()
+
+
+def test_a_lost_worker_loses_no_block(monkeypatch):
+    """A worker that goes away mid-run: its blocks are recomputed on the other one (each task
+    carries its own block; nothing it needs was only on the lost worker), the result exact."""
+    import time
+
+    from distributed import Client, LocalCluster, get_worker
+
+    es = embedding_set(2, dev=False)
+    ref = evaluate(es.score_matrix("eval"), embeddings=es)
+    real = dist._block_scores
+    calls = []
+
+    def losing_a_worker(piece, shared):
+        calls.append(1)
+        if len(calls) == 5:  # this worker closes while its task runs
+            worker = get_worker()
+            worker.loop.add_callback(worker.close)
+            time.sleep(1.0)
+        return real(piece, shared)
+
+    monkeypatch.setattr(dist, "_block_scores", losing_a_worker)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        got = dist.evaluate_blockwise(es, client=c)
+        assert len(c.scheduler_info()["workers"]) == 1
+    assert comparable(got) == comparable(ref)
