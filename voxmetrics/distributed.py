@@ -631,7 +631,8 @@ def _task_sums(piece: tuple[Any, ...], shared: Any, c: float) -> tuple[float, fl
     block = _block_scores(piece, shared)[0].astype(np.float64)
     total = float(block.sum())
     block -= c
-    return total, float(np.dot(block.ravel(), block.ravel()))
+    np.square(block, out=block)  # summed as in memory: numpy's pairwise sum, no BLAS threads
+    return total, float(block.sum())
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:

@@ -373,7 +373,10 @@ class SortedPools:
                 block = scores[rows].astype(np.float64)
                 total += float(block.sum())
                 block -= c
-                sq += float(np.dot(block.ravel(), block.ravel()))
+                # numpy's pairwise sum, not a BLAS dot (whose order depends on its threads):
+                # the same on every machine, a Dask worker's included
+                np.square(block, out=block)
+                sq += float(block.sum())
             return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
 
         return cls._build(pooled, np.sort(tar), locate, count_non_le, non_sums)
