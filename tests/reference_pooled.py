@@ -314,3 +314,36 @@ def d_prime_reference(tar, non):
     if spread == 0.0:
         return math.nan
     return float(tar.mean() - non.mean()) / spread
+
+
+def chance_levels_reference(s, calibration=None, n_draws=200, seed=0, q=0.95, ties="reference"):
+    """``chance_levels`` as it was: every entry of every row ranked by SciPy's rankdata."""
+    from scipy.special import log_softmax
+    from scipy.stats import rankdata
+
+    from voxmetrics.metrics.legal import linkability_grid
+    from voxmetrics.metrics.lid import row_znorm
+    from voxmetrics.metrics.uncertainty import _MAX_DRAWN, _srd_from_hist
+
+    s = np.asarray(s)
+    n_trials, n = s.shape
+    n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
+    cols = np.random.default_rng(seed).integers(0, n, size=(n_draws, n_trials))
+    sb = s.astype(np.float64)
+    r = np.arange(n_trials)
+    ranks = rankdata(-sb, method="max" if ties == "reference" else "min", axis=1)
+    drawn = ranks.astype(np.int32)[r, cols]
+    values = {"linkability": int((rankdata(-sb, method="min", axis=1) == 1).sum()) / s.size}
+    h = np.zeros((n_draws, n))
+    np.add.at(h, (np.repeat(np.arange(n_draws), n_trials), drawn.ravel() - 1), 1.0)
+    for k, v in _srd_from_hist(h, q).items():
+        values[k] = float(np.mean(v))
+    if calibration is not None:
+        z, _ = row_znorm(sb, ddof=calibration.ddof)
+        lid_all = (math.log(n) + log_softmax(calibration.w * z, axis=1)) / _LN2
+        values["alid"] = float(lid_all.sum()) / s.size
+        values["pdr"] = int((lid_all > 0).sum()) / s.size
+        x = lid_all[r, cols]
+        values["lid_max"] = float(x.max(axis=1).mean())
+    grid = linkability_grid(n)
+    return values, grid

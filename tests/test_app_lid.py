@@ -6,6 +6,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from voxmetrics.analysis.lid import NEEDS_CALIBRATION
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_lid
@@ -184,7 +185,7 @@ def test_bootstrap_off_hides_the_intervals():
 def test_cross_calibration_of_a_condition_without_dev_set():
     at = _lid_page(_no_dev_study())
     df = _summary(at).set_index("Condition")
-    assert df.loc["mild-no-dev", "Calibration"] == cache_lid.NEEDS_CALIBRATION
+    assert df.loc["mild-no-dev", "Calibration"] == NEEDS_CALIBRATION
     assert df["LIDmax (bits)"].isna()["mild-no-dev"]
     assert any("mild\\-no\\-dev" in i.value and "needs calibration" in i.value for i in at.info)
     assert "mild-no-dev" not in at.selectbox(key="vm_lid_trial_condition").options
@@ -291,9 +292,7 @@ def test_the_variant_defaults_to_the_study_setting():
 
     from voxmetrics.data.study import StudySettings
 
-    study = dataclasses.replace(
-        demo_study(), settings=StudySettings(lid_variant="reference-code")
-    )
+    study = dataclasses.replace(demo_study(), settings=StudySettings(lid_variant="reference-code"))
     at = _lid_page(study)
     assert at.radio(key="vm_lid_variant").value == "reference-code"
     cal = _table(at, with_column="Prior log-odds")

@@ -1,9 +1,7 @@
-"""The Soft biometrics page through the app's entrypoint (AppTest, style.md 17), and the
-cached wrappers it relies on (voxmetrics/ui/cache_sbls.py)."""
+"""The Soft biometrics page through the app's entrypoint (AppTest, style.md 17); the library
+calls behind it are tested in test_analysis_sbls.py."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -11,9 +9,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from voxmetrics.analysis.sbls import Attack, embeddings_attack
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics.sbls import DEFAULT_ATTACKER, sbls, sbls_embeddings
+from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
 from voxmetrics.synth import demo_study
 from voxmetrics.ui import cache, cache_sbls
 from voxmetrics.ui.state import STUDY_KEY
@@ -50,11 +48,12 @@ def demo() -> Study:
     return demo_study()
 
 
-def _page(*, boot: int = 0, study: Study | None = None, **state) -> AppTest:
+def _page(*, boot: int | None = 0, study: Study | None = None, **state) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
     assert not at.exception, at.exception
-    at.session_state["vm_sbls_boot"] = boot
+    if boot is not None:  # None: the page's default replicates
+        at.session_state["vm_sbls_boot"] = boot
     for key, value in state.items():
         at.session_state[key] = value
     if study is not None:
@@ -74,7 +73,7 @@ def _text(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
-def _predictions_csv(attack: cache_sbls.Attack) -> bytes:
+def _predictions_csv(attack: Attack) -> bytes:
     rows = [
         (u, a, c, float(p.scores[i, k]))
         for a, p in attack.predictions.items()
@@ -116,6 +115,22 @@ def test_page_runs_on_the_demo_with_intervals():
         at.selectbox(key="vm_sbls_inspect").value
         == others.loc[others["SBLS"].idxmin(), "Condition"]
     )
+
+
+def test_default_replicates_give_every_number_its_interval_from_the_library(demo):
+    """The page's default (200 replicates) and the analysis module's intervals agree."""
+    from voxmetrics.analysis.sbls import SBLSOptions, default_attack, sbls_intervals
+    from voxmetrics.ui.widgets_sbls import DEFAULT_REPLICATES
+
+    at = _page(boot=None)
+    assert at.session_state["vm_sbls_boot"] == DEFAULT_REPLICATES == 200
+    df = _components(at).set_index("Condition")
+    assert "speaker-level bootstrap, 200 replicates" in _text(at.caption)
+    ivs = sbls_intervals(default_attack(demo.get("anon-mild")), SBLSOptions(), n_boot=200)
+    for key, label in (("sbls", "SBLS"), ("p_attr", "P_attr"), ("p_subgroup", "P_subgroup")):
+        iv = ivs[key]
+        assert df.loc["anon-mild", f"{label} CI"] == f"[{iv.low:.3f}, {iv.high:.3f}]"
+        assert df.loc["anon-mild", label] == iv.estimate
 
 
 def test_switching_the_attacker_retrains_it():
@@ -182,7 +197,7 @@ def test_upload_without_a_file_asks_for_one():
 
 
 def test_uploaded_predictions_replace_the_builtin_attacker(demo):
-    attack = cache_sbls.embeddings_attack(demo.get("anon-mild"), original=demo.get("plain"))
+    attack = embeddings_attack(demo.get("anon-mild"), original=demo.get("plain"))
     at = _page()
     builtin = _components(at).set_index("Condition")
     at.selectbox(key="vm_sbls_upload_condition").select("anon-mild").run()
@@ -239,64 +254,3 @@ def test_score_only_study_explains_and_accepts_uploads(demo):
     assert 0.0 < df.loc[0, "P_assoc"] < 0.1
     assert df.loc[0, "SBLS"] == pytest.approx(0.4 * df.loc[0, "P_assoc"])
     assert "no class scores, so no AUC matrix" in _text(at.info)
-
-
-# ---------------------------------------------------------------- the cached wrappers
-
-
-@pytest.mark.parametrize("attacker", ["original", "anonymised"])
-def test_the_page_attack_is_sbls_embeddings(demo, attacker):
-    cond, original = demo.get("anon-strong"), demo.get("plain")
-    attack = cache_sbls.embeddings_attack(cond, original=original, attacker=attacker)
-    ours = sbls(attack.labels, attack.predictions, trained_on=attack.trained_on)
-    reference = sbls_embeddings(cond.embeddings, original=original.embeddings, attacker=attacker)
-    assert ours.to_dict() | {"attacker": ""} == reference.to_dict() | {"attacker": ""}
-    assert attack.n == int((cond.embeddings.meta["split"] == "eval").sum())
-    assert attacker in attack.attacker
-    assert attack.short == (
-        "original (plain)" if attacker == "original" else "anonymised (own dev)"
-    )
-
-
-def test_the_bootstrap_statistic_recomputes_sbls_with_fixed_predictions(demo):
-    attack = cache_sbls.embeddings_attack(demo.get("anon-mild"), original=demo.get("plain"))
-    options = cache_sbls.SBLSOptions(min_group_size=20)
-    statistic = cache_sbls.sbls_statistic(attack, options)
-    full = sbls(attack.labels, attack.predictions, min_group_size=20)
-    assert statistic(np.arange(attack.n)) == {
-        "p_attr": full.p_attr,
-        "p_assoc": full.p_assoc,
-        "p_subgroup": full.p_subgroup,
-        "sbls": full.sbls,
-    }
-    # a resample where an attribute keeps one class: undefined, not an exception
-    one_class = np.flatnonzero(attack.labels["sex"] == "F")
-    assert statistic(one_class) == dict.fromkeys(cache_sbls.COMPONENTS)
-    # duplicated utterances (a speaker drawn twice) count twice
-    idx = np.r_[np.arange(attack.n), np.arange(40)]
-    twice = sbls(
-        {a: y[idx] for a, y in attack.labels.items()},
-        {a: cache_sbls._take(p, idx) for a, p in attack.predictions.items()},
-        min_group_size=20,
-    )
-    assert statistic(idx)["sbls"] == twice.sbls
-
-
-def test_original_attacker_needs_original_embeddings(demo):
-    with pytest.raises(VoxMetricsInputError, match="original"):
-        cache_sbls.embeddings_attack(demo.get("anon-mild"), original=None, attacker="original")
-    no_emb = Condition("x", eval=demo.get("plain").eval)
-    with pytest.raises(VoxMetricsInputError, match="no embeddings"):
-        cache_sbls.embeddings_attack(no_emb, attacker="anonymised")
-
-
-def test_uploads_need_attribute_labels(demo):
-    plain = demo.get("plain")
-    bare_eval = dataclasses.replace(plain.eval, attributes={})
-    cond = Condition("bare", eval=bare_eval)
-    data = b"utt_id,attribute,predicted\nx,sex,F\n"
-    with pytest.raises(VoxMetricsInputError, match="no attribute labels"):
-        cache_sbls.predictions_attack(cond, data, "p.csv")
-    # with labels, a mismatch is the library's message, naming the file
-    with pytest.raises(VoxMetricsInputError, match=r"p\.csv: .*not in the metadata"):
-        cache_sbls.predictions_attack(Condition("ok", eval=plain.eval), data, "p.csv")

@@ -176,3 +176,23 @@ def test_module_entry_point_has_no_traceback(tmp_path):
                                capture_output=True, text=True, cwd=ROOT).stdout
     for flag in ("--trials", "--dev", "--dev-trials", "--format", "--json", "--html", "--fail-on"):
         assert flag in help_text
+
+
+def test_commands_run_without_huge_page_compaction_unless_the_user_chose(monkeypatch):
+    from numpy._core.multiarray import _get_madvise_hugepage, _set_madvise_hugepage
+
+    from voxmetrics import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "_demo", lambda args: seen.append(_get_madvise_hugepage()) or 0)
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    before = _get_madvise_hugepage()
+    try:
+        _set_madvise_hugepage(True)
+        assert main(["demo", "unused"]) == 0
+        assert seen == [False] and _get_madvise_hugepage() is True  # restored afterwards
+        monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+        assert main(["demo", "unused"]) == 0
+        assert seen == [False, True]
+    finally:
+        _set_madvise_hugepage(before)

@@ -66,3 +66,25 @@ def test_similarity_with_bootstrap_has_intervals(tmp_path, capsys):
     assert lo <= out["deid"] <= hi
     assert main(args) == 0
     assert "intervals" not in json.loads(capsys.readouterr().out)
+
+
+def test_compare_includes_sbls_with_its_own_holm_family(study_file, capsys):
+    from voxmetrics.analysis.sbls import attack_sbls, default_attack
+
+    assert main(["compare", str(study_file), "anon-leaky", "anon-mild", "--bootstrap", "60"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    demo = demo_study(n_speakers=12)
+    a, b = demo.get("anon-leaky"), demo.get("anon-mild")
+    sa, sb = attack_sbls(default_attack(a)), attack_sbls(default_attack(b))
+    for key in ("sbls", "p_attr", "p_assoc", "p_subgroup"):
+        c = out[key]
+        assert (c["a"], c["b"]) == (getattr(sa, key), getattr(sb, key))
+        assert c["difference"] == pytest.approx(c["b"] - c["a"])
+        if c["interval"][0] is not None:
+            assert c["interval"][0] <= c["interval"][1]
+            assert 0 < c["p_value"] <= c["p_adjusted"] + 1e-12 <= 1 + 1e-12
+    # the identity numbers keep their adjustment: SBLS is a family of its own
+    without = compare_conditions(a, b, n_boot=60, sbls=False)
+    assert {k: c.to_dict() for k, c in without.items()} == {
+        k: v for k, v in out.items() if k not in ("sbls", "p_attr", "p_assoc", "p_subgroup")
+    }

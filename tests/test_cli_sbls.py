@@ -232,3 +232,47 @@ def test_the_default_attacker_is_the_study_reports(demo_dir, capsys):
     assert report is not None and report.trained_on == DEFAULT_ATTACKER
     assert result["sbls"] == pytest.approx(report.sbls, rel=1e-9)
     assert result["attacker"] == report.attacker
+
+
+def test_bootstrap_adds_the_intervals_of_the_library(demo_dir, capsys):
+    """--bootstrap B: `intervals` {key: [low, high]}, the analysis module's own numbers."""
+    from voxmetrics.analysis.sbls import SBLSOptions, embedding_set_attack, sbls_intervals
+
+    status, stdout, err = _run(
+        _embeddings_args(demo_dir, "--bootstrap", "50", "--seed", "3"), capsys
+    )
+    assert status == 0, err
+    result = json.loads(stdout)
+    assert set(result["intervals"]) == {"sbls", "p_attr", "p_assoc", "p_subgroup"}
+    for key, (low, high) in result["intervals"].items():
+        assert low <= result[key] <= high, key
+    emb, meta = _files(demo_dir, "anon-mild")
+    attack = embedding_set_attack(read_embeddings(emb, metadata=meta))
+    ivs = sbls_intervals(attack, SBLSOptions(), n_boot=50, seed=3)
+    assert result["intervals"] == {k: [iv.low, iv.high] for k, iv in ivs.items()}
+    status, stdout, err = _run(_embeddings_args(demo_dir), capsys)
+    assert "intervals" not in json.loads(stdout)  # off by default
+
+
+def test_bootstrap_of_uploaded_predictions_needs_speakers(demo_dir, tmp_path, capsys):
+    _, meta = _files(demo_dir, "anon-mild")
+    table = pd.read_csv(meta)
+    ev = table[table["split"] == "eval"]
+    pred = tmp_path / "hard.csv"
+    pd.DataFrame(
+        [(u, "sex", s) for u, s in zip(ev["utt_id"], ev["sex"], strict=True)],
+        columns=["utt_id", "attribute", "predicted"],
+    ).to_csv(pred, index=False)
+    status, stdout, err = _run(
+        ["sbls", "--metadata", meta, "--predictions", str(pred), "--bootstrap", "20"], capsys
+    )
+    assert status == 0, err
+    result = json.loads(stdout)
+    assert result["p_attr"] == 0.0 and result["intervals"]["p_attr"] == [0.0, 0.0]
+    no_speaker = tmp_path / "meta.csv"
+    table.drop(columns=["speaker"]).to_csv(no_speaker, index=False)
+    status, stdout, err = _run(
+        ["sbls", "--metadata", str(no_speaker), "--predictions", str(pred), "--bootstrap", "20"],
+        capsys,
+    )
+    assert status == 2 and "speaker column" in err and "Traceback" not in err

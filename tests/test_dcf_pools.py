@@ -194,3 +194,37 @@ def test_score_matrix_cached_pools():
     np.testing.assert_array_equal(
         v.ape.actual, ape_curve(sm.tar, sm.non, scores_are_llrs=True).actual
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_block_passes_with_reused_buffers_equal_fresh_blocks_bit_for_bit(dtype, monkeypatch):
+    """d''s non-target sums and Cllr's softplus sum: one reused buffer, chunks inside blocks."""
+    from voxmetrics.metrics import baseline, ranks
+
+    # several blocks of 5 rows (ranks.row_blocks: both sums), the last one shorter
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 70)
+    monkeypatch.setattr(baseline, "CHUNK_ELEMENTS", 30)  # and several chunks in each block
+    rng = np.random.default_rng(3)
+    s = (rng.normal(size=(23, 13)) * 3).astype(dtype)
+    t = rng.integers(0, 13, 23)
+    sp = SortedPools.from_matrix(s, t)
+    tar64 = s[np.arange(23), t].astype(np.float64)
+    c = 0.25
+    total = sq = 0.0
+    all_terms = 0.0
+    for r0 in range(0, 23, 5):  # the former per-block arrays
+        block = s[r0 : r0 + 5].astype(np.float64)
+        total += float(block.sum())
+        block -= c
+        sq += float(np.square(block).sum())  # numpy's pairwise sum (not BLAS: no threads)
+        all_terms += baseline.softplus_sum(s[r0 : r0 + 5])
+    assert sp.non_sums(c) == (
+        total - float(tar64.sum()),
+        sq - float(np.dot(tar64 - c, tar64 - c)),
+    )
+    tar = s[np.arange(23), t]
+    c_non = all_terms - baseline.softplus_sum(tar)
+    expected = 0.5 * (baseline.softplus_sum(-tar) / 23 + c_non / (23 * 12)) / np.log(2.0)
+    assert baseline.matrix_cllr(s, t) == float(expected)
+    # Fortran-ordered input takes the per-block path: the same sums
+    assert baseline.matrix_cllr(np.asfortranarray(s), t) == pytest.approx(float(expected))

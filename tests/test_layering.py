@@ -116,3 +116,31 @@ def test_only_ui_imports_streamlit():
         if "ui" not in p.relative_to(ROOT / "voxmetrics").parts and "streamlit" in _imports(p)
     ]
     assert offenders == []
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """Modules imported by ``path`` outside ``if TYPE_CHECKING:`` blocks."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {
+        id(n)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+        for n in ast.walk(node)
+    }
+    names = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("module", ["lid", "srd", "sbls"])
+def test_analysis_sits_below_the_report_the_figures_and_the_dashboard(module):
+    path = ROOT / "voxmetrics" / "analysis" / f"{module}.py"
+    above = ("voxmetrics.report", "voxmetrics.plots", "voxmetrics.ui", "voxmetrics.cli")
+    bad = sorted(m for m in _runtime_imports(path) if m.startswith(above))
+    assert bad == [], f"analysis/{module}.py imports {bad}"

@@ -1,4 +1,4 @@
-"""SRD figure builders and display table (AppTest cannot see Plotly figures)."""
+"""SRD figure builders (AppTest cannot see Plotly figures); the tables: test_analysis_srd.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from voxmetrics.analysis.srd import mean_d_summary, zero_rank_counts
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.errors import DegenerateDataWarning
 from voxmetrics.metrics.srd import (
@@ -22,12 +23,9 @@ from voxmetrics.plots.srd import (
     LOSS_DASH,
     condition_colors,
     mean_d_bar_figure,
-    mean_d_summary,
     rank_distribution_figure,
     speaker_mean_d_figure,
     speaker_rank_figure,
-    srd_table,
-    zero_rank_counts,
 )
 from voxmetrics.report import evaluate
 
@@ -158,41 +156,6 @@ def test_condition_colours_follow_the_study_order():
     assert "#F0E442" not in CONDITION_PALETTE  # Okabe-Ito yellow is unreadable on white
 
 
-# ---------------------------------------------------------------- statistics table
-
-
-def test_table_has_a_data_row_and_a_row_per_model(two_conditions):
-    results, fits = two_conditions
-    df = srd_table(results, fits)
-    assert list(df["Condition"]) == ["spread"] * 3 + ["sharp"] * 3
-    assert list(df["Source"]) == ["data", "LL model", "CLL model"] * 2
-    data = df[df["Source"] == "data"].set_index("Condition")
-    for name, r in results.items():
-        s = r.stats
-        row = data.loc[name]
-        assert (row["MeanD (bits)"], row["IdR"], row["StDD (bits)"], row["MaxD (bits)"],
-                row["Spread"]) == (s.mean_d, s.idr, s.std_d, s.max_d, s.spread)  # fmt: skip
-        assert math.isnan(row["α"]) and row["Fit"] == "–"
-    models = df[df["Source"] != "data"]
-    for (_, row), fit in zip(
-        models.iterrows(), [f for fs in fits.values() for f in fs], strict=True
-    ):
-        assert row["Source"] == f"{fit.loss} model"
-        assert (row["α"], row["β"], row["KL (bits)"], row["Rank-1 match (bits)"]) == (
-            fit.alpha, fit.beta, fit.kl_bits, fit.rank1_match,
-        )  # fmt: skip
-        assert row["MeanD (bits)"] == fit.stats.mean_d
-        assert row["Fit"] == ("converged" if fit.converged else "did not converge")
-
-
-def test_table_lists_a_fit_that_did_not_converge():
-    r = srd(*_scores([1, 1, 1, 1], 5))
-    with pytest.warns(DegenerateDataWarning):
-        fit = fit_beta_binomial(r.histogram, loss="LL")
-    df = srd_table({"x": r}, {"x": [fit]})
-    assert list(df["Fit"]) == ["–", "did not converge"]
-
-
 # ---------------------------------------------------------------- MeanD per condition
 
 
@@ -275,11 +238,6 @@ def test_speaker_mean_d_figure_counts_every_speaker(speakers):
     assert len(empirical.data) == 1 and int(np.sum(empirical.data[0].y)) == 2
     with pytest.raises(ValueError, match="source"):
         speaker_mean_d_figure(speakers, source="both")
-
-
-def test_mean_d_summary_of_nothing():
-    s = mean_d_summary([math.nan, math.nan])
-    assert (s.n, s.n_missing) == (0, 2) and math.isnan(s.mean)
 
 
 def test_builders_use_the_result_arrays_not_a_recomputation():

@@ -126,3 +126,64 @@ def test_singling_out_interval_is_the_weighted_mean_of_predicate_rates(demo_repo
     ]
     row = intervals_frame([r]).set_index("key").loc["singling_out"]
     assert row["chance"] == so.chance
+
+
+def test_sbls_intervals_in_the_report_are_the_analysis_modules(demo_report):
+    """JSON `sbls.intervals`, the LaTeX/Markdown and HTML tables, the comparisons: one call."""
+    from voxmetrics.analysis.sbls import SBLSOptions, compare_sbls, default_attack, sbls_intervals
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+    from voxmetrics.report.tables import results_tables
+
+    st = demo_report.study
+    attack = default_attack(st.get("anon-mild"))
+    ivs = sbls_intervals(attack, SBLSOptions(), n_boot=60, seed=st.settings.seed)
+    block = demo_report.to_dict()["conditions"]["anon-mild"]["sbls"]
+    assert block["intervals"] == {k: [iv.low, iv.high] for k, iv in ivs.items()}
+    for key, (low, high) in block["intervals"].items():
+        assert low <= block[key] <= high, key
+    table = results_tables(demo_report)["sbls"].set_index("Condition")
+    iv = ivs["sbls"]
+    assert table.loc["anon-mild", "SBLS"] == f"{iv.estimate:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
+    overview = results_tables(demo_report)["overview"].set_index("Condition")
+    assert overview.loc["anon-mild", "SBLS"] == table.loc["anon-mild", "SBLS"]
+    page = study_report_html(demo_report)
+    assert "SBLS 95% CI" in page and f"[{iv.low:.3f}, {iv.high:.3f}]" in page
+    section = page.split('id="intervals"', 1)[1].split("</section>", 1)[0]
+    assert "P_subgroup" in section and "SBLS" in section  # the intervals table lists SBLS too
+    # the report card shows the SBLS interval beside the value
+    card = demo_report.card.frame("text").set_index("Condition")
+    assert card.loc["anon-mild", "SBLS"] == table.loc["anon-mild", "SBLS"]
+    # the comparison against the first condition carries SBLS, paired on the study's draws
+    comp = demo_report.comparisons["anon-mild vs plain"]
+    speakers = sorted({str(s) for c in st.conditions for s in c.eval.trial_speakers})
+    draws = SpeakerDraws.draw(speakers, n_boot=60, seed=st.settings.seed)
+    lib = compare_sbls(default_attack(st.get("plain")), attack, draws)
+    assert {k: comp[k].to_dict() for k in lib} == {k: c.to_dict() for k, c in lib.items()}
+
+
+def test_without_bootstrap_the_sbls_block_has_no_intervals():
+    sr = build_study_report(demo_study(n_speakers=6), bootstrap=0)
+    block = sr.to_dict()["conditions"]["anon-mild"]["sbls"]
+    assert block is not None and "intervals" not in block
+    from voxmetrics.report.tables import results_tables
+
+    assert not results_tables(sr)["sbls"]["SBLS"].str.contains("[", regex=False).any()
+
+
+def test_compare_conditions_sbls_draws_its_own_speakers_when_needed():
+    """Draws over other speakers than the attacked ones: both attacks share new draws."""
+    import numpy as np
+
+    from voxmetrics.analysis.sbls import compare_sbls, default_attack
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+    from voxmetrics.report import compare_conditions_sbls
+
+    st = demo_study(n_speakers=8)
+    a, b = default_attack(st.get("plain")), default_attack(st.get("anon-mild"))
+    other = SpeakerDraws.draw(["nobody"], n_boot=30, seed=4)
+    got = compare_conditions_sbls(st.get("plain"), st.get("anon-mild"), other)
+    union = sorted(set(np.r_[a.speakers, b.speakers].tolist()))
+    want = compare_sbls(a, b, SpeakerDraws.draw(union, n_boot=30, seed=4))
+    assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in want.items()}
+    bare = Condition("bare", eval=st.get("plain").eval)
+    assert compare_conditions_sbls(bare, st.get("anon-mild"), other) == {}

@@ -29,7 +29,8 @@ from voxmetrics.metrics.eer import eer, eer_rocch
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.srd import srd
 from voxmetrics.metrics.zebra import zebra
-from voxmetrics.report import NO_COMPLETE_TRIAL, evaluate
+from voxmetrics.report import evaluate
+from voxmetrics.report.condition import NO_COMPLETE_TRIAL
 
 N_PER_SEX = 6
 TRIALS_PER_SPEAKER = 3
@@ -760,3 +761,121 @@ def test_cli_scheduler_refuses_by(tmp_path, capsys):
     sm.to_long_frame().to_parquet(tmp_path / "s.parquet")
     code = main(["evaluate", str(tmp_path / "s.parquet"), "--scheduler", "local", "--by", "sex"])
     assert code == 2 and "--by cannot be used with --scheduler" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------- intervals of a sparse list
+
+
+def _sparse_with_complete_rows(seed: int, decimals: int):
+    """40 trials of 8 speakers: a random trial list where trials 0-9 are complete."""
+    rng = np.random.default_rng(seed)
+    n_t, n_e = 40, 8
+    t = np.concatenate([np.arange(n_e), rng.integers(0, n_e, n_t - n_e)])
+    s = rng.normal(0, 1, (n_t, n_e)).round(decimals)
+    s[np.arange(n_t), t] += 1.5
+    mask = rng.random((n_t, n_e)) < 0.6
+    mask[np.arange(n_t), t] = rng.random(n_t) < 0.9
+    mask[np.arange(n_t), (t + 1) % n_e] = True
+    mask[:10] = True
+    enrol = np.array([f"s{j}" for j in range(n_e)])
+    sm = ScoreMatrix.from_arrays(
+        s,
+        trial_ids=[f"u{i:02d}" for i in range(n_t)],
+        trial_speakers=enrol[t],
+        enrol_speakers=enrol,
+        mask=mask,
+    )
+    return sm, s, t, mask
+
+
+@pytest.mark.parametrize(("seed", "decimals", "ties"), [(5, 1, "reference"), (6, 3, "attacker")])
+def test_sparse_intervals_equal_reevaluating_each_resampled_pair_list(seed, decimals, ties):
+    """Slow reference: each replicate's trial list rebuilt and every number recomputed."""
+    import reference_pooled as ref
+
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+
+    sm, s, t, mask = _sparse_with_complete_rows(seed, decimals)
+    n_boot = 40
+    r = evaluate(sm, bootstrap=n_boot, seed=3, ties=ties)
+    full = sm.complete_rows()
+    assert full is not None and full.n_trials >= 10
+    draws = SpeakerDraws.draw(sm.trial_speakers, n_boot=n_boot, seed=3)
+    inv, inv_full = draws.index(sm.trial_speakers), draws.index(full.trial_speakers)
+    own = np.zeros(mask.shape, dtype=bool)
+    own[np.arange(t.size), t] = True
+    first = ties == "reference"
+    for b in range(n_boot):
+        c = draws.counts[b]
+        idx = np.concatenate([np.repeat(np.flatnonzero(inv == j), c[j]) for j in range(c.size)])
+        listed, mated = mask[idx], own[idx]
+        tar, non = s[idx][listed & mated], s[idx][listed & ~mated]
+        reps = {k: r.replicates.reps[k][b] for k in ("eer", "eer_rocch", "cllr", "min_cllr")}
+        if tar.size == 0:
+            assert all(math.isnan(v) for v in reps.values())
+            continue
+        assert reps["cllr"] == pytest.approx(cllr(tar, non), rel=1e-12)
+        assert reps["eer_rocch"] == pytest.approx(ref.eer_rocch(tar, non, first), abs=1e-12)
+        assert reps["min_cllr"] == pytest.approx(ref.min_cllr(tar, non, first), abs=1e-12)
+        # the replicate EER is eer_from_runs of the reweighted runs: SpeechBrain's EER of the
+        # resampled pairs up to one ROC step (widened by a group of tied non-targets)
+        step = 1 / tar.size + np.unique(non, return_counts=True)[1].max() / non.size
+        assert reps["eer"] == pytest.approx(eer(tar, non), abs=step)
+        rows = np.concatenate(
+            [np.repeat(np.flatnonzero(inv_full == j), c[j]) for j in range(c.size)]
+        )
+        link = r.replicates.reps["linkability"][b]
+        if rows.size == 0:
+            assert math.isnan(link)
+        else:
+            assert link == pytest.approx(linkability(full.scores[rows], full.targets[rows]))
+    top = r.to_dict()["intervals"]
+    for k in ("eer", "eer_rocch", "cllr", "min_cllr", "linkability"):
+        low, high = top[k]
+        assert low <= high, k
+        iv = r.intervals[k]
+        assert (iv.low, iv.high) == (low, high)
+    assert len(top["linkability_vs_n"]) == len(r.to_dict()["linkability_vs_n"])
+    # deterministic by seed
+    assert evaluate(sm, bootstrap=n_boot, seed=3, ties=ties).to_dict()["intervals"] == top
+
+
+def test_a_complete_list_in_long_form_has_the_dense_intervals():
+    sm = _full_matrix()
+    data = read_scores(
+        _long(sm, np.ones(sm.shape, bool)).to_csv(index=False).encode(), name="s.csv"
+    )
+    a = evaluate(sm, cross_calibrate=3, bootstrap=30, seed=4).to_dict()
+    b = evaluate(data, cross_calibrate=3, bootstrap=30, seed=4).to_dict()
+    assert a["intervals"] == b["intervals"] and a["intervals"]["eer"] is not None
+
+
+def test_the_sparse_replicates_of_a_complete_mask_equal_the_dense_ones():
+    """The listed-pair path itself (mask of every pair) against the complete-matrix path."""
+    from voxmetrics.metrics.uncertainty import SpeakerDraws, condition_replicates
+
+    sm = _full_matrix(2)
+    s, t, spk = sm.scores, sm.targets, sm.trial_speakers
+    d = SpeakerDraws.draw(spk, n_boot=50, seed=1)
+    dense = condition_replicates(s, t, spk, d)
+    listed = condition_replicates(
+        s, t, spk, d, mask=np.ones(s.shape, dtype=bool), complete=(s, t, spk)
+    )
+    assert list(listed.estimates) == list(dense.estimates)
+    for k, v in dense.reps.items():
+        np.testing.assert_allclose(listed.reps[k], v, rtol=1e-12, atol=1e-15, err_msg=k)
+        assert listed.estimates[k] == pytest.approx(dense.estimates[k], rel=1e-12), k
+    np.testing.assert_array_equal(listed.curve_reps, dense.curve_reps)
+
+
+def test_sparse_list_without_complete_trials_has_pairwise_intervals_only():
+    sm = _full_matrix()
+    data = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
+    r = evaluate(data, bootstrap=30, seed=1).to_dict()
+    top = r["intervals"]
+    for k in ("eer", "eer_rocch", "cllr", "min_cllr"):
+        assert top[k][0] <= r[k] + 0.5 and top[k][0] <= top[k][1], k
+    assert top["linkability"] is None and top["linkability_vs_n"] is None
+    assert r["linkability"] is None and r["srd"] is None and r["lid"] is None
+    assert r["zebra"]["intervals"]["d_ece"][0] <= r["zebra"]["intervals"]["d_ece"][1]
+    json.dumps(r, allow_nan=False)

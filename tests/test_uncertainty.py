@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_pooled import chance_levels_reference
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.baseline import baseline_metrics
 from voxmetrics.metrics.eer import eer
 from voxmetrics.metrics.legal import linkability_curve
 from voxmetrics.metrics.pools import SortedPools
+from voxmetrics.metrics.ranks import entry_ranks, row_blocks
 from voxmetrics.metrics.srd import srd
 from voxmetrics.metrics.uncertainty import (
     SpeakerDraws,
@@ -197,6 +199,54 @@ def test_chance_alid_and_pdr_are_exact_expectations_over_the_column():
     c = chance_levels(s, calibration=cal, n_draws=10)
     assert c.values["alid"] == pytest.approx(every.mean())
     assert c.values["pdr"] == pytest.approx((every > 0).mean())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(2, 9),
+    st.integers(1, 4),
+    st.integers(0, 10_000),
+    st.sampled_from([np.float32, np.float64]),
+    st.sampled_from(["reference", "attacker"]),
+)
+def test_entry_ranks_equal_rankdata_of_every_entry(n_rows, n, d, seed, dtype, ties):
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(seed)
+    s = rng.integers(-3, 3, size=(n_rows, n)).astype(dtype)  # many ties, -0.0 and +0.0 alike
+    s[s == 0] *= -1
+    cols = rng.integers(0, n, size=(d, n_rows))
+    ref = rankdata(-s.astype(np.float64), method="max" if ties == "reference" else "min", axis=1)
+    got = entry_ranks(s, cols, ties=ties)
+    np.testing.assert_array_equal(got, ref[np.arange(n_rows), cols])
+
+
+def test_entry_ranks_hand_computed():
+    s = np.array([[2.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
+    assert entry_ranks(s, [[0, 0], [1, 2]]).tolist() == [[2, 2], [3, 3]]
+    assert entry_ranks(s, [[0, 0], [1, 2]], ties="attacker").tolist() == [[1, 2], [3, 3]]
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chance_levels_equal_the_rankdata_reference(ties, dtype, monkeypatch):
+    from voxmetrics.metrics import ranks, uncertainty
+    from voxmetrics.metrics.lid import LIDCalibration
+
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 40)  # several row blocks
+    monkeypatch.setattr(uncertainty, "CHUNK_ELEMENTS", 20)  # and several chunks in each
+    rng = np.random.default_rng(9)
+    s = np.round(rng.normal(size=(23, 11)), 1).astype(dtype)  # ties inside rows
+    assert len(row_blocks(23, 11)) > 3
+    cal = LIDCalibration(w=1.7, b=0.0, prior_log_odds=math.log(1 / 10), n_pairs=0)
+    got = chance_levels(s, calibration=cal, n_draws=30, seed=3, ties=ties)
+    ref, grid = chance_levels_reference(s, calibration=cal, n_draws=30, seed=3, ties=ties)
+    for k, v in ref.items():
+        assert got.values[k] == pytest.approx(v, rel=1e-12, abs=1e-15), k
+    for k in ("linkability", "mean_d", "idr", "max_d", "max_d_q95", "pdr"):
+        assert got.values[k] == ref[k], k  # counts and ranks: exactly
+    np.testing.assert_array_equal(got.curve_n, grid)
 
 
 def test_holm_hand_computed():

@@ -407,7 +407,7 @@ def _parser() -> argparse.ArgumentParser:
         "--by",
         metavar="ATTR",
         help="also evaluate each value of this per-trial attribute (e.g. sex) on its own trials "
-        "and enrolled identities; adds \"by\": {ATTR: {VALUE: {...}}} to the JSON",
+        'and enrolled identities; adds "by": {ATTR: {VALUE: {...}}} to the JSON',
     )
     ev.add_argument(
         "--trial-attributes",
@@ -514,9 +514,7 @@ def _parser() -> argparse.ArgumentParser:
         help="attacker of the condition, shown in the figure's legend",
     )
     leg.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
-    leg.add_argument(
-        "--html", metavar="OUT", help="write the figure as a self-contained HTML page"
-    )
+    leg.add_argument("--html", metavar="OUT", help="write the figure as a self-contained HTML page")
 
     sb = sub.add_parser(
         "sbls",
@@ -528,7 +526,8 @@ def _parser() -> argparse.ArgumentParser:
             "leakage. The attacker is an uploaded predictions file (utt_id, attribute, class, "
             "score or utt_id, attribute, predicted) or the built-in logistic regression on "
             "--embeddings, trained on the dev split of the original (--original) or anonymised "
-            "embeddings. True labels are the metadata's attribute columns."
+            "embeddings. True labels are the metadata's attribute columns. With --bootstrap B "
+            "the JSON carries `intervals`, {sbls|p_attr|p_assoc|p_subgroup: [low, high]}."
         ),
     )
     sb.add_argument("--metadata", metavar="META", required=True, help="metadata CSV")
@@ -551,6 +550,16 @@ def _parser() -> argparse.ArgumentParser:
         "--weights", default="0.4,0.4,0.2", help="w_attr,w_assoc,w_sub (default 0.4,0.4,0.2)"
     )
     sb.add_argument("--min-group-size", type=int, default=30, help="smallest subgroup used")
+    sb.add_argument(
+        "--bootstrap",
+        metavar="B",
+        type=int,
+        default=0,
+        help="speaker-level bootstrap replicates for the 95%% `intervals` of sbls, p_attr, "
+        "p_assoc and p_subgroup (the attacker trained once, the speakers resampled; needs a "
+        "speaker column; default 0 = none)",
+    )
+    sb.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     sb.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     rep = sub.add_parser(
@@ -618,7 +627,10 @@ def _parser() -> argparse.ArgumentParser:
             "both), and p_adjusted, Holm's adjustment over all numbers compared (family-wise "
             "error control). Prints one JSON object {metric: {a, b, difference, interval, "
             "p_value, p_adjusted}}. Sample maxima (lid_max, max_d, log10_l) get no interval: "
-            "compare their q95 quantiles. Exit status: 0 success, 2 bad input."
+            "compare their q95 quantiles. When both conditions have embeddings with attribute "
+            "columns, sbls, p_attr, p_assoc and p_subgroup are compared too (the default "
+            "attacker of each, trained once), with Holm's adjustment over these four. Exit "
+            "status: 0 success, 2 bad input."
         ),
     )
     cmp_.add_argument("study", metavar="STUDY.vxm", help="the study file")
@@ -1082,9 +1094,16 @@ def _legal(args: argparse.Namespace) -> int:
 
 
 def _sbls(args: argparse.Namespace) -> int:
+    from voxmetrics.analysis.sbls import (
+        Attack,
+        SBLSOptions,
+        attack_sbls,
+        embedding_set_attack,
+        sbls_intervals,
+    )
     from voxmetrics.data.predictions import join_predictions
     from voxmetrics.data.readers import read_table
-    from voxmetrics.metrics.sbls import attribute_columns, sbls, sbls_embeddings
+    from voxmetrics.metrics.sbls import attribute_columns
 
     try:
         weights = tuple(float(w) for w in args.weights.split(","))
@@ -1092,12 +1111,11 @@ def _sbls(args: argparse.Namespace) -> int:
         raise VoxMetricsInputError(
             f"--weights '{args.weights}': give three numbers separated by commas."
         ) from None
+    check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+    if args.bootstrap < 0:
+        raise VoxMetricsInputError("--bootstrap must be >= 0 (0 = no intervals).")
     _check_outputs([args.json])
-    options = {
-        "weights": weights,
-        "subgroup_lambda": args.lam,
-        "min_group_size": args.min_group_size,
-    }
+    options = SBLSOptions(weights, args.lam, args.min_group_size)  # type: ignore[arg-type]
     if args.predictions:
         for p in (args.metadata, args.predictions):
             check_input_path(p)
@@ -1106,11 +1124,24 @@ def _sbls(args: argparse.Namespace) -> int:
             raise VoxMetricsInputError(f"{args.metadata}: the metadata needs a utt_id column.")
         if "split" in meta.columns:
             meta = meta[meta["split"].astype(str) == args.split]
+        if args.bootstrap and "speaker" not in meta.columns:
+            raise VoxMetricsInputError(
+                f"{args.metadata}: the bootstrap resamples speakers, so the metadata needs a "
+                "speaker column; add one or leave out --bootstrap."
+            )
         names = attribute_columns(meta)
         utt = meta["utt_id"].astype(str).to_numpy()
         predictions = join_predictions(args.predictions, utt, names, name=args.predictions)
         names = [a for a in names if a in predictions]
-        result = sbls({a: meta[a].to_numpy() for a in names}, predictions, **options)
+        speakers = meta["speaker"] if "speaker" in meta.columns else meta["utt_id"]
+        attack = Attack(
+            labels={a: meta[a].to_numpy() for a in names},
+            predictions=predictions,
+            speakers=speakers.astype(str).to_numpy(),
+            utt_ids=utt,
+            attacker="uploaded predictions",
+            key=args.predictions,
+        )
     else:
         anonymised = _read_embeddings(args.embeddings, args.metadata, args.system, args.ark_root)
         original = (
@@ -1118,10 +1149,15 @@ def _sbls(args: argparse.Namespace) -> int:
             if args.original
             else None
         )
-        result = sbls_embeddings(
-            anonymised, original=original, attacker=args.attacker, split=args.split, **options
+        attack = embedding_set_attack(
+            anonymised, original=original, attacker=args.attacker, split=args.split
         )
-    text = json.dumps(result.to_dict(), indent=2)
+    result = attack_sbls(attack, options)
+    out = result.to_dict()
+    if args.bootstrap:
+        ivs = sbls_intervals(attack, options, n_boot=args.bootstrap, seed=args.seed, result=result)
+        out["intervals"] = {k: [iv.low, iv.high] for k, iv in ivs.items()}
+    text = json.dumps(out, indent=2)
     print(text)
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
@@ -1371,11 +1407,37 @@ def _extract(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _no_huge_page_compaction() -> Any:
+    """NumPy's large arrays on ordinary pages while the command runs (unless the user chose).
+
+    NumPy asks the kernel for transparent huge pages on arrays of 4 MB and more; where the
+    kernel then compacts memory to find them (``defrag = madvise``, a common default), the
+    first touch of a score matrix or its sorted copy costs about 1 s of system time per
+    400 MB, against 0.2 s on ordinary pages. ``NUMPY_MADVISE_HUGEPAGE`` set by the user wins.
+    """
+    try:
+        from numpy._core.multiarray import _get_madvise_hugepage, _set_madvise_hugepage
+    except ImportError:  # pragma: no cover - another NumPy layout: leave it as it is
+        yield
+        return
+    if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        yield
+        return
+    before = _get_madvise_hugepage()
+    _set_madvise_hugepage(False)
+    try:
+        yield
+    finally:
+        _set_madvise_hugepage(before)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     with warnings.catch_warnings(record=True) as caught, contextlib.ExitStack() as stack:
         warnings.simplefilter("always")
+        stack.enter_context(_no_huge_page_compaction())
         try:
             limits = get_limits()
             overrides = dict(parse_limit(text) for text in getattr(args, "limit", []))

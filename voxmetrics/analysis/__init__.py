@@ -1,4 +1,4 @@
-"""Derived tables and analyses of each metric family, shared by the CLI, the report and the dashboard.
+"""Derived tables and analyses of each metric family, shared by the CLI, report and dashboard.
 
 The metrics' math lives in :mod:`voxmetrics.metrics`; the figures in :mod:`voxmetrics.plots`.
 Here is what sits between them: the options a user picks, the attacks and per-trial views built

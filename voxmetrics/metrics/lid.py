@@ -45,7 +45,7 @@ from scipy.special import log_softmax
 from voxmetrics._types import LID_VARIANT_ALIASES, LIDVariant
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
-from voxmetrics.metrics.ranks import row_blocks, target_ranks
+from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks, target_ranks
 
 __all__ = [
     "LID_VARIANTS",
@@ -582,7 +582,7 @@ def lid_rows(
     p_out = np.empty(s.shape[0])
     n_deg = 0
     log_n = math.log(s.shape[1])
-    for rows in row_blocks(*s.shape):
+    for rows in row_blocks(*s.shape, CHUNK_ELEMENTS):  # one value per row: any chunking
         z, deg = row_znorm(s[rows], ddof=ddof)
         n_deg += int(deg.sum())
         llr = w * z + (b - prior)

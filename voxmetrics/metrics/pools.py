@@ -369,8 +369,17 @@ class SortedPools:
             from voxmetrics.metrics.ranks import row_blocks  # ranks imports this module
 
             total = sq = 0.0
-            for rows in row_blocks(*scores.shape):
-                block = scores[rows].astype(np.float64)
+            # one float64 buffer for every block (a block-sized array allocated per block is
+            # mapped afresh each time); same values, same sums
+            blocks = row_blocks(*scores.shape)
+            buf = np.empty((blocks[0].stop - blocks[0].start) * scores.shape[1])
+            for rows in blocks:
+                src = scores[rows]
+                if src.flags.c_contiguous:
+                    block = buf[: src.size].reshape(src.shape)
+                    np.copyto(block, src)
+                else:
+                    block = src.astype(np.float64)
                 total += float(block.sum())
                 block -= c
                 # numpy's pairwise sum, not a BLAS dot (whose order depends on its threads):

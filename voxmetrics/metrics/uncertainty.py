@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
-from scipy.stats import rankdata
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
@@ -49,7 +48,12 @@ from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, row_znorm
 from voxmetrics.metrics.pools import RunCounts, SortedPools, Ties, check_ties, pav_runs
-from voxmetrics.metrics.ranks import BLOCK_ELEMENTS, row_blocks, target_ranks
+from voxmetrics.metrics.ranks import (
+    CHUNK_ELEMENTS,
+    entry_ranks,
+    row_blocks,
+    target_ranks,
+)
 from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
 
 __all__ = [
@@ -281,6 +285,8 @@ class ConditionReplicates:
 
     def curve_band(self, confidence: float = 0.95) -> NDArray[np.float64]:
         """(G, 3) rows [N', low, high] of the linkability curve's pointwise interval."""
+        if self.curve_n.size == 0:  # no complete trial: no curve
+            return np.zeros((0, 3))
         a = (1.0 - confidence) / 2
         lo, hi = np.nanquantile(self.curve_reps, [a, 1 - a], axis=0)
         return np.column_stack([self.curve_n, lo, hi])
@@ -316,6 +322,8 @@ def condition_replicates(
     pools: SortedPools | None = None,
     estimates: Mapping[str, float | None] | None = None,
     q: float = WORST_Q,
+    mask: ArrayLike | None = None,
+    complete: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
 ) -> ConditionReplicates:
     """Every headline number of one condition under the replicate weights ``draws``.
 
@@ -327,23 +335,34 @@ def condition_replicates(
         Speaker of each trial (each must be in ``draws.speakers``).
     draws : SpeakerDraws
         Replicate weights; share one between conditions to pair them.
-    lid : array_like, shape (T,), optional
-        Per-trial LID (bits) under the condition's fixed calibration; adds the LID numbers.
+    lid : array_like, optional
+        Per-trial LID (bits) under the condition's fixed calibration, one per trial of the
+        1-to-N metrics (every trial, or each trial of ``complete``); adds the LID numbers.
     ties : {"reference", "attacker"}
         Tie rule of the pooled metrics.
     pools : SortedPools, optional
-        The matrix's pools when already built.
+        The matrix's pools (of its listed pairs, with ``mask``) when already built.
     estimates : mapping, optional
         Full-data values to report instead of the ones recomputed here (e.g. the exact EER).
     q : float
         Quantile reported beside each maximum.
+    mask : array_like of bool, shape (T, N), optional
+        A sparse trial list: the listed pairs (unlisted scores may be NaN). The pairwise
+        numbers (EER, ROCCH-EER, Cllr, min Cllr, ZEBRA) of a replicate are those of the listed
+        pairs of its resampled trials; the 1-to-N numbers (linkability, its curve, SRD, LID)
+        come from ``complete``.
+    complete : (scores, targets, speakers), optional
+        With ``mask``: the complete trials that the 1-to-N numbers rank
+        (:meth:`~voxmetrics.data.model.ScoreMatrix.complete_rows`); None when there are none
+        (those numbers are then absent). Without ``mask`` the matrix itself.
 
     Returns
     -------
     ConditionReplicates
         Keys ``eer, eer_rocch, cllr, min_cllr, linkability, mean_d, idr, max_d, max_d_q95,
         d_ece, log10_l, log10_l_q95`` and, with ``lid``, ``alid, pdr, ndr, lid_plus,
-        lid_minus, lid_max, lid_q95``.
+        lid_minus, lid_max, lid_q95`` (a sparse list without complete trials: the pairwise
+        ones only, and an empty curve).
 
     Examples
     --------
@@ -354,6 +373,51 @@ def condition_replicates(
     (1.0, 1.0)
     """
     check_ties(ties)
+    s, t = _matrix_and_targets(scores, targets)
+    inv = draws.index(speakers)
+    if inv.size != s.shape[0]:
+        raise VoxMetricsInputError(
+            f"`speakers` must give one speaker per trial ({s.shape[0]}), got {inv.size}."
+        )
+    m = None
+    if mask is not None:
+        m = np.asarray(mask, dtype=bool)
+        if m.shape != s.shape:
+            raise VoxMetricsInputError(
+                f"`mask` has shape {m.shape} but the scores {s.shape}; give one per score."
+            )
+    elif complete is None:
+        complete = (s, t, speakers)
+    est: dict[str, float | None] = {}
+    reps: dict[str, NDArray[np.float64]] = {}
+    grid = np.zeros(0, dtype=np.int64)
+    curve, curve_reps = np.zeros(0), np.zeros((draws.n_boot, 0))
+    if complete is not None:
+        s1, t1 = _matrix_and_targets(complete[0], complete[1])
+        inv1 = draws.index(complete[2])
+        if inv1.size != s1.shape[0]:
+            raise VoxMetricsInputError(
+                f"the complete trials need one speaker each ({s1.shape[0]}), got {inv1.size}."
+            )
+        grid, curve, curve_reps = _one_to_n_replicates(s1, t1, inv1, draws, est, reps, ties, q)
+    _pairwise_replicates(s, t, inv, draws, est, reps, ties, pools, q, m)
+    if lid is not None and complete is not None:
+        x = np.asarray(lid, dtype=np.float64).ravel()
+        if x.shape != (inv1.size,):
+            raise VoxMetricsInputError(
+                f"`lid` must have one value per trial of the 1-to-N metrics ({inv1.size})."
+            )
+        lid_est, lid_reps = _lid_replicates(x, draws.counts, inv1, q)
+        est.update(lid_est)
+        reps.update(lid_reps)
+    if estimates:
+        est.update({k: v for k, v in estimates.items() if k in est})
+    return ConditionReplicates(est, reps, grid, curve, curve_reps)
+
+
+def _matrix_and_targets(
+    scores: ArrayLike, targets: ArrayLike
+) -> tuple[NDArray[np.floating], NDArray[np.intp]]:
     s = np.asarray(scores)
     if s.dtype not in (np.float32, np.float64):
         s = s.astype(np.float64)
@@ -362,24 +426,30 @@ def condition_replicates(
         raise VoxMetricsInputError(
             f"`scores` must be a T x N matrix with one target per row; got {s.shape} and {t.shape}."
         )
-    n_trials, n = s.shape
-    inv = draws.index(speakers)
-    if inv.size != n_trials:
-        raise VoxMetricsInputError(
-            f"`speakers` must give one speaker per trial ({n_trials}), got {inv.size}."
-        )
+    return s, t
+
+
+def _one_to_n_replicates(
+    s: NDArray[np.floating],
+    t: NDArray[np.intp],
+    inv: NDArray[np.intp],
+    draws: SpeakerDraws,
+    est: dict[str, float | None],
+    reps: dict[str, NDArray[np.float64]],
+    ties: Ties,
+    q: float,
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """Linkability, its curve and the SRD numbers of complete trials into ``est`` / ``reps``."""
+    n = s.shape[1]
     n_spk = draws.speakers.size
     w = draws.counts.astype(np.float64)  # (B, S)
     n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)  # trials per replicate
     with np.errstate(invalid="ignore", divide="ignore"):
         n_b = np.where(n_b > 0, n_b, np.nan)
-    est: dict[str, float | None] = {}
-    reps: dict[str, NDArray[np.float64]] = {}
 
     def mean_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return (w @ _spk_sum(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
 
-    # 1-to-N: ranks -> linkability, its curve, the SRD histogram
     # linkability and its curve: ties go to the true speaker (as the authors' code); the SRD
     # ranks follow ``ties``
     link_ranks = target_ranks(s, t, ties="attacker")
@@ -396,25 +466,75 @@ def condition_replicates(
         est[k] = float(v[0])
     for k, v in _srd_from_hist(w @ onehot, q).items():
         reps[k] = v
+    return grid, curve, curve_reps
 
-    # 1-to-1: Cllr by per-speaker sums; the rest on reweighted runs
+
+def _pairwise_replicates(
+    s: NDArray[np.floating],
+    t: NDArray[np.intp],
+    inv: NDArray[np.intp],
+    draws: SpeakerDraws,
+    est: dict[str, float | None],
+    reps: dict[str, NDArray[np.float64]],
+    ties: Ties,
+    pools: SortedPools | None,
+    q: float,
+    mask: NDArray[np.bool_] | None,
+) -> None:
+    """EER, ROCCH-EER, Cllr, min Cllr and ZEBRA of the (listed) pairs into ``est`` / ``reps``."""
+    n_trials, n = s.shape
+    n_spk = draws.speakers.size
+    w = draws.counts.astype(np.float64)  # (B, S)
+    # Cllr by per-speaker sums; the rest on reweighted runs
     tar_term = np.zeros(n_trials)
     non_term = np.zeros(n_trials)
     rows = np.arange(n_trials)
     for blk in row_blocks(n_trials, n):
         sb = s[blk].astype(np.float64)
-        mated = sb[rows[: sb.shape[0]], t[blk]]
-        tar_term[blk] = np.logaddexp(0.0, -mated)
-        non_term[blk] = np.logaddexp(0.0, sb).sum(axis=1) - np.logaddexp(0.0, mated)
+        r = rows[: sb.shape[0]]
+        mated = sb[r, t[blk]]
+        if mask is None:
+            tar_term[blk] = np.logaddexp(0.0, -mated)
+            non_term[blk] = np.logaddexp(0.0, sb).sum(axis=1) - np.logaddexp(0.0, mated)
+        else:  # the listed pairs only (unlisted scores may be NaN: never summed)
+            mb = mask[blk].copy()
+            own = mb[r, t[blk]]
+            mb[r, t[blk]] = False
+            tar_term[blk] = np.where(own, np.logaddexp(0.0, -np.where(own, mated, 0.0)), 0.0)
+            non_term[blk] = np.where(mb, np.logaddexp(0.0, np.where(mb, sb, 0.0)), 0.0).sum(1)
     c_tar = w @ _spk_sum(tar_term, inv, n_spk)
     c_non = w @ _spk_sum(non_term, inv, n_spk)
-    est["cllr"] = float(0.5 * (tar_term.mean() + non_term.sum() / (n_trials * (n - 1))) / _LN2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        reps["cllr"] = 0.5 * (c_tar / n_b + c_non / (n_b * (n - 1))) / _LN2
+    if mask is None:
+        n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n_b = np.where(n_b > 0, n_b, np.nan)
+        est["cllr"] = float(0.5 * (tar_term.mean() + non_term.sum() / (n_trials * (n - 1))) / _LN2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps["cllr"] = 0.5 * (c_tar / n_b + c_non / (n_b * (n - 1))) / _LN2
+    else:
+        own_listed = mask[rows, t]
+        n_tar_t = own_listed.astype(np.float64)  # listed mated pairs of each trial
+        n_non_t = mask.sum(axis=1) - n_tar_t  # listed non-mated pairs of each trial
+        n_tar_b = w @ _spk_sum(n_tar_t, inv, n_spk)
+        n_non_b = w @ _spk_sum(n_non_t, inv, n_spk)
+        est["cllr"] = float(
+            0.5 * (tar_term.sum() / n_tar_t.sum() + non_term.sum() / n_non_t.sum()) / _LN2
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps["cllr"] = np.where(
+                (n_tar_b > 0) & (n_non_b > 0),
+                0.5 * (c_tar / n_tar_b + c_non / n_non_b) / _LN2,
+                np.nan,
+            )
 
     if pools is None:
-        pools = SortedPools.from_matrix(s, t)
-    per_speaker = speaker_run_counts(pools, s, t, inv, n_spk)
+        if mask is None:
+            pools = SortedPools.from_matrix(s, t)
+        else:
+            own = np.zeros(s.shape, dtype=bool)
+            own[rows, t] = True
+            pools = SortedPools.from_pools(s[mask & own], s[mask & ~own])
+    per_speaker = speaker_run_counts(pools, s, t, inv, n_spk, mask=mask)
     ref = ties == "reference"
     keys = ("eer", "eer_rocch", "min_cllr", "d_ece", "log10_l", "log10_l_q95")
     for k in keys:
@@ -444,17 +564,6 @@ def condition_replicates(
             if rc.n_tar > 0 and rc.n_non > 0:
                 for k, v in pooled(rc).items():
                     reps[k][start + i] = v
-
-    if lid is not None:
-        x = np.asarray(lid, dtype=np.float64).ravel()
-        if x.shape != (n_trials,):
-            raise VoxMetricsInputError(f"`lid` must have one value per trial ({n_trials}).")
-        lid_est, lid_reps = _lid_replicates(x, draws.counts, inv, q)
-        est.update(lid_est)
-        reps.update(lid_reps)
-    if estimates:
-        est.update({k: v for k, v in estimates.items() if k in est})
-    return ConditionReplicates(est, reps, grid, curve, curve_reps)
 
 
 def _lid_replicates(
@@ -650,8 +759,9 @@ def chance_levels(
     log2(N p_ij) and PDR = mean_ij [p_ij > 1/N] under ``calibration``. The SRD statistics
     (whose plug-in estimates are biased upward when trials are few against N) and the other
     LID aggregates are averaged over ``n_draws`` seeded draws (fewer, but at least 20, when
-    draws x trials would exceed 4 million). The matrix is ranked in row blocks, so memory stays
-    bounded on large matrices. ``ties`` is the SRD ranks' tie rule.
+    draws x trials would exceed 4 million). Each row is sorted once and the drawn entries are
+    located in it by binary search (:func:`~voxmetrics.metrics.ranks.entry_ranks`), in row
+    blocks, so memory stays bounded on large matrices. ``ties`` is the SRD ranks' tie rule.
 
     Examples
     --------
@@ -668,9 +778,12 @@ def chance_levels(
     check_ties(ties)
     n_trials, n = s.shape
     cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
+    blocks = row_blocks(n_trials, n)
+    # one LID buffer for every block (a block-sized array allocated per block is mapped afresh)
+    buf = None if calibration is None else np.empty(max(b.stop - b.start for b in blocks) * n)
     parts = [
-        chance_block(s[blk], cols[:, blk], calibration=calibration, ties=ties)
-        for blk in row_blocks(n_trials, n)
+        chance_block(s[blk], cols[:, blk], calibration=calibration, ties=ties, buf=buf)
+        for blk in blocks
     ]
     return chance_levels_from_blocks(parts, n, q=q)
 
@@ -717,10 +830,12 @@ def chance_block(
     *,
     calibration: LIDCalibration | None = None,
     ties: Ties = "reference",
+    buf: NDArray[np.float64] | None = None,
 ) -> ChanceBlock:
     """The per-row work of :func:`chance_levels` on one block of rows.
 
-    ``columns`` are the block's columns of :func:`chance_columns`. Rows are independent, so
+    ``columns`` are the block's columns of :func:`chance_columns`; ``buf`` (optional, at least
+    rows x N float64) holds the block's LIDs, reused from block to block. Rows are independent, so
     blocks computed anywhere (one machine, or Dask workers) and put together in row order
     with :func:`chance_levels_from_blocks` give the same chance levels; the blocks of
     :func:`~voxmetrics.metrics.ranks.row_blocks` give the same ALID bit for bit.
@@ -732,31 +847,38 @@ def chance_block(
     ([[1, 2]], 3)
     """
     s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
     cb = np.asarray(columns)
     n_rows, n = s.shape
     drawn = np.empty(cb.shape, dtype=np.int32)
-    lid_all = np.empty((n_rows, n)) if calibration is not None else None
-    n_top = n_pos = 0
-    # rows are independent: an eighth of a block at a time bounds the ranking's temporaries
-    step = max(1, BLOCK_ELEMENTS // 8 // max(1, n))
-    for r0 in range(0, n_rows, step):
-        sb = s[r0 : r0 + step].astype(np.float64)
-        r = np.arange(sb.shape[0])
-        c = cb[:, r0 : r0 + step]
-        # rank of every column within its row: #{k : s_ik >= s_ij} (ties against the
+    lid_blk = None
+    if calibration is not None:
+        lid_blk = np.empty(n_rows * n) if buf is None else buf[: n_rows * n]
+        lid_blk = lid_blk.reshape(n_rows, n)
+    n_top = 0
+    # row-wise work in cache-sized chunks; the LID of the whole block is summed at once
+    for ch in row_blocks(n_rows, n, CHUNK_ELEMENTS):
+        sb = s[ch]
+        # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
         # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-        ranks = rankdata(-sb, method="max" if ties == "reference" else "min", axis=1)
-        drawn[:, r0 : r0 + step] = ranks.astype(np.int32)[r, c]
-        n_top += int((rankdata(-sb, method="min", axis=1) == 1).sum())
-        if lid_all is not None and calibration is not None:
+        drawn[:, ch] = entry_ranks(sb, cb[:, ch], ties=ties)
+        # columns ranked first with ties for the attacker: the scores equal to the row max
+        n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
+        if lid_blk is not None and calibration is not None:
             z, _ = row_znorm(sb, ddof=calibration.ddof)
-            lid_all[r0 : r0 + step] = (math.log(n) + log_softmax(calibration.w * z, axis=1)) / _LN2
-    if lid_all is None:
+            out = lid_blk[ch]
+            np.add(math.log(n), log_softmax(calibration.w * z, axis=1), out=out)
+            out /= _LN2
+    if lid_blk is None:
         return ChanceBlock(drawn, None, n_top, 0, 0.0)
-    n_pos = int((lid_all > 0).sum())
-    r = np.arange(n_rows)
-    # one sum over the block's LIDs, as one machine's loop adds them
-    return ChanceBlock(drawn, lid_all[r, cb], n_top, n_pos, float(lid_all.sum()))
+    return ChanceBlock(
+        drawn,
+        lid_blk[np.arange(n_rows), cb],
+        n_top,
+        int((lid_blk > 0).sum()),
+        float(lid_blk.sum()),
+    )
 
 
 def chance_levels_from_blocks(
@@ -782,8 +904,9 @@ def chance_levels_from_blocks(
         lid_sum += b.lid_sum
     values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
     grid = linkability_grid(n)
-    h = np.zeros((n_draws, n))
-    np.add.at(h, (np.repeat(np.arange(n_draws), n_trials), drawn.ravel() - 1), 1.0)
+    # rank histogram of each draw: counts of (draw, rank) pairs (exact integers, as floats)
+    cells = (np.arange(n_draws)[:, None] * n + (drawn - 1)).ravel()
+    h = np.bincount(cells, minlength=n_draws * n).reshape(n_draws, n).astype(np.float64)
     for k, v in _srd_from_hist(h, q).items():
         values[k] = float(np.mean(v))
     if blocks and blocks[0].lid_drawn is not None:

@@ -1,4 +1,4 @@
-"""The study report as one self-contained HTML page (issue 9).
+"""The study report as one self-contained HTML page.
 
 :func:`study_report_html` draws a :class:`~voxmetrics.report.study.StudyReport` as one page:
 every table, the interactive figures of the existing builders, plotly.js embedded once in the
@@ -28,13 +28,15 @@ import plotly.graph_objects as go
 import plotly.offline
 
 from voxmetrics._version import __version__
+from voxmetrics.analysis.lid import lid_table
+from voxmetrics.analysis.srd import srd_table
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
 from voxmetrics.plots.linkage import linkability_vs_n_figure, linkage_table, singling_out_figure
 from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.sbls import components_figure, identity_figure
-from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure, srd_table
+from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
@@ -480,34 +482,17 @@ def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     without = [r.name for r in sr.reports if r.lid is None]
     body = ""
     if with_lid:
-        rows = []
-        for r in sr.reports:
-            if r.lid is None:
-                continue
-            x = r.lid
-            rows.append(
-                {
-                    "Condition": r.name,
-                    "Calibration": x.label,
-                    "w": x.w,
-                    "ALID (bits)": x.alid,
-                    "ALID 95% CI": _interval(r.lid_intervals, "alid", 3),
-                    "PDR": x.pdr,
-                    "NDR": x.ndr,
-                    "LID+ (bits)": x.lid_plus,
-                    "LID− (bits)": x.lid_minus,
-                    "LIDmax (bits)": x.lid_max,
-                    "LID q95 95% CI": _interval(r.lid_intervals, "lid_q95", 2),
-                    "Ceiling log2 N": x.ceiling,
-                    "Rows without evidence": x.n_degenerate,
-                }
-            )
+        table = lid_table(with_lid).drop(columns="b")
+        intervals = [r.lid_intervals for r in sr.reports if r.lid is not None]
+        table.insert(4, "ALID 95% CI", [_interval(iv, "alid", 3) for iv in intervals])
+        table.insert(10, "LID q95 95% CI", [_interval(iv, "lid_q95", 2) for iv in intervals])
+        table = table.rename(columns={"Ceiling log2 N (bits)": "Ceiling log2 N"})
         body += (
             "<p>LID<sub>i</sub> = log<sub>2</sub>(N p<sub>i</sub>) bits: what trial i's "
             "calibrated scores tell the attacker about its speaker, against a random guess among "
             "the N enrolled (0 = nothing; log<sub>2</sub> N = identified).</p>"
             + figure(lid_ccdf_figure(with_lid, colors=colors), "lid_ccdf")
-            + _table(pd.DataFrame(rows), colors=colors)
+            + _table(table, colors=colors)
         )
     if without:
         body += (
@@ -578,6 +563,31 @@ def _range(low: Any, high: Any, digits: int = 3) -> str:
 
 def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
     df = intervals_frame(sr.reports)
+    sbls_rows = [
+        {
+            "condition": name,
+            "key": key,
+            "number": label,
+            "value": iv.estimate,
+            "low": iv.low,
+            "high": iv.high,
+            "chance": None,
+            "excess": None,
+        }
+        for name, ivs in sr.sbls_intervals.items()
+        for key, label in (
+            ("sbls", "SBLS"),
+            ("p_attr", "P_attr"),
+            ("p_assoc", "P_assoc"),
+            ("p_subgroup", "P_subgroup"),
+        )
+        if key in ivs
+        for iv in (ivs[key],)
+    ]
+    if sbls_rows:  # each condition's SBLS rows after its identity rows
+        order = {r.name: k for k, r in enumerate(sr.reports)}
+        df = pd.concat([df, pd.DataFrame(sbls_rows, columns=df.columns)], ignore_index=True)
+        df = df.sort_values("condition", key=lambda c: c.map(order), kind="stable")
     if not sr.settings.bootstrap:
         return _section(
             "intervals",
@@ -599,13 +609,14 @@ def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "intervals",
         f"<p>Every number with its 95 % speaker-level bootstrap interval ({n_boot} replicates: "
         "trial speakers drawn with replacement, enrolled identities and calibration held "
-        "fixed) and, for linkability, LID and SRD, its chance level: the value expected when "
-        "the scores carry no speaker information, on this condition's own scores (each "
-        "trial's identity replaced by a random column). Read the excess over chance: a number "
-        "whose interval contains its chance level is not distinguishable from chance. A sample "
-        "maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a maximum is not "
-        "valid (for LIDmax its upper bound is the estimate itself); its q95 row, the level "
-        "exceeded by 5 % of trials, carries the interval instead.</p>"
+        "fixed; for SBLS and its components the eval speakers of the attacked utterances, the "
+        "attacker held fixed) and, for linkability, LID and SRD, its chance level: the value "
+        "expected when the scores carry no speaker information, on this condition's own "
+        "scores (each trial's identity replaced by a random column). Read the excess over "
+        "chance: a number whose interval contains its chance level is not distinguishable from "
+        "chance. A sample maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a "
+        "maximum is not valid (for LIDmax its upper bound is the estimate itself); its q95 "
+        "row, the level exceeded by 5 % of trials, carries the interval instead.</p>"
         + _table(table, colors=colors, wide=True),
     )
 
@@ -623,7 +634,9 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "speaker-level bootstrap (the same speakers drawn for both conditions). Many numbers "
         "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
         "of one pair, which keeps the chance of any false difference in the pair below the "
-        "level; pairs are not adjusted against each other.</p>"
+        "level; pairs are not adjusted against each other. SBLS and its three components, "
+        "when both conditions have them, form a family of their own (the attacker of each "
+        "condition is trained once, the eval speakers are drawn as for the other numbers).</p>"
     )
     for pair, comp in sr.comparisons.items():
         df = comparison_frame(comp)
@@ -700,18 +713,20 @@ def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> st
 def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     results = {r.name: sr.sbls[r.name] for r in sr.reports if sr.sbls.get(r.name) is not None}
     rows, attrs = [], []
+    intervals = {n: dict(iv) for n, iv in sr.sbls_intervals.items() if n in results}
     for name, s in results.items():
         assert s is not None
-        rows.append(
-            {
-                "Condition": name,
-                "SBLS": s.sbls,
-                "P_attr": s.p_attr,
-                "P_assoc": s.p_assoc,
-                "P_subgroup": s.p_subgroup,
-                "Attacker": s.attacker,
-            }
-        )
+        row: dict[str, Any] = {"Condition": name}
+        for key, label in (
+            ("sbls", "SBLS"),
+            ("p_attr", "P_attr"),
+            ("p_assoc", "P_assoc"),
+            ("p_subgroup", "P_subgroup"),
+        ):
+            row[label] = getattr(s, key)
+            if intervals:
+                row[f"{label} 95% CI"] = _interval(intervals.get(name), key, 3)
+        rows.append({**row, "Attacker": s.attacker})
         attrs += [
             {
                 "Condition": name,
@@ -729,8 +744,14 @@ def _sbls(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
         "(higher is safer, unlike LID). Attacker: the built-in logistic regression trained on "
         "each condition's own anonymised dev embeddings (an informed attacker), the default of "
         "the dashboard and of the <code>sbls</code> command too.</p>"
-        + _table(pd.DataFrame(rows), colors=colors)
-        + figure(components_figure(results), "sbls_components")  # type: ignore[arg-type]
+        + (
+            f"<p>95 % intervals: speaker-level bootstrap ({sr.settings.bootstrap} replicates), "
+            "the attacker held fixed (trained once) and the eval speakers resampled.</p>"
+            if intervals
+            else ""
+        )
+        + _table(pd.DataFrame(rows), colors=colors, wide=bool(intervals))
+        + figure(components_figure(results, intervals or None), "sbls_components")  # type: ignore[arg-type]
     )
     undefined = [n for n, s in results.items() if s is not None and s.sbls is None]
     if undefined:

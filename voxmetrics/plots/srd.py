@@ -1,4 +1,4 @@
-"""Figures and display tables of similarity rank disclosure (the SRD page; Bäckström et al. 2026).
+"""Figures of similarity rank disclosure (the SRD page; Bäckström et al. 2026).
 
 Every builder takes the result objects of :mod:`voxmetrics.metrics.srd` (or the reports that
 carry them) and only arranges their arrays for display: the rank probabilities are
@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from voxmetrics.analysis.srd import mean_d_summary
 from voxmetrics.metrics.srd import BetaBinomialFit, SpeakerSRD, SRDResult
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
 from voxmetrics.report import ConditionReport
@@ -26,15 +25,11 @@ from voxmetrics.report import ConditionReport
 __all__ = [
     "CONDITION_PALETTE",
     "LOSS_DASH",
-    "MeanDSummary",
     "condition_colors",
     "mean_d_bar_figure",
-    "mean_d_summary",
     "rank_distribution_figure",
     "speaker_mean_d_figure",
     "speaker_rank_figure",
-    "srd_table",
-    "zero_rank_counts",
 ]
 
 
@@ -57,18 +52,6 @@ def _fit_label(fit: BetaBinomialFit) -> str:
     return f"{fit.loss} model" + ("" if fit.converged else " (did not converge)")
 
 
-def zero_rank_counts(results: Mapping[str, SRDResult]) -> dict[str, int]:
-    """Number of ranks with no trial, per condition (they cannot be drawn on a log axis).
-
-    Examples
-    --------
-    >>> from voxmetrics.metrics.srd import srd
-    >>> zero_rank_counts({"a": srd([[0.9, 0.1, 0.0], [0.2, 0.8, 0.1]], [0, 1])})
-    {'a': 2}
-    """
-    return {name: int((r.histogram == 0).sum()) for name, r in results.items()}
-
-
 def rank_distribution_figure(
     results: Mapping[str, SRDResult],
     fits: Mapping[str, Sequence[BetaBinomialFit]] | None = None,
@@ -82,10 +65,10 @@ def rank_distribution_figure(
     Bäckström et al. 2026, figure 5: the rank probabilities p_k = h_k / T of each condition as dots,
     the models of that condition as broken lines of the same colour (one dash style per loss), and
     the chance level 1/N dotted. On log-log axes (``log=True``) ranks with p_k = 0 are left out
-    of the data trace (:func:`zero_rank_counts` says how many; a line would bridge them, so the
-    data are dots only) and the y axis starts a little below the smallest non-zero probability,
-    so models falling to tiny values do not squash the data. On linear axes every rank is drawn
-    and the dots are joined.
+    of the data trace (:func:`voxmetrics.analysis.srd.zero_rank_counts` says how many; a line
+    would bridge them, so the data are dots only) and the y axis starts a little below the
+    smallest non-zero probability, so models falling to tiny values do not squash the data. On
+    linear axes every rank is drawn and the dots are joined.
 
     Parameters
     ----------
@@ -205,60 +188,6 @@ def _log_ticks(top: int) -> list[int]:
     if not ticks or top / ticks[-1] > 1.2:
         ticks.append(top)
     return ticks
-
-
-def srd_table(
-    results: Mapping[str, SRDResult], fits: Mapping[str, Sequence[BetaBinomialFit]] | None = None
-) -> pd.DataFrame:
-    """Disclosure statistics of the data and of each model (Bäckström et al. 2026, tables II-III).
-
-    One row each.
-
-    Columns: Condition, Source ("data" or "LL model"...), MeanD (bits), IdR, StDD (bits),
-    MaxD (bits), Spread, α, β, KL (bits), Rank-1 match (bits), Fit. The model columns are empty
-    on data rows; Fit says "converged" or "did not converge" (such fits are listed, not hidden).
-
-    Examples
-    --------
-    >>> from voxmetrics.metrics.srd import srd
-    >>> df = srd_table({"a": srd([[0.9, 0.1], [0.2, 0.8]], [0, 1])})
-    >>> df[["Condition", "Source", "MeanD (bits)", "IdR", "Spread"]].values.tolist()
-    [['a', 'data', 1.0, 1.0, 0.5]]
-    """
-    rows = []
-    for name, r in results.items():
-        rows.append({"Condition": name, "Source": "data", **_stats_row(r.stats), "Fit": "–"})
-        for fit in (fits or {}).get(name, ()):
-            rows.append(
-                {
-                    "Condition": name,
-                    "Source": f"{fit.loss} model",
-                    **_stats_row(fit.stats),
-                    "α": fit.alpha,
-                    "β": fit.beta,
-                    "KL (bits)": fit.kl_bits,
-                    "Rank-1 match (bits)": fit.rank1_match,
-                    "Fit": "converged" if fit.converged else "did not converge",
-                }
-            )
-    columns = [
-        "Condition", "Source", "MeanD (bits)", "IdR", "StDD (bits)", "MaxD (bits)", "Spread",
-        "α", "β", "KL (bits)", "Rank-1 match (bits)", "Fit",
-    ]  # fmt: skip
-    df = pd.DataFrame(rows, columns=columns)
-    for col in ("α", "β", "KL (bits)", "Rank-1 match (bits)"):
-        df[col] = df[col].astype(float)
-    return df
-
-
-def _stats_row(s) -> dict[str, float]:
-    return {
-        "MeanD (bits)": s.mean_d,
-        "IdR": s.idr,
-        "StDD (bits)": s.std_d,
-        "MaxD (bits)": s.max_d,
-        "Spread": s.spread,
-    }
 
 
 def mean_d_bar_figure(
@@ -461,43 +390,6 @@ def speaker_rank_figure(
     fig.update_yaxes(title_text="probability", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="P(rank ≤ k)", range=[0, 1.05], row=1, col=2)
     return fig
-
-
-@dataclass(frozen=True)
-class MeanDSummary:
-    """Max, mean and std of per-speaker MeanD values (legend of Bäckström et al. 2026, fig. 6)."""
-
-    n: int
-    """Speakers with a value."""
-    n_missing: int
-    """Speakers without one (NaN: their fit did not converge)."""
-    max: float
-    """Largest MeanD, bits (NaN when n = 0)."""
-    mean: float
-    """Mean MeanD, bits (NaN when n = 0)."""
-    std: float
-    """Population standard deviation, bits (NaN when n = 0)."""
-
-
-def mean_d_summary(values) -> MeanDSummary:
-    """Summary of per-speaker MeanD values for display, NaNs (failed fits) counted apart.
-
-    Examples
-    --------
-    >>> mean_d_summary([1.0, 3.0, float("nan")])
-    MeanDSummary(n=2, n_missing=1, max=3.0, mean=2.0, std=1.0)
-    """
-    v = np.asarray(values, dtype=np.float64)
-    ok = v[np.isfinite(v)]
-    if ok.size == 0:
-        return MeanDSummary(0, int(v.size), math.nan, math.nan, math.nan)
-    return MeanDSummary(
-        n=int(ok.size),
-        n_missing=int(v.size - ok.size),
-        max=float(ok.max()),
-        mean=float(ok.mean()),
-        std=float(ok.std()),
-    )
 
 
 def speaker_mean_d_figure(

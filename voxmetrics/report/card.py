@@ -208,7 +208,9 @@ def _beyond_chance(report: ConditionReport, key: str) -> bool | None:
     return iv.low > chance
 
 
-def _cells(report: ConditionReport, sbls: float | None) -> tuple[CardCell, ...]:
+def _cells(
+    report: ConditionReport, sbls: float | None, sbls_interval: Any = None
+) -> tuple[CardCell, ...]:
     t = REPORT_CARD_THRESHOLDS
     b = report.baseline
     eer = CardCell(b.eer, f"{b.eer:.3f}", t["eer"].level(b.eer))
@@ -244,18 +246,27 @@ def _cells(report: ConditionReport, sbls: float | None) -> tuple[CardCell, ...]:
         if _beyond_chance(report, "linkability") is False:
             level, text = "ok", text + " ≈ chance"
         link = CardCell(ratio, text, level)
-    sb = (
-        CardCell(None, "–", "n/a")
-        if sbls is None
-        else CardCell(sbls, f"{sbls:.3f}", t["sbls"].level(sbls))
-    )
+    if sbls is None:
+        sb = CardCell(None, "–", "n/a")
+    else:
+        text = f"{sbls:.3f}"
+        siv = sbls_interval
+        if siv is not None and siv.low is not None and siv.high is not None:
+            text += f" [{siv.low:.3f}, {siv.high:.3f}]"
+        sb = CardCell(sbls, text, t["sbls"].level(sbls))
     return (eer, lid, zeb, link, sb)
 
 
 def report_card(
-    reports: Iterable[ConditionReport], *, sbls: Mapping[str, float | None] | None = None
+    reports: Iterable[ConditionReport],
+    *,
+    sbls: Mapping[str, float | None] | None = None,
+    sbls_intervals: Mapping[str, Any] | None = None,
 ) -> ReportCard:
     """The report card of condition reports; ``sbls`` maps condition names to their SBLS.
+
+    ``sbls_intervals`` maps condition names to the bootstrap interval of their SBLS
+    (:func:`voxmetrics.analysis.sbls.sbls_intervals`), shown beside the value.
 
     Examples
     --------
@@ -269,5 +280,7 @@ def report_card(
     sbls = sbls or {}
     return ReportCard(
         conditions=tuple(r.name for r in reports),
-        cells=tuple(_cells(r, sbls.get(r.name)) for r in reports),
+        cells=tuple(
+            _cells(r, sbls.get(r.name), (sbls_intervals or {}).get(r.name)) for r in reports
+        ),
     )

@@ -33,11 +33,12 @@ import pandas as pd
 
 from voxmetrics._types import SCORE_KIND_LABELS, SCORE_KINDS, ScoreKind
 from voxmetrics._version import __version__
+from voxmetrics.analysis.lid import evaluate_lid
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics, pairs_baseline
-from voxmetrics.metrics.bootstrap import BootstrapInterval, lid_bootstrap
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, VerificationResult, verification_from_pools
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
@@ -46,13 +47,7 @@ from voxmetrics.metrics.legal import (
     linkability_curve,
     singling_out_embeddings,
 )
-from voxmetrics.metrics.lid import (
-    LIDResult,
-    calibrate_lid,
-    lid,
-    lid_cross_calibrated,
-    resolve_lid_variant,
-)
+from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.uncertainty import (
@@ -65,7 +60,7 @@ from voxmetrics.metrics.uncertainty import (
     condition_replicates,
     singling_out_interval,
 )
-from voxmetrics.metrics.zebra import ZebraResult, zebra_bootstrap, zebra_from_pools
+from voxmetrics.metrics.zebra import ZebraResult, zebra_from_pools
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
     from voxmetrics.metrics.sbls import SBLSResult
@@ -76,6 +71,7 @@ __all__ = [
     "ConditionReport",
     "TrialsUsed",
     "compare_conditions",
+    "compare_conditions_sbls",
     "comparison_frame",
     "evaluate",
     "evaluate_condition",
@@ -205,10 +201,7 @@ class ConditionReport:
 
     @property
     def intervals(self) -> dict[str, BootstrapInterval]:
-        """Interval of every headline number by key (empty without a bootstrap).
-
-        A sparse trial list has no joint replicates: its ZEBRA (and LID) intervals only.
-        """
+        """Interval of every headline number by key (empty without a bootstrap)."""
         if self.replicates is None:
             return {**(self.lid_intervals or {}), **(self.zebra_intervals or {})}
         return self.replicates.intervals()
@@ -237,7 +230,7 @@ class ConditionReport:
         if self.replicates is not None:
             block["log10_l_q95"] = self.replicates.estimates["log10_l_q95"]
             block["intervals"] = self._block_intervals(_ZEBRA_KEYS)
-        elif self.zebra_intervals is not None:  # a sparse list: the trial bootstrap of ZEBRA
+        elif self.zebra_intervals is not None:  # intervals given without joint replicates
             block["intervals"] = _interval_lists(self.zebra_intervals)
         return block
 
@@ -268,7 +261,7 @@ class ConditionReport:
         if self.replicates is not None:
             block["lid_q95"] = self.replicates.estimates.get("lid_q95")
             block["intervals"] = self._block_intervals(_LID_KEYS)
-        elif self.lid_intervals is not None:  # a sparse list: LID bootstrap of complete trials
+        elif self.lid_intervals is not None:  # intervals given without joint replicates
             block["intervals"] = _interval_lists(self.lid_intervals)
         chance = self._chance(_LID_KEYS)
         if chance is not None:
@@ -279,10 +272,14 @@ class ConditionReport:
         """The top-level ``intervals``: the baselines, linkability and its band against N'."""
         if self.replicates is None:
             return None
-        out: dict[str, Any] = self._block_intervals(_TOP_KEYS) or {}
-        out["linkability_vs_n"] = [
-            [int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()
-        ]
+        iv = self.intervals
+        # a sparse trial list without complete trials: the 1-to-N ones are null, as their values
+        out: dict[str, Any] = {k: [iv[k].low, iv[k].high] if k in iv else None for k in _TOP_KEYS}
+        out["linkability_vs_n"] = (
+            [[int(n), float(lo), float(hi)] for n, lo, hi in self.replicates.curve_band()]
+            if self.replicates.curve_n.size
+            else None
+        )
         if self.singling_out_interval is not None:
             iv = self.singling_out_interval
             out["singling_out"] = [iv.low, iv.high]
@@ -370,8 +367,9 @@ def evaluate(
     min Cllr, ZEBRA) on its listed pairs and the 1-to-N metrics (linkability, LID, SRD,
     linkability against N) on its complete trials (:meth:`ScoreMatrix.complete_rows`), or
     None when there are none; ``trials_used`` records which. A sparse ``dev`` calibrates LID on
-    its complete trials. The speaker-level bootstrap of ZEBRA resamples the trials and uses
-    their listed pairs.
+    its complete trials. The speaker-level bootstrap resamples the trial speakers: the
+    pairwise numbers of a replicate are those of the listed pairs of its trials, the 1-to-N
+    numbers those of its complete trials (no interval where there is no value).
 
     Parameters
     ----------
@@ -496,37 +494,20 @@ def evaluate(
         )
     replicates = None
     intervals = zebra_intervals = None
-    if bootstrap > 0 and eval.is_complete:
+    if bootstrap > 0:
+        # one set of speaker-level replicates for every headline number; a sparse trial list
+        # gives its pairwise numbers the listed pairs of the resampled trials and its 1-to-N
+        # numbers the resampled complete trials (none: those stay null, as their values)
         draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
-        replicates = replicate_condition(eval, draws, lid_result, base, ties=ties, pools=pools)
+        replicates = replicate_condition(
+            eval, draws, lid_result, base, ties=ties, pools=pools, complete=full
+        )
         every = replicates.intervals()
         if lid_result is not None:
             intervals = {k: every[k] for k in _LID_KEYS}
         zebra_intervals = {k: every[k] for k in _ZEBRA_KEYS}
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
-    elif bootstrap > 0:
-        # A sparse trial list. The joint replicates (condition_replicates) need a complete
-        # T x N matrix, and replicates of ``full`` alone would give the pairwise numbers (EER,
-        # Cllr, ZEBRA...) intervals around other values than the reported ones, computed on
-        # every listed pair. So there are no joint replicates (``intervals`` is null, the
-        # blocks carry no replicate intervals): ZEBRA keeps its trial bootstrap over the
-        # listed pairs of the resampled trials, LID its bootstrap over the complete trials.
-        if lid_result is not None and full is not None:
-            intervals = lid_bootstrap(
-                lid_result.lid, full.trial_speakers, n_boot=bootstrap, seed=seed
-            )
-        zebra_intervals = zebra_bootstrap(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            n_boot=bootstrap,
-            seed=seed,
-            progress=progress,
-            ties=ties,
-            pools=pools,
-            mask=eval.mask,  # a sparse trial list: the listed pairs of the resampled trials
-        )
     # the chance levels of the 1-to-N metrics, on the trials they ranked (null without any)
     chance = None
     if full is not None:
@@ -602,13 +583,16 @@ def replicate_condition(
     *,
     ties: Ties = "reference",
     pools: SortedPools | None = None,
+    complete: ScoreMatrix | None = None,
 ) -> ConditionReplicates:
-    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones."""
-    if not eval.is_complete:
-        raise VoxMetricsInputError(
-            f"{eval.source or 'eval'}: the speaker-level replicates need every trial scored "
-            "against every enrolled identity; this is a sparse trial list."
-        )
+    """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones.
+
+    A sparse trial list resamples its trials with their listed pairs for the pairwise numbers
+    and its complete trials (``complete``, by default :meth:`ScoreMatrix.complete_rows`) for
+    the 1-to-N ones; ``lid_result`` is then the LID of those complete trials.
+    """
+    if not eval.is_complete and complete is None:
+        complete = eval.complete_rows()
     return condition_replicates(
         eval.scores,
         eval.targets,
@@ -618,6 +602,12 @@ def replicate_condition(
         ties=ties,
         pools=pools if pools is not None else SortedPools.of(eval),
         estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
+        mask=eval.mask,
+        complete=(
+            None
+            if complete is None or eval.is_complete
+            else (complete.scores, complete.targets, complete.trial_speakers)
+        ),
     )
 
 
@@ -630,6 +620,7 @@ def compare_conditions(
     confidence: float = 0.95,
     cross_calibrate: int | None = None,
     ties: Ties = "reference",
+    sbls: bool = True,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.
 
@@ -637,6 +628,9 @@ def compare_conditions(
     speakers) are applied to both, so each difference carries a percentile interval and a
     two-sided bootstrap p-value; ``p_adjusted`` is Holm's adjustment over all numbers compared
     (family-wise error control). LID numbers are compared when both conditions have LID.
+    With ``sbls`` (default) and embeddings with attribute labels in both conditions, SBLS and
+    its components are compared too (:func:`compare_conditions_sbls`; their Holm family is
+    their own four numbers, so they leave the identity numbers' adjustment as it was).
 
     Examples
     --------
@@ -662,36 +656,34 @@ def compare_conditions(
         )
         base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
         reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))
-    return compare_replicates(reps[0], reps[1], confidence=confidence)
+    out = compare_replicates(reps[0], reps[1], confidence=confidence)
+    if sbls:
+        out.update(compare_conditions_sbls(a, b, draws, confidence=confidence))
+    return out
 
 
-def evaluate_lid(
-    eval: ScoreMatrix,
-    *,
-    dev: ScoreMatrix | None = None,
-    cross_calibrate: int | None = None,
-    variant: str = "maximum-likelihood",
-    seed: int = 0,
-) -> LIDResult | None:
-    """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
+def compare_conditions_sbls(
+    a: Condition, b: Condition, draws: SpeakerDraws, *, confidence: float = 0.95
+) -> dict[str, Comparison]:
+    """The SBLS part of :func:`compare_conditions`, paired on ``draws``.
 
-    The LID part of :func:`evaluate`, for callers that need only LID (the LID page).
-    ``variant`` is :func:`~voxmetrics.metrics.lid.calibrate_lid`'s.
+    ``sbls``, ``p_attr``, ``p_assoc`` and ``p_subgroup`` under the default attacker (empty
+    when either condition has no SBLS).
+    The attackers are trained once; each replicate reweights the eval utterances by their
+    speakers' draws (:func:`voxmetrics.analysis.sbls.compare_sbls`). When the attacked
+    speakers are not all among ``draws``' speakers, both attacks share new draws over the
+    union of their speakers (same seed). ``p_adjusted`` is Holm's adjustment over these four
+    numbers, their own family.
     """
-    variant = resolve_lid_variant(variant)
-    if dev is not None:
-        cal = calibrate_lid(dev.scores, dev.targets, variant=variant)
-        return lid(eval.scores, eval.targets, cal)
-    if cross_calibrate:
-        return lid_cross_calibrated(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            k=cross_calibrate,
-            variant=variant,
-            seed=seed,
-        )
-    return None
+    from voxmetrics.analysis.sbls import compare_sbls, default_attack
+
+    attack_a, attack_b = default_attack(a), default_attack(b)
+    if attack_a is None or attack_b is None:
+        return {}
+    spk = {str(s) for s in (*attack_a.speakers, *attack_b.speakers)}
+    if not spk <= set(map(str, draws.speakers)):
+        draws = SpeakerDraws.draw(sorted(spk), n_boot=draws.n_boot, seed=draws.seed)
+    return compare_sbls(attack_a, attack_b, draws, confidence=confidence)
 
 
 def _singling_out(embeddings: EmbeddingSet | None, split: str) -> SinglingOutResult | None:
@@ -725,17 +717,16 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
 
     The attacker is :data:`~voxmetrics.metrics.sbls.DEFAULT_ATTACKER` (informed), the same as
     the ``sbls`` command's and the dashboard page's default; the result names it
-    (``attacker_trained_on``).
+    (``attacker_trained_on``). It is :func:`voxmetrics.analysis.sbls.attack_sbls` of
+    :func:`voxmetrics.analysis.sbls.default_attack`, the calls of the page and the command.
 
     The attacker is trained on the condition's own anonymised dev embeddings, so no original
     speech is needed; None when the condition has no embeddings or no attribute columns.
     """
-    from voxmetrics.metrics.sbls import DEFAULT_ATTACKER, attribute_columns, sbls_embeddings
+    from voxmetrics.analysis.sbls import attack_sbls, default_attack
 
-    es = condition.embeddings
-    if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
-        return None
-    return sbls_embeddings(es, attacker=DEFAULT_ATTACKER)
+    attack = default_attack(condition)
+    return None if attack is None else attack_sbls(attack)
 
 
 def evaluate_study(
@@ -935,12 +926,21 @@ def intervals_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
+_SBLS_LABELS = {
+    "sbls": "SBLS",
+    "p_attr": "P_attr",
+    "p_assoc": "P_assoc",
+    "p_subgroup": "P_subgroup",
+}
+"""Labels of the SBLS numbers of a comparison (:func:`compare_conditions_sbls`)."""
+
+
 def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
     """A paired comparison as a table: one row per number (B - A, interval, p-values)."""
     rows = [
         {
             "key": k,
-            "number": INTERVAL_LABELS.get(k, k),
+            "number": INTERVAL_LABELS.get(k, _SBLS_LABELS.get(k, k)),
             "a": c.a,
             "b": c.b,
             "difference": c.difference,

@@ -1,4 +1,4 @@
-"""Everything a study's report holds, computed once: the input of every export (issue 9).
+"""Everything a study's report holds, computed once: the input of every export.
 
 :func:`build_study_report` evaluates every condition with the study's settings, the SBLS of
 the conditions with attribute-labelled embeddings, the report card and the threat call-outs.
@@ -17,9 +17,19 @@ from typing import Any
 import pandas as pd
 
 from voxmetrics._version import __version__
+from voxmetrics.analysis.lid import lid_trials
+from voxmetrics.analysis.sbls import (
+    Attack,
+    SBLSOptions,
+    attack_sbls,
+    compare_sbls,
+    default_attack,
+    sbls_intervals,
+)
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, compare_replicates
@@ -30,7 +40,6 @@ from voxmetrics.report.condition import (
     ConditionReport,
     Progress,
     evaluate_condition,
-    evaluate_sbls,
     overview_frame,
     replicate_condition,
     verification_frame,
@@ -38,6 +47,10 @@ from voxmetrics.report.condition import (
 from voxmetrics.threat import Callout, threat_callouts
 
 __all__ = ["StudyReport", "build_study_report"]
+
+_LID_PER_TRIAL = ["condition", "trial_id", "speaker", "lid_bits", "p_target", "rank"]
+"""Columns of the report's lid_per_trial.csv: :func:`~voxmetrics.analysis.lid.lid_trials`'s
+with the condition first and the report's SRD ranks."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +75,22 @@ class StudyReport:
     """ECE profiles of every condition's eval pools (ZEBRA figure), by condition name."""
     comparisons: Mapping[str, Mapping[str, Comparison]] = field(default_factory=dict)
     """Paired comparisons of every condition against the first one ("B vs A" keys), when
-    bootstrapped and sharing trial speakers with it."""
+    bootstrapped and sharing trial speakers with it (SBLS and its components included when
+    both have an SBLS)."""
+    sbls_intervals: Mapping[str, Mapping[str, BootstrapInterval]] = field(default_factory=dict)
+    """Speaker-level bootstrap intervals of SBLS, P_attr, P_assoc and P_subgroup per
+    condition name (when bootstrapped and the condition has an SBLS)."""
+
+    def sbls_block(self, name: str) -> dict[str, Any] | None:
+        """The ``sbls`` object of a condition in the JSON, with ``intervals`` when bootstrapped."""
+        result = self.sbls.get(name)
+        if result is None:
+            return None
+        block = result.to_dict()
+        ivs = self.sbls_intervals.get(name)
+        if ivs:
+            block["intervals"] = {k: [iv.low, iv.high] for k, iv in ivs.items()}
+        return block
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of every number of the report."""
@@ -76,7 +104,7 @@ class StudyReport:
                     "attacker": r.attacker,
                     "description": self.study.get(r.name).description,
                     **r.to_dict(),
-                    "sbls": None if self.sbls.get(r.name) is None else self.sbls[r.name].to_dict(),  # type: ignore[union-attr]
+                    "sbls": self.sbls_block(r.name),
                 }
                 for r in self.reports
             },
@@ -103,18 +131,8 @@ class StudyReport:
         for r in self.reports:
             if r.lid is not None:
                 sm = self.study.get(r.name).eval.complete_rows()  # LID's trials
-                lid_rows.append(
-                    pd.DataFrame(
-                        {
-                            "condition": r.name,
-                            "trial_id": sm.trial_ids,
-                            "speaker": sm.trial_speakers,
-                            "lid_bits": r.lid.lid,
-                            "p_target": r.lid.p_target,
-                            "rank": r.srd.ranks,
-                        }
-                    )
-                )
+                trials = lid_trials(sm, r.lid, ranks=r.srd.ranks)
+                lid_rows.append(trials.assign(condition=r.name)[_LID_PER_TRIAL])
         if lid_rows:
             out["lid_per_trial.csv"] = pd.concat(lid_rows, ignore_index=True)
         verif = {r.name: r.verification for r in self.reports if r.verification is not None}
@@ -146,37 +164,54 @@ def build_study_report(
     settings = dataclasses.replace(
         study.settings, **{k: v for k, v in options.items() if k in known}
     )
-    reports, sbls, curves = [], {}, {}
+    reports, sbls, curves, attacks, sbls_ivs = [], {}, {}, {}, {}
     n = len(study)
+    n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
         reports.append(evaluate_condition(cond, **opts))
-        sbls[cond.name] = evaluate_sbls(cond)
+        # the SBLS of the page and the sbls command: the default attacker, its intervals
+        attack = default_attack(cond)
+        sbls[cond.name] = None if attack is None else attack_sbls(attack)
+        if attack is not None:
+            attacks[cond.name] = attack
+            if n_boot > 0:
+                sbls_ivs[cond.name] = sbls_intervals(
+                    attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
+                )
         curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
-    comparisons = _comparisons(study, reports, opts)
+    comparisons = _comparisons(study, reports, opts, attacks)
     return StudyReport(
         study=study,
         reports=tuple(reports),
         sbls=sbls,
-        card=report_card(reports, sbls=scores),
+        card=report_card(
+            reports, sbls=scores, sbls_intervals={n: iv["sbls"] for n, iv in sbls_ivs.items()}
+        ),
         callouts=tuple(threat_callouts(study, reports)),
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         settings=settings,
         ece_curves=curves,
         comparisons=comparisons,
+        sbls_intervals=sbls_ivs,
     )
 
 
 def _comparisons(
-    study: Study, reports: list[ConditionReport], opts: Mapping[str, Any]
+    study: Study,
+    reports: list[ConditionReport],
+    opts: Mapping[str, Any],
+    attacks: Mapping[str, Attack] | None = None,
 ) -> dict[str, dict[str, Comparison]]:
     """Every condition against the first, paired on the speakers they share (Holm per pair).
 
-    One set of replicate weights over every trial speaker of the study serves every pair.
+    One set of replicate weights over every trial speaker of the study serves every pair;
+    SBLS (from ``attacks``, the default attacker of each condition) joins a pair when both
+    have one, with its own Holm family (:func:`~voxmetrics.analysis.sbls.compare_sbls`).
     """
     n_boot = int(opts.get("bootstrap") or 0)
     if n_boot <= 0 or len(reports) < 2:
@@ -203,8 +238,16 @@ def _comparisons(
         return {}
     first = reports[0].name
     spk_first = set(map(str, study.get(first).eval.trial_speakers))
+    attacks = attacks or {}
+    sbls_draws = draws
+    attacked = {str(s) for att in attacks.values() for s in att.speakers}
+    if not attacked <= set(speakers):
+        sbls_draws = SpeakerDraws.draw(sorted(attacked), n_boot=n_boot, seed=draws.seed)
     out = {}
     for r in reports[1:]:
         if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
-            out[f"{r.name} vs {first}"] = compare_replicates(reps[first], reps[r.name])
+            pair = compare_replicates(reps[first], reps[r.name])
+            if first in attacks and r.name in attacks:
+                pair.update(compare_sbls(attacks[first], attacks[r.name], sbls_draws))
+            out[f"{r.name} vs {first}"] = pair
     return out

@@ -1,4 +1,4 @@
-r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown (issue 19).
+r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown.
 
 :func:`results_tables` turns a :class:`~voxmetrics.report.study.StudyReport` into the tables of
 its report (overview, report card, LID, SRD, ZEBRA, linkage, SBLS), each cell already written
@@ -24,9 +24,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from voxmetrics.analysis.lid import LID_COLUMNS, lid_table
+from voxmetrics.analysis.srd import srd_table
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.plots.linkage import linkage_table
-from voxmetrics.plots.srd import srd_table
 from voxmetrics.report.study import StudyReport
 
 __all__ = [
@@ -162,7 +163,9 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
             "ZEBRA tag": r.zebra.tag,
             "Singling out": MISSING if r.singling_out is None else f(r.singling_out.value),
-            "SBLS": MISSING if sbls[r.name] is None else f(sbls[r.name].sbls),  # type: ignore[union-attr]
+            "SBLS": MISSING
+            if sbls[r.name] is None
+            else _iv(sbls[r.name].sbls, sr.sbls_intervals.get(r.name), "sbls"),  # type: ignore[union-attr]
         }
         for r in sr.reports
     ]
@@ -170,22 +173,21 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
         "overview": pd.DataFrame(overview),
         "report_card": sr.card.frame("text"),
     }
+    with_lid = [r for r in sr.reports if r.lid is not None]
+    numbers = lid_table({r.name: r.lid for r in with_lid})
     lid = [
         {
-            "Condition": r.name,
-            "Calibration": r.lid.label,
-            "ALID (bits)": _iv(r.lid.alid, r.lid_intervals, "alid"),
-            "PDR": _iv(r.lid.pdr, r.lid_intervals, "pdr"),
-            "NDR": _iv(r.lid.ndr, r.lid_intervals, "ndr"),
-            "LID+ (bits)": _iv(r.lid.lid_plus, r.lid_intervals, "lid_plus"),
-            "LID− (bits)": _iv(r.lid.lid_minus, r.lid_intervals, "lid_minus"),
-            "LIDmax (bits)": _iv(r.lid.lid_max, r.lid_intervals, "lid_max", 2),
+            "Condition": row["Condition"],
+            "Calibration": row["Calibration"],
+            **{
+                column: _iv(row[column], r.lid_intervals, key, 2 if key == "lid_max" else 3)
+                for key, column in LID_COLUMNS.items()
+            },
             # a maximum has no bootstrap interval; its 0.95 quantile carries one
             "LID q95 (bits)": _q95(r.lid_intervals, "lid_q95"),
-            "Ceiling log2 N (bits)": f(r.lid.ceiling, 2),
+            "Ceiling log2 N (bits)": f(row["Ceiling log2 N (bits)"], 2),
         }
-        for r in sr.reports
-        if r.lid is not None
+        for r, row in zip(with_lid, numbers.to_dict("records"), strict=True)
     ]
     if lid:
         out["lid"] = pd.DataFrame(lid)
@@ -215,10 +217,10 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             [
                 {
                     "Condition": n,
-                    "SBLS": f(s.sbls),
-                    "P_attr": f(s.p_attr),
-                    "P_assoc": f(s.p_assoc),
-                    "P_subgroup": f(s.p_subgroup),
+                    "SBLS": _iv(s.sbls, sr.sbls_intervals.get(n), "sbls", digits),
+                    "P_attr": _iv(s.p_attr, sr.sbls_intervals.get(n), "p_attr", digits),
+                    "P_assoc": _iv(s.p_assoc, sr.sbls_intervals.get(n), "p_assoc", digits),
+                    "P_subgroup": _iv(s.p_subgroup, sr.sbls_intervals.get(n), "p_subgroup", digits),
                 }
                 for n, s in with_sbls.items()
             ]

@@ -3,31 +3,27 @@
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.metrics.srd import LOSSES
+from voxmetrics.analysis import srd as analysis
 from voxmetrics.plots.srd import (
     condition_colors,
     mean_d_bar_figure,
-    mean_d_summary,
     rank_distribution_figure,
     speaker_mean_d_figure,
     speaker_rank_figure,
-    srd_table,
-    zero_rank_counts,
 )
 from voxmetrics.report import intervals_frame
-from voxmetrics.ui import cache_srd
-
-CONDITIONS = "vm_srd_conditions"
-LOSSES_KEY = "vm_srd_losses"
-LOG_AXES = "vm_srd_log"
-SPEAKER_CONDITION = "vm_srd_speaker_condition"
-SPEAKER = "vm_srd_speaker"
-SPEAKER_SOURCE = "vm_srd_speaker_source"
-LOSS_HELP = (
-    "LL: log-likelihood, the best overall fit. CLL: LL forced to match the rank-1 share "
-    "(the paper's choice, and the model of the report). MS, WMS, RWMS: squared errors, plain, "
-    "weighted by p_k and by e^-k (the first ranks only)."
+from voxmetrics.ui.srd_widgets import (
+    rank_caption,
+    show_sparse_notice,
+    speaker_model_fits,
+    speaker_picker,
+    speakers_with_progress,
+    srd_controls,
+    srd_fits,
 )
+
+SPEAKER_CONDITION = "vm_srd_speaker_condition"
+SPEAKER_SOURCE = "vm_srd_speaker_source"
 
 study = ui.page_setup("SRD")
 st.title("SRD: similarity rank disclosure")
@@ -49,19 +45,7 @@ st.markdown(
 )
 
 # ---- what to show
-if CONDITIONS in st.session_state:
-    st.session_state[CONDITIONS] = [n for n in st.session_state[CONDITIONS] if n in study.names]
-else:
-    st.session_state[CONDITIONS] = list(study.names)
-if LOSSES_KEY not in st.session_state:
-    st.session_state[LOSSES_KEY] = ["LL", "CLL"]
-
-chosen_names = st.multiselect("Conditions", study.names, key=CONDITIONS)
-loss_col, axes_col = st.columns([3, 1], vertical_alignment="bottom")
-chosen_losses = loss_col.multiselect("Model losses", LOSSES, key=LOSSES_KEY, help=LOSS_HELP)
-names = [n for n in study.names if n in chosen_names]  # study order, whatever the clicks
-losses = [loss for loss in LOSSES if loss in chosen_losses]
-log_axes = axes_col.toggle("Log-log axes", value=True, key=LOG_AXES)
+names, losses, log_axes = srd_controls(study)
 if not names:
     st.info("Choose at least one condition.", icon=":material/info:")
     st.stop()
@@ -73,64 +57,22 @@ if not reports:
     st.stop()
 
 results = {name: r.srd for name, r in reports.items()}
-fits = {}
-for name, report in reports.items():
-    out = ui.call(cache_srd.condition_fits, report, losses)
-    if out is not None:
-        fits[name] = out.value
-        ui.show_warnings([f"{name}: {m}" for m in out.warnings])
+fits = srd_fits(reports, losses)
 
 # ---- 1. rank distributions, overlaid
 st.subheader("Rank of the true speaker")
 fig = rank_distribution_figure(results, fits, colors=colors, log=log_axes)
 ui.show_figure(fig, "srd_rank_distribution", show_title=False)
-caption = (
-    "Dots: the share of trials at each rank; broken lines of the same colour: the "
-    "beta-binomial models (one dash style per loss; faded when the fit did not converge); "
-    "dotted: chance, 1/N."
-)
-if log_axes:
-    zeros = {n: z for n, z in zero_rank_counts(results).items() if z}
-    if zeros:
-        listed = ", ".join(f"{ui.md_escape(n)} {z}" for n, z in zeros.items())
-        caption += (
-            " Ranks that no trial reached have probability 0, which a log axis cannot show: "
-            f"they are left out of the data lines ({listed} of N ranks). Switch off log-log "
-            "axes to see them."
-        )
-st.caption(caption)
-
-sparse = [n for n, r in results.items() if r.sparse]
-if sparse:
-    detail = ", ".join(
-        f"{ui.md_escape(n)} ({results[n].n_trials:,} trials for N = {results[n].n_enrolled:,})"
-        for n in sparse
-    )
-    st.info(
-        f"Sparse data: {detail} have fewer than 10 trials per rank on average, so their "
-        "histograms are noisy and mostly zeros at high ranks. Prefer the model's statistics "
-        "(CLL, as in the report) to the data's there.",
-        icon=":material/info:",
-    )
+st.caption(rank_caption(results, log_axes))
+show_sparse_notice(results)
 
 # ---- 2. statistics of the data and of every model
 st.subheader("Disclosure statistics")
 ui.show_table(
-    srd_table(results, fits),
+    analysis.srd_table(results, fits),
     "srd_statistics.csv",
     decimals=4,
-    column_help={
-        "MeanD (bits)": (
-            "Mean disclosure: sum of p_k log2(N p_k); 0 = chance, log2 N = always rank 1."
-        ),
-        "IdR": "Identification rate p_1, the share of trials at rank 1 (= linkability).",
-        "StDD (bits)": "Standard deviation of the disclosure over trials.",
-        "MaxD (bits)": "Largest disclosure of any rank reached.",
-        "Spread": "Share of ranks more likely than chance (p_k > 1/N).",
-        "KL (bits)": "Kullback-Leibler divergence of the model from the data (smaller: better).",
-        "Rank-1 match (bits)": "|log2(p_1 / model p_1)| (smaller is better).",
-        "Fit": "Whether the optimiser converged; do not rely on a model that did not.",
-    },
+    column_help=analysis.STATISTICS_HELP,
 )
 st.caption(
     "As Bäckström et al. 2026, tables II and III: the statistics of the rank histogram (data) and "
@@ -140,30 +82,12 @@ st.caption(
 
 # a markdown heading: the page's st.subheader list is pinned by its tests
 st.markdown("#### Against chance, with intervals")
-against = intervals_frame(reports.values(), keys=("mean_d", "idr", "max_d", "max_d_q95"))
-against = against.drop(columns="key").rename(
-    columns={
-        "condition": "Condition",
-        "number": "Statistic",
-        "value": "Value",
-        "low": "95% low",
-        "high": "95% high",
-        "chance": "Chance",
-        "excess": "Excess over chance",
-    }
-)
+against = intervals_frame(reports.values(), keys=analysis.CHANCE_KEYS)
 ui.show_table(
-    against,
+    analysis.against_chance_table(against),
     "srd_against_chance.csv",
     decimals=4,
-    column_help={
-        "Chance": "The statistic when the scores carry no speaker information: each trial's "
-        "identity replaced by a random column of its own scores. The plug-in statistics are "
-        "biased upward when trials are few against N; chance shows by how much.",
-        "Excess over chance": "What the ranks actually disclose.",
-        "95% low": "Speaker-level bootstrap (the study's replicates); MaxD, a maximum, has "
-        "none: read the q95 row.",
-    },
+    column_help=analysis.CHANCE_HELP,
 )
 st.caption(
     "Read the excess over chance: a statistic whose interval contains its chance level is "
@@ -194,43 +118,11 @@ pick_col, speaker_col = st.columns(2)
 chosen = pick_col.selectbox("Condition", list(reports), key=SPEAKER_CONDITION)
 condition = study.get(chosen)
 
-bar = st.empty()
-
-
-def show_progress(fraction: float, message: str) -> None:
-    bar.progress(fraction, text=message)
-
-
-speakers = ui.safe_call(
-    cache_srd.speaker_srd,
-    reports[chosen].srd,
-    condition.eval.trial_speakers,
-    loss="LL",
-    progress=show_progress,
-)
-bar.empty()
+speakers = speakers_with_progress(reports[chosen], condition)
 if speakers is None:
     st.stop()
-
-speaker_key = f"{SPEAKER}_{chosen}"  # one choice per condition: the labels differ
-labels = {
-    str(s): f"{s} · MeanD {m:.2f} bits"
-    for s, m in zip(speakers.speakers, speakers.empirical_mean_d, strict=True)
-}
-if st.session_state.get(speaker_key) not in labels:
-    st.session_state[speaker_key] = next(iter(labels))
-speaker = speaker_col.selectbox(
-    "Speaker",
-    list(labels),
-    key=speaker_key,
-    format_func=labels.get,
-    help="With the empirical MeanD of the speaker's own rank histogram.",
-)
-index = list(labels).index(speaker)
-ll_fit = speakers.fits[index]
-# its non-convergence warning is said once, in the caption under the figure
-cll_fit = ui.call(cache_srd.fit_cached, speakers.histograms[index], "CLL")
-speaker_fits = [ll_fit] + ([cll_fit.value] if cll_fit is not None else [])
+speaker, index = speaker_picker(speakers, chosen, speaker_col)
+speaker_fits = speaker_model_fits(speakers, index)
 fig = speaker_rank_figure(
     speakers,
     speaker,
@@ -251,7 +143,7 @@ st.caption(
     )
 )
 
-summary = mean_d_summary(speakers.model_mean_d)
+summary = analysis.mean_d_summary(speakers.model_mean_d)
 source = st.radio(
     "Per-speaker MeanD from",
     ["model", "empirical"],

@@ -1,0 +1,616 @@
+"""LID of a condition under the options a user picks, and every table derived from it.
+
+The dashboard's LID page, the report and the CLI compute a condition's LID with
+:func:`evaluate_lid` (calibrated on the dev set, else k-fold cross-calibrated on eval, else
+none) and build their tables here; the math is :mod:`voxmetrics.metrics.lid`, the bootstrap
+and chance levels :mod:`voxmetrics.metrics.uncertainty`, the figures
+:mod:`voxmetrics.plots.lid`. LID is defined by Šterns et al. (2025); see the documentation's
+Methods > LID.
+
+Examples
+--------
+>>> from voxmetrics.synth import demo_study
+>>> cond = demo_study(n_speakers=6).get("anon-mild")
+>>> result = condition_lid(cond, LIDOptions())
+>>> lid_status(result, failed=False), round(result.ceiling, 3)
+('dev', 2.585)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Condition
+from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.lid import (
+    CalibrationCurve,
+    LIDResult,
+    calibrate_lid,
+    calibration_curve,
+    lid,
+    lid_cross_calibrated,
+    posterior,
+    resolve_lid_variant,
+)
+from voxmetrics.metrics.uncertainty import ChanceLevels, chance_levels, lid_intervals
+
+if TYPE_CHECKING:  # the report imports this module
+    from voxmetrics.report.condition import ConditionReport
+
+__all__ = [
+    "CALIBRATION_HELP",
+    "CHANCE_HELP",
+    "CHANCE_METRICS",
+    "INTERVAL_HELP",
+    "INTERVAL_METRICS",
+    "LID_COLUMNS",
+    "LID_FAILED",
+    "NEEDS_CALIBRATION",
+    "SUMMARY_HELP",
+    "TRIAL_COLUMNS",
+    "LIDOptions",
+    "LIDRow",
+    "calibration_frame",
+    "chance_frame",
+    "condition_calibration_curve",
+    "condition_chance",
+    "condition_intervals",
+    "condition_lid",
+    "evaluate_lid",
+    "interval_frame",
+    "interval_table",
+    "lid_status",
+    "lid_summary_frame",
+    "lid_table",
+    "lid_trials",
+    "localised_vulnerabilities",
+    "trial_frame",
+    "trial_posterior",
+]
+
+NEEDS_CALIBRATION = "no dev set: LID needs calibration"
+"""Calibration label of a condition without dev set when cross-calibration is off."""
+
+INTERVAL_METRICS: dict[str, tuple[str, str]] = {
+    "alid": ("ALID", "bits"),
+    "pdr": ("PDR", "%"),
+    "ndr": ("NDR", "%"),
+    "lid_plus": ("LID+", "bits"),
+    "lid_minus": ("LID-", "bits"),
+    "lid_q95": ("LID q95", "bits"),
+}
+"""Bootstrapped metrics: key of :func:`~voxmetrics.metrics.uncertainty.lid_intervals` to
+(column label, unit). LIDmax, a maximum, has no sound percentile interval: its 0.95 quantile
+(``lid_q95``) carries the interval instead."""
+
+
+@dataclass(frozen=True)
+class LIDOptions:
+    """What the LID of a condition depends on besides its data."""
+
+    cross_calibrate: int | None = None
+    """k of the k-fold cross-calibration on eval for conditions without dev set (None = off)."""
+    variant: str = "maximum-likelihood"
+    """LID calibration variant: "maximum-likelihood" or "reference-code" (the authors' code)."""
+    seed: int = 0
+    """Seed of the cross-calibration folds and of the bootstrap."""
+
+    @property
+    def reference_code(self) -> bool:
+        """Whether the authors' reference-code calibration is used."""
+        return self.variant == "reference-code"
+
+    def key(self, condition: Condition) -> str:
+        """Cache key: the data's content hash and the options that change its LID."""
+        variant = self.variant
+        if condition.dev is not None:  # folds and their seed play no part
+            return f"{condition.content_hash}|dev|{variant}"
+        return f"{condition.content_hash}|cv{self.cross_calibrate}|{variant}|{self.seed}"
+
+
+@dataclass(frozen=True, eq=False)
+class LIDRow:
+    """One condition of the LID page: its baseline report, LID and intervals."""
+
+    condition: Condition
+    """The condition."""
+    report: ConditionReport | None
+    """Its report with the default options (EER, min Cllr); None when it failed."""
+    lid: LIDResult | None
+    """Its LID under the page's options; None without calibration."""
+    intervals: dict[str, BootstrapInterval] | None = None
+    """Bootstrap intervals of ALID, PDR, LID+ and LIDmax (None when off)."""
+    status: str = ""
+    """Calibration label shown next to its numbers."""
+
+    @property
+    def name(self) -> str:
+        """The condition's name."""
+        return self.condition.name
+
+
+LID_FAILED = "LID failed (see the message above)"
+"""Calibration label of a condition whose LID raised an input error."""
+
+# ---------------------------------------------------------------- LID
+
+
+def evaluate_lid(
+    eval: ScoreMatrix,
+    *,
+    dev: ScoreMatrix | None = None,
+    cross_calibrate: int | None = None,
+    variant: str = "maximum-likelihood",
+    seed: int = 0,
+) -> LIDResult | None:
+    """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
+
+    The LID part of :func:`voxmetrics.report.evaluate`, for callers that need only LID (the
+    LID page). ``variant`` is :func:`~voxmetrics.metrics.lid.calibrate_lid`'s.
+    """
+    variant = resolve_lid_variant(variant)
+    if dev is not None:
+        cal = calibrate_lid(dev.scores, dev.targets, variant=variant)
+        return lid(eval.scores, eval.targets, cal)
+    if cross_calibrate:
+        return lid_cross_calibrated(
+            eval.scores,
+            eval.targets,
+            eval.trial_speakers,
+            k=cross_calibrate,
+            variant=variant,
+            seed=seed,
+        )
+    return None
+
+
+def condition_lid(condition: Condition, options: LIDOptions) -> LIDResult | None:
+    """:func:`evaluate_lid` of a condition under ``options`` (None: no dev set, no folds)."""
+    return evaluate_lid(
+        condition.eval,
+        dev=condition.dev,
+        cross_calibrate=options.cross_calibrate,
+        variant=options.variant,
+        seed=options.seed,
+    )
+
+
+def lid_status(result: LIDResult | None, *, failed: bool) -> str:
+    """The calibration label shown next to a condition's LID numbers.
+
+    The result's own label (where its calibration was learned), else
+    :data:`LID_FAILED` when computing it raised, else :data:`NEEDS_CALIBRATION`.
+
+    Examples
+    --------
+    >>> lid_status(None, failed=False) == NEEDS_CALIBRATION, lid_status(None, failed=True)
+    (True, 'LID failed (see the message above)')
+    """
+    if result is not None:
+        return result.label
+    return LID_FAILED if failed else NEEDS_CALIBRATION
+
+
+def condition_intervals(
+    condition: Condition, result: LIDResult, *, n_boot: int, seed: int = 0
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level bootstrap intervals of a condition's LID numbers, calibration held fixed.
+
+    :func:`~voxmetrics.metrics.uncertainty.lid_intervals` of the per-trial LID resampled by
+    the eval trial speakers. Keys ``alid``, ``pdr``, ``ndr``, ``lid_plus``, ``lid_minus``,
+    ``lid_max`` (no bounds) and ``lid_q95``.
+    """
+    return lid_intervals(result.lid, condition.eval.trial_speakers, n_boot=n_boot, seed=seed)
+
+
+def condition_chance(condition: Condition, result: LIDResult, *, seed: int = 0) -> ChanceLevels:
+    """Chance levels of the LID numbers on the condition's own eval scores.
+
+    :func:`~voxmetrics.metrics.uncertainty.chance_levels` under the result's calibration
+    (the mean of the folds' for a cross-calibrated result).
+    """
+    return chance_levels(condition.eval.scores, calibration=result.calibration, seed=seed)
+
+
+def condition_calibration_curve(
+    condition: Condition, result: LIDResult, *, bins: int = 30
+) -> tuple[CalibrationCurve, str]:
+    """The calibration curve of a condition's LID and the matrix it was binned on.
+
+    Dev-calibrated conditions are binned on their dev matrix; cross-calibrated ones on eval,
+    with the mean of the folds' calibrations.
+
+    Returns
+    -------
+    curve : CalibrationCurve
+        From :func:`~voxmetrics.metrics.lid.calibration_curve`.
+    matrix : str
+        "dev" or "eval".
+    """
+    sm, matrix = (condition.dev, "dev") if condition.dev is not None else (condition.eval, "eval")
+    return calibration_curve(sm.scores, sm.targets, result.calibration, bins=bins), matrix
+
+
+def localised_vulnerabilities(
+    rows: Sequence[LIDRow], *, eer: float, lid_max: float
+) -> list[LIDRow]:
+    """The rows whose EER looks private (>= ``eer``) while their LIDmax is >= ``lid_max``."""
+    return [
+        row
+        for row in rows
+        if row.lid is not None
+        and row.report is not None
+        and row.report.baseline.eer >= eer
+        and row.lid.lid_max >= lid_max
+    ]
+
+
+CHANCE_METRICS: dict[str, tuple[str, str]] = {
+    "alid": ("ALID", "bits"),
+    "pdr": ("PDR", "%"),
+    "lid_plus": ("LID+", "bits"),
+    "lid_max": ("LIDmax", "bits"),
+}
+"""Numbers of :func:`chance_frame`: key to (label, unit)."""
+
+
+def chance_frame(rows: Sequence[LIDRow], chances: dict[str, ChanceLevels]) -> pd.DataFrame:
+    """Each condition's LID numbers beside their chance levels and the excess over chance.
+
+    Columns: Condition, Number, Value, Chance, Excess over chance (PDR in %).
+    """
+    records = []
+    for row in rows:
+        chance = chances.get(row.name)
+        if row.lid is None or chance is None:
+            continue
+        for key, (label, unit) in CHANCE_METRICS.items():
+            value = getattr(row.lid, key)
+            c = chance.values.get(key)
+            scale = 100.0 if unit == "%" else 1.0
+            records.append(
+                {
+                    "Condition": row.name,
+                    "Number": f"{label} ({unit})",
+                    "Value": None if value is None else value * scale,
+                    "Chance": None if c is None else c * scale,
+                    "Excess over chance": None
+                    if value is None or c is None
+                    else (value - c) * scale,
+                }
+            )
+    columns = ["Condition", "Number", "Value", "Chance", "Excess over chance"]
+    return pd.DataFrame.from_records(records, columns=columns).astype(
+        {"Value": "float64", "Chance": "float64", "Excess over chance": "float64"}
+    )
+
+
+# ---------------------------------------------------------------- trials
+
+
+def trial_posterior(condition: Condition, result: LIDResult, index: int) -> NDArray[np.float64]:
+    """Posterior over the enrolled identities of one eval trial under the result's calibration.
+
+    For a cross-calibrated result this is the mean of the folds' calibrations, not the one of
+    the trial's own fold.
+    """
+    return posterior(condition.eval.scores[index], result.calibration)
+
+
+def lid_trials(
+    sm: ScoreMatrix, result: LIDResult, *, ranks: ArrayLike | None = None
+) -> pd.DataFrame:
+    """One row per trial of ``sm`` in matrix order, with its LID.
+
+    Columns: trial_id, speaker, rank, p_target, lid_bits. ``rank`` is the result's (by raw
+    score, ties against the attacker) unless ``ranks`` are given (the report gives the SRD
+    ranks of its tie rule). ``sm`` is the matrix ``result`` was computed on (for a sparse
+    trial list: its complete rows).
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.lid import LIDCalibration, lid
+    >>> sm = ScoreMatrix.from_arrays([[1.0, -1.0], [-1.0, 1.0]], trial_ids=["t1", "t2"],
+    ...                              trial_speakers=["A", "A"], enrol_speakers=["A", "B"])
+    >>> cal = LIDCalibration(w=1.0, b=0.0, prior_log_odds=0.0, n_pairs=4)
+    >>> lid_trials(sm, lid(sm.scores, sm.targets, cal)).round(3).values.tolist()
+    [['t1', 'A', 1, 0.881, 0.817], ['t2', 'A', 2, 0.119, -2.069]]
+    """
+    return pd.DataFrame(
+        {
+            "trial_id": sm.trial_ids,
+            "speaker": sm.trial_speakers,
+            "rank": np.asarray(result.rank if ranks is None else ranks, dtype=np.int64),
+            "p_target": np.asarray(result.p_target, dtype=np.float64),
+            "lid_bits": np.asarray(result.lid, dtype=np.float64),
+        }
+    )
+
+
+TRIAL_COLUMNS: dict[str, str] = {
+    "trial_id": "Trial",
+    "speaker": "Speaker",
+    "rank": "Rank",
+    "p_target": "p(target)",
+    "lid_bits": "LID (bits)",
+}
+"""Column names of :func:`trial_frame`, by those of :func:`lid_trials`."""
+
+
+def trial_frame(condition: Condition, result: LIDResult) -> pd.DataFrame:
+    """One row per eval trial, largest LID first; the index is the trial's row in the matrix.
+
+    :func:`lid_trials` renamed by :data:`TRIAL_COLUMNS` (Trial, Speaker, Rank, p(target),
+    LID (bits)), then the trial attributes.
+    """
+    ev = condition.eval
+    df = lid_trials(ev, result).rename(columns=TRIAL_COLUMNS)
+    for name, values in ev.attributes.items():
+        if name not in df.columns:
+            df[name] = values
+    return df.sort_values("LID (bits)", ascending=False, kind="stable")
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _ci(interval: BootstrapInterval | None, scale: float, digits: int) -> str | None:
+    if interval is None or interval.low is None or interval.high is None:
+        return None if interval is None else "undefined"
+    low, high = (round(v * scale, digits) + 0.0 for v in (interval.low, interval.high))
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"  # + 0.0: no "-0.00"
+
+
+LID_COLUMNS: dict[str, str] = {
+    "alid": "ALID (bits)",
+    "pdr": "PDR",
+    "ndr": "NDR",
+    "lid_plus": "LID+ (bits)",
+    "lid_minus": "LID− (bits)",
+    "lid_max": "LIDmax (bits)",
+}
+"""The LID numbers of :func:`lid_table`: attribute of :class:`~voxmetrics.metrics.lid.LIDResult`
+(and key of its intervals) to column."""
+
+
+def lid_table(
+    results: Mapping[str, LIDResult | None] | Iterable[tuple[str, LIDResult | None]],
+) -> pd.DataFrame:
+    """The LID numbers of each condition, one row each (the report's LID table, as numbers).
+
+    ``results`` maps each condition's name to its LID (or gives (name, LID) pairs, in order).
+
+    Columns: Condition, Calibration, w, b, ALID (bits), PDR, NDR, LID+ (bits), LID− (bits),
+    LIDmax (bits) (:data:`LID_COLUMNS`; PDR and NDR as fractions), Ceiling log2 N (bits) and
+    Rows without evidence. A condition without LID (None) has empty cells.
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.lid import LIDCalibration, lid
+    >>> cal = LIDCalibration(w=1.0, b=0.0, prior_log_odds=0.0, n_pairs=4)
+    >>> r = lid([[1.0, -1.0], [-1.0, 1.0]], [0, 0], cal)
+    >>> t = lid_table({"a": r, "b": None})
+    >>> t.loc[0, ["ALID (bits)", "PDR", "LIDmax (bits)"]].round(3).tolist()
+    [-0.626, 0.5, 0.817]
+    >>> bool(t.loc[1, ["ALID (bits)", "w"]].isna().all())
+    True
+    """
+    records = []
+    pairs = results.items() if isinstance(results, Mapping) else results
+    for name, r in pairs:
+        record: dict[str, Any] = {
+            "Condition": name,
+            "Calibration": r.label if r else None,
+            "w": r.w if r else None,
+            "b": r.b if r else None,
+        }
+        for key, column in LID_COLUMNS.items():
+            record[column] = getattr(r, key) if r else None
+        record["Ceiling log2 N (bits)"] = r.ceiling if r else None
+        record["Rows without evidence"] = r.n_degenerate if r else None
+        records.append(record)
+    columns = [
+        "Condition", "Calibration", "w", "b", *LID_COLUMNS.values(), "Ceiling log2 N (bits)",
+        "Rows without evidence",
+    ]  # fmt: skip
+    df = pd.DataFrame.from_records(records, columns=columns)
+    floats = ["w", "b", *LID_COLUMNS.values(), "Ceiling log2 N (bits)"]
+    return df.astype(dict.fromkeys(floats, "float64"))
+
+
+def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
+    """The summary table of Šterns et al.'s (2025) Table 4, one row per condition.
+
+    Columns: Condition, Calibration, N, T, EER, min Cllr, ALID (bits), PDR (%), NDR (%),
+    LID+ (bits), LID- (bits), LIDmax (bits), w, b: the numbers of :func:`lid_table` (PDR and
+    NDR in %) after the condition's size and 1-to-1 baseline. LID cells are empty for
+    conditions without LID.
+    """
+    t = lid_table([(row.name, row.lid) for row in rows])
+    df = pd.DataFrame(
+        {
+            "Condition": [row.name for row in rows],
+            "Calibration": [row.status for row in rows],
+            "N": [row.condition.eval.n_enrolled for row in rows],
+            "T": [row.condition.eval.n_trials for row in rows],
+            "EER": [row.report.baseline.eer if row.report else None for row in rows],
+            "min Cllr": [row.report.baseline.min_cllr if row.report else None for row in rows],
+        }
+    )
+    df["EER"] = df["EER"].astype("float64")
+    df["min Cllr"] = df["min Cllr"].astype("float64")
+    df["ALID (bits)"] = t["ALID (bits)"]
+    df["PDR (%)"] = 100 * t["PDR"]
+    df["NDR (%)"] = 100 * t["NDR"]
+    df["LID+ (bits)"] = t["LID+ (bits)"]
+    df["LID- (bits)"] = t["LID− (bits)"]
+    df["LIDmax (bits)"] = t["LIDmax (bits)"]
+    df["w"] = t["w"]
+    df["b"] = t["b"]
+    return df
+
+
+def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
+    """The bootstrapped metrics next to their 95 % intervals, one row per condition with LID.
+
+    Columns: Condition, Calibration, then for ALID, PDR, NDR, LID+, LID- and LID q95 the
+    estimate ("ALID (bits)") and its interval as "[low, high]" text ("ALID 95% CI (bits)");
+    PDR and NDR in %.
+    Rows without intervals are left out.
+    """
+    records = []
+    for row in rows:
+        if not row.intervals:
+            continue
+        rec: dict[str, Any] = {"Condition": row.name, "Calibration": row.status}
+        for key, (label, unit) in INTERVAL_METRICS.items():
+            iv = row.intervals.get(key)
+            scale, digits = (100.0, 1) if unit == "%" else (1.0, 2)
+            estimate = iv.estimate if iv is not None else None
+            rec[f"{label} ({unit})"] = None if estimate is None else estimate * scale
+            rec[f"{label} 95% CI ({unit})"] = _ci(iv, scale, digits)
+        records.append(rec)
+    df = pd.DataFrame.from_records(records)
+    for col in df.columns:
+        if col.endswith(("(bits)", "(%)")) and "95% CI" not in col:
+            df[col] = df[col].astype("float64")
+    return df
+
+
+def interval_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
+    """The bootstrap intervals as numbers: one row per (condition, metric).
+
+    Columns: condition, calibration, metric, unit, estimate, low, high, confidence, n_boot,
+    n_valid (PDR in %, the others in bits).
+    """
+    records = []
+    for row in rows:
+        for key, (label, unit) in INTERVAL_METRICS.items():
+            iv = (row.intervals or {}).get(key)
+            if iv is None:
+                continue
+            scale = 100.0 if unit == "%" else 1.0
+
+            def scaled(v: float | None, scale: float = scale) -> float | None:
+                return None if v is None else v * scale
+
+            records.append(
+                {
+                    "condition": row.name,
+                    "calibration": row.status,
+                    "metric": label,
+                    "unit": unit,
+                    "estimate": scaled(iv.estimate),
+                    "low": scaled(iv.low),
+                    "high": scaled(iv.high),
+                    "confidence": iv.confidence,
+                    "n_boot": iv.n_boot,
+                    "n_valid": iv.n_valid,
+                }
+            )
+    return pd.DataFrame.from_records(
+        records,
+        columns=[
+            "condition",
+            "calibration",
+            "metric",
+            "unit",
+            "estimate",
+            "low",
+            "high",
+            "confidence",
+            "n_boot",
+            "n_valid",
+        ],
+    )
+
+
+def calibration_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
+    """The calibration (w, b) of each calibrated condition, how and on what it was learned.
+
+    Columns: Condition, Calibration, Variant, w, b, Prior log-odds, Pairs, Converged, Fold w
+    (the folds' w of a cross-calibrated condition, else empty).
+    """
+    records = []
+    for row in rows:
+        if row.lid is None:
+            continue
+        c = row.lid.calibration
+        records.append(
+            {
+                "Condition": row.name,
+                "Calibration": row.status,
+                "Variant": c.variant,
+                "w": c.w,
+                "b": c.b,
+                "Prior log-odds": c.prior_log_odds,
+                "Pairs": c.n_pairs,
+                "Converged": c.converged,
+                "Fold w": ", ".join(f"{w:.3f}" for w in row.lid.fold_w),
+            }
+        )
+    return pd.DataFrame.from_records(
+        records,
+        columns=[
+            "Condition",
+            "Calibration",
+            "Variant",
+            "w",
+            "b",
+            "Prior log-odds",
+            "Pairs",
+            "Converged",
+            "Fold w",
+        ],
+    )
+
+
+# ---------------------------------------------------------------- what each column means
+
+SUMMARY_HELP: dict[str, str] = {
+    "Calibration": "Where w, b were learned: dev, or k-fold cross-calibration on eval.",
+    "N": "Enrolled identities: the attacker's 1-in-N guess.",
+    "T": "Trials (anonymised utterances) evaluated.",
+    "EER": "1-to-1 verification equal error rate (0.5 = chance).",
+    "min Cllr": "Cllr after optimal (PAV) calibration; 1 = no discrimination.",
+    "ALID (bits)": "Average LID over all trials (lower = more private).",
+    "PDR (%)": "Positive disclosure rate: share of trials with LID > 0.",
+    "NDR (%)": "Negative disclosure rate: share of trials with LID ≤ 0 (100 − PDR).",
+    "LID+ (bits)": "Average LID of the trials that disclose (LID > 0).",
+    "LID- (bits)": "Average LID of the trials that mislead or say nothing (LID ≤ 0).",
+    "LIDmax (bits)": "Worst case: the largest disclosure of a single trial (≤ log₂ N).",
+    "w": "Calibration weight on the row z-score (0 = scores carry no identity).",
+    "b": "Calibration bias (reported; it cancels in the posterior).",
+}
+"""What each column of :func:`lid_summary_frame` means (the dashboard's column help)."""
+
+INTERVAL_HELP: dict[str, str] = {
+    "LID q95 95% CI (bits)": "The worst case: the LID exceeded by 5 % of trials. A "
+    "maximum (LIDmax) has no sound bootstrap interval, its 0.95 quantile has.",
+}
+"""Help of the columns of :func:`interval_table` that need one."""
+
+CHANCE_HELP: dict[str, str] = {
+    "Chance": "The number when the scores carry no speaker information: each trial's "
+    "identity replaced by a random column of its own scores, same calibration.",
+    "Excess over chance": "What the scores actually disclose beyond chance.",
+}
+"""Help of the columns of :func:`chance_frame` that need one."""
+
+CALIBRATION_HELP: dict[str, str] = {
+    "w": "Weight on the row z-score: how strongly a relatively high score points to the "
+    "speaker. Larger w means larger |LID|.",
+    "b": "Bias; it cancels in the posterior.",
+    "Prior log-odds": "ln(N_mated / N_non-mated) of the calibration pairs; cancels too.",
+    "Pairs": "(trial, enrolled identity) pairs the fit used.",
+    "Converged": "False when the fit did not converge (e.g. separable dev pools).",
+    "Fold w": "Cross-calibration: the w learned for each fold (w above is their mean).",
+}
+"""Help of the columns of :func:`calibration_frame`."""

@@ -1,0 +1,983 @@
+"""SBLS of a study's conditions: attacks, the score, its intervals and every table.
+
+An :class:`Attack` is a fixed attacker's output on one condition's eval utterances: the true
+labels, the class scores (or hard predictions) and the speaker of every utterance. It comes
+from the built-in attacker (:func:`voxmetrics.metrics.sbls.builtin_attacker`, trained on the
+dev embeddings of the condition itself, the default, or of the original speech) or from an
+uploaded predictions file (:func:`voxmetrics.data.predictions.join_predictions`). SBLS is
+:func:`voxmetrics.metrics.sbls.sbls` of the attack (:func:`attack_sbls`).
+
+The speaker-level bootstrap (:func:`sbls_replicates`, :func:`sbls_intervals`) holds the
+attacker fixed (it is trained once) and resamples the evaluation speakers. A replicate is a
+reweighting, not a re-run: every quantity SBLS reads is a sum over utterances (class counts,
+the Mann-Whitney sums of the one-vs-rest AUCs, confusion tables, subgroup sizes and joint
+hits), so a replicate weights each utterance by how often its speaker was drawn. The class
+alignment is redone in each replicate, as a re-run would; the per-speaker tables are built once
+per distinct alignment. The result equals recomputing :func:`~voxmetrics.metrics.sbls.sbls` on
+the resampled utterances (the tests hold a slow reference that does exactly that).
+
+The dashboard's Soft biometrics page, the ``sbls`` and ``compare`` commands and the study
+report all call these functions, so they give the same numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
+
+from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.predictions import AttributePrediction, join_predictions
+from voxmetrics.data.study import Condition
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval
+from voxmetrics.metrics.sbls import (
+    DEFAULT_ATTACKER,
+    DEFAULT_LAMBDA,
+    DEFAULT_MIN_GROUP_SIZE,
+    DEFAULT_WEIGHTS,
+    SBLSResult,
+    attribute_columns,
+    builtin_attacker,
+    sbls,
+)
+from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, holm
+
+if TYPE_CHECKING:
+    from voxmetrics.report.condition import ConditionReport
+
+__all__ = [
+    "COMPONENTS",
+    "Attack",
+    "SBLSOptions",
+    "SBLSRow",
+    "attack_sbls",
+    "attribute_frame",
+    "compare_sbls",
+    "component_frame",
+    "default_attack",
+    "embedding_set_attack",
+    "embeddings_attack",
+    "identity_frame",
+    "intersection_frame",
+    "interval_frame",
+    "predictions_attack",
+    "sbls_intervals",
+    "sbls_replicates",
+    "subgroup_frame",
+    "weights_ok",
+]
+
+Progress = Callable[[float, str], None]
+
+AttackerKind = Literal["original", "anonymised"]
+
+COMPONENTS: dict[str, str] = {
+    "p_attr": "P_attr",
+    "p_assoc": "P_assoc",
+    "p_subgroup": "P_subgroup",
+    "sbls": "SBLS",
+}
+"""Bootstrapped quantities: key of the statistic to column label."""
+
+
+@dataclass(frozen=True)
+class SBLSOptions:
+    """What SBLS depends on besides the attacker's predictions."""
+
+    weights: tuple[float, float, float] = DEFAULT_WEIGHTS
+    """(w_attr, w_assoc, w_sub)."""
+    subgroup_lambda: float = DEFAULT_LAMBDA
+    """lambda of P_subgroup."""
+    min_group_size: int = DEFAULT_MIN_GROUP_SIZE
+    """Smallest intersection used."""
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`~voxmetrics.metrics.sbls.sbls`."""
+        return {
+            "weights": self.weights,
+            "subgroup_lambda": self.subgroup_lambda,
+            "min_group_size": self.min_group_size,
+        }
+
+    def key(self) -> str:
+        """The options as part of a cache key."""
+        w = ",".join(repr(float(x)) for x in self.weights)
+        return f"w={w}|lam={float(self.subgroup_lambda)!r}|min={int(self.min_group_size)}"
+
+
+@dataclass(frozen=True, eq=False)
+class Attack:
+    """A fixed attacker's output on the eval utterances of one condition."""
+
+    labels: Mapping[str, NDArray[np.str_]] = field(repr=False)
+    """True label of every utterance, per attribute."""
+    predictions: Mapping[str, AttributePrediction] = field(repr=False)
+    """The attacker's scores (or hard predictions), same utterance order."""
+    speakers: NDArray[np.str_] = field(repr=False)
+    """Speaker of every utterance (the bootstrap resamples them)."""
+    utt_ids: NDArray[np.str_] = field(repr=False)
+    """The utterances attacked."""
+    attacker: str
+    """Who produced the predictions, e.g. "built-in logistic regression trained on original
+    dev embeddings (plain)"."""
+    key: str
+    """Content key: data and attacker."""
+    short: str = ""
+    """A short label of the attacker for tables, e.g. "original (plain)"."""
+    trained_on: str | None = None
+    """Built-in attacker: "anonymised" or "original"; None for uploaded predictions."""
+
+    @property
+    def n(self) -> int:
+        """Utterances attacked."""
+        return int(self.utt_ids.size)
+
+
+# ---------------------------------------------------------------- the attacks
+
+
+def embedding_set_attack(
+    anonymised: EmbeddingSet,
+    *,
+    original: EmbeddingSet | None = None,
+    attacker: AttackerKind = DEFAULT_ATTACKER,
+    split: str = "eval",
+    attributes: Sequence[str] | None = None,
+    name: str = "",
+    original_name: str = "",
+) -> Attack:
+    """The built-in attacker on anonymised embeddings (what ``sbls_embeddings`` does).
+
+    Trained on the dev split of the anonymised embeddings themselves (``attacker=
+    "anonymised"``, an informed attacker, the default everywhere) or of ``original``
+    (``"original"``, ignorant), and applied to every utterance of ``split`` of ``anonymised``.
+    :func:`attack_sbls` of the returned attack equals
+    :func:`voxmetrics.metrics.sbls.sbls_embeddings` of the same inputs (tests check it); the
+    predictions are kept so that the bootstrap can hold them fixed. ``name`` and
+    ``original_name`` name the data in messages and labels.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        An unknown attacker, no original embeddings for the original attacker, no attribute
+        columns, no dev or ``split`` utterances.
+    """
+    if attacker not in ("original", "anonymised"):
+        raise VoxMetricsInputError(
+            f'the attacker is trained on "original" or "anonymised" speech, not {attacker!r}.'
+        )
+    where = f"'{name}'" if name else (anonymised.source or "the embeddings")
+    if attacker == "original":
+        if original is None:
+            raise VoxMetricsInputError(
+                "the attacker trained on original speech needs the original (unanonymised) "
+                "embeddings; give them, or train the attacker on anonymised speech."
+            )
+        train_es = original
+        trained_on = "original dev embeddings" + (f" ({original_name})" if original_name else "")
+    else:
+        train_es = anonymised
+        trained_on = "anonymised dev embeddings"  # its own: the same label everywhere
+    names = list(attributes) if attributes is not None else attribute_columns(anonymised.meta)
+    if not names:
+        raise VoxMetricsInputError(
+            f"{where}: the metadata has no attribute columns (e.g. sex, age_group) to measure "
+            "leakage of."
+        )
+    for es, what in (
+        (anonymised, where),
+        (train_es, f"the attacker's training data ({trained_on})"),
+    ):
+        missing = [a for a in names if a not in es.meta.columns]
+        if missing:
+            raise VoxMetricsInputError(
+                f"{what} has no column(s) {', '.join(missing)}; it needs the same attribute "
+                "columns."
+            )
+    train = (train_es.meta["split"] == "dev").to_numpy()
+    test = (anonymised.meta["split"] == split).to_numpy()
+    if not train.any() or not test.any():
+        raise VoxMetricsInputError(
+            f"the attacker trains on the dev split and attacks the {split} split; found "
+            f"{int(train.sum())} dev utterances in {trained_on} and {int(test.sum())} {split} "
+            f"utterances in {where}."
+        )
+    predictions = builtin_attacker(
+        train_es.embeddings[train],
+        {a: train_es.meta[a].to_numpy()[train] for a in names},
+        anonymised.embeddings[test],
+    )
+    meta = anonymised.meta[test]
+    train_key = train_es.content_hash if attacker == "original" else "self"
+    short = "anonymised (own dev)"
+    if attacker == "original":
+        short = f"original ({original_name})" if original_name else "original"
+    return Attack(
+        labels={a: meta[a].to_numpy().astype(str) for a in names},
+        predictions=predictions,
+        speakers=meta["speaker"].to_numpy().astype(str),
+        utt_ids=meta["utt_id"].to_numpy().astype(str),
+        attacker=f"built-in logistic regression trained on {trained_on}",
+        key=f"emb:{anonymised.content_hash}|{split}|{attacker}:{train_key}|{','.join(names)}",
+        short=short,
+        trained_on=attacker,
+    )
+
+
+def embeddings_attack(
+    anonymised: Condition,
+    *,
+    original: Condition | None = None,
+    attacker: AttackerKind = DEFAULT_ATTACKER,
+    split: str = "eval",
+) -> Attack:
+    """:func:`embedding_set_attack` on a condition's embeddings (the page's built-in attacker).
+
+    ``original`` is the condition with the original speech, needed by the attacker trained
+    on original speech (``attacker="original"``).
+
+    Raises
+    ------
+    VoxMetricsInputError
+        No embeddings, no original condition for the original attacker, or any error of
+        :func:`embedding_set_attack`.
+    """
+    es = anonymised.embeddings
+    if es is None:
+        raise VoxMetricsInputError(
+            f"'{anonymised.name}' has no embeddings, so the built-in attacker cannot run on it; "
+            "upload the predictions of your own attribute classifier instead."
+        )
+    if attacker == "original" and (original is None or original.embeddings is None):
+        raise VoxMetricsInputError(
+            "the attacker trained on original speech needs a condition with the original "
+            "(unanonymised) embeddings; choose one, or train the attacker on anonymised speech."
+        )
+    return embedding_set_attack(
+        es,
+        original=original.embeddings if attacker == "original" and original else None,
+        attacker=attacker,
+        split=split,
+        name=anonymised.name,
+        original_name=original.name if attacker == "original" and original else "",
+    )
+
+
+def default_attack(condition: Condition) -> Attack | None:
+    """The default attacker (trained on the condition's own anonymised dev embeddings).
+
+    The attack of the study report, the ``compare`` command and the page's default; None
+    when the condition has no embeddings, no attribute columns or no dev split.
+    """
+    es = condition.embeddings
+    if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
+        return None
+    return embeddings_attack(condition, attacker=DEFAULT_ATTACKER)
+
+
+def _eval_table(condition: Condition) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """(utt_ids, speakers, attribute labels) of the condition's eval utterances."""
+    es = condition.embeddings
+    if es is not None:
+        meta = es.meta[(es.meta["split"] == "eval").to_numpy()]
+        names = attribute_columns(meta)
+        return (
+            meta["utt_id"].to_numpy().astype(str),
+            meta["speaker"].to_numpy().astype(str),
+            {a: meta[a].to_numpy().astype(str) for a in names},
+        )
+    ev = condition.eval
+    return (
+        np.asarray(ev.trial_ids).astype(str),
+        np.asarray(ev.trial_speakers).astype(str),
+        {a: np.asarray(v).astype(str) for a, v in ev.attributes.items()},
+    )
+
+
+def predictions_attack(condition: Condition, data: bytes, name: str) -> Attack:
+    """An uploaded predictions file joined to the condition's eval utterances.
+
+    The utterances are the eval rows of the condition's embedding metadata, or the eval
+    trials of its score matrix (with their attribute columns) when it has no embeddings.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        No attribute labels, or any mismatch :func:`join_predictions` finds.
+    """
+    utt_ids, speakers, labels = _eval_table(condition)
+    if not labels:
+        raise VoxMetricsInputError(
+            f"'{condition.name}' has no attribute labels (e.g. sex, age_group) for its eval "
+            "utterances; add attribute columns to its metadata or score file."
+        )
+    predictions = join_predictions(data, utt_ids, list(labels), name=name)
+    if not predictions:
+        raise VoxMetricsInputError(f"{name}: no predictions for any attribute.")
+    labels = {a: y for a, y in labels.items() if a in predictions}
+    key_data = condition.embeddings.content_hash if condition.embeddings else condition.content_hash
+    return Attack(
+        labels=labels,
+        predictions=predictions,
+        speakers=speakers,
+        utt_ids=utt_ids,
+        attacker=f"uploaded predictions ({name})",
+        key=f"upload:{hashlib.sha256(data).hexdigest()}|{key_data}",
+        short=f"upload: {name}",
+    )
+
+
+def attack_sbls(attack: Attack, options: SBLSOptions | None = None) -> SBLSResult:
+    """:func:`~voxmetrics.metrics.sbls.sbls` of an attack under ``options`` (default SBLS)."""
+    opts = options or SBLSOptions()
+    return sbls(
+        attack.labels,
+        attack.predictions,
+        attacker=attack.attacker,
+        trained_on=attack.trained_on,
+        **opts.kwargs(),
+    )
+
+
+# ---------------------------------------------------------------- the speaker-level bootstrap
+
+_CELLS = 4_000_000
+"""Most (replicates x utterances) weights held at once by the per-utterance AUC sums."""
+_PAIR_CELLS = 16_000_000
+"""Most (classes x score columns x speakers x speakers) cells of the speaker-pair AUC sums;
+beyond (or with more speakers than replicates), the AUCs are summed per utterance
+(:func:`_auc_sums`), which is also exact."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Attribute:
+    """One attribute of an attack, prepared for reweighting."""
+
+    y: NDArray[np.intp]
+    """(n,) index of each utterance's true class in ``classes``."""
+    n_classes: int
+    """K: every class of the full data."""
+    scores: NDArray[np.float64] | None
+    """(n, m) class scores (None for hard predictions)."""
+    order: tuple[NDArray[np.intp], ...] = ()
+    """Soft: per score column, the utterances sorted by score."""
+    starts: tuple[NDArray[np.intp], ...] = ()
+    """Soft: per score column, where each run of tied scores starts in ``order``."""
+    col: NDArray[np.intp] | None = None
+    """Hard: (n,) column of each prediction among the attacker's classes."""
+    n_cols: int = 0
+    """Hard: M, the attacker's classes (its declared ones and every predicted value)."""
+    declared: NDArray[np.bool_] | None = None
+    """Hard: (M,) which of them the attacker declares (they count even when never predicted)."""
+
+
+def _prepare(attack: Attack) -> list[_Attribute]:
+    out = []
+    for a, labels in attack.labels.items():
+        y_str = np.asarray(labels).astype(str)
+        classes, y = np.unique(y_str, return_inverse=True)
+        pred = attack.predictions[a]
+        if pred.scores is not None:
+            scores = np.asarray(pred.scores, dtype=np.float64)
+            orders, starts = [], []
+            for j in range(scores.shape[1]):
+                o = np.argsort(scores[:, j], kind="stable")
+                s = scores[o, j]
+                orders.append(o)
+                starts.append(np.flatnonzero(np.r_[True, s[1:] != s[:-1]]))
+            out.append(_Attribute(y, classes.size, scores, tuple(orders), tuple(starts)))
+        else:
+            hard = np.asarray(pred.predicted).astype(str)
+            cols = np.array(sorted(set(pred.classes) | set(hard.tolist())))
+            declared = np.isin(cols, np.array(pred.classes, dtype=str))
+            col = np.searchsorted(cols, hard)
+            out.append(
+                _Attribute(y, classes.size, None, col=col, n_cols=cols.size, declared=declared)
+            )
+    return out
+
+
+def _per_speaker(
+    inv: NDArray[np.intp],
+    n_spk: int,
+    cell: NDArray[np.intp],
+    n_cells: int,
+    weights: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """(S, n_cells) per-speaker counts (or sums of ``weights``) of each utterance's cell."""
+    return np.bincount(inv * n_cells + cell, weights=weights, minlength=n_spk * n_cells).reshape(
+        n_spk, n_cells
+    )
+
+
+def _auc_sums(att: _Attribute, wu: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(b, K, m) one-vs-rest AUC of each class with each score column under weights ``wu``.
+
+    The weighted Mann-Whitney statistic with mid-ranks: pairs (positive i, negative j) count
+    w_i w_j for s_i > s_j and half that for a tie; NaN where a class has no positive or no
+    negative weight.
+    """
+    assert att.scores is not None
+    b, k, m = wu.shape[0], att.n_classes, att.scores.shape[1]
+    out = np.full((b, k, m), np.nan)
+    for j in range(m):
+        o, starts = att.order[j], att.starts[j]
+        ws = wu[:, o]
+        total = np.add.reduceat(ws, starts, axis=1)
+        ys = att.y[o]
+        for c in range(k):
+            pos = np.add.reduceat(np.where(ys == c, ws, 0.0), starts, axis=1)
+            neg = total - pos
+            below = np.cumsum(neg, axis=1) - neg
+            num = (pos * (below + 0.5 * neg)).sum(axis=1)
+            den = pos.sum(axis=1) * neg.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[:, c, j] = np.where(den > 0, num / den, np.nan)
+    return out
+
+
+def _auc_pairs(att: _Attribute, inv: NDArray[np.intp], n_spk: int) -> NDArray[np.float64]:
+    """(K, m, S, S) Mann-Whitney sums of each class and score column between speakers.
+
+    Cell [c, j, s, t]: over the utterances of speaker s in class c and of speaker t not in
+    c, the count of pairs where s's score in column j is higher, plus half the ties. The
+    weighted AUC of a replicate with speaker weights w is w A w / ((w pos_c) (w neg_c)), so
+    the sums are built once and every replicate is a quadratic form in S weights.
+    """
+    assert att.scores is not None
+    k, m = att.n_classes, att.scores.shape[1]
+    n = att.y.size
+    out = np.zeros((k, m, n_spk, n_spk))
+    step = max(1, _CELLS // (2 * n_spk))  # utterances per chunk: (chunk x S) cells at most
+    for j in range(m):
+        o, starts = att.order[j], att.starts[j]
+        gid = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n]))
+        spk, ys = inv[o], att.y[o]
+        # chunks of about ``step`` utterances that end on a tie boundary (a tie run whole)
+        cuts = np.unique(
+            np.r_[starts[np.searchsorted(starts, np.arange(0, n, step), "right") - 1], n]
+        )
+        carry = np.zeros((k, n_spk))  # negatives of class c before the chunk, per speaker
+        for p0, p1 in itertools.pairwise(cuts):
+            g = gid[p0:p1] - gid[p0]
+            n_g = int(g[-1]) + 1
+            sp, yc = spk[p0:p1], ys[p0:p1]
+            for c in range(k):
+                is_neg = yc != c
+                neg = np.bincount(g * n_spk + sp, weights=is_neg, minlength=n_g * n_spk)
+                neg = neg.reshape(n_g, n_spk)
+                # negatives scored below each tie run, plus half of those tied with it
+                below = np.cumsum(neg, axis=0) - 0.5 * neg + carry[c]
+                rows = np.flatnonzero(~is_neg)
+                if rows.size:
+                    rows = rows[np.argsort(sp[rows], kind="stable")]
+                    who, first = np.unique(sp[rows], return_index=True)
+                    out[c, j][who] += np.add.reduceat(below[g[rows]], first, axis=0)
+                carry[c] += neg.sum(axis=0)
+    return out
+
+
+def _auc_from_pairs(
+    pairs: NDArray[np.float64], class_spk: NDArray[np.float64], w: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(b, K, m) weighted AUCs from :func:`_auc_pairs` and (S, K) class counts per speaker."""
+    k, m = pairs.shape[:2]
+    pos = w @ class_spk  # (b, K)
+    neg = pos.sum(axis=1, keepdims=True) - pos
+    out = np.empty((w.shape[0], k, m))
+    for c in range(k):
+        for j in range(m):
+            out[:, c, j] = ((w @ pairs[c, j]) * w).sum(axis=1)
+    den = (pos * neg)[:, :, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, out / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _nmi_rows(tables: NDArray[np.float64], k: NDArray[np.int64]) -> NDArray[np.float64]:
+    """I(Y; Y_hat) / ln k of each (r x c) table of ``tables`` (b, r, c), clipped to [0, 1]."""
+    n = tables.sum(axis=(1, 2), keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = tables / n
+        px = p.sum(axis=2, keepdims=True)
+        py = p.sum(axis=1, keepdims=True)
+        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / (px * py)), 0.0)
+        mi = terms.sum(axis=(1, 2))
+        out = np.where(k >= 2, mi / np.log(np.maximum(k, 2)), 0.0)
+    return np.clip(out, 0.0, 1.0)
+
+
+def _clip01(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.clip(x, 0.0, 1.0)
+
+
+def sbls_replicates(
+    attack: Attack,
+    options: SBLSOptions,
+    draws: SpeakerDraws,
+    *,
+    progress: Progress | None = None,
+) -> dict[str, NDArray[np.float64]]:
+    """P_attr, P_assoc, P_subgroup and SBLS in every replicate of ``draws`` (NaN: undefined).
+
+    A replicate weights each utterance by how often its speaker was drawn; the attacker's
+    predictions are held fixed and the class alignment is redone per replicate. Equal to
+    :func:`~voxmetrics.metrics.sbls.sbls` on the resampled utterances (a speaker drawn twice
+    counts twice): undefined (NaN) where an attribute is left with one class, P_subgroup and
+    SBLS undefined where no intersection reaches the minimum size.
+
+    Parameters
+    ----------
+    attack : Attack
+        The fixed attacker's output; every speaker must be in ``draws``.
+    options : SBLSOptions
+        Weights, lambda and minimum group size.
+    draws : SpeakerDraws
+        The replicate weights (share one between two attacks to pair them).
+    progress : callable(fraction, message), optional
+        Called as the replicates are computed.
+
+    Returns
+    -------
+    dict of str to ndarray, shape (B,)
+        Keys of :data:`COMPONENTS`.
+
+    Examples
+    --------
+    >>> y = np.array(["F", "M"] * 20)
+    >>> scores = np.c_[y == "F", y == "M"].astype(float)
+    >>> attack = Attack({"sex": y}, {"sex": AttributePrediction(("F", "M"), scores=scores)},
+    ...                 np.repeat([f"s{i}" for i in range(10)], 4), np.arange(40).astype(str),
+    ...                 "perfect", "demo")
+    >>> draws = SpeakerDraws.draw(attack.speakers, n_boot=3, seed=0)
+    >>> sbls_replicates(attack, SBLSOptions(min_group_size=5), draws)["p_attr"].tolist()
+    [0.0, 0.0, 0.0]
+    """
+    atts = _prepare(attack)
+    inv = draws.index(attack.speakers)
+    n_spk, n_boot, n = draws.speakers.size, draws.n_boot, attack.n
+    w_all = draws.counts.astype(np.float64)
+    class_spk = [_per_speaker(inv, n_spk, a.y, a.n_classes) for a in atts]
+    class_w = [w_all @ cs for cs in class_spk]
+    # the speaker-pair sums cost about n S + B S^2, the per-utterance sums B n: pairs when
+    # there are fewer speakers than replicates (and the S x S tables stay small)
+    pairs = [
+        _auc_pairs(a, inv, n_spk)
+        if a.scores is not None
+        and n_spk <= n_boot
+        and a.n_classes * a.scores.shape[1] * n_spk**2 <= _PAIR_CELLS
+        else None
+        for a in atts
+    ]
+    present = [cw > 0 for cw in class_w]  # (B, K) per attribute
+    k = np.stack([p.sum(axis=1) for p in present])  # (A, B)
+    valid = (k >= 2).all(axis=0)
+    leak = np.full((len(atts), n_boot), np.nan)
+    nmi = np.full((len(atts), n_boot), np.nan)
+    keys: list[list[Any]] = [[None] * n_boot for _ in atts]
+    mappings: list[dict[Any, NDArray[np.intp]]] = [{} for _ in atts]  # key -> predicted class
+    chunk = max(1, _CELLS // max(1, n if any(p is None for p in pairs) else n_spk))
+    done = 0
+    for start in range(0, n_boot, chunk):
+        rows = np.arange(start, min(n_boot, start + chunk))
+        rows = rows[valid[rows]]
+        if rows.size:
+            wu = None
+            for ai, att in enumerate(atts):
+                if att.scores is not None:
+                    pair = pairs[ai]
+                    if pair is not None:
+                        auc = _auc_from_pairs(pair, class_spk[ai], w_all[rows])
+                    else:
+                        wu = w_all[rows][:, inv] if wu is None else wu
+                        auc = _auc_sums(att, wu)
+                    for r, bb in enumerate(rows):
+                        pres = np.flatnonzero(present[ai][bb])
+                        sub = auc[r][pres]
+                        _, perm = linear_sum_assignment(-sub)
+                        aligned = float(sub[np.arange(pres.size), perm].mean())
+                        leak[ai, bb] = min(1.0, max(0.0, (aligned - 0.5) / 0.5))
+                        key = (tuple(pres.tolist()), tuple(perm.tolist()))
+                        keys[ai][bb] = key
+                        if key not in mappings[ai]:
+                            best = np.argmax(att.scores[:, perm], axis=1)
+                            mappings[ai][key] = pres[best]
+        done = min(n_boot, start + chunk)
+        if progress is not None:
+            progress(0.8 * done / n_boot, f"Bootstrap {done}/{n_boot}")
+    rows = np.flatnonzero(valid)
+    for ai, att in enumerate(atts):
+        if att.scores is not None or not rows.size:
+            continue
+        assert att.col is not None and att.declared is not None
+        raw = (
+            w_all[rows]
+            @ _per_speaker(inv, n_spk, att.y * att.n_cols + att.col, att.n_classes * att.n_cols)
+        ).reshape(rows.size, att.n_classes, att.n_cols)
+        for r, bb in enumerate(rows):
+            pres = np.flatnonzero(present[ai][bb])
+            cols = np.flatnonzero(att.declared | (raw[r].sum(axis=0) > 0))
+            counts = raw[r][np.ix_(pres, cols)]
+            recall = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+            ri, ci = linear_sum_assignment(-recall)
+            ba = float(recall[ri, ci].sum()) / pres.size
+            kk = pres.size
+            leak[ai, bb] = min(1.0, max(0.0, (ba - 1.0 / kk) / (1.0 - 1.0 / kk)))
+            key = tuple(zip(pres[ri].tolist(), cols[ci].tolist(), strict=True))
+            keys[ai][bb] = key
+            if key not in mappings[ai]:
+                to_true = np.full(att.n_cols, -1)
+                for true_c, col_c in key:
+                    to_true[col_c] = true_c
+                mappings[ai][key] = to_true[att.col]
+        nmi[ai, rows] = _nmi_rows(raw, k[ai, rows])
+    # P_assoc of the soft attributes: NMI of the aligned confusion table, per alignment
+    for ai, att in enumerate(atts):
+        if att.scores is None:
+            continue
+        kc = att.n_classes
+        for key, predicted in mappings[ai].items():
+            sel = np.array([bb for bb in rows if keys[ai][bb] == key], dtype=np.intp)
+            table = _per_speaker(inv, n_spk, att.y * kc + predicted, kc * kc)
+            conf = (w_all[sel] @ table).reshape(sel.size, kc, kc)
+            nmi[ai, sel] = _nmi_rows(conf, k[ai, sel])
+    # P_subgroup: joint recovery of each full intersection, per combination of alignments
+    shape = tuple(a.n_classes for a in atts)
+    group = np.ravel_multi_index(tuple(a.y for a in atts), shape)
+    n_groups = int(np.prod(shape))
+    sizes = w_all @ _per_speaker(inv, n_spk, group, n_groups)  # (B, G)
+    p_sub = np.full(n_boot, np.nan)
+    combos: dict[tuple[Any, ...], list[int]] = {}
+    for bb in rows:
+        combos.setdefault(tuple(keys[ai][bb] for ai in range(len(atts))), []).append(int(bb))
+    lam = float(options.subgroup_lambda)
+    for combo, members in combos.items():
+        hit = np.ones(n, dtype=bool)
+        for ai, key in enumerate(combo):
+            hit &= mappings[ai][key] == atts[ai].y
+        sel = np.array(members, dtype=np.intp)
+        hits = w_all[sel] @ _per_speaker(inv, n_spk, group, n_groups, hit.astype(np.float64))
+        size = sizes[sel]
+        used = size >= options.min_group_size
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.where(used, hits / np.where(size > 0, size, 1.0), np.nan)
+        any_used = used.any(axis=1)
+        worst = np.nanmax(np.where(any_used[:, None], rate, 0.0), axis=1)
+        prot = 1.0 - rate
+        hi = np.nanmax(np.where(any_used[:, None], prot, 0.0), axis=1)
+        lo = np.nanmin(np.where(any_used[:, None], prot, 0.0), axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(hi > 0, lo / np.where(hi > 0, hi, 1.0), 0.0)
+        value = lam * (1.0 - worst) + (1.0 - lam) * ratio
+        p_sub[sel] = np.where(any_used, value, np.nan)
+    w = tuple(float(x) for x in options.weights)
+    p_attr = 1.0 - leak.mean(axis=0)
+    p_assoc = 1.0 - nmi.mean(axis=0)
+    if progress is not None:
+        progress(1.0, f"Bootstrap {n_boot}/{n_boot}")
+    return {
+        "p_attr": p_attr,
+        "p_assoc": p_assoc,
+        "p_subgroup": p_sub,
+        "sbls": w[0] * p_attr + w[1] * p_assoc + w[2] * p_sub,
+    }
+
+
+def _estimates(result: SBLSResult) -> dict[str, float | None]:
+    return {key: getattr(result, key) for key in COMPONENTS}
+
+
+def sbls_intervals(
+    attack: Attack,
+    options: SBLSOptions,
+    *,
+    n_boot: int,
+    seed: int = 0,
+    confidence: float = 0.95,
+    result: SBLSResult | None = None,
+    progress: Progress | None = None,
+) -> dict[str, BootstrapInterval]:
+    """Speaker-level bootstrap intervals of P_attr, P_assoc, P_subgroup and SBLS.
+
+    The evaluation speakers are resampled with replacement (all their utterances move
+    together, :class:`~voxmetrics.metrics.uncertainty.SpeakerDraws` with ``seed``), the
+    attacker is held fixed (trained once) and each replicate reweights the utterances
+    (:func:`sbls_replicates`); the interval is the percentile interval of the replicates
+    where the number is defined (none when it is undefined in more than half of them).
+
+    Parameters
+    ----------
+    attack : Attack
+        The fixed attacker's output.
+    options : SBLSOptions
+        Weights, lambda and minimum group size.
+    n_boot : int
+        Replicates (>= 1).
+    seed : int
+        Seed of the resampling.
+    confidence : float
+        Coverage, default 0.95.
+    result : SBLSResult, optional
+        :func:`attack_sbls` of the attack, when already computed (the estimates).
+    progress : callable(fraction, message), optional
+        Called as the replicates are computed.
+
+    Returns
+    -------
+    dict of str to BootstrapInterval
+        Keys of :data:`COMPONENTS`.
+    """
+    if not 0 < confidence < 1:
+        raise VoxMetricsInputError("`confidence` must be in (0, 1).")
+    draws = SpeakerDraws.draw(attack.speakers, n_boot=n_boot, seed=seed)
+    reps = sbls_replicates(attack, options, draws, progress=progress)
+    est = _estimates(result if result is not None else attack_sbls(attack, options))
+    return {k: _interval(est[k], reps[k], confidence, n_boot) for k in COMPONENTS}
+
+
+def compare_sbls(
+    a: Attack,
+    b: Attack,
+    draws: SpeakerDraws,
+    options: SBLSOptions | None = None,
+    *,
+    confidence: float = 0.95,
+) -> dict[str, Comparison]:
+    """Paired comparison B - A of SBLS and its components under the same replicate weights.
+
+    Each difference gets the percentile interval of the replicate differences and the
+    two-sided bootstrap p-value of :func:`~voxmetrics.metrics.uncertainty.compare_replicates`;
+    ``p_adjusted`` is Holm's adjustment over these four numbers (their own family: the
+    identity numbers of a comparison keep theirs). Every speaker of both attacks must be in
+    ``draws``.
+    """
+    opts = options or SBLSOptions()
+    alpha = (1.0 - confidence) / 2
+    est_a, est_b = _estimates(attack_sbls(a, opts)), _estimates(attack_sbls(b, opts))
+    rep_a, rep_b = sbls_replicates(a, opts, draws), sbls_replicates(b, opts, draws)
+    out: dict[str, Comparison] = {}
+    for key in COMPONENTS:
+        va, vb = est_a[key], est_b[key]
+        diff = None if va is None or vb is None else float(vb - va)
+        d = rep_b[key] - rep_a[key]
+        d = d[np.isfinite(d)]
+        if diff is None or d.size < 0.5 * draws.n_boot:
+            out[key] = Comparison(va, vb, diff, (None, None), None)
+            continue
+        lo, hi = (float(x) for x in np.quantile(d, [alpha, 1 - alpha]))
+        p = float((1 + np.sum(np.abs(d - diff) >= abs(diff) - 1e-12)) / (1 + d.size))
+        out[key] = Comparison(va, vb, diff, (lo, hi), min(1.0, p))
+    adjusted = holm({k: c.p_value for k, c in out.items()})
+    return {
+        k: Comparison(c.a, c.b, c.difference, c.interval, c.p_value, adjusted[k])
+        for k, c in out.items()
+    }
+
+
+# ---------------------------------------------------------------- rows and tables
+
+
+@dataclass(frozen=True, eq=False)
+class SBLSRow:
+    """One condition of the Soft biometrics page."""
+
+    condition: Condition
+    """The condition."""
+    attack: Attack | None = None
+    """The attacker's output (None when there is none)."""
+    result: SBLSResult | None = None
+    """SBLS of the attack (None when it could not be computed)."""
+    intervals: dict[str, BootstrapInterval] | None = None
+    """Bootstrap intervals (None when off)."""
+    status: str = ""
+    """Who attacked, or why there is no result."""
+
+    @property
+    def name(self) -> str:
+        """The condition's name."""
+        return self.condition.name
+
+
+def _ci(interval: BootstrapInterval | None) -> str | None:
+    if interval is None:
+        return None
+    if interval.low is None or interval.high is None:
+        return "undefined"
+    return f"[{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def component_frame(rows: Sequence[SBLSRow], *, intervals: bool = True) -> pd.DataFrame:
+    """One row per condition: the attacker, the components, SBLS and their 95 % intervals.
+
+    Columns: Condition, Attacker (the row's ``status``), P_attr, P_assoc, P_subgroup, SBLS,
+    then, when ``intervals``, "<component> CI" text columns ("[low, high]"), then Groups used
+    ("k of m" intersections reaching the minimum size). Conditions without a result keep
+    empty cells.
+    """
+    records = []
+    for row in rows:
+        r = row.result
+        rec: dict[str, Any] = {"Condition": row.name, "Attacker": row.status}
+        for key, label in COMPONENTS.items():
+            rec[label] = getattr(r, key) if r is not None else None
+        if intervals:
+            for key, label in COMPONENTS.items():
+                iv = row.intervals.get(key) if row.intervals else None
+                rec[f"{label} CI"] = _ci(iv)
+        if r is not None:
+            joint = [s for s in r.subgroups if s.attribute == "all"]
+            rec["Groups used"] = f"{sum(s.used for s in joint)} of {len(joint)}"
+        else:
+            rec["Groups used"] = None
+        records.append(rec)
+    df = pd.DataFrame.from_records(records)
+    for label in COMPONENTS.values():
+        df[label] = df[label].astype("float64")
+    return df
+
+
+def interval_frame(rows: Sequence[SBLSRow]) -> pd.DataFrame:
+    """The bootstrap intervals as numbers: one row per (condition, component).
+
+    Columns: condition, component, estimate, low, high, confidence, n_boot, n_valid, attacker.
+    """
+    records = []
+    for row in rows:
+        for key, label in COMPONENTS.items():
+            iv = (row.intervals or {}).get(key)
+            if iv is None:
+                continue
+            records.append(
+                {
+                    "condition": row.name,
+                    "component": label,
+                    **iv.to_dict(),
+                    "attacker": row.status,
+                }
+            )
+    return pd.DataFrame.from_records(
+        records,
+        columns=[
+            "condition",
+            "component",
+            "estimate",
+            "low",
+            "high",
+            "confidence",
+            "n_boot",
+            "n_valid",
+            "attacker",
+        ],
+    )
+
+
+def attribute_frame(result: SBLSResult) -> pd.DataFrame:
+    """One row per attribute: classes, aligned AUC, balanced accuracy, leakage, NMI."""
+    return pd.DataFrame(
+        {
+            "Attribute": [a.name for a in result.attributes],
+            "Classes": [", ".join(a.classes) for a in result.attributes],
+            "AUC (aligned)": [a.auc for a in result.attributes],
+            "Balanced accuracy": [a.balanced_accuracy for a in result.attributes],
+            "Leakage L_a": [a.leakage for a in result.attributes],
+            "NMI": [a.nmi for a in result.attributes],
+        }
+    ).astype({"AUC (aligned)": "float64"})
+
+
+def subgroup_frame(result: SBLSResult) -> pd.DataFrame:
+    """The per-(attribute, subgroup) rows of a result.
+
+    Each row is the leakage of one attribute within one subgroup of the other attributes' values
+    (the joint-recovery rows of the full intersections are in :func:`intersection_frame`).
+    """
+    rows = [r for r in result.subgroups if r.attribute != "all"]
+    df = pd.DataFrame(
+        {
+            "Attribute": [r.attribute for r in rows],
+            "Within subgroup": [r.group for r in rows],
+            "n": [r.n for r in rows],
+            "AUC": [r.auc for r in rows],
+            "Leakage": [r.leakage for r in rows],
+            "Accuracy": [r.accuracy for r in rows],
+            "Used": [r.used for r in rows],
+        },
+        columns=["Attribute", "Within subgroup", "n", "AUC", "Leakage", "Accuracy", "Used"],
+    )
+    return df.astype({"AUC": "float64", "Leakage": "float64", "Accuracy": "float64"})
+
+
+def intersection_frame(result: SBLSResult, attack: Attack | None = None) -> pd.DataFrame:
+    """One row per intersection of all attributes: n, speakers, joint recovery rate L_g.
+
+    ``attack`` adds the number of distinct speakers of each intersection (utterances of one
+    speaker are not independent, so this is the subgroup's real sample size).
+    """
+    rows = [r for r in result.subgroups if r.attribute == "all"]
+    df = pd.DataFrame(
+        {
+            "Subgroup": [r.group for r in rows],
+            "Utterances": [r.n for r in rows],
+            "Joint recovery L_g": [r.leakage for r in rows],
+            "Protection 1 - L_g": [1.0 - r.leakage for r in rows],
+            "Used": [r.used for r in rows],
+        },
+        columns=["Subgroup", "Utterances", "Joint recovery L_g", "Protection 1 - L_g", "Used"],
+    )
+    if attack is not None:
+        names = [a.name for a in result.attributes]
+        counts = []
+        for r in rows:
+            values = dict(part.split("=", 1) for part in r.group.split(" & "))
+            mask = np.ones(attack.n, dtype=bool)
+            for a in names:
+                mask &= attack.labels[a] == values[a]
+            counts.append(int(np.unique(attack.speakers[mask]).size))
+        df.insert(2, "Speakers", counts)
+    return df.astype({"Joint recovery L_g": "float64", "Protection 1 - L_g": "float64"})
+
+
+def identity_frame(
+    rows: Sequence[SBLSRow], reports: Mapping[str, ConditionReport | None]
+) -> pd.DataFrame:
+    """SBLS beside the identity metrics: one row per condition with a result.
+
+    Columns: Condition, SBLS, P_attr, EER, LIDmax (bits), Linkability.
+    """
+    records = []
+    for row in rows:
+        if row.result is None:
+            continue
+        rep = reports.get(row.name)
+        b = rep.baseline if rep is not None else None
+        records.append(
+            {
+                "Condition": row.name,
+                "SBLS": row.result.sbls,
+                "P_attr": row.result.p_attr,
+                "EER": b.eer if b is not None else None,
+                "LIDmax (bits)": rep.lid.lid_max if rep is not None and rep.lid else None,
+                "Linkability": b.linkability if b is not None else None,
+            }
+        )
+    df = pd.DataFrame.from_records(
+        records, columns=["Condition", "SBLS", "P_attr", "EER", "LIDmax (bits)", "Linkability"]
+    )
+    return df.astype({c: "float64" for c in df.columns[1:]})
+
+
+def weights_ok(weights: Sequence[float]) -> bool:
+    """Whether three weights are non-negative and sum to 1 (what SBLS accepts)."""
+    return (
+        len(weights) == 3
+        and all(w >= 0 for w in weights)
+        and math.isclose(sum(weights), 1.0, abs_tol=1e-9)
+    )

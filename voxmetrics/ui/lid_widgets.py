@@ -1,0 +1,291 @@
+"""The LID page's widgets: its controls, its cached calls per condition and its trial explorer.
+
+The numbers and tables are :mod:`voxmetrics.analysis.lid`'s, cached by
+:mod:`voxmetrics.ui.cache_lid`; here they are wired to Streamlit widgets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from voxmetrics.analysis import lid as analysis
+from voxmetrics.analysis.lid import LIDOptions, LIDRow
+from voxmetrics.data.study import Condition, Study
+from voxmetrics.metrics.lid import LIDResult
+from voxmetrics.metrics.uncertainty import ChanceLevels
+from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
+from voxmetrics.ui.cache import condition_report
+from voxmetrics.ui.cache_lid import lid_chance, lid_intervals, lid_result
+from voxmetrics.ui.setup import md_escape
+from voxmetrics.ui.widgets import call, download_table, safe_call, show_warnings
+
+__all__ = [
+    "VARIANTS",
+    "calibration_caption",
+    "lid_chances",
+    "lid_controls",
+    "lid_rows",
+    "show_notices",
+    "trial_card",
+    "trial_condition",
+    "trial_table",
+    "trial_table_key",
+]
+
+VARIANTS = {
+    "maximum-likelihood": "maximum likelihood: population sd, unweighted, unpenalised",
+    "reference-code": "authors' code: sample sd, balanced, L2 penalty (C = 1)",
+}
+"""The LID calibration variants and their labels on the page."""
+
+
+def lid_controls(study: Study) -> tuple[list[str], LIDOptions, int]:
+    """The bordered box of the page's controls.
+
+    Returns
+    -------
+    chosen : list of str
+        The conditions picked (possibly none).
+    options : LIDOptions
+        Variant, cross-calibration (only when a chosen condition lacks a dev set) and seed.
+    n_boot : int
+        Bootstrap replicates (0 = no intervals).
+    """
+    with st.container(border=True):
+        shown = st.session_state.get("vm_lid_conditions")
+        if shown is None:  # first visit: every condition
+            st.session_state["vm_lid_conditions"] = list(study.names)
+        elif any(n not in study.names for n in shown):  # drop names that left the study
+            st.session_state["vm_lid_conditions"] = [n for n in shown if n in study.names]
+        chosen = st.multiselect("Conditions", study.names, key="vm_lid_conditions")
+        variant_col, boot_col, seed_col = st.columns([3, 1, 1])
+        if st.session_state.get("vm_lid_variant") not in VARIANTS:  # first visit: the study's
+            st.session_state["vm_lid_variant"] = study.settings.lid_variant
+        variant = variant_col.radio(
+            "Calibration variant",
+            list(VARIANTS),
+            format_func=VARIANTS.get,
+            key="vm_lid_variant",
+            help="Maximum likelihood fits w, b without penalty on population-sd z-scores. The "
+            "authors' public code (Šterns et al. 2025) uses the sample sd, balanced class weights "
+            "and scikit-learn's default L2 penalty (C = 1); use it to reproduce the paper's "
+            "Table 3, Table 4 and Figure 4. The default follows the study's settings.",
+        )
+        n_boot = boot_col.number_input(
+            "Bootstrap replicates",
+            min_value=0,
+            max_value=20_000,
+            value=1000,
+            step=100,
+            key="vm_lid_boot",
+            help="Speaker-level bootstrap of the 95 % intervals of ALID, PDR, NDR, LID+, LID- and "
+            "LID q95 (trial speakers resampled, calibration held fixed). 0 = no intervals.",
+        )
+        seed = seed_col.number_input(
+            "Seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            value=0,
+            step=1,
+            key="vm_lid_seed",
+            help="Seed of the bootstrap and of the cross-calibration folds.",
+        )
+        no_dev = [n for n in chosen if study.get(n).dev is None]
+        cv_col, k_col = st.columns([3, 1])
+        cross = cv_col.toggle(
+            "Cross-calibrate conditions without a dev set (k-fold on eval)",
+            key="vm_lid_crosscal",
+            disabled=not no_dev,
+            help="Without a dev set there is nothing to learn w, b on. Cross-calibration splits "
+            "the eval speakers into k folds and calibrates each fold on the others; its numbers "
+            "are labelled 'cross-calibrated' everywhere.",
+        )
+        k = k_col.number_input(
+            "Folds k",
+            min_value=2,
+            max_value=20,
+            value=5,
+            step=1,
+            key="vm_lid_k",
+            disabled=not cross,
+        )
+        if no_dev:
+            names = ", ".join(md_escape(n) for n in no_dev)
+            cv_col.caption(f"Without a dev set: {names}.")
+        else:
+            cv_col.caption(
+                "Every selected condition has a dev set, so cross-calibration is not needed."
+            )
+
+    options = LIDOptions(
+        cross_calibrate=int(k) if cross and no_dev else None,
+        variant=variant,
+        seed=int(seed),
+    )
+    return chosen, options, int(n_boot)
+
+
+def lid_rows(study: Study, names: list[str], options: LIDOptions, n_boot: int) -> list[LIDRow]:
+    """Each chosen condition's report, LID and intervals (cached), with their messages shown."""
+    rows: list[LIDRow] = []
+    for name in names:
+        cond = study.get(name)
+        report = call(condition_report, cond)
+        out = call(lid_result, cond, options)
+        result = out.value if out is not None else None
+        if out is not None:
+            show_warnings([f"{name}: {m}" for m in out.warnings])
+        intervals = None
+        if result is not None and n_boot > 0:
+            intervals = safe_call(lid_intervals, cond, result, options, n_boot=int(n_boot))
+        rows.append(
+            LIDRow(
+                condition=cond,
+                report=report.value if report is not None else None,
+                lid=result,
+                intervals=intervals,
+                status=analysis.lid_status(result, failed=out is None),
+            )
+        )
+    return rows
+
+
+def trial_table_key(condition: Condition, options: LIDOptions) -> str:
+    """Widget key of a condition's trial table: it follows the data and the LID options.
+
+    The table is sorted by LID, so a selection stored under one calibration would point at
+    another trial under the next; a new key starts from the default selection instead.
+    """
+    digest = hashlib.sha256(f"{condition.name}|{options.key(condition)}".encode()).hexdigest()
+    return f"vm_lid_trials_{digest[:16]}"
+
+
+def trial_table(trials: pd.DataFrame, key: str, filename: str) -> tuple[int, bool]:
+    """The trial table with single-row selection and its download.
+
+    Returns the selected trial's row in the score matrix (the largest LID when nothing is
+    selected) and whether a row is selected.
+    """
+    event = st.dataframe(
+        trials,
+        hide_index=True,
+        key=key,
+        on_select="rerun",
+        selection_mode="single-row",
+        selection_default={"selection": {"rows": [0]}},
+        height=390,
+        column_config={
+            "Rank": st.column_config.NumberColumn(
+                "Rank", help="Position of the true speaker among the N (1 = top).", format="%d"
+            ),
+            "p(target)": st.column_config.NumberColumn(
+                "p(target)", help="Posterior of the true speaker.", format="%.4f"
+            ),
+            "LID (bits)": st.column_config.NumberColumn("LID (bits)", format="%.3f"),
+        },
+    )
+    download_table(trials, filename)
+    selected = event.selection.rows
+    position = selected[0] if selected and selected[0] < len(trials) else 0
+    index = int(trials.index[position])
+    return index, bool(selected)
+
+
+def trial_card(condition: Condition, result: LIDResult, index: int, *, selected: bool) -> None:
+    """The selected trial's LID, posterior of its speaker and rank, as metrics."""
+    ev = condition.eval
+    n_enrolled = result.n_enrolled
+    st.markdown(f"**Trial {md_escape(str(ev.trial_ids[index]))}**")
+    st.caption(f"Speaker {md_escape(str(ev.trial_speakers[index]))}")
+    if not selected:
+        st.caption("No row selected: the trial with the largest LID.")
+    st.metric(
+        "LID",
+        f"{float(result.lid[index]):.2f} bits",
+        help=f"log₂(N · p(target)); at most log₂ N = {result.ceiling:.2f} bits.",
+    )
+    st.metric(
+        "p(target)",
+        f"{float(result.p_target[index]):.3f}",
+        help="The attacker's posterior of the true speaker.",
+    )
+    st.caption(f"A random guess gives 1/N = {1 / n_enrolled:.3f}.")
+    st.metric(
+        "Rank of the true speaker",
+        f"{int(result.rank[index])} of {n_enrolled:,}",
+        help="Position by raw score; ties count against the attacker.",
+    )
+
+
+def show_notices(rows: Sequence[LIDRow], flagged: Sequence[LIDRow]) -> None:
+    """The localised vulnerabilities (or that there is none) and the conditions without LID."""
+    for row in flagged:
+        st.warning(
+            f"**{md_escape(row.name)}: localised vulnerability.** Its EER is "
+            f"{row.report.baseline.eer:.2f}, close to chance (0.5), so the 1-to-1 view calls it "
+            f"private. Yet its most exposed trial discloses {row.lid.lid_max:.2f} bits "
+            f"(LIDmax > {LOCAL_LID_MAX:g} bit): some speakers are still singled out.",
+            icon=":material/crisis_alert:",
+        )
+    if not flagged and any(row.lid is not None for row in rows):
+        st.caption(
+            f"No selected condition has a near-chance EER (≥ {LOCAL_EER:g}) together with "
+            f"LIDmax > {LOCAL_LID_MAX:g} bit."
+        )
+    missing = [row.name for row in rows if row.status == analysis.NEEDS_CALIBRATION]
+    if missing:
+        st.info(
+            f"{', '.join(md_escape(n) for n in missing)}: no dev set, so LID needs "
+            "calibration. Turn on cross-calibration above to calibrate on the eval speakers "
+            "themselves (k-fold), or add a dev set on the Data page.",
+            icon=":material/info:",
+        )
+
+
+def lid_chances(rows: Sequence[LIDRow], options: LIDOptions) -> dict[str, ChanceLevels]:
+    """The chance levels of every row with LID (cached), by condition name."""
+    chances = {}
+    for row in rows:
+        if row.lid is not None:
+            got = safe_call(lid_chance, row.condition, row.lid, options)
+            if got is not None:
+                chances[row.name] = got
+    return chances
+
+
+def calibration_caption(matrix: str, options: LIDOptions) -> str:
+    """The caption under the calibration curve of a condition binned on ``matrix``."""
+    notes = [
+        "Each marker is the share of mated pairs among the (trial, enrolled identity) pairs "
+        "whose row z-score falls in the bin; its size grows with the number of pairs. The line "
+        "is the fitted logistic curve."
+    ]
+    if matrix == "eval":
+        notes.append(
+            "This condition is cross-calibrated: the curve is computed on eval with the mean "
+            "of the folds' calibrations (each trial's LID used its own fold's)."
+        )
+    if options.reference_code:
+        notes.append(
+            "With balanced class weights the fitted curve sits above the mated rate by design. "
+            "Only its slope w matters for LID."
+        )
+    return " ".join(notes)
+
+
+def trial_condition(with_lid: Mapping[str, LIDResult], flagged: Sequence[LIDRow]) -> str:
+    """The trial explorer's condition picker; it opens on the first flagged condition."""
+    names = list(with_lid)
+    default = flagged[0].name if flagged else names[0]
+    if st.session_state.get("vm_lid_trial_condition") not in names:
+        st.session_state["vm_lid_trial_condition"] = default
+    return st.selectbox(
+        "Condition",
+        names,
+        key="vm_lid_trial_condition",
+        help="Opens on a condition with a localised vulnerability, when there is one.",
+    )

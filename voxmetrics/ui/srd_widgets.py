@@ -1,0 +1,155 @@
+"""The SRD page's widgets: controls, fits, the sparse-data notice and the speaker picker.
+
+The numbers and tables are :mod:`voxmetrics.analysis.srd`'s, cached by
+:mod:`voxmetrics.ui.cache_srd`; here they are wired to Streamlit widgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import streamlit as st
+
+from voxmetrics.analysis.srd import zero_rank_counts
+from voxmetrics.data.study import Condition, Study
+from voxmetrics.metrics.srd import LOSSES, BetaBinomialFit, Loss, SpeakerSRD, SRDResult
+from voxmetrics.report import ConditionReport
+from voxmetrics.ui import cache_srd
+from voxmetrics.ui.setup import md_escape
+from voxmetrics.ui.widgets import call, safe_call, show_warnings
+
+__all__ = [
+    "LOSS_HELP",
+    "rank_caption",
+    "show_sparse_notice",
+    "speaker_model_fits",
+    "speaker_picker",
+    "speakers_with_progress",
+    "srd_controls",
+    "srd_fits",
+]
+
+CONDITIONS = "vm_srd_conditions"
+LOSSES_KEY = "vm_srd_losses"
+LOG_AXES = "vm_srd_log"
+SPEAKER = "vm_srd_speaker"
+LOSS_HELP = (
+    "LL: log-likelihood, the best overall fit. CLL: LL forced to match the rank-1 share "
+    "(the paper's choice, and the model of the report). MS, WMS, RWMS: squared errors, plain, "
+    "weighted by p_k and by e^-k (the first ranks only)."
+)
+"""Help of the loss picker."""
+
+
+def srd_controls(study: Study) -> tuple[list[str], list[Loss], bool]:
+    """The conditions, the model losses (both in canonical order) and the log-log toggle."""
+    if CONDITIONS in st.session_state:
+        st.session_state[CONDITIONS] = [n for n in st.session_state[CONDITIONS] if n in study.names]
+    else:
+        st.session_state[CONDITIONS] = list(study.names)
+    if LOSSES_KEY not in st.session_state:
+        st.session_state[LOSSES_KEY] = ["LL", "CLL"]
+    chosen_names = st.multiselect("Conditions", study.names, key=CONDITIONS)
+    loss_col, axes_col = st.columns([3, 1], vertical_alignment="bottom")
+    chosen_losses = loss_col.multiselect("Model losses", LOSSES, key=LOSSES_KEY, help=LOSS_HELP)
+    names = [n for n in study.names if n in chosen_names]  # study order, whatever the clicks
+    losses = [loss for loss in LOSSES if loss in chosen_losses]
+    log_axes = axes_col.toggle("Log-log axes", value=True, key=LOG_AXES)
+    return names, losses, log_axes
+
+
+def srd_fits(
+    reports: Mapping[str, ConditionReport], losses: Sequence[Loss]
+) -> dict[str, tuple[BetaBinomialFit, ...]]:
+    """Each condition's fits, one per loss (cached), with their warnings shown."""
+    fits = {}
+    for name, report in reports.items():
+        out = call(cache_srd.condition_fits, report, losses)
+        if out is not None:
+            fits[name] = out.value
+            show_warnings([f"{name}: {m}" for m in out.warnings])
+    return fits
+
+
+def rank_caption(results: Mapping[str, SRDResult], log_axes: bool) -> str:
+    """The caption under the rank distributions; on log axes, how many ranks are left out."""
+    caption = (
+        "Dots: the share of trials at each rank; broken lines of the same colour: the "
+        "beta-binomial models (one dash style per loss; faded when the fit did not converge); "
+        "dotted: chance, 1/N."
+    )
+    zeros = {n: z for n, z in zero_rank_counts(results).items() if z} if log_axes else {}
+    if zeros:
+        listed = ", ".join(f"{md_escape(n)} {z}" for n, z in zeros.items())
+        caption += (
+            " Ranks that no trial reached have probability 0, which a log axis cannot show: "
+            f"they are left out of the data lines ({listed} of N ranks). Switch off log-log "
+            "axes to see them."
+        )
+    return caption
+
+
+def show_sparse_notice(results: Mapping[str, SRDResult]) -> None:
+    """Which conditions have fewer than 10 trials per rank, if any."""
+    sparse = [n for n, r in results.items() if r.sparse]
+    if sparse:
+        detail = ", ".join(
+            f"{md_escape(n)} ({results[n].n_trials:,} trials for N = {results[n].n_enrolled:,})"
+            for n in sparse
+        )
+        st.info(
+            f"Sparse data: {detail} have fewer than 10 trials per rank on average, so their "
+            "histograms are noisy and mostly zeros at high ranks. Prefer the model's statistics "
+            "(CLL, as in the report) to the data's there.",
+            icon=":material/info:",
+        )
+
+
+def speakers_with_progress(report: ConditionReport, condition: Condition) -> SpeakerSRD | None:
+    """The condition's per-speaker SRD (LL fits, cached), with a progress bar while fitting."""
+    bar = st.empty()
+
+    def show_progress(fraction: float, message: str) -> None:
+        bar.progress(fraction, text=message)
+
+    speakers = safe_call(
+        cache_srd.speaker_srd,
+        report.srd,
+        condition.eval.trial_speakers,
+        loss="LL",
+        progress=show_progress,
+    )
+    bar.empty()
+    return speakers
+
+
+def speaker_picker(speakers: SpeakerSRD, condition: str, column: Any) -> tuple[str, int]:
+    """The speaker select box (in ``column``), labelled with each speaker's empirical MeanD.
+
+    Returns the speaker and its index in ``speakers``; the choice is kept per condition.
+    """
+    key = f"{SPEAKER}_{condition}"  # one choice per condition: the labels differ
+    labels = {
+        str(s): f"{s} · MeanD {m:.2f} bits"
+        for s, m in zip(speakers.speakers, speakers.empirical_mean_d, strict=True)
+    }
+    if st.session_state.get(key) not in labels:
+        st.session_state[key] = next(iter(labels))
+    speaker = column.selectbox(
+        "Speaker",
+        list(labels),
+        key=key,
+        format_func=labels.get,
+        help="With the empirical MeanD of the speaker's own rank histogram.",
+    )
+    return speaker, list(labels).index(speaker)
+
+
+def speaker_model_fits(speakers: SpeakerSRD, index: int) -> list[BetaBinomialFit]:
+    """The speaker's LL fit and its CLL fit (cached).
+
+    The CLL fit's non-convergence warning is not shown: the caption under the figure says it.
+    """
+    cll_fit = call(cache_srd.fit_cached, speakers.histograms[index], "CLL")
+    return [speakers.fits[index]] + ([cll_fit.value] if cll_fit is not None else [])
