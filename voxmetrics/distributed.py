@@ -799,9 +799,9 @@ def evaluate_blockwise(
 
     Parameters
     ----------
-    source : EmbeddingSet, EmbeddingBlocks or ChunkedScores
+    source : EmbeddingSet, EmbeddingBlocks, ChunkedScores or ZarrScores
         The evaluated trials: embeddings (scored per block; ``split`` picks the split) or a
-        score matrix stored as row chunks.
+        score matrix stored as row chunks (files, or a Zarr store).
     client : distributed.Client
         Where the blocks run (see :func:`dask_client`).
     dev : ScoreMatrix, optional
