@@ -102,7 +102,7 @@ def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> floa
     tar = scores[np.arange(n_rows), targets]
     c_all = 0.0
     blocks = row_blocks(n_rows, n)
-    step = blocks[0].stop - blocks[0].start
+    step = max((b.stop - b.start for b in blocks), default=0)
     # reused by every block (a C-ordered matrix: its blocks' terms are laid out as the buffer)
     buf = np.empty(step * n, dtype=scores.dtype) if scores.flags.c_contiguous else None
     for rows in blocks:

@@ -372,7 +372,7 @@ class SortedPools:
             # one float64 buffer for every block (a block-sized array allocated per block is
             # mapped afresh each time); same values, same sums
             blocks = row_blocks(*scores.shape)
-            buf = np.empty((blocks[0].stop - blocks[0].start) * scores.shape[1])
+            buf = np.empty(max((b.stop - b.start for b in blocks), default=0) * scores.shape[1])
             for rows in blocks:
                 src = scores[rows]
                 if src.flags.c_contiguous:
