@@ -10,7 +10,8 @@ Times (best of ``repeat``, ``time.perf_counter``, after one warm-up run)
    speaker-level replicates of every headline number, the chance levels and the paired
    comparisons of every condition against the first;
 2. the same with ``bootstrap=0`` (no intervals), for the cost of the intervals;
-3. ``compare_conditions`` of two demo conditions at B replicates (the Overview's Compare panel).
+3. ``compare_conditions`` of two demo conditions at B replicates (the Overview's Compare panel),
+   without and with the original voices (``original=plain``: DeID and G_VD compared too).
 
 Not a test: pytest does not collect it (no ``test_`` prefix, work under ``__main__``).
 """
@@ -58,6 +59,15 @@ def main() -> None:
     a, b = study.get("anon-mild"), study.get("anon-strong")
     cmp_t = best(lambda: compare_conditions(a, b, n_boot=args.bootstrap), args.repeat)
     print(f"compare_conditions(anon-mild, anon-strong, {args.bootstrap}): {cmp_t * 1e3:8.1f} ms")
+    try:
+        compare_conditions(a, b, n_boot=2, original=study.get("plain"))
+    except TypeError:  # before DeID and G_VD were compared
+        return
+    orig = study.get("plain")
+    cmp_o = best(
+        lambda: compare_conditions(a, b, n_boot=args.bootstrap, original=orig), args.repeat
+    )
+    print(f"compare_conditions(..., original=plain):       {cmp_o * 1e3:8.1f} ms")
 
 
 if __name__ == "__main__":

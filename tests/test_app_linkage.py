@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.similarity import voice_similarity
 from voxmetrics.synth import demo_study
@@ -242,62 +242,10 @@ def test_condition_report_cache_tells_embeddings_apart():
 # ---------------------------------------------------------------- the cached helpers
 
 
-def test_speaker_mean_scores_is_the_mean_of_each_trial_speakers_rows():
-    rng = np.random.default_rng(0)
-    enrol = ["c", "a", "b", "z"]  # z has no trial
-    trial_speakers = ["b", "a", "b", "c", "a", "a"]
-    scores = rng.normal(size=(6, 4))
-    sm = ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(6)],
-        trial_speakers=trial_speakers,
-        enrol_speakers=enrol,
-    )
-    table = cache_linkage.speaker_mean_scores(sm)
-    assert list(table.columns) == ["trial_speaker", "enrol_speaker", "mean_score", "n_trials"]
-    # rows sorted, own columns first in the same order, then the speakers without trials
-    assert list(dict.fromkeys(table["trial_speaker"])) == ["a", "b", "c"]
-    assert list(dict.fromkeys(table["enrol_speaker"])) == ["a", "b", "c", "z"]
-    for row in table.itertuples():
-        mine = [i for i, s in enumerate(trial_speakers) if s == row.trial_speaker]
-        col = enrol.index(row.enrol_speaker)
-        assert row.mean_score == pytest.approx(scores[mine, col].mean())
-        assert row.n_trials == len(mine)
-
-
-def test_conversation_lengths_keep_two_groups_per_speaker(demo):
-    # demo: 8 trial utterances per speaker -> L = 1, 2, 4 (8 // 8 = 1 group is too few)
-    assert cache_linkage.conversation_lengths(demo.get("plain").embeddings) == (1, 2, 4)
-    meta = pd.DataFrame(
-        {"utt_id": list("abcdefg"), "speaker": list("xxxxxyy"), "role": "trial", "split": "eval"}
-    )
-    es = EmbeddingSet.from_arrays(np.eye(7), meta)
-    assert cache_linkage.conversation_lengths(es) == (1,)  # y has 2 trials
-    single = EmbeddingSet.from_arrays(np.eye(7)[:6], meta.iloc[:6])  # y has 1 trial
-    assert cache_linkage.conversation_lengths(single) == ()
-
-
-def test_speaker_order_groups_by_sex_then_id(demo):
-    order = cache_linkage.speaker_order(demo.get("plain").embeddings)
-    assert len(order.speakers) == 40 and order.groups is not None
-    sexes = [order.groups[s] for s in order.speakers]
-    assert sexes == sorted(sexes)  # all F, then all M
-    for sex in ("F", "M"):
-        group = [s for s in order.speakers if order.groups[s] == sex]
-        assert group == sorted(group)
-    meta = pd.DataFrame({"utt_id": ["1", "2"], "speaker": ["b", "a"], "role": "trial",
-                         "split": "eval"})  # fmt: skip
-    bare = cache_linkage.speaker_order(EmbeddingSet.from_arrays(np.eye(2), meta))
-    assert bare.speakers == ("a", "b") and bare.groups is None
-
-
 def test_cached_similarity_equals_the_library(demo):
     o, a = demo.get("plain").embeddings, demo.get("anon-strong").embeddings
     out = cache_linkage.similarity(o, a, calibration="raw")
     assert out.value.to_dict() == voice_similarity(o, a, calibration="raw").to_dict()
-    overlap = cache_linkage.utterance_overlap(o, a)
-    assert (overlap.shared, overlap.anonymised) == (480, 480)  # 40 speakers x 12 utterances
-    assert cache_linkage.utterance_count(o) == 480
 
 
 def test_sampled_linkability_is_cached_per_option(demo):

@@ -120,9 +120,13 @@ def test_intervals_and_the_compare_panel_are_the_librarys():
         demo.get(DEMO_NAMES[1]),
         n_boot=max(200, demo.settings.bootstrap),
         seed=demo.settings.seed,
+        original=demo.get(DEMO_NAMES[0]),  # the study's first condition, as in the report
     )
     assert cmp_.loc["Linkability", "B − A"] == lib["linkability"].difference
     assert cmp_.loc["Linkability", "p (Holm)"] == lib["linkability"].p_adjusted
+    for number, key in (("Singling out", "singling_out"), ("DeID", "deid"), ("G_VD (dB)", "g_vd")):
+        assert cmp_.loc[number, "B − A"] == pytest.approx(lib[key].difference)
+        assert cmp_.loc[number, "p (Holm)"] == lib[key].p_adjusted
 
 
 def test_a_downloaded_only_figure_is_built_on_click(monkeypatch):

@@ -33,8 +33,10 @@ def test_compare_prints_every_number_with_difference_interval_and_p(study_file, 
     assert link["p_adjusted"] >= link["p_value"]
     assert out["lid_max"]["interval"] == [None, None] and out["lid_max"]["p_value"] is None
     # the library's numbers
+    demo = demo_study(n_speakers=12)
+    # the CLI's original voices default to the study's first condition (plain)
     lib = compare_conditions(
-        demo_study(n_speakers=12).get("plain"), demo_study(n_speakers=12).get("random"), n_boot=100
+        demo.get("plain"), demo.get("random"), n_boot=100, original=demo.get("plain")
     )
     assert lib["linkability"].to_dict() == link
 
@@ -84,7 +86,8 @@ def test_compare_includes_sbls_with_its_own_holm_family(study_file, capsys):
             assert c["interval"][0] <= c["interval"][1]
             assert 0 < c["p_value"] <= c["p_adjusted"] + 1e-12 <= 1 + 1e-12
     # the identity numbers keep their adjustment: SBLS is a family of its own
-    without = compare_conditions(a, b, n_boot=60, sbls=False)
+    # (the CLI's original voices: the study's first condition)
+    without = compare_conditions(a, b, n_boot=60, sbls=False, original=demo.get("plain"))
     assert {k: c.to_dict() for k, c in without.items()} == {
         k: v for k, v in out.items() if k not in ("sbls", "p_attr", "p_assoc", "p_subgroup")
     }

@@ -107,6 +107,7 @@ class _Ids(HTMLParser):
     [
         "voxmetrics", "voxmetrics.report.card", "voxmetrics.threat", "voxmetrics.report.export",
         "voxmetrics.synth", "voxmetrics.embeddings", "voxmetrics.plots",
+        "voxmetrics.analysis.linkage",
     ],
 )  # fmt: skip
 def test_api_reference_documents_the_public_surface(site: Path, module: str):

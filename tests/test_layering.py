@@ -16,6 +16,7 @@ LIBRARY_MODULES = [
     "voxmetrics.report",
     "voxmetrics.report.card",
     "voxmetrics.threat",
+    "voxmetrics.analysis.linkage",
     "voxmetrics.report.study",
     "voxmetrics.data.studyfile",
     "voxmetrics.synth",
@@ -138,7 +139,7 @@ def _runtime_imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", ["lid", "srd", "sbls"])
+@pytest.mark.parametrize("module", ["lid", "srd", "sbls", "linkage"])
 def test_analysis_sits_below_the_report_the_figures_and_the_dashboard(module):
     path = ROOT / "voxmetrics" / "analysis" / f"{module}.py"
     above = ("voxmetrics.report", "voxmetrics.plots", "voxmetrics.ui", "voxmetrics.cli")

@@ -1,8 +1,6 @@
-"""Figure builders and the summary table of the Linkage page (AppTest cannot see figures)."""
+"""Figure builders of the Linkage page (AppTest cannot see figures)."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -14,14 +12,12 @@ from voxmetrics.metrics.legal import (
     linkability_curve,
     singling_out,
 )
-from voxmetrics.metrics.similarity import voice_distinctiveness, voice_similarity
+from voxmetrics.metrics.similarity import voice_similarity
 from voxmetrics.plots.linkage import (
     CONDITION_PALETTE,
-    TABLE_COLUMNS,
     condition_colors,
     conversation_length_figure,
     linkability_vs_n_figure,
-    linkage_table,
     mean_score_figure,
     similarity_matrices_figure,
     singling_out_figure,
@@ -210,27 +206,6 @@ def test_mean_score_figure_pivots_in_the_given_order():
 # ---------------------------------------------------------------- the summary table
 
 
-def test_linkage_table(reports):
-    toy = voice_distinctiveness(
-        [[.9, .2, .1], [.2, .8, .3], [.1, .3, .85]],
-        [[.6, .3, .2], [.3, .5, .35], [.2, .35, .55]],
-        [[.7, .4, .3], [.4, .65, .45], [.3, .45, .7]],
-    )  # metrics.md 5: DeID 0.589744, G_VD -3.357921 dB
-    scores_only = {"x": dataclasses.replace(reports["random"], singling_out=None)}
-    df = linkage_table({**reports, **scores_only}, {"anon-mild": toy})
-    assert list(df.columns) == list(TABLE_COLUMNS.values())
-    assert list(df["Condition"]) == [*reports, "x"]
-    row = df.set_index("Condition")
-    assert row.loc["anon-mild", "DeID"] == pytest.approx(0.589744, abs=1e-6)
-    assert row.loc["anon-mild", "G_VD (dB)"] == pytest.approx(-3.357921, abs=1e-6)
-    assert row.loc["plain", "Linkability"] == reports["plain"].baseline.linkability
-    assert row.loc["plain", "Singling out"] == reports["plain"].singling_out.value
-    assert row.loc["plain", "N speakers"] == 12
-    assert pd.isna(row.loc["x", "Singling out"]) and pd.isna(row.loc["x", "N speakers"])
-    assert pd.isna(row.loc["plain", "DeID"])  # no similarity given for it
-    assert str(df["N speakers"].dtype) == "Int64"
-
-
 def test_builders_accept_the_singling_out_of_a_tiny_case():
     r = singling_out([[1, 0], [0, 1]], ["a", "b"], [[1, .1], [1, -.1], [.1, 1], [-.1, 1]],
                      ["a", "a", "b", "b"])  # fmt: skip
@@ -279,11 +254,19 @@ def test_legal_figure_has_metric_rows_and_length_columns(demo):
         assert sum(t.showlegend for t in mine) == 1
     # the plotted values are the library's: 1 - EER and the linkability expectation
     r = evs["anon-mild"].results[0]
-    eer_trace = next(t for t in curves if t.meta == {"condition": "anon-mild", "kind": "curve",
-                                                     "row": "1 - EER", "L": 1})
+    eer_trace = next(
+        t
+        for t in curves
+        if t.meta == {"condition": "anon-mild", "kind": "curve", "row": "1 - EER", "L": 1}
+    )
     np.testing.assert_allclose(eer_trace.y, 1 - r.eer.eer)
-    link = next(t for t in curves if t.meta["condition"] == "anon-mild"
-                and t.meta["row"] == "linkability" and t.meta["L"] == 1)
+    link = next(
+        t
+        for t in curves
+        if t.meta["condition"] == "anon-mild"
+        and t.meta["row"] == "linkability"
+        and t.meta["L"] == 1
+    )
     np.testing.assert_allclose(link.y, r.linkability.expected)
     # chance rows: (1 - 1/N)^(N-1), 1/N', 0.5
     by_row = {t.meta["row"]: t for t in chance[:3]}

@@ -114,6 +114,7 @@ def test_labelled_tables_keep_every_value_under_its_label(demo_report):
         "95% high",
         "p",
         "p (Holm)",
+        "Not compared because",
     ]
     pd.testing.assert_frame_equal(
         shown, raw.drop(columns="key").set_axis(list(shown.columns), axis=1)
@@ -138,7 +139,9 @@ def test_study_comparisons_equal_compare_conditions(demo_report):
     from voxmetrics.report import compare_conditions
 
     st = demo_study(n_speakers=12)
-    lib = compare_conditions(st.get("plain"), st.get("anon-mild"), n_boot=60)
+    lib = compare_conditions(
+        st.get("plain"), st.get("anon-mild"), n_boot=60, original=st.get("plain")
+    )
     got = demo_report.comparisons["anon-mild vs plain"]
     assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in lib.items()}
 

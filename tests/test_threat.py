@@ -23,10 +23,14 @@ from voxmetrics.threat import (
     CALLOUT_EER,
     CALLOUT_LID_MAX,
     CALLOUT_LINKABILITY_FACTOR,
+    EXAMPLE_OWN_COLUMN,
     PAPER_EXAMPLE_SCORES,
     PAPER_EXAMPLE_TARGETS,
     PAPER_EXAMPLE_W,
     Callout,
+    checked_conditions,
+    example_frame,
+    example_view,
     paper_matrix,
     threat_callouts,
     threat_scenario,
@@ -366,3 +370,54 @@ def test_linked_trials_are_the_linkability():
     assert v.linked.tolist() == [True, True, True, True]
     assert v.linked.mean() == v.baseline.linkability
     assert v.ranks.tolist() == [2, 1, 1, 1]
+
+
+# ---------------------------------------------------------------- the editable example, the table
+
+
+def test_example_frame_reads_back_to_the_paper_example():
+    frame = example_frame()
+    assert frame.shape == (4, 5) and frame.index.tolist()[0] == "trial 1"
+    assert frame[EXAMPLE_OWN_COLUMN].tolist() == [t + 1 for t in PAPER_EXAMPLE_TARGETS]
+    view = example_view(frame, w=PAPER_EXAMPLE_W)
+    ref = threat_view(paper_matrix(), w=PAPER_EXAMPLE_W)
+    assert view.summary() == ref.summary()
+    assert example_view(frame.astype(float)).summary() == ref.summary()  # the editor's floats
+
+
+@pytest.mark.parametrize(
+    ("cell", "value", "message"),
+    [
+        (("trial 2", "speaker 3"), np.nan, "Some cells are empty: trial 2 (speaker 3)"),
+        (("trial 1", EXAMPLE_OWN_COLUMN), np.nan, "trial 1 (own speaker)"),
+        (("trial 4", EXAMPLE_OWN_COLUMN), 2.5, "whole number from 1 to 4"),
+        (("trial 3", EXAMPLE_OWN_COLUMN), 7.0, "between 1 and 4"),
+        (("trial 3", EXAMPLE_OWN_COLUMN), 0.0, "between 1 and 4"),
+    ],
+)
+def test_example_view_explains_a_bad_edit(cell, value, message):
+    frame = example_frame().astype(float)
+    frame.loc[cell] = value
+    with pytest.raises(VoxMetricsInputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        example_view(frame)
+
+
+def test_example_view_by_hand_after_an_edit():
+    frame = example_frame()
+    frame.loc["trial 1", "speaker 2"] = 0.95  # trial 1's own speaker is no longer on top
+    view = example_view(frame, w=0.0)
+    assert view.linked.tolist() == [False, True, True, True]
+    assert view.baseline.linkability == 0.75 and view.lid.alid == 0.0
+
+
+def test_checked_conditions_lists_every_report(demo):
+    study, reports = demo
+    callouts = threat_callouts(study, reports)
+    df = checked_conditions(reports, callouts)
+    assert df["Condition"].tolist() == DEMO_NAMES
+    assert df.set_index("Condition")["Called out"].to_dict() == {
+        n: n == "anon-leaky" for n in DEMO_NAMES
+    }
+    for r, row in zip(reports, df.itertuples(index=False), strict=True):
+        assert row.EER == r.baseline.eer and row.Linkability == r.baseline.linkability
+    assert checked_conditions(reports, [])["Called out"].sum() == 0

@@ -27,7 +27,7 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -422,9 +422,9 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate block by block on Dask, never holding the score matrix: 'local' (a "
         "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
         "--embeddings, or as EVAL a folder of score chunks (NPZ or Parquet score files, "
-        "each with some of the trials; or one such file) or a Zarr store EVAL.zarr; singling "
-        "out and the verification block (DCF, DET, APE, d') are not computed, and "
-        "--bootstrap, --cross-calibrate, --distance, --llr and the DCF costs are refused",
+        "each with some of the trials; or one such file) or a Zarr store EVAL.zarr. Every "
+        "number equals the in-memory JSON; --by needs --embeddings, and --bootstrap, "
+        "--cross-calibrate, --trials, --trial-attributes and --distance are refused",
     )
     _dask_options(ev)
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
@@ -607,6 +607,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--title", help="title of the HTML page (default: from the study's name)")
     rep.add_argument(
+        "--original",
+        metavar="NAME",
+        help="the condition holding the unprocessed voices, against which DeID and G_VD are "
+        "measured (default: the study's first condition)",
+    )
+    rep.add_argument(
         "--ties",
         choices=["reference", "attacker"],
         default=None,
@@ -627,10 +633,13 @@ def _parser() -> argparse.ArgumentParser:
             "both), and p_adjusted, Holm's adjustment over all numbers compared (family-wise "
             "error control). Prints one JSON object {metric: {a, b, difference, interval, "
             "p_value, p_adjusted}}. Sample maxima (lid_max, max_d, log10_l) get no interval: "
-            "compare their q95 quantiles. When both conditions have embeddings with attribute "
-            "columns, sbls, p_attr, p_assoc and p_subgroup are compared too (the default "
-            "attacker of each, trained once), with Holm's adjustment over these four. Exit "
-            "status: 0 success, 2 bad input."
+            "compare their q95 quantiles. Singling out, DeID and G_VD need utterance "
+            "embeddings (DeID and G_VD: against the original voices, --original); without "
+            "them their difference is null and a 'reason' key says why; Holm's adjustment "
+            "runs over these three on their own. When both conditions have embeddings with "
+            "attribute columns, sbls, p_attr, p_assoc and p_subgroup are compared too (the "
+            "default attacker of each, trained once), with Holm's adjustment over these four. "
+            "Exit status: 0 success, 2 bad input."
         ),
     )
     cmp_.add_argument("study", metavar="STUDY.vxm", help="the study file")
@@ -643,6 +652,12 @@ def _parser() -> argparse.ArgumentParser:
         help="paired replicates (default: the study's setting, at least 200)",
     )
     cmp_.add_argument("--seed", type=int, help="seed of the replicates (default: the study's)")
+    cmp_.add_argument(
+        "--original",
+        metavar="NAME",
+        help="the condition holding the unprocessed voices, for DeID and G_VD (default: the "
+        "study's first condition, as in its report)",
+    )
     cmp_.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
 
     app = sub.add_parser(
@@ -920,6 +935,47 @@ def _score_chunks(root: Path, chunk: tuple[str, ...], name: str) -> Any:
     return ChunkedScores.from_files(files)
 
 
+_NOT_BLOCKWISE: tuple[tuple[str, Callable[[argparse.Namespace], bool], str], ...] = (
+    (
+        "--bootstrap",
+        lambda a: a.bootstrap > 0,
+        "the speaker-level replicates of the pooled metrics (EER, min Cllr, ZEBRA) reweight "
+        "each speaker's counts of non-mated scores between every two mated scores, which for "
+        "continuous scores are about as many as the scores themselves; evaluate in memory "
+        "for intervals (on a sample of the speakers if the matrix is too large)",
+    ),
+    (
+        "--cross-calibrate",
+        lambda a: a.cross_calibrate is not None,
+        "the folds fit LID on the eval scores themselves; give a dev set instead (--dev, or "
+        "a dev split in the embeddings' metadata)",
+    ),
+    (
+        "--trials",
+        lambda a: a.trials is not None,
+        "a trial list (sparse pairs) is not a chunked matrix; evaluate it in memory, whose "
+        "size it already bounds",
+    ),
+    (
+        "--distance",
+        lambda a: a.distance,
+        "the chunks are read as they are; store the negated distances (higher = closer)",
+    ),
+    (
+        "--by",
+        lambda a: a.by is not None and not a.embeddings,
+        "score chunks carry no per-trial attributes; give --embeddings whose metadata has "
+        "the attribute column",
+    ),
+    (
+        "--trial-attributes",
+        lambda a: a.trial_attributes is not None,
+        "for --by on Dask, give --embeddings whose metadata has the attribute column",
+    ),
+)
+"""Options of ``evaluate`` refused with ``--scheduler``, and why."""
+
+
 def _evaluate_blockwise(args: argparse.Namespace) -> int:
     """``evaluate --scheduler``: every metric block by block on a Dask cluster."""
     from voxmetrics.distributed import dask_client, evaluate_blockwise
@@ -928,27 +984,11 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
     _check_outputs([args.json, args.html])
     if args.fail_on:
         _parse_fail_on(args.fail_on)
-    unsupported = [
-        flag
-        for flag, given in (
-            ("--bootstrap", args.bootstrap > 0),
-            ("--cross-calibrate", args.cross_calibrate is not None),
-            ("--trials", args.trials is not None),
-            ("--distance", args.distance),
-            ("--llr", args.llr),
-            ("--p-target", args.p_target != "0.01,0.001"),
-            ("--c-miss", args.c_miss != 1.0),
-            ("--c-fa", args.c_fa != 1.0),
-            ("--by", args.by is not None),
-            ("--trial-attributes", args.trial_attributes is not None),
-        )
-        if given
-    ]
-    if unsupported:
-        raise VoxMetricsInputError(
-            f"{', '.join(unsupported)} cannot be used with --scheduler (blockwise evaluation); "
-            "drop it, or evaluate in memory without --scheduler."
-        )
+    for flag, given, why in _NOT_BLOCKWISE:
+        if given(args):
+            raise VoxMetricsInputError(
+                f"{flag} cannot be used with --scheduler (blockwise evaluation): {why}."
+            )
     if args.workers < 1:
         raise VoxMetricsInputError("--workers must be at least 1.")
     if args.embeddings:
@@ -983,6 +1023,12 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
             lid_variant=args.lid_variant,
             split=args.split,
             ties=args.ties,
+            seed=args.seed,
+            score_kind="llr" if args.llr else "similarity",
+            p_targets=_priors(args.p_target),
+            c_miss=args.c_miss,
+            c_fa=args.c_fa,
+            by=args.by,
             progress=_progress_bar,
         )
     print(file=sys.stderr)
@@ -993,7 +1039,8 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
     if args.html:
-        Path(args.html).write_text(report_html([report]), encoding="utf-8")
+        subsets = [r for values in (report.by or {}).values() for r in values.values()]
+        Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
     if failed:
         print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
         return EXIT_FAIL_ON
@@ -1166,7 +1213,12 @@ def _report(args: argparse.Namespace) -> int:
     if overrides:  # the report states the settings it was computed with
         study = replace(study, settings=replace(study.settings, **overrides))
     chromium = require_chromium() if args.pdf else None  # fail before the evaluation
-    sr = build_study_report(study, progress=_progress_bar)
+    if args.original is not None and args.original not in study.names:
+        raise VoxMetricsInputError(
+            f"--original {args.original!r}: no such condition; the study's conditions are "
+            f"{', '.join(study.names)}."
+        )
+    sr = build_study_report(study, progress=_progress_bar, original=args.original)
     print(file=sys.stderr)
     print("voxmetrics: writing the report", file=sys.stderr)
     written = write_report(
@@ -1192,7 +1244,8 @@ def _compare(args: argparse.Namespace) -> int:
     check_input_path(args.study)
     _check_outputs([args.json])
     study = load_study(args.study)
-    for name in (args.a, args.b):
+    original = study.conditions[0].name if args.original is None else args.original
+    for name in (args.a, args.b, original):
         if name not in study.names:
             raise VoxMetricsInputError(
                 f"{args.study}: no condition named {name!r}; its conditions are "
@@ -1209,6 +1262,7 @@ def _compare(args: argparse.Namespace) -> int:
         seed=study.settings.seed if args.seed is None else args.seed,
         cross_calibrate=study.settings.cross_calibrate,
         ties=study.settings.ties,
+        original=study.get(original),
     )
     text = json.dumps({k: c.to_dict() for k, c in result.items()}, indent=2)
     print(text)

@@ -5,7 +5,8 @@ needs each trial's own speaker to win *its own row*. This module computes both v
 same matrix (:func:`threat_view`), for the 4x4 example of Šterns et al. 2025 (:func:`paper_matrix`)
 and for the offset generator of :func:`voxmetrics.synth.offset_scores` (:func:`threat_scenario`),
 and names the conditions of a study that look private on the EER but are not
-(:func:`threat_callouts`).
+(:func:`threat_callouts`, :func:`checked_conditions`). The dashboard's Threat model page edits
+the example as the table of :func:`example_frame` and reads it back with :func:`example_view`.
 """
 
 from __future__ import annotations
@@ -32,11 +33,15 @@ __all__ = [
     "CALLOUT_EER",
     "CALLOUT_LID_MAX",
     "CALLOUT_LINKABILITY_FACTOR",
+    "EXAMPLE_OWN_COLUMN",
     "PAPER_EXAMPLE_SCORES",
     "PAPER_EXAMPLE_TARGETS",
     "PAPER_EXAMPLE_W",
     "Callout",
     "ThreatView",
+    "checked_conditions",
+    "example_frame",
+    "example_view",
     "paper_matrix",
     "threat_callouts",
     "threat_scenario",
@@ -257,6 +262,76 @@ def threat_scenario(
     return threat_view(eval_, dev=dev)
 
 
+# ---------------------------------------------------------------- the editable example
+
+EXAMPLE_OWN_COLUMN = "own speaker"
+"""Column of :func:`example_frame` holding each trial's own speaker, counted from 1."""
+
+
+def example_frame(
+    scores: ArrayLike = PAPER_EXAMPLE_SCORES, targets: ArrayLike = PAPER_EXAMPLE_TARGETS
+) -> pd.DataFrame:
+    """A small score matrix as an editable table: ``speaker 1..N`` columns and the own speaker.
+
+    By default the 4x4 example of Šterns et al. 2025 (eq. 1); rows ``trial 1..T``, the own
+    speaker counted from 1 in :data:`EXAMPLE_OWN_COLUMN`. :func:`example_view` reads it back.
+
+    Examples
+    --------
+    >>> f = example_frame()
+    >>> f.columns.tolist(), f[EXAMPLE_OWN_COLUMN].tolist()
+    (['speaker 1', 'speaker 2', 'speaker 3', 'speaker 4', 'own speaker'], [1, 1, 2, 3])
+    """
+    s = np.asarray(scores, dtype=float)
+    frame = pd.DataFrame(
+        s,
+        columns=[f"speaker {j + 1}" for j in range(s.shape[1])],
+        index=[f"trial {i + 1}" for i in range(s.shape[0])],
+    )
+    frame[EXAMPLE_OWN_COLUMN] = [int(t) + 1 for t in np.asarray(targets).ravel()]
+    return frame
+
+
+def example_view(frame: pd.DataFrame, *, w: float = PAPER_EXAMPLE_W) -> ThreatView:
+    """Both views of an edited :func:`example_frame`, LID with the fixed weight ``w``.
+
+    Raises :class:`~voxmetrics.errors.VoxMetricsInputError` naming the empty cells, an own
+    speaker that is not a whole column number, or (from :func:`paper_matrix`) one outside the
+    columns.
+
+    Examples
+    --------
+    >>> f = example_frame()
+    >>> f.loc["trial 1", "speaker 2"] = 0.95  # trial 1 now scores speaker 2 highest
+    >>> example_view(f).baseline.linkability
+    0.75
+    """
+    if EXAMPLE_OWN_COLUMN not in frame.columns:
+        raise VoxMetricsInputError(
+            f"the example needs an {EXAMPLE_OWN_COLUMN!r} column (the own speaker of each trial)."
+        )
+    empty = [
+        f"{trial} ({column})"
+        for trial, row in frame.iterrows()
+        for column, value in row.items()
+        if pd.isna(value)
+    ]
+    if empty:
+        raise VoxMetricsInputError(
+            f"Some cells are empty: {', '.join(empty)}. Type a number in each cell, or reset "
+            "to the paper's example."
+        )
+    speakers = [c for c in frame.columns if c != EXAMPLE_OWN_COLUMN]
+    own = frame[EXAMPLE_OWN_COLUMN].astype(float)
+    if not (own == own.round()).all():
+        raise VoxMetricsInputError(
+            f"The own speaker of a trial is a column number, a whole number from 1 to "
+            f"{len(speakers)}; got {', '.join(f'{v:g}' for v in own)}."
+        )
+    targets = (own.astype(int) - 1).tolist()
+    return threat_view(paper_matrix(frame[speakers].to_numpy(float), targets), w=w)
+
+
 # ---------------------------------------------------------------- call-outs on a study
 
 
@@ -372,3 +447,34 @@ def threat_callouts(
             )
         )
     return out
+
+
+def checked_conditions(
+    reports: Sequence[ConditionReport], callouts: Sequence[Callout]
+) -> pd.DataFrame:
+    """Every condition checked for call-outs: EER, linkability and chance, LIDmax, called out.
+
+    Columns ``Condition, EER, Linkability, Chance (1/N), LIDmax (bits), Called out``; LIDmax
+    is None without LID.
+
+    Examples
+    --------
+    >>> from voxmetrics.report import evaluate_study
+    >>> from voxmetrics.synth import demo_study
+    >>> s = demo_study()
+    >>> reports = evaluate_study(s, bootstrap=0)
+    >>> df = checked_conditions(reports, threat_callouts(s, reports))
+    >>> df.loc[df["Called out"], "Condition"].tolist()
+    ['anon-leaky']
+    """
+    called = {c.condition for c in callouts}
+    return pd.DataFrame(
+        {
+            "Condition": [r.name for r in reports],
+            "EER": [r.baseline.eer for r in reports],
+            "Linkability": [r.baseline.linkability for r in reports],
+            "Chance (1/N)": [r.baseline.chance_linkability for r in reports],
+            "LIDmax (bits)": [None if r.lid is None else r.lid.lid_max for r in reports],
+            "Called out": [r.name in called for r in reports],
+        }
+    )

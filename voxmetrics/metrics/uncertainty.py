@@ -34,7 +34,7 @@ family-wise error rate.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,18 +58,24 @@ from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
 
 __all__ = [
     "WORST_Q",
+    "ChanceBlock",
     "ChanceLevels",
     "Comparison",
     "ConditionReplicates",
     "SpeakerDraws",
+    "chance_block",
+    "chance_columns",
     "chance_levels",
+    "chance_levels_from_blocks",
     "compare_replicates",
     "condition_replicates",
     "eer_from_runs",
     "holm",
     "lid_intervals",
     "similarity_intervals",
+    "similarity_replicates",
     "singling_out_interval",
+    "singling_out_replicates",
     "weighted_quantile",
 ]
 
@@ -647,12 +653,44 @@ def singling_out_interval(
     if result.per_predicate is None or result.predicates is None:
         raise VoxMetricsInputError("this singling-out result has no per-predicate rates.")
     draws = SpeakerDraws.draw(result.predicates, n_boot=n_boot, seed=seed)
-    inv = draws.index(result.predicates)
-    w = draws.counts.astype(np.float64)
-    reps = (w @ _spk_sum(result.per_predicate, inv, draws.speakers.size)) / (
-        w @ np.bincount(inv, minlength=draws.speakers.size)
-    )
+    reps = singling_out_replicates(result, draws)
     return _interval(float(result.value), reps, confidence, draws.n_boot)
+
+
+def singling_out_replicates(result: Any, draws: SpeakerDraws) -> NDArray[np.float64]:
+    """(B,) singling out in each replicate of ``draws``: the predicates weighted by their draws.
+
+    Each predicate (one per enrolled speaker) counts as often as its speaker is drawn; the
+    population of held-out embeddings is held fixed. NaN in a replicate that draws no
+    predicate speaker (possible when ``draws`` cover more speakers than the predicates, as in
+    a paired comparison). With every weight 1 this is the singling out itself.
+
+    Parameters
+    ----------
+    result : SinglingOutResult
+        From :func:`~voxmetrics.metrics.legal.singling_out`, with per-predicate rates.
+    draws : SpeakerDraws
+        Drawn over (at least) every predicate speaker.
+
+    Examples
+    --------
+    Two predicates isolating at rates 1 and 0: a replicate drawing the first twice gives 1.
+
+    >>> from types import SimpleNamespace
+    >>> r = SimpleNamespace(predicates=np.array(["a", "b"]), per_predicate=np.array([1.0, 0.0]))
+    >>> d = SpeakerDraws(np.array(["a", "b", "c"]), np.array([[2, 0, 1], [1, 1, 1], [0, 0, 3]]))
+    >>> singling_out_replicates(r, d).tolist()
+    [1.0, 0.5, nan]
+    """
+    if result.per_predicate is None or result.predicates is None:
+        raise VoxMetricsInputError("this singling-out result has no per-predicate rates.")
+    inv = draws.index(result.predicates)
+    s = draws.speakers.size
+    w = draws.counts.astype(np.float64)
+    num = w @ _spk_sum(np.asarray(result.per_predicate, dtype=np.float64), inv, s)
+    den = w @ np.bincount(inv, minlength=s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
 def _weighted_d_diag(m: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -686,25 +724,8 @@ def similarity_intervals(
     dict of str to BootstrapInterval
         Keys ``deid``, ``g_vd``, ``d_diag_oo``, ``d_diag_oa``, ``d_diag_aa``.
     """
-    mats = {"oo": result.oo, "oa": result.oa, "aa": result.aa}
-    spk = mats["oo"].speakers
-    for k, m in mats.items():
-        if not np.array_equal(m.speakers, spk):
-            raise VoxMetricsInputError(
-                f"the {k} similarity matrix has other speakers than the original one; compute "
-                "all three on the same split and speakers."
-            )
-    draws = SpeakerDraws.draw(spk, n_boot=n_boot, seed=seed)
-    w = draws.counts[:, draws.index(spk)].astype(np.float64)
-    d = {k: _weighted_d_diag(np.asarray(m.matrix, dtype=np.float64), w) for k, m in mats.items()}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        reps = {
-            "deid": 1.0 - d["oa"] / d["oo"],
-            "g_vd": 10.0 * np.log10(d["aa"] / d["oo"]),
-            "d_diag_oo": d["oo"],
-            "d_diag_oa": d["oa"],
-            "d_diag_aa": d["aa"],
-        }
+    draws = SpeakerDraws.draw(result.oo.speakers, n_boot=n_boot, seed=seed)
+    reps = similarity_replicates(result, draws)
     est = result.distinctiveness
     out = {}
     for k, r in reps.items():
@@ -716,6 +737,60 @@ def similarity_intervals(
             draws.n_boot,
         )
     return out
+
+
+def similarity_replicates(result: Any, draws: SpeakerDraws) -> dict[str, NDArray[np.float64]]:
+    """DeID, G_VD and the three D_diag of ``result`` in each replicate of ``draws``.
+
+    The matrices (and their calibration) are held fixed and D_diag is recomputed with each
+    speaker weighted by its draws: the diagonal mean over drawn speakers, the off-diagonal mean
+    over pairs of distinct speakers. NaN where undefined (a replicate drawing fewer than two of
+    the matrices' speakers). With every weight 1 this is D_diag itself.
+
+    Parameters
+    ----------
+    result : SimilarityResult
+        From :func:`~voxmetrics.metrics.similarity.voice_similarity`.
+    draws : SpeakerDraws
+        Drawn over (at least) every speaker of the matrices.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Keys ``deid``, ``g_vd`` (dB), ``d_diag_oo``, ``d_diag_oa``, ``d_diag_aa``; (B,) each.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from voxmetrics.metrics.similarity import SimilarityMatrix
+    >>> def sm(m):
+    ...     m = np.asarray(m, dtype=float)
+    ...     return SimilarityMatrix(np.array(["a", "b"]), m, m, np.ones((2, 2), int), "raw")
+    >>> r = SimpleNamespace(oo=sm([[.9, .1], [.1, .9]]), oa=sm([[.6, .2], [.2, .6]]),
+    ...                     aa=sm([[.8, .4], [.4, .8]]))
+    >>> d = SpeakerDraws(np.array(["a", "b"]), np.array([[1, 1], [2, 0]]))
+    >>> reps = similarity_replicates(r, d)
+    >>> np.round(reps["deid"], 3).tolist()  # 1 - 0.4 / 0.8, then one speaker only: undefined
+    [0.5, nan]
+    """
+    mats = {"oo": result.oo, "oa": result.oa, "aa": result.aa}
+    spk = mats["oo"].speakers
+    for k, m in mats.items():
+        if not np.array_equal(m.speakers, spk):
+            raise VoxMetricsInputError(
+                f"the {k} similarity matrix has other speakers than the original one; compute "
+                "all three on the same split and speakers."
+            )
+    w = draws.counts[:, draws.index(spk)].astype(np.float64)
+    d = {k: _weighted_d_diag(np.asarray(m.matrix, dtype=np.float64), w) for k, m in mats.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {
+            "deid": 1.0 - d["oa"] / d["oo"],
+            "g_vd": 10.0 * np.log10(d["aa"] / d["oo"]),
+            "d_diag_oo": d["oo"],
+            "d_diag_oa": d["oa"],
+            "d_diag_aa": d["aa"],
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -771,40 +846,133 @@ def chance_levels(
         s = s.astype(np.float64)
     if s.ndim != 2 or s.shape[1] < 2:
         raise VoxMetricsInputError("`scores` must be a T x N matrix with N >= 2.")
-    if n_draws < 1:
-        raise VoxMetricsInputError("`n_draws` must be >= 1.")
     check_ties(ties)
     n_trials, n = s.shape
+    cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
+    blocks = row_blocks(n_trials, n)
+    # one LID buffer for every block (a block-sized array allocated per block is mapped afresh)
+    buf = None if calibration is None else np.empty(max(b.stop - b.start for b in blocks) * n)
+    parts = [
+        chance_block(s[blk], cols[:, blk], calibration=calibration, ties=ties, buf=buf)
+        for blk in blocks
+    ]
+    return chance_levels_from_blocks(parts, n, q=q)
+
+
+def chance_columns(
+    n_trials: int, n: int, *, n_draws: int = 200, seed: int = 0
+) -> NDArray[np.int64]:
+    """The identities :func:`chance_levels` draws: a (draws x trials) matrix of columns.
+
+    ``n_draws`` shrinks (to at least 20) when draws x trials would exceed 4 million.
+
+    Examples
+    --------
+    >>> chance_columns(3, 4, n_draws=2, seed=0).shape
+    (2, 3)
+    """
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
     # bound the (draws x trials) work on large matrices: at least 20 draws
     n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
     rng = np.random.default_rng(seed)
-    cols = rng.integers(0, n, size=(n_draws, n_trials))
-    drawn = np.empty((n_draws, n_trials), dtype=np.int32)
-    x = np.empty((n_draws, n_trials)) if calibration is not None else None
+    return rng.integers(0, n, size=(n_draws, n_trials))
+
+
+@dataclass(frozen=True, eq=False)
+class ChanceBlock:
+    """What :func:`chance_levels` needs of one block of rows (see :func:`chance_block`)."""
+
+    drawn: NDArray[np.int32] = field(repr=False)
+    """Rank of the drawn column of each row, per draw (draws x rows)."""
+    lid_drawn: NDArray[np.float64] | None = field(repr=False)
+    """LID of the drawn column of each row, per draw; None without a calibration."""
+    n_top: int
+    """Cells ranked first in their row (ties share the first place)."""
+    n_pos: int
+    """Cells with a positive LID."""
+    lid_sum: float
+    """Sum of the LID of every cell of the block."""
+
+
+def chance_block(
+    scores: ArrayLike,
+    columns: ArrayLike,
+    *,
+    calibration: LIDCalibration | None = None,
+    ties: Ties = "reference",
+    buf: NDArray[np.float64] | None = None,
+) -> ChanceBlock:
+    """The per-row work of :func:`chance_levels` on one block of rows.
+
+    ``columns`` are the block's columns of :func:`chance_columns`; ``buf`` (optional, at least
+    rows x N float64) holds the block's LIDs, reused from block to block. Rows are independent, so
+    blocks computed anywhere (one machine, or Dask workers) and put together in row order
+    with :func:`chance_levels_from_blocks` give the same chance levels; the blocks of
+    :func:`~voxmetrics.metrics.ranks.row_blocks` give the same ALID bit for bit.
+
+    Examples
+    --------
+    >>> b = chance_block(np.array([[0.9, 0.1], [0.5, 0.5]]), np.array([[0, 1]]))
+    >>> b.drawn.tolist(), b.n_top  # row 2 ties: both cells rank first (ties="reference": 2)
+    ([[1, 2]], 3)
+    """
+    s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
+    cb = np.asarray(columns)
+    n_rows, n = s.shape
+    drawn = np.empty(cb.shape, dtype=np.int32)
+    lid_blk = None
+    if calibration is not None:
+        lid_blk = np.empty(n_rows * n) if buf is None else buf[: n_rows * n]
+        lid_blk = lid_blk.reshape(n_rows, n)
+    n_top = 0
+    # row-wise work in cache-sized chunks; the LID of the whole block is summed at once
+    for ch in row_blocks(n_rows, n, CHUNK_ELEMENTS):
+        sb = s[ch]
+        # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
+        # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
+        drawn[:, ch] = entry_ranks(sb, cb[:, ch], ties=ties)
+        # columns ranked first with ties for the attacker: the scores equal to the row max
+        n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
+        if lid_blk is not None and calibration is not None:
+            z, _ = row_znorm(sb, ddof=calibration.ddof)
+            out = lid_blk[ch]
+            np.add(math.log(n), log_softmax(calibration.w * z, axis=1), out=out)
+            out /= _LN2
+    if lid_blk is None:
+        return ChanceBlock(drawn, None, n_top, 0, 0.0)
+    return ChanceBlock(
+        drawn,
+        lid_blk[np.arange(n_rows), cb],
+        n_top,
+        int((lid_blk > 0).sum()),
+        float(lid_blk.sum()),
+    )
+
+
+def chance_levels_from_blocks(
+    blocks: Sequence[ChanceBlock], n: int, *, q: float = WORST_Q
+) -> ChanceLevels:
+    """:func:`chance_levels` from its :func:`chance_block` results, in row order.
+
+    Examples
+    --------
+    >>> s, cols = np.array([[0.9, 0.1], [0.2, 0.8]]), np.array([[0, 1]])  # 1 draw, 2 rows
+    >>> parts = [chance_block(s[i : i + 1], cols[:, i : i + 1]) for i in (0, 1)]
+    >>> c = chance_levels_from_blocks(parts, 2)
+    >>> c.values["linkability"], c.n_draws  # one cell of each row ranks first: 2 / 4
+    (0.5, 1)
+    """
+    drawn = np.concatenate([b.drawn for b in blocks], axis=1)
+    n_draws, n_trials = drawn.shape
     n_top = n_pos = 0
     lid_sum = 0.0
-    blocks = row_blocks(n_trials, n)
-    buf = None if x is None else np.empty(max(b.stop - b.start for b in blocks) * n)
-    for blk in blocks:
-        # row-wise work in cache-sized chunks; the LID of a whole block is summed at once
-        lid_blk = None if buf is None else buf[: (blk.stop - blk.start) * n].reshape(-1, n)
-        for ch in row_blocks(blk.stop - blk.start, n, CHUNK_ELEMENTS):
-            rows = slice(blk.start + ch.start, blk.start + ch.stop)
-            sb = s[rows]
-            # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
-            # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-            drawn[:, rows] = entry_ranks(sb, cols[:, rows], ties=ties)
-            # columns ranked first with ties for the attacker: the scores equal to the row max
-            n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
-            if lid_blk is not None and calibration is not None:
-                z, _ = row_znorm(sb, ddof=calibration.ddof)
-                out = lid_blk[ch]
-                np.add(math.log(n), log_softmax(calibration.w * z, axis=1), out=out)
-                out /= _LN2
-        if x is not None and lid_blk is not None:
-            lid_sum += float(lid_blk.sum())
-            n_pos += int((lid_blk > 0).sum())
-            x[:, blk] = lid_blk[np.arange(lid_blk.shape[0]), cols[:, blk]]
+    for b in blocks:  # in row order, as one machine's loop
+        n_top += b.n_top
+        n_pos += b.n_pos
+        lid_sum += b.lid_sum
     values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
     grid = linkability_grid(n)
     # rank histogram of each draw: counts of (draw, rank) pairs (exact integers, as floats)
@@ -812,7 +980,8 @@ def chance_levels(
     h = np.bincount(cells, minlength=n_draws * n).reshape(n_draws, n).astype(np.float64)
     for k, v in _srd_from_hist(h, q).items():
         values[k] = float(np.mean(v))
-    if x is not None:
+    if blocks and blocks[0].lid_drawn is not None:
+        x = np.concatenate([b.lid_drawn for b in blocks], axis=1)  # type: ignore[misc]
         values["alid"] = lid_sum / (n_trials * n)
         values["pdr"] = n_pos / (n_trials * n)
         values["ndr"] = 1.0 - values["pdr"]
@@ -843,10 +1012,13 @@ class Comparison:
     """Two-sided bootstrap p-value of "no difference"."""
     p_adjusted: float | None = None
     """Holm-adjusted p-value over every number compared."""
+    reason: str | None = None
+    """Why the number could not be compared (e.g. a condition without embeddings has no
+    singling out), when it could not; None otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary."""
-        return {
+        """JSON-safe dictionary (``reason`` only when the number could not be compared)."""
+        out = {
             "a": self.a,
             "b": self.b,
             "difference": self.difference,
@@ -854,6 +1026,9 @@ class Comparison:
             "p_value": self.p_value,
             "p_adjusted": self.p_adjusted,
         }
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
 
 
 def holm(p_values: Mapping[str, float | None]) -> dict[str, float | None]:
@@ -911,6 +1086,6 @@ def compare_replicates(
         out[k] = Comparison(va, vb, diff, (lo, hi), min(1.0, p))
     adjusted = holm({k: c.p_value for k, c in out.items()})
     return {
-        k: Comparison(c.a, c.b, c.difference, c.interval, c.p_value, adjusted[k])
+        k: Comparison(c.a, c.b, c.difference, c.interval, c.p_value, adjusted[k], c.reason)
         for k, c in out.items()
     }

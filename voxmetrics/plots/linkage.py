@@ -1,4 +1,4 @@
-"""Figures and the summary table of the Linkage page (Vauquier et al. 2025).
+"""Figures of the Linkage page (Vauquier et al. 2025).
 
 Every builder takes result objects of :mod:`voxmetrics.metrics.legal` and
 :mod:`voxmetrics.metrics.similarity` (or the reports that carry them) and only arranges their
@@ -25,18 +25,16 @@ from voxmetrics.metrics.legal import (
     SinglingOutCurve,
     SinglingOutResult,
 )
-from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, VoiceDistinctiveness
+from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
 from voxmetrics.report import ConditionReport
 
 __all__ = [
     "CONDITION_PALETTE",
-    "TABLE_COLUMNS",
     "condition_colors",
     "conversation_length_figure",
     "legal_figure",
     "linkability_vs_n_figure",
-    "linkage_table",
     "mean_score_figure",
     "similarity_matrices_figure",
     "singling_out_figure",
@@ -699,92 +697,6 @@ def mean_score_figure(
         constrain="domain",
     )
     return fig
-
-
-# ---------------------------------------------------------------- the summary table
-
-TABLE_COLUMNS: dict[str, str] = {
-    "condition": "Condition",
-    "n_enrolled": "N enrolled",
-    "linkability": "Linkability",
-    "chance_linkability": "Chance 1/N",
-    "singling_out": "Singling out",
-    "n_speakers": "N speakers",
-    "chance_singling_out": "Chance (1-1/N)^(N-1)",
-    "deid": "DeID",
-    "g_vd": "G_VD (dB)",
-    "linkability_ci": "Linkability 95% CI",
-    "singling_out_ci": "Singling out 95% CI",
-    "deid_ci": "DeID 95% CI",
-    "g_vd_ci": "G_VD 95% CI (dB)",
-}
-"""Columns of :func:`linkage_table` and their labels (the intervals as "[low, high]" text,
-"–" when not computed)."""
-
-
-def _ci_text(iv: Any, digits: int = 3) -> str:
-    if iv is None or iv.low is None or iv.high is None:
-        return "–"
-    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
-
-
-def linkage_table(
-    reports: Mapping[str, ConditionReport],
-    distinctiveness: Mapping[str, VoiceDistinctiveness | None] | None = None,
-    distinctiveness_intervals: Mapping[str, Mapping[str, Any]] | None = None,
-) -> pd.DataFrame:
-    """One row per condition: linkability, singling out, their chance levels, DeID and G_VD.
-
-    Parameters
-    ----------
-    reports : mapping of condition name to ConditionReport
-        Linkability at the full N and singling out (None without embeddings).
-    distinctiveness : mapping of condition name to VoiceDistinctiveness or None, optional
-        DeID and G_VD of each condition against the chosen original (None: not available).
-    distinctiveness_intervals : mapping of condition name to intervals, optional
-        From :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`.
-
-    Returns
-    -------
-    DataFrame
-        Columns: the labels of :data:`TABLE_COLUMNS`; missing values are NaN.
-
-    Examples
-    --------
-    >>> from voxmetrics.report import evaluate_condition
-    >>> from voxmetrics.synth import demo_study
-    >>> mild = demo_study(n_speakers=6).get("anon-mild")
-    >>> df = linkage_table({"anon-mild": evaluate_condition(mild)})
-    >>> df.columns.tolist()[:5]
-    ['Condition', 'N enrolled', 'Linkability', 'Chance 1/N', 'Singling out']
-    >>> df["N speakers"].tolist(), df["DeID"].isna().tolist()
-    ([6], [True])
-    """
-    rows = []
-    for name, r in reports.items():
-        so = r.singling_out
-        v = (distinctiveness or {}).get(name)
-        dv = (distinctiveness_intervals or {}).get(name) or {}
-        rows.append(
-            {
-                "condition": name,
-                "n_enrolled": r.baseline.n_enrolled,
-                "linkability": r.baseline.linkability,
-                "chance_linkability": r.baseline.chance_linkability,
-                "singling_out": np.nan if so is None else so.value,
-                "n_speakers": pd.NA if so is None else so.n_speakers,
-                "chance_singling_out": np.nan if so is None else so.chance,
-                "deid": np.nan if v is None else v.deid,
-                "g_vd": np.nan if v is None else v.g_vd,
-                "linkability_ci": _ci_text(r.intervals.get("linkability")),
-                "singling_out_ci": _ci_text(r.singling_out_interval),
-                "deid_ci": _ci_text(dv.get("deid")),
-                "g_vd_ci": _ci_text(dv.get("g_vd"), 2),
-            }
-        )
-    df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    df["n_speakers"] = df["n_speakers"].astype("Int64")
-    return df.rename(columns=TABLE_COLUMNS)
 
 
 # ---------------------------------------------------------------- Vauquier et al. 2025, figure 1

@@ -29,11 +29,12 @@ import plotly.offline
 
 from voxmetrics._version import __version__
 from voxmetrics.analysis.lid import lid_table
+from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
-from voxmetrics.plots.linkage import linkability_vs_n_figure, linkage_table, singling_out_figure
+from voxmetrics.plots.linkage import linkability_vs_n_figure, singling_out_figure
 from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.sbls import components_figure, identity_figure
 from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure
@@ -43,7 +44,6 @@ from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
 from voxmetrics.report import (
     OVERVIEW_COLUMNS,
     comparison_frame,
-    intervals_frame,
     overview_frame,
     verification_frame,
 )
@@ -562,7 +562,7 @@ def _range(low: Any, high: Any, digits: int = 3) -> str:
 
 
 def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
-    df = intervals_frame(sr.reports)
+    df = sr.intervals()  # DeID and G_VD rows included
     sbls_rows = [
         {
             "condition": name,
@@ -616,8 +616,10 @@ def _intervals(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "chance: a number whose interval contains its chance level is not distinguishable from "
         "chance. A sample maximum (LIDmax, MaxD, log10 l) has no interval: the bootstrap of a "
         "maximum is not valid (for LIDmax its upper bound is the estimate itself); its q95 "
-        "row, the level exceeded by 5 % of trials, carries the interval instead.</p>"
-        + _table(table, colors=colors, wide=True),
+        "row, the level exceeded by 5 % of trials, carries the interval instead. Singling out "
+        "resamples the predicate speakers; DeID and G_VD, measured against the voices of "
+        f"{_e(sr.original or '–')}, resample the speakers of the similarity matrices, the "
+        "matrices held fixed (no chance level).</p>" + _table(table, colors=colors, wide=True),
     )
 
 
@@ -636,7 +638,9 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "of one pair, which keeps the chance of any false difference in the pair below the "
         "level; pairs are not adjusted against each other. SBLS and its three components, "
         "when both conditions have them, form a family of their own (the attacker of each "
-        "condition is trained once, the eval speakers are drawn as for the other numbers).</p>"
+        "condition is trained once, the eval speakers are drawn as for the other numbers), and "
+        "so do singling out, DeID and G_VD, resampled with the same speakers; a condition "
+        "without utterance embeddings has none of them, and the last column says so.</p>"
     )
     for pair, comp in sr.comparisons.items():
         df = comparison_frame(comp)
@@ -653,6 +657,8 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
                 "p (Holm)": df["p_adjusted"],
             }
         )
+        if df["reason"].notna().any():
+            table["Not compared because"] = df["reason"].fillna("")
         body += f"<h3>{_e(pair)}</h3>" + _table(table, name_column="Number")
     return _section("compare", body)
 
@@ -688,7 +694,13 @@ def _verification(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) 
 
 def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     reports = {r.name: r for r in sr.reports}
-    body = _table(linkage_table(reports), colors=colors) + figure(
+    body = _table(linkage_table(reports, *sr.distinctiveness()), colors=colors)
+    body += (
+        f"<p>DeID and G_VD against the voices of {_names([sr.original], colors)}, taken as the "
+        "original (unprocessed) ones; empty for conditions without utterance embeddings.</p>"
+        if sr.original is not None
+        else ""
+    ) + figure(
         linkability_vs_n_figure(
             {r.name: r.linkability_curve for r in sr.reports if r.linkability_curve is not None},
             colors=colors,

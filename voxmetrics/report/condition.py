@@ -26,9 +26,10 @@ import json
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from voxmetrics._types import SCORE_KIND_LABELS, SCORE_KINDS, ScoreKind
@@ -49,6 +50,7 @@ from voxmetrics.metrics.legal import (
 )
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
+from voxmetrics.metrics.similarity import Calibration, SimilarityResult, voice_similarity
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.uncertainty import (
     ChanceLevels,
@@ -58,7 +60,9 @@ from voxmetrics.metrics.uncertainty import (
     chance_levels,
     compare_replicates,
     condition_replicates,
+    similarity_replicates,
     singling_out_interval,
+    singling_out_replicates,
 )
 from voxmetrics.metrics.zebra import ZebraResult, zebra_from_pools
 
@@ -69,11 +73,15 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "INTERVALS_COLUMNS",
     "INTERVAL_LABELS",
+    "LINKAGE_COMPARE_KEYS",
     "OVERVIEW_COLUMNS",
+    "SIMILARITY_MAX_UTTERANCES",
     "ConditionReport",
+    "LinkageInputs",
     "TrialsUsed",
     "compare_conditions",
     "compare_conditions_sbls",
+    "compare_linkage",
     "comparison_frame",
     "evaluate",
     "evaluate_condition",
@@ -83,6 +91,7 @@ __all__ = [
     "headline_values",
     "intervals_frame",
     "labelled",
+    "linkage_inputs",
     "overview_frame",
     "replicate_condition",
     "report_html",
@@ -614,6 +623,148 @@ def replicate_condition(
     )
 
 
+SIMILARITY_MAX_UTTERANCES = 5000
+"""Most utterances of one set (in the split) whose similarity matrices the report and the
+comparisons compute: every utterance pair is scored, about 50 bytes a pair."""
+
+LINKAGE_COMPARE_KEYS = ("singling_out", "deid", "g_vd")
+"""The numbers of a paired comparison that need utterance embeddings: singling out (each
+condition's own), DeID and G_VD (each condition's voices against the original voices)."""
+
+
+@dataclass(frozen=True)
+class LinkageInputs:
+    """What a condition brings to the embedding-based numbers of a paired comparison."""
+
+    singling_out: SinglingOutResult | None
+    """Its singling out with per-predicate rates (None: see :attr:`reasons`)."""
+    similarity: SimilarityResult | None
+    """Its voice similarity matrices against the original voices (None: see :attr:`reasons`)."""
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Key of :data:`LINKAGE_COMPARE_KEYS` -> why that number is missing."""
+
+    @property
+    def speakers(self) -> set[str]:
+        """The predicate speakers and the speakers of the similarity matrices."""
+        out: set[str] = set()
+        if self.singling_out is not None and self.singling_out.predicates is not None:
+            out |= set(map(str, self.singling_out.predicates))
+        if self.similarity is not None:
+            out |= set(map(str, self.similarity.oo.speakers))
+        return out
+
+    @property
+    def estimates(self) -> dict[str, float | None]:
+        """The values of the numbers it has (a non-finite G_VD is None)."""
+        out: dict[str, float | None] = {}
+        if self.singling_out is not None:
+            out["singling_out"] = float(self.singling_out.value)
+        if self.similarity is not None:
+            d = self.similarity.distinctiveness
+            for k in ("deid", "g_vd"):
+                v = float(getattr(d, k))
+                out[k] = v if math.isfinite(v) else None
+        return out
+
+    def replicates(self, rep: ConditionReplicates, draws: SpeakerDraws) -> ConditionReplicates:
+        """``rep`` with these numbers and their values in each replicate of ``draws`` added."""
+        est, reps = dict(rep.estimates), dict(rep.reps)
+        if self.singling_out is not None:
+            est["singling_out"] = self.estimates["singling_out"]
+            reps["singling_out"] = singling_out_replicates(self.singling_out, draws)
+        if self.similarity is not None:
+            sim = similarity_replicates(self.similarity, draws)
+            for k in ("deid", "g_vd"):
+                est[k] = self.estimates[k]
+                reps[k] = np.where(np.isfinite(sim[k]), sim[k], np.nan)
+        return replace(rep, estimates=est, reps=reps)
+
+
+def linkage_inputs(
+    condition: Condition,
+    original: Condition | None,
+    *,
+    singled: SinglingOutResult | None = None,
+    calibration: Calibration = "pav",
+    split: str = "eval",
+    max_utterances: int | None = SIMILARITY_MAX_UTTERANCES,
+) -> LinkageInputs:
+    """Singling out and the voice similarity (against ``original``) of one condition.
+
+    ``singled`` is the condition's singling out when already computed (its report's); it is
+    computed otherwise. A number that cannot be computed gets a reason instead (no embeddings,
+    no original voices, a set of more than ``max_utterances`` utterances in the split, or the
+    library's message), never an error.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> st = demo_study(n_speakers=6)
+    >>> li = linkage_inputs(st.get("anon-mild"), None)
+    >>> sorted(li.estimates), li.reasons["deid"][:25]
+    (['singling_out'], 'no original voices chosen')
+    """
+    if condition.embeddings is None:
+        why = (
+            f"{condition.name} has no utterance embeddings (singling out and the voice "
+            "similarity matrices need them)"
+        )
+        return LinkageInputs(None, None, dict.fromkeys(LINKAGE_COMPARE_KEYS, why))
+    reasons: dict[str, str] = {}
+    if singled is None:
+        singled = _singling_out(condition.embeddings, split)
+    if singled is None or singled.per_predicate is None:
+        singled = None
+        reasons["singling_out"] = f"singling out could not be computed for {condition.name}"
+    similarity = None
+    if original is None:
+        why = (
+            "no original voices chosen: DeID and G_VD compare each condition's voices with "
+            "the unprocessed ones (give the condition that holds them)"
+        )
+    elif original.embeddings is None:
+        why = f"the original voices, {original.name}, have no utterance embeddings"
+    elif max_utterances is not None and _largest_set(original, condition, split) > max_utterances:
+        size = _largest_set(original, condition, split)
+        why = (
+            f"{size:,} utterances in a set, more than the {max_utterances:,} whose every pair "
+            "is compared here; run `python -m voxmetrics similarity` for DeID and G_VD"
+        )
+    else:
+        why = ""
+        try:
+            similarity = voice_similarity(
+                original.embeddings, condition.embeddings, split=split, calibration=calibration
+            )
+        except VoxMetricsInputError as exc:
+            why = f"no voice similarity of {condition.name} against {original.name}: {exc}"
+    if similarity is None:
+        reasons.update(deid=why, g_vd=why)
+    return LinkageInputs(singled, similarity, reasons)
+
+
+def _largest_set(original: Condition, condition: Condition, split: str) -> int:
+    """Utterances of ``split`` in the larger of the two conditions' embedding sets."""
+    return max(
+        int((c.embeddings.meta["split"] == split).sum())  # type: ignore[union-attr]
+        for c in (original, condition)
+    )
+
+
+def _linkage_rows(
+    out: Mapping[str, Comparison], a: LinkageInputs, b: LinkageInputs
+) -> dict[str, Comparison]:
+    """``out`` with every key of :data:`LINKAGE_COMPARE_KEYS` it lacks, null with a reason."""
+    full = dict(out)
+    ea, eb = a.estimates, b.estimates
+    for k in LINKAGE_COMPARE_KEYS:
+        if k in full:
+            continue
+        why = "; ".join(dict.fromkeys(r for r in (a.reasons.get(k), b.reasons.get(k)) if r))
+        full[k] = Comparison(ea.get(k), eb.get(k), None, (None, None), None, None, why or None)
+    return full
+
+
 def compare_conditions(
     a: Condition,
     b: Condition,
@@ -623,6 +774,8 @@ def compare_conditions(
     confidence: float = 0.95,
     cross_calibrate: int | None = None,
     ties: Ties = "reference",
+    original: Condition | None = None,
+    calibration: Calibration = "pav",
     sbls: bool = True,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.
@@ -635,6 +788,14 @@ def compare_conditions(
     its components are compared too (:func:`compare_conditions_sbls`; their Holm family is
     their own four numbers, so they leave the identity numbers' adjustment as it was).
 
+    Singling out, DeID and G_VD (:data:`LINKAGE_COMPARE_KEYS`) are always in the result: with
+    utterance embeddings, resampled with the same weights (a drawn speaker brings its
+    predicate and its rows and columns of the similarity matrices, which are held fixed, as in
+    :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`); without, null with a
+    ``reason``; their Holm family is their own three numbers (:func:`compare_linkage`). DeID
+    and G_VD need ``original``, the condition holding the unprocessed voices (``calibration``
+    is :func:`~voxmetrics.metrics.similarity.voice_similarity`'s).
+
     Examples
     --------
     >>> from voxmetrics.synth import demo_study
@@ -642,6 +803,10 @@ def compare_conditions(
     >>> c = compare_conditions(st.get("plain"), st.get("random"), n_boot=50)
     >>> c["linkability"].difference < 0, sorted(c["linkability"].to_dict())[:3]
     (True, ['a', 'b', 'difference'])
+    >>> c = compare_conditions(st.get("plain"), st.get("random"), n_boot=50,
+    ...                        original=st.get("plain"))
+    >>> c["deid"].a, c["deid"].difference > 0.5, c["singling_out"].difference < 0
+    (0.0, True, True)
     """
     check_ties(ties)
     spk_a = set(map(str, a.eval.trial_speakers))
@@ -651,7 +816,9 @@ def compare_conditions(
             f"conditions {a.name!r} and {b.name!r} share no trial speaker; a paired comparison "
             "needs the same speakers in both (two anonymisers or two attackers on one set)."
         )
-    draws = SpeakerDraws.draw(sorted(spk_a | spk_b), n_boot=n_boot, seed=seed)
+    links = [linkage_inputs(c, original, calibration=calibration) for c in (a, b)]
+    speakers = spk_a | spk_b | links[0].speakers | links[1].speakers
+    draws = SpeakerDraws.draw(sorted(speakers), n_boot=n_boot, seed=seed)
     reps = []
     for cond in (a, b):
         lid_result = evaluate_lid(
@@ -660,9 +827,36 @@ def compare_conditions(
         base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
         reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))
     out = compare_replicates(reps[0], reps[1], confidence=confidence)
+    out.update(compare_linkage(*links, draws, confidence=confidence))
     if sbls:
         out.update(compare_conditions_sbls(a, b, draws, confidence=confidence))
     return out
+
+
+def compare_linkage(
+    a: LinkageInputs, b: LinkageInputs, draws: SpeakerDraws, *, confidence: float = 0.95
+) -> dict[str, Comparison]:
+    """The singling-out, DeID and G_VD part of :func:`compare_conditions`, paired on ``draws``.
+
+    Every key of :data:`LINKAGE_COMPARE_KEYS`, null with a ``reason`` where either condition
+    lacks it. ``p_adjusted`` is Holm's adjustment over these three numbers, their own family,
+    so they leave the other numbers' adjustment as it was.
+
+    Examples
+    --------
+    >>> d = SpeakerDraws(np.array(["a"]), np.ones((3, 1), np.int64))
+    >>> why = dict.fromkeys(LINKAGE_COMPARE_KEYS, "x has no utterance embeddings")
+    >>> c = compare_linkage(LinkageInputs(None, None, why), LinkageInputs(None, None, why), d)
+    >>> c["deid"].difference, c["deid"].reason
+    (None, 'x has no utterance embeddings')
+    """
+    empty = ConditionReplicates(
+        {}, {}, np.zeros(0, np.int64), np.zeros(0), np.zeros((draws.n_boot, 0))
+    )
+    out = compare_replicates(
+        a.replicates(empty, draws), b.replicates(empty, draws), confidence=confidence
+    )
+    return _linkage_rows(out, a, b)
 
 
 def compare_conditions_sbls(
@@ -832,6 +1026,9 @@ INTERVAL_LABELS: dict[str, str] = {
     "d_ece": "D_ECE (bits)",
     "log10_l": "log10 l",
     "log10_l_q95": "|log10 LR| q95",
+    "singling_out": "Singling out",
+    "deid": "DeID",
+    "g_vd": "G_VD (dB)",
 }
 """Display label of every number that carries an interval, in table order."""
 
@@ -888,6 +1085,7 @@ COMPARISON_COLUMNS: dict[str, str] = {
     "high": "95% high",
     "p_value": "p",
     "p_adjusted": "p (Holm)",
+    "reason": "Not compared because",
 }
 """Display labels of the columns of :func:`comparison_frame` (all but ``key``)."""
 
@@ -905,14 +1103,20 @@ def labelled(df: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
 
 
 def intervals_frame(
-    reports: Iterable[ConditionReport], *, keys: Iterable[str] | None = None
+    reports: Iterable[ConditionReport],
+    *,
+    keys: Iterable[str] | None = None,
+    similarity: Mapping[str, Mapping[str, BootstrapInterval]] | None = None,
 ) -> pd.DataFrame:
     """Every headline number of every condition with its interval, chance and excess.
 
     One row per condition and number: ``condition, key, number, value, low, high, chance,
     excess`` (value - chance; None where no chance level is defined). Without a bootstrap
     ``low`` and ``high`` are None; a maximum never has them (read its q95 row). ``keys``
-    restricts the numbers (in the order of :data:`INTERVAL_LABELS`).
+    restricts the numbers (in the order of :data:`INTERVAL_LABELS`). ``similarity`` adds DeID
+    and G_VD rows (no chance level): condition name -> ``deid`` and ``g_vd`` intervals (their
+    ``estimate`` is the value), from
+    :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`.
 
     Examples
     --------
@@ -961,6 +1165,21 @@ def intervals_frame(
                     "excess": so.value - so.chance,
                 }
             )
+        for key in ("deid", "g_vd"):
+            sim = (similarity or {}).get(r.name) or {}
+            if key in sim and key in wanted:
+                rows.append(
+                    {
+                        "condition": r.name,
+                        "key": key,
+                        "number": INTERVAL_LABELS[key],
+                        "value": sim[key].estimate,
+                        "low": sim[key].low,
+                        "high": sim[key].high,
+                        "chance": None,
+                        "excess": None,
+                    }
+                )
     columns = ["condition", "key", "number", "value", "low", "high", "chance", "excess"]
     return pd.DataFrame(rows, columns=columns)
 
@@ -975,7 +1194,10 @@ _SBLS_LABELS = {
 
 
 def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
-    """A paired comparison as a table: one row per number (B - A, interval, p-values)."""
+    """A paired comparison as a table: one row per number (B - A, interval, p-values).
+
+    ``reason`` says why a number could not be compared (None when it was).
+    """
     rows = [
         {
             "key": k,
@@ -987,10 +1209,13 @@ def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
             "high": c.interval[1],
             "p_value": c.p_value,
             "p_adjusted": c.p_adjusted,
+            "reason": c.reason,
         }
         for k, c in comparison.items()
     ]
-    columns = ["key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted"]
+    columns = [
+        "key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted", "reason",
+    ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 
 

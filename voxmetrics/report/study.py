@@ -32,14 +32,24 @@ from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
-from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, compare_replicates
+from voxmetrics.metrics.similarity import VoiceDistinctiveness
+from voxmetrics.metrics.uncertainty import (
+    Comparison,
+    SpeakerDraws,
+    compare_replicates,
+    similarity_intervals,
+)
 from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
 from voxmetrics.report.card import ReportCard, report_card
 from voxmetrics.report.condition import (
     OVERVIEW_COLUMNS,
     ConditionReport,
+    LinkageInputs,
     Progress,
+    compare_linkage,
     evaluate_condition,
+    intervals_frame,
+    linkage_inputs,
     overview_frame,
     replicate_condition,
     verification_frame,
@@ -77,9 +87,78 @@ class StudyReport:
     """Paired comparisons of every condition against the first one ("B vs A" keys), when
     bootstrapped and sharing trial speakers with it (SBLS and its components included when
     both have an SBLS)."""
+    original: str | None = None
+    """The condition whose voices are the original ones for DeID and G_VD (the first, unless
+    chosen)."""
+    linkage: Mapping[str, LinkageInputs] = field(default_factory=dict, repr=False)
+    """Singling out and voice similarity against :attr:`original` of every condition (with
+    the reasons for what is missing)."""
+    similarity_intervals: Mapping[str, Mapping[str, BootstrapInterval]] = field(
+        default_factory=dict, repr=False
+    )
+    """Speaker-level intervals of DeID and G_VD (and the D_diag) of every condition with voice
+    similarity, when bootstrapped."""
     sbls_intervals: Mapping[str, Mapping[str, BootstrapInterval]] = field(default_factory=dict)
     """Speaker-level bootstrap intervals of SBLS, P_attr, P_assoc and P_subgroup per
     condition name (when bootstrapped and the condition has an SBLS)."""
+
+    def similarity_values(self) -> dict[str, dict[str, BootstrapInterval]]:
+        """DeID and G_VD of every condition with voice similarity, as intervals.
+
+        Their ``estimate`` is the value; without a bootstrap ``low`` and ``high`` are None.
+        The input of :func:`~voxmetrics.report.condition.intervals_frame`'s ``similarity``.
+        """
+        out = {}
+        for name, li in self.linkage.items():
+            if li.similarity is None:
+                continue
+            ivs = self.similarity_intervals.get(name) or {}
+            out[name] = {
+                k: ivs.get(k) or BootstrapInterval(li.estimates[k], None, None, 0.95, 0, 0)
+                for k in ("deid", "g_vd")
+            }
+        return out
+
+    def distinctiveness(
+        self,
+    ) -> tuple[dict[str, VoiceDistinctiveness], dict[str, Mapping[str, BootstrapInterval]]]:
+        """DeID and G_VD of every condition with voice similarity, and their intervals.
+
+        The ``distinctiveness`` and ``distinctiveness_intervals`` of
+        :func:`~voxmetrics.analysis.linkage.linkage_table`.
+        """
+        values = {
+            n: li.similarity.distinctiveness
+            for n, li in self.linkage.items()
+            if li.similarity is not None
+        }
+        return values, dict(self.similarity_intervals)
+
+    def intervals(self) -> pd.DataFrame:
+        """Every number of every condition with its interval and chance: the report's table.
+
+        :func:`~voxmetrics.report.condition.intervals_frame` of the reports, with DeID and
+        G_VD against :attr:`original`.
+        """
+        return intervals_frame(self.reports, similarity=self.similarity_values())
+
+    def _similarity_dict(self) -> dict[str, Any]:
+        conditions = {}
+        for r in self.reports:
+            li = self.linkage.get(r.name)
+            if li is None or li.similarity is None:
+                why = None if li is None else li.reasons.get("deid")
+                conditions[r.name] = {"deid": None, "g_vd": None, "reason": why}
+                continue
+            ivs = self.similarity_intervals.get(r.name)
+            conditions[r.name] = {
+                **li.similarity.to_dict(),
+                "intervals": None
+                if ivs is None
+                else {k: [iv.low, iv.high] for k, iv in ivs.items()},
+                "reason": None,
+            }
+        return {"original": self.original, "conditions": conditions}
 
     def sbls_block(self, name: str) -> dict[str, Any] | None:
         """The ``sbls`` object of a condition in the JSON, with ``intervals`` when bootstrapped."""
@@ -110,6 +189,7 @@ class StudyReport:
             },
             "report_card": self.card.to_dict(),
             "threat_callouts": [c.to_dict() for c in self.callouts],
+            "voice_similarity": self._similarity_dict(),
             "comparisons": {
                 pair: {k: c.to_dict() for k, c in comp.items()}
                 for pair, comp in self.comparisons.items()
@@ -145,6 +225,7 @@ def build_study_report(
     study: Study,
     *,
     progress: Progress | None = None,
+    original: str | None = None,
     evaluator: Callable[..., ConditionReport] = evaluate_condition,
     attack_of: Callable[[Condition], Attack | None] = default_attack,
     **options: Any,
@@ -152,6 +233,8 @@ def build_study_report(
     """Evaluate ``study`` for its report, with ``progress(fraction, message)`` per condition.
 
     ``options`` override the study's settings (see :func:`voxmetrics.report.evaluate_study`).
+    ``original`` names the condition holding the unprocessed voices, against which DeID and
+    G_VD are measured (default: the first condition, the reference of the comparisons).
     ``evaluator(condition, **options)`` gives each condition's report and ``attack_of(condition)``
     the attack its SBLS is computed from: by default
     :func:`~voxmetrics.report.condition.evaluate_condition` and
@@ -174,6 +257,13 @@ def build_study_report(
     settings = dataclasses.replace(
         study.settings, **{k: v for k, v in options.items() if k in known}
     )
+    if original is None:
+        original = study.conditions[0].name
+    elif original not in study.names:
+        raise VoxMetricsInputError(
+            f"original {original!r}: no such condition; the study's conditions are "
+            f"{', '.join(study.names)}."
+        )
     reports, sbls, curves, attacks, sbls_ivs = [], {}, {}, {}, {}
     n = len(study)
     n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
@@ -194,7 +284,16 @@ def build_study_report(
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
-    comparisons = _comparisons(study, reports, opts, attacks)
+    linkage = {
+        r.name: linkage_inputs(study.get(r.name), study.get(original), singled=r.singling_out)
+        for r in reports
+    }
+    sim_ci = {
+        name: similarity_intervals(li.similarity, n_boot=n_boot, seed=seed)
+        for name, li in linkage.items()
+        if li.similarity is not None and n_boot > 0
+    }
+    comparisons = _comparisons(study, reports, opts, linkage, attacks)
     return StudyReport(
         study=study,
         reports=tuple(reports),
@@ -207,6 +306,9 @@ def build_study_report(
         settings=settings,
         ece_curves=curves,
         comparisons=comparisons,
+        original=original,
+        linkage=linkage,
+        similarity_intervals=sim_ci,
         sbls_intervals=sbls_ivs,
     )
 
@@ -215,18 +317,26 @@ def _comparisons(
     study: Study,
     reports: list[ConditionReport],
     opts: Mapping[str, Any],
+    linkage: Mapping[str, LinkageInputs],
     attacks: Mapping[str, Attack] | None = None,
 ) -> dict[str, dict[str, Comparison]]:
     """Every condition against the first, paired on the speakers they share (Holm per pair).
 
-    One set of replicate weights over every trial speaker of the study serves every pair;
+    One set of replicate weights over every trial speaker of the study (and every predicate
+    and similarity-matrix speaker) serves every pair, as in
+    :func:`~voxmetrics.report.condition.compare_conditions`; singling out, DeID and G_VD (from
+    ``linkage``) with their own Holm family (:func:`~voxmetrics.report.condition.compare_linkage`);
     SBLS (from ``attacks``, the default attacker of each condition) joins a pair when both
     have one, with its own Holm family (:func:`~voxmetrics.analysis.sbls.compare_sbls`).
     """
     n_boot = int(opts.get("bootstrap") or 0)
     if n_boot <= 0 or len(reports) < 2:
         return {}
-    speakers = sorted({str(s) for c in study.conditions for s in c.eval.trial_speakers})
+    speakers = sorted(
+        {str(s) for c in study.conditions for s in c.eval.trial_speakers}.union(
+            *(li.speakers for li in linkage.values())
+        )
+    )
     draws = SpeakerDraws.draw(speakers, n_boot=n_boot, seed=int(opts.get("seed") or 0))
     ties = opts.get("ties") or "reference"
     reps = {}
@@ -239,11 +349,12 @@ def _comparisons(
         own = {str(s) for s in cond.eval.trial_speakers}
         if r.replicates is not None and len(own) == len(speakers):
             # the condition's own draws are the study's: same speakers, replicates and seed
-            reps[r.name] = r.replicates
-            continue
-        reps[r.name] = replicate_condition(
-            cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
-        )
+            rep = r.replicates
+        else:
+            rep = replicate_condition(
+                cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
+            )
+        reps[r.name] = rep
     if reports[0].name not in reps:
         return {}
     first = reports[0].name
@@ -257,6 +368,7 @@ def _comparisons(
     for r in reports[1:]:
         if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
             pair = compare_replicates(reps[first], reps[r.name])
+            pair.update(compare_linkage(linkage[first], linkage[r.name], draws))
             if first in attacks and r.name in attacks:
                 pair.update(compare_sbls(attacks[first], attacks[r.name], sbls_draws))
             out[f"{r.name} vs {first}"] = pair

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from voxmetrics.analysis.lid import LID_COLUMNS, lid_table
+from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.plots.linkage import linkage_table
 from voxmetrics.report.study import StudyReport
 
 __all__ = [
@@ -54,7 +54,8 @@ TABLE_CAPTIONS: dict[str, str] = {
     "(CLL loss).",
     "zebra": "ZEBRA: expected disclosure D_ECE (bits) and worst-case evidence log10 l, with 95 % "
     "speaker-level bootstrap intervals.",
-    "linkage": "Linkability at the full N and singling out, with their chance levels.",
+    "linkage": "Linkability at the full N and singling out, with their chance levels; DeID and "
+    "G_VD against the original voices.",
     "sbls": "Soft Biometric Leakage Score and its components (1 = no measurable leakage).",
     "sbls_attributes": "Soft biometric leakage per attribute.",
 }
@@ -207,9 +208,7 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             for r in sr.reports
         ]
     )
-    link = linkage_table({r.name: r for r in sr.reports}).drop(
-        columns=["DeID", "G_VD (dB)"], errors="ignore"
-    )
+    link = linkage_table({r.name: r for r in sr.reports}, *sr.distinctiveness())
     out["linkage"] = _text_frame(link, digits)
     with_sbls = {n: s for n, s in sbls.items() if s is not None}
     if with_sbls:

@@ -335,15 +335,25 @@ def condition_report(condition: Condition, **options: Any) -> Outcome[ConditionR
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _compare(
-    key: str, _a: Condition, _b: Condition, options: tuple[tuple[str, Any], ...]
+    key: str,
+    _a: Condition,
+    _b: Condition,
+    _original: Condition | None,
+    options: tuple[tuple[str, Any], ...],
 ) -> Outcome[dict[str, Comparison]]:
-    return capture(compare_conditions, _a, _b, **dict(options))
+    return capture(compare_conditions, _a, _b, original=_original, **dict(options))
 
 
-def compare_pair(a: Condition, b: Condition, **options: Any) -> Outcome[dict[str, Comparison]]:
-    """:func:`~voxmetrics.report.compare_conditions`, cached on both conditions' content."""
+def compare_pair(
+    a: Condition, b: Condition, *, original: Condition | None = None, **options: Any
+) -> Outcome[dict[str, Comparison]]:
+    """:func:`~voxmetrics.report.compare_conditions`, cached on the conditions' content.
+
+    ``original`` holds the unprocessed voices of DeID and G_VD (its content is in the key).
+    """
     key = f"{a.attacker}|{a.content_hash}|{b.attacker}|{b.content_hash}"
-    return _compare(key, a, b, tuple(sorted(options.items())))
+    key += "|-" if original is None else f"|{original.content_hash}"
+    return _compare(key, a, b, original, tuple(sorted(options.items())))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

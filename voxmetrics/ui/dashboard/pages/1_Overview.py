@@ -135,6 +135,7 @@ else:
             seed=settings.seed,
             cross_calibrate=settings.cross_calibrate,
             ties=settings.ties,
+            original=study.conditions[0],  # the report's original voices (DeID, G_VD)
         )
     if out is not None:
         ui.show_table(
@@ -144,13 +145,17 @@ else:
                 "p": "Two-sided paired speaker-level bootstrap p-value of no difference.",
                 "p (Holm)": "Holm-adjusted over every number of this comparison: read this "
                 "one when scanning the whole table.",
+                "Not compared because": "Why a number has no difference (e.g. a condition "
+                "without utterance embeddings has no singling out, DeID or G_VD).",
             },
         )
         st.caption(
             f"Paired on the speakers the two conditions share ({n_pairs} replicates: the same "
             "speakers drawn for both). Many numbers are tested at once; p (Holm) keeps the "
             "chance of any false difference in the table below 5 % at p < 0.05. Maxima are "
-            "compared through their q95 rows."
+            "compared through their q95 rows. DeID and G_VD: against the voices of "
+            f"**{ui.md_escape(study.conditions[0].name)}**, the study's first condition, as in "
+            "the report; they and singling out need utterance embeddings."
         )
 
 st.subheader("EER vs linkability")
