@@ -32,7 +32,7 @@ from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
-from voxmetrics.metrics.similarity import VoiceDistinctiveness
+from voxmetrics.metrics.similarity import SimilarityMatrix, VoiceDistinctiveness
 from voxmetrics.metrics.uncertainty import (
     Comparison,
     SpeakerDraws,
@@ -277,8 +277,14 @@ def build_study_report(
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
+    sim_cache: dict[Any, SimilarityMatrix] = {}  # the original's M_oo once for all conditions
     linkage = {
-        r.name: linkage_inputs(study.get(r.name), study.get(original), singled=r.singling_out)
+        r.name: linkage_inputs(
+            study.get(r.name),
+            study.get(original),
+            singled=r.singling_out,
+            similarity_cache=sim_cache,
+        )
         for r in reports
     }
     sim_ci = {
