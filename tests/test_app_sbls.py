@@ -120,7 +120,7 @@ def test_page_runs_on_the_demo_with_intervals():
 def test_default_replicates_give_every_number_its_interval_from_the_library(demo):
     """The page's default (200 replicates) and the analysis module's intervals agree."""
     from voxmetrics.analysis.sbls import SBLSOptions, default_attack, sbls_intervals
-    from voxmetrics.ui.widgets_sbls import DEFAULT_REPLICATES
+    from voxmetrics.ui.sbls_page import DEFAULT_REPLICATES
 
     at = _page(boot=None)
     assert at.session_state["vm_sbls_boot"] == DEFAULT_REPLICATES == 200

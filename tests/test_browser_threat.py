@@ -27,8 +27,9 @@ pytestmark = [
     ),
 ]
 
-# The README's picture is refreshed only on request (VOXMETRICS_UPDATE_SCREENSHOTS=1); an ordinary run
-# writes it to tests/artifacts so the tracked assets (and their copies under docs/) stay unchanged.
+# The README's picture is refreshed only on request (VOXMETRICS_UPDATE_SCREENSHOTS=1); an
+# ordinary run writes it to tests/artifacts so the tracked assets (and their copies under
+# docs/) stay unchanged.
 ASSETS = (
     Path(__file__).resolve().parents[1] / "assets"
     if os.environ.get("VOXMETRICS_UPDATE_SCREENSHOTS")

@@ -199,10 +199,10 @@ def test_score_matrix_cached_pools():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_row_block_passes_with_reused_buffers_equal_fresh_blocks_bit_for_bit(dtype, monkeypatch):
     """d''s non-target sums and Cllr's softplus sum: one reused buffer, chunks inside blocks."""
-    from voxmetrics.metrics import baseline, pools
+    from voxmetrics.metrics import baseline, ranks
 
-    monkeypatch.setattr(pools, "_BLOCK", 70)  # several blocks of 5 rows, the last one shorter
-    monkeypatch.setattr(baseline, "_BLOCK", 70)
+    # several blocks of 5 rows (ranks.row_blocks: both sums), the last one shorter
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 70)
     monkeypatch.setattr(baseline, "CHUNK_ELEMENTS", 30)  # and several chunks in each block
     rng = np.random.default_rng(3)
     s = (rng.normal(size=(23, 13)) * 3).astype(dtype)
@@ -216,15 +216,15 @@ def test_row_block_passes_with_reused_buffers_equal_fresh_blocks_bit_for_bit(dty
         block = s[r0 : r0 + 5].astype(np.float64)
         total += float(block.sum())
         block -= c
-        sq += float(np.dot(block.ravel(), block.ravel()))
-        all_terms += baseline._softplus_sum(s[r0 : r0 + 5])
+        sq += float(np.square(block).sum())  # numpy's pairwise sum (not BLAS: no threads)
+        all_terms += baseline.softplus_sum(s[r0 : r0 + 5])
     assert sp.non_sums(c) == (
         total - float(tar64.sum()),
         sq - float(np.dot(tar64 - c, tar64 - c)),
     )
     tar = s[np.arange(23), t]
-    c_non = all_terms - baseline._softplus_sum(tar)
-    expected = 0.5 * (baseline._softplus_sum(-tar) / 23 + c_non / (23 * 12)) / np.log(2.0)
+    c_non = all_terms - baseline.softplus_sum(tar)
+    expected = 0.5 * (baseline.softplus_sum(-tar) / 23 + c_non / (23 * 12)) / np.log(2.0)
     assert baseline.matrix_cllr(s, t) == float(expected)
     # Fortran-ordered input takes the per-block path: the same sums
     assert baseline.matrix_cllr(np.asfortranarray(s), t) == pytest.approx(float(expected))

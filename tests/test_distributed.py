@@ -19,7 +19,7 @@ pytest.importorskip("distributed")
 
 import voxmetrics.data.model as model_mod
 import voxmetrics.distributed as dist
-import voxmetrics.metrics.baseline as baseline_mod
+import voxmetrics.metrics.ranks as ranks_mod
 from voxmetrics.cli import main
 from voxmetrics.data import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.writers import write_embeddings, write_scores
@@ -46,8 +46,7 @@ def client():
 
 @pytest.fixture(autouse=True)
 def _small_blocks(monkeypatch):
-    for mod in (baseline_mod, dist):
-        monkeypatch.setattr(mod, "_BLOCK", BLOCK)
+    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", BLOCK)  # row blocks of both paths
     for mod in (model_mod, dist):
         monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
     monkeypatch.setattr(dist, "_WINDOW_MARGIN", 0)  # widen the EER window step by step
@@ -81,19 +80,9 @@ def embedding_set(
     return EmbeddingSet.from_arrays(emb, frame, source="test embeddings")
 
 
-NOT_BLOCKWISE = ("singling_out", "dcf", "d_prime", "chance")
-
-
 def comparable(report) -> dict:
-    """Every number but singling out, the verification block and the chance levels (not
-    computed blockwise)."""
-    d = report.to_dict()
-    for key in NOT_BLOCKWISE:
-        d.pop(key, None)
-    for block in ("lid", "srd"):
-        if d.get(block) is not None:
-            d[block].pop("chance", None)
-    return d
+    """The whole JSON object of a report (compared with ==: exact, not approximately)."""
+    return report.to_dict()
 
 
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
@@ -101,12 +90,16 @@ def test_embeddings_equal_in_memory_on_every_metric(client, ties):
     es = embedding_set(1, stranger=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = evaluate(es.score_matrix("eval"), dev=es.score_matrix("dev"), ties=ties)
+        ref = evaluate(
+            es.score_matrix("eval"), dev=es.score_matrix("dev"), ties=ties, embeddings=es
+        )
         got = dist.evaluate_blockwise(es, client=client, ties=ties)
     with pytest.warns(ExcludedTrialsWarning, match="5 of 245 trials"):
         source = dist.EmbeddingBlocks.from_embeddings(es)
     assert len(dist._row_blocks(*source.shape)) > 10
     assert got.lid is not None and got.n_excluded_trials == 5
+    assert got.singling_out is not None and got.chance is not None
+    assert got.verification is not None
     assert comparable(got) == comparable(ref)  # exact, not approximately
     np.testing.assert_array_equal(got.srd.ranks, ref.srd.ranks)
     np.testing.assert_array_equal(got.lid.lid, ref.lid.lid)
@@ -164,7 +157,8 @@ def test_a_failing_block_is_retried_and_finished_blocks_are_kept(client, monkeyp
     got = dist.evaluate_blockwise(
         es, client=client, progress=lambda f, m: seen.append(f), retries=2
     )
-    assert comparable(got) == comparable(clean) == comparable(evaluate(es.score_matrix("eval")))
+    ref = evaluate(es.score_matrix("eval"), embeddings=es)
+    assert comparable(got) == comparable(clean) == comparable(ref)
     assert len(calls) == n_clean + 1  # only the failed block ran again
     assert seen == sorted(seen) and seen[-1] == 1.0
 
@@ -270,13 +264,40 @@ def test_cli_evaluate_scheduler_local_equals_in_memory(tmp_path, capsys):
     captured = capsys.readouterr()
     got = json.loads(captured.out)
     assert "block" in captured.err  # progress on stderr
-    for key in NOT_BLOCKWISE:
-        ref.pop(key)
-        assert got.pop(key) is None
-    for block in ("lid", "srd"):  # the chance levels are in memory only
-        ref[block].pop("chance")
-        assert "chance" not in got[block]
+    assert got["singling_out"] is not None and got["dcf"] is not None
+    assert got["chance"] is not None and got["d_prime"] is not None
     assert got == ref
+
+
+def test_cli_scheduler_by_and_costs_equal_in_memory(tmp_path, capsys):
+    es = with_sex(embedding_set(8, n_spk=12, trials=4))
+    write_embeddings(es, tmp_path / "emb", format="npz")
+    argv = [
+        "evaluate",
+        "--embeddings",
+        str(tmp_path / "emb.npz"),
+        "--metadata",
+        str(tmp_path / "emb.csv"),
+        "--by",
+        "sex",
+        "--llr",
+        "--p-target",
+        "0.05,0.5",
+        "--c-miss",
+        "2",
+        "--seed",
+        "3",
+    ]
+    assert main(argv) == 0
+    ref = json.loads(capsys.readouterr().out)
+    assert (
+        main([*argv, "--scheduler", "local", "--workers", "1", "--html", str(tmp_path / "r.html")])
+        == 0
+    )
+    got = json.loads(capsys.readouterr().out)
+    assert set(got["by"]["sex"]) == {"F", "M"} and got["dcf"]["0.05"]["act_dcf"] is not None
+    assert got == ref
+    assert "sex=M" in (tmp_path / "r.html").read_text()
 
 
 def test_cli_scheduler_refusals(tmp_path, capsys):
@@ -294,6 +315,103 @@ def test_cli_scheduler_refusals(tmp_path, capsys):
         main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", "--bootstrap", "5"]) == 2
     )
     assert "--bootstrap cannot be used with --scheduler" in capsys.readouterr().err
+    for extra, why in (
+        (["--cross-calibrate", "3"], "give a dev set instead"),
+        (["--distance"], "store the negated distances"),
+        (["--by", "sex"], "give --embeddings whose metadata has"),
+        (["--trials", str(tmp_path / "s.csv")], "evaluate it in memory"),
+    ):
+        assert main(["evaluate", str(tmp_path / "s.npz"), "--scheduler", "local", *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{extra[0]} cannot be used with --scheduler" in err and why in err
+        assert "Traceback" not in err
+
+
+def with_sex(es: EmbeddingSet) -> EmbeddingSet:
+    """The set with a per-speaker 'sex' column (about half F, half M)."""
+    meta = es.meta.copy()
+    meta["sex"] = np.where(meta["speaker"].str[-1].isin(list("02468")), "F", "M")
+    return EmbeddingSet.from_arrays(es.embeddings, meta, source=es.source)
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+def test_by_attribute_on_embeddings_equals_in_memory(client, ties):
+    es = with_sex(embedding_set(6, n_spk=24, stranger=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = evaluate(
+            es.score_matrix("eval"), dev=es.score_matrix("dev"), embeddings=es, by="sex", ties=ties
+        )
+        got = dist.evaluate_blockwise(es, client=client, by="sex", ties=ties)
+    assert set(got.by["sex"]) == {"F", "M"}
+    for value, sub in got.by["sex"].items():  # each subset is its own matrix: 12 identities
+        assert sub.baseline.n_enrolled == 12 and sub.lid is not None
+        assert sub.name == ref.by["sex"][value].name
+    assert comparable(got) == comparable(ref)  # the subsets' JSON too ("by")
+    with pytest.raises(VoxMetricsInputError, match=r"no per-trial attribute 'age'.*sex"):
+        dist.evaluate_blockwise(es, client=client, by="age")
+    source = _as_chunks(es.score_matrix("eval"), client)
+    with pytest.raises(VoxMetricsInputError, match="score chunks carry no per-trial attributes"):
+        dist.evaluate_blockwise(source, client=client, by="sex")
+
+
+def test_verification_block_equals_in_memory_with_llrs_and_costs(client, tmp_path, monkeypatch):
+    """DCFs (actual ones too), the DET and APE curves and d' of the blocks, exactly."""
+    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", 80)  # blocks of 10 rows
+    rng = np.random.default_rng(17)
+    t, n = 120, 8
+    enrol = np.array([f"s{j}" for j in range(n)])
+    cols = rng.integers(0, n, size=t)
+    scores = np.round(rng.normal(size=(t, n)) * 3, 1)  # LLR-like, with ties
+    scores[np.arange(t), cols] += 4.0
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[cols],
+        enrol_speakers=enrol,
+    )
+    for k, (a, b) in enumerate([(0, 50), (50, 120)]):
+        np.savez(
+            tmp_path / f"c{k}.npz",
+            scores=scores[a:b],
+            trial_ids=sm.trial_ids[a:b],
+            trial_speakers=sm.trial_speakers[a:b],
+            enrol_speakers=enrol,
+        )
+    source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.npz")))
+    options = {"score_kind": "llr", "p_targets": (0.01, 0.2, 0.5), "c_miss": 2.0, "c_fa": 0.5}
+    ref = evaluate(sm, **options)
+    got = dist.evaluate_blockwise(source, client=client, **options)
+    assert len(dist._row_blocks(*source.shape)) > 5
+    assert comparable(got) == comparable(ref)
+    assert got.to_dict()["dcf"]["0.2"]["act_dcf"] is not None
+    rv, gv = ref.verification, got.verification
+    for curve in ("det", "ape"):
+        a, b = getattr(rv, curve).__dict__, getattr(gv, curve).__dict__
+        for key, value in a.items():
+            if key == "n_points":  # distinct pooled scores: an upper bound on Dask
+                assert b[key] >= value
+                assert b[key] <= scores.size + 1
+            elif value is None:
+                assert b[key] is None
+            else:
+                np.testing.assert_array_equal(b[key], value)
+    assert gv.d_prime == rv.d_prime
+
+
+def test_det_operating_points_are_exact_when_no_score_repeats_across_blocks(client):
+    rng = np.random.default_rng(23)
+    t, n = 60, 5
+    scores = rng.normal(size=(t, n))  # continuous: no repeats
+    enrol = np.array([f"s{j}" for j in range(n)])
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"u{i}" for i in range(t)],
+        trial_speakers=enrol[rng.integers(0, n, size=t)],
+        enrol_speakers=enrol,
+    )
+    got = dist.evaluate_blockwise(_as_chunks(sm, client), client=client)
+    assert got.verification.det.n_points == evaluate(sm).verification.det.n_points == t * n + 1
 
 
 def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_path, capsys):
@@ -458,8 +576,8 @@ def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
                     enrol_speakers=enrol,
                 )
         source = dist.ChunkedScores.from_files(sorted(Path(tmp).glob("*.npz")))
-        saved = dist._BLOCK
-        dist._BLOCK = baseline_mod._BLOCK = 3 * n  # blocks of 3 rows, across the two files
+        saved = ranks_mod.BLOCK_ELEMENTS
+        ranks_mod.BLOCK_ELEMENTS = 3 * n  # blocks of 3 rows, across the two files
         try:
             for ties in ("reference", "attacker"):
                 with warnings.catch_warnings():
@@ -468,7 +586,7 @@ def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
                     got = comparable(dist.evaluate_blockwise(source, client=client, ties=ties))
                 assert got == ref
         finally:
-            dist._BLOCK = baseline_mod._BLOCK = saved
+            ranks_mod.BLOCK_ELEMENTS = saved
 
 
 def test_zarr_store_equals_in_memory_and_objects_are_refused(client, tmp_path, capsys):
@@ -595,7 +713,9 @@ def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_
     source = dist.ChunkedScores.from_files([tmp_path / "a.npz"])
     blocks = dist._row_blocks(*source.shape)
     runner = dist._Runner(client, source, blocks, None, 0)
-    tar = np.concatenate([r["tar"] for r in runner.run(dist._task_rows, None, "", (0, 1))])
+    args = [(None, "reference", np.zeros((1, b.stop - b.start), np.int64)) for b in blocks]
+    rows = runner.run(dist._task_rows, args, "", (0, 1), per_block=True)
+    tar = np.concatenate([r["tar"] for r in rows])
     values = np.unique(tar)
     parts = runner.run(dist._task_pools, values, "", (0, 1))
     sizes = [(b.stop - b.start) * (n - 1) for b in blocks]
@@ -606,3 +726,64 @@ def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_
     x = np.array([-np.inf, -0.5, 0.0, 0.1000000001, 0.25, 3.0])
     np.testing.assert_array_equal(got.count_non_le(x), ref.count_non_le(x))
     assert got.non_sums(0.1) == ref.non_sums(0.1)
+
+
+def test_workers_resolve_the_device_themselves_and_take_their_gpu(client, monkeypatch):
+    """``device="auto"`` is resolved on the worker: CUDA where its torch sees a GPU (mocked)."""
+    torch = pytest.importorskip("torch")
+    import voxmetrics.embeddings as emb_mod
+
+    loaded = []
+
+    class FakeExtractor:
+        def __init__(self, model, device):
+            self.model, self.device = model, device
+
+    def fake_load(model, *, device):
+        loaded.append(device)
+        return FakeExtractor(model, device)
+
+    monkeypatch.setattr(emb_mod, "load_extractor", fake_load)
+    monkeypatch.setattr(dist, "_EXTRACTORS", {})
+    for has_gpu, want in ((True, "cuda"), (False, "cpu")):
+        monkeypatch.setattr(torch.cuda, "is_available", lambda has_gpu=has_gpu: has_gpu)
+        got = client.submit(dist._worker_extractor, "fake", "auto", pure=False).result()
+        assert got.device == want  # the worker (same process here) saw the mocked GPU
+        again = client.submit(dist._worker_extractor, "fake", "auto", pure=False).result()
+        assert again is got  # loaded once per worker and device
+    assert loaded == ["cuda", "cpu"]
+    fut = client.submit(dist._worker_extractor, "fake", "cuda", pure=False)  # no GPU now
+    with pytest.raises(VoxMetricsInputError, match="no CUDA GPU is available"):
+        fut.result()
+
+
+def test_a_lost_worker_loses_no_block(monkeypatch):
+    """A worker that goes away mid-run: its blocks are recomputed on the other one (each task
+    carries its own block; nothing it needs was only on the lost worker), the result exact."""
+    import time
+
+    from distributed import Client, LocalCluster, get_worker
+
+    es = embedding_set(2, dev=False)
+    ref = evaluate(es.score_matrix("eval"), embeddings=es)
+    real = dist._block_scores
+    calls = []
+
+    def losing_a_worker(piece, shared):
+        calls.append(1)
+        if len(calls) == 5:  # this worker closes while its task runs
+            worker = get_worker()
+            worker.loop.add_callback(worker.close)
+            time.sleep(1.0)
+        return real(piece, shared)
+
+    monkeypatch.setattr(dist, "_block_scores", losing_a_worker)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        got = dist.evaluate_blockwise(es, client=c)
+        assert len(c.scheduler_info()["workers"]) == 1
+    assert comparable(got) == comparable(ref)

@@ -723,3 +723,40 @@ def test_legal_evaluation_clips_the_sizes_to_the_data():
     r = ev.results[0]
     assert r.linkability.n.tolist() == [2, 5] == r.eer.n.tolist()
     assert r.singling_out is not None and r.singling_out.n.tolist() == [2, 5]
+
+
+def test_singling_out_over_blocks_of_predicates_equals_one_block(monkeypatch):
+    """map_blocks (as on Dask workers) and small blocks of predicates change no number."""
+    import voxmetrics.metrics.ranks as ranks_mod
+    from voxmetrics.metrics.legal import singling_out_from_isolations, singling_out_isolations
+
+    rng = np.random.default_rng(3)
+    n_spk, d = 12, 4
+    centres = rng.normal(size=(n_spk, d))
+    enrol_spk = np.repeat([f"s{i:02d}" for i in range(n_spk)], 2)
+    enrol = np.repeat(centres, 2, axis=0) + 0.4 * rng.normal(size=(2 * n_spk, d))
+    trial_spk = np.repeat([f"s{i:02d}" for i in range(n_spk)], 5)
+    trial = np.repeat(centres, 5, axis=0) + 0.7 * rng.normal(size=(5 * n_spk, d))
+    whole = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=4)
+    calls = []
+
+    def backwards(fn, shared, blocks):  # computes the blocks in reverse, returns them in order
+        calls.append(len(blocks))
+        return [fn(*b, *shared) for b in blocks[::-1]][::-1]
+
+    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", 12 * trial.shape[0])  # 3 predicates a block
+    got = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=4, map_blocks=backwards)
+    assert calls == [4]
+    assert got.value == whole.value and got.folds == whole.folds == 5
+    np.testing.assert_array_equal(got.per_fold, whole.per_fold)
+    np.testing.assert_array_equal(got.per_predicate, whole.per_predicate)
+    # the kernel's per-fold matrix: one column per fold of every draw
+    draws = singling_out_draws(trial_spk, n_draws=3, seed=4)
+    unit = trial / np.linalg.norm(trial, axis=1, keepdims=True)
+    labels, profiles = speaker_profiles(enrol, enrol_spk)
+    pop = np.unique(trial_spk)
+    iso, folds = singling_out_isolations(profiles, labels, unit, trial_spk, pop, draws)
+    assert iso.shape == (n_spk, 15) and folds == 5
+    again = singling_out_from_isolations([(iso, folds)], labels, pop, draws, 0)
+    assert again.value == pytest.approx(whole.value, abs=1e-15)
+    np.testing.assert_array_equal(again.per_predicate, iso.mean(axis=1))

@@ -362,3 +362,15 @@ def test_matrix_cllr_equals_cllr_of_the_pools(n_t, n_e, dtype):
     assert b.cllr == matrix_cllr(s, t)
     assert b.min_cllr == pytest.approx(ref.min_cllr(tar, non), rel=1e-12, abs=1e-15)
     assert b.eer_rocch == ref.eer_rocch(tar, non)
+
+
+def test_non_sums_do_not_depend_on_the_blas_threads():
+    """Dask workers run one BLAS thread: the sums must not follow BLAS's thread count (a BLAS
+    dot of 400,000 values does, with 2 threads or more)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=(200, 2000))
+    pools = SortedPools.from_matrix(s, rng.integers(0, 2000, 200))
+    default = pools.non_sums(0.1)
+    with threadpoolctl.threadpool_limits(1):
+        assert pools.non_sums(0.1) == default

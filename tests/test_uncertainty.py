@@ -361,3 +361,43 @@ def test_holm_adjusted_p_values_are_at_least_the_raw_ones_and_keep_their_order(p
     order = np.argsort(ps, kind="stable")
     seq = [adj[str(i)] for i in order]
     assert (np.diff(seq) >= -1e-12).all()
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+def test_chance_levels_from_row_blocks_equal_the_whole_matrix(monkeypatch, ties):
+    """Blocks of rows (as on Dask workers) give the same chance levels: ALID up to the order
+    of its float sum, everything else exactly; on the same blocks, ALID exactly too."""
+    import voxmetrics.metrics.ranks as ranks_mod
+    from voxmetrics.metrics.lid import LIDCalibration
+    from voxmetrics.metrics.uncertainty import (
+        chance_block,
+        chance_columns,
+        chance_levels_from_blocks,
+    )
+
+    rng = np.random.default_rng(11)
+    s = np.round(rng.normal(size=(40, 6)), 1)  # ties within rows
+    cal = LIDCalibration(w=1.5, b=0.0, prior_log_odds=math.log(1 / 5), n_pairs=0)
+    whole = chance_levels(s, calibration=cal, n_draws=30, seed=2, ties=ties)
+    cols = chance_columns(40, 6, n_draws=30, seed=2)
+    cuts = [(0, 1), (1, 7), (7, 8), (8, 25), (25, 40)]
+    parts = [chance_block(s[a:b], cols[:, a:b], calibration=cal, ties=ties) for a, b in cuts]
+    got = chance_levels_from_blocks(parts, 6)
+    assert got.n_draws == whole.n_draws == 30
+    for key, value in whole.values.items():
+        if key == "alid":
+            assert got.values[key] == pytest.approx(value, rel=1e-12)
+        else:
+            assert got.values[key] == value, key
+    np.testing.assert_array_equal(got.curve, whole.curve)
+    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", 6 * 8)  # chance_levels' own blocks: 8 rows
+    blocked = chance_levels(s, calibration=cal, n_draws=30, seed=2, ties=ties)
+    same = [
+        chance_block(s[a : a + 8], cols[:, a : a + 8], calibration=cal, ties=ties)
+        for a in range(0, 40, 8)
+    ]
+    assert chance_levels_from_blocks(same, 6).values == blocked.values
+    # the draws shrink on large matrices, to at least 20
+    assert chance_columns(1_000_000, 3, n_draws=200).shape == (20, 1_000_000)
+    with pytest.raises(VoxMetricsInputError, match="n_draws"):
+        chance_columns(5, 3, n_draws=0)

@@ -27,7 +27,7 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -422,9 +422,9 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate block by block on Dask, never holding the score matrix: 'local' (a "
         "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
         "--embeddings, or as EVAL a folder of score chunks (NPZ or Parquet score files, "
-        "each with some of the trials; or one such file) or a Zarr store EVAL.zarr; singling "
-        "out and the verification block (DCF, DET, APE, d') are not computed, and "
-        "--bootstrap, --cross-calibrate, --distance, --llr and the DCF costs are refused",
+        "each with some of the trials; or one such file) or a Zarr store EVAL.zarr. Every "
+        "number equals the in-memory JSON; --by needs --embeddings, and --bootstrap, "
+        "--cross-calibrate, --trials, --trial-attributes and --distance are refused",
     )
     _dask_options(ev)
     ev.add_argument("--json", metavar="OUT", help="also write the JSON object to this file")
@@ -935,6 +935,47 @@ def _score_chunks(root: Path, chunk: tuple[str, ...], name: str) -> Any:
     return ChunkedScores.from_files(files)
 
 
+_NOT_BLOCKWISE: tuple[tuple[str, Callable[[argparse.Namespace], bool], str], ...] = (
+    (
+        "--bootstrap",
+        lambda a: a.bootstrap > 0,
+        "the speaker-level replicates of the pooled metrics (EER, min Cllr, ZEBRA) reweight "
+        "each speaker's counts of non-mated scores between every two mated scores, which for "
+        "continuous scores are about as many as the scores themselves; evaluate in memory "
+        "for intervals (on a sample of the speakers if the matrix is too large)",
+    ),
+    (
+        "--cross-calibrate",
+        lambda a: a.cross_calibrate is not None,
+        "the folds fit LID on the eval scores themselves; give a dev set instead (--dev, or "
+        "a dev split in the embeddings' metadata)",
+    ),
+    (
+        "--trials",
+        lambda a: a.trials is not None,
+        "a trial list (sparse pairs) is not a chunked matrix; evaluate it in memory, whose "
+        "size it already bounds",
+    ),
+    (
+        "--distance",
+        lambda a: a.distance,
+        "the chunks are read as they are; store the negated distances (higher = closer)",
+    ),
+    (
+        "--by",
+        lambda a: a.by is not None and not a.embeddings,
+        "score chunks carry no per-trial attributes; give --embeddings whose metadata has "
+        "the attribute column",
+    ),
+    (
+        "--trial-attributes",
+        lambda a: a.trial_attributes is not None,
+        "for --by on Dask, give --embeddings whose metadata has the attribute column",
+    ),
+)
+"""Options of ``evaluate`` refused with ``--scheduler``, and why."""
+
+
 def _evaluate_blockwise(args: argparse.Namespace) -> int:
     """``evaluate --scheduler``: every metric block by block on a Dask cluster."""
     from voxmetrics.distributed import dask_client, evaluate_blockwise
@@ -943,27 +984,11 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
     _check_outputs([args.json, args.html])
     if args.fail_on:
         _parse_fail_on(args.fail_on)
-    unsupported = [
-        flag
-        for flag, given in (
-            ("--bootstrap", args.bootstrap > 0),
-            ("--cross-calibrate", args.cross_calibrate is not None),
-            ("--trials", args.trials is not None),
-            ("--distance", args.distance),
-            ("--llr", args.llr),
-            ("--p-target", args.p_target != "0.01,0.001"),
-            ("--c-miss", args.c_miss != 1.0),
-            ("--c-fa", args.c_fa != 1.0),
-            ("--by", args.by is not None),
-            ("--trial-attributes", args.trial_attributes is not None),
-        )
-        if given
-    ]
-    if unsupported:
-        raise VoxMetricsInputError(
-            f"{', '.join(unsupported)} cannot be used with --scheduler (blockwise evaluation); "
-            "drop it, or evaluate in memory without --scheduler."
-        )
+    for flag, given, why in _NOT_BLOCKWISE:
+        if given(args):
+            raise VoxMetricsInputError(
+                f"{flag} cannot be used with --scheduler (blockwise evaluation): {why}."
+            )
     if args.workers < 1:
         raise VoxMetricsInputError("--workers must be at least 1.")
     if args.embeddings:
@@ -998,6 +1023,12 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
             lid_variant=args.lid_variant,
             split=args.split,
             ties=args.ties,
+            seed=args.seed,
+            score_kind="llr" if args.llr else "similarity",
+            p_targets=_priors(args.p_target),
+            c_miss=args.c_miss,
+            c_fa=args.c_fa,
+            by=args.by,
             progress=_progress_bar,
         )
     print(file=sys.stderr)
@@ -1008,7 +1039,8 @@ def _evaluate_blockwise(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
     if args.html:
-        Path(args.html).write_text(report_html([report]), encoding="utf-8")
+        subsets = [r for values in (report.by or {}).values() for r in values.values()]
+        Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
     if failed:
         print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
         return EXIT_FAIL_ON

@@ -7,22 +7,29 @@ embeddings, or by reading it from score chunk files or a Zarr store) and returns
 summaries:
 
 * pass 1 (row-wise): the mated score and the target rank of every trial (SRD, linkability and
-  its curve), the per-trial LID under a calibration learned in memory on dev, and the block's
-  sum of ln(1 + e^s) (Cllr);
+  its curve), the per-trial LID under a calibration learned in memory on dev, the block's
+  sum of ln(1 + e^s) (Cllr) and its share of the chance levels
+  (:func:`~voxmetrics.metrics.uncertainty.chance_block` at columns drawn on the client);
 * pass 2 (pooled): for the non-mated scores, the counts below and at each distinct mated score
   and the lowest score of each cell between them. Added over blocks these are exactly the run
-  counts of :class:`~voxmetrics.metrics.pools.SortedPools`, from which EER, ROCCH-EER, min Cllr
-  and ZEBRA follow;
+  counts of :class:`~voxmetrics.metrics.pools.SortedPools`, from which EER, ROCCH-EER, min Cllr,
+  ZEBRA, minDCF and the DET and APE curves follow;
 * the EER operating point (SpeechBrain's scan, whose thresholds include non-mated scores and
   midpoints) needs the distinct pooled scores around the sign change of FAR - FRR: a third pass
   fetches them, with their multiplicities, for a value range fixed by the counts (first
-  narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it).
+  narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it);
+* d' takes two passes of sums (the mean, then squared deviations from it) and, for LLR
+  scores, the actual DCFs one pass of counts at the Bayes thresholds;
+* singling out (from embeddings) runs blocks of predicates (enrolment profiles) against every
+  trial embedding (:func:`~voxmetrics.metrics.legal.singling_out_isolations`), which each
+  worker holds once as float64: T x d x 8 bytes.
 
 Every number equals the in-memory path bit for bit: blocks are cut on the same row boundaries as
-the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, Cllr sums of ``_BLOCK // N``
-rows), and all counts are integers. Memory per task is a few times one block, plus the
-worker's share of the trial embeddings (sent once, kept for the passes); the client holds
-O(T + K) numbers (K distinct mated scores).
+the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, float sums over
+:func:`~voxmetrics.metrics.ranks.row_blocks`), and all counts are integers; only the DET curve's
+``n_points`` is an upper bound (see :func:`evaluate_blockwise`). Memory per task is a few
+times one block; each task carries its block's trial embeddings (or file names), so a task of a
+lost worker is rerun elsewhere. The client holds O(T + K) numbers (K distinct mated scores).
 
 Finished blocks are reduced on the client as they arrive; a failed task is retried by Dask
 (``retries``) without recomputing the others. Needs the ``dask`` extra
@@ -34,7 +41,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -42,16 +49,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from voxmetrics._types import SCORE_KINDS, ScoreKind
 from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, ExcludedTrialsWarning, VoxMetricsInputError
-from voxmetrics.metrics.baseline import BaselineResult, _softplus_sum
+from voxmetrics.metrics.baseline import BaselineResult, softplus_sum
 from voxmetrics.metrics.cllr import min_cllr_from_pools
+from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, verification_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
-from voxmetrics.metrics.legal import linkability_curve_from_ranks
-from voxmetrics.metrics.lid import LIDResult, _lid_rows, calibrate_lid, resolve_lid_variant
+from voxmetrics.metrics.legal import (
+    SinglingOutResult,
+    linkability_curve_from_ranks,
+    singling_out_embeddings,
+)
+from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_rows, resolve_lid_variant
 from voxmetrics.metrics.pools import (
-    _BLOCK,
     TIES,
     EERPoint,
     RunCounts,
@@ -60,7 +72,9 @@ from voxmetrics.metrics.pools import (
     check_ties,
     eer_candidates,
 )
+from voxmetrics.metrics.ranks import row_blocks
 from voxmetrics.metrics.srd import SRDResult, fit_beta_binomial, rank_histogram, srd_stats
+from voxmetrics.metrics.uncertainty import chance_block, chance_columns, chance_levels_from_blocks
 from voxmetrics.metrics.zebra import zebra_from_pools
 
 __all__ = [
@@ -106,14 +120,63 @@ class EmbeddingBlocks:
     enrol_speakers: NDArray[np.str_]
     n_excluded_trials: int
     dtype: np.dtype[Any]
+    cols: NDArray[np.intp] | None = None
+    """Columns (enrolment profiles) kept by :meth:`subset_attribute`; None: every profile."""
+    attributes: dict[str, NDArray[np.str_]] = field(default_factory=dict)
+    """Per-trial attributes of the evaluated trials (the metadata's extra columns, as text)."""
 
     @classmethod
     def from_embeddings(cls, es: EmbeddingSet, split: str = "eval") -> EmbeddingBlocks:
         """The trials of ``split`` against its enrolment profiles (as ``score_matrix``)."""
+        from voxmetrics.data.model import META_COLUMNS
+
         speakers, profiles, trial_unit = es.scoring_inputs(split)  # type: ignore[arg-type]
         trial = es.roles(split)[1]  # type: ignore[arg-type]
         tspk = es.meta["speaker"].to_numpy()[trial].astype(str)
-        return cls._build(trial_unit, profiles, tspk, speakers.astype(str), es.source or split)
+        out = cls._build(trial_unit, profiles, tspk, speakers.astype(str), es.source or split)
+        extra = [c for c in es.meta.columns if c not in (*META_COLUMNS, "system", "audio_path")]
+        tmeta = es.meta.loc[trial]  # as score_matrix: attribute columns become trial attributes
+        attrs = {c: tmeta[c].fillna("").astype(str).to_numpy()[out.rows] for c in extra}
+        return replace(out, attributes=attrs)
+
+    def subset_attribute(self, attr: str, value: str) -> EmbeddingBlocks:
+        """The trials whose ``attr`` is ``value`` with their own enrolled identities.
+
+        As :meth:`~voxmetrics.data.model.ScoreMatrix.subset_attribute` on the in-memory matrix:
+        an identity is kept when one of the kept trials is its own or it has no trial at all.
+        The blocks score every profile and keep the subset's columns, so the scores are
+        those of the whole matrix, bit for bit.
+        """
+        if self.cols is not None:
+            raise ValueError("subset_attribute applies to the whole split")  # pragma: no cover
+        if attr not in self.attributes:
+            have = ", ".join(sorted(self.attributes)) or "none"
+            raise VoxMetricsInputError(
+                f"no per-trial attribute '{attr}' to split by (attributes: {have}); add it as a "
+                "column of the embeddings' metadata."
+            )
+        sel = self.attributes[attr] == str(value)
+        n = self.profiles.shape[0]
+        has_trials = np.zeros(n, dtype=bool)
+        has_trials[self.targets] = True
+        inside = np.zeros(n, dtype=bool)
+        inside[self.targets[sel]] = True
+        cols = np.flatnonzero(inside | ~has_trials)
+        if not sel.any() or cols.size < 2:
+            raise VoxMetricsInputError(
+                f"the subset {attr} = '{value}' has {int(sel.sum())} trials and {cols.size} "
+                "enrolled identities; a 1-to-N search needs trials and at least 2 identities."
+            )
+        return replace(
+            self,
+            rows=self.rows[sel],
+            targets=np.searchsorted(cols, self.targets[sel]).astype(np.intp),
+            trial_speakers=self.trial_speakers[sel],
+            enrol_speakers=self.enrol_speakers[cols],
+            n_excluded_trials=0,
+            cols=cols,
+            attributes={k: v[sel] for k, v in self.attributes.items()},
+        )
 
     @classmethod
     def _build(
@@ -131,7 +194,8 @@ class EmbeddingBlocks:
     @property
     def shape(self) -> tuple[int, int]:
         """(T, N) of the evaluated matrix."""
-        return int(self.rows.size), int(self.profiles.shape[0])
+        n = self.profiles.shape[0] if self.cols is None else self.cols.size
+        return int(self.rows.size), int(n)
 
     def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
         """Per block, what its task needs besides the shared data (sent once)."""
@@ -140,7 +204,7 @@ class EmbeddingBlocks:
             rows = self.rows[b]
             c0 = int(rows[0]) // SCORE_CHUNK_ROWS * SCORE_CHUNK_ROWS
             c1 = (int(rows[-1]) // SCORE_CHUNK_ROWS + 1) * SCORE_CHUNK_ROWS
-            out.append(("emb", self.trial_unit[c0:c1], rows - c0, self.targets[b]))
+            out.append(("emb", self.trial_unit[c0:c1], rows - c0, self.targets[b], self.cols))
         return out
 
     def shared(self) -> Any:
@@ -237,7 +301,7 @@ class ChunkedScores:
             f0 = int(np.searchsorted(self.offsets, rows[0], side="right")) - 1
             f1 = int(np.searchsorted(self.offsets, rows[-1], side="right"))
             files = self.paths[f0:f1]
-            out.append(("files", files, rows - self.offsets[f0], self.targets[b]))
+            out.append(("files", files, rows - self.offsets[f0], self.targets[b], None))
         return out
 
     def shared(self) -> Any:
@@ -297,7 +361,7 @@ class ZarrScores:
         for b in blocks:
             rows = self.rows[b]
             r0, r1 = int(rows[0]), int(rows[-1]) + 1
-            out.append(("zarr", (self.path, r0, r1), rows - r0, self.targets[b]))
+            out.append(("zarr", (self.path, r0, r1), rows - r0, self.targets[b], None))
         return out
 
     def shared(self) -> Any:
@@ -408,10 +472,10 @@ def _open_npz(path: str | Path) -> Any:
 
 def _npz_shape(z: Any, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
     """Shape and dtype of one NPZ member from its header, without reading the data."""
-    from voxmetrics.limits import _npy_header, check_npy_header
+    from voxmetrics.limits import check_npy_header, npy_header
 
     with z.zip.open(f"{key}.npy") as f:
-        shape, dtype, _, _ = _npy_header(f, f"{z.fid.name if z.fid else 'npz'}:{key}")
+        shape, dtype, _, _ = npy_header(f, f"{z.fid.name if z.fid else 'npz'}:{key}")
     check_npy_header(shape, dtype, "score chunk", key)
     return shape, dtype
 
@@ -452,13 +516,15 @@ def _enrolled_rows(
 
 def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.floating], Any]:
     """Scores (rows x N) and target columns of one block, computed or read on the worker."""
-    kind, data, keep, targets = piece
+    kind, data, keep, targets, cols = piece
     if kind == "emb":  # one chunk at a time into the block: memory is the block + one chunk
         out = np.empty((keep.size, shared.shape[0]), dtype=np.result_type(data, shared))
         for c in range(0, data.shape[0], SCORE_CHUNK_ROWS):
             lo, hi = np.searchsorted(keep, [c, c + SCORE_CHUNK_ROWS])
             if hi > lo:
                 out[lo:hi] = score_chunk(data, shared, c)[keep[lo:hi] - c]
+        if cols is not None:  # row-major, as the in-memory subset (sums follow the layout)
+            out = np.ascontiguousarray(out[:, cols])
         return out, targets
     if kind == "zarr":
         path, r0, r1 = data
@@ -474,18 +540,25 @@ def _block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.float
     return scores[keep], targets
 
 
-def _task_rows(piece: tuple[Any, ...], shared: Any, lid_params: Any) -> dict[str, Any]:
-    """Pass 1: mated scores, target ranks, Cllr sum and (with a calibration) LID of a block."""
+def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
+    """Pass 1: mated scores, ranks, Cllr sum, LID and chance-level work of a block.
+
+    ``arg`` is (LID calibration or None, tie rule, the block's chance columns).
+    """
+    cal, ties, columns = arg
     s, t = _block_scores(piece, shared)
     mated = s[np.arange(s.shape[0]), t]
     out: dict[str, Any] = {
         "tar": mated,
         "rank": (s >= mated[:, None]).sum(axis=1).astype(np.int64),  # ties count against
         "rank_gt": 1 + (s > mated[:, None]).sum(axis=1).astype(np.int64),  # ties to the target
-        "softplus": _softplus_sum(s),
+        "softplus": softplus_sum(s),
     }
-    if lid_params is not None:
-        out["lid"], out["p"], out["n_deg"] = _lid_rows(s, t, *lid_params)
+    if cal is not None:
+        out["lid"], out["p"], out["n_deg"] = lid_rows(
+            s, t, cal.w, cal.b, cal.prior_log_odds, cal.ddof
+        )
+    out["chance"] = chance_block(s, columns, calibration=cal, ties=ties)
     return out
 
 
@@ -509,7 +582,9 @@ def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, A
     has = ends > starts
     first[has] = non[starts[has]]
     last[has] = non[ends[has] - 1]
+    n_distinct = int(np.count_nonzero(non[1:] != non[:-1])) + 1 if non.size else 0
     return {
+        "n_distinct": n_distinct - int(np.count_nonzero(hi > lo)),  # not at a mated score
         "lo": lo.astype(np.int64),
         "hi": hi.astype(np.int64),
         "first": first,
@@ -556,7 +631,8 @@ def _task_sums(piece: tuple[Any, ...], shared: Any, c: float) -> tuple[float, fl
     block = _block_scores(piece, shared)[0].astype(np.float64)
     total = float(block.sum())
     block -= c
-    return total, float(np.dot(block.ravel(), block.ravel()))
+    np.square(block, out=block)  # summed as in memory: numpy's pairwise sum, no BLAS threads
+    return total, float(block.sum())
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
@@ -637,42 +713,67 @@ class _Runner:
         self.client = client
         self.retries = retries
         self.progress = progress
-        self.pieces = client.scatter(source.pieces(blocks), hash=False)
+        # each block's piece travels inside its tasks (not scattered): a task of a lost worker
+        # is then rerun elsewhere from its own description; scattered data would be lost too
+        self.pieces = source.pieces(blocks)
         shared = source.shared()
         self.shared = None if shared is None else client.scatter(shared, broadcast=True, hash=False)
         self.fraction = 0.0
 
     def run(
-        self, fn: Callable[..., Any], arg: Any, label: str, weight: tuple[float, float]
+        self,
+        fn: Callable[..., Any],
+        arg: Any,
+        label: str,
+        weight: tuple[float, float],
+        *,
+        per_block: bool = False,
     ) -> list[Any]:
-        """Results of ``fn(piece, shared, arg)`` for every block, in block order."""
-        from distributed import as_completed
+        """Results of ``fn(piece, shared, arg)`` for every block, in block order.
 
+        With ``per_block``, ``arg`` is a list: block i gets ``arg[i]``.
+        """
         if isinstance(arg, np.ndarray) and arg.size > 100_000:
             arg = self.client.scatter(arg, broadcast=True, hash=False)
+        args = arg if per_block else [arg] * len(self.pieces)
         futures = [
-            self.client.submit(fn, p, self.shared, arg, retries=self.retries, pure=False)
-            for p in self.pieces
+            self.client.submit(fn, p, self.shared, a, retries=self.retries, pure=False)
+            for p, a in zip(self.pieces, args, strict=True)
         ]
-        index = {f.key: i for i, f in enumerate(futures)}
-        out: list[Any] = [None] * len(futures)
-        done = 0
-        for fut in as_completed(futures):
-            out[index[fut.key]] = fut.result()
-            fut.release()
-            done += 1
-            if self.progress is not None:
-                a, b = weight
-                message = f"{label}: block {done}/{len(futures)}"
-                self.fraction = max(self.fraction, a + (b - a) * done / len(futures))
-                self.progress(self.fraction, message)
-        return out
+        return _gather_in_order(futures, label, weight, self)
+
+    def report(self, done: int, total: int, label: str, weight: tuple[float, float]) -> None:
+        """Progress: ``done`` of ``total`` tasks of a pass spanning ``weight`` of the run."""
+        if self.progress is not None:
+            a, b = weight
+            self.fraction = max(self.fraction, a + (b - a) * done / total)
+            self.progress(self.fraction, f"{label}: block {done}/{total}")
+
+
+def _gather_in_order(
+    futures: list[Any], label: str, weight: tuple[float, float], runner: _Runner | None
+) -> list[Any]:
+    """Results of ``futures`` in their order, each released as it arrives, with progress."""
+    from distributed import as_completed
+
+    index = {f.key: i for i, f in enumerate(futures)}
+    out: list[Any] = [None] * len(futures)
+    done = 0
+    for fut in as_completed(futures):
+        out[index[fut.key]] = fut.result()
+        fut.release()
+        done += 1
+        if runner is not None:
+            runner.report(done, len(futures), label, weight)
+    return out
 
 
 def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
-    """Row blocks of the in-memory Cllr loop (``_BLOCK // N`` rows), so sums match bit for bit."""
-    step = max(1, _BLOCK // n_cols)
-    return [slice(r, min(r + step, n_rows)) for r in range(0, n_rows, step)]
+    """The row blocks of the in-memory loops (:func:`~voxmetrics.metrics.ranks.row_blocks`).
+
+    Float sums over blocks (Cllr, the chance ALID) then add the same terms in the same order.
+    """
+    return row_blocks(n_rows, n_cols)
 
 
 def evaluate_blockwise(
@@ -685,6 +786,12 @@ def evaluate_blockwise(
     lid_variant: str = "maximum-likelihood",
     split: str = "eval",
     ties: Ties = "reference",
+    seed: int = 0,
+    score_kind: ScoreKind = "similarity",
+    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    by: str | None = None,
     progress: Progress | None = None,
     retries: int = 3,
 ) -> Any:
@@ -692,14 +799,21 @@ def evaluate_blockwise(
 
     Parameters
     ----------
-    source : EmbeddingSet, EmbeddingBlocks or ChunkedScores
+    source : EmbeddingSet, EmbeddingBlocks, ChunkedScores or ZarrScores
         The evaluated trials: embeddings (scored per block; ``split`` picks the split) or a
-        score matrix stored as row chunks.
+        score matrix stored as row chunks (files, or a Zarr store).
     client : distributed.Client
         Where the blocks run (see :func:`dask_client`).
     dev : ScoreMatrix, optional
         In-memory calibration scores of disjoint speakers; LID is computed when given (for an
         EmbeddingSet with a dev split and no ``dev``, its dev split is scored in memory).
+    name, attacker, lid_variant, ties, seed, score_kind, p_targets, c_miss, c_fa :
+        As in :func:`~voxmetrics.report.evaluate` (``seed`` seeds the chance levels' draws).
+    by : str, optional
+        A per-trial attribute of embeddings (a metadata column, e.g. ``"sex"``): also evaluate
+        each of its values on its own trials and enrolled identities, as ``evaluate(by=...)``
+        (:meth:`EmbeddingBlocks.subset_attribute`; ``dev`` is split likewise when it has the
+        attribute). Score chunks carry no attributes.
     progress : callable(fraction, message), optional
         Called as blocks finish.
     retries : int
@@ -708,19 +822,59 @@ def evaluate_blockwise(
     Returns
     -------
     ConditionReport
-        Equal to ``evaluate(matrix, dev=dev, ...)`` on the in-memory matrix, except that
-        singling out (which needs the utterance embeddings in memory) and the verification
-        block (DCF, DET, APE, d') are not computed, and neither are bootstrap intervals, the
-        chance levels (``chance`` is null) nor cross-calibrated LID.
+        Equal to ``evaluate(matrix, dev=dev, embeddings=..., ...)`` on the in-memory matrix,
+        every number of its JSON bit for bit: the baselines, LID, SRD, ZEBRA, linkability and
+        its curve, the chance levels, the verification block (DCF, d', the DET and APE curves)
+        and, from an EmbeddingSet, singling out (its predicates in blocks on the workers). Only
+        the DET curve's ``n_points`` (operating points before thinning) is an upper bound:
+        the distinct scores of different blocks are not compared. Bootstrap intervals,
+        cross-calibrated LID are not computed.
     """
     from voxmetrics.report import ConditionReport, TrialsUsed
 
     check_ties(ties)
+    if score_kind not in SCORE_KINDS:
+        raise VoxMetricsInputError(
+            f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
+        )
+    es = None
     if isinstance(source, EmbeddingSet):
         es = source
         source = EmbeddingBlocks.from_embeddings(es, split)
         if dev is None and split == "eval" and "dev" in es.splits():
             dev = es.score_matrix("dev")
+    options = {
+        "attacker": attacker,
+        "lid_variant": lid_variant,
+        "ties": ties,
+        "seed": seed,
+        "score_kind": score_kind,
+        "p_targets": p_targets,
+        "c_miss": c_miss,
+        "c_fa": c_fa,
+        "retries": retries,
+    }
+    subsets = None
+    if by is not None:
+        if not isinstance(source, EmbeddingBlocks):
+            raise VoxMetricsInputError(
+                f"--by {by}: score chunks carry no per-trial attributes; evaluate embeddings "
+                "(--embeddings with a metadata column) to split by an attribute on Dask."
+            )
+        if by not in source.attributes:
+            source.subset_attribute(by, "")  # the error naming the attributes there are
+        subsets = {}
+        for value in sorted(set(source.attributes[by].tolist())):
+            sub_dev = dev
+            if dev is not None and by in dev.attributes:
+                sub_dev = dev.subset_attribute(by, value)
+            subsets[value] = evaluate_blockwise(
+                source.subset_attribute(by, value),
+                client=client,
+                dev=sub_dev,
+                name=f"{name} [{by}={value}]",
+                **options,  # type: ignore[arg-type]
+            )
     n_rows, n_cols = source.shape
     cal = None
     if dev is not None:
@@ -734,8 +888,9 @@ def evaluate_blockwise(
     blocks = _row_blocks(n_rows, n_cols)
     runner = _Runner(client, source, blocks, progress, retries)
 
-    lid_params = None if cal is None else (cal.w, cal.b, cal.prior_log_odds, cal.ddof)
-    rows = runner.run(_task_rows, lid_params, "scores and ranks", (0.0, 0.4))
+    columns = chance_columns(n_rows, n_cols, seed=seed)  # the chance levels' draws
+    args = [(cal, ties, columns[:, b]) for b in blocks]
+    rows = runner.run(_task_rows, args, "scores and ranks", (0.0, 0.4), per_block=True)
     tar = np.concatenate([r["tar"] for r in rows])
     ranks = np.concatenate([r["rank"] for r in rows])  # target_ranks(ties="reference")
     ranks_gt = np.concatenate([r["rank_gt"] for r in rows])  # target_ranks(ties="attacker")
@@ -747,8 +902,8 @@ def evaluate_blockwise(
     sizes = [(b.stop - b.start) * (n_cols - 1) for b in blocks]
     pools = _pools_from_counts(runner, tar, values, pools_parts, n_rows * (n_cols - 1), sizes)
 
-    c_tar = _softplus_sum(-tar)
-    c_non = c_all - _softplus_sum(tar)
+    c_tar = softplus_sum(-tar)
+    c_non = c_all - softplus_sum(tar)
     cllr = float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n_cols - 1))) / np.log(2.0))
     e = eer_from_pools(pools, ties=ties)
     baseline = BaselineResult(
@@ -785,6 +940,11 @@ def evaluate_blockwise(
             n_degenerate=n_deg,
         )
     zebra = zebra_from_pools(pools, ties=ties)
+    chance = chance_levels_from_blocks([r["chance"] for r in rows], n_cols)
+    verification = verification_from_pools(
+        pools, p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, scores_are_llrs=score_kind == "llr"
+    )
+    singled = None if es is None else _singling_out_blockwise(client, es, split, retries)
     if progress is not None:
         progress(1.0, "done")
     return ConditionReport(
@@ -797,9 +957,13 @@ def evaluate_blockwise(
         srd_model=fit_beta_binomial(hist, loss="CLL"),
         zebra=zebra,
         linkability_curve=linkability_curve_from_ranks(ranks_gt, n_cols),
-        singling_out=None,
+        singling_out=singled,
         lid=lid_result,
+        verification=verification,
+        score_kind=score_kind,
+        chance=chance,
         ties=ties,
+        by=None if subsets is None else {by: subsets},
         trials_used=TrialsUsed(  # a complete matrix: every pair, every trial
             n_pairs=n_rows * n_cols,
             n_tar=n_rows,
@@ -870,14 +1034,17 @@ def _pools_from_counts(
             sq += sq_b
         return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
 
-    # n_distinct (distinct pooled scores) is not additive over blocks and is not computed:
-    # only the DET curve of the verification block reads it, which is not computed blockwise.
+    # n_distinct (distinct pooled scores) is not additive over blocks: the distinct mated
+    # scores plus each block's distinct non-mated scores between them bound it from above
+    # (equal when no non-mated score repeats across blocks). Only the DET curve's n_points
+    # reads it.
+    n_distinct = min(values.size + sum(p["n_distinct"] for p in parts), int(tar.size + n_non))
     return SortedPools(
         values,
         counts,
         cell_first,
         cell_last,
-        0,
+        n_distinct,
         int(tar.size),
         int(n_non),
         points,
@@ -1019,18 +1186,43 @@ def _scan_window(
         half *= 4
 
 
+def _singling_out_blockwise(
+    client: Any, es: EmbeddingSet, split: str, retries: int
+) -> SinglingOutResult | None:
+    """Singling out of ``split``, its blocks of predicates on the workers (as in memory)."""
+
+    def map_blocks(fn: Callable[..., Any], shared: tuple[Any, ...], blocks: list[Any]) -> list[Any]:
+        on_workers = [client.scatter(x, broadcast=True, hash=False) for x in shared]
+        futures = [
+            client.submit(fn, *block, *on_workers, retries=retries, pure=False) for block in blocks
+        ]
+        return _gather_in_order(futures, "singling out", (0.95, 0.99), None)
+
+    try:
+        return singling_out_embeddings(es, split=split, map_blocks=map_blocks)
+    except VoxMetricsInputError as exc:  # as evaluate: too few trial embeddings per speaker
+        warnings.warn(f"singling out skipped: {exc}", DegenerateDataWarning, stacklevel=3)
+        return None
+
+
 # --------------------------------------------------------------------------- extraction
 
 _EXTRACTORS: dict[tuple[str, str], Any] = {}
 
 
 def _worker_extractor(model: str, device: str) -> Any:
-    """The extractor of this worker, loaded once per worker process."""
-    from voxmetrics.embeddings import load_extractor
+    """The extractor of this worker, loaded once per worker process and device.
 
-    key = (model, device)
+    ``device`` is resolved here, on the worker (:func:`~voxmetrics.embeddings.select_device`):
+    ``"auto"`` is CUDA on a worker whose torch sees a GPU and the CPU elsewhere, so one cluster
+    may mix GPU and CPU workers; ``"cuda"`` on a worker without a GPU is refused there.
+    """
+    from voxmetrics.embeddings import load_extractor, select_device
+
+    resolved = select_device(device)
+    key = (model, resolved)
     if key not in _EXTRACTORS:
-        _EXTRACTORS[key] = load_extractor(model, device=device)
+        _EXTRACTORS[key] = load_extractor(model, device=resolved)
     return _EXTRACTORS[key]
 
 
@@ -1118,7 +1310,10 @@ def extract_embeddings_blockwise(
         fut.release()
         done += 1
         if progress is not None:
-            progress(done / len(futures), f"{done}/{len(futures)} batches of recordings")
+            progress(
+                done / len(futures),
+                f"{done}/{len(futures)} batches of recordings (the last on {parts[-1]['device']})",
+            )
     rows = np.concatenate([p["rows"] for p in parts])
     order = np.argsort(rows)
     es = None

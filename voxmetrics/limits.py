@@ -67,6 +67,7 @@ __all__ = [
     "limits_from_config",
     "load_npy",
     "load_npz",
+    "npy_header",
     "parse_limit",
     "read_file_bytes",
     "refuse",
@@ -543,7 +544,7 @@ class ArchiveReader:
             head += chunk
             if len(head) >= 65536 + 16:
                 break
-        shape, dtype, fortran, offset = _npy_header(io.BytesIO(head), label)
+        shape, dtype, fortran, offset = npy_header(io.BytesIO(head), label)
         nbytes = check_npy_header(shape, dtype, self.where, array)
         self.check_member(self.infos[name], offset + nbytes)  # before allocating the body
         body = np.empty(nbytes, dtype=np.uint8)
@@ -575,7 +576,19 @@ def _shaped(body: np.ndarray, shape: tuple[int, ...], dtype: np.dtype, fortran: 
     return a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
 
 
-def _npy_header(fh: IO[bytes], label: str) -> tuple[tuple[int, ...], np.dtype, bool, int]:
+def npy_header(fh: IO[bytes], label: str) -> tuple[tuple[int, ...], np.dtype, bool, int]:
+    """Shape, dtype, Fortran order and data offset of the NPY array at ``fh``, never unpickled.
+
+    Reads the header only (at most 64 KiB); a malformed one is a
+    :class:`~voxmetrics.errors.VoxMetricsInputError` naming ``label``. Check the result with
+    :func:`check_npy_header` before reading the data.
+
+    Examples
+    --------
+    >>> buf = io.BytesIO(); np.save(buf, np.zeros((2, 3), np.float32)); _ = buf.seek(0)
+    >>> npy_header(buf, "x.npy")[:3]
+    ((2, 3), dtype('float32'), False)
+    """
     fmt = np.lib.format
     try:
         version = fmt.read_magic(fh)
@@ -657,7 +670,7 @@ def load_npy(data: bytes, where: str) -> np.ndarray:
     >>> load_npy(buf.getvalue(), "x.npy").tolist()
     [0.0, 1.0, 2.0]
     """
-    shape, dtype, fortran, offset = _npy_header(io.BytesIO(data), where)
+    shape, dtype, fortran, offset = npy_header(io.BytesIO(data), where)
     nbytes = check_npy_header(shape, dtype, where)
     return _npy_from(data, shape, dtype, fortran, offset, nbytes, where)
 

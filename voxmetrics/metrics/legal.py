@@ -9,6 +9,7 @@ speaker's score is at least every other candidate's, so a tie goes to the true s
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "LegalEvaluation",
     "LegalLengthResult",
     "LinkabilityCurve",
+    "MapBlocks",
     "SinglingOutCurve",
     "SinglingOutResult",
     "average_consecutive",
@@ -44,6 +46,8 @@ __all__ = [
     "singling_out_curve",
     "singling_out_draws",
     "singling_out_embeddings",
+    "singling_out_from_isolations",
+    "singling_out_isolations",
     "speaker_profiles",
 ]
 
@@ -297,6 +301,10 @@ class SinglingOutResult:
         }
 
 
+MapBlocks = Callable[[Callable[..., Any], tuple[Any, ...], list[tuple[Any, ...]]], list[Any]]
+"""``map_blocks(fn, shared, blocks)``: ``fn(*block, *shared)`` for each block, in order."""
+
+
 def singling_out_draws(
     speakers: ArrayLike,
     *,
@@ -329,9 +337,7 @@ def singling_out_draws(
         return [np.concatenate([r[:cap] for r in rows_of]) if rows_of else np.zeros(0, int)]
     rng = np.random.default_rng(seed)
     return [
-        np.concatenate([rng.permutation(r)[:cap] for r in rows_of])
-        if rows_of
-        else np.zeros(0, int)
+        np.concatenate([rng.permutation(r)[:cap] for r in rows_of]) if rows_of else np.zeros(0, int)
         for _ in range(n_draws)
     ]
 
@@ -346,6 +352,7 @@ def singling_out(
     n_draws: int = 5,
     seed: int = 0,
     shuffle: bool = True,
+    map_blocks: MapBlocks | None = None,
 ) -> SinglingOutResult:
     """Singling out by threshold predicates on enrolment profiles (Vauquier et al. 2025).
 
@@ -374,6 +381,10 @@ def singling_out(
         Seed of the draws.
     shuffle : bool, default True
         False: one draw of the first embeddings of each speaker in file order (deterministic).
+    map_blocks : callable, optional
+        ``map_blocks(fn, shared, blocks)`` -> ``[fn(*block, *shared) for block in blocks]``,
+        computed anywhere (e.g. on Dask workers, :mod:`voxmetrics.distributed`); the blocks
+        are rows of predicates (:func:`singling_out_isolations`). Default: in this process.
 
     Returns
     -------
@@ -411,18 +422,58 @@ def singling_out(
             "no enrolled speaker has trial embeddings; predicates need K_e trial embeddings."
         )
     labels, profiles = labels[has_trials], profiles[has_trials]
-    scores_all = profiles @ _unit(t_emb).T  # predicates x trial embeddings
+    t_unit = _unit(t_emb)
     draws = singling_out_draws(
         t_spk, max_per_speaker=max_per_speaker, n_draws=n_draws, seed=seed, shuffle=shuffle
     )
-    per_fold: list[float] = []
-    per_predicate = np.zeros(labels.size)
+    # predicates are independent: blocks of rows bound the memory (a block's scores and the
+    # few copies the folds make: a quarter of the usual block each)
+    blocks = [(profiles[r], labels[r]) for r in row_blocks(labels.size, 4 * t_unit.shape[0])]
+    shared = (t_unit, t_spk, pop, draws)
+    if map_blocks is None:
+        parts = [singling_out_isolations(*block, *shared) for block in blocks]
+    else:
+        parts = map_blocks(singling_out_isolations, shared, blocks)
+    return singling_out_from_isolations(parts, labels, pop, draws, n_excluded)
+
+
+def singling_out_isolations(
+    profiles: NDArray[np.float64],
+    predicates: NDArray[np.str_],
+    trial_unit: NDArray[np.float64],
+    trial_speakers: NDArray[np.str_],
+    population: NDArray[np.str_],
+    draws: Sequence[NDArray[np.int64]],
+) -> tuple[NDArray[np.bool_], int]:
+    """Which of these predicates isolate, per fold of each draw (the work of :func:`singling_out`).
+
+    ``profiles`` (unit norm) and ``predicates`` are some rows of the enrolled speakers'
+    profiles and their labels; ``trial_unit`` the unit-norm trial embeddings, ``population``
+    the sorted trial speakers with at least 2 of them and ``draws`` their
+    :func:`singling_out_draws`. Returns a (predicates x folds of every draw) boolean matrix
+    and the folds of the last draw. Predicates are independent: blocks of them computed
+    anywhere (one machine, Dask workers) and put together with
+    :func:`singling_out_from_isolations` give the same result, bit for bit when cut on the same
+    rows (the scores are a matrix product).
+
+    Examples
+    --------
+    >>> pop = np.array(["a", "b"])
+    >>> t = np.array([[1, 0.1], [1, -0.1], [0.1, 1], [-0.1, 1]])
+    >>> t /= np.linalg.norm(t, axis=1, keepdims=True)
+    >>> draws = singling_out_draws(["a", "a", "b", "b"], shuffle=False)
+    >>> iso, folds = singling_out_isolations(np.eye(2), pop, t, np.array(list("aabb")), pop, draws)
+    >>> iso.tolist(), folds
+    ([[True, True], [True, True]], 2)
+    """
+    scores_all = profiles @ trial_unit.T  # predicates x trial embeddings
+    out: list[NDArray[np.bool_]] = []
+    rows = np.arange(predicates.size)
     folds = 0
-    rows = np.arange(labels.size)
     for chosen in draws:
-        spk = t_spk[chosen]
+        spk = trial_speakers[chosen]
         _, inverse, counts = np.unique(spk, return_inverse=True, return_counts=True)
-        m = counts[np.searchsorted(pop, labels)] - 1  # M = K_e - 1 per predicate
+        m = counts[np.searchsorted(population, predicates)] - 1  # M = K_e - 1 per predicate
         # position of each chosen embedding within its speaker, in the drawn order
         order = np.argsort(inverse, kind="stable")
         position = np.empty(spk.size, dtype=np.int64)
@@ -437,19 +488,35 @@ def singling_out(
             cal = -np.partition(-scores[:, ~held], kth, axis=1)  # descending at kth
             threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
             above = (scores[:, held] > threshold[:, None]).sum(axis=1)
-            per_fold.append(float((above == 1).mean()))
-            per_predicate += above == 1
-    values = np.asarray(per_fold)
+            out.append(above == 1)
+    return np.stack(out, axis=1), folds
+
+
+def singling_out_from_isolations(
+    parts: Sequence[tuple[NDArray[np.bool_], int]],
+    predicates: NDArray[np.str_],
+    population: NDArray[np.str_],
+    draws: Sequence[NDArray[np.int64]],
+    n_excluded: int,
+) -> SinglingOutResult:
+    """:class:`SinglingOutResult` from :func:`singling_out_isolations` of blocks of predicates.
+
+    ``parts`` in the order of ``predicates``; ``n_excluded`` trial speakers had fewer than 2
+    embeddings.
+    """
+    iso = np.concatenate([p[0] for p in parts], axis=0)
+    folds = parts[-1][1]
+    values = iso.mean(axis=0)  # per fold (and draw): the fraction of predicates isolating
     return SinglingOutResult(
         value=float(values.mean()),
-        n_speakers=int(pop.size),
-        n_predicates=int(labels.size),
+        n_speakers=int(population.size),
+        n_predicates=int(predicates.size),
         folds=folds,
         per_fold=values,
         n_draws=len(draws),
         n_excluded_speakers=n_excluded,
-        predicates=labels,
-        per_predicate=per_predicate / len(per_fold),
+        predicates=predicates,
+        per_predicate=iso.sum(axis=1) / values.size,
     )
 
 
@@ -556,9 +623,7 @@ def conversation_length_curve(
         scores = t_emb[enrolled] @ profiles.T
         link[k] = linkability(scores, np.searchsorted(labels, t_spk[enrolled]))
         try:
-            so[k] = singling_out(
-                es.embeddings[enrol], spk[enrol], t_emb, t_spk, seed=seed
-            ).value
+            so[k] = singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk, seed=seed).value
         except VoxMetricsInputError:
             pass  # fewer than 2 groups per speaker at this L: no held-out fold
     return ConversationLengthCurve(

@@ -57,6 +57,7 @@ __all__ = [
     "lid",
     "lid_ccdf",
     "lid_cross_calibrated",
+    "lid_rows",
     "posterior",
     "resolve_lid_variant",
     "row_znorm",
@@ -563,9 +564,20 @@ class LIDResult:
         }
 
 
-def _lid_rows(
+def lid_rows(
     s: NDArray[np.float64], t: NDArray[np.intp], w: float, b: float, prior: float, ddof: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+    """Per-row LID, posterior of the target and degenerate-row count under (w, b, prior, ddof).
+
+    The kernel of :func:`lid`, applied in row blocks; rows are independent, so a Dask worker
+    applying it to its block of rows gets the same numbers.
+
+    Examples
+    --------
+    >>> v, p, n_deg = lid_rows(np.array([[2.0, 0.0]]), np.array([0]), 1.0, 0.0, 0.0, 0)
+    >>> round(float(v[0]), 4), round(float(p[0]), 4), n_deg  # z = (1, -1): p = e/(e + 1/e)
+    (0.8169, 0.8808, 0)
+    """
     lid_out = np.empty(s.shape[0])
     p_out = np.empty(s.shape[0])
     n_deg = 0
@@ -614,7 +626,7 @@ def lid(
     """
     s, t = check_matrix(scores, targets)
     c = calibration
-    lid_values, p, n_deg = _lid_rows(s, t, c.w, c.b, c.prior_log_odds, c.ddof)
+    lid_values, p, n_deg = lid_rows(s, t, c.w, c.b, c.prior_log_odds, c.ddof)
     if n_deg:
         warnings.warn(
             f"{n_deg} eval trial(s) have identical scores (to float64 precision) for every "
@@ -694,7 +706,7 @@ def lid_cross_calibrated(
                 source=label,
             )
             cals.append(cal)
-            lid_values[held], p[held], d = _lid_rows(
+            lid_values[held], p[held], d = lid_rows(
                 s[held], t[held], cal.w, cal.b, cal.prior_log_odds, ddof
             )
             n_deg += d

@@ -365,12 +365,16 @@ class SortedPools:
             return out
 
         def non_sums(c: float) -> tuple[float, float]:
+            # the row blocks of every float sum over a matrix (a Dask worker sums the same)
+            from voxmetrics.metrics.ranks import row_blocks  # ranks imports this module
+
             total = sq = 0.0
             # one float64 buffer for every block (a block-sized array allocated per block is
             # mapped afresh each time); same values, same sums
-            buf = np.empty(min(step, scores.shape[0]) * scores.shape[1])
-            for r0 in range(0, scores.shape[0], step):
-                src = scores[r0 : r0 + step]
+            blocks = row_blocks(*scores.shape)
+            buf = np.empty(max((b.stop - b.start for b in blocks), default=0) * scores.shape[1])
+            for rows in blocks:
+                src = scores[rows]
                 if src.flags.c_contiguous:
                     block = buf[: src.size].reshape(src.shape)
                     np.copyto(block, src)
@@ -378,7 +382,10 @@ class SortedPools:
                     block = src.astype(np.float64)
                 total += float(block.sum())
                 block -= c
-                sq += float(np.dot(block.ravel(), block.ravel()))
+                # numpy's pairwise sum, not a BLAS dot (whose order depends on its threads):
+                # the same on every machine, a Dask worker's included
+                np.square(block, out=block)
+                sq += float(block.sum())
             return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
 
         return cls._build(pooled, np.sort(tar), locate, count_non_le, non_sums)

@@ -34,7 +34,7 @@ family-wise error rate.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,11 +58,15 @@ from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
 
 __all__ = [
     "WORST_Q",
+    "ChanceBlock",
     "ChanceLevels",
     "Comparison",
     "ConditionReplicates",
     "SpeakerDraws",
+    "chance_block",
+    "chance_columns",
     "chance_levels",
+    "chance_levels_from_blocks",
     "compare_replicates",
     "condition_replicates",
     "eer_from_runs",
@@ -842,40 +846,133 @@ def chance_levels(
         s = s.astype(np.float64)
     if s.ndim != 2 or s.shape[1] < 2:
         raise VoxMetricsInputError("`scores` must be a T x N matrix with N >= 2.")
-    if n_draws < 1:
-        raise VoxMetricsInputError("`n_draws` must be >= 1.")
     check_ties(ties)
     n_trials, n = s.shape
+    cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
+    blocks = row_blocks(n_trials, n)
+    # one LID buffer for every block (a block-sized array allocated per block is mapped afresh)
+    buf = None if calibration is None else np.empty(max(b.stop - b.start for b in blocks) * n)
+    parts = [
+        chance_block(s[blk], cols[:, blk], calibration=calibration, ties=ties, buf=buf)
+        for blk in blocks
+    ]
+    return chance_levels_from_blocks(parts, n, q=q)
+
+
+def chance_columns(
+    n_trials: int, n: int, *, n_draws: int = 200, seed: int = 0
+) -> NDArray[np.int64]:
+    """The identities :func:`chance_levels` draws: a (draws x trials) matrix of columns.
+
+    ``n_draws`` shrinks (to at least 20) when draws x trials would exceed 4 million.
+
+    Examples
+    --------
+    >>> chance_columns(3, 4, n_draws=2, seed=0).shape
+    (2, 3)
+    """
+    if n_draws < 1:
+        raise VoxMetricsInputError("`n_draws` must be >= 1.")
     # bound the (draws x trials) work on large matrices: at least 20 draws
     n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
     rng = np.random.default_rng(seed)
-    cols = rng.integers(0, n, size=(n_draws, n_trials))
-    drawn = np.empty((n_draws, n_trials), dtype=np.int32)
-    x = np.empty((n_draws, n_trials)) if calibration is not None else None
+    return rng.integers(0, n, size=(n_draws, n_trials))
+
+
+@dataclass(frozen=True, eq=False)
+class ChanceBlock:
+    """What :func:`chance_levels` needs of one block of rows (see :func:`chance_block`)."""
+
+    drawn: NDArray[np.int32] = field(repr=False)
+    """Rank of the drawn column of each row, per draw (draws x rows)."""
+    lid_drawn: NDArray[np.float64] | None = field(repr=False)
+    """LID of the drawn column of each row, per draw; None without a calibration."""
+    n_top: int
+    """Cells ranked first in their row (ties share the first place)."""
+    n_pos: int
+    """Cells with a positive LID."""
+    lid_sum: float
+    """Sum of the LID of every cell of the block."""
+
+
+def chance_block(
+    scores: ArrayLike,
+    columns: ArrayLike,
+    *,
+    calibration: LIDCalibration | None = None,
+    ties: Ties = "reference",
+    buf: NDArray[np.float64] | None = None,
+) -> ChanceBlock:
+    """The per-row work of :func:`chance_levels` on one block of rows.
+
+    ``columns`` are the block's columns of :func:`chance_columns`; ``buf`` (optional, at least
+    rows x N float64) holds the block's LIDs, reused from block to block. Rows are independent, so
+    blocks computed anywhere (one machine, or Dask workers) and put together in row order
+    with :func:`chance_levels_from_blocks` give the same chance levels; the blocks of
+    :func:`~voxmetrics.metrics.ranks.row_blocks` give the same ALID bit for bit.
+
+    Examples
+    --------
+    >>> b = chance_block(np.array([[0.9, 0.1], [0.5, 0.5]]), np.array([[0, 1]]))
+    >>> b.drawn.tolist(), b.n_top  # row 2 ties: both cells rank first (ties="reference": 2)
+    ([[1, 2]], 3)
+    """
+    s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
+    cb = np.asarray(columns)
+    n_rows, n = s.shape
+    drawn = np.empty(cb.shape, dtype=np.int32)
+    lid_blk = None
+    if calibration is not None:
+        lid_blk = np.empty(n_rows * n) if buf is None else buf[: n_rows * n]
+        lid_blk = lid_blk.reshape(n_rows, n)
+    n_top = 0
+    # row-wise work in cache-sized chunks; the LID of the whole block is summed at once
+    for ch in row_blocks(n_rows, n, CHUNK_ELEMENTS):
+        sb = s[ch]
+        # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
+        # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
+        drawn[:, ch] = entry_ranks(sb, cb[:, ch], ties=ties)
+        # columns ranked first with ties for the attacker: the scores equal to the row max
+        n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
+        if lid_blk is not None and calibration is not None:
+            z, _ = row_znorm(sb, ddof=calibration.ddof)
+            out = lid_blk[ch]
+            np.add(math.log(n), log_softmax(calibration.w * z, axis=1), out=out)
+            out /= _LN2
+    if lid_blk is None:
+        return ChanceBlock(drawn, None, n_top, 0, 0.0)
+    return ChanceBlock(
+        drawn,
+        lid_blk[np.arange(n_rows), cb],
+        n_top,
+        int((lid_blk > 0).sum()),
+        float(lid_blk.sum()),
+    )
+
+
+def chance_levels_from_blocks(
+    blocks: Sequence[ChanceBlock], n: int, *, q: float = WORST_Q
+) -> ChanceLevels:
+    """:func:`chance_levels` from its :func:`chance_block` results, in row order.
+
+    Examples
+    --------
+    >>> s, cols = np.array([[0.9, 0.1], [0.2, 0.8]]), np.array([[0, 1]])  # 1 draw, 2 rows
+    >>> parts = [chance_block(s[i : i + 1], cols[:, i : i + 1]) for i in (0, 1)]
+    >>> c = chance_levels_from_blocks(parts, 2)
+    >>> c.values["linkability"], c.n_draws  # one cell of each row ranks first: 2 / 4
+    (0.5, 1)
+    """
+    drawn = np.concatenate([b.drawn for b in blocks], axis=1)
+    n_draws, n_trials = drawn.shape
     n_top = n_pos = 0
     lid_sum = 0.0
-    blocks = row_blocks(n_trials, n)
-    buf = None if x is None else np.empty(max(b.stop - b.start for b in blocks) * n)
-    for blk in blocks:
-        # row-wise work in cache-sized chunks; the LID of a whole block is summed at once
-        lid_blk = None if buf is None else buf[: (blk.stop - blk.start) * n].reshape(-1, n)
-        for ch in row_blocks(blk.stop - blk.start, n, CHUNK_ELEMENTS):
-            rows = slice(blk.start + ch.start, blk.start + ch.stop)
-            sb = s[rows]
-            # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
-            # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-            drawn[:, rows] = entry_ranks(sb, cols[:, rows], ties=ties)
-            # columns ranked first with ties for the attacker: the scores equal to the row max
-            n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
-            if lid_blk is not None and calibration is not None:
-                z, _ = row_znorm(sb, ddof=calibration.ddof)
-                out = lid_blk[ch]
-                np.add(math.log(n), log_softmax(calibration.w * z, axis=1), out=out)
-                out /= _LN2
-        if x is not None and lid_blk is not None:
-            lid_sum += float(lid_blk.sum())
-            n_pos += int((lid_blk > 0).sum())
-            x[:, blk] = lid_blk[np.arange(lid_blk.shape[0]), cols[:, blk]]
+    for b in blocks:  # in row order, as one machine's loop
+        n_top += b.n_top
+        n_pos += b.n_pos
+        lid_sum += b.lid_sum
     values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
     grid = linkability_grid(n)
     # rank histogram of each draw: counts of (draw, rank) pairs (exact integers, as floats)
@@ -883,7 +980,8 @@ def chance_levels(
     h = np.bincount(cells, minlength=n_draws * n).reshape(n_draws, n).astype(np.float64)
     for k, v in _srd_from_hist(h, q).items():
         values[k] = float(np.mean(v))
-    if x is not None:
+    if blocks and blocks[0].lid_drawn is not None:
+        x = np.concatenate([b.lid_drawn for b in blocks], axis=1)  # type: ignore[misc]
         values["alid"] = lid_sum / (n_trials * n)
         values["pdr"] = n_pos / (n_trials * n)
         values["ndr"] = 1.0 - values["pdr"]

@@ -15,7 +15,7 @@ from voxmetrics.plots.lid import (
 )
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
 from voxmetrics.ui.cache_lid import calibration_curve_cached
-from voxmetrics.ui.lid_widgets import (
+from voxmetrics.ui.lid_page import (
     calibration_caption,
     lid_chances,
     lid_controls,

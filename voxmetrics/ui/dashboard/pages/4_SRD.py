@@ -12,7 +12,7 @@ from voxmetrics.plots.srd import (
     speaker_rank_figure,
 )
 from voxmetrics.report import intervals_frame
-from voxmetrics.ui.srd_widgets import (
+from voxmetrics.ui.srd_page import (
     rank_caption,
     show_sparse_notice,
     speaker_model_fits,

@@ -20,7 +20,7 @@ from voxmetrics.plots.sbls import (
     subgroup_figure,
 )
 from voxmetrics.plots.style import condition_colors
-from voxmetrics.ui import widgets_sbls as w
+from voxmetrics.ui import sbls_page as w
 
 study = ui.page_setup("Soft biometrics")
 st.title("Soft biometrics: SBLS")
