@@ -25,6 +25,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -211,13 +213,17 @@ def embedding_set_attack(
             f"{int(train.sum())} dev utterances in {trained_on} and {int(test.sum())} {split} "
             f"utterances in {where}."
         )
-    predictions = builtin_attacker(
-        train_es.embeddings[train],
-        {a: train_es.meta[a].to_numpy()[train] for a in names},
-        anonymised.embeddings[test],
+    train_key = train_es.content_hash if attacker == "original" else "self"
+    content = anonymised.content_hash
+    predictions = _trained_predictions(
+        (content, split, train_key, tuple(names)),
+        lambda: builtin_attacker(
+            train_es.embeddings[train],
+            {a: train_es.meta[a].to_numpy()[train] for a in names},
+            anonymised.embeddings[test],
+        ),
     )
     meta = anonymised.meta[test]
-    train_key = train_es.content_hash if attacker == "original" else "self"
     short = "anonymised (own dev)"
     if attacker == "original":
         short = f"original ({original_name})" if original_name else "original"
@@ -227,10 +233,41 @@ def embedding_set_attack(
         speakers=meta["speaker"].to_numpy().astype(str),
         utt_ids=meta["utt_id"].to_numpy().astype(str),
         attacker=f"built-in logistic regression trained on {trained_on}",
-        key=f"emb:{anonymised.content_hash}|{split}|{attacker}:{train_key}|{','.join(names)}",
+        key=f"emb:{content}|{split}|{attacker}:{train_key}|{','.join(names)}",
         short=short,
         trained_on=attacker,
     )
+
+
+# The built-in attacker's predictions by the content they depend on, so that the report, the
+# compare command and the dashboard page train it once per condition in a process; bounded,
+# most recently used last.
+_PREDICTIONS: OrderedDict[tuple[str, ...], dict[str, AttributePrediction]] = OrderedDict()
+_PREDICTIONS_LOCK = threading.Lock()
+_PREDICTIONS_MAX = 64
+
+
+def _trained_predictions(
+    key: tuple[Any, ...], train: Callable[[], dict[str, AttributePrediction]]
+) -> dict[str, AttributePrediction]:
+    """``train()``, or its result for the same ``key`` (the data it depends on) kept from before.
+
+    The predictions' arrays are made read-only: every attack of the same data shares them.
+    """
+    with _PREDICTIONS_LOCK:
+        if key in _PREDICTIONS:
+            _PREDICTIONS.move_to_end(key)
+            return dict(_PREDICTIONS[key])
+    predictions = train()
+    for p in predictions.values():
+        for arr in (p.scores, p.predicted):
+            if arr is not None:
+                arr.flags.writeable = False
+    with _PREDICTIONS_LOCK:
+        _PREDICTIONS[key] = predictions
+        while len(_PREDICTIONS) > _PREDICTIONS_MAX:
+            _PREDICTIONS.popitem(last=False)
+    return dict(predictions)
 
 
 def embeddings_attack(
