@@ -165,7 +165,9 @@ def embedding_set_attack(
     :func:`attack_sbls` of the returned attack equals
     :func:`voxmetrics.metrics.sbls.sbls_embeddings` of the same inputs (tests check it); the
     predictions are kept so that the bootstrap can hold them fixed. ``name`` and
-    ``original_name`` name the data in messages and labels.
+    ``original_name`` name the data in messages and labels. A process trains the attacker once
+    per data (embeddings, split, training set, attributes): the study report, ``compare`` and
+    the Soft biometrics page reuse its predictions.
 
     Raises
     ------
