@@ -244,7 +244,7 @@ def embedding_set_attack(
 # The built-in attacker's predictions by the content they depend on, so that the report, the
 # compare command and the dashboard page train it once per condition in a process; bounded,
 # most recently used last.
-_PREDICTIONS: OrderedDict[tuple[str, ...], dict[str, AttributePrediction]] = OrderedDict()
+_PREDICTIONS: OrderedDict[tuple[Any, ...], dict[str, AttributePrediction]] = OrderedDict()
 _PREDICTIONS_LOCK = threading.Lock()
 _PREDICTIONS_MAX = 64
 
