@@ -346,3 +346,24 @@ def test_the_builtin_attacker_is_trained_once_per_data_in_a_process(demo, monkey
     default_attack(demo.get("anon-strong"))
     embeddings_attack(cond, original=demo.get("plain"), attacker="original")
     assert len(fits) == 3
+
+
+def test_compare_sbls_with_a_cache_gives_the_same_comparisons_once_per_attack(demo, monkeypatch):
+    attacks = {n: default_attack(demo.get(n)) for n in ("plain", "anon-mild", "anon-strong")}
+    speakers = sorted({s for a in attacks.values() for s in a.speakers.tolist()})
+    draws = SpeakerDraws.draw(speakers, n_boot=40, seed=3)
+    fresh = [
+        compare_sbls(attacks["plain"], attacks[n], draws) for n in ("anon-mild", "anon-strong")
+    ]
+    calls = []
+    real = analysis.sbls_replicates
+    monkeypatch.setattr(
+        analysis, "sbls_replicates", lambda *a, **k: calls.append(a[0].key) or real(*a, **k)
+    )
+    cache = {}
+    cached = [
+        compare_sbls(attacks["plain"], attacks[n], draws, cache=cache)
+        for n in ("anon-mild", "anon-strong")
+    ]
+    assert cached == fresh
+    assert len(calls) == 3 and len(cache) == 3  # "plain" once, then each other condition

@@ -27,7 +27,7 @@ import itertools
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -789,6 +789,7 @@ def compare_sbls(
     options: SBLSOptions | None = None,
     *,
     confidence: float = 0.95,
+    cache: MutableMapping[Any, Any] | None = None,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of SBLS and its components under the same replicate weights.
 
@@ -796,12 +797,23 @@ def compare_sbls(
     two-sided bootstrap p-value of :func:`~voxmetrics.metrics.uncertainty.compare_replicates`;
     ``p_adjusted`` is Holm's adjustment over these four numbers (their own family: the
     identity numbers of a comparison keep theirs). Every speaker of both attacks must be in
-    ``draws``.
+    ``draws``. ``cache`` (a dict, filled here; one per ``draws``) keeps each attack's
+    estimates and replicates, so that comparing several conditions with the same one computes
+    its numbers once.
     """
     opts = options or SBLSOptions()
     alpha = (1.0 - confidence) / 2
-    est_a, est_b = _estimates(attack_sbls(a, opts)), _estimates(attack_sbls(b, opts))
-    rep_a, rep_b = sbls_replicates(a, opts, draws), sbls_replicates(b, opts, draws)
+
+    def numbers(att: Attack) -> tuple[dict[str, float | None], dict[str, NDArray[np.float64]]]:
+        key = (att.key, opts.key())
+        if cache is not None and key in cache:
+            return cache[key]
+        out = _estimates(attack_sbls(att, opts)), sbls_replicates(att, opts, draws)
+        if cache is not None:
+            cache[key] = out
+        return out
+
+    (est_a, rep_a), (est_b, rep_b) = numbers(a), numbers(b)
     out: dict[str, Comparison] = {}
     for key in COMPONENTS:
         va, vb = est_a[key], est_b[key]

@@ -364,11 +364,14 @@ def _comparisons(
     if not attacked <= set(speakers):
         sbls_draws = SpeakerDraws.draw(sorted(attacked), n_boot=n_boot, seed=draws.seed)
     out = {}
+    sbls_cache: dict[Any, Any] = {}  # the first condition's SBLS numbers once for every pair
     for r in reports[1:]:
         if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
             pair = compare_replicates(reps[first], reps[r.name])
             pair.update(compare_linkage(linkage[first], linkage[r.name], draws))
             if first in attacks and r.name in attacks:
-                pair.update(compare_sbls(attacks[first], attacks[r.name], sbls_draws))
+                pair.update(
+                    compare_sbls(attacks[first], attacks[r.name], sbls_draws, cache=sbls_cache)
+                )
             out[f"{r.name} vs {first}"] = pair
     return out
