@@ -310,3 +310,60 @@ def test_uploads_need_attribute_labels(demo):
         predictions_attack(cond, data, "p.csv")
     with pytest.raises(VoxMetricsInputError, match=r"p\.csv: .*not in the metadata"):
         predictions_attack(Condition("ok", eval=plain.eval), data, "p.csv")
+
+
+def test_the_builtin_attacker_is_trained_once_per_data_in_a_process(demo, monkeypatch):
+    # the report, the compare command and the page attack the same condition: one training
+    from voxmetrics.metrics.sbls import builtin_attacker
+
+    cond = demo.get("anon-mild")
+    monkeypatch.setattr(analysis, "_PREDICTIONS", type(analysis._PREDICTIONS)())
+    fits = []
+    monkeypatch.setattr(
+        analysis, "builtin_attacker", lambda *a, **k: fits.append(1) or builtin_attacker(*a, **k)
+    )
+    first = default_attack(cond)
+    again = default_attack(cond)
+    assert len(fits) == 1
+    assert again.key == first.key
+    for a in first.predictions:
+        np.testing.assert_array_equal(again.predictions[a].scores, first.predictions[a].scores)
+        assert not again.predictions[a].scores.flags.writeable
+    # the same numbers as a fresh training
+    fresh = builtin_attacker(
+        *(lambda es, dev, ev: (
+            es.embeddings[dev], {a: es.meta[a].to_numpy()[dev] for a in first.labels},
+            es.embeddings[ev]))(
+            cond.embeddings,
+            (cond.embeddings.meta["split"] == "dev").to_numpy(),
+            (cond.embeddings.meta["split"] == "eval").to_numpy(),
+        )
+    )  # fmt: skip
+    for a in first.predictions:
+        np.testing.assert_array_equal(first.predictions[a].scores, fresh[a].scores)
+    assert attack_sbls(again).to_dict() == attack_sbls(first).to_dict()
+    # other data (another condition, the original attacker) is trained on its own
+    default_attack(demo.get("anon-strong"))
+    embeddings_attack(cond, original=demo.get("plain"), attacker="original")
+    assert len(fits) == 3
+
+
+def test_compare_sbls_with_a_cache_gives_the_same_comparisons_once_per_attack(demo, monkeypatch):
+    attacks = {n: default_attack(demo.get(n)) for n in ("plain", "anon-mild", "anon-strong")}
+    speakers = sorted({s for a in attacks.values() for s in a.speakers.tolist()})
+    draws = SpeakerDraws.draw(speakers, n_boot=40, seed=3)
+    fresh = [
+        compare_sbls(attacks["plain"], attacks[n], draws) for n in ("anon-mild", "anon-strong")
+    ]
+    calls = []
+    real = analysis.sbls_replicates
+    monkeypatch.setattr(
+        analysis, "sbls_replicates", lambda *a, **k: calls.append(a[0].key) or real(*a, **k)
+    )
+    cache = {}
+    cached = [
+        compare_sbls(attacks["plain"], attacks[n], draws, cache=cache)
+        for n in ("anon-mild", "anon-strong")
+    ]
+    assert cached == fresh
+    assert len(calls) == 3 and len(cache) == 3  # "plain" once, then each other condition

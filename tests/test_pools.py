@@ -374,3 +374,41 @@ def test_non_sums_do_not_depend_on_the_blas_threads():
     default = pools.non_sums(0.1)
     with threadpoolctl.threadpool_limits(1):
         assert pools.non_sums(0.1) == default
+
+
+# ------------------------------------------- pav_llrs' positions: np.searchsorted, faster
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    v=st.lists(st.integers(-20, 20), min_size=1, max_size=12, unique=True),
+    x=st.lists(st.integers(-25, 25), min_size=0, max_size=200),
+    scale=st.sampled_from([1.0, 0.1, 0.5]),
+    float32=st.booleans(),
+)
+def test_positions_are_searchsorted_left(v, x, scale, float32):
+    from voxmetrics.metrics.pav import _positions
+
+    dtype = np.float32 if float32 else np.float64
+    vv = np.sort(np.asarray(v, dtype=np.float64) * scale).astype(dtype)
+    xx = (np.asarray(x, dtype=np.float64) * scale).astype(dtype)  # ties with v and each other
+    got = _positions(vv, xx)
+    np.testing.assert_array_equal(got, np.searchsorted(vv, xx, side="left"))
+    assert got.dtype == np.intp
+
+
+def test_positions_on_many_scores_and_pav_llrs_unchanged():
+    from voxmetrics.metrics.pav import _positions
+
+    rng = np.random.default_rng(7)
+    tar = np.round(rng.normal(1.0, 1.0, 3000), 2)  # ties within and across the pools
+    non = np.round(rng.normal(-1.0, 1.0, 200_000), 2)
+    v = np.unique(tar)
+    np.testing.assert_array_equal(_positions(v, non), np.searchsorted(v, non, side="left"))
+    t_llr, n_llr = pav_llrs(tar, non, laplace=True)
+    # every score's LLR is that of its value: PAV of the sorted pool, looked up by value
+    assert np.isfinite(t_llr).all() and np.isfinite(n_llr).all()
+    for pool, llr in ((tar, t_llr), (non, n_llr)):
+        _, first = np.unique(pool, return_index=True)
+        by_value = dict(zip(pool[first].tolist(), llr[first].tolist(), strict=True))
+        np.testing.assert_array_equal(llr, [by_value[s] for s in pool.tolist()])

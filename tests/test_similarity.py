@@ -25,9 +25,9 @@ from voxmetrics.metrics.similarity import (
 )
 
 # metrics.md section 5 check (already similarities)
-M_OO = [[.9, .2, .1], [.2, .8, .3], [.1, .3, .85]]
-M_OA = [[.6, .3, .2], [.3, .5, .35], [.2, .35, .55]]
-M_AA = [[.7, .4, .3], [.4, .65, .45], [.3, .45, .7]]
+M_OO = [[0.9, 0.2, 0.1], [0.2, 0.8, 0.3], [0.1, 0.3, 0.85]]
+M_OA = [[0.6, 0.3, 0.2], [0.3, 0.5, 0.35], [0.2, 0.35, 0.55]]
+M_AA = [[0.7, 0.4, 0.3], [0.4, 0.65, 0.45], [0.3, 0.45, 0.7]]
 
 
 # ---------------------------------------------------------------- independent references
@@ -310,3 +310,96 @@ def test_speakers_with_a_single_utterance_are_left_out_and_counted(calibration):
     np.testing.assert_allclose(r.oo.matrix, r3.oo.matrix)
     np.testing.assert_allclose(r.oa.matrix, r3.oa.matrix)
     assert r.distinctiveness == r3.distinctiveness
+
+
+# ------------------------------------------- the one-pass sums against the dense reference
+
+
+def _dense_similarity_matrix(ea, sa, ua, eb, sb, ub, calibration):
+    """The former implementation: one-hot speaker matrices, (S x U) @ (U x U) @ (U x S)."""
+    ea, eb = _unit(ea), _unit(eb)
+    sa, sb, ua, ub = (np.asarray(x).astype(str) for x in (sa, sb, ua, ub))
+    speakers = np.intersect1d(sa, sb)
+    keep_a, keep_b = np.isin(sa, speakers), np.isin(sb, speakers)
+    ea, sa, ua, eb, sb, ub = ea[keep_a], sa[keep_a], ua[keep_a], eb[keep_b], sb[keep_b], ub[keep_b]
+    ia, ib = np.searchsorted(speakers, sa), np.searchsorted(speakers, sb)
+    scores = ea @ eb.T
+    valid = ua[:, None] != ub[None, :]
+    same = ia[:, None] == ib[None, :]
+    if calibration == "pav":
+        tar_mask, non_mask = valid & same, valid & ~same
+        tar_llr, non_llr = pav_llrs(scores[tar_mask], scores[non_mask], laplace=True)
+        llr = np.zeros_like(scores)
+        llr[tar_mask], llr[non_mask] = tar_llr, non_llr
+    else:
+        llr = scores
+    n_spk = speakers.size
+    one_a = np.zeros((ia.size, n_spk))
+    one_a[np.arange(ia.size), ia] = 1.0
+    one_b = np.zeros((ib.size, n_spk))
+    one_b[np.arange(ib.size), ib] = 1.0
+    w = valid.astype(np.float64)
+    counts = one_a.T @ w @ one_b
+    sums = one_a.T @ (llr * w) @ one_b
+    raw_sums = one_a.T @ (scores * w) @ one_b
+    m = expit(sums / counts)
+    sym = counts + counts.T
+    return speakers, (m + m.T) / 2, (raw_sums + raw_sums.T) / sym, sym.astype(np.int64)
+
+
+@pytest.mark.parametrize("calibration", ["pav", "raw"])
+@pytest.mark.parametrize("seed", range(6))
+def test_one_pass_sums_equal_the_dense_one_hot_reference(calibration, seed):
+    rng = np.random.default_rng(seed)
+    n_spk, d = int(rng.integers(2, 9)), int(rng.integers(2, 6))
+    na, nb = int(rng.integers(3 * n_spk, 6 * n_spk)), int(rng.integers(3 * n_spk, 6 * n_spk))
+    sa = np.array(
+        [f"s{i}" for i in range(n_spk)] * 2
+        + [f"s{i}" for i in rng.integers(0, n_spk, na - 2 * n_spk)]
+    )
+    sb = np.array(
+        [f"s{i}" for i in range(n_spk)] * 2
+        + [f"s{i}" for i in rng.integers(0, n_spk, nb - 2 * n_spk)]
+    )
+    rng.shuffle(sa), rng.shuffle(sb)
+    ua = np.array([f"u{i}" for i in range(na)])
+    ub = np.array([f"u{i}" for i in rng.permutation(max(na, nb) + 3)[:nb]])  # ids shared with A
+    ea, eb = rng.normal(size=(na, d)), rng.normal(size=(nb, d))
+    if seed % 2:  # ties in the pooled scores
+        ea, eb = np.round(ea, 1), np.round(eb, 1)
+    got = similarity_matrix(ea, sa, ua, eb, sb, ub, calibration=calibration)
+    speakers, matrix, mean_score, n_pairs = _dense_similarity_matrix(
+        ea, sa, ua, eb, sb, ub, calibration
+    )
+    np.testing.assert_array_equal(got.speakers, speakers)
+    np.testing.assert_array_equal(got.n_pairs, n_pairs)
+    np.testing.assert_allclose(got.matrix, matrix, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(got.mean_score, mean_score, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("calibration", ["pav", "raw"])
+def test_the_cache_computes_each_distinct_matrix_once_with_the_same_numbers(
+    calibration, monkeypatch
+):
+    import voxmetrics.metrics.similarity as sim
+
+    (o, a), (_, b) = _random_sets(seed=2), _random_sets(seed=3)
+    eo, ea, eb = _es(o), _es(a), _es(b)
+    fresh = [voice_similarity(eo, x, calibration=calibration) for x in (ea, eb, eo)]
+    calls = []
+    real = sim.similarity_matrix
+    monkeypatch.setattr(sim, "similarity_matrix", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cache = {}
+    cached = [voice_similarity(eo, x, calibration=calibration, cache=cache) for x in (ea, eb, eo)]
+    # M_oo once, M_oa and M_aa of the two anonymised sets; the original against itself
+    # reuses M_oo as its M_oa and M_aa
+    assert len(calls) == len(cache) == 5
+    for f, c in zip(fresh, cached, strict=True):
+        for k in ("oo", "oa", "aa"):
+            np.testing.assert_array_equal(getattr(c, k).matrix, getattr(f, k).matrix)
+            np.testing.assert_array_equal(getattr(c, k).n_pairs, getattr(f, k).n_pairs)
+        assert c.to_dict() == f.to_dict()
+    assert cached[2].oa is cached[0].oo and cached[2].aa is cached[0].oo
+    # another calibration is another matrix
+    voice_similarity(eo, ea, calibration="raw" if calibration == "pav" else "pav", cache=cache)
+    assert len(cache) == 8

@@ -99,9 +99,7 @@ def test_two_ranks_with_a_negative_disclosure():
     assert std_d == pytest.approx(0.6863089, abs=1e-7)
 
 
-@pytest.mark.parametrize(
-    "p", [[1], [], [1, -1, 1], [0, 0, 0], [1, np.nan], [1, np.inf]], ids=str
-)
+@pytest.mark.parametrize("p", [[1], [], [1, -1, 1], [0, 0, 0], [1, np.nan], [1, np.inf]], ids=str)
 def test_srd_stats_rejects_what_is_not_a_distribution(p):
     with pytest.raises(VoxMetricsInputError, match="N >= 2"):
         srd_stats(p)
@@ -202,8 +200,10 @@ def test_idr_equals_linkability(st_):
 def test_attacker_ranks_are_one_plus_the_strictly_higher(st_):
     # slow reference: count by a loop
     scores, targets = st_
-    expected = [1 + sum(s > row[m] for j, s in enumerate(row) if j != m)
-                for row, m in zip(scores, targets, strict=True)]
+    expected = [
+        1 + sum(s > row[m] for j, s in enumerate(row) if j != m)
+        for row, m in zip(scores, targets, strict=True)
+    ]
     assert srd(scores, targets, ties="attacker").ranks.tolist() == expected
 
 
@@ -490,3 +490,19 @@ def test_per_speaker_rejects_rank_above_n():
     # used to raise a bare IndexError
     with pytest.raises(VoxMetricsInputError, match=r"ranks must lie in 1\.\.3"):
         srd_per_speaker([1, 4], ["a", "a"], 3)
+
+
+@pytest.mark.parametrize(("n", "a", "b"), [(2, 0.5, 3.0), (50, 0.3, 4.0), (400, 7.0, 0.2)])
+def test_the_fit_objective_equals_the_direct_log_pmf_bit_for_bit(n, a, b):
+    # fit_beta_binomial computes the binomial coefficients once per fit: same numbers
+    from scipy.special import betaln, gammaln
+
+    from voxmetrics.metrics.srd import _beta_binomial_logpmf_of
+
+    k = np.arange(n, dtype=np.float64)
+    m = n - 1.0
+    direct = (
+        gammaln(m + 1.0) - gammaln(k + 1.0) - gammaln(m - k + 1.0)
+        + betaln(k + a, m - k + b) - betaln(a, b)
+    )  # fmt: skip
+    np.testing.assert_array_equal(_beta_binomial_logpmf_of(n)(a, b), direct)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from reference_pooled import chance_levels_reference
 
@@ -401,3 +401,32 @@ def test_chance_levels_from_row_blocks_equal_the_whole_matrix(monkeypatch, ties)
     assert chance_columns(1_000_000, 3, n_draws=200).shape == (20, 1_000_000)
     with pytest.raises(VoxMetricsInputError, match="n_draws"):
         chance_columns(5, 3, n_draws=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tar=st.lists(st.integers(0, 3), min_size=1, max_size=12),
+    cells=st.lists(st.integers(0, 3), min_size=13, max_size=13),
+    non=st.lists(st.integers(0, 2), min_size=12, max_size=12),
+)
+def test_rocch_shares_the_plain_pav_when_no_target_value_holds_non_targets(tar, cells, non):
+    # the replicates reuse the targets-last PAV for the ROCCH (targets first) when no value
+    # has both: same runs, so the same ROCCH-EER and min Cllr to the bit
+    from voxmetrics.metrics.pools import RunCounts, pav_runs
+    from voxmetrics.metrics.uncertainty import _rocch_eer_runs
+
+    k = len(tar)
+    t = np.asarray(tar, dtype=float)
+    rc = RunCounts(
+        cells=np.asarray(cells[: k + 1], dtype=float),
+        tar_at=t,
+        non_at=np.where(t > 0, 0.0, np.asarray(non[:k], dtype=float)),
+    )
+    assume(rc.n_tar > 0 and rc.n_non > 0)
+    last = pav_runs(rc, targets_first=False, laplace=False)
+    first = pav_runs(rc, targets_first=True, laplace=False)
+    for f in ("labels", "counts", "slots", "llr", "posterior"):
+        np.testing.assert_array_equal(getattr(first, f), getattr(last, f))
+    assert _rocch_eer_runs(rc, targets_first=True, pav=last) == _rocch_eer_runs(
+        rc, targets_first=True
+    )

@@ -25,7 +25,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -163,7 +165,9 @@ def embedding_set_attack(
     :func:`attack_sbls` of the returned attack equals
     :func:`voxmetrics.metrics.sbls.sbls_embeddings` of the same inputs (tests check it); the
     predictions are kept so that the bootstrap can hold them fixed. ``name`` and
-    ``original_name`` name the data in messages and labels.
+    ``original_name`` name the data in messages and labels. A process trains the attacker once
+    per data (embeddings, split, training set, attributes): the study report, ``compare`` and
+    the Soft biometrics page reuse its predictions.
 
     Raises
     ------
@@ -211,13 +215,17 @@ def embedding_set_attack(
             f"{int(train.sum())} dev utterances in {trained_on} and {int(test.sum())} {split} "
             f"utterances in {where}."
         )
-    predictions = builtin_attacker(
-        train_es.embeddings[train],
-        {a: train_es.meta[a].to_numpy()[train] for a in names},
-        anonymised.embeddings[test],
+    train_key = train_es.content_hash if attacker == "original" else "self"
+    content = anonymised.content_hash
+    predictions = _trained_predictions(
+        (content, split, train_key, tuple(names)),
+        lambda: builtin_attacker(
+            train_es.embeddings[train],
+            {a: train_es.meta[a].to_numpy()[train] for a in names},
+            anonymised.embeddings[test],
+        ),
     )
     meta = anonymised.meta[test]
-    train_key = train_es.content_hash if attacker == "original" else "self"
     short = "anonymised (own dev)"
     if attacker == "original":
         short = f"original ({original_name})" if original_name else "original"
@@ -227,10 +235,41 @@ def embedding_set_attack(
         speakers=meta["speaker"].to_numpy().astype(str),
         utt_ids=meta["utt_id"].to_numpy().astype(str),
         attacker=f"built-in logistic regression trained on {trained_on}",
-        key=f"emb:{anonymised.content_hash}|{split}|{attacker}:{train_key}|{','.join(names)}",
+        key=f"emb:{content}|{split}|{attacker}:{train_key}|{','.join(names)}",
         short=short,
         trained_on=attacker,
     )
+
+
+# The built-in attacker's predictions by the content they depend on, so that the report, the
+# compare command and the dashboard page train it once per condition in a process; bounded,
+# most recently used last.
+_PREDICTIONS: OrderedDict[tuple[Any, ...], dict[str, AttributePrediction]] = OrderedDict()
+_PREDICTIONS_LOCK = threading.Lock()
+_PREDICTIONS_MAX = 64
+
+
+def _trained_predictions(
+    key: tuple[Any, ...], train: Callable[[], dict[str, AttributePrediction]]
+) -> dict[str, AttributePrediction]:
+    """``train()``, or its result for the same ``key`` (the data it depends on) kept from before.
+
+    The predictions' arrays are made read-only: every attack of the same data shares them.
+    """
+    with _PREDICTIONS_LOCK:
+        if key in _PREDICTIONS:
+            _PREDICTIONS.move_to_end(key)
+            return dict(_PREDICTIONS[key])
+    predictions = train()
+    for p in predictions.values():
+        for arr in (p.scores, p.predicted):
+            if arr is not None:
+                arr.flags.writeable = False
+    with _PREDICTIONS_LOCK:
+        _PREDICTIONS[key] = predictions
+        while len(_PREDICTIONS) > _PREDICTIONS_MAX:
+            _PREDICTIONS.popitem(last=False)
+    return dict(predictions)
 
 
 def embeddings_attack(
@@ -750,6 +789,7 @@ def compare_sbls(
     options: SBLSOptions | None = None,
     *,
     confidence: float = 0.95,
+    cache: MutableMapping[Any, Any] | None = None,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of SBLS and its components under the same replicate weights.
 
@@ -757,12 +797,23 @@ def compare_sbls(
     two-sided bootstrap p-value of :func:`~voxmetrics.metrics.uncertainty.compare_replicates`;
     ``p_adjusted`` is Holm's adjustment over these four numbers (their own family: the
     identity numbers of a comparison keep theirs). Every speaker of both attacks must be in
-    ``draws``.
+    ``draws``. ``cache`` (a dict, filled here; one per ``draws``) keeps each attack's
+    estimates and replicates, so that comparing several conditions with the same one computes
+    its numbers once.
     """
     opts = options or SBLSOptions()
     alpha = (1.0 - confidence) / 2
-    est_a, est_b = _estimates(attack_sbls(a, opts)), _estimates(attack_sbls(b, opts))
-    rep_a, rep_b = sbls_replicates(a, opts, draws), sbls_replicates(b, opts, draws)
+
+    def numbers(att: Attack) -> tuple[dict[str, float | None], dict[str, NDArray[np.float64]]]:
+        key = (att.key, opts.key())
+        if cache is not None and key in cache:
+            return cache[key]
+        out = _estimates(attack_sbls(att, opts)), sbls_replicates(att, opts, draws)
+        if cache is not None:
+            cache[key] = out
+        return out
+
+    (est_a, rep_a), (est_b, rep_b) = numbers(a), numbers(b)
     out: dict[str, Comparison] = {}
     for key in COMPONENTS:
         va, vb = est_a[key], est_b[key]

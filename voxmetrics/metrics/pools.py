@@ -128,12 +128,12 @@ class RunCounts:
     non_at: NDArray[np.float64]
     """(K,) non-targets equal to each distinct target value."""
 
-    @property
+    @cached_property
     def n_tar(self) -> float:
-        """Number of targets."""
+        """Number of targets (summed once: every pooled number of a replicate asks for it)."""
         return float(self.tar_at.sum())
 
-    @property
+    @cached_property
     def n_non(self) -> float:
         """Number of non-targets."""
         return float(self.cells.sum() + self.non_at.sum())

@@ -13,8 +13,10 @@ G_VD = 10 log10(D_diag(M_aa) / D_diag(M_oo)) dB.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,6 +41,7 @@ __all__ = [
 ]
 
 Calibration = Literal["pav", "raw"]
+_Utterances = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,9 @@ def similarity_matrix(
     ea, sa, ua, eb, sb, ub = ea[keep_a], sa[keep_a], ua[keep_a], eb[keep_b], sb[keep_b], ub[keep_b]
     ia, ib = np.searchsorted(speakers, sa), np.searchsorted(speakers, sb)
     scores = ea @ eb.T
-    valid = ua[:, None] != ub[None, :]
+    # utterance ids as integer codes: one integer comparison per pair, not a string one
+    codes = np.unique(np.concatenate([ua, ub]), return_inverse=True)[1]
+    valid = codes[: ua.size, None] != codes[None, ua.size :]
     same = ia[:, None] == ib[None, :]
     if calibration == "pav":
         tar_mask, non_mask = valid & same, valid & ~same
@@ -147,15 +152,13 @@ def similarity_matrix(
         llr[tar_mask], llr[non_mask] = tar_llr, non_llr
     else:
         llr = scores
+    # per speaker pair sums in one pass over the valid pairs (cell = i * n_spk + j)
     n_spk = speakers.size
-    one_a = np.zeros((ia.size, n_spk))
-    one_a[np.arange(ia.size), ia] = 1.0
-    one_b = np.zeros((ib.size, n_spk))
-    one_b[np.arange(ib.size), ib] = 1.0
-    w = valid.astype(np.float64)
-    counts = one_a.T @ w @ one_b
-    sums = one_a.T @ (llr * w) @ one_b
-    raw_sums = one_a.T @ (scores * w) @ one_b
+    cell = (ia[:, None] * n_spk + ib[None, :])[valid]
+    size = n_spk * n_spk
+    counts = np.bincount(cell, minlength=size).reshape(n_spk, n_spk).astype(np.float64)
+    sums = np.bincount(cell, weights=llr[valid], minlength=size).reshape(n_spk, n_spk)
+    raw_sums = np.bincount(cell, weights=scores[valid], minlength=size).reshape(n_spk, n_spk)
     if (counts == 0).any():
         i, j = np.argwhere(counts == 0)[0]
         raise VoxMetricsInputError(
@@ -262,6 +265,7 @@ def voice_similarity(
     *,
     split: str = "eval",
     calibration: Calibration = "pav",
+    cache: MutableMapping[Any, SimilarityMatrix] | None = None,
 ) -> SimilarityResult:
     """M_oo, M_oa, M_aa over all utterances (enrolment and trial) of a split, DeID and G_VD.
 
@@ -270,6 +274,10 @@ def voice_similarity(
     same-speaker pair, so its diagonal cell is undefined: such speakers are left out of all
     three matrices, counted in :attr:`SimilarityResult.left_out` and named in a
     :class:`~voxmetrics.errors.LeftOutSpeakersWarning`.
+
+    ``cache`` (a dict, filled here) holds matrices already computed, keyed by the content of
+    the two utterance sets and the calibration: across the conditions of a study M_oo of the
+    original is computed once, and a condition that is the original reuses it as M_oa and M_aa.
     """
     o, a = _utterances(original, split), _utterances(anonymised, split)
     single = np.union1d(_single_utterance_speakers(o), _single_utterance_speakers(a))
@@ -282,9 +290,17 @@ def voice_similarity(
             stacklevel=2,
         )
         o, a = _without_speakers(o, single), _without_speakers(a, single)
-    oo = similarity_matrix(*o, *o, calibration=calibration)
-    oa = similarity_matrix(*o, *a, calibration=calibration)
-    aa = similarity_matrix(*a, *a, calibration=calibration)
+    ko, ka = _content_key(o), _content_key(a)
+
+    def matrix(x: _Utterances, kx: str, y: _Utterances, ky: str) -> SimilarityMatrix:
+        if cache is None:
+            return similarity_matrix(*x, *y, calibration=calibration)
+        key = (kx, ky, calibration)
+        if key not in cache:
+            cache[key] = similarity_matrix(*x, *y, calibration=calibration)
+        return cache[key]
+
+    oo, oa, aa = matrix(o, ko, o, ko), matrix(o, ko, a, ka), matrix(a, ka, a, ka)
     return SimilarityResult(
         oo=oo,
         oa=oa,
@@ -292,6 +308,15 @@ def voice_similarity(
         distinctiveness=voice_distinctiveness(oo.matrix, oa.matrix, aa.matrix),
         left_out=tuple(single.tolist()),
     )
+
+
+def _content_key(u: _Utterances) -> str:
+    """A digest of an utterance set's embeddings, speakers and ids (the cache key)."""
+    h = hashlib.blake2b(digest_size=20)
+    for x in (np.asarray(u[0], dtype=np.float64), *(np.asarray(v).astype(str) for v in u[1:])):
+        h.update(f"{x.dtype.str}{x.shape}".encode())
+        h.update(np.ascontiguousarray(x).tobytes())
+    return h.hexdigest()
 
 
 def _single_utterance_speakers(u: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:

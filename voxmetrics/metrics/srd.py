@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -223,10 +224,20 @@ def beta_binomial_pmf(n_enrolled: int, alpha: float, beta: float) -> NDArray[np.
 
 
 def _beta_binomial_logpmf(n_enrolled: int, alpha: float, beta: float) -> NDArray[np.float64]:
+    return _beta_binomial_logpmf_of(n_enrolled)(alpha, beta)
+
+
+def _beta_binomial_logpmf_of(n_enrolled: int) -> Callable[[float, float], NDArray[np.float64]]:
+    """Log gamma_k as a function of (alpha, beta): the binomial coefficients computed once."""
     k = np.arange(n_enrolled, dtype=np.float64)
     n = n_enrolled - 1.0
     log_comb = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
-    return log_comb + betaln(k + alpha, n - k + beta) - betaln(alpha, beta)
+    n_k = n - k
+
+    def logpmf(alpha: float, beta: float) -> NDArray[np.float64]:
+        return log_comb + betaln(k + alpha, n_k + beta) - betaln(alpha, beta)
+
+    return logpmf
 
 
 def _loss(loss: Loss, p: NDArray[np.float64], pos: NDArray[np.bool_], log_gamma: np.ndarray):
@@ -337,6 +348,7 @@ def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
     q = q / q.sum()
     n_enrolled = q.size
     pos = q > 0
+    logpmf = _beta_binomial_logpmf_of(n_enrolled)  # one optimiser evaluates it thousands of times
 
     def objective(x: NDArray[np.float64]) -> float:
         if np.abs(x).max() > _BOUND + 3:
@@ -344,12 +356,17 @@ def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             # the closed form in logs; scipy's betabinom computes the same, several times
             # slower per call
-            log_gamma = _beta_binomial_logpmf(n_enrolled, math.exp(x[0]), math.exp(x[1]))
+            log_gamma = logpmf(math.exp(x[0]), math.exp(x[1]))
             value = float(_loss(loss, q, pos, log_gamma))
         return value if math.isfinite(value) else np.inf
 
-    starts = [(0.0, 0.0), (math.log(0.5), math.log(5.0)), (math.log(5.0), math.log(0.5)),
-              (math.log(0.3), math.log(0.3)), (math.log(0.1), math.log(10.0))]
+    starts = [
+        (0.0, 0.0),
+        (math.log(0.5), math.log(5.0)),
+        (math.log(5.0), math.log(0.5)),
+        (math.log(0.3), math.log(0.3)),
+        (math.log(0.1), math.log(10.0)),
+    ]
     mom = _moment_start(q)
     if mom is not None:
         starts.append(mom)

@@ -47,7 +47,7 @@ from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, row_znorm
-from voxmetrics.metrics.pools import RunCounts, SortedPools, Ties, check_ties, pav_runs
+from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
     CHUNK_ELEMENTS,
     entry_ranks,
@@ -210,9 +210,11 @@ def eer_from_runs(rc: RunCounts, *, ties: Ties = "reference") -> float:
     return float(eer)
 
 
-def _rocch_eer_runs(rc: RunCounts, *, targets_first: bool) -> tuple[float, float]:
-    """ROCCH-EER and min Cllr of run counts (PAV without Laplace)."""
-    r = pav_runs(rc, targets_first=targets_first, laplace=False)
+def _rocch_eer_runs(
+    rc: RunCounts, *, targets_first: bool, pav: PAVRuns | None = None
+) -> tuple[float, float]:
+    """ROCCH-EER and min Cllr of run counts (PAV without Laplace; ``pav`` when computed)."""
+    r = pav_runs(rc, targets_first=targets_first, laplace=False) if pav is None else pav
     n_tar, n_non = rc.n_tar, rc.n_non
     ends = np.flatnonzero(np.diff(r.posterior) != 0)
     cum_tar = np.cumsum(r.counts * r.labels)
@@ -543,8 +545,11 @@ def _pairwise_replicates(
         reps[k] = np.full(draws.n_boot, np.nan)
 
     def pooled(rc: RunCounts) -> dict[str, float]:
-        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref)
         z = pav_runs(rc, targets_first=False, laplace=False)
+        # the ROCCH's PAV orders targets first at a tie: the same runs, so the same PAV, when
+        # no target value also holds non-targets
+        mixed = ref and bool(((rc.tar_at > 0) & (rc.non_at > 0)).any())
+        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref, pav=None if mixed else z)
         lap = pav_runs(rc, targets_first=False, laplace=True)
         mag = np.abs(lap.llr) / _LN10
         return {

@@ -25,7 +25,7 @@ import html
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,12 @@ from voxmetrics.metrics.legal import (
 )
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
-from voxmetrics.metrics.similarity import Calibration, SimilarityResult, voice_similarity
+from voxmetrics.metrics.similarity import (
+    Calibration,
+    SimilarityMatrix,
+    SimilarityResult,
+    voice_similarity,
+)
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd
 from voxmetrics.metrics.uncertainty import (
     ChanceLevels,
@@ -688,13 +693,16 @@ def linkage_inputs(
     calibration: Calibration = "pav",
     split: str = "eval",
     max_utterances: int | None = SIMILARITY_MAX_UTTERANCES,
+    similarity_cache: MutableMapping[Any, SimilarityMatrix] | None = None,
 ) -> LinkageInputs:
     """Singling out and the voice similarity (against ``original``) of one condition.
 
     ``singled`` is the condition's singling out when already computed (its report's); it is
     computed otherwise. A number that cannot be computed gets a reason instead (no embeddings,
     no original voices, a set of more than ``max_utterances`` utterances in the split, or the
-    library's message), never an error.
+    library's message), never an error. ``similarity_cache`` is passed to
+    :func:`~voxmetrics.metrics.similarity.voice_similarity` (one dict for every condition of a
+    study computes the original's matrix once).
 
     Examples
     --------
@@ -734,7 +742,11 @@ def linkage_inputs(
         why = ""
         try:
             similarity = voice_similarity(
-                original.embeddings, condition.embeddings, split=split, calibration=calibration
+                original.embeddings,
+                condition.embeddings,
+                split=split,
+                calibration=calibration,
+                cache=similarity_cache,
             )
         except VoxMetricsInputError as exc:
             why = f"no voice similarity of {condition.name} against {original.name}: {exc}"
@@ -816,7 +828,10 @@ def compare_conditions(
             f"conditions {a.name!r} and {b.name!r} share no trial speaker; a paired comparison "
             "needs the same speakers in both (two anonymisers or two attackers on one set)."
         )
-    links = [linkage_inputs(c, original, calibration=calibration) for c in (a, b)]
+    cache: dict[Any, SimilarityMatrix] = {}
+    links = [
+        linkage_inputs(c, original, calibration=calibration, similarity_cache=cache) for c in (a, b)
+    ]
     speakers = spk_a | spk_b | links[0].speakers | links[1].speakers
     draws = SpeakerDraws.draw(sorted(speakers), n_boot=n_boot, seed=seed)
     reps = []

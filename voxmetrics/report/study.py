@@ -32,7 +32,7 @@ from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
-from voxmetrics.metrics.similarity import VoiceDistinctiveness
+from voxmetrics.metrics.similarity import SimilarityMatrix, VoiceDistinctiveness
 from voxmetrics.metrics.uncertainty import (
     Comparison,
     SpeakerDraws,
@@ -284,8 +284,14 @@ def build_study_report(
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
+    sim_cache: dict[Any, SimilarityMatrix] = {}  # the original's M_oo once for all conditions
     linkage = {
-        r.name: linkage_inputs(study.get(r.name), study.get(original), singled=r.singling_out)
+        r.name: linkage_inputs(
+            study.get(r.name),
+            study.get(original),
+            singled=r.singling_out,
+            similarity_cache=sim_cache,
+        )
         for r in reports
     }
     sim_ci = {
@@ -365,11 +371,14 @@ def _comparisons(
     if not attacked <= set(speakers):
         sbls_draws = SpeakerDraws.draw(sorted(attacked), n_boot=n_boot, seed=draws.seed)
     out = {}
+    sbls_cache: dict[Any, Any] = {}  # the first condition's SBLS numbers once for every pair
     for r in reports[1:]:
         if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
             pair = compare_replicates(reps[first], reps[r.name])
             pair.update(compare_linkage(linkage[first], linkage[r.name], draws))
             if first in attacks and r.name in attacks:
-                pair.update(compare_sbls(attacks[first], attacks[r.name], sbls_draws))
+                pair.update(
+                    compare_sbls(attacks[first], attacks[r.name], sbls_draws, cache=sbls_cache)
+                )
             out[f"{r.name} vs {first}"] = pair
     return out
