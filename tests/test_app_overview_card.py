@@ -127,3 +127,27 @@ def test_intervals_and_the_compare_panel_are_the_librarys():
     for number, key in (("Singling out", "singling_out"), ("DeID", "deid"), ("G_VD (dB)", "g_vd")):
         assert cmp_.loc[number, "B − A"] == pytest.approx(lib[key].difference)
         assert cmp_.loc[number, "p (Holm)"] == lib[key].p_adjusted
+
+
+def test_a_downloaded_only_figure_is_built_on_click(monkeypatch):
+    import plotly.graph_objects as go
+
+    from voxmetrics.ui import widgets
+
+    files: dict[str, object] = {}
+    monkeypatch.setattr(
+        widgets, "download_button", lambda label, data, name, mime, **kw: files.update({name: data})
+    )
+    monkeypatch.setattr(widgets, "find_chromium", lambda: None)
+    built = []
+
+    def make() -> go.Figure:
+        built.append(True)
+        return go.Figure(layout_title_text="the card")
+
+    widgets.download_figure(make, "card")
+    assert list(files) == ["card.html"] and not built  # nothing built before the click
+    page = files["card.html"]()
+    assert built == [True] and "the card" in page
+    widgets.download_figure(go.Figure(layout_title_text="shown"), "shown")
+    assert "shown" in files["shown.html"]()

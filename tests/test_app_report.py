@@ -168,6 +168,36 @@ def test_build_report_shows_card_callouts_and_downloads():
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "random"]
 
 
+def test_the_report_reuses_the_overviews_condition_reports(monkeypatch):
+    # one cache for the study's reports: Overview then Report evaluates each condition once
+    from voxmetrics.ui import cache as ui_cache
+
+    calls: list[str] = []
+    sbls_calls: list[str] = []
+    evaluate, attack = ui_cache.evaluate_condition, ui_cache.default_attack
+    monkeypatch.setattr(
+        ui_cache,
+        "evaluate_condition",
+        lambda cond, **o: calls.append(cond.name) or evaluate(cond, **o),
+    )
+    monkeypatch.setattr(
+        ui_cache, "default_attack", lambda cond: sbls_calls.append(cond.name) or attack(cond)
+    )
+    at = _app(_small_study())
+    at.switch_page("pages/1_Overview.py").run()
+    assert not at.exception
+    assert calls == ["plain", "random"]
+    at.switch_page(PAGE).run()
+    at.button(key="vm_report_build").click().run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[0].value["Condition"]) == ["plain", "random"]
+    assert calls == ["plain", "random"]  # nothing evaluated again
+    assert sbls_calls == ["plain", "random"]  # each attacker trained once
+    # and the other way round: a stored report, then the Overview computes nothing
+    at.switch_page("pages/1_Overview.py").run()
+    assert not at.exception and calls == ["plain", "random"]
+
+
 def test_build_report_is_forgotten_when_the_settings_change():
     at = _page(_small_study())
     at.button(key="vm_report_build").click().run()

@@ -69,7 +69,7 @@ def test_distance_scores_are_negated_and_said():
     assert cond.eval.equals(expected)
     assert (cond.eval.tar < 0).all()
     assert "distances negated on reading" in at.success[0].value
-    assert any("distance scores, negated" in str(c.value) for c in at.caption)
+    assert any("distances negated on reading" in str(c.value) for c in at.caption)
 
 
 def test_kaldi_ark_upload_with_a_system_and_a_subset():

@@ -6,6 +6,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from voxmetrics.analysis.zebra import worst_trial
 from voxmetrics.data.study import Study
 from voxmetrics.metrics.zebra import pav_transform, zebra
 from voxmetrics.synth import demo_study
@@ -91,7 +92,7 @@ def test_worst_case_names_the_trial():
     assert chosen.value in DEMO_NAMES
     sm = demo_study().get(chosen.value).eval
     r = zebra(sm.tar, sm.non)
-    worst = cache_zebra.worst_trial(sm, r, pav_transform(sm.tar, sm.non))
+    worst = worst_trial(sm, r, pav_transform(sm.tar, sm.non))
     text = _text(at.markdown)
     assert f"`{worst.trial_id}`" in text
     table = at.dataframe[1].value
@@ -102,7 +103,7 @@ def test_worst_case_names_the_trial():
     assert not at.exception
     sm = demo_study().get("anon-leaky").eval
     r = zebra(sm.tar, sm.non)
-    worst = cache_zebra.worst_trial(sm, r, pav_transform(sm.tar, sm.non))
+    worst = worst_trial(sm, r, pav_transform(sm.tar, sm.non))
     assert at.dataframe[1].value["Trial id"].tolist() == [worst.trial_id]
     assert "In **anon\\-leaky**" in _text(at.markdown)  # Markdown-escaped name
 

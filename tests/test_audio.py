@@ -15,12 +15,14 @@ import soundfile as sf
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.embeddings import (
     AudioDecodeError,
+    conditions_frame,
     conditions_from_embeddings,
     decode_audio,
     extract_embeddings,
     extract_zip,
     read_manifest,
     resolve_audio_path,
+    study_conditions,
 )
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -269,3 +271,23 @@ def test_conditions_ignorant_and_lazy_informed():
     assert [c.scenario for c in only] == ["unprotected", "ignorant"]
     with pytest.raises(VoxMetricsInputError, match="scenario 'x'"):
         conditions_from_embeddings(es, scenarios=("x",))
+
+
+def test_study_conditions_and_their_table():
+    meta = read_manifest(MANIFEST.encode())
+    es = EmbeddingSet.from_arrays(np.random.default_rng(0).normal(size=(8, 4)), meta)
+    conds = conditions_from_embeddings(es)
+    study = study_conditions(conds, "ge2e")
+    assert [c.name for c in study] == [f"ge2e: {c.name}" for c in conds]
+    assert [c.attacker for c in study] == ["original", "ignorant", "lazy-informed"]
+    for c, sc in zip(conds, study, strict=True):
+        assert sc.embeddings is c.embeddings
+        assert sc.eval.equals(c.embeddings.score_matrix("eval"))
+        assert (sc.dev is None) == ("dev" not in c.embeddings.splits())
+        assert sc.description == f"{c.scenario} attack on {c.system}, ge2e embeddings"
+    table = conditions_frame(conds, "ge2e")
+    assert table["Condition"].tolist() == [c.name for c in study]
+    for row, c in zip(table.itertuples(), conds, strict=True):
+        roles = c.embeddings.meta["role"]
+        assert (row.Enrolment, row.Trials) == ((roles == "enrol").sum(), (roles == "trial").sum())
+        assert row.Enrolment + row.Trials == len(c.embeddings.meta)

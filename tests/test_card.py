@@ -166,6 +166,40 @@ def test_study_report_uses_the_settings_and_reports_progress(study):
     assert all(r.lid_intervals is not None for r in with_boot.reports)
 
 
+def test_study_report_through_given_evaluators_is_the_same_report():
+    # the dashboard builds the report through its caches: same numbers, each condition
+    # evaluated once with the study's options and each attacker trained once
+    from voxmetrics.analysis.sbls import default_attack
+    from voxmetrics.data import StudySettings
+    from voxmetrics.report import evaluate_condition
+
+    small = dataclasses.replace(
+        demo_study(n_speakers=6), settings=StudySettings(bootstrap=20, seed=2)
+    )
+    calls: list[tuple[str, dict]] = []
+    attacked: list[str] = []
+
+    def evaluator(cond, **options):
+        calls.append((cond.name, options))
+        return evaluate_condition(cond, **options)
+
+    def attack_of(cond):
+        attacked.append(cond.name)
+        return default_attack(cond)
+
+    direct = build_study_report(small)
+    hooked = build_study_report(small, evaluator=evaluator, attack_of=attack_of)
+    assert [name for name, _ in calls] == attacked == small.names
+    assert all(options == small.settings.evaluate_options() for _, options in calls)
+    a, b = direct.to_dict(), hooked.to_dict()
+    a.pop("created"), b.pop("created")
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert any(v is not None for v in hooked.sbls.values())
+    # no attack: no SBLS, and the card says so
+    none = build_study_report(small, attack_of=lambda cond: None)
+    assert all(v is None for v in none.sbls.values()) and not none.sbls_intervals
+
+
 def test_empty_study_report_is_a_clear_error():
     from voxmetrics.data import Study
     from voxmetrics.errors import VoxMetricsInputError

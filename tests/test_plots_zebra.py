@@ -1,17 +1,15 @@
-"""ZEBRA figure builders and page helpers (AppTest cannot see Plotly figures)."""
+"""ZEBRA figure builders (AppTest cannot see Plotly figures)."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.summary import score_histogram
-from voxmetrics.metrics.zebra import ece_curves, pav_transform, zebra, zebra_bootstrap
+from voxmetrics.metrics.zebra import ece_curves, pav_transform, zebra
 from voxmetrics.plots.style import MATED_COLOR
 from voxmetrics.plots.zebra import (
     CONDITION_PALETTE,
@@ -23,7 +21,6 @@ from voxmetrics.plots.zebra import (
     zebra_legend,
 )
 from voxmetrics.synth import demo_study
-from voxmetrics.ui.cache_zebra import worst_trial, worst_trial_frame, zebra_table
 
 LN10 = math.log(10.0)
 
@@ -142,72 +139,3 @@ def test_pav_figure_with_histogram(study):
 def test_builders_accept_empty_selection():
     fig = ece_profile_figure([])
     assert len(fig.data) == 0
-
-
-# ---------------------------------------------------------------- page helpers
-
-
-def _sm(scores, targets_speakers, enrol) -> ScoreMatrix:
-    scores = np.asarray(scores, dtype=float)
-    return ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(scores.shape[0])],
-        trial_speakers=targets_speakers,
-        enrol_speakers=enrol,
-    )
-
-
-def test_worst_trial_maps_non_mated_indices_row_major():
-    # 3 trials x 4 enrolled; targets in columns 1, 0, 3. sm.non is row-major without the
-    # target column: row 0 -> columns 0, 2, 3; row 1 -> 1, 2, 3; row 2 -> 0, 1, 2
-    scores = np.arange(12, dtype=float).reshape(3, 4) / 10
-    sm = _sm(scores, ["b", "a", "d"], ["a", "b", "c", "d"])
-    cells = [(0, 0), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 0), (2, 1), (2, 2)]
-    np.testing.assert_array_equal(sm.non, [scores[i, j] for i, j in cells])
-    tf = pav_transform(sm.tar, sm.non)
-    base = zebra(sm.tar, sm.non)
-    for k, (row, col) in enumerate(cells):
-        r = dataclasses.replace(
-            base, worst_is_mated=False, worst_index=k, worst_score=float(sm.non[k])
-        )
-        w = worst_trial(sm, r, tf)
-        assert (w.row, w.column) == (row, col)
-        assert w.score == sm.scores[row, col] == sm.non[k]
-        assert w.trial_id == f"t{row}" and w.enrolled == "abcd"[col] and not w.mated
-    for i in range(3):
-        r = dataclasses.replace(
-            base, worst_is_mated=True, worst_index=i, worst_score=float(sm.tar[i])
-        )
-        w = worst_trial(sm, r, tf)
-        assert (w.row, w.column) == (i, int(sm.targets[i])) and w.mated
-        assert w.enrolled == w.trial_speaker
-
-
-@pytest.mark.parametrize("name", ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"])
-def test_worst_trial_on_the_demo(study, name):
-    sm = study.get(name).eval
-    r = zebra(sm.tar, sm.non)
-    w = worst_trial(sm, r, pav_transform(sm.tar, sm.non))
-    assert w.score == r.worst_score
-    assert abs(w.log10_lr) == pytest.approx(r.log10_l)
-    assert w.mated == (w.trial_speaker == w.enrolled) == r.worst_is_mated
-    df = worst_trial_frame(name, w, r)
-    assert df.loc[0, "Trial id"] == w.trial_id and df.loc[0, "Tag"] == r.tag
-
-
-def test_zebra_table_columns_and_order(study):
-    results = {c.name: zebra(c.eval.tar, c.eval.non) for c in study.conditions}
-    df = zebra_table(results)
-    assert list(df.columns) == [
-        "Condition", "D_ECE (bits)", "log10 l", "Tag", "Posterior odds (flat prior)"
-    ]  # fmt: skip
-    assert list(df["D_ECE (bits)"]) == sorted(df["D_ECE (bits)"], reverse=True)
-    assert df["D_ECE (bits)"].dtype == float
-    sm = study.get("plain").eval
-    ci = zebra_bootstrap(sm.scores, sm.targets, sm.trial_speakers, n_boot=20)
-    df = zebra_table(results, {"plain": ci})
-    assert list(df.columns)[1:4] == ["D_ECE (bits)", "D_ECE 95% low", "D_ECE 95% high"]
-    plain = df.set_index("Condition").loc["plain"]
-    assert plain["D_ECE 95% low"] == ci["d_ece"].low
-    assert plain["|log10 LR| q95 95% low"] == ci["log10_l_q95"].low
-    assert np.isnan(df.set_index("Condition").loc["random", "|log10 LR| q95 95% high"])

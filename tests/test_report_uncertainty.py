@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from voxmetrics.data.model import ScoreMatrix
@@ -83,6 +84,41 @@ def test_intervals_frame_lists_values_intervals_and_excess(demo_report):
     assert row["value"] == r.srd.stats.mean_d
     assert row["excess"] == pytest.approx(r.srd.stats.mean_d - r.chance.values["mean_d"])
     assert df[df["key"] == "lid_max"]["low"].isna().all()
+
+
+def test_labelled_tables_keep_every_value_under_its_label(demo_report):
+    from voxmetrics.report import (
+        COMPARISON_COLUMNS,
+        INTERVALS_COLUMNS,
+        comparison_frame,
+        labelled,
+    )
+
+    raw = intervals_frame(demo_report.reports)
+    shown = labelled(raw, INTERVALS_COLUMNS)
+    assert list(shown.columns) == [
+        "Condition", "Number", "Value", "95% low", "95% high", "Chance", "Excess over chance"
+    ]  # fmt: skip
+    pd.testing.assert_frame_equal(
+        shown, raw.drop(columns="key").set_axis(list(shown.columns), axis=1)
+    )
+    comparison = next(iter(demo_report.comparisons.values()))
+    raw = comparison_frame(comparison)
+    shown = labelled(raw, COMPARISON_COLUMNS)
+    assert list(shown.columns) == [
+        "Number",
+        "A",
+        "B",
+        "B − A",
+        "95% low",
+        "95% high",
+        "p",
+        "p (Holm)",
+        "Not compared because",
+    ]
+    pd.testing.assert_frame_equal(
+        shown, raw.drop(columns="key").set_axis(list(shown.columns), axis=1)
+    )
 
 
 def test_report_page_has_the_interval_and_comparison_sections(demo_report):

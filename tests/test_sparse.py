@@ -696,9 +696,9 @@ def test_sparse_zebra_bootstrap_equals_resampling(seed, decimals):
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_zebra_worst_case_maps_back_to_a_listed_cell(seed):
+    from voxmetrics.analysis.zebra import worst_trial
     from voxmetrics.metrics.pools import SortedPools
     from voxmetrics.metrics.zebra import pav_transform, zebra_from_pools
-    from voxmetrics.ui.cache_zebra import worst_trial
 
     rng = np.random.default_rng(seed)
     n_t, n_e = 30, 6

@@ -7,6 +7,15 @@ from typing import Literal
 ScoreFormat = Literal["auto", "csv", "parquet", "npz", "kaldi"]
 """Score file formats understood by :func:`voxmetrics.read_scores`."""
 
+SCORE_FORMAT_LABELS: dict[str, str] = {
+    "auto": "auto (from the file)",
+    "csv": "long CSV",
+    "parquet": "long Parquet",
+    "npz": "NPZ matrix",
+    "kaldi": "Kaldi / VoicePrivacy",
+}
+"""What each score file format is, in words (the dashboard's choices)."""
+
 Split = Literal["dev", "eval"]
 """The two halves of a condition: calibration (dev) and evaluation (eval)."""
 

@@ -7,7 +7,7 @@ distribution from a few dozen counts computed here, so no raw score goes to the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,7 +15,10 @@ from numpy.typing import NDArray
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["ScoreHistogram", "score_histogram"]
+if TYPE_CHECKING:
+    from voxmetrics.data.study import Condition
+
+__all__ = ["ScoreHistogram", "condition_facts", "describe_matrix", "score_histogram"]
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -139,3 +142,50 @@ def score_histogram(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram:
         non_mated=_readonly((everything - mated).astype(np.int64)),
         source=sm.source,
     )
+
+
+def describe_matrix(label: str, sm: ScoreMatrix) -> str:
+    """One line saying what ``sm`` holds: its shape, excluded trials and, when sparse, its pairs.
+
+    Examples
+    --------
+    >>> sm = ScoreMatrix.from_arrays([[0.9, 0.1], [0.2, 0.8]], trial_ids=["t1", "t2"],
+    ...                              trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    >>> describe_matrix("eval", sm)
+    'eval: T = 2 trials × N = 2 enrolled, 0 excluded'
+    """
+    t, n = sm.shape
+    text = f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
+    if sm.is_complete:
+        return text
+    full = sm.complete_rows()
+    rows = "none" if full is None else f"{full.n_trials:,} (against {full.n_enrolled:,})"
+    return (
+        f"{text}; a sparse trial list of {sm.n_pairs:,} pairs (EER, Cllr and ZEBRA use every "
+        f"listed pair; complete trials for the 1-to-N metrics: {rows})"
+    )
+
+
+def condition_facts(condition: Condition) -> list[str]:
+    """What a condition holds, one phrase each: embeddings, eval and dev matrices, score kind.
+
+    Examples
+    --------
+    >>> from voxmetrics.data.study import Condition
+    >>> sm = ScoreMatrix.from_arrays([[0.9, 0.1], [0.2, 0.8]], trial_ids=["t1", "t2"],
+    ...                              trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    >>> condition_facts(Condition("c", eval=sm, score_kind="llr"))
+    ['eval: T = 2 trials × N = 2 enrolled, 0 excluded', 'scores are LLRs']
+    """
+    facts = []
+    if condition.embeddings is not None:
+        es = condition.embeddings
+        facts.append(f"{len(es.meta):,} utterances, d = {es.dim}")
+    facts.append(describe_matrix("eval", condition.eval))
+    if condition.dev is not None:
+        facts.append(describe_matrix("dev", condition.dev))
+    if condition.score_kind == "distance":
+        facts.append("distances negated on reading (higher = closer now)")
+    elif condition.score_kind == "llr":
+        facts.append("scores are LLRs")
+    return facts

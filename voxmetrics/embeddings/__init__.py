@@ -14,7 +14,14 @@ from voxmetrics.embeddings.audio import (
     resolve_audio_path,
 )
 from voxmetrics.embeddings.cache import EmbeddingCache, audio_hash, default_cache_dir
-from voxmetrics.embeddings.conditions import ORIGINAL, Condition, conditions_from_embeddings
+from voxmetrics.embeddings.conditions import (
+    ATTACKER_OF_SCENARIO,
+    ORIGINAL,
+    Condition,
+    conditions_frame,
+    conditions_from_embeddings,
+    study_conditions,
+)
 from voxmetrics.embeddings.extractors import (
     DEFAULT_ECAPA,
     EcapaExtractor,
@@ -27,6 +34,7 @@ from voxmetrics.embeddings.extractors import (
 )
 
 __all__ = [
+    "ATTACKER_OF_SCENARIO",
     "AUDIO_EXTENSIONS",
     "DEFAULT_ECAPA",
     "DEFAULT_MAX_ZIP_BYTES",
@@ -39,6 +47,7 @@ __all__ = [
     "Extractor",
     "Ge2eExtractor",
     "audio_hash",
+    "conditions_frame",
     "conditions_from_embeddings",
     "decode_audio",
     "default_cache_dir",
@@ -48,4 +57,5 @@ __all__ = [
     "read_manifest",
     "resolve_audio_path",
     "select_device",
+    "study_conditions",
 ]

@@ -6,15 +6,32 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
+from voxmetrics._types import Attacker
+from voxmetrics.data import study as _study
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["ORIGINAL", "Condition", "conditions_from_embeddings"]
+__all__ = [
+    "ATTACKER_OF_SCENARIO",
+    "ORIGINAL",
+    "Condition",
+    "conditions_frame",
+    "conditions_from_embeddings",
+    "study_conditions",
+]
 
 ORIGINAL = "original"
 """The ``system`` value of unprocessed audio."""
 Scenario = Literal["unprotected", "ignorant", "lazy-informed"]
+
+ATTACKER_OF_SCENARIO: dict[str, Attacker] = {
+    "unprotected": "original",
+    "ignorant": "ignorant",
+    "lazy-informed": "lazy-informed",
+}
+"""The attacker knowledge level of a study condition built from each scenario."""
 
 
 @dataclass(frozen=True)
@@ -104,3 +121,58 @@ def conditions_from_embeddings(
             "check the role and system columns."
         )
     return result
+
+
+def study_conditions(conditions: list[Condition], model: str) -> list[_study.Condition]:
+    """The study conditions of embedding conditions: cosine scores of each split.
+
+    Each is named ``"<model>: <name>"``, with the attacker of its scenario
+    (:data:`ATTACKER_OF_SCENARIO`), its embeddings, and a dev matrix when it has dev rows.
+
+    Examples
+    --------
+    >>> meta = pd.DataFrame({"utt_id": list("abcd"), "speaker": ["s", "t", "s", "t"],
+    ...     "role": ["enrol", "enrol", "trial", "trial"], "split": ["eval"] * 4})
+    >>> es = EmbeddingSet.from_arrays(np.eye(4) + 0.1, meta)
+    >>> [(c.name, c.attacker, c.dev) for c in study_conditions(conditions_from_embeddings(es), "m")]
+    [('m: original / unprotected', 'original', None)]
+    """
+    out = []
+    for c in conditions:
+        part = c.embeddings
+        out.append(
+            _study.Condition(
+                name=f"{model}: {c.name}",
+                eval=part.score_matrix("eval"),
+                dev=part.score_matrix("dev") if "dev" in part.splits() else None,
+                attacker=ATTACKER_OF_SCENARIO[c.scenario],
+                embeddings=part,
+                description=f"{c.scenario} attack on {c.system}, {model} embeddings",
+            )
+        )
+    return out
+
+
+def conditions_frame(conditions: list[Condition], model: str) -> pd.DataFrame:
+    """One row per embedding condition: its study name, enrolment and trial counts, splits.
+
+    Examples
+    --------
+    >>> meta = pd.DataFrame({"utt_id": list("abc"), "speaker": ["s", "s", "s"],
+    ...     "role": ["enrol", "trial", "trial"], "split": ["eval"] * 3})
+    >>> es = EmbeddingSet.from_arrays(np.eye(3), meta)
+    >>> conditions_frame(conditions_from_embeddings(es), "m").to_dict("records")
+    [{'Condition': 'm: original / unprotected', 'Enrolment': 1, 'Trials': 2, 'Splits': 'eval'}]
+    """
+    return pd.DataFrame(
+        [
+            {
+                "Condition": f"{model}: {c.name}",
+                "Enrolment": int((c.embeddings.meta["role"] == "enrol").sum()),
+                "Trials": int((c.embeddings.meta["role"] == "trial").sum()),
+                "Splits": ", ".join(c.embeddings.splits()),
+            }
+            for c in conditions
+        ],
+        columns=["Condition", "Enrolment", "Trials", "Splits"],
+    )

@@ -46,7 +46,9 @@ __all__ = [
     "d_ece_from_llrs",
     "ece_curves",
     "ece_curves_from_pools",
+    "ece_curves_of_matrix",
     "pav_transform",
+    "pav_transform_from_pools",
     "zebra",
     "zebra_bootstrap",
     "zebra_from_pools",
@@ -369,6 +371,86 @@ def pav_transform(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -
         by_slot[r.slots] = r.llr
         out.append(by_slot[slot])
     return PAVTransform(scores=scores, llr=out[0], llr_laplace=out[1])
+
+
+def pav_transform_from_pools(pools: SortedPools) -> PAVTransform:
+    """:func:`pav_transform` of already sorted pools, at the scores where its LLR can change.
+
+    The non-targets between two consecutive distinct target scores form one PAV run, so they
+    share one LLR: this keeps the lowest and the highest of them and every distinct target
+    score (no non-target pool is needed). Looked up with ``np.searchsorted(scores, s)`` (the
+    first point at or above ``s``), it gives every pooled score ``s`` the LLR that
+    :func:`pav_transform` gives it, and its step function draws the same.
+
+    Examples
+    --------
+    >>> sp = SortedPools.from_pools([2.0, 3.0], [0.0, 0.5, 1.0])
+    >>> t = pav_transform_from_pools(sp)
+    >>> t.scores.tolist(), t.llr.tolist()
+    ([0.0, 1.0, 2.0, 3.0], [-inf, -inf, inf, inf])
+    """
+    k = pools.values.size
+    cells = pools.counts.cells
+    v = np.append(pools.values.astype(np.float64), np.nan)  # no target score above cell K
+    # per cell k: its lowest and highest non-target, then the target score v_k
+    points = np.stack([pools.cell_first, pools.cell_last, v], axis=1)
+    slots = np.stack([3 * np.arange(k + 1)] * 2 + [3 * np.arange(k + 1) + 1], axis=1)
+    keep = np.stack([cells > 0, (cells > 0) & (pools.cell_last != pools.cell_first)], axis=1)
+    keep = np.concatenate([keep, np.arange(k + 1)[:, None] < k], axis=1)
+    scores, slot = points[keep], slots[keep]
+    out = []
+    for laplace in (False, True):
+        r = pools.pav(targets_first=False, laplace=laplace)
+        by_slot = np.zeros(3 * k + 1)
+        by_slot[r.slots] = r.llr
+        out.append(by_slot[slot])
+    return PAVTransform(scores=scores, llr=out[0], llr_laplace=out[1])
+
+
+def ece_curves_of_matrix(
+    scores: NDArray[np.floating],
+    targets: NDArray[np.intp],
+    *,
+    pools: SortedPools | None = None,
+    scores_are_llrs: bool = False,
+    prior_log_odds: ArrayLike | None = None,
+) -> ECECurves:
+    """:func:`ece_curves` of a T x N matrix and its target columns, without the non-mated pool.
+
+    The minimum from ``pools`` (built from the matrix when not given); for LLR scores, the
+    actual ECE from row blocks of the matrix. Equal to :func:`ece_curves` of its mated and
+    non-mated pools up to rounding (the sums run in another order).
+    """
+    if pools is None:
+        pools = SortedPools.from_matrix(scores, targets)
+    curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds)
+    if not scores_are_llrs:
+        return curves
+    lam = curves.prior_log_odds
+    tar = scores[np.arange(scores.shape[0]), targets].astype(np.float64)
+    sums = {-1.0: _logaddexp_sum(tar, np.ones(tar.size), -1.0, lam), 1.0: np.zeros_like(lam)}
+    step = max(1, _BLOCK // max(1, scores.shape[1]))
+    for r0 in range(0, scores.shape[0], step):
+        block = scores[r0 : r0 + step]
+        keep = np.ones(block.shape, dtype=bool)
+        keep[np.arange(block.shape[0]), targets[r0 : r0 + step]] = False
+        values, counts = np.unique(block[keep].astype(np.float64), return_counts=True)
+        sums[1.0] += _logaddexp_sum(values, counts.astype(np.float64), 1.0, lam)
+    pi = 1.0 / (1.0 + np.exp(-lam))
+    n_non = scores.size - tar.size
+    actual = (pi * sums[-1.0] / tar.size + (1.0 - pi) * sums[1.0] / n_non) / _LN2
+    return ECECurves(curves.prior_log_odds, curves.zero_evidence, curves.minimum, actual)
+
+
+def _logaddexp_sum(
+    values: NDArray[np.float64], counts: NDArray[np.float64], sign: float, lam: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """sum_i counts_i ln(1 + e^(sign (values_i + lam))) at each lam, in bounded blocks."""
+    out = np.zeros_like(lam)
+    for start in range(0, values.size, 4096):
+        v, c = values[start : start + 4096], counts[start : start + 4096]
+        out += np.logaddexp(0.0, sign * (v[None, :] + lam[:, None])) @ c
+    return out
 
 
 def speaker_run_counts(

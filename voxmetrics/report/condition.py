@@ -75,6 +75,8 @@ if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is compute
     from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
+    "COMPARISON_COLUMNS",
+    "INTERVALS_COLUMNS",
     "INTERVAL_LABELS",
     "LINKAGE_COMPARE_KEYS",
     "OVERVIEW_COLUMNS",
@@ -93,6 +95,7 @@ __all__ = [
     "evaluate_study",
     "headline_values",
     "intervals_frame",
+    "labelled",
     "linkage_inputs",
     "overview_frame",
     "replicate_condition",
@@ -1075,6 +1078,43 @@ def headline_values(report: ConditionReport) -> dict[str, float | None]:
         est = report.replicates.estimates
         out.update({k: est[k] for k in ("lid_q95", "max_d_q95", "log10_l_q95") if k in est})
     return out
+
+
+INTERVALS_COLUMNS: dict[str, str] = {
+    "condition": "Condition",
+    "number": "Number",
+    "value": "Value",
+    "low": "95% low",
+    "high": "95% high",
+    "chance": "Chance",
+    "excess": "Excess over chance",
+}
+"""Display labels of the columns of :func:`intervals_frame` (all but ``key``)."""
+
+COMPARISON_COLUMNS: dict[str, str] = {
+    "number": "Number",
+    "a": "A",
+    "b": "B",
+    "difference": "B − A",
+    "low": "95% low",
+    "high": "95% high",
+    "p_value": "p",
+    "p_adjusted": "p (Holm)",
+    "reason": "Not compared because",
+}
+"""Display labels of the columns of :func:`comparison_frame` (all but ``key``)."""
+
+
+def labelled(df: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
+    """``df`` with the columns of ``labels`` only, in its order, under their display labels.
+
+    Examples
+    --------
+    >>> labelled(pd.DataFrame({"key": ["eer"], "number": ["EER"]}), {"number": "Number"})
+      Number
+    0    EER
+    """
+    return df[list(labels)].rename(columns=dict(labels))
 
 
 def intervals_frame(

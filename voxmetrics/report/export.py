@@ -17,17 +17,22 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import zipfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.plots.report_html import json_safe, study_report_html
 from voxmetrics.report.study import StudyReport
 from voxmetrics.report.tables import render_tables, write_tables
 
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
 __all__ = [
     "CHROMIUM_NAMES",
+    "PngExporter",
     "find_chromium",
     "html_to_pdf",
     "report_html",
@@ -339,3 +344,30 @@ def report_pdf(sr: StudyReport, *, chromium: str | None = None, title: str | Non
         When there is no Chromium or it did not print (see :func:`html_to_pdf`).
     """
     return _print_page(report_html(sr, title=title), require_chromium(chromium))
+
+
+class PngExporter:
+    """A kaleido server (one headless Chromium) that renders figures; exports are serialised.
+
+    The dashboard keeps one for every session. Starting Chromium takes a couple of seconds;
+    later exports take a fraction of a second.
+    """
+
+    def __init__(self) -> None:
+        import kaleido
+
+        self._kaleido = kaleido
+        self._lock = threading.Lock()
+        # mathjax=False: no CDN fetch, so it works offline
+        kaleido.start_sync_server(mathjax=False, silence_warnings=True)
+
+    def __call__(
+        self, fig: go.Figure, *, format: str = "png", width: int = 1000, scale: float = 2
+    ) -> bytes:
+        """Render ``fig`` as an image (png, svg or pdf) of ``width`` layout pixels."""
+        height = fig.layout.height or 500
+        with self._lock:
+            return self._kaleido.calc_fig_sync(
+                fig.to_dict(),
+                opts={"format": format, "width": width, "height": height, "scale": scale},
+            )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from voxmetrics.analysis.sbls import (
     default_attack,
     sbls_intervals,
 )
-from voxmetrics.data.study import Study, StudySettings
+from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
@@ -226,6 +226,8 @@ def build_study_report(
     *,
     progress: Progress | None = None,
     original: str | None = None,
+    evaluator: Callable[..., ConditionReport] = evaluate_condition,
+    attack_of: Callable[[Condition], Attack | None] = default_attack,
     **options: Any,
 ) -> StudyReport:
     """Evaluate ``study`` for its report, with ``progress(fraction, message)`` per condition.
@@ -233,6 +235,11 @@ def build_study_report(
     ``options`` override the study's settings (see :func:`voxmetrics.report.evaluate_study`).
     ``original`` names the condition holding the unprocessed voices, against which DeID and
     G_VD are measured (default: the first condition, the reference of the comparisons).
+    ``evaluator(condition, **options)`` gives each condition's report and ``attack_of(condition)``
+    the attack its SBLS is computed from: by default
+    :func:`~voxmetrics.report.condition.evaluate_condition` and
+    :func:`~voxmetrics.analysis.sbls.default_attack`; a cache of them (the dashboard's, shared
+    by its pages) gives the same report without computing a condition twice.
 
     Examples
     --------
@@ -263,9 +270,9 @@ def build_study_report(
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
-        reports.append(evaluate_condition(cond, **opts))
+        reports.append(evaluator(cond, **opts))
         # the SBLS of the page and the sbls command: the default attacker, its intervals
-        attack = default_attack(cond)
+        attack = attack_of(cond)
         sbls[cond.name] = None if attack is None else attack_sbls(attack)
         if attack is not None:
             attacks[cond.name] = attack

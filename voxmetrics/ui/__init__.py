@@ -7,6 +7,8 @@ with the downloads of :mod:`voxmetrics.ui.widgets`.
 
 from voxmetrics.ui.cache import (
     Outcome,
+    condition_from_embedding_files,
+    condition_from_score_files,
     condition_report,
     demo_study_cached,
     parse_embeddings,
@@ -14,6 +16,7 @@ from voxmetrics.ui.cache import (
     score_histogram_cached,
     with_trial_attributes,
 )
+from voxmetrics.ui.settings import settings_form
 from voxmetrics.ui.setup import (
     MENU,
     MenuItem,
@@ -25,10 +28,12 @@ from voxmetrics.ui.setup import (
 from voxmetrics.ui.state import get_study, load_demo, notify, set_study
 from voxmetrics.ui.widgets import (
     call,
+    download_button,
     download_figure,
     download_table,
     safe_call,
     show_figure,
+    show_report_card,
     show_table,
     show_warnings,
     study_reports,
@@ -39,8 +44,11 @@ __all__ = [
     "MenuItem",
     "Outcome",
     "call",
+    "condition_from_embedding_files",
+    "condition_from_score_files",
     "condition_report",
     "demo_study_cached",
+    "download_button",
     "download_figure",
     "download_table",
     "get_study",
@@ -55,7 +63,9 @@ __all__ = [
     "safe_call",
     "score_histogram_cached",
     "set_study",
+    "settings_form",
     "show_figure",
+    "show_report_card",
     "show_table",
     "show_warnings",
     "study_reports",

@@ -22,9 +22,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-import plotly.graph_objects as go
 import streamlit as st
 
+from voxmetrics.analysis.sbls import Attack, attack_sbls, default_attack
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.summary import ScoreHistogram, score_histogram
@@ -36,8 +36,8 @@ from voxmetrics.report import (
     compare_conditions,
     evaluate,
     evaluate_condition,
-    evaluate_sbls,
 )
+from voxmetrics.report.export import PngExporter
 from voxmetrics.report.study import StudyReport, build_study_report
 from voxmetrics.synth import demo_study
 
@@ -47,6 +47,9 @@ __all__ = [
     "ResultStore",
     "clear_study_report_store",
     "compare_pair",
+    "condition_attack",
+    "condition_from_embedding_files",
+    "condition_from_score_files",
     "condition_report",
     "condition_sbls",
     "demo_study_cached",
@@ -229,6 +232,71 @@ def parse_embeddings(
     )
 
 
+def condition_from_score_files(
+    name: str,
+    eval_file: Upload,
+    *,
+    eval_trials: Upload | None = None,
+    dev_file: Upload | None = None,
+    dev_trials: Upload | None = None,
+    attributes: Upload | None = None,
+    format: str = "auto",
+    score_kind: str = "similarity",
+    attacker: str = "semi-informed",
+) -> Outcome[Condition]:
+    """A condition from uploaded score files (parsed through :func:`parse_scores`, cached).
+
+    ``attributes`` (a trial or speaker table) is joined to eval, and to dev when it covers it
+    (:func:`with_trial_attributes`). Raises
+    :class:`~voxmetrics.errors.VoxMetricsInputError` at the first bad input.
+    """
+    distance = score_kind == "distance"
+    ev = parse_scores(eval_file, trials=eval_trials, format=format, distance=distance)
+    dv = None
+    if dev_file is not None:
+        dv = parse_scores(dev_file, trials=dev_trials, format=format, distance=distance)
+    eval_sm, dev_sm = ev.value, None if dv is None else dv.value
+    if attributes is not None:
+        eval_sm = with_trial_attributes(eval_sm, attributes)
+        if dev_sm is not None:
+            dev_sm = with_trial_attributes(dev_sm, attributes, required=False)
+    files = ", ".join(f.name for f in (eval_file, dev_file) if f is not None)
+    condition = Condition(
+        name,
+        eval=eval_sm,
+        dev=dev_sm,
+        attacker=attacker,  # type: ignore[arg-type]
+        description=f"Loaded from {files}.",
+        score_kind=score_kind,  # type: ignore[arg-type]
+    )
+    return Outcome(condition, ev.warnings + (() if dv is None else dv.warnings))
+
+
+def condition_from_embedding_files(
+    name: str,
+    embeddings: Upload,
+    *,
+    metadata: Upload | None = None,
+    system: str | None = None,
+    attacker: str = "semi-informed",
+) -> Outcome[Condition]:
+    """A condition from uploaded embeddings, cosine-scored (:func:`parse_embeddings`, cached).
+
+    Raises :class:`~voxmetrics.errors.VoxMetricsInputError` for bad input.
+    """
+    out = parse_embeddings(embeddings, metadata=metadata, system=system)
+    parsed = out.value
+    condition = Condition(
+        name,
+        eval=parsed.eval,
+        dev=parsed.dev,
+        attacker=attacker,  # type: ignore[arg-type]
+        embeddings=parsed.embeddings,
+        description=f"Cosine scores of {embeddings.name}.",
+    )
+    return Outcome(condition, out.warnings)
+
+
 # ---------------------------------------------------------------- results
 
 
@@ -289,15 +357,35 @@ def compare_pair(
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def _attack(key: str, _condition: Condition) -> Outcome[Attack | None]:
+    return capture(default_attack, _condition)
+
+
+def condition_attack(condition: Condition) -> Outcome[Attack | None]:
+    """:func:`~voxmetrics.analysis.sbls.default_attack` of a condition, cached.
+
+    Keyed on the content hash of the condition's embeddings, the only input the attack reads
+    (None at once for a condition without embeddings): the attacker is trained once, for the
+    Overview's report card and the Report page alike.
+    """
+    if condition.embeddings is None:
+        return Outcome(None)
+    return _attack(condition.embeddings.content_hash, condition)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def _sbls(key: str, _condition: Condition) -> Outcome[SBLSResult | None]:
-    return capture(evaluate_sbls, _condition)
+    def sbls_of() -> SBLSResult | None:
+        attack = _replay(condition_attack(_condition))
+        return None if attack is None else attack_sbls(attack)
+
+    return capture(sbls_of)
 
 
 def condition_sbls(condition: Condition) -> Outcome[SBLSResult | None]:
     """:func:`~voxmetrics.report.evaluate_sbls` (the informed built-in attacker), cached.
 
-    Keyed on the content hash of the condition's embeddings, the only input SBLS reads; None
-    at once for a condition without embeddings.
+    The SBLS of :func:`condition_attack`; None at once for a condition without embeddings.
     """
     if condition.embeddings is None:
         return Outcome(None)
@@ -317,35 +405,9 @@ def score_histogram_cached(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram
 # ---------------------------------------------------------------- static image export
 
 
-class PngExporter:
-    """A kaleido server (one headless Chromium) shared by every session; exports are serialised.
-
-    Starting Chromium takes a couple of seconds; later exports take a fraction of a second.
-    """
-
-    def __init__(self) -> None:
-        import kaleido
-
-        self._kaleido = kaleido
-        self._lock = threading.Lock()
-        # mathjax=False: no CDN fetch, so it works offline
-        kaleido.start_sync_server(mathjax=False, silence_warnings=True)
-
-    def __call__(
-        self, fig: go.Figure, *, format: str = "png", width: int = 1000, scale: float = 2
-    ) -> bytes:
-        """Render ``fig`` as an image (png, svg or pdf) of ``width`` layout pixels."""
-        height = fig.layout.height or 500
-        with self._lock:
-            return self._kaleido.calc_fig_sync(
-                fig.to_dict(),
-                opts={"format": format, "width": width, "height": height, "scale": scale},
-            )
-
-
 @st.cache_resource(show_spinner=False)
 def png_exporter() -> PngExporter:
-    """The server-wide :class:`PngExporter`, started on first use."""
+    """The server-wide :class:`~voxmetrics.report.export.PngExporter`, started on first use."""
     return PngExporter()
 
 
@@ -409,12 +471,22 @@ def study_report_key(study: Study) -> tuple[Hashable, ...]:
     )
 
 
+def _replay(out: Outcome[T]) -> T:
+    """The value of a cached outcome, its warnings raised again for an enclosing capture."""
+    for message in out.warnings:
+        warnings.warn(message, VoxMetricsWarning, stacklevel=2)
+    return out.value
+
+
 def study_report(study: Study) -> Outcome[StudyReport]:
     """:func:`~voxmetrics.report.study.build_study_report` with the study's settings, stored.
 
-    While it is computed, a ``st.progress`` bar follows the library's ``progress`` callback (it
-    is kept in a :class:`ResultStore`, not ``st.cache_data``, which would replay the bar); a
-    stored report is returned at once. Raises
+    Each condition's report and SBLS attack come from :func:`condition_report` and
+    :func:`condition_attack`, the caches every page evaluates conditions through: after the
+    Overview (same settings) no condition is evaluated and no attacker trained again. While
+    the rest is computed, a ``st.progress`` bar follows the library's ``progress`` callback
+    (the report is kept in a :class:`ResultStore`, not ``st.cache_data``, which would replay
+    the bar); a stored report is returned at once. Raises
     :class:`~voxmetrics.errors.VoxMetricsInputError` for an empty study.
     """
     key = study_report_key(study)
@@ -428,7 +500,13 @@ def study_report(study: Study) -> Outcome[StudyReport]:
         bar.progress(min(1.0, max(0.0, fraction)), text=f"{message}…")
 
     try:
-        out = capture(build_study_report, study, progress=progress)
+        out = capture(
+            build_study_report,
+            study,
+            progress=progress,
+            evaluator=lambda c, **options: _replay(condition_report(c, **options)),
+            attack_of=lambda c: _replay(condition_attack(c)),
+        )
     finally:
         bar.empty()
     store.put(key, out)

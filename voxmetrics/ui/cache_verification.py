@@ -1,4 +1,4 @@
-"""Cached standard ASV outputs (minDCF / actDCF, DET and APE curves, d') of one condition.
+"""Cached standard ASV outputs of one condition (:mod:`voxmetrics.analysis.verification`).
 
 Keyed on the eval matrix's ``content_hash`` plus the options; the matrix is passed as a
 ``_``-prefixed argument so Streamlit never hashes the scores.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from voxmetrics.analysis.verification import verification_of
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.metrics.dcf import VerificationResult, verification_from_pools
-from voxmetrics.metrics.pools import SortedPools
+from voxmetrics.metrics.dcf import VerificationResult
 from voxmetrics.ui.cache import Outcome, capture
 
 __all__ = ["clear", "verification_cached"]
@@ -26,8 +26,8 @@ def _verification(
     scores_are_llrs: bool,
 ) -> Outcome[VerificationResult]:
     return capture(
-        verification_from_pools,
-        SortedPools.of(_sm),  # shared with the other pages' 1-to-1 metrics of this matrix
+        verification_of,
+        _sm,
         p_targets=p_targets,
         c_miss=c_miss,
         c_fa=c_fa,
@@ -43,11 +43,7 @@ def verification_cached(
     c_fa: float = 1.0,
     scores_are_llrs: bool = False,
 ) -> Outcome[VerificationResult]:
-    """:func:`~voxmetrics.metrics.dcf.verification` of the pools of ``sm``.
-
-    Computed on the matrix's cached :class:`~voxmetrics.metrics.pools.SortedPools`: the
-    non-target pool is not built.
-    """
+    """:func:`~voxmetrics.analysis.verification.verification_of` ``sm``, cached."""
     return _verification(
         sm.content_hash, sm, tuple(p_targets), float(c_miss), float(c_fa), scores_are_llrs
     )

@@ -12,16 +12,20 @@ import streamlit as st
 
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.report import ConditionReport
+from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import find_chromium
 from voxmetrics.ui.cache import Outcome, capture, condition_report, png_exporter
 
 __all__ = [
     "call",
+    "download_button",
     "download_figure",
     "download_table",
     "safe_call",
     "show_figure",
+    "show_report_card",
     "show_table",
     "show_warnings",
     "study_reports",
@@ -96,18 +100,37 @@ def _stem(filename: str) -> str:
     return re.sub(r"[^\w.-]+", "_", stem).strip("_") or "download"
 
 
+def download_button(
+    label: str,
+    data: bytes | str | Callable[[], bytes | str],
+    file_name: str,
+    mime: str,
+    *,
+    key: str | None = None,
+    icon: str = ":material/download:",
+    help: str | None = None,
+) -> None:
+    """A download button that does not rerun the page; ``data`` may be a function (deferred).
+
+    A deferred file is generated only when its button is clicked. ``key`` defaults to
+    ``vm_dl_<file_name>``.
+    """
+    st.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=key or f"vm_dl_{file_name}",
+        on_click="ignore",
+        icon=icon,
+        help=help,
+    )
+
+
 def download_table(df: pd.DataFrame, filename: str, *, label: str = "Download CSV") -> None:
     """A download button for ``df`` as CSV (no index, full precision)."""
     name = f"{_stem(filename)}.csv"
-    st.download_button(
-        label,
-        data=df.to_csv(index=False).encode("utf-8"),
-        file_name=name,
-        mime="text/csv",
-        key=f"vm_dl_{name}",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    download_button(label, df.to_csv(index=False).encode("utf-8"), name, "text/csv")
 
 
 def figure_html(fig: go.Figure) -> str:
@@ -115,24 +138,29 @@ def figure_html(fig: go.Figure) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
 
 
-def download_figure(fig: go.Figure, filename: str, *, label: str = "Figure") -> None:
+def download_figure(
+    fig: go.Figure | Callable[[], go.Figure], filename: str, *, label: str = "Figure"
+) -> None:
     """Download buttons for a figure: interactive HTML always, PNG and SVG with Chromium.
 
     The buttons read "<label> (HTML)", "<label> (PNG)" and "<label> (SVG)". Every file is
     generated only when its button is clicked (deferred download), so pages stay fast; PNG and
-    SVG go through a kaleido server kept in ``st.cache_resource``. Without a Chromium, a
-    caption says so instead.
+    SVG go through a kaleido server kept in ``st.cache_resource``. ``fig`` may be a function
+    that builds the figure, for a figure that is only downloaded, not shown: it is then built
+    on the click too. Without a Chromium, a caption says so instead.
     """
+    built = fig
+
+    def build() -> go.Figure:
+        return built() if callable(built) else built
+
     stem = _stem(filename)
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.download_button(
+        download_button(
             f"{label} (HTML)",
-            data=lambda: figure_html(fig),
-            file_name=f"{stem}.html",
-            mime="text/html",
-            key=f"vm_dl_{stem}.html",
-            on_click="ignore",
-            icon=":material/download:",
+            lambda: figure_html(build()),
+            f"{stem}.html",
+            "text/html",
             help="Interactive figure, opens offline in any browser.",
         )
         if find_chromium() is None:
@@ -145,13 +173,11 @@ def download_figure(fig: go.Figure, filename: str, *, label: str = "Figure") -> 
             ("png", "image/png", ":material/image:", "Static image"),
             ("svg", "image/svg+xml", ":material/shape_line:", "Vector image"),
         ):
-            st.download_button(
+            download_button(
                 f"{label} ({fmt.upper()})",
-                data=lambda fmt=fmt: png_exporter()(fig, format=fmt),
-                file_name=f"{stem}.{fmt}",
-                mime=mime,
-                key=f"vm_dl_{stem}.{fmt}",
-                on_click="ignore",
+                lambda fmt=fmt: png_exporter()(build(), format=fmt),
+                f"{stem}.{fmt}",
+                mime,
                 icon=icon,
                 help=f"{what} rendered by kaleido in headless Chromium.",
             )
@@ -183,3 +209,16 @@ def show_figure(fig: go.Figure, filename: str, *, show_title: bool = True) -> No
     shown = fig if show_title else go.Figure(fig).update_layout(title=None, margin_t=30)
     st.plotly_chart(shown, config={"displaylogo": False})
     download_figure(fig, filename)
+
+
+def show_report_card(card: ReportCard) -> None:
+    """The report card, coloured, with each column's threshold as its help and the legend."""
+    st.dataframe(
+        card_styler(card),
+        hide_index=True,
+        column_config={
+            t.label: st.column_config.TextColumn(t.label, help=t.explanation)
+            for t in REPORT_CARD_THRESHOLDS.values()
+        },
+    )
+    st.markdown(card_legend_html(), unsafe_allow_html=True)

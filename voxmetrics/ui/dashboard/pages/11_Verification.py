@@ -5,6 +5,7 @@ import math
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis.verification import parse_priors
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import condition_colors
 from voxmetrics.report import verification_frame
@@ -55,13 +56,8 @@ as_llrs = st.checkbox(
     help="Adds actDCF and the actual APE curve (dashed). Conditions loaded as LLRs on the Data "
     "page always get them. Cosine similarities are not LLRs: leave this off for them.",
 )
-try:
-    priors = tuple(float(x) for x in priors_text.replace(";", ",").split(",") if x.strip())
-except ValueError:
-    st.error(
-        f"Target priors '{priors_text}': give numbers separated by commas, e.g. 0.01, 0.001.",
-        icon=":material/error:",
-    )
+priors = ui.safe_call(parse_priors, priors_text)
+if priors is None:
     st.stop()
 if not selected:
     st.info("Pick at least one condition.", icon=":material/info:")

@@ -5,16 +5,22 @@ import streamlit as st
 from voxmetrics import ui
 from voxmetrics.plots import eer_linkability_figure
 from voxmetrics.plots.card import (
-    card_legend_html,
     card_rationale,
-    card_styler,
     card_table,
     report_card_figure,
     thresholds_markdown,
 )
 from voxmetrics.plots.overview import eer_lidmax_figure
-from voxmetrics.report import OVERVIEW_COLUMNS, comparison_frame, intervals_frame, overview_frame
-from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, report_card
+from voxmetrics.report import (
+    COMPARISON_COLUMNS,
+    INTERVALS_COLUMNS,
+    OVERVIEW_COLUMNS,
+    comparison_frame,
+    intervals_frame,
+    labelled,
+    overview_frame,
+)
+from voxmetrics.report.card import report_card
 from voxmetrics.ui.cache import compare_pair, condition_sbls
 
 study = ui.page_setup("Overview")
@@ -41,15 +47,7 @@ with st.spinner("Soft-biometric leakage (SBLS)…"):
         sbls_warnings += out.warnings if out is not None else []
 ui.show_warnings(list(dict.fromkeys(sbls_warnings)))
 card = report_card(reports, sbls=sbls)
-st.dataframe(
-    card_styler(card),
-    hide_index=True,
-    column_config={
-        t.label: st.column_config.TextColumn(t.label, help=t.explanation)
-        for t in REPORT_CARD_THRESHOLDS.values()
-    },
-)
-st.markdown(card_legend_html(), unsafe_allow_html=True)
+ui.show_report_card(card)
 interval = (
     f"its 95 % speaker-bootstrap interval ({settings.bootstrap} replicates) in brackets"
     if settings.bootstrap
@@ -72,7 +70,7 @@ with st.expander("How the card is coloured"):
     st.caption("These are VoxMetrics' reading aids, not legal limits.")
 with st.container(horizontal=True, vertical_alignment="center", gap="small"):
     ui.download_table(card_table(card), "report_card.csv", label="Report card (CSV)")
-    ui.download_figure(report_card_figure(card), "report_card", label="Report card")
+    ui.download_figure(lambda: report_card_figure(card), "report_card", label="Report card")
 
 st.markdown("### Metrics")
 st.caption(
@@ -100,18 +98,8 @@ st.caption(
 # markdown headings: tests/test_app.py pins the page's st.subheader list
 st.markdown("### Intervals and excess over chance")
 if settings.bootstrap:
-    iv = intervals_frame(reports).drop(columns="key")
-    iv.columns = [
-        "Condition",
-        "Number",
-        "Value",
-        "95% low",
-        "95% high",
-        "Chance",
-        "Excess over chance",
-    ]
     ui.show_table(
-        iv,
+        labelled(intervals_frame(reports), INTERVALS_COLUMNS),
         "intervals.csv",
         column_help={
             "95% low": "Speaker-level bootstrap: trial speakers drawn with replacement.",
@@ -150,13 +138,8 @@ else:
             original=study.conditions[0],  # the report's original voices (DeID, G_VD)
         )
     if out is not None:
-        cmp_df = comparison_frame(out.value).drop(columns="key")
-        cmp_df.columns = [
-            "Number", "A", "B", "B − A", "95% low", "95% high", "p", "p (Holm)",
-            "Not compared because",
-        ]  # fmt: skip
         ui.show_table(
-            cmp_df,
+            labelled(comparison_frame(out.value), COMPARISON_COLUMNS),
             f"compare_{name_a}_{name_b}.csv",
             column_help={
                 "p": "Two-sided paired speaker-level bootstrap p-value of no difference.",

@@ -5,8 +5,9 @@ from typing import get_args
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics._types import ATTACKERS, SCORE_KINDS, ScoreFormat
+from voxmetrics._types import ATTACKERS, SCORE_FORMAT_LABELS, SCORE_KINDS, ScoreFormat
 from voxmetrics.data.study import Condition
+from voxmetrics.data.summary import condition_facts
 from voxmetrics.plots import score_histogram_figure
 
 NEW = "➕ New condition"
@@ -14,13 +15,6 @@ CONDITION = "vm_data_condition"
 SELECT_NEXT = "vm_data_select_next"
 LOADED = "vm_data_loaded"
 KIND_LABELS = {"similarity": "similarities", "llr": "LLRs", "distance": "distances"}
-FORMAT_LABELS = {
-    "auto": "auto (from the file)",
-    "csv": "long CSV",
-    "parquet": "long Parquet",
-    "npz": "NPZ matrix",
-    "kaldi": "Kaldi / VoicePrivacy",
-}
 
 study = ui.page_setup("Data")
 st.title("Data")
@@ -77,25 +71,15 @@ def target_name() -> str | None:
     return name
 
 
-def store(condition: Condition, summary: list[str], warnings: tuple[str, ...]) -> None:
-    """Put the condition into the study and show it selected after a rerun."""
-    ui.set_study(ui.get_study().with_condition(condition))  # the whole study, not a subset
-    st.session_state[SELECT_NEXT] = condition.name
-    st.session_state[LOADED] = {"name": condition.name, "summary": summary, "warnings": warnings}
+def store(out: ui.Outcome[Condition] | None) -> None:
+    """Put the loaded condition into the study and show it selected after a rerun."""
+    if out is None:  # bad input: ui.call showed why
+        return
+    cond, summary = out.value, condition_facts(out.value)
+    ui.set_study(ui.get_study().with_condition(cond))  # the whole study, not a subset
+    st.session_state[SELECT_NEXT] = cond.name
+    st.session_state[LOADED] = {"name": cond.name, "summary": summary, "warnings": out.warnings}
     st.rerun()
-
-
-def describe(label: str, sm) -> str:
-    t, n = sm.shape
-    text = f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
-    if sm.is_complete:
-        return text
-    full = sm.complete_rows()
-    rows = "none" if full is None else f"{full.n_trials:,} (against {full.n_enrolled:,})"
-    return (
-        f"{text}; a sparse trial list of {sm.n_pairs:,} pairs (EER, Cllr and ZEBRA use every "
-        f"listed pair; complete trials for the 1-to-N metrics: {rows})"
-    )
 
 
 scores_tab, embeddings_tab = st.tabs(["Score files", "Embeddings"])
@@ -124,7 +108,7 @@ with scores_tab:
         dev_key = st.file_uploader("Key (trials) file, Kaldi only", key="vm_dev_key")
     fmt_col, kind_col = st.columns(2)
     fmt = fmt_col.selectbox(
-        "Format", get_args(ScoreFormat), format_func=FORMAT_LABELS.get, key="vm_format"
+        "Format", get_args(ScoreFormat), format_func=SCORE_FORMAT_LABELS.get, key="vm_format"
     )
     score_kind = kind_col.radio(
         "The scores are",
@@ -149,39 +133,20 @@ with scores_tab:
         if target is not None and eval_file is None:
             st.error("Choose an eval scores file first.")
         elif target is not None:
-            distance = score_kind == "distance"
-            ev = ui.call(ui.parse_scores, eval_file, trials=eval_key, format=fmt, distance=distance)
-            dv = None
-            if ev is not None and dev_file is not None:
-                dv = ui.call(
-                    ui.parse_scores, dev_file, trials=dev_key, format=fmt, distance=distance
-                )
-            if ev is not None and attr_file is not None:
-                joined = ui.call(ui.with_trial_attributes, ev.value, attr_file)
-                ev = None if joined is None else ui.Outcome(joined.value, ev.warnings)
-                if ev is not None and dv is not None:  # dev: when the table covers it
-                    dev_joined = ui.call(
-                        ui.with_trial_attributes, dv.value, attr_file, required=False
-                    )
-                    dv = None if dev_joined is None else ui.Outcome(dev_joined.value, dv.warnings)
-            if ev is not None and (dev_file is None or dv is not None):
-                files = ", ".join(f.name for f in (eval_file, dev_file) if f is not None)
-                cond = ui.safe_call(
-                    Condition,
+            store(
+                ui.call(
+                    ui.condition_from_score_files,
                     target,
-                    eval=ev.value,
-                    dev=dv.value if dv is not None else None,
-                    attacker=attacker,
-                    description=f"Loaded from {files}.",
+                    eval_file,
+                    eval_trials=eval_key,
+                    dev_file=dev_file,
+                    dev_trials=dev_key,
+                    attributes=attr_file,
+                    format=fmt,
                     score_kind=score_kind,
+                    attacker=attacker,
                 )
-                if cond is not None:
-                    summary = [describe("eval", ev.value)]
-                    if distance:
-                        summary.append("distances negated on reading (higher = closer now)")
-                    if dv is not None:
-                        summary.append(describe("dev", dv.value))
-                    store(cond, summary, ev.warnings + (dv.warnings if dv else ()))
+            )
 
 with embeddings_tab:
     emb_col, meta_col = st.columns(2)
@@ -221,26 +186,16 @@ with embeddings_tab:
         if target is not None and emb_file is None:
             st.error("Choose an embeddings file first.")
         elif target is not None:
-            out = ui.call(ui.parse_embeddings, emb_file, metadata=meta_file, system=system or None)
-            if out is not None:
-                parsed = out.value
-                cond = ui.safe_call(
-                    Condition,
+            store(
+                ui.call(
+                    ui.condition_from_embedding_files,
                     target,
-                    eval=parsed.eval,
-                    dev=parsed.dev,
+                    emb_file,
+                    metadata=meta_file,
+                    system=system or None,
                     attacker=attacker,
-                    embeddings=parsed.embeddings,
-                    description=f"Cosine scores of {emb_file.name}.",
                 )
-                if cond is not None:
-                    summary = [
-                        f"{len(parsed.embeddings.meta):,} utterances, d = {parsed.embeddings.dim}",
-                        describe("eval", parsed.eval),
-                    ]
-                    if parsed.dev is not None:
-                        summary.append(describe("dev", parsed.dev))
-                    store(cond, summary, out.warnings)
+            )
 
 # ---- what was loaded, and the scores of the selected condition
 loaded = st.session_state.get(LOADED)
@@ -251,13 +206,7 @@ if loaded and existing is not None and loaded["name"] == existing.name:
 if existing is not None:
     st.divider()
     st.subheader(f"Scores of {existing.name}")
-    facts = [describe("eval", existing.eval)]
-    if existing.dev is not None:
-        facts.append(describe("dev", existing.dev))
-    if existing.score_kind == "distance":
-        facts.append("distance scores, negated on reading")
-    elif existing.score_kind == "llr":
-        facts.append("scores are LLRs")
+    facts = condition_facts(existing)
     st.caption("; ".join(facts) + (f". {existing.description}" if existing.description else "."))
     split = "eval"
     if existing.dev is not None:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis.zebra import worst_trial, worst_trial_frame, zebra_table
 from voxmetrics.plots.zebra import (
     ZebraProfile,
     condition_colors,
@@ -102,7 +103,7 @@ st.caption(
 
 # ---- 3. the table
 st.subheader("Expected and worst-case disclosure")
-table = cz.zebra_table(results, intervals if n_boot > 0 else None)
+table = zebra_table(results, intervals if n_boot > 0 else None)
 ui.show_table(
     table,
     "zebra.csv",
@@ -149,7 +150,7 @@ st.caption(
 
 # ---- 5. the worst case
 st.subheader("The worst case")
-worst = cz.worst_trial(sm, result, transform)
+worst = worst_trial(sm, result, transform)
 kind = "mated (same speaker)" if worst.mated else "non-mated (different speakers)"
 claim = "the same speaker" if worst.log10_lr > 0 else "different speakers"
 verdict = "correct" if worst.mated == (worst.log10_lr > 0) else "misleading"
@@ -162,7 +163,7 @@ st.markdown(
     f"Tag **{result.tag}**: {result.odds}."
 )
 ui.show_table(
-    cz.worst_trial_frame(chosen, worst, result),
+    worst_trial_frame(chosen, worst, result),
     f"zebra_worst_{chosen}.csv",
     decimals=4,
 )

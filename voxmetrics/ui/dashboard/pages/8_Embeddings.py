@@ -2,17 +2,17 @@
 
 import tempfile
 
-import pandas as pd
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.data.study import Condition
 from voxmetrics.embeddings import (
+    conditions_frame,
     conditions_from_embeddings,
     extract_embeddings,
     extract_zip,
     load_extractor,
     read_manifest,
+    study_conditions,
 )
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui.state import notify, set_study
@@ -22,11 +22,6 @@ MODELS = {
     "ge2e": "GE2E (offline, Resemblyzer weights; a different attacker model)",
     "ecapa": "ECAPA-TDNN (speechbrain/spkrec-ecapa-voxceleb; downloads once)",
     "path": "ECAPA-TDNN from a local folder or hub id",
-}
-ATTACKER = {
-    "unprotected": "original",
-    "ignorant": "ignorant",
-    "lazy-informed": "lazy-informed",
 }
 
 
@@ -107,35 +102,12 @@ except VoxMetricsInputError as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
 st.subheader("Conditions")
-ui.show_table(
-    pd.DataFrame(
-        [
-            {
-                "Condition": f"{result.model}: {c.name}",
-                "Enrolment": int((c.embeddings.meta["role"] == "enrol").sum()),
-                "Trials": int((c.embeddings.meta["role"] == "trial").sum()),
-                "Splits": ", ".join(c.embeddings.splits()),
-            }
-            for c in conditions
-        ]
-    ),
-    "conditions.csv",
-)
+ui.show_table(conditions_frame(conditions, result.model), "conditions.csv")
 if st.button("Add these conditions to the study", key="vm_emb_add", icon=":material/add:"):
     added = ui.get_study()  # the whole study, whatever subset the pages show
     try:
-        for c in conditions:
-            part = c.embeddings
-            added = added.with_condition(
-                Condition(
-                    name=f"{result.model}: {c.name}",
-                    eval=part.score_matrix("eval"),
-                    dev=part.score_matrix("dev") if "dev" in part.splits() else None,
-                    attacker=ATTACKER[c.scenario],
-                    embeddings=part,
-                    description=f"{c.scenario} attack on {c.system}, {result.model} embeddings",
-                )
-            )
+        for c in study_conditions(conditions, result.model):
+            added = added.with_condition(c)
     except VoxMetricsInputError as exc:
         st.error(str(exc), icon=":material/error:")
     else:

@@ -1,0 +1,131 @@
+"""Dashboard pages on the demo study: a cold start, then the page again with its caches warm.
+
+Each page runs in a fresh Python process (nothing cached, nothing imported), through Streamlit's
+``AppTest``: the app's home page first (it builds the demo study), then the page, then the page
+again (its caches warm). Printed per page, in seconds of wall time: the imports (streamlit's
+testing module and voxmetrics), the home page's first run, the page's first run, the cold total
+(process start to the page drawn, without the interpreter's own start-up), the warm run, and
+the CPU time of the cold start and of the warm run (``time.process_time``, every thread: what
+the page costs, less sensitive than the wall time to other jobs on a shared machine).
+A page written ``A+B`` is page B visited after page A in the same session (``1_Overview+10_Report``:
+the Report page built after the Overview filled the shared cache of condition reports).
+``--profile PAGE`` prints the top of a cProfile of that page's cold run instead.
+
+    .venv/bin/python benchmarks/bench_dashboard.py
+    .venv/bin/python benchmarks/bench_dashboard.py --pages 1_Overview 10_Report --repeat 3
+    .venv/bin/python benchmarks/bench_dashboard.py --profile 1_Overview
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "voxmetrics" / "ui" / "dashboard" / "app.py"
+PAGES = [
+    "1_Overview",
+    "2_Data",
+    "5_ZEBRA",
+    "8_Embeddings",
+    "10_Report",
+    "11_Verification",
+    "1_Overview+10_Report",
+]
+
+CHILD = r"""
+import json, sys, time
+t0, c0 = time.perf_counter(), time.process_time()
+from streamlit.testing.v1 import AppTest
+import voxmetrics.ui  # noqa: F401
+t_import = time.perf_counter() - t0
+app, page, profile, click = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
+at = AppTest.from_file(app, default_timeout=600)
+t = time.perf_counter(); at.run(); t_home = time.perf_counter() - t
+assert not at.exception, at.exception
+*before, page = page.split("+")  # "1_Overview+10_Report": the Report after the Overview
+for other in before:
+    at.switch_page(f"pages/{other}.py").run()
+    assert not at.exception, at.exception
+t_before = time.perf_counter() - t0
+at.switch_page(f"pages/{page}.py")
+if profile:  # the script runs in a thread of its own: profile every thread started now
+    import cProfile, pstats, threading
+    profiles, thread_run = [], threading.Thread.run
+    def run(self):
+        p = cProfile.Profile(); profiles.append(p); p.enable()
+        try:
+            thread_run(self)
+        finally:
+            p.disable()
+    threading.Thread.run = run
+t = time.perf_counter(); at.run(); t_cold = time.perf_counter() - t
+if click and at.button(key="vm_report_build") is not None:
+    t = time.perf_counter(); at.button(key="vm_report_build").click().run()
+    t_cold += time.perf_counter() - t
+if profile:
+    threading.Thread.run = thread_run
+    pstats.Stats(*profiles).sort_stats("cumulative").print_stats(60)
+assert not at.exception, at.exception
+c_cold = time.process_time() - c0
+t, c = time.perf_counter(), time.process_time()
+at.run()
+t_warm, c_warm = time.perf_counter() - t, time.process_time() - c
+assert not at.exception, at.exception
+print(json.dumps({"import": t_import, "home": t_home, "page": t_cold, "before": t_before,
+                  "cold": time.perf_counter() - t0 - t_warm, "warm": t_warm,
+                  "cold_cpu": c_cold, "warm_cpu": c_warm}))
+"""
+
+
+def run_page(page: str, *, profile: bool = False) -> dict[str, float] | None:
+    """One cold process: the timings of ``page`` (None when profiling: the profile is printed)."""
+    click = "1" if page.endswith("10_Report") else "0"  # the Report page computes on its button
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(APP), page, "1" if profile else "0", click],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"{page}: {proc.stderr[-2000:]}")
+    if profile:
+        print(proc.stdout)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    """Time the pages (best of ``--repeat`` cold processes each)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pages", nargs="+", default=PAGES)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--profile", metavar="PAGE")
+    args = parser.parse_args()
+    if args.profile:
+        run_page(args.profile, profile=True)
+        return
+    print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
+    print(
+        f"{'page':<22}{'imports':>9}{'home':>8}{'page':>8}{'cold':>8}{'warm':>8}"
+        f"{'cold CPU':>10}{'warm CPU':>10}  (s)"
+    )
+    for page in args.pages:
+        runs = [run_page(page) for _ in range(args.repeat)]
+        best = min(runs, key=lambda r: r["cold"])
+        warm = min(r["warm"] for r in runs)
+        cpu = min(r["cold_cpu"] for r in runs), min(r["warm_cpu"] for r in runs)
+        print(
+            f"{page:<22}{best['import']:>9.2f}{best['home']:>8.2f}{best['page']:>8.2f}"
+            f"{best['cold']:>8.2f}{warm:>8.2f}{cpu[0]:>10.2f}{cpu[1]:>10.2f}"
+        )
+    print(f"load average after: {os.getloadavg()[0]:.2f} (1 min)")
+
+
+if __name__ == "__main__":
+    main()
