@@ -225,3 +225,17 @@ def test_compare_conditions_sbls_draws_its_own_speakers_when_needed():
     assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in want.items()}
     bare = Condition("bare", eval=st.get("plain").eval)
     assert compare_conditions_sbls(bare, st.get("anon-mild"), other) == {}
+
+
+@pytest.mark.parametrize("variant", ["maximum-likelihood", "reference-code"])
+def test_compare_conditions_calibrates_lid_with_the_chosen_variant(variant):
+    """The paired comparison's LID numbers are those of the conditions' own reports."""
+    from voxmetrics.report import compare_conditions, evaluate_condition
+
+    study = demo_study(n_speakers=8)
+    a, b = study.get("plain"), study.get("anon-mild")
+    out = compare_conditions(a, b, n_boot=20, lid_variant=variant, sbls=False)
+    for cond, side in ((a, "a"), (b, "b")):
+        lid = evaluate_condition(cond, lid_variant=variant).lid
+        assert getattr(out["alid"], side) == pytest.approx(lid.alid, abs=1e-12)
+        assert getattr(out["lid_max"], side) == pytest.approx(lid.lid_max, abs=1e-12)

@@ -1261,6 +1261,7 @@ def _compare(args: argparse.Namespace) -> int:
         n_boot=n_boot,
         seed=study.settings.seed if args.seed is None else args.seed,
         cross_calibrate=study.settings.cross_calibrate,
+        lid_variant=study.settings.lid_variant,
         ties=study.settings.ties,
         original=study.get(original),
     )

@@ -785,6 +785,7 @@ def compare_conditions(
     seed: int = 0,
     confidence: float = 0.95,
     cross_calibrate: int | None = None,
+    lid_variant: str = "maximum-likelihood",
     ties: Ties = "reference",
     original: Condition | None = None,
     calibration: Calibration = "pav",
@@ -795,7 +796,8 @@ def compare_conditions(
     The same speaker-level replicate weights (drawn over the union of both conditions' trial
     speakers) are applied to both, so each difference carries a percentile interval and a
     two-sided bootstrap p-value; ``p_adjusted`` is Holm's adjustment over all numbers compared
-    (family-wise error control). LID numbers are compared when both conditions have LID.
+    (family-wise error control). LID numbers are compared when both conditions have LID
+    (calibrated as :func:`evaluate` does, with ``cross_calibrate`` and ``lid_variant``).
     With ``sbls`` (default) and embeddings with attribute labels in both conditions, SBLS and
     its components are compared too (:func:`compare_conditions_sbls`; their Holm family is
     their own four numbers, so they leave the identity numbers' adjustment as it was).
@@ -837,7 +839,11 @@ def compare_conditions(
     reps = []
     for cond in (a, b):
         lid_result = evaluate_lid(
-            cond.eval, dev=cond.dev, cross_calibrate=cross_calibrate, seed=seed
+            cond.eval,
+            dev=cond.dev,
+            cross_calibrate=cross_calibrate,
+            variant=lid_variant,
+            seed=seed,
         )
         base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
         reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))

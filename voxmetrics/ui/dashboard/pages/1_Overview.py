@@ -134,6 +134,7 @@ else:
             n_boot=n_pairs,
             seed=settings.seed,
             cross_calibrate=settings.cross_calibrate,
+            lid_variant=settings.lid_variant,
             ties=settings.ties,
             original=study.conditions[0],  # the report's original voices (DeID, G_VD)
         )
