@@ -156,7 +156,7 @@ st.markdown(
     f"{text.CHECKED}."
 )
 study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
-reports = ui.study_reports(study, **study.settings.evaluate_options())  # the shared cache
+reports = ui.study_reports(study)
 callouts = ui.safe_call(threat_callouts, study, reports) if reports else None
 for c in callouts or []:
     st.warning(
