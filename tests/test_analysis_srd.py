@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+import srd_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,34 +29,13 @@ from voxmetrics.report import evaluate_condition, intervals_frame
 from voxmetrics.synth import demo_study
 
 
-def _scores(ranks, n, seed=0):
-    """A T x n matrix whose trial i has its target (column 0) at rank ranks[i], no ties."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for r in ranks:
-        row = np.sort(rng.uniform(0, 1, n))[::-1].copy()  # distinct, descending
-        target = row[r - 1]
-        row = np.delete(row, r - 1)
-        rows.append(np.concatenate([[target], rng.permutation(row)]))
-    return np.array(rows), np.zeros(len(ranks), dtype=int)
-
-
 @pytest.fixture(scope="module")
 def two_conditions():
-    """Two conditions, N = 8: one with ranks spread out, one concentrated at rank 1."""
-    spread_ranks = [1, 1, 1, 2, 2, 3, 4, 5, 6, 8, 1, 2]  # rank 7 never reached
-    sharp_ranks = [1] * 9 + [2, 2, 3]  # ranks 4..8 never reached
-    results = {
-        "spread": srd(*_scores(spread_ranks, 8)),
-        "sharp": srd(*_scores(sharp_ranks, 8, seed=1)),
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateDataWarning)
-        fits = {
-            name: [fit_beta_binomial(r.histogram, loss=loss) for loss in ("LL", "CLL")]
-            for name, r in results.items()
-        }
-    return results, fits
+    """Two conditions, N = 8: ranks spread out, and concentrated at rank 1."""
+    return srd_cases.two_conditions()
+
+
+rank_scores = srd_cases.rank_scores
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +73,7 @@ def test_table_has_a_data_row_and_a_row_per_model(two_conditions):
 
 
 def test_table_lists_a_fit_that_did_not_converge():
-    r = srd(*_scores([1, 1, 1, 1], 5))
+    r = srd(*rank_scores([1, 1, 1, 1], 5))
     with pytest.warns(DegenerateDataWarning):
         fit = fit_beta_binomial(r.histogram, loss="LL")
     df = srd_table({"x": r}, {"x": [fit]})
@@ -102,7 +82,7 @@ def test_table_lists_a_fit_that_did_not_converge():
 
 def test_table_by_hand():
     # ranks 1, 1, 2, 2 of N = 4: p = [1/2, 1/2, 0, 0]; each seen rank discloses log2(4/2) = 1
-    df = srd_table({"a": srd(*_scores([1, 1, 2, 2], 4))})
+    df = srd_table({"a": srd(*rank_scores([1, 1, 2, 2], 4))})
     row = df.iloc[0]
     assert (row["MeanD (bits)"], row["IdR"], row["StDD (bits)"], row["MaxD (bits)"]) == (
         pytest.approx(1.0),
@@ -117,7 +97,7 @@ def test_table_by_hand():
 def test_zero_rank_counts_by_hand(two_conditions):
     results, _ = two_conditions
     assert zero_rank_counts(results) == {"spread": 1, "sharp": 5}
-    assert zero_rank_counts({"full": srd(*_scores([1, 2, 3], 3))}) == {"full": 0}
+    assert zero_rank_counts({"full": srd(*rank_scores([1, 2, 3], 3))}) == {"full": 0}
     assert zero_rank_counts({}) == {}
 
 
@@ -201,7 +181,7 @@ def test_speaker_srd_in_groups_equals_one_call():
     rng = np.random.default_rng(3)
     who = np.array([f"s{k}" for k in rng.integers(0, 7, 60)])
     ranks = rng.integers(1, 6, 60)
-    result = srd(*_scores(ranks.tolist(), 5))
+    result = srd(*rank_scores(ranks.tolist(), 5))
     steps = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
@@ -221,7 +201,7 @@ def test_speaker_srd_in_groups_equals_one_call():
 
 
 def test_speaker_srd_calls_the_group_function_it_is_given():
-    result = srd(*_scores([1, 2, 1, 3], 3))
+    result = srd(*rank_scores([1, 2, 1, 3], 3))
     seen = []
 
     def group_srd(ranks, speakers, n_enrolled, loss):
@@ -245,6 +225,6 @@ def test_merge_of_one_part_is_that_part():
 def test_speaker_srd_of_mismatched_input_is_the_librarys_error():
     from voxmetrics.errors import VoxMetricsInputError
 
-    result = srd(*_scores([1, 2], 3))
+    result = srd(*rank_scores([1, 2], 3))
     with pytest.raises(VoxMetricsInputError, match="same length"):
         speaker_srd(result, ["a"])

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+import srd_cases
 
 from voxmetrics.analysis.srd import mean_d_summary, zero_rank_counts
 from voxmetrics.data.model import ScoreMatrix
@@ -30,34 +31,13 @@ from voxmetrics.plots.srd import (
 from voxmetrics.report import evaluate
 
 
-def _scores(ranks, n, seed=0):
-    """A T x n matrix whose trial i has its target (column 0) at rank ranks[i], no ties."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for r in ranks:
-        row = np.sort(rng.uniform(0, 1, n))[::-1].copy()  # distinct, descending
-        target = row[r - 1]
-        row = np.delete(row, r - 1)
-        rows.append(np.concatenate([[target], rng.permutation(row)]))
-    return np.array(rows), np.zeros(len(ranks), dtype=int)
-
-
 @pytest.fixture(scope="module")
 def two_conditions():
-    """Two conditions, N = 8: one with ranks spread out, one concentrated at rank 1."""
-    spread_ranks = [1, 1, 1, 2, 2, 3, 4, 5, 6, 8, 1, 2]  # rank 7 never reached
-    sharp_ranks = [1] * 9 + [2, 2, 3]  # ranks 4..8 never reached
-    results = {
-        "spread": srd(*_scores(spread_ranks, 8)),
-        "sharp": srd(*_scores(sharp_ranks, 8, seed=1)),
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateDataWarning)
-        fits = {
-            name: [fit_beta_binomial(r.histogram, loss=loss) for loss in ("LL", "CLL")]
-            for name, r in results.items()
-        }
-    return results, fits
+    """Two conditions, N = 8: ranks spread out, and concentrated at rank 1."""
+    return srd_cases.two_conditions()
+
+
+rank_scores = srd_cases.rank_scores
 
 
 def _traces(fig: go.Figure, kind: str, condition=None):
@@ -69,7 +49,7 @@ def _traces(fig: go.Figure, kind: str, condition=None):
 
 
 def test_the_helper_matrix_has_the_ranks_asked_for():
-    scores, targets = _scores([1, 3, 8, 2], 8)
+    scores, targets = rank_scores([1, 3, 8, 2], 8)
     assert srd(scores, targets).ranks.tolist() == [1, 3, 8, 2]
 
 
@@ -132,14 +112,14 @@ def test_chance_line_is_one_over_n(two_conditions):
 
 
 def test_conditions_with_different_n_get_one_chance_line_each():
-    results = {"n4": srd(*_scores([1, 2], 4)), "n10": srd(*_scores([1, 5], 10))}
+    results = {"n4": srd(*rank_scores([1, 2], 4)), "n10": srd(*rank_scores([1, 5], 10))}
     fig = rank_distribution_figure(results)
     chances = _traces(fig, "chance")
     assert sorted(t.y[0] for t in chances) == [0.1, 0.25]
 
 
 def test_a_fit_that_did_not_converge_is_drawn_and_labelled():
-    r = srd(*_scores([1, 1, 1], 6))
+    r = srd(*rank_scores([1, 1, 1], 6))
     with pytest.warns(DegenerateDataWarning):
         fit = fit_beta_binomial(r.histogram, loss="LL")
     fig = rank_distribution_figure({"x": r}, {"x": [fit]})
@@ -162,7 +142,7 @@ def test_condition_colours_follow_the_study_order():
 def test_mean_d_bars_are_the_reports_numbers():
     reports = []
     for k, ranks in enumerate(([1, 1, 2, 3, 1, 4], [2, 3, 1, 4, 4, 3])):
-        scores, _ = _scores(ranks, 4, seed=k)
+        scores, _ = rank_scores(ranks, 4, seed=k)
         sm = ScoreMatrix.from_arrays(
             scores,
             trial_ids=[f"t{i}" for i in range(len(ranks))],
@@ -242,7 +222,7 @@ def test_speaker_mean_d_figure_counts_every_speaker(speakers):
 
 def test_builders_use_the_result_arrays_not_a_recomputation():
     # a pmf that srd would never produce: the figure draws what it is given
-    r = srd(*_scores([1, 2, 3], 3))
+    r = srd(*rank_scores([1, 2, 3], 3))
     fit = fit_beta_binomial(beta_binomial_pmf(3, 2.0, 5.0), loss="LL")
     fig = rank_distribution_figure({"x": r}, {"x": [fit]})
     np.testing.assert_allclose(np.asarray(_traces(fig, "model")[0].y), fit.pmf)
