@@ -71,6 +71,7 @@ from voxmetrics.metrics.pools import (
     Ties,
     check_ties,
     eer_candidates,
+    non_block_sums,
 )
 from voxmetrics.metrics.ranks import row_blocks
 from voxmetrics.metrics.srd import SRDResult, fit_beta_binomial, rank_histogram, srd_stats
@@ -627,12 +628,9 @@ def _task_count_le(piece: tuple[Any, ...], shared: Any, x: Any) -> NDArray[np.in
 
 
 def _task_sums(piece: tuple[Any, ...], shared: Any, c: float) -> tuple[float, float]:
-    """Sum of a block's scores and of their squared deviations from ``c``, as in memory."""
-    block = _block_scores(piece, shared)[0].astype(np.float64)
-    total = float(block.sum())
-    block -= c
-    np.square(block, out=block)  # summed as in memory: numpy's pairwise sum, no BLAS threads
-    return total, float(block.sum())
+    """Sum of a block's non-mated scores and of their squared deviations from ``c``."""
+    scores, targets = _block_scores(piece, shared)
+    return non_block_sums(scores.astype(np.float64), targets, c)  # as in memory
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
@@ -1021,8 +1019,6 @@ def _pools_from_counts(
             offset += size
         raise ValueError("score not in the non-target pool")  # pragma: no cover
 
-    tar64 = tar.astype(np.float64)
-
     def count_non_le(thresholds: Any) -> NDArray[np.int64]:
         x = np.asarray(thresholds, dtype=np.float64).ravel()
         return np.sum(runner.run(_task_count_le, x, "counting", (0.95, 0.99)), axis=0)
@@ -1032,7 +1028,7 @@ def _pools_from_counts(
         for t_b, sq_b in runner.run(_task_sums, float(c), "sums", (0.95, 0.99)):
             total += t_b  # in block order, as the in-memory loop
             sq += sq_b
-        return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
+        return total, sq
 
     # n_distinct (distinct pooled scores) is not additive over blocks: the distinct mated
     # scores plus each block's distinct non-mated scores between them bound it from above

@@ -54,6 +54,7 @@ __all__ = [
     "Ties",
     "check_ties",
     "eer_candidates",
+    "non_block_sums",
     "pav_runs",
 ]
 
@@ -193,6 +194,31 @@ def pav_runs(rc: RunCounts, *, targets_first: bool, laplace: bool) -> PAVRuns:
     with np.errstate(divide="ignore"):
         llr = np.log(p) - np.log1p(-p) - np.log(rc.n_tar / rc.n_non)
     return PAVRuns(labels, counts, slots, llr, p)
+
+
+def non_block_sums(
+    block: NDArray[np.float64], targets: NDArray[np.intp], c: float
+) -> tuple[float, float]:
+    """Sum of a block's non-mated scores and of their squared deviations from ``c``.
+
+    ``block`` (rows x N, float64, overwritten) holds the scores of rows whose mated columns are
+    ``targets``; the mated cells are left out of both sums (set to 0, then to 0 deviation), not
+    subtracted afterwards, so a non-target pool of tiny spread keeps its variance. Summed with
+    numpy's pairwise sum (not a BLAS dot, whose order depends on its threads): the same on every
+    machine, a Dask worker's included.
+
+    Examples
+    --------
+    >>> non_block_sums(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([0, 0]), 2.5)
+    (5.0, 0.5)
+    """
+    rows = np.arange(block.shape[0])
+    block[rows, targets] = 0.0
+    total = float(block.sum())
+    block -= c
+    block[rows, targets] = 0.0
+    np.square(block, out=block)
+    return total, float(block.sum())
 
 
 @dataclass(frozen=True, eq=False)
@@ -341,8 +367,7 @@ class SortedPools:
             raise ValueError("score not in the non-target pool")  # pragma: no cover
 
         step = max(1, _BLOCK // max(1, scores.shape[1]))
-        tar64 = tar.astype(np.float64)
-        tar_sorted64 = np.sort(tar64)
+        tar_sorted64 = np.sort(tar.astype(np.float64))
 
         def count_non_le(thresholds: ArrayLike) -> NDArray[np.int64]:
             x = np.asarray(thresholds, dtype=np.float64).ravel()
@@ -380,13 +405,10 @@ class SortedPools:
                     np.copyto(block, src)
                 else:
                     block = src.astype(np.float64)
-                total += float(block.sum())
-                block -= c
-                # numpy's pairwise sum, not a BLAS dot (whose order depends on its threads):
-                # the same on every machine, a Dask worker's included
-                np.square(block, out=block)
-                sq += float(block.sum())
-            return total - float(tar64.sum()), sq - float(np.dot(tar64 - c, tar64 - c))
+                t_b, sq_b = non_block_sums(block, targets[rows], c)
+                total += t_b
+                sq += sq_b
+            return total, sq
 
         return cls._build(pooled, np.sort(tar), locate, count_non_le, non_sums)
 
