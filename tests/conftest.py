@@ -41,3 +41,13 @@ def small_es() -> EmbeddingSet:
     ]
     meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split", "sex"])
     return EmbeddingSet.from_arrays(rng.normal(size=(len(meta), 8)), meta)
+
+
+@pytest.fixture
+def fresh_app_caches():
+    """Every dashboard cache empty before and after the test (app tests use it module-wide)."""
+    from app_cases import clear_app_caches
+
+    clear_app_caches()
+    yield
+    clear_app_caches()

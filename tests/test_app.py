@@ -7,11 +7,9 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
-from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
@@ -21,18 +19,7 @@ DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 NEW = "➕ New condition"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    """Reset the caches the app fills (session state is new with every AppTest)."""
-
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _app() -> AppTest:

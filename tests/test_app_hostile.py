@@ -8,12 +8,10 @@ import zipfile
 
 import numpy as np
 import pytest
-import streamlit as st
 from hostile_inputs import compressed_bomb, deflate_bomb, npy_header, tampered_study, zip_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.ui import cache
 from voxmetrics.ui.errors import APOLOGY
 from voxmetrics.ui.setup import MENU
 from voxmetrics.ui.state import STUDY_KEY
@@ -23,16 +21,7 @@ DATA = "pages/2_Data.py"
 NEW = "➕ New condition"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 class _Broken:

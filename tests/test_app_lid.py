@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.lid import NEEDS_CALIBRATION
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.synth import demo_study
-from voxmetrics.ui import cache, cache_lid
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
@@ -21,19 +19,7 @@ SUMMARY_COLUMNS = [
 ]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    """Reset the caches the app fills (session state is new with every AppTest)."""
-
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-        cache_lid.clear_interval_store()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _lid_page(study: Study | None = None) -> AppTest:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Condition, Study, StudySettings
@@ -21,11 +20,7 @@ DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 CARD_COLUMNS = ["Condition", "EER", "LIDmax (bits)", "ZEBRA tag", "Linkability vs chance", "SBLS"]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _overview(study: Study | None = None) -> AppTest:

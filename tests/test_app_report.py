@@ -11,7 +11,6 @@ import json
 import zipfile
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study, StudySettings
@@ -19,7 +18,6 @@ from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.report.export import report_json, report_zip, tables_zip
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
-from voxmetrics.ui import cache
 from voxmetrics.ui.setup import study_file_name
 from voxmetrics.ui.state import STUDY_KEY
 
@@ -29,15 +27,7 @@ DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 DOWNLOADS = ["vm_report_html", "vm_report_json", "vm_report_zip", "vm_report_vxm"]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    def clear():
-        st.cache_data.clear()
-        cache.clear_study_report_store()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _app(study: Study | None = None) -> AppTest:

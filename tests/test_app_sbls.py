@@ -6,14 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.sbls import Attack, embeddings_attack
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
 from voxmetrics.synth import demo_study
-from voxmetrics.ui import cache, cache_sbls
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
@@ -28,19 +26,7 @@ HEADERS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    """Reset the caches the app fills (session state is new with every AppTest)."""
-
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-        cache_sbls.clear_sbls_store()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,11 @@ test_plots_srd.py (AppTest cannot see them).
 from __future__ import annotations
 
 import pytest
-import streamlit as st
+from app_cases import clear_app_caches
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
 from voxmetrics.metrics.srd import LOSSES
-from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
@@ -23,17 +22,11 @@ DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 TIMEOUT = 240  # first runs fit 5 conditions and 40 speakers; the machine may be shared
 
 
-def _clear() -> None:
-    st.cache_data.clear()
-    cache._read_scores.clear()
-    cache._read_embeddings.clear()
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _fresh_caches():
-    _clear()
+    clear_app_caches()
     yield
-    _clear()
+    clear_app_caches()
 
 
 def _srd_page() -> AppTest:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
-from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY, SUBSET_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
@@ -29,16 +27,7 @@ PAGES = [
 NEW = "➕ New condition"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(path: str) -> AppTest:

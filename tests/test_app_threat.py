@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.synth import demo_study
 from voxmetrics.threat import PAPER_EXAMPLE_SCORES, PAPER_EXAMPLE_TARGETS
-from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
@@ -27,18 +25,7 @@ METRIC_LABELS = [
 ]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    """Reset the caches the app fills (session state is new with every AppTest)."""
-
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _threat_page(study: Study | None = None) -> AppTest:

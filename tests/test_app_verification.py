@@ -4,29 +4,17 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.metrics.dcf import dcf, det_curve
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.synth import demo_study
-from voxmetrics.ui import cache, cache_verification
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
 PAGE = "pages/11_Verification.py"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-        cache_verification.clear()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(**state) -> AppTest:

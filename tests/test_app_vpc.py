@@ -8,11 +8,9 @@ import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import read_scores
-from voxmetrics.ui import cache
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"
@@ -20,16 +18,7 @@ DATA = "pages/2_Data.py"
 NEW = "➕ New condition"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _data_page(name: str) -> AppTest:

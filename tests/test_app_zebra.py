@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.zebra import worst_trial
 from voxmetrics.data.study import Study
 from voxmetrics.metrics.zebra import pav_transform, zebra
 from voxmetrics.synth import demo_study
-from voxmetrics.ui import cache, cache_zebra
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
@@ -25,19 +23,7 @@ INTERVAL_COLUMNS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    """Reset the caches the app fills (session state is new with every AppTest)."""
-
-    def clear():
-        st.cache_data.clear()
-        cache._read_scores.clear()
-        cache._read_embeddings.clear()
-        cache_zebra.clear()
-
-    clear()
-    yield
-    clear()
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(*, boot: int | None = None) -> AppTest:
