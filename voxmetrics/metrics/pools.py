@@ -197,37 +197,28 @@ def pav_runs(rc: RunCounts, *, targets_first: bool, laplace: bool) -> PAVRuns:
 
 
 def non_block_sums(
-    block: NDArray[np.float64],
-    targets: NDArray[np.intp],
-    c: float,
-    *,
-    out: NDArray[np.float64] | None = None,
+    block: NDArray[np.float64], targets: NDArray[np.intp], c: float
 ) -> tuple[float, float]:
     """Sum of a block's non-mated scores and of their squared deviations from ``c``.
 
-    ``block`` (rows x N, float64) holds the scores of rows whose mated columns are
-    ``targets``. The non-mated scores are taken out in row-major order (into ``out``, a float64
-    buffer of at least rows x (N - 1) reused from block to block, if given) and summed there,
-    so the sums are those of the non-target pool itself (a matrix of one block gives exactly
-    the sums of its pool as an array), never a total minus the targets' sum, which cancels
-    when the non-targets' spread is tiny. numpy's pairwise sum, not a BLAS dot (whose order
-    depends on its threads): the same on every machine, a Dask worker's included.
+    ``block`` (rows x N, float64, overwritten) holds the scores of rows whose mated columns are
+    ``targets``; the mated cells are left out of both sums (set to 0, then to 0 deviation), not
+    subtracted afterwards, so a non-target pool of tiny spread keeps its variance. Summed with
+    numpy's pairwise sum (not a BLAS dot, whose order depends on its threads): the same on every
+    machine, a Dask worker's included.
 
     Examples
     --------
     >>> non_block_sums(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([0, 0]), 2.5)
     (5.0, 0.5)
     """
-    n_rows, n = block.shape
-    keep = np.ones(n_rows * n, dtype=bool)
-    keep[np.arange(n_rows) * n + np.asarray(targets)] = False
-    size = n_rows * (n - 1)
-    non = np.empty(size) if out is None else out[:size]
-    np.compress(keep, np.ascontiguousarray(block).reshape(-1), out=non)
-    total = float(non.sum())
-    non -= c
-    np.square(non, out=non)
-    return total, float(non.sum())
+    rows = np.arange(block.shape[0])
+    block[rows, targets] = 0.0
+    total = float(block.sum())
+    block -= c
+    block[rows, targets] = 0.0
+    np.square(block, out=block)
+    return total, float(block.sum())
 
 
 @dataclass(frozen=True, eq=False)
@@ -406,9 +397,7 @@ class SortedPools:
             # one float64 buffer for every block (a block-sized array allocated per block is
             # mapped afresh each time); same values, same sums
             blocks = row_blocks(*scores.shape)
-            most = max((b.stop - b.start for b in blocks), default=0)
-            buf = np.empty(most * scores.shape[1])
-            non_buf = np.empty(most * max(0, scores.shape[1] - 1))
+            buf = np.empty(max((b.stop - b.start for b in blocks), default=0) * scores.shape[1])
             for rows in blocks:
                 src = scores[rows]
                 if src.flags.c_contiguous:
@@ -416,7 +405,7 @@ class SortedPools:
                     np.copyto(block, src)
                 else:
                     block = src.astype(np.float64)
-                t_b, sq_b = non_block_sums(block, targets[rows], c, out=non_buf)
+                t_b, sq_b = non_block_sums(block, targets[rows], c)
                 total += t_b
                 sq += sq_b
             return total, sq
