@@ -134,11 +134,10 @@ def test_edit_the_example_and_reset(page):
     """An auditor's walk-through: make speaker 2 beat trial 1's own speaker, then reset."""
     _open_threat_model(page)
     grid = page.locator("[data-testid='stMain'] [data-testid='stDataFrame']").first
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
-    assert box is not None
-    # the grid is a canvas: double-click the cell (trial 1, speaker 2) by position; on a
-    # loaded machine the first double-click can land before the grid is interactive: retry
+    # the grid is a canvas: edit the cell (trial 1, speaker 2) by position; on a
+    # loaded machine the first click can land before the grid is interactive: retry.
+    # The grid's box is measured right before each try: the page may still be settling (a
+    # box measured once, earlier, put the click a row too low)
     index_width, column_width, header, row_height = 52, 95, 37, 35
     linked_is_075 = (
         "() => document.querySelectorAll(\"[data-testid='stMetric'] "
@@ -146,12 +145,18 @@ def test_edit_the_example_and_reset(page):
     )
     for attempt in range(3):
         page.wait_for_selector(IDLE, state="attached")
-        page.mouse.dblclick(
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        box = grid.bounding_box()
+        assert box is not None
+        # select the cell with one click, then type: typing into a selected cell opens its
+        # editor with the typed text (a double-click's editor may open late and lose the keys)
+        page.mouse.click(
             box["x"] + index_width + 1.5 * column_width, box["y"] + header + row_height / 2
         )
         page.wait_for_timeout(500 * (attempt + 1))
-        page.keyboard.press("Control+A")
-        page.keyboard.type("0.95")
+        page.keyboard.type("0.95", delay=50)
+        page.wait_for_timeout(200)
         page.keyboard.press("Enter")
         try:
             page.wait_for_function(linked_is_075, timeout=30_000)
