@@ -430,3 +430,54 @@ def test_rocch_shares_the_plain_pav_when_no_target_value_holds_non_targets(tar, 
     assert _rocch_eer_runs(rc, targets_first=True, pav=last) == _rocch_eer_runs(
         rc, targets_first=True
     )
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lid_with_chance_equals_lid_and_the_chance_levels_bit_for_bit(
+    threads, ties, dtype, monkeypatch
+):
+    """One pass for LID and its chance levels gives lid()'s and chance_levels()' numbers
+    exactly, on several row blocks and chunks, serial or on threads, a constant row included."""
+    from voxmetrics.errors import DegenerateDataWarning
+    from voxmetrics.metrics import ranks, uncertainty
+    from voxmetrics.metrics.lid import LIDCalibration, lid
+    from voxmetrics.metrics.uncertainty import lid_with_chance
+
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 50)  # several row blocks
+    monkeypatch.setattr(uncertainty, "CHUNK_ELEMENTS", 20)  # several chunks in each
+    monkeypatch.setenv("VOXMETRICS_THREADS", threads)
+    rng = np.random.default_rng(21)
+    s = np.round(rng.normal(size=(37, 9)), 1).astype(dtype)  # ties inside rows
+    s[5] = 0.25  # no evidence: LID 0, one warning
+    t = rng.integers(0, 9, size=37)
+    cal = LIDCalibration(w=1.9, b=-0.7, prior_log_odds=math.log(1 / 8), n_pairs=0)
+    with pytest.warns(DegenerateDataWarning, match="1 eval trial"):
+        ref = lid(s, t, cal)
+    with pytest.warns(DegenerateDataWarning, match="1 eval trial"):
+        got, chance = lid_with_chance(s, t, cal, n_draws=25, seed=4, ties=ties)
+    np.testing.assert_array_equal(got.lid, ref.lid)
+    np.testing.assert_array_equal(got.p_target, ref.p_target)
+    np.testing.assert_array_equal(got.rank, ref.rank)
+    assert got.n_degenerate == ref.n_degenerate == 1
+    assert got.lid[5] == 0.0
+    alone = chance_levels(s, calibration=cal, n_draws=25, seed=4, ties=ties)
+    assert chance.values == alone.values
+    assert chance.n_draws == alone.n_draws == 25
+
+
+def test_chance_levels_on_threads_equal_the_serial_loop(monkeypatch):
+    from voxmetrics.metrics import ranks
+    from voxmetrics.metrics.lid import LIDCalibration
+
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 30)
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=(60, 7))
+    cal = LIDCalibration(w=1.2, b=0.3, prior_log_odds=math.log(1 / 6), n_pairs=0)
+    assert len(row_blocks(60, 7)) == 15
+    got = {}
+    for n in ("1", "2", "5"):
+        monkeypatch.setenv("VOXMETRICS_THREADS", n)
+        got[n] = chance_levels(s, calibration=cal, n_draws=40, seed=1).values
+    assert got["1"] == got["2"] == got["5"]

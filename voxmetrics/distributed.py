@@ -62,7 +62,8 @@ from voxmetrics.metrics.legal import (
     linkability_curve_from_ranks,
     singling_out_embeddings,
 )
-from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_rows, resolve_lid_variant
+from voxmetrics.metrics.lid import calibrate_lid, resolve_lid_variant
+from voxmetrics.metrics.lid import lid_result as lid_result_of
 from voxmetrics.metrics.pools import (
     TIES,
     EERPoint,
@@ -555,11 +556,8 @@ def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
         "rank_gt": 1 + (s > mated[:, None]).sum(axis=1).astype(np.int64),  # ties to the target
         "softplus": softplus_sum(s),
     }
-    if cal is not None:
-        out["lid"], out["p"], out["n_deg"] = lid_rows(
-            s, t, cal.w, cal.b, cal.prior_log_odds, cal.ddof
-        )
-    out["chance"] = chance_block(s, columns, calibration=cal, ties=ties)
+    # with a calibration, the chance block also holds each row's LID (one pass for both)
+    out["chance"] = chance_block(s, columns, calibration=cal, ties=ties, targets=t)
     return out
 
 
@@ -919,23 +917,14 @@ def evaluate_blockwise(
     srd_result = SRDResult(ranks=_ro(srd_ranks), histogram=_ro(hist), stats=srd_stats(hist))
     lid_result = None
     if cal is not None:
-        lid_values = np.concatenate([r["lid"] for r in rows])
-        p = np.concatenate([r["p"] for r in rows])
-        n_deg = sum(int(r["n_deg"]) for r in rows)
-        if n_deg:
-            warnings.warn(
-                f"{n_deg} eval trial(s) have identical scores (to float64 precision) for every "
-                "enrolled identity: they carry no evidence and get LID = 0.",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
-        lid_result = LIDResult(
-            lid=_ro(lid_values),
-            p_target=_ro(p),
-            rank=_ro(ranks.copy()),
+        blocks = [r["chance"] for r in rows]
+        lid_result = lid_result_of(
+            np.concatenate([b.lid for b in blocks]),
+            np.concatenate([b.p_target for b in blocks]),
+            ranks.copy(),
             n_enrolled=n_cols,
             calibration=cal,
-            n_degenerate=n_deg,
+            n_degenerate=sum(b.n_degenerate for b in blocks),
         )
     zebra = zebra_from_pools(pools, ties=ties)
     chance = chance_levels_from_blocks([r["chance"] for r in rows], n_cols)

@@ -39,7 +39,13 @@ from voxmetrics.metrics.lid import (
     posterior,
     resolve_lid_variant,
 )
-from voxmetrics.metrics.uncertainty import ChanceLevels, chance_levels, lid_intervals
+from voxmetrics.metrics.pools import Ties
+from voxmetrics.metrics.uncertainty import (
+    ChanceLevels,
+    chance_levels,
+    lid_intervals,
+    lid_with_chance,
+)
 
 if TYPE_CHECKING:  # the report imports this module
     from voxmetrics.report.condition import ConditionReport
@@ -64,6 +70,7 @@ __all__ = [
     "condition_intervals",
     "condition_lid",
     "evaluate_lid",
+    "evaluate_lid_and_chance",
     "interval_frame",
     "interval_table",
     "lid_status",
@@ -169,6 +176,35 @@ def evaluate_lid(
             seed=seed,
         )
     return None
+
+
+def evaluate_lid_and_chance(
+    eval: ScoreMatrix,
+    *,
+    dev: ScoreMatrix | None = None,
+    cross_calibrate: int | None = None,
+    variant: str = "maximum-likelihood",
+    seed: int = 0,
+    ties: Ties = "reference",
+) -> tuple[LIDResult | None, ChanceLevels]:
+    """:func:`evaluate_lid` and the chance levels of ``eval``'s 1-to-N metrics.
+
+    With ``dev``, LID and its chance levels share one pass over the rows
+    (:func:`~voxmetrics.metrics.uncertainty.lid_with_chance`); otherwise the chance levels
+    use the cross-calibrated calibration, or have no LID part without one. ``seed`` draws the
+    folds and the chance levels' identities; ``ties`` is the SRD ranks' tie rule.
+    """
+    if dev is not None:
+        cal = calibrate_lid(dev.scores, dev.targets, variant=resolve_lid_variant(variant))
+        return lid_with_chance(eval.scores, eval.targets, cal, seed=seed, ties=ties)
+    result = evaluate_lid(eval, cross_calibrate=cross_calibrate, variant=variant, seed=seed)
+    chance = chance_levels(
+        eval.scores,
+        calibration=None if result is None else result.calibration,
+        seed=seed,
+        ties=ties,
+    )
+    return result, chance
 
 
 def condition_lid(condition: Condition, options: LIDOptions) -> LIDResult | None:

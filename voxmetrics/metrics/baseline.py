@@ -12,7 +12,7 @@ from voxmetrics.metrics.cllr import min_cllr_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
-from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
+from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, Scratch, map_blocks, row_blocks
 
 __all__ = [
     "BaselineResult",
@@ -100,13 +100,17 @@ def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> floa
     """
     n_rows, n = scores.shape
     tar = scores[np.arange(n_rows), targets]
+
+    def one(rows: slice, scratch: Scratch) -> float:
+        # a buffer per thread, reused by its blocks (a C-ordered matrix: a block's terms are
+        # laid out as the buffer)
+        block = scores[rows]
+        buf = scratch.array(block.size, scores.dtype) if scores.flags.c_contiguous else None
+        return softplus_sum(block, buf)
+
     c_all = 0.0
-    blocks = row_blocks(n_rows, n)
-    step = max((b.stop - b.start for b in blocks), default=0)
-    # reused by every block (a C-ordered matrix: its blocks' terms are laid out as the buffer)
-    buf = np.empty(step * n, dtype=scores.dtype) if scores.flags.c_contiguous else None
-    for rows in blocks:
-        c_all += softplus_sum(scores[rows], buf)
+    for part in map_blocks(one, row_blocks(n_rows, n)):  # summed in row order
+        c_all += part
     c_tar = softplus_sum(-tar)
     c_non = c_all - softplus_sum(tar)
     return float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n - 1))) / np.log(2.0))

@@ -57,6 +57,7 @@ __all__ = [
     "lid",
     "lid_ccdf",
     "lid_cross_calibrated",
+    "lid_result",
     "lid_rows",
     "posterior",
     "resolve_lid_variant",
@@ -627,20 +628,44 @@ def lid(
     s, t = check_matrix(scores, targets)
     c = calibration
     lid_values, p, n_deg = lid_rows(s, t, c.w, c.b, c.prior_log_odds, c.ddof)
-    if n_deg:
-        warnings.warn(
-            f"{n_deg} eval trial(s) have identical scores (to float64 precision) for every "
-            "enrolled identity: they carry no evidence and get LID = 0.",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-    return LIDResult(
-        lid=_ro(lid_values),
-        p_target=_ro(p),
-        rank=_ro(target_ranks(s, t)),
+    return lid_result(
+        lid_values,
+        p,
+        target_ranks(s, t),
         n_enrolled=int(s.shape[1]),
         calibration=c,
         n_degenerate=n_deg,
+    )
+
+
+def lid_result(
+    lid_values: NDArray[np.float64],
+    p_target: NDArray[np.float64],
+    rank: NDArray[np.int64],
+    *,
+    n_enrolled: int,
+    calibration: LIDCalibration,
+    n_degenerate: int,
+) -> LIDResult:
+    """The :class:`LIDResult` of :func:`lid_rows`' outputs and the target ranks.
+
+    Warns (:class:`~voxmetrics.errors.DegenerateDataWarning`) when rows without evidence got
+    LID = 0.
+    """
+    if n_degenerate:
+        warnings.warn(
+            f"{n_degenerate} eval trial(s) have identical scores (to float64 precision) for "
+            "every enrolled identity: they carry no evidence and get LID = 0.",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+    return LIDResult(
+        lid=_ro(lid_values),
+        p_target=_ro(p_target),
+        rank=_ro(rank),
+        n_enrolled=n_enrolled,
+        calibration=calibration,
+        n_degenerate=n_degenerate,
     )
 
 

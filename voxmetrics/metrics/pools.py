@@ -391,21 +391,21 @@ class SortedPools:
 
         def non_sums(c: float) -> tuple[float, float]:
             # the row blocks of every float sum over a matrix (a Dask worker sums the same)
-            from voxmetrics.metrics.ranks import row_blocks  # ranks imports this module
+            from voxmetrics.metrics.ranks import Scratch, map_blocks, row_blocks  # imports us
 
-            total = sq = 0.0
-            # one float64 buffer for every block (a block-sized array allocated per block is
-            # mapped afresh each time); same values, same sums
-            blocks = row_blocks(*scores.shape)
-            buf = np.empty(max((b.stop - b.start for b in blocks), default=0) * scores.shape[1])
-            for rows in blocks:
+            def one(rows: slice, scratch: Scratch) -> tuple[float, float]:
+                # one float64 buffer per thread (a block-sized array allocated per block is
+                # mapped afresh each time); same values, same sums
                 src = scores[rows]
                 if src.flags.c_contiguous:
-                    block = buf[: src.size].reshape(src.shape)
+                    block = scratch.array(src.size)[: src.size].reshape(src.shape)
                     np.copyto(block, src)
                 else:
                     block = src.astype(np.float64)
-                t_b, sq_b = non_block_sums(block, targets[rows], c)
+                return non_block_sums(block, targets[rows], c)
+
+            total = sq = 0.0
+            for t_b, sq_b in map_blocks(one, row_blocks(*scores.shape)):  # in row order
                 total += t_b
                 sq += sq_b
             return total, sq

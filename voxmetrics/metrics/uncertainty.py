@@ -44,13 +44,16 @@ from scipy.special import log_softmax
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
+from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
-from voxmetrics.metrics.lid import LIDCalibration, row_znorm
+from voxmetrics.metrics.lid import LIDCalibration, LIDResult, lid_result, row_znorm
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
     CHUNK_ELEMENTS,
+    Scratch,
     entry_ranks,
+    map_blocks,
     row_blocks,
     target_ranks,
 )
@@ -72,6 +75,7 @@ __all__ = [
     "eer_from_runs",
     "holm",
     "lid_intervals",
+    "lid_with_chance",
     "similarity_intervals",
     "similarity_replicates",
     "singling_out_interval",
@@ -854,14 +858,77 @@ def chance_levels(
     check_ties(ties)
     n_trials, n = s.shape
     cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
-    blocks = row_blocks(n_trials, n)
-    # one LID buffer for every block (a block-sized array allocated per block is mapped afresh)
-    buf = None if calibration is None else np.empty(max(b.stop - b.start for b in blocks) * n)
-    parts = [
-        chance_block(s[blk], cols[:, blk], calibration=calibration, ties=ties, buf=buf)
-        for blk in blocks
-    ]
+    parts = _chance_parts(s, cols, calibration, ties)
     return chance_levels_from_blocks(parts, n, q=q)
+
+
+def _chance_parts(
+    s: NDArray[np.floating],
+    cols: NDArray[np.int64],
+    calibration: LIDCalibration | None,
+    ties: Ties,
+    targets: NDArray[np.intp] | None = None,
+) -> list[ChanceBlock]:
+    """:func:`chance_block` of every row block, the blocks run on parallel threads."""
+    n_trials, n = s.shape
+    blocks = row_blocks(n_trials, n)
+    size = max(b.stop - b.start for b in blocks) * n
+
+    def one(blk: slice, scratch: Scratch) -> ChanceBlock:
+        # one LID buffer per thread (a block-sized array allocated per block is mapped afresh)
+        return chance_block(
+            s[blk],
+            cols[:, blk],
+            calibration=calibration,
+            ties=ties,
+            buf=None if calibration is None else scratch.array(size),
+            targets=None if targets is None else targets[blk],
+        )
+
+    return map_blocks(one, blocks)
+
+
+def lid_with_chance(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    calibration: LIDCalibration,
+    *,
+    n_draws: int = 200,
+    seed: int = 0,
+    q: float = WORST_Q,
+    ties: Ties = "reference",
+) -> tuple[LIDResult, ChanceLevels]:
+    """:func:`~voxmetrics.metrics.lid.lid` and :func:`chance_levels` in one pass over the rows.
+
+    Both need every row's z-scores and log-posteriors under ``calibration``; they are computed
+    once. The LID result is the same bit for bit as ``lid(scores, targets, calibration)``, the
+    chance levels as ``chance_levels(scores, calibration=calibration, ...)``.
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.lid import lid
+    >>> rng = np.random.default_rng(0)
+    >>> s, t = rng.normal(size=(30, 8)), np.arange(30) % 8
+    >>> s[np.arange(30), t] += 1.0
+    >>> cal = LIDCalibration(w=2.0, b=-1.0, prior_log_odds=math.log(1 / 7), n_pairs=0)
+    >>> r, c = lid_with_chance(s, t, cal, n_draws=20)
+    >>> bool((r.lid == lid(s, t, cal).lid).all()), round(c.values["linkability"], 3)
+    (True, 0.125)
+    """
+    s, t = check_matrix(scores, targets)
+    check_ties(ties)
+    n_trials, n = s.shape
+    cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
+    parts = _chance_parts(s, cols, calibration, ties, t)
+    result = lid_result(
+        np.concatenate([b.lid for b in parts]),  # type: ignore[misc]
+        np.concatenate([b.p_target for b in parts]),  # type: ignore[misc]
+        target_ranks(s, t),
+        n_enrolled=n,
+        calibration=calibration,
+        n_degenerate=sum(b.n_degenerate for b in parts),
+    )
+    return result, chance_levels_from_blocks(parts, n, q=q)
 
 
 def chance_columns(
@@ -898,6 +965,12 @@ class ChanceBlock:
     """Cells with a positive LID."""
     lid_sum: float
     """Sum of the LID of every cell of the block."""
+    lid: NDArray[np.float64] | None = field(default=None, repr=False)
+    """LID of each row's own speaker (``targets`` given, with a calibration), else None."""
+    p_target: NDArray[np.float64] | None = field(default=None, repr=False)
+    """Posterior of each row's own speaker (as ``lid``)."""
+    n_degenerate: int = 0
+    """Rows without evidence (constant scores; as ``lid``)."""
 
 
 def chance_block(
@@ -907,6 +980,7 @@ def chance_block(
     calibration: LIDCalibration | None = None,
     ties: Ties = "reference",
     buf: NDArray[np.float64] | None = None,
+    targets: ArrayLike | None = None,
 ) -> ChanceBlock:
     """The per-row work of :func:`chance_levels` on one block of rows.
 
@@ -914,7 +988,10 @@ def chance_block(
     rows x N float64) holds the block's LIDs, reused from block to block. Rows are independent, so
     blocks computed anywhere (one machine, or Dask workers) and put together in row order
     with :func:`chance_levels_from_blocks` give the same chance levels; the blocks of
-    :func:`~voxmetrics.metrics.ranks.row_blocks` give the same ALID bit for bit.
+    :func:`~voxmetrics.metrics.ranks.row_blocks` give the same ALID bit for bit. With
+    ``targets`` (each row's own column) and a calibration, the block also carries the LID of
+    each row's own speaker, the same numbers as :func:`~voxmetrics.metrics.lid.lid_rows`: the
+    z-scores and log-posteriors of the rows are computed once for both.
 
     Examples
     --------
@@ -928,11 +1005,16 @@ def chance_block(
     cb = np.asarray(columns)
     n_rows, n = s.shape
     drawn = np.empty(cb.shape, dtype=np.int32)
-    lid_blk = None
+    lid_blk = lid_t = p_t = t = None
+    n_deg = 0
     if calibration is not None:
         lid_blk = np.empty(n_rows * n) if buf is None else buf[: n_rows * n]
         lid_blk = lid_blk.reshape(n_rows, n)
+        if targets is not None:
+            t = np.asarray(targets, dtype=np.intp)
+            lid_t, p_t = np.empty(n_rows), np.empty(n_rows)
     n_top = 0
+    log_n = math.log(n)
     # row-wise work in cache-sized chunks; the LID of the whole block is summed at once
     for ch in row_blocks(n_rows, n, CHUNK_ELEMENTS):
         sb = s[ch]
@@ -942,9 +1024,17 @@ def chance_block(
         # columns ranked first with ties for the attacker: the scores equal to the row max
         n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
         if lid_blk is not None and calibration is not None:
-            z, _ = row_znorm(sb, ddof=calibration.ddof)
+            c = calibration
+            z, deg = row_znorm(sb, ddof=c.ddof)
             out = lid_blk[ch]
-            np.add(math.log(n), log_softmax(calibration.w * z, axis=1), out=out)
+            # the LLRs of lid_rows (b and the prior cancel in the softmax; kept for equality)
+            log_p = log_softmax(c.w * z + (c.b - c.prior_log_odds), axis=1)
+            if t is not None and lid_t is not None and p_t is not None:
+                own = log_p[np.arange(log_p.shape[0]), t[ch]]
+                lid_t[ch] = (log_n + own) / _LN2
+                p_t[ch] = np.exp(own)
+                n_deg += int(deg.sum())
+            np.add(log_n, log_p, out=out)
             out /= _LN2
     if lid_blk is None:
         return ChanceBlock(drawn, None, n_top, 0, 0.0)
@@ -954,6 +1044,9 @@ def chance_block(
         n_top,
         int((lid_blk > 0).sum()),
         float(lid_blk.sum()),
+        lid_t,
+        p_t,
+        n_deg,
     )
 
 

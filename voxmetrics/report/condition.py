@@ -26,6 +26,7 @@ import json
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,7 @@ import pandas as pd
 
 from voxmetrics._types import SCORE_KIND_LABELS, SCORE_KINDS, ScoreKind
 from voxmetrics._version import __version__
-from voxmetrics.analysis.lid import evaluate_lid
+from voxmetrics.analysis.lid import evaluate_lid, evaluate_lid_and_chance
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
@@ -62,7 +63,6 @@ from voxmetrics.metrics.uncertainty import (
     Comparison,
     ConditionReplicates,
     SpeakerDraws,
-    chance_levels,
     compare_replicates,
     condition_replicates,
     similarity_replicates,
@@ -477,26 +477,32 @@ def evaluate(
                 c_fa=c_fa,
                 score_kind=score_kind,
             )
-    pools = SortedPools.of(eval)  # one sort of the pooled scores for every 1-to-1 metric
-    full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
-    dev_full = None
-    if dev is not None:
-        dev_full = dev.complete_rows()
-        if dev_full is None:
-            raise VoxMetricsInputError(
-                f"{dev.source or 'dev'}: no dev trial is listed against every enrolled "
-                "identity, so LID cannot be calibrated on it; give a dev set with complete "
-                "trials."
+    # one sort of the pooled scores for every 1-to-1 metric, on its own thread while the 1-to-N
+    # metrics run (the sort takes one core, the row blocks the others)
+    with ThreadPoolExecutor(1, thread_name_prefix="voxmetrics-pools") as background:
+        sorting = background.submit(SortedPools.of, eval)
+        full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
+        dev_full = None
+        if dev is not None:
+            dev_full = dev.complete_rows()
+            if dev_full is None:
+                raise VoxMetricsInputError(
+                    f"{dev.source or 'dev'}: no dev trial is listed against every enrolled "
+                    "identity, so LID cannot be calibrated on it; give a dev set with complete "
+                    "trials."
+                )
+        # LID and the chance levels of the 1-to-N metrics, on the trials they rank (null if none)
+        lid_result = chance = None
+        if full is not None:
+            lid_result, chance = evaluate_lid_and_chance(
+                full,
+                dev=dev_full,
+                cross_calibrate=cross_calibrate,
+                variant=lid_variant,
+                seed=seed,
+                ties=ties,
             )
-    lid_result = None
-    if full is not None:
-        lid_result = evaluate_lid(
-            full,
-            dev=dev_full,
-            cross_calibrate=cross_calibrate,
-            variant=lid_variant,
-            seed=seed,
-        )
+        pools = sorting.result()
     if eval.is_complete:
         base = baseline_metrics(eval.scores, eval.targets, ties=ties, pools=pools)
     else:
@@ -525,15 +531,6 @@ def evaluate(
         zebra_intervals = {k: every[k] for k in _ZEBRA_KEYS}
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
-    # the chance levels of the 1-to-N metrics, on the trials they ranked (null without any)
-    chance = None
-    if full is not None:
-        chance = chance_levels(
-            full.scores,
-            calibration=None if lid_result is None else lid_result.calibration,
-            seed=seed,
-            ties=ties,
-        )
     ranks = None if full is None else srd(full.scores, full.targets, ties=ties)
     used = TrialsUsed(
         n_pairs=eval.n_pairs,
