@@ -87,7 +87,9 @@ def breakdown(study: Any, bootstrap: int) -> tuple[dict[str, list[float]], float
         for name, fn in originals.items():
             setattr(mod, name, wrap(name, fn))
         forget_trained_attackers()
-        _, cpu, wall = timed(lambda: mod.build_study_report(study, bootstrap=bootstrap))
+        # the evaluator and attacker hooks' defaults were bound when the function was defined
+        hooks = {"evaluator": mod.evaluate_condition, "attack_of": mod.default_attack}
+        _, cpu, wall = timed(lambda: mod.build_study_report(study, bootstrap=bootstrap, **hooks))
     finally:
         for name, fn in originals.items():
             setattr(mod, name, fn)

@@ -24,7 +24,8 @@ def _requirements(path: Path) -> list[str]:
 
 def test_core_is_the_scientific_stack_only():
     core = {_name(r) for r in PROJECT["dependencies"]}
-    assert core == {"numpy", "scipy", "scikit-learn", "pandas", "pyarrow", "plotly"}
+    stack = {"numpy", "scipy", "scikit-learn", "pandas", "pyarrow", "plotly", "threadpoolctl"}
+    assert core == stack
 
 
 def test_extras_app_audio_all():

@@ -11,8 +11,9 @@ from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.cllr import min_cllr_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import linkability
+from voxmetrics.metrics.parallel import Scratch, map_blocks
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
-from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, Scratch, map_blocks, row_blocks
+from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
 
 __all__ = [
     "BaselineResult",

@@ -74,8 +74,9 @@ def min_cllr_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> floa
     """:func:`min_cllr` of already sorted pools (PAV on the label runs, weighted by length)."""
     r = pools.pav(targets_first=check_ties(ties) == "reference", laplace=False)
     is_tar = r.labels == 1.0
-    c_tar = r.counts[is_tar] @ np.logaddexp(0.0, -r.llr[is_tar]) / pools.n_tar
-    c_non = r.counts[~is_tar] @ np.logaddexp(0.0, r.llr[~is_tar]) / pools.n_non
+    # NumPy's pairwise sums, not a BLAS dot (whose last bits depend on its thread count)
+    c_tar = (r.counts[is_tar] * np.logaddexp(0.0, -r.llr[is_tar])).sum() / pools.n_tar
+    c_non = (r.counts[~is_tar] * np.logaddexp(0.0, r.llr[~is_tar])).sum() / pools.n_non
     # The constant LLR 0 is a monotone calibration with Cllr 1, so the minimum is <= 1; the
     # clip only removes rounding of the PAV means.
     return min(float(0.5 * (c_tar + c_non) / np.log(2.0)), 1.0)

@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import isotonic_regression
 
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.parallel import Scratch, map_blocks
 
 __all__ = [
     "TIES",
@@ -275,8 +276,9 @@ class SortedPools:
         if v.size == 1:  # constant: exact
             mean_tar, var_tar = float(v[0]), 0.0
         else:
-            mean_tar = float(np.dot(w, v) / self.n_tar)
-            var_tar = float(np.dot(w, (v - mean_tar) ** 2) / self.n_tar)
+            # pairwise sums, not a BLAS dot (whose last bits depend on its thread count)
+            mean_tar = float((w * v).sum() / self.n_tar)
+            var_tar = float((w * (v - mean_tar) ** 2).sum() / self.n_tar)
         at = v[self.counts.non_at > 0]
         lo = np.fmin(np.nanmin(self.cell_first, initial=np.inf), at.min(initial=np.inf))
         hi = np.fmax(np.nanmax(self.cell_last, initial=-np.inf), at.max(initial=-np.inf))
@@ -391,7 +393,7 @@ class SortedPools:
 
         def non_sums(c: float) -> tuple[float, float]:
             # the row blocks of every float sum over a matrix (a Dask worker sums the same)
-            from voxmetrics.metrics.ranks import Scratch, map_blocks, row_blocks  # imports us
+            from voxmetrics.metrics.ranks import row_blocks  # ranks imports this module
 
             def one(rows: slice, scratch: Scratch) -> tuple[float, float]:
                 # one float64 buffer per thread (a block-sized array allocated per block is

@@ -9,22 +9,13 @@ scores, r_i = 1 + #{j != m_i : s_ij > s_i,m_i}, the conservative audit view.
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.pools import Ties, check_ties
 
-__all__ = ["Scratch", "entry_ranks", "map_blocks", "row_blocks", "target_ranks", "threads"]
-
-_T = TypeVar("_T")
-_R = TypeVar("_R")
+__all__ = ["entry_ranks", "row_blocks", "target_ranks"]
 
 BLOCK_ELEMENTS = 1 << 22
 """Row-wise metrics process about this many scores at a time, so memory stays bounded."""
@@ -44,81 +35,6 @@ def row_blocks(n_rows: int, n_cols: int, elements: int | None = None) -> list[sl
     size = BLOCK_ELEMENTS if elements is None else elements
     step = max(1, size // max(1, n_cols))
     return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
-
-
-def threads() -> int:
-    """Threads for row-block work: ``VOXMETRICS_THREADS`` if set, else the CPUs this process has.
-
-    Examples
-    --------
-    >>> threads() >= 1
-    True
-    """
-    env = os.environ.get("VOXMETRICS_THREADS", "").strip()
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            pass  # not a number: as if unset
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - no affinity outside Linux
-        return max(1, os.cpu_count() or 1)
-
-
-class Scratch:
-    """Scratch arrays of one worker thread, reused from block to block.
-
-    A block-sized array allocated afresh per block is mapped and page-faulted anew each time
-    (about 2 ms per MB); one reused by each worker is not. Contents are undefined.
-
-    Examples
-    --------
-    >>> sc = Scratch()
-    >>> sc.array(4).size >= 4, sc.array(2) is sc.array(3)
-    (True, True)
-    """
-
-    def __init__(self) -> None:
-        self._arrays: dict[np.dtype, NDArray] = {}
-
-    def array(self, size: int, dtype: np.dtype | type = np.float64) -> NDArray:
-        """A 1-D array of at least ``size`` elements of ``dtype``."""
-        dt = np.dtype(dtype)
-        buf = self._arrays.get(dt)
-        if buf is None or buf.size < size:
-            buf = self._arrays[dt] = np.empty(size, dtype=dt)
-        return buf
-
-
-def map_blocks(fn: Callable[[_T, Scratch], _R], blocks: Sequence[_T]) -> list[_R]:
-    """``[fn(b, scratch) for b in blocks]``, the blocks shared among :func:`threads` threads.
-
-    NumPy releases the interpreter lock inside its sorts, ufuncs and reductions on large
-    arrays, so row blocks run in parallel. The results come back in block order and each is
-    the same as in a serial loop (a block's numbers depend on that block only), so sums taken
-    over them in order are the same bit for bit. Each thread passes ``fn`` its own
-    :class:`Scratch`, dropped when the call returns.
-
-    Examples
-    --------
-    >>> map_blocks(lambda b, scratch: b * 2, [1, 2, 3])
-    [2, 4, 6]
-    """
-    n = min(threads(), len(blocks))
-    if n <= 1:
-        scratch = Scratch()
-        return [fn(b, scratch) for b in blocks]
-    local = threading.local()
-
-    def run(b: _T) -> _R:
-        scratch = getattr(local, "scratch", None)
-        if scratch is None:
-            scratch = local.scratch = Scratch()
-        return fn(b, scratch)
-
-    with ThreadPoolExecutor(n, thread_name_prefix="voxmetrics-rows") as pool:
-        return list(pool.map(run, blocks))
 
 
 def target_ranks(

@@ -48,12 +48,11 @@ from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, LIDResult, lid_result, row_znorm
+from voxmetrics.metrics.parallel import Scratch, map_blocks
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
     CHUNK_ELEMENTS,
-    Scratch,
     entry_ranks,
-    map_blocks,
     row_blocks,
     target_ranks,
 )

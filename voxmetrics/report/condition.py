@@ -50,6 +50,7 @@ from voxmetrics.metrics.legal import (
     singling_out_embeddings,
 )
 from voxmetrics.metrics.lid import LIDResult
+from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.similarity import (
     Calibration,
@@ -358,6 +359,7 @@ class ConditionReport:
         return json.dumps(self.to_dict(), indent=indent)
 
 
+@single_blas_thread()
 def evaluate(
     eval: ScoreMatrix,
     *,

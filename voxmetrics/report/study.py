@@ -30,6 +30,7 @@ from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.similarity import SimilarityMatrix, VoiceDistinctiveness
@@ -221,6 +222,7 @@ class StudyReport:
         return out
 
 
+@single_blas_thread()
 def build_study_report(
     study: Study,
     *,

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from voxmetrics.metrics.ranks import Scratch, map_blocks, threads
+from voxmetrics.metrics.parallel import Scratch, map_blocks, single_blas_thread, threads
 
 
 def test_map_blocks_keeps_the_block_order_whatever_finishes_first(monkeypatch):
@@ -67,3 +67,37 @@ def test_scratch_grows_and_keeps_one_array_per_dtype():
     b = sc.array(20)
     assert b.size >= 20 and b is not a
     assert sc.array(3, np.float32).dtype == np.float32
+
+
+def test_single_blas_thread_limits_blas_inside_and_restores_it(monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    monkeypatch.delenv("VOXMETRICS_BLAS_THREADS", raising=False)
+
+    def blas_threads() -> list[int]:
+        info = threadpoolctl.threadpool_info()
+        return [i["num_threads"] for i in info if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    with single_blas_thread():
+        assert all(n == 1 for n in blas_threads())
+    assert blas_threads() == before
+    monkeypatch.setenv("VOXMETRICS_BLAS_THREADS", "keep")
+    with single_blas_thread():
+        assert blas_threads() == before
+
+
+def test_pooled_dot_products_do_not_depend_on_the_blas_threads():
+    """min Cllr and d' sum their products with NumPy (pairwise), not a BLAS dot, whose last bits
+    change with the number of threads that computed it."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from voxmetrics.metrics.cllr import min_cllr_from_pools
+    from voxmetrics.metrics.pools import SortedPools
+
+    rng = np.random.default_rng(0)
+    tar, non = rng.normal(1, 1, 40_000), rng.normal(0, 1, 60_000)
+    got = []
+    for n in (1, 2, 4):
+        with threadpoolctl.threadpool_limits(n, user_api="blas"):
+            pools = SortedPools.from_pools(tar, non)
+            got.append((min_cllr_from_pools(pools), pools.moments))
+    assert got[0] == got[1] == got[2]
