@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.parallel import Scratch, map_blocks
 from voxmetrics.metrics.pools import Ties, check_ties
 
 __all__ = ["entry_ranks", "row_blocks", "target_ranks"]
@@ -67,16 +68,22 @@ def target_ranks(
     """
     s, t = check_matrix(scores, targets)
     check_ties(ties)
-    out = np.empty(s.shape[0], dtype=np.int64)
-    for rows in row_blocks(*s.shape, CHUNK_ELEMENTS):  # one count per row: any chunking
-        block = s[rows]
-        mated = block[np.arange(block.shape[0]), t[rows]]
-        if ties == "reference":
-            # the target itself is counted by >=, so the count is already 1 + #others
-            out[rows] = (block >= mated[:, None]).sum(axis=1)
-        else:
-            out[rows] = 1 + (block > mated[:, None]).sum(axis=1)
-    return out
+
+    def one(blk: slice, scratch: Scratch) -> NDArray[np.int64]:
+        out = np.empty(blk.stop - blk.start, dtype=np.int64)
+        n_rows = blk.stop - blk.start
+        for rows in row_blocks(n_rows, s.shape[1], CHUNK_ELEMENTS):  # one count per row
+            block = s[blk][rows]
+            mated = block[np.arange(block.shape[0]), t[blk][rows]]
+            if ties == "reference":
+                # the target itself is counted by >=, so the count is already 1 + #others
+                out[rows] = (block >= mated[:, None]).sum(axis=1)
+            else:
+                out[rows] = 1 + (block > mated[:, None]).sum(axis=1)
+        return out
+
+    parts = map_blocks(one, row_blocks(*s.shape))  # row blocks on parallel threads
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
 
 def entry_ranks(
