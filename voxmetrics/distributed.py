@@ -628,7 +628,7 @@ def _task_count_le(piece: tuple[Any, ...], shared: Any, x: Any) -> NDArray[np.in
 def _task_sums(piece: tuple[Any, ...], shared: Any, c: float) -> tuple[float, float]:
     """Sum of a block's non-mated scores and of their squared deviations from ``c``."""
     scores, targets = _block_scores(piece, shared)
-    return non_block_sums(scores.astype(np.float64), targets, c)  # as in memory
+    return non_block_sums(scores, targets, c)  # as in memory
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:

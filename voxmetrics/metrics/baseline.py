@@ -11,7 +11,7 @@ from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.cllr import min_cllr_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import linkability
-from voxmetrics.metrics.parallel import Scratch, map_blocks
+from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
 
@@ -58,41 +58,39 @@ class BaselineResult:
         return asdict(self)
 
 
-def softplus_sum(x: NDArray[np.floating], buf: NDArray[np.floating] | None = None) -> float:
+def softplus_sum(x: NDArray[np.floating]) -> float:
     """Sum of ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|), accumulated in float64.
 
     Evaluated in the scores' dtype: float32 scores use float32 (vectorised) transcendentals,
-    float64 ones float64 ``logaddexp``. ``buf`` (at least ``x.size`` of ``x``'s dtype) holds the
-    terms, computed in cache-sized chunks of rows of a 2-D ``x``, before the one sum over all of
-    them: the same terms and the same sum as without it, minus the block-sized temporaries.
-    The Cllr terms of :func:`matrix_cllr`, summed per row block
-    (:func:`~voxmetrics.metrics.ranks.row_blocks`) here and on Dask workers.
+    float64 ones float64 ``logaddexp``. A 2-D ``x`` (a block of rows) is summed in cache-sized
+    chunks of rows (:data:`~voxmetrics.metrics.ranks.CHUNK_ELEMENTS`), added in row order:
+    the Cllr terms of :func:`matrix_cllr`, per row block
+    (:func:`~voxmetrics.metrics.ranks.row_blocks`), here and on Dask workers alike.
 
     Examples
     --------
     >>> round(softplus_sum(np.zeros(2)), 6)  # 2 ln 2
     1.386294
     """
-    if buf is None:
-        if x.dtype == np.float32:
-            return float((np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).sum(dtype=np.float64))
-        return float(np.logaddexp(0.0, x).sum())
-    terms = buf[: x.size].reshape(x.shape)
+    if x.ndim != 2:
+        return _softplus_terms_sum(x)
+    total = 0.0
     for ch in row_blocks(x.shape[0], x.shape[1], CHUNK_ELEMENTS):
-        xc = x[ch]
-        if x.dtype == np.float32:
-            np.add(np.maximum(xc, 0), np.log1p(np.exp(-np.abs(xc))), out=terms[ch])
-        else:
-            np.logaddexp(0.0, xc, out=terms[ch])
+        total += _softplus_terms_sum(x[ch])
+    return total
+
+
+def _softplus_terms_sum(x: NDArray[np.floating]) -> float:
     if x.dtype == np.float32:
-        return float(terms.sum(dtype=np.float64))
-    return float(terms.sum())
+        return float((np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).sum(dtype=np.float64))
+    return float(np.logaddexp(0.0, x).sum())
 
 
 def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> float:
     """Cllr of a matrix's pools taken as natural-log LLRs, in row blocks (no pools built).
 
     For float32 scores the terms are float32 (as the pools themselves), summed in float64.
+    The row blocks run on parallel threads (:func:`~voxmetrics.metrics.parallel.map_blocks`).
 
     Examples
     --------
@@ -101,17 +99,9 @@ def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> floa
     """
     n_rows, n = scores.shape
     tar = scores[np.arange(n_rows), targets]
-
-    def one(rows: slice, scratch: Scratch) -> float:
-        # a buffer per thread, reused by its blocks (a C-ordered matrix: a block's terms are
-        # laid out as the buffer)
-        block = scores[rows]
-        buf = scratch.array(block.size, scores.dtype) if scores.flags.c_contiguous else None
-        return softplus_sum(block, buf)
-
     c_all = 0.0
-    for part in map_blocks(one, row_blocks(n_rows, n)):  # summed in row order
-        c_all += part
+    for part in map_blocks(lambda rows: softplus_sum(scores[rows]), row_blocks(n_rows, n)):
+        c_all += part  # in row order
     c_tar = softplus_sum(-tar)
     c_non = c_all - softplus_sum(tar)
     return float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n - 1))) / np.log(2.0))

@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-import numpy as np
-from numpy.typing import NDArray
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["Scratch", "map_blocks", "single_blas_thread", "threads"]
+__all__ = ["map_blocks", "single_blas_thread", "threads"]
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -51,59 +48,25 @@ def threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class Scratch:
-    """Scratch arrays of one worker thread, reused from block to block.
-
-    A block-sized array allocated afresh per block is mapped and page-faulted anew each time
-    (about 2 ms per MB); one reused by each worker is not. Contents are undefined.
-
-    Examples
-    --------
-    >>> sc = Scratch()
-    >>> sc.array(4).size >= 4, sc.array(2) is sc.array(3)
-    (True, True)
-    """
-
-    def __init__(self) -> None:
-        self._arrays: dict[np.dtype, NDArray] = {}
-
-    def array(self, size: int, dtype: np.dtype | type = np.float64) -> NDArray:
-        """A 1-D array of at least ``size`` elements of ``dtype``."""
-        dt = np.dtype(dtype)
-        buf = self._arrays.get(dt)
-        if buf is None or buf.size < size:
-            buf = self._arrays[dt] = np.empty(size, dtype=dt)
-        return buf
-
-
-def map_blocks(fn: Callable[[_T, Scratch], _R], blocks: Sequence[_T]) -> list[_R]:
-    """``[fn(b, scratch) for b in blocks]``, the blocks shared among :func:`threads` threads.
+def map_blocks(fn: Callable[[_T], _R], blocks: Sequence[_T]) -> list[_R]:
+    """``[fn(b) for b in blocks]``, the blocks shared among :func:`threads` threads.
 
     NumPy releases the interpreter lock inside its sorts, ufuncs and reductions on large
     arrays, so row blocks run in parallel. The results come back in block order and each is
     the same as in a serial loop (a block's numbers depend on that block only), so sums taken
-    over them in order are the same bit for bit. Each thread passes ``fn`` its own
-    :class:`Scratch`, dropped when the call returns.
+    over them in order are the same bit for bit. ``fn`` works in cache-sized chunks of its
+    block, so each thread holds a few MB of temporaries, not a copy of its block.
 
     Examples
     --------
-    >>> map_blocks(lambda b, scratch: b * 2, [1, 2, 3])
+    >>> map_blocks(lambda b: b * 2, [1, 2, 3])
     [2, 4, 6]
     """
     n = min(threads(), len(blocks))
     if n <= 1:
-        scratch = Scratch()
-        return [fn(b, scratch) for b in blocks]
-    local = threading.local()
-
-    def run(b: _T) -> _R:
-        scratch = getattr(local, "scratch", None)
-        if scratch is None:
-            scratch = local.scratch = Scratch()
-        return fn(b, scratch)
-
+        return [fn(b) for b in blocks]
     with ThreadPoolExecutor(n, thread_name_prefix="voxmetrics-rows") as pool:
-        return list(pool.map(run, blocks))
+        return list(pool.map(fn, blocks))
 
 
 _CONTROLLER: Any = None
@@ -119,6 +82,7 @@ def single_blas_thread() -> Iterator[None]:
 
     Examples
     --------
+    >>> import numpy as np
     >>> with single_blas_thread():
     ...     float(np.ones(3) @ np.ones(3))
     3.0

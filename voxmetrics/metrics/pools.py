@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import isotonic_regression
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics.parallel import Scratch, map_blocks
+from voxmetrics.metrics.parallel import map_blocks
 
 __all__ = [
     "TIES",
@@ -198,28 +198,35 @@ def pav_runs(rc: RunCounts, *, targets_first: bool, laplace: bool) -> PAVRuns:
 
 
 def non_block_sums(
-    block: NDArray[np.float64], targets: NDArray[np.intp], c: float
+    block: NDArray[np.floating], targets: NDArray[np.intp], c: float
 ) -> tuple[float, float]:
     """Sum of a block's non-mated scores and of their squared deviations from ``c``.
 
-    ``block`` (rows x N, float64, overwritten) holds the scores of rows whose mated columns are
-    ``targets``; the mated cells are left out of both sums (set to 0, then to 0 deviation), not
-    subtracted afterwards, so a non-target pool of tiny spread keeps its variance. Summed with
-    numpy's pairwise sum (not a BLAS dot, whose order depends on its threads): the same on every
-    machine, a Dask worker's included.
+    ``block`` (rows x N) holds the scores of rows whose mated columns are ``targets``; the
+    mated cells are left out of both sums (set to 0, then to 0 deviation), not subtracted
+    afterwards, so a non-target pool of tiny spread keeps its variance. Computed in float64 on
+    cache-sized chunks of rows (:data:`~voxmetrics.metrics.ranks.CHUNK_ELEMENTS`), each summed
+    with NumPy's pairwise sum (not a BLAS dot, whose order depends on its threads) and added in
+    row order: the same on every machine, a Dask worker's included.
 
     Examples
     --------
     >>> non_block_sums(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([0, 0]), 2.5)
     (5.0, 0.5)
     """
-    rows = np.arange(block.shape[0])
-    block[rows, targets] = 0.0
-    total = float(block.sum())
-    block -= c
-    block[rows, targets] = 0.0
-    np.square(block, out=block)
-    return total, float(block.sum())
+    from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks  # ranks imports this module
+
+    total = sq = 0.0
+    for ch in row_blocks(block.shape[0], block.shape[1], CHUNK_ELEMENTS):
+        b = block[ch].astype(np.float64)  # a copy, in float64
+        rows = np.arange(b.shape[0])
+        b[rows, targets[ch]] = 0.0
+        total += float(b.sum())
+        b -= c
+        b[rows, targets[ch]] = 0.0
+        np.square(b, out=b)
+        sq += float(b.sum())
+    return total, sq
 
 
 @dataclass(frozen=True, eq=False)
@@ -395,19 +402,12 @@ class SortedPools:
             # the row blocks of every float sum over a matrix (a Dask worker sums the same)
             from voxmetrics.metrics.ranks import row_blocks  # ranks imports this module
 
-            def one(rows: slice, scratch: Scratch) -> tuple[float, float]:
-                # one float64 buffer per thread (a block-sized array allocated per block is
-                # mapped afresh each time); same values, same sums
-                src = scores[rows]
-                if src.flags.c_contiguous:
-                    block = scratch.array(src.size)[: src.size].reshape(src.shape)
-                    np.copyto(block, src)
-                else:
-                    block = src.astype(np.float64)
-                return non_block_sums(block, targets[rows], c)
-
             total = sq = 0.0
-            for t_b, sq_b in map_blocks(one, row_blocks(*scores.shape)):  # in row order
+            parts = map_blocks(
+                lambda rows: non_block_sums(scores[rows], targets[rows], c),
+                row_blocks(*scores.shape),
+            )
+            for t_b, sq_b in parts:  # in row order
                 total += t_b
                 sq += sq_b
             return total, sq

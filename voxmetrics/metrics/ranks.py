@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.metrics._validation import check_matrix
-from voxmetrics.metrics.parallel import Scratch, map_blocks
+from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.pools import Ties, check_ties
 
 __all__ = ["entry_ranks", "row_blocks", "target_ranks"]
@@ -69,7 +69,7 @@ def target_ranks(
     s, t = check_matrix(scores, targets)
     check_ties(ties)
 
-    def one(blk: slice, scratch: Scratch) -> NDArray[np.int64]:
+    def one(blk: slice) -> NDArray[np.int64]:
         out = np.empty(blk.stop - blk.start, dtype=np.int64)
         n_rows = blk.stop - blk.start
         for rows in row_blocks(n_rows, s.shape[1], CHUNK_ELEMENTS):  # one count per row

@@ -48,7 +48,7 @@ from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, LIDResult, lid_result, row_znorm
-from voxmetrics.metrics.parallel import Scratch, map_blocks
+from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
     CHUNK_ELEMENTS,
@@ -869,22 +869,16 @@ def _chance_parts(
     targets: NDArray[np.intp] | None = None,
 ) -> list[ChanceBlock]:
     """:func:`chance_block` of every row block, the blocks run on parallel threads."""
-    n_trials, n = s.shape
-    blocks = row_blocks(n_trials, n)
-    size = max(b.stop - b.start for b in blocks) * n
-
-    def one(blk: slice, scratch: Scratch) -> ChanceBlock:
-        # one LID buffer per thread (a block-sized array allocated per block is mapped afresh)
+    def one(blk: slice) -> ChanceBlock:
         return chance_block(
             s[blk],
             cols[:, blk],
             calibration=calibration,
             ties=ties,
-            buf=None if calibration is None else scratch.array(size),
             targets=None if targets is None else targets[blk],
         )
 
-    return map_blocks(one, blocks)
+    return map_blocks(one, row_blocks(*s.shape))
 
 
 def lid_with_chance(
@@ -978,19 +972,18 @@ def chance_block(
     *,
     calibration: LIDCalibration | None = None,
     ties: Ties = "reference",
-    buf: NDArray[np.float64] | None = None,
     targets: ArrayLike | None = None,
 ) -> ChanceBlock:
     """The per-row work of :func:`chance_levels` on one block of rows.
 
-    ``columns`` are the block's columns of :func:`chance_columns`; ``buf`` (optional, at least
-    rows x N float64) holds the block's LIDs, reused from block to block. Rows are independent, so
-    blocks computed anywhere (one machine, or Dask workers) and put together in row order
-    with :func:`chance_levels_from_blocks` give the same chance levels; the blocks of
-    :func:`~voxmetrics.metrics.ranks.row_blocks` give the same ALID bit for bit. With
-    ``targets`` (each row's own column) and a calibration, the block also carries the LID of
-    each row's own speaker, the same numbers as :func:`~voxmetrics.metrics.lid.lid_rows`: the
-    z-scores and log-posteriors of the rows are computed once for both.
+    ``columns`` are the block's columns of :func:`chance_columns`. Rows are independent, and
+    the block's sums are taken chunk by chunk in row order (chunks of
+    :data:`~voxmetrics.metrics.ranks.CHUNK_ELEMENTS` scores), so blocks computed anywhere (one
+    machine, or Dask workers) and put together in row order with
+    :func:`chance_levels_from_blocks` give the same chance levels, ALID included, bit for bit.
+    With ``targets`` (each row's own column) and a calibration, the block also carries the LID
+    of each row's own speaker, the same numbers as :func:`~voxmetrics.metrics.lid.lid_rows`:
+    the z-scores and log-posteriors of the rows are computed once for both.
 
     Examples
     --------
@@ -1004,17 +997,16 @@ def chance_block(
     cb = np.asarray(columns)
     n_rows, n = s.shape
     drawn = np.empty(cb.shape, dtype=np.int32)
-    lid_blk = lid_t = p_t = t = None
-    n_deg = 0
+    lid_drawn = lid_t = p_t = t = None
     if calibration is not None:
-        lid_blk = np.empty(n_rows * n) if buf is None else buf[: n_rows * n]
-        lid_blk = lid_blk.reshape(n_rows, n)
+        lid_drawn = np.empty(cb.shape)
         if targets is not None:
             t = np.asarray(targets, dtype=np.intp)
             lid_t, p_t = np.empty(n_rows), np.empty(n_rows)
-    n_top = 0
+    n_top = n_pos = n_deg = 0
+    lid_sum = 0.0
     log_n = math.log(n)
-    # row-wise work in cache-sized chunks; the LID of the whole block is summed at once
+    # row-wise work in cache-sized chunks (their temporaries stay in the processor's cache)
     for ch in row_blocks(n_rows, n, CHUNK_ELEMENTS):
         sb = s[ch]
         # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
@@ -1022,31 +1014,23 @@ def chance_block(
         drawn[:, ch] = entry_ranks(sb, cb[:, ch], ties=ties)
         # columns ranked first with ties for the attacker: the scores equal to the row max
         n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
-        if lid_blk is not None and calibration is not None:
+        if lid_drawn is not None and calibration is not None:
             c = calibration
             z, deg = row_znorm(sb, ddof=c.ddof)
-            out = lid_blk[ch]
+            rows = np.arange(sb.shape[0])
             # the LLRs of lid_rows (b and the prior cancel in the softmax; kept for equality)
-            log_p = log_softmax(c.w * z + (c.b - c.prior_log_odds), axis=1)
+            lid = log_softmax(c.w * z + (c.b - c.prior_log_odds), axis=1)
             if t is not None and lid_t is not None and p_t is not None:
-                own = log_p[np.arange(log_p.shape[0]), t[ch]]
+                own = lid[rows, t[ch]]
                 lid_t[ch] = (log_n + own) / _LN2
                 p_t[ch] = np.exp(own)
                 n_deg += int(deg.sum())
-            np.add(log_n, log_p, out=out)
-            out /= _LN2
-    if lid_blk is None:
-        return ChanceBlock(drawn, None, n_top, 0, 0.0)
-    return ChanceBlock(
-        drawn,
-        lid_blk[np.arange(n_rows), cb],
-        n_top,
-        int((lid_blk > 0).sum()),
-        float(lid_blk.sum()),
-        lid_t,
-        p_t,
-        n_deg,
-    )
+            np.add(log_n, lid, out=lid)  # the LID of every cell, in place
+            lid /= _LN2
+            lid_drawn[:, ch] = lid[rows, cb[:, ch]]
+            n_pos += int((lid > 0).sum())
+            lid_sum += float(lid.sum())
+    return ChanceBlock(drawn, lid_drawn, n_top, n_pos, lid_sum, lid_t, p_t, n_deg)
 
 
 def chance_levels_from_blocks(
