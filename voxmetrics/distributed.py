@@ -62,8 +62,7 @@ from voxmetrics.metrics.legal import (
     linkability_curve_from_ranks,
     singling_out_embeddings,
 )
-from voxmetrics.metrics.lid import calibrate_lid, resolve_lid_variant
-from voxmetrics.metrics.lid import lid_result as lid_result_of
+from voxmetrics.metrics.lid import calibrate_lid, lid_result, resolve_lid_variant
 from voxmetrics.metrics.pools import (
     TIES,
     EERPoint,
@@ -915,10 +914,10 @@ def evaluate_blockwise(
     srd_ranks = ranks.copy() if ties == "reference" else ranks_gt.copy()
     hist = rank_histogram(srd_ranks, n_cols)
     srd_result = SRDResult(ranks=_ro(srd_ranks), histogram=_ro(hist), stats=srd_stats(hist))
-    lid_result = None
+    lid_out = None
     if cal is not None:
         blocks = [r["chance"] for r in rows]
-        lid_result = lid_result_of(
+        lid_out = lid_result(
             np.concatenate([b.lid for b in blocks]),
             np.concatenate([b.p_target for b in blocks]),
             ranks.copy(),
@@ -945,7 +944,7 @@ def evaluate_blockwise(
         zebra=zebra,
         linkability_curve=linkability_curve_from_ranks(ranks_gt, n_cols),
         singling_out=singled,
-        lid=lid_result,
+        lid=lid_out,
         verification=verification,
         score_kind=score_kind,
         chance=chance,

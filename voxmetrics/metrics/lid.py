@@ -59,6 +59,7 @@ __all__ = [
     "lid_cross_calibrated",
     "lid_result",
     "lid_rows",
+    "log_posteriors",
     "posterior",
     "resolve_lid_variant",
     "row_znorm",
@@ -584,13 +585,31 @@ def lid_rows(
     n_deg = 0
     log_n = math.log(s.shape[1])
     for rows in row_blocks(*s.shape, CHUNK_ELEMENTS):  # one value per row: any chunking
-        z, deg = row_znorm(s[rows], ddof=ddof)
+        log_p, deg = log_posteriors(s[rows], w, b, prior, ddof)
         n_deg += int(deg.sum())
-        llr = w * z + (b - prior)
-        log_p = log_softmax(llr, axis=1)[np.arange(z.shape[0]), t[rows]]
-        lid_out[rows] = (log_n + log_p) / _LN2
-        p_out[rows] = np.exp(log_p)
+        own = log_p[np.arange(log_p.shape[0]), t[rows]]
+        lid_out[rows] = (log_n + own) / _LN2
+        p_out[rows] = np.exp(own)
     return lid_out, p_out, n_deg
+
+
+def log_posteriors(
+    scores: NDArray[np.floating], w: float, b: float, prior: float, ddof: int
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Log-posterior of every enrolled identity, per row, and the mask of degenerate rows.
+
+    ``log_softmax(w z + b - prior)`` over each row's z-scores (:func:`row_znorm`); b and the
+    prior shift a row's LLRs equally and cancel. The one formula of :func:`lid_rows`,
+    :func:`posterior` and the chance levels' LID of every cell.
+
+    Examples
+    --------
+    >>> lp, deg = log_posteriors(np.array([[2.0, 0.0]]), 1.0, 0.0, 0.0, 0)
+    >>> np.round(np.exp(lp), 4).tolist(), deg.tolist()  # z = (1, -1)
+    ([[0.8808, 0.1192]], [False])
+    """
+    z, deg = row_znorm(scores, ddof=ddof)
+    return log_softmax(w * z + (b - prior), axis=1), deg
 
 
 def lid(
@@ -794,9 +813,9 @@ def posterior(scores: ArrayLike, calibration: LIDCalibration) -> NDArray[np.floa
     """
     s = np.asarray(scores, dtype=np.float64)
     one_row = s.ndim == 1
-    z, _ = row_znorm(np.atleast_2d(s), ddof=calibration.ddof)
-    llr = calibration.w * z + (calibration.b - calibration.prior_log_odds)
-    p = np.exp(log_softmax(llr, axis=1))
+    c = calibration
+    log_p, _ = log_posteriors(np.atleast_2d(s), c.w, c.b, c.prior_log_odds, c.ddof)
+    p = np.exp(log_p)
     return p[0] if one_row else p
 
 

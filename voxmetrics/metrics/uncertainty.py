@@ -40,14 +40,13 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import log_softmax
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
 from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
-from voxmetrics.metrics.lid import LIDCalibration, LIDResult, lid_result, row_znorm
+from voxmetrics.metrics.lid import LIDCalibration, LIDResult, lid_result, log_posteriors
 from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
@@ -1016,10 +1015,8 @@ def chance_block(
         n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
         if lid_drawn is not None and calibration is not None:
             c = calibration
-            z, deg = row_znorm(sb, ddof=c.ddof)
+            lid, deg = log_posteriors(sb, c.w, c.b, c.prior_log_odds, c.ddof)  # as lid_rows'
             rows = np.arange(sb.shape[0])
-            # the LLRs of lid_rows (b and the prior cancel in the softmax; kept for equality)
-            lid = log_softmax(c.w * z + (c.b - c.prior_log_odds), axis=1)
             if t is not None and lid_t is not None and p_t is not None:
                 own = lid[rows, t[ch]]
                 lid_t[ch] = (log_n + own) / _LN2
