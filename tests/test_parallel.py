@@ -87,3 +87,19 @@ def test_pooled_dot_products_do_not_depend_on_the_blas_threads():
             pools = SortedPools.from_pools(tar, non)
             got.append((min_cllr_from_pools(pools), pools.moments))
     assert got[0] == got[1] == got[2]
+
+
+def test_lid_on_threads_equals_the_serial_loop(monkeypatch):
+    from voxmetrics.metrics import ranks
+    from voxmetrics.metrics.lid import LIDCalibration, lid
+
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 40)  # 5 rows per block: 9 blocks
+    rng = np.random.default_rng(2)
+    s, t = rng.normal(size=(43, 8)), rng.integers(0, 8, size=43)
+    cal = LIDCalibration(w=1.4, b=-0.2, prior_log_odds=-2.0, n_pairs=0)
+    got = {}
+    for n in ("1", "3"):
+        monkeypatch.setenv("VOXMETRICS_THREADS", n)
+        r = lid(s, t, cal)
+        got[n] = (r.lid.tobytes(), r.p_target.tobytes(), r.rank.tobytes())
+    assert got["1"] == got["3"]

@@ -45,6 +45,7 @@ from scipy.special import log_softmax
 from voxmetrics._types import LID_VARIANT_ALIASES, LIDVariant
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks, target_ranks
 
 __all__ = [
@@ -571,8 +572,9 @@ def lid_rows(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
     """Per-row LID, posterior of the target and degenerate-row count under (w, b, prior, ddof).
 
-    The kernel of :func:`lid`, applied in row blocks; rows are independent, so a Dask worker
-    applying it to its block of rows gets the same numbers.
+    The kernel of :func:`lid`: row blocks on parallel threads
+    (:func:`~voxmetrics.metrics.parallel.map_blocks`), cache-sized chunks within each. A row's
+    values depend on that row only, so every cut of the rows gives the same numbers.
 
     Examples
     --------
@@ -582,14 +584,20 @@ def lid_rows(
     """
     lid_out = np.empty(s.shape[0])
     p_out = np.empty(s.shape[0])
-    n_deg = 0
     log_n = math.log(s.shape[1])
-    for rows in row_blocks(*s.shape, CHUNK_ELEMENTS):  # one value per row: any chunking
-        log_p, deg = log_posteriors(s[rows], w, b, prior, ddof)
-        n_deg += int(deg.sum())
-        own = log_p[np.arange(log_p.shape[0]), t[rows]]
-        lid_out[rows] = (log_n + own) / _LN2
-        p_out[rows] = np.exp(own)
+
+    def one(blk: slice) -> int:  # writes its own rows of the outputs
+        n_deg = 0
+        for ch in row_blocks(blk.stop - blk.start, s.shape[1], CHUNK_ELEMENTS):
+            rows = slice(blk.start + ch.start, blk.start + ch.stop)  # one value per row
+            log_p, deg = log_posteriors(s[rows], w, b, prior, ddof)
+            n_deg += int(deg.sum())
+            own = log_p[np.arange(log_p.shape[0]), t[rows]]
+            lid_out[rows] = (log_n + own) / _LN2
+            p_out[rows] = np.exp(own)
+        return n_deg
+
+    n_deg = sum(map_blocks(one, row_blocks(*s.shape)))  # row blocks on parallel threads
     return lid_out, p_out, n_deg
 
 
