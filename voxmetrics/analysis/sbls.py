@@ -558,6 +558,235 @@ def _clip01(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.clip(x, 0.0, 1.0)
 
 
+@dataclass(eq=False)
+class _Replicates:
+    """The speaker-weighted replicates of one attack, and what is learned per replicate.
+
+    The class alignment of each attribute is redone per replicate; replicates sharing an
+    alignment (its ``key``) share the mapping of every utterance to a true class, so P_assoc
+    and P_subgroup are computed once per alignment (or combination of alignments).
+    """
+
+    atts: list[_Attribute]
+    inv: NDArray[np.intp]
+    """(n,) each utterance's speaker among the drawn speakers."""
+    n_spk: int
+    w: NDArray[np.float64]
+    """(B, S) how often each speaker was drawn in each replicate."""
+    class_spk: list[NDArray[np.float64]]
+    """Per attribute, (S, K) utterances of each speaker in each true class."""
+    present: list[NDArray[np.bool_]]
+    """Per attribute, (B, K) the true classes present in each replicate."""
+    k: NDArray[np.int64]
+    """(A, B) number of true classes present."""
+    leak: NDArray[np.float64]
+    """(A, B) each attribute's leakage (chance-corrected, in [0, 1]); NaN: undefined."""
+    nmi: NDArray[np.float64]
+    """(A, B) each attribute's normalised mutual information; NaN: undefined."""
+    keys: list[list[Any]]
+    """Per attribute and replicate, the key of its class alignment (None: undefined)."""
+    mappings: list[dict[Any, NDArray[np.intp]]]
+    """Per attribute, alignment key to the (n,) true class each utterance is mapped to."""
+
+    @classmethod
+    def start(cls, attack: Attack, draws: SpeakerDraws) -> _Replicates:
+        """The replicates of ``draws`` on ``attack``, nothing computed per replicate yet."""
+        atts = _prepare(attack)
+        inv = draws.index(attack.speakers)
+        n_spk, n_boot = draws.speakers.size, draws.n_boot
+        w = draws.counts.astype(np.float64)
+        class_spk = [_per_speaker(inv, n_spk, a.y, a.n_classes) for a in atts]
+        present = [w @ cs > 0 for cs in class_spk]
+        return cls(
+            atts=atts,
+            inv=inv,
+            n_spk=n_spk,
+            w=w,
+            class_spk=class_spk,
+            present=present,
+            k=np.stack([p.sum(axis=1) for p in present]),
+            leak=np.full((len(atts), n_boot), np.nan),
+            nmi=np.full((len(atts), n_boot), np.nan),
+            keys=[[None] * n_boot for _ in atts],
+            mappings=[{} for _ in atts],
+        )
+
+    @property
+    def n_boot(self) -> int:
+        """B, the replicates."""
+        return int(self.w.shape[0])
+
+    def per_speaker(
+        self, cell: NDArray[np.intp], n_cells: int, weights: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
+        """(S, n_cells) per-speaker counts (or sums of ``weights``) of each utterance's cell."""
+        return _per_speaker(self.inv, self.n_spk, cell, n_cells, weights)
+
+    def record(self, ai: int, bb: int, leak: float, key: Any) -> bool:
+        """Store replicate ``bb``'s leakage and alignment of attribute ``ai``.
+
+        True when the alignment is new: its mapping is then due in :attr:`mappings`.
+        """
+        self.leak[ai, bb] = leak
+        self.keys[ai][bb] = key
+        return key not in self.mappings[ai]
+
+
+def _soft_leakage(
+    reps: _Replicates, valid: NDArray[np.bool_], n: int, progress: Progress | None
+) -> None:
+    """Leakage and alignment of the soft attributes in the ``valid`` replicates, in chunks.
+
+    The AUCs come from the speaker-pair sums (about n S + B S^2) when there are fewer
+    speakers than replicates and the S x S tables stay small, else from the per-utterance
+    sums (B n).
+    """
+    n_boot, n_spk = reps.n_boot, reps.n_spk
+    pairs = [
+        _auc_pairs(a, reps.inv, n_spk)
+        if a.scores is not None
+        and n_spk <= n_boot
+        and a.n_classes * a.scores.shape[1] * n_spk**2 <= _PAIR_CELLS
+        else None
+        for a in reps.atts
+    ]
+    chunk = max(1, _CELLS // max(1, n if any(p is None for p in pairs) else n_spk))
+    for start in range(0, n_boot, chunk):
+        rows = np.arange(start, min(n_boot, start + chunk))
+        rows = rows[valid[rows]]
+        if rows.size:
+            wu = None
+            for ai, att in enumerate(reps.atts):
+                if att.scores is None:
+                    continue
+                pair = pairs[ai]
+                if pair is not None:
+                    auc = _auc_from_pairs(pair, reps.class_spk[ai], reps.w[rows])
+                else:
+                    wu = reps.w[rows][:, reps.inv] if wu is None else wu
+                    auc = _auc_sums(att, wu)
+                for r, bb in enumerate(rows):
+                    _align_soft(reps, ai, int(bb), auc[r])
+        done = min(n_boot, start + chunk)
+        if progress is not None:
+            progress(0.8 * done / n_boot, f"Bootstrap {done}/{n_boot}")
+
+
+def _align_soft(reps: _Replicates, ai: int, bb: int, auc: NDArray[np.float64]) -> None:
+    """The alignment of true classes to score columns that maximizes the mean AUC."""
+    att = reps.atts[ai]
+    assert att.scores is not None
+    pres = np.flatnonzero(reps.present[ai][bb])
+    sub = auc[pres]
+    _, perm = linear_sum_assignment(-sub)
+    aligned = float(sub[np.arange(pres.size), perm].mean())
+    leak = min(1.0, max(0.0, (aligned - 0.5) / 0.5))
+    key = (tuple(pres.tolist()), tuple(perm.tolist()))
+    if reps.record(ai, bb, leak, key):
+        reps.mappings[ai][key] = pres[np.argmax(att.scores[:, perm], axis=1)]
+
+
+def _hard_leakage(reps: _Replicates, rows: NDArray[np.intp]) -> None:
+    """Leakage, alignment and NMI of the hard attributes in the replicates ``rows``."""
+    for ai, att in enumerate(reps.atts):
+        if att.scores is not None:
+            continue
+        assert att.col is not None and att.declared is not None
+        col, declared = att.col, att.declared
+        cells = reps.per_speaker(att.y * att.n_cols + col, att.n_classes * att.n_cols)
+        raw = (reps.w[rows] @ cells).reshape(rows.size, att.n_classes, att.n_cols)
+        for r, bb in enumerate(rows):
+            leak, key = _align_hard(raw[r], np.flatnonzero(reps.present[ai][bb]), declared)
+            if reps.record(ai, int(bb), leak, key):
+                to_true = np.full(att.n_cols, -1)
+                for true_c, col_c in key:
+                    to_true[col_c] = true_c
+                reps.mappings[ai][key] = to_true[col]
+        reps.nmi[ai, rows] = _nmi_rows(raw, reps.k[ai, rows])
+
+
+def _align_hard(
+    counts: NDArray[np.float64], pres: NDArray[np.intp], declared: NDArray[np.bool_]
+) -> tuple[float, tuple[tuple[int, int], ...]]:
+    """Leakage and alignment (true class, attacker's class) pairs of one replicate.
+
+    ``counts`` is its (K, M) weighted confusion table, ``pres`` the true classes present;
+    the alignment maximizes the balanced accuracy over the attacker's classes it declares
+    or predicts.
+    """
+    cols = np.flatnonzero(declared | (counts.sum(axis=0) > 0))
+    sub = counts[np.ix_(pres, cols)]
+    recall = sub / np.maximum(sub.sum(axis=1, keepdims=True), 1.0)
+    ri, ci = linear_sum_assignment(-recall)
+    ba = float(recall[ri, ci].sum()) / pres.size
+    kk = pres.size
+    leak = min(1.0, max(0.0, (ba - 1.0 / kk) / (1.0 - 1.0 / kk)))
+    return leak, tuple(zip(pres[ri].tolist(), cols[ci].tolist(), strict=True))
+
+
+def _soft_association(reps: _Replicates, rows: NDArray[np.intp]) -> None:
+    """NMI of the soft attributes: of the aligned confusion table, per alignment."""
+    for ai, att in enumerate(reps.atts):
+        if att.scores is None:
+            continue
+        kc = att.n_classes
+        for key, predicted in reps.mappings[ai].items():
+            sel = np.array([bb for bb in rows if reps.keys[ai][bb] == key], dtype=np.intp)
+            table = reps.per_speaker(att.y * kc + predicted, kc * kc)
+            conf = (reps.w[sel] @ table).reshape(sel.size, kc, kc)
+            reps.nmi[ai, sel] = _nmi_rows(conf, reps.k[ai, sel])
+
+
+def _subgroup_protection(
+    reps: _Replicates, rows: NDArray[np.intp], options: SBLSOptions
+) -> NDArray[np.float64]:
+    """(B,) P_subgroup: joint recovery of each full intersection.
+
+    Computed once per combination of the attributes' alignments; NaN where no intersection
+    reaches the minimum size.
+    """
+    atts = reps.atts
+    shape = tuple(a.n_classes for a in atts)
+    group = np.ravel_multi_index(tuple(a.y for a in atts), shape)
+    n_groups = int(np.prod(shape))
+    sizes = reps.w @ reps.per_speaker(group, n_groups)  # (B, G)
+    p_sub = np.full(reps.n_boot, np.nan)
+    combos: dict[tuple[Any, ...], list[int]] = {}
+    for bb in rows:
+        combos.setdefault(tuple(reps.keys[ai][bb] for ai in range(len(atts))), []).append(int(bb))
+    for combo, members in combos.items():
+        hit = np.ones(group.size, dtype=bool)
+        for ai, key in enumerate(combo):
+            hit &= reps.mappings[ai][key] == atts[ai].y
+        sel = np.array(members, dtype=np.intp)
+        hits = reps.w[sel] @ reps.per_speaker(group, n_groups, hit.astype(np.float64))
+        p_sub[sel] = _subgroup_scores(hits, sizes[sel], options)
+    return p_sub
+
+
+def _subgroup_scores(
+    hits: NDArray[np.float64], size: NDArray[np.float64], options: SBLSOptions
+) -> NDArray[np.float64]:
+    """(b,) P_subgroup from (b, G) weighted hits and sizes of the intersections.
+
+    lambda (1 - worst recovery rate) + (1 - lambda) (lowest / highest protection), over the
+    intersections of at least the minimum size.
+    """
+    lam = float(options.subgroup_lambda)
+    used = size >= options.min_group_size
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(used, hits / np.where(size > 0, size, 1.0), np.nan)
+    any_used = used.any(axis=1)
+    worst = np.nanmax(np.where(any_used[:, None], rate, 0.0), axis=1)
+    prot = 1.0 - rate
+    hi = np.nanmax(np.where(any_used[:, None], prot, 0.0), axis=1)
+    lo = np.nanmin(np.where(any_used[:, None], prot, 0.0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(hi > 0, lo / np.where(hi > 0, hi, 1.0), 0.0)
+    value = lam * (1.0 - worst) + (1.0 - lam) * ratio
+    return np.where(any_used, value, np.nan)
+
+
 def sbls_replicates(
     attack: Attack,
     options: SBLSOptions,
@@ -600,128 +829,19 @@ def sbls_replicates(
     >>> sbls_replicates(attack, SBLSOptions(min_group_size=5), draws)["p_attr"].tolist()
     [0.0, 0.0, 0.0]
     """
-    atts = _prepare(attack)
-    inv = draws.index(attack.speakers)
-    n_spk, n_boot, n = draws.speakers.size, draws.n_boot, attack.n
-    w_all = draws.counts.astype(np.float64)
-    class_spk = [_per_speaker(inv, n_spk, a.y, a.n_classes) for a in atts]
-    class_w = [w_all @ cs for cs in class_spk]
-    # the speaker-pair sums cost about n S + B S^2, the per-utterance sums B n: pairs when
-    # there are fewer speakers than replicates (and the S x S tables stay small)
-    pairs = [
-        _auc_pairs(a, inv, n_spk)
-        if a.scores is not None
-        and n_spk <= n_boot
-        and a.n_classes * a.scores.shape[1] * n_spk**2 <= _PAIR_CELLS
-        else None
-        for a in atts
-    ]
-    present = [cw > 0 for cw in class_w]  # (B, K) per attribute
-    k = np.stack([p.sum(axis=1) for p in present])  # (A, B)
-    valid = (k >= 2).all(axis=0)
-    leak = np.full((len(atts), n_boot), np.nan)
-    nmi = np.full((len(atts), n_boot), np.nan)
-    keys: list[list[Any]] = [[None] * n_boot for _ in atts]
-    mappings: list[dict[Any, NDArray[np.intp]]] = [{} for _ in atts]  # key -> predicted class
-    chunk = max(1, _CELLS // max(1, n if any(p is None for p in pairs) else n_spk))
-    done = 0
-    for start in range(0, n_boot, chunk):
-        rows = np.arange(start, min(n_boot, start + chunk))
-        rows = rows[valid[rows]]
-        if rows.size:
-            wu = None
-            for ai, att in enumerate(atts):
-                if att.scores is not None:
-                    pair = pairs[ai]
-                    if pair is not None:
-                        auc = _auc_from_pairs(pair, class_spk[ai], w_all[rows])
-                    else:
-                        wu = w_all[rows][:, inv] if wu is None else wu
-                        auc = _auc_sums(att, wu)
-                    for r, bb in enumerate(rows):
-                        pres = np.flatnonzero(present[ai][bb])
-                        sub = auc[r][pres]
-                        _, perm = linear_sum_assignment(-sub)
-                        aligned = float(sub[np.arange(pres.size), perm].mean())
-                        leak[ai, bb] = min(1.0, max(0.0, (aligned - 0.5) / 0.5))
-                        key = (tuple(pres.tolist()), tuple(perm.tolist()))
-                        keys[ai][bb] = key
-                        if key not in mappings[ai]:
-                            best = np.argmax(att.scores[:, perm], axis=1)
-                            mappings[ai][key] = pres[best]
-        done = min(n_boot, start + chunk)
-        if progress is not None:
-            progress(0.8 * done / n_boot, f"Bootstrap {done}/{n_boot}")
+    reps = _Replicates.start(attack, draws)
+    valid = (reps.k >= 2).all(axis=0)
+    _soft_leakage(reps, valid, attack.n, progress)
     rows = np.flatnonzero(valid)
-    for ai, att in enumerate(atts):
-        if att.scores is not None or not rows.size:
-            continue
-        assert att.col is not None and att.declared is not None
-        raw = (
-            w_all[rows]
-            @ _per_speaker(inv, n_spk, att.y * att.n_cols + att.col, att.n_classes * att.n_cols)
-        ).reshape(rows.size, att.n_classes, att.n_cols)
-        for r, bb in enumerate(rows):
-            pres = np.flatnonzero(present[ai][bb])
-            cols = np.flatnonzero(att.declared | (raw[r].sum(axis=0) > 0))
-            counts = raw[r][np.ix_(pres, cols)]
-            recall = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
-            ri, ci = linear_sum_assignment(-recall)
-            ba = float(recall[ri, ci].sum()) / pres.size
-            kk = pres.size
-            leak[ai, bb] = min(1.0, max(0.0, (ba - 1.0 / kk) / (1.0 - 1.0 / kk)))
-            key = tuple(zip(pres[ri].tolist(), cols[ci].tolist(), strict=True))
-            keys[ai][bb] = key
-            if key not in mappings[ai]:
-                to_true = np.full(att.n_cols, -1)
-                for true_c, col_c in key:
-                    to_true[col_c] = true_c
-                mappings[ai][key] = to_true[att.col]
-        nmi[ai, rows] = _nmi_rows(raw, k[ai, rows])
-    # P_assoc of the soft attributes: NMI of the aligned confusion table, per alignment
-    for ai, att in enumerate(atts):
-        if att.scores is None:
-            continue
-        kc = att.n_classes
-        for key, predicted in mappings[ai].items():
-            sel = np.array([bb for bb in rows if keys[ai][bb] == key], dtype=np.intp)
-            table = _per_speaker(inv, n_spk, att.y * kc + predicted, kc * kc)
-            conf = (w_all[sel] @ table).reshape(sel.size, kc, kc)
-            nmi[ai, sel] = _nmi_rows(conf, k[ai, sel])
-    # P_subgroup: joint recovery of each full intersection, per combination of alignments
-    shape = tuple(a.n_classes for a in atts)
-    group = np.ravel_multi_index(tuple(a.y for a in atts), shape)
-    n_groups = int(np.prod(shape))
-    sizes = w_all @ _per_speaker(inv, n_spk, group, n_groups)  # (B, G)
-    p_sub = np.full(n_boot, np.nan)
-    combos: dict[tuple[Any, ...], list[int]] = {}
-    for bb in rows:
-        combos.setdefault(tuple(keys[ai][bb] for ai in range(len(atts))), []).append(int(bb))
-    lam = float(options.subgroup_lambda)
-    for combo, members in combos.items():
-        hit = np.ones(n, dtype=bool)
-        for ai, key in enumerate(combo):
-            hit &= mappings[ai][key] == atts[ai].y
-        sel = np.array(members, dtype=np.intp)
-        hits = w_all[sel] @ _per_speaker(inv, n_spk, group, n_groups, hit.astype(np.float64))
-        size = sizes[sel]
-        used = size >= options.min_group_size
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rate = np.where(used, hits / np.where(size > 0, size, 1.0), np.nan)
-        any_used = used.any(axis=1)
-        worst = np.nanmax(np.where(any_used[:, None], rate, 0.0), axis=1)
-        prot = 1.0 - rate
-        hi = np.nanmax(np.where(any_used[:, None], prot, 0.0), axis=1)
-        lo = np.nanmin(np.where(any_used[:, None], prot, 0.0), axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = np.where(hi > 0, lo / np.where(hi > 0, hi, 1.0), 0.0)
-        value = lam * (1.0 - worst) + (1.0 - lam) * ratio
-        p_sub[sel] = np.where(any_used, value, np.nan)
+    if rows.size:
+        _hard_leakage(reps, rows)
+    _soft_association(reps, rows)
+    p_sub = _subgroup_protection(reps, rows, options)
     w = tuple(float(x) for x in options.weights)
-    p_attr = 1.0 - leak.mean(axis=0)
-    p_assoc = 1.0 - nmi.mean(axis=0)
+    p_attr = 1.0 - reps.leak.mean(axis=0)
+    p_assoc = 1.0 - reps.nmi.mean(axis=0)
     if progress is not None:
-        progress(1.0, f"Bootstrap {n_boot}/{n_boot}")
+        progress(1.0, f"Bootstrap {reps.n_boot}/{reps.n_boot}")
     return {
         "p_attr": p_attr,
         "p_assoc": p_assoc,
