@@ -176,96 +176,24 @@ class ScoreMatrix:
             enrolled identities, or no trial with an enrolled speaker.
         """
         where = source or "score matrix"
-        try:
-            s = np.asarray(scores)
-            if s.dtype not in (np.float32, np.float64):
-                s = s.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise VoxMetricsInputError(
-                f"{where}: scores are not numeric ({exc}); give one number per (trial, enrolled) "
-                "pair."
-            ) from None
-        if s.ndim != 2:
-            raise VoxMetricsInputError(
-                f"{where}: scores must be a 2-D array (trials x enrolled), got shape {s.shape}."
-            )
+        s = _score_array(scores, where)
         tids = _labels(trial_ids, "trial_ids", where)
         tspk = _labels(trial_speakers, "trial_speakers", where)
         espk = _labels(enrol_speakers, "enrol_speakers", where)
-        t, n = s.shape
-        if tids.size != t or tspk.size != t:
-            raise VoxMetricsInputError(
-                f"{where}: shape mismatch: scores have {t} rows (trials) but there are "
-                f"{tids.size} trial ids and {tspk.size} trial speakers; give one id and one "
-                "speaker per row."
-            )
-        if espk.size != n:
-            raise VoxMetricsInputError(
-                f"{where}: shape mismatch: scores have {n} columns (enrolled identities) but "
-                f"there are {espk.size} enrolled speaker labels; give one label per column."
-            )
-        if n < 2:
-            raise VoxMetricsInputError(
-                f"{where}: only {n} enrolled identity; a 1-to-N search needs at least 2 enrolled "
-                "speakers."
-            )
-        _check_unique(espk, "enrolled speaker", where)
-        _check_unique(tids, "trial id", where)
+        _check_labels(s.shape, tids, tspk, espk, where)
         m = _listed_mask(s, mask, nan_missing, tids, where)
+        if m is not None and m.all():
+            m = None
         if m is not None:
-            if m.all():
-                m = None
-            else:
-                if not copy and s.flags.writeable:  # in place: no second T x N array
-                    np.copyto(s, s.dtype.type(np.nan), where=~m)
-                else:
-                    s = np.where(m, s, s.dtype.type(np.nan))  # unlisted: NaN (a fresh array)
-                    copy = False
-        # the float64 sum is finite iff every score is (no T x N mask for a clean matrix)
-        if m is not None:
-            bad = m & ~np.isfinite(s)
-            if bad.any():
-                i, j = np.argwhere(bad)[0]
-                raise VoxMetricsInputError(
-                    f"{where}: {int(bad.sum())} listed score(s) are NaN or infinite (first: "
-                    f"trial '{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every listed score "
-                    "must be a finite number."
-                )
-        elif not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
-            bad = ~np.isfinite(s)
-            i, j = np.argwhere(bad)[0]
-            raise VoxMetricsInputError(
-                f"{where}: {int(bad.sum())} score(s) are NaN or infinite (first: trial "
-                f"'{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every score must be a finite "
-                "number."
-            )
-        attrs: dict[str, np.ndarray] = {}
-        for name, values in (attributes or {}).items():
-            if name in _RESERVED_ATTRIBUTES:
-                raise VoxMetricsInputError(
-                    f"{where}: an attribute cannot be called '{name}', which is a column of the "
-                    "score format; rename it."
-                )
-            a = np.asarray(values)
-            if a.dtype.kind == "O":  # text as str, so nothing downstream pickles objects
-                a = np.array(["" if v is None else str(v) for v in a.tolist()], dtype=str)
-            if a.shape != (t,):
-                raise VoxMetricsInputError(
-                    f"{where}: attribute '{name}' has shape {a.shape}; it needs one value per "
-                    f"trial ({t})."
-                )
-            attrs[str(name)] = a
-        enrolled = np.isin(tspk, espk)
+            s, copy = _unlisted_nan(s, m, copy=copy)
+        _check_finite(s, m, tids, espk, where)
+        attrs = _trial_attributes(attributes, s.shape[0], where)
+        enrolled = _enrolled_trials(tspk, espk, where)
         n_out = int((~enrolled).sum())
-        if n_out == t:
-            raise VoxMetricsInputError(
-                f"{where}: none of the {t} trials has an enrolled speaker, so there is nothing to "
-                "evaluate; check that trial speakers and enrolled speakers use the same labels."
-            )
         if n_out:
             warnings.warn(
-                f"{where}: {n_out} of {t} trials have a speaker who is not enrolled; they are "
-                "excluded from every metric.",
+                f"{where}: {n_out} of {tids.size} trials have a speaker who is not enrolled; "
+                "they are excluded from every metric.",
                 ExcludedTrialsWarning,
                 stacklevel=2,
             )
@@ -286,19 +214,25 @@ class ScoreMatrix:
             n_excluded_trials=int(n_excluded_trials) + n_out,
             source=source,
         )
-        if m is not None and not sm.target_listed.any():
+        if m is not None:
+            sm._check_both_kinds_listed(where)
+        return sm
+
+    def _check_both_kinds_listed(self, where: str) -> None:
+        """A sparse matrix lists at least one mated and one non-mated pair."""
+        listed = int(self.target_listed.sum())
+        if listed == 0:
             raise VoxMetricsInputError(
                 f"{where}: no mated (target) pair is listed: no trial is scored against its own "
                 "speaker, so no pooled metric can be computed; list each trial against its own "
                 "speaker."
             )
-        if m is not None and int(sm.target_listed.sum()) == sm.n_pairs:
+        if listed == self.n_pairs:
             raise VoxMetricsInputError(
                 f"{where}: no non-mated pair is listed: every listed pair scores a trial against "
                 "its own speaker, so no pooled metric can be computed; list trials against "
                 "other enrolled speakers too."
             )
-        return sm
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -496,8 +430,10 @@ class ScoreMatrix:
                 "one of these."
             )
         rows = self.attributes[attr].astype(str) == value
-        cols = np.ones(self.n_enrolled, dtype=bool) if self.mask is None else (
-            self.mask[rows].any(axis=0)
+        cols = (
+            np.ones(self.n_enrolled, dtype=bool)
+            if self.mask is None
+            else (self.mask[rows].any(axis=0))
         )
         has_trials = np.zeros(self.n_enrolled, dtype=bool)
         has_trials[self.targets] = True
@@ -642,6 +578,123 @@ def _check_unique(labels: np.ndarray, what: str, where: str) -> None:
             f"{where}: {dup.size} duplicate {what} label(s) (e.g. '{dup[0]}' appears "
             f"{counts[counts > 1][0]} times); each {what} must appear once."
         )
+
+
+def _score_array(scores: ArrayLike, where: str) -> np.ndarray:
+    """The scores as a 2-D float32 (kept) or float64 array."""
+    try:
+        s = np.asarray(scores)
+        if s.dtype not in (np.float32, np.float64):
+            s = s.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise VoxMetricsInputError(
+            f"{where}: scores are not numeric ({exc}); give one number per (trial, enrolled) pair."
+        ) from None
+    if s.ndim != 2:
+        raise VoxMetricsInputError(
+            f"{where}: scores must be a 2-D array (trials x enrolled), got shape {s.shape}."
+        )
+    return s
+
+
+def _check_labels(
+    shape: tuple[int, ...],
+    tids: np.ndarray,
+    tspk: np.ndarray,
+    espk: np.ndarray,
+    where: str,
+) -> None:
+    """One trial id and speaker per row, one unique label per column, two columns or more."""
+    t, n = shape
+    if tids.size != t or tspk.size != t:
+        raise VoxMetricsInputError(
+            f"{where}: shape mismatch: scores have {t} rows (trials) but there are "
+            f"{tids.size} trial ids and {tspk.size} trial speakers; give one id and one "
+            "speaker per row."
+        )
+    if espk.size != n:
+        raise VoxMetricsInputError(
+            f"{where}: shape mismatch: scores have {n} columns (enrolled identities) but "
+            f"there are {espk.size} enrolled speaker labels; give one label per column."
+        )
+    if n < 2:
+        raise VoxMetricsInputError(
+            f"{where}: only {n} enrolled identity; a 1-to-N search needs at least 2 enrolled "
+            "speakers."
+        )
+    _check_unique(espk, "enrolled speaker", where)
+    _check_unique(tids, "trial id", where)
+
+
+def _unlisted_nan(s: np.ndarray, m: np.ndarray, *, copy: bool) -> tuple[np.ndarray, bool]:
+    """The scores with NaN in the unlisted cells, and whether they still need a copy.
+
+    Without ``copy`` a writeable array is changed in place (no second T x N array);
+    otherwise the result is a fresh array, which needs no further copy.
+    """
+    if not copy and s.flags.writeable:
+        np.copyto(s, s.dtype.type(np.nan), where=~m)
+        return s, copy
+    return np.where(m, s, s.dtype.type(np.nan)), False
+
+
+def _check_finite(
+    s: np.ndarray, m: np.ndarray | None, tids: np.ndarray, espk: np.ndarray, where: str
+) -> None:
+    """Every listed score (every score of a complete matrix) is finite."""
+    if m is not None:
+        bad = m & ~np.isfinite(s)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise VoxMetricsInputError(
+                f"{where}: {int(bad.sum())} listed score(s) are NaN or infinite (first: "
+                f"trial '{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every listed score "
+                "must be a finite number."
+            )
+    # the float64 sum is finite iff every score is (no T x N mask for a clean matrix)
+    elif not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
+        bad = ~np.isfinite(s)
+        i, j = np.argwhere(bad)[0]
+        raise VoxMetricsInputError(
+            f"{where}: {int(bad.sum())} score(s) are NaN or infinite (first: trial "
+            f"'{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every score must be a finite "
+            "number."
+        )
+
+
+def _trial_attributes(
+    attributes: Mapping[str, ArrayLike] | None, t: int, where: str
+) -> dict[str, np.ndarray]:
+    """The per-trial attributes as arrays of length ``t`` (text as str)."""
+    attrs: dict[str, np.ndarray] = {}
+    for name, values in (attributes or {}).items():
+        if name in _RESERVED_ATTRIBUTES:
+            raise VoxMetricsInputError(
+                f"{where}: an attribute cannot be called '{name}', which is a column of the "
+                "score format; rename it."
+            )
+        a = np.asarray(values)
+        if a.dtype.kind == "O":  # text as str, so nothing downstream pickles objects
+            a = np.array(["" if v is None else str(v) for v in a.tolist()], dtype=str)
+        if a.shape != (t,):
+            raise VoxMetricsInputError(
+                f"{where}: attribute '{name}' has shape {a.shape}; it needs one value per "
+                f"trial ({t})."
+            )
+        attrs[str(name)] = a
+    return attrs
+
+
+def _enrolled_trials(tspk: np.ndarray, espk: np.ndarray, where: str) -> NDArray[np.bool_]:
+    """Which trials have an enrolled speaker (an error when none has)."""
+    enrolled = np.isin(tspk, espk)
+    if not enrolled.any():
+        raise VoxMetricsInputError(
+            f"{where}: none of the {tspk.size} trials has an enrolled speaker, so there is "
+            "nothing to evaluate; check that trial speakers and enrolled speakers use the same "
+            "labels."
+        )
+    return enrolled
 
 
 META_COLUMNS = ("utt_id", "speaker", "role", "split")
@@ -831,8 +884,10 @@ class EmbeddingSet:
         n_trials = int(np.count_nonzero(trial))
         n_enrolled = int(meta["speaker"][self.roles(split, system=system)[0]].nunique())
         check_count(
-            where, f"score cells ({n_trials:,} trials x {n_enrolled:,} enrolled)",
-            n_trials * n_enrolled, "max_cells",
+            where,
+            f"score cells ({n_trials:,} trials x {n_enrolled:,} enrolled)",
+            n_trials * n_enrolled,
+            "max_cells",
         )
         speakers, profiles, trial_unit = self.scoring_inputs(split, system=system)
         scores = np.empty((trial_unit.shape[0], speakers.size))
