@@ -232,21 +232,6 @@ def pav_transform_figure(
     >>> [t.name for t in fig.data]
     ["with Laplace's rule (worst case)", 'without (for D_ECE)']
     """
-    keep = _runs(transform.llr, transform.llr_laplace)
-    x = transform.scores[keep]
-    lap = transform.llr_laplace[keep] / _LN10
-    plain = transform.llr[keep] / _LN10
-    finite = np.concatenate([lap, plain[np.isfinite(plain)], [0.0]])
-    edge = float(np.max(np.abs(finite))) * 1.15 + 0.3
-    shown = np.clip(plain, -edge, edge)
-    # label each infinite run once: -inf at its left end, +inf at its right end
-    plain_text = np.full(plain.size, "", dtype=object)
-    if plain[0] == -np.inf:
-        plain_text[0] = "−∞"
-    if plain[-1] == np.inf:
-        plain_text[-1] = "+∞"
-    plain_hover = [f"{v:+.3f}" if math.isfinite(v) else ("+∞" if v > 0 else "−∞") for v in plain]
-
     rows = 2 if histogram is not None else 1
     fig = make_subplots(
         rows=rows,
@@ -255,84 +240,15 @@ def pav_transform_figure(
         row_heights=[0.68, 0.32] if rows == 2 else [1.0],
         vertical_spacing=0.06,
     )
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=lap,
-            mode="lines",
-            line={"shape": "hv", "color": "#000000", "width": 2},
-            name="with Laplace's rule (worst case)",
-            hovertemplate="score ≥ %{x:.4g}<br>log10 LR %{y:+.3f} (Laplace)<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=shown,
-            mode="lines+text",
-            text=plain_text,
-            textposition=["bottom left" if v > 0 else "top right" for v in plain],
-            textfont={"color": "#7f7f7f"},
-            customdata=plain_hover,
-            line={"shape": "hv", "color": "#7f7f7f", "width": 1.5, "dash": "dash"},
-            name="without (for D_ECE)",
-            hovertemplate="score ≥ %{x:.4g}<br>log10 LR %{customdata} (PAV)<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
+    steps, edge = _pav_steps(transform)
+    for trace in steps:
+        fig.add_trace(trace, row=1, col=1)
     if result is not None:
-        idx = int(np.searchsorted(transform.scores, result.worst_score))
-        idx = min(idx, transform.scores.size - 1)
-        signed = float(transform.llr_laplace[idx] / _LN10)
-        kind = "mated" if result.worst_is_mated else "non-mated"
-        fig.add_trace(
-            go.Scatter(
-                x=[result.worst_score],
-                y=[signed],
-                mode="markers+text",
-                marker={
-                    "symbol": "star",
-                    "size": 16,
-                    "color": MATED_COLOR if result.worst_is_mated else NON_MATED_COLOR,
-                    "line": {"width": 1, "color": "#000000"},
-                },
-                text=[f"worst case: log10 l = {result.log10_l:.2f} ({result.tag})"],
-                textposition="middle left" if signed > 0 else "middle right",
-                name=f"worst case ({kind} score)",
-                hovertemplate=(
-                    f"worst case, {kind} score %{{x:.4g}}<br>log10 LR %{{y:+.3f}}<br>"
-                    f"tag {result.tag}<extra></extra>"
-                ),
-            ),
-            row=1,
-            col=1,
-        )
+        fig.add_trace(_worst_case_marker(transform, result), row=1, col=1)
     fig.add_hline(y=0.0, line={"color": "#bbbbbb", "width": 1}, row=1, col=1)
     if histogram is not None:
-        for label, density, count, color in (
-            ("non-mated", histogram.non_mated_density, histogram.non_mated, NON_MATED_COLOR),
-            ("mated", histogram.mated_density, histogram.mated, MATED_COLOR),
-        ):
-            fig.add_trace(
-                go.Bar(
-                    x=histogram.centers,
-                    y=density,
-                    width=histogram.widths,
-                    customdata=count,
-                    name=f"{label} scores ({int(count.sum()):,})",
-                    marker={"color": color, "line": {"width": 0}},
-                    opacity=0.55,
-                    hovertemplate=(
-                        f"{label}<br>score %{{x:.3g}}<br>density %{{y:.3g}}<br>"
-                        "%{customdata:,} scores<extra></extra>"
-                    ),
-                ),
-                row=2,
-                col=1,
-            )
+        for bar in _score_density_bars(histogram):
+            fig.add_trace(bar, row=2, col=1)
         fig.update_yaxes(title_text="density", row=2, col=1)
     heading = title if title is not None else f"PAV calibration of {name}".strip()
     fig.update_layout(
@@ -350,3 +266,94 @@ def pav_transform_figure(
     )
     fig.update_xaxes(title_text="score", row=rows, col=1)
     return fig
+
+
+def _pav_steps(transform: PAVTransform) -> tuple[list[go.Scatter], float]:
+    """The two step functions (with and without Laplace's rule, log10 LR) and the axis edge.
+
+    Infinite LLRs without Laplace's rule are drawn at the edge and labelled once per run:
+    -inf at its left end, +inf at its right end.
+    """
+    keep = _runs(transform.llr, transform.llr_laplace)
+    x = transform.scores[keep]
+    lap = transform.llr_laplace[keep] / _LN10
+    plain = transform.llr[keep] / _LN10
+    finite = np.concatenate([lap, plain[np.isfinite(plain)], [0.0]])
+    edge = float(np.max(np.abs(finite))) * 1.15 + 0.3
+    shown = np.clip(plain, -edge, edge)
+    plain_text = np.full(plain.size, "", dtype=object)
+    if plain[0] == -np.inf:
+        plain_text[0] = "−∞"
+    if plain[-1] == np.inf:
+        plain_text[-1] = "+∞"
+    plain_hover = [f"{v:+.3f}" if math.isfinite(v) else ("+∞" if v > 0 else "−∞") for v in plain]
+    with_laplace = go.Scatter(
+        x=x,
+        y=lap,
+        mode="lines",
+        line={"shape": "hv", "color": "#000000", "width": 2},
+        name="with Laplace's rule (worst case)",
+        hovertemplate="score ≥ %{x:.4g}<br>log10 LR %{y:+.3f} (Laplace)<extra></extra>",
+    )
+    without = go.Scatter(
+        x=x,
+        y=shown,
+        mode="lines+text",
+        text=plain_text,
+        textposition=["bottom left" if v > 0 else "top right" for v in plain],
+        textfont={"color": "#7f7f7f"},
+        customdata=plain_hover,
+        line={"shape": "hv", "color": "#7f7f7f", "width": 1.5, "dash": "dash"},
+        name="without (for D_ECE)",
+        hovertemplate="score ≥ %{x:.4g}<br>log10 LR %{customdata} (PAV)<extra></extra>",
+    )
+    return [with_laplace, without], edge
+
+
+def _worst_case_marker(transform: PAVTransform, result: ZebraResult) -> go.Scatter:
+    """A star at the worst case's score, on the Laplace step function."""
+    idx = int(np.searchsorted(transform.scores, result.worst_score))
+    idx = min(idx, transform.scores.size - 1)
+    signed = float(transform.llr_laplace[idx] / _LN10)
+    kind = "mated" if result.worst_is_mated else "non-mated"
+    return go.Scatter(
+        x=[result.worst_score],
+        y=[signed],
+        mode="markers+text",
+        marker={
+            "symbol": "star",
+            "size": 16,
+            "color": MATED_COLOR if result.worst_is_mated else NON_MATED_COLOR,
+            "line": {"width": 1, "color": "#000000"},
+        },
+        text=[f"worst case: log10 l = {result.log10_l:.2f} ({result.tag})"],
+        textposition="middle left" if signed > 0 else "middle right",
+        name=f"worst case ({kind} score)",
+        hovertemplate=(
+            f"worst case, {kind} score %{{x:.4g}}<br>log10 LR %{{y:+.3f}}<br>"
+            f"tag {result.tag}<extra></extra>"
+        ),
+    )
+
+
+def _score_density_bars(histogram: ScoreHistogram) -> list[go.Bar]:
+    """The non-mated and mated score densities, overlaid."""
+    return [
+        go.Bar(
+            x=histogram.centers,
+            y=density,
+            width=histogram.widths,
+            customdata=count,
+            name=f"{label} scores ({int(count.sum()):,})",
+            marker={"color": color, "line": {"width": 0}},
+            opacity=0.55,
+            hovertemplate=(
+                f"{label}<br>score %{{x:.3g}}<br>density %{{y:.3g}}<br>"
+                "%{customdata:,} scores<extra></extra>"
+            ),
+        )
+        for label, density, count, color in (
+            ("non-mated", histogram.non_mated_density, histogram.non_mated, NON_MATED_COLOR),
+            ("mated", histogram.mated_density, histogram.mated, MATED_COLOR),
+        )
+    ]
