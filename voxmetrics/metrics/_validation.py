@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 import weakref
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
+
+Ties = Literal["reference", "attacker"]
+TIES: tuple[str, ...] = ("reference", "attacker")
+"""The tie rules: ``"reference"`` (each metric as its reference code) and ``"attacker"``."""
+
+
+def check_ties(ties: str) -> str:
+    """Validate a tie rule name.
+
+    Examples
+    --------
+    >>> check_ties("attacker")
+    'attacker'
+    """
+    if ties not in TIES:
+        raise VoxMetricsInputError(
+            f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, got {ties!r}."
+        )
+    return ties
 
 
 def _as_scores(values: ArrayLike, name: str) -> NDArray[np.float64]:

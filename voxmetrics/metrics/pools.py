@@ -36,14 +36,16 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import isotonic_regression
 
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics._validation import TIES, Ties, check_ties
 from voxmetrics.metrics.parallel import map_blocks
+from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
 
 __all__ = [
     "TIES",
@@ -59,26 +61,7 @@ __all__ = [
     "pav_runs",
 ]
 
-Ties = Literal["reference", "attacker"]
-TIES: tuple[str, ...] = ("reference", "attacker")
-"""The tie rules: ``"reference"`` (each metric as its reference code) and ``"attacker"``."""
-
 _BLOCK = 1 << 22  # elements per block of row-wise work on a matrix (16 MB of float32)
-
-
-def check_ties(ties: str) -> str:
-    """Validate a tie rule name.
-
-    Examples
-    --------
-    >>> check_ties("attacker")
-    'attacker'
-    """
-    if ties not in TIES:
-        raise VoxMetricsInputError(
-            f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, got {ties!r}."
-        )
-    return ties
 
 
 def _as_scores(values: ArrayLike, name: str) -> NDArray[np.floating]:
@@ -214,8 +197,6 @@ def non_block_sums(
     >>> non_block_sums(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([0, 0]), 2.5)
     (5.0, 0.5)
     """
-    from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks  # ranks imports this module
-
     total = sq = 0.0
     for ch in row_blocks(block.shape[0], block.shape[1], CHUNK_ELEMENTS):
         b = block[ch].astype(np.float64)  # a copy, in float64
@@ -400,8 +381,6 @@ class SortedPools:
 
         def non_sums(c: float) -> tuple[float, float]:
             # the row blocks of every float sum over a matrix (a Dask worker sums the same)
-            from voxmetrics.metrics.ranks import row_blocks  # ranks imports this module
-
             total = sq = 0.0
             parts = map_blocks(
                 lambda rows: non_block_sums(scores[rows], targets[rows], c),

@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics._validation import Ties, check_matrix, check_ties
 from voxmetrics.metrics.parallel import map_blocks
-from voxmetrics.metrics.pools import Ties, check_ties
 
 __all__ = ["entry_ranks", "row_blocks", "target_ranks"]
 
