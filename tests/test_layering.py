@@ -1,4 +1,8 @@
-"""The library never imports streamlit (design.md Layers, style.md 7)."""
+"""The architecture: the import contracts, no streamlit in the library, short functions.
+
+The layers, the streamlit boundary and the independent families are import-linter contracts
+(``.importlinter`` at the repository root), checked here by running ``lint-imports``.
+"""
 
 from __future__ import annotations
 
@@ -50,17 +54,6 @@ def test_all_library_modules_together_do_not_import_streamlit():
     assert proc.returncode == 0, proc.stderr
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module.split(".")[0])
-    return names
-
-
 def _called_names(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {
@@ -110,38 +103,36 @@ def test_pages_do_no_metric_math():
             assert forbidden not in text, f"{path.name} uses {forbidden}"
 
 
-def test_only_ui_imports_streamlit():
-    offenders = [
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "voxmetrics").rglob("*.py")
-        if "ui" not in p.relative_to(ROOT / "voxmetrics").parts and "streamlit" in _imports(p)
-    ]
-    assert offenders == []
+def test_import_contracts_are_kept():
+    """``lint-imports`` (the contracts of ``.importlinter``) passes from the repository root."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; "
+            "sys.exit(lint_imports_command())",
+            "--no-cache",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, f"lint-imports failed:\n{proc.stdout}{proc.stderr}"
 
 
-def _runtime_imports(path: Path) -> set[str]:
-    """Modules imported by ``path`` outside ``if TYPE_CHECKING:`` blocks."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = {
-        id(n)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
-        for n in ast.walk(node)
-    }
-    names = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
+MAX_FUNCTION_LINES = 150
 
 
-@pytest.mark.parametrize("module", ["lid", "srd", "sbls", "linkage"])
-def test_analysis_sits_below_the_report_the_figures_and_the_dashboard(module):
-    path = ROOT / "voxmetrics" / "analysis" / f"{module}.py"
-    above = ("voxmetrics.report", "voxmetrics.plots", "voxmetrics.ui", "voxmetrics.cli")
-    bad = sorted(m for m in _runtime_imports(path) if m.startswith(above))
-    assert bad == [], f"analysis/{module}.py imports {bad}"
+def test_no_function_is_longer_than_150_lines():
+    """Every function and method in voxmetrics/ spans at most 150 lines (docstring included)."""
+    long = []
+    for path in sorted((ROOT / "voxmetrics").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    where = path.relative_to(ROOT).as_posix()
+                    long.append(f"{where}:{node.lineno} {node.name} ({n} lines)")
+    assert long == [], "functions longer than 150 lines:\n" + "\n".join(long)
