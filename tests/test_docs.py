@@ -329,8 +329,12 @@ def test_methods_sbls_weights_are_the_library_defaults():
 
 
 def test_report_card_page_has_the_library_thresholds():
-    from voxmetrics.report.card import REPORT_CARD_THRESHOLDS as T
-    from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
+    from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS as T
+    from voxmetrics.evaluation.threat import (
+        CALLOUT_EER,
+        CALLOUT_LID_MAX,
+        CALLOUT_LINKABILITY_FACTOR,
+    )
 
     rows = {
         line.split("|")[1].strip(): line
