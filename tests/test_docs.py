@@ -107,7 +107,9 @@ class _Ids(HTMLParser):
     [
         "voxmetrics", "voxmetrics.report.card", "voxmetrics.threat", "voxmetrics.report.export",
         "voxmetrics.synth", "voxmetrics.embeddings", "voxmetrics.plots",
-        "voxmetrics.analysis.linkage",
+        "voxmetrics.analysis.linkage", "voxmetrics.evaluation", "voxmetrics.evaluation.card",
+        "voxmetrics.evaluation.threat", "voxmetrics.distributed", "voxmetrics.report",
+        "voxmetrics.report.html",
     ],
 )  # fmt: skip
 def test_api_reference_documents_the_public_surface(site: Path, module: str):

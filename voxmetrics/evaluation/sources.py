@@ -337,6 +337,7 @@ def _numpy_dtype(arr: Any) -> bool:
 
 
 BlockSource = EmbeddingBlocks | ChunkedScores | ZarrScores
+"""What :func:`~voxmetrics.evaluation.blockwise.evaluate_blockwise` reads its blocks from."""
 
 
 def _index_chunk(
