@@ -15,9 +15,9 @@ from voxmetrics.analysis import linkage
 from voxmetrics.analysis.linkage import TABLE_COLUMNS, linkage_table
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.metrics.legal import legal_evaluation, linkability_curve
 from voxmetrics.metrics.similarity import voice_distinctiveness, voice_similarity
-from voxmetrics.report import evaluate_condition
 from voxmetrics.synth import demo_study
 
 # the demo's plain condition is perfectly separated: its LID and CLL fits warn, as they should

@@ -24,8 +24,9 @@ from voxmetrics.analysis.srd import (
     zero_rank_counts,
 )
 from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.metrics.srd import fit_beta_binomial, srd, srd_per_speaker
-from voxmetrics.report import evaluate_condition, intervals_frame
+from voxmetrics.report.frames import intervals_frame
 from voxmetrics.synth import demo_study
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from voxmetrics.report import evaluate_study
-from voxmetrics.report.card import LEVELS, REPORT_CARD_THRESHOLDS, ZEBRA_TAGS, report_card
+from voxmetrics.evaluation import evaluate_study
+from voxmetrics.evaluation.card import LEVELS, REPORT_CARD_THRESHOLDS, ZEBRA_TAGS, report_card
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
@@ -171,7 +171,7 @@ def test_study_report_through_given_evaluators_is_the_same_report():
     # evaluated once with the study's options and each attacker trained once
     from voxmetrics.analysis.sbls import default_attack
     from voxmetrics.data import StudySettings
-    from voxmetrics.report import evaluate_condition
+    from voxmetrics.evaluation import evaluate_condition
 
     small = dataclasses.replace(
         demo_study(n_speakers=6), settings=StudySettings(bootstrap=20, seed=2)

@@ -16,6 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxmetrics.data.study import Condition, Study
+from voxmetrics.evaluation import LINKAGE_COMPARE_KEYS, LinkageInputs, compare_conditions
+from voxmetrics.evaluation.compare import _linkage_rows
 from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, voice_distinctiveness
 from voxmetrics.metrics.uncertainty import (
@@ -27,8 +29,6 @@ from voxmetrics.metrics.uncertainty import (
     singling_out_interval,
     singling_out_replicates,
 )
-from voxmetrics.report import LINKAGE_COMPARE_KEYS, LinkageInputs, compare_conditions
-from voxmetrics.report.condition import _linkage_rows
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
@@ -119,7 +119,7 @@ def test_replicates_with_unit_weights_are_the_estimates():
 
 def test_the_intervals_are_unchanged_by_the_shared_replicate_functions(demo):
     """singling_out_interval and similarity_intervals: the weighted means, as before."""
-    from voxmetrics.report import evaluate_condition
+    from voxmetrics.evaluation import evaluate_condition
 
     r = evaluate_condition(demo.get("anon-mild"))
     so = r.singling_out
@@ -299,7 +299,7 @@ def test_cli_compare_takes_the_original(tmp_path, demo, capsys):
 
 
 def test_sets_too_large_for_the_similarity_matrices_are_skipped_with_a_reason(demo):
-    from voxmetrics.report import linkage_inputs
+    from voxmetrics.evaluation import linkage_inputs
 
     plain = demo.get("plain")
     li = linkage_inputs(demo.get("anon-mild"), plain, max_utterances=100)

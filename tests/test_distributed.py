@@ -1,4 +1,5 @@
-"""Blockwise evaluation on Dask equals the in-memory path on every metric (voxmetrics.distributed).
+"""Blockwise evaluation on Dask equals the in-memory path on every metric (voxmetrics.distributed:
+the blockwise executor voxmetrics.evaluation.blockwise, its sources, extraction on Dask).
 
 The blocks are made tiny (a few rows) so that every test crosses many block and score-chunk
 boundaries; ties are forced by rounding the embeddings / scores.
@@ -19,13 +20,16 @@ pytest.importorskip("distributed")
 
 import voxmetrics.data.model as model_mod
 import voxmetrics.distributed as dist
+import voxmetrics.embeddings.distributed as edist
+import voxmetrics.evaluation.blockwise as bw
+import voxmetrics.evaluation.sources as sources
 import voxmetrics.metrics.ranks as ranks_mod
 from voxmetrics.cli import main
 from voxmetrics.data import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.writers import write_embeddings, write_scores
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.evaluation import evaluate
 from voxmetrics.metrics.pools import SortedPools, _eer_point
-from voxmetrics.report import evaluate
 
 BLOCK = 600  # scores per Cllr / Dask block in these tests (rows = BLOCK // N)
 CHUNK = 16  # rows per score chunk
@@ -47,9 +51,9 @@ def client():
 @pytest.fixture(autouse=True)
 def _small_blocks(monkeypatch):
     monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", BLOCK)  # row blocks of both paths
-    for mod in (model_mod, dist):
+    for mod in (model_mod, sources):
         monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
-    monkeypatch.setattr(dist, "_WINDOW_MARGIN", 0)  # widen the EER window step by step
+    monkeypatch.setattr(bw, "_WINDOW_MARGIN", 0)  # widen the EER window step by step
 
 
 def embedding_set(
@@ -96,7 +100,7 @@ def test_embeddings_equal_in_memory_on_every_metric(client, ties):
         got = dist.evaluate_blockwise(es, client=client, ties=ties)
     with pytest.warns(ExcludedTrialsWarning, match="5 of 245 trials"):
         source = dist.EmbeddingBlocks.from_embeddings(es)
-    assert len(dist._row_blocks(*source.shape)) > 10
+    assert len(bw._row_blocks(*source.shape)) > 10
     assert got.lid is not None and got.n_excluded_trials == 5
     assert got.singling_out is not None and got.chance is not None
     assert got.verification is not None
@@ -134,14 +138,14 @@ def test_chunked_npz_scores_equal_in_memory(client, tmp_path, dtype):
 
 def test_a_failing_block_is_retried_and_finished_blocks_are_kept(client, monkeypatch):
     es = embedding_set(2, dev=False)
-    real = dist._block_scores
+    real = bw.block_scores
     calls = []
 
     def counting(piece, shared):
         calls.append(1)
         return real(piece, shared)
 
-    monkeypatch.setattr(dist, "_block_scores", counting)
+    monkeypatch.setattr(bw, "block_scores", counting)
     clean = dist.evaluate_blockwise(es, client=client)
     n_clean = len(calls)
     calls.clear()
@@ -152,7 +156,7 @@ def test_a_failing_block_is_retried_and_finished_blocks_are_kept(client, monkeyp
             raise OSError("worker lost")
         return real(piece, shared)
 
-    monkeypatch.setattr(dist, "_block_scores", flaky)
+    monkeypatch.setattr(bw, "block_scores", flaky)
     seen = []
     got = dist.evaluate_blockwise(
         es, client=client, progress=lambda f, m: seen.append(f), retries=2
@@ -175,13 +179,13 @@ def test_scan_window_equals_the_in_memory_eer_point_and_asks_for_more_when_short
         u, cnt = np.unique(pooled, return_counts=True)
         for attacker in (False, True):
             want = _eer_point(pooled, tar_sorted, n_non, attacker=attacker)
-            got = dist._scan_window(u, cnt, 0, pooled.size, tar_sorted, n_non, attacker=attacker)
+            got = bw._scan_window(u, cnt, 0, pooled.size, tar_sorted, n_non, attacker=attacker)
             assert got == want, trial
             # a sub-range: either the same point or a request for a wider range
             i, j = sorted(rng.integers(0, u.size + 1, 2))
             if j > i:
                 below = int(cnt[:i].sum())
-                part = dist._scan_window(
+                part = bw._scan_window(
                     u[i:j], cnt[i:j], below, pooled.size, tar_sorted, n_non, attacker=attacker
                 )
                 assert part is None or part == want
@@ -199,7 +203,7 @@ def test_scan_window_property(tar_list, non_list):
     u, cnt = np.unique(pooled, return_counts=True)
     for attacker in (False, True):
         want = _eer_point(pooled, np.sort(tar), non.size, attacker=attacker)
-        got = dist._scan_window(u, cnt, 0, pooled.size, np.sort(tar), non.size, attacker=attacker)
+        got = bw._scan_window(u, cnt, 0, pooled.size, np.sort(tar), non.size, attacker=attacker)
         assert got == want
 
 
@@ -382,7 +386,7 @@ def test_verification_block_equals_in_memory_with_llrs_and_costs(client, tmp_pat
     options = {"score_kind": "llr", "p_targets": (0.01, 0.2, 0.5), "c_miss": 2.0, "c_fa": 0.5}
     ref = evaluate(sm, **options)
     got = dist.evaluate_blockwise(source, client=client, **options)
-    assert len(dist._row_blocks(*source.shape)) > 5
+    assert len(bw._row_blocks(*source.shape)) > 5
     assert comparable(got) == comparable(ref)
     assert got.to_dict()["dcf"]["0.2"]["act_dcf"] is not None
     rv, gv = ref.verification, got.verification
@@ -643,12 +647,12 @@ def test_a_crowded_eer_window_is_narrowed_by_histograms_exactly(
     client, monkeypatch, dtype, decimals
 ):
     """Few targets, many non-targets between them: the window is narrowed before fetching."""
-    monkeypatch.setattr(dist, "WINDOW_CAP", 40)
-    monkeypatch.setattr(dist, "_BINS", 4)
-    monkeypatch.setattr(dist, "_WINDOW_MARGIN", 8)
+    monkeypatch.setattr(bw, "WINDOW_CAP", 40)
+    monkeypatch.setattr(bw, "_BINS", 4)
+    monkeypatch.setattr(bw, "_WINDOW_MARGIN", 8)
     calls = []
-    real = dist._narrow
-    monkeypatch.setattr(dist, "_narrow", lambda *a: calls.append(1) or real(*a))
+    real = bw._narrow
+    monkeypatch.setattr(bw, "_narrow", lambda *a: calls.append(1) or real(*a))
     rng = np.random.default_rng(decimals)
     t, n = 30, 40
     enrol = np.array([f"s{j}" for j in range(n)])
@@ -711,15 +715,15 @@ def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_
         enrol_speakers=enrol,
     )
     source = dist.ChunkedScores.from_files([tmp_path / "a.npz"])
-    blocks = dist._row_blocks(*source.shape)
-    runner = dist._Runner(client, source, blocks, None, 0)
+    blocks = bw._row_blocks(*source.shape)
+    runner = bw._Runner(client, source, blocks, None, 0)
     args = [(None, "reference", np.zeros((1, b.stop - b.start), np.int64)) for b in blocks]
-    rows = runner.run(dist._task_rows, args, "", (0, 1), per_block=True)
+    rows = runner.run(bw._task_rows, args, "", (0, 1), per_block=True)
     tar = np.concatenate([r["tar"] for r in rows])
     values = np.unique(tar)
-    parts = runner.run(dist._task_pools, values, "", (0, 1))
+    parts = runner.run(bw._task_pools, values, "", (0, 1))
     sizes = [(b.stop - b.start) * (n - 1) for b in blocks]
-    got = dist._pools_from_counts(runner, tar, values, parts, t * (n - 1), sizes)
+    got = bw._pools_from_counts(runner, tar, values, parts, t * (n - 1), sizes)
     ref = SortedPools.from_matrix(sm.scores, sm.targets)
     np.testing.assert_array_equal(got.cell_last, ref.cell_last)
     np.testing.assert_array_equal(got.cell_first, ref.cell_first)
@@ -744,15 +748,15 @@ def test_workers_resolve_the_device_themselves_and_take_their_gpu(client, monkey
         return FakeExtractor(model, device)
 
     monkeypatch.setattr(emb_mod, "load_extractor", fake_load)
-    monkeypatch.setattr(dist, "_EXTRACTORS", {})
+    monkeypatch.setattr(edist, "_EXTRACTORS", {})
     for has_gpu, want in ((True, "cuda"), (False, "cpu")):
         monkeypatch.setattr(torch.cuda, "is_available", lambda has_gpu=has_gpu: has_gpu)
-        got = client.submit(dist._worker_extractor, "fake", "auto", pure=False).result()
+        got = client.submit(edist._worker_extractor, "fake", "auto", pure=False).result()
         assert got.device == want  # the worker (same process here) saw the mocked GPU
-        again = client.submit(dist._worker_extractor, "fake", "auto", pure=False).result()
+        again = client.submit(edist._worker_extractor, "fake", "auto", pure=False).result()
         assert again is got  # loaded once per worker and device
     assert loaded == ["cuda", "cpu"]
-    fut = client.submit(dist._worker_extractor, "fake", "cuda", pure=False)  # no GPU now
+    fut = client.submit(edist._worker_extractor, "fake", "cuda", pure=False)  # no GPU now
     with pytest.raises(VoxMetricsInputError, match="no CUDA GPU is available"):
         fut.result()
 
@@ -766,7 +770,7 @@ def test_a_lost_worker_loses_no_block(monkeypatch):
 
     es = embedding_set(2, dev=False)
     ref = evaluate(es.score_matrix("eval"), embeddings=es)
-    real = dist._block_scores
+    real = bw.block_scores
     calls = []
 
     def losing_a_worker(piece, shared):
@@ -777,7 +781,7 @@ def test_a_lost_worker_loses_no_block(monkeypatch):
             time.sleep(1.0)
         return real(piece, shared)
 
-    monkeypatch.setattr(dist, "_block_scores", losing_a_worker)
+    monkeypatch.setattr(bw, "block_scores", losing_a_worker)
     with (
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None

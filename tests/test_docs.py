@@ -107,7 +107,9 @@ class _Ids(HTMLParser):
     [
         "voxmetrics", "voxmetrics.report.card", "voxmetrics.threat", "voxmetrics.report.export",
         "voxmetrics.synth", "voxmetrics.embeddings", "voxmetrics.plots",
-        "voxmetrics.analysis.linkage",
+        "voxmetrics.analysis.linkage", "voxmetrics.evaluation", "voxmetrics.evaluation.card",
+        "voxmetrics.evaluation.threat", "voxmetrics.distributed", "voxmetrics.report",
+        "voxmetrics.report.html",
     ],
 )  # fmt: skip
 def test_api_reference_documents_the_public_surface(site: Path, module: str):
@@ -329,8 +331,12 @@ def test_methods_sbls_weights_are_the_library_defaults():
 
 
 def test_report_card_page_has_the_library_thresholds():
-    from voxmetrics.report.card import REPORT_CARD_THRESHOLDS as T
-    from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
+    from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS as T
+    from voxmetrics.evaluation.threat import (
+        CALLOUT_EER,
+        CALLOUT_LID_MAX,
+        CALLOUT_LINKABILITY_FACTOR,
+    )
 
     rows = {
         line.split("|")[1].strip(): line

@@ -22,7 +22,7 @@ from voxmetrics.data.embedding_files import (
     sniff_embeddings,
 )
 from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
-from voxmetrics.report import evaluate
+from voxmetrics.evaluation import evaluate
 
 SPEAKERS = ["1272", "1462", "2035", "2412"]  # LibriSpeech dev-clean style labels
 

@@ -11,8 +11,8 @@ import pytest
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.summary import ScoreHistogram, score_histogram
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.evaluation import evaluate
 from voxmetrics.plots import eer_linkability_figure, score_histogram_figure
-from voxmetrics.report import evaluate
 
 
 def _sm(scores, speakers=("a", "b", "c"), trial_speakers=None) -> ScoreMatrix:

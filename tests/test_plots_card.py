@@ -5,6 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import pytest
 
+from voxmetrics.evaluation.card import LEVELS, REPORT_CARD_THRESHOLDS, CardCell, ReportCard
 from voxmetrics.plots.card import (
     LEVEL_LABELS,
     card_legend_html,
@@ -16,7 +17,6 @@ from voxmetrics.plots.card import (
     thresholds_markdown,
 )
 from voxmetrics.plots.style import LEVEL_COLOURS, LEVEL_TEXT_COLOURS
-from voxmetrics.report.card import LEVELS, REPORT_CARD_THRESHOLDS, CardCell, ReportCard
 
 
 def _card() -> ReportCard:
@@ -101,7 +101,8 @@ def test_thresholds_and_rationale_quote_the_library():
         assert f"**{t.label}**: {t.explanation}" in md
     why = card_rationale()
     assert why.startswith("Why these values")
-    assert "Nautsch et al. 2020" in why and ":mod:" not in why and "`voxmetrics.threat`" in why
+    assert "Nautsch et al. 2020" in why and ":mod:" not in why
+    assert "`voxmetrics.evaluation.threat`" in why
 
 
 def test_figure_is_a_coloured_table_with_a_legend():

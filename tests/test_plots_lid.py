@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.evaluation import evaluate
 from voxmetrics.metrics.lid import (
     CalibrationCurve,
     LIDCalibration,
@@ -32,7 +33,6 @@ from voxmetrics.plots.lid import (
 )
 from voxmetrics.plots.overview import eer_lidmax_figure
 from voxmetrics.plots.style import MATED_COLOR
-from voxmetrics.report import evaluate
 
 CAL = LIDCalibration(w=1.5, b=-1.0, prior_log_odds=math.log(1 / 5), n_pairs=0)
 

@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.metrics.legal import (
     conversation_length_curve,
     linkability_curve,
@@ -23,7 +24,6 @@ from voxmetrics.plots.linkage import (
     singling_out_figure,
 )
 from voxmetrics.plots.style import CHANCE_COLOR
-from voxmetrics.report import evaluate_condition
 from voxmetrics.synth import demo_study
 
 # the demo's plain condition is perfectly separated: its LID and CLL fits warn, as they should

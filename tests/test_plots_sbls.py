@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import pytest
 
 from voxmetrics.data.predictions import AttributePrediction
+from voxmetrics.evaluation import evaluate_study
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.sbls import sbls, sbls_embeddings
 from voxmetrics.plots.sbls import (
@@ -21,7 +22,6 @@ from voxmetrics.plots.sbls import (
     short_group,
     subgroup_figure,
 )
-from voxmetrics.report import evaluate_study
 from voxmetrics.synth import demo_study
 
 AGE = ("18-35", "36-55", "56+")

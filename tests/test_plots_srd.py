@@ -13,6 +13,7 @@ import srd_cases
 from voxmetrics.analysis.srd import mean_d_summary, zero_rank_counts
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.evaluation import evaluate
 from voxmetrics.metrics.srd import (
     beta_binomial_pmf,
     fit_beta_binomial,
@@ -28,7 +29,6 @@ from voxmetrics.plots.srd import (
     speaker_mean_d_figure,
     speaker_rank_figure,
 )
-from voxmetrics.report import evaluate
 
 
 @pytest.fixture(scope="module")

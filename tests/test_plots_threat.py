@@ -10,6 +10,14 @@ import pytest
 
 from voxmetrics import plots
 from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.evaluation.threat import (
+    PAPER_EXAMPLE_SCORES,
+    PAPER_EXAMPLE_TARGETS,
+    PAPER_EXAMPLE_W,
+    paper_matrix,
+    threat_scenario,
+    threat_view,
+)
 from voxmetrics.plots.lid import OTHER_IDENTITY_COLOR
 from voxmetrics.plots.style import MATED_COLOR, NON_MATED_COLOR
 from voxmetrics.plots.threat import (
@@ -18,14 +26,6 @@ from voxmetrics.plots.threat import (
     pooled_view_figure,
     row_view_figure,
     scenario_metrics_figure,
-)
-from voxmetrics.threat import (
-    PAPER_EXAMPLE_SCORES,
-    PAPER_EXAMPLE_TARGETS,
-    PAPER_EXAMPLE_W,
-    paper_matrix,
-    threat_scenario,
-    threat_view,
 )
 
 

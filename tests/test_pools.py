@@ -307,7 +307,7 @@ def test_pools_are_built_once_per_matrix():
 @pytest.mark.filterwarnings("ignore::voxmetrics.errors.DegenerateDataWarning")  # tiny SRD fit
 def test_evaluate_passes_the_tie_rule():
     from voxmetrics.data.model import ScoreMatrix
-    from voxmetrics.report import evaluate
+    from voxmetrics.evaluation import evaluate
 
     # integer scores: targets tied with non-targets in every row
     s = np.array([[2, 2, 1], [1, 1, 0], [3, 2, 3], [0, 1, 1]], dtype=float)

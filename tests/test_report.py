@@ -4,7 +4,9 @@ import json
 
 import numpy as np
 
-from voxmetrics.report import OVERVIEW_COLUMNS, evaluate_study, overview_frame, report_html
+from voxmetrics.evaluation import evaluate_study
+from voxmetrics.report import report_html
+from voxmetrics.report.frames import OVERVIEW_COLUMNS, overview_frame
 from voxmetrics.synth import demo_study
 
 
@@ -47,7 +49,7 @@ def test_the_study_setting_chooses_the_lid_variant_of_every_condition():
 
 def test_the_tie_rule_reaches_the_srd_ranks_and_the_linkability_curve():
     from voxmetrics.data.model import ScoreMatrix
-    from voxmetrics.report import evaluate
+    from voxmetrics.evaluation import evaluate
 
     # trial t0 ties its own speaker with another one
     sm = ScoreMatrix.from_arrays(
@@ -66,8 +68,8 @@ def test_evaluate_on_threads_gives_the_serial_json(monkeypatch):
     """Row blocks on parallel threads, and the sort on its own, change no number: the JSON of
     several blocks run on 1 or 3 threads is the same, byte for byte (LID, chance levels, d')."""
     from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.evaluation import evaluate
     from voxmetrics.metrics import ranks
-    from voxmetrics.report import evaluate
 
     def matrix(t: int, n: int, seed: int, prefix: str) -> ScoreMatrix:
         rng = np.random.default_rng(seed)

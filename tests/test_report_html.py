@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from voxmetrics.plots import REPORT_SECTIONS, json_safe, study_report_html
-from voxmetrics.report.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.report.export import report_html
+from voxmetrics.report.html import REPORT_SECTIONS, json_safe, study_report_html
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 

@@ -10,9 +10,10 @@ import pytest
 
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.plots.report_html import study_report_html
-from voxmetrics.report import evaluate, evaluate_study, intervals_frame
-from voxmetrics.report.card import report_card
+from voxmetrics.evaluation import evaluate, evaluate_study
+from voxmetrics.evaluation.card import report_card
+from voxmetrics.report.frames import intervals_frame
+from voxmetrics.report.html import study_report_html
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
@@ -87,7 +88,7 @@ def test_intervals_frame_lists_values_intervals_and_excess(demo_report):
 
 
 def test_labelled_tables_keep_every_value_under_its_label(demo_report):
-    from voxmetrics.report import (
+    from voxmetrics.report.frames import (
         COMPARISON_COLUMNS,
         INTERVALS_COLUMNS,
         comparison_frame,
@@ -136,7 +137,7 @@ def test_condition_without_bootstrap_has_chance_but_no_intervals():
 
 def test_study_comparisons_equal_compare_conditions(demo_report):
     """The report reuses each condition's replicates; the result is compare_conditions'."""
-    from voxmetrics.report import compare_conditions
+    from voxmetrics.evaluation import compare_conditions
 
     st = demo_study(n_speakers=12)
     lib = compare_conditions(
@@ -213,8 +214,8 @@ def test_compare_conditions_sbls_draws_its_own_speakers_when_needed():
     import numpy as np
 
     from voxmetrics.analysis.sbls import compare_sbls, default_attack
+    from voxmetrics.evaluation import compare_conditions_sbls
     from voxmetrics.metrics.uncertainty import SpeakerDraws
-    from voxmetrics.report import compare_conditions_sbls
 
     st = demo_study(n_speakers=8)
     a, b = default_attack(st.get("plain")), default_attack(st.get("anon-mild"))
@@ -230,7 +231,7 @@ def test_compare_conditions_sbls_draws_its_own_speakers_when_needed():
 @pytest.mark.parametrize("variant", ["maximum-likelihood", "reference-code"])
 def test_compare_conditions_calibrates_lid_with_the_chosen_variant(variant):
     """The paired comparison's LID numbers are those of the conditions' own reports."""
-    from voxmetrics.report import compare_conditions, evaluate_condition
+    from voxmetrics.evaluation import compare_conditions, evaluate_condition
 
     study = demo_study(n_speakers=8)
     a, b = study.get("plain"), study.get("anon-mild")

@@ -23,14 +23,14 @@ from hypothesis import strategies as st
 from voxmetrics.cli import main
 from voxmetrics.data import ScoreMatrix, read_scores
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.evaluation import evaluate
+from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL
 from voxmetrics.metrics.cllr import cllr, min_cllr
 from voxmetrics.metrics.dcf import verification
 from voxmetrics.metrics.eer import eer, eer_rocch
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.srd import srd
 from voxmetrics.metrics.zebra import zebra
-from voxmetrics.report import evaluate
-from voxmetrics.report.condition import NO_COMPLETE_TRIAL
 
 N_PER_SEX = 6
 TRIALS_PER_SPEAKER = 3
@@ -493,7 +493,7 @@ def test_study_file_keeps_the_mask(tmp_path):
 
 def test_study_report_of_a_sparse_condition(tmp_path):
     from voxmetrics.data.study import Condition, Study
-    from voxmetrics.plots.report_html import study_report_html
+    from voxmetrics.report.html import study_report_html
     from voxmetrics.report.study import build_study_report
 
     sm = _full_matrix()

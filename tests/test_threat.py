@@ -1,4 +1,5 @@
-"""The threat-model library (voxmetrics/threat.py) and the offset generator (synth.offset_scores).
+"""The threat-model library (voxmetrics/evaluation/threat.py) and the offset generator
+(synth.offset_scores).
 
 Paper 000, section 4.1; metrics.md sections 1, 2 and 5.
 """
@@ -16,10 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
-from voxmetrics.metrics.lid import calibrate_lid
-from voxmetrics.report import evaluate_study
-from voxmetrics.synth import demo_study, offset_scores
-from voxmetrics.threat import (
+from voxmetrics.evaluation import evaluate_study
+from voxmetrics.evaluation.threat import (
     CALLOUT_EER,
     CALLOUT_LID_MAX,
     CALLOUT_LINKABILITY_FACTOR,
@@ -36,6 +35,8 @@ from voxmetrics.threat import (
     threat_scenario,
     threat_view,
 )
+from voxmetrics.metrics.lid import calibrate_lid
+from voxmetrics.synth import demo_study, offset_scores
 
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
 from voxmetrics.metrics.bootstrap import BootstrapInterval
@@ -46,9 +47,6 @@ from voxmetrics.metrics.uncertainty import (
     lid_intervals,
     lid_with_chance,
 )
-
-if TYPE_CHECKING:  # the report imports this module
-    from voxmetrics.report.condition import ConditionReport
 
 __all__ = [
     "CALIBRATION_HELP",
@@ -128,7 +126,7 @@ class LIDRow:
 
     condition: Condition
     """The condition."""
-    report: ConditionReport | None
+    report: ConditionResult | None
     """Its report with the default options (EER, min Cllr); None when it failed."""
     lid: LIDResult | None
     """Its LID under the page's options; None without calibration."""
@@ -159,7 +157,7 @@ def evaluate_lid(
 ) -> LIDResult | None:
     """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
 
-    The LID part of :func:`voxmetrics.report.evaluate`, for callers that need only LID (the
+    The LID part of :func:`voxmetrics.evaluation.evaluate`, for callers that need only LID (the
     LID page). ``variant`` is :func:`~voxmetrics.metrics.lid.calibrate_lid`'s.
     """
     variant = resolve_lid_variant(variant)

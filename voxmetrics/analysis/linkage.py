@@ -14,11 +14,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval
@@ -39,9 +40,6 @@ from voxmetrics.metrics.similarity import (
     voice_similarity,
 )
 from voxmetrics.metrics.uncertainty import similarity_intervals
-
-if TYPE_CHECKING:  # the reports sit above the analyses; only their type is needed here
-    from voxmetrics.report.condition import ConditionReport
 
 __all__ = [
     "GROUP_COLUMN",
@@ -76,7 +74,7 @@ def sampled_linkability(sm: ScoreMatrix, *, n_draws: int, seed: int = 0) -> Link
 
     Examples
     --------
-    >>> from voxmetrics.threat import paper_matrix
+    >>> from voxmetrics.evaluation.threat import paper_matrix
     >>> sampled_linkability(paper_matrix(), n_draws=3).n_draws
     3
     """
@@ -365,7 +363,7 @@ def _ci_text(iv: Any, digits: int = 3) -> str:
 
 
 def linkage_table(
-    reports: Mapping[str, ConditionReport],
+    reports: Mapping[str, ConditionResult],
     distinctiveness: Mapping[str, VoiceDistinctiveness | None] | None = None,
     distinctiveness_intervals: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
@@ -387,7 +385,7 @@ def linkage_table(
 
     Examples
     --------
-    >>> from voxmetrics.report import evaluate_condition
+    >>> from voxmetrics.evaluation import evaluate_condition
     >>> from voxmetrics.synth import demo_study
     >>> mild = demo_study(n_speakers=6).get("anon-mild")
     >>> df = linkage_table({"anon-mild": evaluate_condition(mild)})

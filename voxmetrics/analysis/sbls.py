@@ -29,13 +29,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
+from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.predictions import AttributePrediction, join_predictions
 from voxmetrics.data.study import Condition
@@ -52,9 +53,6 @@ from voxmetrics.metrics.sbls import (
     sbls,
 )
 from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, holm
-
-if TYPE_CHECKING:
-    from voxmetrics.report.condition import ConditionReport
 
 __all__ = [
     "COMPONENTS",
@@ -1117,7 +1115,7 @@ def intersection_frame(result: SBLSResult, attack: Attack | None = None) -> pd.D
 
 
 def identity_frame(
-    rows: Sequence[SBLSRow], reports: Mapping[str, ConditionReport | None]
+    rows: Sequence[SBLSRow], reports: Mapping[str, ConditionResult | None]
 ) -> pd.DataFrame:
     """SBLS beside the identity metrics: one row per condition with a result.
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.metrics.srd import (
     BetaBinomialFit,
     Loss,
@@ -26,9 +27,6 @@ from voxmetrics.metrics.srd import (
     fit_beta_binomial,
     srd_per_speaker,
 )
-
-if TYPE_CHECKING:  # the report imports this module
-    from voxmetrics.report.condition import ConditionReport
 
 __all__ = [
     "CHANCE_COLUMNS",
@@ -64,7 +62,7 @@ def _fit(histogram: NDArray[np.int64], loss: Loss) -> BetaBinomialFit:
 
 
 def condition_fits(
-    report: ConditionReport, losses: Sequence[Loss], *, fit: Fit | None = None
+    report: ConditionResult, losses: Sequence[Loss], *, fit: Fit | None = None
 ) -> tuple[BetaBinomialFit, ...]:
     """The beta-binomial fits of a condition's rank histogram, one per loss, in that order.
 
@@ -274,7 +272,7 @@ def srd_table(
 
 
 CHANCE_KEYS: tuple[str, ...] = ("mean_d", "idr", "max_d", "max_d_q95")
-"""The SRD numbers of :func:`voxmetrics.report.intervals_frame` shown against chance."""
+"""The SRD numbers of :func:`voxmetrics.report.frames.intervals_frame` shown against chance."""
 
 CHANCE_COLUMNS: dict[str, str] = {
     "condition": "Condition",
@@ -291,7 +289,7 @@ CHANCE_COLUMNS: dict[str, str] = {
 def against_chance_table(intervals: pd.DataFrame) -> pd.DataFrame:
     """The SRD statistics against chance, with their intervals, as the dashboard shows them.
 
-    ``intervals`` is :func:`voxmetrics.report.intervals_frame` of the reports with
+    ``intervals`` is :func:`voxmetrics.report.frames.intervals_frame` of the reports with
     ``keys=CHANCE_KEYS``; its ``key`` column is dropped and the others renamed by
     :data:`CHANCE_COLUMNS`.
 

@@ -185,7 +185,7 @@ class StudySettings:
         object.__setattr__(self, "lid_variant", variant)  # old alias -> canonical name
 
     def evaluate_options(self) -> dict[str, Any]:
-        """Keyword options of :func:`voxmetrics.report.evaluate_condition`."""
+        """Keyword options of :func:`voxmetrics.evaluation.evaluate_condition`."""
         return {
             "bootstrap": self.bootstrap,
             "seed": self.seed,

@@ -18,10 +18,13 @@ from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
 __all__ = [
     "BaselineResult",
     "baseline_metrics",
+    "cllr_from_sums",
     "mated_pools",
     "matrix_cllr",
+    "matrix_cllr_sums",
     "pairs_baseline",
     "pairs_cllr",
+    "pairs_cllr_sums",
     "softplus_sum",
 ]
 
@@ -86,6 +89,46 @@ def _softplus_terms_sum(x: NDArray[np.floating]) -> float:
     return float(np.logaddexp(0.0, x).sum())
 
 
+def cllr_from_sums(c_tar: float, c_non: float, n_tar: int, n_non: int) -> float:
+    """Cllr from its two sums over ``n_tar`` mated and ``n_non`` non-mated scores.
+
+    c_tar = sum ln(1 + e^-s) over the mated scores, c_non = sum ln(1 + e^s) over the non-mated
+    ones; Cllr = (c_tar / n_tar + c_non / n_non) / (2 ln 2). Every Cllr of this module ends
+    here, and so does the blockwise (Dask) evaluation's.
+
+    Examples
+    --------
+    >>> cllr_from_sums(2 * np.log(2.0), 4 * np.log(2.0), 2, 4)
+    1.0
+    """
+    return float(0.5 * (c_tar / n_tar + c_non / n_non) / np.log(2.0))
+
+
+def matrix_cllr_sums(
+    scores: NDArray[np.floating], targets: NDArray[np.intp]
+) -> tuple[float, float]:
+    """The sums of :func:`cllr_from_sums` of a T x N matrix's pools, in row blocks.
+
+    c_non is the sum over every score less that over the mated ones (no pools built). For
+    float32 scores the terms are float32 (as the pools themselves), summed in float64. The row
+    blocks run on parallel threads (:func:`~voxmetrics.metrics.parallel.map_blocks`) and are
+    added in row order, as the blockwise (Dask) evaluation adds its blocks. ``scores`` and
+    ``targets`` are taken as checked (:func:`baseline_metrics` checks them).
+
+    Examples
+    --------
+    >>> c_tar, c_non = matrix_cllr_sums(np.zeros((2, 3)), np.array([0, 1]))
+    >>> round(c_tar, 6), round(c_non, 6)  # 2 ln 2, 4 ln 2
+    (1.386294, 2.772589)
+    """
+    n_rows, n = scores.shape
+    tar = scores[np.arange(n_rows), targets]
+    c_all = 0.0
+    for part in map_blocks(lambda rows: softplus_sum(scores[rows]), row_blocks(n_rows, n)):
+        c_all += part  # in row order
+    return softplus_sum(-tar), c_all - softplus_sum(tar)
+
+
 def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> float:
     """Cllr of a matrix's pools taken as natural-log LLRs, in row blocks (no pools built).
 
@@ -98,13 +141,7 @@ def matrix_cllr(scores: NDArray[np.floating], targets: NDArray[np.intp]) -> floa
     1.0
     """
     n_rows, n = scores.shape
-    tar = scores[np.arange(n_rows), targets]
-    c_all = 0.0
-    for part in map_blocks(lambda rows: softplus_sum(scores[rows]), row_blocks(n_rows, n)):
-        c_all += part  # in row order
-    c_tar = softplus_sum(-tar)
-    c_non = c_all - softplus_sum(tar)
-    return float(0.5 * (c_tar / n_rows + c_non / (n_rows * (n - 1))) / np.log(2.0))
+    return cllr_from_sums(*matrix_cllr_sums(scores, targets), n_rows, n_rows * (n - 1))
 
 
 def mated_pools(
@@ -184,9 +221,18 @@ def pairs_cllr(tar: NDArray[np.floating], non: NDArray[np.floating]) -> float:
     >>> pairs_cllr(np.zeros(2), np.zeros(4))
     1.0
     """
-    c_tar = softplus_sum(-tar) / tar.size
-    c_non = softplus_sum(non) / non.size
-    return float(0.5 * (c_tar + c_non) / np.log(2.0))
+    return cllr_from_sums(*pairs_cllr_sums(tar, non), tar.size, non.size)
+
+
+def pairs_cllr_sums(tar: NDArray[np.floating], non: NDArray[np.floating]) -> tuple[float, float]:
+    """The sums of :func:`cllr_from_sums` of listed mated and non-mated scores.
+
+    Examples
+    --------
+    >>> [round(c, 6) for c in pairs_cllr_sums(np.zeros(2), np.zeros(4))]
+    [1.386294, 2.772589]
+    """
+    return softplus_sum(-tar), softplus_sum(non)
 
 
 def pairs_baseline(

@@ -40,6 +40,7 @@ __all__ = [
     "linkability",
     "linkability_curve",
     "linkability_curve_from_ranks",
+    "linkability_from_ranks",
     "linkability_grid",
     "other_candidates",
     "singling_out",
@@ -79,7 +80,20 @@ def linkability(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "referenc
     0.6666666666666666
     """
     check_ties(ties)
-    return float((target_ranks(scores, targets, ties="attacker") == 1).mean())
+    return linkability_from_ranks(target_ranks(scores, targets, ties="attacker"))
+
+
+def linkability_from_ranks(ranks: NDArray[np.int64]) -> float:
+    """:func:`linkability` from the trials' target ranks 1 + #{j != m_i : s_ij > s_i,m_i}.
+
+    These are :func:`~voxmetrics.metrics.ranks.target_ranks` with ``ties="attacker"``.
+
+    Examples
+    --------
+    >>> linkability_from_ranks(np.array([1, 2, 1, 1]))
+    0.75
+    """
+    return float((ranks == 1).mean())
 
 
 def linkability_grid(n_enrolled: int) -> NDArray[np.int64]:
@@ -383,7 +397,7 @@ def singling_out(
         False: one draw of the first embeddings of each speaker in file order (deterministic).
     map_blocks : callable, optional
         ``map_blocks(fn, shared, blocks)`` -> ``[fn(*block, *shared) for block in blocks]``,
-        computed anywhere (e.g. on Dask workers, :mod:`voxmetrics.distributed`); the blocks
+        computed anywhere (e.g. on Dask workers, :mod:`voxmetrics.evaluation.blockwise`); the blocks
         are rows of predicates (:func:`singling_out_isolations`). Default: in this process.
 
     Returns

@@ -76,9 +76,9 @@ _CONTROLLER: Any = None
 def single_blas_thread() -> Iterator[None]:
     """BLAS on one thread inside the block (threadpoolctl's limit).
 
-    The previous limits come back on exit. Used by
-    :func:`~voxmetrics.report.evaluate` and :func:`~voxmetrics.report.build_study_report`;
-    ``VOXMETRICS_BLAS_THREADS=keep`` leaves BLAS as it is.
+    The previous limits come back on exit. Used by :func:`~voxmetrics.evaluation.evaluate` and
+    :func:`~voxmetrics.report.study.build_study_report`; ``VOXMETRICS_BLAS_THREADS=keep`` leaves
+    BLAS as it is.
 
     Examples
     --------

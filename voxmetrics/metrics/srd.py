@@ -39,6 +39,7 @@ __all__ = [
     "fit_beta_binomial",
     "rank_histogram",
     "srd",
+    "srd_from_ranks",
     "srd_per_speaker",
     "srd_stats",
 ]
@@ -198,8 +199,18 @@ def srd(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "reference") -> S
     ([4, 0, 0, 0], 2.0, 1.0)
     """
     s, t = check_matrix(scores, targets)
-    ranks = target_ranks(s, t, ties=ties)
-    hist = rank_histogram(ranks, s.shape[1])
+    return srd_from_ranks(target_ranks(s, t, ties=ties), s.shape[1])
+
+
+def srd_from_ranks(ranks: NDArray[np.int64], n_enrolled: int) -> SRDResult:
+    """:func:`srd` from the trials' target ranks (1..N, made read-only here).
+
+    Examples
+    --------
+    >>> srd_from_ranks(np.array([1, 1, 2]), 3).histogram.tolist()
+    [2, 1, 0]
+    """
+    hist = rank_histogram(ranks, n_enrolled)
     return SRDResult(ranks=_ro(ranks), histogram=_ro(hist), stats=srd_stats(hist))
 
 

@@ -6,7 +6,6 @@ arithmetic they do is for display (e.g. turning counts into densities).
 
 from voxmetrics.plots.card import card_legend_html, card_styler, card_table, report_card_figure
 from voxmetrics.plots.overview import eer_linkability_figure
-from voxmetrics.plots.report_html import REPORT_SECTIONS, json_safe, study_report_html
 from voxmetrics.plots.scores import score_histogram_figure
 from voxmetrics.plots.style import MATED_COLOR, NON_MATED_COLOR, base_layout
 from voxmetrics.plots.threat import (
@@ -19,18 +18,15 @@ from voxmetrics.plots.threat import (
 __all__ = [
     "MATED_COLOR",
     "NON_MATED_COLOR",
-    "REPORT_SECTIONS",
     "base_layout",
     "card_legend_html",
     "card_styler",
     "card_table",
     "eer_linkability_figure",
-    "json_safe",
     "lid_per_trial_figure",
     "pooled_view_figure",
     "report_card_figure",
     "row_view_figure",
     "scenario_metrics_figure",
     "score_histogram_figure",
-    "study_report_html",
 ]

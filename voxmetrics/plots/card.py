@@ -1,8 +1,8 @@
-"""The report card (:mod:`voxmetrics.report.card`) for the screen and for downloads.
+"""The report card (:mod:`voxmetrics.evaluation.card`) for the screen and for downloads.
 
-Presentation only: the texts and levels come from :class:`~voxmetrics.report.card.ReportCard`, the
-colours from :data:`~voxmetrics.plots.style.LEVEL_COLOURS`; nothing here compares a number
-with a threshold.
+Presentation only: the texts and levels come from
+:class:`~voxmetrics.evaluation.card.ReportCard`, the colours from
+:data:`~voxmetrics.plots.style.LEVEL_COLOURS`; nothing here compares a number with a threshold.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import plotly.graph_objects as go
 
+from voxmetrics.evaluation import card as _card_module
+from voxmetrics.evaluation.card import LEVELS, REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.plots.style import LEVEL_COLOURS, LEVEL_TEXT_COLOURS, base_layout
-from voxmetrics.report import card as _card_module
-from voxmetrics.report.card import LEVELS, REPORT_CARD_THRESHOLDS, ReportCard
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -67,7 +67,7 @@ def card_styler(card: ReportCard) -> Styler:
 
     Examples
     --------
-    >>> from voxmetrics.report.card import CardCell
+    >>> from voxmetrics.evaluation.card import CardCell
     >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 4
     >>> card = ReportCard(("x",), (row,))
     >>> card_styler(card).data.columns[:2].tolist()
@@ -89,7 +89,7 @@ def card_table(card: ReportCard) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from voxmetrics.report.card import CardCell
+    >>> from voxmetrics.evaluation.card import CardCell
     >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 4
     >>> card = ReportCard(("x",), (row,))
     >>> card_table(card).columns[:3].tolist()
@@ -134,8 +134,8 @@ def thresholds_markdown() -> str:
 def card_rationale() -> str:
     """Why the thresholds are where they are, as Markdown.
 
-    The paragraphs of :mod:`voxmetrics.report.card`'s docstring after its table, with roles such as
-    ``:mod:`` unwrapped, so the dashboard quotes the library instead of repeating it.
+    The paragraphs of :mod:`voxmetrics.evaluation.card`'s docstring after its table, with roles
+    such as ``:mod:`` unwrapped, so the dashboard quotes the library instead of repeating it.
 
     Examples
     --------
@@ -156,7 +156,7 @@ def report_card_figure(card: ReportCard, *, title: str = "Report card") -> go.Fi
 
     Examples
     --------
-    >>> from voxmetrics.report.card import CardCell
+    >>> from voxmetrics.evaluation.card import CardCell
     >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 4
     >>> card = ReportCard(("x",), (row,))
     >>> report_card_figure(card).data[0].type

@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
     LegalEvaluation,
@@ -27,7 +28,6 @@ from voxmetrics.metrics.legal import (
 )
 from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
-from voxmetrics.report import ConditionReport
 
 __all__ = [
     "CONDITION_PALETTE",

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from voxmetrics.evaluation.result import ConditionReport
+from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_COLOR, base_layout
-from voxmetrics.report import ConditionReport
-from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX
 
 __all__ = ["eer_lidmax_figure", "eer_linkability_figure"]
 
@@ -41,7 +41,7 @@ def eer_linkability_figure(
     Parameters
     ----------
     reports : sequence of ConditionReport
-        One report per condition (:func:`voxmetrics.report.evaluate_study`).
+        One report per condition (:func:`voxmetrics.evaluation.evaluate_study`).
     title : str
         Figure title.
 
@@ -52,7 +52,7 @@ def eer_linkability_figure(
 
     Examples
     --------
-    >>> from voxmetrics.report import evaluate_study
+    >>> from voxmetrics.evaluation import evaluate_study
     >>> from voxmetrics.synth import demo_study
     >>> fig = eer_linkability_figure(evaluate_study(demo_study(n_speakers=6)))
     >>> [t.name for t in fig.data], len(fig.data[0].x)
@@ -154,7 +154,7 @@ def eer_lidmax_figure(
 
     Examples
     --------
-    >>> from voxmetrics.report import evaluate_study
+    >>> from voxmetrics.evaluation import evaluate_study
     >>> from voxmetrics.synth import demo_study
     >>> fig = eer_lidmax_figure(evaluate_study(demo_study(n_speakers=6)))
     >>> fig.data[0].name, len(fig.data[0].x)

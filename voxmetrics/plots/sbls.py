@@ -19,6 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.sbls import AttributeLeakage, SBLSResult
 from voxmetrics.plots.style import (
@@ -28,7 +29,6 @@ from voxmetrics.plots.style import (
     base_layout,
     condition_colors,
 )
-from voxmetrics.report import ConditionReport
 
 __all__ = [
     "COMPONENT_COLORS",

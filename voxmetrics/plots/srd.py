@@ -18,9 +18,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from voxmetrics.analysis.srd import mean_d_summary
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.srd import BetaBinomialFit, SpeakerSRD, SRDResult
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
-from voxmetrics.report import ConditionReport
 
 __all__ = [
     "CONDITION_PALETTE",
@@ -208,7 +208,7 @@ def mean_d_bar_figure(
 
     Examples
     --------
-    >>> from voxmetrics.report import evaluate
+    >>> from voxmetrics.evaluation import evaluate
     >>> from voxmetrics.data import ScoreMatrix
     >>> sm = ScoreMatrix.from_arrays(
     ...     [[.9, .1, .2], [.8, .3, .1], [.5, .4, .1], [.9, .8, .1]],

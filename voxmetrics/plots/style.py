@@ -44,10 +44,10 @@ LEVEL_COLOURS: dict[str, str] = {
     "risk": "#E8906F",  # vermillion (Okabe-Ito #D55E00 tint), the darkest
     "n/a": "#EFEFEF",  # light grey
 }
-"""Cell backgrounds of the report card's levels (:mod:`voxmetrics.report.card`). Hue and lightness
-change from ok to risk (bluish green, amber, then a darker vermillion), so the levels stay apart
-under red-green colour blindness; the text colours below reach a contrast of 7:1 or more on the
-three levels and 5.6:1 on n/a."""
+"""Cell backgrounds of the report card's levels (:mod:`voxmetrics.evaluation.card`). Hue and
+lightness change from ok to risk (bluish green, amber, then a darker vermillion), so the levels
+stay apart under red-green colour blindness; the text colours below reach a contrast of 7:1 or
+more on the three levels and 5.6:1 on n/a."""
 
 LEVEL_TEXT_COLOURS: dict[str, str] = {
     "ok": "#0B2E22",

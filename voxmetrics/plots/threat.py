@@ -2,8 +2,8 @@
 
 Šterns et al. 2025, section 4.1: the EER pools every mated and non-mated score of a matrix, while
 the attacker of a closed-set 1-to-N search only compares the scores *within a row*. Every builder
-takes a :class:`~voxmetrics.threat.ThreatView` and returns a
-``go.Figure``; none recomputes a metric. The only arithmetic here is for display: splitting the
+takes a :class:`~voxmetrics.evaluation.threat.ThreatView` and returns a ``go.Figure``; none
+recomputes a metric. The only arithmetic here is for display: splitting the
 matrix into its two pools, ordering and sampling rows, choosing bins.
 """
 
@@ -14,9 +14,9 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
+from voxmetrics.evaluation.threat import ThreatView
 from voxmetrics.plots.lid import OTHER_IDENTITY_COLOR
 from voxmetrics.plots.style import CHANCE_COLOR, MATED_COLOR, NON_MATED_COLOR, base_layout
-from voxmetrics.threat import ThreatView
 
 __all__ = [
     "ATTACKER_PICK_COLOR",
@@ -80,7 +80,8 @@ def pooled_view_figure(
     Parameters
     ----------
     view : ThreatView
-        From :func:`~voxmetrics.threat.threat_view` or :func:`~voxmetrics.threat.threat_scenario`.
+        From :func:`~voxmetrics.evaluation.threat.threat_view` or
+        :func:`~voxmetrics.evaluation.threat.threat_scenario`.
     bins : int, optional
         Number of bins, centred on the smallest and largest score. By default 8 for a small
         matrix (up to 64 scores, e.g. Šterns et al.'s (2025) 4x4 example: one bin per 0.1) and 40
@@ -96,7 +97,7 @@ def pooled_view_figure(
 
     Examples
     --------
-    >>> from voxmetrics.threat import paper_matrix, threat_view
+    >>> from voxmetrics.evaluation.threat import paper_matrix, threat_view
     >>> fig = pooled_view_figure(threat_view(paper_matrix(), w=1.5))
     >>> [t.name for t in fig.data]
     ['non-mated (other speakers): 12 scores', 'mated (own speaker): 4 scores']
@@ -187,7 +188,8 @@ def row_view_figure(view: ThreatView, *, max_rows: int = 30, title: str | None =
     Parameters
     ----------
     view : ThreatView
-        From :func:`~voxmetrics.threat.threat_view` or :func:`~voxmetrics.threat.threat_scenario`.
+        From :func:`~voxmetrics.evaluation.threat.threat_view` or
+        :func:`~voxmetrics.evaluation.threat.threat_scenario`.
     max_rows : int
         Most trials drawn.
     title : str, optional
@@ -203,7 +205,7 @@ def row_view_figure(view: ThreatView, *, max_rows: int = 30, title: str | None =
 
     Examples
     --------
-    >>> from voxmetrics.threat import paper_matrix, threat_view
+    >>> from voxmetrics.evaluation.threat import paper_matrix, threat_view
     >>> fig = row_view_figure(threat_view(paper_matrix(), w=1.5))
     >>> [len(t.x) for t in fig.data], list(fig.layout.yaxis.ticktext)
     ([12, 4, 4], ['trial 1 ✓', 'trial 2 ✓', 'trial 3 ✓', 'trial 4 ✓'])
@@ -327,7 +329,8 @@ def lid_per_trial_figure(
     Parameters
     ----------
     view : ThreatView
-        From :func:`~voxmetrics.threat.threat_view` or :func:`~voxmetrics.threat.threat_scenario`.
+        From :func:`~voxmetrics.evaluation.threat.threat_view` or
+        :func:`~voxmetrics.evaluation.threat.threat_scenario`.
     max_bars : int
         Most trials drawn as separate bars.
     title : str, optional
@@ -342,7 +345,7 @@ def lid_per_trial_figure(
 
     Examples
     --------
-    >>> from voxmetrics.threat import paper_matrix, threat_view
+    >>> from voxmetrics.evaluation.threat import paper_matrix, threat_view
     >>> fig = lid_per_trial_figure(threat_view(paper_matrix(), w=1.5))
     >>> fig.data[0].type, fig.data[0].y.round(3).tolist()
     ('bar', [1.871, 1.871, 1.871, 1.871])
@@ -433,7 +436,8 @@ def scenario_metrics_figure(view: ThreatView, *, title: str | None = None) -> go
     Parameters
     ----------
     view : ThreatView
-        From :func:`~voxmetrics.threat.threat_scenario` or :func:`~voxmetrics.threat.threat_view`.
+        From :func:`~voxmetrics.evaluation.threat.threat_scenario` or
+        :func:`~voxmetrics.evaluation.threat.threat_view`.
     title : str, optional
         Figure title.
 
@@ -446,7 +450,7 @@ def scenario_metrics_figure(view: ThreatView, *, title: str | None = None) -> go
 
     Examples
     --------
-    >>> from voxmetrics.threat import paper_matrix, threat_view
+    >>> from voxmetrics.evaluation.threat import paper_matrix, threat_view
     >>> fig = scenario_metrics_figure(threat_view(paper_matrix(), w=1.5))
     >>> list(fig.data[0].x), [round(v, 1) for v in fig.data[0].y]
     (['EER', 'ROCCH-EER', 'Linkability'], [50.0, 37.5, 100.0])

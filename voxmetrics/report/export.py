@@ -1,7 +1,8 @@
 """Write a study's report to files: HTML, JSON, CSVs and a PDF printed by Chromium (issue 9).
 
-The layer above :mod:`voxmetrics.plots`, which does the I/O. :func:`write_report` is what
-``python -m voxmetrics report`` runs; :func:`report_zip` is the dashboard's one-click download.
+The layer that does the I/O; the page is :mod:`voxmetrics.report.html`'s. :func:`write_report`
+is what ``python -m voxmetrics report`` runs; :func:`report_zip` is the dashboard's one-click
+download.
 
 The PDF is the HTML page printed by headless Chromium (:func:`html_to_pdf`);
 :func:`find_chromium` is the one place that looks for it (``BROWSER_PATH``, then ``chromium``,
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.plots.report_html import json_safe, study_report_html
+from voxmetrics.report.html import json_safe, study_report_html
 from voxmetrics.report.study import StudyReport
 from voxmetrics.report.tables import render_tables, write_tables
 

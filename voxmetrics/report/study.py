@@ -3,7 +3,7 @@
 :func:`build_study_report` evaluates every condition with the study's settings, the SBLS of
 the conditions with attribute-labelled embeddings, the report card and the threat call-outs.
 :meth:`StudyReport.to_dict` is the JSON of every number; :meth:`StudyReport.tables` the CSVs.
-The HTML page is drawn by :func:`voxmetrics.plots.report_html.study_report_html`.
+The HTML page is drawn by :func:`voxmetrics.report.html.study_report_html`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ from voxmetrics.analysis.sbls import (
 )
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.evaluation.card import ReportCard, report_card
+from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkage_inputs
+from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
+from voxmetrics.evaluation.result import ConditionReport, Progress
+from voxmetrics.evaluation.threat import Callout, threat_callouts
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.parallel import single_blas_thread
@@ -41,21 +46,12 @@ from voxmetrics.metrics.uncertainty import (
     similarity_intervals,
 )
 from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
-from voxmetrics.report.card import ReportCard, report_card
-from voxmetrics.report.condition import (
+from voxmetrics.report.frames import (
     OVERVIEW_COLUMNS,
-    ConditionReport,
-    LinkageInputs,
-    Progress,
-    compare_linkage,
-    evaluate_condition,
     intervals_frame,
-    linkage_inputs,
     overview_frame,
-    replicate_condition,
     verification_frame,
 )
-from voxmetrics.threat import Callout, threat_callouts
 
 __all__ = ["StudyReport", "build_study_report"]
 
@@ -77,7 +73,7 @@ class StudyReport:
     card: ReportCard
     """The report card."""
     callouts: tuple[Callout, ...]
-    """Conditions that look private on the EER but are not (:mod:`voxmetrics.threat`)."""
+    """Conditions that look private on the EER but are not (:mod:`voxmetrics.evaluation.threat`)."""
     created: str
     """When the report was computed (ISO 8601, UTC)."""
     settings: StudySettings = field(default_factory=StudySettings)
@@ -107,7 +103,7 @@ class StudyReport:
         """DeID and G_VD of every condition with voice similarity, as intervals.
 
         Their ``estimate`` is the value; without a bootstrap ``low`` and ``high`` are None.
-        The input of :func:`~voxmetrics.report.condition.intervals_frame`'s ``similarity``.
+        The input of :func:`~voxmetrics.report.frames.intervals_frame`'s ``similarity``.
         """
         out = {}
         for name, li in self.linkage.items():
@@ -138,7 +134,7 @@ class StudyReport:
     def intervals(self) -> pd.DataFrame:
         """Every number of every condition with its interval and chance: the report's table.
 
-        :func:`~voxmetrics.report.condition.intervals_frame` of the reports, with DeID and
+        :func:`~voxmetrics.report.frames.intervals_frame` of the reports, with DeID and
         G_VD against :attr:`original`.
         """
         return intervals_frame(self.reports, similarity=self.similarity_values())
@@ -234,12 +230,12 @@ def build_study_report(
 ) -> StudyReport:
     """Evaluate ``study`` for its report, with ``progress(fraction, message)`` per condition.
 
-    ``options`` override the study's settings (see :func:`voxmetrics.report.evaluate_study`).
+    ``options`` override the study's settings (see :func:`voxmetrics.evaluation.evaluate_study`).
     ``original`` names the condition holding the unprocessed voices, against which DeID and
     G_VD are measured (default: the first condition, the reference of the comparisons).
     ``evaluator(condition, **options)`` gives each condition's report and ``attack_of(condition)``
     the attack its SBLS is computed from: by default
-    :func:`~voxmetrics.report.condition.evaluate_condition` and
+    :func:`~voxmetrics.evaluation.engine.evaluate_condition` and
     :func:`~voxmetrics.analysis.sbls.default_attack`; a cache of them (the dashboard's, shared
     by its pages) gives the same report without computing a condition twice.
 
@@ -332,10 +328,11 @@ def _comparisons(
 
     One set of replicate weights over every trial speaker of the study (and every predicate
     and similarity-matrix speaker) serves every pair, as in
-    :func:`~voxmetrics.report.condition.compare_conditions`; singling out, DeID and G_VD (from
-    ``linkage``) with their own Holm family (:func:`~voxmetrics.report.condition.compare_linkage`);
-    SBLS (from ``attacks``, the default attacker of each condition) joins a pair when both
-    have one, with its own Holm family (:func:`~voxmetrics.analysis.sbls.compare_sbls`).
+    :func:`~voxmetrics.evaluation.compare.compare_conditions`; singling out, DeID and G_VD
+    (from ``linkage``) with their own Holm family
+    (:func:`~voxmetrics.evaluation.compare.compare_linkage`); SBLS (from ``attacks``, the
+    default attacker of each condition) joins a pair when both have one, with its own Holm
+    family (:func:`~voxmetrics.analysis.sbls.compare_sbls`).
     """
     n_boot = int(opts.get("bootstrap") or 0)
     if n_boot <= 0 or len(reports) < 2:

@@ -1,15 +1,16 @@
-"""The study report as one self-contained HTML page.
+"""The report's HTML pages: the study report, and the overview page of ``evaluate --html``.
 
 :func:`study_report_html` draws a :class:`~voxmetrics.report.study.StudyReport` as one page:
-every table, the interactive figures of the existing builders, plotly.js embedded once in the
-head and the JSON of every number in a ``<script type="application/json">`` island. The page
-loads nothing from the network (no CDN, no MathJax, no web fonts); its only external addresses
-are plain links to the papers. Its print style sheet starts each section on a new page and
-keeps figures and tables whole, since the PDF is printed from it
-(:func:`voxmetrics.report.export.html_to_pdf`).
+every table, the interactive figures of the builders of :mod:`voxmetrics.plots`, plotly.js
+embedded once in the head and the JSON of every number in a ``<script
+type="application/json">`` island. The page loads nothing from the network (no CDN, no MathJax,
+no web fonts); its only external addresses are plain links to the papers. Its print style sheet
+starts each section on a new page and keeps figures and tables whole, since the PDF is printed
+from it (:func:`voxmetrics.report.export.html_to_pdf`).
 
-Like every builder here it takes results and computes nothing: the ECE profiles of the ZEBRA
-section come with the report (:attr:`StudyReport.ece_curves`).
+It takes results and computes nothing: the ECE profiles of the ZEBRA section come with the
+report (:attr:`StudyReport.ece_curves`). :func:`report_html` is the small page of the overview
+table of condition reports that ``evaluate --html`` writes.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from voxmetrics._version import __version__
 from voxmetrics.analysis.lid import lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
+from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.evaluation.result import ConditionReport
+from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
@@ -41,17 +45,15 @@ from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
-from voxmetrics.report import (
+from voxmetrics.report.frames import (
     OVERVIEW_COLUMNS,
     comparison_frame,
     overview_frame,
     verification_frame,
 )
-from voxmetrics.report.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.report.study import StudyReport
-from voxmetrics.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 
-__all__ = ["PAPERS", "REPORT_SECTIONS", "json_safe", "study_report_html"]
+__all__ = ["PAPERS", "REPORT_SECTIONS", "json_safe", "report_html", "study_report_html"]
 
 REPORT_SECTIONS: dict[str, str] = {
     "summary": "Summary",
@@ -948,3 +950,42 @@ def study_report_html(
 
 def _has_sbls(sr: StudyReport) -> bool:
     return any(v is not None for v in sr.sbls.values())
+
+
+def _overview_cell(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return "null" if math.isnan(v) else f"{v:.4f}"
+    return html.escape(str(v))
+
+
+def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics report") -> str:
+    """A self-contained HTML page with the overview table of the reports (``evaluate --html``).
+
+    Examples
+    --------
+    >>> from voxmetrics.evaluation import evaluate_study
+    >>> from voxmetrics.synth import demo_study
+    >>> page = report_html(evaluate_study(demo_study(n_speakers=6)))
+    >>> page.startswith("<!doctype html>"), page.count("<tr>")
+    (True, 6)
+    """
+    df = overview_frame(reports)
+    head = "".join(f"<th>{html.escape(OVERVIEW_COLUMNS[c])}</th>" for c in df.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_overview_cell(v)}</td>" for v in row) + "</tr>"
+        for row in df.itertuples(index=False)
+    )
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+        "</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
+        "<p>EER: VoicePrivacy 2024 definition. Cllr is meaningful only when the scores are "
+        "log-likelihood ratios. Linkability: share of trials whose own speaker scores highest "
+        "(chance 1/N). Definitions: the VoxMetrics documentation, Methods.</p>"
+        f"<p><small>VoxMetrics {__version__}</small></p></body></html>"
+    )

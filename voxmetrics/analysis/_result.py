@@ -1,0 +1,52 @@
+"""What the analyses read of a condition's evaluated result, as a type.
+
+The engine (:mod:`voxmetrics.evaluation`) sits above the analyses and evaluates a condition into
+a :class:`~voxmetrics.evaluation.result.ConditionReport`; the tables here that take one only
+read the parts below, all of them metric results. :class:`ConditionResult` names those parts,
+so the analyses need nothing from above them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from voxmetrics.metrics.baseline import BaselineResult
+from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.lid import LIDResult
+from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
+
+__all__ = ["ConditionResult"]
+
+
+class ConditionResult(Protocol):
+    """A condition's evaluated result as the analyses read it (a ``ConditionReport`` is one)."""
+
+    @property
+    def baseline(self) -> BaselineResult:
+        """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
+
+    @property
+    def srd(self) -> SRDResult | None:
+        """The target ranks and their statistics (None without complete trials)."""
+
+    @property
+    def srd_model(self) -> BetaBinomialFit | None:
+        """The beta-binomial model of the rank distribution fitted with the CLL loss."""
+
+    @property
+    def lid(self) -> LIDResult | None:
+        """LID (None without a calibration)."""
+
+    @property
+    def singling_out(self) -> SinglingOutResult | None:
+        """Singling out (None without utterance embeddings)."""
+
+    @property
+    def singling_out_interval(self) -> BootstrapInterval | None:
+        """Speaker-level interval of singling out, when bootstrapped."""
+
+    @property
+    def intervals(self) -> Mapping[str, BootstrapInterval]:
+        """Interval of every headline number by key (empty without a bootstrap)."""

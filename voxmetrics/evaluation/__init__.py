@@ -1,0 +1,26 @@
+"""The engine: a condition's result, evaluate, compare, and the blockwise (Dask) executor.
+
+- :mod:`~voxmetrics.evaluation.result`: :class:`ConditionReport`, every metric of one
+  condition, and its JSON object.
+- :mod:`~voxmetrics.evaluation.steps`: the intermediate products of an evaluation and the one
+  step that turns them into a report, shared by both executors.
+- :mod:`~voxmetrics.evaluation.engine`: the in-memory executor, :func:`evaluate`, and its
+  study-wide forms.
+- :mod:`~voxmetrics.evaluation.blockwise`: the blockwise executor on a Dask cluster, reading
+  scores from :mod:`~voxmetrics.evaluation.sources`.
+- :mod:`~voxmetrics.evaluation.compare`: paired comparisons of two conditions.
+- :mod:`~voxmetrics.evaluation.card`: the report card, which grades condition results.
+- :mod:`~voxmetrics.evaluation.threat`: the 1-to-1 vs 1-to-N threat model and its call-outs.
+
+The names of :mod:`~voxmetrics.evaluation.result`, :mod:`~voxmetrics.evaluation.engine` and
+:mod:`~voxmetrics.evaluation.compare` are importable from here.
+"""
+
+from voxmetrics.evaluation.compare import *  # noqa: F403
+from voxmetrics.evaluation.compare import __all__ as _compare_all
+from voxmetrics.evaluation.engine import *  # noqa: F403
+from voxmetrics.evaluation.engine import __all__ as _engine_all
+from voxmetrics.evaluation.result import *  # noqa: F403
+from voxmetrics.evaluation.result import __all__ as _result_all
+
+__all__ = [*_result_all, *_engine_all, *_compare_all]

@@ -1,0 +1,749 @@
+"""The blockwise executor: evaluation on a Dask cluster, never holding the T x N score matrix.
+
+It produces the intermediate products of :mod:`voxmetrics.evaluation.steps` from per-block
+summaries, and the step the in-memory :func:`~voxmetrics.evaluation.engine.evaluate` shares
+turns them into the report: every metric of ``evaluate``, wired once.
+
+The trials are cut into row blocks of about 4 M scores; a task scores one block (from the
+embeddings, or by reading it from score chunk files or a Zarr store:
+:mod:`voxmetrics.evaluation.sources`) and returns small summaries:
+
+* pass 1 (row-wise): the mated score and the target rank of every trial (SRD, linkability and
+  its curve), the per-trial LID under a calibration learned in memory on dev, the block's
+  sum of ln(1 + e^s) (Cllr) and its share of the chance levels
+  (:func:`~voxmetrics.metrics.uncertainty.chance_block` at columns drawn on the client);
+* pass 2 (pooled): for the non-mated scores, the counts below and at each distinct mated score
+  and the lowest score of each cell between them. Added over blocks these are exactly the run
+  counts of :class:`~voxmetrics.metrics.pools.SortedPools`, from which EER, ROCCH-EER, min Cllr,
+  ZEBRA, minDCF and the DET and APE curves follow;
+* the EER operating point (SpeechBrain's scan, whose thresholds include non-mated scores and
+  midpoints) needs the distinct pooled scores around the sign change of FAR - FRR: a third pass
+  fetches them, with their multiplicities, for a value range fixed by the counts (first
+  narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it);
+* d' takes two passes of sums (the mean, then squared deviations from it) and, for LLR
+  scores, the actual DCFs one pass of counts at the Bayes thresholds;
+* singling out (from embeddings) runs blocks of predicates (enrolment profiles) against every
+  trial embedding (:func:`~voxmetrics.metrics.legal.singling_out_isolations`), which each
+  worker holds once as float64: T x d x 8 bytes.
+
+Every number equals the in-memory path bit for bit: blocks are cut on the same row boundaries as
+the in-memory loops (score chunks of ``SCORE_CHUNK_ROWS`` rows, float sums over
+:func:`~voxmetrics.metrics.ranks.row_blocks`), and all counts are integers; only the DET curve's
+``n_points`` is an upper bound (see :func:`evaluate_blockwise`). Memory per task is a few
+times one block; each task carries its block's trial embeddings (or file names), so a task of a
+lost worker is rerun elsewhere. The client holds O(T + K) numbers (K distinct mated scores).
+
+Finished blocks are reduced on the client as they arrive; a failed task is retried by Dask
+(``retries``) without recomputing the others. Needs the ``dask`` extra
+(``pip install "voxmetrics[dask]"``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from voxmetrics._types import ScoreKind
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.study import check_disjoint_speakers
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.evaluation.result import ConditionReport, Progress
+from voxmetrics.evaluation.sources import (
+    BlockSource,
+    ChunkedScores,
+    EmbeddingBlocks,
+    ZarrScores,
+    block_scores,
+)
+from voxmetrics.evaluation.steps import (
+    Products,
+    assemble,
+    check_options,
+    evaluate_subsets,
+    singling_out_of,
+)
+from voxmetrics.metrics.baseline import softplus_sum
+from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
+from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid, lid_result, resolve_lid_variant
+from voxmetrics.metrics.pools import (
+    TIES,
+    EERPoint,
+    RunCounts,
+    SortedPools,
+    Ties,
+    eer_candidates,
+    non_block_sums,
+)
+from voxmetrics.metrics.ranks import row_blocks
+from voxmetrics.metrics.uncertainty import chance_block, chance_columns, chance_levels_from_blocks
+
+__all__ = [
+    "BlockSource",
+    "ChunkedScores",
+    "EmbeddingBlocks",
+    "ZarrScores",
+    "dask_client",
+    "evaluate_blockwise",
+]
+
+WINDOW_CAP = 20_000_000
+"""Most pooled scores the EER window fetches; a wider range is first narrowed by histograms."""
+_WINDOW_MARGIN = 1 << 14
+"""Pooled positions first fetched on either side of where FAR - FRR changes sign."""
+_BINS = 1024
+"""Bins of a histogram pass that narrows the EER window when it holds too many scores."""
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
+    """Pass 1: mated scores, ranks, Cllr sum, LID and chance-level work of a block.
+
+    ``arg`` is (LID calibration or None, tie rule, the block's chance columns).
+    """
+    cal, ties, columns = arg
+    s, t = block_scores(piece, shared)
+    mated = s[np.arange(s.shape[0]), t]
+    out: dict[str, Any] = {
+        "tar": mated,
+        "rank": (s >= mated[:, None]).sum(axis=1).astype(np.int64),  # ties count against
+        "rank_gt": 1 + (s > mated[:, None]).sum(axis=1).astype(np.int64),  # ties to the target
+        "softplus": softplus_sum(s),
+    }
+    # with a calibration, the chance block also holds each row's LID (one pass for both)
+    out["chance"] = chance_block(s, columns, calibration=cal, ties=ties, targets=t)
+    return out
+
+
+def _nonmated_sorted(s: NDArray[np.floating], t: NDArray[np.intp]) -> NDArray[np.floating]:
+    mask = np.ones(s.shape, dtype=bool)
+    mask[np.arange(s.shape[0]), t] = False
+    non = s[mask]
+    non.sort()
+    return non
+
+
+def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, Any]:
+    """Pass 2: non-mated counts below / up to each distinct mated score, and cell minima."""
+    non = _nonmated_sorted(*block_scores(piece, shared))
+    lo = np.searchsorted(non, values, side="left")
+    hi = np.searchsorted(non, values, side="right")
+    starts = np.concatenate([[0], hi])
+    ends = np.concatenate([lo, [non.size]])
+    first = np.full(starts.size, np.inf)
+    last = np.full(starts.size, -np.inf)
+    has = ends > starts
+    first[has] = non[starts[has]]
+    last[has] = non[ends[has] - 1]
+    n_distinct = int(np.count_nonzero(non[1:] != non[:-1])) + 1 if non.size else 0
+    return {
+        "n_distinct": n_distinct - int(np.count_nonzero(hi > lo)),  # not at a mated score
+        "lo": lo.astype(np.int64),
+        "hi": hi.astype(np.int64),
+        "first": first,
+        "last": last,
+        "min": float(non[0]) if non.size else np.inf,
+        "max": float(non[-1]) if non.size else -np.inf,
+    }
+
+
+def _task_window(piece: tuple[Any, ...], shared: Any, bounds: Any) -> dict[str, Any]:
+    """Pass 3: distinct non-mated scores in [low, high] with their counts."""
+    low, high = np.float64(bounds[0]), np.float64(bounds[1])  # compared as float64, exactly
+    s, t = block_scores(piece, shared)
+    keep = np.ones(s.shape, dtype=bool)
+    keep[np.arange(s.shape[0]), t] = False
+    keep &= (s >= low) & (s <= high)
+    u, c = np.unique(s[keep], return_counts=True)  # only the range is sorted, not the block
+    return {"u": u, "c": c.astype(np.int64)}
+
+
+def _task_histogram(piece: tuple[Any, ...], shared: Any, edges: Any) -> NDArray[np.int64]:
+    """Refining pass: non-mated counts in the bins [e_i, e_i+1) of ``edges`` (last bin closed)."""
+    s, t = block_scores(piece, shared)
+    keep = np.ones(s.shape, dtype=bool)
+    keep[np.arange(s.shape[0]), t] = False
+    return _bin_counts(s[keep], edges)
+
+
+def _bin_counts(x: NDArray[np.floating], edges: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Counts of ``x`` in [e_i, e_i+1) for each bin, the last bin closed; outside ignored."""
+    x = x[(x >= edges[0]) & (x <= edges[-1])]
+    idx = np.minimum(np.searchsorted(edges, x, side="right") - 1, edges.size - 2)
+    return np.bincount(idx, minlength=edges.size - 1).astype(np.int64)
+
+
+def _task_count_le(piece: tuple[Any, ...], shared: Any, x: Any) -> NDArray[np.int64]:
+    """Non-mated scores <= each float64 threshold ``x`` in one block."""
+    non = _nonmated_sorted(*block_scores(piece, shared)).astype(np.float64)
+    return np.searchsorted(non, np.asarray(x, dtype=np.float64), side="right").astype(np.int64)
+
+
+def _task_sums(piece: tuple[Any, ...], shared: Any, c: float) -> tuple[float, float]:
+    """Sum of a block's non-mated scores and of their squared deviations from ``c``."""
+    scores, targets = block_scores(piece, shared)
+    return non_block_sums(scores, targets, c)  # as in memory
+
+
+def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
+    """Index (block-local, row-major without the mated cells) of the first non-mated == value."""
+    s, t = block_scores(piece, shared)
+    hit = s == value
+    hit[np.arange(s.shape[0]), t] = False
+    idx = np.flatnonzero(hit)
+    if idx.size == 0:
+        return -1
+    r, j = divmod(int(idx[0]), s.shape[1])
+    return r * (s.shape[1] - 1) + j - int(j > t[r])
+
+
+# --------------------------------------------------------------------------- running
+
+
+@contextlib.contextmanager
+def dask_client(
+    scheduler: Any = "local",
+    *,
+    n_workers: int = 2,
+    memory_limit: str | int | None = None,
+    processes: bool = True,
+) -> Iterator[Any]:
+    """A ``dask.distributed`` client for ``scheduler``.
+
+    ``"local"`` starts a local cluster, an address (``"tcp://host:8786"``) connects to a running
+    scheduler, and an existing ``Client`` is used as is.
+
+    The local cluster has ``n_workers`` single-threaded workers with ``memory_limit`` each
+    (Dask's default when None) and is closed on exit.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise VoxMetricsInputError(
+            "blockwise evaluation needs Dask: pip install 'voxmetrics[dask]' (dask[distributed])."
+        ) from None
+    if isinstance(scheduler, Client):
+        yield scheduler
+        return
+    if scheduler == "local":
+        with (
+            LocalCluster(
+                n_workers=n_workers,
+                threads_per_worker=1,
+                processes=processes,
+                memory_limit=memory_limit if memory_limit is not None else "auto",
+                dashboard_address=None,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client
+        return
+    try:
+        client = Client(str(scheduler), timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise VoxMetricsInputError(
+            f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({exc}); give its "
+            "address as tcp://HOST:PORT, or 'local' for a cluster on this machine."
+        ) from None
+    with client:
+        yield client
+
+
+class _Runner:
+    """Maps one task over every block, reducing results as they arrive, with progress."""
+
+    def __init__(
+        self,
+        client: Any,
+        source: BlockSource,
+        blocks: list[slice],
+        progress: Progress | None,
+        retries: int,
+    ) -> None:
+        self.client = client
+        self.retries = retries
+        self.progress = progress
+        # each block's piece travels inside its tasks (not scattered): a task of a lost worker
+        # is then rerun elsewhere from its own description; scattered data would be lost too
+        self.pieces = source.pieces(blocks)
+        shared = source.shared()
+        self.shared = None if shared is None else client.scatter(shared, broadcast=True, hash=False)
+        self.fraction = 0.0
+
+    def run(
+        self,
+        fn: Callable[..., Any],
+        arg: Any,
+        label: str,
+        weight: tuple[float, float],
+        *,
+        per_block: bool = False,
+    ) -> list[Any]:
+        """Results of ``fn(piece, shared, arg)`` for every block, in block order.
+
+        With ``per_block``, ``arg`` is a list: block i gets ``arg[i]``.
+        """
+        if isinstance(arg, np.ndarray) and arg.size > 100_000:
+            arg = self.client.scatter(arg, broadcast=True, hash=False)
+        args = arg if per_block else [arg] * len(self.pieces)
+        futures = [
+            self.client.submit(fn, p, self.shared, a, retries=self.retries, pure=False)
+            for p, a in zip(self.pieces, args, strict=True)
+        ]
+        return _gather_in_order(futures, label, weight, self)
+
+    def report(self, done: int, total: int, label: str, weight: tuple[float, float]) -> None:
+        """Progress: ``done`` of ``total`` tasks of a pass spanning ``weight`` of the run."""
+        if self.progress is not None:
+            a, b = weight
+            self.fraction = max(self.fraction, a + (b - a) * done / total)
+            self.progress(self.fraction, f"{label}: block {done}/{total}")
+
+
+def _gather_in_order(
+    futures: list[Any], label: str, weight: tuple[float, float], runner: _Runner | None
+) -> list[Any]:
+    """Results of ``futures`` in their order, each released as it arrives, with progress."""
+    from distributed import as_completed
+
+    index = {f.key: i for i, f in enumerate(futures)}
+    out: list[Any] = [None] * len(futures)
+    done = 0
+    for fut in as_completed(futures):
+        out[index[fut.key]] = fut.result()
+        fut.release()
+        done += 1
+        if runner is not None:
+            runner.report(done, len(futures), label, weight)
+    return out
+
+
+def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
+    """The row blocks of the in-memory loops (:func:`~voxmetrics.metrics.ranks.row_blocks`).
+
+    Float sums over blocks (Cllr, the chance ALID) then add the same terms in the same order.
+    """
+    return row_blocks(n_rows, n_cols)
+
+
+def evaluate_blockwise(
+    source: BlockSource | EmbeddingSet,
+    *,
+    client: Any,
+    dev: ScoreMatrix | None = None,
+    name: str = "condition",
+    attacker: str = "semi-informed",
+    lid_variant: str = "maximum-likelihood",
+    split: str = "eval",
+    ties: Ties = "reference",
+    seed: int = 0,
+    score_kind: ScoreKind = "similarity",
+    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    by: str | None = None,
+    progress: Progress | None = None,
+    retries: int = 3,
+) -> ConditionReport:
+    """Every metric of :func:`~voxmetrics.evaluation.engine.evaluate`, block by block on Dask.
+
+    Parameters
+    ----------
+    source : EmbeddingSet, EmbeddingBlocks, ChunkedScores or ZarrScores
+        The evaluated trials: embeddings (scored per block; ``split`` picks the split) or a
+        score matrix stored as row chunks (files, or a Zarr store).
+    client : distributed.Client
+        Where the blocks run (see :func:`dask_client`).
+    dev : ScoreMatrix, optional
+        In-memory calibration scores of disjoint speakers; LID is computed when given (for an
+        EmbeddingSet with a dev split and no ``dev``, its dev split is scored in memory).
+    name, attacker, lid_variant, ties, seed, score_kind, p_targets, c_miss, c_fa :
+        As in :func:`~voxmetrics.evaluation.engine.evaluate` (``seed`` seeds the chance
+        levels' draws).
+    by : str, optional
+        A per-trial attribute of embeddings (a metadata column, e.g. ``"sex"``): also evaluate
+        each of its values on its own trials and enrolled identities, as ``evaluate(by=...)``
+        (:meth:`EmbeddingBlocks.subset_attribute`; ``dev`` is split likewise when it has the
+        attribute). Score chunks carry no attributes.
+    progress : callable(fraction, message), optional
+        Called as blocks finish.
+    retries : int
+        Times Dask retries a failed block (a lost worker) before giving up.
+
+    Returns
+    -------
+    ConditionReport
+        Equal to ``evaluate(matrix, dev=dev, embeddings=..., ...)`` on the in-memory matrix,
+        every number of its JSON bit for bit: the baselines, LID, SRD, ZEBRA, linkability and
+        its curve, the chance levels, the verification block (DCF, d', the DET and APE curves)
+        and, from an EmbeddingSet, singling out (its predicates in blocks on the workers). Only
+        the DET curve's ``n_points`` (operating points before thinning) is an upper bound:
+        the distinct scores of different blocks are not compared. Bootstrap intervals,
+        cross-calibrated LID are not computed.
+    """
+    check_options(ties, score_kind)
+    es = None
+    if isinstance(source, EmbeddingSet):
+        es = source
+        source = EmbeddingBlocks.from_embeddings(es, split)
+        if dev is None and split == "eval" and "dev" in es.splits():
+            dev = es.score_matrix("dev")
+    options = {
+        "attacker": attacker,
+        "lid_variant": lid_variant,
+        "ties": ties,
+        "seed": seed,
+        "score_kind": score_kind,
+        "p_targets": p_targets,
+        "c_miss": c_miss,
+        "c_fa": c_fa,
+        "retries": retries,
+    }
+    subsets = None
+    if by is not None:
+        subsets = _subsets(source, by, dev, name, client, options)
+    cal = _dev_calibration(source, dev, lid_variant)
+    products = _products(
+        client, source, cal, ties=ties, seed=seed, progress=progress, retries=retries
+    )
+    singled = None if es is None else _singling_out_blockwise(client, es, split, retries)
+    report = assemble(
+        replace(products, singling_out=singled),
+        name=name,
+        attacker=attacker,
+        has_dev=dev is not None,
+        ties=ties,
+        score_kind=score_kind,
+        p_targets=p_targets,
+        c_miss=c_miss,
+        c_fa=c_fa,
+        by=None if subsets is None else {by: subsets},
+    )
+    if progress is not None:
+        progress(1.0, "done")
+    return report
+
+
+def _subsets(
+    source: BlockSource,
+    by: str,
+    dev: ScoreMatrix | None,
+    name: str,
+    client: Any,
+    options: dict[str, Any],
+) -> dict[str, ConditionReport]:
+    """The report of each value of the per-trial attribute ``by`` of embeddings."""
+    if not isinstance(source, EmbeddingBlocks):
+        raise VoxMetricsInputError(
+            f"--by {by}: score chunks carry no per-trial attributes; evaluate embeddings "
+            "(--embeddings with a metadata column) to split by an attribute on Dask."
+        )
+    if by not in source.attributes:
+        source.subset_attribute(by, "")  # the error naming the attributes there are
+    return evaluate_subsets(
+        by,
+        sorted(set(source.attributes[by].tolist())),
+        lambda value: source.subset_attribute(by, value),
+        dev,
+        name,
+        lambda sub, **kw: evaluate_blockwise(sub, client=client, **kw, **options),
+    )
+
+
+def _dev_calibration(
+    source: BlockSource, dev: ScoreMatrix | None, lid_variant: str
+) -> LIDCalibration | None:
+    """LID's calibration, learned in memory on ``dev`` (None without one)."""
+    if dev is None:
+        return None
+    labels = SimpleNamespace(
+        trial_speakers=source.trial_speakers,
+        enrol_speakers=source.enrol_speakers,
+        source="the blockwise eval set",
+    )
+    check_disjoint_speakers(dev, labels)  # type: ignore[arg-type]
+    return calibrate_lid(dev.scores, dev.targets, variant=resolve_lid_variant(lid_variant))
+
+
+def _products(
+    client: Any,
+    source: BlockSource,
+    cal: LIDCalibration | None,
+    *,
+    ties: Ties,
+    seed: int,
+    progress: Progress | None,
+    retries: int,
+) -> Products:
+    """The blockwise executor's products: two passes over the blocks, reduced on the client.
+
+    Pass 1 gives each trial's mated score, its target ranks under both tie rules, its LID and
+    the chance levels' work, and each block's Cllr sum; pass 2 (and the EER window's passes)
+    the pooled counts of :class:`~voxmetrics.metrics.pools.SortedPools`.
+    """
+    n_rows, n_cols = source.shape
+    blocks = _row_blocks(n_rows, n_cols)
+    runner = _Runner(client, source, blocks, progress, retries)
+    columns = chance_columns(n_rows, n_cols, seed=seed)  # the chance levels' draws
+    args = [(cal, ties, columns[:, b]) for b in blocks]
+    rows = runner.run(_task_rows, args, "scores and ranks", (0.0, 0.4), per_block=True)
+    tar = np.concatenate([r["tar"] for r in rows])
+    ranks = np.concatenate([r["rank"] for r in rows])  # target_ranks(ties="reference")
+    ranks_gt = np.concatenate([r["rank_gt"] for r in rows])  # target_ranks(ties="attacker")
+    c_all = 0.0
+    for r in rows:  # in block order, as the in-memory loop
+        c_all += r["softplus"]
+    values = np.unique(tar)
+    pools_parts = runner.run(_task_pools, values, "pooled counts", (0.4, 0.8))
+    sizes = [(b.stop - b.start) * (n_cols - 1) for b in blocks]
+    pools = _pools_from_counts(runner, tar, values, pools_parts, n_rows * (n_cols - 1), sizes)
+    chance_parts = [r["chance"] for r in rows]
+    lid_out = None
+    if cal is not None:  # with a calibration, the chance blocks hold each row's LID
+        lid_out = lid_result(
+            np.concatenate([b.lid for b in chance_parts]),
+            np.concatenate([b.p_target for b in chance_parts]),
+            ranks.copy(),
+            n_enrolled=n_cols,
+            calibration=cal,
+            n_degenerate=sum(b.n_degenerate for b in chance_parts),
+        )
+    return Products(  # a complete matrix: every pair, every trial
+        pools=pools,
+        cllr_sums=(softplus_sum(-tar), c_all - softplus_sum(tar)),
+        n_trials=n_rows,
+        n_enrolled=n_cols,
+        n_pairs=n_rows * n_cols,
+        n_excluded_trials=source.n_excluded_trials,
+        ranks=ranks.copy() if ties == "reference" else ranks_gt.copy(),
+        ranks_attacker=ranks_gt,
+        one_to_n_enrolled=n_cols,
+        lid=lid_out,
+        chance=chance_levels_from_blocks(chance_parts, n_cols),
+    )
+
+
+def _pools_from_counts(
+    runner: _Runner,
+    tar: NDArray[np.floating],
+    values: NDArray[np.floating],
+    parts: list[dict[str, Any]],
+    n_non: int,
+    block_sizes: list[int],
+) -> SortedPools:
+    """The :class:`SortedPools` of the whole matrix from the blocks' pass-2 counts."""
+    non_below = np.sum([p["lo"] for p in parts], axis=0)
+    non_upto = np.sum([p["hi"] for p in parts], axis=0)
+    first = np.min([p["first"] for p in parts], axis=0)
+    tar_sorted = np.sort(tar)
+    tar_at = np.unique(tar_sorted, return_counts=True)[1]
+    cells = np.concatenate([non_below, [n_non]]) - np.concatenate([[0], non_upto])
+    counts = RunCounts(
+        cells=cells.astype(np.float64),
+        tar_at=tar_at.astype(np.float64),
+        non_at=(non_upto - non_below).astype(np.float64),
+    )
+    cell_first = np.where(np.isfinite(first), first, np.nan)
+    last = np.max([p["last"] for p in parts], axis=0)
+    cell_last = np.where(np.isfinite(last), last, np.nan)
+    low = min(min(p["min"] for p in parts), float(tar_sorted[0]))
+    high = max(max(p["max"] for p in parts), float(tar_sorted[-1]))
+    grid = _Grid(values, tar_sorted, non_below, non_upto, n_non, low, high)
+    points = _eer_points_blockwise(runner, grid)
+
+    def locate(score: float, mated: bool) -> int:
+        v = tar.dtype.type(score)
+        if mated:
+            return int(np.flatnonzero(tar == v)[0])
+        hits = runner.run(_task_locate, v, "locating a score", (0.95, 0.99))
+        offset = 0
+        for size, h in zip(block_sizes, hits, strict=True):
+            if h >= 0:
+                return offset + int(h)
+            offset += size
+        raise ValueError("score not in the non-target pool")  # pragma: no cover
+
+    def count_non_le(thresholds: Any) -> NDArray[np.int64]:
+        x = np.asarray(thresholds, dtype=np.float64).ravel()
+        return np.sum(runner.run(_task_count_le, x, "counting", (0.95, 0.99)), axis=0)
+
+    def non_sums(c: float) -> tuple[float, float]:
+        total = sq = 0.0
+        for t_b, sq_b in runner.run(_task_sums, float(c), "sums", (0.95, 0.99)):
+            total += t_b  # in block order, as the in-memory loop
+            sq += sq_b
+        return total, sq
+
+    # n_distinct (distinct pooled scores) is not additive over blocks: the distinct mated
+    # scores plus each block's distinct non-mated scores between them bound it from above
+    # (equal when no non-mated score repeats across blocks). Only the DET curve's n_points
+    # reads it.
+    n_distinct = min(values.size + sum(p["n_distinct"] for p in parts), int(tar.size + n_non))
+    return SortedPools(
+        values,
+        counts,
+        cell_first,
+        cell_last,
+        n_distinct,
+        int(tar.size),
+        int(n_non),
+        points,
+        locate,
+        count_non_le,
+        non_sums,
+    )
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Pooled counts known at the distinct mated scores after pass 2."""
+
+    values: NDArray[np.floating]
+    tar_sorted: NDArray[np.floating]
+    non_below: NDArray[np.int64]
+    """Non-mated scores below each distinct mated score."""
+    non_upto: NDArray[np.int64]
+    """Non-mated scores at or below each distinct mated score."""
+    n_non: int
+    low: float
+    """Lowest pooled score."""
+    high: float
+    """Highest pooled score."""
+
+
+def _eer_points_blockwise(runner: _Runner, grid: _Grid) -> dict[str, EERPoint]:
+    """SpeechBrain's EER operating points (both tie rules) from part of the pooled scores.
+
+    FAR - FRR changes sign in (v_{k0-1}, v_k0] for the first distinct mated score v_k0 where
+    FAR <= FRR. The distinct pooled scores (with counts) of a range of mated scores around it,
+    reaching at least ``_WINDOW_MARGIN`` pooled positions beyond either end, are fetched in
+    one pass, and the margin grows until the range covers the window :func:`_scan_window`
+    needs (a few hundred positions for continuous scores).
+    """
+    values, tar_sorted = grid.values, grid.tar_sorted
+    n_tar, n_non = int(tar_sorted.size), grid.n_non
+    k_n = values.size
+    fr = np.searchsorted(tar_sorted, values, side="right").astype(np.int64)
+    sign = (n_non - grid.non_upto) * n_tar - fr * n_non <= 0
+    k0 = int(np.argmax(sign)) if sign.any() else k_n
+    pos_left = np.searchsorted(tar_sorted, values, side="left") + grid.non_below
+    pos_right = fr + grid.non_upto
+    n = n_tar + n_non
+    p_lo = int(pos_right[k0 - 1]) if k0 > 0 else 0
+    p_hi = int(pos_right[k0]) if k0 < k_n else n
+    # where in the cell: the q-th non-mated score with q = n_non - floor(FR n_non / n_tar) is
+    # the first with FAR <= FRR (ties may move the crossing left: the scan then asks for more)
+    fr_c = int(fr[k0 - 1]) if k0 > 0 else 0
+    p_est = min(max(fr_c + n_non - (fr_c * n_non) // n_tar - 1, p_lo), p_hi)
+    margin = _WINDOW_MARGIN
+    points: dict[str, EERPoint] = {}
+    while True:
+        want = (max(0, p_est - margin), min(n, p_est + margin))
+        ka = int(np.searchsorted(pos_left, want[0], side="right")) - 1
+        kb = int(np.searchsorted(pos_right, want[1], side="left"))
+        low = float(values[ka]) if ka >= 0 else grid.low
+        high = float(values[kb]) if kb < k_n else grid.high
+        start = int(pos_left[ka]) if ka >= 0 else 0
+        stop = int(pos_right[kb]) if kb < k_n else n
+        while stop - start > WINDOW_CAP:  # too many scores between mated ones: narrow by value
+            low, high, start, stop, narrower = _narrow(runner, grid, low, high, start, want)
+            if not narrower:
+                break
+        parts = runner.run(_task_window, (low, high), "EER operating point", (0.8, 0.95))
+        keep = (tar_sorted >= np.float64(low)) & (tar_sorted <= np.float64(high))
+        u, inv = np.unique(
+            np.concatenate([*(p["u"] for p in parts), tar_sorted[keep]]), return_inverse=True
+        )
+        weights = np.concatenate([*(p["c"] for p in parts), np.ones(int(keep.sum()), np.int64)])
+        cnt = np.bincount(inv, weights=weights, minlength=u.size).astype(np.int64)
+        for ties in TIES:
+            if ties not in points:
+                point = _scan_window(
+                    u, cnt, start, n, tar_sorted, n_non, attacker=ties == "attacker"
+                )
+                if point is not None:
+                    points[ties] = point
+        if len(points) == len(TIES):
+            return points
+        margin = max(4 * margin, 64)
+
+
+def _narrow(
+    runner: _Runner, grid: _Grid, low: float, high: float, start: int, want: tuple[int, int]
+) -> tuple[float, float, int, int, bool]:
+    """One histogram pass over [low, high]: the narrowest run of bins covering ``want``.
+
+    ``start`` pooled scores lie below ``low``; ``want`` are pooled positions. Bounds are
+    float64 and compared as float64 (exact for float32 scores too).
+    """
+    edges = np.linspace(low, high, _BINS + 1)
+    parts = runner.run(_task_histogram, edges, "EER operating point", (0.8, 0.95))
+    counts = np.sum(parts, axis=0) + _bin_counts(grid.tar_sorted, edges)
+    cum = start + np.concatenate([[0], np.cumsum(counts)])  # cum[i]: pooled scores < e_i
+    i0 = int(np.searchsorted(cum[:-1], want[0], side="right")) - 1
+    i1 = int(np.searchsorted(cum[1:], want[1], side="left"))
+    i1 = min(i1, _BINS - 1)
+    new_low, new_high = float(edges[i0]), float(edges[i1 + 1])
+    narrower = (new_low, new_high) != (low, high)
+    return new_low, new_high, int(cum[i0]), int(cum[i1 + 1]), narrower
+
+
+def _scan_window(
+    u: NDArray[np.floating],
+    cnt: NDArray[np.int64],
+    below: int,
+    n: int,
+    tar_sorted: NDArray[np.floating],
+    n_non: int,
+    *,
+    attacker: bool,
+) -> EERPoint | None:
+    """The scan of :func:`voxmetrics.metrics.pools._eer_point` on part of the pooled scores.
+
+    ``u`` are distinct pooled scores with counts ``cnt``, starting at pooled position ``below``;
+    None when they do not cover the window the scan needs.
+    """
+    n_tar = int(tar_sorted.size)
+    pos_end = below + np.cumsum(cnt)
+    pos_start = pos_end - cnt
+    fr_all = np.searchsorted(tar_sorted, u, side="right").astype(np.int64)
+    fa_all = n_non - (pos_end - fr_all)
+    sign = fa_all * n_tar - fr_all * n_non <= 0
+    if not sign.any() or (sign[0] and below > 0):
+        return None
+    lo_j = int(pos_start[int(np.argmax(sign))])
+    half = 64
+    while True:
+        a, b = max(0, lo_j - half), min(n, lo_j + half)
+        if a < below or b > int(pos_end[-1]):
+            return None
+        sel = (pos_start < b) & (pos_end > a)  # the distinct scores of positions a .. b - 1
+        cand = eer_candidates(
+            u[sel], fr_all[sel], fa_all[sel], cnt[sel], tar_sorted, n_non, attacker=attacker
+        )
+        if (a == 0 or cand.c[0] > cand.m) and (b == n or cand.c[-1] > cand.m):
+            return cand.point()
+        half *= 4
+
+
+def _singling_out_blockwise(
+    client: Any, es: EmbeddingSet, split: str, retries: int
+) -> SinglingOutResult | None:
+    """Singling out of ``split``, its blocks of predicates on the workers (as in memory)."""
+
+    def map_blocks(fn: Callable[..., Any], shared: tuple[Any, ...], blocks: list[Any]) -> list[Any]:
+        on_workers = [client.scatter(x, broadcast=True, hash=False) for x in shared]
+        futures = [
+            client.submit(fn, *block, *on_workers, retries=retries, pure=False) for block in blocks
+        ]
+        return _gather_in_order(futures, "singling out", (0.95, 0.99), None)
+
+    return singling_out_of(es, split, map_blocks=map_blocks)  # as evaluate's

@@ -1,0 +1,462 @@
+"""Where the blockwise evaluation reads its scores: embeddings, score chunk files, Zarr stores.
+
+A source indexes its trials on the client (their labels only) and describes each row block as
+a small *piece* that travels inside the block's tasks; :func:`block_scores` turns a piece into
+the block's scores on a worker: scored from the block's trial embeddings, or read from the
+chunk files or the store. Blocks are cut on the in-memory loops' row boundaries (score chunks
+of ``SCORE_CHUNK_ROWS`` rows), so every number equals the in-memory path bit for bit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
+from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+
+__all__ = ["BlockSource", "ChunkedScores", "EmbeddingBlocks", "ZarrScores", "block_scores"]
+
+
+@dataclass(frozen=True)
+class EmbeddingBlocks:
+    """One split of an :class:`~voxmetrics.data.model.EmbeddingSet`, scored block by block.
+
+    The trial embeddings are sent to the workers once (one piece per block); each task scores
+    its rows against the enrolment profiles.
+    """
+
+    trial_unit: NDArray[np.floating]
+    """Unit-norm embeddings of the trials of the split (including unenrolled speakers)."""
+    profiles: NDArray[np.float64]
+    """Unit-norm enrolment profiles (N x d)."""
+    rows: NDArray[np.intp]
+    """Index into ``trial_unit`` of each evaluated trial (speaker enrolled)."""
+    targets: NDArray[np.intp]
+    """Target column of each evaluated trial."""
+    trial_speakers: NDArray[np.str_]
+    enrol_speakers: NDArray[np.str_]
+    n_excluded_trials: int
+    dtype: np.dtype[Any]
+    cols: NDArray[np.intp] | None = None
+    """Columns (enrolment profiles) kept by :meth:`subset_attribute`; None: every profile."""
+    attributes: dict[str, NDArray[np.str_]] = field(default_factory=dict)
+    """Per-trial attributes of the evaluated trials (the metadata's extra columns, as text)."""
+
+    @classmethod
+    def from_embeddings(cls, es: EmbeddingSet, split: str = "eval") -> EmbeddingBlocks:
+        """The trials of ``split`` against its enrolment profiles (as ``score_matrix``)."""
+        from voxmetrics.data.model import META_COLUMNS
+
+        speakers, profiles, trial_unit = es.scoring_inputs(split)  # type: ignore[arg-type]
+        trial = es.roles(split)[1]  # type: ignore[arg-type]
+        tspk = es.meta["speaker"].to_numpy()[trial].astype(str)
+        out = cls._build(trial_unit, profiles, tspk, speakers.astype(str), es.source or split)
+        extra = [c for c in es.meta.columns if c not in (*META_COLUMNS, "system", "audio_path")]
+        tmeta = es.meta.loc[trial]  # as score_matrix: attribute columns become trial attributes
+        attrs = {c: tmeta[c].fillna("").astype(str).to_numpy()[out.rows] for c in extra}
+        return replace(out, attributes=attrs)
+
+    def subset_attribute(self, attr: str, value: str) -> EmbeddingBlocks:
+        """The trials whose ``attr`` is ``value`` with their own enrolled identities.
+
+        As :meth:`~voxmetrics.data.model.ScoreMatrix.subset_attribute` on the in-memory matrix:
+        an identity is kept when one of the kept trials is its own or it has no trial at all.
+        The blocks score every profile and keep the subset's columns, so the scores are
+        those of the whole matrix, bit for bit.
+        """
+        if self.cols is not None:
+            raise ValueError("subset_attribute applies to the whole split")  # pragma: no cover
+        if attr not in self.attributes:
+            have = ", ".join(sorted(self.attributes)) or "none"
+            raise VoxMetricsInputError(
+                f"no per-trial attribute '{attr}' to split by (attributes: {have}); add it as a "
+                "column of the embeddings' metadata."
+            )
+        sel = self.attributes[attr] == str(value)
+        n = self.profiles.shape[0]
+        has_trials = np.zeros(n, dtype=bool)
+        has_trials[self.targets] = True
+        inside = np.zeros(n, dtype=bool)
+        inside[self.targets[sel]] = True
+        cols = np.flatnonzero(inside | ~has_trials)
+        if not sel.any() or cols.size < 2:
+            raise VoxMetricsInputError(
+                f"the subset {attr} = '{value}' has {int(sel.sum())} trials and {cols.size} "
+                "enrolled identities; a 1-to-N search needs trials and at least 2 identities."
+            )
+        return replace(
+            self,
+            rows=self.rows[sel],
+            targets=np.searchsorted(cols, self.targets[sel]).astype(np.intp),
+            trial_speakers=self.trial_speakers[sel],
+            enrol_speakers=self.enrol_speakers[cols],
+            n_excluded_trials=0,
+            cols=cols,
+            attributes={k: v[sel] for k, v in self.attributes.items()},
+        )
+
+    @classmethod
+    def _build(
+        cls,
+        trial_unit: NDArray[np.floating],
+        profiles: NDArray[np.float64],
+        tspk: NDArray[np.str_],
+        espk: NDArray[np.str_],
+        where: str,
+    ) -> EmbeddingBlocks:
+        rows, targets, n_out = _enrolled_rows(tspk, espk, where)
+        dtype = np.result_type(trial_unit.dtype, profiles.dtype)
+        return cls(trial_unit, profiles, rows, targets, tspk[rows], espk, n_out, dtype)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(T, N) of the evaluated matrix."""
+        n = self.profiles.shape[0] if self.cols is None else self.cols.size
+        return int(self.rows.size), int(n)
+
+    def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
+        """Per block, what its task needs besides the shared data (sent once)."""
+        out = []
+        for b in blocks:
+            rows = self.rows[b]
+            c0 = int(rows[0]) // SCORE_CHUNK_ROWS * SCORE_CHUNK_ROWS
+            c1 = (int(rows[-1]) // SCORE_CHUNK_ROWS + 1) * SCORE_CHUNK_ROWS
+            out.append(("emb", self.trial_unit[c0:c1], rows - c0, self.targets[b], self.cols))
+        return out
+
+    def shared(self) -> Any:
+        """Data every task needs (the profiles)."""
+        return self.profiles
+
+
+@dataclass(frozen=True)
+class ChunkedScores:
+    """A score matrix stored as row chunks: score files of the same enrolled speakers.
+
+    A chunk is an NPZ score file (``scores`` (rows x N), ``trial_ids``, ``trial_speakers``,
+    ``enrol_speakers``; indexed from its headers, not read) or a long-format Parquet score file
+    (read once to index it); the matrix is their rows in file order. Workers read the files
+    themselves, so the paths must be visible to every worker.
+    """
+
+    paths: tuple[str, ...]
+    offsets: NDArray[np.int64]
+    """First matrix row (all trials, enrolled or not) of each file; one more entry at the end."""
+    rows: NDArray[np.intp]
+    targets: NDArray[np.intp]
+    trial_speakers: NDArray[np.str_]
+    enrol_speakers: NDArray[np.str_]
+    n_excluded_trials: int
+    dtype: np.dtype[Any]
+
+    @classmethod
+    def from_files(cls, paths: Sequence[str | Path]) -> ChunkedScores:
+        """Index chunk files (their labels only; the scores are read by the tasks)."""
+        if not paths:
+            raise VoxMetricsInputError(
+                "no score chunk files given; give at least one NPZ or Parquet score file."
+            )
+        tspk_all: list[NDArray[np.str_]] = []
+        tids_all: list[NDArray[np.str_]] = []
+        espk: NDArray[np.str_] | None = None
+        sizes, dtypes = [], []
+        n_out_files = 0
+        for p in paths:
+            tids, t, e, dtype, n_out_file = _index_chunk(p)
+            if espk is None:
+                espk = e
+            elif not np.array_equal(e, espk):
+                raise VoxMetricsInputError(
+                    f"{p}: its enrol_speakers differ from those of {paths[0]}; every chunk "
+                    "must list the same enrolled speakers in the same order."
+                )
+            tspk_all.append(t)
+            tids_all.append(tids)
+            sizes.append(t.size)
+            dtypes.append(dtype)
+            n_out_files += n_out_file
+        assert espk is not None
+        if len(set(dtypes)) > 1:
+            raise VoxMetricsInputError("the score chunks mix float32 and float64; use one type.")
+        tspk = np.concatenate(tspk_all)
+        tids = np.concatenate(tids_all)
+        if tids.size != tspk.size or np.unique(tids).size != tids.size:
+            raise VoxMetricsInputError(
+                f"{paths[0]}: the chunks' trial ids are not one per row and unique across the "
+                "chunks; every trial must appear once, in one chunk."
+            )
+        rows, targets, n_out = _enrolled_rows(tspk, espk, str(paths[0]))
+        if n_out_files:
+            warnings.warn(
+                f"{n_out_files} trials of the Parquet chunks have a speaker who is not enrolled; "
+                "they are excluded from every metric.",
+                ExcludedTrialsWarning,
+                stacklevel=2,
+            )
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        return cls(
+            tuple(str(p) for p in paths),
+            offsets,
+            rows,
+            targets,
+            tspk[rows],
+            espk,
+            n_out + n_out_files,
+            np.dtype(dtypes[0]),
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(T, N) of the evaluated matrix."""
+        return int(self.rows.size), int(self.enrol_speakers.size)
+
+    def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
+        """Per block: the files it reads, their first rows, the rows it keeps and targets."""
+        out = []
+        for b in blocks:
+            rows = self.rows[b]
+            f0 = int(np.searchsorted(self.offsets, rows[0], side="right")) - 1
+            f1 = int(np.searchsorted(self.offsets, rows[-1], side="right"))
+            files = self.paths[f0:f1]
+            out.append(("files", files, rows - self.offsets[f0], self.targets[b], None))
+        return out
+
+    def shared(self) -> Any:
+        """Nothing is shared: tasks read their files."""
+        return None
+
+
+@dataclass(frozen=True)
+class ZarrScores:
+    """A score matrix in a Zarr store, read by row ranges on the workers.
+
+    The store is a group with arrays ``scores`` (T x N, chunked along the rows), ``trial_ids``,
+    ``trial_speakers`` (T) and ``enrol_speakers`` (N) of fixed-length strings (or numbers).
+    Arrays of Python objects are refused (their codec may unpickle). Needs ``zarr``.
+    """
+
+    path: str
+    rows: NDArray[np.intp]
+    targets: NDArray[np.intp]
+    trial_speakers: NDArray[np.str_]
+    enrol_speakers: NDArray[np.str_]
+    n_excluded_trials: int
+    dtype: np.dtype[Any]
+
+    @classmethod
+    def open(cls, path: str | Path) -> ZarrScores:
+        """Index a store (its labels only; the scores are read by the tasks)."""
+        g = _zarr_group(str(path))
+        labels = {}
+        for key in ("trial_ids", "trial_speakers", "enrol_speakers"):
+            arr = g[key]
+            if len(arr.shape) != 1:
+                raise VoxMetricsInputError(f"{path}: '{key}' must be 1-D, got {arr.shape}.")
+            labels[key] = np.asarray(arr[:]).astype(str)
+        t, n = labels["trial_speakers"].size, labels["enrol_speakers"].size
+        shape = tuple(g["scores"].shape)
+        if shape != (t, n) or labels["trial_ids"].size != t:
+            raise VoxMetricsInputError(
+                f"{path}: scores have shape {shape}, expected ({t}, {n}) for its "
+                f"{labels['trial_ids'].size} trial ids, {t} trial and {n} enrolled speakers."
+            )
+        if np.unique(labels["trial_ids"]).size != t:
+            raise VoxMetricsInputError(f"{path}: the trial ids are not unique.")
+        espk = labels["enrol_speakers"]
+        rows, targets, n_out = _enrolled_rows(labels["trial_speakers"], espk, str(path))
+        dtype = np.dtype(np.float32 if g["scores"].dtype == np.float32 else np.float64)
+        return cls(str(path), rows, targets, labels["trial_speakers"][rows], espk, n_out, dtype)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(T, N) of the evaluated matrix."""
+        return int(self.rows.size), int(self.enrol_speakers.size)
+
+    def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
+        """Per block: the store, the row range it reads, the rows it keeps and targets."""
+        out = []
+        for b in blocks:
+            rows = self.rows[b]
+            r0, r1 = int(rows[0]), int(rows[-1]) + 1
+            out.append(("zarr", (self.path, r0, r1), rows - r0, self.targets[b], None))
+        return out
+
+    def shared(self) -> Any:
+        """Nothing is shared: tasks read the store."""
+        return None
+
+
+def _zarr_group(path: str) -> Any:
+    """The Zarr group at ``path``, with its four arrays checked to hold no Python objects."""
+    try:
+        import zarr
+    except ImportError:
+        raise VoxMetricsInputError(
+            f"{path}: reading a Zarr store needs zarr: pip install 'voxmetrics[dask]'."
+        ) from None
+    try:
+        g = zarr.open_group(path, mode="r")
+    except Exception as exc:  # zarr raises many types for a path that is not a store
+        raise VoxMetricsInputError(f"{path}: not a readable Zarr group ({exc}).") from None
+    for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
+        try:
+            arr = g[key] if key in g else None
+        except Exception as exc:  # zarr 3 refuses object (pickle) arrays when opening them
+            raise VoxMetricsInputError(
+                f"{path}: its '{key}' array cannot be read ({exc}); store numbers as scores "
+                "and labels as fixed-length strings."
+            ) from None
+        if arr is None:
+            raise VoxMetricsInputError(
+                f"{path}: no '{key}' array; a Zarr score store has scores, trial_ids, "
+                "trial_speakers and enrol_speakers."
+            )
+        kind = np.dtype(arr.dtype).kind if _numpy_dtype(arr) else "O"
+        if kind == "O" or (key == "scores" and kind not in "fiub"):
+            raise VoxMetricsInputError(
+                f"{path}: '{key}' holds {'Python objects' if kind == 'O' else 'no numbers'}; "
+                "store numbers as scores and labels as fixed-length strings (objects could "
+                "unpickle code, and are refused)."
+            )
+    return g
+
+
+def _numpy_dtype(arr: Any) -> bool:
+    try:
+        np.dtype(arr.dtype)
+    except TypeError:
+        return False
+    return True
+
+
+BlockSource = EmbeddingBlocks | ChunkedScores | ZarrScores
+"""What :func:`~voxmetrics.evaluation.blockwise.evaluate_blockwise` reads its blocks from."""
+
+
+def _index_chunk(
+    p: str | Path,
+) -> tuple[NDArray[np.str_], NDArray[np.str_], NDArray[np.str_], np.dtype[Any], int]:
+    """Trial ids, trial and enrolled speakers, score dtype and trials excluded of one chunk."""
+    if Path(p).suffix.lower() != ".npz":
+        sm = _read_chunk(p)
+        return (
+            sm.trial_ids,
+            sm.trial_speakers,
+            sm.enrol_speakers,
+            sm.scores.dtype,
+            (sm.n_excluded_trials),
+        )
+    with _open_npz(p) as z:
+        for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
+            if key not in z.files:
+                raise VoxMetricsInputError(
+                    f"{p}: no '{key}' array; a score chunk is an NPZ score file "
+                    "(scores, trial_ids, trial_speakers, enrol_speakers)."
+                )
+        e = z["enrol_speakers"].astype(str)
+        t = z["trial_speakers"].astype(str)
+        shape, dtype = _npz_shape(z, "scores")
+        if len(shape) != 2 or shape[0] != t.size or shape[1] != e.size:
+            raise VoxMetricsInputError(
+                f"{p}: scores have shape {shape}, expected ({t.size}, {e.size}) for its "
+                "trial and enrolled speakers."
+            )
+        tids = z["trial_ids"].astype(str)
+    return tids, t, e, np.dtype(np.float32 if dtype == np.float32 else np.float64), 0
+
+
+def _read_chunk(p: str | Path) -> ScoreMatrix:
+    """A long-format (Parquet) chunk as a :class:`ScoreMatrix` (same rows on every read)."""
+    from voxmetrics.data.readers import read_scores
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExcludedTrialsWarning)  # counted in n_excluded_trials
+        return read_scores(str(p), format="parquet")
+
+
+def _chunk_scores(p: str) -> NDArray[Any]:
+    if Path(p).suffix.lower() != ".npz":
+        return _read_chunk(p).scores
+    with np.load(p, allow_pickle=False) as z:
+        return z["scores"]
+
+
+def _open_npz(path: str | Path) -> Any:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise VoxMetricsInputError(f"{path}: not a readable NPZ file ({exc}).") from None
+
+
+def _npz_shape(z: Any, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """Shape and dtype of one NPZ member from its header, without reading the data."""
+    from voxmetrics.limits import check_npy_header, npy_header
+
+    with z.zip.open(f"{key}.npy") as f:
+        shape, dtype, _, _ = npy_header(f, f"{z.fid.name if z.fid else 'npz'}:{key}")
+    check_npy_header(shape, dtype, "score chunk", key)
+    return shape, dtype
+
+
+def _enrolled_rows(
+    tspk: NDArray[np.str_], espk: NDArray[np.str_], where: str
+) -> tuple[NDArray[np.intp], NDArray[np.intp], int]:
+    """Rows whose speaker is enrolled, their target columns and the number excluded."""
+    if espk.size < 2:
+        raise VoxMetricsInputError(
+            f"{where}: only {espk.size} enrolled identity; a 1-to-N search needs at least 2."
+        )
+    if np.unique(espk).size != espk.size:
+        raise VoxMetricsInputError(f"{where}: the enrolled speakers are not unique.")
+    order = np.argsort(espk)
+    pos = np.searchsorted(espk[order], tspk)
+    pos = np.minimum(pos, espk.size - 1)
+    hit = espk[order][pos] == tspk
+    rows = np.flatnonzero(hit)
+    n_out = int(tspk.size - rows.size)
+    if rows.size == 0:
+        raise VoxMetricsInputError(
+            f"{where}: none of the {tspk.size} trials has an enrolled speaker, so there is "
+            "nothing to evaluate."
+        )
+    if n_out:
+        warnings.warn(
+            f"{where}: {n_out} of {tspk.size} trials have a speaker who is not enrolled; they are "
+            "excluded from every metric.",
+            ExcludedTrialsWarning,
+            stacklevel=3,
+        )
+    return rows, order[pos[rows]].astype(np.intp), n_out
+
+
+def block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.floating], Any]:
+    """Scores (rows x N) and target columns of one block, computed or read on the worker."""
+    kind, data, keep, targets, cols = piece
+    if kind == "emb":  # one chunk at a time into the block: memory is the block + one chunk
+        out = np.empty((keep.size, shared.shape[0]), dtype=np.result_type(data, shared))
+        for c in range(0, data.shape[0], SCORE_CHUNK_ROWS):
+            lo, hi = np.searchsorted(keep, [c, c + SCORE_CHUNK_ROWS])
+            if hi > lo:
+                out[lo:hi] = score_chunk(data, shared, c)[keep[lo:hi] - c]
+        if cols is not None:  # row-major, as the in-memory subset (sums follow the layout)
+            out = np.ascontiguousarray(out[:, cols])
+        return out, targets
+    if kind == "zarr":
+        path, r0, r1 = data
+        mats, names = [np.asarray(_zarr_group(path)["scores"][r0:r1])], [path]
+    else:
+        mats, names = [_chunk_scores(p) for p in data], list(data)
+    mats = [s if s.dtype in (np.float32, np.float64) else s.astype(np.float64) for s in mats]
+    scores = np.concatenate(mats) if len(mats) > 1 else mats[0]
+    if not np.isfinite(scores.sum(dtype=np.float64)):
+        raise VoxMetricsInputError(
+            f"{', '.join(names)}: NaN or infinite scores; every score must be finite."
+        )
+    return scores[keep], targets

@@ -1,0 +1,226 @@
+"""The steps every executor of an evaluation shares: from intermediate products to the report.
+
+An executor (the in-memory :func:`~voxmetrics.evaluation.engine.evaluate`, the blockwise
+:func:`~voxmetrics.evaluation.blockwise.evaluate_blockwise` on Dask) reads the scores its own
+way and produces :class:`Products`: the sorted pools, the target ranks under both tie rules,
+LID and the chance levels, the sums of Cllr, singling out and the counts. :func:`assemble`
+derives every number of the :class:`~voxmetrics.evaluation.result.ConditionReport` from them,
+so a metric that follows from these products is wired once, here, and both executors report
+it, equal bit for bit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from voxmetrics._types import SCORE_KINDS, ScoreKind
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL, ConditionReport, TrialsUsed
+from voxmetrics.metrics.baseline import BaselineResult, cllr_from_sums
+from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.cllr import min_cllr_from_pools
+from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, verification_from_pools
+from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
+from voxmetrics.metrics.legal import (
+    SinglingOutResult,
+    linkability_curve_from_ranks,
+    linkability_from_ranks,
+    singling_out_embeddings,
+)
+from voxmetrics.metrics.lid import LIDResult
+from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
+from voxmetrics.metrics.srd import fit_beta_binomial, srd_from_ranks
+from voxmetrics.metrics.uncertainty import ChanceLevels, ConditionReplicates
+from voxmetrics.metrics.zebra import zebra_from_pools
+
+__all__ = [
+    "Products",
+    "assemble",
+    "baseline_of",
+    "check_options",
+    "evaluate_subsets",
+    "singling_out_of",
+]
+
+
+@dataclass(frozen=True)
+class Products:
+    """What an executor produces for one condition, before any number of its report.
+
+    The pairwise products (pools, Cllr sums) cover every listed (trial, enrolled) pair; the
+    1-to-N ones (ranks, LID, chance levels) the complete trials, and are None when there are
+    none (a sparse trial list).
+    """
+
+    pools: SortedPools
+    """The sorted mated and non-mated pools of the listed pairs."""
+    cllr_sums: tuple[float, float]
+    """Sums of ln(1 + e^-s) over the mated and of ln(1 + e^s) over the non-mated scores
+    (:func:`~voxmetrics.metrics.baseline.cllr_from_sums`)."""
+    n_trials: int
+    """Trials with at least one listed pair."""
+    n_enrolled: int
+    """Enrolled identities."""
+    n_pairs: int
+    """Listed (trial, enrolled) pairs."""
+    n_excluded_trials: int
+    """Trials dropped because their speaker is not enrolled."""
+    ranks: NDArray[np.int64] | None
+    """Target rank of each complete trial under the report's tie rule (SRD)."""
+    ranks_attacker: NDArray[np.int64] | None
+    """Target rank of each complete trial with ties going to the target (linkability and its
+    curve, under both tie rules)."""
+    one_to_n_enrolled: int = 0
+    """Enrolled identities the complete trials were ranked against (0 without ranks)."""
+    lid: LIDResult | None = None
+    """LID of the complete trials (None without a calibration)."""
+    chance: ChanceLevels | None = None
+    """Chance levels of the 1-to-N metrics."""
+    singling_out: SinglingOutResult | None = None
+    """Singling out (from utterance embeddings)."""
+
+
+def check_options(ties: Ties, score_kind: ScoreKind) -> None:
+    """Refuse an unknown tie rule or score kind (before any work)."""
+    check_ties(ties)
+    if score_kind not in SCORE_KINDS:
+        raise VoxMetricsInputError(
+            f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
+        )
+
+
+def evaluate_subsets(
+    by: str,
+    values: Iterable[str],
+    subset: Callable[[str], Any],
+    dev: ScoreMatrix | None,
+    name: str,
+    run: Callable[..., ConditionReport],
+) -> dict[str, ConditionReport]:
+    """The report of each value of the per-trial attribute ``by`` (the ``by`` block).
+
+    ``subset(value)`` is the executor's eval data of that value, ``run(data, dev=, name=)``
+    its evaluation; ``dev`` is split likewise when it has the attribute.
+    """
+    out = {}
+    for value in values:
+        sub_dev = dev
+        if dev is not None and by in dev.attributes:
+            sub_dev = dev.subset_attribute(by, value)
+        out[value] = run(subset(value), dev=sub_dev, name=f"{name} [{by}={value}]")
+    return out
+
+
+def singling_out_of(
+    embeddings: EmbeddingSet | None, split: str, **options: Any
+) -> SinglingOutResult | None:
+    """Singling out of ``split`` of ``embeddings``, None without them.
+
+    None too, with a warning, when they cannot give it (too few trial embeddings per speaker).
+    ``options`` go to :func:`~voxmetrics.metrics.legal.singling_out_embeddings` (the blockwise
+    executor's ``map_blocks``).
+    """
+    if embeddings is None:
+        return None
+    try:
+        return singling_out_embeddings(embeddings, split=split, **options)
+    except VoxMetricsInputError as exc:
+        warnings.warn(f"singling out skipped: {exc}", DegenerateDataWarning, stacklevel=3)
+        return None
+
+
+def baseline_of(products: Products, *, ties: Ties = "reference") -> BaselineResult:
+    """EER, ROCCH-EER, Cllr, min Cllr (the listed pairs) and linkability (complete trials)."""
+    pools = products.pools
+    e = eer_from_pools(pools, ties=ties)
+    ranks = products.ranks_attacker
+    return BaselineResult(
+        n_trials=int(products.n_trials),
+        n_enrolled=int(products.n_enrolled),
+        eer=e.eer,
+        eer_threshold=e.threshold,
+        eer_rocch=eer_rocch_from_pools(pools, ties=ties),
+        cllr=cllr_from_sums(*products.cllr_sums, pools.n_tar, pools.n_non),
+        min_cllr=min_cllr_from_pools(pools, ties=ties),
+        linkability=None if ranks is None else linkability_from_ranks(ranks),
+    )
+
+
+def assemble(
+    products: Products,
+    *,
+    name: str,
+    attacker: str,
+    has_dev: bool,
+    ties: Ties = "reference",
+    score_kind: ScoreKind = "similarity",
+    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    baseline: BaselineResult | None = None,
+    by: dict[str, dict[str, ConditionReport]] | None = None,
+    replicates: ConditionReplicates | None = None,
+    lid_intervals: dict[str, BootstrapInterval] | None = None,
+    zebra_intervals: dict[str, BootstrapInterval] | None = None,
+    singling_out_interval: BootstrapInterval | None = None,
+) -> ConditionReport:
+    """The :class:`ConditionReport` of ``products``: every number derived from them.
+
+    ``baseline`` is :func:`baseline_of` ``products`` when already computed; ``by`` and the
+    bootstrap's ``replicates`` and intervals are carried into the report as they are.
+    """
+    pools = products.pools
+    ranks, ranks_attacker = products.ranks, products.ranks_attacker
+    n_one_to_n = products.one_to_n_enrolled
+    srd_result = None if ranks is None else srd_from_ranks(ranks, n_one_to_n)
+    return ConditionReport(
+        name=name,
+        attacker=attacker,
+        n_excluded_trials=products.n_excluded_trials,
+        has_dev=has_dev,
+        baseline=baseline if baseline is not None else baseline_of(products, ties=ties),
+        srd=srd_result,
+        srd_model=(
+            None if srd_result is None else fit_beta_binomial(srd_result.histogram, loss="CLL")
+        ),
+        zebra=zebra_from_pools(pools, ties=ties),
+        linkability_curve=(
+            None
+            if ranks_attacker is None
+            else linkability_curve_from_ranks(ranks_attacker, n_one_to_n)
+        ),
+        singling_out=products.singling_out,
+        lid=products.lid,
+        lid_intervals=lid_intervals,
+        zebra_intervals=zebra_intervals,
+        verification=verification_from_pools(
+            pools,
+            p_targets=p_targets,
+            c_miss=c_miss,
+            c_fa=c_fa,
+            scores_are_llrs=score_kind == "llr",
+        ),
+        score_kind=score_kind,
+        ties=ties,
+        trials_used=TrialsUsed(
+            n_pairs=products.n_pairs,
+            n_tar=pools.n_tar,
+            n_non=pools.n_non,
+            n_trials=products.n_trials,
+            n_enrolled=products.n_enrolled,
+            one_to_n_trials=0 if ranks is None else int(ranks.size),
+            one_to_n_enrolled=n_one_to_n if ranks is not None else 0,
+            reason=NO_COMPLETE_TRIAL if ranks is None else None,
+        ),
+        by=by,
+        replicates=replicates,
+        chance=products.chance,
+        singling_out_interval=singling_out_interval,
+    )
