@@ -71,7 +71,7 @@ from voxmetrics.evaluation.steps import (
 from voxmetrics.metrics.baseline import softplus_sum
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
 from voxmetrics.metrics.legal import SinglingOutResult
-from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid, lid_result, resolve_lid_variant
+from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid, resolve_lid_variant
 from voxmetrics.metrics.pools import (
     TIES,
     EERPoint,
@@ -82,7 +82,12 @@ from voxmetrics.metrics.pools import (
     non_block_sums,
 )
 from voxmetrics.metrics.ranks import row_blocks
-from voxmetrics.metrics.uncertainty import chance_block, chance_columns, chance_levels_from_blocks
+from voxmetrics.metrics.uncertainty import (
+    chance_block,
+    chance_columns,
+    chance_levels_from_blocks,
+    lid_from_blocks,
+)
 
 __all__ = [
     "BlockSource",
@@ -508,14 +513,7 @@ def _products(
     chance_parts = [r["chance"] for r in rows]
     lid_out = None
     if cal is not None:  # with a calibration, the chance blocks hold each row's LID
-        lid_out = lid_result(
-            np.concatenate([b.lid for b in chance_parts]),
-            np.concatenate([b.p_target for b in chance_parts]),
-            ranks.copy(),
-            n_enrolled=n_cols,
-            calibration=cal,
-            n_degenerate=sum(b.n_degenerate for b in chance_parts),
-        )
+        lid_out = lid_from_blocks(chance_parts, ranks.copy(), n_enrolled=n_cols, calibration=cal)
     return Products(  # a complete matrix: every pair, every trial
         pools=pools,
         cllr_sums=(softplus_sum(-tar), c_all - softplus_sum(tar)),

@@ -72,6 +72,7 @@ __all__ = [
     "condition_replicates",
     "eer_from_runs",
     "holm",
+    "lid_from_blocks",
     "lid_intervals",
     "lid_with_chance",
     "similarity_intervals",
@@ -912,15 +913,31 @@ def lid_with_chance(
     n_trials, n = s.shape
     cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
     parts = _chance_parts(s, cols, calibration, ties, t)
-    result = lid_result(
+    result = lid_from_blocks(parts, target_ranks(s, t), n_enrolled=n, calibration=calibration)
+    return result, chance_levels_from_blocks(parts, n, q=q)
+
+
+def lid_from_blocks(
+    parts: Sequence[ChanceBlock],
+    ranks: NDArray[np.int64],
+    *,
+    n_enrolled: int,
+    calibration: LIDCalibration,
+) -> LIDResult:
+    """The LID result of the rows of ``parts``, each row's LID computed with its chance block.
+
+    ``parts`` are :func:`chance_block` of consecutive row blocks under ``calibration`` with the
+    rows' ``targets``; ``ranks`` the rows' target ranks (``ties="reference"``). In memory
+    (:func:`lid_with_chance`) and on Dask workers alike.
+    """
+    return lid_result(
         np.concatenate([b.lid for b in parts]),  # type: ignore[misc]
         np.concatenate([b.p_target for b in parts]),  # type: ignore[misc]
-        target_ranks(s, t),
-        n_enrolled=n,
+        ranks,
+        n_enrolled=n_enrolled,
         calibration=calibration,
         n_degenerate=sum(b.n_degenerate for b in parts),
     )
-    return result, chance_levels_from_blocks(parts, n, q=q)
 
 
 def chance_columns(
