@@ -25,6 +25,7 @@ import pytest
 
 from voxmetrics import cli
 from voxmetrics._version import __version__
+from voxmetrics.cli import app as app_command
 
 ROOT = Path(__file__).resolve().parents[1]
 DASHBOARD = ROOT / "voxmetrics" / "ui" / "dashboard"
@@ -80,8 +81,8 @@ def test_app_subcommand_execs_streamlit(monkeypatch):
         seen.append(argv)
         raise _Exec
 
-    monkeypatch.setattr(cli.os, "execv", fake_execv)
-    monkeypatch.setattr(cli.subprocess, "call", lambda argv: seen.append(argv) or 0)
+    monkeypatch.setattr(app_command.os, "execv", fake_execv)
+    monkeypatch.setattr(app_command.subprocess, "call", lambda argv: seen.append(argv) or 0)
     try:
         cli.main(["app", "--port", "8600", "--dev", "--", "--server.headless", "true"])
     except _Exec:
@@ -95,7 +96,7 @@ def test_app_subcommand_execs_streamlit(monkeypatch):
 def test_app_without_streamlit_or_with_a_bad_port_says_how_to_fix(monkeypatch, capsys):
     assert cli.main(["app", "--port", "70000"]) == 2
     assert "--port 70000" in capsys.readouterr().err
-    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(app_command.importlib.util, "find_spec", lambda name: None)
     assert cli.main(["app"]) == 2
     assert "voxmetrics[app]" in capsys.readouterr().err
 

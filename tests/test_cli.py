@@ -181,10 +181,10 @@ def test_module_entry_point_has_no_traceback(tmp_path):
 def test_commands_run_without_huge_page_compaction_unless_the_user_chose(monkeypatch):
     from numpy._core.multiarray import _get_madvise_hugepage, _set_madvise_hugepage
 
-    from voxmetrics import cli
+    from voxmetrics.cli import demo
 
     seen = []
-    monkeypatch.setattr(cli, "_demo", lambda args: seen.append(_get_madvise_hugepage()) or 0)
+    monkeypatch.setattr(demo, "run", lambda args: seen.append(_get_madvise_hugepage()) or 0)
     monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
     before = _get_madvise_hugepage()
     try:

@@ -1,0 +1,138 @@
+"""``evaluate --fail-on``: a condition on the result object, read without Python ``eval``."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from voxmetrics.errors import VoxMetricsInputError
+
+MAX_FAIL_ON_CHARS = 2000
+"""Longest ``--fail-on`` expression accepted."""
+MAX_FAIL_ON_DEPTH = 50
+"""Deepest nesting of a ``--fail-on`` expression accepted."""
+
+_COMPARE = {
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+}
+
+
+def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
+    path: list[str] = []
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Attribute):
+            path.append(node.attr)
+        elif isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str | int):
+            path.append(str(node.slice.value))  # e.g. dcf["0.01"]
+        else:
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': unsupported index; index only with a quoted key, e.g. "
+                'dcf["0.01"].min_dcf.'
+            )
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise VoxMetricsInputError(f"--fail-on '{expr}': only metric names like eer or lid.alid.")
+    path.append(node.id)
+    value: Any = result
+    for depth, key in enumerate(reversed(path)):
+        name = ".".join(reversed(path[len(path) - depth - 1 :]))
+        if value is None:
+            parent = ".".join(reversed(path[len(path) - depth :]))
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': '{parent}' is null for this evaluation, so '{name}' has "
+                "no value (e.g. the lid block needs --dev)."
+            )
+        if not isinstance(value, dict) or key not in value:
+            keys = ", ".join(sorted(value)) if isinstance(value, dict) else "none"
+            raise VoxMetricsInputError(
+                f"--fail-on '{expr}': unknown metric '{name}'; available here: {keys}."
+            )
+        value = value[key]
+    if value is None:
+        raise VoxMetricsInputError(
+            f"--fail-on '{expr}': '{'.'.join(reversed(path))}' is null for this evaluation."
+        )
+    return value
+
+
+def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
+    if isinstance(node, ast.BoolOp):
+        values = [bool(_eval(v, result, expr)) for v in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _eval(node.operand, result, expr)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand, result, expr)
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, result, expr)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = _eval(right_node, result, expr)
+            if type(op) not in _COMPARE:
+                raise VoxMetricsInputError(f"--fail-on '{expr}': use <, <=, >, >=, == or !=.")
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
+        return node.value
+    if isinstance(node, ast.Name | ast.Attribute | ast.Subscript):
+        return _lookup(node, result, expr)
+    raise VoxMetricsInputError(
+        f"--fail-on '{expr}': unsupported expression; write comparisons of metric names and "
+        'numbers joined by and / or / not, e.g. "lid.lid_max > 1.0 or eer < 0.45".'
+    )
+
+
+def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
+    """Whether a ``--fail-on`` expression holds for a result object (no Python ``eval``).
+
+    Examples
+    --------
+    >>> evaluate_fail_on("eer < 0.45 or linkability > 0.5", {"eer": 0.3, "linkability": 0.1})
+    True
+    >>> evaluate_fail_on("not eer < 0.45", {"eer": 0.3})
+    False
+    >>> evaluate_fail_on('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
+    True
+    """
+    return bool(_eval(parse_fail_on(expr), result, expr))
+
+
+def parse_fail_on(expr: str) -> ast.expr:
+    """The expression tree of ``expr``, refusing overlong or deeply nested expressions."""
+    if len(expr) > MAX_FAIL_ON_CHARS:
+        raise VoxMetricsInputError(
+            f"--fail-on: the expression is {len(expr):,} characters long, over the limit of "
+            f"{MAX_FAIL_ON_CHARS:,}; write a shorter condition."
+        )
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except (SyntaxError, RecursionError, MemoryError):
+        raise VoxMetricsInputError(
+            f"--fail-on '{expr:.80}' is not a valid expression (or is nested too deeply); "
+            'e.g. "eer < 0.45".'
+        ) from None
+    depth = _depth(tree.body)
+    if depth > MAX_FAIL_ON_DEPTH:
+        raise VoxMetricsInputError(
+            f"--fail-on '{expr:.80}': nested more than {MAX_FAIL_ON_DEPTH} levels deep (the "
+            "limit); write a flatter condition."
+        )
+    return tree.body
+
+
+def _depth(node: ast.AST) -> int:
+    """Nesting depth of an expression tree, counted without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > MAX_FAIL_ON_DEPTH:
+            break
+        stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
+    return deepest

@@ -1,0 +1,269 @@
+"""``evaluate``: one condition's metrics as one JSON object (in memory; on Dask: ``_blockwise``)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from voxmetrics.cli import _options
+from voxmetrics.cli._common import (
+    EXIT_FAIL_ON,
+    EXIT_OK,
+    check_outputs,
+    print_json,
+    read_embedding_file,
+    read_score_file,
+)
+from voxmetrics.cli._fail_on import evaluate_fail_on, parse_fail_on
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count, check_input_path
+
+HELP = "evaluate one condition and print its metrics as JSON"
+DESCRIPTION = (
+    "Evaluate one condition. EVAL and DEV are score files in any supported format: "
+    "long CSV or Parquet (trial_id, trial_speaker, enrol_speaker, score), NPZ (scores, "
+    "trial_ids, trial_speakers, enrol_speakers) or Kaldi / VoicePrivacy scores "
+    "(enrol_id trial_id score) with their key file. A sparse trial list (not every "
+    "trial scored against every enrolled identity: missing long rows or Kaldi lines, an "
+    "NPZ 'mask' array or NaN) is accepted: EER, ROCCH-EER, Cllr, min Cllr, ZEBRA and the "
+    "DCFs use every listed pair, the 1-to-N metrics the trials listed against every "
+    "enrolled identity (null when there are none); 'trials_used' in the JSON says which. "
+    "Instead of EVAL, --embeddings "
+    "scores utterance embeddings (NPZ / NPY, Kaldi ark / scp or HDF5 with --metadata, "
+    "or Parquet; cosine against enrolment profiles; a dev split, if present, calibrates "
+    "LID) and adds singling out. Besides the privacy metrics the JSON has the standard "
+    "verification outputs: normalised minDCF (and actDCF with --llr) per target prior "
+    "under 'dcf', and d'. Prints one JSON object. Exit status: 0 success, 1 a "
+    "--fail-on condition holds, 2 bad input."
+)
+SCHEDULER = (
+    "evaluate block by block on Dask, never holding the score matrix: 'local' (a "
+    "cluster on this machine) or a scheduler address such as tcp://host:8786. Takes "
+    "--embeddings, or as EVAL a folder of score chunks (NPZ or Parquet score files, "
+    "each with some of the trials; or one such file) or a Zarr store EVAL.zarr. Every "
+    "number equals the in-memory JSON; --by needs --embeddings, and --bootstrap, "
+    "--cross-calibrate, --trials, --trial-attributes and --distance are refused"
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    """The ``evaluate`` command and its options."""
+    p = subparsers.add_parser(
+        "evaluate", parents=[_options.limit_option()], help=HELP, description=DESCRIPTION
+    )
+    _add_inputs(p)
+    _add_metric_options(p)
+    _add_subsets(p)
+    _options.add_dask_options(p, SCHEDULER)
+    _options.add_json(p)
+    _options.add_html(p, "write an HTML report to this file")
+    p.add_argument(
+        "--fail-on",
+        metavar="EXPR",
+        help='exit with status 1 when this holds, e.g. "eer < 0.45 or linkability > 0.1"',
+    )
+
+
+def _add_inputs(p: argparse.ArgumentParser) -> None:
+    """EVAL or --embeddings, DEV, their key files, their format and score kind."""
+    p.add_argument("eval", metavar="EVAL", nargs="?", help="score file of the evaluated (eval) set")
+    p.add_argument(
+        "--embeddings",
+        metavar="EMB",
+        help="utterance embeddings (NPZ/NPY, Kaldi ark/scp or HDF5 with --metadata, or "
+        "Parquet) instead of EVAL",
+    )
+    p.add_argument(
+        "--metadata",
+        metavar="META",
+        help="metadata CSV of --embeddings (it may list a subset of them: the rest are ignored "
+        "and counted on stderr)",
+    )
+    _options.add_embedding_options(p, "--embeddings")
+    _options.add_split(p, "split of --embeddings to score")
+    p.add_argument(
+        "--trials",
+        metavar="KEY",
+        help="Kaldi key (enrol_id trial_id target|nontarget) or utt2spk file for EVAL",
+    )
+    p.add_argument("--dev", metavar="DEV", help="score file of a calibration (dev) set")
+    p.add_argument("--dev-trials", metavar="DEV_KEY", help="Kaldi key or utt2spk file for DEV")
+    p.add_argument(
+        "--format",
+        choices=["auto", "csv", "parquet", "npz", "kaldi"],
+        default="auto",
+        help="score file format (default: detected from the content)",
+    )
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--distance",
+        action="store_true",
+        help="the score files hold distances (lower = closer): they are negated on reading and "
+        "the JSON says score_kind 'distance (negated)'",
+    )
+    kind.add_argument(
+        "--llr",
+        action="store_true",
+        help="the scores are calibrated natural-log LLRs: adds the actual DCFs (act_dcf)",
+    )
+
+
+def _add_metric_options(p: argparse.ArgumentParser) -> None:
+    """The DCF costs and priors, the LID calibration, the bootstrap and the tie rule."""
+    p.add_argument(
+        "--p-target",
+        metavar="P[,P...]",
+        default="0.01,0.001",
+        help="target priors of minDCF / actDCF, comma-separated (default 0.01,0.001); "
+        "their keys in the JSON dcf block, e.g. --fail-on 'dcf[\"0.01\"].min_dcf < 0.9'",
+    )
+    p.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
+    p.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
+    p.add_argument(
+        "--cross-calibrate",
+        metavar="K",
+        type=int,
+        help="without --dev: calibrate LID by speaker-disjoint K-fold cross-calibration on EVAL",
+    )
+    _options.add_lid_variant(p)
+    _options.add_bootstrap_seed(
+        p,
+        "speaker-level bootstrap replicates for the 95%% interval of every headline "
+        "number (top-level and per-block `intervals`; default 0: none)",
+        "folds and bootstrap",
+    )
+    _options.add_ties(p)
+
+
+def _add_subsets(p: argparse.ArgumentParser) -> None:
+    """``--by`` and its ``--trial-attributes``."""
+    p.add_argument(
+        "--by",
+        metavar="ATTR",
+        help="also evaluate each value of this per-trial attribute (e.g. sex) on its own trials "
+        'and enrolled identities; adds "by": {ATTR: {VALUE: {...}}} to the JSON',
+    )
+    p.add_argument(
+        "--trial-attributes",
+        metavar="CSV",
+        help="per-trial attributes for --by (e.g. for Kaldi scores): a CSV or Parquet with a "
+        "trial_id column (one row per trial) or a speaker column (one row per speaker, e.g. "
+        "speaker,sex) and the attribute columns; applied to EVAL, and to DEV when it covers it",
+    )
+
+
+def priors(text: str) -> list[float]:
+    """The target priors of ``--p-target``."""
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"--p-target '{text}': give numbers separated by commas, e.g. 0.01,0.001."
+        ) from None
+
+
+def check_source(args: argparse.Namespace, what: str) -> None:
+    """Refuse EVAL with --embeddings, neither, and --metadata / --system without --embeddings."""
+    if args.embeddings:
+        if args.eval:
+            raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
+    elif args.eval:
+        for flag, value in (("--metadata", args.metadata), ("--system", args.system)):
+            if value:
+                raise VoxMetricsInputError(f"{flag} goes with --embeddings.")
+    else:
+        raise VoxMetricsInputError(f"give {what} EVAL or --embeddings EMB.")
+
+
+def finish(args: argparse.Namespace, report: Any) -> int:
+    """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``."""
+    from voxmetrics.report import report_html
+
+    result = report.to_dict()
+    # check --fail-on before writing anything, so a bad expression leaves no partial output
+    failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
+    print_json(result, args.json)
+    if args.html:
+        subsets = [r for values in (report.by or {}).values() for r in values.values()]
+        Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
+    if failed:
+        print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    """``evaluate``: read the inputs, evaluate in memory (or on Dask), print the JSON."""
+    from voxmetrics.report import evaluate
+
+    check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+    check_outputs([args.json, args.html])
+    if args.fail_on:  # a malformed or hostile expression is refused before any work
+        parse_fail_on(args.fail_on)
+    if args.scheduler:
+        from voxmetrics.cli._blockwise import run_blockwise
+
+        return run_blockwise(args)
+    eval_sm, dev_sm, embeddings = _read_inputs(args)
+    if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
+        raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
+    report = evaluate(
+        eval_sm,
+        dev=dev_sm,
+        name=Path(args.eval or args.embeddings).stem,
+        cross_calibrate=None if dev_sm is not None else args.cross_calibrate,
+        lid_variant=args.lid_variant,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        embeddings=embeddings,
+        split=args.split,
+        score_kind="distance" if args.distance else "llr" if args.llr else "similarity",
+        p_targets=priors(args.p_target),
+        c_miss=args.c_miss,
+        c_fa=args.c_fa,
+        ties=args.ties,
+        by=args.by,
+    )
+    return finish(args, report)
+
+
+def _read_inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """The eval and dev score matrices and the embeddings (or None) of ``evaluate``."""
+    check_source(args, "a score file")
+    embeddings = dev_sm = None
+    if args.embeddings:
+        if args.distance:
+            raise VoxMetricsInputError(
+                "--distance applies to score files; --embeddings are scored by cosine "
+                "similarity (higher = closer)."
+            )
+        embeddings = read_embedding_file(args.embeddings, args.metadata, args.system, args.ark_root)
+        eval_sm = embeddings.score_matrix(args.split)
+        if args.split == "eval" and "dev" in embeddings.splits() and not args.dev:
+            dev_sm = embeddings.score_matrix("dev")
+    else:
+        eval_sm = read_score_file(args.eval, args.trials, args.format, args.distance)
+    if args.dev:
+        dev_sm = read_score_file(args.dev, args.dev_trials, args.format, args.distance)
+    if args.dev_trials and not args.dev:
+        raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
+    if args.trial_attributes:
+        eval_sm, dev_sm = _with_attributes(args.trial_attributes, eval_sm, dev_sm)
+    return eval_sm, dev_sm, embeddings
+
+
+def _with_attributes(path: str, eval_sm: Any, dev_sm: Any) -> tuple[Any, Any]:
+    """``--trial-attributes``: the table's columns on EVAL, and on DEV when it covers it."""
+    from voxmetrics.data import read_table
+
+    check_input_path(Path(path))
+    table = read_table(path)
+    where = Path(path).name
+    eval_sm = eval_sm.with_attributes(table, where=where)
+    if dev_sm is not None:
+        with contextlib.suppress(VoxMetricsInputError):  # a table of eval speakers only
+            dev_sm = dev_sm.with_attributes(table, where=where)
+    return eval_sm, dev_sm

@@ -1,0 +1,123 @@
+"""``report``: the HTML / PDF / JSON / CSV / LaTeX / Markdown report of a study file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from voxmetrics.cli import _options
+from voxmetrics.cli._common import EXIT_OK, check_outputs, progress_bar
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count, check_input_path
+
+HELP = "write the report of a study file (.vxm): HTML, PDF, JSON, CSV, LaTeX, Markdown"
+DESCRIPTION = (
+    "Evaluate every condition of a saved study (a .vxm file, from the dashboard or "
+    "`demo --format vxm`) with the study's settings and write its report: one "
+    "self-contained HTML page (tables and interactive figures, viewable offline), a "
+    "PDF printed from it by headless Chromium (BROWSER_PATH or chromium on PATH), the "
+    "JSON of every number, the tables as CSV files, and the results tables ready "
+    "for a paper as LaTeX (booktabs; \\usepackage{booktabs}) and Markdown, with "
+    "the bootstrap intervals as '0.47 [0.44, 0.50]'. Give at least one output. "
+    "Exit status: 0 success, 2 bad input (e.g. a damaged .vxm file, no Chromium for "
+    "--pdf)."
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    """The ``report`` command and its options."""
+    p = subparsers.add_parser(
+        "report", parents=[_options.limit_option()], help=HELP, description=DESCRIPTION
+    )
+    p.add_argument("study", metavar="STUDY.vxm", help="the study file")
+    _options.add_html(p, "write the HTML report to this file")
+    p.add_argument("--pdf", metavar="OUT", help="write a PDF of the report (needs Chromium)")
+    _options.add_json(p, "write every number as JSON to this file")
+    p.add_argument("--csv", metavar="DIR", help="write the tables as CSV files into DIR")
+    p.add_argument(
+        "--latex",
+        metavar="DIR",
+        help="write the results tables as LaTeX (booktabs, with bootstrap intervals) into DIR",
+    )
+    p.add_argument(
+        "--markdown",
+        metavar="DIR",
+        help="write the results tables as Markdown (with bootstrap intervals) into DIR",
+    )
+    _options.add_bootstrap_seed(
+        p,
+        "bootstrap replicates of the intervals (default: the study's setting; 0 = none)",
+        "folds and bootstrap",
+        study=True,
+    )
+    _options.add_lid_variant(p, study=True)
+    p.add_argument("--title", help="title of the HTML page (default: from the study's name)")
+    p.add_argument(
+        "--original",
+        metavar="NAME",
+        help="the condition holding the unprocessed voices, against which DeID and G_VD are "
+        "measured (default: the study's first condition)",
+    )
+    _options.add_ties(p, study=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``report``: evaluate the study with its settings (or the options') and write the files."""
+    from voxmetrics.report.export import require_chromium, write_report
+    from voxmetrics.report.study import build_study_report
+
+    if not (args.html or args.pdf or args.json or args.csv or args.latex or args.markdown):
+        raise VoxMetricsInputError(
+            "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, "
+            "--csv DIR, --latex DIR, --markdown DIR."
+        )
+    check_input_path(args.study)
+    check_outputs([args.html, args.pdf, args.json], [args.csv, args.latex, args.markdown])
+    study = _load(args)
+    chromium = require_chromium() if args.pdf else None  # fail before the evaluation
+    if args.original is not None and args.original not in study.names:
+        raise VoxMetricsInputError(
+            f"--original {args.original!r}: no such condition; the study's conditions are "
+            f"{', '.join(study.names)}."
+        )
+    sr = build_study_report(study, progress=progress_bar, original=args.original)
+    print(file=sys.stderr)
+    print("voxmetrics: writing the report", file=sys.stderr)
+    written = write_report(
+        sr,
+        html=args.html,
+        json=args.json,
+        csv_dir=args.csv,
+        pdf=args.pdf,
+        latex_dir=args.latex,
+        markdown_dir=args.markdown,
+        chromium=chromium,
+        title=args.title,
+    )
+    for p in written:
+        print(p)
+    return EXIT_OK
+
+
+def _load(args: argparse.Namespace) -> Any:
+    """The study file, its settings overridden by the options given."""
+    from dataclasses import replace
+
+    from voxmetrics.data.studyfile import load_study
+
+    study = load_study(args.study)
+    overrides = {
+        k: v
+        for k, v in (
+            ("bootstrap", args.bootstrap),
+            ("seed", args.seed),
+            ("lid_variant", args.lid_variant),
+            ("ties", args.ties),
+        )
+        if v is not None
+    }
+    check_count("--bootstrap", "replicates", args.bootstrap or 0, "max_replicates")
+    if overrides:  # the report states the settings it was computed with
+        study = replace(study, settings=replace(study.settings, **overrides))
+    return study

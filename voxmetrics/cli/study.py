@@ -1,0 +1,75 @@
+"""``study build``: a study file (.vxm) from a folder of score files or a manifest."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from voxmetrics.cli import _options
+from voxmetrics.cli._common import EXIT_OK, check_outputs
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import check_count
+
+HELP = "build a study file (.vxm) from many score files"
+BUILD_DESCRIPTION = (
+    "Build one study from a challenge's many systems and save it as OUT.vxm, for the "
+    "report command and the dashboard. SOURCE is a folder laid out as "
+    "<system>/<attacker>/eval.<ext> (+ optional dev.<ext>, eval.trials / dev.trials "
+    "key files of Kaldi scores, embeddings.<ext> + metadata.csv), with <attacker> one "
+    "of ignorant, lazy-informed, semi-informed; or a manifest CSV with columns "
+    "condition, attacker, eval and optional dev, eval_trials (or trials), dev_trials, "
+    "embeddings, metadata, system (a metadata system filter), score_kind (similarity, "
+    "llr or distance), paths relative to the manifest. Prints the conditions found."
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    """The ``study`` command, its ``build`` sub-command and its options."""
+    study = subparsers.add_parser(
+        "study", help=HELP, description="Work with study files (.vxm) without the dashboard."
+    )
+    study_sub = study.add_subparsers(dest="study_command", required=True)
+    p = study_sub.add_parser(
+        "build",
+        help="a .vxm study from a folder layout or a manifest CSV",
+        description=BUILD_DESCRIPTION,
+    )
+    p.add_argument("out", metavar="OUT.vxm", help="the study file to write")
+    p.add_argument("source", metavar="SOURCE", help="the root folder or the manifest CSV")
+    p.add_argument(
+        "--distance",
+        action="store_true",
+        help="the score files hold distances (lower = closer): negate them on reading",
+    )
+    p.add_argument("--name", help="name of the study (default: SOURCE's name)")
+    _options.add_bootstrap(p, "bootstrap setting (200)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``study build``: save the study found in SOURCE; list its conditions on stderr."""
+    from dataclasses import replace
+
+    from voxmetrics.data.studybuild import build_study
+    from voxmetrics.data.studyfile import save_study
+
+    check_outputs([args.out])
+    if args.bootstrap is not None:
+        check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
+        if args.bootstrap < 0:
+            raise VoxMetricsInputError("--bootstrap must be >= 0.")
+    study = build_study(args.source, distance=args.distance, name=args.name)
+    if args.bootstrap is not None:
+        study = replace(study, settings=replace(study.settings, bootstrap=args.bootstrap))
+    path = save_study(study, args.out)
+    for c in study.conditions:
+        parts = [f"eval {c.eval.n_trials} x {c.eval.n_enrolled}"]
+        if c.dev is not None:
+            parts.append(f"dev {c.dev.n_trials} x {c.dev.n_enrolled}")
+        if c.embeddings is not None:
+            parts.append(f"{len(c.embeddings.meta)} embeddings")
+        if c.score_kind != "similarity":
+            parts.append(f"scores: {c.score_kind}")
+        print(f"voxmetrics: {c.name} ({c.attacker}): {', '.join(parts)}", file=sys.stderr)
+    print(path)
+    return EXIT_OK
