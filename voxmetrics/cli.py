@@ -212,8 +212,10 @@ repository's ``.streamlit/config.toml``), so they hold from any working folder."
 
 
 def dashboard_script() -> Path:
-    """The dashboard's entry point inside the installed package (``ui/dashboard/app.py``)."""
-    return Path(__file__).resolve().parent / "ui" / "dashboard" / "app.py"
+    """The dashboard's ``app.py``: the wheel's ``voxmetrics/_dashboard/`` or the checkout's root."""
+    package = Path(__file__).resolve().parent
+    installed = package / "_dashboard" / "app.py"
+    return installed if installed.is_file() else package.parent / "app.py"
 
 
 def dashboard_command(
