@@ -158,8 +158,9 @@ def _store(name: str, short_name: str) -> ResultStore:
 def clear_caches() -> None:
     """Forget every stored result (for tests); live results keep their keys."""
     with _LOCK:
-        for store in _STORES.values():
-            store.clear()
+        stores = list(_STORES.values())
+    for store in stores:  # outside the lock: a dropped result's weakref callback takes it
+        store.clear()
 
 
 # ---------------------------------------------------------------- content keys
