@@ -58,7 +58,7 @@ def test_requirements_txt_is_core_plus_all_extras_with_the_same_pins():
 def test_dev_requirements_include_the_runtime_ones():
     text = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
     assert "-r requirements.txt" in text.splitlines()
-    assert {"pytest", "hypothesis", "ruff", "hatchling"} <= {
+    assert {"pytest", "hypothesis", "ruff", "hatchling", "editables"} <= {
         _name(r) for r in _requirements(ROOT / "requirements-dev.txt")
     }
 
