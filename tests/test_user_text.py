@@ -1,7 +1,8 @@
 """User-facing text cites papers by authors and year and points to the documentation (issue 19).
 
-Docstrings, page text (``app.py``, ``pages/``), CLI help, the report and the README must not send a reader to files
-outside the repository (the project's internal spec files) or use internal paper numbers.
+Docstrings, page text (``app.py``, ``pages/``), CLI help, the report and the README must not
+send a reader to files outside the repository (the project's internal spec files) or use
+internal paper numbers.
 """
 
 from __future__ import annotations
