@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = ROOT / "voxmetrics" / "ui" / "dashboard" / "app.py"
+APP = ROOT / "app.py"
 PAGES = [
     "1_Overview",
     "2_Data",

@@ -128,12 +128,13 @@ def bench_attack(name, attack, args, train_s=None):
 
 
 def bench_page(args) -> None:
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    app = str(REPO_ROOT / "voxmetrics" / "ui" / "dashboard" / "app.py")
+    from voxmetrics.ui.computing import clear_caches
+
+    app = str(REPO_ROOT / "app.py")
     page = "pages/7_Soft_biometrics.py"
-    st.cache_data.clear()
+    clear_caches()
     at = AppTest.from_file(app, default_timeout=600)
     at.run()
     start = time.perf_counter()

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from voxmetrics.ui import cache, cache_lid, cache_sbls, cache_verification, cache_zebra
+from voxmetrics.ui.computing import clear_caches
 
 
 def clear_app_caches() -> None:
-    """Empty the caches and stores the pages fill (session state is new with every AppTest)."""
+    """Empty the stores the pages fill (session state is new with every AppTest)."""
     st.cache_data.clear()
-    cache._read_scores.clear()
-    cache._read_embeddings.clear()
-    cache.clear_study_report_store()
-    cache_lid.clear_interval_store()
-    cache_sbls.clear_sbls_store()
-    cache_verification.clear()
-    cache_zebra.clear()
+    clear_caches()

@@ -16,7 +16,7 @@ from test_extractors import voice
 
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 PAGE = "pages/8_Embeddings.py"
 
 

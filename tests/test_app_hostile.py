@@ -16,7 +16,7 @@ from voxmetrics.ui.errors import APOLOGY
 from voxmetrics.ui.setup import MENU
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 DATA = "pages/2_Data.py"
 NEW = "➕ New condition"
 

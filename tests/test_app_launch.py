@@ -1,6 +1,8 @@
-"""``voxmetrics app``: the dashboard ships in the package and starts from a fresh install.
+"""``voxmetrics app``: the checkout's dashboard, shipped in the wheel, starts from a fresh install.
 
-The wheel test builds the wheel, installs it with ``pip --no-deps --no-index`` into a new
+``app.py`` and ``pages/`` live at the repository root (``streamlit run app.py`` in a checkout);
+the build backend maps them into the wheel as ``voxmetrics/_dashboard/``. The wheel test builds
+the wheel, installs it with ``pip --no-deps --no-index`` into a new
 virtual environment that sees this environment's packages through a ``.pth`` file (no
 network), runs the installed command line, starts the installed dashboard headless on a free
 port, fetches its health endpoint and page, checks that the idle server uses (almost) no CPU,
@@ -28,20 +30,42 @@ from voxmetrics._version import __version__
 from voxmetrics.cli import app as app_command
 
 ROOT = Path(__file__).resolve().parents[1]
-DASHBOARD = ROOT / "voxmetrics" / "ui" / "dashboard"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def test_the_dashboard_lives_in_the_package():
-    assert cli.dashboard_script() == DASHBOARD / "app.py"
+def test_the_dashboard_lives_at_the_root_of_the_checkout():
+    assert cli.dashboard_script() == ROOT / "app.py"
     assert cli.dashboard_script().is_file()
-    pages = sorted(p.name for p in (DASHBOARD / "pages").glob("*.py"))
+    pages = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
     assert "1_Overview.py" in pages and "10_Report.py" in pages
-    assert not (ROOT / "app.py").exists() and not (ROOT / "pages").exists()
+    assert not (ROOT / "pages" / "__init__.py").exists()  # scripts, not a package
+    assert not (ROOT / "voxmetrics" / "ui" / "dashboard").exists()  # one copy of the pages
+    assert not (ROOT / "voxmetrics" / "_dashboard").exists()  # only in the wheel
+
+
+def test_the_wheel_maps_the_dashboard_into_the_package():
+    wheel = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["force-include"] == {
+        "app.py": "voxmetrics/_dashboard/app.py",
+        "pages": "voxmetrics/_dashboard/pages",
+    }
+    sdist = PYPROJECT["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
+    assert {"/app.py", "/pages", "/voxmetrics", "/LICENSE", "/README.md"} <= set(sdist)
+    assert "voxmetrics/_dashboard/" in (ROOT / ".gitignore").read_text(encoding="utf-8")
+
+
+def test_an_installed_dashboard_comes_first(tmp_path, monkeypatch):
+    package = tmp_path / "voxmetrics"
+    (package / "_dashboard").mkdir(parents=True)
+    monkeypatch.setattr(cli, "__file__", str(package / "cli.py"))
+    assert cli.dashboard_script() == tmp_path / "app.py"  # a checkout: its root
+    (package / "_dashboard" / "app.py").write_text("", encoding="utf-8")
+    assert cli.dashboard_script() == package / "_dashboard" / "app.py"  # a wheel
 
 
 def test_command_passes_the_config_and_turns_the_watcher_off():
     cmd = cli.dashboard_command(port=8765, streamlit_args=["--server.headless", "true"])
-    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(DASHBOARD / "app.py")]
+    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
     for key, value in cli.DASHBOARD_CONFIG.items():
         assert f"--{key}={value}" in cmd
     assert cmd[cmd.index("--server.fileWatcherType") + 1] == "none"
@@ -134,13 +158,12 @@ def installed(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "app.py"):
         shutil.copy2(ROOT / name, src / name)
-    shutil.copytree(
-        ROOT / "voxmetrics",
-        src / "voxmetrics",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-    )
+    for name in ("voxmetrics", "pages"):
+        shutil.copytree(
+            ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
     dist = tmp / "dist"
     _run(
         [
@@ -151,7 +174,16 @@ def installed(tmp_path_factory) -> Path:
     )  # fmt: skip
     (wheel,) = dist.glob("voxmetrics-*.whl")
     assert wheel.name == f"voxmetrics-{__version__}-py3-none-any.whl"
-    venv = tmp / "venv"
+    py = _fresh_venv(tmp / "venv")
+    _run(
+        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        cwd=tmp,
+    )
+    return py.parent
+
+
+def _fresh_venv(venv: Path) -> Path:
+    """A new virtual environment that sees this one's packages; returns its python."""
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     py = venv / "bin" / "python"
     purelib = _run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"])
@@ -159,11 +191,23 @@ def installed(tmp_path_factory) -> Path:
     Path(purelib.stdout.strip(), "_parent_env.pth").write_text(
         "\n".join(site.getsitepackages()) + "\n", encoding="utf-8"
     )
+    return py
+
+
+def test_editable_install_serves_the_checkouts_dashboard(tmp_path):
+    """README's ``pip install -e .``: the checkout's package and its root ``app.py``."""
+    py = _fresh_venv(tmp_path / "venv")
     _run(
-        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-        cwd=tmp,
-    )
-    return venv / "bin"
+        [
+            str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+            "--no-index", "-e", str(ROOT),
+        ],
+        cwd=tmp_path,
+    )  # fmt: skip
+    code = "from voxmetrics import cli; print(cli.__file__, cli.dashboard_script())"
+    out = _run([str(py), "-c", code], cwd=tmp_path).stdout.split()
+    assert out == [str(ROOT / "voxmetrics" / "cli.py"), str(ROOT / "app.py")]
+    assert not (ROOT / "voxmetrics" / "_dashboard").exists()
 
 
 def test_installed_cli_runs_from_the_wheel(installed, tmp_path):
@@ -184,8 +228,13 @@ def test_installed_cli_runs_from_the_wheel(installed, tmp_path):
     ).stdout
     assert json.loads(out)["eer"] > 0.4
     pkg = Path(where).parent
-    assert (pkg / "ui" / "dashboard" / "app.py").is_file()
-    assert (pkg / "ui" / "dashboard" / "pages" / "10_Report.py").is_file()
+    shipped = sorted(p.name for p in (pkg / "_dashboard" / "pages").glob("*.py"))
+    assert shipped == sorted(p.name for p in (ROOT / "pages").glob("*.py"))
+    assert (pkg / "_dashboard" / "app.py").read_bytes() == (ROOT / "app.py").read_bytes()
+    assert (pkg / "py.typed").is_file()
+    launcher = "from voxmetrics import cli; print(cli.dashboard_script())"
+    script = _run([str(installed / "python"), "-c", launcher], cwd=tmp_path).stdout.strip()
+    assert script == str(pkg / "_dashboard" / "app.py")
     (dist_info,) = pkg.parent.glob("voxmetrics-*.dist-info")
     assert "MIT" in (dist_info / "METADATA").read_text(encoding="utf-8")
 
@@ -239,7 +288,7 @@ def test_installed_pages_render(installed, tmp_path):
     code = (
         "import sys, pathlib, voxmetrics\n"
         "from streamlit.testing.v1 import AppTest\n"
-        "app = pathlib.Path(voxmetrics.__file__).parent / 'ui' / 'dashboard' / 'app.py'\n"
+        "app = pathlib.Path(voxmetrics.__file__).parent / '_dashboard' / 'app.py'\n"
         "at = AppTest.from_file(str(app), default_timeout=120)\n"
         "at.run()\n"
         "assert not at.exception, at.exception\n"

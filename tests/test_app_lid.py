@@ -10,7 +10,7 @@ from voxmetrics.data.study import Condition, Study
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 LID_PAGE = "pages/3_LID.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUMMARY_COLUMNS = [

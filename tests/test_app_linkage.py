@@ -11,14 +11,15 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from voxmetrics.analysis import linkage
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.similarity import voice_similarity
 from voxmetrics.synth import demo_study
-from voxmetrics.ui import cache, cache_linkage
+from voxmetrics.ui import compute, condition_report
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 LINKAGE = "pages/6_Linkage.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUBHEADERS = [
@@ -223,8 +224,8 @@ def test_condition_report_cache_tells_embeddings_apart():
     demo = demo_study(n_speakers=6)
     leaky = demo.get("anon-leaky")
     scores_only = Condition("scores-only", eval=leaky.eval, dev=leaky.dev)
-    assert cache.condition_report(leaky).value.singling_out is not None
-    assert cache.condition_report(scores_only).value.singling_out is None
+    assert condition_report(leaky).singling_out is not None
+    assert condition_report(scores_only).singling_out is None
 
 
 # ---------------------------------------------------------------- the cached helpers
@@ -232,15 +233,15 @@ def test_condition_report_cache_tells_embeddings_apart():
 
 def test_cached_similarity_equals_the_library(demo):
     o, a = demo.get("plain").embeddings, demo.get("anon-strong").embeddings
-    out = cache_linkage.similarity(o, a, calibration="raw")
+    out = compute(linkage.similarity, o, a, calibration="raw")
     assert out.value.to_dict() == voice_similarity(o, a, calibration="raw").to_dict()
 
 
 def test_sampled_linkability_is_cached_per_option(demo):
     sm = demo.get("anon-mild").eval
-    first = cache_linkage.sampled_linkability(sm, n_draws=5, seed=1).value
-    again = cache_linkage.sampled_linkability(sm, n_draws=5, seed=1).value
-    other = cache_linkage.sampled_linkability(sm, n_draws=5, seed=2).value
+    first = compute(linkage.sampled_linkability, sm, n_draws=5, seed=1).value
+    again = compute(linkage.sampled_linkability, sm, n_draws=5, seed=1).value
+    other = compute(linkage.sampled_linkability, sm, n_draws=5, seed=2).value
     assert first.n_draws == 5 and first.sampled is not None
     np.testing.assert_array_equal(first.sampled, again.sampled)
     assert not np.array_equal(first.sampled, other.sampled)
@@ -277,5 +278,5 @@ def test_cached_legal_evaluation_equals_the_library(demo):
     from voxmetrics.metrics.legal import legal_evaluation
 
     es = demo.get("anon-mild").embeddings
-    out = cache_linkage.legal(es, (3, 1))
+    out = compute(linkage.legal, es, (3, 1))
     assert out.value.to_dict() == legal_evaluation(es, (1, 3)).to_dict()

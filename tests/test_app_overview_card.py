@@ -14,7 +14,7 @@ from voxmetrics.report.card import report_card
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 CARD_COLUMNS = ["Condition", "EER", "LIDmax (bits)", "ZEBRA tag", "Linkability vs chance", "SBLS"]

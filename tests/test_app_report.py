@@ -21,7 +21,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import study_file_name
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 PAGE = "pages/10_Report.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 DOWNLOADS = ["vm_report_html", "vm_report_json", "vm_report_zip", "vm_report_vxm"]
@@ -160,19 +160,27 @@ def test_build_report_shows_card_callouts_and_downloads():
 
 def test_the_report_reuses_the_overviews_condition_reports(monkeypatch):
     # one cache for the study's reports: Overview then Report evaluates each condition once
-    from voxmetrics.ui import cache as ui_cache
+    import sys
+
+    import voxmetrics.analysis.sbls
+    from voxmetrics.ui import widgets
 
     calls: list[str] = []
     sbls_calls: list[str] = []
-    evaluate, attack = ui_cache.evaluate_condition, ui_cache.default_attack
+    evaluate, attack = widgets.evaluate_condition, voxmetrics.analysis.sbls.default_attack
+
+    def counted_attack(cond):
+        # the card's and the report's attackers (the paired comparison trains its own)
+        if sys._getframe(1).f_code.co_name != "compare_conditions_sbls":
+            sbls_calls.append(cond.name)
+        return attack(cond)
+
     monkeypatch.setattr(
-        ui_cache,
+        widgets,
         "evaluate_condition",
         lambda cond, **o: calls.append(cond.name) or evaluate(cond, **o),
     )
-    monkeypatch.setattr(
-        ui_cache, "default_attack", lambda cond: sbls_calls.append(cond.name) or attack(cond)
-    )
+    monkeypatch.setattr(voxmetrics.analysis.sbls, "default_attack", counted_attack)  # the pages'
     at = _app(_small_study())
     at.switch_page("pages/1_Overview.py").run()
     assert not at.exception

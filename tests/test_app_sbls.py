@@ -14,7 +14,7 @@ from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 PAGE = "pages/7_Soft_biometrics.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 COMPONENT_COLUMNS = ["Condition", "Attacker", "P_attr", "P_assoc", "P_subgroup", "SBLS"]

@@ -16,7 +16,7 @@ from voxmetrics.data.study import Study
 from voxmetrics.metrics.srd import LOSSES
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 SRD = "pages/4_SRD.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 TIMEOUT = 240  # first runs fit 5 conditions and 40 speakers; the machine may be shared

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from voxmetrics.data.study import Study
 from voxmetrics.ui.state import STUDY_KEY, SUBSET_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DATA = "pages/2_Data.py"
 PAGES = [

@@ -11,7 +11,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.threat import PAPER_EXAMPLE_SCORES, PAPER_EXAMPLE_TARGETS
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"  # resolved relative to this file
+APP = "../app.py"  # resolved relative to this file
 THREAT_PAGE = "pages/9_Threat_model.py"
 MATRIX_KEY = "vm_threat_matrix"
 HEADERS = [

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from voxmetrics.data import read_scores
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../voxmetrics/ui/dashboard/app.py"
+APP = "../app.py"
 DATA = "pages/2_Data.py"
 NEW = "➕ New condition"
 

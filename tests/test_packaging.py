@@ -58,9 +58,19 @@ def test_requirements_txt_is_core_plus_all_extras_with_the_same_pins():
 def test_dev_requirements_include_the_runtime_ones():
     text = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
     assert "-r requirements.txt" in text.splitlines()
-    assert {"pytest", "hypothesis", "ruff", "setuptools"} <= {
+    assert {"pytest", "hypothesis", "ruff", "hatchling", "editables"} <= {
         _name(r) for r in _requirements(ROOT / "requirements-dev.txt")
     }
+
+
+def test_the_build_backend_is_hatchling_with_the_version_from_the_package():
+    build = PYPROJECT["build-system"]
+    assert build == {"requires": ["hatchling>=1.26"], "build-backend": "hatchling.build"}
+    hatch = PYPROJECT["tool"]["hatch"]
+    assert hatch["version"] == {"path": "voxmetrics/_version.py"}
+    assert hatch["build"]["targets"]["wheel"]["packages"] == ["voxmetrics"]
+    assert (ROOT / "voxmetrics" / "py.typed").is_file()  # a file of the package: in the wheel
+    assert "setuptools" not in PYPROJECT["tool"]
 
 
 def test_metadata_license_and_single_version():
@@ -68,8 +78,7 @@ def test_metadata_license_and_single_version():
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
     assert "VoxMetrics contributors" in (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert PROJECT["dynamic"] == ["version"]
-    attr = PYPROJECT["tool"]["setuptools"]["dynamic"]["version"]["attr"]
-    assert attr == "voxmetrics._version.__version__"
+    assert PYPROJECT["tool"]["hatch"]["version"]["path"] == "voxmetrics/_version.py"
     assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
     assert PROJECT["authors"] and PROJECT["requires-python"] == ">=3.11"
     assert not any("License ::" in c for c in PROJECT["classifiers"])  # the SPDX field says it

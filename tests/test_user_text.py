@@ -1,7 +1,8 @@
 """User-facing text cites papers by authors and year and points to the documentation (issue 19).
 
-Docstrings, page text, CLI help, the report and the README must not send a reader to files
-outside the repository (the project's internal spec files) or use internal paper numbers.
+Docstrings, page text (``app.py``, ``pages/``), CLI help, the report and the README must not
+send a reader to files outside the repository (the project's internal spec files) or use
+internal paper numbers.
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ FORBIDDEN = re.compile(
     re.IGNORECASE,
 )
 FILES = sorted(
-    [*(ROOT / "voxmetrics").rglob("*.py"), ROOT / "README.md"],
+    [
+        *(ROOT / "voxmetrics").rglob("*.py"),
+        ROOT / "app.py",
+        *(ROOT / "pages").glob("*.py"),
+        ROOT / "README.md",
+    ],
     key=lambda p: str(p),
 )
 

@@ -1,21 +1,15 @@
 """The dashboard's shared layer: the only package that imports streamlit.
 
-Pages call :func:`page_setup` first, then :func:`require_conditions`, then wire widgets to
-cached library calls (:mod:`voxmetrics.ui.cache`) and figure builders (:mod:`voxmetrics.plots`),
-with the downloads of :mod:`voxmetrics.ui.widgets`.
+A page (``app.py`` and ``pages/`` at the repository root) calls :func:`page_setup` first,
+then :func:`require_conditions`, then runs each library function through :func:`compute`,
+named at the call site (``ui.compute(analysis.condition_lid, condition, options)``: cached on
+content hashes, bad input shown as a message, warnings collected), and shows the result with
+the figure builders of :mod:`voxmetrics.plots` and the tables and downloads of
+:mod:`voxmetrics.ui.widgets`. Conditions are evaluated through :func:`study_reports`, the
+per-condition reports every page shares.
 """
 
-from voxmetrics.ui.cache import (
-    Outcome,
-    condition_from_embedding_files,
-    condition_from_score_files,
-    condition_report,
-    demo_study_cached,
-    parse_embeddings,
-    parse_scores,
-    score_histogram_cached,
-    with_trial_attributes,
-)
+from voxmetrics.ui.computing import Outcome, cached, compute, content_key
 from voxmetrics.ui.settings import settings_form
 from voxmetrics.ui.setup import (
     MENU,
@@ -26,12 +20,12 @@ from voxmetrics.ui.setup import (
     require_conditions,
 )
 from voxmetrics.ui.state import get_study, load_demo, notify, set_study
+from voxmetrics.ui.uploads import condition_from_embedding_files, condition_from_score_files
 from voxmetrics.ui.widgets import (
-    call,
+    condition_report,
     download_button,
     download_figure,
     download_table,
-    safe_call,
     show_figure,
     show_report_card,
     show_table,
@@ -43,11 +37,12 @@ __all__ = [
     "MENU",
     "MenuItem",
     "Outcome",
-    "call",
+    "cached",
+    "compute",
     "condition_from_embedding_files",
     "condition_from_score_files",
     "condition_report",
-    "demo_study_cached",
+    "content_key",
     "download_button",
     "download_figure",
     "download_table",
@@ -57,11 +52,7 @@ __all__ = [
     "notify",
     "one_to_n_study",
     "page_setup",
-    "parse_embeddings",
-    "parse_scores",
     "require_conditions",
-    "safe_call",
-    "score_histogram_cached",
     "set_study",
     "settings_form",
     "show_figure",
@@ -69,5 +60,4 @@ __all__ = [
     "show_table",
     "show_warnings",
     "study_reports",
-    "with_trial_attributes",
 ]

@@ -1,7 +1,7 @@
-"""The LID page's widgets: its controls, its cached calls per condition and its trial explorer.
+"""The LID page's widgets: its controls, its notices and its trial explorer.
 
-The numbers and tables are :mod:`voxmetrics.analysis.lid`'s, cached by
-:mod:`voxmetrics.ui.cache_lid`; here they are wired to Streamlit widgets.
+The numbers and tables are :mod:`voxmetrics.analysis.lid`'s, which the page runs through
+:func:`voxmetrics.ui.compute`; here they are wired to Streamlit widgets.
 """
 
 from __future__ import annotations
@@ -16,19 +16,14 @@ from voxmetrics.analysis import lid as analysis
 from voxmetrics.analysis.lid import LIDOptions, LIDRow
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.lid import LIDResult
-from voxmetrics.metrics.uncertainty import ChanceLevels
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
-from voxmetrics.ui.cache import condition_report
-from voxmetrics.ui.cache_lid import lid_chance, lid_intervals, lid_result
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import call, download_table, safe_call, show_warnings
+from voxmetrics.ui.widgets import download_table
 
 __all__ = [
     "VARIANTS",
     "calibration_caption",
-    "lid_chances",
     "lid_controls",
-    "lid_rows",
     "show_notices",
     "trial_card",
     "trial_condition",
@@ -129,31 +124,6 @@ def lid_controls(study: Study) -> tuple[list[str], LIDOptions, int]:
     return chosen, options, int(n_boot)
 
 
-def lid_rows(study: Study, names: list[str], options: LIDOptions, n_boot: int) -> list[LIDRow]:
-    """Each chosen condition's report, LID and intervals (cached), with their messages shown."""
-    rows: list[LIDRow] = []
-    for name in names:
-        cond = study.get(name)
-        report = call(condition_report, cond)
-        out = call(lid_result, cond, options)
-        result = out.value if out is not None else None
-        if out is not None:
-            show_warnings([f"{name}: {m}" for m in out.warnings])
-        intervals = None
-        if result is not None and n_boot > 0:
-            intervals = safe_call(lid_intervals, cond, result, options, n_boot=int(n_boot))
-        rows.append(
-            LIDRow(
-                condition=cond,
-                report=report.value if report is not None else None,
-                lid=result,
-                intervals=intervals,
-                status=analysis.lid_status(result, failed=out is None),
-            )
-        )
-    return rows
-
-
 def trial_table_key(condition: Condition, options: LIDOptions) -> str:
     """Widget key of a condition's trial table: it follows the data and the LID options.
 
@@ -244,17 +214,6 @@ def show_notices(rows: Sequence[LIDRow], flagged: Sequence[LIDRow]) -> None:
             "themselves (k-fold), or add a dev set on the Data page.",
             icon=":material/info:",
         )
-
-
-def lid_chances(rows: Sequence[LIDRow], options: LIDOptions) -> dict[str, ChanceLevels]:
-    """The chance levels of every row with LID (cached), by condition name."""
-    chances = {}
-    for row in rows:
-        if row.lid is not None:
-            got = safe_call(lid_chance, row.condition, row.lid, options)
-            if got is not None:
-                chances[row.name] = got
-    return chances
 
 
 def calibration_caption(matrix: str, options: LIDOptions) -> str:

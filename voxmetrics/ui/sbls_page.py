@@ -1,19 +1,20 @@
-"""Widgets of the Soft biometrics page: its controls, its uploads and its per-condition rows.
+"""Widgets of the Soft biometrics page: its controls, its uploads and its text.
 
 :func:`sbls_controls` draws the attacker, options and upload controls and returns what they
-say; :func:`score_rows` turns them into one :class:`~voxmetrics.analysis.sbls.SBLSRow` per
-condition through the cached calls of :mod:`voxmetrics.ui.cache_sbls`.
+say; the page turns them into one :class:`~voxmetrics.analysis.sbls.SBLSRow` per condition
+with the functions of :mod:`voxmetrics.analysis.sbls`, run through
+:func:`voxmetrics.ui.compute`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from voxmetrics.analysis.sbls import Attack, SBLSOptions, SBLSRow, weights_ok
+from voxmetrics.analysis.sbls import Attack, SBLSOptions, predictions_attack, weights_ok
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.sbls import (
     DEFAULT_ATTACKER,
@@ -23,9 +24,8 @@ from voxmetrics.metrics.sbls import (
     AttributeLeakage,
 )
 from voxmetrics.plots.sbls import short_group
-from voxmetrics.ui.cache_sbls import builtin_attack, sbls_intervals, sbls_result, uploaded_attack
+from voxmetrics.ui.computing import compute
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import call, safe_call, show_warnings
 
 __all__ = [
     "ATTRIBUTE_HELP",
@@ -39,8 +39,6 @@ __all__ = [
     "group_size_note",
     "intro",
     "sbls_controls",
-    "score_rows",
-    "with_intervals",
 ]
 
 DEFAULT_REPLICATES = 200
@@ -188,10 +186,11 @@ def _upload_controls(study: Study, uploads: dict[str, Attack], *, expanded: bool
             if upload is None:
                 st.error("Choose a predictions file first.", icon=":material/error:")
             else:
-                parsed = call(uploaded_attack, study.get(target), upload.getvalue(), upload.name)
-                if parsed is not None:
+                parsed = compute(
+                    predictions_attack, study.get(target), upload.getvalue(), upload.name
+                )
+                if not parsed.failed:
                     uploads[target] = parsed.value
-                    show_warnings(parsed.warnings)
                     st.success(
                         f"{md_escape(upload.name)}: predictions of "
                         f"{', '.join(parsed.value.predictions)} for {parsed.value.n} eval "
@@ -204,52 +203,6 @@ def _upload_controls(study: Study, uploads: dict[str, Attack], *, expanded: bool
                 del uploads[name]
                 st.rerun()
             text_col.caption(f"**{md_escape(name)}**: {md_escape(attack.attacker)}.")
-
-
-def score_rows(study: Study, controls: SBLSControls) -> list[SBLSRow]:
-    """One row per condition: its attack (uploaded or built-in) and SBLS, or why there is none."""
-    rows: list[SBLSRow] = []
-    for cond in study.conditions:
-        if cond.name in controls.uploads:
-            attack = controls.uploads[cond.name]
-        elif cond.embeddings is None:
-            rows.append(SBLSRow(cond, status="no embeddings: upload predictions to score it"))
-            continue
-        else:
-            out = call(builtin_attack, cond, controls.original, controls.attacker)
-            if out is None:
-                rows.append(SBLSRow(cond, status="the built-in attacker failed (see above)"))
-                continue
-            attack = out.value
-        result = safe_call(sbls_result, attack, controls.options)
-        status = attack.short
-        if (
-            controls.attacker == "original"
-            and controls.original is not None
-            and cond.name == controls.original.name
-            and cond.name not in controls.uploads
-        ):
-            status = "original (itself)"
-        rows.append(SBLSRow(cond, attack=attack, result=result, status=status))
-    return rows
-
-
-def with_intervals(rows: list[SBLSRow], controls: SBLSControls) -> list[SBLSRow]:
-    """The rows with their bootstrap intervals (progress bars while they are computed)."""
-    if controls.n_boot <= 0:
-        return rows
-    out = []
-    for row in rows:
-        value = safe_call(
-            sbls_intervals,
-            row.attack,
-            controls.options,
-            n_boot=controls.n_boot,
-            seed=controls.seed,
-            label=row.name,
-        )
-        out.append(replace(row, intervals=value))
-    return out
 
 
 def attribute_metrics(attribute: AttributeLeakage) -> None:

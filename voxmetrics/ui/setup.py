@@ -10,8 +10,16 @@ import streamlit as st
 from voxmetrics.data.study import Study
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.ui import state
 from voxmetrics.ui.errors import install_error_handler
+from voxmetrics.ui.state import (
+    SUBSET_KEY,
+    get_study,
+    load_demo,
+    notify,
+    pop_notice,
+    set_study,
+    shown_study,
+)
 
 __all__ = ["MENU", "MenuItem", "md_escape", "one_to_n_study", "page_setup", "require_conditions"]
 
@@ -56,33 +64,33 @@ def page_setup(title: str) -> Study:
     """Configure the page, draw the menu and the study sidebar; return the study to show.
 
     Call it first on every page. The study returned is the session's study restricted to the
-    subset chosen in the sidebar (e.g. female trials only, :func:`state.shown_study`), so every
-    page honours that choice; a page that edits the study edits the whole one
-    (:func:`state.get_study`). It also installs the session's error handler
-    (:func:`voxmetrics.ui.errors.install_error_handler`): from then on a bad-input error shows
-    its message and any other error a short apology with a details expander, never a
-    traceback.
+    subset chosen in the sidebar (e.g. female trials only,
+    :func:`~voxmetrics.ui.state.shown_study`), so every page honours that choice; a page that
+    edits the study edits the whole one (:func:`~voxmetrics.ui.state.get_study`). It also
+    installs the session's error handler (:func:`voxmetrics.ui.errors.install_error_handler`):
+    from then on a bad-input error shows its message and any other error a short apology with
+    a details expander, never a traceback.
     """
     st.set_page_config(
         page_title=f"{title} · VoxMetrics", page_icon=":material/graphic_eq:", layout="wide"
     )
     install_error_handler()  # from here on, no page shows a traceback
-    state.get_study()  # the demo study on the first run of a session
+    get_study()  # the demo study on the first run of a session
     with st.sidebar:
         st.markdown("### VoxMetrics")
         for item in MENU:
             st.page_link(item.path, label=item.label, icon=item.icon)
         st.divider()
-        _study_sidebar(state.get_study())
-        _subset_selector(state.get_study())
-    return state.shown_study()
+        _study_sidebar(get_study())
+        _subset_selector(get_study())
+    return shown_study()
 
 
 _SUBSET_WIDGET = "vm_subset_widget"
 
 
 def _store_subset() -> None:
-    st.session_state[state.SUBSET_KEY] = st.session_state.get(_SUBSET_WIDGET) or ""
+    st.session_state[SUBSET_KEY] = st.session_state.get(_SUBSET_WIDGET) or ""
 
 
 def _subset_label(option: str) -> str:
@@ -93,12 +101,12 @@ def _subset_selector(study: Study) -> None:
     """One sidebar widget choosing the subset (attribute = value) that every page shows."""
     options = [""] + [f"{a}={v}" for a, values in study.subset_options().items() for v in values]
     if len(options) == 1:
-        st.session_state.pop(state.SUBSET_KEY, None)
+        st.session_state.pop(SUBSET_KEY, None)
         return
-    if st.session_state.get(state.SUBSET_KEY) not in options:
-        st.session_state[state.SUBSET_KEY] = ""
+    if st.session_state.get(SUBSET_KEY) not in options:
+        st.session_state[SUBSET_KEY] = ""
     # the widget's own key is dropped when a page is left; the choice lives in SUBSET_KEY
-    st.session_state[_SUBSET_WIDGET] = st.session_state[state.SUBSET_KEY]
+    st.session_state[_SUBSET_WIDGET] = st.session_state[SUBSET_KEY]
     st.selectbox(
         "Subset",
         options,
@@ -166,14 +174,14 @@ def _rename() -> None:
     old = st.session_state.get(_MANAGED)
     new = st.session_state.get(_NEW_NAME, "")
     try:
-        study = state.get_study().renamed(old, new)
+        study = get_study().renamed(old, new)
     except VoxMetricsInputError as exc:
-        state.notify("error", str(exc))
+        notify("error", str(exc))
         return
-    state.set_study(study)
+    set_study(study)
     st.session_state[_MANAGED] = new.strip()
     st.session_state[_NEW_NAME] = ""
-    state.notify("success", f"Renamed '{old}' to '{new.strip()}'.")
+    notify("success", f"Renamed '{old}' to '{new.strip()}'.")
 
 
 def _ask_removal() -> None:
@@ -187,12 +195,12 @@ def _cancel_removal() -> None:
 def _remove() -> None:
     name = st.session_state.pop(_PENDING_REMOVAL, None)
     try:
-        study = state.get_study().without(name)
+        study = get_study().without(name)
     except VoxMetricsInputError as exc:
-        state.notify("error", str(exc))
+        notify("error", str(exc))
         return
-    state.set_study(study)
-    state.notify("success", f"Removed '{name}' from the study.")
+    set_study(study)
+    notify("success", f"Removed '{name}' from the study.")
 
 
 def study_file_name(study: Study) -> str:
@@ -211,16 +219,16 @@ def study_file_name(study: Study) -> str:
 def _load_study_file() -> None:
     upload = st.session_state.get(_STUDY_FILE)
     if upload is None:
-        state.notify("error", "Choose a study file (.vxm) first.")
+        notify("error", "Choose a study file (.vxm) first.")
         return
     try:
         study = study_from_bytes(upload.getvalue(), name=upload.name)
     except VoxMetricsInputError as exc:
-        state.notify("error", str(exc))
+        notify("error", str(exc))
         return
-    state.set_study(study)
+    set_study(study)
     n = len(study)
-    state.notify(
+    notify(
         "success",
         f"Loaded the study '{study.name}' from {upload.name} "
         f"({n} condition{'s' if n != 1 else ''}).",
@@ -270,7 +278,7 @@ def _study_sidebar(study: Study) -> None:
         st.markdown("\n".join(lines))
     else:
         st.caption("No conditions yet.")
-    notice = state.pop_notice()
+    notice = pop_notice()
     if notice is not None:
         kind, text = notice
         getattr(st, kind if kind in ("success", "info", "warning", "error") else "info")(text)
@@ -280,7 +288,7 @@ def _study_sidebar(study: Study) -> None:
     st.button(
         "Load demo study",
         key="vm_sidebar_demo",
-        on_click=state.load_demo,
+        on_click=load_demo,
         icon=":material/science:",
         help="Replaces the current study with the built-in demo (5 simulated systems).",
     )

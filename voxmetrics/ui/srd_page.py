@@ -1,33 +1,27 @@
-"""The SRD page's widgets: controls, fits, the sparse-data notice and the speaker picker.
+"""The SRD page's widgets: controls, captions, the sparse-data notice and the speaker picker.
 
-The numbers and tables are :mod:`voxmetrics.analysis.srd`'s, cached by
-:mod:`voxmetrics.ui.cache_srd`; here they are wired to Streamlit widgets.
+The numbers and tables are :mod:`voxmetrics.analysis.srd`'s, which the page runs through
+:func:`voxmetrics.ui.compute`; here they are wired to Streamlit widgets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
 from voxmetrics.analysis.srd import zero_rank_counts
-from voxmetrics.data.study import Condition, Study
-from voxmetrics.metrics.srd import LOSSES, BetaBinomialFit, Loss, SpeakerSRD, SRDResult
-from voxmetrics.report import ConditionReport
-from voxmetrics.ui import cache_srd
+from voxmetrics.data.study import Study
+from voxmetrics.metrics.srd import LOSSES, Loss, SpeakerSRD, SRDResult
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import call, safe_call, show_warnings
 
 __all__ = [
     "LOSS_HELP",
     "rank_caption",
     "show_sparse_notice",
-    "speaker_model_fits",
     "speaker_picker",
-    "speakers_with_progress",
     "srd_controls",
-    "srd_fits",
 ]
 
 CONDITIONS = "vm_srd_conditions"
@@ -57,19 +51,6 @@ def srd_controls(study: Study) -> tuple[list[str], list[Loss], bool]:
     losses = [loss for loss in LOSSES if loss in chosen_losses]
     log_axes = axes_col.toggle("Log-log axes", value=True, key=LOG_AXES)
     return names, losses, log_axes
-
-
-def srd_fits(
-    reports: Mapping[str, ConditionReport], losses: Sequence[Loss]
-) -> dict[str, tuple[BetaBinomialFit, ...]]:
-    """Each condition's fits, one per loss (cached), with their warnings shown."""
-    fits = {}
-    for name, report in reports.items():
-        out = call(cache_srd.condition_fits, report, losses)
-        if out is not None:
-            fits[name] = out.value
-            show_warnings([f"{name}: {m}" for m in out.warnings])
-    return fits
 
 
 def rank_caption(results: Mapping[str, SRDResult], log_axes: bool) -> str:
@@ -106,24 +87,6 @@ def show_sparse_notice(results: Mapping[str, SRDResult]) -> None:
         )
 
 
-def speakers_with_progress(report: ConditionReport, condition: Condition) -> SpeakerSRD | None:
-    """The condition's per-speaker SRD (LL fits, cached), with a progress bar while fitting."""
-    bar = st.empty()
-
-    def show_progress(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=message)
-
-    speakers = safe_call(
-        cache_srd.speaker_srd,
-        report.srd,
-        condition.eval.trial_speakers,
-        loss="LL",
-        progress=show_progress,
-    )
-    bar.empty()
-    return speakers
-
-
 def speaker_picker(speakers: SpeakerSRD, condition: str, column: Any) -> tuple[str, int]:
     """The speaker select box (in ``column``), labelled with each speaker's empirical MeanD.
 
@@ -144,12 +107,3 @@ def speaker_picker(speakers: SpeakerSRD, condition: str, column: Any) -> tuple[s
         help="With the empirical MeanD of the speaker's own rank histogram.",
     )
     return speaker, list(labels).index(speaker)
-
-
-def speaker_model_fits(speakers: SpeakerSRD, index: int) -> list[BetaBinomialFit]:
-    """The speaker's LL fit and its CLL fit (cached).
-
-    The CLL fit's non-convergence warning is not shown: the caption under the figure says it.
-    """
-    cll_fit = call(cache_srd.fit_cached, speakers.histograms[index], "CLL")
-    return [speakers.fits[index]] + ([cll_fit.value] if cll_fit is not None else [])

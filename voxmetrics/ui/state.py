@@ -9,12 +9,14 @@ from __future__ import annotations
 import streamlit as st
 
 from voxmetrics.data.study import Study
-from voxmetrics.ui.cache import demo_study_cached
+from voxmetrics.synth import demo_study
+from voxmetrics.ui.computing import compute
 
 __all__ = [
     "NOTICE_KEY",
     "STUDY_KEY",
     "SUBSET_KEY",
+    "demo",
     "get_study",
     "get_subset",
     "load_demo",
@@ -33,10 +35,15 @@ NOTICE_KEY = "vm_notice"
 """Session-state key of a one-shot message ``(kind, text)`` shown in the sidebar."""
 
 
+def demo() -> Study:
+    """The built-in demo study, simulated once per server (it is immutable)."""
+    return compute(demo_study, spinner="Simulating the demo study…").value
+
+
 def get_study() -> Study:
     """The session's study; on the first run of a session, the built-in demo study."""
     if STUDY_KEY not in st.session_state:
-        st.session_state[STUDY_KEY] = demo_study_cached()
+        st.session_state[STUDY_KEY] = demo()
     return st.session_state[STUDY_KEY]
 
 
@@ -77,7 +84,7 @@ def shown_study() -> Study:
 
 def load_demo() -> None:
     """Replace the session's study with the built-in demo study (a button callback)."""
-    study = demo_study_cached()
+    study = demo()
     set_study(study)
     notify("success", f"Loaded the demo study ({len(study)} conditions).")
 

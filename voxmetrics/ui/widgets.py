@@ -1,29 +1,30 @@
-"""Shared widgets: guarded library calls, table and figure downloads, the metric table."""
+"""Shared widgets: the per-condition reports, table and figure downloads, the metric table."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from voxmetrics.data.study import Study
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.data.study import Condition, Study
 from voxmetrics.plots.card import card_legend_html, card_styler
-from voxmetrics.report import ConditionReport
+from voxmetrics.report import ConditionReport, evaluate, evaluate_condition
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
-from voxmetrics.report.export import find_chromium
-from voxmetrics.ui.cache import Outcome, capture, condition_report, png_exporter
+from voxmetrics.report.export import PngExporter, find_chromium
+from voxmetrics.ui.computing import cached, compute, content_key, remember, show_warnings
 
 __all__ = [
-    "call",
+    "condition_report",
     "download_button",
     "download_figure",
     "download_table",
-    "safe_call",
+    "png_exporter",
     "show_figure",
     "show_report_card",
     "show_table",
@@ -31,65 +32,66 @@ __all__ = [
     "study_reports",
 ]
 
-T = TypeVar("T")
+_EVALUATE_DEFAULTS: dict[str, Any] = {
+    name: p.default
+    for name, p in inspect.signature(evaluate).parameters.items()
+    if p.kind is inspect.Parameter.KEYWORD_ONLY
+}
 
 
-def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome[Any] | None:
-    """Call a library function on user input; show a bad-input message instead of a traceback.
+def condition_report(condition: Condition, **options: Any) -> ConditionReport:
+    """:func:`~voxmetrics.report.evaluate_condition`, kept in the store every page shares.
 
-    Returns
-    -------
-    Outcome or None
-        The value with the messages of the VoxMetrics warnings raised (also those carried by a
-        cached :class:`Outcome`), or None after showing ``st.error`` for a
-        :class:`~voxmetrics.errors.VoxMetricsInputError`.
+    The key is the condition's content and attacker and ``options`` (keyword options of
+    :func:`~voxmetrics.report.evaluate`, e.g. ``bootstrap``, ``seed``, ``cross_calibrate``;
+    one given at its default value is the same entry as leaving it out), not its name: a
+    renamed condition recomputes nothing, and its report carries the new name. The Overview,
+    Threat model, LID, SRD, Linkage and Soft biometrics pages evaluate conditions through it
+    (:func:`study_reports`) and the Report page hands it to the study report as its
+    ``evaluator``: a condition is evaluated once for all of them. Raises
+    :class:`~voxmetrics.errors.VoxMetricsInputError` for bad input; the warnings are raised
+    for the enclosing :func:`~voxmetrics.ui.compute`.
     """
-    try:
-        out = capture(fn, *args, **kwargs)
-    except VoxMetricsInputError as exc:
-        st.error(str(exc), icon=":material/error:")
-        return None
-    if isinstance(out.value, Outcome):
-        inner = out.value
-        return Outcome(inner.value, tuple(dict.fromkeys(inner.warnings + out.warnings)))
-    return out
-
-
-def safe_call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any | None:
-    """:func:`call` that shows the warnings with ``st.warning`` and returns the bare value."""
-    out = call(fn, *args, **kwargs)
-    if out is None:
-        return None
-    show_warnings(out.warnings)
-    return out.value
-
-
-def show_warnings(messages: tuple[str, ...] | list[str]) -> None:
-    """One ``st.warning`` per message."""
-    for m in messages:
-        st.warning(m, icon=":material/warning:")
+    given = {
+        k: v
+        for k, v in options.items()
+        if k not in _EVALUATE_DEFAULTS or _EVALUATE_DEFAULTS[k] != v
+    }
+    report = cached(evaluate_condition)(condition, **given)
+    if report.name == condition.name:
+        return report
+    renamed = dataclasses.replace(report, name=condition.name)
+    remember(renamed, f"{content_key(report)}|name={condition.name!r}")
+    return renamed
 
 
 def study_reports(
-    study: Study, names: Sequence[str] | None = None, **options: Any
+    study: Study, names: Sequence[str] | None = None, *, warn: bool = True, **options: Any
 ) -> list[ConditionReport]:
-    """Evaluate the conditions (cached), with a progress bar while work is being done.
+    """Each condition's :func:`condition_report`, with a progress bar over the conditions.
 
     ``names`` restricts them (kept in study order); by default every condition. ``options``
-    go to :func:`~voxmetrics.ui.cache.condition_report` (e.g. the study's
+    go to :func:`~voxmetrics.report.evaluate` (e.g. the study's
     ``settings.evaluate_options()`` for bootstrap intervals). A condition whose input is bad
-    shows its message and is left out.
+    shows its message and is left out; the warnings are shown unless ``warn`` is False (a
+    page that shows the reports only beside its own numbers).
     """
     bar = st.empty()
     reports = []
     chosen = [c for c in study.conditions if names is None or c.name in names]
     for k, cond in enumerate(chosen):
         bar.progress(k / max(1, len(chosen)), text=f"Evaluating {cond.name}…")
-        report = safe_call(condition_report, cond, **options)
-        if report is not None:
-            reports.append(report)
+        out = compute(condition_report, cond, cache=False, warn=warn, **options)
+        if not out.failed:
+            reports.append(out.value)
     bar.empty()
     return reports
+
+
+@st.cache_resource(show_spinner=False)
+def png_exporter() -> PngExporter:
+    """The server-wide :class:`~voxmetrics.report.export.PngExporter`, started on first use."""
+    return PngExporter()
 
 
 # ---------------------------------------------------------------- downloads

@@ -1,14 +1,20 @@
 """Soft biometrics: SBLS, the Soft Biometric Leakage Score (Seo et al. 2025)."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis.sbls import (
+    SBLSRow,
+    attack_sbls,
     attribute_frame,
     component_frame,
+    embeddings_attack,
     identity_frame,
     intersection_frame,
     interval_frame,
+    sbls_intervals,
     subgroup_frame,
 )
 from voxmetrics.plots.sbls import (
@@ -29,7 +35,35 @@ ui.require_conditions(study)
 w.intro()
 controls = w.sbls_controls(study)
 options = controls.options
-rows = w.score_rows(study, controls)
+rows: list[SBLSRow] = []  # one per condition: its attack (uploaded or built-in) and SBLS
+for cond in study.conditions:
+    if cond.name in controls.uploads:
+        attack = controls.uploads[cond.name]
+    elif cond.embeddings is None:
+        rows.append(SBLSRow(cond, status="no embeddings: upload predictions to score it"))
+        continue
+    else:
+        out = ui.compute(
+            embeddings_attack,
+            cond,
+            original=controls.original,
+            attacker=controls.attacker,
+            spinner=f"Training the attacker and attacking {cond.name}…",
+            warn=False,
+        )
+        if out.failed:
+            rows.append(SBLSRow(cond, status="the built-in attacker failed (see above)"))
+            continue
+        attack = out.value
+    result = ui.compute(attack_sbls, attack, options).value
+    itself = (
+        controls.attacker == "original"
+        and controls.original is not None
+        and cond.name == controls.original.name
+        and cond.name not in controls.uploads
+    )
+    status = "original (itself)" if itself else attack.short
+    rows.append(SBLSRow(cond, attack=attack, result=result, status=status))
 scored = [row for row in rows if row.result is not None]
 without = [row.name for row in rows if row.attack is None and row.condition.embeddings is None]
 if without:
@@ -55,7 +89,21 @@ if uploaded := [ui.md_escape(row.name) for row in scored if row.name in controls
     st.markdown(f"**Attacker of {', '.join(uploaded)}:** the uploaded predictions.")
 
 st.header("Protection per condition", divider="gray")
-scored = w.with_intervals(scored, controls)
+if controls.n_boot > 0:  # a progress bar while each condition's replicates are computed
+    scored = [
+        replace(
+            row,
+            intervals=ui.compute(
+                sbls_intervals,
+                row.attack,
+                options,
+                n_boot=controls.n_boot,
+                seed=controls.seed,
+                bar=f"Bootstrap of {row.name}",
+            ).value,
+        )
+        for row in scored
+    ]
 ui.show_table(
     component_frame(scored, intervals=controls.n_boot > 0),
     "sbls_components.csv",
@@ -169,10 +217,8 @@ ui.show_table(
 )
 
 st.header("Attributes and identity together", divider="gray")
-reports = {}
-for name in names:
-    rep = ui.call(ui.condition_report, study.get(name))
-    reports[name] = rep.value if rep is not None else None
+evaluated = {r.name: r for r in ui.study_reports(study, names, warn=False)}
+reports = {name: evaluated.get(name) for name in names}
 ui.show_table(identity_frame(scored, reports), "sbls_identity.csv", column_help=w.IDENTITY_HELP)
 colors = condition_colors(study.names)
 ui.show_figure(

@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path("/usr/bin/chromium").exists(),
-        reason="/usr/bin/chromium is missing (apt-get install chromium)",
-    ),
-]
-pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-from test_browser import ARTIFACTS, DEMO_NAMES, _idle, browser, page, server  # noqa: E402
-
-__all__ = ["browser", "page", "server"]  # fixtures shared with test_browser.py
-
-CHART = "[data-testid='stPlotlyChart']"
+from browsing import ARTIFACTS, CHART, DEMO_NAMES, idle
 
 
 def _open_zebra(page) -> None:
-    _idle(page)
+    idle(page)
     page.get_by_role("link", name="ZEBRA", exact=True).click()
     page.wait_for_url("**/ZEBRA")
     page.get_by_role("heading", name="ECE profiles").wait_for(timeout=90_000)
-    _idle(page)
+    idle(page)
     page.wait_for_selector(f"{CHART} .main-svg")
     page.wait_for_function(
         f'document.querySelectorAll("{CHART} .main-svg").length >= 2', timeout=60_000
@@ -69,7 +50,7 @@ def test_zebra_llr_checkbox_in_a_real_browser(page):
     _open_zebra(page)
     page.get_by_text("My scores are calibrated LLRs").click()
     page.get_by_text("Dashed: the actual ECE").wait_for(timeout=60_000)
-    _idle(page)
+    idle(page)
     page.wait_for_selector(f"{CHART} .main-svg")
     page.wait_for_timeout(800)
     page.locator(CHART).nth(0).screenshot(path=str(ARTIFACTS / "zebra_profiles_llr.png"))

@@ -5,29 +5,9 @@ Screenshots go to tests/artifacts/lid*.png; look at them after a layout change.
 
 from __future__ import annotations
 
-import os
 import re
 
-import pytest
-
-pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-# the server, browser and page fixtures of the other browser tests (one server per module)
-from test_browser import ARTIFACTS, CHROMIUM, DEMO_NAMES, browser, page, server
-
-__all__ = ["browser", "page", "server"]  # fixtures, used by name
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
-    ),
-]
-
-IDLE = "[data-test-script-state='notRunning']"
-CHART = "[data-testid='stPlotlyChart']"
+from browsing import ARTIFACTS, CHART, DEMO_NAMES, IDLE
 
 
 def _open_lid(page) -> None:

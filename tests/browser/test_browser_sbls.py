@@ -8,28 +8,8 @@ test reuses them.
 
 from __future__ import annotations
 
-import os
+from browsing import ARTIFACTS, CHART, DEMO_NAMES, IDLE
 
-import pytest
-
-pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-# the server, browser and page fixtures of the other browser tests (one server per module)
-from test_browser import ARTIFACTS, CHROMIUM, DEMO_NAMES, browser, page, server
-
-__all__ = ["browser", "page", "server"]  # fixtures, used by name
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
-    ),
-]
-
-IDLE = "[data-test-script-state='notRunning']"
-CHART = "[data-testid='stPlotlyChart']"
 SLOW = 900_000  # ms: the first run bootstraps 5 conditions on a shared machine
 BOOT = 40  # bootstrap replicates asked for in the browser
 

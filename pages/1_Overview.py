@@ -3,6 +3,7 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis.sbls import attack_sbls, default_attack
 from voxmetrics.plots import eer_linkability_figure
 from voxmetrics.plots.card import (
     card_rationale,
@@ -15,13 +16,13 @@ from voxmetrics.report import (
     COMPARISON_COLUMNS,
     INTERVALS_COLUMNS,
     OVERVIEW_COLUMNS,
+    compare_conditions,
     comparison_frame,
     intervals_frame,
     labelled,
     overview_frame,
 )
 from voxmetrics.report.card import report_card
-from voxmetrics.ui.cache import compare_pair, condition_sbls
 
 study = ui.page_setup("Overview")
 st.title("Overview")
@@ -40,11 +41,12 @@ if not reports:
 st.markdown("### Report card")
 sbls: dict[str, float | None] = {}
 sbls_warnings: list[str] = []
-with st.spinner("Soft-biometric leakage (SBLS)…"):
-    for r in reports:
-        out = ui.call(condition_sbls, study.get(r.name))
-        sbls[r.name] = None if out is None or out.value is None else out.value.sbls
-        sbls_warnings += out.warnings if out is not None else []
+for r in reports:  # the informed attacker of the study report (each trained once)
+    spinner = f"Soft-biometric leakage (SBLS) of {r.name}…"
+    attack = ui.compute(default_attack, study.get(r.name), spinner=spinner, warn=False)
+    leak = None if attack.value is None else ui.compute(attack_sbls, attack.value, warn=False)
+    sbls[r.name] = None if leak is None or leak.value is None else leak.value.sbls
+    sbls_warnings += [*attack.warnings, *(leak.warnings if leak is not None else ())]
 ui.show_warnings(list(dict.fromkeys(sbls_warnings)))
 card = report_card(reports, sbls=sbls)
 ui.show_report_card(card)
@@ -126,19 +128,20 @@ else:
     name_a = left.selectbox("Condition A", names, index=0, key="compare_a")
     name_b = right.selectbox("Condition B", names, index=1, key="compare_b")
     n_pairs = max(200, settings.bootstrap)
-    with st.spinner("Paired bootstrap…"):
-        out = ui.call(
-            compare_pair,
-            study.get(name_a),
-            study.get(name_b),
-            n_boot=n_pairs,
-            seed=settings.seed,
-            cross_calibrate=settings.cross_calibrate,
-            lid_variant=settings.lid_variant,
-            ties=settings.ties,
-            original=study.conditions[0],  # the report's original voices (DeID, G_VD)
-        )
-    if out is not None:
+    out = ui.compute(
+        compare_conditions,
+        study.get(name_a),
+        study.get(name_b),
+        n_boot=n_pairs,
+        seed=settings.seed,
+        cross_calibrate=settings.cross_calibrate,
+        lid_variant=settings.lid_variant,
+        ties=settings.ties,
+        original=study.conditions[0],  # the report's original voices (DeID, G_VD)
+        spinner="Paired bootstrap…",
+        warn=False,
+    )
+    if not out.failed:
         ui.show_table(
             labelled(comparison_frame(out.value), COMPARISON_COLUMNS),
             f"compare_{name_a}_{name_b}.csv",

@@ -60,7 +60,7 @@ with w_col:
                   help=text.W_HELP)  # fmt: skip
     st.caption(text.W_CAPTION)
 
-view = ui.safe_call(example_view, edited, w=w)
+view = ui.compute(example_view, edited, w=w).value
 if view is not None:
     text.metric_row(view)
     b = view.baseline
@@ -105,7 +105,7 @@ with st.container(border=True):
 text.keep_widgets()
 
 state = st.session_state
-scenario = ui.safe_call(
+scenario = ui.compute(
     threat_scenario,
     n_enrolled=int(state["vm_threat_n"]),
     n_trials=int(state["vm_threat_trials"]),
@@ -113,7 +113,7 @@ scenario = ui.safe_call(
     offset_spread=float(state["vm_threat_spread"]),
     noise=float(state["vm_threat_noise"]),
     seed=int(state["vm_threat_seed"]),
-)
+).value
 if scenario is not None:
     text.metric_row(scenario)
     s = scenario.summary()
@@ -157,7 +157,7 @@ st.markdown(
 )
 study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
 reports = ui.study_reports(study)
-callouts = ui.safe_call(threat_callouts, study, reports) if reports else None
+callouts = ui.compute(threat_callouts, study, reports, cache=False).value if reports else None
 for c in callouts or []:
     st.warning(
         f"**{ui.md_escape(c.condition)}** looks private on the EER ({c.eer:.3f}; chance is "

@@ -14,12 +14,9 @@ from voxmetrics.plots.lid import (
     trial_figure,
 )
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
-from voxmetrics.ui.cache_lid import calibration_curve_cached
 from voxmetrics.ui.lid_page import (
     calibration_caption,
-    lid_chances,
     lid_controls,
-    lid_rows,
     show_notices,
     trial_card,
     trial_condition,
@@ -56,7 +53,37 @@ chosen, options, n_boot = lid_controls(study)
 if not chosen:
     st.info("Pick at least one condition above.", icon=":material/info:")
     st.stop()
-rows = lid_rows(study, chosen, options, n_boot)
+reports = {r.name: r for r in ui.study_reports(study, chosen, warn=False)}  # EER, min Cllr
+rows = []
+for name in chosen:
+    cond = study.get(name)
+    lid = ui.compute(
+        analysis.condition_lid,
+        cond,
+        options,
+        spinner=f"Calibrating and computing LID of {name}…",
+        warn=name,
+    )
+    intervals = None
+    if lid.value is not None and n_boot > 0:
+        intervals = ui.compute(
+            analysis.condition_intervals,
+            cond,
+            lid.value,
+            n_boot=n_boot,
+            seed=options.seed,
+            spinner=f"Bootstrap of {name}…",
+        ).value
+    status = analysis.lid_status(lid.value, failed=lid.failed)
+    rows.append(
+        analysis.LIDRow(
+            condition=cond,
+            report=reports.get(name),
+            lid=lid.value,
+            intervals=intervals,
+            status=status,
+        )
+    )
 with_lid = {row.name: row.lid for row in rows if row.lid is not None}
 
 # ---------------------------------------------------------------- 1. summary
@@ -102,7 +129,12 @@ if not with_lid:
 
 # a markdown heading: the page's st.subheader list is pinned by its tests
 st.markdown("#### Against chance")
-chances = lid_chances(rows, options)
+chances = {}
+for row in rows:
+    if row.lid is not None:
+        chance = ui.compute(analysis.condition_chance, row.condition, row.lid, seed=options.seed)
+        if not chance.failed:
+            chances[row.name] = chance.value
 ui.show_table(
     analysis.chance_frame(rows, chances),
     "lid_against_chance.csv",
@@ -161,9 +193,9 @@ cal_name = cal_col.selectbox("Condition", list(with_lid), key="vm_lid_cal_condit
 cal_log = cal_log_col.toggle("Logarithmic y axis", key="vm_lid_cal_logy")
 cal_result = with_lid[cal_name]
 cal_cond = study.get(cal_name)
-curve_out = ui.safe_call(calibration_curve_cached, cal_cond, cal_result, options)
-if curve_out is not None:
-    curve, matrix = curve_out
+curve_out = ui.compute(analysis.condition_calibration_curve, cal_cond, cal_result)
+if not curve_out.failed:
+    curve, matrix = curve_out.value
     fig = calibration_figure(
         curve,
         name=display_name(cal_name, cal_result),

@@ -4,6 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis import srd as analysis
+from voxmetrics.metrics.srd import fit_beta_binomial
 from voxmetrics.plots.srd import (
     condition_colors,
     mean_d_bar_figure,
@@ -12,15 +13,7 @@ from voxmetrics.plots.srd import (
     speaker_rank_figure,
 )
 from voxmetrics.report import intervals_frame
-from voxmetrics.ui.srd_page import (
-    rank_caption,
-    show_sparse_notice,
-    speaker_model_fits,
-    speaker_picker,
-    speakers_with_progress,
-    srd_controls,
-    srd_fits,
-)
+from voxmetrics.ui.srd_page import rank_caption, show_sparse_notice, speaker_picker, srd_controls
 
 SPEAKER_CONDITION = "vm_srd_speaker_condition"
 SPEAKER_SOURCE = "vm_srd_speaker_source"
@@ -57,7 +50,11 @@ if not reports:
     st.stop()
 
 results = {name: r.srd for name, r in reports.items()}
-fits = srd_fits(reports, losses)
+fits = {}
+for name, report in reports.items():
+    out = ui.compute(analysis.condition_fits, report, losses, warn=name)
+    if not out.failed:
+        fits[name] = out.value
 
 # ---- 1. rank distributions, overlaid
 st.subheader("Rank of the true speaker")
@@ -118,11 +115,19 @@ pick_col, speaker_col = st.columns(2)
 chosen = pick_col.selectbox("Condition", list(reports), key=SPEAKER_CONDITION)
 condition = study.get(chosen)
 
-speakers = speakers_with_progress(reports[chosen], condition)
+speakers = ui.compute(
+    analysis.speaker_srd,
+    reports[chosen].srd,
+    condition.eval.trial_speakers,
+    loss="LL",
+    bar=f"Per-speaker models of {chosen}",
+).value
 if speakers is None:
     st.stop()
 speaker, index = speaker_picker(speakers, chosen, speaker_col)
-speaker_fits = speaker_model_fits(speakers, index)
+# the CLL fit's non-convergence is not a warning here: the caption under the figure says it
+cll_fit = ui.compute(fit_beta_binomial, speakers.histograms[index], loss="CLL", warn=False)
+speaker_fits = [speakers.fits[index]] + ([] if cll_fit.failed else [cll_fit.value])
 fig = speaker_rank_figure(
     speakers,
     speaker,

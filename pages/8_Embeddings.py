@@ -14,8 +14,6 @@ from voxmetrics.embeddings import (
     read_manifest,
     study_conditions,
 )
-from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.ui.state import notify, set_study
 
 RESULT = "vm_emb_result"
 MODELS = {
@@ -25,9 +23,11 @@ MODELS = {
 }
 
 
-@st.cache_resource(max_entries=2, show_spinner="Loading the model...")
-def _extractor(model: str, device: str):
-    return load_extractor(model, device=device)
+def with_conditions(study, conditions, model: str):
+    """``study`` with the extracted conditions added (named ``"<model>: <name>"``)."""
+    for c in study_conditions(conditions, model):
+        study = study.with_condition(c)
+    return study
 
 
 study = ui.page_setup("Embeddings")
@@ -60,23 +60,31 @@ if st.button("Extract embeddings", type="primary", key="vm_emb_run", icon=":mate
     if zip_file is None or manifest_file is None or not model:
         st.error("Choose the audio zip, the manifest CSV and a model first.")
     else:
-        bar = st.progress(0.0, text="Reading the manifest")
-        try:
-            manifest = read_manifest(manifest_file.getvalue(), name=manifest_file.name)
-            extractor = _extractor(model, device)
+        manifest = ui.compute(
+            read_manifest, manifest_file.getvalue(), name=manifest_file.name, cache=False
+        )
+        extractor = None
+        if not manifest.failed:  # loaded once per (model, device) and server
+            loading = "Loading the model…"
+            extractor = ui.compute(load_extractor, model, device=device, spinner=loading)
+        if extractor is not None and not extractor.failed:
             with tempfile.TemporaryDirectory(prefix="voxmetrics-audio-") as tmp:
-                bar.progress(0.0, text="Unzipping")
-                extract_zip(zip_file.getvalue(), tmp, name=zip_file.name)
-                st.session_state[RESULT] = extract_embeddings(
-                    manifest,
-                    audio_root=tmp,
-                    extractor=extractor,
-                    batch_size=int(batch_size),
-                    progress=lambda f, m: bar.progress(f, text=m),
+                unzipped = ui.compute(
+                    extract_zip, zip_file.getvalue(), tmp, name=zip_file.name, cache=False
                 )
-        except VoxMetricsInputError as exc:
-            st.error(str(exc), icon=":material/error:")
-        bar.empty()
+                extracted = None
+                if not unzipped.failed:
+                    extracted = ui.compute(
+                        extract_embeddings,
+                        manifest.value,
+                        audio_root=tmp,
+                        extractor=extractor.value,
+                        batch_size=int(batch_size),
+                        cache=False,
+                        bar="Embedding the recordings",
+                    )
+                if extracted is not None and not extracted.failed:
+                    st.session_state[RESULT] = extracted.value
 
 result = st.session_state.get(RESULT)
 if result is None:
@@ -96,21 +104,15 @@ if result.embeddings is None:
     st.stop()
 
 es = result.embeddings
-try:
-    conditions = conditions_from_embeddings(es)
-except VoxMetricsInputError as exc:
-    st.error(str(exc), icon=":material/error:")
+conditions = ui.compute(conditions_from_embeddings, es, cache=False).value
+if conditions is None:
     st.stop()
 st.subheader("Conditions")
 ui.show_table(conditions_frame(conditions, result.model), "conditions.csv")
 if st.button("Add these conditions to the study", key="vm_emb_add", icon=":material/add:"):
-    added = ui.get_study()  # the whole study, whatever subset the pages show
-    try:
-        for c in study_conditions(conditions, result.model):
-            added = added.with_condition(c)
-    except VoxMetricsInputError as exc:
-        st.error(str(exc), icon=":material/error:")
-    else:
-        set_study(added)
-        notify("success", f"Added {len(conditions)} conditions to the study.")
+    # the whole study, whatever subset the pages show
+    added = ui.compute(with_conditions, ui.get_study(), conditions, result.model, cache=False)
+    if not added.failed:
+        ui.set_study(added.value)
+        ui.notify("success", f"Added {len(conditions)} conditions to the study.")
         st.rerun()

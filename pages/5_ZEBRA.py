@@ -3,14 +3,15 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis import zebra as az
 from voxmetrics.analysis.zebra import worst_trial, worst_trial_frame, zebra_table
+from voxmetrics.data.summary import score_histogram
 from voxmetrics.plots.zebra import (
     ZebraProfile,
     condition_colors,
     ece_profile_figure,
     pav_transform_figure,
 )
-from voxmetrics.ui import cache_zebra as cz
 
 CONDITIONS = "vm_zebra_conditions"
 CHOSEN = "vm_zebra_chosen"
@@ -67,25 +68,16 @@ colors = condition_colors(study.names)
 results, profiles, intervals = {}, [], {}
 for name in selected:
     sm = study.get(name).eval
-    result = ui.safe_call(cz.zebra_result, sm)
-    curves = ui.safe_call(cz.ece_curves_cached, sm, scores_are_llrs=as_llrs)
-    if result is None or curves is None:
+    result = ui.compute(az.zebra_of, sm)
+    curves = ui.compute(az.ece_curves_of, sm, scores_are_llrs=as_llrs)
+    if result.failed or curves.failed:
         continue
-    results[name] = result
-    profiles.append(ZebraProfile(name, result, curves))
-if n_boot > 0:
-    bar = st.empty()
-    for name in results:
-
-        def progress(fraction: float, message: str, name: str = name) -> None:
-            bar.progress(fraction, text=f"{name}: {message}")
-
-        ci = ui.safe_call(
-            cz.zebra_intervals, study.get(name).eval, n_boot=n_boot, seed=seed, progress=progress
-        )
-        if ci is not None:
-            intervals[name] = ci
-    bar.empty()
+    results[name] = result.value
+    profiles.append(ZebraProfile(name, result.value, curves.value))
+for name in results if n_boot > 0 else []:
+    ci = ui.compute(az.zebra_intervals, study.get(name).eval, n_boot=n_boot, seed=seed, bar=name)
+    if not ci.failed:
+        intervals[name] = ci.value
 if not results:
     st.stop()
 
@@ -132,10 +124,10 @@ if st.session_state.get(CHOSEN) not in results:
 chosen = st.selectbox("Condition", list(results), key=CHOSEN)
 sm = study.get(chosen).eval
 result = results[chosen]
-transform = ui.safe_call(cz.pav_transform_cached, sm)
+transform = ui.compute(az.pav_transform_of, sm).value
 if transform is None:
     st.stop()
-histogram = ui.score_histogram_cached(sm)
+histogram = ui.compute(score_histogram, sm).value
 ui.show_figure(
     pav_transform_figure(transform, name=chosen, result=result, histogram=histogram),
     f"zebra_pav_{chosen}",

@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path("/usr/bin/chromium").exists(),
-        reason="/usr/bin/chromium is missing (apt-get install chromium)",
-    ),
-]
-pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-from test_browser import ARTIFACTS, DEMO_NAMES, _idle, browser, page, server  # noqa: E402
-
-__all__ = ["browser", "page", "server"]  # fixtures shared with test_browser.py
-
-CHART = "[data-testid='stPlotlyChart']"
+from browsing import ARTIFACTS, CHART, DEMO_NAMES, idle
 
 
 def test_verification_page_in_a_real_browser(page):
-    _idle(page)
+    idle(page)
     page.get_by_role("link", name="Verification", exact=True).click()
     page.wait_for_url("**/Verification")
     page.get_by_role("heading", name="DET curves", exact=True).wait_for(timeout=90_000)
-    _idle(page)
+    idle(page)
     page.wait_for_function(
         f'document.querySelectorAll("{CHART} .main-svg").length >= 2', timeout=60_000
     )

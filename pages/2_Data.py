@@ -7,7 +7,7 @@ import streamlit as st
 from voxmetrics import ui
 from voxmetrics._types import ATTACKERS, SCORE_FORMAT_LABELS, SCORE_KINDS, ScoreFormat
 from voxmetrics.data.study import Condition
-from voxmetrics.data.summary import condition_facts
+from voxmetrics.data.summary import condition_facts, score_histogram
 from voxmetrics.plots import score_histogram_figure
 
 NEW = "➕ New condition"
@@ -71,9 +71,9 @@ def target_name() -> str | None:
     return name
 
 
-def store(out: ui.Outcome[Condition] | None) -> None:
+def store(out: ui.Outcome[Condition]) -> None:
     """Put the loaded condition into the study and show it selected after a rerun."""
-    if out is None:  # bad input: ui.call showed why
+    if out.failed:  # bad input: ui.compute showed why
         return
     cond, summary = out.value, condition_facts(out.value)
     ui.set_study(ui.get_study().with_condition(cond))  # the whole study, not a subset
@@ -134,7 +134,7 @@ with scores_tab:
             st.error("Choose an eval scores file first.")
         elif target is not None:
             store(
-                ui.call(
+                ui.compute(
                     ui.condition_from_score_files,
                     target,
                     eval_file,
@@ -145,6 +145,8 @@ with scores_tab:
                     format=fmt,
                     score_kind=score_kind,
                     attacker=attacker,
+                    cache=False,  # each file is read once (ui.uploads)
+                    warn=False,  # shown with the loaded condition, after the rerun
                 )
             )
 
@@ -187,13 +189,15 @@ with embeddings_tab:
             st.error("Choose an embeddings file first.")
         elif target is not None:
             store(
-                ui.call(
+                ui.compute(
                     ui.condition_from_embedding_files,
                     target,
                     emb_file,
                     metadata=meta_file,
                     system=system or None,
                     attacker=attacker,
+                    cache=False,  # the file is read once (ui.uploads)
+                    warn=False,  # shown with the loaded condition, after the rerun
                 )
             )
 
@@ -212,7 +216,7 @@ if existing is not None:
     if existing.dev is not None:
         split = st.radio("Split", ["eval", "dev"], horizontal=True, key="vm_data_split")
     sm = existing.eval if split == "eval" else existing.dev
-    hist = ui.safe_call(ui.score_histogram_cached, sm)
+    hist = ui.compute(score_histogram, sm).value
     if hist is not None:
         fig = score_histogram_figure(hist, title=f"{existing.name} ({split}): mated vs non-mated")
         ui.show_figure(fig, f"{existing.name}_{split}_scores")

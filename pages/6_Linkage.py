@@ -14,7 +14,6 @@ from voxmetrics.plots.linkage import (
     singling_out_figure,
     singling_out_vs_n_figure,
 )
-from voxmetrics.ui import cache_linkage
 from voxmetrics.ui import linkage_page as text
 from voxmetrics.ui.linkage_page import assumptions
 
@@ -69,9 +68,9 @@ seed = seed_col.number_input("Seed", min_value=0, value=0, step=1, key="vm_link_
                              disabled=not sampled)  # fmt: skip
 curves = {name: r.linkability_curve for name, r in reports.items()}
 for name in reports if sampled else []:
-    out = ui.call(cache_linkage.sampled_linkability, study.get(name).eval, n_draws=draws,
-                  seed=seed)  # fmt: skip
-    if out is not None:
+    out = ui.compute(linkage.sampled_linkability, study.get(name).eval, n_draws=int(draws),
+                     seed=int(seed), warn=False)  # fmt: skip
+    if not out.failed:
         curves[name] = out.value
 bands = {n: r.replicates.curve_band() for n, r in reports.items() if r.replicates is not None}
 with_notes(linkability_vs_n_figure(curves, colors=colors, bands=bands), "linkability_vs_n",
@@ -91,8 +90,9 @@ singled = {n: r for n, r in singled.items() if r is not None}
 if singled:
     with_notes(singling_out_figure(singled, colors=colors), "singling_out",
                text.SINGLING_OUT_NOTES)  # fmt: skip
-    outs = {n: ui.call(cache_linkage.singling_out_vs_n, study.get(n).embeddings) for n in singled}
-    so_curves = {n: o.value for n, o in outs.items() if o is not None}
+    outs = {n: ui.compute(linkage.singling_out_vs_n, study.get(n).embeddings, warn=False)
+            for n in singled}  # fmt: skip
+    so_curves = {n: o.value for n, o in outs.items() if not o.failed}
     if so_curves:
         with_notes(singling_out_vs_n_figure(so_curves, colors=colors), "singling_out_vs_n",
                    text.SINGLING_OUT_VS_N_NOTES)  # fmt: skip
@@ -101,11 +101,12 @@ if singled:
     length_curves = {}
     for name in singled:
         es = study.get(name).embeddings
-        lengths = cache_linkage.conversation_lengths(es, split=SPLIT)
-        out = ui.call(cache_linkage.conversation_curve, es, lengths, split=SPLIT)
-        if out is not None:
+        lengths = ui.compute(linkage.conversation_lengths, es, split=SPLIT)
+        if lengths.failed:
+            continue
+        out = ui.compute(linkage.conversation_curve, es, lengths.value, split=SPLIT, warn=name)
+        if not out.failed:
             length_curves[name] = out.value
-            ui.show_warnings([f"{name}: {m}" for m in out.warnings])
     if length_curves:
         longest = max(int(c.lengths.max()) for c in length_curves.values())
         with_notes(conversation_length_figure(length_curves, reports, colors=colors),
@@ -116,12 +117,12 @@ if singled:
     st.session_state.setdefault("vm_link_legal_lengths", "1, 3, 30")
     typed = st.text_input("Conversation lengths L", key="vm_link_legal_lengths",
                           help=text.LENGTHS_HELP)  # fmt: skip
-    legal_lengths = ui.call(linkage.parse_lengths, typed)
+    legal_lengths = ui.compute(linkage.parse_lengths, typed, cache=False)
     evaluations, skipped = {}, []
-    for name in singled if legal_lengths is not None else []:
-        out = ui.call(cache_linkage.legal, study.get(name).embeddings, legal_lengths.value,
-                      split=SPLIT)  # fmt: skip
-        if out is not None:
+    for name in singled if not legal_lengths.failed else []:
+        out = ui.compute(linkage.legal, study.get(name).embeddings, legal_lengths.value,
+                         split=SPLIT, warn=False)  # fmt: skip
+        if not out.failed:
             evaluations[name] = out.value
             skipped += [f"{name}: L = {length}" for length, _ in out.value.skipped]
     if evaluations:
@@ -146,9 +147,8 @@ else:
     size = max(linkage.utterance_count(es, split=SPLIT) for es in (o_es, a_es))
     if size > MAX_UTTERANCES:
         st.info(text.too_many_utterances(size, MAX_UTTERANCES), icon=":material/info:")
-    elif (out := ui.call(cache_linkage.similarity, o_es, a_es, calibration=calibration,
-                         split=SPLIT)) is not None:  # fmt: skip
-        ui.show_warnings(out.warnings)
+    elif not (out := ui.compute(linkage.similarity, o_es, a_es, calibration=calibration,
+                                split=SPLIT)).failed:  # fmt: skip
         similarity = out.value
     if similarity is not None:
         text.similarity_metrics(similarity.distinctiveness)
@@ -176,7 +176,7 @@ if n_cells > MAX_CELLS:
     st.info(f"{n_cells:,} speaker pairs are too many to draw in one heat map (limit "
             f"{MAX_CELLS:,}).", icon=":material/info:")  # fmt: skip
 else:
-    table = cache_linkage.speaker_mean_scores(sm)
+    table = ui.compute(linkage.speaker_mean_scores, sm).value
     fig = mean_score_figure(table, title=f"{mean_name}: mean score by speaker pair")
     with_notes(fig, f"mean_scores_{mean_name}", text.MEAN_SCORE_NOTES)
     ui.download_table(table, f"mean_scores_{mean_name}.csv", label="Download the mean scores")
@@ -185,15 +185,14 @@ else:
 st.subheader("Summary")
 distinctiveness, distinctiveness_ci = {}, {}
 if similarity is not None:
-    with st.spinner("Similarity matrices of every condition…"):
-        out = ui.call(
-            cache_linkage.distinctiveness_against, o_es,
-            {n: study.get(n).embeddings for n in with_embeddings},
-            calibration=calibration, n_boot=study.settings.bootstrap,
-            seed=study.settings.seed, split=SPLIT, max_utterances=MAX_UTTERANCES,
-        )  # fmt: skip
-    if out is not None:
-        ui.show_warnings(out.warnings)
+    out = ui.compute(
+        linkage.distinctiveness_against, o_es,
+        {n: study.get(n).embeddings for n in with_embeddings},
+        calibration=calibration, n_boot=study.settings.bootstrap,
+        seed=study.settings.seed, split=SPLIT, max_utterances=MAX_UTTERANCES,
+        spinner="Similarity matrices of every condition…",
+    )  # fmt: skip
+    if not out.failed:
         distinctiveness, distinctiveness_ci = out.value
 ui.show_table(linkage.linkage_table(reports, distinctiveness, distinctiveness_ci),
               "linkage_summary.csv", column_help=text.SUMMARY_HELP)  # fmt: skip

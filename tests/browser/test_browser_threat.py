@@ -7,36 +7,14 @@ README's picture is assets/threat_model.png.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-import pytest
-
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-# the server, browser and page fixtures of the other browser tests (one server per module)
-from test_browser import ARTIFACTS, CHROMIUM, browser, page, server  # noqa: E402
-
-__all__ = ["browser", "page", "server"]  # fixtures, used by name
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
-    ),
-]
+from browsing import ARTIFACTS, CHART, IDLE, ROOT
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 # The README's picture is refreshed only on request (VOXMETRICS_UPDATE_SCREENSHOTS=1); an
 # ordinary run writes it to tests/artifacts so the tracked assets (and their copies under
 # docs/) stay unchanged.
-ASSETS = (
-    Path(__file__).resolve().parents[1] / "assets"
-    if os.environ.get("VOXMETRICS_UPDATE_SCREENSHOTS")
-    else Path(__file__).resolve().parent / "artifacts"
-)
-IDLE = "[data-test-script-state='notRunning']"
-CHART = "[data-testid='stPlotlyChart']"
+ASSETS = ROOT / "assets" if os.environ.get("VOXMETRICS_UPDATE_SCREENSHOTS") else ARTIFACTS
 METRIC = "[data-testid='stMetric']"
 N_CHARTS = 7  # example: pooled, rows, LID; generator: numbers, LID, pooled, rows
 
@@ -161,7 +139,7 @@ def test_edit_the_example_and_reset(page):
         try:
             page.wait_for_function(linked_is_075, timeout=30_000)
             break
-        except sync_api.TimeoutError:
+        except PlaywrightTimeoutError:
             if attempt == 2:
                 raise
             page.keyboard.press("Escape")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis.sbls import default_attack
 from voxmetrics.data.studyfile import study_to_bytes
 from voxmetrics.report.export import (
     find_chromium,
@@ -12,9 +13,8 @@ from voxmetrics.report.export import (
     report_zip,
     tables_zip,
 )
-from voxmetrics.report.study import StudyReport
+from voxmetrics.report.study import StudyReport, build_study_report
 from voxmetrics.report.tables import TABLE_CAPTIONS, render_tables
-from voxmetrics.ui.cache import study_report, study_report_key
 from voxmetrics.ui.setup import study_file_name
 
 BUILT = "vm_report_built"  # key of the study whose report the user asked for
@@ -36,7 +36,7 @@ study = ui.settings_form(study)
 # ---------------------------------------------------------------- build
 
 st.subheader("Build the report")
-key = study_report_key(study)
+key = ui.content_key(study)  # the study's names, settings and data
 if st.button("Build report", key="vm_report_build", type="primary", icon=":material/summarize:"):
     st.session_state[BUILT] = key
 if st.session_state.get(BUILT) != key:
@@ -48,10 +48,17 @@ if st.session_state.get(BUILT) != key:
     )
     st.stop()
 
-out = ui.call(study_report, study)
-if out is None:
+# every condition's report and attacker from the caches the other pages fill: after the
+# Overview (same settings) nothing is evaluated and no attacker trained again
+out = ui.compute(
+    build_study_report,
+    study,
+    evaluator=ui.condition_report,
+    attack_of=ui.cached(default_attack),
+    bar="Building the report",
+)
+if out.failed:
     st.stop()
-ui.show_warnings(out.warnings)
 sr: StudyReport = out.value
 st.caption(f"Report computed {sr.created} for the study '{ui.md_escape(sr.study.name)}'.")
 

@@ -5,11 +5,10 @@ import math
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.analysis.verification import parse_priors
+from voxmetrics.analysis.verification import parse_priors, verification_of
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import condition_colors
 from voxmetrics.report import verification_frame
-from voxmetrics.ui import cache_verification as cv
 
 CONDITIONS = "vm_verif_conditions"
 
@@ -56,7 +55,7 @@ as_llrs = st.checkbox(
     help="Adds actDCF and the actual APE curve (dashed). Conditions loaded as LLRs on the Data "
     "page always get them. Cosine similarities are not LLRs: leave this off for them.",
 )
-priors = ui.safe_call(parse_priors, priors_text)
+priors = ui.compute(parse_priors, priors_text, cache=False).value
 if priors is None:
     st.stop()
 if not selected:
@@ -66,16 +65,16 @@ if not selected:
 results = {}
 for name in selected:
     cond = study.get(name)
-    result = ui.safe_call(
-        cv.verification_cached,
+    result = ui.compute(
+        verification_of,
         cond.eval,
-        p_targets=priors,
-        c_miss=c_miss,
-        c_fa=c_fa,
+        p_targets=tuple(priors),
+        c_miss=float(c_miss),
+        c_fa=float(c_fa),
         scores_are_llrs=as_llrs or cond.score_kind == "llr",
     )
-    if result is not None:
-        results[name] = result
+    if not result.failed:
+        results[name] = result.value
 if not results:
     st.stop()
 distances = [n for n in results if study.get(n).score_kind == "distance"]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from browsing import ARTIFACTS
 
 from voxmetrics.errors import VoxMetricsWarning
 from voxmetrics.plots import REPORT_SECTIONS
@@ -15,28 +15,7 @@ from voxmetrics.report.export import write_report
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 NASTY = "<img src=x onerror=alert(1)>"
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
-    ),
-]
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
 FIGURES_DRAWN = """() => {
   const divs = [...document.querySelectorAll('.figure .plotly-graph-div')];
   return divs.length > 0 && divs.every(d => d.querySelector('.main-svg'));
@@ -52,16 +31,6 @@ def report_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("report") / "report.html"
     write_report(sr, html=path)
     return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture

@@ -7,28 +7,8 @@ server is the shared fixture of ``test_browser`` (one per module, log
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path("/usr/bin/chromium").exists(),
-        reason="/usr/bin/chromium is missing (apt-get install chromium)",
-    ),
-]
-pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-from test_browser import (  # noqa: E402 (after the skips)
-    ARTIFACTS,
-    DEMO_NAMES,
-    _idle,
-    browser,  # noqa: F401 (fixture)
-    server,  # noqa: F401 (fixture)
-)
+from browsing import ARTIFACTS, DEMO_NAMES, idle
 
 # the first view fits every condition and 40 speakers: allow for a loaded machine
 SLOW = 240_000
@@ -37,7 +17,7 @@ N_CHARTS = 4  # rank distributions, MeanD bars, one speaker, MeanD per speaker
 
 
 @pytest.fixture
-def page(browser, server):  # noqa: F811 (browser is the imported fixture)
+def page(browser, server):
     # tall enough that the whole page is in view: Streamlit scrolls an inner container, so a
     # full-page screenshot only holds what the viewport shows
     context = browser.new_context(viewport={"width": 1440, "height": 4400})
@@ -50,16 +30,16 @@ def page(browser, server):  # noqa: F811 (browser is the imported fixture)
 
 def _settled(page) -> None:
     """Wait until the script has finished and every chart is drawn."""
-    _idle(page)
+    idle(page)
     page.get_by_role("heading", name="Per speaker").wait_for()
     drawn = f'document.querySelectorAll("{CHARTS} .main-svg").length >= {N_CHARTS}'
     page.wait_for_function(drawn)
-    _idle(page)
+    idle(page)
     page.wait_for_timeout(1500)  # let the grids and charts settle before a screenshot
 
 
 def test_srd_page_in_a_real_browser(page):
-    _idle(page)
+    idle(page)
     page.get_by_role("link", name="SRD", exact=True).click()
     page.wait_for_url("**/SRD")
     _settled(page)
@@ -84,7 +64,7 @@ def test_srd_linear_axes_and_another_condition(page):
     page.goto(page.url.rstrip("/") + "/SRD")
     _settled(page)
     page.get_by_text("Log-log axes", exact=True).click()
-    _idle(page)
+    idle(page)
     page.locator("[data-testid='stMain'] [data-testid='stSelectbox']", has_text="Condition").click()
     page.get_by_role("option", name="anon-leaky").click()
     page.get_by_text("anon-leaky: mean disclosure per speaker").wait_for()

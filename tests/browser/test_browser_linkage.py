@@ -5,29 +5,8 @@ Screenshots go to ``tests/artifacts/linkage*.png``; look at them after a change 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path("/usr/bin/chromium").exists(),
-        reason="/usr/bin/chromium is missing (apt-get install chromium)",
-    ),
-]
-pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-
-from test_browser import (  # noqa: E402 (after the skips)  # fixture: browser
-    ARTIFACTS,
-    DEMO_NAMES,
-    _idle,
-    browser,  # noqa: F401
-    server,  # noqa: F401
-)
+from browsing import ARTIFACTS, DEMO_NAMES, idle
 
 # the first view evaluates every condition and its similarity matrices: allow a loaded machine
 SLOW = 180_000
@@ -37,7 +16,7 @@ N_CHARTS = 7  # linkability vs N', singling out at N and vs N, conversation leng
 
 
 @pytest.fixture
-def page(browser, server):  # noqa: F811 (this module's own page: a tall viewport)
+def page(browser, server):
     # tall enough that a full-page screenshot holds the whole page (Streamlit scrolls inside
     # its main container, which a normal full_page screenshot does not unroll)
     context = browser.new_context(viewport={"width": 1440, "height": 5600})
@@ -48,28 +27,28 @@ def page(browser, server):  # noqa: F811 (this module's own page: a tall viewpor
     context.close()
 
 
-def _open_linkage(page, server: str) -> None:  # noqa: F811 (the fixture's url)
+def _open_linkage(page, server: str) -> None:
     page.goto(f"{server}/Linkage")
     page.get_by_role("heading", name="Linkage: linkability, singling out").wait_for(timeout=SLOW)
     page.get_by_role("heading", name="Summary").wait_for(timeout=SLOW)
-    _idle(page)
+    idle(page)
     page.wait_for_function(
         f"document.querySelectorAll(\"{CHARTS} .main-svg\").length >= {N_CHARTS}",
         timeout=SLOW,
     )
     page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=SLOW)
-    _idle(page)
+    idle(page)
     page.wait_for_timeout(1000)  # let the grid and the charts settle before a screenshot
 
 
 def _choose(page, label: str, option: str) -> None:
     page.get_by_role("combobox", name=label).click()
     page.get_by_role("option", name=option, exact=True).click()
-    _idle(page)
+    idle(page)
 
 
-def test_linkage_page_in_a_real_browser(page, server):  # noqa: F811 (fixture)
-    _idle(page)
+def test_linkage_page_in_a_real_browser(page, server):
+    idle(page)
     page.get_by_role("link", name="Linkage", exact=True).click()
     page.wait_for_url("**/Linkage")
     _open_linkage(page, server)
@@ -77,7 +56,7 @@ def test_linkage_page_in_a_real_browser(page, server):  # noqa: F811 (fixture)
     (ARTIFACTS / "linkage_top.png").write_bytes(top)
     _choose(page, "Anonymised voices", "anon-mild")
     page.get_by_text("anon-mild against plain: DeID").wait_for(timeout=SLOW)
-    _idle(page)
+    idle(page)
     page.wait_for_timeout(1000)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "linkage.png"), full_page=True)
@@ -106,15 +85,15 @@ def test_linkage_page_in_a_real_browser(page, server):  # noqa: F811 (fixture)
     assert assumptions.count() >= 4  # linkability, singling out, length, similarity, mean
 
 
-def test_sampled_estimate_and_raw_calibration(page, server):  # noqa: F811 (fixture)
+def test_sampled_estimate_and_raw_calibration(page, server):
     _open_linkage(page, server)
     page.get_by_text("Add a sampled estimate").click()
-    _idle(page)
+    idle(page)
     page.wait_for_selector(f"{CHARTS} .main-svg")
     curve = page.locator(CHARTS).first
     curve.get_by_text("sampled, 20 draws").first.wait_for(timeout=SLOW)
     page.get_by_text("Raw scores (VoicePAT)").click()
-    _idle(page)
+    idle(page)
     page.get_by_text("Now: Raw scores (VoicePAT)").wait_for(timeout=SLOW)
     page.wait_for_timeout(800)
     curve.screenshot(path=str(ARTIFACTS / "linkage_vs_n_sampled.png"))

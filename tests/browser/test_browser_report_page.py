@@ -6,39 +6,17 @@ report_page*.png; look at them after a layout change.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
+from browsing import ARTIFACTS, DEMO_NAMES, idle
 
-pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing (pip install playwright)"
-)
-
-# the server, browser and page fixtures of the other browser tests (one server per module)
-from test_browser import ARTIFACTS, CHROMIUM, DEMO_NAMES, browser, page, server
-
-__all__ = ["browser", "page", "server"]  # fixtures, used by name
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
-    ),
-]
-
-IDLE = "[data-test-script-state='notRunning']"
 GRID = "[data-testid='stDataFrame']"
-
-
-def _idle(page) -> None:
-    page.wait_for_selector(IDLE, state="attached")
 
 
 def test_overview_card_and_report_page(page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.goto(page.url.rstrip("/") + "/Overview")
-    _idle(page)
+    idle(page)
     page.get_by_role("heading", name="Report card").wait_for()
     page.wait_for_selector(f"{GRID} canvas")
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg")
@@ -67,10 +45,10 @@ def test_overview_card_and_report_page(page):
     page.get_by_role("link", name="Report", exact=True).click()
     page.wait_for_url("**/Report")
     page.get_by_role("heading", name="Study settings").wait_for()
-    _idle(page)
+    idle(page)
     page.get_by_role("button", name="Build report").click()
     page.get_by_role("heading", name="Downloads").wait_for(timeout=120_000)
-    _idle(page)
+    idle(page)
     page.wait_for_selector(f"{GRID} canvas")
     page.wait_for_timeout(1200)
     assert page.locator("[data-testid='stException']").count() == 0

@@ -1,0 +1,106 @@
+"""Fixtures of the browser tests: the dashboard served by ``voxmetrics app``, Chromium, a page.
+
+Every test in this folder drives the real dashboard in headless Chromium (style.md 18): it is
+marked ``browser`` (``pytest -m browser`` runs them, ``-m "not browser"`` leaves them out) and
+skipped without Debian's ``chromium``; without the playwright package none is collected.
+Shared names and waits are in ``browsing.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browsing import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, free_port
+
+try:
+    from playwright import sync_api
+except ImportError:  # pip install playwright (requirements-dev.txt)
+    sync_api = None
+
+HERE = Path(__file__).resolve().parent
+collect_ignore_glob = ["test_*.py"] if sync_api is None else []
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config, items) -> None:
+    missing = None
+    if not Path(CHROMIUM).exists():
+        missing = pytest.mark.skip(reason=f"{CHROMIUM} is missing (apt-get install chromium)")
+    for item in items:
+        if HERE in Path(item.path).parents:
+            item.add_marker(pytest.mark.browser)
+            if missing is not None:
+                item.add_marker(missing)
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"streamlit did not answer at {url} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def server(request) -> Iterator[str]:
+    """The app on a free port, one per test module, its log named after the module, started
+    by ``voxmetrics app`` (no file watcher: edits elsewhere never rerun it mid-test)."""
+    port = free_port()
+    env = {**os.environ, "BROWSER_PATH": CHROMIUM}
+    log = ARTIFACTS / f"streamlit_{request.module.__name__}.log"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "voxmetrics", "app", "--port", str(port), "--",
+                "--server.headless", "true",
+                "--server.address", "127.0.0.1",
+            ],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_until_up(url, proc)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Headless Chromium, one per test module."""
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh browser tab on the dashboard's home page."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1240}, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)  # a 2-core CI machine rendering every page
+    pg.goto(server)
+    yield pg
+    context.close()

@@ -1,0 +1,163 @@
+"""Conditions from uploaded files (the Data page), read through :func:`~voxmetrics.ui.cached`.
+
+The readers are the library's (:func:`~voxmetrics.data.readers.read_scores`,
+:func:`~voxmetrics.data.readers.read_embeddings`); each read is kept in the store of
+:func:`~voxmetrics.ui.compute`, keyed on the sha256 of the uploaded bytes, so loading the same
+file again reads nothing. The page runs these functions with ``ui.compute(..., cache=False)``:
+a bad file shows its message, and the readers' warnings reach the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.readers import read_embeddings, read_scores, read_table
+from voxmetrics.data.study import Condition
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.ui.computing import cached
+
+__all__ = [
+    "ScoredEmbeddings",
+    "Upload",
+    "condition_from_embedding_files",
+    "condition_from_score_files",
+    "scored_embeddings",
+    "with_trial_attributes",
+]
+
+
+class Upload(Protocol):
+    """What these functions need of an ``st.file_uploader`` value."""
+
+    name: str
+
+    def getvalue(self) -> bytes:
+        """The file's bytes."""
+        ...
+
+
+def _scores(upload: Upload, trials: Upload | None, format: str, distance: bool) -> ScoreMatrix:
+    return cached(read_scores)(
+        upload.getvalue(),
+        trials=trials.getvalue() if trials is not None else None,
+        format=format,
+        name=upload.name,
+        trials_name=trials.name if trials is not None else None,
+        distance=distance,
+    )
+
+
+def with_trial_attributes(sm: ScoreMatrix, upload: Upload, *, required: bool = True) -> ScoreMatrix:
+    """``sm`` with the per-trial attributes of an uploaded table joined in.
+
+    The table (CSV or Parquet) has a ``trial_id`` or a ``speaker`` column and the attribute
+    columns (:meth:`~voxmetrics.data.model.ScoreMatrix.with_attributes`); Kaldi / VoicePrivacy
+    scores carry no attributes, so this is how they get e.g. ``sex`` for the subset selector.
+    Without ``required``, a table that does not cover ``sm`` leaves it unchanged (a dev set
+    the table does not describe).
+    """
+    table = read_table(upload.getvalue(), name=upload.name)
+    try:
+        return sm.with_attributes(table, where=upload.name)
+    except VoxMetricsInputError:
+        if required:
+            raise
+        return sm
+
+
+def condition_from_score_files(
+    name: str,
+    eval_file: Upload,
+    *,
+    eval_trials: Upload | None = None,
+    dev_file: Upload | None = None,
+    dev_trials: Upload | None = None,
+    attributes: Upload | None = None,
+    format: str = "auto",
+    score_kind: str = "similarity",
+    attacker: str = "semi-informed",
+) -> Condition:
+    """A condition from uploaded score files (and Kaldi key files), each read once.
+
+    With ``score_kind="distance"`` the scores are negated on reading. ``attributes`` (a
+    trial or speaker table) is joined to eval, and to dev when it covers it
+    (:func:`with_trial_attributes`). Raises :class:`~voxmetrics.errors.VoxMetricsInputError`
+    at the first bad input.
+    """
+    distance = score_kind == "distance"
+    eval_sm = _scores(eval_file, eval_trials, format, distance)
+    dev_sm = None if dev_file is None else _scores(dev_file, dev_trials, format, distance)
+    if attributes is not None:
+        eval_sm = with_trial_attributes(eval_sm, attributes)
+        if dev_sm is not None:
+            dev_sm = with_trial_attributes(dev_sm, attributes, required=False)
+    files = ", ".join(f.name for f in (eval_file, dev_file) if f is not None)
+    return Condition(
+        name,
+        eval=eval_sm,
+        dev=dev_sm,
+        attacker=attacker,  # type: ignore[arg-type]
+        description=f"Loaded from {files}.",
+        score_kind=score_kind,  # type: ignore[arg-type]
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredEmbeddings:
+    """An embedding set and the cosine score matrices of its splits."""
+
+    embeddings: EmbeddingSet
+    """The parsed utterance embeddings."""
+    eval: ScoreMatrix
+    """Cosine scores of the eval split."""
+    dev: ScoreMatrix | None
+    """Cosine scores of the dev split, when the metadata has dev rows."""
+
+
+def scored_embeddings(
+    data: bytes,
+    metadata: bytes | None,
+    name: str,
+    metadata_name: str | None,
+    system: str | None = None,
+) -> ScoredEmbeddings:
+    """:func:`~voxmetrics.data.readers.read_embeddings` and the score matrices of its splits.
+
+    ``system`` keeps only the metadata rows of that system.
+    """
+    es = read_embeddings(
+        data, metadata=metadata, name=name, metadata_name=metadata_name, system=system
+    )
+    dev = es.score_matrix("dev") if "dev" in es.splits() else None
+    return ScoredEmbeddings(es, es.score_matrix("eval"), dev)
+
+
+def condition_from_embedding_files(
+    name: str,
+    embeddings: Upload,
+    *,
+    metadata: Upload | None = None,
+    system: str | None = None,
+    attacker: str = "semi-informed",
+) -> Condition:
+    """A condition from uploaded embeddings (+ metadata CSV), cosine-scored, read once.
+
+    Raises :class:`~voxmetrics.errors.VoxMetricsInputError` for bad input.
+    """
+    parsed = cached(scored_embeddings)(
+        embeddings.getvalue(),
+        metadata.getvalue() if metadata is not None else None,
+        embeddings.name,
+        metadata.name if metadata is not None else None,
+        system,
+    )
+    return Condition(
+        name,
+        eval=parsed.eval,
+        dev=parsed.dev,
+        attacker=attacker,  # type: ignore[arg-type]
+        embeddings=parsed.embeddings,
+        description=f"Cosine scores of {embeddings.name}.",
+    )
