@@ -3,13 +3,7 @@
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.plots.threat import (
-    lid_per_trial_figure,
-    pooled_view_figure,
-    row_view_figure,
-    scenario_metrics_figure,
-)
-from voxmetrics.threat import (
+from voxmetrics.evaluation.threat import (
     CALLOUT_EER,
     EXAMPLE_OWN_COLUMN,
     checked_conditions,
@@ -17,6 +11,12 @@ from voxmetrics.threat import (
     example_view,
     threat_callouts,
     threat_scenario,
+)
+from voxmetrics.plots.threat import (
+    lid_per_trial_figure,
+    pooled_view_figure,
+    row_view_figure,
+    scenario_metrics_figure,
 )
 from voxmetrics.ui import threat_page as text
 from voxmetrics.ui.threat_page import EDITOR_VERSION_KEY, MATRIX_KEY, W_KEY

@@ -7,8 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Condition, Study
+from voxmetrics.evaluation.threat import PAPER_EXAMPLE_SCORES, PAPER_EXAMPLE_TARGETS
 from voxmetrics.synth import demo_study
-from voxmetrics.threat import PAPER_EXAMPLE_SCORES, PAPER_EXAMPLE_TARGETS
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../app.py"  # resolved relative to this file

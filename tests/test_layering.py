@@ -19,7 +19,7 @@ LIBRARY_MODULES = [
     "voxmetrics",
     "voxmetrics.report",
     "voxmetrics.report.card",
-    "voxmetrics.threat",
+    "voxmetrics.evaluation",
     "voxmetrics.analysis.linkage",
     "voxmetrics.report.study",
     "voxmetrics.data.studyfile",

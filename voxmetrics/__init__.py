@@ -9,11 +9,17 @@ threat call-outs), reports (:mod:`voxmetrics.report`: the whole study in
 Definitions: the documentation, Methods.
 """
 
-from voxmetrics import data, errors, evaluation, metrics, report, synth, threat
+from voxmetrics import data, errors, evaluation, metrics, report, synth
 from voxmetrics._version import __version__
 from voxmetrics.data import *  # noqa: F403
 from voxmetrics.errors import *  # noqa: F403
-from voxmetrics.evaluation import ConditionReport, evaluate, evaluate_condition, evaluate_study
+from voxmetrics.evaluation import (
+    ConditionReport,
+    evaluate,
+    evaluate_condition,
+    evaluate_study,
+    threat,
+)
 from voxmetrics.metrics import *  # noqa: F403
 from voxmetrics.report.study import StudyReport, build_study_report
 

@@ -8,8 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from voxmetrics.cli._common import check_outputs, progress_bar, read_embedding_file, read_score_file
-from voxmetrics.cli.evaluate import check_source, finish, priors
+from voxmetrics.cli._common import (
+    check_outputs,
+    check_source,
+    finish,
+    priors,
+    progress_bar,
+    read_embedding_file,
+    read_score_file,
+)
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path
 

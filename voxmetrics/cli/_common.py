@@ -1,13 +1,15 @@
-"""What the sub-commands' handlers share: exit codes, input reading, output checks and JSON."""
+"""What the handlers share: exit codes, reading inputs, checking outputs, JSON, evaluate's end."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from voxmetrics.cli._fail_on import evaluate_fail_on
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path
 
@@ -66,3 +68,43 @@ def progress_bar(fraction: float, message: str) -> None:
     """A one-line progress bar on stderr (a library ``progress`` callback)."""
     filled = int(30 * fraction)
     print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {message:<40.40}", end="", file=sys.stderr)
+
+
+def priors(text: str) -> list[float]:
+    """The target priors of ``--p-target``."""
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise VoxMetricsInputError(
+            f"--p-target '{text}': give numbers separated by commas, e.g. 0.01,0.001."
+        ) from None
+
+
+def check_source(args: argparse.Namespace, what: str) -> None:
+    """Refuse EVAL with --embeddings, neither, and --metadata / --system without --embeddings."""
+    if args.embeddings:
+        if args.eval:
+            raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
+    elif args.eval:
+        for flag, value in (("--metadata", args.metadata), ("--system", args.system)):
+            if value:
+                raise VoxMetricsInputError(f"{flag} goes with --embeddings.")
+    else:
+        raise VoxMetricsInputError(f"give {what} EVAL or --embeddings EMB.")
+
+
+def finish(args: argparse.Namespace, report: Any) -> int:
+    """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``."""
+    from voxmetrics.report import report_html
+
+    result = report.to_dict()
+    # check --fail-on before writing anything, so a bad expression leaves no partial output
+    failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
+    print_json(result, args.json)
+    if args.html:
+        subsets = [r for values in (report.by or {}).values() for r in values.values()]
+        Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
+    if failed:
+        print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
+        return EXIT_FAIL_ON
+    return EXIT_OK

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from pathlib import Path
 from typing import Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import (
-    EXIT_FAIL_ON,
-    EXIT_OK,
     check_outputs,
-    print_json,
+    check_source,
+    finish,
+    priors,
     read_embedding_file,
     read_score_file,
 )
-from voxmetrics.cli._fail_on import evaluate_fail_on, parse_fail_on
+from voxmetrics.cli._fail_on import parse_fail_on
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
 
@@ -153,46 +152,6 @@ def _add_subsets(p: argparse.ArgumentParser) -> None:
         "trial_id column (one row per trial) or a speaker column (one row per speaker, e.g. "
         "speaker,sex) and the attribute columns; applied to EVAL, and to DEV when it covers it",
     )
-
-
-def priors(text: str) -> list[float]:
-    """The target priors of ``--p-target``."""
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise VoxMetricsInputError(
-            f"--p-target '{text}': give numbers separated by commas, e.g. 0.01,0.001."
-        ) from None
-
-
-def check_source(args: argparse.Namespace, what: str) -> None:
-    """Refuse EVAL with --embeddings, neither, and --metadata / --system without --embeddings."""
-    if args.embeddings:
-        if args.eval:
-            raise VoxMetricsInputError("give either EVAL or --embeddings, not both.")
-    elif args.eval:
-        for flag, value in (("--metadata", args.metadata), ("--system", args.system)):
-            if value:
-                raise VoxMetricsInputError(f"{flag} goes with --embeddings.")
-    else:
-        raise VoxMetricsInputError(f"give {what} EVAL or --embeddings EMB.")
-
-
-def finish(args: argparse.Namespace, report: Any) -> int:
-    """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``."""
-    from voxmetrics.report import report_html
-
-    result = report.to_dict()
-    # check --fail-on before writing anything, so a bad expression leaves no partial output
-    failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
-    print_json(result, args.json)
-    if args.html:
-        subsets = [r for values in (report.by or {}).values() for r in values.values()]
-        Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
-    if failed:
-        print(f"voxmetrics: --fail-on condition holds: {args.fail_on}", file=sys.stderr)
-        return EXIT_FAIL_ON
-    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:

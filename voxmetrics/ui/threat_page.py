@@ -1,7 +1,7 @@
 """The Threat model page's text, metric row and widget memory (no computation).
 
-The numbers come from :mod:`voxmetrics.threat`; this module holds what the page shows around
-them: its prose, the row of six metrics every view gets, and the widget values that must
+The numbers come from :mod:`voxmetrics.evaluation.threat`; this module holds what the page
+shows around them: its prose, the row of six metrics every view gets, and the widget values that must
 survive a page change (Streamlit drops widget state when the user leaves the page).
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from voxmetrics.threat import (
+from voxmetrics.evaluation.threat import (
     CALLOUT_EER,
     CALLOUT_LID_MAX,
     CALLOUT_LINKABILITY_FACTOR,
