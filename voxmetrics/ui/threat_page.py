@@ -1,8 +1,8 @@
 """The Threat model page's text, metric row and widget memory (no computation).
 
 The numbers come from :mod:`voxmetrics.evaluation.threat`; this module holds what the page
-shows around them: its prose, the row of six metrics every view gets, and the widget values that must
-survive a page change (Streamlit drops widget state when the user leaves the page).
+shows around them: its prose, the row of six metrics every view gets, and the widget values
+that must survive a page change (Streamlit drops widget state when the user leaves the page).
 """
 
 from __future__ import annotations
