@@ -4,6 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis.sbls import attack_sbls, default_attack
+from voxmetrics.evaluation import compare_conditions
 from voxmetrics.plots import eer_linkability_figure
 from voxmetrics.plots.card import (
     card_rationale,
@@ -16,7 +17,6 @@ from voxmetrics.report import (
     COMPARISON_COLUMNS,
     INTERVALS_COLUMNS,
     OVERVIEW_COLUMNS,
-    compare_conditions,
     comparison_frame,
     intervals_frame,
     labelled,

@@ -95,13 +95,13 @@ def check_source(args: argparse.Namespace, what: str) -> None:
 
 def finish(args: argparse.Namespace, report: Any) -> int:
     """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``."""
-    from voxmetrics.report import report_html
-
     result = report.to_dict()
     # check --fail-on before writing anything, so a bad expression leaves no partial output
     failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
     print_json(result, args.json)
-    if args.html:
+    if args.html:  # the HTML module loads Plotly: only when asked for
+        from voxmetrics.report.html import report_html
+
         subsets = [r for values in (report.by or {}).values() for r in values.values()]
         Path(args.html).write_text(report_html([report, *subsets]), encoding="utf-8")
     if failed:

@@ -55,7 +55,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """``compare``: print the JSON of the paired comparison of conditions A and B."""
     from voxmetrics.data.studyfile import load_study
-    from voxmetrics.report import compare_conditions
+    from voxmetrics.evaluation import compare_conditions
 
     check_input_path(args.study)
     check_outputs([args.json])

@@ -156,7 +156,7 @@ def _add_subsets(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``evaluate``: read the inputs, evaluate in memory (or on Dask), print the JSON."""
-    from voxmetrics.report import evaluate
+    from voxmetrics.evaluation import evaluate
 
     check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
     check_outputs([args.json, args.html])

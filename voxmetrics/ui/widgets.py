@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from voxmetrics.data.study import Condition, Study
+from voxmetrics.evaluation import ConditionReport, evaluate, evaluate_condition
 from voxmetrics.plots.card import card_legend_html, card_styler
-from voxmetrics.report import ConditionReport, evaluate, evaluate_condition
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import PngExporter, find_chromium
 from voxmetrics.ui.computing import cached, compute, content_key, remember, show_warnings
