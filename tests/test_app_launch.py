@@ -57,7 +57,7 @@ def test_the_wheel_maps_the_dashboard_into_the_package():
 def test_an_installed_dashboard_comes_first(tmp_path, monkeypatch):
     package = tmp_path / "voxmetrics"
     (package / "_dashboard").mkdir(parents=True)
-    monkeypatch.setattr(cli, "__file__", str(package / "cli.py"))
+    monkeypatch.setattr(app_command, "_PACKAGE", package)
     assert cli.dashboard_script() == tmp_path / "app.py"  # a checkout: its root
     (package / "_dashboard" / "app.py").write_text("", encoding="utf-8")
     assert cli.dashboard_script() == package / "_dashboard" / "app.py"  # a wheel
@@ -206,7 +206,7 @@ def test_editable_install_serves_the_checkouts_dashboard(tmp_path):
     )  # fmt: skip
     code = "from voxmetrics import cli; print(cli.__file__, cli.dashboard_script())"
     out = _run([str(py), "-c", code], cwd=tmp_path).stdout.split()
-    assert out == [str(ROOT / "voxmetrics" / "cli.py"), str(ROOT / "app.py")]
+    assert out == [str(ROOT / "voxmetrics" / "cli" / "__init__.py"), str(ROOT / "app.py")]
     assert not (ROOT / "voxmetrics" / "_dashboard").exists()
 
 

@@ -10,8 +10,8 @@ import pytest
 from browsing import ARTIFACTS
 
 from voxmetrics.errors import VoxMetricsWarning
-from voxmetrics.plots import REPORT_SECTIONS
 from voxmetrics.report.export import write_report
+from voxmetrics.report.html import REPORT_SECTIONS
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
