@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browsing import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, free_port
+
+from .browsing import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, free_port
 
 try:
     from playwright import sync_api

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browsing import ARTIFACTS, DEMO_NAMES, idle
+
+from .browsing import ARTIFACTS, DEMO_NAMES, idle
 
 
 def test_overview_in_a_real_browser(page):

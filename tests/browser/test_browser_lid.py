@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from browsing import ARTIFACTS, CHART, DEMO_NAMES, IDLE
+from .browsing import ARTIFACTS, CHART, DEMO_NAMES, IDLE
 
 
 def _open_lid(page) -> None:

@@ -6,7 +6,8 @@ Screenshots go to ``tests/artifacts/linkage*.png``; look at them after a change 
 from __future__ import annotations
 
 import pytest
-from browsing import ARTIFACTS, DEMO_NAMES, idle
+
+from .browsing import ARTIFACTS, DEMO_NAMES, idle
 
 # the first view evaluates every condition and its similarity matrices: allow a loaded machine
 SLOW = 180_000

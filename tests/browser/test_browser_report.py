@@ -7,13 +7,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from browsing import ARTIFACTS
 
 from voxmetrics.errors import VoxMetricsWarning
 from voxmetrics.report.export import write_report
 from voxmetrics.report.html import REPORT_SECTIONS
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
+
+from .browsing import ARTIFACTS
 
 NASTY = "<img src=x onerror=alert(1)>"
 FIGURES_DRAWN = """() => {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browsing import ARTIFACTS, DEMO_NAMES, idle
+from .browsing import ARTIFACTS, DEMO_NAMES, idle
 
 GRID = "[data-testid='stDataFrame']"
 

@@ -8,7 +8,7 @@ test reuses them.
 
 from __future__ import annotations
 
-from browsing import ARTIFACTS, CHART, DEMO_NAMES, IDLE
+from .browsing import ARTIFACTS, CHART, DEMO_NAMES, IDLE
 
 SLOW = 900_000  # ms: the first run bootstraps 5 conditions on a shared machine
 BOOT = 40  # bootstrap replicates asked for in the browser

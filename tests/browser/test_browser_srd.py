@@ -8,7 +8,8 @@ server is the shared fixture of ``test_browser`` (one per module, log
 from __future__ import annotations
 
 import pytest
-from browsing import ARTIFACTS, DEMO_NAMES, idle
+
+from .browsing import ARTIFACTS, DEMO_NAMES, idle
 
 # the first view fits every condition and 40 speakers: allow for a loaded machine
 SLOW = 240_000

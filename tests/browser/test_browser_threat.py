@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 
-from browsing import ARTIFACTS, CHART, IDLE, ROOT
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from .browsing import ARTIFACTS, CHART, IDLE, ROOT
 
 # The README's picture is refreshed only on request (VOXMETRICS_UPDATE_SCREENSHOTS=1); an
 # ordinary run writes it to tests/artifacts so the tracked assets (and their copies under

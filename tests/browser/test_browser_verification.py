@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from browsing import ARTIFACTS, CHART, DEMO_NAMES, idle
+from .browsing import ARTIFACTS, CHART, DEMO_NAMES, idle
 
 
 def test_verification_page_in_a_real_browser(page):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from browsing import ARTIFACTS, CHART, DEMO_NAMES, idle
+from .browsing import ARTIFACTS, CHART, DEMO_NAMES, idle
 
 
 def _open_zebra(page) -> None:

@@ -1,0 +1,1 @@
+"""Browser tests: the real dashboard in headless Chromium (fixtures in conftest.py)."""
