@@ -16,6 +16,7 @@ from voxmetrics._types import (
     ScoreKind,
 )
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = ["Condition", "Study", "StudySettings", "check_disjoint_speakers"]
@@ -63,6 +64,8 @@ class Condition:
     score_kind: ScoreKind = "similarity"
     """What the scores are: "similarity" (higher = closer), "llr" (calibrated natural-log LLRs:
     adds actual DCFs) or "distance" (lower = closer; the matrices hold them negated)."""
+    utility: Utility | None = None
+    """Optional utility numbers of the anonymised speech (WER, UAR, rho_F0)."""
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.strip():
