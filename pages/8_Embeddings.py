@@ -16,11 +16,9 @@ from voxmetrics.embeddings import (
 )
 
 RESULT = "vm_emb_result"
-MODELS = {
-    "ge2e": "GE2E (offline, Resemblyzer weights; a different attacker model)",
-    "ecapa": "ECAPA-TDNN (speechbrain/spkrec-ecapa-voxceleb; downloads once)",
-    "path": "ECAPA-TDNN from a local folder or hub id",
-}
+# key -> (model, label): the built-in encoders and the folders the operator listed at start
+# (`voxmetrics app --model-dir NAME=FOLDER`); the browser picks a key, never a location
+ENCODERS = ui.speaker_encoders()
 
 
 def with_conditions(study, conditions, model: str):
@@ -46,13 +44,14 @@ zip_file = zip_col.file_uploader("Audio zip", type=["zip"], key="vm_emb_zip")
 manifest_file = man_col.file_uploader("Manifest CSV", type=["csv"], key="vm_emb_manifest")
 model_col, dev_col, batch_col = st.columns([3, 1, 1])
 choice = model_col.selectbox(
-    "Speaker encoder", list(MODELS), format_func=MODELS.get, key="vm_emb_model"
+    "Speaker encoder",
+    list(ENCODERS),
+    format_func=lambda key: ENCODERS[key][1],
+    key="vm_emb_model",
+    help="The encoders this server offers; more are listed by whoever starts it "
+    "(voxmetrics app --model-dir NAME=FOLDER).",
 )
-model = choice
-if choice == "path":
-    model = model_col.text_input(
-        "ECAPA folder (hyperparams.yaml + embedding_model.ckpt) or hub id", key="vm_emb_path"
-    ).strip()
+model = ENCODERS[choice][0] if choice in ENCODERS else ""
 device = dev_col.selectbox("Device", ["auto", "cpu", "cuda"], key="vm_emb_device")
 batch_size = batch_col.number_input("Batch size", 1, 128, 16, key="vm_emb_batch")
 

@@ -9,6 +9,7 @@ the figure builders of :mod:`voxmetrics.plots` and the tables and downloads of
 per-condition reports every page shares.
 """
 
+from voxmetrics.ui.access import require_login, server_settings, speaker_encoders
 from voxmetrics.ui.computing import Outcome, cached, compute, content_key
 from voxmetrics.ui.settings import settings_form
 from voxmetrics.ui.setup import (
@@ -53,11 +54,14 @@ __all__ = [
     "one_to_n_study",
     "page_setup",
     "require_conditions",
+    "require_login",
+    "server_settings",
     "set_study",
     "settings_form",
     "show_figure",
     "show_report_card",
     "show_table",
     "show_warnings",
+    "speaker_encoders",
     "study_reports",
 ]

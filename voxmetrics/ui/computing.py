@@ -18,6 +18,13 @@ The :class:`~voxmetrics.errors.VoxMetricsWarning` messages raised go into the
 and the outcome says so. Stored values are shared by every session without a copy: like
 every result object of the library, they are read-only.
 
+The store is shared by every browser session, and one session never gets another's data from
+it: a key is made of the data itself (sha256 digests of every array, byte string, upload and
+label, never a name or a size alone, and for a lambda or a page's own function what it closes
+over), so a hit needs the very data that made the entry, which that session already has. Only
+what every session shares anyway (the demo study, the study given at start, the loaded
+models) is reused across sessions without it.
+
 A result of :func:`compute` passed on to another :func:`compute` is keyed by the call that
 made it (no hashing of its arrays again). :func:`cached` is the same store for a callback the
 library calls (e.g. the ``evaluator`` of
@@ -210,8 +217,18 @@ def _function_key(fn: Any) -> str:
         return f"method({content_key(fn.__self__)}.{fn.__func__.__qualname__})"
     name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}"
     code = getattr(fn, "__code__", None)
-    if code is not None and "<" in name:  # a lambda or a local function: where it is written
+    if code is not None and ("<" in name or name.startswith("__main__.")):
+        # a lambda, a local function or a page's own: where it is written, and what it
+        # closes over (a key without it would hand one session's result to another)
         name += f"@{code.co_filename}:{code.co_firstlineno}"
+        cells = []
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                cells.append(content_key(cell.cell_contents))
+            except ValueError:  # a cell not filled yet
+                cells.append("empty")
+        if cells:
+            name += f"[{','.join(cells)}]"
     return f"fn:{name}"
 
 

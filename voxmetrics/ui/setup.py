@@ -10,6 +10,7 @@ import streamlit as st
 from voxmetrics.data.study import Study
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.ui.access import logout_button, require_login
 from voxmetrics.ui.errors import install_error_handler
 from voxmetrics.ui.state import (
     SUBSET_KEY,
@@ -70,12 +71,16 @@ def page_setup(title: str) -> Study:
     installs the session's error handler (:func:`voxmetrics.ui.errors.install_error_handler`):
     from then on a bad-input error shows its message and any other error a short apology with
     a details expander, never a traceback.
+
+    Before anything else it is the dashboard's gate (:func:`voxmetrics.ui.access.require_login`):
+    a dashboard opened to a network stops every page here until its visitor has logged in.
     """
     st.set_page_config(
         page_title=f"{title} · VoxMetrics", page_icon=":material/graphic_eq:", layout="wide"
     )
     install_error_handler()  # from here on, no page shows a traceback
-    get_study()  # the demo study on the first run of a session
+    require_login()  # shared on a network: nothing below runs before the visitor logs in
+    get_study()  # the start-up (or demo) study on the first run of a session
     with st.sidebar:
         st.markdown("### VoxMetrics")
         for item in MENU:
@@ -83,6 +88,7 @@ def page_setup(title: str) -> Study:
         st.divider()
         _study_sidebar(get_study())
         _subset_selector(get_study())
+        logout_button()
     return shown_study()
 
 

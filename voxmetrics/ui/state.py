@@ -6,10 +6,14 @@ widgets, so it survives page changes. Every edit replaces the study with a new o
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from voxmetrics.data.study import Study
+from voxmetrics.data.studyfile import load_study
 from voxmetrics.synth import demo_study
+from voxmetrics.ui.access import server_settings
 from voxmetrics.ui.computing import compute
 
 __all__ = [
@@ -24,6 +28,7 @@ __all__ = [
     "pop_notice",
     "set_study",
     "shown_study",
+    "start_study",
 ]
 
 STUDY_KEY = "vm_study"
@@ -40,10 +45,31 @@ def demo() -> Study:
     return compute(demo_study, spinner="Simulating the demo study…").value
 
 
+def start_study() -> Study:
+    """The study a new session opens: ``voxmetrics app STUDY.vxm``'s, else the demo study.
+
+    The operator's study file is read once per server, with the safe reader of
+    :func:`~voxmetrics.data.studyfile.load_study`; every session starts from that (immutable)
+    study and edits its own copy. A file that cannot be read any more is named in a message
+    and the session starts with an empty study.
+    """
+    path = server_settings().study
+    if path is None:
+        return demo()
+    if not Path(path).is_file():
+        st.error(
+            f"The study file {path} given at start is gone; load a study from the sidebar.",
+            icon=":material/error:",
+        )
+        return Study()
+    out = compute(load_study, path, spinner=f"Opening {Path(path).name}…")
+    return Study() if out.failed else out.value
+
+
 def get_study() -> Study:
-    """The session's study; on the first run of a session, the built-in demo study."""
+    """The session's study; on the first run of a session, :func:`start_study`."""
     if STUDY_KEY not in st.session_state:
-        st.session_state[STUDY_KEY] = demo()
+        st.session_state[STUDY_KEY] = start_study()
     return st.session_state[STUDY_KEY]
 
 
