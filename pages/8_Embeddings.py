@@ -16,9 +16,6 @@ from voxmetrics.embeddings import (
 )
 
 RESULT = "vm_emb_result"
-# key -> (model, label): the built-in encoders and the folders the operator listed at start
-# (`voxmetrics app --model-dir NAME=FOLDER`); the browser picks a key, never a location
-ENCODERS = ui.speaker_encoders()
 
 
 def with_conditions(study, conditions, model: str):
@@ -29,6 +26,9 @@ def with_conditions(study, conditions, model: str):
 
 
 study = ui.page_setup("Embeddings")
+# key -> (model, label): the built-in encoders and the folders the operator listed at start
+# (`voxmetrics app --model-dir NAME=FOLDER`); the browser picks a key, never a location
+ENCODERS = ui.speaker_encoders()
 st.title("Embeddings: from recordings to conditions")
 st.markdown(
     "Upload a **zip of recordings** (wav, flac, ogg or mp3) and a **manifest CSV** with columns "
