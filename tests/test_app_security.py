@@ -166,6 +166,23 @@ def test_model_folders_are_the_operators(launched, tmp_path):
     assert settings.models == (("lab", str(folder.resolve())),)
 
 
+def test_model_folders_from_the_config_file(launched, tmp_path, monkeypatch, capsys):
+    for name in ("a", "b"):
+        (tmp_path / "models" / name).mkdir(parents=True)
+        (tmp_path / "models" / name / "hyperparams.yaml").write_text("x: 1\n", encoding="utf-8")
+    config = tmp_path / "voxmetrics.toml"
+    config.write_text('[models]\nteam = "models/a"\n', encoding="utf-8")
+    monkeypatch.setenv("VOXMETRICS_CONFIG", str(config))
+    _, settings = launched("--model-dir", f"mine={tmp_path / 'models' / 'b'}")
+    assert settings.models == (
+        ("team", str((tmp_path / "models" / "a").resolve())),  # relative to the file
+        ("mine", str((tmp_path / "models" / "b").resolve())),
+    )
+    config.write_text("[models]\nteam = 3\n", encoding="utf-8")
+    status, _ = launched()
+    assert status == 2 and "[models]" in capsys.readouterr().err
+
+
 def test_a_study_given_at_start_is_read_with_the_safe_reader(launched, tmp_path, capsys):
     path = save_study(demo_study(n_speakers=6, seed=3), tmp_path / "lab.vxm")
     argv, settings = launched(str(path), "--", "--server.headless", "true")

@@ -13,6 +13,7 @@ import re
 import secrets
 import subprocess
 import sys
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 from voxmetrics.cli._common import EXIT_OK
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import ENV_CONFIG
 
 DASHBOARD_CONFIG: dict[str, str] = {
     "theme.base": "light",
@@ -254,7 +256,7 @@ def add_parser(subparsers: Any) -> None:
         metavar="NAME=FOLDER",
         help="offer a local ECAPA-TDNN model folder (hyperparams.yaml + embedding_model.ckpt) "
         "on the Embeddings page under NAME (repeatable); besides GE2E and the official ECAPA, "
-        "the only models the dashboard can load",
+        "the only models the dashboard can load (also: a [models] table in voxmetrics.toml)",
     )
     p.add_argument(
         "--dev",
@@ -314,6 +316,27 @@ def _models(specs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     return tuple(models.items())
 
 
+def config_models(environ: dict[str, str] | None = None) -> list[str]:
+    """The ``[models]`` table of the dashboard's config file as ``NAME=FOLDER`` options.
+
+    The file is the one of the input limits: ``VOXMETRICS_CONFIG``, else ``voxmetrics.toml``
+    in the working folder; a relative folder is relative to the file's.
+    """
+    environ = os.environ if environ is None else environ
+    path = Path(environ.get(ENV_CONFIG) or "voxmetrics.toml")
+    if not path.is_file():
+        return []
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("models", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise VoxMetricsInputError(f"{path}: not a valid TOML file ({exc}).") from None
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise VoxMetricsInputError(
+            f'{path}: [models] lists NAME = "FOLDER" lines, e.g. my-ecapa = "/srv/ecapa".'
+        )
+    return [f"{name}={path.parent / Path(folder).expanduser()}" for name, folder in table.items()]
+
+
 def _study(path: str | None) -> str | None:
     """The absolute path of a start-up study, read once here so a bad file fails now."""
     if path is None:
@@ -363,7 +386,7 @@ def settings_from_args(
         token_sha256=token_sha256,
         oidc_provider=args.oidc_provider,
         allowed=tuple(a.strip().lower() for a in args.allow if a.strip()),
-        models=_models(args.model_dir),
+        models=_models([*config_models(), *args.model_dir]),
         study=_study(study),
     )
     return settings, printed
