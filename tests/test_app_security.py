@@ -336,6 +336,24 @@ def test_no_page_shows_data_before_the_token(monkeypatch, page):
     assert [t.label for t in at.text_input] == ["Access token"]
 
 
+def test_streamlit_run_on_a_network_address_shows_nothing(monkeypatch):
+    """``streamlit run app.py --server.address 0.0.0.0``, without ``voxmetrics app``."""
+    from streamlit import config
+
+    monkeypatch.delenv(SETTINGS_ENV, raising=False)
+    before = config.get_option("server.address")
+    try:
+        config.set_option("server.address", "0.0.0.0")
+        at = _apptest(ROOT / "app.py").run()
+        assert "voxmetrics app --host 0.0.0.0" in at.error[0].value
+        assert "plain" not in _shown_text(at) and not at.sidebar.button
+        config.set_option("server.address", "127.0.0.1")
+        at = _apptest(ROOT / "app.py").run()
+        assert not at.error and all(name in _shown_text(at) for name in DEMO_NAMES)
+    finally:
+        config.set_option("server.address", before)
+
+
 def test_the_token_opens_the_dashboard_for_this_session(monkeypatch):
     _settings(monkeypatch, host="0.0.0.0", login="token", token_sha256=token_digest(TOKEN))
     at = _apptest(ROOT / "app.py").run()

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 
 import streamlit as st
 
-from voxmetrics.cli.app import DashboardSettings
+from voxmetrics.cli.app import SETTINGS_ENV, DashboardSettings, is_loopback
 from voxmetrics.embeddings.extractors import DEFAULT_ECAPA
 
 __all__ = [
@@ -168,11 +169,21 @@ def require_login() -> None:
     """The gate of every page: stop it here unless its visitor may see the dashboard.
 
     No login on this machine only; with ``--host`` (or ``--login``) the visitor enters the
-    access token, or logs in with OpenID Connect, before anything else of the page runs.
+    access token, or logs in with OpenID Connect, before anything else of the page runs. A
+    dashboard served on a network address without ``voxmetrics app`` (``streamlit run app.py
+    --server.address 0.0.0.0``) shows nothing but how to start it with a login.
     """
     settings = server_settings()
     if settings.login is None:
-        return
+        address = st.get_option("server.address")
+        if SETTINGS_ENV in os.environ or not address or is_loopback(str(address)):
+            return
+        # `streamlit run app.py --server.address ADDRESS`: on a network, with no login set up
+        st.error(
+            f"This dashboard listens on {address} without a login. Start it with "
+            f"`voxmetrics app --host {address}`, which asks visitors for an access token."
+        )
+        st.stop()
     if settings.login == "token":
         if st.session_state.get(LOGIN_KEY) is True:
             return
