@@ -404,7 +404,8 @@ def exposure_warning(settings: DashboardSettings, port: int | None) -> str:
         f"voxmetrics app: warning: listening on {where}, reachable from the network. "
         f"Whoever reaches it and logs in with {login} can see and download {EXPOSED_DATA}; "
         "they can upload data and run the listed speaker encoders on this server. Each "
-        "browser session sees only its own study. The connection is plain HTTP unless "
+        "browser session sees only its own study (and the one given at start, if any). "
+        "The connection is plain HTTP unless "
         "you serve it through HTTPS (a reverse proxy, or Streamlit's server.sslCertFile)."
     )
 
