@@ -425,7 +425,8 @@ def test_a_study_given_at_start_opens_in_every_session(monkeypatch, tmp_path):
         assert "lab-only" in shown and "lab study" in shown and "anon-strong" not in shown
     path.unlink()
     at = _apptest(ROOT / "app.py").run()  # the file is gone: said, and an empty study
-    assert not at.exception and "is gone" in at.error[0].value
+    assert not at.exception and "lab.vxm given at start is gone" in at.error[0].value
+    assert str(tmp_path) not in at.error[0].value  # the name, not where it lies
 
 
 # ---------------------------------------------------------------- one store, no shared data

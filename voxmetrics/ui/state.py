@@ -56,13 +56,14 @@ def start_study() -> Study:
     path = server_settings().study
     if path is None:
         return demo()
+    name = Path(path).name  # the visitor sees the file's name, not where it lies
     if not Path(path).is_file():
         st.error(
-            f"The study file {path} given at start is gone; load a study from the sidebar.",
+            f"The study file {name} given at start is gone; load a study from the sidebar.",
             icon=":material/error:",
         )
         return Study()
-    out = compute(load_study, path, spinner=f"Opening {Path(path).name}…")
+    out = compute(load_study, path, name=name, spinner=f"Opening {name}…")
     return Study() if out.failed else out.value
 
 
