@@ -34,6 +34,7 @@ from voxmetrics.cli.app import (
 from voxmetrics.data.study import Study
 from voxmetrics.data.studyfile import save_study
 from voxmetrics.synth import demo_study
+from voxmetrics.ui import access
 from voxmetrics.ui.setup import MENU
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -387,6 +388,10 @@ def test_oidc_login_through_streamlit(monkeypatch):
         "server_metadata_url": "http://localhost:1/.well-known/openid-configuration",
     }
     at.user = {"is_logged_in": False}
+    monkeypatch.setattr(access, "_authlib_installed", lambda: False)
+    at.run()  # st.login needs Authlib: the page says how to install it
+    assert "streamlit[auth]" in at.error[0].value and "plain" not in _shown_text(at)
+    monkeypatch.setattr(access, "_authlib_installed", lambda: True)
     at.run()
     assert [b.label for b in at.button] == ["Log in"] and "plain" not in _shown_text(at)
     at.user = {"is_logged_in": True, "email": "eve@elsewhere.org"}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import os
 
 import streamlit as st
@@ -137,6 +138,11 @@ def _email_allowed(email: str, allowed: tuple[str, ...]) -> bool:
     return any(email == a or (a.startswith("@") and email.endswith(a)) for a in allowed)
 
 
+def _authlib_installed() -> bool:
+    """Whether Authlib, which ``st.login`` needs, is installed."""
+    return importlib.util.find_spec("authlib") is not None
+
+
 def _oidc_login(settings: DashboardSettings) -> bool:
     """Streamlit's OpenID Connect login; True once an allowed account is logged in."""
     provider = settings.oidc_provider
@@ -148,6 +154,12 @@ def _oidc_login(settings: DashboardSettings) -> bool:
         )
         return False
     if not st.user.is_logged_in:
+        if not _authlib_installed():
+            st.error(
+                "This dashboard is set to log visitors in with OpenID Connect, which needs "
+                "Authlib on the server: pip install 'streamlit[auth]', then restart it."
+            )
+            return False
         st.title("VoxMetrics")
         st.markdown("This dashboard is shared on a network: log in to see it.")
         args = () if provider is None else (provider,)
