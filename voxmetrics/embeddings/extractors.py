@@ -224,7 +224,8 @@ class EcapaExtractor:
                     savedir=None,
                     overrides=overrides,
                     local_strategy=LocalStrategy.NO_LINK,
-                    run_opts={"device": self.device},
+                    # SpeechBrain parses "cuda:<index>"; a bare "cuda" logs a warning
+                    run_opts={"device": "cuda:0" if self.device == "cuda" else self.device},
                 )
         except VoxMetricsInputError:
             raise
