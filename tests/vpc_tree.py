@@ -89,9 +89,7 @@ def write_tree(
                 (tri / "utt2spk").write_text("".join(f"{u} {u.split('-')[0]}\n" for u in utts))
                 (tri / "spk2gender").write_text("".join(f"{s} {sex}\n" for s in spk))
             key = [
-                (e, u, "target" if u.split("-")[0] == e else "nontarget")
-                for u in utts
-                for e in spk
+                (e, u, "target" if u.split("-")[0] == e else "nontarget") for u in utts for e in spk
             ]
             (data / f"libri_{split}_trials_{sex}" / "trials").write_text(
                 "".join(f"{e} {u} {lab}\n" for e, u, lab in key)
