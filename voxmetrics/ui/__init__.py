@@ -20,7 +20,11 @@ from voxmetrics.ui.setup import (
     require_conditions,
 )
 from voxmetrics.ui.state import get_study, load_demo, notify, set_study
-from voxmetrics.ui.uploads import condition_from_embedding_files, condition_from_score_files
+from voxmetrics.ui.uploads import (
+    condition_from_embedding_files,
+    condition_from_score_files,
+    study_with_vpc_tree,
+)
 from voxmetrics.ui.widgets import (
     condition_report,
     download_button,
@@ -60,4 +64,5 @@ __all__ = [
     "show_table",
     "show_warnings",
     "study_reports",
+    "study_with_vpc_tree",
 ]
