@@ -5,6 +5,7 @@ challenge's."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -223,3 +224,74 @@ def test_zip_error_names_the_member_not_a_temporary_folder(tmp_path):
     text = str(info.value)
     assert text.startswith("x.zip: ") and "voxmetrics-vpc-" not in text
     assert np.all(True)
+
+
+def _speechbrain_summary(root: Path, system: str) -> None:
+    """results_orig.txt / results_anon.txt with the EERs the challenge's scripts compute
+    (``round(EER * 100, 3)`` of SpeechBrain's EER on each trial list)."""
+    rows = {"orig": [], "anon": []}
+    for which, model, suffix in (
+        ("orig", "asv_orig", ""),
+        ("anon", f"asv_anon_{system}", f"_{system}"),
+    ):
+        for split in ("dev", "test"):
+            for sex in ("f", "m"):
+                folder = (
+                    root
+                    / "exp"
+                    / model
+                    / f"libri_{split}_enrolls{suffix}-libri_{split}_trials_{sex}{suffix}"
+                )
+                pos, neg = read_pairs(
+                    folder / "scores", root / "data" / f"libri_{split}_trials_{sex}" / "trials"
+                )
+                value, _ = speechbrain_eer(torch.tensor(pos), torch.tensor(neg))
+                kind = "original" if which == "orig" else "anon"
+                rows[which].append(
+                    f"0 libri {split} {sex} {kind} {kind} {round(float(value) * 100, 3)}"
+                )
+    for which, title in (("orig", "ASV_eval results"), ("anon", "ASV_eval^anon results")):
+        folder = root / "exp" / "results_summary" / f"eval_{which}_{system}"
+        folder.mkdir(parents=True, exist_ok=True)
+        text = (
+            f"---- Time: 1 ----\n\n---- {title} ----\n  dataset split gender enrollment trial EER\n"
+        )
+        (folder / f"results_{which}.txt").write_text(text + "\n".join(rows[which]) + "\n")
+
+
+def test_summary_eers_agree_with_the_scores(tmp_path, capsys):
+    root = write_tree(
+        tmp_path / "t", {"mcadams": 1.0}, n_speakers=4, n_utts=5, results=False, decimals=3
+    )
+    _speechbrain_summary(root, "mcadams")
+    assert main(["study", "build", str(tmp_path / "s.vxm"), str(root)]) == 0
+    err = capsys.readouterr().err
+    assert "8 per-gender EER(s) of the results summaries agree with the scores" in err
+    assert "warning: the EER" not in err
+
+
+def test_report_subset_gives_the_per_gender_eers(tree, imported, tmp_path):
+    out = tmp_path / "s.vxm"
+    assert main(["study", "build", str(out), str(tree)]) == 0
+    for sex in ("f", "m"):
+        js = tmp_path / f"{sex}.json"
+        argv = [
+            "report",
+            str(out),
+            "--json",
+            str(js),
+            "--subset",
+            f"sex={sex.upper()}",
+            "--bootstrap",
+            "0",
+        ]
+        assert main(argv) == 0
+        report = json.loads(js.read_text())
+        for name, (model, es, ts) in SCENARIOS.items():
+            folder = tree / "exp" / model / f"libri_test_enrolls{es}-libri_test_trials_{sex}{ts}"
+            pos, neg = read_pairs(
+                folder / "scores", tree / "data" / f"libri_test_trials_{sex}" / "trials"
+            )
+            expected, _ = speechbrain_eer(torch.tensor(pos), torch.tensor(neg))
+            assert report["conditions"][name]["eer"] == pytest.approx(float(expected), abs=1e-6)
+            assert report["conditions"][name]["n_pairs"] == len(pos) + len(neg)
