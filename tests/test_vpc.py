@@ -295,3 +295,49 @@ def test_report_subset_gives_the_per_gender_eers(tree, imported, tmp_path):
             expected, _ = speechbrain_eer(torch.tensor(pos), torch.tensor(neg))
             assert report["conditions"][name]["eer"] == pytest.approx(float(expected), abs=1e-6)
             assert report["conditions"][name]["n_pairs"] == len(pos) + len(neg)
+
+
+def test_notes_on_gender_lists_and_unenrolled_speakers(tmp_path):
+    root = write_tree(tmp_path / "t", {"mcadams": 1.0})
+    s2g = root / "data" / "libri_dev_trials_f" / "spk2gender"
+    s2g.write_text(s2g.read_text().replace("1000 f", "1000 m"))
+    # a trial of a speaker who is not enrolled, listed against the enrolled women
+    key = root / "data" / "libri_test_trials_f" / "trials"
+    key.write_text(
+        key.read_text() + "".join(f"{e} 1999-0000 nontarget\n" for e in ("2000", "2001", "2002"))
+    )
+    u2s = root / "data" / "libri_test_trials_f" / "utt2spk"
+    u2s.write_text(u2s.read_text() + "1999-0000 1999\n")
+    for scores in root.glob("exp/*/libri_test_enrolls*-libri_test_trials_f*/scores"):
+        scores.write_text(
+            scores.read_text() + "".join(f"{e} 1999-0000 0.0\n" for e in ("2000", "2001", "2002"))
+        )
+    imp = read_vpc_tree(root)
+    missing = "\n".join(imp.missing)
+    assert (
+        "original dev: libri_dev_trials_f/spk2gender gives 1 speaker(s) of the trials_f list "
+        "another gender (first: '1000')" in missing
+    )
+    assert "original test: 1 trial(s) have a speaker who is not enrolled" in missing
+    assert "original test: the subset sex = F holds 27 of the 30 pairs of its trial list" in missing
+
+
+def test_malformed_utility_in_a_study_file_is_refused(imported):
+    import io
+    import zipfile
+
+    data = study_to_bytes(imported.study)
+    src = zipfile.ZipFile(io.BytesIO(data))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as out:
+        for info in src.infolist():
+            body = src.read(info)
+            if info.filename == "manifest.json":
+                manifest = json.loads(body)
+                manifest["conditions"][1]["utility"]["uar"] = 42.5
+                body = json.dumps(manifest).encode()
+            out.writestr(info.filename, body)
+    with pytest.raises(
+        VoxMetricsInputError, match=r"uar is 42.5; it must be a fraction in \[0, 1\]"
+    ):
+        study_from_bytes(buf.getvalue(), name="bad.vxm")

@@ -567,8 +567,8 @@ def _utt2spk(parts: dict[str, tuple[Path, Path]]) -> dict[str, str] | None:
     return out
 
 
-def _matrix(parts: dict[str, tuple[Path, Path]], label: str) -> tuple[ScoreMatrix, int]:
-    """The split's one sparse matrix (female and male lists joined), and trials excluded."""
+def _matrix(parts: dict[str, tuple[Path, Path]], label: str) -> tuple[ScoreMatrix, list[str]]:
+    """The split's one sparse matrix (female and male lists joined), and notes on it."""
     frames = [_part_frame(s, k, _SEX[part]) for part, (s, k) in sorted(parts.items())]
     pairs = pd.concat(frames, ignore_index=True)
     sexes = pairs.groupby("trial")["sex"].nunique()
@@ -601,7 +601,43 @@ def _matrix(parts: dict[str, tuple[Path, Path]], label: str) -> tuple[ScoreMatri
     for w in caught:
         if not issubclass(w.category, ExcludedTrialsWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return sm, sm.n_excluded_trials
+    return sm, _matrix_notes(sm, pairs, parts, label)
+
+
+def _matrix_notes(
+    sm: ScoreMatrix, pairs: pd.DataFrame, parts: dict[str, tuple[Path, Path]], label: str
+) -> list[str]:
+    """Where a per-gender subset of ``sm`` would not be the challenge's trial list."""
+    notes = []
+    if sm.n_excluded_trials:
+        notes.append(
+            f"{label}: {sm.n_excluded_trials} trial(s) have a speaker who is not enrolled; "
+            "VoxMetrics leaves them out, the challenge's EER counts their pairs as non-mated."
+        )
+    for value, n in pairs.groupby("sex").size().items():
+        try:
+            got = sm.subset_attribute("sex", str(value)).n_pairs
+        except VoxMetricsInputError:
+            got = 0
+        if got != n:
+            notes.append(
+                f"{label}: the subset sex = {value} holds {got} of the {n} pairs of its trial "
+                "list, so its EER is not the challenge's per-gender EER."
+            )
+    for part, (_, key) in parts.items():
+        path = key.parent / "spk2gender"
+        if not path.is_file():
+            continue
+        genders = _mapping(path, "speaker gender")
+        own = pairs.loc[pairs["sex"] == _SEX[part], "enrol"].unique()
+        other = [s for s in own if genders.get(s, part[-1]).lower() != part[-1]]
+        if other:
+            notes.append(
+                f"{label}: {path.parent.name}/spk2gender gives {len(other)} speaker(s) of the "
+                f"{part} list another gender (first: '{other[0]}'); sex follows the list, as "
+                "in the challenge's results."
+            )
+    return notes
 
 
 def _summaries(f: _Found) -> tuple[dict[str, dict[str, pd.DataFrame]], pd.DataFrame]:
@@ -648,12 +684,8 @@ def _condition(f: _Found, system: str, attacker: str, utility: Utility | None) -
             if part not in parts:
                 f.missing.append(f"{name}: no {split} {part} scores; the {split} set has one sex.")
         label = f"{name} {split}"
-        sm, excluded = _matrix(parts, label)
-        if excluded:
-            f.missing.append(
-                f"{label}: {excluded} trial(s) have a speaker who is not enrolled; VoxMetrics "
-                "leaves them out, the challenge's EER counts their pairs as non-mated."
-            )
+        sm, notes = _matrix(parts, label)
+        f.missing.extend(notes)
         matrices[_SPLITS[split]] = sm
         f.found.append(
             f"{label}: {sm.n_trials} trials x {sm.n_enrolled} enrolled, {sm.n_pairs} listed pairs"
