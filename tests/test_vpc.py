@@ -341,3 +341,13 @@ def test_malformed_utility_in_a_study_file_is_refused(imported):
         VoxMetricsInputError, match=r"uar is 42.5; it must be a fraction in \[0, 1\]"
     ):
         study_from_bytes(buf.getvalue(), name="bad.vxm")
+
+
+def test_condition_facts_show_the_utility(imported):
+    from voxmetrics.data.summary import condition_facts
+
+    facts = condition_facts(imported.study.get("mcadams (ignorant)"))
+    assert (
+        facts[-1]
+        == "utility: WER 2.9%, UAR 42.5% (results of mcadams (WER: test, UAR: test split))"
+    )

@@ -24,7 +24,7 @@ BUILD_DESCRIPTION = (
     "llr or distance), paths relative to the manifest; or a VoicePrivacy Challenge 2024 "
     "evaluation tree (the data/ and exp/ folders of its run_evaluation.py): one condition per "
     "(anonymisation system, attacker: original, ignorant, lazy-informed, semi-informed), the "
-    "female and male trial lists joined with the trial attribute sex (report --by sex), the "
+    "female and male trial lists joined with the trial attribute sex (report --subset sex=F), the "
     "test split as eval set and the dev split as dev set, WER and UAR from the results "
     "summaries. Prints the conditions found and what is missing."
 )
