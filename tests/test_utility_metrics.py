@@ -195,3 +195,34 @@ def test_study_build_attaches_computed_utility(tmp_path, capsys):
     )
     assert status != 0
     assert "--wer nope: no condition or system of that name" in capsys.readouterr().err
+
+
+def test_study_build_rho_f0_from_recordings(tmp_path, capsys):
+    import soundfile as sf
+
+    root = write_tree(tmp_path / "tree", {"mcadams": 1.0}, results=False)
+    sr = 16000
+    t = np.arange(sr) / sr
+    contour = 140 + 30 * np.sin(2 * np.pi * 1.5 * t)  # a rising and falling pitch
+    orig, anon = tmp_path / "orig", tmp_path / "anon"
+    orig.mkdir()
+    anon.mkdir()
+    for k, shift in enumerate((1.4, 1.2)):
+        utt = f"1000-{k:04d}"
+        sf.write(orig / f"{utt}.wav", 0.4 * np.sin(2 * np.pi * np.cumsum(contour) / sr), sr)
+        sf.write(anon / f"{utt}.wav", 0.4 * np.sin(2 * np.pi * np.cumsum(shift * contour) / sr), sr)
+    out = tmp_path / "s.vxm"
+    argv = [
+        "study",
+        "build",
+        str(out),
+        str(root),
+        "--rho-f0",
+        "mcadams (ignorant)",
+        str(orig),
+        str(anon),
+    ]
+    assert main(argv) == 0, capsys.readouterr().err
+    u = load_study(out).get("mcadams (ignorant)").utility
+    assert u.rho_f0 > 0.9  # the anonymised pitch follows the original's contour
+    assert u.wer is None and "rho_F0 of" in u.source
