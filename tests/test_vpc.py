@@ -351,3 +351,25 @@ def test_condition_facts_show_the_utility(imported):
         facts[-1]
         == "utility: WER 2.9%, UAR 42.5% (results of mcadams (WER: test, UAR: test split))"
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            "1000 1000-0000 0.5 7\n",
+            r"line 28 has 4 fields; every line must be `enroll_id trial_id score`",
+        ),
+        (
+            "\n1000 1000-0009\n",
+            r"line 29 has 2 field\(s\); every line must be `enroll_id trial_id score`",
+        ),
+        ("1000 1000-0009 nan\n", r"the score 'nan' of \(1000, 1000-0009\) is not a finite number"),
+    ],
+)
+def test_malformed_score_lines(tmp_path, extra, message):
+    root = write_tree(tmp_path / "t", {"mcadams": 1.0})
+    scores = root / "exp" / "asv_orig" / "libri_dev_enrolls-libri_dev_trials_f" / "scores"
+    scores.write_text(scores.read_text() + extra)
+    with pytest.raises(VoxMetricsInputError, match=message):
+        read_vpc_tree(root)

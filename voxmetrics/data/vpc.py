@@ -37,6 +37,7 @@ what is missing.
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 import tempfile
@@ -116,34 +117,54 @@ class VPCImport:
 # ---------------------------------------------------------------- small readers
 
 
-def _lines(path: Path, n: int | None, layout: str) -> list[list[str]]:
-    """Whitespace-separated fields of the non-blank lines (exactly ``n`` when given)."""
+def _frame(path: Path, columns: tuple[str, ...], layout: str) -> pd.DataFrame:
+    """The whitespace-separated fields of a Kaldi-style file, as text, one row per line.
+
+    Blank lines are skipped; any other line must have exactly ``len(columns)`` fields.
+    """
     data = read_file_bytes(path, str(path))
     try:
-        text = data.decode("utf-8-sig")
+        data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise VoxMetricsInputError(
             f"{path}: is not UTF-8 text; a `{layout}` file is plain text."
         ) from None
-    rows = []
-    for i, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        if n is not None and len(fields) != n:
-            raise VoxMetricsInputError(
-                f"{path}: line {i} has {len(fields)} field(s); every line must be `{layout}`."
-            )
-        rows.append(fields)
-    if not rows:
+    try:
+        df = pd.read_csv(
+            io.BytesIO(data),
+            sep=r"\s+",
+            header=None,
+            names=list(columns),
+            dtype=str,
+            keep_default_na=False,
+            skip_blank_lines=False,
+            quoting=csv.QUOTE_NONE,
+            encoding="utf-8-sig",
+        )
+    except pd.errors.ParserError as exc:
+        m = re.search(r"in line (\d+), saw (\d+)", str(exc))
+        where = f"line {m.group(1)} has {m.group(2)} fields" if m else f"cannot be parsed ({exc})"
+        raise VoxMetricsInputError(f"{path}: {where}; every line must be `{layout}`.") from None
+    except pd.errors.EmptyDataError:
+        df = pd.DataFrame(columns=list(columns))
+    empty = (df == "").to_numpy()
+    blank = empty.all(axis=1)
+    short = empty.any(axis=1) & ~blank
+    if short.any():
+        i = int(np.argmax(short))
+        n = int((~empty[i]).sum())
+        raise VoxMetricsInputError(
+            f"{path}: line {i + 1} has {n} field(s); every line must be `{layout}`."
+        )
+    df = df.loc[~blank].reset_index(drop=True)
+    if df.empty:
         raise VoxMetricsInputError(f"{path}: the file is empty; it should hold `{layout}` lines.")
-    return rows
+    return df
 
 
 def _key(path: Path) -> pd.DataFrame:
     """A trial key (enrol, trial, target) without duplicate pairs (VoicePrivacy's dict)."""
-    rows = _lines(path, 3, "enrol_id trial_id target|nontarget")
-    df = pd.DataFrame(rows, columns=["enrol", "trial", "label"])
+    df = _frame(path, ("enrol", "trial", "label"), "enrol_id trial_id target|nontarget")
     label = df["label"].str.lower()
     bad = ~label.isin(("target", "nontarget"))
     if bad.any():
@@ -167,8 +188,7 @@ def _key(path: Path) -> pd.DataFrame:
 
 def _scores(path: Path) -> pd.DataFrame:
     """A scores file ``enroll_id trial_id score`` (no header), scores as float64."""
-    rows = _lines(path, 3, "enroll_id trial_id score")
-    df = pd.DataFrame(rows, columns=["enrol", "trial", "score"])
+    df = _frame(path, ("enrol", "trial", "score"), "enroll_id trial_id score")
     score = pd.to_numeric(df["score"], errors="coerce")
     bad = ~np.isfinite(score.to_numpy(dtype=np.float64))
     if bad.any():
@@ -190,9 +210,9 @@ def _scores(path: Path) -> pd.DataFrame:
 
 
 def _mapping(path: Path, layout: str) -> dict[str, str]:
-    rows = _lines(path, 2, layout)
+    df = _frame(path, ("a", "b"), layout)
     out: dict[str, str] = {}
-    for a, b in rows:
+    for a, b in zip(df["a"].tolist(), df["b"].tolist(), strict=True):
         if out.setdefault(a, b) != b:
             raise VoxMetricsInputError(
                 f"{path}: '{a}' is given both '{out[a]}' and '{b}'; give it one value."
@@ -506,23 +526,26 @@ def _walk(root: Path) -> _Found:
 def _part_frame(scores: Path, key: Path, sex: str) -> pd.DataFrame:
     """The listed pairs of one trial list with their scores; every pair must be scored."""
     k, s = _key(key), _scores(scores)
-    both = k.merge(s, on=["enrol", "trial"], how="outer", indicator=True)
-    unscored = both[both["_merge"] == "left_only"]
-    if len(unscored):
-        r = unscored.iloc[0]
+    kk = k["enrol"] + "\t" + k["trial"]
+    sk = s["enrol"] + "\t" + s["trial"]
+    pos = pd.Index(sk).get_indexer(kk)  # the scores' pairs are unique (_scores checks)
+    if (pos < 0).any():
+        i = int(np.argmax(pos < 0))
         raise VoxMetricsInputError(
-            f"{scores}: {len(unscored)} of the {len(k)} pairs of the trial key {key} have no "
-            f"score (first: {r['enrol']} {r['trial']}); the scores must cover every listed pair, "
-            "so run the challenge's evaluation again or give the complete scores file."
+            f"{scores}: {int((pos < 0).sum())} of the {len(k)} pairs of the trial key {key} have "
+            f"no score (first: {k['enrol'].iloc[i]} {k['trial'].iloc[i]}); the scores must cover "
+            "every listed pair, so run the challenge's evaluation again or give the complete "
+            "scores file."
         )
-    unlisted = both[both["_merge"] == "right_only"]
-    if len(unlisted):
-        r = unlisted.iloc[0]
+    if len(s) > len(k):
+        extra = ~sk.isin(kk).to_numpy()
+        i = int(np.argmax(extra))
         raise VoxMetricsInputError(
-            f"{scores}: {len(unlisted)} scored pair(s) are not in the trial key {key} (first: "
-            f"{r['enrol']} {r['trial']}); give the scores and the key of the same trial list."
+            f"{scores}: {int(extra.sum())} scored pair(s) are not in the trial key {key} (first: "
+            f"{s['enrol'].iloc[i]} {s['trial'].iloc[i]}); give the scores and the key of the same "
+            "trial list."
         )
-    both = both.drop(columns="_merge")
+    both = k.assign(score=s["score"].to_numpy()[pos])
     both["sex"] = sex
     return both
 
