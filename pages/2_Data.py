@@ -14,6 +14,7 @@ NEW = "➕ New condition"
 CONDITION = "vm_data_condition"
 SELECT_NEXT = "vm_data_select_next"
 LOADED = "vm_data_loaded"
+VPC_LOADED = "vm_data_vpc_loaded"
 KIND_LABELS = {"similarity": "similarities", "llr": "LLRs", "distance": "distances"}
 
 study = ui.page_setup("Data")
@@ -82,7 +83,7 @@ def store(out: ui.Outcome[Condition]) -> None:
     st.rerun()
 
 
-scores_tab, embeddings_tab = st.tabs(["Score files", "Embeddings"])
+scores_tab, embeddings_tab, vpc_tab = st.tabs(["Score files", "Embeddings", "VoicePrivacy tree"])
 
 with scores_tab:
     eval_col, dev_col = st.columns(2)
@@ -199,6 +200,37 @@ with embeddings_tab:
                     cache=False,  # the file is read once (ui.uploads)
                     warn=False,  # shown with the loaded condition, after the rerun
                 )
+            )
+
+with vpc_tab:
+    st.caption(
+        "A VoicePrivacy Challenge 2024 evaluation, zipped: the data/ and exp/ folders of its "
+        "run_evaluation.py (audio is skipped). Adds one condition per anonymisation system and "
+        "attacker (the condition name and attacker above are not used), with sex per trial and "
+        "the WER and UAR of the results summaries."
+    )
+    vpc_zip = st.file_uploader("Evaluation tree (.zip)", type=["zip"], key="vm_vpc_zip")
+    if st.button("Load the tree", type="primary", key="vm_load_vpc", icon=":material/upload:"):
+        if vpc_zip is None:
+            st.error("Choose the zip of the evaluation tree first.")
+        else:
+            out = ui.compute(ui.study_with_vpc_tree, ui.get_study(), vpc_zip, cache=False)
+            if not out.failed:
+                new_study, tree = out.value
+                ui.set_study(new_study)
+                st.session_state[VPC_LOADED] = tree.to_dict()
+                st.rerun()
+    tree_loaded = st.session_state.get(VPC_LOADED)
+    if tree_loaded:
+        st.success(
+            f"Loaded {len(tree_loaded['conditions'])} conditions: "
+            + ", ".join(ui.md_escape(n) for n in tree_loaded["conditions"])
+            + "."
+        )
+        if tree_loaded["missing"]:
+            st.warning(
+                "Missing from the tree:\n\n"
+                + "\n".join(f"- {ui.md_escape(m)}" for m in tree_loaded["missing"])
             )
 
 # ---- what was loaded, and the scores of the selected condition

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shutil
 
 import kaldiio
 import numpy as np
@@ -139,3 +140,44 @@ def test_scp_upload_says_to_upload_the_ark():
     assert not at.exception
     assert "upload the ark itself" in at.error[0].value
     assert "vpc-scp" not in at.session_state[STUDY_KEY].names
+
+
+def test_vpc_tree_zip_adds_its_conditions(tmp_path):
+    from tests.vpc_tree import write_tree, zip_tree
+    from voxmetrics.data.vpc import read_vpc_tree
+
+    root = write_tree(tmp_path / "tree", {"mcadams": 1.0})
+    shutil.rmtree(root / "exp" / "asv_anon_mcadams")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(DATA).run()
+    at.file_uploader(key="vm_vpc_zip").set_value(("vpc.zip", zip_tree(root), "application/zip"))
+    at.button(key="vm_load_vpc").click().run()
+    assert not at.exception and not at.error
+    study = at.session_state[STUDY_KEY]
+    expected = read_vpc_tree(root).study
+    assert study.names[-3:] == expected.names
+    assert study.get("mcadams (lazy-informed)").eval.equals(
+        expected.get("mcadams (lazy-informed)").eval
+    )
+    assert study.get("mcadams (ignorant)").utility == expected.get("mcadams (ignorant)").utility
+    assert "Loaded 3 conditions" in at.success[0].value
+    assert "semi" in at.warning[0].value and "no scores" in at.warning[0].value
+
+
+def test_vpc_tree_zip_with_a_missing_score_says_why(tmp_path):
+    from tests.vpc_tree import write_tree, zip_tree
+
+    root = write_tree(tmp_path / "tree", {"mcadams": 1.0})
+    scores = root / "exp" / "asv_orig" / "libri_dev_enrolls-libri_dev_trials_f" / "scores"
+    scores.write_text("\n".join(scores.read_text().splitlines()[1:]) + "\n")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(DATA).run()
+    before = at.session_state[STUDY_KEY].names
+    at.file_uploader(key="vm_vpc_zip").set_value(("vpc.zip", zip_tree(root), "application/zip"))
+    at.button(key="vm_load_vpc").click().run()
+    assert not at.exception
+    assert "1 of the 27 pairs of the trial key" in at.error[0].value
+    assert "vpc.zip: " in at.error[0].value
+    assert at.session_state[STUDY_KEY].names == before

@@ -39,7 +39,7 @@ def test_extras_app_audio_all():
         "soundfile",
     }
     assert "torch==2.11.0" in extras["audio"] and "torchaudio==2.11.0" in extras["audio"]
-    assert {_name(r) for r in extras["vpc"]} == {"kaldiio", "h5py"}
+    assert {_name(r) for r in extras["vpc"]} == {"kaldiio", "h5py", "jiwer", "librosa"}
     assert extras["all"] == ["voxmetrics[app,audio,vpc]"]
 
 

@@ -60,6 +60,12 @@ def add_parser(subparsers: Any) -> None:
         "measured (default: the study's first condition)",
     )
     _options.add_ties(p, study=True)
+    p.add_argument(
+        "--subset",
+        metavar="ATTR=VALUE",
+        help="report on the trials with this per-trial attribute only, e.g. sex=F (the "
+        "per-gender results of a VoicePrivacy study)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,4 +126,12 @@ def _load(args: argparse.Namespace) -> Any:
     check_count("--bootstrap", "replicates", args.bootstrap or 0, "max_replicates")
     if overrides:  # the report states the settings it was computed with
         study = replace(study, settings=replace(study.settings, **overrides))
+    if args.subset is not None:
+        attr, sep, value = args.subset.partition("=")
+        if not sep or not attr.strip() or not value.strip():
+            raise VoxMetricsInputError(
+                f"--subset {args.subset!r}: give ATTR=VALUE, e.g. sex=F; the study's attributes "
+                f"are {study.subset_options() or 'none'}."
+            )
+        study = study.subset(attr.strip(), value.strip())
     return study

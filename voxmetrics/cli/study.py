@@ -8,6 +8,7 @@ from typing import Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs
+from voxmetrics.cli._utility import add_utility_options, attach_utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
@@ -20,7 +21,12 @@ BUILD_DESCRIPTION = (
     "of ignorant, lazy-informed, semi-informed; or a manifest CSV with columns "
     "condition, attacker, eval and optional dev, eval_trials (or trials), dev_trials, "
     "embeddings, metadata, system (a metadata system filter), score_kind (similarity, "
-    "llr or distance), paths relative to the manifest. Prints the conditions found."
+    "llr or distance), paths relative to the manifest; or a VoicePrivacy Challenge 2024 "
+    "evaluation tree (the data/ and exp/ folders of its run_evaluation.py): one condition per "
+    "(anonymisation system, attacker: original, ignorant, lazy-informed, semi-informed), the "
+    "female and male trial lists joined with the trial attribute sex (report --subset sex=F), the "
+    "test split as eval set and the dev split as dev set, WER and UAR from the results "
+    "summaries. Prints the conditions found and what is missing."
 )
 
 
@@ -43,7 +49,8 @@ def add_parser(subparsers: Any) -> None:
         help="the score files hold distances (lower = closer): negate them on reading",
     )
     p.add_argument("--name", help="name of the study (default: SOURCE's name)")
-    _options.add_bootstrap(p, "bootstrap setting (200)")
+    _options.add_bootstrap(p, "bootstrap setting (200); also the utility intervals' replicates")
+    add_utility_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,15 +59,32 @@ def run(args: argparse.Namespace) -> int:
 
     from voxmetrics.data.studybuild import build_study
     from voxmetrics.data.studyfile import save_study
+    from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
 
     check_outputs([args.out])
     if args.bootstrap is not None:
         check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
         if args.bootstrap < 0:
             raise VoxMetricsInputError("--bootstrap must be >= 0.")
-    study = build_study(args.source, distance=args.distance, name=args.name)
+    if is_vpc_tree(args.source):
+        if args.distance:
+            raise VoxMetricsInputError(
+                f"{args.source}: the scores of a VoicePrivacy 2024 tree are cosine "
+                "similarities; drop --distance."
+            )
+        tree = read_vpc_tree(args.source, name=args.name)
+        study = tree.study
+        for line in tree.found:
+            print(f"voxmetrics: found {line}", file=sys.stderr)
+        for line in tree.missing:
+            print(f"voxmetrics: missing: {line}", file=sys.stderr)
+        for line in _check_summary_eers(tree):
+            print(f"voxmetrics: {line}", file=sys.stderr)
+    else:
+        study = build_study(args.source, distance=args.distance, name=args.name)
     if args.bootstrap is not None:
         study = replace(study, settings=replace(study.settings, bootstrap=args.bootstrap))
+    study = attach_utility(study, args)
     path = save_study(study, args.out)
     for c in study.conditions:
         parts = [f"eval {c.eval.n_trials} x {c.eval.n_enrolled}"]
@@ -70,6 +94,48 @@ def run(args: argparse.Namespace) -> int:
             parts.append(f"{len(c.embeddings.meta)} embeddings")
         if c.score_kind != "similarity":
             parts.append(f"scores: {c.score_kind}")
-        print(f"voxmetrics: {c.name} ({c.attacker}): {', '.join(parts)}", file=sys.stderr)
+        if c.utility is not None:
+            u = c.utility
+            parts += [
+                f"{label} {value:.2%}"
+                for label, value in (("WER", u.wer), ("UAR", u.uar), ("rho_F0", u.rho_f0))
+                if value is not None
+            ]
+        label = c.name if c.name.endswith(f"({c.attacker})") else f"{c.name} ({c.attacker})"
+        print(f"voxmetrics: {label}: {', '.join(parts)}", file=sys.stderr)
     print(path)
     return EXIT_OK
+
+
+def _check_summary_eers(tree: Any) -> list[str]:
+    """The EERs of the tree's results summaries against the ones of its scores.
+
+    The challenge rounds EERs to 0.001 %: a difference over 0.0005 % is reported.
+    """
+    from voxmetrics.metrics.eer import eer
+
+    table = tree.summary_eers
+    if table.empty:
+        return []
+    lines, agree = [], 0
+    for row in table.drop_duplicates(["system", "split", "gender", "model"]).itertuples():
+        name = "original" if row.model == "original" else f"{row.system} (semi-informed)"
+        if name not in tree.study.names or str(row.gender) not in ("f", "m"):
+            continue
+        cond = tree.study.get(name)
+        sm = cond.eval if row.split == "test" else cond.dev
+        if sm is None or str(row.gender).upper() not in sm.attribute_values("sex"):
+            continue
+        sub = sm.subset_attribute("sex", str(row.gender).upper())
+        ours = eer(sub.tar, sub.non)
+        if abs(ours - float(row.EER)) > 0.5e-5 + 1e-12:
+            lines.append(
+                f"warning: the EER of {name} ({row.split}, {row.gender}) is {ours:.3%} from "
+                f"its scores but {float(row.EER):.3%} in the results of {row.system}; the "
+                "scores and the summary come from different runs."
+            )
+        else:
+            agree += 1
+    if agree:
+        lines.insert(0, f"{agree} per-gender EER(s) of the results summaries agree with the scores")
+    return lines

@@ -21,6 +21,9 @@ from voxmetrics.data.studyfile import (
     study_from_bytes,
     study_to_bytes,
 )
+from voxmetrics.data.transcripts import read_labels, read_transcripts
+from voxmetrics.data.utility import Utility
+from voxmetrics.data.vpc import VPCImport, read_vpc_tree, read_vpc_zip
 from voxmetrics.data.writers import write_embeddings, write_scores
 
 __all__ = [
@@ -35,14 +38,20 @@ __all__ = [
     "Source",
     "Study",
     "StudySettings",
+    "Utility",
+    "VPCImport",
     "build_study",
     "detect_format",
     "join_predictions",
     "load_study",
     "negate_scores",
     "read_embeddings",
+    "read_labels",
     "read_scores",
     "read_table",
+    "read_transcripts",
+    "read_vpc_tree",
+    "read_vpc_zip",
     "save_study",
     "study_from_bytes",
     "study_to_bytes",

@@ -13,6 +13,10 @@ Folder layout (``build_study(folder)``)::
 ``<attacker>`` is one of ``ignorant``, ``lazy-informed``, ``semi-informed``. A condition is
 named after its system, or ``system (attacker)`` when a system has several attackers.
 
+VoicePrivacy 2024 tree (``build_study(root)`` of a folder holding the challenge's ``data/``
+and ``exp/``): read by :func:`voxmetrics.data.vpc.read_vpc_tree`, one condition per
+(anonymisation system, attacker) with the utility of the results summaries.
+
 Manifest (``build_study(manifest.csv)``): one row per condition with columns ``condition``,
 ``attacker`` and ``eval`` and optional ``dev``, ``eval_trials`` (or ``trials``),
 ``dev_trials``, ``embeddings``, ``metadata``, ``system`` (keep the metadata rows of that
@@ -31,6 +35,7 @@ import pandas as pd
 from voxmetrics._types import ATTACKERS, SCORE_KINDS
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
 from voxmetrics.data.study import Condition, Study
+from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
@@ -236,6 +241,13 @@ def build_study(
         readers refuse (the message names the file).
     """
     path = Path(source)
+    if is_vpc_tree(path):
+        if distance:
+            raise VoxMetricsInputError(
+                f"{path}: the scores of a VoicePrivacy 2024 tree are cosine similarities; "
+                "drop --distance."
+            )
+        return read_vpc_tree(path, name=name).study
     if path.is_dir():
         specs = _specs_from_root(path)
     elif path.is_file():

@@ -5,7 +5,9 @@ A ``.vxm`` file is a zip archive of
 - ``manifest.json``: ``{"format": "voxmetrics-study", "version": 1, "voxmetrics": ...,
   "name", "settings", "conditions": [...]}``, where each condition gives its name, attacker,
   description and the archive members of its ``eval`` and ``dev`` score matrices and of its
-  ``embeddings`` (the embedding matrix and one array per metadata column, in order);
+  ``embeddings`` (the embedding matrix and one array per metadata column, in order), and its
+  ``utility`` (WER, UAR, rho_F0 as fractions, their intervals, per-class accuracy, source;
+  or null);
 - ``arrays/<k>.npy``: plain NumPy arrays (numbers or fixed-width unicode text), read with
   ``allow_pickle=False``, so loading a file never runs code.
 
@@ -31,6 +33,7 @@ import pandas as pd
 from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import ArchiveReader, check_count, check_input_path, get_limits, refuse
 
@@ -127,6 +130,7 @@ def study_to_bytes(study: Study) -> bytes:
                 "eval": w.matrix(c.eval),
                 "dev": w.matrix(c.dev),
                 "embeddings": w.embeddings(c.embeddings),
+                "utility": None if c.utility is None else c.utility.to_dict(),
             }
             for c in study.conditions
         ]
@@ -268,12 +272,13 @@ def manifest_problems(manifest: Any) -> list[str]:
     The schema: an object with ``format`` (text), ``version`` (number), ``voxmetrics`` and
     ``name`` (text), ``settings`` (object) and ``conditions``: a list of objects with ``name``
     (text, required), ``attacker``, ``description`` and ``score_kind`` (text), ``eval`` (a
-    score-matrix object, required), ``dev`` (a score-matrix object or null) and ``embeddings``
-    (an embeddings object or null). A score-matrix object names the array members ``scores``,
-    ``trial_ids``, ``trial_speakers`` and ``enrol_speakers``, optional ``attributes`` ([name,
-    member] pairs), ``n_excluded_trials`` (whole number), ``source`` (text) and ``mask`` (the
-    member of a sparse trial list's listed pairs); an embeddings object names
-    ``embeddings``, ``meta`` ([column, member] pairs) and ``source``.
+    score-matrix object, required), ``dev`` (a score-matrix object or null), ``embeddings``
+    (an embeddings object or null) and ``utility`` (an object, see
+    :meth:`voxmetrics.data.utility.Utility.to_dict`, or null). A score-matrix object names the
+    array members ``scores``, ``trial_ids``, ``trial_speakers`` and ``enrol_speakers``,
+    optional ``attributes`` ([name, member] pairs), ``n_excluded_trials`` (whole number),
+    ``source`` (text) and ``mask`` (the member of a sparse trial list's listed pairs); an
+    embeddings object names ``embeddings``, ``meta`` ([column, member] pairs) and ``source``.
 
     Examples
     --------
@@ -296,7 +301,7 @@ def manifest_problems(manifest: Any) -> list[str]:
     if not isinstance(conditions, list):
         problems.append(f"conditions must be a list, not {_type_name(conditions)}")
         return problems
-    keys = ("name", "attacker", "description", "score_kind", "eval", "dev", "embeddings")
+    keys = ("name", "attacker", "description", "score_kind", "eval", "dev", "embeddings", "utility")
     for i, spec in enumerate(conditions):
         path = f"conditions[{i}]"
         if not _check_object(problems, path, spec, keys):
@@ -316,6 +321,8 @@ def manifest_problems(manifest: Any) -> list[str]:
             _check_matrix(problems, f"{path}.dev", spec["dev"])
         if spec.get("embeddings") is not None:
             _check_embeddings(problems, f"{path}.embeddings", spec["embeddings"])
+        if spec.get("utility") is not None and not isinstance(spec["utility"], dict):
+            problems.append(f"{path}.utility must be an object, not {_type_name(spec['utility'])}")
     return problems
 
 
@@ -471,6 +478,12 @@ def _manifest(reader: _Reader) -> dict[str, Any]:
     return manifest
 
 
+def _utility(spec: dict[str, Any] | None) -> Utility | None:
+    if spec is None:
+        return None
+    return Utility.from_dict(spec)
+
+
 def _depth(value: Any, cap: int) -> int:
     """Nesting depth of parsed JSON, counted without recursion and stopping past ``cap``."""
     stack = [(value, 1)]
@@ -548,6 +561,7 @@ def load_study(
                         embeddings=reader.embeddings(spec.get("embeddings"), f"{label} embeddings"),
                         description=spec.get("description") or "",
                         score_kind=spec.get("score_kind") or "similarity",
+                        utility=_utility(spec.get("utility")),
                     )
                 )
             except VoxMetricsInputError as exc:  # the data model's own checks: say which file

@@ -188,4 +188,13 @@ def condition_facts(condition: Condition) -> list[str]:
         facts.append("distances negated on reading (higher = closer now)")
     elif condition.score_kind == "llr":
         facts.append("scores are LLRs")
+    u = condition.utility
+    if u is not None:
+        shown = [
+            f"{label} {value:.1%}"
+            for label, value in (("WER", u.wer), ("UAR", u.uar), ("rho_F0", u.rho_f0))
+            if value is not None
+        ]
+        if shown:
+            facts.append("utility: " + ", ".join(shown) + (f" ({u.source})" if u.source else ""))
     return facts

@@ -8,9 +8,13 @@ number is a fraction (VoicePrivacy's percent / 100), like the EER.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = ["UTILITY_METRICS", "Utility"]
 
@@ -45,6 +49,63 @@ class Utility:
     source: str = ""
     """Where the numbers came from (a results file, transcripts, predictions, audio)."""
 
+    def __post_init__(self) -> None:
+        for metric, (low, high) in _RANGES.items():
+            _check_number(metric, getattr(self, metric), low, high)
+        for k, v in self.per_class.items():
+            _check_number(f"per-class accuracy '{k}'", v, 0.0, 1.0)
+        for k, pair in self.intervals.items():
+            if k not in UTILITY_METRICS or len(pair) != 2:
+                raise VoxMetricsInputError(
+                    f"utility interval '{k}' must be a (low, high) pair of one of "
+                    f"{', '.join(UTILITY_METRICS)}."
+                )
+            lo, hi = (float(x) for x in pair)
+            if not lo <= hi:
+                raise VoxMetricsInputError(
+                    f"utility interval '{k}' is ({lo}, {hi}); its low end must not exceed its "
+                    "high end."
+                )
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> Utility:
+        """The utility of a :meth:`to_dict` dictionary (as a ``.vxm`` file stores it).
+
+        Raises
+        ------
+        VoxMetricsInputError
+            Unknown keys, or numbers that are not fractions in range.
+
+        Examples
+        --------
+        >>> u = Utility(wer=0.05, intervals={"wer": (0.04, 0.06)})
+        >>> Utility.from_dict(u.to_dict()) == u
+        True
+        """
+        known = {"wer", "uar", "rho_f0", "intervals", "per_class", "source"}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise VoxMetricsInputError(
+                f"utility has unknown field(s) {', '.join(map(str, unknown))}; the fields are "
+                f"{', '.join(sorted(known))}."
+            )
+        try:
+            return cls(
+                wer=_optional(values.get("wer")),
+                uar=_optional(values.get("uar")),
+                rho_f0=_optional(values.get("rho_f0")),
+                intervals={
+                    str(k): (float(v[0]), float(v[1]))
+                    for k, v in (values.get("intervals") or {}).items()
+                },
+                per_class={str(k): float(v) for k, v in (values.get("per_class") or {}).items()},
+                source=str(values.get("source") or ""),
+            )
+        except (TypeError, ValueError, IndexError, AttributeError) as exc:
+            if isinstance(exc, VoxMetricsInputError):
+                raise
+            raise VoxMetricsInputError(f"utility is malformed ({exc}).") from None
+
     def value(self, metric: str) -> float | None:
         """The number called ``metric`` (one of :data:`UTILITY_METRICS`)."""
         return getattr(self, metric) if metric in UTILITY_METRICS else None
@@ -59,3 +120,26 @@ class Utility:
             "per_class": {k: float(v) for k, v in self.per_class.items()},
             "source": self.source,
         }
+
+
+_RANGES: dict[str, tuple[float, float]] = {
+    "wer": (0.0, math.inf),
+    "uar": (0.0, 1.0),
+    "rho_f0": (-1.0, 1.0),
+}
+
+
+def _optional(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _check_number(what: str, value: float | None, low: float, high: float) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise VoxMetricsInputError(f"utility: {what} is {value!r}; give a finite number.")
+    if not low <= value <= high:
+        span = f"at least {low:g}" if math.isinf(high) else f"in [{low:g}, {high:g}]"
+        raise VoxMetricsInputError(
+            f"utility: {what} is {value:g}; it must be a fraction {span} (a percentage / 100)."
+        )

@@ -21,7 +21,11 @@ from voxmetrics.ui.setup import (
     require_conditions,
 )
 from voxmetrics.ui.state import get_study, load_demo, notify, set_study
-from voxmetrics.ui.uploads import condition_from_embedding_files, condition_from_score_files
+from voxmetrics.ui.uploads import (
+    condition_from_embedding_files,
+    condition_from_score_files,
+    study_with_vpc_tree,
+)
 from voxmetrics.ui.widgets import (
     condition_report,
     download_button,
@@ -64,4 +68,5 @@ __all__ = [
     "show_warnings",
     "speaker_encoders",
     "study_reports",
+    "study_with_vpc_tree",
 ]

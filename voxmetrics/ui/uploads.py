@@ -14,7 +14,8 @@ from typing import Protocol
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
-from voxmetrics.data.study import Condition
+from voxmetrics.data.study import Condition, Study
+from voxmetrics.data.vpc import VPCImport, read_vpc_zip
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui.computing import cached
 
@@ -24,6 +25,7 @@ __all__ = [
     "condition_from_embedding_files",
     "condition_from_score_files",
     "scored_embeddings",
+    "study_with_vpc_tree",
     "with_trial_attributes",
 ]
 
@@ -161,3 +163,17 @@ def condition_from_embedding_files(
         embeddings=parsed.embeddings,
         description=f"Cosine scores of {embeddings.name}.",
     )
+
+
+def study_with_vpc_tree(study: Study, upload: Upload) -> tuple[Study, VPCImport]:
+    """``study`` with the conditions of a zipped VoicePrivacy 2024 tree added.
+
+    The archive is read by :func:`~voxmetrics.data.vpc.read_vpc_zip` (the archive limits
+    apply; only the trial keys, scores and results summaries are unpacked). A condition of the
+    same name is replaced. Raises :class:`~voxmetrics.errors.VoxMetricsInputError` at the
+    first bad input, before the study changes.
+    """
+    tree = read_vpc_zip(upload.getvalue(), upload.name)
+    for cond in tree.study.conditions:
+        study = study.with_condition(cond)
+    return study, tree

@@ -1,0 +1,228 @@
+"""Utility metrics against their references: WER against jiwer, UAR against scikit-learn, the
+vectorised bootstrap against the generic speaker bootstrap, rho_F0 on known contours; the
+readers' errors and ``study build --wer/--uar``."""
+
+from __future__ import annotations
+
+import jiwer
+import numpy as np
+import pytest
+from sklearn.metrics import recall_score
+
+from tests.vpc_tree import write_tree
+from voxmetrics.cli import main
+from voxmetrics.data.studyfile import load_study
+from voxmetrics.data.transcripts import paired, read_labels, read_transcripts
+from voxmetrics.data.utility import Utility
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.bootstrap import speaker_bootstrap
+from voxmetrics.metrics.utility import (
+    combine_utility,
+    f0_contour,
+    mean_pitch_correlation,
+    pitch_correlation,
+    unweighted_average_recall,
+    word_error_rate,
+)
+
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran"]
+
+
+def _sentences(rng, n):
+    return [" ".join(rng.choice(WORDS, size=rng.integers(1, 8))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_wer_equals_jiwer(seed):
+    rng = np.random.default_rng(seed)
+    ref = _sentences(rng, 30)
+    hyp = _sentences(rng, 30)
+    hyp[3] = ""  # an empty hypothesis: all deletions
+    r = word_error_rate(ref, hyp)
+    assert r.wer == pytest.approx(jiwer.wer(ref, hyp), abs=1e-12)
+    out = jiwer.process_words(ref, hyp)
+    assert (r.substitutions, r.deletions, r.insertions) == (
+        out.substitutions,
+        out.deletions,
+        out.insertions,
+    )
+    assert r.n_words == sum(len(s.split()) for s in ref)
+
+
+def test_wer_bootstrap_equals_generic_speaker_bootstrap():
+    rng = np.random.default_rng(7)
+    ref, hyp = _sentences(rng, 40), _sentences(rng, 40)
+    spk = np.repeat([f"s{k}" for k in range(8)], 5)
+    r = word_error_rate(ref, hyp, speakers=spk, n_boot=300, seed=3)
+    ref_a, hyp_a = np.array(ref, dtype=object), np.array(hyp, dtype=object)
+
+    def stat(idx):
+        return {"wer": jiwer.wer(list(ref_a[idx]), list(hyp_a[idx]))}
+
+    expected = speaker_bootstrap(stat, spk, n_boot=300, seed=3)["wer"]
+    assert r.interval.low == pytest.approx(expected.low, abs=1e-12)
+    assert r.interval.high == pytest.approx(expected.high, abs=1e-12)
+    assert r.interval.low <= r.wer <= r.interval.high
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_uar_equals_sklearn_macro_recall(seed):
+    rng = np.random.default_rng(seed)
+    classes = ["ang", "hap", "neu", "sad"]
+    y = rng.choice(classes, size=60)
+    p = np.where(rng.random(60) < 0.6, y, rng.choice(classes, size=60))
+    r = unweighted_average_recall(y, p)
+    assert r.uar == pytest.approx(recall_score(y, p, average="macro"), abs=1e-12)
+    per = recall_score(y, p, average=None, labels=classes)
+    assert [r.per_class[c] for c in classes] == pytest.approx(per.tolist())
+
+
+def test_uar_bootstrap_equals_generic_speaker_bootstrap():
+    rng = np.random.default_rng(1)
+    y = rng.choice(["a", "b", "c"], size=48)
+    p = np.where(rng.random(48) < 0.5, y, rng.choice(["a", "b", "c"], size=48))
+    spk = np.repeat([f"s{k}" for k in range(12)], 4)
+    r = unweighted_average_recall(y, p, speakers=spk, n_boot=200, seed=5)
+
+    def stat(idx):
+        yy = y[idx]
+        return {"uar": recall_score(yy, p[idx], labels=np.unique(yy), average="macro")}
+
+    expected = speaker_bootstrap(stat, spk, n_boot=200, seed=5)["uar"]
+    assert (r.interval.low, r.interval.high) == pytest.approx((expected.low, expected.high))
+
+
+def test_pitch_correlation_rules():
+    a = np.array([0, 0, 110, 120, 130, 125, 0, 0, 140, 150, 0.0])
+    assert pitch_correlation(a, 1.5 * a) == pytest.approx(1.0)  # a shifted register
+    assert pitch_correlation(a, np.roll(1.5 * a, 2)) == pytest.approx(1.0)  # aligned by lag
+    assert pitch_correlation(a, np.zeros_like(a)) == 0.0  # undefined -> 0 as the challenge's
+    # values outside 75-500 Hz are unvoiced: a 600 Hz frame counts as 0
+    b = a.copy()
+    b[3] = 600.0
+    assert pitch_correlation(a, b) == pytest.approx(np.corrcoef(a, np.where(b > 500, 0, b))[0, 1])
+    with pytest.raises(VoxMetricsInputError, match="NaN or infinite"):
+        pitch_correlation([np.nan, 1.0], [1.0, 2.0])
+
+
+def test_f0_contour_of_a_tone():
+    sr = 16000
+    t = np.arange(sr // 2) / sr
+    f0 = f0_contour(0.5 * np.sin(2 * np.pi * 150.0 * t), sr)
+    voiced = f0[f0 > 0]
+    assert voiced.size > 0.6 * f0.size
+    assert np.median(voiced) == pytest.approx(150.0, rel=0.02)
+    r = mean_pitch_correlation([(f0, f0), (f0, f0)], speakers=["a", "b"], n_boot=50)
+    assert r.rho_f0 == pytest.approx(1.0) and r.interval.low == pytest.approx(1.0)
+
+
+def test_readers_and_pairing(tmp_path):
+    text = tmp_path / "text"
+    text.write_text("u1 HELLO WORLD\nu2 YES\n")
+    hyp = tmp_path / "hyp.csv"
+    hyp.write_text("utt_id,text\nu1,HELLO WORD\nu2,YES\nu3,EXTRA\n")
+    with pytest.raises(
+        VoxMetricsInputError,
+        match=r"hyp.csv: 1 utterance\(s\) are not in the reference text \(first: 'u3'\)",
+    ):
+        paired(
+            read_transcripts(text),
+            read_transcripts(hyp),
+            reference_name="text",
+            system_name="hyp.csv",
+        )
+    with pytest.raises(VoxMetricsInputError, match=r"utterance 'u1' is listed twice"):
+        read_transcripts(b"u1 A\nu1 B\n", name="text")
+    with pytest.raises(
+        VoxMetricsInputError, match=r"line 2 is 'u2 a b'; every line must be `utt_id label`"
+    ):
+        read_labels(b"u1 a\nu2 a b\n", name="utt2emo")
+    lacking = read_transcripts(b"u1 HELLO\n")
+    with pytest.raises(
+        VoxMetricsInputError, match=r"1 utterance\(s\) of the reference text have no output"
+    ):
+        paired(read_transcripts(text), lacking, reference_name="text", system_name="hyp")
+
+
+def test_utility_checks_fractions():
+    with pytest.raises(VoxMetricsInputError, match=r"uar is 61; it must be a fraction in \[0, 1\]"):
+        Utility(uar=61.0)
+    u = combine_utility(
+        Utility(wer=0.1, uar=0.5, per_class={"a": 0.5}, source="summary"),
+        wer=word_error_rate(["a b"], ["a c"]),
+        source="text",
+    )
+    assert (u.wer, u.uar, u.source) == (0.5, 0.5, "summary; text")
+
+
+def test_study_build_attaches_computed_utility(tmp_path, capsys):
+    root = write_tree(tmp_path / "tree", {"mcadams": 1.0}, results=False)
+    ref, hyp = tmp_path / "text", tmp_path / "hyp"
+    ref.write_text("1000-0000 A B C D\n1001-0000 E F\n1100-0000 G H\n")
+    hyp.write_text("1000-0000 A B X D\n1001-0000 E F\n1100-0000 G\n")
+    labels, preds = tmp_path / "utt2emo", tmp_path / "pred.csv"
+    labels.write_text("1000-0000 ang\n1001-0000 sad\n1100-0000 sad\n")
+    preds.write_text("utt_id,label\n1000-0000,ang\n1001-0000,ang\n1100-0000,sad\n")
+    out = tmp_path / "s.vxm"
+    argv = [
+        "study",
+        "build",
+        str(out),
+        str(root),
+        "--bootstrap",
+        "50",
+        "--wer",
+        "mcadams",
+        str(ref),
+        str(hyp),
+        "--uar",
+        "mcadams",
+        str(labels),
+        str(preds),
+    ]
+    assert main(argv) == 0, capsys.readouterr().err
+    study = load_study(out)
+    for name in ("mcadams (ignorant)", "mcadams (lazy-informed)", "mcadams (semi-informed)"):
+        u = study.get(name).utility
+        assert u.wer == pytest.approx(2 / 8)  # 1 substitution + 1 deletion in 8 words
+        assert u.uar == pytest.approx(
+            recall_score(["ang", "sad", "sad"], ["ang", "ang", "sad"], average="macro")
+        )
+        assert set(u.intervals) == {"wer", "uar"}
+    assert study.get("original").utility is None
+    status = main(
+        ["study", "build", str(tmp_path / "x.vxm"), str(root), "--wer", "nope", str(ref), str(hyp)]
+    )
+    assert status != 0
+    assert "--wer nope: no condition or system of that name" in capsys.readouterr().err
+
+
+def test_study_build_rho_f0_from_recordings(tmp_path, capsys):
+    import soundfile as sf
+
+    root = write_tree(tmp_path / "tree", {"mcadams": 1.0}, results=False)
+    sr = 16000
+    t = np.arange(sr) / sr
+    contour = 140 + 30 * np.sin(2 * np.pi * 1.5 * t)  # a rising and falling pitch
+    orig, anon = tmp_path / "orig", tmp_path / "anon"
+    orig.mkdir()
+    anon.mkdir()
+    for k, shift in enumerate((1.4, 1.2)):
+        utt = f"1000-{k:04d}"
+        sf.write(orig / f"{utt}.wav", 0.4 * np.sin(2 * np.pi * np.cumsum(contour) / sr), sr)
+        sf.write(anon / f"{utt}.wav", 0.4 * np.sin(2 * np.pi * np.cumsum(shift * contour) / sr), sr)
+    out = tmp_path / "s.vxm"
+    argv = [
+        "study",
+        "build",
+        str(out),
+        str(root),
+        "--rho-f0",
+        "mcadams (ignorant)",
+        str(orig),
+        str(anon),
+    ]
+    assert main(argv) == 0, capsys.readouterr().err
+    u = load_study(out).get("mcadams (ignorant)").utility
+    assert u.rho_f0 > 0.9  # the anonymised pitch follows the original's contour
+    assert u.wer is None and "rho_F0 of" in u.source
