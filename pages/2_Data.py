@@ -205,7 +205,7 @@ with embeddings_tab:
 loaded = st.session_state.get(LOADED)
 if loaded and existing is not None and loaded["name"] == existing.name:
     st.success(f"Loaded **{ui.md_escape(loaded['name'])}**: " + "; ".join(loaded["summary"]) + ".")
-    ui.show_warnings(loaded["warnings"])
+    ui.show_warnings(loaded["warnings"], prefix=loaded["name"])
 
 if existing is not None:
     st.divider()

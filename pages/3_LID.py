@@ -73,6 +73,7 @@ for name in chosen:
             n_boot=n_boot,
             seed=options.seed,
             spinner=f"Bootstrap of {name}…",
+            warn=name,
         ).value
     status = analysis.lid_status(lid.value, failed=lid.failed)
     rows.append(

@@ -27,7 +27,7 @@ from voxmetrics.analysis.sbls import (
     sbls_intervals,
 )
 from voxmetrics.data.study import Condition, Study, StudySettings
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.card import ReportCard, report_card
 from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkage_inputs
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
@@ -268,16 +268,17 @@ def build_study_report(
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
-        reports.append(evaluator(cond, **opts))
-        # the SBLS of the page and the sbls command: the default attacker, its intervals
-        attack = attack_of(cond)
-        sbls[cond.name] = None if attack is None else attack_sbls(attack)
-        if attack is not None:
-            attacks[cond.name] = attack
-            if n_boot > 0:
-                sbls_ivs[cond.name] = sbls_intervals(
-                    attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
-                )
+        with warnings_of(cond.name):  # each warning says which condition it is about
+            reports.append(evaluator(cond, **opts))
+            # the SBLS of the page and the sbls command: the default attacker, its intervals
+            attack = attack_of(cond)
+            sbls[cond.name] = None if attack is None else attack_sbls(attack)
+            if attack is not None:
+                attacks[cond.name] = attack
+                if n_boot > 0:
+                    sbls_ivs[cond.name] = sbls_intervals(
+                        attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
+                    )
         curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
     if progress is not None:
         progress(1.0, "Done")

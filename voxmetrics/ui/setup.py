@@ -11,6 +11,7 @@ from voxmetrics.data.study import Study
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui.errors import install_error_handler
+from voxmetrics.ui.notes import md_escape, reset_notes
 from voxmetrics.ui.state import (
     SUBSET_KEY,
     get_study,
@@ -55,11 +56,6 @@ MENU: list[MenuItem] = [
 """The pages in menu order; a new page adds one entry here."""
 
 
-def md_escape(text: str) -> str:
-    """Escape Markdown so a user's condition name is shown literally."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", text)
-
-
 def page_setup(title: str) -> Study:
     """Configure the page, draw the menu and the study sidebar; return the study to show.
 
@@ -75,6 +71,7 @@ def page_setup(title: str) -> Study:
         page_title=f"{title} · VoxMetrics", page_icon=":material/graphic_eq:", layout="wide"
     )
     install_error_handler()  # from here on, no page shows a traceback
+    reset_notes()  # the page's warnings, each once (voxmetrics.ui.notes)
     get_study()  # the demo study on the first run of a session
     with st.sidebar:
         st.markdown("### VoxMetrics")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import pandas as pd
@@ -18,6 +18,7 @@ from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import PngExporter, find_chromium
 from voxmetrics.ui.computing import cached, compute, content_key, remember, show_warnings
+from voxmetrics.ui.notes import add_notes
 
 __all__ = [
     "condition_report",
@@ -66,22 +67,31 @@ def condition_report(condition: Condition, **options: Any) -> ConditionReport:
 
 
 def study_reports(
-    study: Study, names: Sequence[str] | None = None, *, warn: bool = True, **options: Any
+    study: Study,
+    names: Sequence[str] | None = None,
+    *,
+    warn: bool = True,
+    topics: Collection[str] | None = None,
+    **options: Any,
 ) -> list[ConditionReport]:
     """Each condition's :func:`condition_report`, with a progress bar over the conditions.
 
     ``names`` restricts them (kept in study order); by default every condition. ``options``
     go to :func:`~voxmetrics.report.evaluate` (e.g. the study's
     ``settings.evaluate_options()`` for bootstrap intervals). A condition whose input is bad
-    shows its message and is left out; the warnings are shown unless ``warn`` is False (a
-    page that shows the reports only beside its own numbers).
+    shows its message and is left out. The warnings go to the page's notes, named after
+    their condition (:mod:`voxmetrics.ui.notes`): only those about ``topics`` (e.g.
+    ``{"SRD"}``, :func:`~voxmetrics.ui.notes.note_topic`) and the general ones when given,
+    none when ``warn`` is False (a page that shows the reports only beside its own numbers).
     """
     bar = st.empty()
     reports = []
     chosen = [c for c in study.conditions if names is None or c.name in names]
     for k, cond in enumerate(chosen):
         bar.progress(k / max(1, len(chosen)), text=f"Evaluating {cond.name}…")
-        out = compute(condition_report, cond, cache=False, warn=warn, **options)
+        out = compute(condition_report, cond, cache=False, warn=False, **options)
+        if warn:
+            add_notes(out.warnings, condition=cond.name, topics=topics)
         if not out.failed:
             reports.append(out.value)
     bar.empty()
