@@ -35,7 +35,10 @@ st.title("Embeddings: from recordings to conditions")
 st.markdown(
     "Upload a **zip of recordings** (wav, flac, ogg or mp3) and a **manifest CSV** with columns "
     "`utt_id, speaker, role, split, audio_path` (relative to the zip root) and `system` "
-    "(`original` for unprocessed audio, else the anonymiser's name). Each recording is embedded "
+    "(`original` for unprocessed audio, else the anonymiser's name). Add the speaker's **`sex`** "
+    "and **`age_group`** columns (any other label column too) and every condition made here "
+    "gets its soft-biometric leakage score (SBLS, Soft biometrics page and report card); "
+    "without them it has none. Each recording is embedded "
     "by a speaker encoder (the attacker); files that cannot be used are listed with the reason "
     "and the rest proceed. Each anonymiser then gives an **ignorant** condition (enrolment on "
     "original audio, trials anonymised) and a **lazy-informed** one (both anonymised)."
