@@ -21,6 +21,7 @@ from voxmetrics.ui.computing import cached, compute, content_key, remember, show
 from voxmetrics.ui.notes import add_notes
 
 __all__ = [
+    "MISSING",
     "condition_report",
     "download_button",
     "download_figure",
@@ -32,6 +33,9 @@ __all__ = [
     "show_warnings",
     "study_reports",
 ]
+
+MISSING = "—"
+"""What a table shows for a missing value (never Python's ``None``)."""
 
 _EVALUATE_DEFAULTS: dict[str, Any] = {
     name: p.default
@@ -198,7 +202,10 @@ def download_figure(
 def show_table(
     df: pd.DataFrame, filename: str, *, decimals: int = 3, column_help: dict[str, str] | None = None
 ) -> None:
-    """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download."""
+    """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download.
+
+    A missing value (None, NaN) shows as :data:`MISSING`; the CSV leaves it empty.
+    """
     config: dict[str, Any] = {}
     for col in df.columns:
         help_text = (column_help or {}).get(col)
@@ -208,7 +215,7 @@ def show_table(
             )
         elif help_text:
             config[col] = st.column_config.Column(col, help=help_text)
-    st.dataframe(df, hide_index=True, column_config=config)
+    st.dataframe(df, hide_index=True, column_config=config, placeholder=MISSING)
     download_table(df, filename)
 
 
@@ -228,6 +235,7 @@ def show_report_card(card: ReportCard) -> None:
     st.dataframe(
         card_styler(card),
         hide_index=True,
+        placeholder=MISSING,
         column_config={
             t.label: st.column_config.TextColumn(t.label, help=t.explanation)
             for t in REPORT_CARD_THRESHOLDS.values()
