@@ -48,7 +48,9 @@ attacker = attacker_col.selectbox(
     "Attacker knowledge",
     ATTACKERS,
     index=ATTACKERS.index(existing.attacker if existing else "semi-informed"),
-    help="original: no anonymisation (the baseline); ignorant: enrolment not anonymised; "
+    help="original: no anonymisation, enrolment and trials both original speech (the "
+    "baseline; the Embeddings page names such a condition 'original' too); ignorant: "
+    "enrolment not anonymised; "
     "lazy-informed: anonymised with another pseudo-speaker; semi-informed: anonymised by the "
     "same system (VoicePrivacy 2024) or by a similar one (Vauquier et al. 2025); informed: "
     "Vauquier et al. 2025's attacker with the same system.",

@@ -118,7 +118,9 @@ if singled:
 
     st.markdown("**Vauquier et al. 2025, figure 1: every metric against the number of "
                 "speakers, per conversation length**")  # fmt: skip
-    st.session_state.setdefault("vm_link_legal_lengths", "1, 3, 30")
+    # 1, 3 and the longest the data allow (the paper's 30 when they have it)
+    defaults = linkage.default_lengths([study.get(n).embeddings for n in singled], split=SPLIT)
+    st.session_state.setdefault("vm_link_legal_lengths", ", ".join(map(str, defaults)))
     typed = st.text_input("Conversation lengths L", key="vm_link_legal_lengths",
                           help=text.LENGTHS_HELP)  # fmt: skip
     legal_lengths = ui.compute(linkage.parse_lengths, typed, cache=False)

@@ -40,8 +40,10 @@ st.markdown(
     "gets its soft-biometric leakage score (SBLS, Soft biometrics page and report card); "
     "without them it has none. Each recording is embedded "
     "by a speaker encoder (the attacker); files that cannot be used are listed with the reason "
-    "and the rest proceed. Each anonymiser then gives an **ignorant** condition (enrolment on "
-    "original audio, trials anonymised) and a **lazy-informed** one (both anonymised)."
+    "and the rest proceed. The original audio gives the **original** condition (no "
+    "anonymisation: the baseline, with the attacker knowledge called *original* on the Data "
+    "page), and each anonymiser an **ignorant** condition (enrolment on original audio, trials "
+    "anonymised) and a **lazy-informed** one (both anonymised)."
 )
 
 zip_col, man_col = st.columns(2)
