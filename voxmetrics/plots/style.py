@@ -163,13 +163,16 @@ def log_ticks(
 
     ``candidates`` (default 1, 2, 5 per decade) between ``low`` and ``top``, then ``top``
     itself; a tick closer to the previous one (or to ``top``) than ``min_fraction`` of the
-    axis span (in log units) is left out, so "100" and "131" do not print as "100131". A
-    narrow panel (one of three side by side) needs a larger ``min_fraction``, about 0.15.
+    axis span (in log units, for two-digit labels; in proportion for longer ones) is left
+    out, so "100" and "131" do not print as "100131". A narrow panel (one of three side by
+    side) needs a larger ``min_fraction``, about 0.15.
 
     Examples
     --------
     >>> log_ticks(131)
-    [1, 2, 5, 10, 20, 50, 100, 131]
+    [1, 2, 5, 10, 20, 50, 131]
+    >>> log_ticks(60, low=2)
+    [2, 5, 10, 20, 50, 60]
     >>> log_ticks(131, low=2, min_fraction=0.15)
     [2, 5, 10, 20, 50, 131]
     >>> log_ticks(64, candidates=(1, 2, 4, 8, 16, 30, 32, 64, 128))
@@ -178,11 +181,15 @@ def log_ticks(
     top = max(int(top), low + 1)
     if candidates is None:
         candidates = [m * 10**e for e in range(len(str(top))) for m in (1, 2, 5)]
-    gap = min_fraction * (math.log10(top) - math.log10(low))
+    span = math.log10(top) - math.log10(low)
+
+    def apart(a: int, b: int) -> bool:  # room for both labels (two digits: min_fraction)
+        return math.log10(b / a) >= min_fraction * span * (len(str(a)) + len(str(b))) / 4
+
     kept: list[int] = []
     for v in sorted({int(c) for c in candidates if low <= c < top}):
-        if not kept or math.log10(v / kept[-1]) >= gap:
+        if not kept or apart(kept[-1], v):
             kept.append(v)
-    while kept and math.log10(top / kept[-1]) < gap:
+    while kept and not apart(kept[-1], top):
         kept.pop()
     return [*kept, top]
