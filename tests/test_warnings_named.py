@@ -77,6 +77,20 @@ def test_the_cli_prints_one_named_line_per_condition_and_warning(small_study, tm
     assert sum(LID_NOTE in x for x in lines) == 1
 
 
+def test_the_report_lists_each_condition_note_once(small_study):
+    from voxmetrics.report.html import study_report_html
+    from voxmetrics.report.study import build_study_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sr = build_study_report(small_study, bootstrap=0)
+    assert len(sr.notes) == len(set(sr.notes)) == 2
+    assert all(n.startswith("plain: ") for n in sr.notes)
+    page = study_report_html(sr)
+    assert page.count(f"<b>plain</b>: {SRD_NOTE}") == 1
+    assert page.count(f"<b>plain</b>: {LID_NOTE}") == 1
+
+
 def test_topics_and_model_fit_notes_of_the_library_messages():
     assert note_topic(f"{SRD_NOTE} (alpha = 0.1); do not rely on this model.") == "SRD"
     assert note_topic(f"{LID_NOTE}: the pools are separated") == "LID"

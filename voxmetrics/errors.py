@@ -66,12 +66,13 @@ def named(condition: str, message: str) -> str:
 
 
 @contextlib.contextmanager
-def warnings_of(condition: str) -> Iterator[None]:
+def warnings_of(condition: str, *, into: list[str] | None = None) -> Iterator[None]:
     """Raise each :class:`VoxMetricsWarning` of the block again, named after ``condition``.
 
     Each message gets ``"condition: "`` in front (:func:`named`; once, however deep the
     blocks nest) and keeps its category; a message raised several times in the block is
-    raised once. Other warnings pass through unchanged.
+    raised once, and appended to ``into`` when given (e.g. the notes of a report). Other
+    warnings pass through unchanged.
 
     Examples
     --------
@@ -98,4 +99,6 @@ def warnings_of(condition: str) -> Iterator[None]:
         key = (w.category, named(condition, str(w.message)))
         if key not in seen:
             seen.add(key)
+            if into is not None and key[1] not in into:
+                into.append(key[1])
             warnings.warn_explicit(key[1], w.category, w.filename, w.lineno)

@@ -98,6 +98,9 @@ class StudyReport:
     sbls_intervals: Mapping[str, Mapping[str, BootstrapInterval]] = field(default_factory=dict)
     """Speaker-level bootstrap intervals of SBLS, P_attr, P_assoc and P_subgroup per
     condition name (when bootstrapped and the condition has an SBLS)."""
+    notes: tuple[str, ...] = ()
+    """The warnings raised evaluating the conditions, each once, each starting with its
+    condition's name (e.g. "plain: the beta-binomial CLL fit did not converge ...")."""
 
     def similarity_values(self) -> dict[str, dict[str, BootstrapInterval]]:
         """DeID and G_VD of every condition with voice similarity, as intervals.
@@ -263,12 +266,13 @@ def build_study_report(
             f"{', '.join(study.names)}."
         )
     reports, sbls, curves, attacks, sbls_ivs = [], {}, {}, {}, {}
+    notes: list[str] = []  # the warnings of the conditions, each naming its condition
     n = len(study)
     n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
-        with warnings_of(cond.name):  # each warning says which condition it is about
+        with warnings_of(cond.name, into=notes):  # each warning names its condition
             reports.append(evaluator(cond, **opts))
             # the SBLS of the page and the sbls command: the default attacker, its intervals
             attack = attack_of(cond)
@@ -315,6 +319,7 @@ def build_study_report(
         linkage=linkage,
         similarity_intervals=sim_ci,
         sbls_intervals=sbls_ivs,
+        notes=tuple(notes),
     )
 
 
