@@ -29,7 +29,7 @@ st.page_link(
     icon=":material/policy:",
 )
 
-overview_col, data_col, demo_col = st.columns(3, vertical_alignment="center")
+overview_col, data_col, demo_col, new_col = st.columns(4, vertical_alignment="center")
 with overview_col:
     st.page_link(
         "pages/1_Overview.py",
@@ -47,6 +47,14 @@ with demo_col:
         on_click=ui.load_demo,
         icon=":material/science:",
         help="Replaces the current study with the built-in demo (5 simulated systems).",
+    )
+with new_col:
+    st.button(
+        "New empty study",
+        key="vm_home_new",
+        on_click=ui.new_study,
+        icon=":material/note_add:",
+        help="Replaces the current study with an empty one, to add your own conditions.",
     )
 
 st.caption(

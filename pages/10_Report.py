@@ -56,7 +56,9 @@ out = ui.compute(
     evaluator=ui.condition_report,
     attack_of=ui.cached(default_attack),
     bar="Building the report",
+    warn=False,
 )
+ui.show_warnings(out.warnings, conditions=study.names)  # the library names their conditions
 if out.failed:
     st.stop()
 sr: StudyReport = out.value

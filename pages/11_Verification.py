@@ -72,6 +72,7 @@ for name in selected:
         c_miss=float(c_miss),
         c_fa=float(c_fa),
         scores_are_llrs=as_llrs or cond.score_kind == "llr",
+        warn=name,
     )
     if not result.failed:
         results[name] = result.value

@@ -40,14 +40,11 @@ if not reports:
 # a markdown heading: tests/test_app.py pins the page's st.subheader list
 st.markdown("### Report card")
 sbls: dict[str, float | None] = {}
-sbls_warnings: list[str] = []
 for r in reports:  # the informed attacker of the study report (each trained once)
     spinner = f"Soft-biometric leakage (SBLS) of {r.name}…"
-    attack = ui.compute(default_attack, study.get(r.name), spinner=spinner, warn=False)
-    leak = None if attack.value is None else ui.compute(attack_sbls, attack.value, warn=False)
+    attack = ui.compute(default_attack, study.get(r.name), spinner=spinner, warn=r.name)
+    leak = None if attack.value is None else ui.compute(attack_sbls, attack.value, warn=r.name)
     sbls[r.name] = None if leak is None or leak.value is None else leak.value.sbls
-    sbls_warnings += [*attack.warnings, *(leak.warnings if leak is not None else ())]
-ui.show_warnings(list(dict.fromkeys(sbls_warnings)))
 card = report_card(reports, sbls=sbls)
 ui.show_report_card(card)
 interval = (

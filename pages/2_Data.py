@@ -49,7 +49,9 @@ attacker = attacker_col.selectbox(
     "Attacker knowledge",
     ATTACKERS,
     index=ATTACKERS.index(existing.attacker if existing else "semi-informed"),
-    help="original: no anonymisation (the baseline); ignorant: enrolment not anonymised; "
+    help="original: no anonymisation, enrolment and trials both original speech (the "
+    "baseline; the Embeddings page names such a condition 'original' too); ignorant: "
+    "enrolment not anonymised; "
     "lazy-informed: anonymised with another pseudo-speaker; semi-informed: anonymised by the "
     "same system (VoicePrivacy 2024) or by a similar one (Vauquier et al. 2025); informed: "
     "Vauquier et al. 2025's attacker with the same system.",
@@ -237,7 +239,7 @@ with vpc_tab:
 loaded = st.session_state.get(LOADED)
 if loaded and existing is not None and loaded["name"] == existing.name:
     st.success(f"Loaded **{ui.md_escape(loaded['name'])}**: " + "; ".join(loaded["summary"]) + ".")
-    ui.show_warnings(loaded["warnings"])
+    ui.show_warnings(loaded["warnings"], prefix=loaded["name"])
 
 if existing is not None:
     st.divider()

@@ -16,6 +16,7 @@ from voxmetrics.plots.lid import (
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
 from voxmetrics.ui.lid_page import (
     calibration_caption,
+    ceiling_example,
     lid_controls,
     show_notices,
     trial_card,
@@ -42,7 +43,7 @@ st.markdown(
     "- **Zero**: the attacker learned nothing.\n"
     "- **Negative LID**: the trial points away from its speaker and misleads the attacker.\n"
     "- **log₂ N** is the ceiling: at that value the attacker is certain of the speaker "
-    "(5.3 bits for N = 40).\n\n"
+    f"({ceiling_example(study)}).\n\n"
     "The EER pools all trials together, so it can look safe while a few trials are fully "
     "exposed. **LIDmax**, the largest disclosure of any single trial, shows those worst cases."
 )
@@ -73,6 +74,7 @@ for name in chosen:
             n_boot=n_boot,
             seed=options.seed,
             spinner=f"Bootstrap of {name}…",
+            warn=name,
         ).value
     status = analysis.lid_status(lid.value, failed=lid.failed)
     rows.append(

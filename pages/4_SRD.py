@@ -45,7 +45,11 @@ if not names:
 
 colors = condition_colors(study.names)
 # the study's settings: the same cached reports as the Overview, with their intervals
-reports = {r.name: r for r in ui.study_reports(study, names, **study.settings.evaluate_options())}
+# its warnings about SRD only: the LID or linkage ones are on their own pages
+reports = {
+    r.name: r
+    for r in ui.study_reports(study, names, topics={"SRD"}, **study.settings.evaluate_options())
+}
 if not reports:
     st.stop()
 

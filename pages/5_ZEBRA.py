@@ -68,14 +68,16 @@ colors = condition_colors(study.names)
 results, profiles, intervals = {}, [], {}
 for name in selected:
     sm = study.get(name).eval
-    result = ui.compute(az.zebra_of, sm)
-    curves = ui.compute(az.ece_curves_of, sm, scores_are_llrs=as_llrs)
+    result = ui.compute(az.zebra_of, sm, warn=name)
+    curves = ui.compute(az.ece_curves_of, sm, scores_are_llrs=as_llrs, warn=name)
     if result.failed or curves.failed:
         continue
     results[name] = result.value
     profiles.append(ZebraProfile(name, result.value, curves.value))
 for name in results if n_boot > 0 else []:
-    ci = ui.compute(az.zebra_intervals, study.get(name).eval, n_boot=n_boot, seed=seed, bar=name)
+    ci = ui.compute(
+        az.zebra_intervals, study.get(name).eval, n_boot=n_boot, seed=seed, bar=name, warn=name
+    )
     if not ci.failed:
         intervals[name] = ci.value
 if not results:

@@ -48,7 +48,11 @@ if not names:
     st.stop()
 colors = condition_colors(study.names)
 # the study's settings: the same cached reports as the Overview, with their intervals
-reports = {r.name: r for r in ui.study_reports(study, names, **study.settings.evaluate_options())}
+# its warnings about linkage only: the SRD or LID ones are on their own pages
+reports = {
+    r.name: r
+    for r in ui.study_reports(study, names, topics={"Linkage"}, **study.settings.evaluate_options())
+}
 if not reports:
     st.stop()
 with_embeddings = [n for n in reports if study.get(n).embeddings is not None]
@@ -101,7 +105,7 @@ if singled:
     length_curves = {}
     for name in singled:
         es = study.get(name).embeddings
-        lengths = ui.compute(linkage.conversation_lengths, es, split=SPLIT)
+        lengths = ui.compute(linkage.conversation_lengths, es, split=SPLIT, warn=name)
         if lengths.failed:
             continue
         out = ui.compute(linkage.conversation_curve, es, lengths.value, split=SPLIT, warn=name)
@@ -114,7 +118,9 @@ if singled:
 
     st.markdown("**Vauquier et al. 2025, figure 1: every metric against the number of "
                 "speakers, per conversation length**")  # fmt: skip
-    st.session_state.setdefault("vm_link_legal_lengths", "1, 3, 30")
+    # 1, 3 and the longest the data allow (the paper's 30 when they have it)
+    defaults = linkage.default_lengths([study.get(n).embeddings for n in singled], split=SPLIT)
+    st.session_state.setdefault("vm_link_legal_lengths", ", ".join(map(str, defaults)))
     typed = st.text_input("Conversation lengths L", key="vm_link_legal_lengths",
                           help=text.LENGTHS_HELP)  # fmt: skip
     legal_lengths = ui.compute(linkage.parse_lengths, typed, cache=False)
@@ -148,7 +154,7 @@ else:
     if size > MAX_UTTERANCES:
         st.info(text.too_many_utterances(size, MAX_UTTERANCES), icon=":material/info:")
     elif not (out := ui.compute(linkage.similarity, o_es, a_es, calibration=calibration,
-                                split=SPLIT)).failed:  # fmt: skip
+                                split=SPLIT, warn=anonymised)).failed:  # fmt: skip
         similarity = out.value
     if similarity is not None:
         text.similarity_metrics(similarity.distinctiveness)
@@ -176,7 +182,7 @@ if n_cells > MAX_CELLS:
     st.info(f"{n_cells:,} speaker pairs are too many to draw in one heat map (limit "
             f"{MAX_CELLS:,}).", icon=":material/info:")  # fmt: skip
 else:
-    table = ui.compute(linkage.speaker_mean_scores, sm).value
+    table = ui.compute(linkage.speaker_mean_scores, sm, warn=mean_name).value
     fig = mean_score_figure(table, title=f"{mean_name}: mean score by speaker pair")
     with_notes(fig, f"mean_scores_{mean_name}", text.MEAN_SCORE_NOTES)
     ui.download_table(table, f"mean_scores_{mean_name}.csv", label="Download the mean scores")

@@ -8,6 +8,7 @@ from voxmetrics import ui
 from voxmetrics.analysis.sbls import (
     SBLSRow,
     attack_sbls,
+    attribute_columns,
     attribute_frame,
     component_frame,
     embeddings_attack,
@@ -28,6 +29,8 @@ from voxmetrics.plots.sbls import (
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.ui import sbls_page as w
 
+NO_LABELS = "no attribute labels: add sex / age_group columns"
+
 study = ui.page_setup("Soft biometrics")
 st.title("Soft biometrics: SBLS")
 ui.require_conditions(study)
@@ -41,6 +44,9 @@ for cond in study.conditions:
         attack = controls.uploads[cond.name]
     elif cond.embeddings is None:
         rows.append(SBLSRow(cond, status="no embeddings: upload predictions to score it"))
+        continue
+    elif not attribute_columns(cond.embeddings.meta):  # as the Overview's "–": not an error
+        rows.append(SBLSRow(cond, status=NO_LABELS))
         continue
     else:
         out = ui.compute(
@@ -72,6 +78,15 @@ if without:
         f"built-in attacker cannot run on {'it' if len(without) == 1 else 'them'} (it needs "
         "dev embeddings to train on and eval embeddings to attack). Upload the predictions of "
         "your own attribute classifier above, or add the embeddings on the Data page.",
+        icon=":material/info:",
+    )
+unlabelled = [row.name for row in rows if row.status == NO_LABELS]
+if unlabelled:
+    st.info(
+        f"{', '.join(ui.md_escape(n) for n in unlabelled)}: no attribute labels (e.g. `sex`, "
+        "`age_group`) in the embeddings' metadata, so there is nothing to measure the leakage "
+        "of (the report card shows –). Add the columns to the metadata (Data page) or to the "
+        "manifest (Embeddings page), or upload your classifier's predictions above.",
         icon=":material/info:",
     )
 if not scored:

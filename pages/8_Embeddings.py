@@ -33,10 +33,15 @@ st.title("Embeddings: from recordings to conditions")
 st.markdown(
     "Upload a **zip of recordings** (wav, flac, ogg or mp3) and a **manifest CSV** with columns "
     "`utt_id, speaker, role, split, audio_path` (relative to the zip root) and `system` "
-    "(`original` for unprocessed audio, else the anonymiser's name). Each recording is embedded "
+    "(`original` for unprocessed audio, else the anonymiser's name). Add the speaker's **`sex`** "
+    "and **`age_group`** columns (any other label column too) and every condition made here "
+    "gets its soft-biometric leakage score (SBLS, Soft biometrics page and report card); "
+    "without them it has none. Each recording is embedded "
     "by a speaker encoder (the attacker); files that cannot be used are listed with the reason "
-    "and the rest proceed. Each anonymiser then gives an **ignorant** condition (enrolment on "
-    "original audio, trials anonymised) and a **lazy-informed** one (both anonymised)."
+    "and the rest proceed. The original audio gives the **original** condition (no "
+    "anonymisation: the baseline, with the attacker knowledge called *original* on the Data "
+    "page), and each anonymiser an **ignorant** condition (enrolment on original audio, trials "
+    "anonymised) and a **lazy-informed** one (both anonymised)."
 )
 
 zip_col, man_col = st.columns(2)

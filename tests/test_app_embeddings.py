@@ -107,7 +107,7 @@ def test_extract_ge2e_lists_failures_and_adds_conditions(tmp_path, monkeypatch):
     assert "not a readable audio file" in failed["reason"].iloc[0]
     names = at.dataframe[1].value["Condition"].tolist()
     assert names == [
-        "ge2e: original / unprotected",
+        "ge2e: original",
         "ge2e: B1 / ignorant",
         "ge2e: B1 / lazy-informed",
     ]

@@ -260,7 +260,7 @@ def test_conditions_ignorant_and_lazy_informed():
     meta = read_manifest(MANIFEST.encode())
     es = EmbeddingSet.from_arrays(np.random.default_rng(0).normal(size=(8, 4)), meta)
     conds = {c.name: c for c in conditions_from_embeddings(es)}
-    assert list(conds) == ["original / unprotected", "B1 / ignorant", "B1 / lazy-informed"]
+    assert list(conds) == ["original", "B1 / ignorant", "B1 / lazy-informed"]
     ign = conds["B1 / ignorant"].embeddings.meta
     assert set(ign.loc[ign["role"] == "enrol", "system"]) == {"original"}
     assert set(ign.loc[ign["role"] == "trial", "system"]) == {"B1"}
@@ -268,7 +268,7 @@ def test_conditions_ignorant_and_lazy_informed():
     sm = conds["B1 / ignorant"].embeddings.score_matrix("eval")
     assert sm.shape == (2, 2)
     only = conditions_from_embeddings(es, scenarios=("ignorant",))
-    assert [c.scenario for c in only] == ["unprotected", "ignorant"]
+    assert [c.scenario for c in only] == ["original", "ignorant"]
     with pytest.raises(VoxMetricsInputError, match="scenario 'x'"):
         conditions_from_embeddings(es, scenarios=("x",))
 

@@ -3,9 +3,17 @@
 Every problem with a user's input surfaces as a :class:`VoxMetricsInputError` whose message says
 what is wrong, where (file, line or row) and how to fix it. The dashboard and the command line
 catch this one type and show its message; anything else is a bug.
+
+A warning concerns one condition of a study: :func:`warnings_of` puts the condition's name in
+front of every warning raised while it is evaluated, so the command line and the dashboard can
+say which condition a warning is about.
 """
 
 from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Iterator
 
 __all__ = [
     "DegenerateDataWarning",
@@ -14,6 +22,8 @@ __all__ = [
     "LeftOutSpeakersWarning",
     "VoxMetricsInputError",
     "VoxMetricsWarning",
+    "named",
+    "warnings_of",
 ]
 
 
@@ -39,3 +49,56 @@ class IgnoredEmbeddingsWarning(VoxMetricsWarning):
 
 class LeftOutSpeakersWarning(VoxMetricsWarning):
     """Some speakers were left out of a metric that needs more of their utterances."""
+
+
+def named(condition: str, message: str) -> str:
+    """``message`` with the condition's name in front (``"condition: message"``), once.
+
+    Examples
+    --------
+    >>> named("plain", "the fit did not converge")
+    'plain: the fit did not converge'
+    >>> named("plain", "plain: the fit did not converge")
+    'plain: the fit did not converge'
+    """
+    prefix = f"{condition}: "
+    return message if not condition or message.startswith(prefix) else prefix + message
+
+
+@contextlib.contextmanager
+def warnings_of(condition: str, *, into: list[str] | None = None) -> Iterator[None]:
+    """Raise each :class:`VoxMetricsWarning` of the block again, named after ``condition``.
+
+    Each message gets ``"condition: "`` in front (:func:`named`; once, however deep the
+    blocks nest) and keeps its category; a message raised several times in the block is
+    raised once, and appended to ``into`` when given (e.g. the notes of a report). Other
+    warnings pass through unchanged.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with warnings_of("plain"):
+    ...         for _ in range(2):
+    ...             warnings.warn("the fit did not converge", DegenerateDataWarning)
+    >>> [str(w.message) for w in caught]
+    ['plain: the fit did not converge']
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            recorded = list(caught)
+    seen: set[tuple[type, str]] = set()
+    for w in recorded:  # outside the recording block: to the caller's filters
+        if not issubclass(w.category, VoxMetricsWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        key = (w.category, named(condition, str(w.message)))
+        if key not in seen:
+            seen.add(key)
+            if into is not None and key[1] not in into:
+                into.append(key[1])
+            warnings.warn_explicit(key[1], w.category, w.filename, w.lineno)

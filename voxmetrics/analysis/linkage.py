@@ -12,7 +12,7 @@ condition (:func:`linkage_table`).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,7 @@ __all__ = [
     "UtteranceOverlap",
     "conversation_curve",
     "conversation_lengths",
+    "default_lengths",
     "distinctiveness_against",
     "legal",
     "linkage_table",
@@ -106,6 +107,37 @@ def conversation_lengths(es: EmbeddingSet, *, split: str = "eval") -> tuple[int,
         lengths.append(length)
         length *= 2
     return tuple(lengths)
+
+
+PAPER_LENGTHS = (1, 3, 30)
+"""Vauquier et al. 2025's conversation lengths L (figure 1)."""
+
+
+def default_lengths(
+    embedding_sets: Sequence[EmbeddingSet], *, split: str = "eval"
+) -> tuple[int, ...]:
+    """The conversation lengths to show first: 1, 3 and the longest the data allow (up to 30).
+
+    Vauquier et al. 2025 use L = 1, 3 and 30, but few sets have 30 trial utterances per
+    speaker (LibriSpeech's test speakers have about 20), so 30 would be skipped. The longest
+    length here is the median number of trial utterances per speaker of the set that has
+    fewest, capped at 30: every set has it for at least half of its speakers.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_embeddings
+    >>> es = demo_embeddings(n_speakers=3, n_enrol=1, n_trial=8)["plain"]
+    >>> default_lengths([es])
+    (1, 3, 8)
+    >>> default_lengths([])
+    (1, 3, 30)
+    """
+    medians = []
+    for es in embedding_sets:
+        counts = _trial_meta(es, split).groupby("speaker").size()
+        medians.append(int(counts.median()) if len(counts) else 1)
+    longest = min([PAPER_LENGTHS[-1], *medians])
+    return tuple(sorted({v for v in PAPER_LENGTHS if v < longest} | {max(1, longest)}))
 
 
 def conversation_curve(

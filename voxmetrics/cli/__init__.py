@@ -134,7 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always")
         stack.enter_context(_no_huge_page_compaction())
         status = _run(args, stack)
-    for w in caught:
-        if issubclass(w.category, UserWarning):
-            print(f"voxmetrics: warning: {w.message}", file=sys.stderr)
+    # one line per warning (a condition's warnings name it: see voxmetrics.errors.warnings_of)
+    for message in dict.fromkeys(
+        str(w.message) for w in caught if issubclass(w.category, UserWarning)
+    ):
+        print(f"voxmetrics: warning: {message}", file=sys.stderr)
     return status

@@ -24,10 +24,10 @@ __all__ = [
 
 ORIGINAL = "original"
 """The ``system`` value of unprocessed audio."""
-Scenario = Literal["unprotected", "ignorant", "lazy-informed"]
+Scenario = Literal["original", "ignorant", "lazy-informed"]
 
 ATTACKER_OF_SCENARIO: dict[str, Attacker] = {
-    "unprotected": "original",
+    "original": "original",
     "ignorant": "ignorant",
     "lazy-informed": "lazy-informed",
 }
@@ -39,12 +39,13 @@ class Condition:
     """One anonymiser under one attack scenario, ready for ``score_matrix(split)``."""
 
     name: str
-    """``"<system> / <scenario>"``."""
+    """``"<system> / <scenario>"``, or ``"original"`` for the original audio."""
     system: str
-    """The anonymiser (``original`` for the unprotected baseline)."""
+    """The anonymiser (``original`` for the baseline without anonymisation)."""
     scenario: Scenario
     """``ignorant``: enrolment on original audio, trials anonymised; ``lazy-informed``: both
-    anonymised; ``unprotected``: both original."""
+    anonymised; ``original``: both original audio (no anonymisation, the baseline; the
+    attacker knowledge the library calls ``original``)."""
     embeddings: EmbeddingSet
     """The enrolment and trial utterances of this condition (all splits)."""
 
@@ -66,7 +67,7 @@ def conditions_from_embeddings(
     Returns
     -------
     list of Condition
-        ``original / unprotected`` first (when original audio has enrolment and trials), then
+        ``original`` first (when original audio has enrolment and trials), then
         each anonymiser in sorted order with the requested scenarios. Conditions that lack
         enrolment or trial utterances are left out.
 
@@ -82,7 +83,7 @@ def conditions_from_embeddings(
     ...     "role": ["enrol", "trial", "enrol", "trial"], "split": ["eval"] * 4,
     ...     "system": ["original", "original", "B1", "B1"]})
     >>> [c.name for c in conditions_from_embeddings(EmbeddingSet.from_arrays(np.eye(4), meta))]
-    ['original / unprotected', 'B1 / ignorant', 'B1 / lazy-informed']
+    ['original', 'B1 / ignorant', 'B1 / lazy-informed']
     """
     bad = [s for s in scenarios if s not in ("ignorant", "lazy-informed")]
     if bad:
@@ -107,7 +108,7 @@ def conditions_from_embeddings(
         )
         return Condition(name=name, system=sys_name, scenario=scenario, embeddings=part)
 
-    out = [make(f"{ORIGINAL} / unprotected", ORIGINAL, "unprotected", system == ORIGINAL)]
+    out = [make(ORIGINAL, ORIGINAL, "original", system == ORIGINAL)]  # the attacker's name
     for s in sorted(set(system) - {ORIGINAL}):
         if "ignorant" in scenarios:
             keep = (enrol & (system == ORIGINAL)) | (trial & (system == s))
@@ -135,7 +136,7 @@ def study_conditions(conditions: list[Condition], model: str) -> list[_study.Con
     ...     "role": ["enrol", "enrol", "trial", "trial"], "split": ["eval"] * 4})
     >>> es = EmbeddingSet.from_arrays(np.eye(4) + 0.1, meta)
     >>> [(c.name, c.attacker, c.dev) for c in study_conditions(conditions_from_embeddings(es), "m")]
-    [('m: original / unprotected', 'original', None)]
+    [('m: original', 'original', None)]
     """
     out = []
     for c in conditions:
@@ -162,7 +163,7 @@ def conditions_frame(conditions: list[Condition], model: str) -> pd.DataFrame:
     ...     "role": ["enrol", "trial", "trial"], "split": ["eval"] * 3})
     >>> es = EmbeddingSet.from_arrays(np.eye(3), meta)
     >>> conditions_frame(conditions_from_embeddings(es), "m").to_dict("records")
-    [{'Condition': 'm: original / unprotected', 'Enrolment': 1, 'Trials': 2, 'Splits': 'eval'}]
+    [{'Condition': 'm: original', 'Enrolment': 1, 'Trials': 2, 'Splits': 'eval'}]
     """
     return pd.DataFrame(
         [

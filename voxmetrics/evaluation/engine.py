@@ -18,7 +18,7 @@ from voxmetrics._types import ScoreKind
 from voxmetrics.analysis.lid import evaluate_lid_and_chance
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport, Progress
 from voxmetrics.evaluation.steps import (
     Products,
@@ -383,7 +383,8 @@ def evaluate_study(
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / max(1, len(study)), f"Evaluating {cond.name}")
-        reports.append(evaluate_condition(cond, **opts))
+        with warnings_of(cond.name):  # each warning says which condition it is about
+            reports.append(evaluate_condition(cond, **opts))
     if progress is not None:
         progress(1.0, "Done")
     return reports

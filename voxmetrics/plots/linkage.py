@@ -27,7 +27,13 @@ from voxmetrics.metrics.legal import (
     SinglingOutResult,
 )
 from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult
-from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
+from voxmetrics.plots.style import (
+    CHANCE_COLOR,
+    CONDITION_PALETTE,
+    base_layout,
+    condition_colors,
+    log_ticks,
+)
 
 __all__ = [
     "CONDITION_PALETTE",
@@ -54,12 +60,9 @@ def _colors(names: Sequence[str], colors: Mapping[str, str] | None) -> dict[str,
     return {n: (colors or {}).get(n, fallback[n]) for n in names}
 
 
-def _log_ticks(top: int) -> list[int]:
-    """1, 2, 5 per decade from 2 up to ``top``, and ``top`` itself."""
-    ticks = []
-    for decade in range(int(math.log10(max(top, 2))) + 1):
-        ticks += [m * 10**decade for m in (1, 2, 5) if 2 <= m * 10**decade < top]
-    return [*ticks, top]
+def _log_ticks(top: int, *, min_fraction: float = 0.05) -> list[int]:
+    """1, 2, 5 per decade from 2 up to ``top``, and ``top`` itself, none overprinting."""
+    return log_ticks(top, low=2, min_fraction=min_fraction)
 
 
 # ---------------------------------------------------------------- linkability vs N'
@@ -469,7 +472,8 @@ def conversation_length_figure(
                 col=col,
             )
     fig.update_layout(**base_layout(title={"text": title}, height=440))
-    ticks = [v for v in (1, 2, 4, 8, 16, 30, 32, 64, 128) if v <= top]
+    # powers of 2 and 30 (VoicePrivacy's longest conversation), none overprinting ("3032")
+    ticks = log_ticks(max(top, 2), candidates=(1, 2, 4, 8, 16, 30, 32, 64, 128), min_fraction=0.1)
     fig.update_xaxes(
         type="log",
         tickvals=ticks,
@@ -799,7 +803,11 @@ def legal_figure(
                 col=col,
             )
         fig.update_xaxes(
-            type="log", tickvals=_log_ticks(tops[length]), minor={"showgrid": False}, col=col
+            type="log",
+            # panels side by side are narrow: fewer ticks, none overprinting
+            tickvals=_log_ticks(tops[length], min_fraction=0.05 * len(lengths)),
+            minor={"showgrid": False},
+            col=col,
         )
     fig.update_xaxes(title_text="speakers N or N' (log)", row=3)
     fig.update_yaxes(range=[-0.02, 1.04])

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX
-from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_COLOR, base_layout
+from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_COLOR, base_layout, merged_labels
 
 __all__ = ["eer_lidmax_figure", "eer_linkability_figure"]
 
@@ -16,6 +16,8 @@ LOCAL_EER = CALLOUT_EER
 """An EER at or above this looks like chance on the 1-to-1 view (the threat call-outs')."""
 LOCAL_LID_MAX = CALLOUT_LID_MAX
 """A worst-case disclosure of at least this many bits singles some trials out."""
+LABEL_TOL = 0.02
+"""Markers closer than this share of each axis's span share one label."""
 
 
 def _label_position(eer: float) -> str:
@@ -68,14 +70,16 @@ def eer_linkability_figure(
         go.Scatter(
             x=eers,
             y=links,
-            text=names,
+            # conditions at the same point share one label (no overprint); hover names each
+            text=merged_labels(eers, links, names, x_tol=LABEL_TOL, y_tol=LABEL_TOL),
+            hovertext=names,
             customdata=[[n, c, r.attacker] for n, c, r in zip(ns, chance, reports, strict=True)],
             mode="markers+text",
             textposition=[_label_position(x) for x in eers],
             marker={"size": 12, "color": CONDITION_COLOR, "line": {"width": 1, "color": "white"}},
             name="conditions",
             hovertemplate=(
-                "<b>%{text}</b> (%{customdata[2]})<br>EER %{x:.3f}<br>"
+                "<b>%{hovertext}</b> (%{customdata[2]})<br>EER %{x:.3f}<br>"
                 "linkability %{y:.3f}<br>chance 1/N = %{customdata[1]:.3f} (N = %{customdata[0]})"
                 "<extra></extra>"
             ),
@@ -171,12 +175,18 @@ def eer_lidmax_figure(
         for r in with_lid
     ]
     ceilings = sorted({r.lid.ceiling for r in with_lid if r.lid is not None})
+    top = max([*maxima, *ceilings, LOCAL_LID_MAX]) + 0.5
+    bottom = min([0.0, *maxima]) - 0.3
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
             x=eers,
             y=maxima,
-            text=labels,
+            # conditions at the same point share one label (no overprint); hover names each
+            text=merged_labels(
+                eers, maxima, labels, x_tol=LABEL_TOL, y_tol=LABEL_TOL * (top - bottom)
+            ),
+            hovertext=labels,
             customdata=[
                 [r.attacker, r.lid.n_enrolled, r.lid.ceiling] for r in with_lid if r.lid is not None
             ],
@@ -185,13 +195,11 @@ def eer_lidmax_figure(
             marker={"size": 12, "color": CONDITION_COLOR, "line": {"width": 1, "color": "white"}},
             name="conditions",
             hovertemplate=(
-                "<b>%{text}</b> (%{customdata[0]})<br>EER %{x:.3f}<br>LIDmax %{y:.2f} bits "
+                "<b>%{hovertext}</b> (%{customdata[0]})<br>EER %{x:.3f}<br>LIDmax %{y:.2f} bits "
                 "(ceiling log2 N = %{customdata[2]:.2f}, N = %{customdata[1]})<extra></extra>"
             ),
         )
     )
-    top = max([*maxima, *ceilings, LOCAL_LID_MAX]) + 0.5
-    bottom = min([0.0, *maxima]) - 0.3
     fig.add_shape(
         type="rect",
         x0=LOCAL_EER,

@@ -20,7 +20,13 @@ from plotly.subplots import make_subplots
 from voxmetrics.analysis.srd import mean_d_summary
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.srd import BetaBinomialFit, SpeakerSRD, SRDResult
-from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_PALETTE, base_layout, condition_colors
+from voxmetrics.plots.style import (
+    CHANCE_COLOR,
+    CONDITION_PALETTE,
+    base_layout,
+    condition_colors,
+    log_ticks,
+)
 
 __all__ = [
     "CONDITION_PALETTE",
@@ -183,11 +189,8 @@ def rank_distribution_figure(
 
 
 def _log_ticks(top: int) -> list[int]:
-    """Rank ticks 1, 2, 5, 10, 20, 50... up to N, and N itself."""
-    ticks = [m * 10**e for e in range(len(str(top))) for m in (1, 2, 5) if m * 10**e < top]
-    if not ticks or top / ticks[-1] > 1.2:
-        ticks.append(top)
-    return ticks
+    """Rank ticks 1, 2, 5, 10, 20, 50... up to N, and N itself, none overprinting."""
+    return log_ticks(top)
 
 
 def mean_d_bar_figure(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
@@ -15,6 +16,8 @@ __all__ = [
     "NON_MATED_COLOR",
     "base_layout",
     "condition_colors",
+    "log_ticks",
+    "merged_labels",
 ]
 
 MATED_COLOR = "#D55E00"
@@ -99,3 +102,94 @@ def base_layout(**overrides: Any) -> dict[str, Any]:
     }
     layout.update(overrides)
     return layout
+
+
+def merged_labels(
+    x: Sequence[float | None],
+    y: Sequence[float | None],
+    labels: Sequence[str],
+    *,
+    x_tol: float,
+    y_tol: float,
+) -> list[str]:
+    """Text labels of scatter points where points that (nearly) coincide share one label.
+
+    Points closer than ``x_tol`` and ``y_tol`` to a point of a group join it (in order);
+    the group's first point carries every name, comma-separated, and the others none, so
+    the names of conditions with the same numbers do not overprint. A point without a
+    coordinate (None, NaN) keeps its own label.
+
+    Examples
+    --------
+    >>> merged_labels([0.0, 0.0, 0.3], [1.0, 1.0, 0.2], ["a", "b", "c"], x_tol=0.01, y_tol=0.01)
+    ['a, b', '', 'c']
+    """
+    n = len(labels)
+    out = list(labels)
+    group_of = [-1] * n
+
+    def known(v: float | None) -> bool:
+        return v is not None and v == v  # not NaN
+
+    for i in range(n):
+        if group_of[i] >= 0 or not (known(x[i]) and known(y[i])):
+            continue
+        group = [i]
+        group_of[i] = i
+        for j in range(i + 1, n):
+            if group_of[j] >= 0 or not (known(x[j]) and known(y[j])):
+                continue
+            if any(
+                abs(x[j] - x[k]) <= x_tol and abs(y[j] - y[k]) <= y_tol  # type: ignore[operator]
+                for k in group
+            ):
+                group.append(j)
+                group_of[j] = i
+        if len(group) > 1:
+            out[i] = ", ".join(labels[k] for k in group)
+            for k in group[1:]:
+                out[k] = ""
+    return out
+
+
+def log_ticks(
+    top: int,
+    *,
+    low: int = 1,
+    candidates: Iterable[int] | None = None,
+    min_fraction: float = 0.05,
+) -> list[int]:
+    """Ticks of a log axis from ``low`` to ``top`` whose labels do not overprint.
+
+    ``candidates`` (default 1, 2, 5 per decade) between ``low`` and ``top``, then ``top``
+    itself; a tick closer to the previous one (or to ``top``) than ``min_fraction`` of the
+    axis span (in log units, for two-digit labels; in proportion for longer ones) is left
+    out, so "100" and "131" do not print as "100131". A narrow panel (one of three side by
+    side) needs a larger ``min_fraction``, about 0.15.
+
+    Examples
+    --------
+    >>> log_ticks(131)
+    [1, 2, 5, 10, 20, 50, 131]
+    >>> log_ticks(60, low=2)
+    [2, 5, 10, 20, 50, 60]
+    >>> log_ticks(131, low=2, min_fraction=0.15)
+    [2, 5, 10, 20, 50, 131]
+    >>> log_ticks(64, candidates=(1, 2, 4, 8, 16, 30, 32, 64, 128))
+    [1, 2, 4, 8, 16, 30, 64]
+    """
+    top = max(int(top), low + 1)
+    if candidates is None:
+        candidates = [m * 10**e for e in range(len(str(top))) for m in (1, 2, 5)]
+    span = math.log10(top) - math.log10(low)
+
+    def apart(a: int, b: int) -> bool:  # room for both labels (two digits: min_fraction)
+        return math.log10(b / a) >= min_fraction * span * (len(str(a)) + len(str(b))) / 4
+
+    kept: list[int] = []
+    for v in sorted({int(c) for c in candidates if low <= c < top}):
+        if not kept or apart(kept[-1], v):
+            kept.append(v)
+    while kept and not apart(kept[-1], top):
+        kept.pop()
+    return [*kept, top]

@@ -438,6 +438,23 @@ def _card(sr: StudyReport, colors: Mapping[str, str]) -> str:
     )
 
 
+def _notes(sr: StudyReport) -> str:
+    """The warnings of the conditions, once each, naming their condition (none: nothing)."""
+    if not sr.notes:
+        return ""
+    items = []
+    for note in sr.notes:
+        name = next((n for n in sr.study.names if note.startswith(f"{n}: ")), "")
+        text = note[len(name) + 2 :] if name else note
+        items.append(f"<li><b>{_e(name)}</b>: {_e(text)}</li>" if name else f"<li>{_e(text)}</li>")
+    return (
+        '<section class="notes"><h3>Notes on the data and the model fits</h3>'
+        "<p class='note'>Warnings raised evaluating the conditions, each once: a model or "
+        "calibration that did not converge, trials left out. The numbers that rest on them are "
+        f"reported; read them with care.</p><ul>{''.join(items)}</ul></section>"
+    )
+
+
 def _threat(sr: StudyReport, colors: Mapping[str, str]) -> str:
     rule = (
         f"EER at least {CALLOUT_EER:g} (looks private on the 1-to-1 view) and either LIDmax at "
@@ -919,6 +936,7 @@ def study_report_html(
     sections = [
         _summary(sr, colors),
         _card(sr, colors),
+        _notes(sr),
         _threat(sr, colors),
         _overview(sr, colors, figure),
         _lid(sr, colors, figure),

@@ -27,7 +27,7 @@ from voxmetrics.analysis.sbls import (
     sbls_intervals,
 )
 from voxmetrics.data.study import Condition, Study, StudySettings
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.card import ReportCard, report_card
 from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkage_inputs
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
@@ -98,6 +98,9 @@ class StudyReport:
     sbls_intervals: Mapping[str, Mapping[str, BootstrapInterval]] = field(default_factory=dict)
     """Speaker-level bootstrap intervals of SBLS, P_attr, P_assoc and P_subgroup per
     condition name (when bootstrapped and the condition has an SBLS)."""
+    notes: tuple[str, ...] = ()
+    """The warnings raised evaluating the conditions, each once, each starting with its
+    condition's name (e.g. "plain: the beta-binomial CLL fit did not converge ...")."""
 
     def similarity_values(self) -> dict[str, dict[str, BootstrapInterval]]:
         """DeID and G_VD of every condition with voice similarity, as intervals.
@@ -263,21 +266,23 @@ def build_study_report(
             f"{', '.join(study.names)}."
         )
     reports, sbls, curves, attacks, sbls_ivs = [], {}, {}, {}, {}
+    notes: list[str] = []  # the warnings of the conditions, each naming its condition
     n = len(study)
     n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
-        reports.append(evaluator(cond, **opts))
-        # the SBLS of the page and the sbls command: the default attacker, its intervals
-        attack = attack_of(cond)
-        sbls[cond.name] = None if attack is None else attack_sbls(attack)
-        if attack is not None:
-            attacks[cond.name] = attack
-            if n_boot > 0:
-                sbls_ivs[cond.name] = sbls_intervals(
-                    attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
-                )
+        with warnings_of(cond.name, into=notes):  # each warning names its condition
+            reports.append(evaluator(cond, **opts))
+            # the SBLS of the page and the sbls command: the default attacker, its intervals
+            attack = attack_of(cond)
+            sbls[cond.name] = None if attack is None else attack_sbls(attack)
+            if attack is not None:
+                attacks[cond.name] = attack
+                if n_boot > 0:
+                    sbls_ivs[cond.name] = sbls_intervals(
+                        attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
+                    )
         curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
     if progress is not None:
         progress(1.0, "Done")
@@ -314,6 +319,7 @@ def build_study_report(
         linkage=linkage,
         similarity_intervals=sim_ci,
         sbls_intervals=sbls_ivs,
+        notes=tuple(notes),
     )
 
 

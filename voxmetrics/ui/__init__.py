@@ -20,7 +20,7 @@ from voxmetrics.ui.setup import (
     page_setup,
     require_conditions,
 )
-from voxmetrics.ui.state import get_study, load_demo, notify, set_study
+from voxmetrics.ui.state import get_study, load_demo, new_study, notify, set_study
 from voxmetrics.ui.uploads import (
     condition_from_embedding_files,
     condition_from_score_files,
@@ -54,6 +54,7 @@ __all__ = [
     "get_study",
     "load_demo",
     "md_escape",
+    "new_study",
     "notify",
     "one_to_n_study",
     "page_setup",

@@ -13,7 +13,8 @@ function keeps at most :data:`MAX_ENTRIES` results (least recently used dropped 
 On a miss it runs the function, with a spinner (``spinner=``) or a progress bar fed by the
 function's ``progress(fraction, message)`` callback (``bar=``), so neither is drawn on a hit.
 The :class:`~voxmetrics.errors.VoxMetricsWarning` messages raised go into the
-:class:`Outcome` and are stored with the value, so a hit shows them again; a
+:class:`Outcome` and are stored with the value, so a hit shows them again (in the page's
+notes, :mod:`voxmetrics.ui.notes`, each once and named after its condition); a
 :class:`~voxmetrics.errors.VoxMetricsInputError` is shown as one message (nothing is stored)
 and the outcome says so. Stored values are shared by every session without a copy: like
 every result object of the library, they are read-only.
@@ -53,6 +54,7 @@ import streamlit as st
 from voxmetrics.analysis.sbls import Attack
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning
+from voxmetrics.ui.notes import add_notes
 
 __all__ = [
     "DEFAULT_ENTRIES",
@@ -351,10 +353,16 @@ def _call_key(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> st
 # ---------------------------------------------------------------- running
 
 
-def show_warnings(messages: Sequence[str], *, prefix: str = "") -> None:
-    """One ``st.warning`` per message (``prefix: message`` with a prefix)."""
-    for m in messages:
-        st.warning(f"{prefix}: {m}" if prefix else m, icon=":material/warning:")
+def show_warnings(
+    messages: Sequence[str], *, prefix: str = "", conditions: Sequence[str] = ()
+) -> None:
+    """Add the messages to the page's notes, as warnings of the condition ``prefix``.
+
+    Each (condition, message) is shown once per page, in one block
+    (:func:`voxmetrics.ui.notes.add_notes`); without a ``prefix``, a message starting with
+    one of ``conditions`` and a colon is that condition's.
+    """
+    add_notes(messages, condition=prefix, conditions=conditions)
 
 
 def _capture(fn: Callable[..., T], args: tuple, kwargs: dict[str, Any]) -> Outcome[T]:
@@ -444,9 +452,10 @@ def compute(
         Label of a progress bar shown while the result is computed (not on a hit); ``fn``
         receives ``progress=`` a callback ``(fraction, message)`` that moves it.
     warn : bool or str
-        Show the VoxMetrics warnings with ``st.warning`` (True), each prefixed with this
-        text (a string, e.g. the condition's name), or not at all (False): they are in
-        :attr:`Outcome.warnings` either way.
+        Add the VoxMetrics warnings to the page's notes (True), as warnings of this
+        condition (a string: its name), or not at all (False): they are in
+        :attr:`Outcome.warnings` either way. The page shows each (condition, message) once,
+        in one block (:mod:`voxmetrics.ui.notes`).
 
     Returns
     -------

@@ -7,6 +7,7 @@ The numbers and tables are :mod:`voxmetrics.analysis.lid`'s, which the page runs
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -18,11 +19,12 @@ from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import download_table
+from voxmetrics.ui.widgets import MISSING, download_table
 
 __all__ = [
     "VARIANTS",
     "calibration_caption",
+    "ceiling_example",
     "lid_controls",
     "show_notices",
     "trial_card",
@@ -36,6 +38,27 @@ VARIANTS = {
     "reference-code": "authors' code: sample sd, balanced, L2 penalty (C = 1)",
 }
 """The LID calibration variants and their labels on the page."""
+
+
+def ceiling_example(study: Study) -> str:
+    """The log2 N ceiling of the study's conditions, for the page's intro.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> ceiling_example(demo_study(n_speakers=5))
+    'here 2.3 bits: N = 5 enrolled speakers'
+    >>> ceiling_example(Study())
+    '5.3 bits for N = 40 enrolled speakers, say'
+    """
+    ns = sorted({int(c.eval.n_enrolled) for c in study.conditions})
+    if not ns:
+        return "5.3 bits for N = 40 enrolled speakers, say"
+    shown = [f"{math.log2(n):.1f} bits for N = {n}" for n in ns[:3]]
+    if len(ns) == 1:
+        return f"here {math.log2(ns[0]):.1f} bits: N = {ns[0]} enrolled speakers"
+    more = ", ..." if len(ns) > 3 else ""
+    return "here " + ", ".join(shown) + more
 
 
 def lid_controls(study: Study) -> tuple[list[str], LIDOptions, int]:
@@ -148,6 +171,7 @@ def trial_table(trials: pd.DataFrame, key: str, filename: str) -> tuple[int, boo
         selection_mode="single-row",
         selection_default={"selection": {"rows": [0]}},
         height=390,
+        placeholder=MISSING,
         column_config={
             "Rank": st.column_config.NumberColumn(
                 "Rank", help="Position of the true speaker among the N (1 = top).", format="%d"

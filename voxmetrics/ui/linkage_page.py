@@ -127,8 +127,9 @@ def conversation_notes(longest: int) -> str:
 
 
 LENGTHS_HELP = (
-    "Comma-separated; the paper uses 1, 3 and 30. A length is skipped for a condition where "
-    "no speaker has L trial utterances."
+    "Comma-separated; the paper uses 1, 3 and 30. The default ends with the longest length "
+    "the data allow (at most 30: the median number of trial utterances per speaker). A length "
+    "is skipped for a condition where no speaker has L trial utterances."
 )
 
 

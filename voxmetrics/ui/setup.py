@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -12,10 +13,12 @@ from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui.access import logout_button, require_login
 from voxmetrics.ui.errors import install_error_handler
+from voxmetrics.ui.notes import md_escape, reset_notes
 from voxmetrics.ui.state import (
     SUBSET_KEY,
     get_study,
     load_demo,
+    new_study,
     notify,
     pop_notice,
     set_study,
@@ -56,11 +59,6 @@ MENU: list[MenuItem] = [
 """The pages in menu order; a new page adds one entry here."""
 
 
-def md_escape(text: str) -> str:
-    """Escape Markdown so a user's condition name is shown literally."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", text)
-
-
 def page_setup(title: str) -> Study:
     """Configure the page, draw the menu and the study sidebar; return the study to show.
 
@@ -80,6 +78,7 @@ def page_setup(title: str) -> Study:
     )
     install_error_handler()  # from here on, no page shows a traceback
     require_login()  # shared on a network: nothing below runs before the visitor logs in
+    reset_notes()  # the page's warnings, each once (voxmetrics.ui.notes)
     get_study()  # the start-up (or demo) study on the first run of a session
     with st.sidebar:
         st.markdown("### VoxMetrics")
@@ -174,6 +173,20 @@ _MANAGED = "vm_manage_condition"
 _NEW_NAME = "vm_rename_to"
 _PENDING_REMOVAL = "vm_pending_removal"
 _STUDY_FILE = "vm_study_file"
+_STUDY_NAME = "vm_study_name"
+_STUDY_NAME_OF = "vm_study_name_of"  # the study name the text box was filled with
+
+
+def _rename_study() -> None:
+    new = str(st.session_state.get(_STUDY_NAME, "")).strip()
+    study = get_study()
+    if not new:
+        notify("error", "Type the study's new name first (e.g. my anonymiser comparison).")
+        return
+    if new == study.name:
+        return
+    set_study(dataclasses.replace(study, name=new))
+    notify("success", f"Renamed the study '{study.name}' to '{new}'.")
 
 
 def _rename() -> None:
@@ -291,13 +304,35 @@ def _study_sidebar(study: Study) -> None:
     st.page_link(
         DATA_PAGE, label="Add a condition", icon=":material/add:", query_params={"new": "1"}
     )
-    st.button(
-        "Load demo study",
-        key="vm_sidebar_demo",
-        on_click=load_demo,
-        icon=":material/science:",
-        help="Replaces the current study with the built-in demo (5 simulated systems).",
-    )
+    with st.container(horizontal=True, gap="small"):
+        st.button(
+            "New empty study",
+            key="vm_sidebar_new",
+            on_click=new_study,
+            icon=":material/note_add:",
+            help="Replaces the current study (the demo, say) with an empty one, in one "
+            "click; save the current study first to keep it.",
+        )
+        st.button(
+            "Load demo study",
+            key="vm_sidebar_demo",
+            on_click=load_demo,
+            icon=":material/science:",
+            help="Replaces the current study with the built-in demo (5 simulated systems).",
+        )
+    with st.expander("Study name"):
+        if (
+            st.session_state.get(_STUDY_NAME_OF) != study.name
+            or _STUDY_NAME not in st.session_state
+        ):
+            st.session_state[_STUDY_NAME] = st.session_state[_STUDY_NAME_OF] = study.name
+        st.text_input(
+            "Name",
+            key=_STUDY_NAME,
+            on_change=_rename_study,
+            help="Shown on every page and in the report; names the saved .vxm file.",
+        )
+        st.button("Rename the study", key="vm_study_rename", on_click=_rename_study)
     _study_files(study)
     if not n:
         return

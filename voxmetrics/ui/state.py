@@ -17,6 +17,7 @@ from voxmetrics.ui.access import server_settings
 from voxmetrics.ui.computing import compute
 
 __all__ = [
+    "NEW_STUDY_NAME",
     "NOTICE_KEY",
     "STUDY_KEY",
     "SUBSET_KEY",
@@ -24,6 +25,7 @@ __all__ = [
     "get_study",
     "get_subset",
     "load_demo",
+    "new_study",
     "notify",
     "pop_notice",
     "set_study",
@@ -36,6 +38,8 @@ STUDY_KEY = "vm_study"
 SUBSET_KEY = "vm_subset"
 """Session-state key of the subset every page shows: ``"attr=value"``, or "" for all trials."""
 _SUBSET_CACHE = "vm_subset_study"
+NEW_STUDY_NAME = "my study"
+"""Name of a new empty study, until the user renames it."""
 NOTICE_KEY = "vm_notice"
 """Session-state key of a one-shot message ``(kind, text)`` shown in the sidebar."""
 
@@ -114,6 +118,16 @@ def load_demo() -> None:
     study = demo()
     set_study(study)
     notify("success", f"Loaded the demo study ({len(study)} conditions).")
+
+
+def new_study() -> None:
+    """Replace the session's study with a new empty one (a button callback)."""
+    set_study(Study(name=NEW_STUDY_NAME))
+    notify(
+        "success",
+        "Started a new empty study: add conditions on the Data or Embeddings page, and name "
+        "it under 'Study name'.",
+    )
 
 
 def notify(kind: str, text: str) -> None:

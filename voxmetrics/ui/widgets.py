@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import pandas as pd
@@ -18,8 +18,10 @@ from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import PngExporter, find_chromium
 from voxmetrics.ui.computing import cached, compute, content_key, remember, show_warnings
+from voxmetrics.ui.notes import add_notes
 
 __all__ = [
+    "MISSING",
     "condition_report",
     "download_button",
     "download_figure",
@@ -31,6 +33,9 @@ __all__ = [
     "show_warnings",
     "study_reports",
 ]
+
+MISSING = "—"
+"""What a table shows for a missing value (never Python's ``None``)."""
 
 _EVALUATE_DEFAULTS: dict[str, Any] = {
     name: p.default
@@ -66,22 +71,31 @@ def condition_report(condition: Condition, **options: Any) -> ConditionReport:
 
 
 def study_reports(
-    study: Study, names: Sequence[str] | None = None, *, warn: bool = True, **options: Any
+    study: Study,
+    names: Sequence[str] | None = None,
+    *,
+    warn: bool = True,
+    topics: Collection[str] | None = None,
+    **options: Any,
 ) -> list[ConditionReport]:
     """Each condition's :func:`condition_report`, with a progress bar over the conditions.
 
     ``names`` restricts them (kept in study order); by default every condition. ``options``
     go to :func:`~voxmetrics.report.evaluate` (e.g. the study's
     ``settings.evaluate_options()`` for bootstrap intervals). A condition whose input is bad
-    shows its message and is left out; the warnings are shown unless ``warn`` is False (a
-    page that shows the reports only beside its own numbers).
+    shows its message and is left out. The warnings go to the page's notes, named after
+    their condition (:mod:`voxmetrics.ui.notes`): only those about ``topics`` (e.g.
+    ``{"SRD"}``, :func:`~voxmetrics.ui.notes.note_topic`) and the general ones when given,
+    none when ``warn`` is False (a page that shows the reports only beside its own numbers).
     """
     bar = st.empty()
     reports = []
     chosen = [c for c in study.conditions if names is None or c.name in names]
     for k, cond in enumerate(chosen):
         bar.progress(k / max(1, len(chosen)), text=f"Evaluating {cond.name}…")
-        out = compute(condition_report, cond, cache=False, warn=warn, **options)
+        out = compute(condition_report, cond, cache=False, warn=False, **options)
+        if warn:
+            add_notes(out.warnings, condition=cond.name, topics=topics)
         if not out.failed:
             reports.append(out.value)
     bar.empty()
@@ -188,7 +202,10 @@ def download_figure(
 def show_table(
     df: pd.DataFrame, filename: str, *, decimals: int = 3, column_help: dict[str, str] | None = None
 ) -> None:
-    """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download."""
+    """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download.
+
+    A missing value (None, NaN) shows as :data:`MISSING`; the CSV leaves it empty.
+    """
     config: dict[str, Any] = {}
     for col in df.columns:
         help_text = (column_help or {}).get(col)
@@ -198,7 +215,7 @@ def show_table(
             )
         elif help_text:
             config[col] = st.column_config.Column(col, help=help_text)
-    st.dataframe(df, hide_index=True, column_config=config)
+    st.dataframe(df, hide_index=True, column_config=config, placeholder=MISSING)
     download_table(df, filename)
 
 
@@ -218,6 +235,7 @@ def show_report_card(card: ReportCard) -> None:
     st.dataframe(
         card_styler(card),
         hide_index=True,
+        placeholder=MISSING,
         column_config={
             t.label: st.column_config.TextColumn(t.label, help=t.explanation)
             for t in REPORT_CARD_THRESHOLDS.values()
