@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import VerificationResult
@@ -45,6 +46,9 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "d_ece": "D_ECE (bits)",
     "zebra_tag": "ZEBRA tag",
     "singling_out": "Singling out",
+    "wer": "WER",
+    "uar": "UAR",
+    "rho_f0": "ρF0",
     "eer_rocch": "EER (ROCCH)",
     "min_cllr": "min Cllr",
     "cllr": "Cllr",
@@ -56,7 +60,8 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "attacker": "Attacker",
 }
 """Overview table columns and their display labels: the EER beside the 1-to-N metrics first,
-the other 1-to-1 baselines and the counts after (``Pairs``: the listed pairs of the pairwise
+the utility numbers (WER, UAR, ρF0 as fractions; empty when unknown), the other 1-to-1
+baselines and the counts after (``Pairs``: the listed pairs of the pairwise
 metrics; ``T (1-to-N)``: the complete trials of the 1-to-N metrics, T unless the trial list is
 sparse)."""
 
@@ -87,6 +92,7 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "d_ece": r.zebra.d_ece,
                 "zebra_tag": r.zebra.tag,
                 "singling_out": None if r.singling_out is None else r.singling_out.value,
+                **{k: None if r.utility is None else r.utility.value(k) for k in UTILITY_METRICS},
                 "n_trials_one_to_n": (
                     None if r.trials_used is None else r.trials_used.one_to_n_trials
                 ),
