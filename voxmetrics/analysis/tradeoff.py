@@ -363,9 +363,7 @@ def privacy_utility_tradeoff(
     _check_metrics(privacy, utility)
     numbers = list(numbers)
     if reference is None:
-        reference = next(
-            (c.condition for c in numbers if c.attacker == REFERENCE_ATTACKER), None
-        )
+        reference = next((c.condition for c in numbers if c.attacker == REFERENCE_ATTACKER), None)
     points = [
         TradeoffPoint(
             condition=c.condition,
@@ -530,10 +528,7 @@ def voiceprivacy_ranking(
         inside = [c for c in eligible if c.value("eer") >= band]  # type: ignore[operator]
         # WER ascending, then UAR descending (unknown UAR after every known one), then name
         keyed = sorted(
-            (
-                (c.value("wer"), -(c.value("uar") or -math.inf), c.condition, c)
-                for c in inside
-            ),
+            ((c.value("wer"), -(c.value("uar") or -math.inf), c.condition, c) for c in inside),
             key=lambda t: t[:3],
         )
         rank, previous = 0, None

@@ -261,8 +261,8 @@ def content_key(value: Any) -> str:
     Arrays, bytes and uploaded files by a sha256 of their content; score matrices and
     embedding sets by their ``content_hash``; a condition by its attacker and content hash
     (not its name: renaming recomputes nothing); a study by its name, settings and its
-    conditions' names, attackers, descriptions, content and utility numbers; an SBLS attack by its key;
-    functions by their qualified name; containers, frames and dataclasses field by field; a
+    conditions' names, attackers, descriptions, content and utility numbers; an SBLS attack by
+    its key; functions by their qualified name; containers, frames and dataclasses field by field; a
     value :func:`compute` returned by the call that made it.
 
     Raises
