@@ -1,0 +1,294 @@
+"""Privacy against utility (issue 26): the Pareto front, VoicePrivacy's ranking, the call-out.
+
+Hand-computed fronts and rankings, hypothesis invariants of the front (no front point dominated,
+every other point dominated), the utility numbers on the condition report and in its JSON, and
+the demo's utility numbers.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from voxmetrics.analysis.tradeoff import (
+    EER_BANDS,
+    PRIVACY_METRICS,
+    ConditionNumbers,
+    pareto_front,
+    privacy_utility_tradeoff,
+    utility_callouts,
+    voiceprivacy_ranking,
+)
+from voxmetrics.data.study import Condition
+from voxmetrics.data.utility import Utility
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.evaluation import evaluate, evaluate_condition, evaluate_study
+from voxmetrics.evaluation.steps import assemble
+from voxmetrics.evaluation.tradeoff import (
+    condition_numbers,
+    has_utility,
+    reference_condition,
+    report_callouts,
+    report_ranking,
+    report_tradeoff,
+)
+from voxmetrics.report.frames import overview_frame
+from voxmetrics.synth import demo_study
+
+
+def _c(name, attacker="semi-informed", chance=None, **values):
+    return ConditionNumbers(name, attacker, values, chance_linkability=chance)
+
+
+# ------------------------------------------------------------------ the Pareto front
+
+
+def test_front_by_hand_eer_against_wer():
+    # EER higher is better, WER lower is better.
+    # a (0.30, 0.05) dominates b (0.20, 0.08); c (0.40, 0.30) is the most private;
+    # d (0.30, 0.05) equals a: neither dominates the other, both on the front.
+    cs = [
+        _c("orig", "original", eer=0.02, wer=0.018),
+        _c("a", eer=0.30, wer=0.05),
+        _c("b", eer=0.20, wer=0.08),
+        _c("c", eer=0.40, wer=0.30),
+        _c("d", eer=0.30, wer=0.05),
+        _c("e", eer=0.45),  # no WER: not in the plane
+    ]
+    t = privacy_utility_tradeoff(cs, privacy="eer", utility="wer")
+    on = {p.condition: p.on_front for p in t.points}
+    assert on == {"orig": False, "a": True, "b": False, "c": True, "d": True, "e": False}
+    assert [p.condition for p in t.front] == ["c", "a", "d"]
+    assert t.reference is not None and t.reference.condition == "orig"
+    assert [p.condition for p in t.missing] == ["e"]
+
+
+def test_front_directions_lower_privacy_and_higher_utility():
+    # LIDmax lower is better, UAR higher is better
+    cs = [
+        _c("a", lid_max=0.5, uar=0.60),
+        _c("b", lid_max=2.0, uar=0.70),
+        _c("c", lid_max=1.0, uar=0.55),  # dominated by a (less LIDmax, more UAR)
+        _c("d", lid_max=0.2, uar=0.30),
+    ]
+    t = privacy_utility_tradeoff(cs, privacy="lid_max", utility="uar")
+    assert [p.condition for p in t.points if p.on_front] == ["a", "b", "d"]
+    # from the most private (lowest LIDmax) to the most useful
+    assert [p.condition for p in t.front] == ["d", "a", "b"]
+
+
+def test_sbls_is_a_protection_score():
+    # SBLS: higher is more private (a protection score), unlike LID and D_ECE
+    assert PRIVACY_METRICS["sbls"].higher_is_better
+    assert not PRIVACY_METRICS["d_ece"].higher_is_better
+    cs = [_c("a", sbls=0.9, wer=0.05), _c("b", sbls=0.8, wer=0.05)]
+    t = privacy_utility_tradeoff(cs, privacy="sbls", utility="wer")
+    assert [p.on_front for p in t.points] == [True, False]
+
+
+def test_reference_never_on_the_front_even_when_best():
+    cs = [_c("orig", "original", eer=0.9, wer=0.0), _c("a", eer=0.3, wer=0.1)]
+    t = privacy_utility_tradeoff(cs)
+    assert [p.on_front for p in t.points] == [False, True]
+    # an explicit reference name works without attacker "original"
+    t = privacy_utility_tradeoff(
+        [_c("plain", eer=0.9, wer=0.0), _c("a", eer=0.3, wer=0.1)], reference="plain"
+    )
+    assert t.reference.condition == "plain" and not t.reference.on_front
+
+
+def test_unknown_metric_is_refused():
+    with pytest.raises(VoxMetricsInputError, match="privacy metric 'foo'"):
+        privacy_utility_tradeoff([], privacy="foo")
+    with pytest.raises(VoxMetricsInputError, match="utility metric 'bar'"):
+        privacy_utility_tradeoff([], utility="bar")
+    with pytest.raises(VoxMetricsInputError, match="one value per point"):
+        pareto_front([1.0, 2.0], [1.0])
+
+
+def _dominates(p, u, j, i):
+    return p[j] >= p[i] and u[j] >= u[i] and (p[j] > p[i] or u[j] > u[i])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=25
+    ),  # small integer grids: many ties and duplicates
+    st.booleans(),
+    st.booleans(),
+)
+def test_front_invariants(pairs, p_up, u_up):
+    p = np.array([a for a, _ in pairs], dtype=float)
+    u = np.array([b for _, b in pairs], dtype=float)
+    mask = pareto_front(p, u, privacy_higher_is_better=p_up, utility_higher_is_better=u_up)
+    pp, uu = (p if p_up else -p), (u if u_up else -u)
+    n = len(p)
+    for i in range(n):
+        dominated = any(_dominates(pp, uu, j, i) for j in range(n))
+        # no front point is dominated; every point off the front is dominated
+        assert mask[i] == (not dominated)
+    assert mask.any()  # a finite set always has a non-dominated point
+
+
+# ------------------------------------------------------------------ VoicePrivacy ranking
+
+
+def test_ranking_by_hand():
+    cs = [
+        _c("orig", "original", eer=0.01, wer=0.018, uar=0.70),
+        _c("s1", eer=0.12, wer=0.04, uar=0.60),
+        _c("s2", eer=0.35, wer=0.06, uar=0.55),
+        _c("s3", eer=0.41, wer=0.06, uar=0.58),  # same WER as s2: UAR breaks the tie
+        _c("s4", eer=0.20, wer=0.05, uar=None),  # exactly on the 20 % band: inside it
+        _c("s5", eer=0.08, wer=0.02, uar=0.69),  # below 10 %: unranked
+        _c("s6", eer=0.45),  # no WER: unranked
+        _c("lazy", "lazy-informed", eer=0.45, wer=0.01),  # another attacker: not a system
+    ]
+    r = voiceprivacy_ranking(cs)
+    assert r.bands == EER_BANDS
+    got = [(b, k, c) for b, k, c in ((x.band, x.rank, x.condition) for x in r.rows)]
+    assert got == [
+        (0.10, 1, "s1"),
+        (0.10, 2, "s4"),
+        (0.10, 3, "s3"),
+        (0.10, 4, "s2"),
+        (0.20, 1, "s4"),
+        (0.20, 2, "s3"),
+        (0.20, 3, "s2"),
+        (0.30, 1, "s3"),
+        (0.30, 2, "s2"),
+        (0.40, 1, "s3"),
+    ]
+    assert set(r.unranked) == {"s5", "s6"}
+    assert "below the lowest band" in r.unranked["s5"]
+    assert "WER unknown" in r.unranked["s6"]
+    df = r.frame()
+    assert list(df.columns) == ["EER band", "Rank", "System", "EER", "WER", "UAR"]
+    assert df["EER band"].iloc[0] == "EER >= 10%"
+    json.dumps(r.to_dict())
+
+
+def test_ranking_ties_share_a_rank_and_bands_are_checked():
+    cs = [
+        _c("a", eer=0.5, wer=0.1, uar=0.5),
+        _c("b", eer=0.5, wer=0.1, uar=0.5),
+        _c("c", eer=0.5, wer=0.2, uar=0.5),
+    ]
+    r = voiceprivacy_ranking(cs, bands=[0.4])
+    assert [(x.rank, x.condition) for x in r.rows] == [(1, "a"), (1, "b"), (3, "c")]
+    with pytest.raises(VoxMetricsInputError, match="fractions"):
+        voiceprivacy_ranking(cs, bands=[10, 20])
+
+
+def test_ranking_attacker_is_chosen():
+    cs = [_c("a", "lazy-informed", eer=0.3, wer=0.1), _c("b", eer=0.3, wer=0.05)]
+    assert [x.condition for x in voiceprivacy_ranking(cs, attacker="lazy-informed").rows] == [
+        "a",
+        "a",
+        "a",
+    ]
+
+
+# ------------------------------------------------------------------ the auditors' call-out
+
+
+def test_callout_by_hand():
+    cs = [
+        # clears 40 %, LIDmax 1.0 exactly (the threshold counts) and linkability 2x chance
+        # exactly (not above): one reason
+        _c("edge", eer=0.42, chance=0.025, lid_max=1.0, linkability=0.05),
+        # clears 30 %, linkability 3x chance: one reason
+        _c("link", eer=0.31, chance=0.025, lid_max=0.2, linkability=0.075),
+        # private on every count
+        _c("fine", eer=0.48, chance=0.025, lid_max=0.3, linkability=0.03),
+        # leaks but clears no band: not called out here (the EER already says it leaks)
+        _c("low", eer=0.05, chance=0.025, lid_max=4.0, linkability=0.9),
+        _c("orig", "original", eer=0.01, chance=0.025, lid_max=5.0, linkability=1.0),
+    ]
+    out = {c.condition: c for c in utility_callouts(cs)}
+    assert set(out) == {"edge", "link"}
+    assert out["edge"].band == 0.40 and len(out["edge"].reasons) == 1
+    assert "LIDmax 1.00 bits" in out["edge"].reasons[0]
+    assert out["link"].band == 0.30 and "3.0x" in out["link"].reasons[0]
+    json.dumps([c.to_dict() for c in out.values()])
+
+
+# ------------------------------------------------------------------ on the condition reports
+
+
+@pytest.fixture(scope="module")
+def demo_reports():
+    return evaluate_study(demo_study(n_speakers=12), bootstrap=0)
+
+
+def test_demo_conditions_carry_plausible_utility():
+    s = demo_study(n_speakers=6)
+    u = {c.name: c.utility for c in s.conditions}
+    assert all(v is not None for v in u.values())
+    # the random system destroys the speech with the speaker
+    assert u["random"].wer > 0.5 and u["random"].uar <= 0.25 + 1e-12
+    assert u["plain"].wer < min(v.wer for k, v in u.items() if k != "plain")
+    assert u["plain"].uar > max(v.uar for k, v in u.items() if k != "plain")
+
+
+def test_report_carries_utility_and_json_fractions(demo_reports):
+    r = next(r for r in demo_reports if r.name == "random")
+    assert r.utility == demo_study(n_speakers=6).get("random").utility
+    d = json.loads(r.to_json())
+    assert d["utility"]["wer"] == pytest.approx(0.85)
+    assert d["utility"]["uar"] == pytest.approx(0.25)
+    assert 0 <= d["eer"] <= 1  # beside the privacy metrics, both fractions
+    df = overview_frame(demo_reports)
+    assert df.set_index("condition").loc["random", "wer"] == pytest.approx(0.85)
+    assert has_utility(demo_reports)
+
+
+def test_no_utility_is_null_everywhere():
+    cond = demo_study(n_speakers=6).get("anon-mild")
+    bare = Condition("bare", eval=cond.eval, dev=cond.dev)
+    r = evaluate_condition(bare)
+    assert r.utility is None and r.to_dict()["utility"] is None
+    assert not has_utility([r])
+    assert overview_frame([r])[["wer", "uar", "rho_f0"]].isna().all(axis=None)
+    n = condition_numbers(r)
+    assert n.value("wer") is None and n.value("eer") == r.baseline.eer
+
+
+def test_utility_passes_through_evaluate_and_assemble():
+    cond = demo_study(n_speakers=6).get("anon-mild")
+    u = Utility(wer=0.1, uar=0.5, intervals={"wer": (0.08, 0.12)})
+    r = evaluate(cond.eval, dev=cond.dev, utility=u, by="sex")
+    assert r.utility is u
+    assert all(sub.utility is None for sub in r.by["sex"].values())  # subsets: none
+    assert r.to_dict()["utility"]["intervals"] == {"wer": [0.08, 0.12]}
+    assert "utility" in inspect.signature(assemble).parameters
+
+
+def test_blockwise_carries_utility():
+    from voxmetrics.evaluation.blockwise import evaluate_blockwise
+
+    assert "utility" in inspect.signature(evaluate_blockwise).parameters
+
+
+def test_report_level_tradeoff_ranking_callouts(demo_reports):
+    assert reference_condition(demo_reports, "plain") == "plain"
+    t = report_tradeoff(demo_reports, privacy="eer", utility="wer", reference="plain")
+    on = {p.condition for p in t.points if p.on_front}
+    assert "plain" not in on
+    assert "random" in on  # the most private system is always on an EER front
+    ranking = report_ranking(demo_reports, reference="plain")
+    assert "plain" not in {x.condition for x in ranking.rows}
+    assert {x.condition for x in ranking.band(0.40)} >= {"random", "anon-leaky"}
+    # random: every band, but last on WER in each
+    for band in ranking.bands:
+        rows = ranking.band(band)
+        if rows:
+            assert rows[-1].condition == "random"
+    called = {c.condition for c in report_callouts(demo_reports, reference="plain")}
+    assert "anon-leaky" in called and "random" not in called
