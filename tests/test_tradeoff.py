@@ -292,3 +292,48 @@ def test_report_level_tradeoff_ranking_callouts(demo_reports):
             assert rows[-1].condition == "random"
     called = {c.condition for c in report_callouts(demo_reports, reference="plain")}
     assert "anon-leaky" in called and "random" not in called
+
+
+# ------------------------------------------------------------------ the figure
+
+
+def test_figure_front_reference_intervals_and_labels():
+    from voxmetrics.plots.utility import label_groups, tradeoff_figure
+
+    cs = [
+        ConditionNumbers("orig", "original", {"eer": 0.02, "wer": 0.018}),
+        ConditionNumbers(
+            "a",
+            "semi-informed",
+            {"eer": 0.30, "wer": 0.05},
+            intervals={"eer": (0.28, 0.33), "wer": (0.04, 0.06)},
+        ),
+        ConditionNumbers("b", "semi-informed", {"eer": 0.30, "wer": 0.05}),  # on a
+        ConditionNumbers("c", "lazy-informed", {"eer": 0.45, "wer": 0.40}),
+        ConditionNumbers("d", "semi-informed", {"eer": 0.10}),  # no WER: not drawn
+    ]
+    t = privacy_utility_tradeoff(cs)
+    fig = tradeoff_figure(t)
+    points, front, ref = fig.data
+    assert list(points.x) == [0.30, 0.30, 0.45]
+    # coinciding points share one label: a and b are named once, together
+    texts = list(points.text)
+    assert texts[0] == "a (semi-informed), b (semi-informed)" and texts[1] == ""
+    assert sum(1 for x in texts if x) == 2
+    # the error bars are the intervals, absent where unknown
+    assert points.error_x.array[0] == pytest.approx(0.03)
+    assert points.error_x.arrayminus[0] == pytest.approx(0.02)
+    assert points.error_x.array[1] is None
+    # the front is drawn through the non-dominated points, the reference apart
+    assert list(front.x) == [0.45, 0.30, 0.30]
+    assert ref.name == "original speech" and list(ref.x) == [0.02]
+    assert "more private" in fig.layout.xaxis.title.text
+    assert "lower is more useful" in fig.layout.yaxis.title.text
+    assert label_groups([]) == []
+
+
+def test_figure_without_any_point():
+    from voxmetrics.plots.utility import tradeoff_figure
+
+    fig = tradeoff_figure(privacy_utility_tradeoff([_c("a", eer=0.3)]))
+    assert len(fig.data[0].x) == 0 and len(fig.data) == 2

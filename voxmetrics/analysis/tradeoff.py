@@ -186,7 +186,7 @@ def pareto_front(
     Examples
     --------
     >>> pareto_front([0.5, 0.3, 0.2], [0.4, 0.1, 0.2], utility_higher_is_better=False)
-    array([False,  True,  True])
+    array([ True,  True, False])
     """
     p = np.asarray(privacy, dtype=np.float64).reshape(-1)
     u = np.asarray(utility, dtype=np.float64).reshape(-1)
