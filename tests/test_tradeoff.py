@@ -7,6 +7,7 @@ the demo's utility numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 
@@ -337,3 +338,45 @@ def test_figure_without_any_point():
 
     fig = tradeoff_figure(privacy_utility_tradeoff([_c("a", eer=0.3)]))
     assert len(fig.data[0].x) == 0 and len(fig.data) == 2
+
+
+# ------------------------------------------------------------------ the report card
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "level"),
+    [
+        ("wer", 0.0999, "ok"),
+        ("wer", 0.10, "caution"),
+        ("wer", 0.2999, "caution"),
+        ("wer", 0.30, "risk"),
+        ("uar", 0.50, "ok"),
+        ("uar", 0.4999, "caution"),
+        ("uar", 0.35, "caution"),
+        ("uar", 0.3499, "risk"),
+    ],
+)
+def test_card_utility_boundaries(key, value, level):
+    from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
+
+    assert REPORT_CARD_THRESHOLDS[key].level(value) == level
+
+
+def test_card_utility_columns(demo_reports):
+    from voxmetrics.evaluation.card import UTILITY_UNKNOWN, report_card
+
+    card = report_card(demo_reports)
+    text = card.frame("text").set_index("Condition")
+    levels = card.frame("level").set_index("Condition")
+    # random is private on every privacy column, but not for free
+    assert levels.loc["random", "WER"] == "risk" and levels.loc["random", "UAR"] == "risk"
+    assert text.loc["random", "WER"] == "0.850"
+    assert levels.loc["plain", "WER"] == "ok"
+    cond = demo_study(n_speakers=12).get("random")
+    bare = evaluate_condition(Condition("bare", eval=cond.eval, dev=cond.dev))
+    row = report_card([bare]).frame("text").iloc[0]
+    assert row["WER"] == UTILITY_UNKNOWN and row["UAR"] == UTILITY_UNKNOWN
+    assert report_card([bare]).frame("level").iloc[0]["WER"] == "n/a"
+    with_iv = dataclasses.replace(bare, utility=Utility(wer=0.05, intervals={"wer": (0.04, 0.06)}))
+    row = report_card([with_iv]).frame("text").iloc[0]
+    assert row["WER"] == "0.050 [0.040, 0.060]" and row["UAR"] == UTILITY_UNKNOWN
