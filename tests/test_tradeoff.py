@@ -380,3 +380,80 @@ def test_card_utility_columns(demo_reports):
     with_iv = dataclasses.replace(bare, utility=Utility(wer=0.05, intervals={"wer": (0.04, 0.06)}))
     row = report_card([with_iv]).frame("text").iloc[0]
     assert row["WER"] == "0.050 [0.040, 0.060]" and row["UAR"] == UTILITY_UNKNOWN
+
+
+# ------------------------------------------------------------------ the study report and its JSON
+
+
+@pytest.fixture(scope="module")
+def demo_study_report():
+    from voxmetrics.report.study import build_study_report
+
+    return build_study_report(demo_study(n_speakers=10), bootstrap=0)
+
+
+def test_study_report_json_has_utility_beside_privacy(demo_study_report):
+    from voxmetrics.report.html import json_safe
+
+    d = json.loads(json.dumps(json_safe(demo_study_report.to_dict()), allow_nan=False))
+    random = d["conditions"]["random"]
+    assert random["utility"]["wer"] == pytest.approx(0.85)  # a fraction, not 85 %
+    assert random["utility"]["uar"] == pytest.approx(0.25)
+    assert 0.0 <= random["eer"] <= 1.0
+    pvu = d["privacy_vs_utility"]
+    assert pvu["reference"] == "plain"
+    assert pvu["ranking"]["bands"] == [0.1, 0.2, 0.3, 0.4]
+    assert pvu["ranking"]["attacker"] == "semi-informed"
+    assert {p["condition"] for p in pvu["eer_vs_wer"]["points"] if p["on_front"]} >= {"random"}
+    assert "anon-leaky" not in {c["condition"] for c in pvu["callouts"]} or pvu["callouts"]
+    tables = demo_study_report.tables()
+    for name in ("privacy_vs_utility.csv", "voiceprivacy_ranking.csv", "utility_callouts.csv"):
+        assert name in tables
+    wide = tables["privacy_vs_utility.csv"]
+    for col in ("EER", "LIDmax (bits)", "Linkability", "SBLS", "WER", "UAR", "ρF0"):
+        assert col in wide.columns
+
+
+def test_html_section_privacy_vs_utility(demo_study_report):
+    from voxmetrics.report.html import REPORT_SECTIONS, study_report_html
+
+    assert REPORT_SECTIONS["utility"] == "Privacy vs utility"
+    page = study_report_html(demo_study_report)
+    start = page.index('<section id="utility">')
+    section = page[start : page.index("</section>", start)]
+    assert section.count('class="figure"') == 3
+    assert "VoicePrivacy ranking" in section and "EER &gt;= 40%" in section
+    assert "Ranked as private, still leaking" in section
+
+
+def test_html_section_without_utility_says_how_to_add_it():
+    from voxmetrics.report.html import NO_UTILITY_HELP, study_report_html
+    from voxmetrics.report.study import build_study_report
+
+    s = demo_study(n_speakers=6)
+    bare = type(s)(
+        conditions=tuple(dataclasses.replace(c, utility=None) for c in s.conditions), name="bare"
+    )
+    sr = build_study_report(bare, bootstrap=0)
+    assert not sr.has_utility and "privacy_vs_utility.csv" not in sr.tables()
+    page = study_report_html(sr)
+    start = page.index('<section id="utility">')
+    assert "study build" in page[start : page.index("</section>", start)]
+    assert "study build" in NO_UTILITY_HELP
+    card = sr.card.frame("text")
+    assert (card["WER"] == "utility unknown").all()
+
+
+def test_cli_report_json_has_wer_and_uar(tmp_path):
+    from voxmetrics.cli import main
+    from voxmetrics.data.studyfile import load_study
+
+    assert main(["demo", str(tmp_path), "--format", "vxm"]) == 0
+    vxm = tmp_path / "demo.vxm"
+    if load_study(vxm).get("random").utility is None:
+        pytest.skip("this build's study file does not store utility numbers yet (issue 26 part 1)")
+    out = tmp_path / "r.json"
+    assert main(["report", str(vxm), "--json", str(out), "--bootstrap", "0"]) == 0
+    d = json.loads(out.read_text())
+    assert d["conditions"]["random"]["utility"]["wer"] == pytest.approx(0.85)
+    assert d["conditions"]["random"]["utility"]["uar"] == pytest.approx(0.25)

@@ -25,6 +25,7 @@ from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.evaluation.result import ConditionReport
 
 __all__ = [
+    "NO_UTILITY_HELP",
     "condition_numbers",
     "has_utility",
     "reference_condition",
@@ -32,6 +33,16 @@ __all__ = [
     "report_ranking",
     "report_tradeoff",
 ]
+
+NO_UTILITY_HELP = (
+    "No condition has utility numbers (WER, UAR, ρF0), so privacy cannot be weighed against "
+    "what the anonymisation costs. Add them when building the study: a VoicePrivacy 2024 "
+    "evaluation tree brings its results files' WER and UAR (voxmetrics study build OUT.vxm "
+    "ROOT, or the Data page's VoicePrivacy upload), or give transcripts, emotion predictions "
+    "or audio for each condition. The demo study has them (Load demo study)."
+)
+"""What the Privacy vs utility page and report section say when no condition has a utility
+number: how to add them."""
 
 _INTERVAL_KEYS = ("eer", "eer_rocch", "alid", "linkability", "d_ece")
 """Privacy numbers whose bootstrap interval is drawn (LIDmax, a sample maximum, has none)."""

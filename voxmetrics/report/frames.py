@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics.analysis.tradeoff import UtilityCallout
 from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
@@ -25,6 +26,7 @@ __all__ = [
     "INTERVALS_COLUMNS",
     "INTERVAL_LABELS",
     "OVERVIEW_COLUMNS",
+    "callouts_frame",
     "comparison_frame",
     "headline_values",
     "intervals_frame",
@@ -346,3 +348,38 @@ def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFram
     numeric = [c for c in df.columns if c not in ("Condition", "Scores")]
     df[numeric] = df[numeric].apply(pd.to_numeric).astype(float)  # empty cells: NaN
     return df
+
+
+def callouts_frame(callouts: Iterable[UtilityCallout]) -> pd.DataFrame:
+    """The auditors' call-out as a table: systems that clear an EER band but still leak.
+
+    Examples
+    --------
+    >>> list(callouts_frame([]).columns)[:4]
+    ['System', 'Attacker', 'EER', 'Band cleared']
+    """
+    return pd.DataFrame(
+        [
+            {
+                "System": c.condition,
+                "Attacker": c.attacker,
+                "EER": c.eer,
+                "Band cleared": f"EER >= {c.band:.0%}",
+                "LIDmax (bits)": c.lid_max,
+                "Linkability": c.linkability,
+                "Chance (1/N)": c.chance_linkability,
+                "Why": "; ".join(c.reasons),
+            }
+            for c in callouts
+        ],
+        columns=[
+            "System",
+            "Attacker",
+            "EER",
+            "Band cleared",
+            "LIDmax (bits)",
+            "Linkability",
+            "Chance (1/N)",
+            "Why",
+        ],
+    )
