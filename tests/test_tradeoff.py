@@ -457,3 +457,16 @@ def test_cli_report_json_has_wer_and_uar(tmp_path):
     d = json.loads(out.read_text())
     assert d["conditions"]["random"]["utility"]["wer"] == pytest.approx(0.85)
     assert d["conditions"]["random"]["utility"]["uar"] == pytest.approx(0.25)
+
+
+def test_paper_tables_carry_utility_and_the_ranking(demo_study_report):
+    from voxmetrics.report.tables import TABLE_CAPTIONS, results_tables, table_latex
+
+    tabs = results_tables(demo_study_report)
+    assert list(tabs) == [k for k in TABLE_CAPTIONS if k in tabs]
+    over = tabs["overview"].set_index("Condition")
+    assert over.loc["random", "WER"] == "0.850" and over.loc["random", "UAR"] == "0.250"
+    ranking = tabs["ranking"]
+    assert all(isinstance(v, str) for v in ranking.to_numpy().ravel())
+    assert ranking["Rank"].iloc[0] == "1"
+    assert "EER \\textgreater{}= 10\\%" in table_latex(ranking)
