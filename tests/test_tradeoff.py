@@ -470,3 +470,12 @@ def test_paper_tables_carry_utility_and_the_ranking(demo_study_report):
     assert all(isinstance(v, str) for v in ranking.to_numpy().ravel())
     assert ranking["Rank"].iloc[0] == "1"
     assert "EER \\textgreater{}= 10\\%" in table_latex(ranking)
+
+
+def test_front_is_drawn_as_the_edge_of_the_dominated_region():
+    from voxmetrics.plots.utility import tradeoff_figure
+
+    t = privacy_utility_tradeoff([_c("a", eer=0.48, wer=0.85), _c("b", eer=0.46, wer=0.05)])
+    front = tradeoff_figure(t).data[1]
+    # from the most private point: along privacy at its utility, then down to the next one
+    assert front.line.shape == "hv" and list(front.x) == [0.48, 0.46]

@@ -114,7 +114,7 @@ def tradeoff_figure(
 
     Each condition is a marker in its colour, shaped by its attacker, with its 95 % intervals
     as error bars where known; the Pareto front joins the anonymised conditions no other one
-    dominates (dashed); the original speech is a black star (the reference). The axis titles
+    dominates (a dashed staircase, the edge of the region they dominate); the original speech is a black star (the reference). The axis titles
     say which way is better. Coinciding or nearly coinciding points share one label
     (:func:`label_groups`), so no label overprints another.
 
@@ -192,7 +192,8 @@ def tradeoff_figure(
             x=[p.privacy for p in front],
             y=[p.utility for p in front],
             mode="lines",
-            line={"color": FRONT_COLOR, "dash": "dash", "width": 1.5},
+            # a staircase: the edge of what the front's points dominate, x (privacy) first
+            line={"color": FRONT_COLOR, "dash": "dash", "width": 1.5, "shape": "hv"},
             name="Pareto front",
             hoverinfo="skip",
         )
