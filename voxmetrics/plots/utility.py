@@ -114,9 +114,10 @@ def tradeoff_figure(
 
     Each condition is a marker in its colour, shaped by its attacker, with its 95 % intervals
     as error bars where known; the Pareto front joins the anonymised conditions no other one
-    dominates (a dashed staircase, the edge of the region they dominate); the original speech is a black star (the reference). The axis titles
-    say which way is better. Coinciding or nearly coinciding points share one label
-    (:func:`label_groups`), so no label overprints another.
+    dominates (a dashed staircase, the edge of the region they dominate); the original speech
+    is a black star (the reference). The axis titles say which way is better. Coinciding or
+    nearly coinciding points share one label (:func:`label_groups`), so no label overprints
+    another.
 
     Parameters
     ----------
