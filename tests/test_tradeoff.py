@@ -479,3 +479,33 @@ def test_front_is_drawn_as_the_edge_of_the_dominated_region():
     front = tradeoff_figure(t).data[1]
     # from the most private point: along privacy at its utility, then down to the next one
     assert front.line.shape == "hv" and list(front.x) == [0.48, 0.46]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 0.6, allow_nan=False),
+            st.one_of(st.none(), st.floats(0, 1.5, allow_nan=False)),
+            st.one_of(st.none(), st.floats(0, 1, allow_nan=False)),
+        ),
+        max_size=12,
+    )
+)
+def test_ranking_invariants(systems):
+    cs = [_c(f"s{k}", eer=e, wer=w, uar=u) for k, (e, w, u) in enumerate(systems)]
+    r = voiceprivacy_ranking(cs)
+    for band in r.bands:
+        rows = r.band(band)
+        assert all(x.eer >= band for x in rows)
+        keys = [(x.wer, -(x.uar if x.uar is not None else -np.inf)) for x in rows]
+        assert keys == sorted(keys)
+        assert [x.rank for x in rows] == sorted(x.rank for x in rows)
+        if rows:
+            assert rows[0].rank == 1
+    for k, (e, w, _) in enumerate(systems):
+        bands_in = [x.band for x in r.rows if x.condition == f"s{k}"]
+        if w is None or e < EER_BANDS[0]:
+            assert not bands_in and f"s{k}" in r.unranked
+        else:
+            assert bands_in == [b for b in EER_BANDS if e >= b]
