@@ -509,3 +509,21 @@ def test_ranking_invariants(systems):
             assert not bands_in and f"s{k}" in r.unranked
         else:
             assert bands_in == [b for b in EER_BANDS if e >= b]
+
+
+def test_every_original_condition_is_a_reference():
+    from voxmetrics.plots.utility import tradeoff_figure
+
+    cs = [
+        _c("orig-b1", "original", eer=0.02, wer=0.018),
+        _c("orig-b2", "original", eer=0.03, wer=0.018),
+        _c("b1", eer=0.3, wer=0.05),
+    ]
+    t = privacy_utility_tradeoff(cs)
+    assert [p.condition for p in t.references] == ["orig-b1", "orig-b2"]
+    assert [p.condition for p in t.front] == ["b1"]
+    assert voiceprivacy_ranking(cs, attacker="original").rows == ()
+    stars = tradeoff_figure(t).data[2]
+    assert list(stars.x) == [0.02, 0.03]
+    # near each other: one label for both, no overprint
+    assert sum(1 for x in stars.text if x) == 1

@@ -13,8 +13,9 @@ linkability or D_ECE is more private (:data:`PRIVACY_METRICS`). A lower WER and 
 **Pareto front** (:func:`pareto_front`). A point dominates another when it is at least as
 private and at least as useful, and strictly better on one of the two. The front is the set of
 points no other point dominates; points with equal numbers do not dominate each other, so both
-stay on it. The original speech (the reference, attacker ``original``) is drawn for comparison
-and never on the front: it is not an anonymisation system.
+stay on it. The original speech (every condition under attacker ``original``, and a reference
+condition chosen by name) is drawn for comparison and never on the front: it is not an
+anonymisation system.
 
 **VoicePrivacy ranking** (:func:`voiceprivacy_ranking`). The VoicePrivacy 2024 evaluation plan
 (Tomashenko et al. 2024) ranks systems for four minimum privacy levels: the EER of the
@@ -285,8 +286,16 @@ class Tradeoff:
         return sorted(pts, key=lambda p: (sign * (p.privacy or 0.0), p.condition))
 
     @property
+    def references(self) -> list[TradeoffPoint]:
+        """The original speech's points.
+
+        The reference and every condition under attacker ``original``.
+        """
+        return [p for p in self.points if p.reference]
+
+    @property
     def reference(self) -> TradeoffPoint | None:
-        """The original speech's point (None when the study has none)."""
+        """The first original speech's point (None when the study has none)."""
         return next((p for p in self.points if p.reference), None)
 
     @property
@@ -345,7 +354,8 @@ def privacy_utility_tradeoff(
         A key of :data:`~voxmetrics.data.utility.UTILITY_METRICS`.
     reference : str, optional
         The condition of the original speech; by default the first one whose attacker is
-        ``original``. It is marked and left off the front.
+        ``original``. It, and every condition under attacker ``original``, is marked as the
+        original speech and left off the front.
 
     Returns
     -------
@@ -372,7 +382,7 @@ def privacy_utility_tradeoff(
             utility=c.value(utility),
             privacy_interval=c.interval(privacy),
             utility_interval=c.interval(utility),
-            reference=c.condition == reference,
+            reference=c.condition == reference or c.attacker == REFERENCE_ATTACKER,
         )
         for c in numbers
     ]

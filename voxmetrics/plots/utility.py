@@ -29,8 +29,10 @@ REFERENCE_COLOR = "#000000"
 FRONT_COLOR = "#444444"
 """The Pareto front's line."""
 
-_NEAR = 0.03
-"""Points closer than this share of both axis spans share one label."""
+_NEAR_X = 0.12
+"""Points closer than this share of the x span (about a label's width) ..."""
+_NEAR_Y = 0.05
+"""... and this share of the y span (about a label's height) share one label."""
 
 
 def _span(values: Sequence[float]) -> float:
@@ -40,8 +42,9 @@ def _span(values: Sequence[float]) -> float:
 def label_groups(points: Sequence[TradeoffPoint]) -> list[list[int]]:
     """Indices of ``points`` grouped so that each group gets one label (no overprinting).
 
-    Points at the same place, or closer than 3 % of both axis spans, form one group; the
-    first point of a group carries the names of all of them.
+    Points at the same place, or closer than about a label's size (12 % of the x span and 5 %
+    of the y span), form one group; the first point of a group carries the names of all of
+    them.
 
     Examples
     --------
@@ -61,8 +64,8 @@ def label_groups(points: Sequence[TradeoffPoint]) -> list[list[int]]:
         for g in groups:
             q = points[g[0]]
             if (
-                abs(p.privacy - q.privacy) <= _NEAR * sx  # type: ignore[operator]
-                and abs(p.utility - q.utility) <= _NEAR * sy  # type: ignore[operator]
+                abs(p.privacy - q.privacy) <= _NEAR_X * sx  # type: ignore[operator]
+                and abs(p.utility - q.utility) <= _NEAR_Y * sy  # type: ignore[operator]
             ):
                 g.append(k)
                 break
@@ -115,9 +118,9 @@ def tradeoff_figure(
     Each condition is a marker in its colour, shaped by its attacker, with its 95 % intervals
     as error bars where known; the Pareto front joins the anonymised conditions no other one
     dominates (a dashed staircase, the edge of the region they dominate); the original speech
-    is a black star (the reference). The axis titles say which way is better. Coinciding or
-    nearly coinciding points share one label (:func:`label_groups`), so no label overprints
-    another.
+    (every condition under the ``original`` attacker, and the chosen reference) is a black star.
+    The axis titles say which way is better. Coinciding or nearly coinciding points share one
+    label (:func:`label_groups`), so no label overprints another.
 
     Parameters
     ----------
@@ -132,8 +135,8 @@ def tradeoff_figure(
     Returns
     -------
     go.Figure
-        Trace 0: the conditions; trace 1: the Pareto front; trace 2 (when present): the
-        original speech.
+        Trace 0: the anonymised conditions; trace 1: the Pareto front; trace 2 (when present):
+        the original speech.
 
     Examples
     --------
@@ -148,16 +151,12 @@ def tradeoff_figure(
     plotted = [p for p in tradeoff.points if p.plotted and not p.reference]
     several = len({p.attacker for p in tradeoff.points if p.plotted}) > 1
     colors = dict(colors or condition_colors([p.condition for p in tradeoff.points]))
-    labels = [""] * len(plotted)
-    ref = tradeoff.reference
-    everything = plotted + ([ref] if ref is not None and ref.plotted else [])
-    ref_label = ""  # empty when the reference shares a label with an anonymised point
+    refs = [p for p in tradeoff.references if p.plotted]
+    everything = plotted + refs
+    labels = [""] * len(everything)  # one per group of nearby points, on its first point
     for group in label_groups(everything):
         names = ", ".join(_name(everything[k], several) for k in group)
-        if group[0] < len(plotted):
-            labels[group[0]] = names
-        else:  # the reference comes last, so its own group holds it alone
-            ref_label = f"{names}: original speech"
+        labels[group[0]] = names if group[0] < len(plotted) else f"{names}: original speech"
     xs = [p.privacy for p in plotted]
     ys = [p.utility for p in plotted]
     all_x = [p.privacy for p in everything]
@@ -168,7 +167,7 @@ def tradeoff_figure(
             x=xs,
             y=ys,
             mode="markers+text",
-            text=labels,
+            text=labels[: len(plotted)],
             textposition=_positions(xs, lo, hi, "top"),  # type: ignore[arg-type]
             customdata=[[p.condition, p.attacker, p.on_front] for p in plotted],
             marker={
@@ -199,20 +198,21 @@ def tradeoff_figure(
             hoverinfo="skip",
         )
     )
-    if ref is not None and ref.plotted:
+    if refs:
         fig.add_trace(
             go.Scatter(
-                x=[ref.privacy],
-                y=[ref.utility],
+                x=[p.privacy for p in refs],
+                y=[p.utility for p in refs],
                 mode="markers+text",
-                text=[ref_label],
-                textposition=_positions([ref.privacy], lo, hi, "bottom")[0],  # type: ignore[list-item]
+                text=labels[len(plotted) :],
+                textposition=_positions([p.privacy for p in refs], lo, hi, "bottom"),  # type: ignore[arg-type]
+                customdata=[[p.condition] for p in refs],
                 marker={"size": 16, "color": REFERENCE_COLOR, "symbol": "star"},
-                error_x=_errors([ref], "x"),
-                error_y=_errors([ref], "y"),
+                error_x=_errors(refs, "x"),
+                error_y=_errors(refs, "y"),
                 name="original speech",
                 hovertemplate=(
-                    f"<b>{ref.condition}</b> (original speech)<br>{tradeoff.privacy_label} "
+                    f"<b>%{{customdata[0]}}</b> (original speech)<br>{tradeoff.privacy_label} "
                     f"%{{x:.3f}}<br>{tradeoff.utility_label} %{{y:.3f}}<extra></extra>"
                 ),
             )

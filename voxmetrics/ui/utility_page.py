@@ -97,7 +97,8 @@ def utility_controls(study: Study, reports: Sequence[ConditionReport]) -> Utilit
         "Original speech (reference)",
         options,
         key=REFERENCE_KEY,
-        help="The condition of the unprocessed speech: drawn as a star, left out of the front, "
+        help="The condition of the unprocessed speech (every condition under the 'original' "
+        "attacker is one too): drawn as a star, left out of the front, "
         "the ranking and the call-out. Default: the first condition under the 'original' "
         "attacker, else the study's first condition.",
     )
