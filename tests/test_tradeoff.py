@@ -261,13 +261,14 @@ def test_no_utility_is_null_everywhere():
     assert n.value("wer") is None and n.value("eer") == r.baseline.eer
 
 
-def test_utility_passes_through_evaluate_and_assemble():
+def test_utility_passes_through_evaluate_condition_and_assemble():
     cond = demo_study(n_speakers=6).get("anon-mild")
     u = Utility(wer=0.1, uar=0.5, intervals={"wer": (0.08, 0.12)})
-    r = evaluate(cond.eval, dev=cond.dev, utility=u, by="sex")
+    r = evaluate_condition(dataclasses.replace(cond, utility=u), by="sex")
     assert r.utility is u
     assert all(sub.utility is None for sub in r.by["sex"].values())  # subsets: none
     assert r.to_dict()["utility"]["intervals"] == {"wer": [0.08, 0.12]}
+    assert evaluate(cond.eval).utility is None
     assert "utility" in inspect.signature(assemble).parameters
 
 

@@ -18,7 +18,6 @@ from voxmetrics._types import ScoreKind
 from voxmetrics.analysis.lid import evaluate_lid_and_chance
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
-from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport, Progress
 from voxmetrics.evaluation.steps import (
@@ -75,7 +74,6 @@ def evaluate(
     c_fa: float = 1.0,
     ties: Ties = "reference",
     by: str | None = None,
-    utility: Utility | None = None,
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -131,9 +129,6 @@ def evaluate(
         trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
         VoicePrivacy reports female and male speakers separately; ``dev`` is split likewise
         when it has that attribute. Subsets get no singling out (it needs the embeddings).
-    utility : Utility, optional
-        The condition's utility numbers (WER, UAR, rho_F0), carried into the report and its
-        JSON (``utility``) as they are; the subsets of ``by`` get none.
 
     Returns
     -------
@@ -209,7 +204,6 @@ def evaluate(
         lid_intervals=_keys(every, LID_KEYS) if products.lid is not None else None,
         zebra_intervals=_keys(every, ZEBRA_KEYS),
         singling_out_interval=so_interval,
-        utility=utility,
     )
 
 
@@ -347,18 +341,19 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
     """:func:`evaluate` applied to a :class:`~voxmetrics.data.study.Condition`.
 
     ``options`` are :func:`evaluate`'s keyword options (``cross_calibrate``, ``bootstrap``...);
-    the report carries the condition's utility numbers (``condition.utility``).
+    the report carries the condition's utility numbers (``condition.utility``, the JSON's
+    ``utility`` block; the subsets of ``by`` get none).
     """
-    return evaluate(
+    report = evaluate(
         condition.eval,
         dev=condition.dev,
         name=condition.name,
         attacker=condition.attacker,
         embeddings=condition.embeddings,
         score_kind=condition.score_kind,
-        utility=condition.utility,
         **options,
     )
+    return report if condition.utility is None else replace(report, utility=condition.utility)
 
 
 def evaluate_sbls(condition: Condition) -> SBLSResult | None:
