@@ -449,7 +449,7 @@ def render_tables(
     >>> from voxmetrics.synth import demo_study
     >>> texts = render_tables(build_study_report(demo_study(n_speakers=6), bootstrap=0), "latex")
     >>> list(texts)[:3], texts["zebra.tex"].splitlines()[3]
-    (['overview.tex', 'report_card.tex', 'lid.tex'], '  \\label{tab:zebra}')
+    (['overview.tex', 'report_card.tex', 'ranking.tex'], '  \\label{tab:zebra}')
     """
     if fmt not in ("latex", "markdown"):
         raise VoxMetricsInputError(f"unknown table format {fmt!r}; use 'latex' or 'markdown'.")
