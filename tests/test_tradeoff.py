@@ -528,3 +528,9 @@ def test_every_original_condition_is_a_reference():
     assert list(stars.x) == [0.02, 0.03]
     # near each other: one label for both, no overprint
     assert sum(1 for x in stars.text if x) == 1
+
+
+def test_a_uar_of_zero_is_known_not_missing():
+    cs = [_c("zero", eer=0.5, wer=0.1, uar=0.0), _c("none", eer=0.5, wer=0.1)]
+    r = voiceprivacy_ranking(cs, bands=[0.4])
+    assert [(x.rank, x.condition) for x in r.rows] == [(1, "zero"), (2, "none")]

@@ -483,6 +483,10 @@ def _ranked_systems(
     ]
 
 
+def _or_minus_inf(v: float | None) -> float:
+    return -math.inf if v is None else v
+
+
 def voiceprivacy_ranking(
     numbers: Iterable[ConditionNumbers],
     *,
@@ -538,7 +542,7 @@ def voiceprivacy_ranking(
         inside = [c for c in eligible if c.value("eer") >= band]  # type: ignore[operator]
         # WER ascending, then UAR descending (unknown UAR after every known one), then name
         keyed = sorted(
-            ((c.value("wer"), -(c.value("uar") or -math.inf), c.condition, c) for c in inside),
+            ((c.value("wer"), -_or_minus_inf(c.value("uar")), c.condition, c) for c in inside),
             key=lambda t: t[:3],
         )
         rank, previous = 0, None
