@@ -272,12 +272,6 @@ def test_utility_passes_through_evaluate_condition_and_assemble():
     assert "utility" in inspect.signature(assemble).parameters
 
 
-def test_blockwise_carries_utility():
-    from voxmetrics.evaluation.blockwise import evaluate_blockwise
-
-    assert "utility" in inspect.signature(evaluate_blockwise).parameters
-
-
 def test_report_level_tradeoff_ranking_callouts(demo_reports):
     assert reference_condition(demo_reports, "plain") == "plain"
     t = report_tradeoff(demo_reports, privacy="eer", utility="wer", reference="plain")
@@ -534,3 +528,15 @@ def test_a_uar_of_zero_is_known_not_missing():
     cs = [_c("zero", eer=0.5, wer=0.1, uar=0.0), _c("none", eer=0.5, wer=0.1)]
     r = voiceprivacy_ranking(cs, bands=[0.4])
     assert [(x.rank, x.condition) for x in r.rows] == [(1, "zero"), (2, "none")]
+
+
+def test_blockwise_report_carries_the_utility_it_is_given():
+    pytest.importorskip("distributed")
+    from voxmetrics.distributed import dask_client
+    from voxmetrics.evaluation.blockwise import evaluate_blockwise
+
+    cond = demo_study(n_speakers=6).get("random")
+    with dask_client("local", n_workers=1, processes=False) as client:
+        r = evaluate_blockwise(cond.embeddings, client=client, utility=cond.utility)
+    assert r.utility == cond.utility
+    assert r.to_dict()["utility"]["wer"] == pytest.approx(0.85)
