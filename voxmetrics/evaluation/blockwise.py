@@ -385,8 +385,8 @@ def evaluate_blockwise(
     retries : int
         Times Dask retries a failed block (a lost worker) before giving up.
     utility : Utility, optional
-        The condition's utility numbers, carried into the report as in
-        :func:`~voxmetrics.evaluation.engine.evaluate`.
+        The condition's utility numbers (WER, UAR, rho_F0), carried into the report as
+        :func:`~voxmetrics.evaluation.engine.evaluate_condition` carries the condition's.
 
     Returns
     -------
