@@ -61,7 +61,9 @@ st.caption(
     '"≈ chance" and stay green. SBLS: soft-biometric leakage score of '
     "the informed attacker (the built-in classifier trained on the condition's own anonymised "
     "dev embeddings; docs, Methods > SBLS); – when the condition has no attribute-labelled "
-    "embeddings."
+    "embeddings. WER and UAR: the utility of the anonymised speech, so that no system looks "
+    'good for free ("utility unknown" when the condition has none; see the Privacy vs '
+    "utility page)."
 )
 with st.expander("How the card is coloured"):
     st.markdown(thresholds_markdown())

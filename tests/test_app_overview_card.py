@@ -17,7 +17,16 @@ from voxmetrics.ui.state import STUDY_KEY
 APP = "../app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
-CARD_COLUMNS = ["Condition", "EER", "LIDmax (bits)", "ZEBRA tag", "Linkability vs chance", "SBLS"]
+CARD_COLUMNS = [
+    "Condition",
+    "EER",
+    "LIDmax (bits)",
+    "ZEBRA tag",
+    "Linkability vs chance",
+    "SBLS",
+    "WER",
+    "UAR",
+]
 
 
 pytestmark = pytest.mark.usefixtures("fresh_app_caches")

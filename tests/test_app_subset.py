@@ -23,6 +23,7 @@ PAGES = [
     "pages/7_Soft_biometrics.py",
     "pages/8_Embeddings.py",
     "pages/10_Report.py",
+    "pages/12_Privacy_vs_utility.py",
 ]
 NEW = "➕ New condition"
 

@@ -18,7 +18,7 @@ CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
     "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out", "ties",
     "n_pairs", "trials_used", "intervals", "chance",
-    "score_kind", "dcf", "d_prime",
+    "score_kind", "dcf", "d_prime", "utility",
 }
 
 

@@ -27,6 +27,8 @@ def _card() -> ReportCard:
         CardCell("B", "B (log10 l = 1.50)", "caution"),
         CardCell(1.2, "3.0% (1.2x chance 2.5%)", "ok"),
         CardCell(0.8, "0.800", "caution"),
+        CardCell(0.05, "0.050", "ok"),
+        CardCell(0.6, "0.600", "ok"),
     )
     b = (
         CardCell(0.46, "0.460", "ok"),
@@ -34,6 +36,8 @@ def _card() -> ReportCard:
         CardCell("D", "D (log10 l = 4.10)", "risk"),
         CardCell(5.0, "12.5% (5.0x chance 2.5%)", "risk"),
         CardCell(None, "–", "n/a"),
+        CardCell(None, "utility unknown", "n/a"),
+        CardCell(None, "utility unknown", "n/a"),
     )
     return ReportCard(("quiet", "leaky <b>"), (a, b))
 

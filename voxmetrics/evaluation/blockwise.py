@@ -52,6 +52,7 @@ from numpy.typing import NDArray
 from voxmetrics._types import ScoreKind
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import check_disjoint_speakers
+from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.sources import (
@@ -357,6 +358,7 @@ def evaluate_blockwise(
     by: str | None = None,
     progress: Progress | None = None,
     retries: int = 3,
+    utility: Utility | None = None,
 ) -> ConditionReport:
     """Every metric of :func:`~voxmetrics.evaluation.engine.evaluate`, block by block on Dask.
 
@@ -382,6 +384,9 @@ def evaluate_blockwise(
         Called as blocks finish.
     retries : int
         Times Dask retries a failed block (a lost worker) before giving up.
+    utility : Utility, optional
+        The condition's utility numbers (WER, UAR, rho_F0), carried into the report as
+        :func:`~voxmetrics.evaluation.engine.evaluate_condition` carries the condition's.
 
     Returns
     -------
@@ -431,6 +436,7 @@ def evaluate_blockwise(
         c_miss=c_miss,
         c_fa=c_fa,
         by=None if subsets is None else {by: subsets},
+        utility=utility,
     )
     if progress is not None:
         progress(1.0, "done")

@@ -13,6 +13,8 @@ LIDmax, bits (lower)          < 0.5                       0.5 to < 1          >=
 ZEBRA tag (lower)             0, A                        B, C                D, E, F
 Linkability / chance (lower)  <= 1.5x                     1.5x to 2x          > 2x
 SBLS (higher is safer)        >= 0.9                      0.75 to < 0.9       < 0.75
+WER (lower is more useful)    < 0.10                      0.10 to < 0.30      >= 0.30
+UAR (higher is more useful)   >= 0.50                     0.35 to < 0.50      < 0.35
 ============================  ==========================  ==================  ==============
 
 Why these values: an EER within 0.05 of chance is what a 1-to-1 evaluation calls private
@@ -21,6 +23,15 @@ trial's speaker (Šterns et al. 2025); ZEBRA tags D and above mean a likelihood 
 for some trial, "very strong" evidence on forensic verbal scales (Nautsch et al. 2020); linkability
 above twice chance is the call-out level of :mod:`voxmetrics.evaluation.threat`; the SBLS bands
 bracket the systems of Seo et al.'s (2025) Table 3 (0.90 for the best, 0.72 for the weakest).
+
+Utility beside privacy, so that no system looks good for free: a system that destroys the speech
+is private at no merit. WER and UAR (fractions) are graded by how much of the speech's use is
+left, "risk" meaning that little is: the original LibriSpeech test speech has a WER near 0.02
+and VoicePrivacy 2024's baselines stay under 0.10 (Tomashenko et al. 2024), while a WER of 0.30
+garbles about one word in three; the UAR of four emotions is 0.25 at chance and near 0.70 on the
+original IEMOCAP speech, so 0.50 keeps twice chance and 0.35 little more than chance. A
+condition without utility numbers reads "utility unknown" (level n/a): its privacy was bought at
+an unknown price.
 
 Chance first: with a bootstrap, linkability and LIDmax are coloured by their thresholds only
 when their excess over the chance level of the condition's own scores is beyond the interval
@@ -44,6 +55,7 @@ from voxmetrics.evaluation.result import ConditionReport
 __all__ = [
     "LEVELS",
     "REPORT_CARD_THRESHOLDS",
+    "UTILITY_UNKNOWN",
     "ZEBRA_TAGS",
     "CardCell",
     "CardThreshold",
@@ -145,6 +157,23 @@ REPORT_CARD_THRESHOLDS: dict[str, CardThreshold] = {
             risk=0.75,
             boundary_is_worse=False,
             explanation="ok >= 0.9, caution 0.75-0.9, risk < 0.75 (higher is safer)",
+        ),
+        CardThreshold(
+            "wer",
+            "WER",
+            higher_is_safer=False,
+            caution=0.10,
+            risk=0.30,
+            explanation="ok < 0.10, caution 0.10-0.30, risk >= 0.30 (lower is more useful)",
+        ),
+        CardThreshold(
+            "uar",
+            "UAR",
+            higher_is_safer=True,
+            caution=0.50,
+            risk=0.35,
+            boundary_is_worse=False,
+            explanation="ok >= 0.50, caution 0.35-0.50, risk < 0.35 (higher is more useful)",
         ),
     )
 }
@@ -257,7 +286,28 @@ def _cells(
         if siv is not None and siv.low is not None and siv.high is not None:
             text += f" [{siv.low:.3f}, {siv.high:.3f}]"
         sb = CardCell(sbls, text, t["sbls"].level(sbls))
-    return (eer, lid, zeb, link, sb)
+    return (eer, lid, zeb, link, sb, *_utility_cells(report))
+
+
+UTILITY_UNKNOWN = "utility unknown"
+"""The text of a utility cell of a condition without that number."""
+
+
+def _utility_cells(report: ConditionReport) -> tuple[CardCell, CardCell]:
+    """The WER and UAR cells, with their intervals where known ("utility unknown" without)."""
+    u = report.utility
+    out = []
+    for key in ("wer", "uar"):
+        v = None if u is None else u.value(key)
+        if v is None or math.isnan(v):
+            out.append(CardCell(None, UTILITY_UNKNOWN, "n/a"))
+            continue
+        text = f"{v:.3f}"
+        iv = None if u is None else u.intervals.get(key)
+        if iv is not None:
+            text += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
+        out.append(CardCell(float(v), text, REPORT_CARD_THRESHOLDS[key].level(float(v))))
+    return out[0], out[1]
 
 
 def report_card(
@@ -277,7 +327,7 @@ def report_card(
     >>> from voxmetrics.synth import demo_study
     >>> card = report_card(evaluate_study(demo_study(n_speakers=8), bootstrap=0))
     >>> card.frame("level").loc[0].tolist()
-    ['plain', 'risk', 'risk', 'caution', 'risk', 'n/a']
+    ['plain', 'risk', 'risk', 'caution', 'risk', 'n/a', 'ok', 'ok']
     """
     reports = list(reports)
     sbls = sbls or {}

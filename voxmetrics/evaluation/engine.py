@@ -340,9 +340,11 @@ def replicate_condition(
 def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
     """:func:`evaluate` applied to a :class:`~voxmetrics.data.study.Condition`.
 
-    ``options`` are :func:`evaluate`'s keyword options (``cross_calibrate``, ``bootstrap``...).
+    ``options`` are :func:`evaluate`'s keyword options (``cross_calibrate``, ``bootstrap``...);
+    the report carries the condition's utility numbers (``condition.utility``, the JSON's
+    ``utility`` block; the subsets of ``by`` get none).
     """
-    return evaluate(
+    report = evaluate(
         condition.eval,
         dev=condition.dev,
         name=condition.name,
@@ -351,6 +353,7 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
         score_kind=condition.score_kind,
         **options,
     )
+    return report if condition.utility is None else replace(report, utility=condition.utility)
 
 
 def evaluate_sbls(condition: Condition) -> SBLSResult | None:

@@ -9,7 +9,10 @@ log10_l, tag, odds), ``linkability_vs_n``, ``singling_out`` (null without embedd
 intervals of the top-level numbers, ``[low, high]``, and the band of ``linkability_vs_n``,
 ``[[n, low, high], ...]``; the ``lid``, ``srd`` and ``zebra`` blocks carry their own) and
 ``chance`` (chance levels of linkability and its curve; the ``lid`` and ``srd`` blocks carry
-theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs.
+theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs. The
+``utility`` block holds the condition's utility numbers (``wer``, ``uar``, ``rho_f0`` as
+fractions, their ``intervals``, ``per_class`` accuracy and ``source``), null when none are known
+(:class:`~voxmetrics.data.utility.Utility`).
 
 ``n_pairs`` and ``trials_used`` say which trials each family used: the pairwise metrics (EER,
 ROCCH-EER, Cllr, min Cllr, ZEBRA) every listed (trial, enrolled) pair, the 1-to-N metrics
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxmetrics._types import SCORE_KIND_LABELS, ScoreKind
+from voxmetrics.data.utility import Utility
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import VerificationResult
@@ -152,6 +156,8 @@ class ConditionReport:
     """Chance levels of linkability, the SRD statistics and LID on these scores."""
     singling_out_interval: BootstrapInterval | None = None
     """Speaker-level interval of singling out (predicate speakers resampled), when both."""
+    utility: Utility | None = None
+    """The condition's utility numbers (WER, UAR, rho_F0 as fractions), None when unknown."""
 
     @property
     def chance_linkability(self) -> float | None:
@@ -290,6 +296,7 @@ class ConditionReport:
             "trials_used": None if self.trials_used is None else self.trials_used.to_dict(),
             "intervals": self.top_intervals(),
             "chance": self.top_chance(),
+            "utility": None if self.utility is None else self.utility.to_dict(),
         }
         if self.by is not None:
             out["by"] = {

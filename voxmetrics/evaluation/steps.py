@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from voxmetrics._types import SCORE_KINDS, ScoreKind
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.utility import Utility
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL, ConditionReport, TrialsUsed
 from voxmetrics.metrics.baseline import BaselineResult, cllr_from_sums
@@ -170,11 +171,13 @@ def assemble(
     lid_intervals: dict[str, BootstrapInterval] | None = None,
     zebra_intervals: dict[str, BootstrapInterval] | None = None,
     singling_out_interval: BootstrapInterval | None = None,
+    utility: Utility | None = None,
 ) -> ConditionReport:
     """The :class:`ConditionReport` of ``products``: every number derived from them.
 
-    ``baseline`` is :func:`baseline_of` ``products`` when already computed; ``by`` and the
-    bootstrap's ``replicates`` and intervals are carried into the report as they are.
+    ``baseline`` is :func:`baseline_of` ``products`` when already computed; ``by``, the
+    bootstrap's ``replicates`` and intervals and the condition's ``utility`` numbers are carried
+    into the report as they are.
     """
     pools = products.pools
     ranks, ranks_attacker = products.ranks, products.ranks_attacker
@@ -223,4 +226,5 @@ def assemble(
         replicates=replicates,
         chance=products.chance,
         singling_out_interval=singling_out_interval,
+        utility=utility,
     )

@@ -14,6 +14,7 @@ from voxmetrics.plots.threat import (
     row_view_figure,
     scenario_metrics_figure,
 )
+from voxmetrics.plots.utility import tradeoff_figure
 
 __all__ = [
     "MATED_COLOR",
@@ -29,4 +30,5 @@ __all__ = [
     "row_view_figure",
     "scenario_metrics_figure",
     "score_histogram_figure",
+    "tradeoff_figure",
 ]

@@ -46,6 +46,8 @@ _COLUMN_WIDTHS = {
     "zebra_tag": 1.3,
     "linkability_ratio": 1.8,
     "sbls": 0.7,
+    "wer": 0.9,
+    "uar": 0.9,
 }
 """Relative column widths of :func:`report_card_figure` (the condition column is 1.1)."""
 
@@ -68,7 +70,7 @@ def card_styler(card: ReportCard) -> Styler:
     Examples
     --------
     >>> from voxmetrics.evaluation.card import CardCell
-    >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 4
+    >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 6
     >>> card = ReportCard(("x",), (row,))
     >>> card_styler(card).data.columns[:2].tolist()
     ['Condition', 'EER']
@@ -90,7 +92,7 @@ def card_table(card: ReportCard) -> pd.DataFrame:
     Examples
     --------
     >>> from voxmetrics.evaluation.card import CardCell
-    >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 4
+    >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 6
     >>> card = ReportCard(("x",), (row,))
     >>> card_table(card).columns[:3].tolist()
     ['Condition', 'EER', 'EER level']
@@ -157,7 +159,7 @@ def report_card_figure(card: ReportCard, *, title: str = "Report card") -> go.Fi
     Examples
     --------
     >>> from voxmetrics.evaluation.card import CardCell
-    >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 4
+    >>> row = (CardCell(0.5, "0.500", "ok"),) + (CardCell(None, "–", "n/a"),) * 6
     >>> card = ReportCard(("x",), (row,))
     >>> report_card_figure(card).data[0].type
     'table'

@@ -8,6 +8,7 @@ its files and the dashboard read it from this module.
 from voxmetrics.evaluation.card import (
     LEVELS,
     REPORT_CARD_THRESHOLDS,
+    UTILITY_UNKNOWN,
     ZEBRA_TAGS,
     CardCell,
     CardThreshold,
@@ -18,6 +19,7 @@ from voxmetrics.evaluation.card import (
 __all__ = [
     "LEVELS",
     "REPORT_CARD_THRESHOLDS",
+    "UTILITY_UNKNOWN",
     "ZEBRA_TAGS",
     "CardCell",
     "CardThreshold",

@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics.analysis.tradeoff import UtilityCallout
+from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import VerificationResult
@@ -24,6 +26,7 @@ __all__ = [
     "INTERVALS_COLUMNS",
     "INTERVAL_LABELS",
     "OVERVIEW_COLUMNS",
+    "callouts_frame",
     "comparison_frame",
     "headline_values",
     "intervals_frame",
@@ -45,6 +48,9 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "d_ece": "D_ECE (bits)",
     "zebra_tag": "ZEBRA tag",
     "singling_out": "Singling out",
+    "wer": "WER",
+    "uar": "UAR",
+    "rho_f0": "ρF0",
     "eer_rocch": "EER (ROCCH)",
     "min_cllr": "min Cllr",
     "cllr": "Cllr",
@@ -56,7 +62,8 @@ OVERVIEW_COLUMNS: dict[str, str] = {
     "attacker": "Attacker",
 }
 """Overview table columns and their display labels: the EER beside the 1-to-N metrics first,
-the other 1-to-1 baselines and the counts after (``Pairs``: the listed pairs of the pairwise
+the utility numbers (WER, UAR, ρF0 as fractions; empty when unknown), the other 1-to-1
+baselines and the counts after (``Pairs``: the listed pairs of the pairwise
 metrics; ``T (1-to-N)``: the complete trials of the 1-to-N metrics, T unless the trial list is
 sparse)."""
 
@@ -87,6 +94,7 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "d_ece": r.zebra.d_ece,
                 "zebra_tag": r.zebra.tag,
                 "singling_out": None if r.singling_out is None else r.singling_out.value,
+                **{k: None if r.utility is None else r.utility.value(k) for k in UTILITY_METRICS},
                 "n_trials_one_to_n": (
                     None if r.trials_used is None else r.trials_used.one_to_n_trials
                 ),
@@ -340,3 +348,38 @@ def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFram
     numeric = [c for c in df.columns if c not in ("Condition", "Scores")]
     df[numeric] = df[numeric].apply(pd.to_numeric).astype(float)  # empty cells: NaN
     return df
+
+
+def callouts_frame(callouts: Iterable[UtilityCallout]) -> pd.DataFrame:
+    """The auditors' call-out as a table: systems that clear an EER band but still leak.
+
+    Examples
+    --------
+    >>> list(callouts_frame([]).columns)[:4]
+    ['System', 'Attacker', 'EER', 'Band cleared']
+    """
+    return pd.DataFrame(
+        [
+            {
+                "System": c.condition,
+                "Attacker": c.attacker,
+                "EER": c.eer,
+                "Band cleared": f"EER >= {c.band:.0%}",
+                "LIDmax (bits)": c.lid_max,
+                "Linkability": c.linkability,
+                "Chance (1/N)": c.chance_linkability,
+                "Why": "; ".join(c.reasons),
+            }
+            for c in callouts
+        ],
+        columns=[
+            "System",
+            "Attacker",
+            "EER",
+            "Band cleared",
+            "LIDmax (bits)",
+            "Linkability",
+            "Chance (1/N)",
+            "Why",
+        ],
+    )

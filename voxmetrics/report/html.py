@@ -32,9 +32,16 @@ from voxmetrics._version import __version__
 from voxmetrics.analysis.lid import lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
+from voxmetrics.analysis.tradeoff import (
+    EER_BANDS,
+    LEAK_LID_MAX,
+    LEAK_LINKABILITY_FACTOR,
+    RANKING_ATTACKER,
+)
 from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
+from voxmetrics.evaluation.tradeoff import NO_UTILITY_HELP
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
@@ -43,10 +50,12 @@ from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.sbls import components_figure, identity_figure
 from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure
 from voxmetrics.plots.style import condition_colors
+from voxmetrics.plots.utility import tradeoff_figure
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
 from voxmetrics.report.frames import (
     OVERVIEW_COLUMNS,
+    callouts_frame,
     comparison_frame,
     overview_frame,
     verification_frame,
@@ -60,6 +69,7 @@ REPORT_SECTIONS: dict[str, str] = {
     "report-card": "Report card",
     "threat": "Threat call-outs",
     "overview": "Overview",
+    "utility": "Privacy vs utility",
     "lid": "LID: local information disclosure",
     "srd": "SRD: similarity rank disclosure",
     "zebra": "ZEBRA: zero evidence",
@@ -496,6 +506,51 @@ def _overview(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> s
     )
 
 
+def _utility(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
+    if not sr.has_utility:
+        return _section("utility", f"<p>{_e(NO_UTILITY_HELP)}</p>")
+    bands = ", ".join(f"{b:.0%}" for b in EER_BANDS)
+    body = (
+        "<p>Each condition's privacy against its utility; the dashed line is the Pareto front "
+        "(no other anonymised condition is at least as private and as useful, and better on "
+        f"one); the star is the original speech ({_e(sr.reference or '–')}). Error bars: 95 % "
+        "intervals where known.</p>"
+        + figure(tradeoff_figure(sr.tradeoff("eer", "wer"), colors=colors), "eer_wer")
+        + figure(tradeoff_figure(sr.tradeoff("eer", "uar"), colors=colors), "eer_uar")
+        + figure(tradeoff_figure(sr.tradeoff("lid_max", "wer"), colors=colors), "lidmax_wer")
+    )
+    ranking = sr.ranking()
+    body += (
+        "<h3>VoicePrivacy ranking</h3>"
+        f"<p>VoicePrivacy 2024's rule: a system enters every band whose minimum EER ({bands}) "
+        f"its {_e(ranking.attacker)} attacker's EER reaches; within a band, systems are ranked "
+        "by WER (lower first), then UAR (higher first).</p>"
+    )
+    if ranking.rows:
+        body += _table(
+            ranking.frame(), colors=colors, name_column="System", formats={"Rank": ".0f"}
+        )
+    else:
+        body += f"<p>No condition under the {_e(RANKING_ATTACKER)} attacker reaches a band.</p>"
+    if ranking.unranked:
+        body += _table(ranking.unranked_frame(), colors=colors, name_column="System")
+    callouts = sr.utility_callouts()
+    rule = (
+        f"EER in a band while LIDmax is at least {LEAK_LID_MAX:g} bit or linkability is above "
+        f"{LEAK_LINKABILITY_FACTOR:g}x its chance level 1/N"
+    )
+    body += "<h3>Ranked as private, still leaking</h3>"
+    if callouts:
+        body += (
+            f"<p>Called out: {_e(rule)}. The band ranks these systems as private; the 1-to-N "
+            "metrics say some of their speakers are still found.</p>"
+            + _table(callouts_frame(callouts), colors=colors, name_column="System")
+        )
+    else:
+        body += f"<p>No ranked system is called out ({_e(rule)}).</p>"
+    return _section("utility", body)
+
+
 def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     with_lid = {r.name: r.lid for r in sr.reports if r.lid is not None}
     without = [r.name for r in sr.reports if r.lid is None]
@@ -863,6 +918,16 @@ def _methods() -> str:
             "003",
         ),
         (
+            "Privacy vs utility",
+            "WER (ASR), UAR (macro recall of emotion recognition) and ρF0 as fractions beside "
+            "each privacy number. Pareto front: the anonymised conditions no other one "
+            "dominates. VoicePrivacy ranking (Tomashenko et al. 2024): systems grouped by the "
+            "semi-informed attacker's EER (at least 10, 20, 30, 40 %), ranked by WER then UAR. "
+            "Call-out: a ranked system with LIDmax of at least 1 bit or linkability above 2x "
+            "chance.",
+            None,
+        ),
+        (
             "Intervals",
             "95 % percentile intervals from a speaker-level bootstrap (all trials of a resampled "
             "speaker move together), calibration held fixed.",
@@ -939,6 +1004,7 @@ def study_report_html(
         _notes(sr),
         _threat(sr, colors),
         _overview(sr, colors, figure),
+        _utility(sr, colors, figure),
         _lid(sr, colors, figure),
         _srd(sr, colors, figure),
         _zebra(sr, colors, figure, sr.ece_curves),

@@ -26,6 +26,7 @@ from voxmetrics.analysis.sbls import (
     default_attack,
     sbls_intervals,
 )
+from voxmetrics.analysis.tradeoff import Tradeoff, UtilityCallout, VoicePrivacyRanking
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.card import ReportCard, report_card
@@ -33,6 +34,13 @@ from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkag
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.threat import Callout, threat_callouts
+from voxmetrics.evaluation.tradeoff import (
+    has_utility,
+    reference_condition,
+    report_callouts,
+    report_ranking,
+    report_tradeoff,
+)
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.parallel import single_blas_thread
@@ -48,6 +56,7 @@ from voxmetrics.metrics.uncertainty import (
 from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
 from voxmetrics.report.frames import (
     OVERVIEW_COLUMNS,
+    callouts_frame,
     intervals_frame,
     overview_frame,
     verification_frame,
@@ -171,6 +180,59 @@ class StudyReport:
             block["intervals"] = {k: [iv.low, iv.high] for k, iv in ivs.items()}
         return block
 
+    @property
+    def reference(self) -> str | None:
+        """The original speech of the privacy-utility view.
+
+        The first condition under attacker ``original``, else :attr:`original`.
+        """
+        return reference_condition(self.reports, self.original)
+
+    @property
+    def has_utility(self) -> bool:
+        """Whether any condition has a utility number (WER, UAR or rho_F0)."""
+        return has_utility(self.reports)
+
+    def tradeoff(self, privacy: str = "eer", utility: str = "wer") -> Tradeoff:
+        """``privacy`` against ``utility`` for every condition, with the Pareto front.
+
+        See :func:`voxmetrics.analysis.tradeoff.privacy_utility_tradeoff`; SBLS comes from
+        :attr:`sbls`, the original speech is :attr:`reference`.
+        """
+        sbls = {k: (v.sbls if v is not None else None) for k, v in self.sbls.items()}
+        ivs = {k: v.get("sbls") for k, v in self.sbls_intervals.items()}
+        return report_tradeoff(
+            self.reports,
+            privacy=privacy,
+            utility=utility,
+            reference=self.reference,
+            sbls=sbls,
+            sbls_intervals=ivs,
+        )
+
+    def ranking(self) -> VoicePrivacyRanking:
+        """VoicePrivacy 2024's ranking by EER bands.
+
+        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports.
+        """
+        return report_ranking(self.reports, reference=self.reference)
+
+    def utility_callouts(self) -> list[UtilityCallout]:
+        """Ranked systems that clear an EER band but still leak.
+
+        :func:`voxmetrics.analysis.tradeoff.utility_callouts` of the reports.
+        """
+        return report_callouts(self.reports, reference=self.reference)
+
+    def _utility_dict(self) -> dict[str, Any]:
+        return {
+            "reference": self.reference,
+            "eer_vs_wer": self.tradeoff("eer", "wer").to_dict(),
+            "eer_vs_uar": self.tradeoff("eer", "uar").to_dict(),
+            "ranking": self.ranking().to_dict(),
+            "callouts": [c.to_dict() for c in self.utility_callouts()],
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON of every number of the report."""
         return {
@@ -190,6 +252,7 @@ class StudyReport:
             "report_card": self.card.to_dict(),
             "threat_callouts": [c.to_dict() for c in self.callouts],
             "voice_similarity": self._similarity_dict(),
+            "privacy_vs_utility": self._utility_dict(),
             "comparisons": {
                 pair: {k: c.to_dict() for k, c in comp.items()}
                 for pair, comp in self.comparisons.items()
@@ -218,7 +281,22 @@ class StudyReport:
         verif = {r.name: r.verification for r in self.reports if r.verification is not None}
         if verif:
             out["verification.csv"] = verification_frame(verif)
+        if self.has_utility:
+            out["privacy_vs_utility.csv"] = self.tradeoff_frame()
+            out["voiceprivacy_ranking.csv"] = self.ranking().frame()
+            out["utility_callouts.csv"] = callouts_frame(self.utility_callouts())
         return out
+
+    def tradeoff_frame(self) -> pd.DataFrame:
+        """Every privacy number beside every utility number, one row per condition."""
+        base = self.tradeoff("eer", "wer").frame()
+        for privacy in ("eer_rocch", "lid_max", "alid", "linkability", "d_ece", "sbls"):
+            t = self.tradeoff(privacy, "wer").frame()
+            base[t.columns[2]] = t[t.columns[2]]
+        for utility in ("uar", "rho_f0"):
+            t = self.tradeoff("eer", utility).frame()
+            base[t.columns[5]] = t[t.columns[5]]
+        return base.drop(columns="On the Pareto front")
 
 
 @single_blas_thread()
@@ -247,7 +325,7 @@ def build_study_report(
     >>> from voxmetrics.synth import demo_study
     >>> sr = build_study_report(demo_study(n_speakers=8), bootstrap=0)
     >>> sorted(sr.to_dict())[:4], len(sr.reports)
-    (['comparisons', 'conditions', 'created', 'report_card'], 5)
+    (['comparisons', 'conditions', 'created', 'privacy_vs_utility'], 5)
     """
     if len(study) == 0:
         raise VoxMetricsInputError("the study has no conditions to report on; add one first.")

@@ -1,8 +1,8 @@
 r"""Paper-ready tables: the report's results as LaTeX (booktabs) and Markdown.
 
 :func:`results_tables` turns a :class:`~voxmetrics.report.study.StudyReport` into the tables of
-its report (overview, report card, LID, SRD, ZEBRA, linkage, SBLS), each cell already written
-as text, bootstrap intervals beside their value ("0.470 [0.440, 0.500]").
+its report (overview, report card, VoicePrivacy ranking, LID, SRD, ZEBRA, linkage, SBLS), each
+cell already written as text, bootstrap intervals beside their value ("0.470 [0.440, 0.500]").
 :func:`table_latex` and :func:`table_markdown` write any such table (or any DataFrame of
 numbers and text) for a paper or a README; :func:`write_tables` writes them all to a folder,
 which is what ``python -m voxmetrics report STUDY.vxm --latex DIR --markdown DIR`` does.
@@ -49,6 +49,8 @@ MISSING = "–"
 TABLE_CAPTIONS: dict[str, str] = {
     "overview": "Every condition at a glance: the 1-to-1 baselines beside the 1-to-N metrics.",
     "report_card": "Report card: each metric with the level its threshold gives.",
+    "ranking": "VoicePrivacy 2024 ranking: systems in each band of the semi-informed attacker's "
+    "EER (at least 10, 20, 30, 40 %), ranked by WER, then UAR (fractions).",
     "lid": "Local information disclosure (LID, bits) with 95 % speaker-level bootstrap intervals.",
     "srd": "Similarity rank disclosure: statistics of the data and of the beta-binomial model "
     "(CLL loss).",
@@ -129,16 +131,19 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
 
     Values carry ``digits`` decimals (LIDmax and log10 l two, like the report); ALID, PDR,
     LID+, LIDmax, D_ECE and log10 l carry their 95 % bootstrap interval when the report was
-    built with one. ``lid`` is left out when no condition has LID, ``sbls`` and
-    ``sbls_attributes`` when none has an SBLS.
+    built with one; WER and UAR theirs where known. ``lid`` is left out when no condition has
+    LID, ``sbls`` and ``sbls_attributes`` when none has an SBLS, ``ranking`` (VoicePrivacy's
+    ranking by EER bands) when none has a utility number.
 
     Examples
     --------
     >>> from voxmetrics.report.study import build_study_report
     >>> from voxmetrics.synth import demo_study
     >>> tabs = results_tables(build_study_report(demo_study(n_speakers=6), bootstrap=20))
-    >>> list(tabs)
-    ['overview', 'report_card', 'lid', 'srd', 'zebra', 'linkage', 'sbls', 'sbls_attributes']
+    >>> list(tabs)[:5]
+    ['overview', 'report_card', 'ranking', 'lid', 'srd']
+    >>> list(tabs)[5:]
+    ['zebra', 'linkage', 'sbls', 'sbls_attributes']
     >>> tabs["lid"].columns[:4].tolist()
     ['Condition', 'Calibration', 'ALID (bits)', 'PDR']
     """
@@ -167,6 +172,8 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             "SBLS": MISSING
             if sbls[r.name] is None
             else _iv(sbls[r.name].sbls, sr.sbls_intervals.get(r.name), "sbls"),  # type: ignore[union-attr]
+            "WER": _utility(r, "wer", digits),
+            "UAR": _utility(r, "uar", digits),
         }
         for r in sr.reports
     ]
@@ -174,6 +181,8 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
         "overview": pd.DataFrame(overview),
         "report_card": sr.card.frame("text"),
     }
+    if sr.has_utility:
+        out["ranking"] = _text_frame(sr.ranking().frame(), digits)
     with_lid = [r for r in sr.reports if r.lid is not None]
     numbers = lid_table({r.name: r.lid for r in with_lid})
     lid = [
@@ -239,6 +248,16 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             ]
         )
     return out
+
+
+def _utility(report: Any, key: str, digits: int) -> str:
+    """A utility number of a report with its interval, "–" when unknown."""
+    u = report.utility
+    v = None if u is None else u.value(key)
+    if v is None:
+        return MISSING
+    iv = u.intervals.get(key)
+    return format_interval(v, *(iv if iv is not None else (None, None)), digits=digits)
 
 
 def _text_frame(
@@ -430,7 +449,7 @@ def render_tables(
     >>> from voxmetrics.synth import demo_study
     >>> texts = render_tables(build_study_report(demo_study(n_speakers=6), bootstrap=0), "latex")
     >>> list(texts)[:3], texts["zebra.tex"].splitlines()[3]
-    (['overview.tex', 'report_card.tex', 'lid.tex'], '  \\label{tab:zebra}')
+    (['overview.tex', 'report_card.tex', 'ranking.tex'], '  \\label{tab:zebra}')
     """
     if fmt not in ("latex", "markdown"):
         raise VoxMetricsInputError(f"unknown table format {fmt!r}; use 'latex' or 'markdown'.")

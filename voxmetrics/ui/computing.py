@@ -244,7 +244,10 @@ def _study_key(study: Study) -> str:
     parts = (
         study.name,
         tuple(sorted(study.settings.to_dict().items())),
-        tuple((c.name, c.attacker, c.description, c.content_hash) for c in study.conditions),
+        tuple(
+            (c.name, c.attacker, c.description, c.content_hash, repr(c.utility))
+            for c in study.conditions
+        ),
     )
     return f"Study:{_sha(repr(parts).encode())}"
 
@@ -277,8 +280,8 @@ def content_key(value: Any) -> str:
     Arrays, bytes and uploaded files by a sha256 of their content; score matrices and
     embedding sets by their ``content_hash``; a condition by its attacker and content hash
     (not its name: renaming recomputes nothing); a study by its name, settings and its
-    conditions' names, attackers, descriptions and content; an SBLS attack by its key;
-    functions by their qualified name; containers, frames and dataclasses field by field; a
+    conditions' names, attackers, descriptions, content and utility numbers; an SBLS attack by
+    its key; functions by their qualified name; containers, frames and dataclasses field by field; a
     value :func:`compute` returned by the call that made it.
 
     Raises

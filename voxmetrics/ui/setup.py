@@ -54,6 +54,7 @@ MENU: list[MenuItem] = [
     MenuItem("pages/11_Verification.py", "Verification", ":material/query_stats:"),
     MenuItem("pages/6_Linkage.py", "Linkage", ":material/link:"),
     MenuItem("pages/7_Soft_biometrics.py", "Soft biometrics", ":material/diversity_3:"),
+    MenuItem("pages/12_Privacy_vs_utility.py", "Privacy vs utility", ":material/balance:"),
     MenuItem("pages/10_Report.py", "Report", ":material/summarize:"),
 ]
 """The pages in menu order; a new page adds one entry here."""

@@ -63,6 +63,8 @@ def condition_report(condition: Condition, **options: Any) -> ConditionReport:
         if k not in _EVALUATE_DEFAULTS or _EVALUATE_DEFAULTS[k] != v
     }
     report = cached(evaluate_condition)(condition, **given)
+    if report.utility != condition.utility:  # the key is the scores': utility may be new
+        report = dataclasses.replace(report, utility=condition.utility)
     if report.name == condition.name:
         return report
     renamed = dataclasses.replace(report, name=condition.name)

@@ -1,0 +1,110 @@
+"""Privacy vs utility: the Pareto front, VoicePrivacy's ranking by EER bands, the call-out."""
+
+import streamlit as st
+
+from voxmetrics import ui
+from voxmetrics.analysis.tradeoff import EER_BANDS, LEAK_LID_MAX, LEAK_LINKABILITY_FACTOR
+from voxmetrics.evaluation.tradeoff import (
+    has_utility,
+    report_callouts,
+    report_ranking,
+    report_tradeoff,
+)
+from voxmetrics.plots.style import condition_colors
+from voxmetrics.plots.utility import tradeoff_figure
+from voxmetrics.ui.utility_page import (
+    show_callouts,
+    show_no_utility,
+    show_ranking,
+    study_sbls,
+    utility_controls,
+)
+
+study = ui.page_setup("Privacy vs utility")
+st.title("Privacy vs utility")
+ui.require_conditions(study)
+
+st.markdown(
+    "An anonymiser that destroys the speech hides the speaker for free. VoicePrivacy judges "
+    "every system on privacy **against utility**: the word error rate of speech recognition "
+    "(**WER**, lower is better), the unweighted average recall of emotion recognition "
+    "(**UAR**, higher is better) and the pitch correlation with the original (**ρF0**, higher "
+    "is better), all as fractions. Pick a privacy number and a utility number: each condition "
+    "is a point, the dashed **Pareto front** joins the conditions no other one beats on both, "
+    "and the star is the original speech."
+)
+
+reports = ui.study_reports(study, **study.settings.evaluate_options())
+if not reports:
+    st.stop()
+if not has_utility(reports):
+    show_no_utility()
+    st.stop()
+
+chosen = ui.compute(utility_controls, study, reports, cache=False).value
+if chosen is None:
+    st.stop()
+sbls = study_sbls(study, reports) if chosen.privacy == "sbls" else None
+outcome = ui.compute(
+    report_tradeoff,
+    reports,
+    privacy=chosen.privacy,
+    utility=chosen.utility,
+    reference=chosen.reference,
+    sbls=sbls,
+    cache=False,
+)
+if outcome.failed:
+    st.stop()
+tradeoff = outcome.value
+stem = f"privacy_vs_utility_{chosen.privacy}_{chosen.utility}"
+
+st.subheader("Privacy against utility")
+ui.show_figure(
+    tradeoff_figure(tradeoff, colors=condition_colors(study.names)), stem, show_title=False
+)
+st.caption(
+    "One marker per condition (its shape: the attacker), with 95 % intervals as error bars "
+    "where known (the study's bootstrap for the privacy numbers; utility intervals come with "
+    "the utility numbers). A point is on the front when no other anonymised condition is at "
+    "least as private and as useful and better on one of the two. Coinciding points share one "
+    "label."
+)
+ui.show_table(tradeoff.frame(), f"{stem}.csv")
+missing = [p.condition for p in tradeoff.missing]
+if missing:
+    st.caption(
+        f"Not drawn (no {tradeoff.privacy_label} or no {tradeoff.utility_label}): "
+        + ", ".join(ui.md_escape(n) for n in missing)
+        + "."
+    )
+
+st.subheader("VoicePrivacy ranking")
+bands = ", ".join(f"{b:.0%}" for b in EER_BANDS)
+st.markdown(
+    "The VoicePrivacy 2024 evaluation plan (Tomashenko et al. 2024) ranks systems for four "
+    f"minimum privacy levels: the EER of the {chosen.attacker} attacker at least {bands}. A "
+    "system enters every band its EER reaches; within a band, systems are ranked by WER "
+    "(lower first), then by UAR (higher first)."
+)
+ranking = ui.compute(
+    report_ranking, reports, reference=chosen.reference, attacker=chosen.attacker, cache=False
+).value
+if ranking is not None:
+    show_ranking(ranking)
+
+st.subheader("Ranked as private, still leaking")
+rule = (
+    f"an EER in a band while LIDmax is at least {LEAK_LID_MAX:g} bit or linkability is above "
+    f"{LEAK_LINKABILITY_FACTOR:g}x its chance level 1/N"
+)
+callouts = ui.compute(
+    report_callouts, reports, reference=chosen.reference, attacker=chosen.attacker, cache=False
+).value
+if callouts is not None:
+    show_callouts(callouts, rule)
+st.caption(
+    "An EER band says how often one comparison is wrong; LIDmax and linkability say whether "
+    "some speakers are still found among N. The thresholds are the report card's risk levels "
+    "(see the Threat model page)."
+)

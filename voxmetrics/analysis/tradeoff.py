@@ -1,0 +1,648 @@
+"""Privacy against utility: the Pareto front, VoicePrivacy's ranking and the auditors' call-out.
+
+Every condition (one anonymisation system under one attacker) is a point: one privacy number
+(EER, ROCCH-EER, LIDmax, ALID, linkability, D_ECE or SBLS) against one utility number (WER, UAR
+or ρF0). The numbers of each condition come in as :class:`ConditionNumbers` (the engine's
+:func:`voxmetrics.evaluation.tradeoff.condition_numbers` reads them off the condition reports);
+nothing here computes a metric.
+
+**Directions.** A higher EER, ROCCH-EER or SBLS is more private; a lower LIDmax, ALID,
+linkability or D_ECE is more private (:data:`PRIVACY_METRICS`). A lower WER and a higher UAR or
+ρF0 is more useful (:data:`UTILITY_HIGHER_IS_BETTER`).
+
+**Pareto front** (:func:`pareto_front`). A point dominates another when it is at least as
+private and at least as useful, and strictly better on one of the two. The front is the set of
+points no other point dominates; points with equal numbers do not dominate each other, so both
+stay on it. The original speech (every condition under attacker ``original``, and a reference
+condition chosen by name) is drawn for comparison and never on the front: it is not an
+anonymisation system.
+
+**VoicePrivacy ranking** (:func:`voiceprivacy_ranking`). The VoicePrivacy 2024 evaluation plan
+(Tomashenko et al. 2024) ranks systems for four minimum privacy levels: the EER of the
+semi-informed attacker (ASV retrained on anonymised speech, the only attacker used for the
+ranking) at least 10, 20, 30 and 40 % (:data:`EER_BANDS`). A system enters every band whose
+minimum its EER reaches, and within a band systems are ranked by WER (lower first), then by UAR
+(higher first) to break ties. A system without a WER is listed as unranked, with why.
+
+**Auditors' call-out** (:func:`utility_callouts`). A ranked system whose EER reaches a band
+while the 1-to-N metrics say its speakers are still found: LIDmax at least
+:data:`LEAK_LID_MAX` (1 bit: the worst-exposed trial halves the attacker's uncertainty about its
+speaker, Šterns et al. 2025) or linkability above :data:`LEAK_LINKABILITY_FACTOR` (2) times its
+chance level 1/N. These are the thresholds of the report card's "risk" level and of the threat
+call-outs; the EER band alone would rank such a system as private.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from voxmetrics.data.utility import UTILITY_METRICS
+from voxmetrics.errors import VoxMetricsInputError
+
+__all__ = [
+    "EER_BANDS",
+    "LEAK_LID_MAX",
+    "LEAK_LINKABILITY_FACTOR",
+    "PRIVACY_METRICS",
+    "RANKING_ATTACKER",
+    "REFERENCE_ATTACKER",
+    "UTILITY_HIGHER_IS_BETTER",
+    "UTILITY_LABELS",
+    "ConditionNumbers",
+    "PrivacyMetric",
+    "RankedSystem",
+    "Tradeoff",
+    "TradeoffPoint",
+    "UtilityCallout",
+    "VoicePrivacyRanking",
+    "pareto_front",
+    "privacy_utility_tradeoff",
+    "utility_callouts",
+    "voiceprivacy_ranking",
+]
+
+
+@dataclass(frozen=True)
+class PrivacyMetric:
+    """A privacy number the trade-off can use, with its direction."""
+
+    key: str
+    """Key of the number (as in the JSON)."""
+    label: str
+    """Display label."""
+    higher_is_better: bool
+    """Whether a higher value means more privacy."""
+
+
+PRIVACY_METRICS: dict[str, PrivacyMetric] = {
+    m.key: m
+    for m in (
+        PrivacyMetric("eer", "EER", True),
+        PrivacyMetric("eer_rocch", "EER (ROCCH)", True),
+        PrivacyMetric("lid_max", "LIDmax (bits)", False),
+        PrivacyMetric("alid", "ALID (bits)", False),
+        PrivacyMetric("linkability", "Linkability", False),
+        PrivacyMetric("d_ece", "D_ECE (bits)", False),
+        PrivacyMetric("sbls", "SBLS", True),
+    )
+}
+"""The privacy numbers of the trade-off by key, with their directions (module docstring)."""
+
+UTILITY_LABELS: dict[str, str] = {"wer": "WER", "uar": "UAR", "rho_f0": "ρF0"}
+"""Display label of each utility number."""
+UTILITY_HIGHER_IS_BETTER: dict[str, bool] = {"wer": False, "uar": True, "rho_f0": True}
+"""Whether a higher value of each utility number is more useful."""
+
+EER_BANDS: tuple[float, ...] = (0.10, 0.20, 0.30, 0.40)
+"""The minimum EERs of VoicePrivacy 2024's ranking (10, 20, 30 and 40 %)."""
+RANKING_ATTACKER = "semi-informed"
+"""The attacker whose EER places a system in a band (VoicePrivacy 2024)."""
+REFERENCE_ATTACKER = "original"
+"""The attacker label of the original, unprocessed speech: the reference point."""
+LEAK_LID_MAX = 1.0
+"""LIDmax (bits) from which a ranked system is called out as still leaking."""
+LEAK_LINKABILITY_FACTOR = 2.0
+"""Linkability above this many times chance (1/N) calls a ranked system out."""
+
+
+@dataclass(frozen=True)
+class ConditionNumbers:
+    """The privacy and utility numbers of one condition, as the trade-off reads them.
+
+    Examples
+    --------
+    >>> c = ConditionNumbers("b1", "semi-informed", {"eer": 0.3, "wer": 0.05})
+    >>> c.value("eer"), c.value("uar")
+    (0.3, None)
+    """
+
+    condition: str
+    """Condition name."""
+    attacker: str
+    """Attacker knowledge level (``original`` for the original speech)."""
+    values: Mapping[str, float | None]
+    """Privacy and utility numbers by key (keys of :data:`PRIVACY_METRICS` and
+    :data:`~voxmetrics.data.utility.UTILITY_METRICS`); a missing key is unknown."""
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    """95 % intervals (low, high) by key, where known."""
+    chance_linkability: float | None = None
+    """Chance level of linkability, 1/N (None when linkability is null)."""
+
+    def value(self, key: str) -> float | None:
+        """The number called ``key``, None when unknown or not finite."""
+        v = self.values.get(key)
+        if v is None:
+            return None
+        v = float(v)
+        return v if math.isfinite(v) else None
+
+    def interval(self, key: str) -> tuple[float, float] | None:
+        """The interval of ``key``, None when unknown or not finite."""
+        iv = self.intervals.get(key)
+        if iv is None or iv[0] is None or iv[1] is None:
+            return None
+        lo, hi = float(iv[0]), float(iv[1])
+        return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else None
+
+
+def _check_metrics(privacy: str, utility: str) -> None:
+    if privacy not in PRIVACY_METRICS:
+        raise VoxMetricsInputError(
+            f"privacy metric '{privacy}' is unknown; use one of {', '.join(PRIVACY_METRICS)}."
+        )
+    if utility not in UTILITY_METRICS:
+        raise VoxMetricsInputError(
+            f"utility metric '{utility}' is unknown; use one of {', '.join(UTILITY_METRICS)}."
+        )
+
+
+def pareto_front(
+    privacy: ArrayLike,
+    utility: ArrayLike,
+    *,
+    privacy_higher_is_better: bool = True,
+    utility_higher_is_better: bool = True,
+) -> NDArray[np.bool_]:
+    """Which points no other point dominates (at least as good on both, better on one).
+
+    Parameters
+    ----------
+    privacy, utility : array_like, shape (n,)
+        The two numbers of each point (finite).
+    privacy_higher_is_better, utility_higher_is_better : bool
+        The directions of the two numbers.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        True for the points on the front; equal points are both on it or both off it.
+
+    Examples
+    --------
+    >>> pareto_front([0.5, 0.3, 0.2], [0.4, 0.1, 0.2], utility_higher_is_better=False)
+    array([ True,  True, False])
+    """
+    p = np.asarray(privacy, dtype=np.float64).reshape(-1)
+    u = np.asarray(utility, dtype=np.float64).reshape(-1)
+    if p.shape != u.shape:
+        raise VoxMetricsInputError(
+            f"privacy and utility must have one value per point; got {p.size} and {u.size}."
+        )
+    if not (np.isfinite(p).all() and np.isfinite(u).all()):
+        raise VoxMetricsInputError("the Pareto front needs finite numbers; drop the unknown ones.")
+    if not privacy_higher_is_better:
+        p = -p
+    if not utility_higher_is_better:
+        u = -u
+    # dominated[i, j]: point j is at least as good as i on both and strictly better on one
+    ge = (p[None, :] >= p[:, None]) & (u[None, :] >= u[:, None])
+    gt = (p[None, :] > p[:, None]) | (u[None, :] > u[:, None])
+    return ~(ge & gt).any(axis=1)
+
+
+@dataclass(frozen=True)
+class TradeoffPoint:
+    """One condition in the privacy-utility plane."""
+
+    condition: str
+    """Condition name."""
+    attacker: str
+    """Attacker knowledge level."""
+    privacy: float | None
+    """The privacy number (None when unknown)."""
+    utility: float | None
+    """The utility number (None when unknown)."""
+    privacy_interval: tuple[float, float] | None = None
+    """Its 95 % interval, where known."""
+    utility_interval: tuple[float, float] | None = None
+    """Its 95 % interval, where known."""
+    reference: bool = False
+    """Whether this is the original speech (drawn as the reference, never on the front)."""
+    on_front: bool = False
+    """Whether no other anonymised condition dominates it."""
+
+    @property
+    def plotted(self) -> bool:
+        """Whether both numbers are known."""
+        return self.privacy is not None and self.utility is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary."""
+        return {
+            "condition": self.condition,
+            "attacker": self.attacker,
+            "privacy": self.privacy,
+            "utility": self.utility,
+            "privacy_interval": None if self.privacy_interval is None else [*self.privacy_interval],
+            "utility_interval": None if self.utility_interval is None else [*self.utility_interval],
+            "reference": self.reference,
+            "on_front": self.on_front,
+        }
+
+
+@dataclass(frozen=True)
+class Tradeoff:
+    """One privacy number against one utility number for every condition, and the front."""
+
+    privacy_metric: str
+    """Key of the privacy number (:data:`PRIVACY_METRICS`)."""
+    utility_metric: str
+    """Key of the utility number (:data:`~voxmetrics.data.utility.UTILITY_METRICS`)."""
+    points: tuple[TradeoffPoint, ...]
+    """Every condition, in input order (with unknown numbers as None)."""
+
+    @property
+    def privacy_label(self) -> str:
+        """Display label of the privacy number."""
+        return PRIVACY_METRICS[self.privacy_metric].label
+
+    @property
+    def utility_label(self) -> str:
+        """Display label of the utility number."""
+        return UTILITY_LABELS[self.utility_metric]
+
+    @property
+    def privacy_higher_is_better(self) -> bool:
+        """The privacy number's direction."""
+        return PRIVACY_METRICS[self.privacy_metric].higher_is_better
+
+    @property
+    def utility_higher_is_better(self) -> bool:
+        """The utility number's direction."""
+        return UTILITY_HIGHER_IS_BETTER[self.utility_metric]
+
+    @property
+    def front(self) -> list[TradeoffPoint]:
+        """The points on the front, from the most private to the most useful."""
+        pts = [p for p in self.points if p.on_front]
+        sign = -1.0 if self.privacy_higher_is_better else 1.0
+        return sorted(pts, key=lambda p: (sign * (p.privacy or 0.0), p.condition))
+
+    @property
+    def references(self) -> list[TradeoffPoint]:
+        """The original speech's points.
+
+        The reference and every condition under attacker ``original``.
+        """
+        return [p for p in self.points if p.reference]
+
+    @property
+    def reference(self) -> TradeoffPoint | None:
+        """The first original speech's point (None when the study has none)."""
+        return next((p for p in self.points if p.reference), None)
+
+    @property
+    def missing(self) -> list[TradeoffPoint]:
+        """The points left out of the plane (a number unknown)."""
+        return [p for p in self.points if not p.plotted]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per condition: both numbers, their intervals, reference and front flags."""
+        rows = []
+        for p in self.points:
+            piv, uiv = p.privacy_interval, p.utility_interval
+            rows.append(
+                {
+                    "Condition": p.condition,
+                    "Attacker": p.attacker,
+                    self.privacy_label: p.privacy,
+                    f"{self.privacy_label} 95% low": None if piv is None else piv[0],
+                    f"{self.privacy_label} 95% high": None if piv is None else piv[1],
+                    self.utility_label: p.utility,
+                    f"{self.utility_label} 95% low": None if uiv is None else uiv[0],
+                    f"{self.utility_label} 95% high": None if uiv is None else uiv[1],
+                    "Original speech": p.reference,
+                    "On the Pareto front": p.on_front,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the two metrics, their directions and every point."""
+        return {
+            "privacy": self.privacy_metric,
+            "utility": self.utility_metric,
+            "privacy_higher_is_better": self.privacy_higher_is_better,
+            "utility_higher_is_better": self.utility_higher_is_better,
+            "points": [p.to_dict() for p in self.points],
+        }
+
+
+def privacy_utility_tradeoff(
+    numbers: Iterable[ConditionNumbers],
+    *,
+    privacy: str = "eer",
+    utility: str = "wer",
+    reference: str | None = None,
+) -> Tradeoff:
+    """Each condition's ``privacy`` number against its ``utility`` number, and the front.
+
+    Parameters
+    ----------
+    numbers : iterable of ConditionNumbers
+        The conditions.
+    privacy : str
+        A key of :data:`PRIVACY_METRICS`.
+    utility : str
+        A key of :data:`~voxmetrics.data.utility.UTILITY_METRICS`.
+    reference : str, optional
+        The condition of the original speech; by default the first one whose attacker is
+        ``original``. It, and every condition under attacker ``original``, is marked as the
+        original speech and left off the front.
+
+    Returns
+    -------
+    Tradeoff
+
+    Examples
+    --------
+    >>> cs = [ConditionNumbers("orig", "original", {"eer": 0.02, "wer": 0.018}),
+    ...       ConditionNumbers("a", "semi-informed", {"eer": 0.30, "wer": 0.05}),
+    ...       ConditionNumbers("b", "semi-informed", {"eer": 0.20, "wer": 0.08}),
+    ...       ConditionNumbers("c", "semi-informed", {"eer": 0.40, "wer": 0.30})]
+    >>> [p.condition for p in privacy_utility_tradeoff(cs).front]
+    ['c', 'a']
+    """
+    _check_metrics(privacy, utility)
+    numbers = list(numbers)
+    if reference is None:
+        reference = next((c.condition for c in numbers if c.attacker == REFERENCE_ATTACKER), None)
+    points = [
+        TradeoffPoint(
+            condition=c.condition,
+            attacker=c.attacker,
+            privacy=c.value(privacy),
+            utility=c.value(utility),
+            privacy_interval=c.interval(privacy),
+            utility_interval=c.interval(utility),
+            reference=c.condition == reference or c.attacker == REFERENCE_ATTACKER,
+        )
+        for c in numbers
+    ]
+    candidates = [k for k, p in enumerate(points) if p.plotted and not p.reference]
+    if candidates:
+        mask = pareto_front(
+            [points[k].privacy for k in candidates],
+            [points[k].utility for k in candidates],
+            privacy_higher_is_better=PRIVACY_METRICS[privacy].higher_is_better,
+            utility_higher_is_better=UTILITY_HIGHER_IS_BETTER[utility],
+        )
+        for k, on in zip(candidates, mask, strict=True):
+            if on:
+                points[k] = replace(points[k], on_front=True)
+    return Tradeoff(privacy_metric=privacy, utility_metric=utility, points=tuple(points))
+
+
+@dataclass(frozen=True)
+class RankedSystem:
+    """One system in one band of the VoicePrivacy ranking."""
+
+    band: float
+    """The band's minimum EER."""
+    rank: int
+    """Its rank within the band (1 = best; equal WER and UAR share a rank)."""
+    condition: str
+    """The system's condition (under the ranking attacker)."""
+    eer: float
+    """Its EER."""
+    wer: float
+    """Its WER (fraction)."""
+    uar: float | None
+    """Its UAR (fraction), None when unknown."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class VoicePrivacyRanking:
+    """VoicePrivacy 2024's ranking: systems by EER band, ranked by WER then UAR."""
+
+    bands: tuple[float, ...]
+    """The bands' minimum EERs, ascending."""
+    attacker: str
+    """The attacker whose EER places a system in a band."""
+    rows: tuple[RankedSystem, ...]
+    """Every (band, system) entry, by band then rank."""
+    unranked: Mapping[str, str] = field(default_factory=dict)
+    """Systems left out of every band, with why (EER below the lowest band, WER unknown)."""
+
+    def band(self, minimum: float) -> list[RankedSystem]:
+        """The entries of the band with minimum EER ``minimum``."""
+        return [r for r in self.rows if r.band == minimum]
+
+    def frame(self) -> pd.DataFrame:
+        """The ranking as a table: band, rank, system, EER, WER, UAR."""
+        return pd.DataFrame(
+            [
+                {
+                    "EER band": f"EER >= {r.band:.0%}",
+                    "Rank": r.rank,
+                    "System": r.condition,
+                    "EER": r.eer,
+                    "WER": r.wer,
+                    "UAR": r.uar,
+                }
+                for r in self.rows
+            ],
+            columns=["EER band", "Rank", "System", "EER", "WER", "UAR"],
+        )
+
+    def unranked_frame(self) -> pd.DataFrame:
+        """The systems left out, with why."""
+        return pd.DataFrame(
+            {"System": list(self.unranked), "Not ranked because": list(self.unranked.values())},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the rule, every entry and the systems left out."""
+        return {
+            "bands": list(self.bands),
+            "attacker": self.attacker,
+            "rule": "EER >= band; ranked by WER (lower first), then UAR (higher first)",
+            "rows": [r.to_dict() for r in self.rows],
+            "unranked": dict(self.unranked),
+        }
+
+
+def _ranked_systems(
+    numbers: Iterable[ConditionNumbers], attacker: str, reference: str | None
+) -> list[ConditionNumbers]:
+    return [
+        c
+        for c in numbers
+        if c.attacker == attacker and c.attacker != REFERENCE_ATTACKER and c.condition != reference
+    ]
+
+
+def _or_minus_inf(v: float | None) -> float:
+    return -math.inf if v is None else v
+
+
+def voiceprivacy_ranking(
+    numbers: Iterable[ConditionNumbers],
+    *,
+    bands: Sequence[float] = EER_BANDS,
+    attacker: str = RANKING_ATTACKER,
+    reference: str | None = None,
+) -> VoicePrivacyRanking:
+    """Systems grouped by minimum EER and ranked by WER, then UAR (VoicePrivacy 2024).
+
+    Parameters
+    ----------
+    numbers : iterable of ConditionNumbers
+        The conditions; those under ``attacker`` are the systems (the original speech and
+        ``reference`` are left out).
+    bands : sequence of float
+        Minimum EERs (fractions); a system enters every band whose minimum its EER reaches.
+    attacker : str
+        The attacker whose EER counts (VoicePrivacy 2024: the semi-informed one).
+    reference : str, optional
+        The original speech's condition, left out.
+
+    Returns
+    -------
+    VoicePrivacyRanking
+
+    Examples
+    --------
+    >>> cs = [ConditionNumbers("a", "semi-informed", {"eer": 0.25, "wer": 0.05, "uar": 0.6}),
+    ...       ConditionNumbers("b", "semi-informed", {"eer": 0.45, "wer": 0.09, "uar": 0.5})]
+    >>> [(r.band, r.rank, r.condition) for r in voiceprivacy_ranking(cs).rows]
+    [(0.1, 1, 'a'), (0.1, 2, 'b'), (0.2, 1, 'a'), (0.2, 2, 'b'), (0.3, 1, 'b'), (0.4, 1, 'b')]
+    """
+    levels = sorted(float(b) for b in bands)
+    if not levels or any(not (0.0 <= b <= 1.0) for b in levels):
+        raise VoxMetricsInputError(
+            f"EER bands must be fractions in [0, 1] (10 % is 0.10); got {list(bands)}."
+        )
+    systems = _ranked_systems(numbers, attacker, reference)
+    unranked: dict[str, str] = {}
+    eligible = []
+    for c in systems:
+        eer, wer = c.value("eer"), c.value("wer")
+        if eer is None:
+            unranked[c.condition] = "EER unknown"
+        elif eer < levels[0]:
+            unranked[c.condition] = f"EER {eer:.3f} below the lowest band ({levels[0]:.0%})"
+        elif wer is None:
+            unranked[c.condition] = "WER unknown (add its utility numbers)"
+        else:
+            eligible.append(c)
+    rows = []
+    for band in levels:
+        inside = [c for c in eligible if c.value("eer") >= band]  # type: ignore[operator]
+        # WER ascending, then UAR descending (unknown UAR after every known one), then name
+        keyed = sorted(
+            ((c.value("wer"), -_or_minus_inf(c.value("uar")), c.condition, c) for c in inside),
+            key=lambda t: t[:3],
+        )
+        rank, previous = 0, None
+        for k, (wer, neg_uar, _, c) in enumerate(keyed):
+            if (wer, neg_uar) != previous:
+                rank, previous = k + 1, (wer, neg_uar)
+            rows.append(
+                RankedSystem(
+                    band=band,
+                    rank=rank,
+                    condition=c.condition,
+                    eer=c.value("eer"),  # type: ignore[arg-type]
+                    wer=wer,  # type: ignore[arg-type]
+                    uar=c.value("uar"),
+                )
+            )
+    return VoicePrivacyRanking(
+        bands=tuple(levels), attacker=attacker, rows=tuple(rows), unranked=unranked
+    )
+
+
+@dataclass(frozen=True)
+class UtilityCallout:
+    """A system whose EER reaches a band while LIDmax or linkability say it still leaks."""
+
+    condition: str
+    """The system's condition."""
+    attacker: str
+    """Its attacker."""
+    eer: float
+    """Its EER."""
+    band: float
+    """The highest band its EER reaches."""
+    lid_max: float | None
+    """Its LIDmax (bits), None without LID."""
+    linkability: float | None
+    """Its linkability, None without complete trials."""
+    chance_linkability: float | None
+    """Linkability's chance level 1/N."""
+    reasons: tuple[str, ...]
+    """Why it is called out, one sentence per metric."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary."""
+        return {**self.__dict__, "reasons": list(self.reasons)}
+
+
+def utility_callouts(
+    numbers: Iterable[ConditionNumbers],
+    *,
+    bands: Sequence[float] = EER_BANDS,
+    attacker: str = RANKING_ATTACKER,
+    reference: str | None = None,
+    lid_max_min: float = LEAK_LID_MAX,
+    linkability_factor: float = LEAK_LINKABILITY_FACTOR,
+) -> list[UtilityCallout]:
+    """The ranked systems whose EER reaches a band although they still leak (module docstring).
+
+    Called out: EER >= the lowest band and (LIDmax >= ``lid_max_min`` bits or linkability
+    above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``.
+
+    Examples
+    --------
+    >>> cs = [ConditionNumbers("leaky", "semi-informed",
+    ...                        {"eer": 0.42, "lid_max": 3.1, "linkability": 0.05},
+    ...                        chance_linkability=0.025)]
+    >>> c = utility_callouts(cs)[0]
+    >>> c.band, len(c.reasons)
+    (0.4, 1)
+    """
+    levels = sorted(float(b) for b in bands)
+    out = []
+    for c in _ranked_systems(numbers, attacker, reference):
+        eer = c.value("eer")
+        if eer is None or not levels or eer < levels[0]:
+            continue
+        band = max(b for b in levels if eer >= b)
+        lid, link, chance = c.value("lid_max"), c.value("linkability"), c.chance_linkability
+        reasons = []
+        if lid is not None and lid >= lid_max_min:
+            reasons.append(
+                f"LIDmax {lid:.2f} bits (at least {lid_max_min:g}): its worst-exposed trial "
+                "still points to its speaker"
+            )
+        if link is not None and chance is not None and link > linkability_factor * chance:
+            reasons.append(
+                f"linkability {link:.1%} is {link / chance:.1f}x its chance of {chance:.1%} "
+                f"(above {linkability_factor:g}x)"
+            )
+        if reasons:
+            out.append(
+                UtilityCallout(
+                    condition=c.condition,
+                    attacker=c.attacker,
+                    eer=eer,
+                    band=band,
+                    lid_max=lid,
+                    linkability=link,
+                    chance_linkability=chance,
+                    reasons=tuple(reasons),
+                )
+            )
+    return out
