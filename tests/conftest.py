@@ -9,6 +9,27 @@ import pytest
 from voxmetrics.data import EmbeddingSet, ScoreMatrix
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems() -> None:
+    """Drop SpeechBrain's unimportable lazy modules before Hypothesis scans ``sys.modules``.
+
+    A test module that imports SpeechBrain at collection (e.g. its ``EER`` as a reference)
+    would otherwise break Hypothesis's collection hook (see ``forget_unimportable_modules``).
+    """
+    from tests.metric_registry import forget_unimportable_modules
+
+    forget_unimportable_modules()
+
+
+@pytest.fixture(autouse=True)
+def _no_lazy_placeholders():
+    """The same after each test's imports, for the ``@given`` tests that follow."""
+    yield
+    from tests.metric_registry import forget_unimportable_modules
+
+    forget_unimportable_modules()
+
+
 @pytest.fixture
 def small_sm() -> ScoreMatrix:
     """12 trials x 5 enrolled, random scores, attributes sex and age_group."""
