@@ -548,11 +548,10 @@ def _pairwise_replicates(
         reps[k] = np.full(draws.n_boot, np.nan)
 
     def pooled(rc: RunCounts) -> dict[str, float]:
-        z = pav_runs(rc, targets_first=False, laplace=False)
-        # the ROCCH's PAV orders targets first at a tie: the same runs, so the same PAV, when
-        # no target value also holds non-targets
-        mixed = ref and bool(((rc.tar_at > 0) & (rc.non_at > 0)).any())
-        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref, pav=None if mixed else z)
+        # one PAV without Laplace for the ROCCH, min Cllr and D_ECE: targets first at a tie
+        # under the reference rule (BOSARIS rocch, ZEBRA's rocch_pava), else non-targets first
+        z = pav_runs(rc, targets_first=ref, laplace=False)
+        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref, pav=z)
         lap = pav_runs(rc, targets_first=False, laplace=True)
         mag = np.abs(lap.llr) / _LN10
         return {

@@ -278,7 +278,9 @@ def build_study_report(
                 sbls_ivs[cond.name] = sbls_intervals(
                     attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
                 )
-        curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
+        curves[cond.name] = ece_curves_from_pools(
+            SortedPools.of(cond.eval), ties=opts.get("ties") or "reference"
+        )
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
