@@ -576,9 +576,12 @@ def zebra_bootstrap(
         if not np.isfinite(s[m]).all():
             raise VoxMetricsInputError("`scores` has NaN or infinite listed values.")
         t = np.asarray(targets)
-        if t.shape != (s.shape[0],) or t.dtype.kind not in "iu" or (t < 0).any() or (
-            t >= s.shape[1]
-        ).any():
+        if (
+            t.shape != (s.shape[0],)
+            or t.dtype.kind not in "iu"
+            or (t < 0).any()
+            or (t >= s.shape[1]).any()
+        ):
             raise VoxMetricsInputError(
                 f"`targets` must hold one column index in [0, {s.shape[1]}) per trial."
             )
