@@ -82,6 +82,21 @@ def add_ties(p: argparse.ArgumentParser, *, study: bool = False) -> None:
     )
 
 
+def add_linkability_rule(p: argparse.ArgumentParser, *, study: bool = False) -> None:
+    """``--linkability-rule code|strict``, when a trial is linked."""
+    p.add_argument(
+        "--linkability-rule",
+        choices=["code", "strict"],
+        default=None if study else "code",
+        help=(
+            "when a trial is linked: code = its own speaker scores at least every other "
+            "identity, a tie is a link (the authors' public code); strict = strictly above "
+            "every other (the paper's eq. 3); "
+            + ("default: the study's setting" if study else "default code")
+        ),
+    )
+
+
 def add_lid_variant(p: argparse.ArgumentParser, *, study: bool = False) -> None:
     """``--lid-variant``, the LID calibration."""
     if study:

@@ -60,6 +60,7 @@ def add_parser(subparsers: Any) -> None:
         "measured (default: the study's first condition)",
     )
     _options.add_ties(p, study=True)
+    _options.add_linkability_rule(p, study=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,6 +115,7 @@ def _load(args: argparse.Namespace) -> Any:
             ("seed", args.seed),
             ("lid_variant", args.lid_variant),
             ("ties", args.ties),
+            ("linkability_rule", args.linkability_rule),
         )
         if v is not None
     }

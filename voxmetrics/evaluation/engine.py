@@ -31,6 +31,7 @@ from voxmetrics.evaluation.steps import (
 from voxmetrics.metrics.baseline import BaselineResult, matrix_cllr_sums, pairs_cllr_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
+from voxmetrics.metrics.legal import LinkabilityRule, check_linkability_rule, link_rank_ties
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools, Ties
@@ -74,6 +75,7 @@ def evaluate(
     c_fa: float = 1.0,
     ties: Ties = "reference",
     by: str | None = None,
+    linkability_rule: LinkabilityRule = "code",
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -124,6 +126,10 @@ def evaluate(
         ZEBRA code), "attacker" resolves every tie for the attacker. The SRD ranks and the
         linkability curve follow it too (:func:`~voxmetrics.metrics.srd.srd`,
         :func:`~voxmetrics.metrics.legal.linkability_curve`).
+    linkability_rule : {"code", "strict"}
+        When a trial is linked (linkability, its curve and their intervals): "code" counts a tie
+        for the top score as a link (the authors' public code, the default), "strict" does not
+        (the paper's eq. 3; :func:`~voxmetrics.metrics.legal.linkability`).
     by : str, optional
         A per-trial attribute (e.g. ``"sex"``): also evaluate each of its values on its own
         trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
@@ -145,6 +151,7 @@ def evaluate(
     (0.5, 1.0)
     """
     check_options(ties, score_kind)
+    check_linkability_rule(linkability_rule)
     if dev is not None:
         check_disjoint_speakers(dev, eval)
     subsets = None
@@ -156,6 +163,7 @@ def evaluate(
             "bootstrap": bootstrap,
             "seed": seed,
             "ties": ties,
+            "linkability_rule": linkability_rule,
             "p_targets": p_targets,
             "c_miss": c_miss,
             "c_fa": c_fa,
@@ -176,11 +184,21 @@ def evaluate(
         lid_variant=lid_variant,
         seed=seed,
         ties=ties,
+        linkability_rule=linkability_rule,
     )
     base = baseline_of(products, ties=ties)
     replicates = every = None
     if bootstrap > 0:
-        replicates = _bootstrap(eval, products, base, full, n_boot=bootstrap, seed=seed, ties=ties)
+        replicates = _bootstrap(
+            eval,
+            products,
+            base,
+            full,
+            n_boot=bootstrap,
+            seed=seed,
+            ties=ties,
+            linkability_rule=linkability_rule,
+        )
         every = replicates.intervals()
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
@@ -194,6 +212,7 @@ def evaluate(
         attacker=attacker,
         has_dev=dev is not None,
         ties=ties,
+        linkability_rule=linkability_rule,
         score_kind=score_kind,
         p_targets=p_targets,
         c_miss=c_miss,
@@ -216,6 +235,7 @@ def _bootstrap(
     n_boot: int,
     seed: int,
     ties: Ties,
+    linkability_rule: LinkabilityRule = "code",
 ) -> ConditionReplicates:
     """One set of speaker-level replicates for every headline number of ``eval``.
 
@@ -225,7 +245,14 @@ def _bootstrap(
     """
     draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=n_boot, seed=seed)
     return replicate_condition(
-        eval, draws, products.lid, base, ties=ties, pools=products.pools, complete=full
+        eval,
+        draws,
+        products.lid,
+        base,
+        ties=ties,
+        pools=products.pools,
+        complete=full,
+        linkability_rule=linkability_rule,
     )
 
 
@@ -244,6 +271,7 @@ def _products(
     lid_variant: str,
     seed: int,
     ties: Ties,
+    linkability_rule: LinkabilityRule = "code",
 ) -> tuple[Products, ScoreMatrix | None]:
     """The in-memory executor's products, and the complete trials of ``eval`` (None: none).
 
@@ -274,10 +302,12 @@ def _products(
                 seed=seed,
                 ties=ties,
             )
-            ranks_attacker = target_ranks(full.scores, full.targets, ties="attacker")
+            # the linkability ranks follow the linkability rule, the SRD ranks the tie rule
+            link_ties = link_rank_ties(linkability_rule)
+            ranks_attacker = target_ranks(full.scores, full.targets, ties=link_ties)
             ranks = (
                 ranks_attacker.copy()
-                if ties == "attacker"
+                if ties == link_ties
                 else target_ranks(full.scores, full.targets, ties=ties)
             )
         if eval.is_complete:
@@ -310,6 +340,7 @@ def replicate_condition(
     ties: Ties = "reference",
     pools: SortedPools | None = None,
     complete: ScoreMatrix | None = None,
+    linkability_rule: LinkabilityRule = "code",
 ) -> ConditionReplicates:
     """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones.
 
@@ -326,6 +357,7 @@ def replicate_condition(
         draws,
         lid=None if lid_result is None else lid_result.lid,
         ties=ties,
+        linkability_rule=linkability_rule,
         pools=pools if pools is not None else SortedPools.of(eval),
         estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
         mask=eval.mask,
