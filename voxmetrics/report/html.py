@@ -466,14 +466,35 @@ def _threat(sr: StudyReport, colors: Mapping[str, str]) -> str:
     )
 
 
+def linkability_rule_note(rule: str) -> str:
+    """What linkability counts under the study's rule, in words (the report states it).
+
+    Examples
+    --------
+    >>> linkability_rule_note("strict")[:48]
+    'linkability: share of trials whose own speaker s'
+    """
+    if rule == "strict":
+        return (
+            "linkability: share of trials whose own speaker scores strictly highest, a tie "
+            "for the top score counting as no link (the paper's eq. 3, the strict rule; chance "
+            "1/N)"
+        )
+    return (
+        "linkability: share of trials whose own speaker scores highest, a tie for the top "
+        "score counting as a link (the authors' public code, the default rule; chance 1/N)"
+    )
+
+
 def _overview(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     df = overview_frame(sr.reports).rename(columns=OVERVIEW_COLUMNS)
     return _section(
         "overview",
         _table(df, colors=colors, wide=True)
         + "<p class='note'>EER: VoicePrivacy 2024 definition; Cllr is meaningful only when the "
-        "scores are log-likelihood ratios; linkability: share of trials whose own speaker "
-        "scores highest (chance 1/N).</p>"
+        "scores are log-likelihood ratios; "
+        + linkability_rule_note(sr.settings.linkability_rule)
+        + ".</p>"
         + figure(eer_linkability_figure(sr.reports), "eer_linkability")
         + figure(eer_lidmax_figure(sr.reports), "eer_lidmax"),
     )
@@ -697,6 +718,9 @@ def _verification(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) 
 def _linkage(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     reports = {r.name: r for r in sr.reports}
     body = _table(linkage_table(reports, *sr.distinctiveness()), colors=colors)
+    body += (
+        f"<p class='note'>{linkability_rule_note(sr.settings.linkability_rule).capitalize()}.</p>"
+    )
     body += (
         f"<p>DeID and G_VD against the voices of {_names([sr.original], colors)}, taken as the "
         "original (unprocessed) ones; empty for conditions without utterance embeddings.</p>"
@@ -971,6 +995,9 @@ def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics 
     >>> page.startswith("<!doctype html>"), page.count("<tr>")
     (True, 6)
     """
+    reports = list(reports)
+    rules = {r.linkability_rule for r in reports}
+    rule = rules.pop() if len(rules) == 1 else "code"
     df = overview_frame(reports)
     head = "".join(f"<th>{html.escape(OVERVIEW_COLUMNS[c])}</th>" for c in df.columns)
     body = "".join(
@@ -985,7 +1012,8 @@ def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics 
         "</style></head><body>"
         f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
         "<p>EER: VoicePrivacy 2024 definition. Cllr is meaningful only when the scores are "
-        "log-likelihood ratios. Linkability: share of trials whose own speaker scores highest "
-        "(chance 1/N). Definitions: the VoxMetrics documentation, Methods.</p>"
+        "log-likelihood ratios. "
+        f"{html.escape(linkability_rule_note(rule).capitalize())}. Definitions: the VoxMetrics "
+        "documentation, Methods.</p>"
         f"<p><small>VoxMetrics {__version__}</small></p></body></html>"
     )

@@ -359,7 +359,13 @@ def _comparisons(
             rep = r.replicates
         else:
             rep = replicate_condition(
-                cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
+                cond.eval,
+                draws,
+                r.lid,
+                r.baseline,
+                ties=ties,
+                pools=SortedPools.of(cond.eval),
+                linkability_rule=opts.get("linkability_rule") or "code",
             )
         reps[r.name] = rep
     if reports[0].name not in reps:
