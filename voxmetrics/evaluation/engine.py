@@ -101,8 +101,9 @@ def evaluate(
     lid_variant : {"maximum-likelihood", "reference-code"}
         LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): unpenalised maximum
         likelihood on population-sd z-scores (default), or the authors' public code
-        (sample sd, balanced, L2-penalised with C = 1), which reproduces
-        Šterns et al. 2025 Table 3, Table 4 and Figure 4. Recorded in the JSON as ``lid.variant``.
+        (sample sd, balanced, L2-penalised with C = 1), the model of Šterns et al. 2025 Table 3,
+        Table 4 and Figure 4 solved exactly (docs, Methods > LID, on the published code's
+        solver tolerance). Recorded in the JSON as ``lid.variant``.
     bootstrap : int
         Replicates of the speaker-level bootstrap of every headline number (0 = none): the
         report's ``replicates``, its ``intervals`` and the JSON's ``intervals`` mappings.
