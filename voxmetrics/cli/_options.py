@@ -24,8 +24,8 @@ _LID_VARIANT = (
     "LID calibration: maximum-likelihood (population sd, unweighted, unpenalised; "
     "default) or reference-code (the LID authors' public code: sample sd, balanced class "
     "weights, L2 penalty C = 1: the model of Šterns et al. 2025 Table 3, Table 4 and "
-    "Figure 4, solved exactly). 'metrics' is the deprecated old name of maximum-likelihood. Recorded as "
-    "lid.variant"
+    "Figure 4, solved exactly). 'metrics' is the deprecated old name of "
+    "maximum-likelihood. Recorded as lid.variant"
 )
 
 

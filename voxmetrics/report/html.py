@@ -537,7 +537,11 @@ def _srd(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
         "CLL loss.</p>"
         + figure(rank_distribution_figure(results, fits, colors=colors), "rank_distribution")
         + figure(mean_d_bar_figure(ranked, colors=colors), "mean_d")
-        + _table(srd_table(results, fits), colors=colors, formats={"α": ".4g", "β": ".4g"}),
+        + _table(
+            srd_table(results, fits, eer={r.name: r.baseline.eer for r in ranked}),
+            colors=colors,
+            formats={"α": ".4g", "β": ".4g"},
+        ),
     )
 
 
@@ -550,6 +554,7 @@ def _zebra(
     rows = [
         {
             "Condition": r.name,
+            "EER": r.baseline.eer,
             "D_ECE (bits)": r.zebra.d_ece,
             "D_ECE 95% CI": _interval(r.zebra_intervals, "d_ece", 3),
             "log10 l": r.zebra.log10_l,
@@ -697,7 +702,10 @@ def _verification(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) 
         "beside published ASV and VoicePrivacy results: normalised minimum detection cost "
         "(minDCF) per target prior, the actual cost (actDCF) where the scores are LLRs, and "
         "d'. A DCF of 1 is no better than deciding by the prior alone.</p>"
-        + _table(verification_frame(results), colors=colors)
+        + _table(
+            verification_frame(results, eer={r.name: r.baseline.eer for r in sr.reports}),
+            colors=colors,
+        )
     )
     if distances:
         body += f"<p>{_names(distances, colors)}: distance scores, negated on reading.</p>"

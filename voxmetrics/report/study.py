@@ -214,7 +214,8 @@ class StudyReport:
             out["lid_per_trial.csv"] = pd.concat(lid_rows, ignore_index=True)
         verif = {r.name: r.verification for r in self.reports if r.verification is not None}
         if verif:
-            out["verification.csv"] = verification_frame(verif)
+            eer = {r.name: r.baseline.eer for r in self.reports}
+            out["verification.csv"] = verification_frame(verif, eer=eer)
         return out
 
 
