@@ -128,9 +128,8 @@ def evaluate(
         linkability curve follow it too (:func:`~voxmetrics.metrics.srd.srd`,
         :func:`~voxmetrics.metrics.legal.linkability_curve`).
     linkability_rule : {"code", "strict"}
-        When a trial is linked (linkability, its curve and their intervals): "code" counts a tie
-        for the top score as a link (the authors' public code, the default), "strict" does not
-        (the paper's eq. 3; :func:`~voxmetrics.metrics.legal.linkability`).
+        When a trial is linked (linkability, its curve, their intervals): "code" (default) as
+        the authors' code, "strict" as the paper's eq. 3 (``metrics.legal.linkability``).
     by : str, optional
         A per-trial attribute (e.g. ``"sex"``): also evaluate each of its values on its own
         trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
@@ -158,18 +157,11 @@ def evaluate(
     subsets = None
     if by is not None:  # validate the attribute before any work
         options = {
-            "attacker": attacker,
-            "cross_calibrate": cross_calibrate,
-            "lid_variant": lid_variant,
-            "bootstrap": bootstrap,
-            "seed": seed,
-            "ties": ties,
+            "attacker": attacker, "cross_calibrate": cross_calibrate, "lid_variant": lid_variant,
+            "bootstrap": bootstrap, "seed": seed, "ties": ties, "p_targets": p_targets,
+            "c_miss": c_miss, "c_fa": c_fa, "score_kind": score_kind,
             "linkability_rule": linkability_rule,
-            "p_targets": p_targets,
-            "c_miss": c_miss,
-            "c_fa": c_fa,
-            "score_kind": score_kind,
-        }
+        }  # fmt: skip
         subsets = evaluate_subsets(
             by,
             eval.attribute_values(by),
@@ -179,27 +171,16 @@ def evaluate(
             lambda sub, **kw: evaluate(sub, **kw, **options),  # type: ignore[arg-type]
         )
     products, full = _products(
-        eval,
-        dev,
-        cross_calibrate=cross_calibrate,
-        lid_variant=lid_variant,
-        seed=seed,
-        ties=ties,
-        linkability_rule=linkability_rule,
-    )
+        eval, dev, cross_calibrate=cross_calibrate, lid_variant=lid_variant, seed=seed,
+        ties=ties, linkability_rule=linkability_rule,
+    )  # fmt: skip
     base = baseline_of(products, ties=ties)
     replicates = every = None
     if bootstrap > 0:
         replicates = _bootstrap(
-            eval,
-            products,
-            base,
-            full,
-            n_boot=bootstrap,
-            seed=seed,
-            ties=ties,
+            eval, products, base, full, n_boot=bootstrap, seed=seed, ties=ties,
             linkability_rule=linkability_rule,
-        )
+        )  # fmt: skip
         every = replicates.intervals()
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
