@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.analysis.verification import parse_priors, verification_of
+from voxmetrics.analysis.verification import eer_of, parse_priors, verification_of
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import condition_colors
 from voxmetrics.report import verification_frame
@@ -62,7 +62,7 @@ if not selected:
     st.info("Pick at least one condition.", icon=":material/info:")
     st.stop()
 
-results = {}
+results, eers = {}, {}
 for name in selected:
     cond = study.get(name)
     result = ui.compute(
@@ -76,6 +76,9 @@ for name in selected:
     )
     if not result.failed:
         results[name] = result.value
+        eer = ui.compute(eer_of, cond.eval)
+        if not eer.failed:
+            eers[name] = eer.value
 if not results:
     st.stop()
 distances = [n for n in results if study.get(n).score_kind == "distance"]
@@ -89,9 +92,12 @@ colors = condition_colors(study.names)
 
 st.subheader("Detection costs and d'")
 ui.show_table(
-    verification_frame(results),
+    verification_frame(results, eer=eers),
     "verification.csv",
-    column_help={"d'": "(mean mated - mean non-mated) / sqrt((var mated + var non-mated) / 2)"},
+    column_help={
+        "EER": "Equal error rate of the same scores (0.5 = chance).",
+        "d'": "(mean mated - mean non-mated) / sqrt((var mated + var non-mated) / 2)",
+    },
 )
 
 st.subheader("DET curves")

@@ -70,7 +70,7 @@ show_sparse_notice(results)
 # ---- 2. statistics of the data and of every model
 st.subheader("Disclosure statistics")
 ui.show_table(
-    analysis.srd_table(results, fits),
+    analysis.srd_table(results, fits, eer={n: r.baseline.eer for n, r in reports.items()}),
     "srd_statistics.csv",
     decimals=4,
     column_help=analysis.STATISTICS_HELP,

@@ -4,6 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis import zebra as az
+from voxmetrics.analysis.verification import eer_of
 from voxmetrics.analysis.zebra import worst_trial, worst_trial_frame, zebra_table
 from voxmetrics.data.summary import score_histogram
 from voxmetrics.plots.zebra import (
@@ -65,9 +66,12 @@ if not selected:
 
 # ---- compute (cached)
 colors = condition_colors(study.names)
-results, profiles, intervals = {}, [], {}
+results, profiles, intervals, eers = {}, [], {}, {}
 for name in selected:
     sm = study.get(name).eval
+    eer = ui.compute(eer_of, sm)
+    if not eer.failed:
+        eers[name] = eer.value
     result = ui.compute(az.zebra_of, sm, warn=name)
     curves = ui.compute(az.ece_curves_of, sm, scores_are_llrs=as_llrs, warn=name)
     if result.failed or curves.failed:
@@ -97,11 +101,12 @@ st.caption(
 
 # ---- 3. the table
 st.subheader("Expected and worst-case disclosure")
-table = zebra_table(results, intervals if n_boot > 0 else None)
+table = zebra_table(results, intervals if n_boot > 0 else None, eer=eers)
 ui.show_table(
     table,
     "zebra.csv",
     column_help={
+        "EER": "1-to-1 verification equal error rate of the same scores (0.5 = chance).",
         "D_ECE (bits)": "Expected disclosure: 0 = zero evidence, 0.721 = no privacy.",
         "log10 l": "Worst case: the largest |log10 LR| of any comparison (PAV with Laplace).",
         "Tag": "0: no evidence; A: up to 10:1; B: up to 100:1; C: up to 10^4:1; D: up to "

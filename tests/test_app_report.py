@@ -152,7 +152,7 @@ def test_build_report_shows_card_callouts_and_downloads():
     at.radio(key="vm_report_table_format").set_value("markdown").run()
     assert not at.exception
     at.selectbox(key="vm_report_table").set_value("zebra").run()
-    assert "| Condition | D_ECE (bits) |" in _text(at.code)
+    assert "| Condition | EER | D_ECE (bits) |" in _text(at.code)
     # the report stays built while the study does not change
     at.run()
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "random"]
@@ -225,6 +225,7 @@ def test_the_report_files_behind_the_buttons():
         "cross_calibrate": None,
         "lid_variant": "maximum-likelihood",
         "ties": "reference",
+        "linkability_rule": "code",
     }
     names = zipfile.ZipFile(io.BytesIO(report_zip(sr))).namelist()
     assert "tiny_report.html" in names and "csv/report_card.csv" in names

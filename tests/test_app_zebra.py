@@ -109,6 +109,7 @@ def test_bootstrap_off_hides_the_intervals():
     assert not set(INTERVAL_COLUMNS) & set(df.columns)
     assert list(df.columns) == [
         "Condition",
+        "EER",  # the 1-to-1 view beside the ZEBRA numbers
         "D_ECE (bits)",
         "log10 l",
         "Tag",

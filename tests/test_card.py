@@ -129,6 +129,7 @@ def test_study_report_json_has_every_number(study, study_report):
         "cross_calibrate": None,
         "lid_variant": "maximum-likelihood",
         "ties": "reference",
+        "linkability_rule": "code",
     }
     assert study.settings.bootstrap == 200
     assert set(d["report_card"]["thresholds"]) == set(REPORT_CARD_THRESHOLDS)

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
     "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
     "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out", "ties",
-    "n_pairs", "trials_used", "intervals", "chance",
+    "n_pairs", "trials_used", "intervals", "chance", "linkability_rule",
     "score_kind", "dcf", "d_prime", "utility",
 }
 

@@ -2,8 +2,9 @@
 
 * ``tests/reference_pooled.py``: the former element-by-element implementations;
 * SpeechBrain's ``EER`` itself (installed with the dev requirements);
-* small re-implementations of the tie orderings of the ZEBRA reference code (non-targets first,
-  its ``optimal_llr``) and of PYLLR / BOSARIS (targets first, ``lexsort((-labels, scores))``).
+* small re-implementations of the tie orderings of the ZEBRA reference code (targets first in
+  its ``rocch_pava``, for D_ECE and the minimum ECE; non-targets first in its ``optimal_llr``,
+  for the worst case) and of PYLLR / BOSARIS (targets first, ``lexsort((-labels, scores))``).
 """
 
 from __future__ import annotations
@@ -139,17 +140,22 @@ def test_rocch_min_cllr_pav_equal_reference(tn):
 
 @settings(max_examples=200, deadline=None)
 @given(pools())
-def test_zebra_equals_reference_non_targets_first(tn):
+def test_zebra_equals_reference_in_both_tie_orders(tn):
+    # the worst case with non-targets first at ties under both rules (ZEBRA's optimal_llr);
+    # D_ECE and the minimum ECE with targets first under "reference" (ZEBRA's rocch_pava),
+    # non-targets first under "attacker"
     tar, non = tn
-    d, log10_l, mated, index, score = ref.zebra(tar, non, targets_first=False)
-    for ties in ("reference", "attacker"):
+    _, log10_l, mated, index, score = ref.zebra(tar, non, targets_first=False)
+    lam = np.linspace(-10, 10, 21)
+    for ties, first in (("reference", True), ("attacker", False)):
         r = zebra(tar, non, ties=ties)
+        d = ref.zebra(tar, non, targets_first=first)[0]
         assert r.d_ece == pytest.approx(d, rel=1e-12, abs=1e-15)
         assert r.log10_l == log10_l
         assert (r.worst_is_mated, r.worst_index, r.worst_score) == (mated, index, score)
-    lam = np.linspace(-10, 10, 21)
-    curves = ece_curves(tar, non, prior_log_odds=lam)
-    assert np.allclose(curves.minimum, ref.ece_minimum(tar, non, lam), rtol=1e-12, atol=1e-15)
+        curves = ece_curves(tar, non, prior_log_odds=lam, ties=ties)
+        expected = ref.ece_minimum(tar, non, lam, targets_first=first)
+        assert np.allclose(curves.minimum, expected, rtol=1e-12, atol=1e-15)
 
 
 @settings(max_examples=100, deadline=None)
@@ -188,10 +194,15 @@ def _pav_blocks(y):
     return np.concatenate([np.full(c, s / c) for s, c in blocks])
 
 
-def _zebra_style_llrs(tar, non, laplace):
-    """ZEBRA's ``optimal_llr`` ordering: [non, tar] concatenated, then a stable sort."""
-    scores = np.concatenate([non, tar])
-    labels = np.concatenate([np.zeros(len(non)), np.ones(len(tar))])
+def _zebra_style_llrs(tar, non, laplace, *, targets_first):
+    """The ZEBRA code's PAV LLRs: ``rocch_pava`` concatenates [tar, non] (targets first at
+    ties; D_ECE, minimum ECE), ``optimal_llr`` [non, tar] (non-targets first; the worst case);
+    both then sort stably (tests/test_zebra_reference.py re-types them line by line)."""
+    first, second = (tar, non) if targets_first else (non, tar)
+    scores = np.concatenate([first, second])
+    labels = np.concatenate([np.ones(len(first)), np.zeros(len(second))])
+    if not targets_first:
+        labels = 1.0 - labels
     perm = np.argsort(scores, kind="mergesort")
     y = labels[perm]
     if laplace:
@@ -203,7 +214,14 @@ def _zebra_style_llrs(tar, non, laplace):
         llr = np.log(p) - np.log(1 - p) - math.log(len(tar) / len(non))
     out = np.empty_like(llr)
     out[perm] = llr
-    return out[len(non) :], out[: len(non)]
+    return (
+        (out[: len(tar)], out[len(tar) :])
+        if targets_first
+        else (
+            out[len(non) :],
+            out[: len(non)],
+        )
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -211,11 +229,15 @@ def _zebra_style_llrs(tar, non, laplace):
 def test_zebra_equals_zebra_reference_ordering(tn):
     tar, non = (a.astype(np.float64) for a in tn)
     r = zebra(tar, non)
-    lt, ln = _zebra_style_llrs(tar, non, laplace=True)
+    lt, ln = _zebra_style_llrs(tar, non, laplace=True, targets_first=False)
     worst = max(np.abs(lt).max(), np.abs(ln).max()) / math.log(10.0)
     assert r.log10_l == pytest.approx(worst, rel=1e-12)
-    t, n = _zebra_style_llrs(tar, non, laplace=False)
+    t, n = _zebra_style_llrs(tar, non, laplace=False, targets_first=True)
     assert r.d_ece == pytest.approx(ref.d_ece_from_llrs(t, n), rel=1e-9, abs=1e-12)
+    t, n = _zebra_style_llrs(tar, non, laplace=False, targets_first=False)
+    assert zebra(tar, non, ties="attacker").d_ece == pytest.approx(
+        ref.d_ece_from_llrs(t, n), rel=1e-9, abs=1e-12
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -243,11 +265,12 @@ def test_rocch_and_min_cllr_equal_pyllr_ordering(tn):
 
 
 def test_ties_change_what_they_should():
-    # integer-rounded scores: ZEBRA puts non-targets first, so ties give evidence to the
-    # attacker; min Cllr under the reference rule (targets first) does not
+    # integer-rounded scores: ZEBRA's worst case puts non-targets first, so ties give evidence
+    # to the attacker; min Cllr and D_ECE under the reference rule (targets first) do not
     tar = np.array([1.0, 2.0, 2.0, 3.0])
     non = np.array([0.0, 1.0, 2.0, 2.0])
     assert min_cllr(tar, non, ties="attacker") < min_cllr(tar, non)
+    assert zebra(tar, non, ties="attacker").d_ece > zebra(tar, non).d_ece
     assert zebra([1.0, 2.0], [1.0, 2.0]).log10_l > 0
     assert eer_result([1.0, 2.0], [1.0, 2.0], ties="attacker").eer <= 0.5
     with pytest.raises(VoxMetricsInputError, match="ties"):
@@ -274,9 +297,9 @@ def test_zebra_bootstrap_equals_resampling(seed, decimals):
     d, w = [], []
     for b in range(60):
         idx = np.concatenate([np.tile(trials_of[j], c) for j, c in enumerate(counts[b]) if c])
-        r = ref.zebra(*ref.mated_pools(s[idx], t[idx]), targets_first=False)
-        d.append(r[0])
-        w.append(r[1])
+        pools_b = ref.mated_pools(s[idx], t[idx])
+        d.append(ref.zebra(*pools_b, targets_first=True)[0])  # D_ECE: ZEBRA's rocch_pava
+        w.append(ref.zebra(*pools_b, targets_first=False)[1])  # worst case: its optimal_llr
     lo, hi = np.quantile(d, [0.025, 0.975])
     assert (ci["d_ece"].low, ci["d_ece"].high) == (pytest.approx(lo), pytest.approx(hi))
     # a maximum has no percentile interval; its 0.95 quantile has (the replicates of log10 l
@@ -320,7 +343,12 @@ def test_evaluate_passes_the_tie_rule():
     assert ref_r["eer"] == eer_result(tar, non).eer
     assert att_r["eer"] == eer_result(tar, non, ties="attacker").eer
     assert att_r["min_cllr"] == min_cllr(tar, non, ties="attacker") < ref_r["min_cllr"]
-    assert ref_r["zebra"] == att_r["zebra"]  # ZEBRA's reference order is the attacker's
+    # the worst case puts non-targets first under both rules (ZEBRA's optimal_llr); D_ECE puts
+    # targets first under the reference rule (ZEBRA's rocch_pava), so the ties disclose less
+    assert ref_r["zebra"]["log10_l"] == att_r["zebra"]["log10_l"]
+    assert ref_r["zebra"]["d_ece"] == zebra(tar, non).d_ece
+    att_d_ece = zebra(tar, non, ties="attacker").d_ece
+    assert att_r["zebra"]["d_ece"] == att_d_ece > ref_r["zebra"]["d_ece"]
     with pytest.raises(VoxMetricsInputError, match="ties"):
         evaluate(sm, ties="worst")
 

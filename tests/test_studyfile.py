@@ -283,6 +283,7 @@ def test_settings_round_trip_through_dict():
         "cross_calibrate": 4,
         "lid_variant": "maximum-likelihood",
         "ties": "attacker",
+        "linkability_rule": "code",
     }
     # studies saved before the setting existed load with the default
     assert StudySettings.from_dict({"bootstrap": 0}).ties == "reference"

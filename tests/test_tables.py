@@ -211,7 +211,7 @@ def test_write_tables_and_report_outputs(sr, tmp_path):
     assert (
         (tmp_path / "md" / "zebra.md")
         .read_text(encoding="utf-8")
-        .startswith("| Condition | D_ECE (bits) |")
+        .startswith("| Condition | EER | D_ECE (bits) |")
     )
     with pytest.raises(VoxMetricsInputError, match="latex"):
         write_tables(sr, tmp_path, "html")  # type: ignore[arg-type]

@@ -192,10 +192,11 @@ def test_d_ece_equals_integral_of_h2_minus_minimum_ece(seed):
     tar, non = rng.normal(shift, 1.0, n_t), rng.normal(0.0, 1.0, n_n)
     if seed % 2:  # force ties between and within the pools
         tar, non = np.round(tar, 1), np.round(non, 1)
-    t_llr, n_llr = pav_llrs(tar, non, ties="attacker")  # ZEBRA's order; may be +-inf
-    expected = integral_of_disclosure(t_llr, n_llr)
-    assert zebra(tar, non).d_ece == pytest.approx(expected, abs=1e-6)
-    assert d_ece_from_llrs(t_llr, n_llr) == pytest.approx(expected, abs=1e-6)
+    for ties in ("reference", "attacker"):  # targets first (ZEBRA's rocch_pava), or not
+        t_llr, n_llr = pav_llrs(tar, non, ties=ties)  # may be +-inf
+        expected = integral_of_disclosure(t_llr, n_llr)
+        assert zebra(tar, non, ties=ties).d_ece == pytest.approx(expected, abs=1e-6)
+        assert d_ece_from_llrs(t_llr, n_llr) == pytest.approx(expected, abs=1e-6)
 
 
 def test_integral_of_binary_entropy_is_the_maximum():
@@ -380,7 +381,7 @@ def test_pav_llrs_match_the_reference_loop(data, laplace):
 @given(data=pools(elements=FEW) | pools(elements=HALVES))
 def test_zebra_matches_the_reference_pipeline(data):
     tar, non = data
-    plain_t, plain_n = ref_pav_llrs(tar, non, laplace=False, targets_first=False)
+    plain_t, plain_n = ref_pav_llrs(tar, non, laplace=False, targets_first=True)  # rocch_pava
     lap_t, lap_n = ref_pav_llrs(tar, non, laplace=True, targets_first=False)
     r = zebra(tar, non)
     assert r.d_ece == pytest.approx(ref_d_ece(plain_t, plain_n), abs=1e-12)
@@ -395,8 +396,9 @@ def test_pav_transform_is_the_step_function_of_the_reference(data):
     tf = pav_transform(tar, non)
     assert tf.scores.tolist() == sorted(set(tar) | set(non))
     for laplace, llr in ((False, tf.llr), (True, tf.llr_laplace)):
-        ref_t, ref_n = ref_pav_llrs(tar, non, laplace=laplace, targets_first=False)
-        # non-targets first: a tied score has the targets' LLR in the transform
+        # as ZEBRA: targets first without Laplace (a tied score has one LLR), non-targets
+        # first with Laplace (a tied score has the targets' LLR in the transform)
+        ref_t, ref_n = ref_pav_llrs(tar, non, laplace=laplace, targets_first=not laplace)
         by_score = dict(zip(non + tar, ref_n + ref_t, strict=True))
         for x, value in zip(tf.scores, llr, strict=True):
             assert value == pytest.approx(by_score[x], rel=1e-12, abs=1e-12)
@@ -571,7 +573,7 @@ def test_ece_curves_default_grid_and_zero_evidence(scores):
 def test_minimum_ece_is_the_ece_of_the_pav_llrs(scores):
     lam = np.linspace(-7.0, 7.0, 29)
     c = ece_curves(*scores, prior_log_odds=lam)
-    t, n = pav_llrs(*scores, ties="attacker")  # non-targets first, as ZEBRA
+    t, n = pav_llrs(*scores)  # targets first, as ZEBRA's rocch_pava
     np.testing.assert_array_equal(c.prior_log_odds, lam)
     np.testing.assert_allclose(c.minimum, [ref_ece(t, n, v) for v in lam], rtol=1e-12)
 

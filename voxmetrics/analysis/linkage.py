@@ -371,6 +371,7 @@ def speaker_mean_scores(sm: ScoreMatrix) -> pd.DataFrame:
 
 TABLE_COLUMNS: dict[str, str] = {
     "condition": "Condition",
+    "eer": "EER",
     "n_enrolled": "N enrolled",
     "linkability": "Linkability",
     "chance_linkability": "Chance 1/N",
@@ -422,7 +423,7 @@ def linkage_table(
     >>> mild = demo_study(n_speakers=6).get("anon-mild")
     >>> df = linkage_table({"anon-mild": evaluate_condition(mild)})
     >>> df.columns.tolist()[:5]
-    ['Condition', 'N enrolled', 'Linkability', 'Chance 1/N', 'Singling out']
+    ['Condition', 'EER', 'N enrolled', 'Linkability', 'Chance 1/N']
     >>> df["N speakers"].tolist(), df["DeID"].isna().tolist()
     ([6], [True])
     """
@@ -434,6 +435,7 @@ def linkage_table(
         rows.append(
             {
                 "condition": name,
+                "eer": r.baseline.eer,  # the 1-to-1 view beside the linkage numbers
                 "n_enrolled": r.baseline.n_enrolled,
                 "linkability": r.baseline.linkability,
                 "chance_linkability": r.baseline.chance_linkability,

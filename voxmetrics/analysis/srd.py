@@ -228,7 +228,10 @@ def _stats_row(s: SRDStats) -> dict[str, float]:
 
 
 def srd_table(
-    results: Mapping[str, SRDResult], fits: Mapping[str, Sequence[BetaBinomialFit]] | None = None
+    results: Mapping[str, SRDResult],
+    fits: Mapping[str, Sequence[BetaBinomialFit]] | None = None,
+    *,
+    eer: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Disclosure statistics of the data and of each model (Bäckström et al. 2026, tables II-III).
 
@@ -237,6 +240,7 @@ def srd_table(
     Columns: Condition, Source ("data" or "LL model"...), MeanD (bits), IdR, StDD (bits),
     MaxD (bits), Spread, α, β, KL (bits), Rank-1 match (bits), Fit. The model columns are empty
     on data rows; Fit says "converged" or "did not converge" (such fits are listed, not hidden).
+    With ``eer`` (condition -> EER), an EER column follows Source, on the data rows.
 
     Examples
     --------
@@ -247,7 +251,10 @@ def srd_table(
     """
     rows = []
     for name, r in results.items():
-        rows.append({"Condition": name, "Source": "data", **_stats_row(r.stats), "Fit": "–"})
+        eer_cell = {} if eer is None else {"EER": eer.get(name)}
+        rows.append(
+            {"Condition": name, "Source": "data", **eer_cell, **_stats_row(r.stats), "Fit": "–"}
+        )
         for fit in (fits or {}).get(name, ()):
             rows.append(
                 {
@@ -262,11 +269,12 @@ def srd_table(
                 }
             )
     columns = [
-        "Condition", "Source", "MeanD (bits)", "IdR", "StDD (bits)", "MaxD (bits)", "Spread",
-        "α", "β", "KL (bits)", "Rank-1 match (bits)", "Fit",
+        "Condition", "Source", *([] if eer is None else ["EER"]), "MeanD (bits)", "IdR",
+        "StDD (bits)", "MaxD (bits)", "Spread", "α", "β", "KL (bits)", "Rank-1 match (bits)",
+        "Fit",
     ]  # fmt: skip
     df = pd.DataFrame(rows, columns=columns)
-    for col in ("α", "β", "KL (bits)", "Rank-1 match (bits)"):
+    for col in ("α", "β", "KL (bits)", "Rank-1 match (bits)", *([] if eer is None else ["EER"])):
         df[col] = df[col].astype(float)
     return df
 

@@ -12,9 +12,18 @@ from collections.abc import Sequence
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.dcf import VerificationResult, verification_from_pools
+from voxmetrics.metrics.eer import eer_from_pools
 from voxmetrics.metrics.pools import SortedPools
 
-__all__ = ["parse_priors", "verification_of"]
+__all__ = ["eer_of", "parse_priors", "verification_of"]
+
+
+def eer_of(sm: ScoreMatrix) -> float:
+    """The EER of ``sm``'s listed pairs (SpeechBrain's), from its cached sorted pools.
+
+    Shown beside the verification and ZEBRA numbers (the 1-to-1 view next to each metric).
+    """
+    return eer_from_pools(SortedPools.of(sm)).eer
 
 
 def verification_of(

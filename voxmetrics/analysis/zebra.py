@@ -170,6 +170,7 @@ def worst_trial_frame(name: str, worst: WorstTrial, result: ZebraResult) -> pd.D
 
 ZEBRA_COLUMNS: dict[str, str] = {
     "condition": "Condition",
+    "eer": "EER",
     "d_ece": "D_ECE (bits)",
     "d_ece_low": "D_ECE 95% low",
     "d_ece_high": "D_ECE 95% high",
@@ -188,11 +189,13 @@ def zebra_table(
     intervals: Mapping[str, Intervals] | None = None,
     *,
     order: Sequence[str] | None = None,
+    eer: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """One row per condition: D_ECE, log10 l, tag, odds and (when given) their intervals.
 
     Rows follow ``order`` (default: decreasing D_ECE, the most disclosing first). Interval
-    columns appear only when ``intervals`` is given.
+    columns appear only when ``intervals`` is given, the EER (beside D_ECE) when ``eer`` is
+    (condition -> EER, e.g. :func:`~voxmetrics.analysis.verification.eer_of`).
     """
     names = (
         list(order)
@@ -202,7 +205,10 @@ def zebra_table(
     rows = []
     for name in names:
         r = results[name]
-        row: dict[str, object] = {"condition": name, "d_ece": r.d_ece}
+        row: dict[str, object] = {"condition": name}
+        if eer is not None:
+            row["eer"] = eer.get(name)
+        row["d_ece"] = r.d_ece
         ci = (intervals or {}).get(name)
         if intervals is not None:
             row["d_ece_low"] = ci["d_ece"].low if ci else None

@@ -90,6 +90,7 @@ def run_blockwise(args: argparse.Namespace) -> int:
             lid_variant=args.lid_variant,
             split=args.split,
             ties=args.ties,
+            linkability_rule=args.linkability_rule,
             seed=args.seed,
             score_kind="llr" if args.llr else "similarity",
             p_targets=priors(args.p_target),

@@ -23,9 +23,9 @@ _TIE_RULE = (
 _LID_VARIANT = (
     "LID calibration: maximum-likelihood (population sd, unweighted, unpenalised; "
     "default) or reference-code (the LID authors' public code: sample sd, balanced class "
-    "weights, L2 penalty C = 1; reproduces Šterns et al. 2025 Table 3, Table 4 and "
-    "Figure 4). 'metrics' is the deprecated old name of maximum-likelihood. Recorded as "
-    "lid.variant"
+    "weights, L2 penalty C = 1: the model of Šterns et al. 2025 Table 3, Table 4 and "
+    "Figure 4, solved exactly). 'metrics' is the deprecated old name of "
+    "maximum-likelihood. Recorded as lid.variant"
 )
 
 
@@ -79,6 +79,21 @@ def add_ties(p: argparse.ArgumentParser, *, study: bool = False) -> None:
         choices=["reference", "attacker"],
         default=None if study else "reference",
         help=f"{_TIE_RULE}; {note}",
+    )
+
+
+def add_linkability_rule(p: argparse.ArgumentParser, *, study: bool = False) -> None:
+    """``--linkability-rule code|strict``, when a trial is linked."""
+    p.add_argument(
+        "--linkability-rule",
+        choices=["code", "strict"],
+        default=None if study else "code",
+        help=(
+            "when a trial is linked: code = its own speaker scores at least every other "
+            "identity, a tie is a link (the authors' public code); strict = strictly above "
+            "every other (the paper's eq. 3); "
+            + ("default: the study's setting" if study else "default code")
+        ),
     )
 
 

@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         cross_calibrate=study.settings.cross_calibrate,
         lid_variant=study.settings.lid_variant,
         ties=study.settings.ties,
+        linkability_rule=study.settings.linkability_rule,
         original=study.get(original),
     )
     print_json({k: c.to_dict() for k, c in result.items()}, args.json)

@@ -135,6 +135,7 @@ def _add_metric_options(p: argparse.ArgumentParser) -> None:
         "folds and bootstrap",
     )
     _options.add_ties(p)
+    _options.add_linkability_rule(p)
 
 
 def _add_subsets(p: argparse.ArgumentParser) -> None:
@@ -185,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
         c_fa=args.c_fa,
         ties=args.ties,
         by=args.by,
+        linkability_rule=args.linkability_rule,
     )
     return finish(args, report)
 

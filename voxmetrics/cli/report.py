@@ -66,6 +66,7 @@ def add_parser(subparsers: Any) -> None:
         help="report on the trials with this per-trial attribute only, e.g. sex=F (the "
         "per-gender results of a VoicePrivacy study)",
     )
+    _options.add_linkability_rule(p, study=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,6 +121,7 @@ def _load(args: argparse.Namespace) -> Any:
             ("seed", args.seed),
             ("lid_variant", args.lid_variant),
             ("ties", args.ties),
+            ("linkability_rule", args.linkability_rule),
         )
         if v is not None
     }

@@ -109,7 +109,8 @@ class ScoreMatrix:
     """Scores of T trial utterances against N enrolled identities (docs, Methods > Conventions).
 
     Build with :meth:`from_arrays`, which validates and excludes trials whose speaker is not
-    enrolled (their number is kept in :attr:`n_excluded_trials`).
+    enrolled (their number is kept in :attr:`n_excluded_trials`); a sparse trial list keeps
+    them for the pairwise metrics (see :meth:`from_arrays`).
 
     Examples
     --------
@@ -125,13 +126,15 @@ class ScoreMatrix:
     trial_ids: NDArray[np.str_]
     """T unique trial identifiers."""
     trial_speakers: NDArray[np.str_]
-    """T speaker labels of the trials (each one enrolled)."""
+    """T speaker labels of the trials (each one enrolled, except in a sparse trial list: see
+    :attr:`trial_enrolled`)."""
     enrol_speakers: NDArray[np.str_]
     """N unique labels of the enrolled identities (the columns)."""
     attributes: Mapping[str, NDArray[Any]] = field(default_factory=dict)
     """Optional per-trial attributes (e.g. ``sex``, ``age_group``), each of length T."""
     n_excluded_trials: int = 0
-    """Trials dropped because their speaker is not enrolled."""
+    """Trials dropped because their speaker is not enrolled (a sparse trial list keeps those
+    with an unlisted pair)."""
     source: str = ""
     """Where the data came from (file name), for messages."""
     mask: NDArray[np.bool_] | None = None
@@ -169,6 +172,13 @@ class ScoreMatrix:
         every pair is dropped (the matrix is complete, :attr:`mask` is None). A trial with no
         listed pair is an error.
 
+        In a sparse trial list every listed pair counts for the pairwise metrics (EER,
+        ROCCH-EER, Cllr, ZEBRA, verification): a trial whose speaker is not enrolled (a Kaldi
+        key trial with non-target lines only, an utt2spk speaker without enrolment) is kept,
+        its listed pairs all non-mated; the 1-to-N metrics leave it out
+        (:meth:`complete_rows`). Only such a trial listed against every enrolled identity is
+        excluded (and counted), as in a complete matrix.
+
         Raises
         ------
         VoxMetricsInputError
@@ -189,11 +199,14 @@ class ScoreMatrix:
         _check_finite(s, m, tids, espk, where)
         attrs = _trial_attributes(attributes, s.shape[0], where)
         enrolled = _enrolled_trials(tspk, espk, where)
+        if m is not None:  # a sparse list keeps the non-mated pairs of unenrolled speakers
+            enrolled = enrolled | ~m.all(axis=1)
         n_out = int((~enrolled).sum())
         if n_out:
             warnings.warn(
-                f"{where}: {n_out} of {tids.size} trials have a speaker who is not enrolled; "
-                "they are excluded from every metric.",
+                f"{where}: {n_out} of {tids.size} trials have a speaker who is not enrolled"
+                + (" and are listed against every enrolled identity" if m is not None else "")
+                + "; they are excluded from every metric.",
                 ExcludedTrialsWarning,
                 stacklevel=2,
             )
@@ -250,11 +263,29 @@ class ScoreMatrix:
         return self.scores.shape[1]
 
     @cached_property
+    def trial_enrolled(self) -> NDArray[np.bool_]:
+        """Per trial: whether its speaker is enrolled.
+
+        All True except in a sparse trial list, where a trial of an unenrolled speaker keeps
+        its non-mated pairs.
+        """
+        return _readonly(np.isin(self.trial_speakers, self.enrol_speakers), copy=False)
+
+    @cached_property
     def targets(self) -> NDArray[np.intp]:
-        """Column index ``m_i`` of each trial's own speaker (length T)."""
+        """Column index ``m_i`` of each trial's own speaker (length T).
+
+        A trial whose speaker is not enrolled (sparse trial lists only) gets its first unlisted
+        column instead: that cell is not listed, so it is neither a mated nor a non-mated pair
+        (:attr:`target_listed` is False) and every listed pair of the trial is non-mated.
+        """
         order = np.argsort(self.enrol_speakers)
         pos = np.searchsorted(self.enrol_speakers, self.trial_speakers, sorter=order)
-        return _readonly(order[pos])
+        t = order[np.minimum(pos, self.n_enrolled - 1)]
+        out = ~self.trial_enrolled
+        if out.any() and self.mask is not None:
+            t[out] = np.argmin(self.mask[out], axis=1)  # the first False: an unlisted cell
+        return _readonly(t, copy=False)
 
     @property
     def is_complete(self) -> bool:
@@ -435,10 +466,11 @@ class ScoreMatrix:
             if self.mask is None
             else (self.mask[rows].any(axis=0))
         )
+        own = self.trial_enrolled  # an unenrolled trial's column is not its speaker's
         has_trials = np.zeros(self.n_enrolled, dtype=bool)
-        has_trials[self.targets] = True
+        has_trials[self.targets[own]] = True
         inside = np.zeros(self.n_enrolled, dtype=bool)
-        inside[self.targets[rows]] = True
+        inside[self.targets[rows & own]] = True
         cols &= inside | ~has_trials
         if cols.sum() < 2:
             raise VoxMetricsInputError(

@@ -86,7 +86,7 @@ _NPZ_ARRAYS = ("scores", "trial_ids", "trial_speakers", "enrol_speakers")
 # Columns that hold labels: always read as text (so '007' stays '007' and 'NA' is a label).
 _LABEL_COLUMNS = (*SCORE_COLUMNS[:3], *META_COLUMNS, "system", "audio_path")
 _NAN_WORDS = ("nan", "-nan", "+nan")
-_NOT_ENROLLED = "\x00not enrolled"  # trial speaker of a Kaldi trial without a target key line
+_NOT_ENROLLED = "unknown speaker"  # of a Kaldi trial without a target key line (+ its id)
 _PREFIX = 65536  # bytes sniffed by detect_format
 
 _SUPPORTED = (
@@ -920,7 +920,10 @@ def _kaldi_trial_speakers(
                 f"{tn}: the key file does not match {scores_name}: {why}; give the key "
                 "(trials) file of the same experiment as the scores."
             )
-        return _as_str_array(speakers.fillna(_NOT_ENROLLED).to_numpy())
+        # a trial without a target line: speaker unknown (not enrolled), one label per trial
+        unknown = speakers.isna().to_numpy()
+        speakers[unknown] = [f"{_NOT_ENROLLED} ({t})" for t in pv.trial_ids[unknown]]
+        return _as_str_array(speakers.to_numpy())
     if kind == "utt2spk":
         u2s, where = _read_fields(data, tn, 2, "utt_id speaker", numeric_last=False)
         pairs = u2s.drop_duplicates()

@@ -143,7 +143,7 @@ class StudySettings:
     >>> options = StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
     >>> options  # doctest: +NORMALIZE_WHITESPACE
     {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'lid_variant': 'maximum-likelihood',
-     'ties': 'reference'}
+     'ties': 'reference', 'linkability_rule': 'code'}
     """
 
     bootstrap: int = 200
@@ -154,12 +154,16 @@ class StudySettings:
     """k of the speaker-disjoint cross-calibration of LID for conditions without a dev set
     (None = no LID for them)."""
     lid_variant: str = "maximum-likelihood"
-    """LID calibration: "maximum-likelihood" or "reference-code" (the authors' public code,
-    which reproduces Šterns et al. 2025 Table 3, Table 4 and Figure 4); the old name
+    """LID calibration: "maximum-likelihood" or "reference-code" (the model of the authors'
+    public code for Šterns et al. 2025, solved exactly; docs, Methods > LID); the old name
     "metrics" is read as "maximum-likelihood"."""
     ties: str = "reference"
     """Tie rule of the pooled metrics: "reference" (each number as its reference code) or
     "attacker" (every tie resolved for the attacker, the conservative audit view)."""
+    linkability_rule: str = "code"
+    """When a trial is linked: "code" (its own speaker scores at least every other identity,
+    a tie is a link: the authors' public code) or "strict" (strictly above: the paper's
+    eq. 3)."""
 
     def __post_init__(self) -> None:
         checks = (
@@ -172,6 +176,11 @@ class StudySettings:
         if self.ties not in ("reference", "attacker"):
             raise VoxMetricsInputError(
                 f"setting 'ties' is {self.ties!r}; use 'reference' or 'attacker'."
+            )
+        if self.linkability_rule not in ("code", "strict"):
+            raise VoxMetricsInputError(
+                f"setting 'linkability_rule' is {self.linkability_rule!r}; use 'code' or "
+                "'strict'."
             )
         k = self.cross_calibrate
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 2):
@@ -195,6 +204,7 @@ class StudySettings:
             "cross_calibrate": self.cross_calibrate,
             "lid_variant": self.lid_variant,
             "ties": self.ties,
+            "linkability_rule": self.linkability_rule,
         }
 
     def to_dict(self) -> dict[str, Any]:

@@ -71,7 +71,7 @@ from voxmetrics.evaluation.steps import (
 )
 from voxmetrics.metrics.baseline import softplus_sum
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
-from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.legal import SinglingOutResult, check_linkability_rule
 from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid, resolve_lid_variant
 from voxmetrics.metrics.pools import (
     TIES,
@@ -359,6 +359,7 @@ def evaluate_blockwise(
     progress: Progress | None = None,
     retries: int = 3,
     utility: Utility | None = None,
+    linkability_rule: str = "code",
 ) -> ConditionReport:
     """Every metric of :func:`~voxmetrics.evaluation.engine.evaluate`, block by block on Dask.
 
@@ -372,7 +373,7 @@ def evaluate_blockwise(
     dev : ScoreMatrix, optional
         In-memory calibration scores of disjoint speakers; LID is computed when given (for an
         EmbeddingSet with a dev split and no ``dev``, its dev split is scored in memory).
-    name, attacker, lid_variant, ties, seed, score_kind, p_targets, c_miss, c_fa :
+    name, attacker, lid_variant, ties, seed, score_kind, p_targets, c_miss, c_fa, linkability_rule :
         As in :func:`~voxmetrics.evaluation.engine.evaluate` (``seed`` seeds the chance
         levels' draws).
     by : str, optional
@@ -400,6 +401,7 @@ def evaluate_blockwise(
         cross-calibrated LID are not computed.
     """
     check_options(ties, score_kind)
+    check_linkability_rule(linkability_rule)
     es = None
     if isinstance(source, EmbeddingSet):
         es = source
@@ -416,13 +418,21 @@ def evaluate_blockwise(
         "c_miss": c_miss,
         "c_fa": c_fa,
         "retries": retries,
+        "linkability_rule": linkability_rule,
     }
     subsets = None
     if by is not None:
         subsets = _subsets(source, by, dev, name, client, options)
     cal = _dev_calibration(source, dev, lid_variant)
     products = _products(
-        client, source, cal, ties=ties, seed=seed, progress=progress, retries=retries
+        client,
+        source,
+        cal,
+        ties=ties,
+        seed=seed,
+        progress=progress,
+        retries=retries,
+        linkability_rule=linkability_rule,
     )
     singled = None if es is None else _singling_out_blockwise(client, es, split, retries)
     report = assemble(
@@ -431,6 +441,7 @@ def evaluate_blockwise(
         attacker=attacker,
         has_dev=dev is not None,
         ties=ties,
+        linkability_rule=linkability_rule,
         score_kind=score_kind,
         p_targets=p_targets,
         c_miss=c_miss,
@@ -493,6 +504,7 @@ def _products(
     seed: int,
     progress: Progress | None,
     retries: int,
+    linkability_rule: str = "code",
 ) -> Products:
     """The blockwise executor's products: two passes over the blocks, reduced on the client.
 
@@ -528,7 +540,8 @@ def _products(
         n_pairs=n_rows * n_cols,
         n_excluded_trials=source.n_excluded_trials,
         ranks=ranks.copy() if ties == "reference" else ranks_gt.copy(),
-        ranks_attacker=ranks_gt,
+        # the linkability rule's ranks: ties to the target (the code's) or against it (strict)
+        ranks_attacker=ranks_gt if linkability_rule == "code" else ranks.copy(),
         one_to_n_enrolled=n_cols,
         lid=lid_out,
         chance=chance_levels_from_blocks(chance_parts, n_cols),

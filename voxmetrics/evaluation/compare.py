@@ -210,6 +210,7 @@ def compare_conditions(
     original: Condition | None = None,
     calibration: Calibration = "pav",
     sbls: bool = True,
+    linkability_rule: str = "code",
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.
 
@@ -217,10 +218,12 @@ def compare_conditions(
     speakers) are applied to both, so each difference carries a percentile interval and a
     two-sided bootstrap p-value; ``p_adjusted`` is Holm's adjustment over all numbers compared
     (family-wise error control). LID numbers are compared when both conditions have LID
-    (calibrated as :func:`evaluate` does, with ``cross_calibrate`` and ``lid_variant``).
-    With ``sbls`` (default) and embeddings with attribute labels in both conditions, SBLS and
-    its components are compared too (:func:`compare_conditions_sbls`; their Holm family is
-    their own four numbers, so they leave the identity numbers' adjustment as it was).
+    (calibrated as :func:`evaluate` does, with ``cross_calibrate`` and ``lid_variant``);
+    linkability and its curve follow ``linkability_rule`` ("code" or "strict", as
+    :func:`evaluate`). With ``sbls`` (default) and embeddings with attribute labels in both
+    conditions, SBLS and its components are compared too (:func:`compare_conditions_sbls`;
+    their Holm family is their own four numbers, so they leave the identity numbers'
+    adjustment as it was).
 
     Singling out, DeID and G_VD (:data:`LINKAGE_COMPARE_KEYS`) are always in the result: with
     utterance embeddings, resampled with the same weights (a drawn speaker brings its
@@ -266,7 +269,11 @@ def compare_conditions(
             seed=seed,
         )
         base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
-        reps.append(replicate_condition(cond.eval, draws, lid_result, base, ties=ties))
+        reps.append(
+            replicate_condition(
+                cond.eval, draws, lid_result, base, ties=ties, linkability_rule=linkability_rule
+            )
+        )
     out = compare_replicates(reps[0], reps[1], confidence=confidence)
     out.update(compare_linkage(*links, draws, confidence=confidence))
     if sbls:

@@ -31,6 +31,7 @@ from voxmetrics.evaluation.steps import (
 from voxmetrics.metrics.baseline import BaselineResult, matrix_cllr_sums, pairs_cllr_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
+from voxmetrics.metrics.legal import LinkabilityRule, check_linkability_rule, link_rank_ties
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools, Ties
@@ -74,6 +75,7 @@ def evaluate(
     c_fa: float = 1.0,
     ties: Ties = "reference",
     by: str | None = None,
+    linkability_rule: LinkabilityRule = "code",
 ) -> ConditionReport:
     """Compute every metric of one condition.
 
@@ -99,8 +101,9 @@ def evaluate(
     lid_variant : {"maximum-likelihood", "reference-code"}
         LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): unpenalised maximum
         likelihood on population-sd z-scores (default), or the authors' public code
-        (sample sd, balanced, L2-penalised with C = 1), which reproduces
-        Šterns et al. 2025 Table 3, Table 4 and Figure 4. Recorded in the JSON as ``lid.variant``.
+        (sample sd, balanced, L2-penalised with C = 1), the model of Šterns et al. 2025 Table 3,
+        Table 4 and Figure 4 solved exactly (docs, Methods > LID, on the published code's
+        solver tolerance). Recorded in the JSON as ``lid.variant``.
     bootstrap : int
         Replicates of the speaker-level bootstrap of every headline number (0 = none): the
         report's ``replicates``, its ``intervals`` and the JSON's ``intervals`` mappings.
@@ -124,6 +127,9 @@ def evaluate(
         ZEBRA code), "attacker" resolves every tie for the attacker. The SRD ranks and the
         linkability curve follow it too (:func:`~voxmetrics.metrics.srd.srd`,
         :func:`~voxmetrics.metrics.legal.linkability_curve`).
+    linkability_rule : {"code", "strict"}
+        When a trial is linked (linkability, its curve, their intervals): "code" (default) as
+        the authors' code, "strict" as the paper's eq. 3 (``metrics.legal.linkability``).
     by : str, optional
         A per-trial attribute (e.g. ``"sex"``): also evaluate each of its values on its own
         trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
@@ -145,22 +151,17 @@ def evaluate(
     (0.5, 1.0)
     """
     check_options(ties, score_kind)
+    check_linkability_rule(linkability_rule)
     if dev is not None:
         check_disjoint_speakers(dev, eval)
     subsets = None
     if by is not None:  # validate the attribute before any work
         options = {
-            "attacker": attacker,
-            "cross_calibrate": cross_calibrate,
-            "lid_variant": lid_variant,
-            "bootstrap": bootstrap,
-            "seed": seed,
-            "ties": ties,
-            "p_targets": p_targets,
-            "c_miss": c_miss,
-            "c_fa": c_fa,
-            "score_kind": score_kind,
-        }
+            "attacker": attacker, "cross_calibrate": cross_calibrate, "lid_variant": lid_variant,
+            "bootstrap": bootstrap, "seed": seed, "ties": ties, "p_targets": p_targets,
+            "c_miss": c_miss, "c_fa": c_fa, "score_kind": score_kind,
+            "linkability_rule": linkability_rule,
+        }  # fmt: skip
         subsets = evaluate_subsets(
             by,
             eval.attribute_values(by),
@@ -170,17 +171,16 @@ def evaluate(
             lambda sub, **kw: evaluate(sub, **kw, **options),  # type: ignore[arg-type]
         )
     products, full = _products(
-        eval,
-        dev,
-        cross_calibrate=cross_calibrate,
-        lid_variant=lid_variant,
-        seed=seed,
-        ties=ties,
-    )
+        eval, dev, cross_calibrate=cross_calibrate, lid_variant=lid_variant, seed=seed,
+        ties=ties, linkability_rule=linkability_rule,
+    )  # fmt: skip
     base = baseline_of(products, ties=ties)
     replicates = every = None
     if bootstrap > 0:
-        replicates = _bootstrap(eval, products, base, full, n_boot=bootstrap, seed=seed, ties=ties)
+        replicates = _bootstrap(
+            eval, products, base, full, n_boot=bootstrap, seed=seed, ties=ties,
+            linkability_rule=linkability_rule,
+        )  # fmt: skip
         every = replicates.intervals()
         if progress is not None:
             progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
@@ -194,6 +194,7 @@ def evaluate(
         attacker=attacker,
         has_dev=dev is not None,
         ties=ties,
+        linkability_rule=linkability_rule,
         score_kind=score_kind,
         p_targets=p_targets,
         c_miss=c_miss,
@@ -216,6 +217,7 @@ def _bootstrap(
     n_boot: int,
     seed: int,
     ties: Ties,
+    linkability_rule: LinkabilityRule = "code",
 ) -> ConditionReplicates:
     """One set of speaker-level replicates for every headline number of ``eval``.
 
@@ -225,7 +227,14 @@ def _bootstrap(
     """
     draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=n_boot, seed=seed)
     return replicate_condition(
-        eval, draws, products.lid, base, ties=ties, pools=products.pools, complete=full
+        eval,
+        draws,
+        products.lid,
+        base,
+        ties=ties,
+        pools=products.pools,
+        complete=full,
+        linkability_rule=linkability_rule,
     )
 
 
@@ -244,6 +253,7 @@ def _products(
     lid_variant: str,
     seed: int,
     ties: Ties,
+    linkability_rule: LinkabilityRule = "code",
 ) -> tuple[Products, ScoreMatrix | None]:
     """The in-memory executor's products, and the complete trials of ``eval`` (None: none).
 
@@ -274,10 +284,12 @@ def _products(
                 seed=seed,
                 ties=ties,
             )
-            ranks_attacker = target_ranks(full.scores, full.targets, ties="attacker")
+            # the linkability ranks follow the linkability rule, the SRD ranks the tie rule
+            link_ties = link_rank_ties(linkability_rule)
+            ranks_attacker = target_ranks(full.scores, full.targets, ties=link_ties)
             ranks = (
                 ranks_attacker.copy()
-                if ties == "attacker"
+                if ties == link_ties
                 else target_ranks(full.scores, full.targets, ties=ties)
             )
         if eval.is_complete:
@@ -310,6 +322,7 @@ def replicate_condition(
     ties: Ties = "reference",
     pools: SortedPools | None = None,
     complete: ScoreMatrix | None = None,
+    linkability_rule: LinkabilityRule = "code",
 ) -> ConditionReplicates:
     """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones.
 
@@ -326,6 +339,7 @@ def replicate_condition(
         draws,
         lid=None if lid_result is None else lid_result.lid,
         ties=ties,
+        linkability_rule=linkability_rule,
         pools=pools if pools is not None else SortedPools.of(eval),
         estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
         mask=eval.mask,

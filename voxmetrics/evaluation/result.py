@@ -145,6 +145,9 @@ class ConditionReport:
     """What the scores were: similarity, llr, or distance (negated on reading)."""
     ties: str = "reference"
     """Tie rule of the pooled metrics ("reference" or "attacker")."""
+    linkability_rule: str = "code"
+    """When a trial is linked: "code" (a tie for the top score is a link, the authors' code)
+    or "strict" (the paper's eq. 3)."""
     trials_used: TrialsUsed | None = None
     """Which trials each metric family used."""
     by: dict[str, dict[str, ConditionReport]] | None = None
@@ -293,6 +296,7 @@ class ConditionReport:
                 else {"dcf": None, "d_prime": None}
             ),
             "ties": self.ties,
+            "linkability_rule": self.linkability_rule,
             "trials_used": None if self.trials_used is None else self.trials_used.to_dict(),
             "intervals": self.top_intervals(),
             "chance": self.top_chance(),

@@ -76,8 +76,9 @@ class Products:
     ranks: NDArray[np.int64] | None
     """Target rank of each complete trial under the report's tie rule (SRD)."""
     ranks_attacker: NDArray[np.int64] | None
-    """Target rank of each complete trial with ties going to the target (linkability and its
-    curve, under both tie rules)."""
+    """Target rank of each complete trial under the linkability rule (linkability and its
+    curve): ties go to the target under the code's rule (the default), against it under the
+    strict rule (:func:`~voxmetrics.metrics.legal.link_rank_ties`)."""
     one_to_n_enrolled: int = 0
     """Enrolled identities the complete trials were ranked against (0 without ranks)."""
     lid: LIDResult | None = None
@@ -161,6 +162,7 @@ def assemble(
     attacker: str,
     has_dev: bool,
     ties: Ties = "reference",
+    linkability_rule: str = "code",
     score_kind: ScoreKind = "similarity",
     p_targets: Sequence[float] = DEFAULT_P_TARGETS,
     c_miss: float = 1.0,
@@ -212,6 +214,7 @@ def assemble(
         ),
         score_kind=score_kind,
         ties=ties,
+        linkability_rule=linkability_rule,
         trials_used=TrialsUsed(
             n_pairs=products.n_pairs,
             n_tar=pools.n_tar,

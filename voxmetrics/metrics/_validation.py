@@ -14,6 +14,28 @@ Ties = Literal["reference", "attacker"]
 TIES: tuple[str, ...] = ("reference", "attacker")
 """The tie rules: ``"reference"`` (each metric as its reference code) and ``"attacker"``."""
 
+LinkabilityRule = Literal["code", "strict"]
+LINKABILITY_RULES: tuple[str, ...] = ("code", "strict")
+"""When a trial is linked: ``"code"`` (the authors' public code, v2: the true speaker's score is
+at least every other, a tie is a link) or ``"strict"`` (the paper's eq. 3: strictly above every
+other, a tie is no link)."""
+
+
+def check_linkability_rule(rule: str) -> str:
+    """Validate a linkability rule name.
+
+    Examples
+    --------
+    >>> check_linkability_rule("strict")
+    'strict'
+    """
+    if rule not in LINKABILITY_RULES:
+        raise VoxMetricsInputError(
+            f"`linkability_rule` must be one of {', '.join(repr(r) for r in LINKABILITY_RULES)}, "
+            f"got {rule!r}."
+        )
+    return rule
+
 
 def check_ties(ties: str) -> str:
     """Validate a tie rule name.

@@ -2,9 +2,10 @@
 
 Ties. The authors' public evaluation code (v2) counts a linkage as successful when the true
 speaker's score is at least every other candidate's, so a tie goes to the true speaker; that is
-``ties="reference"`` (the default) and also what ``ties="attacker"`` gives. The paper's eq. 2
-(and an independent public reproduction) is strict: use the rank-1 rate of
-:func:`~voxmetrics.metrics.srd.srd` (IdR, ties against the attacker) for that reading.
+``rule="code"`` (the default, under both ``ties`` conventions). The paper's eq. 3 (and an
+independent public reproduction) is strict: ``rule="strict"`` counts a tie for the top score as
+no link (it equals the rank-1 rate IdR of :func:`~voxmetrics.metrics.srd.srd`). The curve
+against N' follows the same rule.
 """
 
 from __future__ import annotations
@@ -19,24 +20,33 @@ from scipy.special import gammaln
 
 from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics._validation import (
+    LINKABILITY_RULES,
+    LinkabilityRule,
+    check_linkability_rule,
+    check_matrix,
+)
 from voxmetrics.metrics.eer import eer_rocch
 from voxmetrics.metrics.pools import Ties, check_ties
 from voxmetrics.metrics.ranks import row_blocks, target_ranks
 
 __all__ = [
+    "LINKABILITY_RULES",
     "ConversationLengthCurve",
     "EERCurve",
     "LegalEvaluation",
     "LegalLengthResult",
     "LinkabilityCurve",
+    "LinkabilityRule",
     "MapBlocks",
     "SinglingOutCurve",
     "SinglingOutResult",
     "average_consecutive",
+    "check_linkability_rule",
     "conversation_length_curve",
     "eer_curve",
     "legal_evaluation",
+    "link_rank_ties",
     "linkability",
     "linkability_curve",
     "linkability_curve_from_ranks",
@@ -53,12 +63,19 @@ __all__ = [
 ]
 
 
-def linkability(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "reference") -> float:
-    """Fraction of trials whose mated score is at least every non-mated score.
+def linkability(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    *,
+    ties: Ties = "reference",
+    rule: LinkabilityRule = "code",
+) -> float:
+    """Fraction of trials whose mated score is at least (or above) every non-mated score.
 
-    Linkability = mean_i [s_i,m_i >= max_{j != m_i} s_ij] (Vauquier et al. 2025, eq. 2, as
-    their public code computes it). A tie with a non-mated score goes to
-    the true speaker under both conventions (module docstring). Chance level is 1/N.
+    Linkability = mean_i [s_i,m_i >= max_{j != m_i} s_ij] (Vauquier et al. 2025, as their
+    public code computes it: ``rule="code"``), or with ``>`` (the paper's eq. 3:
+    ``rule="strict"``). The rule alone decides a tie with a non-mated score, under both
+    ``ties`` conventions (module docstring). Chance level is 1/N.
 
     Parameters
     ----------
@@ -67,7 +84,10 @@ def linkability(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "referenc
     targets : array_like of int, shape (T,)
         Column of each trial's own speaker.
     ties : {"reference", "attacker"}
-        Tie convention; both give the tie to the true speaker here.
+        Tie convention of the pooled metrics; it does not change linkability (``rule`` does).
+    rule : {"code", "strict"}
+        ``"code"``: a tie for the top score is a link (the authors' code); ``"strict"``: it is
+        not (the paper's eq. 3).
 
     Returns
     -------
@@ -78,15 +98,32 @@ def linkability(scores: ArrayLike, targets: ArrayLike, *, ties: Ties = "referenc
     --------
     >>> linkability([[0.9, 0.8], [0.5, 0.5], [0.2, 0.4]], [0, 1, 0])
     0.6666666666666666
+    >>> linkability([[0.9, 0.8], [0.5, 0.5], [0.2, 0.4]], [0, 1, 0], rule="strict")
+    0.3333333333333333
     """
     check_ties(ties)
-    return linkability_from_ranks(target_ranks(scores, targets, ties="attacker"))
+    return linkability_from_ranks(target_ranks(scores, targets, ties=link_rank_ties(rule)))
+
+
+def link_rank_ties(rule: str) -> Ties:
+    """The :func:`~voxmetrics.metrics.ranks.target_ranks` tie rule whose rank 1 is a link.
+
+    ``"code"``: ``"attacker"`` (1 + #{j != m_i : s_ij > s_i,m_i}, a tie goes to the true
+    speaker); ``"strict"``: ``"reference"`` (#{j : s_ij >= s_i,m_i}, a tie goes against it).
+
+    Examples
+    --------
+    >>> link_rank_ties("code"), link_rank_ties("strict")
+    ('attacker', 'reference')
+    """
+    return "attacker" if check_linkability_rule(rule) == "code" else "reference"
 
 
 def linkability_from_ranks(ranks: NDArray[np.int64]) -> float:
-    """:func:`linkability` from the trials' target ranks 1 + #{j != m_i : s_ij > s_i,m_i}.
+    """:func:`linkability` from the trials' target ranks (rank 1 = linked).
 
-    These are :func:`~voxmetrics.metrics.ranks.target_ranks` with ``ties="attacker"``.
+    These are :func:`~voxmetrics.metrics.ranks.target_ranks` with
+    ``ties=link_rank_ties(rule)``: 1 + #{j != m_i : s_ij > s_i,m_i} for the code's rule.
 
     Examples
     --------
@@ -161,11 +198,12 @@ def linkability_curve(
     n_draws: int = 0,
     seed: int = 0,
     ties: Ties = "reference",
+    rule: LinkabilityRule = "code",
 ) -> LinkabilityCurve:
     """Linkability against N' enrolled candidates, by exact expectation.
 
-    For trial i with b_i = #{j != m_i : s_ij > s_i,m_i} (ties go to the true speaker, as in
-    :func:`linkability` under both ``ties`` conventions), a random
+    For trial i with b_i = #{j != m_i : s_ij > s_i,m_i} (``rule="code"``: ties go to the true
+    speaker, as in :func:`linkability`; ``>=`` under ``rule="strict"``), a random
     candidate set of N' identities that contains the target links it with probability
     P_i = C(N-1-b_i, N'-1) / C(N-1, N'-1); the curve is mean_i P_i. No sampling is needed; with
     ``n_draws`` > 0 a sampled estimate (the paper's procedure: draw the N'-1 other candidates at
@@ -182,7 +220,9 @@ def linkability_curve(
     seed : int
         Seed of the draws.
     ties : {"reference", "attacker"}
-        Tie convention (module docstring).
+        Tie convention of the pooled metrics (it does not change the curve).
+    rule : {"code", "strict"}
+        As :func:`linkability`.
 
     Returns
     -------
@@ -198,7 +238,7 @@ def linkability_curve(
     s, t = check_matrix(scores, targets)
     check_ties(ties)
     return linkability_curve_from_ranks(
-        target_ranks(s, t, ties="attacker"), s.shape[1], n=n, n_draws=n_draws, seed=seed
+        target_ranks(s, t, ties=link_rank_ties(rule)), s.shape[1], n=n, n_draws=n_draws, seed=seed
     )
 
 
@@ -212,8 +252,8 @@ def linkability_curve_from_ranks(
 ) -> LinkabilityCurve:
     """:func:`linkability_curve` from the trials' target ranks 1 + #{j != m_i : s_ij > s_i,m_i}.
 
-    These are :func:`~voxmetrics.metrics.ranks.target_ranks` with ``ties="attacker"`` (ties go
-    to the true speaker, under both conventions of :func:`linkability_curve`).
+    These are :func:`~voxmetrics.metrics.ranks.target_ranks` with
+    ``ties=link_rank_ties(rule)`` (rank - 1 is b_i under the rule of :func:`linkability_curve`).
 
     Examples
     --------

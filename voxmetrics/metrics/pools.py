@@ -20,9 +20,11 @@ Tie rules (``ties``):
 ``"reference"`` (default)
     Each number equals its reference implementation: the EER as SpeechBrain's ``EER``; the
     ROC convex hull, ROCCH-EER and min Cllr as BOSARIS ``rocch`` / PYLLR (targets before
-    non-targets at equal scores); D_ECE, log10 l, the tag and the ECE curves as the ZEBRA code
-    of Nautsch et al. 2020 (non-targets before targets at equal scores, which ports BOSARIS
-    ``opt_loglr``).
+    non-targets at equal scores); D_ECE and the minimum-ECE profile as the ZEBRA code of
+    Nautsch et al. 2020 (its ``rocch_pava``: targets before non-targets at equal scores);
+    log10 l and the tag as the same code's Laplace worst case (its ``optimal_llr``, which ports
+    BOSARIS ``opt_loglr``: non-targets before targets at equal scores). Both orders are read
+    from the same runs (:meth:`RunCounts.runs`), so one sort serves both.
 ``"attacker"``
     Every tie is resolved for the attacker (the conservative audit view): non-targets before
     targets at equal scores everywhere, and the EER may also pick the operating point that

@@ -45,7 +45,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
-from voxmetrics.metrics.legal import _prob_no_beater, linkability_grid
+from voxmetrics.metrics.legal import _prob_no_beater, link_rank_ties, linkability_grid
 from voxmetrics.metrics.lid import LIDCalibration, LIDResult, lid_result, log_posteriors
 from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
@@ -331,6 +331,7 @@ def condition_replicates(
     q: float = WORST_Q,
     mask: ArrayLike | None = None,
     complete: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
+    linkability_rule: str = "code",
 ) -> ConditionReplicates:
     """Every headline number of one condition under the replicate weights ``draws``.
 
@@ -362,6 +363,8 @@ def condition_replicates(
         With ``mask``: the complete trials that the 1-to-N numbers rank
         (:meth:`~voxmetrics.data.model.ScoreMatrix.complete_rows`); None when there are none
         (those numbers are then absent). Without ``mask`` the matrix itself.
+    linkability_rule : {"code", "strict"}
+        When a trial is linked (:func:`~voxmetrics.metrics.legal.linkability`).
 
     Returns
     -------
@@ -406,7 +409,9 @@ def condition_replicates(
             raise VoxMetricsInputError(
                 f"the complete trials need one speaker each ({s1.shape[0]}), got {inv1.size}."
             )
-        grid, curve, curve_reps = _one_to_n_replicates(s1, t1, inv1, draws, est, reps, ties, q)
+        grid, curve, curve_reps = _one_to_n_replicates(
+            s1, t1, inv1, draws, est, reps, ties, q, link_rank_ties(linkability_rule)
+        )
     _pairwise_replicates(s, t, inv, draws, est, reps, ties, pools, q, m)
     if lid is not None and complete is not None:
         x = np.asarray(lid, dtype=np.float64).ravel()
@@ -445,8 +450,13 @@ def _one_to_n_replicates(
     reps: dict[str, NDArray[np.float64]],
     ties: Ties,
     q: float,
+    link_ties: Ties = "attacker",
 ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
-    """Linkability, its curve and the SRD numbers of complete trials into ``est`` / ``reps``."""
+    """Linkability, its curve and the SRD numbers of complete trials into ``est`` / ``reps``.
+
+    ``link_ties``: the rank rule of the linkability rule
+    (:func:`~voxmetrics.metrics.legal.link_rank_ties`).
+    """
     n = s.shape[1]
     n_spk = draws.speakers.size
     w = draws.counts.astype(np.float64)  # (B, S)
@@ -457,9 +467,9 @@ def _one_to_n_replicates(
     def mean_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return (w @ _spk_sum(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
 
-    # linkability and its curve: ties go to the true speaker (as the authors' code); the SRD
-    # ranks follow ``ties``
-    link_ranks = target_ranks(s, t, ties="attacker")
+    # linkability and its curve: ties go to the true speaker under the code's rule (the
+    # authors' code), against it under the strict one; the SRD ranks follow ``ties``
+    link_ranks = target_ranks(s, t, ties=link_ties)
     ranks = target_ranks(s, t, ties=ties)
     link = (link_ranks == 1).astype(np.float64)
     est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
@@ -548,11 +558,10 @@ def _pairwise_replicates(
         reps[k] = np.full(draws.n_boot, np.nan)
 
     def pooled(rc: RunCounts) -> dict[str, float]:
-        z = pav_runs(rc, targets_first=False, laplace=False)
-        # the ROCCH's PAV orders targets first at a tie: the same runs, so the same PAV, when
-        # no target value also holds non-targets
-        mixed = ref and bool(((rc.tar_at > 0) & (rc.non_at > 0)).any())
-        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref, pav=None if mixed else z)
+        # one PAV without Laplace for the ROCCH, min Cllr and D_ECE: targets first at a tie
+        # under the reference rule (BOSARIS rocch, ZEBRA's rocch_pava), else non-targets first
+        z = pav_runs(rc, targets_first=ref, laplace=False)
+        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref, pav=z)
         lap = pav_runs(rc, targets_first=False, laplace=True)
         mag = np.abs(lap.llr) / _LN10
         return {

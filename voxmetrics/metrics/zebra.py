@@ -1,12 +1,15 @@
 """ZEBRA: zero evidence biometric recognition assessment (Nautsch et al. 2020).
 
 Scores are mapped to oracle-calibrated LLRs by pool-adjacent-violators on the label runs of
-:class:`~voxmetrics.metrics.pools.SortedPools`, with non-targets before targets at equal scores
-as the ZEBRA reference code (its ``optimal_llr``, ported from BOSARIS ``opt_loglr``); this is
-also the attacker's tie rule, so ``ties`` does not change ZEBRA's numbers. From the LLRs without
-Laplace's rule come the expected disclosure D_ECE (bits, prior-independent) and the ECE
-profiles; from the LLRs with Laplace's rule (every LLR finite) comes the worst case log10 l and
-its categorical tag. A speaker-level bootstrap replicate reweights the runs; nothing is re-sorted.
+:class:`~voxmetrics.metrics.pools.SortedPools`, in the two tie orders of the ZEBRA reference
+code: the expected disclosure D_ECE (bits, prior-independent) and the minimum-ECE profile come
+from PAV without Laplace's rule with targets before non-targets at equal scores (its
+``rocch_pava``, as BOSARIS ``rocch``); the worst case log10 l and its categorical tag come from
+PAV with Laplace's rule (every LLR finite) with non-targets before targets at equal scores (its
+``optimal_llr``, ported from BOSARIS ``opt_loglr``). Under ``ties="attacker"`` D_ECE and the
+profile also put non-targets first (every tie resolved for the attacker); the worst case is the
+same under both rules. Both orders are read from the same sorted runs. A speaker-level
+bootstrap replicate reweights the runs; nothing is re-sorted.
 """
 
 from __future__ import annotations
@@ -180,8 +183,10 @@ def zebra(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> ZebraR
     tar, non : array_like, 1-D
         Mated and non-mated scores on any monotone scale.
     ties : {"reference", "attacker"}
-        Accepted for symmetry with the other pooled metrics: both rules put non-targets before
-        targets at equal scores here (the ZEBRA reference code does).
+        ``"reference"``: D_ECE with targets before non-targets at equal scores (the ZEBRA
+        reference code's ``rocch_pava``); ``"attacker"``: non-targets first (a tie discloses).
+        The worst case puts non-targets first under both (the reference code's
+        ``optimal_llr``).
 
     Returns
     -------
@@ -200,8 +205,8 @@ def zebra(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> ZebraR
 
 def zebra_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> ZebraResult:
     """:func:`zebra` of already sorted pools."""
-    check_ties(ties)
-    d_ece = _d_ece_runs(pools.pav(targets_first=False, laplace=False), pools.n_tar, pools.n_non)
+    first = check_ties(ties) == "reference"
+    d_ece = _d_ece_runs(pools.pav(targets_first=first, laplace=False), pools.n_tar, pools.n_non)
     lap = pools.pav(targets_first=False, laplace=True)
     k = int(np.argmax(np.abs(lap.llr)))  # first run of the worst bin, as argmax over scores
     log10_l = float(abs(lap.llr[k]) / math.log(10.0))
@@ -293,7 +298,8 @@ def ece_curves(
     prior_log_odds : array_like, optional
         Grid of lambda = logit(pi); default 201 points from -10 to 10 nats.
     ties : {"reference", "attacker"}
-        As :func:`zebra` (both put non-targets first at equal scores).
+        The tie order of the minimum's PAV, as D_ECE in :func:`zebra`: targets first
+        (``"reference"``, the ZEBRA reference code's ``rocch_pava``) or non-targets first.
     pools : SortedPools, optional
         ``tar`` and ``non`` already sorted (saves the sort).
 
@@ -301,10 +307,9 @@ def ece_curves(
     -------
     ECECurves
     """
-    check_ties(ties)
     if pools is None:
         pools = SortedPools.from_pools(tar, non)
-    curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds)
+    curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds, ties=ties)
     if not scores_are_llrs:
         return curves
     t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
@@ -313,15 +318,20 @@ def ece_curves(
 
 
 def ece_curves_from_pools(
-    pools: SortedPools, *, prior_log_odds: ArrayLike | None = None
+    pools: SortedPools, *, prior_log_odds: ArrayLike | None = None, ties: Ties = "reference"
 ) -> ECECurves:
-    """Zero-evidence and minimum ECE profiles of already sorted pools (no actual ECE)."""
+    """Zero-evidence and minimum ECE profiles of already sorted pools (no actual ECE).
+
+    The minimum's PAV puts targets first at equal scores under ``ties="reference"`` (the ZEBRA
+    reference code's ``rocch_pava``), non-targets first under ``"attacker"``.
+    """
+    first = check_ties(ties) == "reference"
     lam = (
         np.linspace(-10.0, 10.0, 201)
         if prior_log_odds is None
         else np.asarray(prior_log_odds, dtype=np.float64).ravel()
     )
-    r = pools.pav(targets_first=False, laplace=False)
+    r = pools.pav(targets_first=first, laplace=False)
     is_tar = r.labels == 1.0
     zero = _ones(np.zeros(1))
     return ECECurves(
@@ -346,8 +356,11 @@ class PAVTransform:
 def pav_transform(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> PAVTransform:
     """The PAV score-to-LLR step function at each distinct pooled score.
 
-    PAV sorts non-targets before targets at equal scores (as :func:`zebra`), so a score shared
-    by targets and non-targets can carry two LLRs; the transform gives it the targets' one.
+    As :func:`zebra`: ``llr`` (no Laplace) puts targets before non-targets at equal scores
+    under ``ties="reference"`` (then a score shared by targets and non-targets carries one LLR)
+    and non-targets first under ``"attacker"``; ``llr_laplace`` (the worst case's) always puts
+    non-targets first, so a shared score can carry two LLRs: the transform gives it the
+    targets' one.
 
     Examples
     --------
@@ -355,7 +368,7 @@ def pav_transform(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -
     >>> t.scores.tolist(), t.llr.tolist()
     ([0.0, 1.0, 2.0, 3.0], [-inf, -inf, inf, inf])
     """
-    check_ties(ties)
+    first = check_ties(ties) == "reference"
     t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
     pools = SortedPools.from_pools(t, n)
     scores = np.unique(np.concatenate([t, n]).astype(np.float64))
@@ -366,14 +379,14 @@ def pav_transform(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -
     slot = np.where(at, np.where(at_tar, 3 * pos + 1, 3 * pos + 2), 3 * pos)
     out = []
     for laplace in (False, True):
-        r = pools.pav(targets_first=False, laplace=laplace)
+        r = pools.pav(targets_first=first and not laplace, laplace=laplace)
         by_slot = np.zeros(3 * v.size + 1)
         by_slot[r.slots] = r.llr
         out.append(by_slot[slot])
     return PAVTransform(scores=scores, llr=out[0], llr_laplace=out[1])
 
 
-def pav_transform_from_pools(pools: SortedPools) -> PAVTransform:
+def pav_transform_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> PAVTransform:
     """:func:`pav_transform` of already sorted pools, at the scores where its LLR can change.
 
     The non-targets between two consecutive distinct target scores form one PAV run, so they
@@ -398,9 +411,10 @@ def pav_transform_from_pools(pools: SortedPools) -> PAVTransform:
     keep = np.stack([cells > 0, (cells > 0) & (pools.cell_last != pools.cell_first)], axis=1)
     keep = np.concatenate([keep, np.arange(k + 1)[:, None] < k], axis=1)
     scores, slot = points[keep], slots[keep]
+    first = check_ties(ties) == "reference"
     out = []
     for laplace in (False, True):
-        r = pools.pav(targets_first=False, laplace=laplace)
+        r = pools.pav(targets_first=first and not laplace, laplace=laplace)
         by_slot = np.zeros(3 * k + 1)
         by_slot[r.slots] = r.llr
         out.append(by_slot[slot])
@@ -414,6 +428,7 @@ def ece_curves_of_matrix(
     pools: SortedPools | None = None,
     scores_are_llrs: bool = False,
     prior_log_odds: ArrayLike | None = None,
+    ties: Ties = "reference",
 ) -> ECECurves:
     """:func:`ece_curves` of a T x N matrix and its target columns, without the non-mated pool.
 
@@ -423,7 +438,7 @@ def ece_curves_of_matrix(
     """
     if pools is None:
         pools = SortedPools.from_matrix(scores, targets)
-    curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds)
+    curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds, ties=ties)
     if not scores_are_llrs:
         return curves
     lam = curves.prior_log_odds
@@ -547,7 +562,7 @@ def zebra_bootstrap(
     dict of str to BootstrapInterval
         Keys ``d_ece``, ``log10_l`` (no bounds) and ``log10_l_q95``.
     """
-    check_ties(ties)
+    first = check_ties(ties) == "reference"
     m = None
     if mask is None:
         s, t = check_matrix(scores, targets)
@@ -561,9 +576,12 @@ def zebra_bootstrap(
         if not np.isfinite(s[m]).all():
             raise VoxMetricsInputError("`scores` has NaN or infinite listed values.")
         t = np.asarray(targets)
-        if t.shape != (s.shape[0],) or t.dtype.kind not in "iu" or (t < 0).any() or (
-            t >= s.shape[1]
-        ).any():
+        if (
+            t.shape != (s.shape[0],)
+            or t.dtype.kind not in "iu"
+            or (t < 0).any()
+            or (t >= s.shape[1]).any()
+        ):
             raise VoxMetricsInputError(
                 f"`targets` must hold one column index in [0, {s.shape[1]}) per trial."
             )
@@ -586,7 +604,7 @@ def zebra_bootstrap(
         spk, n_boot=n_boot, rng=np.random.default_rng(seed)
     )
     per_speaker = speaker_run_counts(pools, s, t, inverse, n_spk, mask=m)
-    full = zebra_from_pools(pools)
+    full = zebra_from_pools(pools, ties=ties)
     reps = {k: np.empty(n_boot) for k in ("d_ece", "log10_l", "log10_l_q95")}
     chunk = 64
     for start in range(0, n_boot, chunk):
@@ -596,7 +614,7 @@ def zebra_bootstrap(
             rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
             n_tar, n_non = rc.n_tar, rc.n_non
             reps["d_ece"][start + i] = _d_ece_runs(
-                pav_runs(rc, targets_first=False, laplace=False), n_tar, n_non
+                pav_runs(rc, targets_first=first, laplace=False), n_tar, n_non
             )
             lap = pav_runs(rc, targets_first=False, laplace=True)
             mag = np.abs(lap.llr) / math.log(10.0)

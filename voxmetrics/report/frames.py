@@ -318,12 +318,14 @@ def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFrame:
+def verification_frame(
+    results: Mapping[str, VerificationResult], *, eer: Mapping[str, float] | None = None
+) -> pd.DataFrame:
     """The standard ASV numbers of each condition: minDCF / actDCF per prior and d'.
 
-    Columns: ``Condition``, ``minDCF (P=p)`` and ``actDCF (P=p)`` for each target prior p
-    (NaN unless the scores are LLRs), ``d'`` (NaN when infinite), ``C_miss``, ``C_fa``,
-    ``Scores``.
+    Columns: ``Condition``, ``EER`` (only with ``eer``, condition -> EER), ``minDCF (P=p)``
+    and ``actDCF (P=p)`` for each target prior p (NaN unless the scores are LLRs), ``d'``
+    (NaN when infinite), ``C_miss``, ``C_fa``, ``Scores``.
 
     Examples
     --------
@@ -337,6 +339,8 @@ def verification_frame(results: Mapping[str, VerificationResult]) -> pd.DataFram
     rows = []
     for name, v in results.items():
         row: dict[str, Any] = {"Condition": name}
+        if eer is not None:
+            row["EER"] = eer.get(name)
         for key, d in v.dcf.to_dict().items():
             row[f"minDCF (P={key})"] = d["min_dcf"]
             row[f"actDCF (P={key})"] = d["act_dcf"]

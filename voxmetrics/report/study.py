@@ -280,7 +280,8 @@ class StudyReport:
             out["lid_per_trial.csv"] = pd.concat(lid_rows, ignore_index=True)
         verif = {r.name: r.verification for r in self.reports if r.verification is not None}
         if verif:
-            out["verification.csv"] = verification_frame(verif)
+            eer = {r.name: r.baseline.eer for r in self.reports}
+            out["verification.csv"] = verification_frame(verif, eer=eer)
         if self.has_utility:
             out["privacy_vs_utility.csv"] = self.tradeoff_frame()
             out["voiceprivacy_ranking.csv"] = self.ranking().frame()
@@ -361,7 +362,9 @@ def build_study_report(
                     sbls_ivs[cond.name] = sbls_intervals(
                         attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
                     )
-        curves[cond.name] = ece_curves_from_pools(SortedPools.of(cond.eval))
+        curves[cond.name] = ece_curves_from_pools(
+            SortedPools.of(cond.eval), ties=opts.get("ties") or "reference"
+        )
     if progress is not None:
         progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
@@ -441,7 +444,13 @@ def _comparisons(
             rep = r.replicates
         else:
             rep = replicate_condition(
-                cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
+                cond.eval,
+                draws,
+                r.lid,
+                r.baseline,
+                ties=ties,
+                pools=SortedPools.of(cond.eval),
+                linkability_rule=opts.get("linkability_rule") or "code",
             )
         reps[r.name] = rep
     if reports[0].name not in reps:

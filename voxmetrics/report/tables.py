@@ -202,13 +202,16 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
     if lid:
         out["lid"] = pd.DataFrame(lid)
     srd = srd_table(
-        {r.name: r.srd for r in sr.reports}, {r.name: [r.srd_model] for r in sr.reports}
+        {r.name: r.srd for r in sr.reports},
+        {r.name: [r.srd_model] for r in sr.reports},
+        eer={r.name: r.baseline.eer for r in sr.reports},
     )
     out["srd"] = _text_frame(srd, digits, {"α": ".4g", "β": ".4g"})
     out["zebra"] = pd.DataFrame(
         [
             {
                 "Condition": r.name,
+                "EER": f(r.baseline.eer),
                 "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
                 "log10 l": _iv(r.zebra.log10_l, r.zebra_intervals, "log10_l", 2),
                 "log10 l q95": _q95(r.zebra_intervals, "log10_l_q95"),

@@ -90,8 +90,10 @@ def lid_controls(study: Study) -> tuple[list[str], LIDOptions, int]:
             key="vm_lid_variant",
             help="Maximum likelihood fits w, b without penalty on population-sd z-scores. The "
             "authors' public code (Šterns et al. 2025) uses the sample sd, balanced class weights "
-            "and scikit-learn's default L2 penalty (C = 1); use it to reproduce the paper's "
-            "Table 3, Table 4 and Figure 4. The default follows the study's settings.",
+            "and scikit-learn's default L2 penalty (C = 1), the model of the paper's Table 3, "
+            "Table 4 and Figure 4, solved exactly (the published code stops its solver early: "
+            "up to a few hundredths of a bit per trial apart; docs, Methods > LID). The default "
+            "follows the study's settings.",
         )
         n_boot = boot_col.number_input(
             "Bootstrap replicates",

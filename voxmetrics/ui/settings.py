@@ -10,7 +10,7 @@ from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui.state import get_study, set_study
 
-__all__ = ["LID_VARIANT_LABELS", "TIE_RULES", "settings_form"]
+__all__ = ["LID_VARIANT_LABELS", "LINKABILITY_RULE_LABELS", "TIE_RULES", "settings_form"]
 
 BOOT, SEED, FOLDS = "vm_report_bootstrap", "vm_report_seed", "vm_report_folds"
 LID_VARIANT = "vm_report_lid_variant"
@@ -22,6 +22,11 @@ TIES = "vm_report_ties"
 TIE_RULES = {
     "reference": "As the reference code",
     "attacker": "For the attacker",
+}
+LINK_RULE = "vm_report_linkability_rule"
+LINKABILITY_RULE_LABELS = {
+    "code": "a tie is a link (authors' code)",
+    "strict": "strict (the paper's eq. 3)",
 }
 SHOWN_SETTINGS = "vm_report_settings_shown"  # the settings the widgets were last filled from
 
@@ -39,6 +44,7 @@ def _fill_settings_widgets(study: Study) -> None:
         st.session_state[FOLDS] = settings.cross_calibrate or 0
         st.session_state[LID_VARIANT] = settings.lid_variant
         st.session_state[TIES] = settings.ties
+        st.session_state[LINK_RULE] = settings.linkability_rule
         st.session_state[SHOWN_SETTINGS] = settings
 
 
@@ -90,7 +96,18 @@ def settings_form(study: Study) -> Study:
             horizontal=True,
             help="Maximum likelihood: population-sd z-scores, unweighted, no penalty. Authors' "
             "code: sample sd, balanced class weights, L2 penalty C = 1 (reproduces Šterns et al. "
-            "2025 Table 3, Table 4 and Figure 4). Saved with the study.",
+            "2025's model, solved exactly). Saved with the study.",
+        )
+        st.radio(
+            "Linkability",
+            list(LINKABILITY_RULE_LABELS),
+            format_func=LINKABILITY_RULE_LABELS.get,
+            key=LINK_RULE,
+            horizontal=True,
+            help="When a trial is linked to its own speaker. Authors' code (Vauquier et al. "
+            "2025, public code v2): its own speaker scores at least every other identity, so a "
+            "tie for the top score is a link. Strict (the paper's eq. 3): strictly above every "
+            "other. Also the linkability curve against N'. Saved with the study.",
         )
         applied = st.form_submit_button(
             "Apply settings", key="vm_report_apply", icon=":material/tune:"
@@ -107,6 +124,7 @@ def settings_form(study: Study) -> Study:
                     "cross_calibrate": folds or None,
                     "lid_variant": st.session_state[LID_VARIANT],
                     "ties": str(st.session_state[TIES]),
+                    "linkability_rule": str(st.session_state[LINK_RULE]),
                 }
             )
         except VoxMetricsInputError as exc:
@@ -139,6 +157,8 @@ def settings_form(study: Study) -> Study:
         )
         + " of conditions without a dev set; ties "
         + TIE_RULES[s.ties].lower()
-        + f"; LID variant {s.lid_variant}."
+        + f"; LID variant {s.lid_variant}; linkability "
+        + LINKABILITY_RULE_LABELS[s.linkability_rule]
+        + "."
     )
     return study
