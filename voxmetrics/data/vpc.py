@@ -632,10 +632,12 @@ def _matrix_notes(
 ) -> list[str]:
     """Where a per-gender subset of ``sm`` would not be the challenge's trial list."""
     notes = []
-    if sm.n_excluded_trials:
+    unenrolled = int(np.count_nonzero(~sm.trial_enrolled)) + sm.n_excluded_trials
+    if unenrolled:
         notes.append(
-            f"{label}: {sm.n_excluded_trials} trial(s) have a speaker who is not enrolled; "
-            "VoxMetrics leaves them out, the challenge's EER counts their pairs as non-mated."
+            f"{label}: {unenrolled} trial(s) have a speaker who is not enrolled; their listed "
+            "pairs count as non-mated (as in the challenge's EER), and the 1-to-N metrics "
+            "leave them out."
         )
     for value, n in pairs.groupby("sex").size().items():
         try:
