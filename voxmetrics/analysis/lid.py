@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import DEFAULT_LID_VARIANT
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
@@ -102,8 +103,9 @@ class LIDOptions:
 
     cross_calibrate: int | None = None
     """k of the k-fold cross-calibration on eval for conditions without dev set (None = off)."""
-    variant: str = "maximum-likelihood"
-    """LID calibration variant: "maximum-likelihood" or "reference-code" (the authors' code)."""
+    variant: str = DEFAULT_LID_VARIANT
+    """LID calibration variant: "reference-code" (the authors' code, default) or
+    "maximum-likelihood"."""
     seed: int = 0
     """Seed of the cross-calibration folds and of the bootstrap."""
 
@@ -152,7 +154,7 @@ def evaluate_lid(
     *,
     dev: ScoreMatrix | None = None,
     cross_calibrate: int | None = None,
-    variant: str = "maximum-likelihood",
+    variant: str = DEFAULT_LID_VARIANT,
     seed: int = 0,
 ) -> LIDResult | None:
     """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
@@ -181,7 +183,7 @@ def evaluate_lid_and_chance(
     *,
     dev: ScoreMatrix | None = None,
     cross_calibrate: int | None = None,
-    variant: str = "maximum-likelihood",
+    variant: str = DEFAULT_LID_VARIANT,
     seed: int = 0,
     ties: Ties = "reference",
 ) -> tuple[LIDResult | None, ChanceLevels]:
