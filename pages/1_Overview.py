@@ -61,7 +61,8 @@ st.caption(
     "worst-case log10 l. Linkability: share of trials linked to their speaker among the N "
     "enrolled, against chance 1/N, with its interval. With the bootstrap on, linkability and "
     "LIDmax are coloured only when their interval lies above chance; otherwise they read "
-    '"≈ chance" and stay green. SBLS: soft-biometric leakage score of '
+    '"≈ chance": green when chance itself is safe, "uninformative at this N" (never green) when '
+    "chance sits at its ceiling log2 N or above a threshold. SBLS: soft-biometric leakage score of "
     "the informed attacker (the built-in classifier trained on the condition's own anonymised "
     "dev embeddings; docs, Methods > SBLS); – when the condition has no attribute-labelled "
     "embeddings."

@@ -36,6 +36,7 @@ from voxmetrics.metrics.lid import (
     LIDResult,
     calibrate_lid,
     calibration_curve,
+    clamp_lid_number,
     lid,
     lid_cross_calibrated,
     posterior,
@@ -308,8 +309,9 @@ def chance_frame(rows: Sequence[LIDRow], chances: dict[str, ChanceLevels]) -> pd
         if row.lid is None or chance is None:
             continue
         for key, (label, unit) in CHANCE_METRICS.items():
-            value = getattr(row.lid, key)
-            c = chance.values.get(key)
+            n = row.lid.n_enrolled  # shown within [-64 bits, log2 N]
+            value = clamp_lid_number(key, getattr(row.lid, key), n)
+            c = clamp_lid_number(key, chance.values.get(key), n)
             scale = 100.0 if unit == "%" else 1.0
             records.append(
                 {
@@ -425,7 +427,8 @@ def lid_table(
 
     Columns: Condition, Calibration, w, b, ALID (bits), PDR, NDR, LID+ (bits), LID− (bits),
     LIDmax (bits) (:data:`LID_COLUMNS`; PDR and NDR as fractions), Ceiling log2 N (bits) and
-    Rows without evidence. A condition without LID (None) has empty cells.
+    Rows without evidence. A condition without LID (None) has empty cells. The numbers in bits
+    are shown within [-64 bits, log2 N] (:func:`~voxmetrics.metrics.lid.clamp_lid_bits`).
 
     Examples
     --------
@@ -447,8 +450,8 @@ def lid_table(
             "w": r.w if r else None,
             "b": r.b if r else None,
         }
-        for key, column in LID_COLUMNS.items():
-            record[column] = getattr(r, key) if r else None
+        for key, column in LID_COLUMNS.items():  # shown within [-64 bits, log2 N]
+            record[column] = clamp_lid_number(key, getattr(r, key), r.n_enrolled) if r else None
         record["Ceiling log2 N (bits)"] = r.ceiling if r else None
         record["Rows without evidence"] = r.n_degenerate if r else None
         records.append(record)

@@ -56,13 +56,16 @@ from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks, target_ranks
 
 __all__ = [
+    "LID_BITS_KEYS",
     "LID_VARIANTS",
     "CalibrationCurve",
     "LIDCalibration",
     "LIDResult",
+    "beyond_display_range",
     "calibrate_lid",
     "calibration_curve",
     "clamp_lid_bits",
+    "clamp_lid_number",
     "lid",
     "lid_ccdf",
     "lid_cross_calibrated",
@@ -375,6 +378,39 @@ def clamp_lid_bits(value: float | None, n_enrolled: int) -> float | None:
     if value is None or not math.isfinite(value) or n_enrolled < 1:
         return value
     return float(min(max(value, LID_DISPLAY_FLOOR), math.log2(n_enrolled)))
+
+
+LID_BITS_KEYS = frozenset({"alid", "lid_plus", "lid_minus", "lid_max", "lid_q95"})
+"""The LID numbers in bits, which displays clamp (:func:`clamp_lid_bits`); PDR, NDR are not."""
+
+
+def clamp_lid_number(key: str, value: float | None, n_enrolled: int) -> float | None:
+    """``value`` as displays show it: :func:`clamp_lid_bits` for the LID numbers in bits.
+
+    Examples
+    --------
+    >>> clamp_lid_number("lid_minus", -7525.0, 5), clamp_lid_number("pdr", 0.4, 5)
+    (-64.0, 0.4)
+    """
+    return clamp_lid_bits(value, n_enrolled) if key in LID_BITS_KEYS else value
+
+
+def beyond_display_range(values: dict[str, float | None], n_enrolled: int) -> list[str]:
+    """The keys of the LID numbers in bits that displays clamp (below -64 bits or above log2 N).
+
+    Examples
+    --------
+    >>> beyond_display_range({"alid": -1288.0, "lid_max": 2.0, "pdr": 0.1}, 5)
+    ['alid']
+    """
+    return [
+        k
+        for k, v in values.items()
+        if k in LID_BITS_KEYS
+        and v is not None
+        and math.isfinite(v)
+        and (v < LID_DISPLAY_FLOOR or v > math.log2(n_enrolled) + 1e-9)
+    ]
 
 
 def calibrate_lid(

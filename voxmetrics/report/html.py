@@ -315,7 +315,11 @@ def _verdict(sr: StudyReport, colors: Mapping[str, str]) -> str:
     ok: list[str] = []
     for name, row in zip(sr.card.conditions, sr.card.cells, strict=True):
         bad = [lab for lab, c in zip(labels, row, strict=True) if c.level == "risk"]
-        warn = [lab for lab, c in zip(labels, row, strict=True) if c.level == "caution"]
+        warn = [  # an uninformative number is no evidence of safety
+            lab
+            for lab, c in zip(labels, row, strict=True)
+            if c.level in ("caution", "uninformative")
+        ]
         if bad:
             risk.append((name, bad))
         elif warn:
@@ -431,7 +435,8 @@ def _card(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "(n/a: not available). With the bootstrap, linkability shows its 95 % interval and "
         "LIDmax its 0.95 quantile with that quantile's interval; both are coloured only when "
         "the interval lies above the chance level of the condition's scores (else "
-        '"≈ chance", green).</p>'
+        '"≈ chance": green only when chance itself is safe; "uninformative at this N" when '
+        "chance sits at its ceiling log2 N or above a threshold).</p>"
         f"{table}<h3>Legend</h3><p class='legend-levels'>{card_legend_html()}</p>"
         '<div class="table-wrap"><table class="thresholds"><thead><tr><th>Metric</th>'
         f"<th>Thresholds</th></tr></thead><tbody>{legend}</tbody></table></div>{rationale}",
