@@ -15,16 +15,19 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from voxmetrics._types import DEFAULT_LID_VARIANT, LID_DISPLAY_FLOOR
+from voxmetrics._types import DEFAULT_BOOTSTRAP, DEFAULT_LID_VARIANT, LID_DISPLAY_FLOOR
 from voxmetrics.analysis.lid import LIDRow, chance_frame, lid_table
 from voxmetrics.data import ScoreMatrix
 from voxmetrics.data.study import Condition, Study, StudySettings
-from voxmetrics.errors import DegenerateDataWarning
-from voxmetrics.evaluation import evaluate
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.evaluation import compare_conditions, evaluate
 from voxmetrics.evaluation.card import report_card
 from voxmetrics.metrics.lid import calibrate_lid
+from voxmetrics.metrics.uncertainty import paired_p_values
 from voxmetrics.plots.lid import lid_ccdf_figure, lid_histogram_figure
 from voxmetrics.report.frames import intervals_frame, overview_frame
+from voxmetrics.report.study import build_study_report
+from voxmetrics.synth import demo_study
 
 BITS = ("alid", "lid_plus", "lid_minus", "lid_max", "lid_q95")
 
@@ -182,3 +185,55 @@ def test_at_chance_is_uninformative_when_chance_is_in_the_risk_band():
     assert iv.low + 1e-9 < math.log2(5) - 1e-3
     cell = report_card([r]).cells[0][1]
     assert cell.level == "uninformative" and "≈ chance" in cell.text
+
+
+# ------------------------------------------------------------------ comparisons (item 3)
+
+
+@functools.cache
+def demo():
+    return demo_study()
+
+
+def test_plain_and_random_differ_after_holm_at_the_default_replicates():
+    # EER 0.009 vs 0.485: the floored resampling p (>= 1/201) made every row "not significant"
+    study = demo()
+    n_boot = StudySettings().bootstrap
+    assert n_boot == DEFAULT_BOOTSTRAP == 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = compare_conditions(
+            study.get("plain"), study.get("random"), n_boot=n_boot, original=study.conditions[0]
+        )
+    eer = out["eer"]
+    assert eer.a < 0.02 and eer.b > 0.45
+    for key in ("eer", "linkability", "alid", "min_cllr", "d_ece"):
+        assert out[key].p_adjusted < 0.05, key
+    # the resampling p beside it is floored, and says so
+    assert eer.p_resampled >= eer.p_floor == pytest.approx(1 / (n_boot + 1))
+    assert eer.to_dict()["p_floor"] == eer.p_floor
+
+
+def test_paired_p_values_are_the_normal_approximation_of_the_bootstrap():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.5, 0.1, 200)  # z about 5
+    p, p_res, floor = paired_p_values(d, 0.5)
+    assert p == pytest.approx(math.erfc(0.5 / np.std(d, ddof=1) / math.sqrt(2)))
+    assert p < 1e-4 and p_res == floor == 1 / 201  # below the floor of the resampling p
+    # no difference: nothing to reject, at any resolution
+    p0, p0_res, _ = paired_p_values(rng.normal(0.0, 0.1, 200), 0.0)
+    assert p0 == 1.0 and p0_res == 1.0
+    # a difference small against its spread: a large p
+    assert paired_p_values(rng.normal(0.02, 0.1, 200), 0.02)[0] > 0.5
+
+
+def test_the_report_compares_against_a_chosen_reference():
+    study = demo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sr = build_study_report(study, bootstrap=20, reference="random")
+    assert sr.reference == "random"
+    assert set(sr.comparisons) == {f"{n} vs random" for n in study.names if n != "random"}
+    assert sr.to_dict()["comparison_reference"] == "random"
+    with pytest.raises(VoxMetricsInputError, match="reference 'nope'"):
+        build_study_report(study, bootstrap=0, reference="nope")

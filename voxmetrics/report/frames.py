@@ -178,6 +178,7 @@ COMPARISON_COLUMNS: dict[str, str] = {
     "high": "95% high",
     "p_value": "p",
     "p_adjusted": "p (Holm)",
+    "p_resampled": "p (resampled, ≥ 1/(B+1))",
     "reason": "Not compared because",
 }
 """Display labels of the columns of :func:`comparison_frame` (all but ``key``)."""
@@ -298,6 +299,9 @@ _SBLS_LABELS = {
 def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
     """A paired comparison as a table: one row per number (B - A, interval, p-values).
 
+    ``p_value`` is the normal approximation of the paired bootstrap distribution (not floored),
+    ``p_adjusted`` its Holm adjustment, ``p_resampled`` the resampling p (never below
+    ``p_floor`` = 1/(B'+1); :data:`~voxmetrics.metrics.uncertainty.P_VALUE_METHOD`).
     ``reason`` says why a number could not be compared (None when it was).
     """
     rows = [
@@ -311,12 +315,15 @@ def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
             "high": c.interval[1],
             "p_value": c.p_value,
             "p_adjusted": c.p_adjusted,
+            "p_resampled": c.p_resampled,
+            "p_floor": c.p_floor,
             "reason": c.reason,
         }
         for k, c in comparison.items()
     ]
     columns = [
-        "key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted", "reason",
+        "key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted",
+        "p_resampled", "p_floor", "reason",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 

@@ -35,6 +35,7 @@ from voxmetrics.analysis.srd import srd_table
 from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
+from voxmetrics.metrics.uncertainty import P_VALUE_METHOD
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
@@ -637,10 +638,19 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
             "<p>No paired comparison: it needs the bootstrap and at least two conditions "
             "sharing trial speakers.</p>",
         )
+    floors = {
+        c.p_floor for comp in sr.comparisons.values() for c in comp.values() if c.p_floor
+    }
+    floor_text = (
+        ", ".join(f"{f:.4f}" for f in sorted(floors)) if floors else "no floor (no replicate)"
+    )
+    reference = sr.reference or sr.reports[0].name
+    reference_text = f"the reference condition, {reference}"
     body = (
-        "<p>Each condition against the first, on the speakers they share: the difference B − A "
-        "of every number, its 95 % interval and a two-sided p-value from a paired "
-        "speaker-level bootstrap (the same speakers drawn for both conditions). Many numbers "
+        f"<p>Each condition against {_e(reference_text)}, on the speakers they share: the "
+        "difference B − A of every number, its 95 % interval and a two-sided p-value from a "
+        "paired speaker-level bootstrap (the same speakers drawn for both conditions): "
+        f"{_e(P_VALUE_METHOD)} = {_e(floor_text)}. Many numbers "
         "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
         "of one pair, which keeps the chance of any false difference in the pair below the "
         "level; pairs are not adjusted against each other. SBLS and its three components, "
@@ -662,6 +672,7 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
                 ],
                 "p": df["p_value"],
                 "p (Holm)": df["p_adjusted"],
+                "p (resampled, ≥ 1/(B+1))": df["p_resampled"],
             }
         )
         if df["reason"].notna().any():

@@ -81,9 +81,11 @@ class StudyReport:
     ece_curves: Mapping[str, ECECurves] = field(default_factory=dict)
     """ECE profiles of every condition's eval pools (ZEBRA figure), by condition name."""
     comparisons: Mapping[str, Mapping[str, Comparison]] = field(default_factory=dict)
-    """Paired comparisons of every condition against the first one ("B vs A" keys), when
+    """Paired comparisons of every condition against :attr:`reference` ("B vs A" keys), when
     bootstrapped and sharing trial speakers with it (SBLS and its components included when
     both have an SBLS)."""
+    reference: str | None = None
+    """The condition every other one is compared against (A; the first unless chosen)."""
     original: str | None = None
     """The condition whose voices are the original ones for DeID and G_VD (the first, unless
     chosen)."""
@@ -191,6 +193,7 @@ class StudyReport:
                 pair: {k: c.to_dict() for k, c in comp.items()}
                 for pair, comp in self.comparisons.items()
             },
+            "comparison_reference": self.reference,
         }
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -224,6 +227,7 @@ def build_study_report(
     *,
     progress: Progress | None = None,
     original: str | None = None,
+    reference: str | None = None,
     evaluator: Callable[..., ConditionReport] = evaluate_condition,
     attack_of: Callable[[Condition], Attack | None] = default_attack,
     **options: Any,
@@ -232,7 +236,8 @@ def build_study_report(
 
     ``options`` override the study's settings (see :func:`voxmetrics.evaluation.evaluate_study`).
     ``original`` names the condition holding the unprocessed voices, against which DeID and
-    G_VD are measured (default: the first condition, the reference of the comparisons).
+    G_VD are measured (default: the first condition). ``reference`` names the condition every
+    other one is compared against (A of each paired comparison; default: the first).
     ``evaluator(condition, **options)`` gives each condition's report and ``attack_of(condition)``
     the attack its SBLS is computed from: by default
     :func:`~voxmetrics.evaluation.engine.evaluate_condition` and
@@ -257,11 +262,14 @@ def build_study_report(
     )
     if original is None:
         original = study.conditions[0].name
-    elif original not in study.names:
-        raise VoxMetricsInputError(
-            f"original {original!r}: no such condition; the study's conditions are "
-            f"{', '.join(study.names)}."
-        )
+    if reference is None:
+        reference = study.conditions[0].name
+    for role, name in (("original", original), ("reference", reference)):
+        if name not in study.names:
+            raise VoxMetricsInputError(
+                f"{role} {name!r}: no such condition; the study's conditions are "
+                f"{', '.join(study.names)}."
+            )
     reports, sbls, curves, attacks, sbls_ivs = [], {}, {}, {}, {}
     n = len(study)
     n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
@@ -297,7 +305,7 @@ def build_study_report(
         for name, li in linkage.items()
         if li.similarity is not None and n_boot > 0
     }
-    comparisons = _comparisons(study, reports, opts, linkage, attacks)
+    comparisons = _comparisons(study, reports, opts, linkage, attacks, reference=reference)
     return StudyReport(
         study=study,
         reports=tuple(reports),
@@ -311,6 +319,7 @@ def build_study_report(
         ece_curves=curves,
         comparisons=comparisons,
         original=original,
+        reference=reference,
         linkage=linkage,
         similarity_intervals=sim_ci,
         sbls_intervals=sbls_ivs,
@@ -323,8 +332,12 @@ def _comparisons(
     opts: Mapping[str, Any],
     linkage: Mapping[str, LinkageInputs],
     attacks: Mapping[str, Attack] | None = None,
+    *,
+    reference: str | None = None,
 ) -> dict[str, dict[str, Comparison]]:
-    """Every condition against the first, paired on the speakers they share (Holm per pair).
+    """Every condition against ``reference`` (default: the first), Holm per pair.
+
+    Pairs are made on the speakers the two conditions share.
 
     One set of replicate weights over every trial speaker of the study (and every predicate
     and similarity-matrix speaker) serves every pair, as in
@@ -360,9 +373,9 @@ def _comparisons(
                 cond.eval, draws, r.lid, r.baseline, ties=ties, pools=SortedPools.of(cond.eval)
             )
         reps[r.name] = rep
-    if reports[0].name not in reps:
+    first = reports[0].name if reference is None else reference
+    if first not in reps:
         return {}
-    first = reports[0].name
     spk_first = set(map(str, study.get(first).eval.trial_speakers))
     attacks = attacks or {}
     sbls_draws = draws
@@ -371,7 +384,9 @@ def _comparisons(
         sbls_draws = SpeakerDraws.draw(sorted(attacked), n_boot=n_boot, seed=draws.seed)
     out = {}
     sbls_cache: dict[Any, Any] = {}  # the first condition's SBLS numbers once for every pair
-    for r in reports[1:]:
+    for r in reports:
+        if r.name == first:
+            continue
         if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
             pair = compare_replicates(reps[first], reps[r.name])
             pair.update(compare_linkage(linkage[first], linkage[r.name], draws))
