@@ -9,6 +9,7 @@ from voxmetrics._types import ATTACKERS, SCORE_FORMAT_LABELS, SCORE_KINDS, Score
 from voxmetrics.data.study import Condition
 from voxmetrics.data.summary import condition_facts, score_histogram
 from voxmetrics.plots import score_histogram_figure
+from voxmetrics.ui.setups_form import attacker_setups_tab
 
 NEW = "➕ New condition"
 CONDITION = "vm_data_condition"
@@ -82,7 +83,9 @@ def store(out: ui.Outcome[Condition]) -> None:
     st.rerun()
 
 
-scores_tab, embeddings_tab = st.tabs(["Score files", "Embeddings"])
+scores_tab, embeddings_tab, setups_tab = st.tabs(
+    ["Score files", "Embeddings", "Attacker set-ups (original + anonymised embeddings)"]
+)
 
 with scores_tab:
     eval_col, dev_col = st.columns(2)
@@ -200,6 +203,13 @@ with embeddings_tab:
                     warn=False,  # shown with the loaded condition, after the rerun
                 )
             )
+
+with setups_tab:
+    if added := attacker_setups_tab(study):
+        st.session_state[SELECT_NEXT] = added[-1]
+        st.session_state[LOADED] = {"name": added[-1], "summary": [f"added {', '.join(added)}"],
+                                    "warnings": []}  # fmt: skip
+        st.rerun()
 
 # ---- what was loaded, and the scores of the selected condition
 loaded = st.session_state.get(LOADED)

@@ -1195,7 +1195,7 @@ def holm(p_values: Mapping[str, float | None]) -> dict[str, float | None]:
     adj = np.minimum(1.0, np.maximum.accumulate(ps[order] * (m - np.arange(m))))
     out: dict[str, float | None] = dict.fromkeys(p_values)
     for rank, i in enumerate(order):
-        out[keys[i]] = round(float(adj[rank]), 12)
+        out[keys[i]] = float(f"{adj[rank]:.12g}")  # 12 significant digits: tiny p stay
     return out
 
 
