@@ -118,7 +118,10 @@ def test_json_and_html_outputs(worked_csv, tmp_path, capsys):
     assert status == 0
     assert json.loads(js.read_text()) == json.loads(out)
     text = page.read_text()
-    assert "<table>" in text and "0.5000" in text and "worked" in text
+    assert "<table" in text and "0.500" in text and "worked" in text
+    # the styled page of `report --html`: report card, overview, methods, plotly.js once
+    assert 'id="report-card"' in text and 'id="overview"' in text and 'id="methods"' in text
+    assert text.count("plotly.js v") == 1
 
 
 @pytest.mark.parametrize(

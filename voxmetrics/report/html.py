@@ -9,18 +9,20 @@ starts each section on a new page and keeps figures and tables whole, since the 
 from it (:func:`voxmetrics.report.export.html_to_pdf`).
 
 It takes results and computes nothing: the ECE profiles of the ZEBRA section come with the
-report (:attr:`StudyReport.ece_curves`). :func:`report_html` is the small page of the overview
-table of condition reports that ``evaluate --html`` writes.
+report (:attr:`StudyReport.ece_curves`). :func:`report_html` is the page ``evaluate --html`` writes: the
+same style, with the sections that condition reports alone can fill.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import json
 import math
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +34,7 @@ from voxmetrics._version import __version__
 from voxmetrics.analysis.lid import lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
-from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS, ReportCard, report_card
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 from voxmetrics.metrics.uncertainty import P_VALUE_METHOD
@@ -947,6 +949,13 @@ def study_report_html(
     if _has_sbls(sr):
         sections.append(_sbls(sr, colors, figure))
     sections += [_intervals(sr, colors), _compare(sr, colors), _methods(), _data(sr)]
+    return _page(title, present, sections, created=sr.created, what=f"study {sr.study.name}")
+
+
+def _page(
+    title: str, present: Iterable[str], sections: Iterable[str], *, created: str, what: str
+) -> str:
+    """The styled, self-contained page around ``sections`` (table of contents: ``present``)."""
     toc = " ".join(f'<a href="#{s}">{_e(REPORT_SECTIONS[s])}</a>' for s in present)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -956,11 +965,11 @@ def study_report_html(
         f'<script type="text/javascript" id="plotlyjs">{plotly.offline.get_plotlyjs()}</script>'
         "</head><body><main>"
         f'<header><h1>{_e(title)}</h1><p class="sub">Privacy metrics of anonymised speech, '
-        f"computed {_e(sr.created)} by VoxMetrics {_e(__version__)}.</p></header>"
+        f"computed {_e(created)} by VoxMetrics {_e(__version__)}.</p></header>"
         f'<nav class="toc">{toc}</nav>'
         + "".join(sections)
-        + f"<footer>VoxMetrics {_e(__version__)} · study {_e(sr.study.name)} · "
-        f"{_e(sr.created)}</footer></main></body></html>\n"
+        + f"<footer>VoxMetrics {_e(__version__)} · {_e(what)} · "
+        f"{_e(created)}</footer></main></body></html>\n"
     )
 
 
@@ -968,40 +977,43 @@ def _has_sbls(sr: StudyReport) -> bool:
     return any(v is not None for v in sr.sbls.values())
 
 
-def _overview_cell(v: Any) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        return "null" if math.isnan(v) else f"{v:.4f}"
-    return html.escape(str(v))
+@dataclass(frozen=True)
+class _Reports:
+    """What the report's card, overview, LID and SRD sections read, from condition reports."""
+
+    reports: tuple[ConditionReport, ...]
+    card: ReportCard
 
 
 def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics report") -> str:
-    """A self-contained HTML page with the overview table of the reports (``evaluate --html``).
+    """The page of ``evaluate --html``: the study report's style, from condition reports alone.
+
+    The report card, the overview (table and figures), LID and SRD sections of
+    :func:`study_report_html`, with the same style, plotly.js once in the head and the methods;
+    the sections that need the scores or the study (ZEBRA's ECE curves, comparisons, voice
+    similarity) are those of ``report --html``.
 
     Examples
     --------
     >>> from voxmetrics.evaluation import evaluate_study
     >>> from voxmetrics.synth import demo_study
     >>> page = report_html(evaluate_study(demo_study(n_speakers=6)))
-    >>> page.startswith("<!doctype html>"), page.count("<tr>")
-    (True, 6)
+    >>> page.startswith("<!doctype html>"), 'id="report-card"' in page, 'id="overview"' in page
+    (True, True, True)
     """
-    df = overview_frame(reports)
-    head = "".join(f"<th>{html.escape(OVERVIEW_COLUMNS[c])}</th>" for c in df.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_overview_cell(v)}</td>" for v in row) + "</tr>"
-        for row in df.itertuples(index=False)
-    )
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>"
-        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
-        "</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
-        "<p>EER: VoicePrivacy 2024 definition. Cllr is meaningful only when the scores are "
-        "log-likelihood ratios. Linkability: share of trials whose own speaker scores highest "
-        "(chance 1/N). Definitions: the VoxMetrics documentation, Methods.</p>"
-        f"<p><small>VoxMetrics {__version__}</small></p></body></html>"
-    )
+    listed = tuple(reports)
+    view = _Reports(listed, report_card(listed))
+    colors = condition_colors([r.name for r in view.reports])
+    figure = _Figures()
+    sr: Any = view  # the sections read only .reports and .card
+    sections = [
+        _card(sr, colors),
+        _overview(sr, colors, figure),
+        _lid(sr, colors, figure),
+        _srd(sr, colors, figure),
+        _methods(),
+    ]
+    present = ["report-card", "overview", "lid", "srd", "methods"]
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    names = ", ".join(r.name for r in view.reports)
+    return _page(title, present, sections, created=created, what=names)
