@@ -237,3 +237,32 @@ def test_the_report_compares_against_a_chosen_reference():
     assert sr.to_dict()["comparison_reference"] == "random"
     with pytest.raises(VoxMetricsInputError, match="reference 'nope'"):
         build_study_report(study, bootstrap=0, reference="nope")
+
+
+def test_report_files_show_lid_within_range_for_the_capped_fit():
+    # the study report's tables (HTML, PDF, LaTeX, Markdown, CSV) of the capped fit
+    import re
+
+    from voxmetrics.analysis.lid import lid_trials
+    from voxmetrics.report.html import study_report_html
+    from voxmetrics.report.tables import results_tables
+
+    study = Study([Condition("original", eval=EVAL, dev=DEV, attacker="original")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sr = build_study_report(study, bootstrap=30, lid_variant="maximum-likelihood")
+    r = sr.reports[0]
+    assert r.chance.values["alid"] < -1000  # raw: absurd
+    numbers = [
+        float(x)
+        for table in results_tables(sr).values()
+        for cell in table.astype(str).to_numpy().ravel()
+        for x in re.findall(r"-?\d+\.\d+", cell)
+    ]
+    assert min(numbers) >= LID_DISPLAY_FLOOR
+    assert sr.intervals()["chance"].min() >= LID_DISPLAY_FLOOR
+    assert lid_trials(EVAL, r.lid)["lid_bits"].min() >= LID_DISPLAY_FLOOR
+    # the page's tables too (its embedded JSON keeps the raw numbers, flagged)
+    page = study_report_html(sr).split('id="voxmetrics-data"')[0]
+    cells = re.findall(r"<td[^>]*>(-?\d+\.\d+)", page)
+    assert cells and min(float(c) for c in cells) >= LID_DISPLAY_FLOOR

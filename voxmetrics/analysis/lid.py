@@ -19,14 +19,14 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._types import DEFAULT_LID_VARIANT
+from voxmetrics._types import DEFAULT_LID_VARIANT, LID_DISPLAY_FLOOR
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
@@ -350,7 +350,8 @@ def lid_trials(
     Columns: trial_id, speaker, rank, p_target, lid_bits. ``rank`` is the result's (by raw
     score, ties against the attacker) unless ``ranks`` are given (the report gives the SRD
     ranks of its tie rule). ``sm`` is the matrix ``result`` was computed on (for a sparse
-    trial list: its complete rows).
+    trial list: its complete rows). ``lid_bits`` is shown within [-64 bits, log2 N], as every
+    display and export shows LID (:func:`~voxmetrics.metrics.lid.clamp_lid_bits`).
 
     Examples
     --------
@@ -367,7 +368,7 @@ def lid_trials(
             "speaker": sm.trial_speakers,
             "rank": np.asarray(result.rank if ranks is None else ranks, dtype=np.int64),
             "p_target": np.asarray(result.p_target, dtype=np.float64),
-            "lid_bits": np.asarray(result.lid, dtype=np.float64),
+            "lid_bits": np.maximum(np.asarray(result.lid, dtype=np.float64), LID_DISPLAY_FLOOR),
         }
     )
 
@@ -496,6 +497,19 @@ def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
     return df
 
 
+def _shown(row: LIDRow, key: str, iv: BootstrapInterval | None) -> BootstrapInterval | None:
+    """``iv`` as displays show it: LID bits within [-64, log2 N] (the JSON keeps raw ones)."""
+    if iv is None or row.lid is None:
+        return iv
+    n = row.lid.n_enrolled
+    return replace(
+        iv,
+        estimate=clamp_lid_number(key, iv.estimate, n),
+        low=clamp_lid_number(key, iv.low, n),
+        high=clamp_lid_number(key, iv.high, n),
+    )
+
+
 def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
     """The bootstrapped metrics next to their 95 % intervals, one row per condition with LID.
 
@@ -510,7 +524,7 @@ def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
             continue
         rec: dict[str, Any] = {"Condition": row.name, "Calibration": row.status}
         for key, (label, unit) in INTERVAL_METRICS.items():
-            iv = row.intervals.get(key)
+            iv = _shown(row, key, row.intervals.get(key))
             scale, digits = (100.0, 1) if unit == "%" else (1.0, 2)
             estimate = iv.estimate if iv is not None else None
             rec[f"{label} ({unit})"] = None if estimate is None else estimate * scale
@@ -532,7 +546,7 @@ def interval_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
     records = []
     for row in rows:
         for key, (label, unit) in INTERVAL_METRICS.items():
-            iv = (row.intervals or {}).get(key)
+            iv = _shown(row, key, (row.intervals or {}).get(key))
             if iv is None:
                 continue
             scale = 100.0 if unit == "%" else 1.0

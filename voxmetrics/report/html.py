@@ -9,8 +9,8 @@ starts each section on a new page and keeps figures and tables whole, since the 
 from it (:func:`voxmetrics.report.export.html_to_pdf`).
 
 It takes results and computes nothing: the ECE profiles of the ZEBRA section come with the
-report (:attr:`StudyReport.ece_curves`). :func:`report_html` is the page ``evaluate --html`` writes: the
-same style, with the sections that condition reports alone can fill.
+report (:attr:`StudyReport.ece_curves`). :func:`report_html` is the page ``evaluate --html``
+writes: the same style, with the sections that condition reports alone can fill.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from voxmetrics.analysis.srd import srd_table
 from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS, ReportCard, report_card
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
+from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.metrics.uncertainty import P_VALUE_METHOD
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
@@ -297,11 +298,17 @@ class _Figures:
         return f'<div class="figure" data-figure="{_e(name)}">{div}</div>'
 
 
-def _interval(intervals: Mapping[str, Any] | None, key: str, digits: int) -> str:
+def _interval(
+    intervals: Mapping[str, Any] | None, key: str, digits: int, n_enrolled: int | None = None
+) -> str:
+    """``[low, high]``; with ``n_enrolled``, LID bits shown within [-64, log2 N]."""
     iv = (intervals or {}).get(key)
     if iv is None or _missing(iv.low) or _missing(iv.high):
         return "–"
-    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+    low, high = iv.low, iv.high
+    if n_enrolled is not None:
+        low, high = (clamp_lid_number(key, x, n_enrolled) for x in (low, high))
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def _section(sid: str, body: str) -> str:
@@ -493,9 +500,9 @@ def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     body = ""
     if with_lid:
         table = lid_table(with_lid).drop(columns="b")
-        intervals = [r.lid_intervals for r in sr.reports if r.lid is not None]
-        table.insert(4, "ALID 95% CI", [_interval(iv, "alid", 3) for iv in intervals])
-        table.insert(10, "LID q95 95% CI", [_interval(iv, "lid_q95", 2) for iv in intervals])
+        ivs = [(r.lid_intervals, r.lid.n_enrolled) for r in sr.reports if r.lid is not None]
+        table.insert(4, "ALID 95% CI", [_interval(iv, "alid", 3, n) for iv, n in ivs])
+        table.insert(10, "LID q95 95% CI", [_interval(iv, "lid_q95", 2, n) for iv, n in ivs])
         table = table.rename(columns={"Ceiling log2 N (bits)": "Ceiling log2 N"})
         body += (
             "<p>LID<sub>i</sub> = log<sub>2</sub>(N p<sub>i</sub>) bits: what trial i's "
