@@ -44,6 +44,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from voxmetrics.evaluation.result import ConditionReport
+from voxmetrics.metrics.lid import clamp_lid_bits
 
 __all__ = [
     "LEVELS",
@@ -246,11 +247,13 @@ def _cells(
     if report.lid is None:
         lid = CardCell(None, "– (no complete trial)" if sparse else "– (no dev set)", "n/a")
     else:
+        n = report.lid.n_enrolled  # shown within [-64 bits, log2 N]
         v = report.lid.lid_max
-        text = f"{v:.2f}"
+        text = f"{clamp_lid_bits(v, n):.2f}"
         iv = report.intervals.get("lid_q95")
         if iv is not None and iv.low is not None and iv.high is not None:
-            text += f" (q95 {iv.estimate:.2f} [{iv.low:.2f}, {iv.high:.2f}])"
+            q, lo, hi = (clamp_lid_bits(x, n) for x in (iv.estimate, iv.low, iv.high))
+            text += f" (q95 {q:.2f} [{lo:.2f}, {hi:.2f}])"
         level = t["lid_max"].level(v)
         if _beyond_chance(report, "lid_q95") is False:
             level, text = _at_chance(report, "lid_q95", t["lid_max"], text)
