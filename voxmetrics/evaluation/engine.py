@@ -97,11 +97,10 @@ def evaluate(
         Without ``dev``: calibrate LID by speaker-disjoint k-fold cross-calibration on eval
         with this k (labelled as such). Ignored when ``dev`` is given.
     lid_variant : {"reference-code", "maximum-likelihood"}
-        LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): the authors' public
-        code (sample sd, balanced, L2-penalised with C = 1; the default), which reproduces
-        Šterns et al. 2025 Table 3, Table 4 and Figure 4 and stays finite on separable dev
-        pools, or the unpenalised maximum likelihood on population-sd z-scores. Recorded in
-        the JSON as ``lid.variant``.
+        LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): the authors' code
+        (sample sd, balanced, L2 penalty C = 1; default; reproduces Šterns et al. 2025 Tables 3,
+        4, Figure 4; finite on separable dev pools), or the unpenalised maximum likelihood on
+        population-sd z-scores. Recorded in the JSON as ``lid.variant``.
     bootstrap : int
         Replicates of the speaker-level bootstrap of every headline number (0 = none): the
         report's ``replicates``, its ``intervals`` and the JSON's ``intervals`` mappings.
