@@ -58,7 +58,8 @@ st.caption(
     "worst-case log10 l. Linkability: share of trials linked to their speaker among the N "
     "enrolled, against chance 1/N, with its interval. With the bootstrap on, linkability and "
     "LIDmax are coloured only when their interval lies above chance; otherwise they read "
-    '"≈ chance" and stay green. SBLS: soft-biometric leakage score of '
+    '"≈ chance": green when chance itself is safe, "uninformative at this N" (never green) when '
+    "chance sits at its ceiling log2 N or above a threshold. SBLS: soft-biometric leakage score of "
     "the informed attacker (the built-in classifier trained on the condition's own anonymised "
     "dev embeddings; docs, Methods > SBLS); – when the condition has no attribute-labelled "
     "embeddings. WER and UAR: the utility of the anonymised speech, so that no system looks "
@@ -145,7 +146,11 @@ else:
             labelled(comparison_frame(out.value), COMPARISON_COLUMNS),
             f"compare_{name_a}_{name_b}.csv",
             column_help={
-                "p": "Two-sided paired speaker-level bootstrap p-value of no difference.",
+                "p": "Two-sided p-value of no difference: normal approximation of the paired "
+                "speaker-level bootstrap distribution of B − A (z = difference / its bootstrap "
+                "sd); not floored.",
+                "p (resampled, ≥ 1/(B+1))": "The resampling p-value, for comparison: it can "
+                "never go below 1/(B+1).",
                 "p (Holm)": "Holm-adjusted over every number of this comparison: read this "
                 "one when scanning the whole table.",
                 "Not compared because": "Why a number has no difference (e.g. a condition "
@@ -154,8 +159,11 @@ else:
         )
         st.caption(
             f"Paired on the speakers the two conditions share ({n_pairs} replicates: the same "
-            "speakers drawn for both). Many numbers are tested at once; p (Holm) keeps the "
-            "chance of any false difference in the table below 5 % at p < 0.05. Maxima are "
+            "speakers drawn for both). p: normal approximation of the bootstrap distribution of "
+            "the difference, not floored; the resampling p cannot go below "
+            f"1/({n_pairs}+1) = {1 / (n_pairs + 1):.4f}. Many numbers are tested at once; "
+            "p (Holm) keeps the chance of any false difference in the table below 5 % at "
+            "p < 0.05. Maxima are "
             "compared through their q95 rows. DeID and G_VD: against the voices of "
             f"**{ui.md_escape(study.conditions[0].name)}**, the study's first condition, as in "
             "the report; they and singling out need utterance embeddings."

@@ -9,6 +9,7 @@ from voxmetrics._types import ATTACKERS, SCORE_FORMAT_LABELS, SCORE_KINDS, Score
 from voxmetrics.data.study import Condition
 from voxmetrics.data.summary import condition_facts, score_histogram
 from voxmetrics.plots import score_histogram_figure
+from voxmetrics.ui.setups_form import attacker_setups_tab
 
 NEW = "➕ New condition"
 CONDITION = "vm_data_condition"
@@ -85,7 +86,8 @@ def store(out: ui.Outcome[Condition]) -> None:
     st.rerun()
 
 
-scores_tab, embeddings_tab, vpc_tab = st.tabs(["Score files", "Embeddings", "VoicePrivacy tree"])
+TABS = ["Score files", "Embeddings", "Attacker set-ups (original + anonymised embeddings)"]
+scores_tab, embeddings_tab, setups_tab, vpc_tab = st.tabs([*TABS, "VoicePrivacy tree"])
 
 with scores_tab:
     eval_col, dev_col = st.columns(2)
@@ -203,6 +205,13 @@ with embeddings_tab:
                     warn=False,  # shown with the loaded condition, after the rerun
                 )
             )
+
+with setups_tab:
+    if added := attacker_setups_tab(study):
+        st.session_state[SELECT_NEXT] = added[-1]
+        st.session_state[LOADED] = {"name": added[-1], "summary": [f"added {', '.join(added)}"],
+                                    "warnings": []}  # fmt: skip
+        st.rerun()
 
 with vpc_tab:
     st.caption(

@@ -190,7 +190,7 @@ else:
 # ---- 5. summary
 st.subheader("Summary")
 distinctiveness, distinctiveness_ci = {}, {}
-if similarity is not None:
+if embedded:  # every condition against the original voices, whether or not the pair above failed
     out = ui.compute(
         linkage.distinctiveness_against, o_es,
         {n: study.get(n).embeddings for n in with_embeddings},
@@ -202,10 +202,11 @@ if similarity is not None:
         distinctiveness, distinctiveness_ci = out.value
 ui.show_table(linkage.linkage_table(reports, distinctiveness, distinctiveness_ci),
               "linkage_summary.csv", column_help=text.SUMMARY_HELP)  # fmt: skip
-if similarity is not None:
+if embedded:
     st.caption(
         f"DeID and G_VD against **{ui.md_escape(original)}**, calibration "
-        f"{text.CALIBRATIONS[calibration]}; empty for conditions without embeddings. The "
+        f"{text.CALIBRATIONS[calibration]}; empty for a condition without embeddings or "
+        "without speakers in common with the original voices (only its own row). The "
         "original against itself gives DeID 0 and G_VD 0 dB by construction."
     )
 else:

@@ -103,8 +103,10 @@ def test_lid_page_on_the_demo_study():
     assert intervals["ALID 95% CI (bits)"].str.fullmatch(r"\[-?\d+\.\d\d, -?\d+\.\d\d\]").all()
     # the calibration table has one (w, b) per condition
     cal = _table(at, with_column="Prior log-odds")
-    assert list(cal["Condition"]) == DEMO_NAMES and (cal["Variant"] == "maximum-likelihood").all()
-    assert "1,000 replicates" in _text(at.caption)
+    assert list(cal["Condition"]) == DEMO_NAMES and (cal["Variant"] == "reference-code").all()
+    # the study's bootstrap (200), the same replicates as the report's intervals
+    assert at.number_input(key="vm_lid_boot").value == 200
+    assert "200 replicates" in _text(at.caption)
 
 
 def test_trial_explorer_opens_on_the_largest_lid_of_the_flagged_condition():
@@ -208,18 +210,18 @@ def test_cross_calibration_is_disabled_when_every_condition_has_dev():
     assert "cross-calibration is not needed" in _text(at.caption)
 
 
-def test_reference_code_variant_changes_the_calibration():
+def test_maximum_likelihood_variant_changes_the_calibration():
     at = _lid_page()
     before = _summary(at).set_index("Condition")
-    at.radio(key="vm_lid_variant").set_value("reference-code").run()
+    at.radio(key="vm_lid_variant").set_value("maximum-likelihood").run()
     assert not at.exception
     after = _summary(at).set_index("Condition")
     cal = _table(at, with_column="Prior log-odds")
-    assert (cal["Variant"] == "reference-code").all()
+    assert (cal["Variant"] == "maximum-likelihood").all()
     assert (after["w"] != before["w"]).all()
     assert after.loc["anon-leaky", "ALID (bits)"] != before.loc["anon-leaky", "ALID (bits)"]
     assert after["EER"].equals(before["EER"])  # the baseline does not depend on LID options
-    assert "Only its slope w matters" in _text(at.caption)
+    assert "Only its slope w matters" not in _text(at.caption)  # a note of the balanced fit
 
 
 def test_condition_selection():
@@ -278,8 +280,10 @@ def test_the_variant_defaults_to_the_study_setting():
 
     from voxmetrics.data.study import StudySettings
 
-    study = dataclasses.replace(demo_study(), settings=StudySettings(lid_variant="reference-code"))
+    study = dataclasses.replace(
+        demo_study(), settings=StudySettings(lid_variant="maximum-likelihood")
+    )
     at = _lid_page(study)
-    assert at.radio(key="vm_lid_variant").value == "reference-code"
+    assert at.radio(key="vm_lid_variant").value == "maximum-likelihood"
     cal = _table(at, with_column="Prior log-odds")
-    assert (cal["Variant"] == "reference-code").all()
+    assert (cal["Variant"] == "maximum-likelihood").all()

@@ -88,12 +88,12 @@ def test_changing_settings_updates_the_study():
 
 def test_the_lid_variant_is_a_study_setting():
     at = _page()
-    assert at.radio(key="vm_report_lid_variant").value == "maximum-likelihood"
-    at.radio(key="vm_report_lid_variant").set_value("reference-code")
+    assert at.radio(key="vm_report_lid_variant").value == "reference-code"  # the default
+    at.radio(key="vm_report_lid_variant").set_value("maximum-likelihood")
     at.button(key="vm_report_apply").click().run()
     assert not at.exception and not at.error
-    assert _study(at).settings.lid_variant == "reference-code"
-    assert "LID variant reference-code" in _text(at.caption)
+    assert _study(at).settings.lid_variant == "maximum-likelihood"
+    assert "LID variant maximum-likelihood" in _text(at.caption)
 
 
 def test_tie_rule_setting_updates_the_study():
@@ -223,7 +223,7 @@ def test_the_report_files_behind_the_buttons():
         "bootstrap": 20,
         "seed": 3,
         "cross_calibrate": None,
-        "lid_variant": "maximum-likelihood",
+        "lid_variant": "reference-code",
         "ties": "reference",
         "linkability_rule": "code",
     }

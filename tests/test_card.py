@@ -127,7 +127,7 @@ def test_study_report_json_has_every_number(study, study_report):
         "bootstrap": 50,
         "seed": 0,
         "cross_calibrate": None,
-        "lid_variant": "maximum-likelihood",
+        "lid_variant": "reference-code",
         "ties": "reference",
         "linkability_rule": "code",
     }

@@ -15,22 +15,40 @@ from voxmetrics.errors import VoxMetricsInputError
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {
-    "n_trials", "n_enrolled", "n_excluded_trials", "eer", "eer_rocch", "cllr", "min_cllr",
-    "linkability", "lid", "srd", "srd_model", "zebra", "linkability_vs_n", "singling_out", "ties",
-    "n_pairs", "trials_used", "intervals", "chance", "linkability_rule",
-    "score_kind", "dcf", "d_prime", "utility",
+    "n_trials",
+    "n_enrolled",
+    "n_excluded_trials",
+    "eer",
+    "eer_rocch",
+    "cllr",
+    "min_cllr",
+    "linkability",
+    "lid",
+    "srd",
+    "srd_model",
+    "zebra",
+    "linkability_vs_n",
+    "singling_out",
+    "ties",
+    "n_pairs",
+    "trials_used",
+    "intervals",
+    "chance",
+    "linkability_rule",
+    "score_kind",
+    "dcf",
+    "d_prime",
+    "utility",
 }
 
 
 @pytest.fixture
 def worked_csv(tmp_path: Path) -> Path:
     # metrics.md section 1 worked example (paper 000, eq. 1), in the long CSV format
-    S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
     spk = ["a", "a", "b", "c"]
     enrol = ["a", "b", "c", "d"]
-    rows = [
-        (f"t{i}", spk[i], enrol[j], S[i][j]) for i in range(4) for j in range(4)
-    ]
+    rows = [(f"t{i}", spk[i], enrol[j], S[i][j]) for i in range(4) for j in range(4)]
     path = tmp_path / "worked.csv"
     pd.DataFrame(rows, columns=["trial_id", "trial_speaker", "enrol_speaker", "score"]).to_csv(
         path, index=False
@@ -84,8 +102,12 @@ def test_evaluate_records_the_tie_rule(worked_csv, capsys):
 
 def test_every_score_format_gives_the_same_metrics(demo_dir, capsys):
     results = {}
-    for fmt, name in [("csv", "anon-leaky_eval.csv"), ("parquet", "anon-leaky_eval.parquet"),
-                      ("npz", "anon-leaky_eval.npz"), ("kaldi", "anon-leaky_eval.scores")]:
+    for fmt, name in [
+        ("csv", "anon-leaky_eval.csv"),
+        ("parquet", "anon-leaky_eval.parquet"),
+        ("npz", "anon-leaky_eval.npz"),
+        ("kaldi", "anon-leaky_eval.scores"),
+    ]:
         argv = ["evaluate", str(demo_dir / name)]
         if fmt == "kaldi":
             keys = sorted(
@@ -103,28 +125,41 @@ def test_every_score_format_gives_the_same_metrics(demo_dir, capsys):
 
 
 def test_dev_set_is_read_and_checked(demo_dir, capsys):
-    status, _, err = _run(["evaluate", str(demo_dir / "plain_eval.npz"), "--dev",
-                           str(demo_dir / "plain_dev.npz")], capsys)
+    status, _, err = _run(
+        ["evaluate", str(demo_dir / "plain_eval.npz"), "--dev", str(demo_dir / "plain_dev.npz")],
+        capsys,
+    )
     assert status == 0, err
-    status, _, err = _run(["evaluate", str(demo_dir / "plain_eval.npz"), "--dev",
-                           str(demo_dir / "random_eval.npz")], capsys)
+    status, _, err = _run(
+        ["evaluate", str(demo_dir / "plain_eval.npz"), "--dev", str(demo_dir / "random_eval.npz")],
+        capsys,
+    )
     assert status == 2 and "share 40 speaker" in err
 
 
 def test_json_and_html_outputs(worked_csv, tmp_path, capsys):
     js, page = tmp_path / "r.json", tmp_path / "r.html"
-    status, out, _ = _run(["evaluate", str(worked_csv), "--json", str(js), "--html", str(page)],
-                          capsys)
+    status, out, _ = _run(
+        ["evaluate", str(worked_csv), "--json", str(js), "--html", str(page)], capsys
+    )
     assert status == 0
     assert json.loads(js.read_text()) == json.loads(out)
     text = page.read_text()
-    assert "<table>" in text and "0.5000" in text and "worked" in text
+    assert "<table" in text and "0.500" in text and "worked" in text
+    # the styled page of `report --html`: report card, overview, methods, plotly.js once
+    assert 'id="report-card"' in text and 'id="overview"' in text and 'id="methods"' in text
+    assert text.count("plotly.js v") == 1
 
 
 @pytest.mark.parametrize(
     ("expr", "status"),
-    [("eer < 0.6", 1), ("eer > 0.6", 0), ("linkability > 0.9 and not eer < 0.5", 1),
-     ("eer >= 0.5 or n_trials < 2", 1), ("0.4 < eer < 0.45", 0)],
+    [
+        ("eer < 0.6", 1),
+        ("eer > 0.6", 0),
+        ("linkability > 0.9 and not eer < 0.5", 1),
+        ("eer >= 0.5 or n_trials < 2", 1),
+        ("0.4 < eer < 0.45", 0),
+    ],
 )
 def test_fail_on(worked_csv, capsys, expr, status):
     got, out, err = _run(["evaluate", str(worked_csv), "--fail-on", expr], capsys)
@@ -135,9 +170,13 @@ def test_fail_on(worked_csv, capsys, expr, status):
 
 @pytest.mark.parametrize(
     ("expr", "message"),
-    [("eeer > 0.1", "unknown metric 'eeer'"), ("eer >", "not a valid expression"),
-     ("lid.lid_max > 1", "'lid' is null"), ("__import__('os')", "unsupported expression"),
-     ("eer + 1 > 0", "unsupported expression")],
+    [
+        ("eeer > 0.1", "unknown metric 'eeer'"),
+        ("eer >", "not a valid expression"),
+        ("lid.lid_max > 1", "'lid' is null"),
+        ("__import__('os')", "unsupported expression"),
+        ("eer + 1 > 0", "unsupported expression"),
+    ],
 )
 def test_bad_fail_on_is_bad_input(worked_csv, capsys, expr, message):
     status, out, err = _run(["evaluate", str(worked_csv), "--fail-on", expr], capsys)
@@ -168,12 +207,20 @@ def test_kaldi_scores_without_key_say_how_to_fix(demo_dir, capsys):
 def test_module_entry_point_has_no_traceback(tmp_path):
     garbage = tmp_path / "x.npz"
     garbage.write_bytes(b"PK\x03\x04 broken zip")
-    proc = subprocess.run([sys.executable, "-m", "voxmetrics", "evaluate", str(garbage)],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "voxmetrics", "evaluate", str(garbage)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
-    help_text = subprocess.run([sys.executable, "-m", "voxmetrics", "evaluate", "--help"],
-                               capture_output=True, text=True, cwd=ROOT).stdout
+    help_text = subprocess.run(
+        [sys.executable, "-m", "voxmetrics", "evaluate", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout
     for flag in ("--trials", "--dev", "--dev-trials", "--format", "--json", "--html", "--fail-on"):
         assert flag in help_text
 

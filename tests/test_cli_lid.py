@@ -18,6 +18,8 @@ from voxmetrics.metrics.lid import W_MAX, calibrate_lid, lid
 from voxmetrics.synth import demo_study
 
 LID_KEYS = {
+    "display_range",
+    "beyond_display_range",
     "chance",
     "w",
     "b",
@@ -80,7 +82,9 @@ def test_dev_fills_the_lid_block_identically_in_every_format(demo_dir, capsys):
         chance = dict(block.pop("chance"))
         assert chance.pop("alid") < block["alid"]  # the demo's leak is beyond chance
         assert all(v is None or isinstance(v, float) for v in chance.values()), fmt
-        assert (block.pop("variant"), block.pop("converged")) == ("maximum-likelihood", True)
+        assert (block.pop("variant"), block.pop("converged")) == ("reference-code", True)
+        assert block.pop("beyond_display_range") == [], fmt
+        assert block.pop("display_range")[0] == -64.0, fmt
         assert all(isinstance(v, float) for k, v in block.items() if k != "n_degenerate"), fmt
     # identical, not merely close: every format round-trips the float64 scores exactly
     first = results["npz"]
@@ -148,10 +152,10 @@ def test_bootstrap_adds_intervals(demo_dir, capsys):
 
 
 def test_reference_code_variant_is_sample_sd_balanced_and_penalised(demo_dir, capsys):
-    metrics = evaluate_json(files(demo_dir, "anon-mild"), capsys)["lid"]
+    argv = [*files(demo_dir, "anon-mild"), "--lid-variant", "maximum-likelihood"]
+    metrics = evaluate_json(argv, capsys)["lid"]
     assert metrics["variant"] == "maximum-likelihood"
-    argv = [*files(demo_dir, "anon-mild"), "--lid-variant", "reference-code"]
-    ref = evaluate_json(argv, capsys)["lid"]
+    ref = evaluate_json(files(demo_dir, "anon-mild"), capsys)["lid"]  # the default
     assert ref["variant"] == "reference-code" and ref["converged"] is True
     dev = demo_study().get("anon-mild").dev
     expected = calibrate_lid(
@@ -165,7 +169,8 @@ def test_reference_code_variant_is_sample_sd_balanced_and_penalised(demo_dir, ca
 
 
 def test_old_variant_name_is_the_maximum_likelihood_fit(demo_dir, capsys):
-    new = evaluate_json(files(demo_dir, "anon-mild"), capsys)["lid"]
+    argv = [*files(demo_dir, "anon-mild"), "--lid-variant", "maximum-likelihood"]
+    new = evaluate_json(argv, capsys)["lid"]
     old = evaluate_json([*files(demo_dir, "anon-mild"), "--lid-variant", "metrics"], capsys)
     assert old["lid"] == new
 
@@ -182,7 +187,8 @@ def test_separable_dev_gives_the_same_calibration_as_the_library(tmp_path, capsy
         t = np.arange(18) % 6
         s[np.arange(18), t] += 1.0
         return ScoreMatrix.from_arrays(
-            s, trial_ids=[f"{prefix}{i}" for i in range(18)],
+            s,
+            trial_ids=[f"{prefix}{i}" for i in range(18)],
             trial_speakers=[f"{prefix}{spk[j]}" for j in t],
             enrol_speakers=[f"{prefix}{x}" for x in spk],
         )
@@ -191,8 +197,13 @@ def test_separable_dev_gives_the_same_calibration_as_the_library(tmp_path, capsy
     write_scores(dev, tmp_path / "dev.csv", format="csv")
     write_scores(ev, tmp_path / "eval.csv", format="csv")
     with pytest.warns(DegenerateDataWarning):
-        cal = calibrate_lid(dev.scores.astype(np.float64), dev.targets)
-    out = evaluate_json([str(tmp_path / "eval.csv"), "--dev", str(tmp_path / "dev.csv")], capsys)
+        ml = {"variant": "maximum-likelihood"}
+        cal = calibrate_lid(dev.scores.astype(np.float64), dev.targets, **ml)
+    argv = [str(tmp_path / "eval.csv"), "--dev", str(tmp_path / "dev.csv")]
+    default = evaluate_json(argv, capsys)["lid"]  # the authors' recipe stays finite
+    assert default["converged"] is True and default["variant"] == "reference-code"
+    assert default["beyond_display_range"] == []
+    out = evaluate_json([*argv, "--lid-variant", "maximum-likelihood"], capsys)
     assert out["lid"]["converged"] is False
     assert out["lid"]["w"] == cal.w == W_MAX
     assert out["lid"]["b"] == pytest.approx(cal.b, rel=1e-6)

@@ -9,6 +9,7 @@ error.
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -81,8 +82,11 @@ def test_singling_out_difference_by_hand():
     assert (so.a, so.b, so.difference) == (0.5, 1.0, 0.5)
     # percentile interval of (0, 0.5, 1) at 2.5 % and 97.5 % (linear interpolation)
     assert so.interval == pytest.approx((0.025, 0.975))
-    # p = (1 + #{|d* - 0.5| >= 0.5}) / (1 + 3) = (1 + 2) / 4
-    assert so.p_value == pytest.approx(0.75) and so.reason is None
+    # resampling p = (1 + #{|d* - 0.5| >= 0.5}) / (1 + 3) = (1 + 2) / 4, floored at 1 / 4
+    assert so.p_resampled == pytest.approx(0.75) and so.reason is None
+    assert so.p_floor == pytest.approx(0.25)
+    # p: normal approximation, z = 0.5 / sd(0.5, 0, 1) = 0.5 / 0.5 = 1, p = erfc(1 / sqrt 2)
+    assert so.p_value == pytest.approx(math.erfc(1 / math.sqrt(2)))
 
 
 def test_deid_difference_by_hand():
@@ -98,7 +102,9 @@ def test_deid_difference_by_hand():
     assert c["deid"].a == pytest.approx(0.5) and c["deid"].b == pytest.approx(0.75)
     assert c["deid"].difference == pytest.approx(0.25)
     assert c["deid"].interval == pytest.approx((0.25, 0.25))  # the 3 defined replicates
-    assert c["deid"].p_value == pytest.approx(1 / 4)  # no |d* - 0.25| >= 0.25: (1 + 0) / 4
+    # no |d* - 0.25| >= 0.25: (1 + 0) / 4, the floor of 3 replicates
+    assert c["deid"].p_resampled == pytest.approx(1 / 4) == c["deid"].p_floor
+    assert c["deid"].p_value == 0.0  # every replicate differs by 0.25: sd 0, no doubt
     assert c["g_vd"].difference == 0.0 and c["g_vd"].p_value == 1.0
 
 

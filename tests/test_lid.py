@@ -19,6 +19,7 @@ from metric_registry import forget_unimportable_modules
 from scipy.special import expit, softmax
 from sklearn.linear_model import LogisticRegression
 
+from voxmetrics._types import DEFAULT_LID_VARIANT
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.lid import (
     LID_VARIANTS,
@@ -73,6 +74,10 @@ fixed_calibrations = st.builds(
     st.floats(-50, 50),
     st.floats(-20, 0),
 )
+
+
+ML = {"variant": "maximum-likelihood"}
+"""The unpenalised fit (no longer the default)."""
 
 
 def quiet_calibrate(scores, targets, **options):
@@ -309,7 +314,7 @@ def test_trial_order_permutes_the_lid_vector(problem, data):
 )
 def test_b_and_prior_cancel_but_are_reported(problem, b, prior):
     scores, targets, cal = problem
-    other = LIDCalibration(w=cal.w, b=b, prior_log_odds=prior, n_pairs=cal.n_pairs)
+    other = LIDCalibration(w=cal.w, b=b, prior_log_odds=prior, n_pairs=cal.n_pairs, ddof=cal.ddof)
     r0, r1 = quiet_lid(scores, targets, cal), quiet_lid(scores, targets, other)
     # identical up to the rounding of adding a constant to every LLR of a row
     scale = 1.0 + abs(cal.w) * math.sqrt(scores.shape[1]) + abs(b) + abs(cal.b) + 20
@@ -520,7 +525,7 @@ def test_sample_sd_rescales_z_and_w_but_not_lid(demo, name, class_weight):
 def test_only_balanced_weights_change_lid_values(demo, name):
     cond = demo.get(name)
     dev, ev = cond.dev, cond.eval
-    metrics_cal = calibrate_lid(dev.scores, dev.targets)
+    metrics_cal = calibrate_lid(dev.scores, dev.targets, variant="maximum-likelihood")
     reference = calibrate_lid(dev.scores, dev.targets, class_weight="balanced", ddof=1)
     assert (metrics_cal.variant, reference.variant) == ("maximum-likelihood", "custom")
     a = lid(ev.scores, ev.targets, metrics_cal).lid
@@ -538,6 +543,7 @@ def reference_code_lid(dev_scores, dev_targets, eval_scores, eval_targets):
     with its default L2 penalty C = 1 on the (z, mated?) pairs, posterior = softmax of w z + b
     over each eval row, LID = log2(N p_target).
     """
+
     def znorm(scores):
         s = np.asarray(scores, dtype=np.float64)
         return (s - s.mean(axis=1, keepdims=True)) / s.std(axis=1, ddof=1, keepdims=True)
@@ -585,8 +591,12 @@ def test_variant_names_and_alias():
     scores, targets = shifted_normal(30, 6, 1.0)
     old = calibrate_lid(scores, targets, variant="metrics")
     new = calibrate_lid(scores, targets, variant="maximum-likelihood")
-    plain = calibrate_lid(scores, targets)
-    assert old == new == plain and new.variant == "maximum-likelihood"
+    plain = calibrate_lid(scores, targets)  # the default: the authors' recipe
+    assert old == new and new.variant == "maximum-likelihood"
+    assert plain == calibrate_lid(scores, targets, variant="reference-code")
+    assert plain.variant == "reference-code" == DEFAULT_LID_VARIANT
+    # explicit options start from the unpenalised fit
+    assert calibrate_lid(scores, targets, ddof=0) == new
     with pytest.raises(VoxMetricsInputError, match="unknown LID variant"):
         calibrate_lid(scores, targets, variant="sklearn")
     with pytest.raises(VoxMetricsInputError, match="not both"):
@@ -597,11 +607,19 @@ def test_variant_names_and_alias():
 
 def test_cross_calibration_takes_the_variant(demo):
     ev = demo.get("anon-mild").eval
-    r = lid_cross_calibrated(ev.scores, ev.targets, ev.trial_speakers, k=3,
-                             variant="reference-code")
+    r = lid_cross_calibrated(
+        ev.scores, ev.targets, ev.trial_speakers, k=3, variant="reference-code"
+    )
     assert r.calibration.variant == "reference-code"
-    explicit = lid_cross_calibrated(ev.scores, ev.targets, ev.trial_speakers, k=3,
-                                    class_weight="balanced", ddof=1, penalty_c=1.0)
+    explicit = lid_cross_calibrated(
+        ev.scores,
+        ev.targets,
+        ev.trial_speakers,
+        k=3,
+        class_weight="balanced",
+        ddof=1,
+        penalty_c=1.0,
+    )
     np.testing.assert_array_equal(r.lid, explicit.lid)
 
 
@@ -645,7 +663,7 @@ def test_separable_dev_pools_warn_and_do_not_converge(scores, targets, sign):
     else:
         assert z[y == 1].max() < z[y == 0].min()  # really separable, mated below
     with pytest.warns(DegenerateDataWarning, match="did not converge"):
-        cal = calibrate_lid(scores, targets)
+        cal = calibrate_lid(scores, targets, variant="maximum-likelihood")
     assert not cal.converged
     # the likelihood grows without bound as sign * w -> +inf; w is large, finite and capped
     assert sign * cal.w > 10 and abs(cal.w) <= 1e4 and math.isfinite(cal.b)
@@ -659,12 +677,15 @@ def test_separable_dev_pools_give_the_stated_cap_in_any_precision(scores, target
     # the documented result: w = sign * W_MAX and the boundary w z + b = 0 in the middle of
     # the gap between the pools, the same for float32 and float64 copies of the same scores
     z, y = pairs(scores, np.array(targets))
-    mid = (z[y == 1].min() + z[y == 0].max()) / 2 if sign > 0 else (
-        z[y == 1].max() + z[y == 0].min()) / 2
+    mid = (
+        (z[y == 1].min() + z[y == 0].max()) / 2
+        if sign > 0
+        else (z[y == 1].max() + z[y == 0].min()) / 2
+    )
     results = []
     for dtype in (np.float64, np.float32):
         with pytest.warns(DegenerateDataWarning, match="middle of the gap"):
-            results.append(calibrate_lid(np.asarray(scores, dtype=dtype), targets))
+            results.append(calibrate_lid(np.asarray(scores, dtype=dtype), targets, **ML))
     for cal in results:
         assert cal.w == sign * W_MAX and not cal.converged
         assert -cal.b / cal.w == pytest.approx(mid, rel=1e-6, abs=1e-6)
@@ -690,7 +711,7 @@ def test_quasi_separated_dev_pools_do_not_converge():
     z, y = pairs(scores, np.array(targets))
     assert z[y == 1].min() == z[y == 0].max()
     with pytest.warns(DegenerateDataWarning, match="did not converge"):
-        cal = calibrate_lid(scores, targets)
+        cal = calibrate_lid(scores, targets, **ML)
     assert not cal.converged and cal.w > 10
 
 
@@ -702,7 +723,7 @@ def test_nearly_separated_dev_pools_still_converge():
     assert z[y == 1].min() < z[y == 0].max()
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateDataWarning)
-        cal = calibrate_lid(scores, targets)
+        cal = calibrate_lid(scores, targets, **ML)
     assert cal.converged and 0 < cal.w < 1e4
     w_ref, b_ref = newton_logistic(z, y)
     assert cal.w == pytest.approx(w_ref, rel=1e-6) and cal.b == pytest.approx(b_ref, rel=1e-6)
@@ -736,7 +757,7 @@ def infer_folds(result, scores, targets):
 def test_cross_calibration_uses_the_other_folds(demo, k):
     ev = demo.get("anon-mild").eval
     s, t, spk = ev.scores, ev.targets, np.asarray(ev.trial_speakers)
-    r = lid_cross_calibrated(s, t, spk, k=k, seed=1)
+    r = lid_cross_calibrated(s, t, spk, k=k, seed=1, **ML)
     label = f"cross-calibrated ({k}-fold on eval)"
     assert r.label == label and r.calibration.source == label
     assert r.label.startswith("cross-calibrated") and "on eval" in r.label
@@ -749,7 +770,7 @@ def test_cross_calibration_uses_the_other_folds(demo, k):
         # folds never split a speaker
         assert not set(spk[held]) & set(spk[~held])
         # the held-out trials get exactly the calibration learned on the other folds' trials
-        cal = calibrate_lid(s[~held], t[~held])
+        cal = calibrate_lid(s[~held], t[~held], **ML)
         assert cal.w == pytest.approx(r.fold_w[f], rel=1e-12)
         np.testing.assert_allclose(lid(s[held], t[held], cal).lid, r.lid[held], rtol=0, atol=1e-12)
     np.testing.assert_array_equal(r.rank, target_ranks(s, t))
@@ -776,7 +797,7 @@ def test_cross_calibration_k_out_of_range(demo, k):
 def test_cross_calibration_k_equal_to_speakers_is_leave_one_speaker_out(demo):
     ev = demo.get("anon-strong").eval
     spk = np.asarray(ev.trial_speakers)
-    r = lid_cross_calibrated(ev.scores, ev.targets, spk, k=40)
+    r = lid_cross_calibrated(ev.scores, ev.targets, spk, k=40, **ML)
     fold = infer_folds(r, ev.scores, ev.targets)
     for f in range(40):
         assert len(set(spk[fold == f])) == 1
@@ -805,7 +826,7 @@ def test_cross_calibration_warns_when_a_fold_does_not_converge():
     scores, targets = shifted_normal(16, 8, 10.0, seed=2)
     speakers = np.repeat([f"s{k}" for k in range(8)], 2)
     with pytest.warns(DegenerateDataWarning, match="did not converge in 4 of 4 folds"):
-        r = lid_cross_calibrated(scores, targets, speakers, k=4)
+        r = lid_cross_calibrated(scores, targets, speakers, k=4, **ML)
     assert not r.calibration.converged and all(abs(w) <= 1e4 for w in r.fold_w)
 
 

@@ -44,8 +44,19 @@ ATTACKERS: tuple[Attacker, ...] = (
 LIDVariant = Literal["maximum-likelihood", "reference-code"]
 """LID calibration variant (see :data:`voxmetrics.metrics.lid.LID_VARIANTS`)."""
 
-LID_VARIANT_NAMES: tuple[LIDVariant, ...] = ("maximum-likelihood", "reference-code")
+LID_VARIANT_NAMES: tuple[LIDVariant, ...] = ("reference-code", "maximum-likelihood")
 """The LID calibration variants; the first is the default."""
+
+DEFAULT_LID_VARIANT: LIDVariant = "reference-code"
+"""The default LID calibration everywhere (library, CLI, studies, dashboard): the authors'
+penalised recipe, which reproduces their tables and stays finite when the dev pools separate."""
+
+LID_DISPLAY_FLOOR = -64.0
+"""Lowest LID (bits) a display or export shows: LID values and their chance levels are shown
+within [LID_DISPLAY_FLOOR, log2 N]; the JSON keeps the raw numbers and flags the clamp."""
+
+DEFAULT_BOOTSTRAP = 200
+"""Replicates of the speaker-level bootstrap by default (studies, the LID page, the report)."""
 
 LID_VARIANT_ALIASES: dict[str, LIDVariant] = {"metrics": "maximum-likelihood"}
 """Old names still accepted (deprecated): "metrics" was the unpenalised fit."""

@@ -19,13 +19,14 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import DEFAULT_LID_VARIANT, LID_DISPLAY_FLOOR
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
@@ -35,6 +36,7 @@ from voxmetrics.metrics.lid import (
     LIDResult,
     calibrate_lid,
     calibration_curve,
+    clamp_lid_number,
     lid,
     lid_cross_calibrated,
     posterior,
@@ -102,8 +104,9 @@ class LIDOptions:
 
     cross_calibrate: int | None = None
     """k of the k-fold cross-calibration on eval for conditions without dev set (None = off)."""
-    variant: str = "maximum-likelihood"
-    """LID calibration variant: "maximum-likelihood" or "reference-code" (the authors' code)."""
+    variant: str = DEFAULT_LID_VARIANT
+    """LID calibration variant: "reference-code" (the authors' code, default) or
+    "maximum-likelihood"."""
     seed: int = 0
     """Seed of the cross-calibration folds and of the bootstrap."""
 
@@ -152,7 +155,7 @@ def evaluate_lid(
     *,
     dev: ScoreMatrix | None = None,
     cross_calibrate: int | None = None,
-    variant: str = "maximum-likelihood",
+    variant: str = DEFAULT_LID_VARIANT,
     seed: int = 0,
 ) -> LIDResult | None:
     """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
@@ -181,7 +184,7 @@ def evaluate_lid_and_chance(
     *,
     dev: ScoreMatrix | None = None,
     cross_calibrate: int | None = None,
-    variant: str = "maximum-likelihood",
+    variant: str = DEFAULT_LID_VARIANT,
     seed: int = 0,
     ties: Ties = "reference",
 ) -> tuple[LIDResult | None, ChanceLevels]:
@@ -306,8 +309,9 @@ def chance_frame(rows: Sequence[LIDRow], chances: dict[str, ChanceLevels]) -> pd
         if row.lid is None or chance is None:
             continue
         for key, (label, unit) in CHANCE_METRICS.items():
-            value = getattr(row.lid, key)
-            c = chance.values.get(key)
+            n = row.lid.n_enrolled  # shown within [-64 bits, log2 N]
+            value = clamp_lid_number(key, getattr(row.lid, key), n)
+            c = clamp_lid_number(key, chance.values.get(key), n)
             scale = 100.0 if unit == "%" else 1.0
             records.append(
                 {
@@ -346,7 +350,8 @@ def lid_trials(
     Columns: trial_id, speaker, rank, p_target, lid_bits. ``rank`` is the result's (by raw
     score, ties against the attacker) unless ``ranks`` are given (the report gives the SRD
     ranks of its tie rule). ``sm`` is the matrix ``result`` was computed on (for a sparse
-    trial list: its complete rows).
+    trial list: its complete rows). ``lid_bits`` is shown within [-64 bits, log2 N], as every
+    display and export shows LID (:func:`~voxmetrics.metrics.lid.clamp_lid_bits`).
 
     Examples
     --------
@@ -363,7 +368,7 @@ def lid_trials(
             "speaker": sm.trial_speakers,
             "rank": np.asarray(result.rank if ranks is None else ranks, dtype=np.int64),
             "p_target": np.asarray(result.p_target, dtype=np.float64),
-            "lid_bits": np.asarray(result.lid, dtype=np.float64),
+            "lid_bits": np.maximum(np.asarray(result.lid, dtype=np.float64), LID_DISPLAY_FLOOR),
         }
     )
 
@@ -423,7 +428,8 @@ def lid_table(
 
     Columns: Condition, Calibration, w, b, ALID (bits), PDR, NDR, LID+ (bits), LID− (bits),
     LIDmax (bits) (:data:`LID_COLUMNS`; PDR and NDR as fractions), Ceiling log2 N (bits) and
-    Rows without evidence. A condition without LID (None) has empty cells.
+    Rows without evidence. A condition without LID (None) has empty cells. The numbers in bits
+    are shown within [-64 bits, log2 N] (:func:`~voxmetrics.metrics.lid.clamp_lid_bits`).
 
     Examples
     --------
@@ -445,8 +451,8 @@ def lid_table(
             "w": r.w if r else None,
             "b": r.b if r else None,
         }
-        for key, column in LID_COLUMNS.items():
-            record[column] = getattr(r, key) if r else None
+        for key, column in LID_COLUMNS.items():  # shown within [-64 bits, log2 N]
+            record[column] = clamp_lid_number(key, getattr(r, key), r.n_enrolled) if r else None
         record["Ceiling log2 N (bits)"] = r.ceiling if r else None
         record["Rows without evidence"] = r.n_degenerate if r else None
         records.append(record)
@@ -491,6 +497,19 @@ def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
     return df
 
 
+def _shown(row: LIDRow, key: str, iv: BootstrapInterval | None) -> BootstrapInterval | None:
+    """``iv`` as displays show it: LID bits within [-64, log2 N] (the JSON keeps raw ones)."""
+    if iv is None or row.lid is None:
+        return iv
+    n = row.lid.n_enrolled
+    return replace(
+        iv,
+        estimate=clamp_lid_number(key, iv.estimate, n),
+        low=clamp_lid_number(key, iv.low, n),
+        high=clamp_lid_number(key, iv.high, n),
+    )
+
+
 def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
     """The bootstrapped metrics next to their 95 % intervals, one row per condition with LID.
 
@@ -505,7 +524,7 @@ def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
             continue
         rec: dict[str, Any] = {"Condition": row.name, "Calibration": row.status}
         for key, (label, unit) in INTERVAL_METRICS.items():
-            iv = row.intervals.get(key)
+            iv = _shown(row, key, row.intervals.get(key))
             scale, digits = (100.0, 1) if unit == "%" else (1.0, 2)
             estimate = iv.estimate if iv is not None else None
             rec[f"{label} ({unit})"] = None if estimate is None else estimate * scale
@@ -527,7 +546,7 @@ def interval_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
     records = []
     for row in rows:
         for key, (label, unit) in INTERVAL_METRICS.items():
-            iv = (row.intervals or {}).get(key)
+            iv = _shown(row, key, (row.intervals or {}).get(key))
             if iv is None:
                 continue
             scale = 100.0 if unit == "%" else 1.0

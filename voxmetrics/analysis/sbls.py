@@ -28,7 +28,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -52,7 +52,7 @@ from voxmetrics.metrics.sbls import (
     builtin_attacker,
     sbls,
 )
-from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, holm
+from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, holm, paired_p_values
 
 __all__ = [
     "COMPONENTS",
@@ -942,13 +942,10 @@ def compare_sbls(
             out[key] = Comparison(va, vb, diff, (None, None), None)
             continue
         lo, hi = (float(x) for x in np.quantile(d, [alpha, 1 - alpha]))
-        p = float((1 + np.sum(np.abs(d - diff) >= abs(diff) - 1e-12)) / (1 + d.size))
-        out[key] = Comparison(va, vb, diff, (lo, hi), min(1.0, p))
+        p, p_res, floor = paired_p_values(d, diff)  # normal approximation, not floored
+        out[key] = Comparison(va, vb, diff, (lo, hi), p, p_resampled=p_res, p_floor=floor)
     adjusted = holm({k: c.p_value for k, c in out.items()})
-    return {
-        k: Comparison(c.a, c.b, c.difference, c.interval, c.p_value, adjusted[k])
-        for k, c in out.items()
-    }
+    return {k: replace(c, p_adjusted=adjusted[k]) for k, c in out.items()}
 
 
 # ---------------------------------------------------------------- rows and tables

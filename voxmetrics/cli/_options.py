@@ -10,9 +10,10 @@ import argparse
 import functools
 from dataclasses import fields
 
+from voxmetrics._types import DEFAULT_LID_VARIANT
 from voxmetrics.limits import Limits
 
-LID_VARIANTS = ["maximum-likelihood", "reference-code", "metrics"]
+LID_VARIANTS = ["reference-code", "maximum-likelihood", "metrics"]
 """Choices of ``--lid-variant`` ('metrics' is the deprecated old name of maximum-likelihood)."""
 
 _TIE_RULE = (
@@ -21,11 +22,12 @@ _TIE_RULE = (
     "code) or attacker (every tie resolved for the attacker)"
 )
 _LID_VARIANT = (
-    "LID calibration: maximum-likelihood (population sd, unweighted, unpenalised; "
-    "default) or reference-code (the LID authors' public code: sample sd, balanced class "
-    "weights, L2 penalty C = 1: the model of Šterns et al. 2025 Table 3, Table 4 and "
-    "Figure 4, solved exactly). 'metrics' is the deprecated old name of "
-    "maximum-likelihood. Recorded as lid.variant"
+    "LID calibration: reference-code (the default: the LID authors' public code, sample sd, "
+    "balanced class weights, L2 penalty C = 1: the model of Šterns et al. 2025 Table 3, "
+    "Table 4 and Figure 4, solved exactly; it stays finite when the dev pools separate) or "
+    "maximum-likelihood (population sd, unweighted, unpenalised; its w is capped on "
+    "separable dev pools and its LIDs then go to extreme values). 'metrics' is the "
+    "deprecated old name of maximum-likelihood. Recorded as lid.variant"
 )
 
 
@@ -104,7 +106,7 @@ def add_lid_variant(p: argparse.ArgumentParser, *, study: bool = False) -> None:
         p.add_argument("--lid-variant", choices=LID_VARIANTS, help=help)
     else:
         p.add_argument(
-            "--lid-variant", choices=LID_VARIANTS, default="maximum-likelihood", help=_LID_VARIANT
+            "--lid-variant", choices=LID_VARIANTS, default=DEFAULT_LID_VARIANT, help=_LID_VARIANT
         )
 
 

@@ -59,6 +59,12 @@ def add_parser(subparsers: Any) -> None:
         help="the condition holding the unprocessed voices, against which DeID and G_VD are "
         "measured (default: the study's first condition)",
     )
+    p.add_argument(
+        "--reference",
+        metavar="NAME",
+        help="the condition every other one is compared against in the paired comparisons "
+        "(A of 'B vs A'; default: the study's first condition)",
+    )
     _options.add_ties(p, study=True)
     p.add_argument(
         "--subset",
@@ -83,12 +89,15 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([args.html, args.pdf, args.json], [args.csv, args.latex, args.markdown])
     study = _load(args)
     chromium = require_chromium() if args.pdf else None  # fail before the evaluation
-    if args.original is not None and args.original not in study.names:
-        raise VoxMetricsInputError(
-            f"--original {args.original!r}: no such condition; the study's conditions are "
-            f"{', '.join(study.names)}."
-        )
-    sr = build_study_report(study, progress=progress_bar, original=args.original)
+    for option, name in (("--original", args.original), ("--reference", args.reference)):
+        if name is not None and name not in study.names:
+            raise VoxMetricsInputError(
+                f"{option} {name!r}: no such condition; the study's conditions are "
+                f"{', '.join(study.names)}."
+            )
+    sr = build_study_report(
+        study, progress=progress_bar, original=args.original, reference=args.reference
+    )
     print(file=sys.stderr)
     print("voxmetrics: writing the report", file=sys.stderr)
     written = write_report(

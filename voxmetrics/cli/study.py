@@ -10,7 +10,7 @@ from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs
 from voxmetrics.cli._utility import add_utility_options, attach_utility
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import check_count
+from voxmetrics.limits import check_count, check_input_path
 
 HELP = "build a study file (.vxm) from many score files"
 BUILD_DESCRIPTION = (
@@ -26,7 +26,13 @@ BUILD_DESCRIPTION = (
     "(anonymisation system, attacker: original, ignorant, lazy-informed, semi-informed), the "
     "female and male trial lists joined with the trial attribute sex (report --subset sex=F), the "
     "test split as eval set and the dev split as dev set, WER and UAR from the results "
-    "summaries. Prints the conditions found and what is missing."
+    "summaries. Prints the conditions found and what is missing. Embedding metadata that mix "
+    "several system values are refused (pick one with the manifest's system column). "
+    "Or, instead of SOURCE, build the VoicePrivacy attacker set-ups of one anonymiser "
+    "from two embedding files: --original EMB [META] and --anonymised EMB [META] give "
+    "'original' (unprotected) and '<system> (ignorant)' (original enrolment, anonymised "
+    "trials), '<system> (lazy-informed)' and '<system> (semi-informed)' (both "
+    "anonymised; --setups picks them). Prints the conditions found."
 )
 
 
@@ -42,7 +48,13 @@ def add_parser(subparsers: Any) -> None:
         description=BUILD_DESCRIPTION,
     )
     p.add_argument("out", metavar="OUT.vxm", help="the study file to write")
-    p.add_argument("source", metavar="SOURCE", help="the root folder or the manifest CSV")
+    p.add_argument(
+        "source",
+        metavar="SOURCE",
+        nargs="?",
+        help="the root folder or the manifest CSV (or give --original and --anonymised)",
+    )
+    _add_setup_options(p)
     p.add_argument(
         "--distance",
         action="store_true",
@@ -51,6 +63,110 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--name", help="name of the study (default: SOURCE's name)")
     _options.add_bootstrap(p, "bootstrap setting (200); also the utility intervals' replicates")
     add_utility_options(p)
+
+
+def _add_setup_options(p: argparse.ArgumentParser) -> None:
+    """The options of the attacker set-ups built from two embedding files."""
+    from voxmetrics.data.setups import SETUPS
+
+    g = p.add_argument_group(
+        "attacker set-ups from embedding files (instead of SOURCE)",
+        "Embeddings as NPZ, NPY, Kaldi ark / scp, HDF5 (each with a metadata CSV: utt_id, "
+        "speaker, role, split) or Parquet (metadata inside).",
+    )
+    for which in ("original", "anonymised"):
+        g.add_argument(
+            f"--{which}",
+            nargs="+",
+            metavar=("EMB", "META"),
+            help=f"embeddings of the {which} utterances and their metadata CSV",
+        )
+    g.add_argument(
+        "--semi-informed",
+        nargs="+",
+        metavar=("EMB", "META"),
+        help="embeddings of the anonymised utterances by a speaker encoder retrained on "
+        "anonymised speech (the semi-informed attacker's; default: --anonymised's)",
+    )
+    g.add_argument(
+        "--system",
+        metavar="NAME",
+        help="keep the anonymised metadata rows of this system (required when they mix "
+        "several) and name the conditions after it (default: the anonymised file's name)",
+    )
+    g.add_argument(
+        "--original-system",
+        metavar="NAME",
+        help="keep the original metadata rows of this system (when they mix several, e.g. "
+        "one metadata file for every system)",
+    )
+    g.add_argument(
+        "--setups",
+        nargs="+",
+        choices=SETUPS,
+        default=["ignorant", "lazy-informed"],
+        help="the attacker set-ups to build (default: ignorant lazy-informed)",
+    )
+    g.add_argument(
+        "--strip-suffix",
+        metavar="SUFFIX",
+        help="map anonymised utterance ids to their originals by removing SUFFIX (e.g. "
+        "_mcadams08), for the pairing behind DeID and G_VD",
+    )
+    g.add_argument(
+        "--utt-map",
+        metavar="CSV",
+        help="map anonymised utterance ids to their originals with a CSV of columns utt_id, "
+        "original",
+    )
+
+
+def _setup_study(args: argparse.Namespace) -> Any:
+    """The study of the attacker set-ups of ``--original`` and ``--anonymised``."""
+    from pathlib import Path
+
+    from voxmetrics.data.readers import read_embeddings
+    from voxmetrics.data.setups import attacker_setups, one_system, read_utterance_map
+    from voxmetrics.data.study import Study
+
+    if args.source is not None:
+        raise VoxMetricsInputError("give SOURCE or --original and --anonymised, not both.")
+    if args.original is None or args.anonymised is None:
+        raise VoxMetricsInputError(
+            "the attacker set-ups need both --original EMB [META] and --anonymised EMB [META]."
+        )
+
+    def read(files: list[str], option: str, system: str | None, how: str) -> Any:
+        if len(files) > 2:
+            raise VoxMetricsInputError(f"{option} takes EMB and optionally META, not more.")
+        for f in files:
+            check_input_path(f)
+        meta = files[1] if len(files) == 2 else None
+        es = read_embeddings(files[0], metadata=meta, system=system)
+        return one_system(es, where=f"{option} {Path(files[-1]).name}", how=how)
+
+    original = read(args.original, "--original", args.original_system, "--original-system")
+    anonymised = read(args.anonymised, "--anonymised", args.system, "--system")
+    semi = None
+    if args.semi_informed is not None:
+        semi = read(args.semi_informed, "--semi-informed", args.system, "--system")
+    utt_map = None
+    if args.utt_map is not None:
+        check_input_path(args.utt_map)
+        utt_map = read_utterance_map(args.utt_map)
+    system = args.system or Path(args.anonymised[0]).stem
+    study = Study(name=args.name or system)
+    for c in attacker_setups(
+        original,
+        anonymised,
+        system=system,
+        setups=args.setups,
+        semi_informed=semi,
+        strip_suffix=args.strip_suffix,
+        utt_map=utt_map,
+    ):
+        study = study.with_condition(c)
+    return study
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,7 +182,13 @@ def run(args: argparse.Namespace) -> int:
         check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
         if args.bootstrap < 0:
             raise VoxMetricsInputError("--bootstrap must be >= 0.")
-    if is_vpc_tree(args.source):
+    if args.original is not None or args.anonymised is not None:
+        study = _setup_study(args)
+    elif args.source is None:
+        raise VoxMetricsInputError(
+            "give SOURCE (a folder or a manifest CSV), or --original and --anonymised."
+        )
+    elif is_vpc_tree(args.source):
         if args.distance:
             raise VoxMetricsInputError(
                 f"{args.source}: the scores of a VoicePrivacy 2024 tree are cosine "
@@ -101,7 +223,9 @@ def run(args: argparse.Namespace) -> int:
                 for label, value in (("WER", u.wer), ("UAR", u.uar), ("rho_F0", u.rho_f0))
                 if value is not None
             ]
-        label = c.name if c.name.endswith(f"({c.attacker})") else f"{c.name} ({c.attacker})"
+        # a name that already ends with its attacker ("b1 (ignorant)") is not repeated
+        named = c.name == c.attacker or c.name.endswith(f"({c.attacker})")
+        label = c.name if named else f"{c.name} ({c.attacker})"
         print(f"voxmetrics: {label}: {', '.join(parts)}", file=sys.stderr)
     print(path)
     return EXIT_OK

@@ -9,6 +9,8 @@ import numpy as np
 
 from voxmetrics._types import (
     ATTACKERS,
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_LID_VARIANT,
     LID_VARIANT_ALIASES,
     LID_VARIANT_NAMES,
     SCORE_KINDS,
@@ -142,20 +144,21 @@ class StudySettings:
     --------
     >>> options = StudySettings.from_dict({"bootstrap": 100}).evaluate_options()
     >>> options  # doctest: +NORMALIZE_WHITESPACE
-    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'lid_variant': 'maximum-likelihood',
+    {'bootstrap': 100, 'seed': 0, 'cross_calibrate': None, 'lid_variant': 'reference-code',
      'ties': 'reference', 'linkability_rule': 'code'}
     """
 
-    bootstrap: int = 200
+    bootstrap: int = DEFAULT_BOOTSTRAP
     """Replicates of the speaker-level bootstrap behind the report's intervals (0 = none)."""
     seed: int = 0
     """Seed of the bootstrap and of the cross-calibration folds."""
     cross_calibrate: int | None = None
     """k of the speaker-disjoint cross-calibration of LID for conditions without a dev set
     (None = no LID for them)."""
-    lid_variant: str = "maximum-likelihood"
-    """LID calibration: "maximum-likelihood" or "reference-code" (the model of the authors'
-    public code for Šterns et al. 2025, solved exactly; docs, Methods > LID); the old name
+    lid_variant: str = DEFAULT_LID_VARIANT
+    """LID calibration: "reference-code" (the default: the model of the authors' public code
+    for Šterns et al. 2025 Table 3, Table 4 and Figure 4, solved exactly; it stays finite on
+    separable dev pools) or "maximum-likelihood" (unpenalised); the old name
     "metrics" is read as "maximum-likelihood"."""
     ties: str = "reference"
     """Tie rule of the pooled metrics: "reference" (each number as its reference code) or
@@ -179,8 +182,7 @@ class StudySettings:
             )
         if self.linkability_rule not in ("code", "strict"):
             raise VoxMetricsInputError(
-                f"setting 'linkability_rule' is {self.linkability_rule!r}; use 'code' or "
-                "'strict'."
+                f"setting 'linkability_rule' is {self.linkability_rule!r}; use 'code' or 'strict'."
             )
         k = self.cross_calibrate
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 2):

@@ -34,6 +34,7 @@ import pandas as pd
 
 from voxmetrics._types import ATTACKERS, SCORE_KINDS
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
+from voxmetrics.data.setups import one_system
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
 from voxmetrics.errors import VoxMetricsInputError
@@ -186,6 +187,9 @@ def _condition(spec: dict[str, Any], distance: bool) -> Condition:
         embeddings = read_embeddings(
             spec["embeddings"], metadata=spec.get("metadata"), system=spec.get("system")
         )
+        # several systems pooled into one condition would average their enrolment profiles
+        how = "the manifest's system column" if "line" in spec else "a manifest's system column"
+        one_system(embeddings, where=f"{where}: {spec['embeddings'].name}", how=how)
     if spec.get("eval") is not None:
         eval_sm = read_scores(
             spec["eval"], trials=spec.get("eval_trials"), distance=kind == "distance"

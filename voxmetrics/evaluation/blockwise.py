@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics._types import ScoreKind
+from voxmetrics._types import DEFAULT_LID_VARIANT, ScoreKind
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.data.utility import Utility
@@ -347,7 +347,7 @@ def evaluate_blockwise(
     dev: ScoreMatrix | None = None,
     name: str = "condition",
     attacker: str = "semi-informed",
-    lid_variant: str = "maximum-likelihood",
+    lid_variant: str = DEFAULT_LID_VARIANT,
     split: str = "eval",
     ties: Ties = "reference",
     seed: int = 0,

@@ -35,7 +35,11 @@ an unknown price.
 
 Chance first: with a bootstrap, linkability and LIDmax are coloured by their thresholds only
 when their excess over the chance level of the condition's own scores is beyond the interval
-(the interval's lower bound is above chance); otherwise the cell is "ok" and reads "≈ chance".
+(the interval's lower bound is above chance); otherwise the cell reads "≈ chance" and is "ok"
+only when the chance level itself is ok. A number whose chance level sits at its ceiling (e.g.
+LIDmax's chance at log2 N, as with few enrolled speakers and a steep calibration) or in the
+caution or risk band cannot say "safe": its cell is "uninformative" ("uninformative at N = 5"),
+never green. An unprotected condition therefore never gets an "ok" cell from the chance test.
 A sample maximum has no sound percentile interval (a resampled maximum never exceeds the
 observed one), so LIDmax is shown with its 0.95 quantile and that quantile's 95 % interval, and
 the chance test uses that quantile.
@@ -51,6 +55,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from voxmetrics.evaluation.result import ConditionReport
+from voxmetrics.metrics.lid import clamp_lid_bits
 
 __all__ = [
     "LEVELS",
@@ -63,9 +68,11 @@ __all__ = [
     "report_card",
 ]
 
-Level = Literal["ok", "caution", "risk", "n/a"]
-LEVELS: tuple[Level, ...] = ("ok", "caution", "risk", "n/a")
-"""The levels of a card cell, safest first; "n/a" when the metric is not available."""
+Level = Literal["ok", "caution", "risk", "uninformative", "n/a"]
+LEVELS: tuple[Level, ...] = ("ok", "caution", "risk", "uninformative", "n/a")
+"""The levels of a card cell, safest first; "uninformative" when the number cannot tell this
+condition from chance because chance itself is not ok (e.g. at its ceiling log2 N); "n/a" when
+the metric is not available."""
 ZEBRA_TAGS = ("0", "A", "B", "C", "D", "E", "F")
 """ZEBRA's categorical tags in increasing order of worst-case disclosure (docs, Methods > ZEBRA)."""
 
@@ -240,6 +247,25 @@ def _beyond_chance(report: ConditionReport, key: str) -> bool | None:
     return iv.low > chance
 
 
+def _at_chance(
+    report: ConditionReport, key: str, threshold: CardThreshold, text: str
+) -> tuple[Level, str]:
+    """The level and text of a number that is not beyond its chance level.
+
+    "≈ chance" is "ok" only when the chance level itself is ok; a chance level at the ceiling
+    log2 N (or in the caution or risk band) makes the number "uninformative" at this N.
+    """
+    chance = None if report.chance is None else report.chance.values.get(key)
+    if chance is None:  # not reached: _beyond_chance gave False, so both exist
+        return "ok", text + " ≈ chance"
+    n = report.lid.n_enrolled if report.lid is not None else report.baseline.n_enrolled
+    at_ceiling = chance >= math.log2(n) - 1e-3
+    if threshold.level(chance) == "ok" and not at_ceiling:
+        return "ok", text + " ≈ chance"
+    why = "at the ceiling log2 N" if at_ceiling else f"{chance:.2f} bits"
+    return "uninformative", f"{text} ≈ chance ({why}): uninformative at N = {n}"
+
+
 def _cells(
     report: ConditionReport, sbls: float | None, sbls_interval: Any = None
 ) -> tuple[CardCell, ...]:
@@ -250,14 +276,16 @@ def _cells(
     if report.lid is None:
         lid = CardCell(None, "– (no complete trial)" if sparse else "– (no dev set)", "n/a")
     else:
+        n = report.lid.n_enrolled  # shown within [-64 bits, log2 N]
         v = report.lid.lid_max
-        text = f"{v:.2f}"
+        text = f"{clamp_lid_bits(v, n):.2f}"
         iv = report.intervals.get("lid_q95")
         if iv is not None and iv.low is not None and iv.high is not None:
-            text += f" (q95 {iv.estimate:.2f} [{iv.low:.2f}, {iv.high:.2f}])"
+            q, lo, hi = (clamp_lid_bits(x, n) for x in (iv.estimate, iv.low, iv.high))
+            text += f" (q95 {q:.2f} [{lo:.2f}, {hi:.2f}])"
         level = t["lid_max"].level(v)
         if _beyond_chance(report, "lid_q95") is False:
-            level, text = "ok", text + " ≈ chance"
+            level, text = _at_chance(report, "lid_q95", t["lid_max"], text)
         lid = CardCell(v, text, level)
     tag = report.zebra.tag
     zeb = CardCell(
@@ -276,7 +304,7 @@ def _cells(
         if liv is not None and liv.low is not None and liv.high is not None:
             text += f" [{liv.low:.1%}, {liv.high:.1%}]"
         if _beyond_chance(report, "linkability") is False:
-            level, text = "ok", text + " ≈ chance"
+            level, text = "ok", text + " ≈ chance"  # chance is 1x chance: always in the ok band
         link = CardCell(ratio, text, level)
     if sbls is None:
         sb = CardCell(None, "–", "n/a")

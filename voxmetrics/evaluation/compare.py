@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from voxmetrics._types import DEFAULT_LID_VARIANT
 from voxmetrics.analysis.lid import evaluate_lid
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
@@ -205,7 +206,7 @@ def compare_conditions(
     seed: int = 0,
     confidence: float = 0.95,
     cross_calibrate: int | None = None,
-    lid_variant: str = "maximum-likelihood",
+    lid_variant: str = DEFAULT_LID_VARIANT,
     ties: Ties = "reference",
     original: Condition | None = None,
     calibration: Calibration = "pav",

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from voxmetrics._types import ScoreKind
+from voxmetrics._types import DEFAULT_LID_VARIANT, ScoreKind
 from voxmetrics.analysis.lid import evaluate_lid_and_chance
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
@@ -63,7 +63,7 @@ def evaluate(
     name: str = "condition",
     attacker: str = "semi-informed",
     cross_calibrate: int | None = None,
-    lid_variant: str = "maximum-likelihood",
+    lid_variant: str = DEFAULT_LID_VARIANT,
     bootstrap: int = 0,
     seed: int = 0,
     progress: Progress | None = None,
@@ -98,12 +98,12 @@ def evaluate(
     cross_calibrate : int, optional
         Without ``dev``: calibrate LID by speaker-disjoint k-fold cross-calibration on eval
         with this k (labelled as such). Ignored when ``dev`` is given.
-    lid_variant : {"maximum-likelihood", "reference-code"}
-        LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): unpenalised maximum
-        likelihood on population-sd z-scores (default), or the authors' public code
-        (sample sd, balanced, L2-penalised with C = 1), the model of Šterns et al. 2025 Table 3,
-        Table 4 and Figure 4 solved exactly (docs, Methods > LID, on the published code's
-        solver tolerance). Recorded in the JSON as ``lid.variant``.
+    lid_variant : {"reference-code", "maximum-likelihood"}
+        LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): the authors' public
+        code (sample sd, balanced, L2 penalty C = 1; default), the model of Šterns et al. 2025
+        Table 3, Table 4 and Figure 4 solved exactly (docs, Methods > LID, on the published
+        code's solver tolerance), finite on separable dev pools; or the unpenalised maximum
+        likelihood on population-sd z-scores. Recorded in the JSON as ``lid.variant``.
     bootstrap : int
         Replicates of the speaker-level bootstrap of every headline number (0 = none): the
         report's ``replicates``, its ``intervals`` and the JSON's ``intervals`` mappings.

@@ -29,13 +29,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from voxmetrics._types import SCORE_KIND_LABELS, ScoreKind
+from voxmetrics._types import LID_DISPLAY_FLOOR, SCORE_KIND_LABELS, ScoreKind
 from voxmetrics.data.utility import Utility
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import VerificationResult
 from voxmetrics.metrics.legal import LinkabilityCurve, SinglingOutResult
-from voxmetrics.metrics.lid import LIDResult
+from voxmetrics.metrics.lid import LIDResult, beyond_display_range
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
 from voxmetrics.metrics.uncertainty import ChanceLevels, ConditionReplicates
 from voxmetrics.metrics.zebra import ZebraResult
@@ -237,7 +237,31 @@ class ConditionReport:
         chance = self._chance(LID_KEYS)
         if chance is not None:
             block["chance"] = chance
+        block.update(self.lid_display_range())
         return block
+
+    def lid_display_range(self) -> dict[str, Any]:
+        """The LID block's display range and the numbers beyond it (raw in the JSON).
+
+        ``display_range`` is [-64 bits, log2 N]: displays and exports (tables, report card,
+        HTML, PDF, LaTeX, figures) show LID numbers and their chance levels clamped to it;
+        the JSON keeps the raw numbers and lists those beyond it in ``beyond_display_range``
+        (chance levels as ``chance.<key>``). Empty without LID.
+        """
+        if self.lid is None:
+            return {}
+        n = self.lid.n_enrolled
+        values: dict[str, float | None] = {
+            k: getattr(self.lid, k) for k in ("alid", "lid_plus", "lid_minus", "lid_max")
+        }
+        if self.replicates is not None:
+            values["lid_q95"] = self.replicates.estimates.get("lid_q95")
+        beyond = beyond_display_range(values, n)
+        beyond += [f"chance.{k}" for k in beyond_display_range(self._chance(LID_KEYS) or {}, n)]
+        return {
+            "display_range": [LID_DISPLAY_FLOOR, self.lid.ceiling],
+            "beyond_display_range": beyond,
+        }
 
     def top_intervals(self) -> dict[str, Any] | None:
         """The top-level ``intervals``: the baselines, linkability and its band against N'."""

@@ -185,7 +185,7 @@ def assemble(
     ranks, ranks_attacker = products.ranks, products.ranks_attacker
     n_one_to_n = products.one_to_n_enrolled
     srd_result = None if ranks is None else srd_from_ranks(ranks, n_one_to_n)
-    return ConditionReport(
+    report = ConditionReport(
         name=name,
         attacker=attacker,
         n_excluded_trials=products.n_excluded_trials,
@@ -230,4 +230,36 @@ def assemble(
         chance=products.chance,
         singling_out_interval=singling_out_interval,
         utility=utility,
+    )
+    warn_beyond_display_range(report)
+    return report
+
+
+def warn_beyond_display_range(report: ConditionReport) -> None:
+    """Warn, naming the condition, when displays clamp its LID numbers to [-64 bits, log2 N].
+
+    The JSON keeps the raw numbers and lists them in ``lid.beyond_display_range``.
+    """
+    shown = report.lid_display_range()
+    beyond = shown.get("beyond_display_range")
+    if not beyond:
+        return
+    low, high = shown["display_range"]
+    lid = report.lid
+    if lid is None:  # a display range exists only with LID
+        return
+    variant = lid.calibration.variant
+    cause = (
+        " (its calibration did not converge: separable dev pools; the default "
+        '"reference-code" calibration stays finite)'
+        if not lid.calibration.converged
+        else ""
+    )
+    warnings.warn(
+        f"condition '{report.name}': LID numbers beyond the display range [{low:g}, "
+        f"{high:.2f}] bits ({', '.join(beyond)}; ALID {lid.alid:.4g} bits, LID variant "
+        f"{variant}){cause}. Tables, figures and reports show them clamped to that range; "
+        "the JSON keeps the raw numbers.",
+        DegenerateDataWarning,
+        stacklevel=3,
     )

@@ -6,26 +6,28 @@ LID_i = log2(N p_i,m_i) bits -> outer aggregates (ALID, PDR, NDR, LID+, LID-, LI
 
 Two calibration variants (:data:`LID_VARIANTS`):
 
-``"maximum-likelihood"`` (default)
-    Population sd (ddof = 0), unweighted, unpenalised maximum likelihood. This reproduces the
-    worked example of Šterns et al. 2025 (section 5.2). The old name ``"metrics"`` is still
-    accepted as an alias (deprecated).
-``"reference-code"``
+``"reference-code"`` (default, :data:`~voxmetrics._types.DEFAULT_LID_VARIANT`)
     What the authors' public code does: sample sd (ddof = 1) and scikit-learn's
     ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty (C = 1) on the
     weight (the intercept is not penalised): the model of the paper's Table 3 (w, b), Table 4
     (ALID, PDR, LID+, LID-, LIDmax) and Figure 4 (CCDF), which were computed with that code,
     solved exactly. The published code stops scikit-learn's lbfgs at ``tol=1e-4``; on
     near-separable dev sets its w and b then differ in the second decimal and its LIDs by up
-    to a few hundredths of a bit per trial (docs, Methods > LID).
-    The maximum-likelihood variant reproduces the worked example of section 5.2 (0.900 bits
-    for the given w); on real data its w and LIDs differ from Table 3 and 4.
+    to a few hundredths of a bit per trial (docs, Methods > LID). Its penalised fit always has
+    a finite optimum, also when the dev pools separate (as they do for original speech and
+    weak anonymisers).
+``"maximum-likelihood"``
+    Population sd (ddof = 0), unweighted, unpenalised maximum likelihood. This reproduces the
+    worked example of Šterns et al. 2025 (section 5.2, 0.900 bits for the given w); on real
+    data its w and LIDs differ from Table 3 and 4. The old name ``"metrics"`` is still
+    accepted as an alias (deprecated).
 
 With separable dev pools the unpenalised likelihood has no finite maximum: the
 maximum-likelihood variant then uses the stated cap w = ±:data:`W_MAX` with the decision
 boundary in the middle of the gap between the pools, flags the calibration as not converged and
-warns. The result depends only on the data, not on their float precision. The penalised
-reference-code fit always has a finite optimum.
+warns; its LIDs then go to extreme values (thousands of bits below zero). Displays and exports
+show LIDs within [:data:`~voxmetrics._types.LID_DISPLAY_FLOOR`, log2 N] whatever the variant
+(:func:`clamp_lid_bits`).
 
 Everything that scales with the number of scores runs on row blocks
 (:func:`~voxmetrics.metrics.ranks.row_blocks`), so a 22,024 x 4,949 matrix needs a few blocks'
@@ -39,25 +41,34 @@ import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
 
-from voxmetrics._types import LID_VARIANT_ALIASES, LIDVariant
+from voxmetrics._types import (
+    DEFAULT_LID_VARIANT,
+    LID_DISPLAY_FLOOR,
+    LID_VARIANT_ALIASES,
+    LIDVariant,
+)
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks, target_ranks
 
 __all__ = [
+    "LID_BITS_KEYS",
     "LID_VARIANTS",
     "CalibrationCurve",
     "LIDCalibration",
     "LIDResult",
+    "beyond_display_range",
     "calibrate_lid",
     "calibration_curve",
+    "clamp_lid_bits",
+    "clamp_lid_number",
     "lid",
     "lid_ccdf",
     "lid_cross_calibrated",
@@ -73,10 +84,23 @@ ClassWeight = Literal["balanced"] | None
 Variant = LIDVariant
 
 LID_VARIANTS: dict[str, tuple[ClassWeight, int, float | None]] = {
-    "maximum-likelihood": (None, 0, None),
     "reference-code": ("balanced", 1, 1.0),
+    "maximum-likelihood": (None, 0, None),
 }
-"""Calibration variant -> (class_weight, ddof, penalty_c) of :func:`calibrate_lid`."""
+"""Calibration variant -> (class_weight, ddof, penalty_c) of :func:`calibrate_lid`; the first
+is the default."""
+
+
+class _Unset:
+    """Marks an explicit calibration option the caller did not give."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()
+_EXPLICIT_BASE: tuple[ClassWeight, int, float | None] = (None, 0, None)
+"""Where the explicit options start when only some are given: the unpenalised fit."""
 
 _VARIANT_ALIASES = LID_VARIANT_ALIASES
 
@@ -177,7 +201,10 @@ class LIDCalibration:
 
     @property
     def variant(self) -> str:
-        """"maximum-likelihood", "reference-code" (see :data:`LID_VARIANTS`) or "custom"."""
+        """The variant's name: "reference-code", "maximum-likelihood" or "custom".
+
+        See :data:`LID_VARIANTS`.
+        """
         for name, options in LID_VARIANTS.items():
             if (self.class_weight, self.ddof, self.penalty_c) == options:
                 return name
@@ -251,8 +278,16 @@ def _fit_logistic(
         s0 = np.sum(parts, axis=0)
         eta1 = w * z_mated + b
         sp1, p1, v1 = terms(eta1)
-        m = (sp1.sum(), (sp1 - eta1).sum(), p1.sum(), (p1 * z_mated).sum(), v1.sum(),
-             (v1 * z_mated).sum(), (v1 * z_mated**2).sum(), z_mated.sum())
+        m = (
+            sp1.sum(),
+            (sp1 - eta1).sum(),
+            p1.sum(),
+            (p1 * z_mated).sum(),
+            v1.sum(),
+            (v1 * z_mated).sum(),
+            (v1 * z_mated**2).sum(),
+            z_mated.sum(),
+        )
         nll = c0 * (s0[0] - m[0]) + c1 * m[1]
         # gradient of nll: sum c (p - y) [z, 1]
         g_w = c0 * (s0[2] - m[3]) + c1 * (m[3] - m[7])
@@ -286,9 +321,9 @@ def _fit_logistic(
                 return w, b, False
         if abs(w_new) > W_MAX:  # the likelihood keeps growing with |w|: no finite optimum
             return math.copysign(W_MAX, w_new), b_new, False
-        done = abs(t * step[0]) <= tol * max(1.0, abs(w_new)) and abs(
-            t * step[1]
-        ) <= tol * max(1.0, abs(b_new))
+        done = abs(t * step[0]) <= tol * max(1.0, abs(w_new)) and abs(t * step[1]) <= tol * max(
+            1.0, abs(b_new)
+        )
         w, b, nll, g, h = w_new, b_new, nll_new, g_new, h_new
         if done:
             return w, b, True
@@ -296,7 +331,10 @@ def _fit_logistic(
 
 
 def _check_calibration_inputs(
-    scores: ArrayLike, targets: ArrayLike, ddof: int, class_weight: ClassWeight,
+    scores: ArrayLike,
+    targets: ArrayLike,
+    ddof: int,
+    class_weight: ClassWeight,
     penalty_c: float | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     s, t = check_matrix(scores, targets)
@@ -306,8 +344,9 @@ def _check_calibration_inputs(
         raise VoxMetricsInputError(
             f'`class_weight` must be None or "balanced", got {class_weight!r}.'
         )
-    if penalty_c is not None and not (isinstance(penalty_c, (int, float)) and penalty_c > 0
-                                      and math.isfinite(penalty_c)):
+    if penalty_c is not None and not (
+        isinstance(penalty_c, (int, float)) and penalty_c > 0 and math.isfinite(penalty_c)
+    ):
         raise VoxMetricsInputError(
             f"`penalty_c` must be None (no penalty) or a finite C > 0, got {penalty_c!r}."
         )
@@ -315,17 +354,81 @@ def _check_calibration_inputs(
 
 
 def _variant_options(
-    variant: str | None, class_weight: ClassWeight, ddof: int, penalty_c: float | None
+    variant: str | None, class_weight: Any, ddof: Any, penalty_c: Any
 ) -> tuple[ClassWeight, int, float | None]:
-    """(class_weight, ddof, penalty_c) of a named variant, or the explicit options."""
+    """(class_weight, ddof, penalty_c) of a named variant, or the explicit options.
+
+    Without a variant and without explicit options: the default variant
+    (:data:`~voxmetrics._types.DEFAULT_LID_VARIANT`). Explicit options not given take the
+    unpenalised fit's values (no class weight, population sd, no penalty).
+    """
+    given = [x is not _UNSET for x in (class_weight, ddof, penalty_c)]
     if variant is None:
-        return class_weight, ddof, penalty_c
-    if (class_weight, ddof, penalty_c) != (None, 0, None):
+        if not any(given):
+            return LID_VARIANTS[DEFAULT_LID_VARIANT]
+        picked = (class_weight, ddof, penalty_c)
+        cw, dd, pc = (
+            x if g else base for x, g, base in zip(picked, given, _EXPLICIT_BASE, strict=True)
+        )
+        return cw, dd, pc
+    if any(given):
         raise VoxMetricsInputError(
-            "give either `variant` or the explicit `class_weight`, `ddof`, `penalty_c`, "
-            "not both."
+            "give either `variant` or the explicit `class_weight`, `ddof`, `penalty_c`, not both."
         )
     return LID_VARIANTS[resolve_lid_variant(variant)]
+
+
+def clamp_lid_bits(value: float | None, n_enrolled: int) -> float | None:
+    """A LID number (or its chance level) as displays and exports show it, in bits.
+
+    Values below :data:`~voxmetrics._types.LID_DISPLAY_FLOOR` (-64 bits) are shown as the
+    floor and values above the ceiling log2 N as the ceiling (rounding only; LID <= log2 N by
+    definition). Non-finite values and None pass through (None stays None, NaN stays NaN).
+    The JSON keeps the raw numbers and flags the clamp.
+
+    Examples
+    --------
+    >>> clamp_lid_bits(-7525.0, 5), clamp_lid_bits(1.79, 5), clamp_lid_bits(None, 5)
+    (-64.0, 1.79, None)
+    >>> round(clamp_lid_bits(9.0, 5), 4)  # log2 5
+    2.3219
+    """
+    if value is None or not math.isfinite(value) or n_enrolled < 1:
+        return value
+    return float(min(max(value, LID_DISPLAY_FLOOR), math.log2(n_enrolled)))
+
+
+LID_BITS_KEYS = frozenset({"alid", "lid_plus", "lid_minus", "lid_max", "lid_q95"})
+"""The LID numbers in bits, which displays clamp (:func:`clamp_lid_bits`); PDR, NDR are not."""
+
+
+def clamp_lid_number(key: str, value: float | None, n_enrolled: int) -> float | None:
+    """``value`` as displays show it: :func:`clamp_lid_bits` for the LID numbers in bits.
+
+    Examples
+    --------
+    >>> clamp_lid_number("lid_minus", -7525.0, 5), clamp_lid_number("pdr", 0.4, 5)
+    (-64.0, 0.4)
+    """
+    return clamp_lid_bits(value, n_enrolled) if key in LID_BITS_KEYS else value
+
+
+def beyond_display_range(values: dict[str, float | None], n_enrolled: int) -> list[str]:
+    """The keys of the LID numbers in bits that displays clamp (below -64 bits or above log2 N).
+
+    Examples
+    --------
+    >>> beyond_display_range({"alid": -1288.0, "lid_max": 2.0, "pdr": 0.1}, 5)
+    ['alid']
+    """
+    return [
+        k
+        for k, v in values.items()
+        if k in LID_BITS_KEYS
+        and v is not None
+        and math.isfinite(v)
+        and (v < LID_DISPLAY_FLOOR or v > math.log2(n_enrolled) + 1e-9)
+    ]
 
 
 def calibrate_lid(
@@ -333,18 +436,19 @@ def calibrate_lid(
     targets: ArrayLike,
     *,
     variant: str | None = None,
-    class_weight: ClassWeight = None,
-    ddof: int = 0,
-    penalty_c: float | None = None,
+    class_weight: ClassWeight = _UNSET,
+    ddof: int = _UNSET,
+    penalty_c: float | None = _UNSET,
     source: str = "dev",
 ) -> LIDCalibration:
     """Learn LID's logistic calibration (w, b) on a dev score matrix (docs, Methods > LID, step 2).
 
     Univariate logistic regression of y_ij = [j = m_i] on the row z-scores z_ij over all
     (trial, enrolled) pairs, fitted by Newton's method over row blocks. By default it is the
-    unpenalised maximum likelihood (scikit-learn's ``LogisticRegression(C=np.inf)``);
-    ``variant="reference-code"`` is the authors' public code exactly: sample sd and
-    ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty, C = 1.
+    authors' public code exactly (``variant="reference-code"``): sample sd and
+    ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty, C = 1;
+    ``variant="maximum-likelihood"`` is the unpenalised maximum likelihood (scikit-learn's
+    ``LogisticRegression(C=np.inf)``, population sd).
 
     Parameters
     ----------
@@ -352,15 +456,17 @@ def calibrate_lid(
         Dev scores.
     targets : array_like of int, shape (T,)
         Column of each dev trial's own speaker.
-    variant : {"maximum-likelihood", "reference-code"}, optional
+    variant : {"reference-code", "maximum-likelihood"}, optional
         A named preset of the three options below (:data:`LID_VARIANTS`); "metrics" is
-        accepted as the old name of "maximum-likelihood". Exclusive with the options.
-    class_weight : {None, "balanced"}
-        None (default) or "balanced" (each class weighs half of the fit).
-    ddof : {0, 1}
-        Row sd: 0 = population (default), 1 = sample (the authors' code).
+        accepted as the old name of "maximum-likelihood". Exclusive with the options. With
+        neither a variant nor an option: "reference-code".
+    class_weight : {None, "balanced"}, optional
+        None (unweighted) or "balanced" (each class weighs half of the fit).
+    ddof : {0, 1}, optional
+        Row sd: 0 = population, 1 = sample (the authors' code).
     penalty_c : float, optional
-        C of an L2 penalty w^2 / (2 C) on w (None = unpenalised, default).
+        C of an L2 penalty w^2 / (2 C) on w (None = unpenalised). Explicit options not given
+        take the unpenalised fit's values (None, 0, None).
     source : str
         Label of where the calibration was learned, carried into results.
 
@@ -408,9 +514,7 @@ def calibrate_lid(
         )
     z_mated = np.concatenate(mated)
     # (quasi-)complete separation of the pools: the likelihood has no finite maximum
-    separated = penalty_c is None and (
-        z_mated.min() >= non_max or z_mated.max() <= non_min
-    )
+    separated = penalty_c is None and (z_mated.min() >= non_max or z_mated.max() <= non_min)
     if separated:
         # where Newton's method would stop on the way to |w| = infinity depends on rounding
         # (float32 and float64 copies of the same data stopped at w = 24 and w = 1e4): use the
@@ -623,9 +727,7 @@ def log_posteriors(
     return log_softmax(w * z + (b - prior), axis=1), deg
 
 
-def lid(
-    scores: ArrayLike, targets: ArrayLike, calibration: LIDCalibration
-) -> LIDResult:
+def lid(scores: ArrayLike, targets: ArrayLike, calibration: LIDCalibration) -> LIDResult:
     """Per-trial LID of an eval score matrix under a calibration learned on dev.
 
     Parameters
@@ -706,9 +808,9 @@ def lid_cross_calibrated(
     *,
     k: int = 5,
     variant: str | None = None,
-    class_weight: ClassWeight = None,
-    ddof: int = 0,
-    penalty_c: float | None = None,
+    class_weight: ClassWeight = _UNSET,
+    ddof: int = _UNSET,
+    penalty_c: float | None = _UNSET,
     seed: int = 0,
 ) -> LIDResult:
     """LID without a dev set: speaker-disjoint k-fold cross-calibration on eval.

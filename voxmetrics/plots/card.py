@@ -36,6 +36,7 @@ LEVEL_LABELS: dict[str, str] = {
     "ok": "ok",
     "caution": "caution",
     "risk": "risk",
+    "uninformative": "uninformative at this N",
     "n/a": "not available",
 }
 """How each level is named in legends."""

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
+from voxmetrics._types import LID_DISPLAY_FLOOR
 from voxmetrics.metrics.lid import CalibrationCurve, LIDResult, lid_ccdf
 from voxmetrics.plots.style import (
     CHANCE_COLOR,
@@ -92,7 +93,9 @@ def lid_ccdf_figure(
     Each curve is the right-continuous step function of
     :func:`~voxmetrics.metrics.lid.lid_ccdf`, preceded by the 100 % level left of the smallest
     LID. The log2 N ceiling is drawn as a dashed vertical line per distinct N, and x = 0 (no
-    information) as a dotted one.
+    information) as a dotted one. LIDs below -64 bits are drawn at -64 bits (the display floor,
+    :data:`~voxmetrics._types.LID_DISPLAY_FLOOR`), so one steep calibration cannot stretch the
+    axis and flatten the other curves.
 
     Parameters
     ----------
@@ -125,7 +128,7 @@ def lid_ccdf_figure(
     fig = go.Figure()
     lo, hi = 0.0, 0.0
     for name, r in results.items():
-        x, pct = lid_ccdf(r.lid)
+        x, pct = lid_ccdf(np.maximum(r.lid, LID_DISPLAY_FLOOR))
         lo, hi = min(lo, float(x[0])), max(hi, float(x[-1]))
         fig.add_trace(
             go.Scatter(
@@ -349,12 +352,13 @@ def lid_histogram_figure(
     """
     _check(results)
     col = _colors(results, colors)
-    lo = min(0.0, *(float(r.lid.min()) for r in results.values()))
+    # LIDs below the display floor (-64 bits) fall in the first bin
+    lo = min(0.0, *(max(float(r.lid.min()), LID_DISPLAY_FLOOR) for r in results.values()))
     hi = max(r.ceiling for r in results.values())
     edges = np.linspace(lo, hi, bins + 1)
     fig, cells = _facet_figure(results, col)
     for (name, r), (row, c) in zip(results.items(), cells, strict=True):
-        centres, pct, counts = _bars(r.lid, edges)
+        centres, pct, counts = _bars(np.maximum(r.lid, LID_DISPLAY_FLOOR), edges)
         fig.add_trace(
             go.Bar(
                 x=centres,

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX
+from voxmetrics.metrics.lid import clamp_lid_bits
 from voxmetrics.plots.style import CHANCE_COLOR, CONDITION_COLOR, base_layout, merged_labels
 
 __all__ = ["eer_lidmax_figure", "eer_linkability_figure"]
@@ -167,7 +168,9 @@ def eer_lidmax_figure(
     with_lid = [r for r in reports if r.lid is not None]
     without = [r.name for r in reports if r.lid is None]
     eers = [r.baseline.eer for r in with_lid]
-    maxima = [r.lid.lid_max for r in with_lid if r.lid is not None]
+    maxima = [  # shown within [-64 bits, log2 N]
+        clamp_lid_bits(r.lid.lid_max, r.lid.n_enrolled) for r in with_lid if r.lid is not None
+    ]
     labels = [
         f"{r.name} (cross-calibrated)"
         if r.lid is not None and "cross-calibrated" in r.lid.label

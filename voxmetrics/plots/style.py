@@ -45,6 +45,7 @@ LEVEL_COLOURS: dict[str, str] = {
     "ok": "#C9E9DC",  # light bluish green (Okabe-Ito #009E73 tint)
     "caution": "#F9D98B",  # amber (Okabe-Ito #E69F00 tint), darker than ok
     "risk": "#E8906F",  # vermillion (Okabe-Ito #D55E00 tint), the darkest
+    "uninformative": "#D5DDE8",  # greyish blue: neither safe nor a finding
     "n/a": "#EFEFEF",  # light grey
 }
 """Cell backgrounds of the report card's levels (:mod:`voxmetrics.evaluation.card`). Hue and
@@ -56,6 +57,7 @@ LEVEL_TEXT_COLOURS: dict[str, str] = {
     "ok": "#0B2E22",
     "caution": "#3A2A00",
     "risk": "#2B0D00",
+    "uninformative": "#1E2A3A",
     "n/a": "#5F5F5F",
 }
 """Text colours of the report card's levels, one dark shade of each background."""

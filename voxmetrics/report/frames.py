@@ -19,6 +19,7 @@ from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import VerificationResult
+from voxmetrics.metrics.lid import clamp_lid_bits, clamp_lid_number
 from voxmetrics.metrics.uncertainty import Comparison
 
 __all__ = [
@@ -87,8 +88,11 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 "attacker": r.attacker,
                 **r.to_dict(),
                 "chance_linkability": r.chance_linkability,
-                "alid": r.lid.alid if r.lid is not None else None,
-                "lid_max": r.lid.lid_max if r.lid is not None else None,
+                # displays show LID within [-64 bits, log2 N] (the JSON keeps the raw numbers)
+                "alid": None if r.lid is None else clamp_lid_bits(r.lid.alid, r.lid.n_enrolled),
+                "lid_max": (
+                    None if r.lid is None else clamp_lid_bits(r.lid.lid_max, r.lid.n_enrolled)
+                ),
                 "mean_d": None if r.srd is None else r.srd.stats.mean_d,
                 "idr": None if r.srd is None else r.srd.stats.idr,
                 "d_ece": r.zebra.d_ece,
@@ -182,6 +186,7 @@ COMPARISON_COLUMNS: dict[str, str] = {
     "high": "95% high",
     "p_value": "p",
     "p_adjusted": "p (Holm)",
+    "p_resampled": "p (resampled, ≥ 1/(B+1))",
     "reason": "Not compared because",
 }
 """Display labels of the columns of :func:`comparison_frame` (all but ``key``)."""
@@ -208,7 +213,9 @@ def intervals_frame(
     """Every headline number of every condition with its interval, chance and excess.
 
     One row per condition and number: ``condition, key, number, value, low, high, chance,
-    excess`` (value - chance; None where no chance level is defined). Without a bootstrap
+    excess`` (value - chance; None where no chance level is defined). The LID numbers in bits,
+    their bounds and chance levels are shown within [-64 bits, log2 N]
+    (:func:`~voxmetrics.metrics.lid.clamp_lid_bits`). Without a bootstrap
     ``low`` and ``high`` are None; a maximum never has them (read its q95 row). ``keys``
     restricts the numbers (in the order of :data:`INTERVAL_LABELS`). ``similarity`` adds DeID
     and G_VD rows (no chance level): condition name -> ``deid`` and ``g_vd`` intervals (their
@@ -232,19 +239,24 @@ def intervals_frame(
         iv = r.intervals
         values = headline_values(r)
         chance = r.chance.values if r.chance is not None else {}
+        n = r.baseline.n_enrolled if r.lid is None else r.lid.n_enrolled
+
+        def shown(key: str, x: float | None) -> float | None:
+            return clamp_lid_number(key, x, n)  # noqa: B023 (used within the iteration)
+
         for key, label in INTERVAL_LABELS.items():
             if key not in values or key not in wanted:
                 continue
-            c = chance.get(key)
-            v = values[key]
+            c = shown(key, chance.get(key))
+            v = shown(key, values[key])
             rows.append(
                 {
                     "condition": r.name,
                     "key": key,
                     "number": label,
                     "value": v,
-                    "low": iv[key].low if key in iv else None,
-                    "high": iv[key].high if key in iv else None,
+                    "low": shown(key, iv[key].low) if key in iv else None,
+                    "high": shown(key, iv[key].high) if key in iv else None,
                     "chance": c,
                     "excess": None if c is None or v is None else v - c,
                 }
@@ -295,6 +307,9 @@ _SBLS_LABELS = {
 def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
     """A paired comparison as a table: one row per number (B - A, interval, p-values).
 
+    ``p_value`` is the normal approximation of the paired bootstrap distribution (not floored),
+    ``p_adjusted`` its Holm adjustment, ``p_resampled`` the resampling p (never below
+    ``p_floor`` = 1/(B'+1); :data:`~voxmetrics.metrics.uncertainty.P_VALUE_METHOD`).
     ``reason`` says why a number could not be compared (None when it was).
     """
     rows = [
@@ -308,12 +323,15 @@ def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
             "high": c.interval[1],
             "p_value": c.p_value,
             "p_adjusted": c.p_adjusted,
+            "p_resampled": c.p_resampled,
+            "p_floor": c.p_floor,
             "reason": c.reason,
         }
         for k, c in comparison.items()
     ]
     columns = [
-        "key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted", "reason",
+        "key", "number", "a", "b", "difference", "low", "high", "p_value", "p_adjusted",
+        "p_resampled", "p_floor", "reason",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 

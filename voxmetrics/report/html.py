@@ -9,18 +9,20 @@ starts each section on a new page and keeps figures and tables whole, since the 
 from it (:func:`voxmetrics.report.export.html_to_pdf`).
 
 It takes results and computes nothing: the ECE profiles of the ZEBRA section come with the
-report (:attr:`StudyReport.ece_curves`). :func:`report_html` is the small page of the overview
-table of condition reports that ``evaluate --html`` writes.
+report (:attr:`StudyReport.ece_curves`). :func:`report_html` is the page ``evaluate --html``
+writes: the same style, with the sections that condition reports alone can fill.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import json
 import math
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,10 +40,12 @@ from voxmetrics.analysis.tradeoff import (
     LEAK_LINKABILITY_FACTOR,
     RANKING_ATTACKER,
 )
-from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
+from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS, ReportCard, report_card
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 from voxmetrics.evaluation.tradeoff import NO_UTILITY_HELP
+from voxmetrics.metrics.lid import clamp_lid_number
+from voxmetrics.metrics.uncertainty import P_VALUE_METHOD
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.lid import lid_ccdf_figure
@@ -304,11 +308,17 @@ class _Figures:
         return f'<div class="figure" data-figure="{_e(name)}">{div}</div>'
 
 
-def _interval(intervals: Mapping[str, Any] | None, key: str, digits: int) -> str:
+def _interval(
+    intervals: Mapping[str, Any] | None, key: str, digits: int, n_enrolled: int | None = None
+) -> str:
+    """``[low, high]``; with ``n_enrolled``, LID bits shown within [-64, log2 N]."""
     iv = (intervals or {}).get(key)
     if iv is None or _missing(iv.low) or _missing(iv.high):
         return "–"
-    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+    low, high = iv.low, iv.high
+    if n_enrolled is not None:
+        low, high = (clamp_lid_number(key, x, n_enrolled) for x in (low, high))
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def _section(sid: str, body: str) -> str:
@@ -325,7 +335,11 @@ def _verdict(sr: StudyReport, colors: Mapping[str, str]) -> str:
     ok: list[str] = []
     for name, row in zip(sr.card.conditions, sr.card.cells, strict=True):
         bad = [lab for lab, c in zip(labels, row, strict=True) if c.level == "risk"]
-        warn = [lab for lab, c in zip(labels, row, strict=True) if c.level == "caution"]
+        warn = [  # an uninformative number is no evidence of safety
+            lab
+            for lab, c in zip(labels, row, strict=True)
+            if c.level in ("caution", "uninformative")
+        ]
         if bad:
             risk.append((name, bad))
         elif warn:
@@ -441,7 +455,8 @@ def _card(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "(n/a: not available). With the bootstrap, linkability shows its 95 % interval and "
         "LIDmax its 0.95 quantile with that quantile's interval; both are coloured only when "
         "the interval lies above the chance level of the condition's scores (else "
-        '"≈ chance", green).</p>'
+        '"≈ chance": green only when chance itself is safe; "uninformative at this N" when '
+        "chance sits at its ceiling log2 N or above a threshold).</p>"
         f"{table}<h3>Legend</h3><p class='legend-levels'>{card_legend_html()}</p>"
         '<div class="table-wrap"><table class="thresholds"><thead><tr><th>Metric</th>'
         f"<th>Thresholds</th></tr></thead><tbody>{legend}</tbody></table></div>{rationale}",
@@ -534,8 +549,8 @@ def _utility(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> st
     body = (
         "<p>Each condition's privacy against its utility; the dashed line is the Pareto front "
         "(no other anonymised condition is at least as private and as useful, and better on "
-        f"one); the star is the original speech ({_e(sr.reference or '–')}). Error bars: 95 % "
-        "intervals where known.</p>"
+        "one); the star is the original speech "
+        f"({_e(sr.utility_reference or '–')}). Error bars: 95 % intervals where known.</p>"
         + figure(tradeoff_figure(sr.tradeoff("eer", "wer"), colors=colors), "eer_wer")
         + figure(tradeoff_figure(sr.tradeoff("eer", "uar"), colors=colors), "eer_uar")
         + figure(tradeoff_figure(sr.tradeoff("lid_max", "wer"), colors=colors), "lidmax_wer")
@@ -578,9 +593,9 @@ def _lid(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     body = ""
     if with_lid:
         table = lid_table(with_lid).drop(columns="b")
-        intervals = [r.lid_intervals for r in sr.reports if r.lid is not None]
-        table.insert(4, "ALID 95% CI", [_interval(iv, "alid", 3) for iv in intervals])
-        table.insert(10, "LID q95 95% CI", [_interval(iv, "lid_q95", 2) for iv in intervals])
+        ivs = [(r.lid_intervals, r.lid.n_enrolled) for r in sr.reports if r.lid is not None]
+        table.insert(4, "ALID 95% CI", [_interval(iv, "alid", 3, n) for iv, n in ivs])
+        table.insert(10, "LID q95 95% CI", [_interval(iv, "lid_q95", 2, n) for iv, n in ivs])
         table = table.rename(columns={"Ceiling log2 N (bits)": "Ceiling log2 N"})
         body += (
             "<p>LID<sub>i</sub> = log<sub>2</sub>(N p<sub>i</sub>) bits: what trial i's "
@@ -730,10 +745,17 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
             "<p>No paired comparison: it needs the bootstrap and at least two conditions "
             "sharing trial speakers.</p>",
         )
+    floors = {c.p_floor for comp in sr.comparisons.values() for c in comp.values() if c.p_floor}
+    floor_text = (
+        ", ".join(f"{f:.4f}" for f in sorted(floors)) if floors else "no floor (no replicate)"
+    )
+    reference = sr.reference or sr.reports[0].name
+    reference_text = f"the reference condition, {reference}"
     body = (
-        "<p>Each condition against the first, on the speakers they share: the difference B − A "
-        "of every number, its 95 % interval and a two-sided p-value from a paired "
-        "speaker-level bootstrap (the same speakers drawn for both conditions). Many numbers "
+        f"<p>Each condition against {_e(reference_text)}, on the speakers they share: the "
+        "difference B − A of every number, its 95 % interval and a two-sided p-value from a "
+        "paired speaker-level bootstrap (the same speakers drawn for both conditions): "
+        f"{_e(P_VALUE_METHOD)} = {_e(floor_text)}. Many numbers "
         "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
         "of one pair, which keeps the chance of any false difference in the pair below the "
         "level; pairs are not adjusted against each other. SBLS and its three components, "
@@ -755,6 +777,7 @@ def _compare(sr: StudyReport, colors: Mapping[str, str]) -> str:
                 ],
                 "p": df["p_value"],
                 "p (Holm)": df["p_adjusted"],
+                "p (resampled, ≥ 1/(B+1))": df["p_resampled"],
             }
         )
         if df["reason"].notna().any():
@@ -1048,6 +1071,13 @@ def study_report_html(
     if _has_sbls(sr):
         sections.append(_sbls(sr, colors, figure))
     sections += [_intervals(sr, colors), _compare(sr, colors), _methods(), _data(sr)]
+    return _page(title, present, sections, created=sr.created, what=f"study {sr.study.name}")
+
+
+def _page(
+    title: str, present: Iterable[str], sections: Iterable[str], *, created: str, what: str
+) -> str:
+    """The styled, self-contained page around ``sections`` (table of contents: ``present``)."""
     toc = " ".join(f'<a href="#{s}">{_e(REPORT_SECTIONS[s])}</a>' for s in present)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -1057,11 +1087,11 @@ def study_report_html(
         f'<script type="text/javascript" id="plotlyjs">{plotly.offline.get_plotlyjs()}</script>'
         "</head><body><main>"
         f'<header><h1>{_e(title)}</h1><p class="sub">Privacy metrics of anonymised speech, '
-        f"computed {_e(sr.created)} by VoxMetrics {_e(__version__)}.</p></header>"
+        f"computed {_e(created)} by VoxMetrics {_e(__version__)}.</p></header>"
         f'<nav class="toc">{toc}</nav>'
         + "".join(sections)
-        + f"<footer>VoxMetrics {_e(__version__)} · study {_e(sr.study.name)} · "
-        f"{_e(sr.created)}</footer></main></body></html>\n"
+        + f"<footer>VoxMetrics {_e(__version__)} · {_e(what)} · "
+        f"{_e(created)}</footer></main></body></html>\n"
     )
 
 
@@ -1069,44 +1099,43 @@ def _has_sbls(sr: StudyReport) -> bool:
     return any(v is not None for v in sr.sbls.values())
 
 
-def _overview_cell(v: Any) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        return "null" if math.isnan(v) else f"{v:.4f}"
-    return html.escape(str(v))
+@dataclass(frozen=True)
+class _Reports:
+    """What the report's card, overview, LID and SRD sections read, from condition reports."""
+
+    reports: tuple[ConditionReport, ...]
+    card: ReportCard
 
 
 def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics report") -> str:
-    """A self-contained HTML page with the overview table of the reports (``evaluate --html``).
+    """The page of ``evaluate --html``: the study report's style, from condition reports alone.
+
+    The report card, the overview (table and figures), LID and SRD sections of
+    :func:`study_report_html`, with the same style, plotly.js once in the head and the methods;
+    the sections that need the scores or the study (ZEBRA's ECE curves, comparisons, voice
+    similarity) are those of ``report --html``.
 
     Examples
     --------
     >>> from voxmetrics.evaluation import evaluate_study
     >>> from voxmetrics.synth import demo_study
     >>> page = report_html(evaluate_study(demo_study(n_speakers=6)))
-    >>> page.startswith("<!doctype html>"), page.count("<tr>")
-    (True, 6)
+    >>> page.startswith("<!doctype html>"), 'id="report-card"' in page, 'id="overview"' in page
+    (True, True, True)
     """
-    reports = list(reports)
-    rules = {r.linkability_rule for r in reports}
-    rule = rules.pop() if len(rules) == 1 else "code"
-    df = overview_frame(reports)
-    head = "".join(f"<th>{html.escape(OVERVIEW_COLUMNS[c])}</th>" for c in df.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_overview_cell(v)}</td>" for v in row) + "</tr>"
-        for row in df.itertuples(index=False)
-    )
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>"
-        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
-        "</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><table><tr>{head}</tr>{body}</table>"
-        "<p>EER: VoicePrivacy 2024 definition. Cllr is meaningful only when the scores are "
-        "log-likelihood ratios. "
-        f"{html.escape(linkability_rule_note(rule).capitalize())}. Definitions: the VoxMetrics "
-        "documentation, Methods.</p>"
-        f"<p><small>VoxMetrics {__version__}</small></p></body></html>"
-    )
+    listed = tuple(reports)
+    view = _Reports(listed, report_card(listed))
+    colors = condition_colors([r.name for r in view.reports])
+    figure = _Figures()
+    sr: Any = view  # the sections read only .reports and .card
+    sections = [
+        _card(sr, colors),
+        _overview(sr, colors, figure),
+        _lid(sr, colors, figure),
+        _srd(sr, colors, figure),
+        _methods(),
+    ]
+    present = ["report-card", "overview", "lid", "srd", "methods"]
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    names = ", ".join(r.name for r in view.reports)
+    return _page(title, present, sections, created=created, what=names)

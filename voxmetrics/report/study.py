@@ -90,9 +90,11 @@ class StudyReport:
     ece_curves: Mapping[str, ECECurves] = field(default_factory=dict)
     """ECE profiles of every condition's eval pools (ZEBRA figure), by condition name."""
     comparisons: Mapping[str, Mapping[str, Comparison]] = field(default_factory=dict)
-    """Paired comparisons of every condition against the first one ("B vs A" keys), when
+    """Paired comparisons of every condition against :attr:`reference` ("B vs A" keys), when
     bootstrapped and sharing trial speakers with it (SBLS and its components included when
     both have an SBLS)."""
+    reference: str | None = None
+    """The condition every other one is compared against (A; the first unless chosen)."""
     original: str | None = None
     """The condition whose voices are the original ones for DeID and G_VD (the first, unless
     chosen)."""
@@ -181,7 +183,7 @@ class StudyReport:
         return block
 
     @property
-    def reference(self) -> str | None:
+    def utility_reference(self) -> str | None:
         """The original speech of the privacy-utility view.
 
         The first condition under attacker ``original``, else :attr:`original`.
@@ -197,7 +199,7 @@ class StudyReport:
         """``privacy`` against ``utility`` for every condition, with the Pareto front.
 
         See :func:`voxmetrics.analysis.tradeoff.privacy_utility_tradeoff`; SBLS comes from
-        :attr:`sbls`, the original speech is :attr:`reference`.
+        :attr:`sbls`, the original speech is :attr:`utility_reference`.
         """
         sbls = {k: (v.sbls if v is not None else None) for k, v in self.sbls.items()}
         ivs = {k: v.get("sbls") for k, v in self.sbls_intervals.items()}
@@ -205,7 +207,7 @@ class StudyReport:
             self.reports,
             privacy=privacy,
             utility=utility,
-            reference=self.reference,
+            reference=self.utility_reference,
             sbls=sbls,
             sbls_intervals=ivs,
         )
@@ -215,18 +217,18 @@ class StudyReport:
 
         :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports.
         """
-        return report_ranking(self.reports, reference=self.reference)
+        return report_ranking(self.reports, reference=self.utility_reference)
 
     def utility_callouts(self) -> list[UtilityCallout]:
         """Ranked systems that clear an EER band but still leak.
 
         :func:`voxmetrics.analysis.tradeoff.utility_callouts` of the reports.
         """
-        return report_callouts(self.reports, reference=self.reference)
+        return report_callouts(self.reports, reference=self.utility_reference)
 
     def _utility_dict(self) -> dict[str, Any]:
         return {
-            "reference": self.reference,
+            "reference": self.utility_reference,
             "eer_vs_wer": self.tradeoff("eer", "wer").to_dict(),
             "eer_vs_uar": self.tradeoff("eer", "uar").to_dict(),
             "ranking": self.ranking().to_dict(),
@@ -257,6 +259,7 @@ class StudyReport:
                 pair: {k: c.to_dict() for k, c in comp.items()}
                 for pair, comp in self.comparisons.items()
             },
+            "comparison_reference": self.reference,
         }
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -306,6 +309,7 @@ def build_study_report(
     *,
     progress: Progress | None = None,
     original: str | None = None,
+    reference: str | None = None,
     evaluator: Callable[..., ConditionReport] = evaluate_condition,
     attack_of: Callable[[Condition], Attack | None] = default_attack,
     **options: Any,
@@ -314,7 +318,8 @@ def build_study_report(
 
     ``options`` override the study's settings (see :func:`voxmetrics.evaluation.evaluate_study`).
     ``original`` names the condition holding the unprocessed voices, against which DeID and
-    G_VD are measured (default: the first condition, the reference of the comparisons).
+    G_VD are measured (default: the first condition). ``reference`` names the condition every
+    other one is compared against (A of each paired comparison; default: the first).
     ``evaluator(condition, **options)`` gives each condition's report and ``attack_of(condition)``
     the attack its SBLS is computed from: by default
     :func:`~voxmetrics.evaluation.engine.evaluate_condition` and
@@ -339,11 +344,14 @@ def build_study_report(
     )
     if original is None:
         original = study.conditions[0].name
-    elif original not in study.names:
-        raise VoxMetricsInputError(
-            f"original {original!r}: no such condition; the study's conditions are "
-            f"{', '.join(study.names)}."
-        )
+    if reference is None:
+        reference = study.conditions[0].name
+    for role, name in (("original", original), ("reference", reference)):
+        if name not in study.names:
+            raise VoxMetricsInputError(
+                f"{role} {name!r}: no such condition; the study's conditions are "
+                f"{', '.join(study.names)}."
+            )
     reports, sbls, curves, attacks, sbls_ivs = [], {}, {}, {}, {}
     notes: list[str] = []  # the warnings of the conditions, each naming its condition
     n = len(study)
@@ -383,7 +391,7 @@ def build_study_report(
         for name, li in linkage.items()
         if li.similarity is not None and n_boot > 0
     }
-    comparisons = _comparisons(study, reports, opts, linkage, attacks)
+    comparisons = _comparisons(study, reports, opts, linkage, attacks, reference=reference)
     return StudyReport(
         study=study,
         reports=tuple(reports),
@@ -397,6 +405,7 @@ def build_study_report(
         ece_curves=curves,
         comparisons=comparisons,
         original=original,
+        reference=reference,
         linkage=linkage,
         similarity_intervals=sim_ci,
         sbls_intervals=sbls_ivs,
@@ -410,8 +419,12 @@ def _comparisons(
     opts: Mapping[str, Any],
     linkage: Mapping[str, LinkageInputs],
     attacks: Mapping[str, Attack] | None = None,
+    *,
+    reference: str | None = None,
 ) -> dict[str, dict[str, Comparison]]:
-    """Every condition against the first, paired on the speakers they share (Holm per pair).
+    """Every condition against ``reference`` (default: the first), Holm per pair.
+
+    Pairs are made on the speakers the two conditions share.
 
     One set of replicate weights over every trial speaker of the study (and every predicate
     and similarity-matrix speaker) serves every pair, as in
@@ -453,9 +466,9 @@ def _comparisons(
                 linkability_rule=opts.get("linkability_rule") or "code",
             )
         reps[r.name] = rep
-    if reports[0].name not in reps:
+    first = reports[0].name if reference is None else reference
+    if first not in reps:
         return {}
-    first = reports[0].name
     spk_first = set(map(str, study.get(first).eval.trial_speakers))
     attacks = attacks or {}
     sbls_draws = draws
@@ -464,7 +477,9 @@ def _comparisons(
         sbls_draws = SpeakerDraws.draw(sorted(attacked), n_boot=n_boot, seed=draws.seed)
     out = {}
     sbls_cache: dict[Any, Any] = {}  # the first condition's SBLS numbers once for every pair
-    for r in reports[1:]:
+    for r in reports:
+        if r.name == first:
+            continue
         if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
             pair = compare_replicates(reps[first], reps[r.name])
             pair.update(compare_linkage(linkage[first], linkage[r.name], draws))

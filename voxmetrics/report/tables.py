@@ -28,6 +28,7 @@ from voxmetrics.analysis.lid import LID_COLUMNS, lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.report.study import StudyReport
 
 __all__ = [
@@ -113,17 +114,36 @@ def format_interval(value: Any, low: Any = None, high: Any = None, digits: int =
     return f"{text} [{format_value(low, digits)}, {format_value(high, digits)}]"
 
 
-def _q95(intervals: Mapping[str, Any] | None, key: str) -> str:
-    """The 0.95 quantile reported beside a maximum, with its interval ("–" without a bootstrap)."""
-    iv = (intervals or {}).get(key)
-    return MISSING if iv is None else format_interval(iv.estimate, iv.low, iv.high, 2)
+def _q95(intervals: Mapping[str, Any] | None, key: str, n_enrolled: int | None = None) -> str:
+    """The 0.95 quantile reported beside a maximum, with its interval ("–" without a bootstrap).
 
-
-def _iv(value: Any, intervals: Mapping[str, Any] | None, key: str, digits: int = 3) -> str:
+    With ``n_enrolled``, LID bits are shown within [-64, log2 N].
+    """
     iv = (intervals or {}).get(key)
     if iv is None:
-        return format_value(value, digits)
-    return format_interval(value, iv.low, iv.high, digits)
+        return MISSING
+    if n_enrolled is None:
+        return format_interval(iv.estimate, iv.low, iv.high, 2)
+    est, lo, hi = (clamp_lid_number(key, x, n_enrolled) for x in (iv.estimate, iv.low, iv.high))
+    return format_interval(est, lo, hi, 2)
+
+
+def _iv(
+    value: Any,
+    intervals: Mapping[str, Any] | None,
+    key: str,
+    digits: int = 3,
+    n_enrolled: int | None = None,
+) -> str:
+    """``value [low, high]`` as text; with ``n_enrolled`` LID bits within [-64, log2 N]."""
+    iv = (intervals or {}).get(key)
+
+    def shown(x: Any) -> Any:
+        return x if n_enrolled is None else clamp_lid_number(key, x, n_enrolled)
+
+    if iv is None:
+        return format_value(shown(value), digits)
+    return format_interval(shown(value), shown(iv.low), shown(iv.high), digits)
 
 
 def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFrame]:
@@ -160,10 +180,12 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             "min Cllr": f(r.baseline.min_cllr),
             "Linkability": f(r.baseline.linkability),
             "Chance (1/N)": f(r.baseline.chance_linkability),
-            "ALID (bits)": MISSING if r.lid is None else _iv(r.lid.alid, r.lid_intervals, "alid"),
+            "ALID (bits)": MISSING
+            if r.lid is None
+            else _iv(r.lid.alid, r.lid_intervals, "alid", n_enrolled=r.lid.n_enrolled),
             "LIDmax (bits)": MISSING
             if r.lid is None
-            else _iv(r.lid.lid_max, r.lid_intervals, "lid_max", 2),
+            else _iv(r.lid.lid_max, r.lid_intervals, "lid_max", 2, r.lid.n_enrolled),
             "MeanD (bits)": f(r.srd.stats.mean_d),
             "IdR": f(r.srd.stats.idr),
             "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
@@ -190,11 +212,17 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             "Condition": row["Condition"],
             "Calibration": row["Calibration"],
             **{
-                column: _iv(row[column], r.lid_intervals, key, 2 if key == "lid_max" else 3)
+                column: _iv(
+                    row[column],
+                    r.lid_intervals,
+                    key,
+                    2 if key == "lid_max" else 3,
+                    r.lid.n_enrolled,  # type: ignore[union-attr]
+                )
                 for key, column in LID_COLUMNS.items()
             },
             # a maximum has no bootstrap interval; its 0.95 quantile carries one
-            "LID q95 (bits)": _q95(r.lid_intervals, "lid_q95"),
+            "LID q95 (bits)": _q95(r.lid_intervals, "lid_q95", r.lid.n_enrolled),  # type: ignore[union-attr]
             "Ceiling log2 N (bits)": f(row["Ceiling log2 N (bits)"], 2),
         }
         for r, row in zip(with_lid, numbers.to_dict("records"), strict=True)

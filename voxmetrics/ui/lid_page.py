@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from voxmetrics._types import DEFAULT_BOOTSTRAP
 from voxmetrics.analysis import lid as analysis
 from voxmetrics.analysis.lid import LIDOptions, LIDRow
 from voxmetrics.data.study import Condition, Study
@@ -34,8 +35,8 @@ __all__ = [
 ]
 
 VARIANTS = {
+    "reference-code": "authors' code: sample sd, balanced, L2 penalty (C = 1); default",
     "maximum-likelihood": "maximum likelihood: population sd, unweighted, unpenalised",
-    "reference-code": "authors' code: sample sd, balanced, L2 penalty (C = 1)",
 }
 """The LID calibration variants and their labels on the page."""
 
@@ -88,22 +89,25 @@ def lid_controls(study: Study) -> tuple[list[str], LIDOptions, int]:
             list(VARIANTS),
             format_func=VARIANTS.get,
             key="vm_lid_variant",
-            help="Maximum likelihood fits w, b without penalty on population-sd z-scores. The "
-            "authors' public code (Šterns et al. 2025) uses the sample sd, balanced class weights "
-            "and scikit-learn's default L2 penalty (C = 1), the model of the paper's Table 3, "
-            "Table 4 and Figure 4, solved exactly (the published code stops its solver early: "
-            "up to a few hundredths of a bit per trial apart; docs, Methods > LID). The default "
-            "follows the study's settings.",
+            help="The authors' public code (Šterns et al. 2025), the default, uses the sample sd, "
+            "balanced class weights and scikit-learn's default L2 penalty (C = 1): the model of "
+            "the paper's Table 3, Table 4 and Figure 4, solved exactly (the published code stops "
+            "its solver early: up to a few hundredths of a bit per trial apart; docs, Methods > "
+            "LID); it stays finite when the dev pools separate. Maximum likelihood fits w, b "
+            "without penalty on population-sd z-scores; on separable dev pools its w is capped "
+            "and its LIDs go to extreme values. The page starts from the study's setting.",
         )
         n_boot = boot_col.number_input(
             "Bootstrap replicates",
             min_value=0,
             max_value=20_000,
-            value=1000,
+            value=study.settings.bootstrap,
             step=100,
             key="vm_lid_boot",
             help="Speaker-level bootstrap of the 95 % intervals of ALID, PDR, NDR, LID+, LID- and "
-            "LID q95 (trial speakers resampled, calibration held fixed). 0 = no intervals.",
+            "LID q95 (trial speakers resampled, calibration held fixed). 0 = no intervals. "
+            "Starts from the study's setting (default "
+            f"{DEFAULT_BOOTSTRAP}), so the page and the report give the same intervals.",
         )
         seed = seed_col.number_input(
             "Seed",

@@ -15,8 +15,8 @@ __all__ = ["LID_VARIANT_LABELS", "LINKABILITY_RULE_LABELS", "TIE_RULES", "settin
 BOOT, SEED, FOLDS = "vm_report_bootstrap", "vm_report_seed", "vm_report_folds"
 LID_VARIANT = "vm_report_lid_variant"
 LID_VARIANT_LABELS = {
+    "reference-code": "authors' code (Šterns et al. 2025 tables; default)",
     "maximum-likelihood": "maximum likelihood (unpenalised)",
-    "reference-code": "authors' code (Šterns et al. 2025 tables)",
 }
 TIES = "vm_report_ties"
 TIE_RULES = {

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
+from voxmetrics.data.setups import attacker_setups, one_system, read_utterance_map
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.vpc import VPCImport, read_vpc_zip
 from voxmetrics.errors import VoxMetricsInputError
@@ -25,6 +26,7 @@ __all__ = [
     "condition_from_embedding_files",
     "condition_from_score_files",
     "scored_embeddings",
+    "setup_conditions_from_files",
     "study_with_vpc_tree",
     "with_trial_attributes",
 ]
@@ -132,6 +134,7 @@ def scored_embeddings(
     es = read_embeddings(
         data, metadata=metadata, name=name, metadata_name=metadata_name, system=system
     )
+    one_system(es, where=metadata_name or name, how='the "System" box')
     dev = es.score_matrix("dev") if "dev" in es.splits() else None
     return ScoredEmbeddings(es, es.score_matrix("eval"), dev)
 
@@ -177,3 +180,51 @@ def study_with_vpc_tree(study: Study, upload: Upload) -> tuple[Study, VPCImport]
     for cond in tree.study.conditions:
         study = study.with_condition(cond)
     return study, tree
+
+
+def setup_conditions_from_files(
+    original: Upload,
+    original_metadata: Upload | None,
+    anonymised: Upload,
+    anonymised_metadata: Upload | None,
+    *,
+    system: str,
+    setups: tuple[str, ...] = ("ignorant", "lazy-informed"),
+    anonymised_system: str | None = None,
+    original_system: str | None = None,
+    strip_suffix: str | None = None,
+    utt_map: Upload | None = None,
+    include_original: bool = True,
+) -> list[Condition]:
+    """The attacker set-ups of one anonymiser from uploaded embedding files.
+
+    :func:`~voxmetrics.data.setups.attacker_setups` of the original and anonymised embeddings
+    (each with its metadata CSV unless Parquet); ``anonymised_system`` and ``original_system``
+    keep one system of metadata that mix several; ``include_original`` adds the unprotected
+    "original" condition.
+    """
+
+    def read(upload: Upload, meta: Upload | None, keep: str | None, how: str) -> EmbeddingSet:
+        es = read_embeddings(
+            upload.getvalue(),
+            metadata=meta.getvalue() if meta is not None else None,
+            name=upload.name,
+            metadata_name=meta.name if meta is not None else None,
+            system=keep,
+        )
+        return one_system(es, where=meta.name if meta is not None else upload.name, how=how)
+
+    o = read(original, original_metadata, original_system, "the original's System box")
+    a = read(anonymised, anonymised_metadata, anonymised_system, "the anonymised System box")
+    mapping = (
+        read_utterance_map(utt_map.getvalue(), name=utt_map.name) if utt_map is not None else None
+    )
+    return attacker_setups(
+        o,
+        a,
+        system=system,
+        setups=setups,
+        strip_suffix=strip_suffix or None,
+        utt_map=mapping,
+        include_original=include_original,
+    )
