@@ -438,6 +438,8 @@ class ArchiveReader:
         self.where = where
         self.limits = get_limits()
         self.total = 0
+        if isinstance(source, str | os.PathLike):  # a pipe or a device would block the read
+            check_input_path(source, where)
         try:
             if isinstance(source, bytes | bytearray | memoryview):
                 source = io.BytesIO(bytes(source))
@@ -796,6 +798,7 @@ def check_declared(
     stored: float,
     *,
     file_bytes: float | None = None,
+    in_memory: bool = True,
 ) -> None:
     """Refuse data whose declared size does not match what the file stores, before reading it.
 
@@ -803,7 +806,9 @@ def check_declared(
     ``stored`` the bytes the file holds for it (compressed or not). Refused: a declared size
     over ``max_array_bytes``; a declared size more than ``max_ratio`` times the stored bytes
     (above 16 MiB): unwritten data that would read as fill values, or a decompression bomb;
-    with ``file_bytes``, stored bytes beyond the file's end (a header that lies).
+    with ``file_bytes``, stored bytes beyond the file's end (a header that lies). With
+    ``in_memory=False`` (data read block by block, e.g. a Zarr score matrix on Dask) the
+    declared size is not held at once, so only the ratio and the file size are checked.
 
     Examples
     --------
@@ -821,7 +826,7 @@ def check_declared(
             f"{_size(max(file_bytes, 0))} there; the file is truncated or its header is wrong. "
             "Write it again."
         )
-    if declared > limits.max_array_bytes:
+    if in_memory and declared > limits.max_array_bytes:
         raise refuse(
             where, f"{what} declares {_size(declared)} once read", "max_array_bytes", limits
         )
