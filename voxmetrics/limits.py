@@ -53,6 +53,7 @@ import re
 import stat
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -458,13 +459,7 @@ class ArchiveReader:
         if len(infos) > self.limits.max_rows:
             raise refuse(where, f"the archive has {len(infos):,} members", "max_rows")
         self.infos = {i.filename: i for i in infos}
-        if len(self.infos) != len(infos):
-            seen: set[str] = set()
-            dup = next(i.filename for i in infos if i.filename in seen or seen.add(i.filename))
-            raise VoxMetricsInputError(
-                f"{where}: member '{dup}' appears more than once in the archive, so which copy "
-                "is read is ambiguous (a tampered archive?); save or export it again."
-            )
+        self.duplicates = [n for n, k in Counter(i.filename for i in infos).items() if k > 1]
 
     def __enter__(self) -> ArchiveReader:
         return self
@@ -477,8 +472,16 @@ class ArchiveReader:
         self.zf.close()
 
     def names(self) -> list[str]:
-        """The member names, in archive order."""
+        """The member names, in archive order (a name that appears twice is refused)."""
+        if self.duplicates:
+            self._refuse_duplicate(self.duplicates[0])
         return list(self.infos)
+
+    def _refuse_duplicate(self, name: str) -> None:
+        raise VoxMetricsInputError(
+            f"{self.where}: member '{name}' appears more than once in the archive, so which "
+            "copy is read is ambiguous (a tampered archive?); save or export it again."
+        )
 
     def check_member(self, info: zipfile.ZipInfo, size: int | None = None) -> None:
         """Refuse a member by its headers, before reading: over the byte or the ratio cap.
@@ -517,6 +520,8 @@ class ArchiveReader:
         info = self.infos.get(name)
         if info is None:
             raise VoxMetricsInputError(f"{self.where}: no member '{name}' in the archive.")
+        if name in self.duplicates:
+            self._refuse_duplicate(name)
         self.check_member(info)
         lim = self.limits
         member_cap = min(lim.max_member_bytes, cap if cap is not None else lim.max_member_bytes)
