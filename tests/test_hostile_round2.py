@@ -411,3 +411,29 @@ def test_fail_on_type_mistakes_exit_2(tmp_path, capsys, expr, message):
     captured = capsys.readouterr()
     assert message in captured.err and "Traceback" not in captured.err
     assert captured.out == ""  # nothing printed before the refusal
+
+
+# ============================================================ 6. smaller
+
+
+def test_a_blank_first_line_is_skipped_and_lines_keep_their_numbers():
+    kaldi = b"\n\na t1 0.9\nb t1 0.1\na t2 0.2\nb t2 0.8\n"
+    key = b"\na t1 target\nb t1 nontarget\na t2 nontarget\nb t2 target\n"
+    assert read_scores(kaldi, trials=key).shape == (2, 2)
+    csv = b"\ntrial_id,trial_speaker,enrol_speaker,score\nt1,a,a,0.9\nt1,a,b,x\n"
+    refused(read_scores, csv, name="s.csv", match=r"s.csv: line 4: score 'x' is not a number")
+
+
+def test_a_piped_scp_gets_the_piped_command_message(tmp_path):
+    (tmp_path / "p.scp").write_text("u1 copy-vector ark:x.ark ark:- |\n")
+    meta = b"utt_id,speaker,role,split\nu1,a,enrol,eval\n"
+    refused(read_embeddings, tmp_path / "p.scp", metadata=meta, match=r"line 1: a piped command")
+
+
+def test_a_text_ark_entry_without_its_bracket_is_named():
+    refused(
+        read_kaldi_ark,
+        b"u1  [ 1 2 \nu2  [ 3 4 ]\n",
+        name="x.ark",
+        match=r"line 1: the vector of 'u1' has no closing '\]'",
+    )

@@ -50,6 +50,7 @@ _HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 _BINARY_ARK = re.compile(rb"\A[^\s\x00]+ \x00B")
 _TEXT_ARK = re.compile(rb"\A\s*[^\s\[\]]+[ \t]+\[")
 _SCP_LINE = re.compile(r"^(\S+)\s+(.+):(\d+)$")
+_PIPED = re.compile(r"^\S+\s+.+\|$")
 
 Vectors = tuple[NDArray[np.str_], NDArray[np.float64]]
 
@@ -74,8 +75,8 @@ def sniff_embeddings(data: bytes) -> str | None:
         return "kaldi-text-ark"
     head = data[:4096].decode("utf-8", errors="replace").splitlines()
     lines = [ln.strip() for ln in head[:-1] or head if ln.strip()]
-    if lines and all(_SCP_LINE.match(ln) for ln in lines[:20]):
-        return "kaldi-scp"
+    if lines and all(_SCP_LINE.match(ln) or _PIPED.match(ln) for ln in lines[:20]):
+        return "kaldi-scp"  # piped lines too: the scp reader refuses them by name
     return None
 
 
@@ -139,6 +140,12 @@ def _parse_text_ark(text: str, name: str) -> Vectors:
                 "check the brackets."
             )
         body = m.group(2)
+        if "[" in body:  # the entry's ']' is missing: it would swallow the entries after it
+            line = text.count("\n", 0, m.start(2)) + 1
+            raise VoxMetricsInputError(
+                f"{name}: line {line}: the vector of '{m.group(1)}' has no closing ']' before "
+                "the next entry; the ark is damaged. Write it again (copy-vector)."
+            )
         lines = [ln for ln in body.splitlines() if ln.strip()]
         try:
             vec = np.array(body.split(), dtype=np.float64)

@@ -378,6 +378,23 @@ def _long_first_line(data: bytes, name: str) -> VoxMetricsInputError:
     )
 
 
+def _skip_blank_start(data: bytes) -> tuple[bytes, int]:
+    r"""``data`` without its leading blank lines (and byte-order mark), and how many there were.
+
+    Examples
+    --------
+    >>> _skip_blank_start(b"\xef\xbb\xbf\n  \r\na,b\n")
+    (b'a,b\n', 2)
+    """
+    body = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
+    stripped = body.lstrip(b" \t\r\n")
+    if len(stripped) == len(body):
+        return data, 0
+    lead = body[: len(body) - len(stripped)]
+    cut = lead.rfind(b"\n") + 1  # keep the indentation of the first line with content
+    return body[cut:], lead.count(b"\n")
+
+
 def _read_csv(data: bytes, name: str, *, categorical: bool = False) -> tuple[pd.DataFrame, _Where]:
     """Parse a CSV with a header; label columns as text, blank lines dropped, line numbers kept.
 
@@ -392,6 +409,7 @@ def _read_csv(data: bytes, name: str, *, categorical: bool = False) -> tuple[pd.
         "encoding": "utf-8-sig",
         "index_col": False,
     }
+    data, skipped = _skip_blank_start(data)  # a blank first line: the header is the next one
     check_count(name, "lines", data.count(b"\n"), "max_rows")
     first_line = data[: data.find(b"\n")] if b"\n" in data else data
     check_count(name, "columns", first_line.count(b",") + 1, "max_columns")
@@ -426,7 +444,7 @@ def _read_csv(data: bytes, name: str, *, categorical: bool = False) -> tuple[pd.
     blank = df.isna().all(axis=1).to_numpy()
     if blank.any():
         df = df.loc[~blank]
-    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 2)
+    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 2 + skipped)
     return df.reset_index(drop=True), where
 
 
@@ -928,6 +946,7 @@ def _read_fields(
 ) -> tuple[pd.DataFrame, _Where]:
     """Whitespace-separated lines of exactly ``n`` fields; blank lines are skipped."""
     labels = range(n - 1 if numeric_last else n)
+    data, skipped = _skip_blank_start(data)
     options: dict[str, Any] = {
         "sep": r"\s+",
         "header": None,
@@ -959,7 +978,7 @@ def _read_fields(
         raise VoxMetricsInputError(f"{name}: the file is empty.") from None
     blank = df.isna().all(axis=1).to_numpy()
     df = df.loc[~blank]
-    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 1)
+    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 1 + skipped)
     df = df.reset_index(drop=True)
     if df.shape[1] != n or df[n - 1].isna().any():
         counts = df.notna().sum(axis=1).to_numpy()
