@@ -437,3 +437,31 @@ def test_a_text_ark_entry_without_its_bracket_is_named():
         name="x.ark",
         match=r"line 1: the vector of 'u1' has no closing '\]'",
     )
+
+
+@pytest.mark.parametrize("value", [[1], {"a": 1}], ids=["list", "struct"])
+def test_parquet_list_or_struct_column_is_a_message(value):
+    import pandas as pd
+
+    df = pd.DataFrame(
+        {
+            "trial_id": ["t1", "t1", "t2", "t2"],
+            "trial_speaker": ["a", "a", "b", "b"],
+            "enrol_speaker": ["a", "b", "a", "b"],
+            "score": [0.9, 0.1, 0.2, 0.8],
+            "sex": [value] * 4,
+        }
+    )
+    buf = io.BytesIO()
+    df.to_parquet(buf)
+    refused(read_scores, buf.getvalue(), name="x.parquet", match=r"column 'sex' holds .* values")
+
+
+def test_negative_seed_and_counts_are_refused(capsys):
+    from voxmetrics.cli.legal import _int_list
+
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--seed", "-1"])
+    assert info.value.code == 2
+    assert "give a whole number >= 0" in capsys.readouterr().err
+    refused(_int_list, "0,-5", "--n", match=r"--n '0,-5': 0 is not a count")

@@ -50,11 +50,28 @@ def add_bootstrap(p: argparse.ArgumentParser, help: str, *, default: int | None 
     p.add_argument("--bootstrap", metavar="B", type=int, default=default, help=help)
 
 
+def seed(text: str) -> int:
+    """A ``--seed`` value: a whole number >= 0 (numpy refuses negative seeds).
+
+    Examples
+    --------
+    >>> seed("7")
+    7
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}': give a whole number >= 0, e.g. --seed 0")
+    return value
+
+
 def add_seed(p: argparse.ArgumentParser, of: str, *, study: bool = False) -> None:
     """``--seed``, the seed of ``of`` (default 0, or the study's)."""
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed,
         default=None if study else 0,
         help=f"seed of {of} (default: the study's)" if study else f"seed of {of} (default 0)",
     )

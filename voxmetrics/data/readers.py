@@ -467,6 +467,7 @@ def _read_parquet_frame(
     unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if unpacked > get_limits().max_file_bytes:
         raise refuse(name, f"the columns unpack to {unpacked:,} bytes", "max_file_bytes")
+    _refuse_nested(meta.schema.to_arrow_schema(), name)
     try:
         if categorical:  # text columns straight to categoricals (fast path, exact labels)
             schema = pq.read_schema(pa.BufferReader(data))
@@ -488,6 +489,22 @@ def _read_parquet_frame(
     df.columns = pd.Index([str(c).strip() for c in df.columns])
     df = df.reset_index(drop=True)
     return df, _Where(name, "row", np.arange(1, len(df) + 1, dtype=np.int64))
+
+
+def _refuse_nested(schema: Any, name: str, allowed: Sequence[str] = ()) -> None:
+    """Refuse Parquet columns of lists, structs or maps (labels and scores are plain values)."""
+    import pyarrow as pa
+
+    for f in schema:
+        if f.name in allowed:
+            continue
+        t = f.type
+        if pa.types.is_nested(t):
+            raise VoxMetricsInputError(
+                f"{name}: column '{f.name}' holds {t} values (lists or records), not plain "
+                "text or numbers; give it one value per row (e.g. flatten it before "
+                "to_parquet)."
+            )
 
 
 def _table(
@@ -1339,6 +1356,7 @@ def _embeddings_from_parquet(data: bytes, name: str) -> EmbeddingSet:
             f"{', '.join(META_COLUMNS)} and an `embedding` list column (one vector per row). "
             f"Found: {', '.join(table.column_names)}."
         )
+    _refuse_nested(table.schema, name, allowed=("embedding",))
     col = table.column("embedding")
     where = _Where(name, "row", np.arange(1, table.num_rows + 1, dtype=np.int64))
     if not (
