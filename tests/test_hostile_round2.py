@@ -465,3 +465,17 @@ def test_negative_seed_and_counts_are_refused(capsys):
     assert info.value.code == 2
     assert "give a whole number >= 0" in capsys.readouterr().err
     refused(_int_list, "0,-5", "--n", match=r"--n '0,-5': 0 is not a count")
+
+
+def test_extract_without_the_audio_extra_names_what_is_missing(tmp_path, monkeypatch, capsys):
+    import sys
+
+    for module in ("torch", "speechbrain"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if not installed
+    (tmp_path / "m.csv").write_text("utt_id,speaker,role,split,audio_path\n")
+    args = ["extract", "--manifest", str(tmp_path / "m.csv"), "--audio-root", str(tmp_path)]
+    code = main([*args, "--out", str(tmp_path / "e"), "--model", "ecapa"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "--model ecapa needs torch, speechbrain, which are not installed" in err
+    assert "pip install 'voxmetrics[audio]'" in err and "huggingface" not in err
