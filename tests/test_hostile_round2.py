@@ -479,3 +479,18 @@ def test_extract_without_the_audio_extra_names_what_is_missing(tmp_path, monkeyp
     assert code == 2 and "Traceback" not in err
     assert "--model ecapa needs torch, speechbrain, which are not installed" in err
     assert "pip install 'voxmetrics[audio]'" in err and "huggingface" not in err
+
+
+def test_exported_csv_cells_are_never_live_formulas():
+    import pandas as pd
+
+    from voxmetrics.report.export import _csv_bytes
+
+    frame = pd.DataFrame(
+        {"condition": ['=HYPERLINK("http://x","y")', "+1", "@SUM(A1)", "-x", "ok"], "eer": 0.1}
+    )
+    frame["eer"] = [0.1, -0.2, 0.3, 0.4, 0.5]
+    text = _csv_bytes(frame).decode()
+    for cell in ('"\'=HYPERLINK(""http://x"",""y"")"', "'+1", "'@SUM(A1)", "'-x"):
+        assert cell in text, text
+    assert ",-0.2" in text and "\nok," in text  # numbers and plain names unchanged
