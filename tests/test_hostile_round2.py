@@ -494,3 +494,11 @@ def test_exported_csv_cells_are_never_live_formulas():
     for cell in ('"\'=HYPERLINK(""http://x"",""y"")"', "'+1", "'@SUM(A1)", "'-x"):
         assert cell in text, text
     assert ",-0.2" in text and "\nok," in text  # numbers and plain names unchanged
+
+
+def test_memory_limit_that_is_not_a_size_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", "x.npz", "--scheduler", "local", "--memory-limit", "lots"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "'lots': give a size such as 300MB" in err and "Traceback" not in err
