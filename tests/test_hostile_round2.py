@@ -502,3 +502,10 @@ def test_memory_limit_that_is_not_a_size_is_a_usage_error(capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "'lots': give a size such as 300MB" in err and "Traceback" not in err
+
+
+def test_a_master_key_listing_other_trials_is_used_for_the_scored_trials_only():
+    scores, key = _grid()
+    extra = [f"s0 x{i} nontarget\n" for i in range(100)] + ["s0 x1 maybe\n"]  # never used
+    sm = read_scores("".join(scores[: 2 * N]).encode(), trials="".join(key + extra).encode())
+    assert sm.shape == (2, N) and sm.n_pairs == 2 * N

@@ -1012,7 +1012,12 @@ def _read_fields(
 def _key_pairs_scored(
     pv: _Pivot, key: pd.DataFrame, where: _Where, scores_name: str, allow_incomplete: bool
 ) -> None:
-    """Refuse key lines whose (enrolled, trial) pair has no score (a truncated scores file)."""
+    """Refuse key lines of scored trials whose (enrolled, trial) pair has no score.
+
+    A scores file cut inside a trial (or from another run) lacks pairs its key lists. The key's
+    lines of trials that have no score at all are not used (a master key may list more
+    trials than one scores file); ``key`` holds the scored trials' lines only.
+    """
     tpos = pd.Index(pv.trial_ids).get_indexer(key[1].astype(str))
     epos = pd.Index(pv.enrol_speakers).get_indexer(key[0].astype(str))
     found = (tpos >= 0) & (epos >= 0)
@@ -1047,7 +1052,17 @@ def _kaldi_trial_speakers(
         key, where = _read_fields(
             data, tn, 3, "enrol_id trial_id target|nontarget", numeric_last=False
         )
-        label = key[2].str.lower()
+        scored = key[1].isin(pv.trial_ids).to_numpy()  # a master key may list other trials
+        if not scored.any():
+            raise VoxMetricsInputError(
+                f"{tn}: the key file does not match {scores_name}: none of its trial ids "
+                "appears in the scores; give the key (trials) file of the same experiment as "
+                "the scores."
+            )
+        if not scored.all():  # only the scored trials' lines are used (and checked)
+            key = key.loc[scored].reset_index(drop=True)
+            where = _Where(where.name, where.unit, where.numbers[scored])
+        label = key[2].astype(str).str.lower()
         bad = ~label.isin(("target", "nontarget")).to_numpy()
         if bad.any():
             i = int(np.argmax(bad))
@@ -1073,15 +1088,10 @@ def _kaldi_trial_speakers(
         if not speakers.isna().all():
             _key_pairs_scored(pv, key, where, scores_name, allow_incomplete)
         if speakers.isna().all():
-            shared = pd.Index(key[1].unique()).isin(pv.trial_ids).any()
-            why = (
-                "none of its target lines names a trial of the scores"
-                if shared
-                else "none of its trial ids appears in the scores"
-            )
             raise VoxMetricsInputError(
-                f"{tn}: the key file does not match {scores_name}: {why}; give the key "
-                "(trials) file of the same experiment as the scores."
+                f"{tn}: the key file does not match {scores_name}: none of its target lines "
+                "names a trial of the scores; give the key (trials) file of the same "
+                "experiment as the scores."
             )
         return _as_str_array(speakers.fillna(_NOT_ENROLLED).to_numpy()), True
     if kind == "utt2spk":
