@@ -509,3 +509,13 @@ def test_a_master_key_listing_other_trials_is_used_for_the_scored_trials_only():
     extra = [f"s0 x{i} nontarget\n" for i in range(100)] + ["s0 x1 maybe\n"]  # never used
     sm = read_scores("".join(scores[: 2 * N]).encode(), trials="".join(key + extra).encode())
     assert sm.shape == (2, N) and sm.n_pairs == 2 * N
+
+
+def test_sbls_with_hundreds_of_classes_visits_only_the_subgroups_that_occur():
+    from voxmetrics.metrics.sbls import _groups
+
+    rng = np.random.default_rng(0)
+    ys = {a: rng.integers(0, 200, 300).astype(str) for a in ("a", "b")}
+    groups = _groups(ys, ["a", "b"])  # not the 40,000 of the full product
+    assert len(groups) <= 300 and sum(rows.size for _, rows in groups) == 300
+    assert [g for g, _ in groups] == sorted(g for g, _ in groups)
