@@ -55,7 +55,9 @@ def test_an_unexpected_error_shows_an_apology_with_details_not_a_traceback(page)
     assert not at.exception
     assert [e.value for e in at.error] == [APOLOGY]
     assert [x.label for x in at.expander] == ["Details"]
-    assert "internal detail 42" in at.expander[0].code[0].value
+    details = at.expander[0].code[0].value
+    assert "Error reference" in details and "RuntimeError" in details
+    assert "internal detail 42" not in details and "Traceback" not in details  # server log only
 
 
 @pytest.mark.parametrize("page", [m.path for m in MENU])
@@ -143,7 +145,48 @@ SCORE_FILES = {
         "max_cells",  # a sparse list implying 20,000 x 20,000 cells
     ),
     "json-not-scores": (lambda: json.dumps({"a": 1}).encode(), "not a score file"),
+    "csv-cut-at-a-line": (  # a broken file never gives a number on the page either
+        lambda: (
+            "trial_id,trial_speaker,enrol_speaker,score\n"
+            + "".join([f"t{i},s{i % 4},s{j},0.{j}\n" for i in range(6) for j in range(4)][:-3])
+        ).encode(),
+        "the rows end early",
+    ),
 }
+
+
+def _hdf5_upload(kind: str) -> bytes:
+    import io
+
+    import h5py
+
+    buf = io.BytesIO()
+    with h5py.File(buf, "w") as f:
+        if kind == "external":  # would read a file of the server
+            f.create_dataset("u1", shape=(4,), dtype="f4", external=[("/etc/hostname", 0, 16)])
+        else:  # 3 KB declaring 1,000,000 x 1,000 that writes nothing
+            f.create_dataset("embeddings", shape=(1_000_000, 1000), dtype="i1")
+            f.create_dataset("utt_ids", data=np.array([b"u0"]))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"), [("external", "external files"), ("unwritten", "max_array_bytes")]
+)
+def test_hostile_hdf5_uploads_show_one_message(kind, expected):
+    at = _app()
+    at.switch_page(DATA).run()
+    at.selectbox(key="vm_data_condition").select(NEW).run()
+    at.text_input(key="vm_data_new_name").input("hostile").run()
+    at.file_uploader(key="vm_emb_file").set_value(
+        ("x.h5", _hdf5_upload(kind), "application/x-hdf5")
+    )
+    meta = b"utt_id,speaker,role,split\nu0,a,enrol,eval\nu1,a,trial,eval\n"
+    at.file_uploader(key="vm_meta_file").set_value(("m.csv", meta, "text/csv"))
+    at.button(key="vm_load_embeddings").click().run()
+    assert not at.exception
+    assert len(at.error) == 1 and expected in at.error[0].value, [e.value for e in at.error]
+    assert "hostile" not in at.session_state[STUDY_KEY].names
 
 
 @pytest.mark.parametrize("case", list(SCORE_FILES))

@@ -19,6 +19,7 @@ __all__ = [
     "DegenerateDataWarning",
     "ExcludedTrialsWarning",
     "IgnoredEmbeddingsWarning",
+    "IncompleteScoresWarning",
     "LeftOutSpeakersWarning",
     "VoxMetricsInputError",
     "VoxMetricsWarning",
@@ -45,6 +46,15 @@ class DegenerateDataWarning(VoxMetricsWarning):
 
 class IgnoredEmbeddingsWarning(VoxMetricsWarning):
     """Some embeddings have no metadata row (or belong to another system) and were ignored."""
+
+
+class IncompleteScoresWarning(VoxMetricsWarning):
+    """Broken score pairs (no score, NaN, rows that end early) were dropped, as asked for.
+
+    Emitted only when the reader was told to accept an incomplete file
+    (``allow_incomplete=True``, command line ``--allow-incomplete``); otherwise such a file is
+    refused.
+    """
 
 
 class LeftOutSpeakersWarning(VoxMetricsWarning):

@@ -28,6 +28,11 @@ Helpers for readers (new readers should use them too):
   trusted);
 - :func:`check_npy_header` / :func:`load_npy` / :func:`load_npz` -- NPY arrays whose declared
   shape is checked before anything is allocated, never unpickled;
+- :func:`check_declared` -- a size a file's metadata declares (an HDF5 dataset, a Zarr array,
+  a Kaldi ark vector) against the bytes it stores: unwritten data that would read as fill
+  values, and decompression ratios over ``max_ratio``, are refused before anything is read;
+- :func:`check_hdf5_dataset` -- one HDF5 dataset: no external storage, only the allowed
+  filters (:data:`HDF5_FILTERS`), and its declared size against its stored size;
 - :func:`check_count` -- rows, columns, classes, replicates, conditions, cells, ...;
 - :func:`refuse` -- the error for any other input over a limit (names the limit and how to
   change it);
@@ -36,15 +41,19 @@ Helpers for readers (new readers should use them too):
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import contextvars
+import copy
 import io
+import lzma
 import math
 import os
 import re
 import stat
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -57,10 +66,14 @@ from voxmetrics.errors import VoxMetricsInputError
 __all__ = [
     "ENV_CONFIG",
     "ENV_LIMITS",
+    "HDF5_FILTERS",
+    "ZIP_METHODS",
     "ArchiveReader",
     "Limits",
     "check_audio",
     "check_count",
+    "check_declared",
+    "check_hdf5_dataset",
     "check_input_path",
     "check_npy_header",
     "get_limits",
@@ -83,6 +96,17 @@ ENV_CONFIG = "VOXMETRICS_CONFIG"
 _GIB = 2**30
 _RATIO_FLOOR = 16 * 2**20  # below this many decompressed bytes the ratio cap is not applied
 _CHUNK = 1 << 20
+
+ZIP_METHODS = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "LZMA",
+}
+"""Compression methods of zip members that are read (every one with a bounded decompressor)."""
+
+HDF5_FILTERS = {1: "gzip", 2: "shuffle", 3: "fletcher32", 6: "scale-offset", 32000: "lzf"}
+"""HDF5 filters (by id) that are read; a dataset with any other filter (a plugin) is refused."""
 
 
 @dataclass(frozen=True)
@@ -415,6 +439,8 @@ class ArchiveReader:
         self.where = where
         self.limits = get_limits()
         self.total = 0
+        if isinstance(source, str | os.PathLike):  # a pipe or a device would block the read
+            check_input_path(source, where)
         try:
             if isinstance(source, bytes | bytearray | memoryview):
                 source = io.BytesIO(bytes(source))
@@ -430,9 +456,10 @@ class ArchiveReader:
             raise VoxMetricsInputError(
                 f"{where}: not a readable zip archive ({exc}); save or export it again."
             ) from None
-        self.infos = {i.filename: i for i in infos}
         if len(infos) > self.limits.max_rows:
             raise refuse(where, f"the archive has {len(infos):,} members", "max_rows")
+        self.infos = {i.filename: i for i in infos}
+        self.duplicates = [n for n, k in Counter(i.filename for i in infos).items() if k > 1]
 
     def __enter__(self) -> ArchiveReader:
         return self
@@ -445,8 +472,16 @@ class ArchiveReader:
         self.zf.close()
 
     def names(self) -> list[str]:
-        """The member names, in archive order."""
+        """The member names, in archive order (a name that appears twice is refused)."""
+        if self.duplicates:
+            self._refuse_duplicate(self.duplicates[0])
         return list(self.infos)
+
+    def _refuse_duplicate(self, name: str) -> None:
+        raise VoxMetricsInputError(
+            f"{self.where}: member '{name}' appears more than once in the archive, so which "
+            "copy is read is ambiguous (a tampered archive?); save or export it again."
+        )
 
     def check_member(self, info: zipfile.ZipInfo, size: int | None = None) -> None:
         """Refuse a member by its headers, before reading: over the byte or the ratio cap.
@@ -454,6 +489,12 @@ class ArchiveReader:
         ``size`` is what the member's content declares (e.g. an NPY header's data size), when
         it is known; otherwise the zip header's uncompressed size is checked.
         """
+        if info.compress_type not in ZIP_METHODS:
+            raise VoxMetricsInputError(
+                f"{self.where}: member '{info.filename}' uses zip compression method "
+                f"{info.compress_type}, which is not read (allowed: "
+                f"{', '.join(ZIP_METHODS.values())}); save the archive again with deflate."
+            )
         declared = info.file_size if size is None else size
         if declared > self.limits.max_member_bytes:
             raise refuse(
@@ -479,39 +520,40 @@ class ArchiveReader:
         info = self.infos.get(name)
         if info is None:
             raise VoxMetricsInputError(f"{self.where}: no member '{name}' in the archive.")
+        if name in self.duplicates:
+            self._refuse_duplicate(name)
         self.check_member(info)
         lim = self.limits
         member_cap = min(lim.max_member_bytes, cap if cap is not None else lim.max_member_bytes)
         ratio_cap = max(_RATIO_FLOOR, lim.max_ratio * max(info.compress_size, 1))
         produced = 0
         try:
-            with self.zf.open(info) as src:
-                while chunk := src.read(_CHUNK):
-                    produced += len(chunk)
-                    self.total += len(chunk)
-                    if produced > member_cap:
-                        if cap is not None and cap < lim.max_member_bytes:
-                            raise VoxMetricsInputError(
-                                f"{self.where}: member '{name}' holds more bytes than it "
-                                f"declares ({_size(cap)}); the archive is damaged or tampered "
-                                "with. Save it again."
-                            )
-                        raise refuse(
-                            self.where,
-                            f"member '{name}' unpacks to more than {_size(member_cap)}",
-                            "max_member_bytes",
-                            lim,
+            for chunk in self._decompressed(info):
+                produced += len(chunk)
+                self.total += len(chunk)
+                if produced > member_cap:
+                    if cap is not None and cap < lim.max_member_bytes:
+                        raise VoxMetricsInputError(
+                            f"{self.where}: member '{name}' holds more bytes than it "
+                            f"declares ({_size(cap)}); the archive is damaged or tampered "
+                            "with. Save it again."
                         )
-                    if produced > ratio_cap:
-                        raise self._ratio_error(info)
-                    if self.total > lim.max_archive_bytes:
-                        raise refuse(
-                            self.where,
-                            f"the archive unpacks to more than {_size(lim.max_archive_bytes)}",
-                            "max_archive_bytes",
-                            lim,
-                        )
-                    yield chunk
+                    raise refuse(
+                        self.where,
+                        f"member '{name}' unpacks to more than {_size(member_cap)}",
+                        "max_member_bytes",
+                        lim,
+                    )
+                if produced > ratio_cap:
+                    raise self._ratio_error(info)
+                if self.total > lim.max_archive_bytes:
+                    raise refuse(
+                        self.where,
+                        f"the archive unpacks to more than {_size(lim.max_archive_bytes)}",
+                        "max_archive_bytes",
+                        lim,
+                    )
+                yield chunk
         except (
             zipfile.BadZipFile,
             zlib.error,
@@ -526,6 +568,46 @@ class ArchiveReader:
             raise VoxMetricsInputError(
                 f"{self.where}: member '{name}' is corrupt ({exc}); create the archive again."
             ) from None
+
+    def _decompressed(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
+        """A member's bytes, at most about ``_CHUNK`` per piece whatever its method.
+
+        zipfile bounds only deflate's output; bzip2 and LZMA members are read raw and
+        decompressed here with a bounded ``max_length``, so a member whose header lies about
+        its size cannot inflate in one call.
+        """
+        if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            with self.zf.open(info) as src:
+                while chunk := src.read(_CHUNK):
+                    yield chunk
+            return
+        raw_info = copy.copy(info)
+        raw_info.compress_type = zipfile.ZIP_STORED
+        raw_info.file_size = info.compress_size
+        del raw_info.CRC  # the CRC is of the decompressed bytes: checked below
+        crc = 0
+        with self.zf.open(raw_info) as raw:
+            dec: Any
+            if info.compress_type == zipfile.ZIP_BZIP2:
+                dec = bz2.BZ2Decompressor()
+            else:  # zip's LZMA: version (2 bytes), properties size (2), properties, raw LZMA1
+                head = raw.read(4)
+                props = raw.read(int.from_bytes(head[2:4], "little")) if len(head) == 4 else b""
+                try:
+                    filt = lzma._decode_filter_properties(lzma.FILTER_LZMA1, props)  # type: ignore[attr-defined]
+                except (lzma.LZMAError, ValueError) as exc:
+                    raise ValueError(f"bad LZMA header ({exc})") from None
+                dec = lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=[filt])
+            while not dec.eof:
+                data = raw.read(_CHUNK) if dec.needs_input else b""
+                if dec.needs_input and not data:
+                    raise EOFError("the compressed data ends early")
+                out = dec.decompress(data, _CHUNK)
+                crc = zlib.crc32(out, crc)
+                if out:
+                    yield out
+        if crc != info.CRC:
+            raise zipfile.BadZipFile(f"bad CRC-32 for member '{info.filename}'")
 
     def read(self, name: str, *, cap: int | None = None) -> bytes:
         """All decompressed bytes of member ``name`` (within the caps)."""
@@ -709,6 +791,94 @@ def load_npz(data: bytes | str | os.PathLike[str], where: str) -> dict[str, np.n
             key = member[: -len(".npy")] if member.endswith(".npy") else member
             out[key] = ar.load_npy(member, key)
     return out
+
+
+# ---------------------------------------------------------------- declared sizes
+
+
+def check_declared(
+    where: str,
+    what: str,
+    declared: float,
+    stored: float,
+    *,
+    file_bytes: float | None = None,
+    in_memory: bool = True,
+) -> None:
+    """Refuse data whose declared size does not match what the file stores, before reading it.
+
+    ``declared`` is the memory the data takes once read (e.g. rows x columns x 8 for float64),
+    ``stored`` the bytes the file holds for it (compressed or not). Refused: a declared size
+    over ``max_array_bytes``; a declared size more than ``max_ratio`` times the stored bytes
+    (above 16 MiB): unwritten data that would read as fill values, or a decompression bomb;
+    with ``file_bytes``, stored bytes beyond the file's end (a header that lies). With
+    ``in_memory=False`` (data read block by block, e.g. a Zarr score matrix on Dask) the
+    declared size is not held at once, so only the ratio and the file size are checked.
+
+    Examples
+    --------
+    >>> check_declared("x.h5", "dataset 'e'", 8_000, 1_000)
+    >>> try:
+    ...     check_declared("x.h5", "dataset 'e'", 8e9, 0)
+    ... except VoxMetricsInputError as exc:
+    ...     print(str(exc)[:62])
+    x.h5: dataset 'e' declares 8.00 GB once read, over the limit m
+    """
+    limits = get_limits()
+    if file_bytes is not None and stored > file_bytes:
+        raise VoxMetricsInputError(
+            f"{where}: {what} declares {_size(stored)} of data but the file has only "
+            f"{_size(max(file_bytes, 0))} there; the file is truncated or its header is wrong. "
+            "Write it again."
+        )
+    if in_memory and declared > limits.max_array_bytes:
+        raise refuse(
+            where, f"{what} declares {_size(declared)} once read", "max_array_bytes", limits
+        )
+    if declared > max(_RATIO_FLOOR, limits.max_ratio * stored):
+        raise refuse(
+            where,
+            f"{what} declares {_size(declared)} once read but the file stores only "
+            f"{_size(stored)} for it (unwritten data read as fill values, or more than "
+            f"{limits.max_ratio:g} times compressed, like a decompression bomb)",
+            "max_ratio",
+            limits,
+        )
+
+
+def check_hdf5_dataset(
+    where: str, dataset: Any, *, as_float64: bool = True, file_bytes: int | None = None
+) -> None:
+    """Refuse one HDF5 (h5py) dataset before reading it.
+
+    Refused: external storage (raw data in other files, which could be any file the server
+    can read, or a pipe); filters other than :data:`HDF5_FILTERS`; a declared size (as float64
+    when ``as_float64``, else its own item size) against its stored bytes and the file's size
+    ``file_bytes`` (:func:`check_declared`). External links and virtual datasets are refused
+    by the reader.
+    """
+    path = dataset.name
+    plist = dataset.id.get_create_plist()
+    if plist.get_external_count() > 0:
+        raise VoxMetricsInputError(
+            f"{where}: dataset '{path}' keeps its data in external files, which could be any "
+            "file of the server; this is refused. Copy the data into the file (h5repack)."
+        )
+    for i in range(plist.get_nfilters()):
+        code, _, _, fname = plist.get_filter(i)
+        if code not in HDF5_FILTERS:
+            name = fname.decode("utf-8", "replace") if isinstance(fname, bytes) else fname
+            raise VoxMetricsInputError(
+                f"{where}: dataset '{path}' uses HDF5 filter {code} ({name}), which is not "
+                f"read (allowed: {', '.join(HDF5_FILTERS.values())}); save it again with gzip."
+            )
+    size = math.prod(int(s) for s in dataset.shape)
+    itemsize = 8 if as_float64 else max(int(dataset.dtype.itemsize), 1)
+    stored = int(dataset.id.get_storage_size())
+    shape = " x ".join(map(str, dataset.shape))
+    check_declared(
+        where, f"dataset '{path}' ({shape})", size * itemsize, stored, file_bytes=file_bytes
+    )
 
 
 # ---------------------------------------------------------------- audio

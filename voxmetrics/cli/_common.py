@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,14 +33,33 @@ def check_outputs(files: Sequence[str | None] = (), folders: Sequence[str | None
             )
 
 
-def read_score_file(path: str, key: str | None, fmt: str, distance: bool = False) -> Any:
-    """A score file (with its Kaldi key file, if any) as a ScoreMatrix, its paths checked."""
+def read_score_file(
+    path: str,
+    key: str | None,
+    fmt: str,
+    distance: bool = False,
+    args: argparse.Namespace | None = None,
+) -> Any:
+    """A score file (with its Kaldi key file, if any) as a ScoreMatrix, its paths checked.
+
+    With ``args`` whose ``allow_incomplete`` is set, a broken file is read (its broken pairs
+    left out) and the warnings saying so are kept in ``args.input_warnings`` for the JSON.
+    """
     from voxmetrics.data.readers import read_scores
+    from voxmetrics.errors import IncompleteScoresWarning
 
     for p in (path, key):
         if p is not None:
             check_input_path(p)
-    return read_scores(path, trials=key, format=fmt, distance=distance)  # type: ignore[arg-type]
+    allow = bool(getattr(args, "allow_incomplete", False))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sm = read_scores(path, trials=key, format=fmt, distance=distance, allow_incomplete=allow)  # type: ignore[arg-type]
+    for w in caught:
+        if args is not None and issubclass(w.category, IncompleteScoresWarning):
+            args.input_warnings = [*getattr(args, "input_warnings", []), str(w.message)]
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return sm
 
 
 def read_embedding_file(
@@ -96,6 +116,8 @@ def check_source(args: argparse.Namespace, what: str) -> None:
 def finish(args: argparse.Namespace, report: Any) -> int:
     """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``."""
     result = report.to_dict()
+    if getattr(args, "input_warnings", None):  # --allow-incomplete left broken pairs out
+        result["input_warnings"] = list(args.input_warnings)
     # check --fail-on before writing anything, so a bad expression leaves no partial output
     failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
     print_json(result, args.json)

@@ -60,23 +60,74 @@ def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
     return value
 
 
+def _kind(value: Any) -> str:
+    """What a value is, in the words of a --fail-on message."""
+    if isinstance(value, bool):
+        return "true / false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, dict):
+        return "a block of metrics"
+    return "a list" if isinstance(value, list) else type(value).__name__
+
+
+def _check_comparable(
+    left_node: ast.expr, left: Any, right_node: ast.expr, right: Any, op: ast.cmpop, expr: str
+) -> None:
+    """Refuse a comparison of values of different kinds (exit 2, never a traceback)."""
+    kinds = {_kind(left), _kind(right)}
+    ordered = not isinstance(op, ast.Eq | ast.NotEq)
+    if kinds <= {"a number"} or kinds == {"text"}:
+        return
+    if kinds == {"true / false"} and not ordered:
+        return
+    words = [f"{ast.unparse(n)} ({_kind(v)})" for n, v in ((left_node, left), (right_node, right))]
+    hint = ""
+    block = next((v for v in (left, right) if isinstance(v, dict)), None)
+    if block is not None:
+        inner = ", ".join(sorted(block)[:8])
+        hint = f"; name one of the block's numbers ({inner})"
+    elif "text" in kinds:
+        hint = (
+            "; write numbers without quotes, and quote text only to compare it with text (e.g. "
+            'zebra.tag == "A")'
+        )
+    raise VoxMetricsInputError(
+        f"--fail-on '{expr}': cannot compare {words[0]} with {words[1]}{hint}."
+    )
+
+
+def _condition(node: ast.expr, result: dict[str, Any], expr: str) -> bool:
+    """A part of ``and`` / ``or`` / ``not`` (or the whole): it must be true or false."""
+    value = _eval(node, result, expr)
+    if not isinstance(value, bool):
+        raise VoxMetricsInputError(
+            f"--fail-on '{expr}': {ast.unparse(node)} is {_kind(value)}, not a condition; "
+            'compare it, e.g. "eer < 0.45".'
+        )
+    return value
+
+
 def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
     if isinstance(node, ast.BoolOp):
-        values = [bool(_eval(v, result, expr)) for v in node.values]
+        values = [_condition(v, result, expr) for v in node.values]
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return not _eval(node.operand, result, expr)
+        return not _condition(node.operand, result, expr)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, result, expr)
     if isinstance(node, ast.Compare):
-        left = _eval(node.left, result, expr)
+        left_node, left = node.left, _eval(node.left, result, expr)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = _eval(right_node, result, expr)
             if type(op) not in _COMPARE:
                 raise VoxMetricsInputError(f"--fail-on '{expr}': use <, <=, >, >=, == or !=.")
+            _check_comparable(left_node, left, right_node, right, op, expr)
             if not _COMPARE[type(op)](left, right):
                 return False
-            left = right
+            left_node, left = right_node, right
         return True
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
         return node.value
@@ -100,7 +151,7 @@ def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
     >>> evaluate_fail_on('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
     True
     """
-    return bool(_eval(parse_fail_on(expr), result, expr))
+    return _condition(parse_fail_on(expr), result, expr)
 
 
 def parse_fail_on(expr: str) -> ast.expr:

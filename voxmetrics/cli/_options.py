@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import re
 from dataclasses import fields
 
 from voxmetrics._types import DEFAULT_LID_VARIANT
@@ -52,11 +53,28 @@ def add_bootstrap(p: argparse.ArgumentParser, help: str, *, default: int | None 
     p.add_argument("--bootstrap", metavar="B", type=int, default=default, help=help)
 
 
+def seed(text: str) -> int:
+    """A ``--seed`` value: a whole number >= 0 (numpy refuses negative seeds).
+
+    Examples
+    --------
+    >>> seed("7")
+    7
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}': give a whole number >= 0, e.g. --seed 0")
+    return value
+
+
 def add_seed(p: argparse.ArgumentParser, of: str, *, study: bool = False) -> None:
     """``--seed``, the seed of ``of`` (default 0, or the study's)."""
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed,
         default=None if study else 0,
         help=f"seed of {of} (default: the study's)" if study else f"seed of {of} (default 0)",
     )
@@ -148,6 +166,22 @@ def add_embedding_options(p: argparse.ArgumentParser, flag: str, *, original: bo
     )
 
 
+def memory_size(text: str) -> str:
+    """A ``--memory-limit`` value: a size such as 300MB or 2GiB, a fraction, or auto.
+
+    Examples
+    --------
+    >>> memory_size("300MB"), memory_size("auto")
+    ('300MB', 'auto')
+    """
+    size = re.fullmatch(r"\s*\d+(\.\d+)?(e\d+)?\s*([kmgt]i?b?|b)?\s*", text, flags=re.IGNORECASE)
+    if text.strip().lower() != "auto" and size is None:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': give a size such as 300MB or 2GiB (or auto, or a fraction such as 0.5)"
+        )
+    return text.strip()
+
+
 def add_dask_options(p: argparse.ArgumentParser, scheduler: str) -> None:
     """``--scheduler ADDRESS`` (help ``scheduler``), ``--workers`` and ``--memory-limit``."""
     p.add_argument("--scheduler", metavar="ADDRESS", help=scheduler)
@@ -160,6 +194,7 @@ def add_dask_options(p: argparse.ArgumentParser, scheduler: str) -> None:
     p.add_argument(
         "--memory-limit",
         metavar="SIZE",
+        type=memory_size,
         default=None,
         help="memory limit per worker of the --scheduler local cluster, e.g. 300MB "
         "(default: Dask's, the machine's memory shared by the workers)",

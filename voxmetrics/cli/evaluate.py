@@ -96,6 +96,13 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="score file format (default: detected from the content)",
     )
+    p.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="evaluate a broken score file instead of refusing it: Kaldi key pairs without a "
+        "score, NaN scores and rows that end early are left out, counted in a warning and in "
+        "the JSON's 'input_warnings'",
+    )
     kind = p.add_mutually_exclusive_group()
     kind.add_argument(
         "--distance",
@@ -206,9 +213,9 @@ def _read_inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         if args.split == "eval" and "dev" in embeddings.splits() and not args.dev:
             dev_sm = embeddings.score_matrix("dev")
     else:
-        eval_sm = read_score_file(args.eval, args.trials, args.format, args.distance)
+        eval_sm = read_score_file(args.eval, args.trials, args.format, args.distance, args)
     if args.dev:
-        dev_sm = read_score_file(args.dev, args.dev_trials, args.format, args.distance)
+        dev_sm = read_score_file(args.dev, args.dev_trials, args.format, args.distance, args)
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
     if args.trial_attributes:

@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     """``extract``: embed the manifest's recordings, write OUT.npz + OUT.csv, print a summary."""
     from voxmetrics.data.writers import write_embeddings
     from voxmetrics.embeddings import load_extractor, read_manifest
+    from voxmetrics.embeddings.extractors import check_extractor_installed
 
+    check_extractor_installed(args.model)  # before any work, and before Dask workers start
     for p in (args.manifest, args.zip):
         if p is not None:
             check_input_path(p)

@@ -70,6 +70,12 @@ def _int_list(text: str, option: str) -> list[int]:
         ) from None
     if not values:
         raise VoxMetricsInputError(f"{option} is empty; give e.g. 1,3,30.")
+    bad = [v for v in values if v < 1]
+    if bad:
+        raise VoxMetricsInputError(
+            f"{option} '{text}': {bad[0]} is not a count; give whole numbers of 1 or more, e.g. "
+            "1,3,30 (leave the option out for the default)."
+        )
     return values
 
 

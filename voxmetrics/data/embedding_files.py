@@ -23,6 +23,7 @@ recognised by content (:func:`sniff_embeddings`):
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 from pathlib import Path
@@ -32,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import check_count, read_file_bytes
+from voxmetrics.limits import check_count, check_declared, check_hdf5_dataset, read_file_bytes
 
 __all__ = [
     "EMBEDDING_FILE_KINDS",
@@ -49,6 +50,7 @@ _HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 _BINARY_ARK = re.compile(rb"\A[^\s\x00]+ \x00B")
 _TEXT_ARK = re.compile(rb"\A\s*[^\s\[\]]+[ \t]+\[")
 _SCP_LINE = re.compile(r"^(\S+)\s+(.+):(\d+)$")
+_PIPED = re.compile(r"^\S+\s+.+\|$")
 
 Vectors = tuple[NDArray[np.str_], NDArray[np.float64]]
 
@@ -65,7 +67,7 @@ def sniff_embeddings(data: bytes) -> str | None:
     >>> sniff_embeddings(b"utt1 spk1\n") is None
     True
     """
-    if data[:8] == _HDF5_MAGIC:
+    if _hdf5_offset(data) is not None:
         return "hdf5"
     if _BINARY_ARK.match(data[:256]):
         return "kaldi-ark"
@@ -73,8 +75,21 @@ def sniff_embeddings(data: bytes) -> str | None:
         return "kaldi-text-ark"
     head = data[:4096].decode("utf-8", errors="replace").splitlines()
     lines = [ln.strip() for ln in head[:-1] or head if ln.strip()]
-    if lines and all(_SCP_LINE.match(ln) for ln in lines[:20]):
-        return "kaldi-scp"
+    if lines and all(_SCP_LINE.match(ln) or _PIPED.match(ln) for ln in lines[:20]):
+        return "kaldi-scp"  # piped lines too: the scp reader refuses them by name
+    return None
+
+
+def _hdf5_offset(data: bytes) -> int | None:
+    """Where the HDF5 signature is; None when the data is not HDF5.
+
+    At 0, or after a user block of 512, 1024, 2048, ... bytes (as MATLAB v7.3 files have).
+    """
+    offset = 0
+    while offset + 8 <= len(data) and offset <= 1 << 24:
+        if data[offset : offset + 8] == _HDF5_MAGIC:
+            return offset
+        offset = 512 if offset == 0 else offset * 2
     return None
 
 
@@ -125,6 +140,12 @@ def _parse_text_ark(text: str, name: str) -> Vectors:
                 "check the brackets."
             )
         body = m.group(2)
+        if "[" in body:  # the entry's ']' is missing: it would swallow the entries after it
+            line = text.count("\n", 0, m.start(2)) + 1
+            raise VoxMetricsInputError(
+                f"{name}: line {line}: the vector of '{m.group(1)}' has no closing ']' before "
+                "the next entry; the ark is damaged. Write it again (copy-vector)."
+            )
         lines = [ln for ln in body.splitlines() if ln.strip()]
         try:
             vec = np.array(body.split(), dtype=np.float64)
@@ -140,6 +161,78 @@ def _parse_text_ark(text: str, name: str) -> Vectors:
         rows.append(_as_vector(m.group(1), vec, name))
         pos = m.end()
     return _vectors(keys, rows, name)
+
+
+_ARK_TYPES = {b"FV ": (4, 1), b"DV ": (8, 1), b"FM ": (4, 2), b"DM ": (8, 2)}
+"""Binary Kaldi ark entry types that are read: token -> (bytes per value, size fields)."""
+
+
+def _ark_entry(
+    head: bytes, pos: int, end: int, key: str, name: str, prev: str | None = None
+) -> int:
+    r"""Check one binary ark entry whose ``\0B`` starts at ``pos``; returns where it ends.
+
+    The header's declared size is checked against the bytes left in the file (``end``)
+    before anything is read, so a header declaring 2^31 - 1 values is refused at once.
+    """
+    token = head[pos + 2 : pos + 5]
+    if token not in _ARK_TYPES:
+        shown = token.decode("ascii", "replace").strip() or repr(token)
+        raise VoxMetricsInputError(
+            f"{name}: the ark entry '{key}' (byte {pos}) is of type '{shown}', not a float or "
+            "double vector (FV / DV); the ark header is damaged, or the entry is compressed or "
+            "audio. Write the x-vectors with copy-vector ark:in.ark ark:out.ark."
+        )
+    itemsize, n_sizes = _ARK_TYPES[token]
+    sizes, p = [], pos + 5
+    for _ in range(n_sizes):
+        field = head[p : p + 5]
+        if len(field) < 5 or field[0] != 4:
+            raise VoxMetricsInputError(
+                f"{name}: the ark entry '{key}' (byte {pos}) has a damaged size field; the ark "
+                "is truncated or not a Kaldi ark. Write it again."
+            )
+        sizes.append(int.from_bytes(field[1:5], "little", signed=True))
+        p += 5
+    if any(n < 0 for n in sizes):
+        raise VoxMetricsInputError(
+            f"{name}: the ark entry '{key}' (byte {pos}) declares a negative size {sizes}; the "
+            "ark header is damaged. Write it again."
+        )
+    declared = itemsize * math.prod(sizes)
+    if declared > end - p:
+        after = f" after '{prev}'" if prev else ""
+        raise VoxMetricsInputError(
+            f"{name}: the Kaldi ark is damaged or truncated{after}: entry '{key}' (byte {pos}) "
+            f"declares {' x '.join(map(str, sizes))} values ({declared:,} bytes) but only "
+            f"{max(end - p, 0):,} bytes follow; write it again (e.g. copy-vector ark:in.ark "
+            "ark:out.ark)."
+        )
+    check_declared(
+        name,
+        f"the ark entry '{key}' (byte {pos}, {' x '.join(map(str, sizes))} values)",
+        declared,
+        declared,
+        file_bytes=end - p,
+    )
+    return p + declared
+
+
+def _check_binary_ark(data: bytes, name: str) -> None:
+    """Walk a binary ark's entry headers, checking each declared size against the file."""
+    pos, prev = 0, None
+    while pos < len(data):
+        sep = data.find(b" ", pos, pos + 65536)
+        if sep < 0 or data[sep + 1 : sep + 3] != b"\x00B":
+            raise VoxMetricsInputError(
+                f"{name}: byte {pos}: not a binary Kaldi ark entry (`utt_id \\0B...`); the ark "
+                "is damaged or mixes text and binary entries. Write it again."
+            )
+        key = data[pos:sep].decode("utf-8", "replace").lstrip("\n")
+        pos = _ark_entry(data, sep + 1, len(data), key, name, prev)
+        prev = key
+        while pos < len(data) and data[pos : pos + 1] in (b"\n", b" "):
+            pos += 1
 
 
 def read_kaldi_ark(data: bytes, *, name: str = "uploaded file") -> Vectors:
@@ -173,6 +266,7 @@ def read_kaldi_ark(data: bytes, *, name: str = "uploaded file") -> Vectors:
         return _parse_text_ark(text, name)
     import kaldiio
 
+    _check_binary_ark(data, name)
     keys: list[str] = []
     rows: list[NDArray[Any]] = []
     try:
@@ -188,6 +282,20 @@ def read_kaldi_ark(data: bytes, *, name: str = "uploaded file") -> Vectors:
             f"{exc}); write it again (e.g. copy-vector ark:in.ark ark:out.ark)."
         ) from None
     return _vectors(keys, rows, name)
+
+
+def _check_scp_entry(ark: Path, offset: int, key: str, where: str) -> None:
+    """Check the ark header an scp line points at, before kaldiio reads (and allocates) it."""
+    size = ark.stat().st_size
+    with ark.open("rb") as fh:
+        fh.seek(offset)
+        head = fh.read(32)
+    if head[:2] != b"\x00B":
+        raise VoxMetricsInputError(
+            f"{where}: no Kaldi vector at byte {offset} (no `\\0B` there); is the scp from "
+            "another version of the ark?"
+        )
+    _ark_entry(head, 0, size - offset, key, where)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -266,6 +374,7 @@ def read_kaldi_scp(
                     "relative paths are resolved against the ark root (default: the scp's "
                     "folder; command line --ark-root)."
                 )
+            _check_scp_entry(target, int(offset), key, f"{name}: line {i}: '{ark}'")
             try:
                 value = kaldiio.load_mat(f"{target}:{offset}", fd_dict=fds)
             except Exception as exc:
@@ -317,58 +426,85 @@ def read_hdf5_embeddings(data: bytes, *, name: str = "uploaded file") -> Vectors
             f"{name}: cannot be opened as HDF5 ({exc}); is the file truncated?"
         ) from None
     with f:
-        datasets: dict[str, Any] = {}
-        refused: list[str] = []
-
-        def visit(path: str, link: Any) -> None:
-            if isinstance(link, h5py.ExternalLink):
-                refused.append(path)
-                return
-            obj = f.get(path)
-            if isinstance(obj, h5py.Dataset):
-                if obj.is_virtual:
-                    refused.append(path)
-                else:
-                    datasets[path] = obj
-
-        f.visititems_links(visit)
-        if refused:
+        datasets = _hdf5_datasets(f, name)
+        for d in datasets.values():  # external storage, filters, declared vs stored sizes
+            check_hdf5_dataset(name, d, as_float64=d.dtype.kind in "fiu", file_bytes=len(data))
+        total = sum(int(d.size) * 8 for d in datasets.values())
+        check_count(name, "bytes of datasets (read as float64)", total, "max_array_bytes")
+        try:
+            return _hdf5_vectors(datasets, name)
+        except VoxMetricsInputError:
+            raise
+        except Exception as exc:  # h5py raises OSError, KeyError, ... on damaged data
             raise VoxMetricsInputError(
-                f"{name}: '{refused[0]}' is an external link or virtual dataset, which reads "
-                "other files; this is refused. Copy the data into the file (h5repack)."
+                f"{name}: the HDF5 data cannot be read ({type(exc).__name__}: {exc}); is the "
+                "file truncated? Write it again."
+            ) from None
+
+
+def _hdf5_datasets(f: Any, name: str) -> dict[str, Any]:
+    """The file's datasets by path; external links and virtual datasets refused."""
+    import h5py
+
+    datasets: dict[str, Any] = {}
+    refused: list[str] = []
+
+    def visit(path: str, link: Any) -> None:
+        if isinstance(link, h5py.ExternalLink):
+            refused.append(path)
+            return
+        obj = f.get(path)
+        if isinstance(obj, h5py.Dataset):
+            if obj.is_virtual:
+                refused.append(path)
+            else:
+                datasets[path] = obj
+
+    f.visititems_links(visit)
+    if refused:
+        raise VoxMetricsInputError(
+            f"{name}: '{refused[0]}' is an external link or virtual dataset, which reads "
+            "other files; this is refused. Copy the data into the file (h5repack)."
+        )
+    if not datasets:
+        raise VoxMetricsInputError(f"{name}: the HDF5 file holds no dataset.")
+    check_count(name, "datasets", len(datasets), "max_rows")
+    return datasets
+
+
+def _hdf5_vectors(datasets: dict[str, Any], name: str) -> Vectors:
+    """Ids and vectors of checked datasets (either layout); shapes checked before reading."""
+    two_d = {k: d for k, d in datasets.items() if d.ndim == 2 and d.dtype.kind in "fiu"}
+    texts = {k: d for k, d in datasets.items() if d.ndim == 1 and d.dtype.kind in "SOU"}
+    if two_d:
+        mk = "embeddings" if "embeddings" in two_d else None
+        ik = next((k for k in ("utt_ids", "ids", "keys") if k in texts), None)
+        if mk is None and len(two_d) == 1:
+            mk = next(iter(two_d))
+        if ik is None and len(texts) == 1:
+            ik = next(iter(texts))
+        if mk is None or ik is None:
+            raise VoxMetricsInputError(
+                f"{name}: found 2-D dataset(s) {', '.join(sorted(two_d))} but cannot tell "
+                "which holds the embeddings and which the ids; name them 'embeddings' "
+                "(U x d) and 'utt_ids' (U strings)."
             )
-        if not datasets:
-            raise VoxMetricsInputError(f"{name}: the HDF5 file holds no dataset.")
-        check_count(name, "datasets", len(datasets), "max_rows")
-        total = sum(int(d.size) * d.dtype.itemsize for d in datasets.values())
-        check_count(name, "bytes of datasets (uncompressed)", total, "max_array_bytes")
-        two_d = {k: d for k, d in datasets.items() if d.ndim == 2 and d.dtype.kind in "fiu"}
-        texts = {k: d for k, d in datasets.items() if d.ndim == 1 and d.dtype.kind in "SOU"}
-        if two_d:
-            mk = "embeddings" if "embeddings" in two_d else None
-            ik = next((k for k in ("utt_ids", "ids", "keys") if k in texts), None)
-            if mk is None and len(two_d) == 1:
-                mk = next(iter(two_d))
-            if ik is None and len(texts) == 1:
-                ik = next(iter(texts))
-            if mk is None or ik is None:
-                raise VoxMetricsInputError(
-                    f"{name}: found 2-D dataset(s) {', '.join(sorted(two_d))} but cannot tell "
-                    "which holds the embeddings and which the ids; name them 'embeddings' "
-                    "(U x d) and 'utt_ids' (U strings)."
-                )
-            emb = np.asarray(two_d[mk][()], dtype=np.float64)
-            ids = _h5_text(np.asarray(texts[ik][()]))
-            if ids is None or ids.shape != (emb.shape[0],):
-                raise VoxMetricsInputError(
-                    f"{name}: shape mismatch: '{mk}' has {emb.shape[0]} rows but '{ik}' "
-                    f"holds {np.asarray(texts[ik]).shape[0]} ids (or ids that are not UTF-8); "
-                    "give one id per row."
-                )
-            return ids, emb
-        vectors = {k: d for k, d in datasets.items() if d.dtype.kind in "fiu"}
-        if not vectors:
-            raise VoxMetricsInputError(f"{name}: the HDF5 file holds no numeric dataset.")
-        keys = list(vectors)
-        rows = [_as_vector(k, np.asarray(vectors[k][()]), name) for k in keys]
-        return _vectors(keys, rows, name)
+        rows, n_ids = two_d[mk].shape[0], texts[ik].shape[0]
+        if n_ids != rows:  # from the headers, before reading either
+            raise VoxMetricsInputError(
+                f"{name}: shape mismatch: '{mk}' has {rows:,} rows but '{ik}' holds {n_ids:,} "
+                "ids; give one id per row."
+            )
+        emb = np.asarray(two_d[mk][()], dtype=np.float64)
+        ids = _h5_text(np.asarray(texts[ik][()]))
+        if ids is None or ids.shape != (emb.shape[0],):
+            raise VoxMetricsInputError(
+                f"{name}: the ids in '{ik}' are not UTF-8 text; store them as strings."
+            )
+        return ids, emb
+    vectors = {k: d for k, d in datasets.items() if d.dtype.kind in "fiu"}
+    if not vectors:
+        raise VoxMetricsInputError(f"{name}: the HDF5 file holds no numeric dataset.")
+    keys = list(vectors)
+    rows_ = [_as_vector(k, np.asarray(vectors[k][()]), name) for k in keys]
+    return _vectors(keys, rows_, name)

@@ -50,7 +50,11 @@ from voxmetrics.data.embedding_files import (
     sniff_embeddings,
 )
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
-from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
+from voxmetrics.errors import (
+    IgnoredEmbeddingsWarning,
+    IncompleteScoresWarning,
+    VoxMetricsInputError,
+)
 from voxmetrics.limits import (
     check_count,
     check_input_path,
@@ -374,6 +378,23 @@ def _long_first_line(data: bytes, name: str) -> VoxMetricsInputError:
     )
 
 
+def _skip_blank_start(data: bytes) -> tuple[bytes, int]:
+    r"""``data`` without its leading blank lines (and byte-order mark), and how many there were.
+
+    Examples
+    --------
+    >>> _skip_blank_start(b"\xef\xbb\xbf\n  \r\na,b\n")
+    (b'a,b\n', 2)
+    """
+    body = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
+    stripped = body.lstrip(b" \t\r\n")
+    if len(stripped) == len(body):
+        return data, 0
+    lead = body[: len(body) - len(stripped)]
+    cut = lead.rfind(b"\n") + 1  # keep the indentation of the first line with content
+    return body[cut:], lead.count(b"\n")
+
+
 def _read_csv(data: bytes, name: str, *, categorical: bool = False) -> tuple[pd.DataFrame, _Where]:
     """Parse a CSV with a header; label columns as text, blank lines dropped, line numbers kept.
 
@@ -388,6 +409,7 @@ def _read_csv(data: bytes, name: str, *, categorical: bool = False) -> tuple[pd.
         "encoding": "utf-8-sig",
         "index_col": False,
     }
+    data, skipped = _skip_blank_start(data)  # a blank first line: the header is the next one
     check_count(name, "lines", data.count(b"\n"), "max_rows")
     first_line = data[: data.find(b"\n")] if b"\n" in data else data
     check_count(name, "columns", first_line.count(b",") + 1, "max_columns")
@@ -422,7 +444,7 @@ def _read_csv(data: bytes, name: str, *, categorical: bool = False) -> tuple[pd.
     blank = df.isna().all(axis=1).to_numpy()
     if blank.any():
         df = df.loc[~blank]
-    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 2)
+    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 2 + skipped)
     return df.reset_index(drop=True), where
 
 
@@ -445,6 +467,7 @@ def _read_parquet_frame(
     unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if unpacked > get_limits().max_file_bytes:
         raise refuse(name, f"the columns unpack to {unpacked:,} bytes", "max_file_bytes")
+    _refuse_nested(meta.schema.to_arrow_schema(), name)
     try:
         if categorical:  # text columns straight to categoricals (fast path, exact labels)
             schema = pq.read_schema(pa.BufferReader(data))
@@ -466,6 +489,22 @@ def _read_parquet_frame(
     df.columns = pd.Index([str(c).strip() for c in df.columns])
     df = df.reset_index(drop=True)
     return df, _Where(name, "row", np.arange(1, len(df) + 1, dtype=np.int64))
+
+
+def _refuse_nested(schema: Any, name: str, allowed: Sequence[str] = ()) -> None:
+    """Refuse Parquet columns of lists, structs or maps (labels and scores are plain values)."""
+    import pyarrow as pa
+
+    for f in schema:
+        if f.name in allowed:
+            continue
+        t = f.type
+        if pa.types.is_nested(t):
+            raise VoxMetricsInputError(
+                f"{name}: column '{f.name}' holds {t} values (lists or records), not plain "
+                "text or numbers; give it one value per row (e.g. flatten it before "
+                "to_parquet)."
+            )
 
 
 def _table(
@@ -597,6 +636,7 @@ class _Pivot:
         self.trial_ids = _as_str_array(tuniq)
         self.enrol_speakers = _as_str_array(euniq)
         self.tcodes = tcodes
+        self.ecodes = ecodes
         # Row of the first appearance of each trial; factorize numbers trials in that order.
         self.first = np.flatnonzero(~pd.Series(tcodes).duplicated().to_numpy())
         key = tcodes.astype(np.int64) * n + ecodes
@@ -620,7 +660,8 @@ class _Pivot:
         check_count(
             where.name,
             f"score cells ({t:,} trials x {n:,} enrolled"
-            + ("" if complete else f", {key.size:,} of them listed") + ")",
+            + ("" if complete else f", {key.size:,} of them listed")
+            + ")",
             t * n,
             "max_cells",
         )
@@ -633,6 +674,41 @@ class _Pivot:
             self.mask = np.zeros((t, n), dtype=bool)
             self.mask.reshape(-1)[key] = True
         self.scores.reshape(-1)[key] = scores
+
+    def check_truncated(self, where: _Where, allow_incomplete: bool) -> None:
+        """Refuse a file that lists its pairs in grid order and stops inside a trial / speaker.
+
+        A long or Kaldi file written trial by trial (every trial against all enrolled, in one
+        order) or enrolled speaker by speaker, whose last group is cut short, is a file cut at
+        a line boundary, not a sparse trial list.
+        """
+        if self.mask is None:
+            return
+        t, n = self.scores.shape
+        rows = np.arange(self.tcodes.size, dtype=np.int64)
+        for outer, inner, size, what in (
+            (self.tcodes, self.ecodes, n, "trial"),
+            (self.ecodes, self.tcodes, t, "enrolled speaker"),
+        ):
+            if (
+                size > 1
+                and rows.size % size
+                and np.array_equal(outer, rows // size)
+                and np.array_equal(inner, rows % size)
+            ):
+                last = (
+                    self.trial_ids[self.tcodes[-1]]
+                    if what == "trial"
+                    else self.enrol_speakers[self.ecodes[-1]]
+                )
+                msg = (
+                    f"{where.name}: the rows end early: the file lists its pairs {what} by "
+                    f"{what}, each against all {size:,}, but stops after {where(rows.size - 1)} "
+                    f"inside {what} '{last}' ({rows.size:,} listed pairs of T x N = {t:,} x "
+                    f"{n:,} = {t * n:,}), so it looks truncated"
+                )
+                _incomplete(msg, t * n - rows.size, allow_incomplete)
+                return
 
     def per_trial(self, col: pd.Series, column: str, where: _Where) -> NDArray[Any]:
         """Values of a column that must be constant within each trial, one per trial."""
@@ -648,6 +724,22 @@ class _Pivot:
                 "describes the trial, so give it the same value on all the trial's rows."
             )
         return col.iloc[self.first].to_numpy()
+
+
+def _incomplete(msg: str, dropped: int, allow_incomplete: bool) -> None:
+    """Refuse a broken score file, or (when asked for) warn that ``dropped`` pairs are left out."""
+    if not allow_incomplete:
+        raise VoxMetricsInputError(
+            f"{msg}. Write the file again complete (was it copied or saved to the end?); if "
+            "the pairs are meant to be left out, read it with allow_incomplete=True (command "
+            "line: --allow-incomplete), which evaluates the listed pairs only and says so."
+        )
+    warnings.warn(
+        f"{msg}; as asked for (allow_incomplete), {dropped:,} pair(s) are left out and the "
+        "metrics use the listed pairs only.",
+        IncompleteScoresWarning,
+        stacklevel=4,
+    )
 
 
 def _infer_numbers(values: NDArray[Any]) -> NDArray[Any]:
@@ -667,7 +759,31 @@ def _attribute(values: NDArray[Any]) -> NDArray[Any]:
     return values.astype(str)
 
 
-def _scores_from_long(df: pd.DataFrame, where: _Where, *, text: bool = True) -> ScoreMatrix:
+def _drop_nan_rows(df: pd.DataFrame, column: Any, where: _Where) -> tuple[pd.DataFrame, _Where]:
+    """Rows whose score is empty or NaN left out, with a warning (``allow_incomplete``)."""
+    col = df[column]
+    if pd.api.types.is_numeric_dtype(col):
+        nan = col.isna().to_numpy()
+    else:
+        text = col.astype(object).where(col.notna(), "nan").astype(str).str.strip().str.lower()
+        nan = text.isin(_NAN_WORDS).to_numpy()
+    if nan.any() and not nan.all():
+        i = int(np.argmax(nan))
+        _incomplete(
+            f"{where.name}: {int(nan.sum()):,} of {nan.size:,} rows have an empty or NaN score "
+            f"(first: {where(i)})",
+            int(nan.sum()),
+            True,
+        )
+        keep = ~nan
+        df = df.loc[keep].reset_index(drop=True)
+        where = _Where(where.name, where.unit, where.numbers[keep])
+    return df, where
+
+
+def _scores_from_long(
+    df: pd.DataFrame, where: _Where, *, text: bool = True, allow_incomplete: bool = False
+) -> ScoreMatrix:
     """Validate and pivot a long frame; ``text``: it came from CSV (attributes may be numbers)."""
     _missing_columns(df, SCORE_COLUMNS, where, "a long scores file")
     if df.empty:
@@ -676,8 +792,11 @@ def _scores_from_long(df: pd.DataFrame, where: _Where, *, text: bool = True) -> 
         )
     for c in SCORE_COLUMNS[:3]:
         _labels_of(df[c], c, where)
+    if allow_incomplete:
+        df, where = _drop_nan_rows(df, "score", where)
     scores = _numeric_scores(df["score"], where)
     pv = _Pivot(df["trial_id"], df["enrol_speaker"], scores, where)
+    pv.check_truncated(where, allow_incomplete)
     speakers = _as_str_array(pv.per_trial(df["trial_speaker"], "trial_speaker", where))
     attrs = {}
     for c in df.columns:
@@ -779,7 +898,7 @@ def _npz_path(source: Source, format: str, name: str | None) -> Path | None:
     return None
 
 
-def _scores_from_npz(data: bytes | Path, name: str) -> ScoreMatrix:
+def _scores_from_npz(data: bytes | Path, name: str, allow_incomplete: bool = False) -> ScoreMatrix:
     arrays = _npz_arrays(data, name, _NPZ_ARRAYS, "a score NPZ")
     s = _float_array(arrays["scores"], "scores", name)
     if s.ndim != 2:
@@ -800,6 +919,18 @@ def _scores_from_npz(data: bytes | Path, name: str) -> ScoreMatrix:
             f"(trials x enrolled) but {'; '.join(wrong)}; give trial_ids, trial_speakers and "
             f"every attr_<name> one entry per row ({t}) and enrol_speakers one per column ({n})."
         )
+    if "mask" not in arrays and not np.isfinite(s.sum(dtype=np.float64)):
+        nan = np.isnan(s)
+        if nan.any():
+            i, j = np.unravel_index(int(np.argmax(nan)), s.shape)
+            _incomplete(
+                f"{name}: array 'scores' holds {int(nan.sum()):,} NaN value(s) of T x N = "
+                f"{t:,} x {n:,} = {t * n:,} (first: row {i + 1}, column {j + 1}) and no 'mask'; "
+                "a NaN is not a score (a sparse trial list gives a boolean 'mask' array, True = "
+                "listed pair)",
+                int(nan.sum()),
+                allow_incomplete,
+            )
     attrs = {
         k[len("attr_") :]: _attribute(np.char.decode(v, "utf-8") if v.dtype.kind == "S" else v)
         for k, v in arrays.items()
@@ -814,7 +945,7 @@ def _scores_from_npz(data: bytes | Path, name: str) -> ScoreMatrix:
         source=name,
         copy=False,  # fresh from the archive reader (or astype): nothing else holds it
         mask=arrays.get("mask"),  # a sparse trial list: True = listed pair
-        nan_missing=True,  # without a mask, NaN marks a pair that is not listed
+        nan_missing=allow_incomplete,  # asked for: a NaN pair is left out (with a warning)
     )
 
 
@@ -832,6 +963,7 @@ def _read_fields(
 ) -> tuple[pd.DataFrame, _Where]:
     """Whitespace-separated lines of exactly ``n`` fields; blank lines are skipped."""
     labels = range(n - 1 if numeric_last else n)
+    data, skipped = _skip_blank_start(data)
     options: dict[str, Any] = {
         "sep": r"\s+",
         "header": None,
@@ -863,7 +995,7 @@ def _read_fields(
         raise VoxMetricsInputError(f"{name}: the file is empty.") from None
     blank = df.isna().all(axis=1).to_numpy()
     df = df.loc[~blank]
-    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 1)
+    where = _Where(name, "line", df.index.to_numpy(dtype=np.int64) + 1 + skipped)
     df = df.reset_index(drop=True)
     if df.shape[1] != n or df[n - 1].isna().any():
         counts = df.notna().sum(axis=1).to_numpy()
@@ -877,16 +1009,60 @@ def _read_fields(
     return df, where
 
 
+def _key_pairs_scored(
+    pv: _Pivot, key: pd.DataFrame, where: _Where, scores_name: str, allow_incomplete: bool
+) -> None:
+    """Refuse key lines of scored trials whose (enrolled, trial) pair has no score.
+
+    A scores file cut inside a trial (or from another run) lacks pairs its key lists. The key's
+    lines of trials that have no score at all are not used (a master key may list more
+    trials than one scores file); ``key`` holds the scored trials' lines only.
+    """
+    tpos = pd.Index(pv.trial_ids).get_indexer(key[1].astype(str))
+    epos = pd.Index(pv.enrol_speakers).get_indexer(key[0].astype(str))
+    found = (tpos >= 0) & (epos >= 0)
+    if pv.mask is not None:
+        found[found] = pv.mask[tpos[found], epos[found]]
+    if found.all():
+        return
+    missing = ~found
+    i = int(np.argmax(missing))
+    t, n = pv.scores.shape
+    listed = t * n if pv.mask is None else int(pv.mask.sum())
+    _incomplete(
+        f"{where.name}: {int(missing.sum()):,} of the {missing.size:,} pairs listed in the key "
+        f"have no score in {scores_name} (first: {where(i)}, enrolled '{key[0].iloc[i]}' x "
+        f"trial '{key[1].iloc[i]}'); the scores hold {listed:,} listed pairs of T x N = "
+        f"{t:,} x {n:,} = {t * n:,}, so the scores file is truncated or from another run",
+        int(missing.sum()),
+        allow_incomplete,
+    )
+
+
 def _kaldi_trial_speakers(
-    pv: _Pivot, trials: Source, trials_name: str | None, scores_name: str
-) -> NDArray[np.str_]:
+    pv: _Pivot,
+    trials: Source,
+    trials_name: str | None,
+    scores_name: str,
+    allow_incomplete: bool = False,
+) -> tuple[NDArray[np.str_], bool]:
     data, tn = _load(trials, trials_name)
     kind = _detect(data, tn)
     if kind == "kaldi-key":
         key, where = _read_fields(
             data, tn, 3, "enrol_id trial_id target|nontarget", numeric_last=False
         )
-        label = key[2].str.lower()
+        scored = key[1].isin(pv.trial_ids).to_numpy()  # a master key may list other trials
+        if not scored.any():
+            raise VoxMetricsInputError(
+                f"{tn}: the key file does not match {scores_name}: none of its trial ids "
+                "appears in the scores; give the key (trials) file of the same experiment as "
+                "the scores."
+            )
+        if not scored.all():  # only the scored trials' lines are used (and checked)
+            key = key.loc[scored].reset_index(drop=True)
+            where = _Where(where.name, where.unit, where.numbers[scored])
+        label = key[2].astype(str).str.lower()
         bad = ~label.isin(("target", "nontarget")).to_numpy()
         if bad.any():
             i = int(np.argmax(bad))
@@ -909,21 +1085,18 @@ def _kaldi_trial_speakers(
             )
         mapping = pd.Series(tgt[0].to_numpy(), index=tgt[1].to_numpy())
         speakers = mapping.reindex(pv.trial_ids)
+        if not speakers.isna().all():
+            _key_pairs_scored(pv, key, where, scores_name, allow_incomplete)
         if speakers.isna().all():
-            shared = pd.Index(key[1].unique()).isin(pv.trial_ids).any()
-            why = (
-                "none of its target lines names a trial of the scores"
-                if shared
-                else "none of its trial ids appears in the scores"
-            )
             raise VoxMetricsInputError(
-                f"{tn}: the key file does not match {scores_name}: {why}; give the key "
-                "(trials) file of the same experiment as the scores."
+                f"{tn}: the key file does not match {scores_name}: none of its target lines "
+                "names a trial of the scores; give the key (trials) file of the same "
+                "experiment as the scores."
             )
         # a trial without a target line: speaker unknown (not enrolled), one label per trial
         unknown = speakers.isna().to_numpy()
         speakers[unknown] = [f"{_NOT_ENROLLED} ({t})" for t in pv.trial_ids[unknown]]
-        return _as_str_array(speakers.to_numpy())
+        return _as_str_array(speakers.to_numpy()), True
     if kind == "utt2spk":
         u2s, where = _read_fields(data, tn, 2, "utt_id speaker", numeric_last=False)
         pairs = u2s.drop_duplicates()
@@ -945,7 +1118,7 @@ def _kaldi_trial_speakers(
                 f"not in this utt2spk file, e.g. '{pv.trial_ids[int(np.argmax(missing))]}'; add "
                 "a `utt_id speaker` line for every trial."
             )
-        return _as_str_array(speakers.to_numpy())
+        return _as_str_array(speakers.to_numpy()), False
     raise VoxMetricsInputError(
         f"{tn}: the trials file must be a Kaldi key (`enrol_id trial_id target|nontarget`) or an "
         f"utt2spk file (`utt_id speaker`), but it looks like a {kind} file; pass the key file "
@@ -954,7 +1127,11 @@ def _kaldi_trial_speakers(
 
 
 def _scores_from_kaldi(
-    data: bytes, name: str, trials: Source | None, trials_name: str | None
+    data: bytes,
+    name: str,
+    trials: Source | None,
+    trials_name: str | None,
+    allow_incomplete: bool = False,
 ) -> ScoreMatrix:
     if trials is None:
         raise VoxMetricsInputError(
@@ -963,9 +1140,13 @@ def _scores_from_kaldi(
             "an utt2spk file with trials=... (command line: --trials KEY)."
         )
     df, where = _read_fields(data, name, 3, "enrol_id trial_id score", numeric_last=True)
+    if allow_incomplete:
+        df, where = _drop_nan_rows(df, 2, where)
     scores = _numeric_scores(df[2], where)
     pv = _Pivot(df[1], df[0], scores, where)
-    speakers = _kaldi_trial_speakers(pv, trials, trials_name, name)
+    speakers, keyed = _kaldi_trial_speakers(pv, trials, trials_name, name, allow_incomplete)
+    if not keyed:  # a key names the pairs the scores lack; an utt2spk file does not
+        pv.check_truncated(where, allow_incomplete)
     return ScoreMatrix.from_arrays(
         pv.scores,
         trial_ids=pv.trial_ids,
@@ -990,6 +1171,7 @@ def read_scores(
     name: str | None = None,
     trials_name: str | None = None,
     distance: bool = False,
+    allow_incomplete: bool = False,
 ) -> ScoreMatrix:
     r"""Read a score file into a :class:`~voxmetrics.data.ScoreMatrix`.
 
@@ -1016,6 +1198,12 @@ def read_scores(
     distance : bool, default False
         The scores are distances (lower = closer, e.g. Euclidean or PLDA-free cosine
         distances): they are negated on reading, so that every metric sees higher = closer.
+    allow_incomplete : bool, default False
+        A broken file is refused: Kaldi key pairs without a score, NaN scores (an NPZ without
+        a ``mask``; an empty or NaN score cell), a long or Kaldi file that lists its pairs in
+        grid order and stops inside a trial. With True such pairs are left out instead,
+        counted in an :class:`~voxmetrics.errors.IncompleteScoresWarning`, and the metrics use
+        the listed pairs only.
 
     Returns
     -------
@@ -1046,7 +1234,7 @@ def read_scores(
     >>> read_scores(b"a t1 0.1\nb t1 0.9\n", trials=b"t1 a\n", distance=True).tar.tolist()
     [-0.1]
     """
-    sm = _read_scores(source, trials, format, name, trials_name)
+    sm = _read_scores(source, trials, format, name, trials_name, allow_incomplete)
     return negate_scores(sm) if distance else sm
 
 
@@ -1071,10 +1259,12 @@ def _read_scores(
     format: ScoreFormat,
     name: str | None,
     trials_name: str | None,
+    allow_incomplete: bool = False,
 ) -> ScoreMatrix:
     npz_path = _npz_path(source, format, name) if trials is None else None
     if npz_path is not None:  # one copy of the matrix: read from the file, not from its bytes
-        return _scores_from_npz(npz_path, name or npz_path.name or str(npz_path))
+        nm = name or npz_path.name or str(npz_path)
+        return _scores_from_npz(npz_path, nm, allow_incomplete)
     data, nm = _load(source, name)
     if format not in _SCORE_FORMATS:
         raise VoxMetricsInputError(
@@ -1104,11 +1294,11 @@ def _read_scores(
         )
     if kind in ("csv", "parquet"):
         df, where = _table(data, nm, kind, categorical=True)
-        return _scores_from_long(df, where, text=kind == "csv")
+        return _scores_from_long(df, where, text=kind == "csv", allow_incomplete=allow_incomplete)
     if kind == "npz":
-        return _scores_from_npz(data, nm)
+        return _scores_from_npz(data, nm, allow_incomplete)
     if kind == "kaldi":
-        return _scores_from_kaldi(data, nm, trials, trials_name)
+        return _scores_from_kaldi(data, nm, trials, trials_name, allow_incomplete)
     advice = {
         "npy": "an NPY file holds one bare array without labels; save scores with their labels "
         "in an NPZ (numpy.savez(path, scores=..., trial_ids=..., trial_speakers=..., "
@@ -1179,6 +1369,7 @@ def _embeddings_from_parquet(data: bytes, name: str) -> EmbeddingSet:
             f"{', '.join(META_COLUMNS)} and an `embedding` list column (one vector per row). "
             f"Found: {', '.join(table.column_names)}."
         )
+    _refuse_nested(table.schema, name, allowed=("embedding",))
     col = table.column("embedding")
     where = _Where(name, "row", np.arange(1, table.num_rows + 1, dtype=np.int64))
     if not (

@@ -13,12 +13,43 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.readers import SCORE_COLUMNS
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["write_embeddings", "write_scores"]
+__all__ = ["spreadsheet_safe", "write_embeddings", "write_scores"]
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells cannot run as spreadsheet formulas.
+
+    A text cell (a condition name, a label) starting with ``= + - @``, a tab or a carriage
+    return gets a leading apostrophe, so that Excel or LibreOffice shows it instead of
+    evaluating it (e.g. ``=HYPERLINK(...)``); numbers are untouched. For exported tables only:
+    score files written for reading back keep their labels exactly.
+
+    Examples
+    --------
+    >>> spreadsheet_safe(pd.DataFrame({"c": ["=1+1", "ok"], "v": [-1.5, 2.0]})).to_dict("list")
+    {'c': ["'=1+1", 'ok'], 'v': [-1.5, 2.0]}
+    """
+    out = frame.copy()
+    for c in out.columns:
+        col = out[c]
+        if col.dtype.kind == "O" or isinstance(col.dtype, pd.StringDtype | pd.CategoricalDtype):
+            text = col.astype(object)
+            risky = text.map(lambda v: isinstance(v, str) and v.startswith(_FORMULA_START))
+            if risky.any():
+                out[c] = text.where(~risky, "'" + text.astype(str))
+    safe_columns = [
+        "'" + c if isinstance(c, str) and c.startswith(_FORMULA_START) else c for c in out.columns
+    ]
+    out.columns = pd.Index(safe_columns)
+    return out
 
 
 def _plain(values: np.ndarray) -> np.ndarray:

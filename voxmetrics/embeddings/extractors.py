@@ -338,8 +338,32 @@ class Ge2eExtractor:
         return _unit(means.cpu().numpy())
 
 
+_NEEDS = {"ge2e": ("torch", "resemblyzer"), "ecapa": ("torch", "torchaudio", "speechbrain")}
+"""The packages (of the ``audio`` extra) each kind of extractor imports."""
+
+
+def check_extractor_installed(model: str = "ecapa") -> None:
+    """Refuse, naming them, when the packages the extractor ``model`` needs are not installed."""
+    need = _NEEDS["ge2e" if model == "ge2e" else "ecapa"]
+    missing = []
+    for module in need:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(module)
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        raise VoxMetricsInputError(
+            f"--model {model} needs {', '.join(missing)}, which {verb} not installed; install "
+            "the audio extra: pip install 'voxmetrics[audio]'."
+        )
+
+
 def load_extractor(model: str = "ecapa", *, device: str = "auto") -> Extractor:
     """``ecapa`` (default hub model), ``ge2e``, a local ECAPA directory or a hub id."""
+    check_extractor_installed(model)
     if model == "ge2e":
         return Ge2eExtractor(device=device)
     return EcapaExtractor(DEFAULT_ECAPA if model == "ecapa" else model, device=device)

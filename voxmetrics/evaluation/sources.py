@@ -9,6 +9,7 @@ of ``SCORE_CHUNK_ROWS`` rows), so every number equals the in-memory path bit for
 
 from __future__ import annotations
 
+import io
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -20,6 +21,7 @@ from numpy.typing import NDArray
 
 from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.limits import ArchiveReader, check_count, check_declared
 
 __all__ = ["BlockSource", "ChunkedScores", "EmbeddingBlocks", "ZarrScores", "block_scores"]
 
@@ -259,6 +261,8 @@ class ZarrScores:
             arr = g[key]
             if len(arr.shape) != 1:
                 raise VoxMetricsInputError(f"{path}: '{key}' must be 1-D, got {arr.shape}.")
+            check_count(str(path), f"'{key}' labels", arr.shape[0], "max_rows")
+            _check_zarr_stored(arr, f"{path}", key, in_memory=True)
             labels[key] = np.asarray(arr[:]).astype(str)
         t, n = labels["trial_speakers"].size, labels["enrol_speakers"].size
         shape = tuple(g["scores"].shape)
@@ -267,6 +271,7 @@ class ZarrScores:
                 f"{path}: scores have shape {shape}, expected ({t}, {n}) for its "
                 f"{labels['trial_ids'].size} trial ids, {t} trial and {n} enrolled speakers."
             )
+        _check_zarr_stored(g["scores"], str(path), "scores", in_memory=False)
         if np.unique(labels["trial_ids"]).size != t:
             raise VoxMetricsInputError(f"{path}: the trial ids are not unique.")
         espk = labels["enrol_speakers"]
@@ -328,6 +333,18 @@ def _zarr_group(path: str) -> Any:
     return g
 
 
+def _check_zarr_stored(arr: Any, where: str, key: str, *, in_memory: bool) -> None:
+    """Refuse a Zarr array that declares far more than its store holds, before reading it.
+
+    Unwritten chunks read as fill values: a tiny store could declare 3 x 10^8 labels.
+    """
+    stored = arr.nbytes_stored
+    stored = int(stored() if callable(stored) else stored)
+    declared = int(np.prod(arr.shape, dtype=np.float64)) * max(np.dtype(arr.dtype).itemsize, 1)
+    shape = " x ".join(map(str, arr.shape))
+    check_declared(where, f"array '{key}' ({shape})", declared, stored, in_memory=in_memory)
+
+
 def _numpy_dtype(arr: Any) -> bool:
     try:
         np.dtype(arr.dtype)
@@ -353,22 +370,22 @@ def _index_chunk(
             sm.scores.dtype,
             (sm.n_excluded_trials),
         )
-    with _open_npz(p) as z:
+    with ArchiveReader(str(p), str(p)) as z:  # every member within the archive limits
         for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
-            if key not in z.files:
+            if f"{key}.npy" not in z.infos:
                 raise VoxMetricsInputError(
                     f"{p}: no '{key}' array; a score chunk is an NPZ score file "
                     "(scores, trial_ids, trial_speakers, enrol_speakers)."
                 )
-        e = z["enrol_speakers"].astype(str)
-        t = z["trial_speakers"].astype(str)
+        e = _chunk_labels(z, "enrol_speakers")
+        t = _chunk_labels(z, "trial_speakers")
         shape, dtype = _npz_shape(z, "scores")
         if len(shape) != 2 or shape[0] != t.size or shape[1] != e.size:
             raise VoxMetricsInputError(
                 f"{p}: scores have shape {shape}, expected ({t.size}, {e.size}) for its "
                 "trial and enrolled speakers."
             )
-        tids = z["trial_ids"].astype(str)
+        tids = _chunk_labels(z, "trial_ids")
     return tids, t, e, np.dtype(np.float32 if dtype == np.float32 else np.float64), 0
 
 
@@ -384,24 +401,39 @@ def _read_chunk(p: str | Path) -> ScoreMatrix:
 def _chunk_scores(p: str) -> NDArray[Any]:
     if Path(p).suffix.lower() != ".npz":
         return _read_chunk(p).scores
-    with np.load(p, allow_pickle=False) as z:
-        return z["scores"]
+    with ArchiveReader(p, p) as z:  # the archive limits, as every NPZ reader (never np.load)
+        scores = z.load_npy("scores.npy", "scores")
+    if scores.dtype.kind not in "fiub":
+        raise VoxMetricsInputError(f"{p}: array 'scores' has dtype {scores.dtype}; store numbers.")
+    return scores
 
 
-def _open_npz(path: str | Path) -> Any:
+def _chunk_labels(z: ArchiveReader, key: str) -> NDArray[np.str_]:
+    """A label array of a chunk (text or integers), read within the archive limits."""
+    a = z.load_npy(f"{key}.npy", key)
+    if a.dtype.kind not in "USiu" or a.ndim != 1:
+        raise VoxMetricsInputError(
+            f"{z.where}: array '{key}' has dtype {a.dtype} and shape {a.shape}; store the "
+            "labels as a 1-D array of strings."
+        )
     try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise VoxMetricsInputError(f"{path}: not a readable NPZ file ({exc}).") from None
+        return np.char.decode(a, "utf-8") if a.dtype.kind == "S" else a.astype(str)
+    except UnicodeDecodeError:
+        raise VoxMetricsInputError(f"{z.where}: array '{key}' is not UTF-8 text.") from None
 
 
-def _npz_shape(z: Any, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
+def _npz_shape(z: ArchiveReader, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
     """Shape and dtype of one NPZ member from its header, without reading the data."""
     from voxmetrics.limits import check_npy_header, npy_header
 
-    with z.zip.open(f"{key}.npy") as f:
-        shape, dtype, _, _ = npy_header(f, f"{z.fid.name if z.fid else 'npz'}:{key}")
-    check_npy_header(shape, dtype, "score chunk", key)
+    stream = z.chunks(f"{key}.npy")
+    try:
+        head = next(stream, b"")
+    finally:
+        stream.close()
+    shape, dtype, _, offset = npy_header(io.BytesIO(head), f"{z.where}:{key}")
+    nbytes = check_npy_header(shape, dtype, z.where, key)
+    z.check_member(z.infos[f"{key}.npy"], offset + nbytes)  # the ratio, before any task reads
     return shape, dtype
 
 

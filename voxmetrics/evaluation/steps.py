@@ -98,6 +98,10 @@ def check_options(ties: Ties, score_kind: ScoreKind) -> None:
         )
 
 
+MISSING_VALUES = frozenset({"", "nan", "none", "<na>", "nat", "null"})
+"""Texts of a per-trial attribute that mean its value is missing (refused by ``by``)."""
+
+
 def evaluate_subsets(
     by: str,
     values: Iterable[str],
@@ -111,6 +115,15 @@ def evaluate_subsets(
     ``subset(value)`` is the executor's eval data of that value, ``run(data, dev=, name=)``
     its evaluation; ``dev`` is split likewise when it has the attribute.
     """
+    values = list(values)
+    missing = [v for v in values if str(v).strip().lower() in MISSING_VALUES]
+    if missing:  # never a group called "" or "nan"
+        shown = "empty" if not missing[0].strip() else f"empty (read as '{missing[0]}')"
+        raise VoxMetricsInputError(
+            f"--by {by}: the value of '{by}' is missing for some trials ({shown}), and a "
+            "missing value is not a group; fill it in (e.g. 'unknown', which then is a group "
+            "of its own) or remove those trials, then evaluate again."
+        )
     out = {}
     for value in values:
         sub_dev = dev

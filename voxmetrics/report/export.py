@@ -117,7 +117,9 @@ def report_json(sr: StudyReport, *, indent: int | None = 2) -> str:
 
 
 def _csv_bytes(frame: Any) -> bytes:
-    return frame.to_csv(index=False).encode("utf-8")
+    from voxmetrics.data.writers import spreadsheet_safe
+
+    return spreadsheet_safe(frame).to_csv(index=False).encode("utf-8")  # no live formulas
 
 
 def _stem(sr: StudyReport) -> str:

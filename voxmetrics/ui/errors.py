@@ -3,12 +3,15 @@
 :func:`install_error_handler` (called by :func:`~voxmetrics.ui.setup.page_setup`, so by every
 page) registers :func:`show_error` as Streamlit's script-error handler for the session: a
 :class:`~voxmetrics.errors.VoxMetricsInputError` shows its message (what is wrong, where, how to
-fix it); anything else shows a short apology, with the details in a collapsed expander.
+fix it); anything else shows a short apology with an error reference in a collapsed
+"Details" panel. The traceback goes to the server's log under that reference, never to the page
+(it can carry paths, settings or data of the server).
 """
 
 from __future__ import annotations
 
-import traceback
+import logging
+import secrets
 
 import streamlit as st
 
@@ -16,10 +19,12 @@ from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = ["APOLOGY", "install_error_handler", "show_error"]
 
+_LOG = logging.getLogger("voxmetrics.ui")
+
 APOLOGY = (
     "Sorry, something went wrong while computing this page. The study is unchanged; try "
-    "another setting or condition, and if it happens again please report it with the details "
-    "below."
+    "another setting or condition, and if it happens again please report it with the error "
+    "reference below."
 )
 """What the page says for an error that is not a problem with the input."""
 
@@ -36,9 +41,15 @@ def show_error(exc: BaseException) -> bool:
             icon=":material/error:",
         )
         return True
+    reference = secrets.token_hex(4)
+    _LOG.error("dashboard error %s", reference, exc_info=exc)  # the traceback: server log only
     st.error(APOLOGY, icon=":material/sentiment_dissatisfied:")
     with st.expander("Details"):
-        st.code("".join(traceback.format_exception(exc)), language="text")
+        st.code(
+            f"Error reference {reference} ({type(exc).__name__}); the server's log has "
+            "the details under this reference.",
+            language="text",
+        )
     return True
 
 

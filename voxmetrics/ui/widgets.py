@@ -148,7 +148,10 @@ def download_button(
 def download_table(df: pd.DataFrame, filename: str, *, label: str = "Download CSV") -> None:
     """A download button for ``df`` as CSV (no index, full precision)."""
     name = f"{_stem(filename)}.csv"
-    download_button(label, df.to_csv(index=False).encode("utf-8"), name, "text/csv")
+    from voxmetrics.data.writers import spreadsheet_safe
+
+    data = spreadsheet_safe(df).to_csv(index=False).encode("utf-8")  # no live formulas
+    download_button(label, data, name, "text/csv")
 
 
 def figure_html(fig: go.Figure) -> str:
