@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.eer import eer_rocch
 from voxmetrics.metrics.legal import (
@@ -122,7 +122,7 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
 def test_linkability_worked_example_of_metrics_md():
     # metrics.md section 1: every trial's target is strictly above its row's others -> 1.0,
     # although the EER of the same matrix is 0.5
-    S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
     assert linkability(S, [0, 0, 1, 2]) == 1.0
 
 
@@ -154,15 +154,24 @@ def authors_code_linkability(scores, targets):
     st.data(),
 )
 def test_linkability_equals_the_reference_recipe_with_many_ties(scores, data):
-    t = np.asarray(data.draw(st.lists(st.integers(0, scores.shape[1] - 1),
-                                      min_size=scores.shape[0], max_size=scores.shape[0])))
+    t = np.asarray(
+        data.draw(
+            st.lists(
+                st.integers(0, scores.shape[1] - 1),
+                min_size=scores.shape[0],
+                max_size=scores.shape[0],
+            )
+        )
+    )
     for ties in ("reference", "attacker"):
         assert linkability(scores.astype(float), t, ties=ties) == authors_code_linkability(
             scores, t
         )
     # the attacker convention can only raise rank-based numbers
-    assert srd(scores.astype(float), t, ties="attacker").stats.idr >= srd(
-        scores.astype(float), t).stats.idr
+    assert (
+        srd(scores.astype(float), t, ties="attacker").stats.idr
+        >= srd(scores.astype(float), t).stats.idr
+    )
 
 
 def test_unknown_ties_is_a_clear_error():
@@ -334,8 +343,7 @@ def test_singling_out_is_zero_when_the_threshold_lets_two_held_out_embeddings_th
     # fold 1 holds out (0.8, 0.7); calibration (0.9, 0.85) -> threshold 0.875 -> 0 above.
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     trial = [vec(0.9), vec(0.8), vec(0.85), vec(0.7)]
-    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"],
-                          shuffle=False)
+    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"], shuffle=False)
     assert result.per_fold.tolist() == [0.0, 0.0]
     assert result.value == 0.0
 
@@ -349,16 +357,17 @@ def test_fold_f_holds_out_the_f_th_embedding_of_every_speaker():
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     enrol, spk = [[1, 0], [1, 0]], ["a", "b"]
     ordered = singling_out(
-        enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"), shuffle=False
+        enrol, spk, [vec(0.9), vec(0.78), vec(0.7), vec(0.95)], list("aabb"), shuffle=False
     )
     assert ordered.per_fold.tolist() == [1.0, 1.0]
     swapped = singling_out(
-        enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"), shuffle=False
+        enrol, spk, [vec(0.9), vec(0.78), vec(0.95), vec(0.7)], list("aabb"), shuffle=False
     )
     assert swapped.per_fold.tolist() == [0.0, 0.0]
     # drawn in random orders, each draw is one of the two cases: the mean lies between
-    drawn = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"),
-                         n_draws=20, seed=1)
+    drawn = singling_out(
+        enrol, spk, [vec(0.9), vec(0.78), vec(0.7), vec(0.95)], list("aabb"), n_draws=20, seed=1
+    )
     assert set(drawn.per_fold.tolist()) <= {0.0, 1.0} and 0 < drawn.value < 1
 
 
@@ -379,8 +388,11 @@ def test_at_most_max_per_speaker_embeddings_are_used():
     assert [d.size for d in draws] == [9, 9]
     labels = np.asarray(trial_spk)
     for d in draws:  # three distinct rows of every speaker, speakers in sorted order
-        assert [np.unique(labels[d[i:i + 3]]).tolist() for i in (0, 3, 6)] == [
-            ["s0"], ["s1"], ["s2"]]
+        assert [np.unique(labels[d[i : i + 3]]).tolist() for i in (0, 3, 6)] == [
+            ["s0"],
+            ["s1"],
+            ["s2"],
+        ]
         assert np.unique(d).size == 9
     assert [d.tolist() for d in draws] == [
         d.tolist() for d in singling_out_draws(trial_spk, max_per_speaker=3, n_draws=2, seed=0)
@@ -413,11 +425,10 @@ def test_singling_out_equals_the_loop_reference(n_speakers, ks, seed):
     # with random draws: the mean of the reference over the drawn orders
     drawn = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=seed % 1000)
     rows = singling_out_draws(trial_spk, n_draws=3, seed=seed % 1000)
-    refs = [reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r])
-            for r in rows]
-    assert drawn.value == pytest.approx(
-        np.mean([v for _, pf in refs for v in pf]), abs=1e-12
-    )
+    refs = [
+        reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r]) for r in rows
+    ]
+    assert drawn.value == pytest.approx(np.mean([v for _, pf in refs for v in pf]), abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -462,8 +473,9 @@ def test_speakers_with_one_trial_embedding_are_left_out_and_counted():
     # the paper excludes speakers with K < 2; c has one embedding
     enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=3)
     extra = np.vstack([trial, np.eye(trial.shape[1])[3]])
-    result = singling_out([*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra,
-                          [*trial_spk, "c"], shuffle=False)
+    result = singling_out(
+        [*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra, [*trial_spk, "c"], shuffle=False
+    )
     without = singling_out(enrol, spk, trial, trial_spk, shuffle=False)
     assert result.n_excluded_speakers == 1 and result.n_speakers == 3
     assert result.value == without.value and result.to_dict()["n_excluded_speakers"] == 1
@@ -760,3 +772,92 @@ def test_singling_out_over_blocks_of_predicates_equals_one_block(monkeypatch):
     again = singling_out_from_isolations([(iso, folds)], labels, pop, draws, 0)
     assert again.value == pytest.approx(whole.value, abs=1e-15)
     np.testing.assert_array_equal(again.per_predicate, iso.mean(axis=1))
+
+
+def _partition_isolations(profiles, predicates, trial_unit, trial_speakers, population, draws):
+    """The kernel as it was before the top scores were kept: one partition per fold and draw."""
+    scores_all = profiles @ trial_unit.T
+    out, rows, folds = [], np.arange(predicates.size), 0
+    for chosen in draws:
+        spk = trial_speakers[chosen]
+        _, inverse, counts = np.unique(spk, return_inverse=True, return_counts=True)
+        m = counts[np.searchsorted(population, predicates)] - 1
+        order = np.argsort(inverse, kind="stable")
+        position = np.empty(spk.size, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        position[order] = np.arange(spk.size) - np.repeat(starts, counts)
+        scores = scores_all[:, chosen]
+        folds = int(counts.max())
+        for f in range(folds):
+            held = position == f % counts[inverse]
+            kth = np.unique(np.concatenate([m - 1, m]))
+            cal = -np.partition(-scores[:, ~held], kth, axis=1)
+            threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
+            out.append((scores[:, held] > threshold[:, None]).sum(axis=1) == 1)
+    return np.stack(out, axis=1), folds
+
+
+@pytest.mark.parametrize("margin", [16, 0])
+@pytest.mark.parametrize("seed", range(6))
+def test_singling_out_top_scores_equal_a_partition_per_fold(monkeypatch, seed, margin):
+    """The kept top scores give the same isolations as one partition per fold, ties included.
+
+    Margin 0 keeps only M + 1 scores a predicate, so held-out embeddings often crowd them out
+    and the exact fallback runs; coarse embeddings (few distinct values) make many ties.
+    """
+    import voxmetrics.metrics.legal as legal_mod
+    from voxmetrics.metrics.legal import singling_out_isolations
+
+    monkeypatch.setattr(legal_mod, "_TOP_MARGIN", margin)
+    rng = np.random.default_rng(seed)
+    n_spk, d = 30, 3
+    per = rng.integers(2, 14, size=n_spk)  # K_s from 2 to 13: some above max_per_speaker
+    centres = rng.normal(size=(n_spk, d))
+    names = np.array([f"s{i:02d}" for i in range(n_spk)])
+    trial_spk = np.repeat(names, per)
+    trial = np.repeat(centres, per, axis=0) + rng.normal(size=(per.sum(), d))
+    if seed % 2:  # coarse: ties between scores
+        trial = np.round(trial)
+        trial[~trial.any(axis=1)] = 1.0
+    enrol_spk = np.repeat(names[: n_spk - 3], 2)  # some trial speakers are not predicates
+    enrol = np.round(np.repeat(centres[: n_spk - 3], 2, axis=0) + rng.normal(size=(54, d)))
+    enrol[~enrol.any(axis=1)] = 1.0
+    labels, profiles = speaker_profiles(enrol, enrol_spk)
+    unit = trial / np.linalg.norm(trial, axis=1, keepdims=True)
+    pop = np.unique(trial_spk)
+    for draws in (
+        singling_out_draws(trial_spk, n_draws=3, seed=seed),
+        singling_out_draws(trial_spk, shuffle=False, max_per_speaker=None),
+    ):
+        got = singling_out_isolations(profiles, labels, unit, trial_spk, pop, draws)
+        want = _partition_isolations(profiles, labels, unit, trial_spk, pop, draws)
+        assert got[1] == want[1]
+        np.testing.assert_array_equal(got[0], want[0])
+
+
+def _average_consecutive_loop(embeddings, speakers, length):
+    """average_consecutive as it was: one speaker at a time, in order of first appearance."""
+    e = unit_rows(np.asarray(embeddings, dtype=np.float64))
+    spk = np.asarray(speakers).astype(str).ravel()
+    out_e, out_s = [], []
+    for label in dict.fromkeys(spk.tolist()):
+        rows = np.flatnonzero(spk == label)
+        n_groups = rows.size // length
+        if n_groups:
+            grouped = e[rows[: n_groups * length]].reshape(n_groups, length, -1).mean(axis=1)
+            out_e.append(unit_rows(grouped))
+            out_s += [label] * n_groups
+    return np.concatenate(out_e), np.asarray(out_s)
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 5])
+@pytest.mark.parametrize("seed", range(3))
+def test_average_consecutive_equals_one_speaker_at_a_time(seed, length):
+    """The vectorised grouping gives the loop's embeddings bit for bit, in the same order."""
+    rng = np.random.default_rng(seed)
+    spk = rng.choice([f"z{i}" for i in range(7)] + ["a", "bb", "m"], size=90)
+    emb = rng.normal(size=(90, 6)) * rng.choice([1e-3, 1.0, 1e3], size=(90, 1))
+    got_e, got_s = average_consecutive(emb, spk, length)
+    want_e, want_s = _average_consecutive_loop(emb, spk, length)
+    assert got_s.tolist() == want_s.tolist()
+    np.testing.assert_array_equal(got_e, want_e)
