@@ -122,7 +122,7 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
 def test_linkability_worked_example_of_metrics_md():
     # metrics.md section 1: every trial's target is strictly above its row's others -> 1.0,
     # although the EER of the same matrix is 0.5
-    S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
+    S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
     assert linkability(S, [0, 0, 1, 2]) == 1.0
 
 
@@ -154,24 +154,15 @@ def authors_code_linkability(scores, targets):
     st.data(),
 )
 def test_linkability_equals_the_reference_recipe_with_many_ties(scores, data):
-    t = np.asarray(
-        data.draw(
-            st.lists(
-                st.integers(0, scores.shape[1] - 1),
-                min_size=scores.shape[0],
-                max_size=scores.shape[0],
-            )
-        )
-    )
+    t = np.asarray(data.draw(st.lists(st.integers(0, scores.shape[1] - 1),
+                                      min_size=scores.shape[0], max_size=scores.shape[0])))
     for ties in ("reference", "attacker"):
         assert linkability(scores.astype(float), t, ties=ties) == authors_code_linkability(
             scores, t
         )
     # the attacker convention can only raise rank-based numbers
-    assert (
-        srd(scores.astype(float), t, ties="attacker").stats.idr
-        >= srd(scores.astype(float), t).stats.idr
-    )
+    assert srd(scores.astype(float), t, ties="attacker").stats.idr >= srd(
+        scores.astype(float), t).stats.idr
 
 
 def test_unknown_ties_is_a_clear_error():
@@ -343,7 +334,8 @@ def test_singling_out_is_zero_when_the_threshold_lets_two_held_out_embeddings_th
     # fold 1 holds out (0.8, 0.7); calibration (0.9, 0.85) -> threshold 0.875 -> 0 above.
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     trial = [vec(0.9), vec(0.8), vec(0.85), vec(0.7)]
-    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"], shuffle=False)
+    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"],
+                          shuffle=False)
     assert result.per_fold.tolist() == [0.0, 0.0]
     assert result.value == 0.0
 
@@ -357,17 +349,16 @@ def test_fold_f_holds_out_the_f_th_embedding_of_every_speaker():
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     enrol, spk = [[1, 0], [1, 0]], ["a", "b"]
     ordered = singling_out(
-        enrol, spk, [vec(0.9), vec(0.78), vec(0.7), vec(0.95)], list("aabb"), shuffle=False
+        enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"), shuffle=False
     )
     assert ordered.per_fold.tolist() == [1.0, 1.0]
     swapped = singling_out(
-        enrol, spk, [vec(0.9), vec(0.78), vec(0.95), vec(0.7)], list("aabb"), shuffle=False
+        enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"), shuffle=False
     )
     assert swapped.per_fold.tolist() == [0.0, 0.0]
     # drawn in random orders, each draw is one of the two cases: the mean lies between
-    drawn = singling_out(
-        enrol, spk, [vec(0.9), vec(0.78), vec(0.7), vec(0.95)], list("aabb"), n_draws=20, seed=1
-    )
+    drawn = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"),
+                         n_draws=20, seed=1)
     assert set(drawn.per_fold.tolist()) <= {0.0, 1.0} and 0 < drawn.value < 1
 
 
@@ -388,11 +379,8 @@ def test_at_most_max_per_speaker_embeddings_are_used():
     assert [d.size for d in draws] == [9, 9]
     labels = np.asarray(trial_spk)
     for d in draws:  # three distinct rows of every speaker, speakers in sorted order
-        assert [np.unique(labels[d[i : i + 3]]).tolist() for i in (0, 3, 6)] == [
-            ["s0"],
-            ["s1"],
-            ["s2"],
-        ]
+        assert [np.unique(labels[d[i:i + 3]]).tolist() for i in (0, 3, 6)] == [
+            ["s0"], ["s1"], ["s2"]]
         assert np.unique(d).size == 9
     assert [d.tolist() for d in draws] == [
         d.tolist() for d in singling_out_draws(trial_spk, max_per_speaker=3, n_draws=2, seed=0)
@@ -425,10 +413,11 @@ def test_singling_out_equals_the_loop_reference(n_speakers, ks, seed):
     # with random draws: the mean of the reference over the drawn orders
     drawn = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=seed % 1000)
     rows = singling_out_draws(trial_spk, n_draws=3, seed=seed % 1000)
-    refs = [
-        reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r]) for r in rows
-    ]
-    assert drawn.value == pytest.approx(np.mean([v for _, pf in refs for v in pf]), abs=1e-12)
+    refs = [reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r])
+            for r in rows]
+    assert drawn.value == pytest.approx(
+        np.mean([v for _, pf in refs for v in pf]), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -473,9 +462,8 @@ def test_speakers_with_one_trial_embedding_are_left_out_and_counted():
     # the paper excludes speakers with K < 2; c has one embedding
     enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=3)
     extra = np.vstack([trial, np.eye(trial.shape[1])[3]])
-    result = singling_out(
-        [*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra, [*trial_spk, "c"], shuffle=False
-    )
+    result = singling_out([*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra,
+                          [*trial_spk, "c"], shuffle=False)
     without = singling_out(enrol, spk, trial, trial_spk, shuffle=False)
     assert result.n_excluded_speakers == 1 and result.n_speakers == 3
     assert result.value == without.value and result.to_dict()["n_excluded_speakers"] == 1
