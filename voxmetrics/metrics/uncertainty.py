@@ -331,6 +331,7 @@ def condition_replicates(
     q: float = WORST_Q,
     mask: ArrayLike | None = None,
     complete: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
+    ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
 ) -> ConditionReplicates:
     """Every headline number of one condition under the replicate weights ``draws``.
 
@@ -362,6 +363,9 @@ def condition_replicates(
         With ``mask``: the complete trials that the 1-to-N numbers rank
         (:meth:`~voxmetrics.data.model.ScoreMatrix.complete_rows`); None when there are none
         (those numbers are then absent). Without ``mask`` the matrix itself.
+    ranks : (ranks with ties="attacker", ranks with ``ties``), optional
+        :func:`~voxmetrics.metrics.ranks.target_ranks` of the 1-to-N trials, when already
+        computed (the point estimate's); computed here otherwise.
 
     Returns
     -------
@@ -406,7 +410,9 @@ def condition_replicates(
             raise VoxMetricsInputError(
                 f"the complete trials need one speaker each ({s1.shape[0]}), got {inv1.size}."
             )
-        grid, curve, curve_reps = _one_to_n_replicates(s1, t1, inv1, draws, est, reps, ties, q)
+        grid, curve, curve_reps = _one_to_n_replicates(
+            s1, t1, inv1, draws, est, reps, ties, q, ranks
+        )
     _pairwise_replicates(s, t, inv, draws, est, reps, ties, pools, q, m)
     if lid is not None and complete is not None:
         x = np.asarray(lid, dtype=np.float64).ravel()
@@ -445,6 +451,7 @@ def _one_to_n_replicates(
     reps: dict[str, NDArray[np.float64]],
     ties: Ties,
     q: float,
+    given: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     """Linkability, its curve and the SRD numbers of complete trials into ``est`` / ``reps``."""
     n = s.shape[1]
@@ -459,8 +466,10 @@ def _one_to_n_replicates(
 
     # linkability and its curve: ties go to the true speaker (as the authors' code); the SRD
     # ranks follow ``ties``
-    link_ranks = target_ranks(s, t, ties="attacker")
-    ranks = target_ranks(s, t, ties=ties)
+    if given is None:
+        link_ranks, ranks = target_ranks(s, t, ties="attacker"), target_ranks(s, t, ties=ties)
+    else:
+        link_ranks, ranks = given
     link = (link_ranks == 1).astype(np.float64)
     est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
     grid = linkability_grid(n)
