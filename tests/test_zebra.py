@@ -664,9 +664,11 @@ def test_reference_implementation_is_not_imported_or_copied():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_speaker_run_counts_of_sorted_rows_equal_the_cell_by_cell_counts(seed, monkeypatch):
-    """The complete matrix's counts (rows sorted first) equal the listed pairs' path with every
-    pair listed (each score located where it stands), ties between and across pools included."""
+def test_speaker_run_counts_of_a_complete_matrix_equal_those_of_every_pair_listed(
+    seed, monkeypatch
+):
+    """The complete matrix's per-speaker run counts equal the listed pairs' path with every pair
+    listed, ties between and across pools included, over several row blocks."""
     import sys
 
     from voxmetrics.metrics.pools import SortedPools

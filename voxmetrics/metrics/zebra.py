@@ -453,19 +453,6 @@ def _logaddexp_sum(
     return out
 
 
-def _slot_keys(
-    v: NDArray[np.floating], block: NDArray[np.floating], spk: NDArray[np.intp], n_slots: int
-) -> NDArray[np.intp]:
-    """Flat (speaker, slot) key of each score of ``block`` (one row per trial) as non-mated.
-
-    Slot 3k + 2 when it equals ``v_k``, 3k when it lies below ``v_k`` (k = #values below it).
-    """
-    pos = np.searchsorted(v, block, side="left")
-    at = v[np.minimum(pos, v.size - 1)] == block
-    slot = np.where(at, 3 * pos + 2, 3 * pos)
-    return (spk[:, None] * n_slots + slot).ravel()
-
-
 def speaker_run_counts(
     pools: SortedPools,
     scores: NDArray[np.floating],
@@ -493,22 +480,16 @@ def speaker_run_counts(
         block = scores[rows]
         spk = speaker_index[rows]
         first = int(spk.min())
+        pos = np.searchsorted(v, block, side="left")
+        at = v[np.minimum(pos, v.size - 1)] == block
+        slot = np.where(at, 3 * pos + 2, 3 * pos)
+        # the mated score equals some v_k: move it from slot 3k + 2 to 3k + 1
         r = np.arange(rows.size)
-        size = (int(spk.max()) - first + 1) * n_slots
-        if mask is None:
-            # counts do not depend on the order within a row: sorted rows search much faster
-            # (each search starts where the last ended); the mated scores are moved after
-            sorted_block = np.sort(block, axis=1)
-            counts = np.bincount(_slot_keys(v, sorted_block, spk - first, n_slots), minlength=size)
-            mated_key = _slot_keys(v, block[r, targets[rows]][:, None], spk - first, n_slots)
-            # the mated score equals some v_k: move it from slot 3k + 2 to 3k + 1
-            counts -= np.bincount(mated_key, minlength=size)
-            counts += np.bincount(mated_key - 1, minlength=size)
-        else:
-            keys = _slot_keys(v, block, spk - first, n_slots)
-            keys.reshape(block.shape)[r, targets[rows]] -= 1  # the mated score: slot 3k + 1
-            keys = keys[mask[rows].ravel()]  # unlisted cells (NaN scores) are not counted
-            counts = np.bincount(keys, minlength=size)
+        slot[r, targets[rows]] -= 1
+        keys = ((spk - first)[:, None] * n_slots + slot).ravel()
+        if mask is not None:  # unlisted cells (NaN scores) are not counted
+            keys = keys[mask[rows].ravel()]
+        counts = np.bincount(keys, minlength=(int(spk.max()) - first + 1) * n_slots)
         hit = np.flatnonzero(counts)
         spk_parts.append(hit // n_slots + first)
         slot_parts.append(hit % n_slots)
