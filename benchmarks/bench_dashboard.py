@@ -11,7 +11,16 @@ A page written ``A+B`` is page B visited after page A in the same session (``1_O
 the Report page built after the Overview filled the shared cache of condition reports).
 ``--profile PAGE`` prints the top of a cProfile of that page's cold run instead.
 
+``--speakers N`` puts the demo generator's study with ``n_speakers=N`` into the session before
+the first run (``--speakers 1000``: the scale issue's case, five conditions of 8,000 x 1,000 with
+embeddings, the default 200 replicates); its simulation is timed apart (``study``) and left out
+of the page's CPU time. ``page CPU`` is the CPU time of the page's own first visit (the
+``page`` column's run), the number the scale issue's targets are about (<= 20 s for the
+Overview, <= 10 s for every other page, warm reruns <= 1 s). ``--pages all`` runs every page
+in ``pages/``.
+
     .venv/bin/python benchmarks/bench_dashboard.py
+    .venv/bin/python benchmarks/bench_dashboard.py --speakers 1000 --pages all
     .venv/bin/python benchmarks/bench_dashboard.py --pages 1_Overview 10_Report --repeat 3
     .venv/bin/python benchmarks/bench_dashboard.py --profile 1_Overview
 """
@@ -44,7 +53,14 @@ from streamlit.testing.v1 import AppTest
 import voxmetrics.ui  # noqa: F401
 t_import = time.perf_counter() - t0
 app, page, profile, click = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
-at = AppTest.from_file(app, default_timeout=600)
+speakers = int(sys.argv[5])
+at = AppTest.from_file(app, default_timeout=3600)
+c_study = 0.0
+if speakers:
+    from voxmetrics.synth import demo_study
+    c = time.process_time()
+    at.session_state["vm_study"] = demo_study(n_speakers=speakers)
+    c_study = time.process_time() - c
 t = time.perf_counter(); at.run(); t_home = time.perf_counter() - t
 assert not at.exception, at.exception
 *before, page = page.split("+")  # "1_Overview+10_Report": the Report after the Overview
@@ -63,30 +79,35 @@ if profile:  # the script runs in a thread of its own: profile every thread star
         finally:
             p.disable()
     threading.Thread.run = run
-t = time.perf_counter(); at.run(); t_cold = time.perf_counter() - t
+t, c = time.perf_counter(), time.process_time()
+at.run()
+t_cold = time.perf_counter() - t
 if click and at.button(key="vm_report_build") is not None:
     t = time.perf_counter(); at.button(key="vm_report_build").click().run()
     t_cold += time.perf_counter() - t
+c_page = time.process_time() - c
 if profile:
     threading.Thread.run = thread_run
     pstats.Stats(*profiles).sort_stats("cumulative").print_stats(60)
 assert not at.exception, at.exception
-c_cold = time.process_time() - c0
+c_cold = time.process_time() - c0 - c_study
 t, c = time.perf_counter(), time.process_time()
 at.run()
 t_warm, c_warm = time.perf_counter() - t, time.process_time() - c
 assert not at.exception, at.exception
 print(json.dumps({"import": t_import, "home": t_home, "page": t_cold, "before": t_before,
                   "cold": time.perf_counter() - t0 - t_warm, "warm": t_warm,
-                  "cold_cpu": c_cold, "warm_cpu": c_warm}))
+                  "cold_cpu": c_cold, "warm_cpu": c_warm, "page_cpu": c_page,
+                  "study_cpu": c_study}))
 """
 
 
-def run_page(page: str, *, profile: bool = False) -> dict[str, float] | None:
+def run_page(page: str, *, profile: bool = False, speakers: int = 0) -> dict[str, float] | None:
     """One cold process: the timings of ``page`` (None when profiling: the profile is printed)."""
     click = "1" if page.endswith("10_Report") else "0"  # the Report page computes on its button
+    flags = ["1" if profile else "0", click, str(speakers)]
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(APP), page, "1" if profile else "0", click],
+        [sys.executable, "-c", CHILD, str(APP), page, *flags],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -100,29 +121,39 @@ def run_page(page: str, *, profile: bool = False) -> dict[str, float] | None:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _page_number(stem: str) -> int:
+    return int(stem.split("_", 1)[0])
+
+
 def main() -> None:
     """Time the pages (best of ``--repeat`` cold processes each)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", nargs="+", default=PAGES)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--profile", metavar="PAGE")
+    parser.add_argument("--speakers", type=int, default=0, help="demo study of N speakers")
     args = parser.parse_args()
+    if args.pages == ["all"]:
+        args.pages = sorted((p.stem for p in (ROOT / "pages").glob("*.py")), key=_page_number)
     if args.profile:
-        run_page(args.profile, profile=True)
+        run_page(args.profile, profile=True, speakers=args.speakers)
         return
     print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
     print(
         f"{'page':<22}{'imports':>9}{'home':>8}{'page':>8}{'cold':>8}{'warm':>8}"
-        f"{'cold CPU':>10}{'warm CPU':>10}  (s)"
+        f"{'cold CPU':>10}{'warm CPU':>10}{'page CPU':>10}{'study':>7}  (s)"
     )
     for page in args.pages:
-        runs = [run_page(page) for _ in range(args.repeat)]
+        runs = [run_page(page, speakers=args.speakers) for _ in range(args.repeat)]
         best = min(runs, key=lambda r: r["cold"])
         warm = min(r["warm"] for r in runs)
         cpu = min(r["cold_cpu"] for r in runs), min(r["warm_cpu"] for r in runs)
+        page_cpu = min(r["page_cpu"] for r in runs)
         print(
             f"{page:<22}{best['import']:>9.2f}{best['home']:>8.2f}{best['page']:>8.2f}"
             f"{best['cold']:>8.2f}{warm:>8.2f}{cpu[0]:>10.2f}{cpu[1]:>10.2f}"
+            f"{page_cpu:>10.2f}{best['study_cpu']:>7.1f}",
+            flush=True,
         )
     print(f"load average after: {os.getloadavg()[0]:.2f} (1 min)")
 

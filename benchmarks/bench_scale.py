@@ -4,7 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python benchmarks/bench_scale.py [--sizes 4000x1000,11000x2500,22024x4949]
                                                [--dev 2000x500] [--tmp /tmp] [--seed 0]
-                                               [--repo PATH]
+                                               [--repo PATH] [--bootstrap B]
 
 For each size T x N it writes, into a temporary folder, a seeded float32 eval score matrix as an
 NPZ (T trials of N enrolled speakers, about T / N trials each; scores ~ N(0, 0.1), the mated
@@ -18,8 +18,13 @@ in CPU time (user + system: ``os.wait4`` for the child, ``time.process_time`` fo
 which depends much less on other jobs sharing the machine. Targets of the
 scale issue: evaluate <= 3x the sort, peak memory <= 3x the matrix, both growing no faster
 than the sort. The load average is printed before and after (the machine may be shared).
-``--repo`` runs another checkout's voxmetrics (before / after comparisons). Not a test: pytest
-does not collect it.
+``--repo`` runs another checkout's voxmetrics (before / after comparisons).
+
+After each size it also runs the scale issue's floor in a child process (start Python, import
+numpy, read the NPZ, sort the pooled scores once, take one exp of every score) and prints
+evaluate / floor in CPU and wall time (target: <= 3x). With ``--bootstrap B`` it then runs
+``evaluate ... --bootstrap B`` and prints its CPU time against the point estimate's and its peak
+memory against the matrix (targets: <= 3x each). Not a test: pytest does not collect it.
 """
 
 from __future__ import annotations
@@ -76,22 +81,24 @@ def time_sort(path: Path) -> tuple[float, float, float]:
     return times[0][0], best[0], best[1]
 
 
-def run_evaluate(
-    eval_path: Path, dev_path: Path, out: Path, repo: Path = REPO_ROOT
-) -> tuple[float, float, int, int]:
-    """(wall seconds, CPU seconds (user + system), peak RSS bytes, exit status) of the
-    evaluate command in a child."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "voxmetrics",
-        "evaluate",
-        str(eval_path),
-        "--dev",
-        str(dev_path),
-        "--json",
-        str(out),
-    ]
+FLOOR = """
+import sys
+import numpy as np
+with np.load(sys.argv[1], allow_pickle=False) as npz:
+    scores = npz["scores"]
+np.sort(scores, axis=None)
+np.exp(scores)
+"""
+
+
+def run_floor(eval_path: Path) -> tuple[float, float, int, int]:
+    """The issue's floor, in a child: start Python, import numpy, read the NPZ, sort the pooled
+    scores once and take one exp of every score. (wall, CPU, peak RSS, exit status)."""
+    return run_child([sys.executable, "-c", FLOOR, str(eval_path)], REPO_ROOT)
+
+
+def run_child(cmd: list[str], repo: Path) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds (user + system), peak RSS bytes, exit status) of ``cmd``."""
     env = {**os.environ, "PYTHONPATH": str(repo)}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.DEVNULL)
@@ -99,6 +106,15 @@ def run_evaluate(
     wall = time.perf_counter() - start
     cpu = usage.ru_utime + usage.ru_stime
     return wall, cpu, int(usage.ru_maxrss) * 1024, os.waitstatus_to_exitcode(status)
+
+
+def run_evaluate(
+    eval_path: Path, dev_path: Path, out: Path, repo: Path = REPO_ROOT, *extra: str
+) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds (user + system), peak RSS bytes, exit status) of the
+    evaluate command in a child (``extra``: more options, e.g. ``--bootstrap 200``)."""
+    cmd = [sys.executable, "-m", "voxmetrics", "evaluate", str(eval_path), "--dev", str(dev_path)]
+    return run_child([*cmd, "--json", str(out), *extra], repo)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,6 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--repo", default=str(REPO_ROOT), help="checkout whose voxmetrics runs (for before/after)"
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        help="also run evaluate --bootstrap B and compare it with the point estimate",
     )
     args = parser.parse_args(argv)
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
@@ -150,6 +172,26 @@ def main(argv: list[str] | None = None) -> int:
                 f"{rss / 2**20:7.0f}MB {rss / nbytes:7.2f}x  "
                 f"{res['eer']:.5f}  {res['zebra']['d_ece']:.5f}  {res['zebra']['tag']}"
             )
+            floor_wall, floor_cpu, floor_rss, _ = run_floor(eval_path)
+            print(
+                f"{'':>14} floor (python + numpy + read + sort + exp): {floor_wall:.2f}s wall, "
+                f"{floor_cpu:.2f}s CPU, {floor_rss / 2**20:.0f}MB; evaluate / floor: "
+                f"{cpu / floor_cpu:.2f}x CPU, {wall / floor_wall:.2f}x wall"
+            )
+            if args.bootstrap:
+                b = str(args.bootstrap)
+                b_wall, b_cpu, b_rss, b_status = run_evaluate(
+                    eval_path, dev_path, d / "boot.json", Path(args.repo), "--bootstrap", b
+                )
+                if b_status != 0:
+                    print(f"{t} x {n}: --bootstrap exited with status {b_status}", file=sys.stderr)
+                    failed = True
+                else:
+                    print(
+                        f"{'':>14} --bootstrap {b}: {b_wall:.2f}s wall, {b_cpu:.2f}s CPU = "
+                        f"{b_cpu / cpu:.2f}x the point estimate's CPU; peak RSS "
+                        f"{b_rss / 2**20:.0f}MB = {b_rss / nbytes:.2f}x the matrix"
+                    )
             eval_path.unlink()
     print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.eer import eer_rocch
 from voxmetrics.metrics.legal import (
@@ -760,3 +760,92 @@ def test_singling_out_over_blocks_of_predicates_equals_one_block(monkeypatch):
     again = singling_out_from_isolations([(iso, folds)], labels, pop, draws, 0)
     assert again.value == pytest.approx(whole.value, abs=1e-15)
     np.testing.assert_array_equal(again.per_predicate, iso.mean(axis=1))
+
+
+def _partition_isolations(profiles, predicates, trial_unit, trial_speakers, population, draws):
+    """The kernel as it was before the top scores were kept: one partition per fold and draw."""
+    scores_all = profiles @ trial_unit.T
+    out, rows, folds = [], np.arange(predicates.size), 0
+    for chosen in draws:
+        spk = trial_speakers[chosen]
+        _, inverse, counts = np.unique(spk, return_inverse=True, return_counts=True)
+        m = counts[np.searchsorted(population, predicates)] - 1
+        order = np.argsort(inverse, kind="stable")
+        position = np.empty(spk.size, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        position[order] = np.arange(spk.size) - np.repeat(starts, counts)
+        scores = scores_all[:, chosen]
+        folds = int(counts.max())
+        for f in range(folds):
+            held = position == f % counts[inverse]
+            kth = np.unique(np.concatenate([m - 1, m]))
+            cal = -np.partition(-scores[:, ~held], kth, axis=1)
+            threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
+            out.append((scores[:, held] > threshold[:, None]).sum(axis=1) == 1)
+    return np.stack(out, axis=1), folds
+
+
+@pytest.mark.parametrize("margin", [16, 0])
+@pytest.mark.parametrize("seed", range(6))
+def test_singling_out_top_scores_equal_a_partition_per_fold(monkeypatch, seed, margin):
+    """The kept top scores give the same isolations as one partition per fold, ties included.
+
+    Margin 0 keeps only M + 1 scores a predicate, so held-out embeddings often crowd them out
+    and the exact fallback runs; coarse embeddings (few distinct values) make many ties.
+    """
+    import voxmetrics.metrics.legal as legal_mod
+    from voxmetrics.metrics.legal import singling_out_isolations
+
+    monkeypatch.setattr(legal_mod, "_TOP_MARGIN", margin)
+    rng = np.random.default_rng(seed)
+    n_spk, d = 30, 3
+    per = rng.integers(2, 14, size=n_spk)  # K_s from 2 to 13: some above max_per_speaker
+    centres = rng.normal(size=(n_spk, d))
+    names = np.array([f"s{i:02d}" for i in range(n_spk)])
+    trial_spk = np.repeat(names, per)
+    trial = np.repeat(centres, per, axis=0) + rng.normal(size=(per.sum(), d))
+    if seed % 2:  # coarse: ties between scores
+        trial = np.round(trial)
+        trial[~trial.any(axis=1)] = 1.0
+    enrol_spk = np.repeat(names[: n_spk - 3], 2)  # some trial speakers are not predicates
+    enrol = np.round(np.repeat(centres[: n_spk - 3], 2, axis=0) + rng.normal(size=(54, d)))
+    enrol[~enrol.any(axis=1)] = 1.0
+    labels, profiles = speaker_profiles(enrol, enrol_spk)
+    unit = trial / np.linalg.norm(trial, axis=1, keepdims=True)
+    pop = np.unique(trial_spk)
+    for draws in (
+        singling_out_draws(trial_spk, n_draws=3, seed=seed),
+        singling_out_draws(trial_spk, shuffle=False, max_per_speaker=None),
+    ):
+        got = singling_out_isolations(profiles, labels, unit, trial_spk, pop, draws)
+        want = _partition_isolations(profiles, labels, unit, trial_spk, pop, draws)
+        assert got[1] == want[1]
+        np.testing.assert_array_equal(got[0], want[0])
+
+
+def _average_consecutive_loop(embeddings, speakers, length):
+    """average_consecutive as it was: one speaker at a time, in order of first appearance."""
+    e = unit_rows(np.asarray(embeddings, dtype=np.float64))
+    spk = np.asarray(speakers).astype(str).ravel()
+    out_e, out_s = [], []
+    for label in dict.fromkeys(spk.tolist()):
+        rows = np.flatnonzero(spk == label)
+        n_groups = rows.size // length
+        if n_groups:
+            grouped = e[rows[: n_groups * length]].reshape(n_groups, length, -1).mean(axis=1)
+            out_e.append(unit_rows(grouped))
+            out_s += [label] * n_groups
+    return np.concatenate(out_e), np.asarray(out_s)
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 5])
+@pytest.mark.parametrize("seed", range(3))
+def test_average_consecutive_equals_one_speaker_at_a_time(seed, length):
+    """The vectorised grouping gives the loop's embeddings bit for bit, in the same order."""
+    rng = np.random.default_rng(seed)
+    spk = rng.choice([f"z{i}" for i in range(7)] + ["a", "bb", "m"], size=90)
+    emb = rng.normal(size=(90, 6)) * rng.choice([1e-3, 1.0, 1e3], size=(90, 1))
+    got_e, got_s = average_consecutive(emb, spk, length)
+    want_e, want_s = _average_consecutive_loop(emb, spk, length)
+    assert got_s.tolist() == want_s.tolist()
+    np.testing.assert_array_equal(got_e, want_e)

@@ -663,3 +663,29 @@ def test_reference_implementation_is_not_imported_or_copied():
             assert not roots & {"zebra", "pyllr", "bosaris"}, f"{path} imports {roots}"
         for marker in ("Lesser General Public", "LGPL", "Andreas Nautsch", "nautsch"):
             assert marker not in text, f"{path} contains {marker!r}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_speaker_run_counts_of_a_complete_matrix_equal_those_of_every_pair_listed(
+    seed, monkeypatch
+):
+    """The complete matrix's per-speaker run counts equal the listed pairs' path with every pair
+    listed, ties between and across pools included, over several row blocks."""
+    import sys
+
+    from voxmetrics.metrics.pools import SortedPools
+    from voxmetrics.metrics.zebra import speaker_run_counts
+
+    # several blocks, speakers split over two
+    monkeypatch.setattr(sys.modules["voxmetrics.metrics.zebra"], "_BLOCK", 40)
+    rng = np.random.default_rng(seed)
+    t_n, n = 37, 6
+    s = np.round(rng.normal(size=(t_n, n)), 1 if seed % 2 else 3)  # coarse: many ties
+    t = rng.integers(0, n, size=t_n)
+    s[np.arange(t_n), t] += 0.5 * (seed < 2)
+    inv = rng.integers(0, 5, size=t_n)
+    pools = SortedPools.from_matrix(s, t)
+    fast = speaker_run_counts(pools, s, t, inv, 5)
+    cell = speaker_run_counts(pools, s, t, inv, 5, mask=np.ones(s.shape, dtype=bool))
+    np.testing.assert_array_equal(fast.toarray(), cell.toarray())
+    assert fast.toarray().sum() == s.size

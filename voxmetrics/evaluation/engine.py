@@ -44,6 +44,9 @@ from voxmetrics.metrics.uncertainty import (
 )
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
+    import numpy as np
+    from numpy.typing import NDArray
+
     from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
@@ -226,6 +229,9 @@ def _bootstrap(
     their values).
     """
     draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=n_boot, seed=seed)
+    ranks = None
+    if products.ranks is not None and products.ranks_attacker is not None:
+        ranks = (products.ranks_attacker, products.ranks)
     return replicate_condition(
         eval,
         draws,
@@ -235,6 +241,7 @@ def _bootstrap(
         pools=products.pools,
         complete=full,
         linkability_rule=linkability_rule,
+        ranks=ranks,
     )
 
 
@@ -323,8 +330,12 @@ def replicate_condition(
     pools: SortedPools | None = None,
     complete: ScoreMatrix | None = None,
     linkability_rule: LinkabilityRule = "code",
+    ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
 ) -> ConditionReplicates:
     """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones.
+
+    ``ranks`` are the 1-to-N trials' target ranks (the linkability rule's, then ``ties``) when the
+    point estimate already has them.
 
     A sparse trial list resamples its trials with their listed pairs for the pairwise numbers
     and its complete trials (``complete``, by default :meth:`ScoreMatrix.complete_rows`) for
@@ -343,6 +354,7 @@ def replicate_condition(
         pools=pools if pools is not None else SortedPools.of(eval),
         estimates={"eer": base.eer, "cllr": base.cllr, "min_cllr": base.min_cllr},
         mask=eval.mask,
+        ranks=ranks,
         complete=(
             None
             if complete is None or eval.is_complete

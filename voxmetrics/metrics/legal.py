@@ -384,7 +384,9 @@ def singling_out_draws(
         raise VoxMetricsInputError("`max_per_speaker` must be None or at least 2.")
     if n_draws < 1:
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
-    rows_of = [np.flatnonzero(spk == label) for label in np.unique(spk)]
+    _, inverse, counts = np.unique(spk, return_inverse=True, return_counts=True)
+    # each speaker's rows in file order, speakers in sorted order
+    rows_of = np.split(np.argsort(inverse, kind="stable"), np.cumsum(counts)[:-1])
     rows_of = [r for r in rows_of if r.size >= 2]
     cap = max_per_speaker or max((r.size for r in rows_of), default=0)
     if not shuffle:
@@ -522,10 +524,11 @@ def singling_out_isolations(
     """
     scores_all = profiles @ trial_unit.T  # predicates x trial embeddings
     out: list[NDArray[np.bool_]] = []
-    rows = np.arange(predicates.size)
     folds = 0
+    top: _TopScores | None = None
+    _, codes = np.unique(trial_speakers, return_inverse=True)  # in sorted order of the labels
     for chosen in draws:
-        spk = trial_speakers[chosen]
+        spk = codes[chosen]
         _, inverse, counts = np.unique(spk, return_inverse=True, return_counts=True)
         m = counts[np.searchsorted(population, predicates)] - 1  # M = K_e - 1 per predicate
         # position of each chosen embedding within its speaker, in the drawn order
@@ -533,17 +536,66 @@ def singling_out_isolations(
         position = np.empty(spk.size, dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         position[order] = np.arange(spk.size) - np.repeat(starts, counts)
-        scores = scores_all[:, chosen]
+        columns = np.sort(chosen)
+        if top is None or not np.array_equal(columns, top.columns):
+            top = _TopScores(scores_all, columns, int(m.max(initial=0)) + 1 + _TOP_MARGIN)
         folds = int(counts.max())
+        held = np.zeros(trial_unit.shape[0], dtype=bool)  # over all trial embeddings
         for f in range(folds):
-            held = position == f % counts[inverse]  # one embedding of every speaker
-            # only the M-th and (M+1)-th highest are needed: partition, do not sort
-            kth = np.unique(np.concatenate([m - 1, m]))
-            cal = -np.partition(-scores[:, ~held], kth, axis=1)  # descending at kth
-            threshold = (cal[rows, m - 1] + cal[rows, m]) / 2
-            above = (scores[:, held] > threshold[:, None]).sum(axis=1)
+            out_now = chosen[position == f % counts[inverse]]  # one of every speaker
+            held[:] = False
+            held[out_now] = True
+            threshold = top.thresholds(held, m)
+            above = (scores_all[:, out_now] > threshold[:, None]).sum(axis=1)
             out.append(above == 1)
     return np.stack(out, axis=1), folds
+
+
+_TOP_MARGIN = 24
+"""Scores kept per predicate beyond the M + 1 its thresholds need when none is held out."""
+
+
+class _TopScores:
+    """The highest scores of each predicate among some columns, sorted, for every fold.
+
+    A fold's threshold of predicate e is the midpoint of the M-th and (M+1)-th highest of e's
+    scores in the draw that are not held out. Those are the M-th and (M+1)-th of the kept
+    highest scores that are not held out whenever at least M + 1 of them are not; the others
+    (held-out embeddings crowding the top) are computed from all the row's scores. The values
+    are the same order statistics either way, ties included, so the thresholds equal those of
+    a partition of every fold's calibration scores, bit for bit. Draws of the same embeddings
+    in another order share one instance.
+    """
+
+    def __init__(self, scores: NDArray[np.float64], columns: NDArray[np.int64], keep: int):
+        self.scores, self.columns = scores, columns
+        sub = scores[:, columns]
+        keep = min(columns.size, keep)
+        if keep < columns.size:
+            at = np.argpartition(-sub, keep - 1, axis=1)[:, :keep]
+        else:
+            at = np.broadcast_to(np.arange(keep), sub.shape).copy()
+        vals = np.take_along_axis(sub, at, axis=1)
+        desc = np.argsort(-vals, axis=1, kind="stable")
+        self.idx = columns[np.take_along_axis(at, desc, axis=1)]  # columns of ``scores``
+        self.vals = np.take_along_axis(vals, desc, axis=1)
+
+    def thresholds(self, held: NDArray[np.bool_], m: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Midpoint of the M-th and (M+1)-th highest scores in the columns, not ``held``."""
+        rows = np.arange(m.size)
+        kept = np.cumsum(~held[self.idx], axis=1)  # calibration scores among the first j + 1
+        first = np.argmax(kept >= m[:, None], axis=1)
+        second = np.argmax(kept >= m[:, None] + 1, axis=1)
+        threshold = (self.vals[rows, first] + self.vals[rows, second]) / 2
+        short = np.flatnonzero(kept[:, -1] < m + 1)
+        if short.size:
+            mm = m[short]
+            kth = np.unique(np.concatenate([mm - 1, mm]))
+            calibration = self.columns[~held[self.columns]]
+            cal = -np.partition(-self.scores[np.ix_(short, calibration)], kth, axis=1)
+            at = np.arange(short.size)
+            threshold[short] = (cal[at, mm - 1] + cal[at, mm]) / 2
+        return threshold
 
 
 def singling_out_from_isolations(
@@ -593,17 +645,19 @@ def average_consecutive(
         raise VoxMetricsInputError("the conversation length L must be >= 1.")
     e = _unit(np.asarray(embeddings, dtype=np.float64))
     spk = np.asarray(speakers).astype(str).ravel()
-    out_e, out_s = [], []
-    for label in dict.fromkeys(spk.tolist()):  # speakers in order of first appearance
-        rows = np.flatnonzero(spk == label)
-        n_groups = rows.size // length
-        if n_groups:
-            grouped = e[rows[: n_groups * length]].reshape(n_groups, length, -1).mean(axis=1)
-            out_e.append(_unit(grouped))
-            out_s += [label] * n_groups
-    if not out_e:
+    _, first, inverse, counts = np.unique(
+        spk, return_index=True, return_inverse=True, return_counts=True
+    )
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)  # order of first appearance
+    order = np.argsort(rank[inverse], kind="stable")  # by speaker, file order within each
+    sizes = counts[np.argsort(rank, kind="stable")]  # rows per speaker, in that order
+    within = np.arange(spk.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    kept = order[within < np.repeat(sizes // length * length, sizes)]  # whole groups only
+    if not kept.size:
         raise VoxMetricsInputError(f"no speaker has {length} embeddings to average.")
-    return np.concatenate(out_e), np.asarray(out_s)
+    grouped = e[kept].reshape(kept.size // length, length, -1).mean(axis=1)
+    return _unit(grouped), spk[kept[::length]]
 
 
 def singling_out_embeddings(

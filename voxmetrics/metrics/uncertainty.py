@@ -334,6 +334,7 @@ def condition_replicates(
     mask: ArrayLike | None = None,
     complete: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
     linkability_rule: str = "code",
+    ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
 ) -> ConditionReplicates:
     """Every headline number of one condition under the replicate weights ``draws``.
 
@@ -367,6 +368,9 @@ def condition_replicates(
         (those numbers are then absent). Without ``mask`` the matrix itself.
     linkability_rule : {"code", "strict"}
         When a trial is linked (:func:`~voxmetrics.metrics.legal.linkability`).
+    ranks : (ranks under the linkability rule's tie rule, ranks with ``ties``), optional
+        :func:`~voxmetrics.metrics.ranks.target_ranks` of the 1-to-N trials, when already
+        computed (the point estimate's); computed here otherwise.
 
     Returns
     -------
@@ -412,7 +416,7 @@ def condition_replicates(
                 f"the complete trials need one speaker each ({s1.shape[0]}), got {inv1.size}."
             )
         grid, curve, curve_reps = _one_to_n_replicates(
-            s1, t1, inv1, draws, est, reps, ties, q, link_rank_ties(linkability_rule)
+            s1, t1, inv1, draws, est, reps, ties, q, link_rank_ties(linkability_rule), ranks
         )
     _pairwise_replicates(s, t, inv, draws, est, reps, ties, pools, q, m)
     if lid is not None and complete is not None:
@@ -453,6 +457,7 @@ def _one_to_n_replicates(
     ties: Ties,
     q: float,
     link_ties: Ties = "attacker",
+    given: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     """Linkability, its curve and the SRD numbers of complete trials into ``est`` / ``reps``.
 
@@ -471,8 +476,10 @@ def _one_to_n_replicates(
 
     # linkability and its curve: ties go to the true speaker under the code's rule (the
     # authors' code), against it under the strict one; the SRD ranks follow ``ties``
-    link_ranks = target_ranks(s, t, ties=link_ties)
-    ranks = target_ranks(s, t, ties=ties)
+    if given is None:
+        link_ranks, ranks = target_ranks(s, t, ties=link_ties), target_ranks(s, t, ties=ties)
+    else:
+        link_ranks, ranks = given
     link = (link_ranks == 1).astype(np.float64)
     est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
     grid = linkability_grid(n)
