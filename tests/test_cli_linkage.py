@@ -194,7 +194,7 @@ def test_legal_command_is_the_library_evaluation(demo_dir, capsys, tmp_path):
 
 @pytest.mark.parametrize(
     ("extra", "message"),
-    [(["--lengths", "1,x"], "--lengths"), (["--lengths", "0"], "L must be"),
+    [(["--lengths", "1,x"], "--lengths"), (["--lengths", "0"], "0 is not a count"),
      (["--draws", "0"], "--draws"), (["--lengths", "500"], "no conversation length")],
 )
 def test_legal_command_bad_input_is_one_line(demo_dir, capsys, extra, message):

@@ -21,7 +21,7 @@ import json
 import math
 import re
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -528,6 +528,12 @@ def linkability_rule_note(rule: str) -> str:
     )
 
 
+def _linkability_rule(reports: Sequence[ConditionReport]) -> str:
+    """The rule the reports' linkability used (a study evaluates every condition with one)."""
+    rules = {r.linkability_rule for r in reports}
+    return rules.pop() if len(rules) == 1 else "code"
+
+
 def _overview(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> str:
     df = overview_frame(sr.reports).rename(columns=OVERVIEW_COLUMNS)
     return _section(
@@ -535,7 +541,7 @@ def _overview(sr: StudyReport, colors: Mapping[str, str], figure: _Figures) -> s
         _table(df, colors=colors, wide=True)
         + "<p class='note'>EER: VoicePrivacy 2024 definition; Cllr is meaningful only when the "
         "scores are log-likelihood ratios; "
-        + linkability_rule_note(sr.settings.linkability_rule)
+        + linkability_rule_note(_linkability_rule(sr.reports))
         + ".</p>"
         + figure(eer_linkability_figure(sr.reports), "eer_linkability")
         + figure(eer_lidmax_figure(sr.reports), "eer_lidmax"),
