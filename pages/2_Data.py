@@ -133,6 +133,13 @@ with scores_tab:
         "(to dev too when it covers them): e.g. sex for Kaldi / VoicePrivacy scores, which "
         "carry none, so the sidebar's Subset selector can split by it.",
     )
+    allow_incomplete = st.checkbox(
+        "Allow incomplete score files (leave out and count missing pairs)",
+        key="vm_allow_incomplete",
+        help="Off: a broken file (key pairs without a score, NaN scores, rows that end early) "
+        "is refused. On: its broken pairs are left out, and the condition's results and "
+        "reports say how many.",
+    )
     if st.button("Load scores", type="primary", key="vm_load_scores", icon=":material/upload:"):
         target = target_name()
         if target is not None and eval_file is None:
@@ -150,6 +157,7 @@ with scores_tab:
                     format=fmt,
                     score_kind=score_kind,
                     attacker=attacker,
+                    allow_incomplete=allow_incomplete,
                     cache=False,  # each file is read once (ui.uploads)
                     warn=False,  # shown with the loaded condition, after the rerun
                 )
@@ -254,6 +262,7 @@ if existing is not None:
     st.divider()
     st.subheader(f"Scores of {existing.name}")
     facts = condition_facts(existing)
+    ui.show_warnings(existing.input_warnings, prefix=existing.name)  # its incomplete files
     st.caption("; ".join(facts) + (f". {existing.description}" if existing.description else "."))
     split = "eval"
     if existing.dev is not None:

@@ -509,6 +509,30 @@ def test_a_bad_chunk_is_bad_input_not_a_traceback(client, tmp_path, capsys):
     assert status == 2 and "NaN or infinite scores" in err and "Traceback" not in err
 
 
+def test_bad_input_in_a_task_is_one_line_not_worker_error_blocks(client, tmp_path, capsys):
+    import logging
+
+    scores = np.array([[0.9, 0.1], [0.2, np.nan]])
+    ids = {"trial_ids": ["t1", "t2"], "trial_speakers": ["a", "b"], "enrol_speakers": ["a", "b"]}
+    np.savez(tmp_path / "a.npz", scores=scores, **ids)
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    worker_log = logging.getLogger("distributed.worker")
+    worker_log.addHandler(handler)
+    try:  # the library: the task returns its bad input, the client raises it (no retry)
+        with pytest.raises(VoxMetricsInputError, match="NaN or infinite scores"):
+            dist.evaluate_blockwise(
+                dist.ChunkedScores.from_files([tmp_path / "a.npz"]), client=client
+            )
+        assert not [r for r in records if r.levelno >= logging.ERROR], records
+        status = main(["evaluate", str(tmp_path), "--scheduler", client.scheduler.address])
+    finally:
+        worker_log.removeHandler(handler)
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and err.startswith("voxmetrics: error: ") and "\n" not in err, err
+
+
 def test_parquet_chunks_equal_in_memory(client, tmp_path):
     rng = np.random.default_rng(8)
     t, n = 60, 7

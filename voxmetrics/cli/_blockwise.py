@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import sys
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,9 +82,8 @@ def run_blockwise(args: argparse.Namespace) -> int:
     dev = read_score_file(args.dev, args.dev_trials, args.format) if args.dev else None
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
-    with dask_client(
-        args.scheduler, n_workers=args.workers, memory_limit=args.memory_limit
-    ) as client:
+    workers = {"n_workers": args.workers, "memory_limit": args.memory_limit}
+    with _quiet_workers(), dask_client(args.scheduler, **workers) as client:
         report = evaluate_blockwise(
             source,
             client=client,
@@ -101,6 +103,25 @@ def run_blockwise(args: argparse.Namespace) -> int:
         )
     print(file=sys.stderr)
     return finish(args, report)
+
+
+@contextlib.contextmanager
+def _quiet_workers() -> Iterator[None]:
+    """Dask's worker error blocks silenced for the run: a failure ends in one line instead.
+
+    The note that the local cluster's HTTP port is taken (it takes another) is dropped too.
+    """
+    loggers = [logging.getLogger(n) for n in ("distributed.worker", "distributed.nanny")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"Port \d+ is already in use")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def _source(args: argparse.Namespace) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import warnings
@@ -115,9 +116,9 @@ def check_source(args: argparse.Namespace, what: str) -> None:
 
 def finish(args: argparse.Namespace, report: Any) -> int:
     """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``."""
-    result = report.to_dict()
     if getattr(args, "input_warnings", None):  # --allow-incomplete left broken pairs out
-        result["input_warnings"] = list(args.input_warnings)
+        report = dataclasses.replace(report, input_warnings=tuple(args.input_warnings))
+    result = report.to_dict()
     # check --fail-on before writing anything, so a bad expression leaves no partial output
     failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
     print_json(result, args.json)

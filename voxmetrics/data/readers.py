@@ -732,7 +732,8 @@ def _incomplete(msg: str, dropped: int, allow_incomplete: bool) -> None:
         raise VoxMetricsInputError(
             f"{msg}. Write the file again complete (was it copied or saved to the end?); if "
             "the pairs are meant to be left out, read it with allow_incomplete=True (command "
-            "line: --allow-incomplete), which evaluates the listed pairs only and says so."
+            "line: --allow-incomplete; dashboard: the Data page's 'Allow incomplete score "
+            "files' box), which evaluates the listed pairs only and says so."
         )
     warnings.warn(
         f"{msg}; as asked for (allow_incomplete), {dropped:,} pair(s) are left out and the "

@@ -68,8 +68,12 @@ class Condition:
     adds actual DCFs) or "distance" (lower = closer; the matrices hold them negated)."""
     utility: Utility | None = None
     """Optional utility numbers of the anonymised speech (WER, UAR, rho_F0)."""
+    input_warnings: tuple[str, ...] = ()
+    """What was left out of the condition's broken score files, one message per file (read
+    with ``allow_incomplete=True``): shown in its JSON, its reports and the dashboard."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "input_warnings", tuple(map(str, self.input_warnings)))
         if not self.name or not self.name.strip():
             raise VoxMetricsInputError("A condition needs a non-empty name.")
         if self.attacker not in ATTACKERS:

@@ -7,7 +7,7 @@ A ``.vxm`` file is a zip archive of
   description and the archive members of its ``eval`` and ``dev`` score matrices and of its
   ``embeddings`` (the embedding matrix and one array per metadata column, in order), and its
   ``utility`` (WER, UAR, rho_F0 as fractions, their intervals, per-class accuracy, source;
-  or null);
+  or null) and, for a condition read from incomplete score files, its ``input_warnings``;
 - ``arrays/<k>.npy``: plain NumPy arrays (numbers or fixed-width unicode text), read with
   ``allow_pickle=False``, so loading a file never runs code.
 
@@ -131,6 +131,7 @@ def study_to_bytes(study: Study) -> bytes:
                 "dev": w.matrix(c.dev),
                 "embeddings": w.embeddings(c.embeddings),
                 "utility": None if c.utility is None else c.utility.to_dict(),
+                **({"input_warnings": list(c.input_warnings)} if c.input_warnings else {}),
             }
             for c in study.conditions
         ]
@@ -274,7 +275,8 @@ def manifest_problems(manifest: Any) -> list[str]:
     (text, required), ``attacker``, ``description`` and ``score_kind`` (text), ``eval`` (a
     score-matrix object, required), ``dev`` (a score-matrix object or null), ``embeddings``
     (an embeddings object or null) and ``utility`` (an object, see
-    :meth:`voxmetrics.data.utility.Utility.to_dict`, or null). A score-matrix object names the
+    :meth:`voxmetrics.data.utility.Utility.to_dict`, or null) and ``input_warnings`` (a list
+    of texts: what was left out of its incomplete score files). A score-matrix object names the
     array members ``scores``, ``trial_ids``, ``trial_speakers`` and ``enrol_speakers``,
     optional ``attributes`` ([name, member] pairs), ``n_excluded_trials`` (whole number),
     ``source`` (text) and ``mask`` (the member of a sparse trial list's listed pairs); an
@@ -301,7 +303,10 @@ def manifest_problems(manifest: Any) -> list[str]:
     if not isinstance(conditions, list):
         problems.append(f"conditions must be a list, not {_type_name(conditions)}")
         return problems
-    keys = ("name", "attacker", "description", "score_kind", "eval", "dev", "embeddings", "utility")
+    keys = (
+        *("name", "attacker", "description", "score_kind", "eval", "dev", "embeddings"),
+        *("utility", "input_warnings"),
+    )
     for i, spec in enumerate(conditions):
         path = f"conditions[{i}]"
         if not _check_object(problems, path, spec, keys):
@@ -323,6 +328,11 @@ def manifest_problems(manifest: Any) -> list[str]:
             _check_embeddings(problems, f"{path}.embeddings", spec["embeddings"])
         if spec.get("utility") is not None and not isinstance(spec["utility"], dict):
             problems.append(f"{path}.utility must be an object, not {_type_name(spec['utility'])}")
+        notes = spec.get("input_warnings")
+        if notes is not None and not (
+            isinstance(notes, list) and all(isinstance(n, str) for n in notes)
+        ):
+            problems.append(f"{path}.input_warnings must be a list of texts")
     return problems
 
 
@@ -562,6 +572,7 @@ def load_study(
                         description=spec.get("description") or "",
                         score_kind=spec.get("score_kind") or "similarity",
                         utility=_utility(spec.get("utility")),
+                        input_warnings=tuple(spec.get("input_warnings") or ()),
                     )
                 )
             except VoxMetricsInputError as exc:  # the data model's own checks: say which file

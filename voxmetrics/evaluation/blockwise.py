@@ -110,6 +110,26 @@ _BINS = 1024
 # --------------------------------------------------------------------------- tasks
 
 
+@dataclass(frozen=True)
+class _BadInput:
+    """A task's :class:`VoxMetricsInputError`, returned as a value (see :func:`_run_task`)."""
+
+    message: str
+
+
+def _run_task(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on a worker; bad input comes back as a :class:`_BadInput` value.
+
+    So a bad block is neither retried (it would fail again) nor logged by the worker as an
+    error block with its traceback: the client raises its one-line message
+    (:func:`_gather_in_order`).
+    """
+    try:
+        return fn(*args)
+    except VoxMetricsInputError as exc:
+        return _BadInput(str(exc))
+
+
 def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
     """Pass 1: mated scores, ranks, Cllr sum, LID and chance-level work of a block.
 
@@ -301,7 +321,7 @@ class _Runner:
             arg = self.client.scatter(arg, broadcast=True, hash=False)
         args = arg if per_block else [arg] * len(self.pieces)
         futures = [
-            self.client.submit(fn, p, self.shared, a, retries=self.retries, pure=False)
+            self.client.submit(_run_task, fn, p, self.shared, a, retries=self.retries, pure=False)
             for p, a in zip(self.pieces, args, strict=True)
         ]
         return _gather_in_order(futures, label, weight, self)
@@ -317,14 +337,23 @@ class _Runner:
 def _gather_in_order(
     futures: list[Any], label: str, weight: tuple[float, float], runner: _Runner | None
 ) -> list[Any]:
-    """Results of ``futures`` in their order, each released as it arrives, with progress."""
+    """Results of ``futures`` in their order, each released as it arrives, with progress.
+
+    A task's bad input (:class:`_BadInput`) cancels the others and is raised here as one
+    :class:`VoxMetricsInputError`.
+    """
     from distributed import as_completed
 
     index = {f.key: i for i, f in enumerate(futures)}
     out: list[Any] = [None] * len(futures)
     done = 0
     for fut in as_completed(futures):
-        out[index[fut.key]] = fut.result()
+        value = fut.result()
+        if isinstance(value, _BadInput):
+            for other in futures:
+                other.cancel()
+            raise VoxMetricsInputError(value.message)
+        out[index[fut.key]] = value
         fut.release()
         done += 1
         if runner is not None:
@@ -759,7 +788,8 @@ def _singling_out_blockwise(
     def map_blocks(fn: Callable[..., Any], shared: tuple[Any, ...], blocks: list[Any]) -> list[Any]:
         on_workers = [client.scatter(x, broadcast=True, hash=False) for x in shared]
         futures = [
-            client.submit(fn, *block, *on_workers, retries=retries, pure=False) for block in blocks
+            client.submit(_run_task, fn, *block, *on_workers, retries=retries, pure=False)
+            for block in blocks
         ]
         return _gather_in_order(futures, "singling out", (0.95, 0.99), None)
 

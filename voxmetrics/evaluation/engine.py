@@ -368,7 +368,8 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
 
     ``options`` are :func:`evaluate`'s keyword options (``cross_calibrate``, ``bootstrap``...);
     the report carries the condition's utility numbers (``condition.utility``, the JSON's
-    ``utility`` block; the subsets of ``by`` get none).
+    ``utility`` block; the subsets of ``by`` get none) and the messages of its incomplete
+    score files (``condition.input_warnings``, the JSON's ``input_warnings``).
     """
     report = evaluate(
         condition.eval,
@@ -379,6 +380,8 @@ def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
         score_kind=condition.score_kind,
         **options,
     )
+    if condition.input_warnings:  # its broken score files, evaluated on their listed pairs
+        report = replace(report, input_warnings=condition.input_warnings)
     return report if condition.utility is None else replace(report, utility=condition.utility)
 
 

@@ -161,6 +161,9 @@ class ConditionReport:
     """Speaker-level interval of singling out (predicate speakers resampled), when both."""
     utility: Utility | None = None
     """The condition's utility numbers (WER, UAR, rho_F0 as fractions), None when unknown."""
+    input_warnings: tuple[str, ...] = ()
+    """What was left out of broken input files read with ``allow_incomplete`` (the JSON's
+    ``input_warnings``, present only when there are some)."""
 
     @property
     def chance_linkability(self) -> float | None:
@@ -326,6 +329,8 @@ class ConditionReport:
             "chance": self.top_chance(),
             "utility": None if self.utility is None else self.utility.to_dict(),
         }
+        if self.input_warnings:  # a broken file evaluated on its listed pairs only, as asked
+            out["input_warnings"] = list(self.input_warnings)
         if self.by is not None:
             out["by"] = {
                 attr: {value: r.to_dict() for value, r in reports.items()}

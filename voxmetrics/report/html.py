@@ -40,6 +40,7 @@ from voxmetrics.analysis.tradeoff import (
     LEAK_LINKABILITY_FACTOR,
     RANKING_ATTACKER,
 )
+from voxmetrics.data.study import StudySettings
 from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS, ReportCard, report_card
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
@@ -477,6 +478,24 @@ def _notes(sr: StudyReport) -> str:
         "<p class='note'>Warnings raised evaluating the conditions, each once: a model or "
         "calibration that did not converge, trials left out. The numbers that rest on them are "
         f"reported; read them with care.</p><ul>{''.join(items)}</ul></section>"
+    )
+
+
+def _input_warnings(reports: Iterable[ConditionReport]) -> str:
+    """What was left out of the conditions' incomplete input files, by condition (else "")."""
+    items = [
+        f"<li><b>{_e(r.name)}</b>: {_e(message)}</li>"
+        for r in reports
+        for message in r.input_warnings
+    ]
+    if not items:
+        return ""
+    return (
+        '<section class="notes" id="input-warnings"><h3>Incomplete input files</h3>'
+        "<p class='note'>These score files were broken (key pairs without a score, NaN scores "
+        "or rows that end early) and were read as asked for, leaving the broken pairs out: "
+        "the numbers of these conditions rest on the listed pairs only.</p>"
+        f"<ul>{''.join(items)}</ul></section>"
     )
 
 
@@ -1063,6 +1082,7 @@ def study_report_html(
     sections = [
         _summary(sr, colors),
         _card(sr, colors),
+        _input_warnings(sr.reports),
         _notes(sr),
         _threat(sr, colors),
         _overview(sr, colors, figure),
@@ -1112,6 +1132,12 @@ class _Reports:
     reports: tuple[ConditionReport, ...]
     card: ReportCard
 
+    @property
+    def settings(self) -> StudySettings:
+        """The settings the overview's notes read (the linkability rule of the reports)."""
+        rule = next((r.linkability_rule for r in self.reports), "code")
+        return StudySettings(linkability_rule=rule)
+
 
 def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics report") -> str:
     """The page of ``evaluate --html``: the study report's style, from condition reports alone.
@@ -1136,6 +1162,7 @@ def report_html(reports: Iterable[ConditionReport], *, title: str = "VoxMetrics 
     sr: Any = view  # the sections read only .reports and .card
     sections = [
         _card(sr, colors),
+        _input_warnings(view.reports),
         _overview(sr, colors, figure),
         _lid(sr, colors, figure),
         _srd(sr, colors, figure),

@@ -360,7 +360,10 @@ def build_study_report(
         if progress is not None:
             progress(k / n, f"Evaluating {cond.name}")
         with warnings_of(cond.name, into=notes):  # each warning names its condition
-            reports.append(evaluator(cond, **opts))
+            report = evaluator(cond, **opts)
+            if cond.input_warnings and not report.input_warnings:  # a cached evaluator's
+                report = dataclasses.replace(report, input_warnings=cond.input_warnings)
+            reports.append(report)
             # the SBLS of the page and the sbls command: the default attacker, its intervals
             attack = attack_of(cond)
             sbls[cond.name] = None if attack is None else attack_sbls(attack)

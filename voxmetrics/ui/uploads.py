@@ -9,15 +9,16 @@ a bad file shows its message, and the readers' warnings reach the page.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
 from voxmetrics.data.setups import attacker_setups, one_system, read_utterance_map
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.vpc import VPCImport, read_vpc_zip
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError
 from voxmetrics.ui.computing import cached
 
 __all__ = [
@@ -42,14 +43,35 @@ class Upload(Protocol):
         ...
 
 
-def _scores(upload: Upload, trials: Upload | None, format: str, distance: bool) -> ScoreMatrix:
-    return cached(read_scores)(
+def _read_noting(data: bytes, **options: Any) -> tuple[ScoreMatrix, tuple[str, ...]]:
+    """:func:`read_scores`, and the messages of what it left out of an incomplete file.
+
+    They are returned (not raised) so that the store keeps them with the matrix: a second
+    load of the same file gives the condition the same ``input_warnings``.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sm = read_scores(data, **options)
+    left_out = []
+    for w in caught:
+        if issubclass(w.category, IncompleteScoresWarning):
+            left_out.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return sm, tuple(left_out)
+
+
+def _scores(
+    upload: Upload, trials: Upload | None, format: str, distance: bool, allow_incomplete: bool
+) -> tuple[ScoreMatrix, tuple[str, ...]]:
+    return cached(_read_noting)(
         upload.getvalue(),
         trials=trials.getvalue() if trials is not None else None,
         format=format,
         name=upload.name,
         trials_name=trials.name if trials is not None else None,
         distance=distance,
+        allow_incomplete=allow_incomplete,
     )
 
 
@@ -82,17 +104,27 @@ def condition_from_score_files(
     format: str = "auto",
     score_kind: str = "similarity",
     attacker: str = "semi-informed",
+    allow_incomplete: bool = False,
 ) -> Condition:
     """A condition from uploaded score files (and Kaldi key files), each read once.
 
     With ``score_kind="distance"`` the scores are negated on reading. ``attributes`` (a
     trial or speaker table) is joined to eval, and to dev when it covers it
     (:func:`with_trial_attributes`). Raises :class:`~voxmetrics.errors.VoxMetricsInputError`
-    at the first bad input.
+    at the first bad input; a broken score file (key pairs without a score, NaN scores, rows
+    that end early) too, unless ``allow_incomplete``: then its broken pairs are left out, and
+    the messages saying so are raised as
+    :class:`~voxmetrics.errors.IncompleteScoresWarning` and kept in the condition's
+    ``input_warnings``.
     """
     distance = score_kind == "distance"
-    eval_sm = _scores(eval_file, eval_trials, format, distance)
-    dev_sm = None if dev_file is None else _scores(dev_file, dev_trials, format, distance)
+    eval_sm, notes = _scores(eval_file, eval_trials, format, distance, allow_incomplete)
+    dev_sm = None
+    if dev_file is not None:
+        dev_sm, dev_notes = _scores(dev_file, dev_trials, format, distance, allow_incomplete)
+        notes += dev_notes
+    for message in notes:
+        warnings.warn(message, IncompleteScoresWarning, stacklevel=2)
     if attributes is not None:
         eval_sm = with_trial_attributes(eval_sm, attributes)
         if dev_sm is not None:
@@ -105,6 +137,7 @@ def condition_from_score_files(
         attacker=attacker,  # type: ignore[arg-type]
         description=f"Loaded from {files}.",
         score_kind=score_kind,  # type: ignore[arg-type]
+        input_warnings=notes,
     )
 
 
