@@ -94,7 +94,7 @@ def test_defaults_give_every_lid_number_and_chance_level_within_range():
 
 
 def test_maximum_likelihood_warns_names_the_condition_and_keeps_raw_json():
-    with pytest.warns(DegenerateDataWarning, match="condition 'original': LID numbers beyond"):
+    with pytest.warns(DegenerateDataWarning, match="LID numbers beyond the display range"):
         r = evaluate(EVAL, dev=DEV, name="original", bootstrap=30, lid_variant="maximum-likelihood")
     block = r.to_dict()["lid"]
     # the JSON keeps the raw numbers and flags the ones displays clamp

@@ -84,8 +84,10 @@ def test_the_report_lists_each_condition_note_once(small_study):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sr = build_study_report(small_study, bootstrap=0)
-    assert len(sr.notes) == len(set(sr.notes)) == 2
-    assert all(n.startswith("plain: ") for n in sr.notes)
+    # the calibration's, the SRD model's and the LID display range's (clamped numbers)
+    assert len(sr.notes) == len(set(sr.notes)) == 3
+    assert all(n.startswith("plain: ") and "plain: plain" not in n for n in sr.notes)
+    assert sum("beyond the display range" in n for n in sr.notes) == 1
     page = study_report_html(sr)
     assert page.count(f"<b>plain</b>: {SRD_NOTE}") == 1
     assert page.count(f"<b>plain</b>: {LID_NOTE}") == 1
@@ -130,7 +132,7 @@ def test_overview_gathers_the_model_fit_notes_once_naming_their_condition(small_
     assert len(boxes) == 1 and "plain" in str(boxes[0].label)
     notes = "\n".join(_fit_notes(at))
     lines = notes.splitlines()
-    assert len(lines) == len(set(lines)) == 2, lines
+    assert len(lines) == len(set(lines)) == 3, lines  # with the LID display range's note
     assert all(x.startswith("- **plain**") for x in lines)
     text = notes.replace("\\", "")
     assert LID_NOTE in text and SRD_NOTE in text

@@ -249,7 +249,7 @@ def assemble(
 
 
 def warn_beyond_display_range(report: ConditionReport) -> None:
-    """Warn, naming the condition, when displays clamp its LID numbers to [-64 bits, log2 N].
+    """Warn when displays clamp the LID numbers to [-64 bits, log2 N] (callers name the condition).
 
     The JSON keeps the raw numbers and lists them in ``lid.beyond_display_range``.
     """
@@ -269,7 +269,7 @@ def warn_beyond_display_range(report: ConditionReport) -> None:
         else ""
     )
     warnings.warn(
-        f"condition '{report.name}': LID numbers beyond the display range [{low:g}, "
+        f"LID numbers beyond the display range [{low:g}, "
         f"{high:.2f}] bits ({', '.join(beyond)}; ALID {lid.alid:.4g} bits, LID variant "
         f"{variant}){cause}. Tables, figures and reports show them clamped to that range; "
         "the JSON keeps the raw numbers.",
