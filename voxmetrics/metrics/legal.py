@@ -27,6 +27,7 @@ from voxmetrics.metrics._validation import (
     check_matrix,
 )
 from voxmetrics.metrics.eer import eer_rocch
+from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import Ties, check_ties
 from voxmetrics.metrics.ranks import row_blocks, target_ranks
 
@@ -398,6 +399,7 @@ def singling_out_draws(
     ]
 
 
+@single_blas_thread()
 def singling_out(
     enrol_embeddings: ArrayLike,
     enrol_speakers: ArrayLike,
@@ -422,6 +424,10 @@ def singling_out(
     for M of them (a rate of about 1/N). Isolation succeeds when exactly one held-out
     embedding scores strictly above the threshold, whoever it belongs to. The value is the
     mean over draws, folds and predicates.
+
+    BLAS runs on one thread (:func:`~voxmetrics.metrics.parallel.single_blas_thread`), as in
+    :func:`~voxmetrics.evaluation.evaluate`: the page's curves of many small populations
+    then cost no spinning threads, and their scores are those of the study report's.
 
     Parameters
     ----------
@@ -545,9 +551,7 @@ def singling_out_isolations(
             out_now = chosen[position == f % counts[inverse]]  # one of every speaker
             held[:] = False
             held[out_now] = True
-            threshold = top.thresholds(held, m)
-            above = (scores_all[:, out_now] > threshold[:, None]).sum(axis=1)
-            out.append(above == 1)
+            out.append(top.isolations(held, m, out_now))
     return np.stack(out, axis=1), folds
 
 
@@ -569,7 +573,8 @@ class _TopScores:
 
     def __init__(self, scores: NDArray[np.float64], columns: NDArray[np.int64], keep: int):
         self.scores, self.columns = scores, columns
-        sub = scores[:, columns]
+        # columns are sorted and distinct: all of them is the matrix itself (no copy)
+        sub = scores if columns.size == scores.shape[1] else scores[:, columns]
         keep = min(columns.size, keep)
         if keep < columns.size:
             at = np.argpartition(-sub, keep - 1, axis=1)[:, :keep]
@@ -580,10 +585,33 @@ class _TopScores:
         self.idx = columns[np.take_along_axis(at, desc, axis=1)]  # columns of ``scores``
         self.vals = np.take_along_axis(vals, desc, axis=1)
 
-    def thresholds(self, held: NDArray[np.bool_], m: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Midpoint of the M-th and (M+1)-th highest scores in the columns, not ``held``."""
+    def isolations(
+        self, held: NDArray[np.bool_], m: NDArray[np.int64], out_now: NDArray[np.int64]
+    ) -> NDArray[np.bool_]:
+        """Whether exactly one held-out score (``out_now``, = ``held``) is above the threshold.
+
+        A row whose threshold comes from its kept scores (at least M + 1 of them calibrate)
+        has every score above the threshold among them: the threshold is at least the
+        (M+1)-th kept score, and a score not kept is at most the last kept one. So the
+        held-out scores above it are counted among the kept ones, the same comparisons as
+        against every held-out column (``scores[:, out_now] > threshold``); the other rows
+        compare every held-out column.
+        """
+        held_kept = held[self.idx]
+        threshold, short = self._thresholds(held_kept, held, m)
+        above = ((self.vals > threshold[:, None]) & held_kept).sum(axis=1)
+        if short.size:
+            above[short] = (self.scores[np.ix_(short, out_now)] > threshold[short, None]).sum(
+                axis=1
+            )
+        return above == 1
+
+    def _thresholds(
+        self, held_kept: NDArray[np.bool_], held: NDArray[np.bool_], m: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """The thresholds, and the rows computed from all their columns (too few kept)."""
         rows = np.arange(m.size)
-        kept = np.cumsum(~held[self.idx], axis=1)  # calibration scores among the first j + 1
+        kept = np.cumsum(~held_kept, axis=1)  # calibration scores among the first j + 1
         first = np.argmax(kept >= m[:, None], axis=1)
         second = np.argmax(kept >= m[:, None] + 1, axis=1)
         threshold = (self.vals[rows, first] + self.vals[rows, second]) / 2
@@ -595,7 +623,7 @@ class _TopScores:
             cal = -np.partition(-self.scores[np.ix_(short, calibration)], kth, axis=1)
             at = np.arange(short.size)
             threshold[short] = (cal[at, mm - 1] + cal[at, mm]) / 2
-        return threshold
+        return threshold, short
 
 
 def singling_out_from_isolations(
