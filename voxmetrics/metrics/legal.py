@@ -800,6 +800,7 @@ def singling_out_curve(
     seed: int = 0,
     length: int = 1,
     clip: bool = False,
+    progress: Callable[[float, str], None] | None = None,
 ) -> SinglingOutCurve:
     """Singling out on random populations of n speakers (Vauquier et al. 2025, figure 1 row 1).
 
@@ -825,6 +826,9 @@ def singling_out_curve(
     clip : bool
         Drop the sizes in ``n`` above the number of usable speakers (and use all of them
         when none is left) instead of refusing them.
+    progress : callable(fraction, message), optional
+        Called before each population size (the work grows with the size squared, so the
+        fraction is the share of the sizes' draws x size^2 done).
     """
     enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
     spk = es.meta["speaker"].to_numpy().astype(str)
@@ -846,7 +850,11 @@ def singling_out_curve(
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
     rng = np.random.default_rng(seed)
     values, sds = np.empty(grid.size), np.empty(grid.size)
+    work = np.where(grid == speakers.size, 1, n_draws) * grid.astype(np.float64) ** 2
+    done = np.concatenate([[0.0], np.cumsum(work)]) / work.sum()
     for g, size in enumerate(grid):
+        if progress is not None:
+            progress(float(done[g]), f"singling out of {n_draws} populations of {size}")
         draws = 1 if size == speakers.size else n_draws
         vals = []
         for _ in range(draws):
@@ -860,6 +868,17 @@ def singling_out_curve(
             )
         values[g], sds[g] = float(np.mean(vals)), float(np.std(vals))
     return SinglingOutCurve(n=grid.astype(np.int64), value=values, sd=sds, n_draws=n_draws)
+
+
+def _sub_progress(
+    progress: Callable[[float, str], None], start: float, share: float, prefix: str
+) -> Callable[[float, str], None]:
+    """``progress`` of a step that takes ``share`` of the work from ``start`` on."""
+
+    def step(fraction: float, message: str) -> None:
+        progress(start + share * fraction, prefix + message)
+
+    return step
 
 
 @dataclass(frozen=True)
@@ -1058,6 +1077,7 @@ def legal_evaluation(
     seed: int = 0,
     split: str = "eval",
     system: str | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> LegalEvaluation:
     """Singling out, linkability and EER against the number of speakers, for each L.
 
@@ -1082,6 +1102,8 @@ def legal_evaluation(
         Seed of every draw.
     split, system :
         Which utterances (as :meth:`EmbeddingSet.roles`).
+    progress : callable(fraction, message), optional
+        Called as each length's singling out advances (a length's share: 1 / the lengths).
     """
     ls = np.unique(np.asarray(lengths, dtype=np.int64).ravel())
     if ls.size == 0 or ls.min() < 1:
@@ -1091,7 +1113,11 @@ def legal_evaluation(
     labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
     grid = None if n is None else np.unique(np.asarray(n, dtype=np.int64).ravel())
     results, skipped = [], []
-    for length in ls.tolist():
+    for k, length in enumerate(ls.tolist()):
+        step = None
+        if progress is not None:
+            step = _sub_progress(progress, k / ls.size, 1 / ls.size, f"L = {length}: ")
+            step(0.0, "averaging")
         try:
             t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
         except VoxMetricsInputError as exc:
@@ -1116,6 +1142,7 @@ def legal_evaluation(
                 seed=seed,
                 length=length,
                 clip=True,
+                progress=step,
             )
         except VoxMetricsInputError:
             so = None  # fewer than 2 speakers with 2 L trial utterances
