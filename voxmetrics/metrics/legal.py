@@ -852,6 +852,8 @@ def singling_out_curve(
     values, sds = np.empty(grid.size), np.empty(grid.size)
     work = np.where(grid == speakers.size, 1, n_draws) * grid.astype(np.float64) ** 2
     done = np.concatenate([[0.0], np.cumsum(work)]) / work.sum()
+    # each utterance's index in ``speakers`` (-1 if not there): populations as integer masks
+    e_code, t_code = _codes(spk, speakers), _codes(t_spk, speakers)
     for g, size in enumerate(grid):
         if progress is not None:
             progress(float(done[g]), f"singling out of {n_draws} populations of {size}")
@@ -859,8 +861,10 @@ def singling_out_curve(
         vals = []
         for _ in range(draws):
             chosen = rng.choice(speakers, size=int(size), replace=False)
-            e_rows = enrol & np.isin(spk, chosen)
-            t_rows = np.isin(t_spk, chosen)
+            member = np.zeros(speakers.size + 1, dtype=bool)  # the last: not a speaker
+            member[np.searchsorted(speakers, chosen)] = True
+            e_rows = enrol & member[e_code]  # = np.isin(spk, chosen)
+            t_rows = member[t_code]
             vals.append(
                 singling_out(
                     es.embeddings[e_rows], spk[e_rows], t_emb[t_rows], t_spk[t_rows], seed=seed
@@ -879,6 +883,12 @@ def _sub_progress(
         progress(start + share * fraction, prefix + message)
 
     return step
+
+
+def _codes(labels: NDArray[np.str_], sorted_unique: NDArray[np.str_]) -> NDArray[np.int64]:
+    """Index of each label in ``sorted_unique``, -1 for a label not in it."""
+    at = np.searchsorted(sorted_unique, labels).clip(max=max(sorted_unique.size - 1, 0))
+    return np.where(sorted_unique[at] == labels, at, -1)
 
 
 @dataclass(frozen=True)
