@@ -847,18 +847,21 @@ def _partition_isolations(profiles, predicates, trial_unit, trial_speakers, popu
     return np.stack(out, axis=1), folds
 
 
+@pytest.mark.parametrize("fold_cells", [2_000_000, 1])
 @pytest.mark.parametrize("margin", [16, 0])
 @pytest.mark.parametrize("seed", range(6))
-def test_singling_out_top_scores_equal_a_partition_per_fold(monkeypatch, seed, margin):
+def test_singling_out_top_scores_equal_a_partition_per_fold(monkeypatch, seed, margin, fold_cells):
     """The kept top scores give the same isolations as one partition per fold, ties included.
 
     Margin 0 keeps only M + 1 scores a predicate, so held-out embeddings often crowd them out
     and the exact fallback runs; coarse embeddings (few distinct values) make many ties.
+    ``fold_cells`` 1 takes the folds one at a time, the default all of a draw's at once.
     """
     import voxmetrics.metrics.legal as legal_mod
     from voxmetrics.metrics.legal import singling_out_isolations
 
     monkeypatch.setattr(legal_mod, "_TOP_MARGIN", margin)
+    monkeypatch.setattr(legal_mod, "_FOLD_CELLS", fold_cells)
     rng = np.random.default_rng(seed)
     n_spk, d = 30, 3
     per = rng.integers(2, 14, size=n_spk)  # K_s from 2 to 13: some above max_per_speaker

@@ -546,14 +546,21 @@ def singling_out_isolations(
         if top is None or not np.array_equal(columns, top.columns):
             top = _TopScores(scores_all, columns, int(m.max(initial=0)) + 1 + _TOP_MARGIN)
         folds = int(counts.max())
-        held = np.zeros(trial_unit.shape[0], dtype=bool)  # over all trial embeddings
-        for f in range(folds):
-            out_now = chosen[position == f % counts[inverse]]  # one of every speaker
-            held[:] = False
-            held[out_now] = True
+        k_of = counts[inverse]  # K_s of each chosen embedding's speaker
+        # folds a few at a time: each holds out one embedding of every speaker
+        step = max(1, _FOLD_CELLS // (top.idx.size + trial_unit.shape[0]))
+        for start in range(0, folds, step):
+            fs = np.arange(start, min(folds, start + step))
+            at = np.nonzero(position[None, :] == fs[:, None] % k_of[None, :])
+            out_now = chosen[at[1]].reshape(fs.size, -1)  # fold x speaker, in drawn order
+            held = np.zeros((fs.size, trial_unit.shape[0]), dtype=bool)
+            held[at[0], out_now.ravel()] = True
             out.append(top.isolations(held, m, out_now))
-    return np.stack(out, axis=1), folds
+    return np.concatenate(out, axis=1), folds
 
+
+_FOLD_CELLS = 2_000_000
+"""Folds x (predicates x kept scores + trial embeddings) handled at once: the memory bound."""
 
 _TOP_MARGIN = 24
 """Scores kept per predicate beyond the M + 1 its thresholds need when none is held out."""
@@ -588,42 +595,37 @@ class _TopScores:
     def isolations(
         self, held: NDArray[np.bool_], m: NDArray[np.int64], out_now: NDArray[np.int64]
     ) -> NDArray[np.bool_]:
-        """Whether exactly one held-out score (``out_now``, = ``held``) is above the threshold.
+        """Whether exactly one held-out score is above each threshold, for a batch of folds.
 
-        A row whose threshold comes from its kept scores (at least M + 1 of them calibrate)
-        has every score above the threshold among them: the threshold is at least the
-        (M+1)-th kept score, and a score not kept is at most the last kept one. So the
-        held-out scores above it are counted among the kept ones, the same comparisons as
-        against every held-out column (``scores[:, out_now] > threshold``); the other rows
+        ``held`` (folds x all columns of ``scores``) marks each fold's held-out columns,
+        ``out_now`` (folds x speakers) lists them; returns predicates x folds. A fold's
+        threshold of predicate e is the midpoint of the M-th and (M+1)-th highest of e's
+        scores in the columns that are not held out. A row whose threshold comes from its
+        kept scores (at least M + 1 of them calibrate) has every score above the threshold
+        among them: the threshold is at least the (M+1)-th kept score, and a score not kept is
+        at most the last kept one. So the held-out scores above it are counted among the kept
+        ones, the same comparisons as against every held-out column (``scores[:, out_now] >
+        threshold``); the other rows take their thresholds from all their columns and
         compare every held-out column.
         """
-        held_kept = held[self.idx]
-        threshold, short = self._thresholds(held_kept, held, m)
-        above = ((self.vals > threshold[:, None]) & held_kept).sum(axis=1)
-        if short.size:
-            above[short] = (self.scores[np.ix_(short, out_now)] > threshold[short, None]).sum(
-                axis=1
-            )
-        return above == 1
-
-    def _thresholds(
-        self, held_kept: NDArray[np.bool_], held: NDArray[np.bool_], m: NDArray[np.int64]
-    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-        """The thresholds, and the rows computed from all their columns (too few kept)."""
         rows = np.arange(m.size)
-        kept = np.cumsum(~held_kept, axis=1)  # calibration scores among the first j + 1
-        first = np.argmax(kept >= m[:, None], axis=1)
-        second = np.argmax(kept >= m[:, None] + 1, axis=1)
+        held_kept = held[:, self.idx]  # folds x predicates x kept
+        kept = np.cumsum(~held_kept, axis=2)  # calibration scores among the first j + 1
+        first = np.argmax(kept >= m[None, :, None], axis=2)
+        second = np.argmax(kept >= m[None, :, None] + 1, axis=2)
         threshold = (self.vals[rows, first] + self.vals[rows, second]) / 2
-        short = np.flatnonzero(kept[:, -1] < m + 1)
-        if short.size:
+        above = ((self.vals[None] > threshold[:, :, None]) & held_kept).sum(axis=2)
+        shorts = kept[:, :, -1] < m + 1
+        for f in np.flatnonzero(shorts.any(axis=1)):
+            short = np.flatnonzero(shorts[f])
             mm = m[short]
             kth = np.unique(np.concatenate([mm - 1, mm]))
-            calibration = self.columns[~held[self.columns]]
+            calibration = self.columns[~held[f, self.columns]]
             cal = -np.partition(-self.scores[np.ix_(short, calibration)], kth, axis=1)
             at = np.arange(short.size)
-            threshold[short] = (cal[at, mm - 1] + cal[at, mm]) / 2
-        return threshold, short
+            low = (cal[at, mm - 1] + cal[at, mm]) / 2
+            above[f, short] = (self.scores[np.ix_(short, out_now[f])] > low[:, None]).sum(axis=1)
+        return (above == 1).T
 
 
 def singling_out_from_isolations(
