@@ -56,7 +56,8 @@ if not reports:
 results = {name: r.srd for name, r in reports.items()}
 fits = {}
 for name, report in reports.items():
-    out = ui.compute(analysis.condition_fits, report, losses, warn=name)
+    out = ui.compute(analysis.condition_fits, report, losses, warn=name,
+                     bar=f"Rank models of {name}")  # fmt: skip
     if not out.failed:
         fits[name] = out.value
 

@@ -94,8 +94,8 @@ singled = {n: r for n, r in singled.items() if r is not None}
 if singled:
     with_notes(singling_out_figure(singled, colors=colors), "singling_out",
                text.SINGLING_OUT_NOTES)  # fmt: skip
-    outs = {n: ui.compute(linkage.singling_out_vs_n, study.get(n).embeddings, warn=False)
-            for n in singled}  # fmt: skip
+    outs = {n: ui.compute(linkage.singling_out_vs_n, study.get(n).embeddings, warn=False,
+                          bar=f"Singling out vs N of {n}") for n in singled}  # fmt: skip
     so_curves = {n: o.value for n, o in outs.items() if not o.failed}
     if so_curves:
         with_notes(singling_out_vs_n_figure(so_curves, colors=colors), "singling_out_vs_n",
@@ -108,7 +108,8 @@ if singled:
         lengths = ui.compute(linkage.conversation_lengths, es, split=SPLIT, warn=name)
         if lengths.failed:
             continue
-        out = ui.compute(linkage.conversation_curve, es, lengths.value, split=SPLIT, warn=name)
+        out = ui.compute(linkage.conversation_curve, es, lengths.value, split=SPLIT, warn=name,
+                         spinner=f"Conversation lengths of {name}…")  # fmt: skip
         if not out.failed:
             length_curves[name] = out.value
     if length_curves:
@@ -127,7 +128,7 @@ if singled:
     evaluations, skipped = {}, []
     for name in singled if not legal_lengths.failed else []:
         out = ui.compute(linkage.legal, study.get(name).embeddings, legal_lengths.value,
-                         split=SPLIT, warn=False)  # fmt: skip
+                         split=SPLIT, warn=False, bar=f"Figure 1 of {name}")  # fmt: skip
         if not out.failed:
             evaluations[name] = out.value
             skipped += [f"{name}: L = {length}" for length, _ in out.value.skipped]

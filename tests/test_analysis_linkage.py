@@ -126,6 +126,28 @@ def test_legal_sorts_and_dedups_the_lengths(demo):
     assert linkage.legal(es, (3, 1, 3)).to_dict() == legal_evaluation(es, (1, 3)).to_dict()
 
 
+def test_singling_out_vs_n_and_legal_report_progress_and_keep_their_numbers(demo):
+    """The page's progress bars: ascending fractions in [0, 1), the same curves without."""
+    from voxmetrics.metrics.legal import singling_out_curve
+
+    es = demo.get("anon-mild").embeddings
+    steps = []
+    got = linkage.singling_out_vs_n(es, progress=lambda f, m: steps.append((f, m)))
+    ref = singling_out_curve(es)
+    np.testing.assert_array_equal(got.value, ref.value)
+    np.testing.assert_array_equal(got.sd, ref.sd)
+    fractions = [f for f, _ in steps]
+    assert len(steps) == ref.n.size and fractions[0] == 0.0
+    assert fractions == sorted(fractions) and fractions[-1] < 1.0
+    assert steps[-1][1] == f"singling out of 20 populations of {ref.n[-1]}"
+    steps.clear()
+    got = linkage.legal(es, (1, 3), progress=lambda f, m: steps.append((f, m)))
+    assert got.to_dict() == legal_evaluation(es, (1, 3)).to_dict()
+    assert steps[0] == (0.0, "L = 1: averaging")
+    assert [f for f, _ in steps] == sorted(f for f, _ in steps) and steps[-1][0] < 1.0
+    assert any(m.startswith("L = 3: singling out") for _, m in steps)
+
+
 @pytest.mark.parametrize(
     ("text", "lengths"), [("1, 3, 30", (1, 3, 30)), ("30,1, 1", (1, 30)), (" 2 ,", (2,))]
 )

@@ -145,6 +145,12 @@ def test_condition_fits_take_the_reports_cll_and_fit_the_others(report):
     assert [f.loss for f in fits] == ["LL", "CLL", "MS"]
     assert (fits[0].alpha, fits[0].beta) == (default[0].alpha, default[0].beta)
     assert condition_fits(report, []) == ()
+    steps = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        again = condition_fits(report, ["LL", "CLL"], progress=lambda f, m: steps.append((f, m)))
+    assert steps == [(0.0, "LL fit"), (0.5, "CLL fit")]
+    assert (again[0].alpha, again[0].beta) == (default[0].alpha, default[0].beta)
 
 
 # ---------------------------------------------------------------- per speaker

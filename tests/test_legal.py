@@ -122,7 +122,7 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
 def test_linkability_worked_example_of_metrics_md():
     # metrics.md section 1: every trial's target is strictly above its row's others -> 1.0,
     # although the EER of the same matrix is 0.5
-    S = [[.9, .8, .8, .8], [.7, .6, .6, .6], [.4, .5, .4, .4], [.2, .2, .3, .2]]
+    S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
     assert linkability(S, [0, 0, 1, 2]) == 1.0
 
 
@@ -154,15 +154,24 @@ def authors_code_linkability(scores, targets):
     st.data(),
 )
 def test_linkability_equals_the_reference_recipe_with_many_ties(scores, data):
-    t = np.asarray(data.draw(st.lists(st.integers(0, scores.shape[1] - 1),
-                                      min_size=scores.shape[0], max_size=scores.shape[0])))
+    t = np.asarray(
+        data.draw(
+            st.lists(
+                st.integers(0, scores.shape[1] - 1),
+                min_size=scores.shape[0],
+                max_size=scores.shape[0],
+            )
+        )
+    )
     for ties in ("reference", "attacker"):
         assert linkability(scores.astype(float), t, ties=ties) == authors_code_linkability(
             scores, t
         )
     # the attacker convention can only raise rank-based numbers
-    assert srd(scores.astype(float), t, ties="attacker").stats.idr >= srd(
-        scores.astype(float), t).stats.idr
+    assert (
+        srd(scores.astype(float), t, ties="attacker").stats.idr
+        >= srd(scores.astype(float), t).stats.idr
+    )
 
 
 def test_unknown_ties_is_a_clear_error():
@@ -334,8 +343,7 @@ def test_singling_out_is_zero_when_the_threshold_lets_two_held_out_embeddings_th
     # fold 1 holds out (0.8, 0.7); calibration (0.9, 0.85) -> threshold 0.875 -> 0 above.
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     trial = [vec(0.9), vec(0.8), vec(0.85), vec(0.7)]
-    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"],
-                          shuffle=False)
+    result = singling_out([[1, 0], [1, 0]], ["a", "b"], trial, ["a", "a", "b", "b"], shuffle=False)
     assert result.per_fold.tolist() == [0.0, 0.0]
     assert result.value == 0.0
 
@@ -349,16 +357,17 @@ def test_fold_f_holds_out_the_f_th_embedding_of_every_speaker():
     vec = lambda c: [c, math.sqrt(1 - c * c)]  # noqa: E731
     enrol, spk = [[1, 0], [1, 0]], ["a", "b"]
     ordered = singling_out(
-        enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"), shuffle=False
+        enrol, spk, [vec(0.9), vec(0.78), vec(0.7), vec(0.95)], list("aabb"), shuffle=False
     )
     assert ordered.per_fold.tolist() == [1.0, 1.0]
     swapped = singling_out(
-        enrol, spk, [vec(.9), vec(.78), vec(.95), vec(.7)], list("aabb"), shuffle=False
+        enrol, spk, [vec(0.9), vec(0.78), vec(0.95), vec(0.7)], list("aabb"), shuffle=False
     )
     assert swapped.per_fold.tolist() == [0.0, 0.0]
     # drawn in random orders, each draw is one of the two cases: the mean lies between
-    drawn = singling_out(enrol, spk, [vec(.9), vec(.78), vec(.7), vec(.95)], list("aabb"),
-                         n_draws=20, seed=1)
+    drawn = singling_out(
+        enrol, spk, [vec(0.9), vec(0.78), vec(0.7), vec(0.95)], list("aabb"), n_draws=20, seed=1
+    )
     assert set(drawn.per_fold.tolist()) <= {0.0, 1.0} and 0 < drawn.value < 1
 
 
@@ -379,8 +388,11 @@ def test_at_most_max_per_speaker_embeddings_are_used():
     assert [d.size for d in draws] == [9, 9]
     labels = np.asarray(trial_spk)
     for d in draws:  # three distinct rows of every speaker, speakers in sorted order
-        assert [np.unique(labels[d[i:i + 3]]).tolist() for i in (0, 3, 6)] == [
-            ["s0"], ["s1"], ["s2"]]
+        assert [np.unique(labels[d[i : i + 3]]).tolist() for i in (0, 3, 6)] == [
+            ["s0"],
+            ["s1"],
+            ["s2"],
+        ]
         assert np.unique(d).size == 9
     assert [d.tolist() for d in draws] == [
         d.tolist() for d in singling_out_draws(trial_spk, max_per_speaker=3, n_draws=2, seed=0)
@@ -413,11 +425,10 @@ def test_singling_out_equals_the_loop_reference(n_speakers, ks, seed):
     # with random draws: the mean of the reference over the drawn orders
     drawn = singling_out(enrol, enrol_spk, trial, trial_spk, n_draws=3, seed=seed % 1000)
     rows = singling_out_draws(trial_spk, n_draws=3, seed=seed % 1000)
-    refs = [reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r])
-            for r in rows]
-    assert drawn.value == pytest.approx(
-        np.mean([v for _, pf in refs for v in pf]), abs=1e-12
-    )
+    refs = [
+        reference_singling_out(enrol, enrol_spk, trial[r], [trial_spk[i] for i in r]) for r in rows
+    ]
+    assert drawn.value == pytest.approx(np.mean([v for _, pf in refs for v in pf]), abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -462,8 +473,9 @@ def test_speakers_with_one_trial_embedding_are_left_out_and_counted():
     # the paper excludes speakers with K < 2; c has one embedding
     enrol, spk, trial, trial_spk = _orthogonal_case(n_speakers=3, k=3)
     extra = np.vstack([trial, np.eye(trial.shape[1])[3]])
-    result = singling_out([*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra,
-                          [*trial_spk, "c"], shuffle=False)
+    result = singling_out(
+        [*enrol, np.eye(trial.shape[1])[3]], [*spk, "c"], extra, [*trial_spk, "c"], shuffle=False
+    )
     without = singling_out(enrol, spk, trial, trial_spk, shuffle=False)
     assert result.n_excluded_speakers == 1 and result.n_speakers == 3
     assert result.value == without.value and result.to_dict()["n_excluded_speakers"] == 1
@@ -591,6 +603,56 @@ def test_singling_out_curve_at_full_n_equals_singling_out_and_random_tracks_chan
     np.testing.assert_array_equal(again.value, plain.value)
     with pytest.raises(VoxMetricsInputError, match="population sizes"):
         singling_out_curve(sets["plain"], n=[1, 5])
+
+
+def _singling_out_curve_isin(es, n_draws, seed, length):
+    """singling_out_curve as it was: each population's rows by ``np.isin`` of the labels."""
+    from voxmetrics.metrics.legal import average_consecutive, linkability_grid, singling_out
+
+    enrol, trial = es.roles("eval")
+    spk = es.meta["speaker"].to_numpy().astype(str)
+    t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
+    groups, counts = np.unique(t_spk, return_counts=True)
+    speakers = np.intersect1d(spk[enrol], groups[counts >= 2])
+    grid = linkability_grid(speakers.size)
+    rng = np.random.default_rng(seed)
+    values, sds = [], []
+    for size in grid:
+        vals = []
+        for _ in range(1 if size == speakers.size else n_draws):
+            chosen = rng.choice(speakers, size=int(size), replace=False)
+            e_rows = enrol & np.isin(spk, chosen)
+            t_rows = np.isin(t_spk, chosen)
+            vals.append(
+                singling_out(
+                    es.embeddings[e_rows], spk[e_rows], t_emb[t_rows], t_spk[t_rows], seed=seed
+                ).value
+            )
+        values.append(np.mean(vals))
+        sds.append(np.std(vals))
+    return np.array(values), np.array(sds)
+
+
+@pytest.mark.parametrize("length", [1, 2])
+def test_singling_out_curve_populations_by_integer_codes_equal_isin(length):
+    """Speakers not enrolled, enrolled without trials or with too few: the same curve."""
+    from voxmetrics.metrics.legal import singling_out_curve
+    from voxmetrics.synth import demo_embeddings
+
+    es = demo_embeddings(n_speakers=16)["anon-mild"]
+    meta = es.meta
+    trial_speakers = meta.loc[(meta["split"] == "eval") & (meta["role"] == "trial"), "speaker"]
+    first, second, third = sorted(set(trial_speakers))[:3]
+    drop = (meta["speaker"] == first) & (meta["role"] == "enrol")  # trials, not enrolled
+    drop |= (meta["speaker"] == second) & (meta["role"] == "trial")  # enrolled, no trial
+    third_trials = meta.index[(meta["speaker"] == third) & (meta["role"] == "trial")]
+    drop |= meta.index.isin(third_trials[1:])  # one trial utterance
+    keep = ~drop.to_numpy()
+    es = EmbeddingSet(es.embeddings[keep], meta[keep].reset_index(drop=True))
+    got = singling_out_curve(es, n_draws=4, seed=3, length=length)
+    want_values, want_sds = _singling_out_curve_isin(es, 4, 3, length)
+    np.testing.assert_array_equal(got.value, want_values)
+    np.testing.assert_array_equal(got.sd, want_sds)
 
 
 # ---------------------------------------------------------------- EER vs N' and figure 1
@@ -785,18 +847,21 @@ def _partition_isolations(profiles, predicates, trial_unit, trial_speakers, popu
     return np.stack(out, axis=1), folds
 
 
+@pytest.mark.parametrize("fold_cells", [2_000_000, 1])
 @pytest.mark.parametrize("margin", [16, 0])
 @pytest.mark.parametrize("seed", range(6))
-def test_singling_out_top_scores_equal_a_partition_per_fold(monkeypatch, seed, margin):
+def test_singling_out_top_scores_equal_a_partition_per_fold(monkeypatch, seed, margin, fold_cells):
     """The kept top scores give the same isolations as one partition per fold, ties included.
 
     Margin 0 keeps only M + 1 scores a predicate, so held-out embeddings often crowd them out
     and the exact fallback runs; coarse embeddings (few distinct values) make many ties.
+    ``fold_cells`` 1 takes the folds one at a time, the default all of a draw's at once.
     """
     import voxmetrics.metrics.legal as legal_mod
     from voxmetrics.metrics.legal import singling_out_isolations
 
     monkeypatch.setattr(legal_mod, "_TOP_MARGIN", margin)
+    monkeypatch.setattr(legal_mod, "_FOLD_CELLS", fold_cells)
     rng = np.random.default_rng(seed)
     n_spk, d = 30, 3
     per = rng.integers(2, 14, size=n_spk)  # K_s from 2 to 13: some above max_per_speaker

@@ -147,9 +147,14 @@ def conversation_curve(
     return conversation_length_curve(es, tuple(int(v) for v in lengths), split=split)
 
 
-def singling_out_vs_n(es: EmbeddingSet, *, split: str = "eval") -> SinglingOutCurve:
-    """:func:`~voxmetrics.metrics.legal.singling_out_curve` (20 draws, seed 0)."""
-    return singling_out_curve(es, split=split)
+def singling_out_vs_n(
+    es: EmbeddingSet, *, split: str = "eval", progress: Callable[[float, str], None] | None = None
+) -> SinglingOutCurve:
+    """:func:`~voxmetrics.metrics.legal.singling_out_curve` (20 draws, seed 0).
+
+    ``progress(fraction, message)`` is called before each population size.
+    """
+    return singling_out_curve(es, split=split, progress=progress)
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
@@ -181,14 +186,17 @@ def legal(
     n_draws: int = 5,
     seed: int = 0,
     split: str = "eval",
+    progress: Callable[[float, str], None] | None = None,
 ) -> LegalEvaluation:
     """Vauquier et al. 2025's figure 1 evaluation at the given conversation lengths.
 
     :func:`~voxmetrics.metrics.legal.legal_evaluation` of the embeddings, the lengths sorted
-    and made unique.
+    and made unique; ``progress(fraction, message)`` as it advances.
     """
     lengths = tuple(sorted({int(v) for v in lengths}))
-    return legal_evaluation(es, lengths, n_draws=int(n_draws), seed=int(seed), split=split)
+    return legal_evaluation(
+        es, lengths, n_draws=int(n_draws), seed=int(seed), split=split, progress=progress
+    )
 
 
 def similarity(

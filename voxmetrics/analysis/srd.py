@@ -62,18 +62,26 @@ def _fit(histogram: NDArray[np.int64], loss: Loss) -> BetaBinomialFit:
 
 
 def condition_fits(
-    report: ConditionResult, losses: Sequence[Loss], *, fit: Fit | None = None
+    report: ConditionResult,
+    losses: Sequence[Loss],
+    *,
+    fit: Fit | None = None,
+    progress: Progress | None = None,
 ) -> tuple[BetaBinomialFit, ...]:
     """The beta-binomial fits of a condition's rank histogram, one per loss, in that order.
 
     The CLL fit is the report's own ``srd_model`` (computed with the report); the others are
     ``fit(histogram, loss)``, by default :func:`~voxmetrics.metrics.srd.fit_beta_binomial`
-    (the dashboard passes a cached one).
+    (the dashboard passes a cached one). ``progress(fraction, message)`` is called before
+    each fit.
     """
     fit = fit or _fit
-    return tuple(
-        report.srd_model if loss == "CLL" else fit(report.srd.histogram, loss) for loss in losses
-    )
+    fits = []
+    for k, loss in enumerate(losses):
+        if progress is not None:
+            progress(k / len(losses), f"{loss} fit")
+        fits.append(report.srd_model if loss == "CLL" else fit(report.srd.histogram, loss))
+    return tuple(fits)
 
 
 # ---------------------------------------------------------------- per speaker

@@ -27,6 +27,7 @@ from voxmetrics.metrics._validation import (
     check_matrix,
 )
 from voxmetrics.metrics.eer import eer_rocch
+from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import Ties, check_ties
 from voxmetrics.metrics.ranks import row_blocks, target_ranks
 
@@ -398,6 +399,7 @@ def singling_out_draws(
     ]
 
 
+@single_blas_thread()
 def singling_out(
     enrol_embeddings: ArrayLike,
     enrol_speakers: ArrayLike,
@@ -422,6 +424,10 @@ def singling_out(
     for M of them (a rate of about 1/N). Isolation succeeds when exactly one held-out
     embedding scores strictly above the threshold, whoever it belongs to. The value is the
     mean over draws, folds and predicates.
+
+    BLAS runs on one thread (:func:`~voxmetrics.metrics.parallel.single_blas_thread`), as in
+    :func:`~voxmetrics.evaluation.evaluate`: the page's curves of many small populations
+    then cost no spinning threads, and their scores are those of the study report's.
 
     Parameters
     ----------
@@ -540,16 +546,21 @@ def singling_out_isolations(
         if top is None or not np.array_equal(columns, top.columns):
             top = _TopScores(scores_all, columns, int(m.max(initial=0)) + 1 + _TOP_MARGIN)
         folds = int(counts.max())
-        held = np.zeros(trial_unit.shape[0], dtype=bool)  # over all trial embeddings
-        for f in range(folds):
-            out_now = chosen[position == f % counts[inverse]]  # one of every speaker
-            held[:] = False
-            held[out_now] = True
-            threshold = top.thresholds(held, m)
-            above = (scores_all[:, out_now] > threshold[:, None]).sum(axis=1)
-            out.append(above == 1)
-    return np.stack(out, axis=1), folds
+        k_of = counts[inverse]  # K_s of each chosen embedding's speaker
+        # folds a few at a time: each holds out one embedding of every speaker
+        step = max(1, _FOLD_CELLS // (top.idx.size + trial_unit.shape[0]))
+        for start in range(0, folds, step):
+            fs = np.arange(start, min(folds, start + step))
+            at = np.nonzero(position[None, :] == fs[:, None] % k_of[None, :])
+            out_now = chosen[at[1]].reshape(fs.size, -1)  # fold x speaker, in drawn order
+            held = np.zeros((fs.size, trial_unit.shape[0]), dtype=bool)
+            held[at[0], out_now.ravel()] = True
+            out.append(top.isolations(held, m, out_now))
+    return np.concatenate(out, axis=1), folds
 
+
+_FOLD_CELLS = 2_000_000
+"""Folds x (predicates x kept scores + trial embeddings) handled at once: the memory bound."""
 
 _TOP_MARGIN = 24
 """Scores kept per predicate beyond the M + 1 its thresholds need when none is held out."""
@@ -569,7 +580,8 @@ class _TopScores:
 
     def __init__(self, scores: NDArray[np.float64], columns: NDArray[np.int64], keep: int):
         self.scores, self.columns = scores, columns
-        sub = scores[:, columns]
+        # columns are sorted and distinct: all of them is the matrix itself (no copy)
+        sub = scores if columns.size == scores.shape[1] else scores[:, columns]
         keep = min(columns.size, keep)
         if keep < columns.size:
             at = np.argpartition(-sub, keep - 1, axis=1)[:, :keep]
@@ -580,22 +592,40 @@ class _TopScores:
         self.idx = columns[np.take_along_axis(at, desc, axis=1)]  # columns of ``scores``
         self.vals = np.take_along_axis(vals, desc, axis=1)
 
-    def thresholds(self, held: NDArray[np.bool_], m: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Midpoint of the M-th and (M+1)-th highest scores in the columns, not ``held``."""
+    def isolations(
+        self, held: NDArray[np.bool_], m: NDArray[np.int64], out_now: NDArray[np.int64]
+    ) -> NDArray[np.bool_]:
+        """Whether exactly one held-out score is above each threshold, for a batch of folds.
+
+        ``held`` (folds x all columns of ``scores``) marks each fold's held-out columns,
+        ``out_now`` (folds x speakers) lists them; returns predicates x folds. A fold's
+        threshold of predicate e is the midpoint of the M-th and (M+1)-th highest of e's
+        scores in the columns that are not held out. A row whose threshold comes from its
+        kept scores (at least M + 1 of them calibrate) has every score above the threshold
+        among them: the threshold is at least the (M+1)-th kept score, and a score not kept is
+        at most the last kept one. So the held-out scores above it are counted among the kept
+        ones, the same comparisons as against every held-out column (``scores[:, out_now] >
+        threshold``); the other rows take their thresholds from all their columns and
+        compare every held-out column.
+        """
         rows = np.arange(m.size)
-        kept = np.cumsum(~held[self.idx], axis=1)  # calibration scores among the first j + 1
-        first = np.argmax(kept >= m[:, None], axis=1)
-        second = np.argmax(kept >= m[:, None] + 1, axis=1)
+        held_kept = held[:, self.idx]  # folds x predicates x kept
+        kept = np.cumsum(~held_kept, axis=2)  # calibration scores among the first j + 1
+        first = np.argmax(kept >= m[None, :, None], axis=2)
+        second = np.argmax(kept >= m[None, :, None] + 1, axis=2)
         threshold = (self.vals[rows, first] + self.vals[rows, second]) / 2
-        short = np.flatnonzero(kept[:, -1] < m + 1)
-        if short.size:
+        above = ((self.vals[None] > threshold[:, :, None]) & held_kept).sum(axis=2)
+        shorts = kept[:, :, -1] < m + 1
+        for f in np.flatnonzero(shorts.any(axis=1)):
+            short = np.flatnonzero(shorts[f])
             mm = m[short]
             kth = np.unique(np.concatenate([mm - 1, mm]))
-            calibration = self.columns[~held[self.columns]]
+            calibration = self.columns[~held[f, self.columns]]
             cal = -np.partition(-self.scores[np.ix_(short, calibration)], kth, axis=1)
             at = np.arange(short.size)
-            threshold[short] = (cal[at, mm - 1] + cal[at, mm]) / 2
-        return threshold
+            low = (cal[at, mm - 1] + cal[at, mm]) / 2
+            above[f, short] = (self.scores[np.ix_(short, out_now[f])] > low[:, None]).sum(axis=1)
+        return (above == 1).T
 
 
 def singling_out_from_isolations(
@@ -772,6 +802,7 @@ def singling_out_curve(
     seed: int = 0,
     length: int = 1,
     clip: bool = False,
+    progress: Callable[[float, str], None] | None = None,
 ) -> SinglingOutCurve:
     """Singling out on random populations of n speakers (Vauquier et al. 2025, figure 1 row 1).
 
@@ -797,6 +828,9 @@ def singling_out_curve(
     clip : bool
         Drop the sizes in ``n`` above the number of usable speakers (and use all of them
         when none is left) instead of refusing them.
+    progress : callable(fraction, message), optional
+        Called before each population size (the work grows with the size squared, so the
+        fraction is the share of the sizes' draws x size^2 done).
     """
     enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
     spk = es.meta["speaker"].to_numpy().astype(str)
@@ -818,13 +852,21 @@ def singling_out_curve(
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
     rng = np.random.default_rng(seed)
     values, sds = np.empty(grid.size), np.empty(grid.size)
+    work = np.where(grid == speakers.size, 1, n_draws) * grid.astype(np.float64) ** 2
+    done = np.concatenate([[0.0], np.cumsum(work)]) / work.sum()
+    # each utterance's index in ``speakers`` (-1 if not there): populations as integer masks
+    e_code, t_code = _codes(spk, speakers), _codes(t_spk, speakers)
     for g, size in enumerate(grid):
+        if progress is not None:
+            progress(float(done[g]), f"singling out of {n_draws} populations of {size}")
         draws = 1 if size == speakers.size else n_draws
         vals = []
         for _ in range(draws):
             chosen = rng.choice(speakers, size=int(size), replace=False)
-            e_rows = enrol & np.isin(spk, chosen)
-            t_rows = np.isin(t_spk, chosen)
+            member = np.zeros(speakers.size + 1, dtype=bool)  # the last: not a speaker
+            member[np.searchsorted(speakers, chosen)] = True
+            e_rows = enrol & member[e_code]  # = np.isin(spk, chosen)
+            t_rows = member[t_code]
             vals.append(
                 singling_out(
                     es.embeddings[e_rows], spk[e_rows], t_emb[t_rows], t_spk[t_rows], seed=seed
@@ -832,6 +874,23 @@ def singling_out_curve(
             )
         values[g], sds[g] = float(np.mean(vals)), float(np.std(vals))
     return SinglingOutCurve(n=grid.astype(np.int64), value=values, sd=sds, n_draws=n_draws)
+
+
+def _sub_progress(
+    progress: Callable[[float, str], None], start: float, share: float, prefix: str
+) -> Callable[[float, str], None]:
+    """``progress`` of a step that takes ``share`` of the work from ``start`` on."""
+
+    def step(fraction: float, message: str) -> None:
+        progress(start + share * fraction, prefix + message)
+
+    return step
+
+
+def _codes(labels: NDArray[np.str_], sorted_unique: NDArray[np.str_]) -> NDArray[np.int64]:
+    """Index of each label in ``sorted_unique``, -1 for a label not in it."""
+    at = np.searchsorted(sorted_unique, labels).clip(max=max(sorted_unique.size - 1, 0))
+    return np.where(sorted_unique[at] == labels, at, -1)
 
 
 @dataclass(frozen=True)
@@ -1030,6 +1089,7 @@ def legal_evaluation(
     seed: int = 0,
     split: str = "eval",
     system: str | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> LegalEvaluation:
     """Singling out, linkability and EER against the number of speakers, for each L.
 
@@ -1054,6 +1114,8 @@ def legal_evaluation(
         Seed of every draw.
     split, system :
         Which utterances (as :meth:`EmbeddingSet.roles`).
+    progress : callable(fraction, message), optional
+        Called as each length's singling out advances (a length's share: 1 / the lengths).
     """
     ls = np.unique(np.asarray(lengths, dtype=np.int64).ravel())
     if ls.size == 0 or ls.min() < 1:
@@ -1063,7 +1125,11 @@ def legal_evaluation(
     labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
     grid = None if n is None else np.unique(np.asarray(n, dtype=np.int64).ravel())
     results, skipped = [], []
-    for length in ls.tolist():
+    for k, length in enumerate(ls.tolist()):
+        step = None
+        if progress is not None:
+            step = _sub_progress(progress, k / ls.size, 1 / ls.size, f"L = {length}: ")
+            step(0.0, "averaging")
         try:
             t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
         except VoxMetricsInputError as exc:
@@ -1088,6 +1154,7 @@ def legal_evaluation(
                 seed=seed,
                 length=length,
                 clip=True,
+                progress=step,
             )
         except VoxMetricsInputError:
             so = None  # fewer than 2 speakers with 2 L trial utterances
