@@ -224,7 +224,7 @@ def test_interval_table_by_hand(tiny):
     intervals = {
         "alid": _iv(0.5, -0.001, 0.004),  # rounds to [-0.00, 0.00]: shown without the sign
         "pdr": _iv(0.5, 0.25, 0.75),
-        "lid_q95": _iv(1.5, None, None, n_valid=2),  # undefined in most replicates
+        "lid_q95": _iv(0.75, None, None, n_valid=2),  # undefined in most replicates
     }
     rows = [
         LIDRow(cond, None, result, intervals, status="dev"),
@@ -235,7 +235,7 @@ def test_interval_table_by_hand(tiny):
     row = df.iloc[0]
     assert row["ALID (bits)"] == 0.5 and row["ALID 95% CI (bits)"] == "[0.00, 0.00]"
     assert row["PDR (%)"] == 50.0 and row["PDR 95% CI (%)"] == "[25.0, 75.0]"
-    assert row["LID q95 (bits)"] == 1.5 and row["LID q95 95% CI (bits)"] == "undefined"
+    assert row["LID q95 (bits)"] == 0.75 and row["LID q95 95% CI (bits)"] == "undefined"
     assert math.isnan(row["NDR (%)"]) and row["NDR 95% CI (%)"] is None
     assert list(df.columns[:2]) == ["Condition", "Calibration"]
     assert set(INTERVAL_HELP) <= set(df.columns)

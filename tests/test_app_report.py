@@ -13,6 +13,7 @@ import zipfile
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import voxmetrics.analysis.sbls as sbls_module
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.report.export import report_json, report_zip, tables_zip
@@ -158,29 +159,38 @@ def test_build_report_shows_card_callouts_and_downloads():
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "random"]
 
 
-def test_the_report_reuses_the_overviews_condition_reports(monkeypatch):
-    # one cache for the study's reports: Overview then Report evaluates each condition once
+# the counters are module globals: the dashboard's cache keys a local function by what it
+# closes over and by its default arguments, and a growing list would change its key
+_EVAL_CALLS: list[str] = []
+_SBLS_CALLS: list[str] = []
+_ATTACK = sbls_module.default_attack
+
+
+def _counted_evaluate(cond, **options):
+    from voxmetrics.evaluation.engine import evaluate_condition
+
+    _EVAL_CALLS.append(cond.name)
+    return evaluate_condition(cond, **options)
+
+
+def _counted_attack(cond):
     import sys
 
-    import voxmetrics.analysis.sbls
+    # the card's and the report's attackers (the paired comparison trains its own)
+    if sys._getframe(1).f_code.co_name != "compare_conditions_sbls":
+        _SBLS_CALLS.append(cond.name)
+    return _ATTACK(cond)
+
+
+def test_the_report_reuses_the_overviews_condition_reports(monkeypatch):
+    # one cache for the study's reports: Overview then Report evaluates each condition once
     from voxmetrics.ui import widgets
 
-    calls: list[str] = []
-    sbls_calls: list[str] = []
-    evaluate, attack = widgets.evaluate_condition, voxmetrics.analysis.sbls.default_attack
-
-    def counted_attack(cond):
-        # the card's and the report's attackers (the paired comparison trains its own)
-        if sys._getframe(1).f_code.co_name != "compare_conditions_sbls":
-            sbls_calls.append(cond.name)
-        return attack(cond)
-
-    monkeypatch.setattr(
-        widgets,
-        "evaluate_condition",
-        lambda cond, **o: calls.append(cond.name) or evaluate(cond, **o),
-    )
-    monkeypatch.setattr(voxmetrics.analysis.sbls, "default_attack", counted_attack)  # the pages'
+    _EVAL_CALLS.clear()
+    _SBLS_CALLS.clear()
+    calls, sbls_calls = _EVAL_CALLS, _SBLS_CALLS
+    monkeypatch.setattr(widgets, "evaluate_condition", _counted_evaluate)
+    monkeypatch.setattr(sbls_module, "default_attack", _counted_attack)  # the pages'
     at = _app(_small_study())
     at.switch_page("pages/1_Overview.py").run()
     assert not at.exception

@@ -331,7 +331,7 @@ def build_study_report(
     >>> from voxmetrics.synth import demo_study
     >>> sr = build_study_report(demo_study(n_speakers=8), bootstrap=0)
     >>> sorted(sr.to_dict())[:4], len(sr.reports)
-    (['comparisons', 'conditions', 'created', 'privacy_vs_utility'], 5)
+    (['comparison_reference', 'comparisons', 'conditions', 'created'], 5)
     """
     if len(study) == 0:
         raise VoxMetricsInputError("the study has no conditions to report on; add one first.")

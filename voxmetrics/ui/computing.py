@@ -324,6 +324,8 @@ def content_key(value: Any) -> str:
         return structure
     if inspect.isroutine(value) or isinstance(value, functools.partial | type):
         return _function_key(value)
+    if inspect.ismodule(value):  # a function closing over a module: the module is its name
+        return f"module:{value.__name__}"
     raise TypeError(
         f"cannot key a {type(value).__qualname__} by its content; run it with cache=False"
     )
