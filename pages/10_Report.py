@@ -36,7 +36,14 @@ study = ui.settings_form(study)
 # ---------------------------------------------------------------- build
 
 st.subheader("Build the report")
-key = ui.content_key(study)  # the study's names, settings and data
+reference = st.selectbox(
+    "Compare every condition against",
+    study.names,
+    key="vm_report_reference",
+    help="The report's paired comparisons (B vs A, with intervals and Holm-adjusted p-values) "
+    "take this condition as A; by default the study's first.",
+)
+key = f"{ui.content_key(study)}|reference={reference}"  # names, settings, data, reference
 if st.button("Build report", key="vm_report_build", type="primary", icon=":material/summarize:"):
     st.session_state[BUILT] = key
 if st.session_state.get(BUILT) != key:
@@ -55,6 +62,7 @@ out = ui.compute(
     study,
     evaluator=ui.condition_report,
     attack_of=ui.cached(default_attack),
+    reference=reference,
     bar="Building the report",
     warn=False,
 )

@@ -329,3 +329,23 @@ def test_without_chromium_the_pages_say_what_is_missing(monkeypatch):
     keys = [b.key for b in at.main.get("download_button")]
     assert "vm_dl_report_card.html" in keys and "vm_dl_report_card.png" not in keys
     assert "PNG and SVG export need Chromium" in _text(at.caption)
+
+
+def test_the_report_compares_against_the_chosen_reference(monkeypatch):
+    # the paired comparisons take the chosen condition as A (the first by default)
+    import voxmetrics.report.study as report_study
+
+    seen: list[str | None] = []
+    build = report_study.build_study_report
+
+    def spy(study, **options):
+        seen.append(options.get("reference"))
+        return build(study, **options)
+
+    monkeypatch.setattr(report_study, "build_study_report", spy)
+    at = _page(_small_study())
+    assert at.selectbox(key="vm_report_reference").value == "plain"
+    at.selectbox(key="vm_report_reference").set_value("random").run()
+    at.button(key="vm_report_build").click().run()
+    assert not at.exception and not at.error
+    assert seen[-1] == "random"
