@@ -376,3 +376,22 @@ def test_malformed_score_lines(tmp_path, extra, message):
     scores.write_text(scores.read_text() + extra)
     with pytest.raises(VoxMetricsInputError, match=message):
         read_vpc_tree(root)
+
+
+def test_report_by_sex_holds_every_per_gender_eer_in_one_json(tree, tmp_path):
+    out = tmp_path / "s.vxm"
+    assert main(["study", "build", str(out), str(tree)]) == 0
+    js = tmp_path / "r.json"
+    assert main(["report", str(out), "--json", str(js), "--by", "sex", "--bootstrap", "0"]) == 0
+    report = json.loads(js.read_text())
+    for sex in ("f", "m"):
+        for name, (model, es, ts) in SCENARIOS.items():
+            folder = tree / "exp" / model / f"libri_test_enrolls{es}-libri_test_trials_{sex}{ts}"
+            pos, neg = read_pairs(
+                folder / "scores", tree / "data" / f"libri_test_trials_{sex}" / "trials"
+            )
+            expected, _ = speechbrain_eer(torch.tensor(pos), torch.tensor(neg))
+            got = report["conditions"][name]["by"]["sex"][sex.upper()]
+            assert got["eer"] == pytest.approx(float(expected), abs=1e-6)
+            assert got["n_pairs"] == len(pos) + len(neg)
+    assert main(["report", str(out), "--json", str(js), "--by", "age"]) == 2

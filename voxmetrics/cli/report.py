@@ -72,6 +72,13 @@ def add_parser(subparsers: Any) -> None:
         help="report on the trials with this per-trial attribute only, e.g. sex=F (the "
         "per-gender results of a VoicePrivacy study)",
     )
+    p.add_argument(
+        "--by",
+        metavar="ATTR",
+        help="add each condition's results per value of this per-trial attribute to the JSON "
+        '("by": {ATTR: {VALUE: {...}}}), e.g. sex: every per-gender result of a '
+        "VoicePrivacy study in one report",
+    )
     _options.add_linkability_rule(p, study=True)
 
 
@@ -95,8 +102,16 @@ def run(args: argparse.Namespace) -> int:
                 f"{option} {name!r}: no such condition; the study's conditions are "
                 f"{', '.join(study.names)}."
             )
+    by = {}
+    if args.by is not None:
+        if args.by not in study.subset_options():
+            raise VoxMetricsInputError(
+                f"--by {args.by!r}: not a per-trial attribute of every condition; the study's "
+                f"are {', '.join(study.subset_options()) or 'none'}."
+            )
+        by = {"by": args.by}
     sr = build_study_report(
-        study, progress=progress_bar, original=args.original, reference=args.reference
+        study, progress=progress_bar, original=args.original, reference=args.reference, **by
     )
     print(file=sys.stderr)
     print("voxmetrics: writing the report", file=sys.stderr)

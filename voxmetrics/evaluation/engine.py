@@ -9,6 +9,7 @@ blockwise executor shares.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -18,7 +19,7 @@ from voxmetrics._types import DEFAULT_LID_VARIANT, ScoreKind
 from voxmetrics.analysis.lid import evaluate_lid_and_chance
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
-from voxmetrics.errors import VoxMetricsInputError, warnings_of
+from voxmetrics.errors import DegenerateDataWarning, warnings_of
 from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport, Progress
 from voxmetrics.evaluation.steps import (
     Products,
@@ -273,11 +274,14 @@ def _products(
         dev_full = None
         if dev is not None:
             dev_full = dev.complete_rows()
-            if dev_full is None:
-                raise VoxMetricsInputError(
-                    f"{dev.source or 'dev'}: no dev trial is listed against every enrolled "
-                    "identity, so LID cannot be calibrated on it; give a dev set with complete "
-                    "trials."
+            if dev_full is None:  # e.g. female and male VoicePrivacy lists joined: per sex
+                warnings.warn(
+                    "the dev set has no trial listed against every enrolled identity, so "
+                    "LID cannot be calibrated on it and is left out; evaluate "
+                    "each subset whose dev trials are complete (e.g. --by sex) or give a dev "
+                    "set with complete trials.",
+                    DegenerateDataWarning,
+                    stacklevel=3,
                 )
         # LID and the chance levels of the 1-to-N metrics, on the trials they rank (null if none)
         lid_result = chance = None
