@@ -20,7 +20,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics.bootstrap import BootstrapInterval, speaker_resample_counts
+from voxmetrics.metrics.bootstrap import (
+    BootstrapInterval,
+    _interval,  # the percentile interval every bootstrap of the package shares
+    speaker_resample_counts,
+)
 
 __all__ = [
     "F0_CEILING",
@@ -73,19 +77,7 @@ def _ratio_interval(
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = np.where(bottom > 0, top / bottom, np.nan)
     estimate = float(num.sum() / den.sum()) if den.sum() > 0 else None
-    return _percentile(estimate, reps, confidence, n_boot)
-
-
-def _percentile(
-    estimate: float | None, reps: NDArray[np.float64], confidence: float, n_boot: int
-) -> BootstrapInterval:
-    ok = reps[np.isfinite(reps)]
-    alpha = (1.0 - confidence) / 2
-    if ok.size < 0.5 * n_boot:
-        low = high = None
-    else:
-        low, high = (float(v) for v in np.quantile(ok, [alpha, 1.0 - alpha]))
-    return BootstrapInterval(estimate, low, high, confidence, n_boot, int(ok.size))
+    return _interval(estimate, reps, confidence, n_boot)
 
 
 # ---------------------------------------------------------------- WER
@@ -315,7 +307,7 @@ def _uar_interval(
         reps = np.nanmean(np.where(tot_b > 0, recall, np.nan), axis=1)
     present = totals.sum(axis=0) > 0
     estimate = float(np.mean(hits.sum(axis=0)[present] / totals.sum(axis=0)[present]))
-    return _percentile(estimate, reps, confidence, n_boot)
+    return _interval(estimate, reps, confidence, n_boot)
 
 
 # ---------------------------------------------------------------- rho_F0
