@@ -8,6 +8,7 @@ Shared names and waits are in ``browsing.py``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -55,21 +56,16 @@ def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 60) -> Non
     raise TimeoutError(f"streamlit did not answer at {url} within {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def server(request) -> Iterator[str]:
-    """The app on a free port, one per test module, its log named after the module, started
-    by ``voxmetrics app`` (no file watcher: edits elsewhere never rerun it mid-test)."""
+@contextlib.contextmanager
+def serve_app(options: list[str], log_name: str) -> Iterator[str]:
+    """``voxmetrics app OPTIONS`` on a free loopback port until the block ends, its log in
+    the artifacts (no file watcher: edits elsewhere never rerun it mid-test)."""
     port = free_port()
     env = {**os.environ, "BROWSER_PATH": CHROMIUM}
-    log = ARTIFACTS / f"streamlit_{request.module.__name__}.log"
     ARTIFACTS.mkdir(exist_ok=True)
-    with log.open("w") as out:
+    with (ARTIFACTS / log_name).open("w") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "voxmetrics", "app", "--port", str(port), "--",
-                "--server.headless", "true",
-                "--server.address", "127.0.0.1",
-            ],
+            [sys.executable, "-m", "voxmetrics", "app", "--port", str(port), *options],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
         try:
@@ -83,6 +79,15 @@ def server(request) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server(request) -> Iterator[str]:
+    """The app on a free port, one per test module, its log named after the module, started
+    by ``voxmetrics app`` (no file watcher: edits elsewhere never rerun it mid-test)."""
+    options = ["--", "--server.headless", "true", "--server.address", "127.0.0.1"]
+    with serve_app(options, f"streamlit_{request.module.__name__}.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

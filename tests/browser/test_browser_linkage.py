@@ -34,7 +34,7 @@ def _open_linkage(page, server: str) -> None:
     page.get_by_role("heading", name="Summary").wait_for(timeout=SLOW)
     idle(page)
     page.wait_for_function(
-        f"document.querySelectorAll(\"{CHARTS} .main-svg\").length >= {N_CHARTS}",
+        f'document.querySelectorAll("{CHARTS} .main-svg").length >= {N_CHARTS}',
         timeout=SLOW,
     )
     page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=SLOW)

@@ -7,9 +7,6 @@ the network in a test); the two-session test uses the ordinary ``server`` of ``c
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -19,8 +16,8 @@ from voxmetrics.data.studyfile import save_study
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import MENU
 
-from .browsing import ARTIFACTS, CHROMIUM, ROOT, free_port, idle
-from .conftest import _wait_until_up
+from .browsing import ARTIFACTS, idle
+from .conftest import serve_app
 
 TOKEN = "browser-test-token-0123456789"
 SECRET_NAMES = ["anon-mild", "anon-strong", "anon-leaky"]  # demo conditions (no page text)
@@ -29,28 +26,9 @@ SECRET_NAMES = ["anon-mild", "anon-strong", "anon-leaky"]  # demo conditions (no
 @pytest.fixture(scope="module")
 def login_server() -> Iterator[str]:
     """The app behind the token login, on a free loopback port."""
-    port = free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    env = {**os.environ, "BROWSER_PATH": CHROMIUM}
-    with (ARTIFACTS / "streamlit_login.log").open("w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "voxmetrics", "app", "--port", str(port),
-                "--login", "token", "--token", TOKEN, "--", "--server.headless", "true",
-            ],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_until_up(url, proc)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    options = ["--login", "token", "--token", TOKEN, "--", "--server.headless", "true"]
+    with serve_app(options, "streamlit_login.log") as url:
+        yield url
 
 
 def _url_path(script: str) -> str:
