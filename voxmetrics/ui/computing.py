@@ -184,6 +184,8 @@ def remember(value: Any, key: str) -> None:
     ident = id(value)
 
     def forget(dead: weakref.ref, ident: int = ident) -> None:
+        if _LOCK is None:  # interpreter shutdown: the module's globals are already cleared
+            return
         with _LOCK:
             if _ORIGINS.get(ident, (None,))[0] is dead:
                 del _ORIGINS[ident]
