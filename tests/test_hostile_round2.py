@@ -559,3 +559,48 @@ def test_sbls_with_hundreds_of_classes_visits_only_the_subgroups_that_occur():
     groups = _groups(ys, ["a", "b"])  # not the 40,000 of the full product
     assert len(groups) <= 300 and sum(rows.size for _, rows in groups) == 300
     assert [g for g, _ in groups] == sorted(g for g, _ in groups)
+
+
+# ============================================================ Dask extraction: bad input, one line
+
+
+def test_dask_extraction_with_bad_input_stops_once_with_its_message(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("distributed")
+    import pandas as pd
+    from distributed import Client, LocalCluster
+
+    import voxmetrics.embeddings as emb
+    from voxmetrics.distributed import extract_embeddings_blockwise
+
+    calls = []
+    real = emb.load_extractor
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(emb, "load_extractor", counted)  # in-process workers see it
+    (tmp_path / "model").mkdir()  # a model folder without its files
+    manifest = pd.DataFrame(
+        {"utt_id": ["u1", "u2"], "speaker": ["a", "b"], "audio_path": ["u1.wav", "u2.wav"]}
+    )
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+        caplog.at_level("ERROR"),
+    ):
+        with pytest.raises(VoxMetricsInputError, match=r"hyperparams.yaml is missing"):
+            extract_embeddings_blockwise(
+                manifest,
+                audio_root=tmp_path,
+                model=str(tmp_path / "model"),
+                client=client,
+                device="cpu",
+                files_per_task=1,
+                cache_dir=tmp_path / "cache",
+                retries=3,
+            )
+    assert 1 <= len(calls) <= 2  # not retried: at most the two tasks, once each
+    assert not [r for r in caplog.records if "Compute Failed" in r.getMessage()]
