@@ -504,11 +504,51 @@ def test_memory_limit_that_is_not_a_size_is_a_usage_error(capsys):
     assert "'lots': give a size such as 300MB" in err and "Traceback" not in err
 
 
-def test_a_master_key_listing_other_trials_is_used_for_the_scored_trials_only():
+def test_a_scores_file_cut_between_two_trials_is_refused():
+    scores, key = _grid()
+    cut = "".join(scores[: 2 * N]).encode()  # trial-major: stops exactly after trial t1
+    with pytest.raises(VoxMetricsInputError) as info:
+        read_scores(cut, trials="".join(key).encode(), name="scores", trials_name="key")
+    msg = str(info.value)
+    assert f"{T - 2:,} of the {T:,} trials listed in the key" in msg
+    assert "no score at all in scores" in msg and "cut between two trials" in msg
+    assert "allow_incomplete" in msg and "--allow-incomplete" in msg
+
+
+def test_a_master_key_is_read_with_allow_incomplete_and_its_unscored_trials_counted():
     scores, key = _grid()
     extra = [f"s0 x{i} nontarget\n" for i in range(100)] + ["s0 x1 maybe\n"]  # never used
-    sm = read_scores("".join(scores[: 2 * N]).encode(), trials="".join(key + extra).encode())
+    with pytest.warns(IncompleteScoresWarning, match=r"no score at all"):
+        sm = read_scores(
+            "".join(scores[: 2 * N]).encode(),
+            trials="".join(key + extra).encode(),
+            allow_incomplete=True,
+        )
     assert sm.shape == (2, N) and sm.n_pairs == 2 * N
+
+
+def test_a_trial_boundary_cut_is_refused_on_the_command_line(tmp_path, capsys):
+    scores, key = _grid()
+    (tmp_path / "s.txt").write_text("".join(scores[: 3 * N]))
+    (tmp_path / "k.txt").write_text("".join(key))
+    code = main(["evaluate", str(tmp_path / "s.txt"), "--trials", str(tmp_path / "k.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and "no score at all" in err and "Traceback" not in err
+    out = tmp_path / "out.json"
+    code = main(
+        [
+            "evaluate",
+            str(tmp_path / "s.txt"),
+            "--trials",
+            str(tmp_path / "k.txt"),
+            "--allow-incomplete",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert "no score at all" in json.dumps(report["input_warnings"])
 
 
 def test_sbls_with_hundreds_of_classes_visits_only_the_subgroups_that_occur():
@@ -519,3 +559,48 @@ def test_sbls_with_hundreds_of_classes_visits_only_the_subgroups_that_occur():
     groups = _groups(ys, ["a", "b"])  # not the 40,000 of the full product
     assert len(groups) <= 300 and sum(rows.size for _, rows in groups) == 300
     assert [g for g, _ in groups] == sorted(g for g, _ in groups)
+
+
+# ============================================================ Dask extraction: bad input, one line
+
+
+def test_dask_extraction_with_bad_input_stops_once_with_its_message(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("distributed")
+    import pandas as pd
+    from distributed import Client, LocalCluster
+
+    import voxmetrics.embeddings as emb
+    from voxmetrics.distributed import extract_embeddings_blockwise
+
+    calls = []
+    real = emb.load_extractor
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(emb, "load_extractor", counted)  # in-process workers see it
+    (tmp_path / "model").mkdir()  # a model folder without its files
+    manifest = pd.DataFrame(
+        {"utt_id": ["u1", "u2"], "speaker": ["a", "b"], "audio_path": ["u1.wav", "u2.wav"]}
+    )
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+        caplog.at_level("ERROR"),
+    ):
+        with pytest.raises(VoxMetricsInputError, match=r"hyperparams.yaml is missing"):
+            extract_embeddings_blockwise(
+                manifest,
+                audio_root=tmp_path,
+                model=str(tmp_path / "model"),
+                client=client,
+                device="cpu",
+                files_per_task=1,
+                cache_dir=tmp_path / "cache",
+                retries=3,
+            )
+    assert 1 <= len(calls) <= 2  # not retried: at most the two tasks, once each
+    assert not [r for r in caplog.records if "Compute Failed" in r.getMessage()]

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
+    "BadInputResult",
     "DegenerateDataWarning",
     "ExcludedTrialsWarning",
     "IgnoredEmbeddingsWarning",
@@ -24,12 +27,43 @@ __all__ = [
     "VoxMetricsInputError",
     "VoxMetricsWarning",
     "named",
+    "raise_bad_input",
+    "returning_bad_input",
     "warnings_of",
 ]
 
 
 class VoxMetricsInputError(ValueError):
     """Bad input: the message says what is wrong, where, and how to fix it."""
+
+
+@dataclass(frozen=True)
+class BadInputResult:
+    """A remote task's :class:`VoxMetricsInputError`, returned as a value.
+
+    A Dask task that raises is retried (bad input would fail again) and its worker logs an
+    error block with the traceback; one that returns this instead is neither, and the client
+    raises its one-line message (:func:`raise_bad_input`).
+    """
+
+    message: str
+
+
+def returning_bad_input(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, with a :class:`VoxMetricsInputError` returned as a :class:`BadInputResult`."""
+    try:
+        return fn(*args)
+    except VoxMetricsInputError as exc:
+        return BadInputResult(str(exc))
+
+
+def raise_bad_input(value: Any, futures: Any = ()) -> Any:
+    """``value``, unless it is a :class:`BadInputResult`: then cancel ``futures`` and raise it."""
+    if isinstance(value, BadInputResult):
+        for other in futures:
+            other.cancel()
+        raise VoxMetricsInputError(value.message)
+    return value
 
 
 class VoxMetricsWarning(UserWarning):

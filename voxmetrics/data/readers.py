@@ -1015,9 +1015,8 @@ def _key_pairs_scored(
 ) -> None:
     """Refuse key lines of scored trials whose (enrolled, trial) pair has no score.
 
-    A scores file cut inside a trial (or from another run) lacks pairs its key lists. The key's
-    lines of trials that have no score at all are not used (a master key may list more
-    trials than one scores file); ``key`` holds the scored trials' lines only.
+    A scores file cut inside a trial (or from another run) lacks pairs its key lists. ``key``
+    holds the scored trials' lines only (the others are :func:`_key_trials_scored`'s).
     """
     tpos = pd.Index(pv.trial_ids).get_indexer(key[1].astype(str))
     epos = pd.Index(pv.enrol_speakers).get_indexer(key[0].astype(str))
@@ -1036,6 +1035,33 @@ def _key_pairs_scored(
         f"trial '{key[1].iloc[i]}'); the scores hold {listed:,} listed pairs of T x N = "
         f"{t:,} x {n:,} = {t * n:,}, so the scores file is truncated or from another run",
         int(missing.sum()),
+        allow_incomplete,
+    )
+
+
+def _key_trials_scored(
+    trial_col: pd.Series,
+    scored: NDArray[np.bool_],
+    where: _Where,
+    scores_name: str,
+    allow_incomplete: bool,
+) -> None:
+    """Refuse a key whose trials are not all scored: a scores file cut between two trials.
+
+    A file cut exactly at a trial boundary lacks whole trials, each with all its pairs; only
+    the key shows it. A key that lists more trials on purpose (a master key serving several
+    scores files) is read with ``allow_incomplete``: its unscored trials are left out, counted.
+    """
+    unscored = ~scored
+    n_trials = int(trial_col[unscored].nunique())
+    total = int(trial_col.nunique())
+    i = int(np.argmax(unscored))
+    _incomplete(
+        f"{where.name}: {n_trials:,} of the {total:,} trials listed in the key "
+        f"({int(unscored.sum()):,} of its {unscored.size:,} lines) have no score at all in "
+        f"{scores_name} (first: {where(i)}, trial '{trial_col.iloc[i]}'), so the scores file "
+        "was cut between two trials, or the key lists more trials than it (a master key)",
+        int(unscored.sum()),
         allow_incomplete,
     )
 
@@ -1061,6 +1087,7 @@ def _kaldi_trial_speakers(
                 "the scores."
             )
         if not scored.all():  # only the scored trials' lines are used (and checked)
+            _key_trials_scored(key[1], scored, where, scores_name, allow_incomplete)
             key = key.loc[scored].reset_index(drop=True)
             where = _Where(where.name, where.unit, where.numbers[scored])
         label = key[2].astype(str).str.lower()

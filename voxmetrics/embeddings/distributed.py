@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from voxmetrics.data.model import EmbeddingSet
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import VoxMetricsInputError, raise_bad_input, returning_bad_input
 
 __all__ = ["extract_embeddings_blockwise"]
 
@@ -86,7 +86,9 @@ def extract_embeddings_blockwise(
     one). The content-hash cache ``cache_dir`` is shared on disk, so a recording embedded once
     is never embedded again, by any worker; ``audio_root`` (and the cache) must be visible to
     every worker at the same path. A failed task is retried (``retries``) without redoing the
-    others. Returns an :class:`~voxmetrics.embeddings.ExtractionResult` in manifest order.
+    others; bad input (a model folder a worker cannot read, ``"cuda"`` on a worker without a
+    GPU) is not retried: it stops the run with its one-line message. Returns an
+    :class:`~voxmetrics.embeddings.ExtractionResult` in manifest order.
     """
     import time
 
@@ -113,14 +115,19 @@ def extract_embeddings_blockwise(
 
     futures = [
         client.submit(
-            _task_extract, frame.iloc[a : a + per_task], options, retries=retries, pure=False
+            returning_bad_input,
+            _task_extract,
+            frame.iloc[a : a + per_task],
+            options,
+            retries=retries,
+            pure=False,
         )
         for a in range(0, len(frame), per_task)
     ]
     parts = []
     done = 0
     for fut in as_completed(futures):
-        parts.append(fut.result())
+        parts.append(raise_bad_input(fut.result(), futures))
         fut.release()
         done += 1
         if progress is not None:

@@ -53,7 +53,8 @@ from voxmetrics._types import DEFAULT_LID_VARIANT, ScoreKind
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.data.utility import Utility
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import VoxMetricsInputError, raise_bad_input
+from voxmetrics.errors import returning_bad_input as _run_task
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.sources import (
     BlockSource,
@@ -108,26 +109,6 @@ _BINS = 1024
 
 
 # --------------------------------------------------------------------------- tasks
-
-
-@dataclass(frozen=True)
-class _BadInput:
-    """A task's :class:`VoxMetricsInputError`, returned as a value (see :func:`_run_task`)."""
-
-    message: str
-
-
-def _run_task(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` on a worker; bad input comes back as a :class:`_BadInput` value.
-
-    So a bad block is neither retried (it would fail again) nor logged by the worker as an
-    error block with its traceback: the client raises its one-line message
-    (:func:`_gather_in_order`).
-    """
-    try:
-        return fn(*args)
-    except VoxMetricsInputError as exc:
-        return _BadInput(str(exc))
 
 
 def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
@@ -339,8 +320,8 @@ def _gather_in_order(
 ) -> list[Any]:
     """Results of ``futures`` in their order, each released as it arrives, with progress.
 
-    A task's bad input (:class:`_BadInput`) cancels the others and is raised here as one
-    :class:`VoxMetricsInputError`.
+    A task's bad input (:class:`~voxmetrics.errors.BadInputResult`) cancels the others and is
+    raised here as one :class:`VoxMetricsInputError`.
     """
     from distributed import as_completed
 
@@ -348,12 +329,7 @@ def _gather_in_order(
     out: list[Any] = [None] * len(futures)
     done = 0
     for fut in as_completed(futures):
-        value = fut.result()
-        if isinstance(value, _BadInput):
-            for other in futures:
-                other.cancel()
-            raise VoxMetricsInputError(value.message)
-        out[index[fut.key]] = value
+        out[index[fut.key]] = raise_bad_input(fut.result(), futures)
         fut.release()
         done += 1
         if runner is not None:
