@@ -136,8 +136,9 @@ with scores_tab:
     allow_incomplete = st.checkbox(
         "Allow incomplete score files (leave out and count missing pairs)",
         key="vm_allow_incomplete",
-        help="Off: a broken file (key pairs without a score, NaN scores, rows that end early) "
-        "is refused. On: its broken pairs are left out, and the condition's results and "
+        help="Off: a broken file (key pairs or whole key trials without a score, NaN scores, "
+        "rows that end early) is refused; a master key listing more trials than the scores "
+        "needs this box. On: its broken pairs are left out, and the condition's results and "
         "reports say how many.",
     )
     if st.button("Load scores", type="primary", key="vm_load_scores", icon=":material/upload:"):

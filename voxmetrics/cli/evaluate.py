@@ -99,9 +99,10 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-incomplete",
         action="store_true",
-        help="evaluate a broken score file instead of refusing it: Kaldi key pairs without a "
-        "score, NaN scores and rows that end early are left out, counted in a warning and in "
-        "the JSON's 'input_warnings'",
+        help="evaluate a broken score file instead of refusing it: Kaldi key pairs or whole "
+        "key trials without a score (also a master key listing more trials than the scores), "
+        "NaN scores and rows that end early are left out, counted in a warning and in the "
+        "JSON's 'input_warnings'",
     )
     kind = p.add_mutually_exclusive_group()
     kind.add_argument(
