@@ -47,12 +47,9 @@ if not names:
     st.info("Choose at least one condition.", icon=":material/info:")
     st.stop()
 colors = condition_colors(study.names)
-# the study's settings: the same cached reports as the Overview, with their intervals
-# its warnings about linkage only: the SRD or LID ones are on their own pages
-reports = {
-    r.name: r
-    for r in ui.study_reports(study, names, topics={"Linkage"}, **study.settings.evaluate_options())
-}
+# the linkage numbers alone under the study's settings (the Overview's reports when it has
+# them), with their intervals; its warnings about linkage only
+reports = text.linkage_reports(study, names)
 if not reports:
     st.stop()
 with_embeddings = [n for n in reports if study.get(n).embeddings is not None]

@@ -1,18 +1,29 @@
 """The Linkage page's text: its introduction, the assumptions beside each figure.
 
-Also the help of its summary table. No computation: the numbers come from
-:mod:`voxmetrics.analysis.linkage`.
+Also the help of its summary table and the call that fetches each condition's linkage numbers
+(:func:`linkage_reports`). No computation: the numbers come from
+:mod:`voxmetrics.evaluation.linkage` and :mod:`voxmetrics.analysis.linkage`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import streamlit as st
 
 from voxmetrics.analysis.linkage import UtteranceOverlap
+from voxmetrics.data.study import Study
+from voxmetrics.evaluation.linkage import (
+    LinkageReport,
+    evaluate_linkage_condition,
+    linkage_options,
+)
 from voxmetrics.metrics.similarity import VoiceDistinctiveness
+from voxmetrics.ui.computing import compute
+from voxmetrics.ui.notes import add_notes
 from voxmetrics.ui.setup import md_escape
+from voxmetrics.ui.widgets import stored_report
 
 __all__ = [
     "CALIBRATIONS",
@@ -28,6 +39,7 @@ __all__ = [
     "conversation_notes",
     "legal_notes",
     "linkability_notes",
+    "linkage_reports",
     "names_list",
     "pick_pair",
     "similarity_metrics",
@@ -44,6 +56,38 @@ def assumptions(text: str) -> None:
     """The bordered box of assumptions beside a figure."""
     with st.container(border=True):
         st.markdown("**Assumptions**\n\n" + text)
+
+
+def linkage_reports(study: Study, names: Sequence[str]) -> dict[str, LinkageReport]:
+    """The linkage numbers of each chosen condition, under the study's settings, by name.
+
+    A condition that another page has already evaluated in full (the same options: the
+    Overview's reports) gives them from that report (:meth:`LinkageReport.of`); the others
+    are evaluated for linkage alone (:func:`~voxmetrics.evaluation.linkage.evaluate_linkage`,
+    a progress bar each), the same numbers without LID, SRD or ZEBRA. Their warnings about
+    linkage go to the page's notes; a condition whose input is bad shows its message and is
+    left out. In study order.
+    """
+    every = study.settings.evaluate_options()
+    reports = {}
+    for cond in study.conditions:
+        if cond.name not in names:
+            continue
+        full = stored_report(cond, **every)
+        if full is not None:
+            out, report = full, LinkageReport.of(full.value)
+        else:
+            out = compute(evaluate_linkage_condition, cond, warn=False,
+                          bar=f"Linkage numbers of {cond.name}",
+                          **linkage_options(every))  # fmt: skip
+            report = out.value
+        add_notes(out.warnings, condition=cond.name, topics={"Linkage"})
+        if out.failed:
+            continue
+        if report.name != cond.name:  # stored under the name it had then
+            report = dataclasses.replace(report, name=cond.name)
+        reports[cond.name] = report
+    return reports
 
 
 def names_list(names: Sequence[str]) -> str:
