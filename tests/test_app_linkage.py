@@ -322,3 +322,21 @@ def test_linkage_page_takes_the_reports_another_page_computed():
     others = [c for c in study.conditions if c.name != "plain"]
     assert all(stored(evaluate_linkage_condition, c, **alone) is not None for c in others)
     assert list(_summary(at)["Condition"]) == DEMO_NAMES
+
+
+def test_the_curves_are_on_request_beyond_the_size_limit(monkeypatch):
+    from voxmetrics.ui import linkage_page
+
+    monkeypatch.setattr(linkage_page, "AUTO_CURVES_SPEAKERS", 10)  # the demo has 40
+    at = _page()
+    assert not at.exception and not at.error
+    assert at.toggle(key="vm_link_curves").value is False
+    assert "The curves below the bars are off: with 40 trial speakers" in _text(at.info)
+    markdown = _text(at.markdown)
+    assert markdown.count("**Assumptions**") == 4  # linkability, singling out, similarity, means
+    assert "figure 1" not in markdown
+    assert list(_summary(at)["Condition"]) == DEMO_NAMES  # the numbers do not need them
+    at.toggle(key="vm_link_curves").set_value(True).run()
+    assert not at.exception and not at.error
+    assert _text(at.markdown).count("**Assumptions**") == 7
+    assert at.text_input(key="vm_link_legal_lengths").value == "1, 3, 8"

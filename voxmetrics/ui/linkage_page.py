@@ -26,7 +26,10 @@ from voxmetrics.ui.setup import md_escape
 from voxmetrics.ui.widgets import stored_report
 
 __all__ = [
+    "AUTO_CURVES_SPEAKERS",
     "CALIBRATIONS",
+    "CURVES_HELP",
+    "CURVES_LABEL",
     "DEID_HELP",
     "G_VD_HELP",
     "INTRO",
@@ -37,6 +40,7 @@ __all__ = [
     "SUMMARY_HELP",
     "assumptions",
     "conversation_notes",
+    "curves_off",
     "legal_notes",
     "linkability_notes",
     "linkage_reports",
@@ -132,6 +136,33 @@ def linkability_notes(draws: int | None, banded: bool) -> str:
             if banded
             else "- No band: the study's bootstrap is off (Report page)."
         )
+    )
+
+
+AUTO_CURVES_SPEAKERS = 200
+"""Up to this many trial speakers the singling-out curves are drawn on the page's first visit.
+
+Beyond, on request (:data:`CURVES_LABEL`): singling out vs N, the conversation length and
+Vauquier et al.'s figure 1 run singling out on hundreds of populations per condition, about a
+minute of CPU per condition at 1,000 speakers."""
+
+CURVES_LABEL = "Singling out vs N, conversation length and Vauquier et al. 2025, figure 1"
+CURVES_HELP = (
+    "Singling out on 20 random populations of each size N, at each conversation length L, "
+    "and the paper's figure 1 (singling out, linkability and 1 − EER against the number of "
+    "speakers for each L). They run singling out hundreds of times per condition: on by "
+    f"default up to {AUTO_CURVES_SPEAKERS} trial speakers, on request beyond. Computed once "
+    "per condition and kept."
+)
+
+
+def curves_off(n_speakers: int, n_conditions: int) -> str:
+    """Why the curves are not drawn yet (the study is large) and how to draw them."""
+    return (
+        f"The curves below the bars are off: with {n_speakers:,} trial speakers they run "
+        f"singling out on hundreds of populations for each of the {n_conditions} condition(s) "
+        "(about a minute of computing per condition at 1,000 speakers, with a progress bar). "
+        "Turn them on above; the numbers above and in the summary do not depend on them."
     )
 
 
