@@ -143,8 +143,9 @@ AUTO_CURVES_SPEAKERS = 200
 """Up to this many trial speakers the singling-out curves are drawn on the page's first visit.
 
 Beyond, on request (:data:`CURVES_LABEL`): singling out vs N, the conversation length and
-Vauquier et al.'s figure 1 run singling out on hundreds of populations per condition, about a
-minute of CPU per condition at 1,000 speakers."""
+Vauquier et al.'s figure 1 run singling out on hundreds of populations per condition, about
+10 CPU seconds per condition at 1,000 speakers (the page's first visit, without them, about 6
+for five conditions)."""
 
 CURVES_LABEL = "Singling out vs N, conversation length and Vauquier et al. 2025, figure 1"
 CURVES_HELP = (
@@ -161,7 +162,7 @@ def curves_off(n_speakers: int, n_conditions: int) -> str:
     return (
         f"The curves below the bars are off: with {n_speakers:,} trial speakers they run "
         f"singling out on hundreds of populations for each of the {n_conditions} condition(s) "
-        "(about a minute of computing per condition at 1,000 speakers, with a progress bar). "
+        "(about 10 seconds of computing per condition at 1,000 speakers, with a progress bar). "
         "Turn them on above; the numbers above and in the summary do not depend on them."
     )
 
