@@ -91,7 +91,7 @@ singled = {n: r for n, r in singled.items() if r is not None}
 if singled:
     with_notes(singling_out_figure(singled, colors=colors), "singling_out",
                text.SINGLING_OUT_NOTES)  # fmt: skip
-    # the curves run singling out hundreds of times: on request beyond a few hundred speakers
+    # the curves run singling out hundreds of times: on request beyond AUTO_CURVES_SPEAKERS
     largest = max(r.n_speakers for r in singled.values())
     st.session_state.setdefault("vm_link_curves", largest <= text.AUTO_CURVES_SPEAKERS)
     curves_on = st.toggle(text.CURVES_LABEL, key="vm_link_curves", help=text.CURVES_HELP)
