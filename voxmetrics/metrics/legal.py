@@ -978,6 +978,12 @@ def eer_curve(
     mated pool does not change with N' and the non-mated pool is a random subsample, so the EER
     stays about constant: the point of the paper's figure.
 
+    The ROC convex hull of a draw depends on its non-mated scores only through how many lie
+    between consecutive distinct mated values and on each of them, so every score's place among
+    the mated values is found once and each draw counts its picks
+    (:func:`~voxmetrics.metrics.eer.eer_rocch_from_counts`): no pool is sorted per draw, and the
+    values equal those of pooling and sorting each draw's scores, ties included.
+
     Parameters
     ----------
     scores, targets : array_like
