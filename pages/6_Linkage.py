@@ -47,12 +47,9 @@ if not names:
     st.info("Choose at least one condition.", icon=":material/info:")
     st.stop()
 colors = condition_colors(study.names)
-# the study's settings: the same cached reports as the Overview, with their intervals
-# its warnings about linkage only: the SRD or LID ones are on their own pages
-reports = {
-    r.name: r
-    for r in ui.study_reports(study, names, topics={"Linkage"}, **study.settings.evaluate_options())
-}
+# the linkage numbers alone under the study's settings (the Overview's reports when it has
+# them), with their intervals; its warnings about linkage only
+reports = text.linkage_reports(study, names)
 if not reports:
     st.stop()
 with_embeddings = [n for n in reports if study.get(n).embeddings is not None]
@@ -94,16 +91,24 @@ singled = {n: r for n, r in singled.items() if r is not None}
 if singled:
     with_notes(singling_out_figure(singled, colors=colors), "singling_out",
                text.SINGLING_OUT_NOTES)  # fmt: skip
+    # the curves run singling out hundreds of times: on request beyond AUTO_CURVES_SPEAKERS
+    largest = max(r.n_speakers for r in singled.values())
+    st.session_state.setdefault("vm_link_curves", largest <= text.AUTO_CURVES_SPEAKERS)
+    curves_on = st.toggle(text.CURVES_LABEL, key="vm_link_curves", help=text.CURVES_HELP)
+    if not curves_on:
+        st.info(text.curves_off(largest, len(singled)), icon=":material/info:")
     outs = {n: ui.compute(linkage.singling_out_vs_n, study.get(n).embeddings, warn=False,
-                          bar=f"Singling out vs N of {n}") for n in singled}  # fmt: skip
+                          bar=f"Singling out vs N of {n}")
+            for n in (singled if curves_on else [])}  # fmt: skip
     so_curves = {n: o.value for n, o in outs.items() if not o.failed}
     if so_curves:
         with_notes(singling_out_vs_n_figure(so_curves, colors=colors), "singling_out_vs_n",
                    text.SINGLING_OUT_VS_N_NOTES)  # fmt: skip
 
-    st.markdown("**Conversation length**")
     length_curves = {}
-    for name in singled:
+    if curves_on:
+        st.markdown("**Conversation length**")
+    for name in singled if curves_on else []:
         es = study.get(name).embeddings
         lengths = ui.compute(linkage.conversation_lengths, es, split=SPLIT, warn=name)
         if lengths.failed:
@@ -117,16 +122,18 @@ if singled:
         with_notes(conversation_length_figure(length_curves, reports, colors=colors),
                    "conversation_length", text.conversation_notes(longest))  # fmt: skip
 
-    st.markdown("**Vauquier et al. 2025, figure 1: every metric against the number of "
-                "speakers, per conversation length**")  # fmt: skip
-    # 1, 3 and the longest the data allow (the paper's 30 when they have it)
-    defaults = linkage.default_lengths([study.get(n).embeddings for n in singled], split=SPLIT)
-    st.session_state.setdefault("vm_link_legal_lengths", ", ".join(map(str, defaults)))
-    typed = st.text_input("Conversation lengths L", key="vm_link_legal_lengths",
-                          help=text.LENGTHS_HELP)  # fmt: skip
-    legal_lengths = ui.compute(linkage.parse_lengths, typed, cache=False)
-    evaluations, skipped = {}, []
-    for name in singled if not legal_lengths.failed else []:
+    evaluations, skipped, legal_lengths = {}, [], None
+    if curves_on:
+        st.markdown("**Vauquier et al. 2025, figure 1: every metric against the number of "
+                    "speakers, per conversation length**")  # fmt: skip
+        # 1, 3 and the longest the data allow (the paper's 30 when they have it)
+        defaults = linkage.default_lengths([study.get(n).embeddings for n in singled],
+                                           split=SPLIT)  # fmt: skip
+        st.session_state.setdefault("vm_link_legal_lengths", ", ".join(map(str, defaults)))
+        typed = st.text_input("Conversation lengths L", key="vm_link_legal_lengths",
+                              help=text.LENGTHS_HELP)  # fmt: skip
+        legal_lengths = ui.compute(linkage.parse_lengths, typed, cache=False)
+    for name in singled if legal_lengths is not None and not legal_lengths.failed else []:
         out = ui.compute(linkage.legal, study.get(name).embeddings, legal_lengths.value,
                          split=SPLIT, warn=False, bar=f"Figure 1 of {name}")  # fmt: skip
         if not out.failed:

@@ -281,3 +281,62 @@ def test_cached_legal_evaluation_equals_the_library(demo):
     es = demo.get("anon-mild").embeddings
     out = compute(linkage.legal, es, (3, 1))
     assert out.value.to_dict() == legal_evaluation(es, (1, 3)).to_dict()
+
+
+# ---------------------------------------------------------------- the linkage numbers alone
+
+
+def _linkage_columns(df: pd.DataFrame) -> pd.DataFrame:
+    return df.drop(columns=["DeID", "G_VD (dB)", "DeID 95% CI", "G_VD 95% CI (dB)"])
+
+
+def test_linkage_page_evaluates_linkage_alone_with_the_full_reports_numbers():
+    from voxmetrics.ui.widgets import stored_report
+
+    at = _page()
+    study = at.session_state[STUDY_KEY]
+    options = study.settings.evaluate_options()
+    # the page evaluated no condition in full (no LID, SRD or ZEBRA)...
+    assert all(stored_report(c, **options) is None for c in study.conditions)
+    # ...and its table holds the full reports' numbers, intervals included
+    full = {c.name: condition_report(c, **options) for c in study.conditions}
+    pd.testing.assert_frame_equal(
+        _linkage_columns(_summary(at)), _linkage_columns(linkage.linkage_table(full))
+    )
+
+
+def test_linkage_page_takes_the_reports_another_page_computed():
+    from voxmetrics.evaluation.linkage import evaluate_linkage_condition, linkage_options
+    from voxmetrics.ui.computing import stored
+
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    study = at.session_state[STUDY_KEY]
+    options = study.settings.evaluate_options()
+    plain = study.get("plain")
+    condition_report(plain, **options)  # as the Overview does
+    at.switch_page(LINKAGE).run()
+    assert not at.exception and not at.error
+    alone = linkage_options(options)
+    assert stored(evaluate_linkage_condition, plain, **alone) is None  # taken from the report
+    others = [c for c in study.conditions if c.name != "plain"]
+    assert all(stored(evaluate_linkage_condition, c, **alone) is not None for c in others)
+    assert list(_summary(at)["Condition"]) == DEMO_NAMES
+
+
+def test_the_curves_are_on_request_beyond_the_size_limit(monkeypatch):
+    from voxmetrics.ui import linkage_page
+
+    monkeypatch.setattr(linkage_page, "AUTO_CURVES_SPEAKERS", 10)  # the demo has 40
+    at = _page()
+    assert not at.exception and not at.error
+    assert at.toggle(key="vm_link_curves").value is False
+    assert "The curves below the bars are off: with 40 trial speakers" in _text(at.info)
+    markdown = _text(at.markdown)
+    assert markdown.count("**Assumptions**") == 4  # linkability, singling out, similarity, means
+    assert "figure 1" not in markdown
+    assert list(_summary(at)["Condition"]) == DEMO_NAMES  # the numbers do not need them
+    at.toggle(key="vm_link_curves").set_value(True).run()
+    assert not at.exception and not at.error
+    assert _text(at.markdown).count("**Assumptions**") == 7
+    assert at.text_input(key="vm_link_legal_lengths").value == "1, 3, 8"

@@ -36,6 +36,7 @@ from voxmetrics.metrics.legal import (
     singling_out_embeddings,
     speaker_profiles,
 )
+from voxmetrics.metrics.ranks import row_blocks
 from voxmetrics.metrics.srd import srd
 
 # ---------------------------------------------------------------- independent references
@@ -718,6 +719,87 @@ def test_eer_vs_n_agrees_with_an_independent_sampler():
         assert abs(ours - ref.mean()) <= 5 * se + 1e-9, (n_prime, ours, ref.mean())
     again = eer_curve(scores, targets, n=[3, 10], n_draws=40, seed=1)
     np.testing.assert_array_equal(again.eer, curve.eer)  # seeded
+
+
+def former_eer_curve(scores, targets, grid, n_draws, seed):
+    """The former eer_curve: the picked non-mated scores pooled and sorted, per draw."""
+    s = np.asarray(scores)
+    t = np.asarray(targets)
+    n_enrolled = s.shape[1]
+    rows_all = np.arange(s.shape[0])
+    tar = s[rows_all, t]
+    rng = np.random.default_rng(seed)
+    means, sds = [], []
+    for m in np.unique(grid):
+        if m == n_enrolled:
+            mask = np.ones(s.shape, dtype=bool)
+            mask[rows_all, t] = False
+            means.append(eer_rocch(tar, s[mask]))
+            sds.append(0.0)
+            continue
+        values = []
+        for _ in range(n_draws):
+            non = []
+            for rows in row_blocks(*s.shape):
+                picked = other_candidates(rng, t[rows], n_enrolled, int(m) - 1)
+                non.append(np.take_along_axis(s[rows], picked, axis=1).ravel())
+            values.append(eer_rocch(tar, np.concatenate(non)))
+        means.append(float(np.mean(values)))
+        sds.append(float(np.std(values)))
+    return means, sds
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("decimals", [None, 1, 2])
+def test_eer_curve_equals_the_former_sort_per_draw(dtype, decimals):
+    # the cells of the picks against the sorted pools of the picks: the same floats, ties
+    # included (rounded scores: many non-mated scores equal to mated ones and to each other)
+    rng = np.random.default_rng(11)
+    t, n = 300, 90  # N' = 20, 50: Floyd's draws; 70: the sorting draws (more than 64 picks)
+    scores = rng.normal(size=(t, n))
+    targets = rng.integers(0, n, size=t)
+    scores[np.arange(t), targets] += 1.5
+    if decimals is not None:
+        scores = np.round(scores, decimals)
+    scores = scores.astype(dtype)
+    grid = [2, 20, 50, 70, n]
+    curve = eer_curve(scores, targets, n=grid, n_draws=4, seed=3)
+    means, sds = former_eer_curve(scores, targets, grid, 4, 3)
+    assert curve.eer.tolist() == means
+    assert curve.sd.tolist() == sds
+
+
+def test_eer_curve_equals_the_former_one_in_several_row_blocks(monkeypatch):
+    # the draws go block by block (the generator's stream): blocks of 7 rows here
+    import voxmetrics.metrics.legal as legal
+    import voxmetrics.metrics.ranks as ranks
+
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 7 * 40)
+    rng = np.random.default_rng(12)
+    scores = np.round(rng.normal(size=(60, 40)), 1)
+    targets = rng.integers(0, 40, size=60)
+    curve = legal.eer_curve(scores, targets, n=[5, 30, 40], n_draws=3, seed=0)
+    means, sds = former_eer_curve(scores, targets, [5, 30, 40], 3, 0)
+    assert curve.eer.tolist() == means and curve.sd.tolist() == sds
+
+
+def former_floyd(rng, targets, n_enrolled, k):
+    """The former Floyd draws: each draw compared with every column chosen before it."""
+    t = np.asarray(targets, dtype=np.int64)
+    n = n_enrolled - 1
+    chosen = np.empty((t.size, k), dtype=np.int64)
+    for i, j in enumerate(range(n - k, n)):
+        draw = rng.integers(0, j + 1, size=t.size)
+        taken = (chosen[:, :i] == draw[:, None]).any(axis=1)
+        chosen[:, i] = np.where(taken, j, draw)
+    return chosen + (chosen >= t[:, None])
+
+
+@pytest.mark.parametrize("n_enrolled, k", [(2, 1), (5, 4), (30, 1), (30, 29), (200, 64), (70, 64)])
+def test_other_candidates_equal_the_former_floyd_draws(n_enrolled, k):
+    targets = np.random.default_rng(1).integers(0, n_enrolled, size=257)
+    ours = other_candidates(np.random.default_rng(5), targets, n_enrolled, k)
+    assert np.array_equal(ours, former_floyd(np.random.default_rng(5), targets, n_enrolled, k))
 
 
 def test_eer_curve_refuses_bad_n_and_draws():

@@ -17,7 +17,7 @@ from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
 
-__all__ = ["ConditionResult"]
+__all__ = ["ConditionResult", "LinkageBaselineResult", "LinkageResult"]
 
 
 class ConditionResult(Protocol):
@@ -50,3 +50,46 @@ class ConditionResult(Protocol):
     @property
     def intervals(self) -> Mapping[str, BootstrapInterval]:
         """Interval of every headline number by key (empty without a bootstrap)."""
+
+
+class LinkageBaselineResult(Protocol):
+    """The numbers shown beside linkage (a ``BaselineResult`` is one)."""
+
+    @property
+    def n_enrolled(self) -> int:
+        """N, enrolled identities."""
+
+    @property
+    def eer(self) -> float:
+        """EER of the pooled scores."""
+
+    @property
+    def linkability(self) -> float | None:
+        """Linkability at the full N (None without a complete trial)."""
+
+    @property
+    def chance_linkability(self) -> float:
+        """1/N."""
+
+
+class LinkageResult(Protocol):
+    """A condition's linkage numbers as the linkage analyses read them.
+
+    A ``ConditionReport`` is one, and so is the linkage-only ``LinkageReport``.
+    """
+
+    @property
+    def baseline(self) -> LinkageBaselineResult:
+        """EER and linkability."""
+
+    @property
+    def singling_out(self) -> SinglingOutResult | None:
+        """Singling out (None without utterance embeddings)."""
+
+    @property
+    def singling_out_interval(self) -> BootstrapInterval | None:
+        """Speaker-level interval of singling out, when bootstrapped."""
+
+    @property
+    def intervals(self) -> Mapping[str, BootstrapInterval]:
+        """Interval of linkability (key ``linkability``) among others; empty without one."""

@@ -26,10 +26,10 @@ from voxmetrics.metrics._validation import (
     check_linkability_rule,
     check_matrix,
 )
-from voxmetrics.metrics.eer import eer_rocch
+from voxmetrics.metrics.eer import eer_rocch_from_counts
 from voxmetrics.metrics.parallel import single_blas_thread
-from voxmetrics.metrics.pools import Ties, check_ties
-from voxmetrics.metrics.ranks import row_blocks, target_ranks
+from voxmetrics.metrics.pools import RunCounts, Ties, check_ties
+from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks, target_ranks
 
 __all__ = [
     "LINKABILITY_RULES",
@@ -928,8 +928,8 @@ def other_candidates(
     """For each trial, k distinct enrolled columns other than its own, uniformly at random.
 
     Every k-subset of the N - 1 other columns is equally likely. Small k use Floyd's
-    algorithm (k passes over the trials, no T x N array); larger k take the k smallest of
-    N - 1 uniform keys per trial.
+    algorithm (k passes over the trials, each looking its draw up in a T x (N - 1) boolean
+    map of the columns taken); larger k take the k smallest of N - 1 uniform keys per trial.
 
     Returns
     -------
@@ -947,10 +947,13 @@ def other_candidates(
         raise VoxMetricsInputError(f"cannot draw {k} of the {n} other enrolled identities.")
     if k <= _FLOYD_MAX:
         chosen = np.empty((t.size, k), dtype=np.int64)
+        taken = np.zeros((t.size, n), dtype=bool)
+        rows = np.arange(t.size)
         for i, j in enumerate(range(n - k, n)):
             draw = rng.integers(0, j + 1, size=t.size)
-            taken = (chosen[:, :i] == draw[:, None]).any(axis=1)
-            chosen[:, i] = np.where(taken, j, draw)
+            # Floyd: a column drawn before gives way to j, which no earlier step could draw
+            chosen[:, i] = np.where(taken[rows, draw], j, draw)
+            taken[rows, chosen[:, i]] = True
     else:
         chosen = np.argpartition(rng.random((t.size, n)), k - 1, axis=1)[:, :k]
     # index among the others -> enrolled column, skipping the trial's own
@@ -974,6 +977,12 @@ def eer_curve(
     the ``n_draws`` draws. At N' = N every identity is a candidate and no draw is needed. The
     mated pool does not change with N' and the non-mated pool is a random subsample, so the EER
     stays about constant: the point of the paper's figure.
+
+    The ROC convex hull of a draw depends on its non-mated scores only through how many lie
+    between consecutive distinct mated values and on each of them, so every score's place among
+    the mated values is found once and each draw counts its picks
+    (:func:`~voxmetrics.metrics.eer.eer_rocch_from_counts`): no pool is sorted per draw, and the
+    values equal those of pooling and sorting each draw's scores, ties included.
 
     Parameters
     ----------
@@ -1001,25 +1010,56 @@ def eer_curve(
     if n_draws < 1:
         raise VoxMetricsInputError("`n_draws` must be >= 1.")
     grid = np.unique(grid)
-    rows_all = np.arange(s.shape[0])
-    tar = s[rows_all, t]
+    tar = s[np.arange(s.shape[0]), t]
+    # the ROCCH-EER depends on the non-mated scores only through their counts in the cells
+    # between the distinct mated values and at them: each draw counts its picks' cells
+    values, tar_at = np.unique(tar, return_counts=True)
+    cells = _tie_cells(s, values)
+    n_slots = 2 * values.size + 1
     rng = np.random.default_rng(seed)
     means, sds = np.empty(grid.size), np.empty(grid.size)
     for g, m in enumerate(grid):
-        if m == n_enrolled:
-            mask = np.ones(s.shape, dtype=bool)
-            mask[rows_all, t] = False
-            means[g], sds[g] = eer_rocch(tar, s[mask]), 0.0
+        if m == n_enrolled:  # every non-mated score: all the cells less the mated scores
+            counts = np.bincount(cells.ravel(), minlength=n_slots)
+            counts[1::2] -= tar_at
+            means[g], sds[g] = _eer_of_cells(counts, tar_at), 0.0
             continue
-        values = []
+        draws = []
         for _ in range(n_draws):
-            non = []
+            counts = np.zeros(n_slots, dtype=np.int64)
             for rows in row_blocks(*s.shape):
                 picked = other_candidates(rng, t[rows], n_enrolled, int(m) - 1)
-                non.append(np.take_along_axis(s[rows], picked, axis=1).ravel())
-            values.append(eer_rocch(tar, np.concatenate(non)))
-        means[g], sds[g] = float(np.mean(values)), float(np.std(values))
+                drawn = np.take_along_axis(cells[rows], picked, axis=1)
+                counts += np.bincount(drawn.ravel(), minlength=n_slots)
+            draws.append(_eer_of_cells(counts, tar_at))
+        means[g], sds[g] = float(np.mean(draws)), float(np.std(draws))
     return EERCurve(n=grid, eer=means, sd=sds, n_draws=int(n_draws))
+
+
+def _tie_cells(scores: NDArray[np.floating], values: NDArray[np.floating]) -> NDArray[np.integer]:
+    """Cell of every score among the distinct mated ``values`` (ascending, same dtype).
+
+    ``2k`` for a score strictly between ``values[k - 1]`` and ``values[k]`` (cell k of
+    :class:`~voxmetrics.metrics.pools.RunCounts`, k = 0..K), ``2k + 1`` for a score equal to
+    ``values[k]``: exact comparisons in the scores' dtype, so ties fall where a sort puts them.
+    """
+    out = np.empty(scores.shape, dtype=np.min_scalar_type(2 * values.size))
+    for rows in row_blocks(*scores.shape, CHUNK_ELEMENTS):
+        block = scores[rows]
+        at = np.searchsorted(values, block, side="left")
+        equal = values[np.minimum(at, values.size - 1)] == block
+        out[rows] = 2 * at + equal
+    return out
+
+
+def _eer_of_cells(counts: NDArray[np.int64], tar_at: NDArray[np.int64]) -> float:
+    """ROCCH-EER of the non-mated scores counted per cell (:func:`_tie_cells`) and the targets."""
+    rc = RunCounts(
+        cells=counts[0::2].astype(np.float64),
+        tar_at=tar_at.astype(np.float64),
+        non_at=counts[1::2].astype(np.float64),
+    )
+    return eer_rocch_from_counts(rc)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ __all__ = [
     "eer_candidates",
     "non_block_sums",
     "pav_runs",
+    "rocch_of_counts",
 ]
 
 _BLOCK = 1 << 22  # elements per block of row-wise work on a matrix (16 MB of float32)
@@ -465,13 +466,25 @@ class SortedPools:
         self, *, targets_first: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Vertices (pmiss, pfa) of the ROC convex hull, as BOSARIS ``rocch``."""
-        r = self.pav(targets_first=targets_first, laplace=False)
-        ends = np.flatnonzero(np.diff(r.posterior) != 0)
-        cum_tar = np.cumsum(r.counts * r.labels)
-        cum_non = np.cumsum(r.counts * (1.0 - r.labels))
-        pmiss = np.concatenate([[0.0], cum_tar[ends] / self.n_tar, [1.0]])
-        pfa = np.concatenate([[1.0], (self.n_non - cum_non[ends]) / self.n_non, [0.0]])
-        return pmiss, pfa
+        return rocch_of_counts(self.counts, targets_first=targets_first)
+
+
+def rocch_of_counts(
+    rc: RunCounts, *, targets_first: bool = True
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Vertices (pmiss, pfa) of the ROC convex hull of run counts (:meth:`SortedPools.rocch`).
+
+    The counts need not come from a :class:`SortedPools`: any non-targets counted in the cells
+    and at the distinct target values give the hull of those scores, e.g. a subsample of the
+    non-targets against the same targets.
+    """
+    r = pav_runs(rc, targets_first=targets_first, laplace=False)
+    ends = np.flatnonzero(np.diff(r.posterior) != 0)
+    cum_tar = np.cumsum(r.counts * r.labels)
+    cum_non = np.cumsum(r.counts * (1.0 - r.labels))
+    pmiss = np.concatenate([[0.0], cum_tar[ends] / rc.n_tar, [1.0]])
+    pfa = np.concatenate([[1.0], (rc.n_non - cum_non[ends]) / rc.n_non, [0.0]])
+    return pmiss, pfa
 
 
 _BY_MATRIX: weakref.WeakKeyDictionary[Any, SortedPools] = weakref.WeakKeyDictionary()

@@ -34,7 +34,7 @@ family-wise error rate.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -76,6 +76,7 @@ __all__ = [
     "lid_from_blocks",
     "lid_intervals",
     "lid_with_chance",
+    "linkability_replicates",
     "paired_p_values",
     "similarity_intervals",
     "similarity_replicates",
@@ -467,24 +468,16 @@ def _one_to_n_replicates(
     n = s.shape[1]
     n_spk = draws.speakers.size
     w = draws.counts.astype(np.float64)  # (B, S)
-    n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)  # trials per replicate
-    with np.errstate(invalid="ignore", divide="ignore"):
-        n_b = np.where(n_b > 0, n_b, np.nan)
-
-    def mean_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        return (w @ _spk_sum(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
-
     # linkability and its curve: ties go to the true speaker under the code's rule (the
     # authors' code), against it under the strict one; the SRD ranks follow ``ties``
     if given is None:
         link_ranks, ranks = target_ranks(s, t, ties=link_ties), target_ranks(s, t, ties=ties)
     else:
         link_ranks, ranks = given
-    link = (link_ranks == 1).astype(np.float64)
-    est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
-    grid = linkability_grid(n)
-    p_curve = np.column_stack([_prob_no_beater(link_ranks - 1, n, int(m)) for m in grid])
-    curve, curve_reps = p_curve.mean(axis=0), mean_of(p_curve)
+    link = _linkability_replicates(link_ranks, n, inv, draws)
+    est["linkability"] = link.estimates["linkability"]
+    reps["linkability"] = link.reps["linkability"]
+    grid, curve, curve_reps = link.curve_n, link.curve, link.curve_reps
     onehot = np.zeros((n_spk, n))
     np.add.at(onehot, (inv, ranks - 1), 1.0)
     full_h = onehot.sum(axis=0, keepdims=True)
@@ -493,6 +486,79 @@ def _one_to_n_replicates(
     for k, v in _srd_from_hist(w @ onehot, q).items():
         reps[k] = v
     return grid, curve, curve_reps
+
+
+def _speaker_mean(
+    draws: SpeakerDraws, inv: NDArray[np.intp]
+) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+    """``mean_of(x)``: the (B,) or (B, G) replicate means of per-trial values x (T,) or (T, G)."""
+    n_spk = draws.speakers.size
+    w = draws.counts.astype(np.float64)  # (B, S)
+    n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)  # trials per replicate
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_b = np.where(n_b > 0, n_b, np.nan)
+
+    def mean_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return (w @ _spk_sum(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
+
+    return mean_of
+
+
+def _linkability_replicates(
+    link_ranks: NDArray[np.int64], n_enrolled: int, inv: NDArray[np.intp], draws: SpeakerDraws
+) -> ConditionReplicates:
+    """Linkability and its curve against N' (exact expectation) in each replicate."""
+    mean_of = _speaker_mean(draws, inv)
+    link = (link_ranks == 1).astype(np.float64)
+    grid = linkability_grid(n_enrolled)
+    p_curve = np.column_stack([_prob_no_beater(link_ranks - 1, n_enrolled, int(m)) for m in grid])
+    return ConditionReplicates(
+        {"linkability": float(link.mean())},
+        {"linkability": mean_of(link)},
+        grid,
+        p_curve.mean(axis=0),
+        mean_of(p_curve),
+    )
+
+
+def linkability_replicates(
+    link_ranks: ArrayLike, n_enrolled: int, speakers: ArrayLike, draws: SpeakerDraws
+) -> ConditionReplicates:
+    """Linkability and its curve against N' under the replicate weights ``draws``, alone.
+
+    The ``linkability`` key and the curve of :func:`condition_replicates` on the same trials
+    and draws, equal to them, without the pairwise, SRD and LID numbers.
+
+    Parameters
+    ----------
+    link_ranks : array_like of int, shape (T,)
+        :func:`~voxmetrics.metrics.ranks.target_ranks` of the complete trials under the
+        linkability rule's tie rule (:func:`~voxmetrics.metrics.legal.link_rank_ties`).
+    n_enrolled : int
+        The enrolled identities they were ranked against.
+    speakers : array_like of str, shape (T,)
+        Speaker of each trial (each must be in ``draws.speakers``).
+    draws : SpeakerDraws
+        Replicate weights.
+
+    Examples
+    --------
+    >>> d = SpeakerDraws.draw(["a", "a", "b"], n_boot=50, seed=1)
+    >>> r = linkability_replicates([1, 2, 1], 4, ["a", "a", "b"], d)
+    >>> round(r.estimates["linkability"], 3), r.curve_n.tolist(), r.curve_reps.shape
+    (0.667, [2, 4], (50, 2))
+    """
+    ranks = np.asarray(link_ranks, dtype=np.int64).ravel()
+    inv = draws.index(speakers)
+    if inv.size != ranks.size:
+        raise VoxMetricsInputError(
+            f"`speakers` must give one speaker per trial ({ranks.size}), got {inv.size}."
+        )
+    if ranks.size == 0 or ranks.min() < 1 or ranks.max() > n_enrolled:
+        raise VoxMetricsInputError(
+            f"`link_ranks` must be target ranks in 1..{n_enrolled}, at least one trial."
+        )
+    return _linkability_replicates(ranks, int(n_enrolled), inv, draws)
 
 
 def _pairwise_replicates(

@@ -66,6 +66,7 @@ __all__ = [
     "compute",
     "content_key",
     "show_warnings",
+    "stored",
 ]
 
 T = TypeVar("T")
@@ -430,6 +431,15 @@ def _run(
     store.put(key, out)
     remember(out.value, key)
     return out
+
+
+def stored(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Outcome[T] | None:
+    """The stored outcome of ``fn(*args, **kwargs)`` (as :func:`compute` keeps it), or None.
+
+    Nothing is computed: a page may take a result another page already has, e.g. the
+    Linkage page the full condition reports of the Overview.
+    """
+    return _store(_function_key(fn), getattr(fn, "__name__", "")).get(_call_key(fn, args, kwargs))
 
 
 def compute(

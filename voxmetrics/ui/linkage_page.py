@@ -1,21 +1,35 @@
 """The Linkage page's text: its introduction, the assumptions beside each figure.
 
-Also the help of its summary table. No computation: the numbers come from
-:mod:`voxmetrics.analysis.linkage`.
+Also the help of its summary table and the call that fetches each condition's linkage numbers
+(:func:`linkage_reports`). No computation: the numbers come from
+:mod:`voxmetrics.evaluation.linkage` and :mod:`voxmetrics.analysis.linkage`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import streamlit as st
 
 from voxmetrics.analysis.linkage import UtteranceOverlap
+from voxmetrics.data.study import Study
+from voxmetrics.evaluation.linkage import (
+    LinkageReport,
+    evaluate_linkage_condition,
+    linkage_options,
+)
 from voxmetrics.metrics.similarity import VoiceDistinctiveness
+from voxmetrics.ui.computing import compute
+from voxmetrics.ui.notes import add_notes
 from voxmetrics.ui.setup import md_escape
+from voxmetrics.ui.widgets import stored_report
 
 __all__ = [
+    "AUTO_CURVES_SPEAKERS",
     "CALIBRATIONS",
+    "CURVES_HELP",
+    "CURVES_LABEL",
     "DEID_HELP",
     "G_VD_HELP",
     "INTRO",
@@ -26,8 +40,10 @@ __all__ = [
     "SUMMARY_HELP",
     "assumptions",
     "conversation_notes",
+    "curves_off",
     "legal_notes",
     "linkability_notes",
+    "linkage_reports",
     "names_list",
     "pick_pair",
     "similarity_metrics",
@@ -44,6 +60,38 @@ def assumptions(text: str) -> None:
     """The bordered box of assumptions beside a figure."""
     with st.container(border=True):
         st.markdown("**Assumptions**\n\n" + text)
+
+
+def linkage_reports(study: Study, names: Sequence[str]) -> dict[str, LinkageReport]:
+    """The linkage numbers of each chosen condition, under the study's settings, by name.
+
+    A condition that another page has already evaluated in full (the same options: the
+    Overview's reports) gives them from that report (:meth:`LinkageReport.of`); the others
+    are evaluated for linkage alone (:func:`~voxmetrics.evaluation.linkage.evaluate_linkage`,
+    a progress bar each), the same numbers without LID, SRD or ZEBRA. Their warnings about
+    linkage go to the page's notes; a condition whose input is bad shows its message and is
+    left out. In study order.
+    """
+    every = study.settings.evaluate_options()
+    reports = {}
+    for cond in study.conditions:
+        if cond.name not in names:
+            continue
+        full = stored_report(cond, **every)
+        if full is not None:
+            out, report = full, LinkageReport.of(full.value)
+        else:
+            out = compute(evaluate_linkage_condition, cond, warn=False,
+                          bar=f"Linkage numbers of {cond.name}",
+                          **linkage_options(every))  # fmt: skip
+            report = out.value
+        add_notes(out.warnings, condition=cond.name, topics={"Linkage"})
+        if out.failed:
+            continue
+        if report.name != cond.name:  # stored under the name it had then
+            report = dataclasses.replace(report, name=cond.name)
+        reports[cond.name] = report
+    return reports
 
 
 def names_list(names: Sequence[str]) -> str:
@@ -88,6 +136,34 @@ def linkability_notes(draws: int | None, banded: bool) -> str:
             if banded
             else "- No band: the study's bootstrap is off (Report page)."
         )
+    )
+
+
+AUTO_CURVES_SPEAKERS = 200
+"""Up to this many trial speakers the singling-out curves are drawn on the page's first visit.
+
+Beyond, on request (:data:`CURVES_LABEL`): singling out vs N, the conversation length and
+Vauquier et al.'s figure 1 run singling out on hundreds of populations per condition, about
+10 CPU seconds per condition at 1,000 speakers (the page's first visit, without them, about 6
+for five conditions)."""
+
+CURVES_LABEL = "Singling out vs N, conversation length and Vauquier et al. 2025, figure 1"
+CURVES_HELP = (
+    "Singling out on 20 random populations of each size N, at each conversation length L, "
+    "and the paper's figure 1 (singling out, linkability and 1 − EER against the number of "
+    "speakers for each L). They run singling out hundreds of times per condition: on by "
+    f"default up to {AUTO_CURVES_SPEAKERS} trial speakers, on request beyond. Computed once "
+    "per condition and kept."
+)
+
+
+def curves_off(n_speakers: int, n_conditions: int) -> str:
+    """Why the curves are not drawn yet (the study is large) and how to draw them."""
+    return (
+        f"The curves below the bars are off: with {n_speakers:,} trial speakers they run "
+        f"singling out on hundreds of populations for each of the {n_conditions} condition(s) "
+        "(about 10 seconds of computing per condition at 1,000 speakers, with a progress bar). "
+        "Turn them on above; the numbers above and in the summary do not depend on them."
     )
 
 

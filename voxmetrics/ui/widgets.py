@@ -17,7 +17,15 @@ from voxmetrics.evaluation import ConditionReport, evaluate, evaluate_condition
 from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import PngExporter, find_chromium
-from voxmetrics.ui.computing import cached, compute, content_key, remember, show_warnings
+from voxmetrics.ui.computing import (
+    Outcome,
+    cached,
+    compute,
+    content_key,
+    remember,
+    show_warnings,
+    stored,
+)
 from voxmetrics.ui.notes import add_notes
 
 __all__ = [
@@ -31,6 +39,7 @@ __all__ = [
     "show_report_card",
     "show_table",
     "show_warnings",
+    "stored_report",
     "study_reports",
 ]
 
@@ -70,6 +79,27 @@ def condition_report(condition: Condition, **options: Any) -> ConditionReport:
     renamed = dataclasses.replace(report, name=condition.name)
     remember(renamed, f"{content_key(report)}|name={condition.name!r}")
     return renamed
+
+
+def _given(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` less those at :func:`~voxmetrics.evaluation.evaluate`'s defaults.
+
+    The key of :func:`condition_report` (which filters its options the same way).
+    """
+    return {
+        k: v
+        for k, v in options.items()
+        if k not in _EVALUATE_DEFAULTS or _EVALUATE_DEFAULTS[k] != v
+    }
+
+
+def stored_report(condition: Condition, **options: Any) -> Outcome[ConditionReport] | None:
+    """The :func:`condition_report` of these options if some page already computed it, or None.
+
+    Nothing is computed; the report carries the name it was computed under and its
+    warnings are in the outcome.
+    """
+    return stored(evaluate_condition, condition, **_given(options))
 
 
 def study_reports(
