@@ -586,6 +586,8 @@ def speaker_run_counts(
         slot_parts.append(slot.astype(np.int32))
         count_parts.append(counts[hit].astype(count_type))
     np.cumsum(indptr, out=indptr)
+    if indptr[-1] < 2**31:  # int32 indices (scipy takes the wider of indices and indptr)
+        indptr = indptr.astype(np.int32)
     data = np.concatenate(count_parts) if count_parts else np.zeros(0, dtype=count_type)
     indices = np.concatenate(slot_parts) if slot_parts else np.zeros(0, dtype=np.int32)
     return sparse.csr_array((data, indices, indptr), shape=(n_speakers, n_slots))
