@@ -499,27 +499,26 @@ class _LeftIndex:
             self.scale = v.dtype.type(g / span if span > 0 else 0.0)
         self.top = float(g - 1)
         first = np.searchsorted(self.bucket(v), np.arange(g + 1), side="left")
-        index_type = np.int32 if v.size < 2**31 - 1 else np.int64
-        self.start = first[:-1].astype(index_type)
         self.crowded = np.diff(first) > 1
+        # each bucket's first value, or -1 where it holds several (looked up apart)
+        self.table = np.where(self.crowded, -1, first[:-1]).astype(np.intp)
 
-    def bucket(self, x: NDArray[np.floating]) -> NDArray[np.int32]:
+    def bucket(self, x: NDArray[np.floating]) -> NDArray[np.intp]:
         """Bucket of each score (NaN -> 0: those are placed apart)."""
         with np.errstate(invalid="ignore", over="ignore"):
             f = x - self.lo
             f *= self.scale
         np.fmax(f, 0.0, out=f)  # fmax / fmin: a NaN becomes a bound
         np.fmin(f, self.top, out=f)
-        return f.astype(np.int32)
+        return f.astype(np.intp)
 
-    def __call__(self, x: NDArray[np.floating]) -> NDArray[np.integer]:
+    def __call__(self, x: NDArray[np.floating]) -> NDArray[np.intp]:
         """Positions of ``x`` (any shape, the values' dtype) among the values, left side."""
-        b = self.bucket(x)
-        pos = self.start[b]
-        pos += self.padded[pos] < x
-        slow = self.crowded[b]
-        if slow.any():
+        pos = np.take(self.table, self.bucket(x))
+        slow = pos < 0
+        if slow.any():  # exact already: the step below adds nothing to them
             pos[slow] = np.searchsorted(self.values, x[slow], side="left")
+        pos += np.take(self.padded, pos) < x
         nan = np.isnan(x)
         if nan.any():
             pos[nan] = self.values.size
@@ -532,7 +531,7 @@ def _score_slots(
     """Run slot of every score of a row block (its mated score at 3k + 1, see below)."""
     pos = index(block)
     slot = 3 * pos
-    slot += 2 * (index.padded[pos] == block)  # at v_k: slot 3k + 2
+    slot += 2 * (np.take(index.padded, pos) == block)  # at v_k: slot 3k + 2
     # the mated score equals some v_k: move it from slot 3k + 2 to 3k + 1
     slot[np.arange(block.shape[0]), targets] -= 1
     return slot
