@@ -211,6 +211,21 @@ def test_speaker_run_counts_of_listed_pairs_equal_the_former_kernel(seed, monkey
     assert new.toarray().sum() == mask.sum()
 
 
+def test_speaker_run_counts_of_integer_scores_equal_the_former_kernel():
+    """Scores of another dtype than the pools' values (integers listed by a mask: the pools
+    are float64) are looked up by np.searchsorted, as before."""
+    s, t, spk = tied_matrix(7)
+    s = np.round(s * 3).astype(np.int64)
+    mask = np.ones(s.shape, dtype=bool)
+    own = np.zeros(s.shape, dtype=bool)
+    own[np.arange(s.shape[0]), t] = True
+    pools = SortedPools.from_pools(s[own], s[~own])
+    assert pools.values.dtype == np.float64
+    new = speaker_run_counts(pools, s, t, spk, 7, mask=mask)
+    old = old_speaker_run_counts(pools, s, t, spk, 7, mask=mask, block=1 << 22)
+    np.testing.assert_array_equal(new.toarray(), old.toarray())
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_replicate_run_counts_equal_the_integer_product(seed):
     s, t, spk = tied_matrix(seed, t_n=80)

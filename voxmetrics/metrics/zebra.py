@@ -484,8 +484,8 @@ class _LeftIndex:
     of a lower bucket is below x and every value of a higher bucket above it: x's position is
     its bucket's first value's, plus one when the bucket's only value is below x. Scores in a
     bucket of two or more values go through ``np.searchsorted`` itself, NaN to the end (as
-    ``np.searchsorted``). The same positions, about one table read per score instead of
-    log2(K) comparisons.
+    ``np.searchsorted``), and so do scores of another dtype than the values'. The same
+    positions, about one table read per score instead of log2(K) comparisons.
     """
 
     def __init__(self, values: NDArray[np.floating]) -> None:
@@ -513,7 +513,9 @@ class _LeftIndex:
         return f.astype(np.intp)
 
     def __call__(self, x: NDArray[np.floating]) -> NDArray[np.intp]:
-        """Positions of ``x`` (any shape, the values' dtype) among the values, left side."""
+        """Positions of ``x`` (any shape) among the values, left side."""
+        if x.dtype != self.values.dtype:  # the buckets assume the values' arithmetic
+            return np.searchsorted(self.values, x, side="left")
         pos = np.take(self.table, self.bucket(x))
         slow = pos < 0
         if slow.any():  # exact already: the step below adds nothing to them
@@ -558,7 +560,7 @@ def speaker_run_counts(
     v = pools.values
     n_slots = 3 * v.size + 1
     n = scores.shape[1]
-    index = _LeftIndex(v if scores.dtype == v.dtype else v.astype(scores.dtype))
+    index = _LeftIndex(v)
     order = np.argsort(speaker_index, kind="stable")
     ends = np.cumsum(np.bincount(speaker_index, minlength=n_speakers))  # in ``order``
     step = max(1, _BLOCK // n)
