@@ -144,7 +144,7 @@ class RunCounts:
         return labels[keep], counts[keep], slots[keep]
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=2)  # one K, both tie orders: what a bootstrap alternates
 def _run_layout(k: int, targets_first: bool) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     """Labels and slots of all 3K + 1 runs in order (read-only; shared by every replicate)."""
     slots = np.arange(3 * k + 1)
