@@ -33,6 +33,7 @@ Tie rules (``ties``):
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Callable
@@ -139,12 +140,20 @@ class RunCounts:
         counts[0::3] = self.cells
         first, second = (self.tar_at, self.non_at) if targets_first else (self.non_at, self.tar_at)
         counts[1::3], counts[2::3] = first, second
-        slots = np.arange(3 * k + 1)
-        if not targets_first:  # slot numbers stay "1 = targets", "2 = non-targets"
-            slots[1::3], slots[2::3] = slots[2::3].copy(), slots[1::3].copy()
-        labels = (slots % 3 == 1).astype(np.float64)
+        labels, slots = _run_layout(k, targets_first)
         keep = counts > 0
         return labels[keep], counts[keep], slots[keep]
+
+
+@functools.lru_cache(maxsize=2)  # one K, both tie orders: what a bootstrap alternates
+def _run_layout(k: int, targets_first: bool) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """Labels and slots of all 3K + 1 runs in order (read-only; shared by every replicate)."""
+    slots = np.arange(3 * k + 1)
+    if not targets_first:  # slot numbers stay "1 = targets", "2 = non-targets"
+        slots[1::3], slots[2::3] = slots[2::3].copy(), slots[1::3].copy()
+    labels = (slots % 3 == 1).astype(np.float64)
+    slots.flags.writeable = labels.flags.writeable = False
+    return labels, slots
 
 
 @dataclass(frozen=True)
@@ -162,6 +171,26 @@ class PAVRuns:
     """Natural-log LLR of each run (may be +-inf without Laplace's rule)."""
     posterior: NDArray[np.float64]
     """PAV posterior P(target) of each run."""
+    bin_llr: NDArray[np.float64] | None = field(default=None, repr=False)
+    """LLR of each PAV bin (consecutive runs fitted to one value), in order."""
+    bin_runs: NDArray[np.intp] | None = field(default=None, repr=False)
+    """Number of runs in each bin (``llr`` is ``bin_llr`` repeated by these)."""
+
+    def per_run(
+        self, f: Callable[[NDArray[np.float64]], NDArray[np.float64]]
+    ) -> NDArray[np.float64]:
+        """``f(llr)`` for an elementwise ``f``, evaluated once per bin: the same floats.
+
+        Examples
+        --------
+        >>> r = pav_runs(RunCounts(np.array([1.0, 1.0]), np.array([2.0]), np.array([0.0])),
+        ...              targets_first=True, laplace=False)
+        >>> bool((r.per_run(np.exp) == np.exp(r.llr)).all())
+        True
+        """
+        if self.bin_llr is None or self.bin_runs is None:
+            return f(self.llr)
+        return np.repeat(f(self.bin_llr), self.bin_runs)
 
 
 def pav_runs(rc: RunCounts, *, targets_first: bool, laplace: bool) -> PAVRuns:
@@ -175,12 +204,19 @@ def pav_runs(rc: RunCounts, *, targets_first: bool, laplace: bool) -> PAVRuns:
     if laplace:
         y = np.concatenate([[1.0, 0.0], y, [1.0, 0.0]])
         w = np.concatenate([[1.0, 1.0], w, [1.0, 1.0]])
-    p = isotonic_regression(y, weights=w).x
-    if laplace:
-        p = p[2:-2]
+    fit = isotonic_regression(y, weights=w)
+    # every run of a PAV bin has the bin's value: the logs are taken once per bin
+    starts, stops = fit.blocks[:-1], fit.blocks[1:]
+    if laplace:  # the bins' real runs (the dummy scores are the first and last two)
+        starts = np.clip(starts - 2, 0, labels.size)
+        stops = np.clip(stops - 2, 0, labels.size)
+    real = stops > starts
+    p_bin = fit.x[fit.blocks[:-1][real]]
+    n_runs = (stops - starts)[real]
     with np.errstate(divide="ignore"):
-        llr = np.log(p) - np.log1p(-p) - np.log(rc.n_tar / rc.n_non)
-    return PAVRuns(labels, counts, slots, llr, p)
+        llr_bin = np.log(p_bin) - np.log1p(-p_bin) - np.log(rc.n_tar / rc.n_non)
+    llr, p = np.repeat(llr_bin, n_runs), np.repeat(p_bin, n_runs)
+    return PAVRuns(labels, counts, slots, llr, p, llr_bin, n_runs)
 
 
 def non_block_sums(

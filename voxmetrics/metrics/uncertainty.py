@@ -55,7 +55,7 @@ from voxmetrics.metrics.ranks import (
     row_blocks,
     target_ranks,
 )
-from voxmetrics.metrics.zebra import _d_ece_runs, speaker_run_counts
+from voxmetrics.metrics.zebra import _d_ece_runs, replicate_run_counts, speaker_run_counts
 
 __all__ = [
     "P_VALUE_METHOD",
@@ -235,8 +235,8 @@ def _rocch_eer_runs(
     seg[ok] = det[ok] / den[ok]
     eer_rocch = float(max(0.0, seg.max()))
     is_tar = r.labels == 1.0
-    c_tar = r.counts[is_tar] @ np.logaddexp(0.0, -r.llr[is_tar]) / n_tar
-    c_non = r.counts[~is_tar] @ np.logaddexp(0.0, r.llr[~is_tar]) / n_non
+    c_tar = r.counts[is_tar] @ r.per_run(lambda x: np.logaddexp(0.0, -x))[is_tar] / n_tar
+    c_non = r.counts[~is_tar] @ r.per_run(lambda x: np.logaddexp(0.0, x))[~is_tar] / n_non
     return eer_rocch, min(float(0.5 * (c_tar + c_non) / _LN2), 1.0)
 
 
@@ -649,10 +649,7 @@ def _pairwise_replicates(
         }
 
     est.update(pooled(pools.counts))
-    chunk = 64
-    for start in range(0, draws.n_boot, chunk):
-        cnt = draws.counts[start : start + chunk]
-        weighted = np.asarray(per_speaker.T @ cnt.T).T.astype(np.float64)
+    for start, weighted in replicate_run_counts(per_speaker, draws.counts):
         for i, row in enumerate(weighted):
             rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
             if rc.n_tar > 0 and rc.n_non > 0:

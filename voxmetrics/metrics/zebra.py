@@ -15,6 +15,7 @@ bootstrap replicate reweights the runs; nothing is re-sorted.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -227,10 +228,9 @@ def zebra_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> ZebraRe
 def _d_ece_runs(r: PAVRuns, n_tar: float, n_non: float) -> float:
     """D_ECE from PAV runs: the per-score means as length-weighted sums over runs."""
     is_tar = r.labels == 1.0
-    t, n = r.llr[is_tar], r.llr[~is_tar]
-    with np.errstate(over="ignore"):
-        zt = r.counts[is_tar] @ _z(np.exp(t), t)
-        zn = r.counts[~is_tar] @ _z(np.exp(-n), -n)
+    with np.errstate(over="ignore"):  # Z once per PAV bin (the same floats, see per_run)
+        zt = r.counts[is_tar] @ r.per_run(lambda t: _z(np.exp(t), t))[is_tar]
+        zn = r.counts[~is_tar] @ r.per_run(lambda n: _z(np.exp(-n), -n))[~is_tar]
     return float((zt / n_tar + zn / n_non) / _LN2)
 
 
@@ -468,6 +468,77 @@ def _logaddexp_sum(
     return out
 
 
+_BUCKETS_PER_VALUE = 16
+"""Buckets of :class:`_LeftIndex` per distinct target value (most buckets hold none or one)."""
+_MAX_BUCKETS = 1 << 20
+_SPEAKER_BINS = 1 << 20
+"""Most (speakers x slots) counters of one block of :func:`speaker_run_counts` (8 MB)."""
+
+
+class _LeftIndex:
+    """``np.searchsorted(values, x, side="left")`` of many ``x`` through a table of buckets.
+
+    ``values`` are sorted, distinct and finite. The bucket of a score, ``(x - v_0) * scale``
+    clipped and truncated, is a non-decreasing function of x (every step rounds
+    monotonically), and the values are put into buckets by the same arithmetic, so every value
+    of a lower bucket is below x and every value of a higher bucket above it: x's position is
+    its bucket's first value's, plus one when the bucket's only value is below x. Scores in a
+    bucket of two or more values go through ``np.searchsorted`` itself, NaN to the end (as
+    ``np.searchsorted``), and so do scores of another dtype than the values'. The same
+    positions, about one table read per score instead of log2(K) comparisons.
+    """
+
+    def __init__(self, values: NDArray[np.floating]) -> None:
+        v = values
+        self.values = v
+        self.padded = np.concatenate([v, np.array([np.nan], dtype=v.dtype)])  # nothing at K
+        g = int(min(_MAX_BUCKETS, max(1, _BUCKETS_PER_VALUE * v.size)))
+        self.lo = v.dtype.type(v[0])
+        span = float(v[-1]) - float(v[0])
+        with np.errstate(over="ignore", divide="ignore"):
+            self.scale = v.dtype.type(g / span if span > 0 else 0.0)
+        self.top = float(g - 1)
+        first = np.searchsorted(self.bucket(v), np.arange(g + 1), side="left")
+        self.crowded = np.diff(first) > 1
+        # each bucket's first value, or -1 where it holds several (looked up apart)
+        self.table = np.where(self.crowded, -1, first[:-1]).astype(np.intp)
+
+    def bucket(self, x: NDArray[np.floating]) -> NDArray[np.intp]:
+        """Bucket of each score (NaN -> 0: those are placed apart)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            f = x - self.lo
+            f *= self.scale
+        np.fmax(f, 0.0, out=f)  # fmax / fmin: a NaN becomes a bound
+        np.fmin(f, self.top, out=f)
+        return f.astype(np.intp)
+
+    def __call__(self, x: NDArray[np.floating]) -> NDArray[np.intp]:
+        """Positions of ``x`` (any shape) among the values, left side."""
+        if x.dtype != self.values.dtype:  # the buckets assume the values' arithmetic
+            return np.searchsorted(self.values, x, side="left")
+        pos = np.take(self.table, self.bucket(x))
+        slow = pos < 0
+        if slow.any():  # exact already: the step below adds nothing to them
+            pos[slow] = np.searchsorted(self.values, x[slow], side="left")
+        pos += np.take(self.padded, pos) < x
+        nan = np.isnan(x)
+        if nan.any():
+            pos[nan] = self.values.size
+        return pos
+
+
+def _score_slots(
+    index: _LeftIndex, block: NDArray[np.floating], targets: NDArray[np.intp]
+) -> NDArray[np.integer]:
+    """Run slot of every score of a row block (its mated score at 3k + 1, see below)."""
+    pos = index(block)
+    slot = 3 * pos
+    slot += 2 * (np.take(index.padded, pos) == block)  # at v_k: slot 3k + 2
+    # the mated score equals some v_k: move it from slot 3k + 2 to 3k + 1
+    slot[np.arange(block.shape[0]), targets] -= 1
+    return slot
+
+
 def speaker_run_counts(
     pools: SortedPools,
     scores: NDArray[np.floating],
@@ -480,40 +551,63 @@ def speaker_run_counts(
 
     Row s, slot 3k: speaker s's non-mated scores in cell k; 3k + 1: their mated scores equal to
     ``v_k``; 3k + 2: their non-mated scores equal to ``v_k``. Rows sum to the run counts of the
-    full data; a bootstrap replicate's counts are a weighted sum of rows. Built in row blocks of
-    the trials grouped by speaker, so each block counts into the slots of a few speakers only.
+    full data; a bootstrap replicate's counts are a weighted sum of rows
+    (:func:`replicate_run_counts`). Counted a few speakers at a time (their trials' scores
+    looked up in a table of the distinct target values, :class:`_LeftIndex`), straight into
+    the rows of a CSR matrix of int32 counts and indices (int64 counts past 2**31 scores).
     With ``mask`` (a sparse trial list), only the listed pairs are counted.
     """
     v = pools.values
     n_slots = 3 * v.size + 1
     n = scores.shape[1]
+    index = _LeftIndex(v)
     order = np.argsort(speaker_index, kind="stable")
+    ends = np.cumsum(np.bincount(speaker_index, minlength=n_speakers))  # in ``order``
     step = max(1, _BLOCK // n)
-    spk_parts, slot_parts, count_parts = [], [], []
-    for r0 in range(0, order.size, step):
-        rows = order[r0 : r0 + step]
-        block = scores[rows]
-        spk = speaker_index[rows]
-        first = int(spk.min())
-        pos = np.searchsorted(v, block, side="left")
-        at = v[np.minimum(pos, v.size - 1)] == block
-        slot = np.where(at, 3 * pos + 2, 3 * pos)
-        # the mated score equals some v_k: move it from slot 3k + 2 to 3k + 1
-        r = np.arange(rows.size)
-        slot[r, targets[rows]] -= 1
-        keys = ((spk - first)[:, None] * n_slots + slot).ravel()
-        if mask is not None:  # unlisted cells (NaN scores) are not counted
-            keys = keys[mask[rows].ravel()]
-        counts = np.bincount(keys, minlength=(int(spk.max()) - first + 1) * n_slots)
+    per = max(1, _SPEAKER_BINS // n_slots)  # speakers per block
+    count_type = np.int32 if scores.size < 2**31 else np.int64
+    indptr = np.zeros(n_speakers + 1, dtype=np.int64)
+    slot_parts, count_parts = [], []
+    for s0 in range(0, n_speakers, per):
+        s1 = min(n_speakers, s0 + per)
+        r0, r1 = int(ends[s0 - 1]) if s0 else 0, int(ends[s1 - 1])
+        counts = None
+        for c0 in range(r0, r1, step):  # a speaker's rows may take several row blocks
+            rows = order[c0 : min(r1, c0 + step)]
+            slot = _score_slots(index, scores[rows], targets[rows])
+            keys = (speaker_index[rows] - s0)[:, None] * n_slots + slot
+            keys = keys.ravel() if mask is None else keys[mask[rows]]  # listed cells only
+            part = np.bincount(keys, minlength=(s1 - s0) * n_slots)
+            counts = part if counts is None else counts + part
+        if counts is None:
+            continue
         hit = np.flatnonzero(counts)
-        spk_parts.append(hit // n_slots + first)
-        slot_parts.append(hit % n_slots)
-        count_parts.append(counts[hit])
-    coo = sparse.coo_array(
-        (np.concatenate(count_parts), (np.concatenate(spk_parts), np.concatenate(slot_parts))),
-        shape=(n_speakers, n_slots),
-    )
-    return coo.tocsr()  # sums a speaker's counts split over two blocks
+        spk, slot = np.divmod(hit, n_slots)
+        indptr[s0 + 1 : s1 + 1] = np.bincount(spk, minlength=s1 - s0)
+        slot_parts.append(slot.astype(np.int32))
+        count_parts.append(counts[hit].astype(count_type))
+    np.cumsum(indptr, out=indptr)
+    if indptr[-1] < 2**31:  # int32 indices (scipy takes the wider of indices and indptr)
+        indptr = indptr.astype(np.int32)
+    data = np.concatenate(count_parts) if count_parts else np.zeros(0, dtype=count_type)
+    indices = np.concatenate(slot_parts) if slot_parts else np.zeros(0, dtype=np.int32)
+    return sparse.csr_array((data, indices, indptr), shape=(n_speakers, n_slots))
+
+
+def replicate_run_counts(
+    per_speaker: sparse.csr_array, counts: NDArray[np.integer], *, chunk: int = 64
+) -> Iterator[tuple[int, NDArray[np.float64]]]:
+    """The run counts of bootstrap replicates: ``(start, rows)`` per chunk of ``counts``' rows.
+
+    ``rows[i]`` are the (3K + 1) slot counts of replicate ``start + i``: the sum of the rows of
+    :func:`speaker_run_counts` weighted by how often the replicate drew each speaker. Computed
+    slot by slot (the transposed matrix in CSR) in float64: every count and every partial sum
+    is an integer below 2**53, so exact, as the integer product.
+    """
+    by_slot = per_speaker.T.tocsr().astype(np.float64)  # (3K + 1, S): each slot's speakers
+    for start in range(0, counts.shape[0], chunk):
+        w = np.ascontiguousarray(counts[start : start + chunk].T, dtype=np.float64)  # (S, c)
+        yield start, np.ascontiguousarray((by_slot @ w).T)
 
 
 def zebra_bootstrap(
@@ -606,10 +700,7 @@ def zebra_bootstrap(
     per_speaker = speaker_run_counts(pools, s, t, inverse, n_spk, mask=m)
     full = zebra_from_pools(pools, ties=ties)
     reps = {k: np.empty(n_boot) for k in ("d_ece", "log10_l", "log10_l_q95")}
-    chunk = 64
-    for start in range(0, n_boot, chunk):
-        # integer sparse product: exact, no BLAS threads, cost ~ the non-zero run counts
-        weighted = np.asarray(per_speaker.T @ counts[start : start + chunk].T).T.astype(np.float64)
+    for start, weighted in replicate_run_counts(per_speaker, counts):
         for i, row in enumerate(weighted):
             rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
             n_tar, n_non = rc.n_tar, rc.n_non
@@ -621,7 +712,7 @@ def zebra_bootstrap(
             reps["log10_l"][start + i] = float(mag.max())
             reps["log10_l_q95"][start + i] = float(weighted_quantile(mag, lap.counts, 0.95)[0])
         if progress is not None:
-            done = min(n_boot, start + chunk)
+            done = start + weighted.shape[0]
             progress(done / n_boot, f"Bootstrap {done}/{n_boot}")
     lap = pools.pav(targets_first=False, laplace=True)
     q95 = float(weighted_quantile(np.abs(lap.llr) / math.log(10.0), lap.counts, 0.95)[0])
