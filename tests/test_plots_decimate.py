@@ -177,3 +177,35 @@ def test_builders_over_200k_points_are_decimated():
     heat = mean_score_figure(table)
     assert figure_points(heat) == n * n > MAX_POINTS
     assert figure_points(decimate_figure(heat)) <= MAX_POINTS
+
+
+# ---------------------------------------------------------------- the page: ui.show_figure
+
+
+def _big_figure_script():
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from voxmetrics import ui
+
+    x = np.arange(300_000, dtype=np.float64)
+    ui.show_figure(go.Figure(go.Scatter(x=x, y=np.sin(x / 1000.0))), "big")
+
+
+def test_show_figure_sends_the_browser_at_most_the_limit():
+    import base64
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_big_figure_script, default_timeout=120).run()
+    assert not at.exception
+    charts = [el for el in at.main if el.type == "plotly_chart"]
+    assert len(charts) == 1
+    spec = json.loads(charts[0].proto.spec)
+    sent = spec["data"][0]["x"]  # a list, or plotly's typed array {"dtype", "bdata"}
+    if isinstance(sent, dict):
+        sent = np.frombuffer(base64.b64decode(sent["bdata"]), dtype=sent["dtype"])
+    assert 1_000 < len(sent) <= MAX_POINTS
+    assert spec["layout"]["meta"][DECIMATED_META]["total"] == 300_000
+    assert any(b.label == "Figure (HTML)" for b in at.get("download_button"))
