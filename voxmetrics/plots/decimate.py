@@ -31,6 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "DECIMATED_META",
+    "FULL_DATA_NOTE",
     "MAX_POINTS",
     "block_means",
     "curve_indices",
@@ -41,6 +42,9 @@ __all__ = [
 
 MAX_POINTS = 200_000
 """Points a figure may send to the browser before it is decimated (all traces together)."""
+
+FULL_DATA_NOTE = "the HTML download has every point"
+"""The end of the note on a decimated figure: where every point is (the page's downloads)."""
 
 DECIMATED_META = "decimated"
 """Key of ``fig.layout.meta`` that says ``{"shown": n, "total": N}`` on a decimated figure."""
@@ -270,11 +274,10 @@ def _heatmap(trace: dict[str, Any], limit: int) -> dict[str, Any]:
     return out
 
 
-def _note(fig: go.Figure, shown: int, total: int) -> None:
+def _note(fig: go.Figure, shown: int, total: int, full: str) -> None:
     fig.add_annotation(
         text=f"Decimated for display: {shown:,} of {total:,} points "
-        "(curves keep their ends and extremes, heat maps show block means); "
-        "the HTML download has every point",
+        f"(curves keep their ends and extremes, heat maps show block means); {full}",
         xref="paper",
         yref="paper",
         x=1.0,
@@ -287,7 +290,9 @@ def _note(fig: go.Figure, shown: int, total: int) -> None:
     )
 
 
-def decimate_figure(fig: go.Figure, *, limit: int = MAX_POINTS) -> go.Figure:
+def decimate_figure(
+    fig: go.Figure, *, limit: int = MAX_POINTS, full: str = FULL_DATA_NOTE
+) -> go.Figure:
     """The figure with at most about ``limit`` points, for the browser; ``fig`` is not changed.
 
     A figure of at most ``limit`` points (:func:`figure_points`) is returned as it is (the
@@ -304,6 +309,8 @@ def decimate_figure(fig: go.Figure, *, limit: int = MAX_POINTS) -> go.Figure:
         The full figure (what the downloads are made from).
     limit : int
         Points the browser gets, at most (and at least 4 per trace).
+    full : str
+        Where the full data is, for the note (by default the figure's HTML download).
 
     Returns
     -------
@@ -346,5 +353,5 @@ def decimate_figure(fig: go.Figure, *, limit: int = MAX_POINTS) -> go.Figure:
     shown = figure_points(out)
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     out.update_layout(meta={**meta, DECIMATED_META: {"shown": shown, "total": total}})
-    _note(out, shown, total)
+    _note(out, shown, total, full)
     return out
