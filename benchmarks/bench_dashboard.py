@@ -17,7 +17,8 @@ embeddings, the default 200 replicates); its simulation is timed apart (``study`
 of the page's CPU time. ``page CPU`` is the CPU time of the page's own first visit (the
 ``page`` column's run), the number the scale issue's targets are about (<= 20 s for the
 Overview, <= 10 s for every other page, warm reruns <= 1 s). ``--pages all`` runs every page
-in ``pages/``.
+in ``pages/``. ``points``: the most points one figure of the page's first visit sent to the
+browser (:func:`voxmetrics.plots.decimate.figure_points`; at most 200,000 once decimated).
 
     .venv/bin/python benchmarks/bench_dashboard.py
     .venv/bin/python benchmarks/bench_dashboard.py --speakers 1000 --pages all
@@ -55,6 +56,13 @@ t_import = time.perf_counter() - t0
 app, page, profile, click = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
 speakers = int(sys.argv[5])
 at = AppTest.from_file(app, default_timeout=3600)
+import streamlit
+from voxmetrics.plots.decimate import figure_points
+points, plotly_chart = [0], streamlit.plotly_chart
+def counted_chart(fig, *args, **kwargs):  # the points each figure sends to the browser
+    points.append(figure_points(fig))
+    return plotly_chart(fig, *args, **kwargs)
+streamlit.plotly_chart = counted_chart
 c_study = 0.0
 if speakers:
     from voxmetrics.synth import demo_study
@@ -86,6 +94,7 @@ if click and at.button(key="vm_report_build") is not None:
     t = time.perf_counter(); at.button(key="vm_report_build").click().run()
     t_cold += time.perf_counter() - t
 c_page = time.process_time() - c
+max_points = max(points)
 if profile:
     threading.Thread.run = thread_run
     pstats.Stats(*profiles).sort_stats("cumulative").print_stats(60)
@@ -98,7 +107,7 @@ assert not at.exception, at.exception
 print(json.dumps({"import": t_import, "home": t_home, "page": t_cold, "before": t_before,
                   "cold": time.perf_counter() - t0 - t_warm, "warm": t_warm,
                   "cold_cpu": c_cold, "warm_cpu": c_warm, "page_cpu": c_page,
-                  "study_cpu": c_study}))
+                  "study_cpu": c_study, "points": max_points}))
 """
 
 
@@ -152,7 +161,7 @@ def main() -> None:
         print(
             f"{page:<22}{best['import']:>9.2f}{best['home']:>8.2f}{best['page']:>8.2f}"
             f"{best['cold']:>8.2f}{warm:>8.2f}{cpu[0]:>10.2f}{cpu[1]:>10.2f}"
-            f"{page_cpu:>10.2f}{best['study_cpu']:>7.1f}",
+            f"{page_cpu:>10.2f}{best['study_cpu']:>7.1f}{best.get('points', 0):>14,}",
             flush=True,
         )
     print(f"load average after: {os.getloadavg()[0]:.2f} (1 min)")

@@ -367,3 +367,34 @@ def test_compare_sbls_with_a_cache_gives_the_same_comparisons_once_per_attack(de
     ]
     assert cached == fresh
     assert len(calls) == 3 and len(cache) == 3  # "plain" once, then each other condition
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**16), ties=st.booleans())
+def test_auc_sums_without_ties_equal_the_run_sums(seed, ties):
+    """Scores without ties skip the sums over runs of tied scores: the same numbers."""
+    rng = np.random.default_rng(seed)
+    n, b = 60, 7
+    y = rng.integers(0, 3, n)
+    scores = rng.random((n, 2))
+    if ties:
+        scores = np.round(scores, 1)
+    order = tuple(np.argsort(scores[:, j], kind="stable") for j in range(2))
+    starts = tuple(
+        np.flatnonzero(np.r_[True, np.diff(scores[o, j]) != 0]) for j, o in enumerate(order)
+    )
+    att = analysis._Attribute(y, 3, scores, order, starts)
+    wu = rng.integers(0, 3, (b, n)).astype(np.float64)
+    expected = np.full((b, 3, 2), np.nan)
+    for j in range(2):  # the sums over runs, as before
+        ws = wu[:, order[j]]
+        total = np.add.reduceat(ws, starts[j], axis=1)
+        ys = y[order[j]]
+        for c in range(3):
+            pos = np.add.reduceat(np.where(ys == c, ws, 0.0), starts[j], axis=1)
+            neg = total - pos
+            num = (pos * (np.cumsum(neg, axis=1) - neg + 0.5 * neg)).sum(axis=1)
+            den = pos.sum(axis=1) * neg.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                expected[:, c, j] = np.where(den > 0, num / den, np.nan)
+    np.testing.assert_array_equal(analysis._auc_sums(att, wu), expected)

@@ -419,3 +419,42 @@ def test_positions_on_many_scores_and_pav_llrs_unchanged():
         _, first = np.unique(pool, return_index=True)
         by_value = dict(zip(pool[first].tolist(), llr[first].tolist(), strict=True))
         np.testing.assert_array_equal(llr, [by_value[s] for s in pool.tolist()])
+
+
+# ------------------------------------------- pav_llrs' non-targets: merged cells, same numbers
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tar=st.lists(st.integers(-15, 15), min_size=1, max_size=10),
+    non=st.lists(st.integers(-20, 20), min_size=1, max_size=300),
+    scale=st.sampled_from([1.0, 0.1, 0.5]),
+    laplace=st.booleans(),
+    ties=st.sampled_from(["reference", "attacker"]),
+)
+def test_non_llrs_equal_the_slot_lookup(tar, non, scale, laplace, ties):
+    from voxmetrics.metrics.pav import _non_llrs, _slots
+
+    t = np.asarray(tar, dtype=np.float64) * scale
+    n = np.asarray(non, dtype=np.float64) * scale  # ties with the targets and each other
+    pools = SortedPools.from_pools(t, n)
+    r = pools.pav(targets_first=ties == "reference", laplace=laplace)
+    by_slot = np.zeros(3 * pools.values.size + 1)
+    by_slot[r.slots] = r.llr
+    expected = by_slot[_slots(pools, n, mated=False)]
+    np.testing.assert_array_equal(_non_llrs(pools, by_slot, n), expected)
+    assert np.array_equal(pav_llrs(t, n, laplace=laplace, ties=ties)[1], expected)
+
+
+def test_non_llrs_on_a_large_pool_equal_the_slot_lookup():
+    from voxmetrics.metrics.pav import _non_llrs, _slots
+
+    rng = np.random.default_rng(3)
+    tar = rng.normal(1.0, 1.0, 5_000)
+    non = np.concatenate([rng.normal(-1.0, 1.0, 400_000), tar[:50]])  # 50 equal to a target
+    pools = SortedPools.from_pools(tar, non)
+    r = pools.pav(targets_first=True, laplace=True)
+    by_slot = np.zeros(3 * pools.values.size + 1)
+    by_slot[r.slots] = r.llr
+    expected = by_slot[_slots(pools, non, mated=False)]
+    np.testing.assert_array_equal(_non_llrs(pools, by_slot, non), expected)

@@ -147,3 +147,21 @@ def test_importing_the_package_draws_no_figure():
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_study_report_progress_moves_through_the_similarity_and_comparisons():
+    """The bar keeps moving after the conditions: the similarity matrices and the pairs."""
+    from voxmetrics.report.study import build_study_report
+
+    seen = []
+    build_study_report(
+        demo_study(n_speakers=6), bootstrap=5, progress=lambda f, m: seen.append((f, m))
+    )
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    messages = [m for _, m in seen]
+    assert any(m.startswith("Voice similarity of") for m in messages)
+    assert messages.index("Paired comparisons") > max(
+        i for i, m in enumerate(messages) if m.startswith("Evaluating")
+    )
+    assert all(f < 1.0 for f, m in seen if m != "Done")

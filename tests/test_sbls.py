@@ -591,6 +591,28 @@ def test_builtin_attacker_returns_class_probabilities(demo):
     np.testing.assert_allclose(out["sex"].scores.sum(axis=1), 1.0)
 
 
+def test_builtin_attacker_trains_with_one_blas_thread(demo, monkeypatch):
+    """One BLAS thread (as in the study report): same predictions wherever first computed."""
+    import threadpoolctl
+    from sklearn.linear_model import LogisticRegression
+
+    seen, fit = [], LogisticRegression.fit
+
+    def recording_fit(self, *args, **kwargs):
+        seen.extend(i["num_threads"] for i in threadpoolctl.threadpool_info()
+                    if i["user_api"] == "blas")  # fmt: skip
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(LogisticRegression, "fit", recording_fit)
+    monkeypatch.delenv("VOXMETRICS_BLAS_THREADS", raising=False)
+    es = demo.get("plain").embeddings
+    dev = (es.meta["split"] == "dev").to_numpy()
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        builtin_attacker(es.embeddings[dev], {"sex": es.meta["sex"].to_numpy()[dev]},
+                         es.embeddings[~dev])  # fmt: skip
+    assert seen and set(seen) == {1}
+
+
 @pytest.mark.parametrize("attacker", ["original", "anonymised"])
 def test_sbls_embeddings_on_the_demo(demo, attacker):
     original = demo.get("plain").embeddings

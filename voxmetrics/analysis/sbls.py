@@ -469,10 +469,13 @@ def _auc_sums(att: _Attribute, wu: NDArray[np.float64]) -> NDArray[np.float64]:
     for j in range(m):
         o, starts = att.order[j], att.starts[j]
         ws = wu[:, o]
-        total = np.add.reduceat(ws, starts, axis=1)
+        tied = starts.size < o.size  # without ties every run is one utterance: no sums
+        total = np.add.reduceat(ws, starts, axis=1) if tied else ws
         ys = att.y[o]
         for c in range(k):
-            pos = np.add.reduceat(np.where(ys == c, ws, 0.0), starts, axis=1)
+            pos = np.where(ys == c, ws, 0.0)
+            if tied:
+                pos = np.add.reduceat(pos, starts, axis=1)
             neg = total - pos
             below = np.cumsum(neg, axis=1) - neg
             num = (pos * (below + 0.5 * neg)).sum(axis=1)

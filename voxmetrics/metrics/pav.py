@@ -79,7 +79,41 @@ def pav_llrs(
     r = pools.pav(targets_first=check_ties(ties) == "reference", laplace=laplace)
     by_slot = np.zeros(3 * pools.values.size + 1)
     by_slot[r.slots] = r.llr
-    return by_slot[_slots(pools, t, mated=True)], by_slot[_slots(pools, n, mated=False)]
+    return by_slot[_slots(pools, t, mated=True)], _non_llrs(pools, by_slot, n)
+
+
+def _non_llrs(
+    pools: SortedPools, by_slot: NDArray[np.float64], x: NDArray[np.floating]
+) -> NDArray[np.float64]:
+    """``by_slot[_slots(pools, x, mated=False)]``, without the position of every score.
+
+    A non-target strictly between ``v_{k-1}`` and ``v_k`` takes the LLR of cell k; cells whose
+    LLR equals the previous cell's (PAV pools them; an empty cell, which no score reads, is
+    given its predecessor's) are merged, so each score is searched among the few values where
+    the cells' LLR changes rather than among every target value. The scores equal to a target
+    value (``non_at``; usually none) are found among those values alone and take slot
+    ``3k + 2``. Same numbers as the slot lookup (tested), several times faster on the tens of
+    millions of pair scores of a large similarity matrix.
+    """
+    v, c = pools.values, pools.counts
+    if x.size < 4 * v.size:  # few scores: the direct lookup
+        return by_slot[_slots(pools, x, mated=False)]
+    cell = by_slot[0::3].copy()  # (K + 1,) LLR of each cell
+    present = np.flatnonzero(c.cells > 0)
+    if present.size == 0:  # every non-target equals a target value
+        return by_slot[_slots(pools, x, mated=False)]
+    # empty cells take the LLR of the last non-empty one before them (the first one's, first)
+    fill = np.maximum.accumulate(np.where(c.cells > 0, np.arange(cell.size), -1))
+    cell = cell[np.where(fill >= 0, fill, present[0])]
+    change = np.flatnonzero(cell[1:] != cell[:-1]) + 1  # cells where the LLR changes
+    llr = cell[np.concatenate([[0], change])][np.searchsorted(v[change - 1], x, side="left")]
+    tied = np.flatnonzero(c.non_at > 0)
+    if tied.size:  # scores equal to a target value: their own slot
+        tv = v[tied]
+        j = np.minimum(np.searchsorted(tv, x, side="left"), tv.size - 1)
+        at = tv[j] == x
+        llr[at] = by_slot[3 * tied[j[at]] + 2]
+    return llr
 
 
 def rocch(

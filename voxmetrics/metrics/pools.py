@@ -355,11 +355,13 @@ class SortedPools:
             pool = t if mated else n
             return int(np.flatnonzero(pool == pool.dtype.type(score))[0])
 
-        sn = np.sort(n)
+        sorted_non: list[NDArray[np.floating]] = []  # sorted on first use (PAV needs none)
 
         def count_non_le(thresholds: ArrayLike) -> NDArray[np.int64]:
+            if not sorted_non:
+                sorted_non.append(np.sort(n))
             x = np.asarray(thresholds, dtype=np.float64)
-            return np.searchsorted(sn, x, side="right").astype(np.int64)
+            return np.searchsorted(sorted_non[0], x, side="right").astype(np.int64)
 
         def non_sums(c: float) -> tuple[float, float]:
             d = n.astype(np.float64)

@@ -24,6 +24,7 @@ from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
+from voxmetrics.metrics.parallel import single_blas_thread
 
 __all__ = [
     "DEFAULT_ATTACKER",
@@ -489,7 +490,9 @@ def builtin_attacker(
 
     Trained on ``train_embeddings`` (original dev embeddings for an ignorant attacker, or
     anonymised dev embeddings for an informed one; L2-normalised) and applied to
-    ``test_embeddings``; returns class probabilities.
+    ``test_embeddings``; returns class probabilities. BLAS runs on one thread
+    (:func:`~voxmetrics.metrics.parallel.single_blas_thread`), as in the study report, so the
+    predictions do not depend on where they are first computed.
     """
     xtr = np.asarray(train_embeddings, dtype=np.float64)
     xte = np.asarray(test_embeddings, dtype=np.float64)
@@ -513,10 +516,11 @@ def builtin_attacker(
             )
         from sklearn.linear_model import LogisticRegression
 
-        model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr[known], yy)
-        out[name] = AttributePrediction(
-            classes=tuple(str(c) for c in model.classes_), scores=model.predict_proba(xte)
-        )
+        with single_blas_thread():  # small products: a second BLAS thread only spins
+            model = LogisticRegression(max_iter=2000, random_state=seed).fit(xtr[known], yy)
+            scores = model.predict_proba(xte)
+        classes = tuple(str(c) for c in model.classes_)
+        out[name] = AttributePrediction(classes=classes, scores=scores)
     return out
 
 

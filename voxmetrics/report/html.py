@@ -49,6 +49,7 @@ from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.metrics.uncertainty import P_VALUE_METHOD
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
+from voxmetrics.plots.decimate import decimate_figure
 from voxmetrics.plots.lid import lid_ccdf_figure
 from voxmetrics.plots.linkage import linkability_vs_n_figure, singling_out_figure
 from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
@@ -292,13 +293,19 @@ def _names(names: Iterable[str], colors: Mapping[str, str]) -> str:
 
 
 class _Figures:
-    """Turns figures into divs (no plotly.js: it is in the head once) with unique ids."""
+    """Turns figures into divs (no plotly.js: it is in the head once) with unique ids.
+
+    A figure of more than :data:`~voxmetrics.plots.decimate.MAX_POINTS` points is decimated
+    first (:func:`~voxmetrics.plots.decimate.decimate_figure`): the page stays drawable, and
+    its JSON and CSV files keep every number.
+    """
 
     def __init__(self) -> None:
         self.n = 0
 
     def __call__(self, fig: go.Figure, name: str) -> str:
         self.n += 1
+        fig = decimate_figure(fig, full="the JSON and CSV files have every number")
         div = fig.to_html(
             full_html=False,
             include_plotlyjs=False,

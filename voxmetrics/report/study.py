@@ -358,7 +358,7 @@ def build_study_report(
     n_boot, seed = int(opts.get("bootstrap") or 0), int(opts.get("seed") or 0)
     for k, cond in enumerate(study.conditions):
         if progress is not None:
-            progress(k / n, f"Evaluating {cond.name}")
+            progress(0.8 * k / n, f"Evaluating {cond.name}")
         with warnings_of(cond.name, into=notes):  # each warning names its condition
             report = evaluator(cond, **opts)
             if cond.input_warnings and not report.input_warnings:  # a cached evaluator's
@@ -376,25 +376,26 @@ def build_study_report(
         curves[cond.name] = ece_curves_from_pools(
             SortedPools.of(cond.eval), ties=opts.get("ties") or "reference"
         )
-    if progress is not None:
-        progress(1.0, "Done")
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
     sim_cache: dict[Any, SimilarityMatrix] = {}  # the original's M_oo once for all conditions
-    linkage = {
-        r.name: linkage_inputs(
-            study.get(r.name),
-            study.get(original),
-            singled=r.singling_out,
+    linkage = {}
+    for k, r in enumerate(reports):  # the voice similarity matrices can take a while
+        if progress is not None:
+            progress(0.8 + 0.15 * k / len(reports), f"Voice similarity of {r.name}")
+        linkage[r.name] = linkage_inputs(
+            study.get(r.name), study.get(original), singled=r.singling_out,
             similarity_cache=sim_cache,
-        )
-        for r in reports
-    }
+        )  # fmt: skip
+    if progress is not None:
+        progress(0.95, "Paired comparisons")
     sim_ci = {
         name: similarity_intervals(li.similarity, n_boot=n_boot, seed=seed)
         for name, li in linkage.items()
         if li.similarity is not None and n_boot > 0
     }
     comparisons = _comparisons(study, reports, opts, linkage, attacks, reference=reference)
+    if progress is not None:
+        progress(1.0, "Done")
     return StudyReport(
         study=study,
         reports=tuple(reports),

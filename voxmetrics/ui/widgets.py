@@ -15,6 +15,7 @@ import streamlit as st
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import ConditionReport, evaluate, evaluate_condition
 from voxmetrics.plots.card import card_legend_html, card_styler
+from voxmetrics.plots.decimate import decimate_figure
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import PngExporter, find_chromium
 from voxmetrics.ui.computing import (
@@ -190,7 +191,11 @@ def figure_html(fig: go.Figure) -> str:
 
 
 def download_figure(
-    fig: go.Figure | Callable[[], go.Figure], filename: str, *, label: str = "Figure"
+    fig: go.Figure | Callable[[], go.Figure],
+    filename: str,
+    *,
+    label: str = "Figure",
+    image: go.Figure | None = None,
 ) -> None:
     """Download buttons for a figure: interactive HTML always, PNG and SVG with Chromium.
 
@@ -198,12 +203,18 @@ def download_figure(
     generated only when its button is clicked (deferred download), so pages stay fast; PNG and
     SVG go through a kaleido server kept in ``st.cache_resource``. ``fig`` may be a function
     that builds the figure, for a figure that is only downloaded, not shown: it is then built
-    on the click too. Without a Chromium, a caption says so instead.
+    on the click too. ``image``, when given, is what the PNG and SVG are drawn from (the
+    decimated figure shown on the page: an image has fewer pixels than a decimated figure
+    has points); the HTML is always ``fig``, with every point. Without a Chromium, a caption
+    says so instead.
     """
     built = fig
 
     def build() -> go.Figure:
         return built() if callable(built) else built
+
+    def build_image() -> go.Figure:
+        return image if image is not None else build()
 
     stem = _stem(filename)
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
@@ -226,7 +237,7 @@ def download_figure(
         ):
             download_button(
                 f"{label} ({fmt.upper()})",
-                lambda fmt=fmt: png_exporter()(build(), format=fmt),
+                lambda fmt=fmt: png_exporter()(build_image(), format=fmt),
                 f"{stem}.{fmt}",
                 mime,
                 icon=icon,
@@ -258,11 +269,15 @@ def show_figure(fig: go.Figure, filename: str, *, show_title: bool = True) -> No
     """``st.plotly_chart`` and the figure's downloads.
 
     With ``show_title=False`` the page's own heading stands for the title on screen; the
-    downloaded files keep it.
+    downloaded files keep it. A figure of more than
+    :data:`~voxmetrics.plots.decimate.MAX_POINTS` points is decimated for the browser
+    (:func:`~voxmetrics.plots.decimate.decimate_figure`, with a note saying so); its HTML
+    download keeps every point.
     """
-    shown = fig if show_title else go.Figure(fig).update_layout(title=None, margin_t=30)
+    decimated = decimate_figure(fig)
+    shown = decimated if show_title else go.Figure(decimated).update_layout(title=None, margin_t=30)
     st.plotly_chart(shown, config={"displaylogo": False})
-    download_figure(fig, filename)
+    download_figure(fig, filename, image=decimated if decimated is not fig else None)
 
 
 def show_report_card(card: ReportCard) -> None:
