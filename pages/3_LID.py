@@ -4,6 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis import lid as analysis
+from voxmetrics.evaluation import evaluate_baseline
 from voxmetrics.plots.lid import (
     calibration_figure,
     condition_colors,
@@ -54,10 +55,13 @@ chosen, options, n_boot = lid_controls(study)
 if not chosen:
     st.info("Pick at least one condition above.", icon=":material/info:")
     st.stop()
-reports = {r.name: r for r in ui.study_reports(study, chosen, warn=False)}  # EER, min Cllr
 rows = []
 for name in chosen:
     cond = study.get(name)
+    # the report's EER and min Cllr alone: the page shows no other number of the report
+    baseline = ui.compute(
+        evaluate_baseline, cond.eval, spinner=f"EER and min Cllr of {name}…", warn=False
+    )
     lid = ui.compute(
         analysis.condition_lid,
         cond,
@@ -80,7 +84,8 @@ for name in chosen:
     rows.append(
         analysis.LIDRow(
             condition=cond,
-            report=reports.get(name),
+            report=None,
+            baseline=baseline.value,
             lid=lid.value,
             intervals=intervals,
             status=status,
