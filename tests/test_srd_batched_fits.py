@@ -191,3 +191,22 @@ def test_nelder_mead_many_follows_scipy_step_for_step(objective, maxfev, maxiter
         assert many.nit[i] == res.nit
         assert many.message(i) == res.message
         assert (many.status[i] == 0) == res.success
+
+
+def test_speaker_srd_in_one_batch_reports_progress_and_equals_the_groups():
+    from voxmetrics.analysis.srd import speaker_srd
+    from voxmetrics.metrics.srd import srd_from_ranks
+
+    rng = np.random.default_rng(2)
+    who = np.array([f"s{k}" for k in rng.integers(0, 9, 70)])
+    ranks = np.minimum(rng.geometric(0.2, 70), 12)
+    result = srd_from_ranks(ranks, 12)
+    steps = []
+    one = speaker_srd(result, who, progress=lambda f, m: steps.append((f, m)))
+    grouped = speaker_srd(result, who, n_groups=4)
+    assert [(f.alpha, f.beta, f.loss_value) for f in one.fits] == [
+        (f.alpha, f.beta, f.loss_value) for f in grouped.fits
+    ]
+    np.testing.assert_array_equal(one.model_mean_d, grouped.model_mean_d)
+    assert steps[-1] == (1.0, "Fitted 9 of 9 speakers…")
+    assert [f for f, _ in steps] == sorted(f for f, _ in steps)

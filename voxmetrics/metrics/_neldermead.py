@@ -61,6 +61,8 @@ def nelder_mead_many(
     fatol: float,
     maxiter: int,
     maxfev: int,
+    progress: Callable[[NDArray[np.bool_]], None] | None = None,
+    every: int = 100,
 ) -> NelderMeadResults:
     """Minimise P problems from the starts ``x0`` (P x n) as SciPy's Nelder-Mead each.
 
@@ -68,6 +70,8 @@ def nelder_mead_many(
     ``points[i]``; it must equal, float for float, the function SciPy would be given.
     A problem stops as SciPy's loop does: converged (``xatol`` and ``fatol``), or at ``maxfev``
     evaluations (in the middle of a step: the simplex as it then is) or ``maxiter`` iterations.
+    ``progress(finished)``, if given, is called every ``every`` iterations with the mask of the
+    problems that have stopped.
     """
     x0 = np.asarray(x0, dtype=np.float64)
     n_problems, n = x0.shape
@@ -92,20 +96,25 @@ def nelder_mead_many(
         sim[rows] = np.take_along_axis(sim[rows], ind[:, :, None], axis=1)
         fsim[rows] = np.take_along_axis(fsim[rows], ind, axis=1)
 
-    every = np.arange(n_problems)
-    alive = every
+    problems = np.arange(n_problems)
+    alive = problems
     for k in range(n + 1):
         ok, values = call(alive, sim[alive, k])
         fsim[alive[ok], k] = values
         alive = alive[ok]  # a refused call ends the initial evaluations
-    sort(every)
-    sort(every)  # SciPy sorts twice (in its finally clause and after)
+    sort(problems)
+    sort(problems)  # SciPy sorts twice (in its finally clause and after)
     iterations = np.ones(n_problems, dtype=np.int64)
     running = np.ones(n_problems, dtype=bool)
+    step = 0
     while True:
-        act = every[running & (fcalls < maxfev) & (iterations < maxiter)]
+        going = running & (fcalls < maxfev) & (iterations < maxiter)
+        act = problems[going]
         if not act.size:
             break
+        if progress is not None and step % every == 0:
+            progress(~going)
+        step += 1
         s, f = sim[act], fsim[act]
         spread_x = np.max(np.abs(s[:, 1:] - s[:, :1]).reshape(act.size, -1), axis=1)
         spread_f = np.max(np.abs(f[:, :1] - f[:, 1:]), axis=1)

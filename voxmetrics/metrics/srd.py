@@ -371,7 +371,10 @@ def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
 
 
 def fit_beta_binomials(
-    histograms: ArrayLike, *, loss: Loss = "CLL"
+    histograms: ArrayLike,
+    *,
+    loss: Loss = "CLL",
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[BetaBinomialFit, str | None]]:
     """:func:`fit_beta_binomial` of each row of ``histograms`` (H x N), all fitted at once.
 
@@ -381,6 +384,7 @@ def fit_beta_binomials(
     (:func:`~voxmetrics.metrics._neldermead.nelder_mead_many`, SciPy's algorithm), and the
     LL and CLL losses are evaluated on the ranks they read (those with p_k > 0, and rank 1),
     not on all N: a speaker's few trials make a fit a few milliseconds instead of 0.1 s.
+    ``progress(done, total)``, if given, is told now and then how many rows are fitted.
     """
     if loss not in LOSSES:
         raise VoxMetricsInputError(f"`loss` must be one of {', '.join(LOSSES)}, got {loss!r}.")
@@ -400,7 +404,15 @@ def fit_beta_binomials(
             owner.append(i)
             x0.append(start)
     objective = _BatchLoss(loss, qs, np.asarray(owner, dtype=np.intp))
-    runs = nelder_mead_many(objective, np.asarray(x0, dtype=np.float64), **_NELDER_MEAD)
+    report = None
+    if progress is not None:
+        firsts = np.searchsorted(objective.owner, np.arange(len(qs)))  # each row's first start
+
+        def report(finished: NDArray[np.bool_]) -> None:
+            progress(int(np.minimum.reduceat(finished, firsts).sum()), len(qs))
+
+    x0s = np.asarray(x0, dtype=np.float64)
+    runs = nelder_mead_many(objective, x0s, progress=report, **_NELDER_MEAD)
     out: list[tuple[BetaBinomialFit, str | None]] = []
     for i, q in enumerate(qs):
         best = None
@@ -585,7 +597,12 @@ class SpeakerSRD:
 
 
 def srd_per_speaker(
-    ranks: ArrayLike, speakers: ArrayLike, n_enrolled: int, *, loss: Loss = "LL"
+    ranks: ArrayLike,
+    speakers: ArrayLike,
+    n_enrolled: int,
+    *,
+    loss: Loss = "LL",
+    progress: Callable[[int, int], None] | None = None,
 ) -> SpeakerSRD:
     """Rank histogram, beta-binomial fit and MeanD of each trial speaker.
 
@@ -599,6 +616,8 @@ def srd_per_speaker(
         N.
     loss : Loss, default "LL"
         The paper recommends LL per speaker (CLL is unstable on sparse histograms).
+    progress : callable(done, total), optional
+        Told now and then how many speakers' models are fitted.
     """
     r = np.asarray(ranks, dtype=np.int64).ravel()
     spk = np.asarray(speakers).astype(str).ravel()
@@ -610,7 +629,11 @@ def srd_per_speaker(
     np.add.at(hist, (inverse, r - 1), 1)
     # every speaker's fit at once, each equal to fit_beta_binomial of its histogram (whose
     # non-convergence warnings are not raised here: model_mean_d says NaN instead)
-    fits = [fit for fit, _ in fit_beta_binomials(hist, loss=loss)] if uniq.size else []
+    fits = (
+        [fit for fit, _ in fit_beta_binomials(hist, loss=loss, progress=progress)]
+        if uniq.size
+        else []
+    )
     emp = np.array([srd_stats(h).mean_d for h in hist])
     model = np.array([f.stats.mean_d if f.converged else np.nan for f in fits])
     return SpeakerSRD(
