@@ -66,3 +66,32 @@ def test_lid_rows_read_the_baseline_or_the_report():
     assert a.equals(b)
     flagged = localised_vulnerabilities([alone, from_report], eer=0.0, lid_max=-1e9)
     assert flagged == [alone, from_report]
+
+
+@pytest.mark.parametrize("cross_calibrate", [None, 3])
+@pytest.mark.parametrize("variant", ["reference-code", "maximum-likelihood"])
+def test_lid_and_chance_in_one_pass_equal_the_two_calls(cross_calibrate, variant):
+    from voxmetrics.analysis.lid import (
+        LIDOptions,
+        condition_chance,
+        condition_lid,
+        condition_lid_and_chance,
+    )
+    from voxmetrics.data.study import Condition
+
+    study = demo_study(n_speakers=7)
+    for cond in (study.get("anon-mild"), Condition("no dev", eval=study.get("plain").eval)):
+        options = LIDOptions(cross_calibrate=cross_calibrate, variant=variant, seed=4)
+        lid, chance = condition_lid_and_chance(cond, options)
+        expected = condition_lid(cond, options)
+        if expected is None:
+            assert (lid, chance) == (None, None)
+            continue
+        assert lid.calibration == expected.calibration
+        for field in ("lid", "p_target", "rank"):
+            assert getattr(lid, field).tolist() == getattr(expected, field).tolist()
+        assert lid.to_dict() == expected.to_dict()
+        alone = condition_chance(cond, expected, seed=4)
+        assert chance.values == alone.values and chance.n_draws == alone.n_draws
+        assert chance.curve_n.tolist() == alone.curve_n.tolist()
+        assert chance.curve.tolist() == alone.curve.tolist()

@@ -70,6 +70,7 @@ __all__ = [
     "condition_chance",
     "condition_intervals",
     "condition_lid",
+    "condition_lid_and_chance",
     "evaluate_lid",
     "evaluate_lid_and_chance",
     "interval_frame",
@@ -227,6 +228,25 @@ def condition_lid(condition: Condition, options: LIDOptions) -> LIDResult | None
         variant=options.variant,
         seed=options.seed,
     )
+
+
+def condition_lid_and_chance(
+    condition: Condition, options: LIDOptions
+) -> tuple[LIDResult | None, ChanceLevels | None]:
+    """:func:`condition_lid` and :func:`condition_chance` of it, in one pass over the rows.
+
+    With a dev set LID and its chance levels share the z-scores and log-posteriors of every
+    row (:func:`evaluate_lid_and_chance`, as the report computes them): the same numbers as
+    the two calls, bit for bit. Both are None without a calibration (no dev set, no folds).
+    """
+    result, chance = evaluate_lid_and_chance(
+        condition.eval,
+        dev=condition.dev,
+        cross_calibrate=options.cross_calibrate,
+        variant=options.variant,
+        seed=options.seed,
+    )
+    return (None, None) if result is None else (result, chance)
 
 
 def lid_status(result: LIDResult | None, *, failed: bool) -> str:
