@@ -37,6 +37,7 @@ __all__ = [
     "SpeakerSRD",
     "beta_binomial_pmf",
     "fit_beta_binomial",
+    "fit_beta_binomials",
     "rank_histogram",
     "srd",
     "srd_from_ranks",
