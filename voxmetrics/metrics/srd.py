@@ -381,10 +381,10 @@ def fit_beta_binomials(
 
     Each fit equals :func:`fit_beta_binomial` of its row, float for float; with it comes the
     message of the warning that function emits when the fit did not converge (None when it
-    did). The Nelder-Mead runs of every row and start go in lock step
-    (:func:`~voxmetrics.metrics._neldermead.nelder_mead_many`, SciPy's algorithm), and the
-    LL and CLL losses are evaluated on the ranks they read (those with p_k > 0, and rank 1),
-    not on all N: a speaker's few trials make a fit a few milliseconds instead of 0.1 s.
+    did). The Nelder-Mead runs of every row and start go in lock step (SciPy's algorithm,
+    step for step), and the LL and CLL losses are evaluated on the ranks they read (those
+    with p_k > 0, and rank 1), not on all N: a speaker's few trials make a fit a few
+    milliseconds instead of 0.1 s.
     ``progress(done, total)``, if given, is told now and then how many rows are fitted.
     """
     if loss not in LOSSES:
