@@ -4,6 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis import lid as analysis
+from voxmetrics.evaluation import evaluate_baseline
 from voxmetrics.plots.lid import (
     calibration_figure,
     condition_colors,
@@ -54,34 +55,43 @@ chosen, options, n_boot = lid_controls(study)
 if not chosen:
     st.info("Pick at least one condition above.", icon=":material/info:")
     st.stop()
-reports = {r.name: r for r in ui.study_reports(study, chosen, warn=False)}  # EER, min Cllr
 rows = []
+chances = {}
 for name in chosen:
     cond = study.get(name)
-    lid = ui.compute(
-        analysis.condition_lid,
+    # the report's EER and min Cllr alone: the page shows no other number of the report
+    baseline = ui.compute(
+        evaluate_baseline, cond.eval, spinner=f"EER and min Cllr of {name}…", warn=False
+    )
+    # LID and its chance levels in one pass over the rows
+    both = ui.compute(
+        analysis.condition_lid_and_chance,
         cond,
         options,
         spinner=f"Calibrating and computing LID of {name}…",
         warn=name,
     )
+    lid, chance = (None, None) if both.failed else both.value
+    if chance is not None:
+        chances[name] = chance
     intervals = None
-    if lid.value is not None and n_boot > 0:
+    if lid is not None and n_boot > 0:
         intervals = ui.compute(
             analysis.condition_intervals,
             cond,
-            lid.value,
+            lid,
             n_boot=n_boot,
             seed=options.seed,
             spinner=f"Bootstrap of {name}…",
             warn=name,
         ).value
-    status = analysis.lid_status(lid.value, failed=lid.failed)
+    status = analysis.lid_status(lid, failed=both.failed)
     rows.append(
         analysis.LIDRow(
             condition=cond,
-            report=reports.get(name),
-            lid=lid.value,
+            report=None,
+            baseline=baseline.value,
+            lid=lid,
             intervals=intervals,
             status=status,
         )
@@ -131,12 +141,6 @@ if not with_lid:
 
 # a markdown heading: the page's st.subheader list is pinned by its tests
 st.markdown("#### Against chance")
-chances = {}
-for row in rows:
-    if row.lid is not None:
-        chance = ui.compute(analysis.condition_chance, row.condition, row.lid, seed=options.seed)
-        if not chance.failed:
-            chances[row.name] = chance.value
 ui.show_table(
     analysis.chance_frame(rows, chances),
     "lid_against_chance.csv",

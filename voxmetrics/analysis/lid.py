@@ -30,6 +30,7 @@ from voxmetrics._types import DEFAULT_LID_VARIANT, LID_DISPLAY_FLOOR
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
+from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.lid import (
     CalibrationCurve,
@@ -69,6 +70,7 @@ __all__ = [
     "condition_chance",
     "condition_intervals",
     "condition_lid",
+    "condition_lid_and_chance",
     "evaluate_lid",
     "evaluate_lid_and_chance",
     "interval_frame",
@@ -137,11 +139,20 @@ class LIDRow:
     """Bootstrap intervals of ALID, PDR, LID+ and LIDmax (None when off)."""
     status: str = ""
     """Calibration label shown next to its numbers."""
+    baseline: BaselineResult | None = None
+    """Its 1-to-1 baseline alone (EER, min Cllr) when no report is given (the LID page's)."""
 
     @property
     def name(self) -> str:
         """The condition's name."""
         return self.condition.name
+
+    @property
+    def one_to_one(self) -> BaselineResult | None:
+        """:attr:`baseline`, else the report's; None when neither is known."""
+        if self.baseline is not None:
+            return self.baseline
+        return None if self.report is None else self.report.baseline
 
 
 LID_FAILED = "LID failed (see the message above)"
@@ -219,6 +230,25 @@ def condition_lid(condition: Condition, options: LIDOptions) -> LIDResult | None
     )
 
 
+def condition_lid_and_chance(
+    condition: Condition, options: LIDOptions
+) -> tuple[LIDResult | None, ChanceLevels | None]:
+    """:func:`condition_lid` and :func:`condition_chance` of it, in one pass over the rows.
+
+    With a dev set LID and its chance levels share the z-scores and log-posteriors of every
+    row (:func:`evaluate_lid_and_chance`, as the report computes them): the same numbers as
+    the two calls, bit for bit. Both are None without a calibration (no dev set, no folds).
+    """
+    result, chance = evaluate_lid_and_chance(
+        condition.eval,
+        dev=condition.dev,
+        cross_calibrate=options.cross_calibrate,
+        variant=options.variant,
+        seed=options.seed,
+    )
+    return (None, None) if result is None else (result, chance)
+
+
 def lid_status(result: LIDResult | None, *, failed: bool) -> str:
     """The calibration label shown next to a condition's LID numbers.
 
@@ -283,8 +313,8 @@ def localised_vulnerabilities(
         row
         for row in rows
         if row.lid is not None
-        and row.report is not None
-        and row.report.baseline.eer >= eer
+        and row.one_to_one is not None
+        and row.one_to_one.eer >= eer
         and row.lid.lid_max >= lid_max
     ]
 
@@ -480,8 +510,8 @@ def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
             "Calibration": [row.status for row in rows],
             "N": [row.condition.eval.n_enrolled for row in rows],
             "T": [row.condition.eval.n_trials for row in rows],
-            "EER": [row.report.baseline.eer if row.report else None for row in rows],
-            "min Cllr": [row.report.baseline.min_cllr if row.report else None for row in rows],
+            "EER": [row.one_to_one.eer if row.one_to_one else None for row in rows],
+            "min Cllr": [row.one_to_one.min_cllr if row.one_to_one else None for row in rows],
         }
     )
     df["EER"] = df["EER"].astype("float64")

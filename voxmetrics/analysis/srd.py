@@ -51,7 +51,11 @@ Fit = Callable[[NDArray[np.int64], Loss], BetaBinomialFit]
 GroupSRD = Callable[[NDArray[np.int64], NDArray[np.str_], int, Loss], SpeakerSRD]
 
 SPEAKER_GROUPS = 20
-""":func:`speaker_srd` fits the speakers in about this many groups (one progress step each)."""
+""":func:`speaker_srd` with a ``group_srd`` fits the speakers in about this many groups (one
+progress step each). Without one, every speaker's fit runs in one batch (in lock step,
+:func:`~voxmetrics.metrics.srd.fit_beta_binomials`), which reports its progress itself:
+groups would repeat the batch's fixed cost per step (20 groups of 50 speakers cost 7x one
+batch of 1,000)."""
 
 
 # ---------------------------------------------------------------- fits
@@ -145,15 +149,16 @@ def speaker_srd(
     loss: Loss = "LL",
     progress: Progress | None = None,
     group_srd: GroupSRD | None = None,
-    n_groups: int = SPEAKER_GROUPS,
+    n_groups: int | None = None,
 ) -> SpeakerSRD:
     """:func:`~voxmetrics.metrics.srd.srd_per_speaker` of a condition, group by group.
 
-    Per-speaker fits take about 0.1 s each, so the speakers are split by
-    :func:`speaker_groups`; each group goes through ``group_srd(ranks, speakers, N, loss)``
-    (by default ``srd_per_speaker``; the dashboard passes a cached one) and the groups are put
-    back together in order: the result equals ``srd_per_speaker`` of all trials at once.
-    ``progress(fraction, message)`` is called after each group.
+    With ``n_groups`` or a ``group_srd`` (then :data:`SPEAKER_GROUPS` groups by default), the
+    speakers are split by :func:`speaker_groups`; each group goes through
+    ``group_srd(ranks, speakers, N, loss)`` (by default ``srd_per_speaker``) and the groups
+    are put back together in order: the result equals ``srd_per_speaker`` of all trials at
+    once, which is what runs without either. ``progress(fraction, message)`` is called after
+    each group, or now and then during the one batch.
     """
     group_srd = group_srd or speaker_srd_group
     ranks = np.asarray(result.ranks, dtype=np.int64)
@@ -161,7 +166,17 @@ def speaker_srd(
     if speakers.shape != ranks.shape or speakers.size == 0:
         # nothing to split; the library validates and says what is wrong
         return srd_per_speaker(ranks, speakers, result.n_enrolled, loss=loss)
-    groups = speaker_groups(ranks, speakers, n_groups=n_groups)
+    if group_srd is speaker_srd_group and n_groups is None:  # every speaker in one batch
+        n_all = np.unique(speakers).size
+
+        def told(done: int, total: int) -> None:
+            if progress is not None:
+                progress(done / max(1, total), f"Fitted {done} of {n_all} speakers…")
+
+        out = srd_per_speaker(ranks, speakers, result.n_enrolled, loss=loss, progress=told)
+        told(n_all, n_all)
+        return out
+    groups = speaker_groups(ranks, speakers, n_groups=n_groups or SPEAKER_GROUPS)
     n_speakers = np.unique(speakers).size
     parts: list[SpeakerSRD] = []
     done = 0

@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is compute
 
 __all__ = [
     "evaluate",
+    "evaluate_baseline",
     "evaluate_condition",
     "evaluate_sbls",
     "evaluate_study",
@@ -365,6 +366,42 @@ def replicate_condition(
             else (complete.scores, complete.targets, complete.trial_speakers)
         ),
     )
+
+
+@single_blas_thread()
+def evaluate_baseline(
+    eval: ScoreMatrix, *, ties: Ties = "reference", linkability_rule: LinkabilityRule = "code"
+) -> BaselineResult:
+    """The ``baseline`` of :func:`evaluate`'s report alone (EER, Cllr, min Cllr, linkability).
+
+    The same products and the same step as :func:`evaluate` (the sorted pools, the Cllr sums,
+    the linkability rule's target ranks of the complete trials), so the same numbers; for a
+    page that shows only these beside its own metric (the LID page), not LID, SRD, ZEBRA or
+    singling out.
+    """
+    check_options(ties, "similarity")
+    check_linkability_rule(linkability_rule)
+    full = eval.complete_rows()
+    ranks = (
+        None
+        if full is None
+        else target_ranks(full.scores, full.targets, ties=link_rank_ties(linkability_rule))
+    )
+    if eval.is_complete:
+        sums = matrix_cllr_sums(eval.scores, eval.targets)
+    else:
+        sums = pairs_cllr_sums(eval.tar, eval.non)
+    products = Products(
+        pools=SortedPools.of(eval),
+        cllr_sums=sums,
+        n_trials=eval.n_trials,
+        n_enrolled=eval.n_enrolled,
+        n_pairs=eval.n_pairs,
+        n_excluded_trials=eval.n_excluded_trials,
+        ranks=None,
+        ranks_attacker=ranks,
+    )
+    return baseline_of(products, ties=ties)
 
 
 def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:

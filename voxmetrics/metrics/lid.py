@@ -226,6 +226,44 @@ class LIDCalibration:
         }
 
 
+_SUM_CHUNK = 1 << 14
+"""Scores whose logistic terms are computed at once (their temporaries stay in the cache)."""
+
+
+def _terms(eta: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    """softplus(eta) = log(1 + e^eta), p = sigmoid(eta), v = p (1 - p), overflow-free."""
+    e = np.exp(-np.abs(eta))
+    softplus = np.maximum(eta, 0.0) + np.log1p(e)
+    p = np.where(eta >= 0, 1.0, e) / (1.0 + e)
+    return softplus, p, p * (1.0 - p)
+
+
+def _block_sums(z: NDArray[np.floating], w: float, b: float) -> NDArray[np.float64]:
+    """Sums over the pairs of a block of: softplus, p, p z, v, v z, v z^2 (eta = w z + b).
+
+    Each sum equals numpy's ``.sum()`` of the block's whole term array, bit for bit, without
+    building those arrays (6 to 10 of them, 32 MB each for a block of 4 M scores, mapped afresh
+    on every Newton pass): numpy adds a long array pairwise, splitting it in halves (rounded
+    down to a multiple of 8) down to 128 elements; the terms are computed on the halves of at
+    most :data:`_SUM_CHUNK` elements of that same tree, summed there, and the partial sums added
+    back up the tree in its order.
+    """
+    zz = z.ravel()
+
+    def node(lo: int, hi: int) -> NDArray[np.float64]:
+        n = hi - lo
+        if n <= _SUM_CHUNK:
+            c = zz[lo:hi].astype(np.float64, copy=False)
+            sp, p, v = _terms(w * c + b)
+            vz = v * c
+            return np.array([sp.sum(), p.sum(), (p * c).sum(), v.sum(), vz.sum(), (vz * c).sum()])
+        half = n // 2
+        half -= half % 8
+        return node(lo, lo + half) + node(lo + half, hi)
+
+    return node(0, zz.size)
+
+
 def _fit_logistic(
     z_blocks: list[NDArray[np.floating]],
     z_mated: NDArray[np.float64],
@@ -252,32 +290,18 @@ def _fit_logistic(
     n0 = n - n1
     c1, c0 = (n / (2 * n1), n / (2 * n0)) if class_weight == "balanced" else (1.0, 1.0)
 
-    def terms(eta: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
-        # softplus(eta) = log(1 + e^eta), p = sigmoid(eta), v = p (1 - p), overflow-free
-        e = np.exp(-np.abs(eta))
-        softplus = np.maximum(eta, 0.0) + np.log1p(e)
-        p = np.where(eta >= 0, 1.0, e) / (1.0 + e)
-        return softplus, p, p * (1.0 - p)
-
-    def block_sums(z: NDArray[np.floating], w: float, b: float) -> NDArray[np.float64]:
-        # sums over the pairs of a block of: softplus, p, p z, v, v z, v z^2
-        zz = z.astype(np.float64, copy=False).ravel()
-        sp, p, v = terms(w * zz + b)
-        vz = v * zz
-        return np.array([sp.sum(), p.sum(), (p * zz).sum(), v.sum(), vz.sum(), (vz * zz).sum()])
-
     def pass_over(w: float, b: float) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         # -log-likelihood: c1 softplus(-eta) on mated pairs, c0 softplus(eta) on the others;
         # softplus(-eta) = softplus(eta) - eta. numpy releases the GIL, so blocks run in
         # parallel threads; the block sums are added in block order (deterministic).
         if len(z_blocks) > 1:
             with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
-                parts = list(pool.map(lambda z: block_sums(z, w, b), z_blocks))
+                parts = list(pool.map(lambda z: _block_sums(z, w, b), z_blocks))
         else:
-            parts = [block_sums(z, w, b) for z in z_blocks]
+            parts = [_block_sums(z, w, b) for z in z_blocks]
         s0 = np.sum(parts, axis=0)
         eta1 = w * z_mated + b
-        sp1, p1, v1 = terms(eta1)
+        sp1, p1, v1 = _terms(eta1)
         m = (
             sp1.sum(),
             (sp1 - eta1).sum(),
@@ -568,7 +592,7 @@ def _fit(
         # Newton converges quadratically near the optimum: fit every k-th trial first, then
         # finish on all pairs (the result is the full-data optimum either way)
         k = math.ceil(n_pairs / _WARM_START_PAIRS)
-        sub_z = [z[::k] for z in z_blocks]
+        sub_z = [np.ascontiguousarray(z[::k]) for z in z_blocks]  # the same values
         sub_mated = np.concatenate([m[::k] for m in mated])
         w0, b0, ok = _fit_logistic(
             sub_z, sub_mated, class_weight=class_weight, penalty_c=penalty_c, tol=1e-6

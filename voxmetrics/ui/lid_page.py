@@ -226,7 +226,7 @@ def show_notices(rows: Sequence[LIDRow], flagged: Sequence[LIDRow]) -> None:
     for row in flagged:
         st.warning(
             f"**{md_escape(row.name)}: localised vulnerability.** Its EER is "
-            f"{row.report.baseline.eer:.2f}, close to chance (0.5), so the 1-to-1 view calls it "
+            f"{row.one_to_one.eer:.2f}, close to chance (0.5), so the 1-to-1 view calls it "
             f"private. Yet its most exposed trial discloses {row.lid.lid_max:.2f} bits "
             f"(LIDmax > {LOCAL_LID_MAX:g} bit): some speakers are still singled out.",
             icon=":material/crisis_alert:",
