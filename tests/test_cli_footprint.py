@@ -160,3 +160,17 @@ def test_cli_keeps_freed_memory_for_reuse(monkeypatch):
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "0")  # the user's setting wins
     cli._keep_freed_memory()
     assert calls == []
+
+
+def test_lazy_module_imports_on_first_use_and_survives_copies():
+    import copy
+    import pickle
+
+    from voxmetrics._lazy import lazy_module
+
+    json_mod = lazy_module("json")
+    assert json_mod.dumps([1]) == "[1]"
+    assert copy.copy(lazy_module("json")).dumps([2]) == "[2]"
+    assert pickle.loads(pickle.dumps(lazy_module("json"))).dumps([3]) == "[3]"
+    with pytest.raises(AttributeError):
+        _ = lazy_module("json").no_such_function

@@ -98,6 +98,8 @@ class _LazyModule:
         self._module: Any = None
 
     def __getattr__(self, attr: str) -> Any:
+        if attr in ("_name", "_module"):  # not set yet (e.g. while unpickling): no recursion
+            raise AttributeError(attr)
         if self._module is None:
             self._module = importlib.import_module(self._name)
         return getattr(self._module, attr)
