@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics._types import DEFAULT_LID_VARIANT, LID_DISPLAY_FLOOR
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import ScoreMatrix
@@ -50,6 +50,8 @@ from voxmetrics.metrics.uncertainty import (
     lid_intervals,
     lid_with_chance,
 )
+
+pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "CALIBRATION_HELP",

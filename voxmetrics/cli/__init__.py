@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import os
 import sys
 import warnings
@@ -106,6 +107,29 @@ def _no_huge_page_compaction() -> Iterator[None]:
         _set_madvise_hugepage(before)
 
 
+def _keep_freed_memory() -> None:
+    """Memory a command frees stays with glibc's malloc for its next allocations (Linux only).
+
+    The metrics walk a score matrix in chunks whose temporaries (a few MB each) are freed and
+    allocated again hundreds of times. By default glibc hands such memory back to the kernel
+    (trimming the heap, or mapping each allocation afresh above its adaptive threshold), and
+    each reuse faults its pages in again: about 0.5 s of system time in an ``evaluate`` of
+    22,024 x 4,949 scores. Here arrays below 32 MB come from the heap and up to 128 MB of
+    freed heap is kept (a few tens of MB more peak memory). ``MALLOC_MMAP_THRESHOLD_`` or
+    ``MALLOC_TRIM_THRESHOLD_`` set by the user wins; elsewhere than glibc nothing changes.
+    """
+    if not sys.platform.startswith("linux") or any(
+        v in os.environ for v in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+    ):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return
+    mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+    mallopt(-1, 128 << 20)  # M_TRIM_THRESHOLD
+
+
 def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     """Run the command of ``args`` under its ``--limit`` values; bad input is status 2."""
     try:
@@ -130,6 +154,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
+    _keep_freed_memory()
     with warnings.catch_warnings(record=True) as caught, contextlib.ExitStack() as stack:
         warnings.simplefilter("always")
         stack.enter_context(_no_huge_page_compaction())

@@ -6,10 +6,12 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
+
+if TYPE_CHECKING:
+    from voxmetrics.data.study import Condition, Study
 
 UTILITY_HELP = (
     "Utility of a condition (WER, UAR, rho_F0 as fractions, with speaker-level bootstrap "

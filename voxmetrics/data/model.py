@@ -16,12 +16,14 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics._types import Split
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
+
+pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = ["SCORE_CHUNK_ROWS", "EmbeddingSet", "ScoreMatrix", "score_chunk", "unit_rows"]
 

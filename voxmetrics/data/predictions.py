@@ -12,12 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics.data.readers import Source, read_table
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
+
+pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = ["AttributePrediction", "join_predictions"]
 
@@ -32,8 +34,6 @@ class AttributePrediction:
     """n x K class scores (higher = more likely), or None for hard predictions."""
     predicted: NDArray[np.str_] | None = field(default=None, repr=False)
     """n hard predictions, used when ``scores`` is None."""
-
-
 
 
 def _example(values: list[str]) -> str:

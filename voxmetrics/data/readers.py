@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics._types import ScoreFormat
 from voxmetrics.data.embedding_files import (
     EMBEDDING_FILE_KINDS,
@@ -64,6 +64,8 @@ from voxmetrics.limits import (
     read_file_bytes,
     refuse,
 )
+
+pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "FORMATS",

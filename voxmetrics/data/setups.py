@@ -31,12 +31,14 @@ import os
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.readers import read_table
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
+
+pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "SETUPS",

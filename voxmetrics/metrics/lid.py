@@ -45,7 +45,6 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import log_softmax
 
 from voxmetrics._types import (
     DEFAULT_LID_VARIANT,
@@ -157,21 +156,31 @@ def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64],
     >>> np.round(z[0], 2).tolist(), deg.tolist()
     ([0.37, -0.27, -1.22, 1.01, 1.33, -1.22], [False, True])
     """
-    s = np.asarray(scores, dtype=np.float64)
+    s = np.asarray(scores)
+    if s.dtype != np.float32:
+        s = s.astype(np.float64, copy=False)
     # z is invariant to rescaling: bring each row to max |s| in [0.5, 1) by a power of two
     # (exact, so ordinary scores give bit-identical z) so that no sum or square overflows or
     # underflows for any finite scale, 1e-300 or 1e300 alike
     peak = np.abs(s).max(axis=1, keepdims=True) if s.size else np.ones((s.shape[0], 1))
+    peak = peak.astype(np.float64)
     _, exponent = np.frexp(np.where(np.isfinite(peak) & (peak > 0), peak, 1.0))
-    s = np.ldexp(s, -exponent)
+    if s.dtype == np.float32:
+        # float32 scores times 2^-e in float64: exact (no float32 value times 2^-e leaves the
+        # float64 normal range), so the same numbers as ldexp, without its scalar loop
+        s = np.multiply(s, np.ldexp(1.0, -exponent))
+    else:
+        s = np.ldexp(s, -exponent)
+    top = np.ldexp(peak, -exponent)  # max |s| of each scaled row (the scaling is exact)
     mean = s.mean(axis=1, keepdims=True)
-    centred = s - mean
-    sd = np.sqrt((centred**2).sum(axis=1, keepdims=True) / (s.shape[1] - ddof))
+    centred = np.subtract(s, mean, out=s)  # s is this function's own scaled copy
+    sd = np.sqrt(np.square(centred).sum(axis=1, keepdims=True) / (s.shape[1] - ddof))
     # a row is degenerate when its spread is at rounding level (all scores equal)
-    scale = np.maximum(np.abs(mean), np.abs(s).max(axis=1, keepdims=True))
+    scale = np.maximum(np.abs(mean), top)
     degenerate = (sd <= 1e-12 * scale).ravel() | (sd == 0).ravel()
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(degenerate[:, None], 0.0, centred / np.where(sd == 0, 1.0, sd))
+        z = np.divide(centred, np.where(sd == 0, 1.0, sd), out=centred)
+    z[degenerate] = 0.0
     return z, degenerate
 
 
@@ -748,7 +757,15 @@ def log_posteriors(
     ([[0.8808, 0.1192]], [False])
     """
     z, deg = row_znorm(scores, ddof=ddof)
-    return log_softmax(w * z + (b - prior), axis=1), deg
+    x = np.multiply(z, w, out=z)  # z is row_znorm's own array: w z + (b - prior), in place
+    x += b - prior
+    # log_softmax along the rows, SciPy's formula step by step (the same numbers), in place
+    x_max = x.max(axis=1, keepdims=True)
+    x_max[~np.isfinite(x_max)] = 0
+    x -= x_max
+    with np.errstate(divide="ignore"):
+        x -= np.log(np.exp(x).sum(axis=1, keepdims=True))
+    return x, deg
 
 
 def lid(scores: ArrayLike, targets: ArrayLike, calibration: LIDCalibration) -> LIDResult:

@@ -93,8 +93,8 @@ def entry_ranks(
     ``ties="reference"``: #{k : s_ik >= s_ij} (the worst rank among equal scores, SciPy's
     ``rankdata(-row, method="max")``); ``ties="attacker"``: 1 + #{k : s_ik > s_ij} (the best,
     ``method="min"``). Each row is sorted once and every chosen entry is located in its
-    sorted row by a vectorised binary search, O(N log N) per row plus O(log N) per entry,
-    instead of ranking every entry of the row.
+    sorted row by binary search (``np.searchsorted``), O(N log N) per row plus O(log N) per
+    entry, instead of ranking every entry of the row.
 
     Parameters
     ----------
@@ -122,20 +122,13 @@ def entry_ranks(
     c = np.asarray(cols, dtype=np.intp)
     n_rows, n = b.shape
     rows = np.arange(n_rows)
-    query = b[rows, c]  # (D, R): the chosen scores
-    flat = np.sort(b, axis=1).ravel()
-    # count of the row's scores below the query (strictly: "reference"; or equal: "attacker"),
-    # built bit by bit from the highest power of two: lo + step is taken while the score at
-    # that 1-based position of the sorted row is still below the query
-    below = np.less if ties == "reference" else np.less_equal
-    base = rows * n - 1  # flat index of position lo + step of row i is base[i] + lo + step
-    lo = np.zeros(query.shape, dtype=np.int64)
-    step = 1 << (n.bit_length() - 1) if n else 0
-    while step:
-        cand = lo + step
-        inside = cand <= n
-        idx = np.where(inside, base + cand, 0)
-        lo += np.where(inside & below(flat[idx], query), step, 0)
-        step >>= 1
+    query = b[rows[:, None], c.T]  # (R, D): each row's chosen scores
+    ordered = np.sort(b, axis=1)
+    # count of the row's scores below each query (strictly: "reference"; or equal: "attacker"),
+    # by NumPy's binary search in the row's sorted scores, compared in their own dtype
+    side = "left" if ties == "reference" else "right"
+    lo = np.empty(query.shape, dtype=np.int64)
+    for i in range(n_rows):
+        lo[i] = np.searchsorted(ordered[i], query[i], side=side)
     # reference: #{>= q} = n - #{< q}; attacker: 1 + #{> q} = 1 + n - #{<= q}
-    return n - lo if ties == "reference" else 1 + n - lo
+    return np.ascontiguousarray((n - lo if ties == "reference" else 1 + n - lo).T)

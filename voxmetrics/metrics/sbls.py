@@ -16,15 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics.data.model import EmbeddingSet, unit_rows
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.parallel import single_blas_thread
+
+pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "DEFAULT_ATTACKER",

@@ -1111,7 +1111,7 @@ def chance_block(
         # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
         drawn[:, ch] = entry_ranks(sb, cb[:, ch], ties=ties)
         # columns ranked first with ties for the attacker: the scores equal to the row max
-        n_top += int((sb == sb.max(axis=1, keepdims=True)).sum())
+        n_top += int(np.count_nonzero(sb == sb.max(axis=1, keepdims=True)))
         if lid_drawn is not None and calibration is not None:
             c = calibration
             lid, deg = log_posteriors(sb, c.w, c.b, c.prior_log_odds, c.ddof)  # as lid_rows'
@@ -1124,7 +1124,7 @@ def chance_block(
             np.add(log_n, lid, out=lid)  # the LID of every cell, in place
             lid /= _LN2
             lid_drawn[:, ch] = lid[rows, cb[:, ch]]
-            n_pos += int((lid > 0).sum())
+            n_pos += int(np.count_nonzero(lid > 0))
             lid_sum += float(lid.sum())
     return ChanceBlock(drawn, lid_drawn, n_top, n_pos, lid_sum, lid_t, p_t, n_deg)
 
