@@ -76,6 +76,7 @@ from voxmetrics.metrics.baseline import softplus_sum
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
 from voxmetrics.metrics.legal import SinglingOutResult, check_linkability_rule
 from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid, resolve_lid_variant
+from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import (
     TIES,
     EERPoint,
@@ -476,6 +477,7 @@ def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
     return row_blocks(n_rows, n_cols)
 
 
+@single_blas_thread()  # as evaluate: float results of BLAS calls do not follow its threads
 def evaluate_blockwise(
     source: BlockSource | EmbeddingSet,
     *,
