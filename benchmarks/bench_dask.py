@@ -22,12 +22,13 @@ With ``--compare`` it measures the Dask path against the in-memory one on the sa
 that fits in memory, e.g. ``--trials 20000 --speakers 5000``): it writes the embeddings to an
 NPZ + CSV file and runs, each in a child process, ``voxmetrics evaluate --embeddings FILE`` and
 ``voxmetrics evaluate --embeddings FILE --scheduler local --workers W --memory-limit M``,
-``--repeat`` times each, alternating. CPU of a run is user + sys from ``os.wait4`` of the
-child: the child's own time plus that of every descendant it reaped (the local cluster's
-worker processes, which its nannies join on exit); a sampler in this process also reads the
-CPU times and resident memory of each descendant (``psutil``, every 20 ms) to split the Dask
-run's CPU into the client and each worker, and each worker's peak RSS against its limit. The
-two JSON outputs must be equal (``==`` on the parsed JSON; exit status 1 if not).
+``--repeat`` times each, alternating. A sampler in this process reads the CPU times (user +
+sys) and resident memory of the child and of each of its descendants (``psutil``, every 20 ms):
+the client, the forkserver and each worker, with each one's peak RSS against its limit. CPU of
+a run is the larger of that sum and user + sys from ``os.wait4`` of the child (its own time
+plus that of the descendants it reaped: spawned workers, but not those a forkserver forked). The
+JSON outputs must be equal (``==`` on the parsed JSON; exit status 1 if not). ``--repo
+PATH`` adds the Dask run of another checkout (e.g. the code before a change) to each round.
 """
 
 from __future__ import annotations
@@ -138,11 +139,12 @@ class _TreeSampler:
         self.thread.join()
 
 
-def _run_child(cmd: list[str], out: Path) -> dict[str, object]:
-    """Run ``cmd`` (stdout to ``out``); wall, CPU from wait4, and the sampler's breakdown."""
+def _run_child(cmd: list[str], out: Path, repo: Path) -> dict[str, object]:
+    """Run ``cmd`` in ``repo`` (stdout to ``out``); wall, CPU (wait4 and sampled), peaks."""
+    env = {**os.environ, "PYTHONPATH": str(repo)}
     t0 = time.perf_counter()
     with out.open("wb") as f:
-        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL, cwd=repo, env=env)
         sampler = _TreeSampler(proc.pid)
         _, status, ru = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -150,9 +152,16 @@ def _run_child(cmd: list[str], out: Path) -> dict[str, object]:
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
+    waited = ru.ru_utime + ru.ru_stime
+    sampled = sampler.cpu.get(proc.pid, 0.0) + sum(
+        c for pid, c in sampler.cpu.items() if pid != proc.pid
+    )
     return {
         "wall": wall,
-        "cpu": ru.ru_utime + ru.ru_stime,
+        # wait4 counts the descendants the child reaped (spawned workers); workers forked by a
+        # forkserver are not its children: the sampled sum counts them
+        "cpu": max(waited, sampled),
+        "waited": waited,
         "maxrss_mb": ru.ru_maxrss / 1e3,
         "client_cpu": sampler.cpu.get(proc.pid, 0.0),
         "children": {
@@ -182,20 +191,24 @@ def compare(args: argparse.Namespace) -> int:
         base += ["--metadata", f"{tmp}/emb.csv"]
         dask = ["--scheduler", "local", "--workers", str(args.workers)]
         dask += ["--memory-limit", args.memory_limit]
-        results: dict[str, list[dict[str, object]]] = {"memory": [], "dask": []}
+        here = Path(__file__).resolve().parents[1]
+        runs = [("memory", [], here), ("dask", dask, here)]
+        if args.repo:
+            runs.append(("dask-base", dask, Path(args.repo).resolve()))
+        results: dict[str, list[dict[str, object]]] = {name: [] for name, _, _ in runs}
         outs = {}
         for rep in range(args.repeat):
-            for name, extra in (("memory", []), ("dask", dask)):
+            for name, extra, repo in runs:
                 out = Path(tmp) / f"{name}{rep}.json"
-                r = _run_child(base + extra, out)
+                r = _run_child(base + extra, out, repo)
                 results[name].append(r)
                 outs[name] = json.loads(out.read_text())
                 line = (
-                    f"{name:>6} run {rep + 1}: {r['wall']:7.2f} s wall  {r['cpu']:7.2f} s CPU "
-                    f"(wait4)  max RSS of the client {r['maxrss_mb']:.0f} MB"
+                    f"{name:>9} run {rep + 1}: {r['wall']:7.2f} s wall  {r['cpu']:7.2f} s CPU "
+                    f"(wait4 {r['waited']:.2f} s)  max RSS of the client {r['maxrss_mb']:.0f} MB"
                 )
                 print(line, flush=True)
-                if name == "dask":
+                if name != "memory":
                     kids = r["children"]
                     own = sum(c for c, _, _ in kids.values())  # type: ignore[union-attr]
                     print(
@@ -204,17 +217,18 @@ def compare(args: argparse.Namespace) -> int:
                     )
                     for pid, (c, mb, cmd) in sorted(kids.items()):  # type: ignore[union-attr]
                         print(f"           pid {pid}: {c:6.2f} s CPU, peak RSS {mb:5.0f} MB  {cmd}")
-        same = outs["memory"] == outs["dask"]
         best = {k: min(float(r["cpu"]) for r in v) for k, v in results.items()}
-        print(
-            f"best CPU: in memory {best['memory']:.2f} s, Dask {best['dask']:.2f} s = "
-            f"{best['dask'] / best['memory']:.2f}x; JSON equal: {same}"
-        )
-        if not same:
-            status = 1
-            for key in outs["memory"]:
-                if outs["memory"][key] != outs["dask"].get(key):
-                    print(f"  differs: {key}")
+        for name, _, repo in runs[1:]:
+            same = outs["memory"] == outs[name]
+            print(
+                f"best CPU: in memory {best['memory']:.2f} s, {name} ({repo}) {best[name]:.2f} s"
+                f" = {best[name] / best['memory']:.2f}x; JSON equal: {same}"
+            )
+            if not same:
+                status = 1
+                for key in outs["memory"]:
+                    if outs["memory"][key] != outs[name].get(key):
+                        print(f"  differs: {key}")
     print(f"load average {open('/proc/loadavg').read().strip()}")
     return status
 
@@ -234,6 +248,9 @@ def main() -> int:
         help="CPU of evaluate --scheduler local vs the in-memory evaluate (child processes)",
     )
     ap.add_argument("--repeat", type=int, default=1, help="runs of each with --compare")
+    ap.add_argument(
+        "--repo", help="with --compare, also run the Dask path of this checkout (a baseline)"
+    )
     args = ap.parse_args()
     if args.compare:
         return compare(args)
