@@ -873,6 +873,7 @@ def test_each_block_is_scored_once_and_dropped_at_the_end(client, monkeypatch):
         return real(piece, shared)
 
     monkeypatch.setattr(bw, "block_scores", counting)
+    monkeypatch.setattr(bw, "_CACHE", type(bw._CACHE)())  # not the blocks other tests left
     n_blocks = len(bw._row_blocks(*sources.EmbeddingBlocks.from_embeddings(es).shape))
     cached = dist.evaluate_blockwise(es, client=client)
     assert len(calls) == n_blocks  # each block scored once, then read from the cache
