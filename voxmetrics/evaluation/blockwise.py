@@ -335,7 +335,11 @@ def dask_client(
     scheduler, and an existing ``Client`` is used as is.
 
     The local cluster has ``n_workers`` single-threaded workers with ``memory_limit`` each
-    (Dask's default when None) and is closed on exit.
+    (Dask's default when None) and is closed on exit. Its worker processes are forked from a
+    forkserver that imported the tasks' code once (where there is one and Dask's start method
+    is its default), and it runs without the dashboard's profiler and monitors
+    (:func:`_local_cluster_settings`). A script that starts one must guard its entry point
+    (``if __name__ == "__main__":``), as with Dask's default start method.
     """
     try:
         from distributed import Client, LocalCluster
