@@ -17,13 +17,29 @@ with the in-memory :func:`voxmetrics.report.evaluate` on the first ``--subsample
 same blockwise path on that subsample against the in-memory one; exit status 1 if any number
 differs: singling out, the verification block and the chance levels included). Not a test:
 pytest does not collect it.
+
+With ``--compare`` it measures the Dask path against the in-memory one on the same matrix (one
+that fits in memory, e.g. ``--trials 20000 --speakers 5000``): it writes the embeddings to an
+NPZ + CSV file and runs, each in a child process, ``voxmetrics evaluate --embeddings FILE`` and
+``voxmetrics evaluate --embeddings FILE --scheduler local --workers W --memory-limit M``,
+``--repeat`` times each, alternating. A sampler in this process reads the CPU times (user +
+sys) and resident memory of the child and of each of its descendants (``psutil``, every 20 ms):
+the client, the forkserver and each worker, with each one's peak RSS against its limit. CPU of
+a run is the larger of that sum and user + sys from ``os.wait4`` of the child (its own time
+plus that of the descendants it reaped: spawned workers, but not those a forkserver forked). The
+JSON outputs must be equal (``==`` on the parsed JSON; exit status 1 if not). ``--repo
+PATH`` adds the Dask run of another checkout (e.g. the code before a change) to each round.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -83,6 +99,140 @@ def stop_sampler(dask_worker) -> float:
     return dask_worker.vxm_peak / 1e6
 
 
+class _TreeSampler:
+    """CPU times and peak RSS of every descendant of ``pid``, sampled every 20 ms."""
+
+    def __init__(self, pid: int) -> None:
+        import psutil
+
+        self.root = psutil.Process(pid)
+        self.cpu: dict[int, float] = {}
+        self.peak: dict[int, int] = {}
+        self.cmd: dict[int, str] = {}
+        self.stop = False
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self) -> None:
+        import psutil
+
+        while not self.stop:
+            try:
+                procs = [self.root, *self.root.children(recursive=True)]
+            except psutil.Error:
+                break
+            for p in procs:
+                try:
+                    with p.oneshot():
+                        t = p.cpu_times()
+                        rss = p.memory_info().rss
+                        if p.pid not in self.cmd:
+                            self.cmd[p.pid] = " ".join(p.cmdline())[-60:]
+                except psutil.Error:
+                    continue
+                self.cpu[p.pid] = t.user + t.system  # own time only, not reaped children
+                self.peak[p.pid] = max(self.peak.get(p.pid, 0), rss)
+            time.sleep(0.02)
+
+    def finish(self) -> None:
+        self.stop = True
+        self.thread.join()
+
+
+def _run_child(cmd: list[str], out: Path, repo: Path) -> dict[str, object]:
+    """Run ``cmd`` in ``repo`` (stdout to ``out``); wall, CPU (wait4 and sampled), peaks."""
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    t0 = time.perf_counter()
+    with out.open("wb") as f:
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL, cwd=repo, env=env)
+        sampler = _TreeSampler(proc.pid)
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        sampler.finish()
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
+    waited = ru.ru_utime + ru.ru_stime
+    sampled = sampler.cpu.get(proc.pid, 0.0) + sum(
+        c for pid, c in sampler.cpu.items() if pid != proc.pid
+    )
+    return {
+        "wall": wall,
+        # wait4 counts the descendants the child reaped (spawned workers); workers forked by a
+        # forkserver are not its children: the sampled sum counts them
+        "cpu": max(waited, sampled),
+        "waited": waited,
+        "maxrss_mb": ru.ru_maxrss / 1e3,
+        "client_cpu": sampler.cpu.get(proc.pid, 0.0),
+        "children": {
+            pid: (sampler.cpu[pid], sampler.peak[pid] / 1e6, sampler.cmd.get(pid, ""))
+            for pid in sampler.cpu
+            if pid != proc.pid
+        },
+    }
+
+
+def compare(args: argparse.Namespace) -> int:
+    """In-memory ``evaluate`` vs ``evaluate --scheduler local`` on the same embeddings."""
+    from voxmetrics.data.writers import write_embeddings
+
+    es = synthetic(args.trials, args.speakers, args.dim, args.seed)
+    cells = args.trials * args.speakers
+    print(f"load average {open('/proc/loadavg').read().strip()}")
+    print(
+        f"matrix {args.trials:,} x {args.speakers:,} float64 = {cells * 8 / 1e9:.2f} GB; "
+        f"{args.workers} workers x {args.memory_limit}"
+    )
+    status = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        write_embeddings(es, Path(tmp) / "emb", format="npz")
+        del es
+        base = [sys.executable, "-m", "voxmetrics", "evaluate", "--embeddings", f"{tmp}/emb.npz"]
+        base += ["--metadata", f"{tmp}/emb.csv"]
+        dask = ["--scheduler", "local", "--workers", str(args.workers)]
+        dask += ["--memory-limit", args.memory_limit]
+        here = Path(__file__).resolve().parents[1]
+        runs = [("memory", [], here), ("dask", dask, here)]
+        if args.repo:
+            runs.append(("dask-base", dask, Path(args.repo).resolve()))
+        results: dict[str, list[dict[str, object]]] = {name: [] for name, _, _ in runs}
+        outs = {}
+        for rep in range(args.repeat):
+            for name, extra, repo in runs:
+                out = Path(tmp) / f"{name}{rep}.json"
+                r = _run_child(base + extra, out, repo)
+                results[name].append(r)
+                outs[name] = json.loads(out.read_text())
+                line = (
+                    f"{name:>9} run {rep + 1}: {r['wall']:7.2f} s wall  {r['cpu']:7.2f} s CPU "
+                    f"(wait4 {r['waited']:.2f} s)  max RSS of the client {r['maxrss_mb']:.0f} MB"
+                )
+                print(line, flush=True)
+                if name != "memory":
+                    kids = r["children"]
+                    own = sum(c for c, _, _ in kids.values())  # type: ignore[union-attr]
+                    print(
+                        f"         client {r['client_cpu']:.2f} s CPU; descendants (sampled) "
+                        f"{own:.2f} s CPU"
+                    )
+                    for pid, (c, mb, cmd) in sorted(kids.items()):  # type: ignore[union-attr]
+                        print(f"           pid {pid}: {c:6.2f} s CPU, peak RSS {mb:5.0f} MB  {cmd}")
+        best = {k: min(float(r["cpu"]) for r in v) for k, v in results.items()}
+        for name, _, repo in runs[1:]:
+            same = outs["memory"] == outs[name]
+            print(
+                f"best CPU: in memory {best['memory']:.2f} s, {name} ({repo}) {best[name]:.2f} s"
+                f" = {best[name] / best['memory']:.2f}x; JSON equal: {same}"
+            )
+            if not same:
+                status = 1
+                for key in outs["memory"]:
+                    if outs["memory"][key] != outs[name].get(key):
+                        print(f"  differs: {key}")
+    print(f"load average {open('/proc/loadavg').read().strip()}")
+    return status
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trials", type=int, default=30000)
@@ -92,7 +242,18 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--subsample", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--compare",
+        action="store_true",
+        help="CPU of evaluate --scheduler local vs the in-memory evaluate (child processes)",
+    )
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each with --compare")
+    ap.add_argument(
+        "--repo", help="with --compare, also run the Dask path of this checkout (a baseline)"
+    )
     args = ap.parse_args()
+    if args.compare:
+        return compare(args)
 
     from dask.utils import parse_bytes
 

@@ -41,6 +41,9 @@ Finished blocks are reduced on the client as they arrive; a failed task is retri
 from __future__ import annotations
 
 import contextlib
+import threading
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
@@ -74,6 +77,7 @@ from voxmetrics.metrics.baseline import softplus_sum
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
 from voxmetrics.metrics.legal import SinglingOutResult, check_linkability_rule
 from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid, resolve_lid_variant
+from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import (
     TIES,
     EERPoint,
@@ -117,7 +121,7 @@ def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
     ``arg`` is (LID calibration or None, tie rule, the block's chance columns).
     """
     cal, ties, columns = arg
-    s, t = block_scores(piece, shared)
+    s, t = _block(piece, shared)
     mated = s[np.arange(s.shape[0]), t]
     out: dict[str, Any] = {
         "tar": mated,
@@ -140,7 +144,7 @@ def _nonmated_sorted(s: NDArray[np.floating], t: NDArray[np.intp]) -> NDArray[np
 
 def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, Any]:
     """Pass 2: non-mated counts below / up to each distinct mated score, and cell minima."""
-    non = _nonmated_sorted(*block_scores(piece, shared))
+    non = _nonmated_sorted(*_block(piece, shared))
     lo = np.searchsorted(non, values, side="left")
     hi = np.searchsorted(non, values, side="right")
     starts = np.concatenate([[0], hi])
@@ -165,7 +169,7 @@ def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, A
 def _task_window(piece: tuple[Any, ...], shared: Any, bounds: Any) -> dict[str, Any]:
     """Pass 3: distinct non-mated scores in [low, high] with their counts."""
     low, high = np.float64(bounds[0]), np.float64(bounds[1])  # compared as float64, exactly
-    s, t = block_scores(piece, shared)
+    s, t = _block(piece, shared)
     keep = np.ones(s.shape, dtype=bool)
     keep[np.arange(s.shape[0]), t] = False
     keep &= (s >= low) & (s <= high)
@@ -175,7 +179,7 @@ def _task_window(piece: tuple[Any, ...], shared: Any, bounds: Any) -> dict[str, 
 
 def _task_histogram(piece: tuple[Any, ...], shared: Any, edges: Any) -> NDArray[np.int64]:
     """Refining pass: non-mated counts in the bins [e_i, e_i+1) of ``edges`` (last bin closed)."""
-    s, t = block_scores(piece, shared)
+    s, t = _block(piece, shared)
     keep = np.ones(s.shape, dtype=bool)
     keep[np.arange(s.shape[0]), t] = False
     return _bin_counts(s[keep], edges)
@@ -190,19 +194,19 @@ def _bin_counts(x: NDArray[np.floating], edges: NDArray[np.float64]) -> NDArray[
 
 def _task_count_le(piece: tuple[Any, ...], shared: Any, x: Any) -> NDArray[np.int64]:
     """Non-mated scores <= each float64 threshold ``x`` in one block."""
-    non = _nonmated_sorted(*block_scores(piece, shared)).astype(np.float64)
+    non = _nonmated_sorted(*_block(piece, shared)).astype(np.float64)
     return np.searchsorted(non, np.asarray(x, dtype=np.float64), side="right").astype(np.int64)
 
 
 def _task_sums(piece: tuple[Any, ...], shared: Any, c: float) -> tuple[float, float]:
     """Sum of a block's non-mated scores and of their squared deviations from ``c``."""
-    scores, targets = block_scores(piece, shared)
+    scores, targets = _block(piece, shared)
     return non_block_sums(scores, targets, c)  # as in memory
 
 
 def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
     """Index (block-local, row-major without the mated cells) of the first non-mated == value."""
-    s, t = block_scores(piece, shared)
+    s, t = _block(piece, shared)
     hit = s == value
     hit[np.arange(s.shape[0]), t] = False
     idx = np.flatnonzero(hit)
@@ -210,6 +214,89 @@ def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
         return -1
     r, j = divmod(int(idx[0]), s.shape[1])
     return r * (s.shape[1] - 1) + j - int(j > t[r])
+
+
+# --------------------------------------------------------------------------- worker cache
+
+_CACHE: OrderedDict[tuple[str, int], tuple[NDArray[Any], NDArray[np.intp]]] = OrderedDict()
+"""A worker's scored blocks of the runs under way, by (run token, block index): the passes after
+the first take a block's scores from here instead of scoring (or reading) it again."""
+_CACHE_FRACTION = 0.5
+"""A block is kept while the worker's resident memory with it stays under this fraction of its
+memory limit (Dask pauses a worker at 80 %), or of the memory available when it has none."""
+_CACHE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A block's piece (:meth:`BlockSource.pieces`) with its key in the workers' caches."""
+
+    key: tuple[str, int]
+    """(run token, block index)."""
+    piece: tuple[Any, ...]
+
+
+def _block(piece: _Piece | tuple[Any, ...], shared: Any) -> tuple[NDArray[Any], Any]:
+    """The block's scores and targets: from this worker's cache, else scored (and kept).
+
+    The cached arrays are those :func:`block_scores` returned (made read-only), so every pass
+    computes on the same floats as the first: the result is the same whether a block was
+    cached, dropped for room, or its task moved to another worker.
+    """
+    if not isinstance(piece, _Piece):
+        return block_scores(piece, shared)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(piece.key)
+    if hit is not None:
+        return hit
+    s, t = block_scores(piece.piece, shared)
+    if _room_for(s.nbytes + t.nbytes, piece.key[0]):
+        s.setflags(write=False)
+        with _CACHE_LOCK:
+            _CACHE[piece.key] = (s, t)
+    return s, t
+
+
+def _room_for(nbytes: int, token: str) -> bool:
+    """Whether ``nbytes`` more fit in this worker's cache (other runs' blocks dropped first)."""
+    import psutil
+
+    limit = None
+    with contextlib.suppress(ImportError, ValueError, AttributeError):  # not on a worker
+        from distributed import get_worker
+
+        limit = get_worker().memory_manager.memory_limit
+    budget = _CACHE_FRACTION * (limit or psutil.virtual_memory().available)
+    rss = psutil.Process().memory_info().rss
+    with _CACHE_LOCK:
+        for key in [k for k in _CACHE if k[0] != token]:  # a run that never dropped its blocks
+            if rss + nbytes <= budget:
+                break
+            s, t = _CACHE.pop(key)
+            rss -= s.nbytes + t.nbytes
+    return rss + nbytes <= budget
+
+
+def _drop_cache(token: str) -> int:
+    """Drop a run's blocks from this worker's cache (run on every worker at the end)."""
+    with _CACHE_LOCK:
+        keys = [k for k in _CACHE if k[0] == token]
+        for k in keys:
+            del _CACHE[k]
+    return len(keys)
+
+
+def _run_block(fn: Callable[..., Any], piece: _Piece, *args: Any) -> Any:
+    """:func:`_run_task` of a block's task, with the address of the worker that ran it."""
+    value = _run_task(fn, piece, *args)
+    if isinstance(value, _BadInput):
+        return value
+    where = None
+    with contextlib.suppress(ImportError, ValueError):  # not on a worker
+        from distributed import get_worker
+
+        where = str(get_worker().address)
+    return value, where
 
 
 # --------------------------------------------------------------------------- running
@@ -229,7 +316,11 @@ def dask_client(
     scheduler, and an existing ``Client`` is used as is.
 
     The local cluster has ``n_workers`` single-threaded workers with ``memory_limit`` each
-    (Dask's default when None) and is closed on exit.
+    (Dask's default when None) and is closed on exit. Its worker processes are forked from a
+    forkserver that imported the tasks' code once (where there is one and Dask's start method
+    is its default), and it runs without the dashboard's profiler and monitors
+    (:func:`_local_cluster_settings`). A script that starts one must guard its entry point
+    (``if __name__ == "__main__":``), as with Dask's default start method.
     """
     try:
         from distributed import Client, LocalCluster
@@ -242,6 +333,7 @@ def dask_client(
         return
     if scheduler == "local":
         with (
+            _local_cluster_settings(processes),
             LocalCluster(
                 n_workers=n_workers,
                 threads_per_worker=1,
@@ -264,6 +356,55 @@ def dask_client(
         yield client
 
 
+_WORKER_IMPORTS = ("distributed", "numpy", "pandas", "voxmetrics.evaluation.blockwise")
+"""What a local cluster's worker processes import before they start (once, in the forkserver)."""
+
+_QUIET_CLUSTER = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.system-monitor.gil.enabled": False,
+    "distributed.scheduler.work-stealing": False,
+}
+"""Dask's settings for a local cluster without a dashboard: no statistical profiler sampling
+every worker every 10 ms, the event loops' watchdog and the system monitor (the dashboard's
+plots) at 1 and 2 s instead of 20 and 500 ms, and no work stealing (a block's later tasks go
+to the worker that holds its scores). Their callbacks cost about 13 % of a core on 2 idle
+workers (client and workers together), 2 % with these settings. The memory monitor, which
+pauses and restarts workers at their limit, keeps its 100 ms."""
+
+
+@contextlib.contextmanager
+def _local_cluster_settings(processes: bool) -> Iterator[None]:
+    """:data:`_QUIET_CLUSTER`, and worker processes forked from one server (a forkserver).
+
+    Dask's default start method, spawn, starts every worker as a new interpreter that imports
+    Dask, NumPy, pandas and VoxMetrics itself: seconds of CPU per worker, on every run. A
+    forkserver imports them once and forks each worker from itself (never from this process,
+    whose threads a fork would copy in whatever state they are). Spawn is kept where there is
+    no forkserver (Windows) or Dask's configuration names another start method.
+    """
+    import multiprocessing
+
+    import dask
+
+    settings: dict[str, Any] = dict(_QUIET_CLUSTER)
+    key = "distributed.worker.multiprocessing-method"
+    forkserver = (
+        processes
+        and "forkserver" in multiprocessing.get_all_start_methods()
+        and dask.config.get(key) == "spawn"
+    )
+    if forkserver:
+        settings[key] = "forkserver"
+    with dask.config.set(settings):
+        if forkserver:
+            from distributed.utils import get_mp_context
+
+            get_mp_context().set_forkserver_preload(list(_WORKER_IMPORTS))  # after Dask's list
+        yield
+
+
 class _Runner:
     """Maps one task over every block, reducing results as they arrive, with progress."""
 
@@ -276,11 +417,16 @@ class _Runner:
         retries: int,
     ) -> None:
         self.client = client
+        self.blocks = blocks
         self.retries = retries
         self.progress = progress
         # each block's piece travels inside its tasks (not scattered): a task of a lost worker
-        # is then rerun elsewhere from its own description; scattered data would be lost too
-        self.pieces = source.pieces(blocks)
+        # is then rerun elsewhere from its own description; scattered data would be lost too.
+        # The worker that scored a block keeps its scores while they fit (_block) and is asked
+        # to run the block's later tasks (anywhere else the block is scored again, the same)
+        self.token = uuid.uuid4().hex
+        self.pieces = [_Piece((self.token, i), p) for i, p in enumerate(source.pieces(blocks))]
+        self.where: list[str | None] = [None] * len(self.pieces)
         shared = source.shared()
         self.shared = None if shared is None else client.scatter(shared, broadcast=True, hash=False)
         self.fraction = 0.0
@@ -302,10 +448,26 @@ class _Runner:
             arg = self.client.scatter(arg, broadcast=True, hash=False)
         args = arg if per_block else [arg] * len(self.pieces)
         futures = [
-            self.client.submit(_run_task, fn, p, self.shared, a, retries=self.retries, pure=False)
-            for p, a in zip(self.pieces, args, strict=True)
+            self.client.submit(
+                _run_block,
+                fn,
+                p,
+                self.shared,
+                a,
+                retries=self.retries,
+                pure=False,
+                **({} if w is None else {"workers": [w], "allow_other_workers": True}),
+            )
+            for p, a, w in zip(self.pieces, args, self.where, strict=True)
         ]
-        return _gather_in_order(futures, label, weight, self)
+        out = _gather_in_order(futures, label, weight, self)
+        self.where = [w for _, w in out]
+        return [value for value, _ in out]
+
+    def close(self) -> None:
+        """Drop this run's blocks from the workers' caches."""
+        with contextlib.suppress(Exception):  # a worker gone or the client closing: nothing held
+            self.client.run(_drop_cache, self.token)
 
     def report(self, done: int, total: int, label: str, weight: tuple[float, float]) -> None:
         """Progress: ``done`` of ``total`` tasks of a pass spanning ``weight`` of the run."""
@@ -345,6 +507,7 @@ def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
     return row_blocks(n_rows, n_cols)
 
 
+@single_blas_thread()  # as evaluate: float results of BLAS calls do not follow its threads
 def evaluate_blockwise(
     source: BlockSource | EmbeddingSet,
     *,
@@ -429,31 +592,34 @@ def evaluate_blockwise(
     if by is not None:
         subsets = _subsets(source, by, dev, name, client, options)
     cal = _dev_calibration(source, dev, lid_variant)
-    products = _products(
-        client,
-        source,
-        cal,
-        ties=ties,
-        seed=seed,
-        progress=progress,
-        retries=retries,
-        linkability_rule=linkability_rule,
-    )
+    # singling out first: the workers then hold no scored blocks while they hold its embeddings
     singled = None if es is None else _singling_out_blockwise(client, es, split, retries)
-    report = assemble(
-        replace(products, singling_out=singled),
-        name=name,
-        attacker=attacker,
-        has_dev=dev is not None,
-        ties=ties,
-        linkability_rule=linkability_rule,
-        score_kind=score_kind,
-        p_targets=p_targets,
-        c_miss=c_miss,
-        c_fa=c_fa,
-        by=None if subsets is None else {by: subsets},
-        utility=utility,
-    )
+    runner = _Runner(client, source, _row_blocks(*source.shape), progress, retries)
+    try:
+        products = _products(
+            runner,
+            source,
+            cal,
+            ties=ties,
+            seed=seed,
+            linkability_rule=linkability_rule,
+        )
+        report = assemble(  # d' and the actual DCFs still read the blocks (the workers' caches)
+            replace(products, singling_out=singled),
+            name=name,
+            attacker=attacker,
+            has_dev=dev is not None,
+            ties=ties,
+            linkability_rule=linkability_rule,
+            score_kind=score_kind,
+            p_targets=p_targets,
+            c_miss=c_miss,
+            c_fa=c_fa,
+            by=None if subsets is None else {by: subsets},
+            utility=utility,
+        )
+    finally:
+        runner.close()
     if progress is not None:
         progress(1.0, "done")
     return report
@@ -501,14 +667,12 @@ def _dev_calibration(
 
 
 def _products(
-    client: Any,
+    runner: _Runner,
     source: BlockSource,
     cal: LIDCalibration | None,
     *,
     ties: Ties,
     seed: int,
-    progress: Progress | None,
-    retries: int,
     linkability_rule: str = "code",
 ) -> Products:
     """The blockwise executor's products: two passes over the blocks, reduced on the client.
@@ -518,8 +682,7 @@ def _products(
     the pooled counts of :class:`~voxmetrics.metrics.pools.SortedPools`.
     """
     n_rows, n_cols = source.shape
-    blocks = _row_blocks(n_rows, n_cols)
-    runner = _Runner(client, source, blocks, progress, retries)
+    blocks = runner.blocks
     columns = chance_columns(n_rows, n_cols, seed=seed)  # the chance levels' draws
     args = [(cal, ties, columns[:, b]) for b in blocks]
     rows = runner.run(_task_rows, args, "scores and ranks", (0.0, 0.4), per_block=True)
