@@ -56,7 +56,7 @@ from voxmetrics._types import DEFAULT_LID_VARIANT, ScoreKind
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.data.utility import Utility
-from voxmetrics.errors import VoxMetricsInputError, raise_bad_input
+from voxmetrics.errors import BadInputResult, VoxMetricsInputError, raise_bad_input
 from voxmetrics.errors import returning_bad_input as _run_task
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.sources import (
@@ -289,7 +289,7 @@ def _drop_cache(token: str) -> int:
 def _run_block(fn: Callable[..., Any], piece: _Piece, *args: Any) -> Any:
     """:func:`_run_task` of a block's task, with the address of the worker that ran it."""
     value = _run_task(fn, piece, *args)
-    if isinstance(value, _BadInput):
+    if isinstance(value, BadInputResult):
         return value
     where = None
     with contextlib.suppress(ImportError, ValueError):  # not on a worker
