@@ -40,9 +40,11 @@ if not reports:
 # a markdown heading: tests/test_app.py pins the page's st.subheader list
 st.markdown("### Report card")
 sbls: dict[str, float | None] = {}
+attacks = {}
 for r in reports:  # the informed attacker of the study report (each trained once)
     spinner = f"Soft-biometric leakage (SBLS) of {r.name}…"
     attack = ui.compute(default_attack, study.get(r.name), spinner=spinner, warn=r.name)
+    attacks[r.name] = attack.value
     leak = None if attack.value is None else ui.compute(attack_sbls, attack.value, warn=r.name)
     sbls[r.name] = None if leak is None or leak.value is None else leak.value.sbls
 card = report_card(reports, sbls=sbls)
@@ -128,6 +130,7 @@ else:
     name_a = left.selectbox("Condition A", names, index=0, key="compare_a")
     name_b = right.selectbox("Condition B", names, index=1, key="compare_b")
     n_pairs = max(200, settings.bootstrap)
+    by_name = {r.name: r for r in reports}
     out = ui.compute(
         compare_conditions,
         study.get(name_a),
@@ -138,7 +141,9 @@ else:
         lid_variant=settings.lid_variant,
         ties=settings.ties,
         original=study.conditions[0],  # the report's original voices (DeID, G_VD)
-        spinner="Paired bootstrap…",
+        reports=(by_name[name_a], by_name[name_b]),  # their LID, singling out, replicates
+        attacks=(attacks[name_a], attacks[name_b]),  # the card's SBLS attackers
+        bar="Paired bootstrap",
         warn=False,
     )
     if not out.failed:

@@ -8,9 +8,9 @@ difference carries a percentile interval and a bootstrap p-value.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from voxmetrics.analysis.lid import evaluate_lid
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.engine import replicate_condition
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.steps import singling_out_of
 from voxmetrics.metrics.baseline import baseline_metrics
 from voxmetrics.metrics.legal import SinglingOutResult
@@ -37,6 +38,9 @@ from voxmetrics.metrics.uncertainty import (
     similarity_replicates,
     singling_out_replicates,
 )
+
+if TYPE_CHECKING:
+    from voxmetrics.analysis.sbls import Attack
 
 __all__ = [
     "LINKAGE_COMPARE_KEYS",
@@ -212,6 +216,9 @@ def compare_conditions(
     calibration: Calibration = "pav",
     sbls: bool = True,
     linkability_rule: str = "code",
+    reports: tuple[ConditionReport, ConditionReport] | None = None,
+    attacks: tuple[Attack | None, Attack | None] | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.
 
@@ -234,6 +241,15 @@ def compare_conditions(
     and G_VD need ``original``, the condition holding the unprocessed voices (``calibration``
     is :func:`~voxmetrics.metrics.similarity.voice_similarity`'s).
 
+    ``reports`` are the two conditions' :func:`~voxmetrics.evaluation.evaluate_condition`
+    reports when already computed, with the same ``seed``, ``cross_calibrate``,
+    ``lid_variant``, ``ties`` and ``linkability_rule``: their LID, baseline and singling out
+    are taken instead of computed again, and so are their bootstrap replicates when the
+    comparison draws the same replicates (the same speakers, ``n_boot`` and ``seed``); the
+    numbers are the same. ``attacks`` are the two conditions' default SBLS attacks
+    (:func:`~voxmetrics.analysis.sbls.default_attack`) when already trained. ``progress``, if
+    given, is called with (fraction done, message) between the steps.
+
     Examples
     --------
     >>> from voxmetrics.synth import demo_study
@@ -254,32 +270,76 @@ def compare_conditions(
             f"conditions {a.name!r} and {b.name!r} share no trial speaker; a paired comparison "
             "needs the same speakers in both (two anonymisers or two attackers on one set)."
         )
+    given: tuple[ConditionReport | None, ConditionReport | None] = reports or (None, None)
+    step = progress or (lambda fraction, message: None)
     cache: dict[Any, SimilarityMatrix] = {}
-    links = [
-        linkage_inputs(c, original, calibration=calibration, similarity_cache=cache) for c in (a, b)
-    ]
+    links = []
+    for k, (cond, report) in enumerate(zip((a, b), given, strict=True)):
+        step(0.5 * k, f"singling out and voice similarity of {cond.name}")
+        links.append(
+            linkage_inputs(
+                cond,
+                original,
+                singled=None if report is None else report.singling_out,
+                calibration=calibration,
+                similarity_cache=cache,
+            )
+        )
     speakers = spk_a | spk_b | links[0].speakers | links[1].speakers
     draws = SpeakerDraws.draw(sorted(speakers), n_boot=n_boot, seed=seed)
-    reps = []
-    for cond in (a, b):
+    step(0.9, "paired bootstrap")
+    reps = [
+        _replicates(cond, report, draws, cross_calibrate, lid_variant, ties, linkability_rule)
+        for cond, report in zip((a, b), given, strict=True)
+    ]
+    out = compare_replicates(reps[0], reps[1], confidence=confidence)
+    out.update(compare_linkage(*links, draws, confidence=confidence))
+    if sbls:
+        step(0.95, "soft-biometric leakage")
+        out.update(compare_conditions_sbls(a, b, draws, confidence=confidence, attacks=attacks))
+    step(1.0, "done")
+    return out
+
+
+def _replicates(
+    cond: Condition,
+    report: ConditionReport | None,
+    draws: SpeakerDraws,
+    cross_calibrate: int | None,
+    lid_variant: str,
+    ties: Ties,
+    linkability_rule: str,
+) -> ConditionReplicates:
+    """Every headline number of ``cond`` under ``draws``: its report's when that has them.
+
+    A report's own replicates are the comparison's when it was bootstrapped with ``draws``
+    (the same distinct trial speakers, replicates and seed), under the same rules.
+    """
+    if report is not None and report.replicates is not None:
+        own = report.replicates
+        trial_speakers = np.unique(np.asarray(cond.eval.trial_speakers).astype(str))
+        sizes = {int(r.size) for r in own.reps.values()}
+        if (
+            report.ties == ties
+            and report.linkability_rule == linkability_rule
+            and sizes == {draws.n_boot}
+            and np.array_equal(draws.speakers, trial_speakers)
+        ):
+            return own
+    if report is not None:
+        lid_result, base = report.lid, report.baseline
+    else:
         lid_result = evaluate_lid(
             cond.eval,
             dev=cond.dev,
             cross_calibrate=cross_calibrate,
             variant=lid_variant,
-            seed=seed,
+            seed=draws.seed,
         )
         base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
-        reps.append(
-            replicate_condition(
-                cond.eval, draws, lid_result, base, ties=ties, linkability_rule=linkability_rule
-            )
-        )
-    out = compare_replicates(reps[0], reps[1], confidence=confidence)
-    out.update(compare_linkage(*links, draws, confidence=confidence))
-    if sbls:
-        out.update(compare_conditions_sbls(a, b, draws, confidence=confidence))
-    return out
+    return replicate_condition(
+        cond.eval, draws, lid_result, base, ties=ties, linkability_rule=linkability_rule
+    )
 
 
 def compare_linkage(
@@ -309,7 +369,12 @@ def compare_linkage(
 
 
 def compare_conditions_sbls(
-    a: Condition, b: Condition, draws: SpeakerDraws, *, confidence: float = 0.95
+    a: Condition,
+    b: Condition,
+    draws: SpeakerDraws,
+    *,
+    confidence: float = 0.95,
+    attacks: tuple[Attack | None, Attack | None] | None = None,
 ) -> dict[str, Comparison]:
     """The SBLS part of :func:`compare_conditions`, paired on ``draws``.
 
@@ -319,11 +384,11 @@ def compare_conditions_sbls(
     speakers' draws (:func:`voxmetrics.analysis.sbls.compare_sbls`). When the attacked
     speakers are not all among ``draws``' speakers, both attacks share new draws over the
     union of their speakers (same seed). ``p_adjusted`` is Holm's adjustment over these four
-    numbers, their own family.
+    numbers, their own family. ``attacks`` are the two default attacks when already trained.
     """
     from voxmetrics.analysis.sbls import compare_sbls, default_attack
 
-    attack_a, attack_b = default_attack(a), default_attack(b)
+    attack_a, attack_b = attacks if attacks is not None else (default_attack(a), default_attack(b))
     if attack_a is None or attack_b is None:
         return {}
     spk = {str(s) for s in (*attack_a.speakers, *attack_b.speakers)}

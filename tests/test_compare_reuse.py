@@ -1,0 +1,168 @@
+"""The paired comparison reusing the condition reports and the SBLS attacks: the same numbers.
+
+:func:`compare_conditions` given the two conditions' reports (their LID, baseline, singling out
+and, when the comparison draws the same replicates, their bootstrap replicates) and their
+default SBLS attacks must give exactly (``==``) what it computes without them, the former
+computation kept here as the slow reference: with ties in the scores, with a dev set and with
+cross-calibration, when the replicates can be reused and when they cannot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from voxmetrics.analysis.sbls import default_attack
+from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Condition
+from voxmetrics.evaluation import compare_conditions, evaluate_condition
+from voxmetrics.evaluation.compare import _replicates
+from voxmetrics.metrics.uncertainty import SpeakerDraws
+from voxmetrics.synth import demo_study
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+@pytest.fixture(scope="module")
+def study():
+    return demo_study(n_speakers=14)
+
+
+def _tied(cond: Condition, decimals: int) -> Condition:
+    """``cond`` with its eval and dev scores rounded: mated and non-mated scores tie."""
+
+    def rounded(sm: ScoreMatrix | None) -> ScoreMatrix | None:
+        if sm is None:
+            return None
+        return ScoreMatrix.from_arrays(
+            np.round(sm.scores, decimals),
+            trial_ids=sm.trial_ids,
+            trial_speakers=sm.trial_speakers,
+            enrol_speakers=sm.enrol_speakers,
+        )
+
+    return dataclasses.replace(cond, eval=rounded(cond.eval), dev=rounded(cond.dev))
+
+
+def _same(x, y) -> bool:
+    """Equal numbers (``==``), a NaN equal only to a NaN in the same place."""
+    if isinstance(x, dict):
+        return isinstance(y, dict) and x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, list | tuple):
+        return len(x) == len(y) and all(_same(u, v) for u, v in zip(x, y, strict=True))
+    if isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
+        return True
+    return type(x) is type(y) and x == y
+
+
+def _assert_same(fast, slow) -> None:
+    assert fast.keys() == slow.keys()
+    for k in slow:
+        assert _same(fast[k].to_dict(), slow[k].to_dict()), k
+
+
+def _reused(a, b, options, n_boot, **kw):
+    """The comparison given the reports and attacks, and the slow one computing them again."""
+    reports = tuple(evaluate_condition(c, **options) for c in (a, b))
+    attacks = (default_attack(a), default_attack(b))
+    compare = {
+        "n_boot": n_boot,
+        "seed": options["seed"],
+        "cross_calibrate": options.get("cross_calibrate"),
+        "ties": options.get("ties", "reference"),
+        "linkability_rule": options.get("linkability_rule", "code"),
+        **kw,
+    }
+    fast = compare_conditions(a, b, reports=reports, attacks=attacks, **compare)
+    slow = compare_conditions(a, b, **compare)
+    return fast, slow, reports
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+@pytest.mark.parametrize("rule", ["code", "strict"])
+def test_reused_reports_give_the_same_numbers_with_many_ties(study, ties, rule):
+    a, b = _tied(study.get("plain"), 1), _tied(study.get("anon-mild"), 1)
+    options = {"bootstrap": 40, "seed": 3, "ties": ties, "linkability_rule": rule}
+    fast, slow, _ = _reused(a, b, options, 40, original=a)
+    assert fast["eer"].a is not None and fast["deid"].difference is not None
+    assert "sbls" in fast  # the demo's embeddings carry attributes: SBLS is compared
+    _assert_same(fast, slow)
+
+
+def test_reused_replicates_are_the_comparisons_draws(study):
+    # the same speakers, replicates and seed: the report's own replicates are taken as they are
+    a = study.get("anon-leaky")
+    options = {"bootstrap": 30, "seed": 5}
+    report = evaluate_condition(a, **options)
+    draws = SpeakerDraws.draw(a.eval.trial_speakers, n_boot=30, seed=5)
+    reused = _replicates(a, report, draws, None, "reference-code", "reference", "code")
+    assert reused is report.replicates
+    slow = _replicates(a, None, draws, None, "reference-code", "reference", "code")
+    assert _same(reused.estimates, slow.estimates)
+    for k in slow.reps:
+        np.testing.assert_array_equal(reused.reps[k], slow.reps[k])
+    np.testing.assert_array_equal(reused.curve_reps, slow.curve_reps)
+
+
+def test_other_draws_recompute_the_replicates_from_the_reports(study):
+    # more replicates than the reports' bootstrap, then another tie rule: not the reports' own
+    a, b = study.get("plain"), study.get("anon-strong")
+    options = {"bootstrap": 20, "seed": 1}
+    fast, slow, reports = _reused(a, b, options, 35, original=a)
+    _assert_same(fast, slow)
+    draws = SpeakerDraws.draw(a.eval.trial_speakers, n_boot=20, seed=1)
+    other = _replicates(a, reports[0], draws, None, "reference-code", "attacker", "code")
+    assert other is not reports[0].replicates
+
+
+def test_reused_reports_with_cross_calibration_and_no_dev(study):
+    a, b = (dataclasses.replace(study.get(n), dev=None) for n in ("plain", "anon-leaky"))
+    options = {"bootstrap": 25, "seed": 4, "cross_calibrate": 2}
+    fast, slow, _ = _reused(a, b, options, 25)
+    assert fast["alid"].a is not None  # LID cross-calibrated on eval's folds
+    _assert_same(fast, slow)
+
+
+def test_the_comparison_reports_its_progress(study):
+    seen = []
+    a, b = study.get("plain"), study.get("random")
+    compare_conditions(a, b, n_boot=10, progress=lambda f, m: seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(seen) >= 4
+
+
+@pytest.mark.usefixtures("fresh_app_caches")
+def test_the_overview_compares_without_computing_the_reports_again(monkeypatch):
+    # the card's attackers and the condition reports serve the comparison: no attacker is
+    # trained twice, and the comparison computes no LID, singling out or replicate again
+    from streamlit.testing.v1 import AppTest
+
+    from voxmetrics.analysis import sbls as sbls_module
+    from voxmetrics.evaluation import compare as compare_module
+    from voxmetrics.ui.state import STUDY_KEY
+
+    trained: list[str] = []
+    attack = sbls_module.default_attack
+
+    def counted(cond):
+        trained.append(cond.name)
+        return attack(cond)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(sbls_module, "default_attack", counted)
+    for name in ("evaluate_lid", "singling_out_of", "replicate_condition", "baseline_metrics"):
+        monkeypatch.setattr(compare_module, name, refused)
+    demo = demo_study(n_speakers=10)
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.run()
+    at.session_state[STUDY_KEY] = demo
+    at.switch_page("pages/1_Overview.py").run()
+    assert not at.exception and not at.error
+    assert sorted(trained) == sorted(c.name for c in demo.conditions)
+    tables = [d.value for d in at.dataframe]
+    assert any("p (Holm)" in t.columns for t in tables)
