@@ -140,6 +140,7 @@ else:
         cross_calibrate=settings.cross_calibrate,
         lid_variant=settings.lid_variant,
         ties=settings.ties,
+        linkability_rule=settings.linkability_rule,  # as the reports above
         original=study.conditions[0],  # the report's original voices (DeID, G_VD)
         reports=(by_name[name_a], by_name[name_b]),  # their LID, singling out, replicates
         attacks=(attacks[name_a], attacks[name_b]),  # the card's SBLS attackers

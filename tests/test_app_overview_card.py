@@ -133,6 +133,26 @@ def test_intervals_and_the_compare_panel_are_the_librarys():
         assert cmp_.loc[number, "p (Holm)"] == lib[key].p_adjusted
 
 
+def test_the_compare_panel_follows_the_studys_linkability_rule():
+    import dataclasses
+
+    from test_compare_reuse import _tied
+
+    from voxmetrics.report import compare_conditions
+
+    demo = demo_study()
+    tied = [_tied(c, 1) for c in demo.conditions]  # ties: the two rules differ
+    settings = dataclasses.replace(demo.settings, linkability_rule="strict", bootstrap=50)
+    at = _overview(dataclasses.replace(demo, conditions=tied, settings=settings))
+    cmp_ = next(t for t in (d.value for d in at.dataframe) if "p (Holm)" in t.columns)
+    cmp_ = cmp_.set_index("Number")
+    options = {"n_boot": 200, "seed": demo.settings.seed, "original": tied[0]}
+    strict = compare_conditions(tied[0], tied[1], linkability_rule="strict", **options)
+    code = compare_conditions(tied[0], tied[1], linkability_rule="code", **options)
+    assert strict["linkability"].difference != code["linkability"].difference
+    assert cmp_.loc["Linkability", "B − A"] == strict["linkability"].difference
+
+
 def test_a_downloaded_only_figure_is_built_on_click(monkeypatch):
     import plotly.graph_objects as go
 
