@@ -1,4 +1,4 @@
-"""The SRD page evaluates SRD alone (no full report) and shows the full reports' numbers.
+"""The SRD and ZEBRA pages evaluate their metric alone (no full report), with its numbers.
 
 AppTest with every dashboard cache empty before and after each test (style.md 17).
 """
@@ -78,3 +78,53 @@ def test_srd_page_takes_the_reports_another_page_computed():
     assert list(at.dataframe[0].value["Condition"].unique()) == DEMO_NAMES
     pd.testing.assert_frame_equal(at.dataframe[0].value, stats)
     pd.testing.assert_frame_equal(at.dataframe[1].value, chance)
+
+
+# ---------------------------------------------------------------- the ZEBRA page
+
+ZEBRA = "pages/5_ZEBRA.py"
+
+
+def _zebra_expected(study, options):
+    from voxmetrics.analysis.zebra import zebra_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = {c.name: condition_report(c, **options) for c in study.conditions}
+    return zebra_table(
+        {n: r.zebra for n, r in full.items()},
+        {n: r.zebra_intervals for n, r in full.items()},
+        eer={n: r.baseline.eer for n, r in full.items()},
+    )
+
+
+def test_zebra_page_evaluates_zebra_alone_with_the_full_reports_numbers():
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.run()
+    at.switch_page(ZEBRA).run()
+    assert not at.exception and not at.error, at.exception
+    study = at.session_state[STUDY_KEY]
+    options = study.settings.evaluate_options()
+    assert at.number_input(key="vm_zebra_boot").value == options["bootstrap"] > 0
+    assert all(stored_report(c, **options) is None for c in study.conditions)
+    pd.testing.assert_frame_equal(at.dataframe[0].value, _zebra_expected(study, options))
+
+
+def test_zebra_page_takes_the_reports_another_page_computed():
+    from voxmetrics.evaluation.zebra import ZEBRA_OPTIONS, evaluate_zebra_condition
+
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.run()
+    study = at.session_state[STUDY_KEY]
+    options = study.settings.evaluate_options()
+    plain = study.get("plain")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        condition_report(plain, **options)  # as the Overview does
+    at.switch_page(ZEBRA).run()
+    assert not at.exception and not at.error, at.exception
+    alone = {k: v for k, v in options.items() if k in ZEBRA_OPTIONS}
+    assert stored(evaluate_zebra_condition, plain, **alone) is None  # taken from the report
+    others = [c for c in study.conditions if c.name != "plain"]
+    assert all(stored(evaluate_zebra_condition, c, **alone) is not None for c in others)
+    pd.testing.assert_frame_equal(at.dataframe[0].value, _zebra_expected(study, options))
