@@ -216,7 +216,7 @@ def evaluate_srd(
     ...     enrol_speakers=["a", "b", "c", "d"])
     >>> r = evaluate_srd(sm)
     >>> r.baseline.eer, r.srd.histogram.tolist()
-    (0.5, [3, 1, 0, 0])
+    (0.5, [4, 0, 0, 0])
     """
     check_options(ties, "similarity")
     check_linkability_rule(linkability_rule)

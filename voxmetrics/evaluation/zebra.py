@@ -111,7 +111,7 @@ def evaluate_zebra(
     ...     enrol_speakers=["a", "b", "c", "d"])
     >>> r = evaluate_zebra(sm)
     >>> r.eer, r.zebra.tag, r.intervals is None
-    (0.5, '0', True)
+    (0.5, 'A', True)
     """
     check_options(ties, "similarity")
     pools = SortedPools.of(eval)
