@@ -13,7 +13,13 @@ from voxmetrics.plots.srd import (
     speaker_rank_figure,
 )
 from voxmetrics.report import intervals_frame
-from voxmetrics.ui.srd_page import rank_caption, show_sparse_notice, speaker_picker, srd_controls
+from voxmetrics.ui.srd_page import (
+    rank_caption,
+    show_sparse_notice,
+    speaker_picker,
+    srd_controls,
+    srd_reports,
+)
 
 SPEAKER_CONDITION = "vm_srd_speaker_condition"
 SPEAKER_SOURCE = "vm_srd_speaker_source"
@@ -44,12 +50,9 @@ if not names:
     st.stop()
 
 colors = condition_colors(study.names)
-# the study's settings: the same cached reports as the Overview, with their intervals
-# its warnings about SRD only: the LID or linkage ones are on their own pages
-reports = {
-    r.name: r
-    for r in ui.study_reports(study, names, topics={"SRD"}, **study.settings.evaluate_options())
-}
+# the study's settings: the Overview's reports when it has them, else the SRD numbers alone
+# (equal to the reports'); its warnings about SRD only
+reports = srd_reports(study, names)
 if not reports:
     st.stop()
 

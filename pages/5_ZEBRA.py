@@ -4,7 +4,6 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis import zebra as az
-from voxmetrics.analysis.verification import eer_of
 from voxmetrics.analysis.zebra import worst_trial, worst_trial_frame, zebra_table
 from voxmetrics.data.summary import score_histogram
 from voxmetrics.plots.zebra import (
@@ -13,6 +12,7 @@ from voxmetrics.plots.zebra import (
     ece_profile_figure,
     pav_transform_figure,
 )
+from voxmetrics.ui.zebra_page import zebra_reports
 
 CONDITIONS = "vm_zebra_conditions"
 CHOSEN = "vm_zebra_chosen"
@@ -66,24 +66,18 @@ if not selected:
 
 # ---- compute (cached)
 colors = condition_colors(study.names)
+# the Overview's reports when they have these settings, else ZEBRA alone (the same numbers)
+reports = zebra_reports(study, selected, n_boot=n_boot, seed=seed)
 results, profiles, intervals, eers = {}, [], {}, {}
-for name in selected:
-    sm = study.get(name).eval
-    eer = ui.compute(eer_of, sm)
-    if not eer.failed:
-        eers[name] = eer.value
-    result = ui.compute(az.zebra_of, sm, warn=name)
-    curves = ui.compute(az.ece_curves_of, sm, scores_are_llrs=as_llrs, warn=name)
-    if result.failed or curves.failed:
+for name, report in reports.items():
+    curves = ui.compute(az.ece_curves_of, study.get(name).eval, scores_are_llrs=as_llrs, warn=name)
+    if curves.failed:
         continue
-    results[name] = result.value
-    profiles.append(ZebraProfile(name, result.value, curves.value))
-for name in results if n_boot > 0 else []:
-    ci = ui.compute(
-        az.zebra_intervals, study.get(name).eval, n_boot=n_boot, seed=seed, bar=name, warn=name
-    )
-    if not ci.failed:
-        intervals[name] = ci.value
+    eers[name] = report.eer
+    results[name] = report.zebra
+    profiles.append(ZebraProfile(name, report.zebra, curves.value))
+    if report.intervals is not None:
+        intervals[name] = report.intervals
 if not results:
     st.stop()
 

@@ -9,7 +9,8 @@
 - :mod:`~voxmetrics.evaluation.blockwise`: the blockwise executor on a Dask cluster, reading
   scores from :mod:`~voxmetrics.evaluation.sources`.
 - :mod:`~voxmetrics.evaluation.linkage`: a condition's linkage numbers alone (the dashboard's
-  Linkage page), equal to its report's.
+  Linkage page), equal to its report's; :mod:`~voxmetrics.evaluation.srd` and
+  :mod:`~voxmetrics.evaluation.zebra` the same for the SRD and ZEBRA pages.
 - :mod:`~voxmetrics.evaluation.compare`: paired comparisons of two conditions.
 - :mod:`~voxmetrics.evaluation.card`: the report card, which grades condition results.
 - :mod:`~voxmetrics.evaluation.threat`: the 1-to-1 vs 1-to-N threat model and its call-outs.

@@ -77,6 +77,7 @@ __all__ = [
     "lid_intervals",
     "lid_with_chance",
     "linkability_replicates",
+    "one_to_n_replicates",
     "paired_p_values",
     "similarity_intervals",
     "similarity_replicates",
@@ -559,6 +560,45 @@ def linkability_replicates(
             f"`link_ranks` must be target ranks in 1..{n_enrolled}, at least one trial."
         )
     return _linkability_replicates(ranks, int(n_enrolled), inv, draws)
+
+
+def one_to_n_replicates(
+    n_enrolled: int,
+    speakers: ArrayLike,
+    draws: SpeakerDraws,
+    *,
+    ranks: tuple[NDArray[np.int64], NDArray[np.int64]],
+    q: float = WORST_Q,
+) -> ConditionReplicates:
+    """Linkability, its curve and the SRD statistics under the replicate weights, alone.
+
+    The ``linkability, mean_d, idr, max_d, max_d_q95`` keys and the curve of
+    :func:`condition_replicates` on the same complete trials and draws, equal to them, without
+    the pairwise and LID numbers. ``ranks`` are the trials' target ranks under the linkability
+    rule's tie rule, then under the SRD tie rule (as :func:`condition_replicates`'s ``ranks``).
+
+    Examples
+    --------
+    >>> d = SpeakerDraws.draw(["a", "a", "b"], n_boot=50, seed=1)
+    >>> r = one_to_n_replicates(4, ["a", "a", "b"], d, ranks=(np.array([1, 2, 1]),) * 2)
+    >>> sorted(r.estimates), r.reps["mean_d"].shape
+    (['idr', 'linkability', 'max_d', 'max_d_q95', 'mean_d'], (50,))
+    """
+    inv = draws.index(speakers)
+    link_ranks, srd_ranks = (np.asarray(r, dtype=np.int64).ravel() for r in ranks)
+    if inv.size != link_ranks.size or inv.size != srd_ranks.size:
+        raise VoxMetricsInputError(
+            f"`speakers` must give one speaker per ranked trial ({link_ranks.size}), "
+            f"got {inv.size}."
+        )
+    est: dict[str, float | None] = {}
+    reps: dict[str, NDArray[np.float64]] = {}
+    shape_only = np.empty((0, int(n_enrolled)))  # the ranks are given: only N is read
+    grid, curve, curve_reps = _one_to_n_replicates(
+        shape_only, np.empty(0, dtype=np.intp), inv, draws, est, reps, "reference", q,
+        given=(link_ranks, srd_ranks),
+    )  # fmt: skip
+    return ConditionReplicates(est, reps, grid, curve, curve_reps)
 
 
 def _pairwise_replicates(

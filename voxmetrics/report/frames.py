@@ -136,19 +136,19 @@ INTERVAL_LABELS: dict[str, str] = {
 
 def headline_values(report: ConditionReport) -> dict[str, float | None]:
     """Every headline number of a report by key (the q95 quantiles only when bootstrapped)."""
-    b, z = report.baseline, report.zebra
+    b, z = report.baseline, report.zebra  # a page's partial report (e.g. SRD) has no ZEBRA
     st = None if report.srd is None else report.srd.stats  # None: a sparse list, no complete trial
     out: dict[str, float | None] = {
         "eer": b.eer,
-        "eer_rocch": b.eer_rocch,
-        "cllr": b.cllr,
-        "min_cllr": b.min_cllr,
+        "eer_rocch": getattr(b, "eer_rocch", None),
+        "cllr": getattr(b, "cllr", None),
+        "min_cllr": getattr(b, "min_cllr", None),
         "linkability": b.linkability,
         "mean_d": None if st is None else st.mean_d,
         "idr": None if st is None else st.idr,
         "max_d": None if st is None else st.max_d,
-        "d_ece": z.d_ece,
-        "log10_l": z.log10_l,
+        "d_ece": None if z is None else z.d_ece,
+        "log10_l": None if z is None else z.log10_l,
     }
     if report.lid is not None:
         x = report.lid

@@ -6,15 +6,20 @@ The numbers and tables are :mod:`voxmetrics.analysis.srd`'s, which the page runs
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
 from voxmetrics.analysis.srd import zero_rank_counts
 from voxmetrics.data.study import Study
+from voxmetrics.evaluation.srd import SRDReport, evaluate_srd_condition, srd_options
 from voxmetrics.metrics.srd import LOSSES, Loss, SpeakerSRD, SRDResult
+from voxmetrics.ui.computing import compute
+from voxmetrics.ui.notes import add_notes
 from voxmetrics.ui.setup import md_escape
+from voxmetrics.ui.widgets import stored_report
 
 __all__ = [
     "LOSS_HELP",
@@ -22,6 +27,7 @@ __all__ = [
     "show_sparse_notice",
     "speaker_picker",
     "srd_controls",
+    "srd_reports",
 ]
 
 CONDITIONS = "vm_srd_conditions"
@@ -107,3 +113,34 @@ def speaker_picker(speakers: SpeakerSRD, condition: str, column: Any) -> tuple[s
         help="With the empirical MeanD of the speaker's own rank histogram.",
     )
     return speaker, list(labels).index(speaker)
+
+
+def srd_reports(study: Study, names: Sequence[str]) -> dict[str, SRDReport]:
+    """The SRD numbers of each chosen condition, under the study's settings, by name.
+
+    A condition that another page has already evaluated in full (the same options: the
+    Overview's reports) gives them from that report (:meth:`SRDReport.of`); the others are
+    evaluated for SRD alone (:func:`~voxmetrics.evaluation.srd.evaluate_srd`, a progress bar
+    each), the same numbers without LID, ZEBRA or singling out. Their warnings about SRD go to
+    the page's notes; a condition whose input is bad shows its message and is left out. In
+    study order.
+    """
+    every = study.settings.evaluate_options()
+    reports = {}
+    for cond in study.conditions:
+        if cond.name not in names:
+            continue
+        full = stored_report(cond, **every)
+        if full is not None:
+            out, report = full, SRDReport.of(full.value)
+        else:
+            out = compute(evaluate_srd_condition, cond, warn=False,
+                          bar=f"SRD numbers of {cond.name}", **srd_options(every))  # fmt: skip
+            report = out.value
+        add_notes(out.warnings, condition=cond.name, topics={"SRD"})
+        if out.failed:
+            continue
+        if report.name != cond.name:  # stored under the name it had then
+            report = dataclasses.replace(report, name=cond.name)
+        reports[cond.name] = report
+    return reports

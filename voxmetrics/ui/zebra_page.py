@@ -1,0 +1,55 @@
+"""The ZEBRA page's call that fetches each condition's ZEBRA numbers (:func:`zebra_reports`).
+
+No computation: the numbers come from :mod:`voxmetrics.evaluation.zebra` (or from a full
+condition report another page already computed), run through :func:`voxmetrics.ui.compute`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from voxmetrics.data.study import Study
+from voxmetrics.evaluation.zebra import ZEBRA_OPTIONS, ZebraReport, evaluate_zebra_condition
+from voxmetrics.ui.computing import compute
+from voxmetrics.ui.notes import add_notes
+from voxmetrics.ui.widgets import stored_report
+
+__all__ = ["zebra_reports"]
+
+
+def zebra_reports(
+    study: Study, names: Sequence[str], *, n_boot: int, seed: int
+) -> dict[str, ZebraReport]:
+    """The ZEBRA numbers and EER of each chosen condition, by name, in study order.
+
+    ``n_boot`` replicates drawn with ``seed`` give the intervals (0: none); the tie rule is the
+    study's. When these are the study's own settings, a condition that another page has
+    already evaluated in full (the Overview's reports) gives them from that report
+    (:meth:`ZebraReport.of`); the others are evaluated for ZEBRA alone
+    (:func:`~voxmetrics.evaluation.zebra.evaluate_zebra`, a progress bar each): the same
+    numbers. Their warnings about ZEBRA go to the page's notes; a condition whose input is bad
+    shows its message and is left out.
+    """
+    every = study.settings.evaluate_options()
+    options = {k: v for k, v in every.items() if k in ZEBRA_OPTIONS}
+    options.update(bootstrap=int(n_boot), seed=int(seed))
+    same = options["bootstrap"] == every["bootstrap"] and options["seed"] == every["seed"]
+    reports = {}
+    for cond in study.conditions:
+        if cond.name not in names:
+            continue
+        full = stored_report(cond, **every) if same else None
+        if full is not None:
+            out, report = full, ZebraReport.of(full.value)
+        else:
+            out = compute(evaluate_zebra_condition, cond, warn=False,
+                          bar=f"ZEBRA of {cond.name}", **options)  # fmt: skip
+            report = out.value
+        add_notes(out.warnings, condition=cond.name, topics={"ZEBRA"})
+        if out.failed:
+            continue
+        if report.name != cond.name:  # stored under the name it had then
+            report = dataclasses.replace(report, name=cond.name)
+        reports[cond.name] = report
+    return reports
