@@ -12,6 +12,7 @@ evaluated in full gives the same :class:`LinkageReport` with :meth:`LinkageRepor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,6 +180,34 @@ def linkage_options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in LINKAGE_OPTIONS}
 
 
+def stepper(progress: Progress | None) -> Callable[[float, str], None]:
+    """``progress`` as a step function (one that does nothing without a ``progress``)."""
+
+    def step(fraction: float, message: str) -> None:
+        if progress is not None:
+            progress(fraction, message)
+
+    return step
+
+
+def linkage_baseline(
+    eval: ScoreMatrix, link_ranks: NDArray[np.int64] | None, ties: Ties
+) -> LinkageBaseline:
+    """The EER of ``eval``'s pooled pairs and the linkability of its ranks (None: no ranks)."""
+    return LinkageBaseline(
+        n_trials=int(eval.n_trials),
+        n_enrolled=int(eval.n_enrolled),
+        eer=eer_from_pools(SortedPools.of(eval), ties=ties).eer,
+        linkability=None if link_ranks is None else linkability_from_ranks(link_ranks),
+    )
+
+
+def no_replicates(n_boot: int) -> ConditionReplicates:
+    """Replicates without complete trials: no 1-to-N numbers, an empty curve (as elsewhere)."""
+    curve = np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((n_boot, 0))
+    return ConditionReplicates({}, {}, *curve)
+
+
 @single_blas_thread()
 def evaluate_linkage(
     eval: ScoreMatrix,
@@ -239,28 +268,20 @@ def evaluate_linkage(
     check_options(ties, "similarity")
     check_linkability_rule(linkability_rule)
 
-    def step(fraction: float, message: str) -> None:
-        if progress is not None:
-            progress(fraction, message)
-
+    step = stepper(progress)
     step(0.0, "ranks")
     full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
     ranks = None
     if full is not None:
         ranks = target_ranks(full.scores, full.targets, ties=link_rank_ties(linkability_rule))
     step(0.2, "EER")
-    baseline = LinkageBaseline(
-        n_trials=int(eval.n_trials),
-        n_enrolled=int(eval.n_enrolled),
-        eer=eer_from_pools(SortedPools.of(eval), ties=ties).eer,
-        linkability=None if ranks is None else linkability_from_ranks(ranks),
-    )
+    baseline = linkage_baseline(eval, ranks, ties)
     replicates = None
     if bootstrap > 0:
         step(0.4, f"bootstrap {bootstrap}")
         draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
         if full is None or ranks is None:  # no complete trial: no linkability, no curve
-            replicates = ConditionReplicates({}, {}, *_no_curve(bootstrap))
+            replicates = no_replicates(bootstrap)
         else:
             replicates = linkability_replicates(ranks, full.n_enrolled, full.trial_speakers, draws)
     step(0.5, "singling out")
@@ -283,13 +304,6 @@ def evaluate_linkage(
         ties=ties,
         linkability_rule=linkability_rule,
     )
-
-
-def _no_curve(
-    n_boot: int,
-) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
-    """The empty curve of replicates without complete trials (as ``condition_replicates``)."""
-    return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((n_boot, 0))
 
 
 def evaluate_linkage_condition(

@@ -15,24 +15,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
-from voxmetrics.evaluation.linkage import LinkageBaseline
+from voxmetrics.evaluation.linkage import (
+    LinkageBaseline,
+    linkage_baseline,
+    no_replicates,
+    stepper,
+)
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.steps import check_options
 from voxmetrics.metrics.bootstrap import BootstrapInterval
-from voxmetrics.metrics.eer import eer_from_pools
 from voxmetrics.metrics.legal import (
     LinkabilityRule,
     check_linkability_rule,
     link_rank_ties,
-    linkability_from_ranks,
 )
 from voxmetrics.metrics.parallel import single_blas_thread
-from voxmetrics.metrics.pools import SortedPools, Ties
+from voxmetrics.metrics.pools import Ties
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd_from_ranks
 from voxmetrics.metrics.uncertainty import (
@@ -221,10 +221,7 @@ def evaluate_srd(
     check_options(ties, "similarity")
     check_linkability_rule(linkability_rule)
 
-    def step(fraction: float, message: str) -> None:
-        if progress is not None:
-            progress(fraction, message)
-
+    step = stepper(progress)
     step(0.0, "ranks")
     full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
     link_ranks = ranks = None
@@ -237,12 +234,7 @@ def evaluate_srd(
             else target_ranks(full.scores, full.targets, ties=ties)
         )
     step(0.1, "EER")
-    baseline = LinkageBaseline(
-        n_trials=int(eval.n_trials),
-        n_enrolled=int(eval.n_enrolled),
-        eer=eer_from_pools(SortedPools.of(eval), ties=ties).eer,
-        linkability=None if link_ranks is None else linkability_from_ranks(link_ranks),
-    )
+    baseline = linkage_baseline(eval, link_ranks, ties)
     srd_result = model = chance = replicates = None
     if full is not None and ranks is not None and link_ranks is not None:
         step(0.2, "rank model")
@@ -260,7 +252,7 @@ def evaluate_srd(
         step(0.7, f"bootstrap {bootstrap}")
         draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=bootstrap, seed=seed)
         if full is None or ranks is None or link_ranks is None:
-            replicates = ConditionReplicates({}, {}, *_no_curve(bootstrap))
+            replicates = no_replicates(bootstrap)
         else:
             replicates = one_to_n_replicates(
                 full.n_enrolled,
@@ -280,13 +272,6 @@ def evaluate_srd(
         ties=ties,
         linkability_rule=linkability_rule,
     )
-
-
-def _no_curve(
-    n_boot: int,
-) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
-    """The empty curve of replicates without complete trials (as ``condition_replicates``)."""
-    return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((n_boot, 0))
 
 
 def evaluate_srd_condition(
