@@ -7,7 +7,6 @@ Also the help of its summary table and the call that fetches each condition's li
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import streamlit as st
@@ -20,10 +19,8 @@ from voxmetrics.evaluation.linkage import (
     linkage_options,
 )
 from voxmetrics.metrics.similarity import VoiceDistinctiveness
-from voxmetrics.ui.computing import compute
-from voxmetrics.ui.notes import add_notes
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import stored_report
+from voxmetrics.ui.widgets import partial_reports
 
 __all__ = [
     "AUTO_CURVES_SPEAKERS",
@@ -72,26 +69,15 @@ def linkage_reports(study: Study, names: Sequence[str]) -> dict[str, LinkageRepo
     linkage go to the page's notes; a condition whose input is bad shows its message and is
     left out. In study order.
     """
-    every = study.settings.evaluate_options()
-    reports = {}
-    for cond in study.conditions:
-        if cond.name not in names:
-            continue
-        full = stored_report(cond, **every)
-        if full is not None:
-            out, report = full, LinkageReport.of(full.value)
-        else:
-            out = compute(evaluate_linkage_condition, cond, warn=False,
-                          bar=f"Linkage numbers of {cond.name}",
-                          **linkage_options(every))  # fmt: skip
-            report = out.value
-        add_notes(out.warnings, condition=cond.name, topics={"Linkage"})
-        if out.failed:
-            continue
-        if report.name != cond.name:  # stored under the name it had then
-            report = dataclasses.replace(report, name=cond.name)
-        reports[cond.name] = report
-    return reports
+    return partial_reports(
+        study,
+        names,
+        evaluate_one=evaluate_linkage_condition,
+        of_report=LinkageReport.of,
+        options=linkage_options(study.settings.evaluate_options()),
+        label="Linkage numbers",
+        topic="Linkage",
+    )
 
 
 def names_list(names: Sequence[str]) -> str:

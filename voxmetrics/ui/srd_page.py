@@ -6,7 +6,6 @@ The numbers and tables are :mod:`voxmetrics.analysis.srd`'s, which the page runs
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,10 +15,8 @@ from voxmetrics.analysis.srd import zero_rank_counts
 from voxmetrics.data.study import Study
 from voxmetrics.evaluation.srd import SRDReport, evaluate_srd_condition, srd_options
 from voxmetrics.metrics.srd import LOSSES, Loss, SpeakerSRD, SRDResult
-from voxmetrics.ui.computing import compute
-from voxmetrics.ui.notes import add_notes
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import stored_report
+from voxmetrics.ui.widgets import partial_reports
 
 __all__ = [
     "LOSS_HELP",
@@ -125,22 +122,12 @@ def srd_reports(study: Study, names: Sequence[str]) -> dict[str, SRDReport]:
     the page's notes; a condition whose input is bad shows its message and is left out. In
     study order.
     """
-    every = study.settings.evaluate_options()
-    reports = {}
-    for cond in study.conditions:
-        if cond.name not in names:
-            continue
-        full = stored_report(cond, **every)
-        if full is not None:
-            out, report = full, SRDReport.of(full.value)
-        else:
-            out = compute(evaluate_srd_condition, cond, warn=False,
-                          bar=f"SRD numbers of {cond.name}", **srd_options(every))  # fmt: skip
-            report = out.value
-        add_notes(out.warnings, condition=cond.name, topics={"SRD"})
-        if out.failed:
-            continue
-        if report.name != cond.name:  # stored under the name it had then
-            report = dataclasses.replace(report, name=cond.name)
-        reports[cond.name] = report
-    return reports
+    return partial_reports(
+        study,
+        names,
+        evaluate_one=evaluate_srd_condition,
+        of_report=SRDReport.of,
+        options=srd_options(study.settings.evaluate_options()),
+        label="SRD numbers",
+        topic="SRD",
+    )

@@ -35,6 +35,7 @@ __all__ = [
     "download_button",
     "download_figure",
     "download_table",
+    "partial_reports",
     "png_exporter",
     "show_figure",
     "show_report_card",
@@ -101,6 +102,45 @@ def stored_report(condition: Condition, **options: Any) -> Outcome[ConditionRepo
     warnings are in the outcome.
     """
     return stored(evaluate_condition, condition, **_given(options))
+
+
+def partial_reports(
+    study: Study,
+    names: Sequence[str],
+    *,
+    evaluate_one: Callable[..., Any],
+    of_report: Callable[[ConditionReport], Any],
+    options: dict[str, Any],
+    label: str,
+    topic: str,
+    reuse: bool = True,
+) -> dict[str, Any]:
+    """One page's own numbers of each chosen condition, by name, in study order.
+
+    A condition that another page already evaluated in full with the study's settings gives
+    them from that report (``of_report``, when ``reuse``); the others are evaluated alone
+    (``evaluate_one(condition, **options)``, a progress bar "``label`` of NAME" each), which
+    gives the same numbers. Warnings about ``topic`` go to the page's notes; a condition whose
+    input is bad shows its message and is left out.
+    """
+    every = study.settings.evaluate_options()
+    reports = {}
+    for cond in study.conditions:
+        if cond.name not in names:
+            continue
+        full = stored_report(cond, **every) if reuse else None
+        if full is not None:
+            out, report = full, of_report(full.value)
+        else:
+            out = compute(evaluate_one, cond, warn=False, bar=f"{label} of {cond.name}", **options)
+            report = out.value
+        add_notes(out.warnings, condition=cond.name, topics={topic})
+        if out.failed:
+            continue
+        if report.name != cond.name:  # stored under the name it had then
+            report = dataclasses.replace(report, name=cond.name)
+        reports[cond.name] = report
+    return reports
 
 
 def study_reports(

@@ -6,14 +6,11 @@ condition report another page already computed), run through :func:`voxmetrics.u
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from voxmetrics.data.study import Study
 from voxmetrics.evaluation.zebra import ZEBRA_OPTIONS, ZebraReport, evaluate_zebra_condition
-from voxmetrics.ui.computing import compute
-from voxmetrics.ui.notes import add_notes
-from voxmetrics.ui.widgets import stored_report
+from voxmetrics.ui.widgets import partial_reports
 
 __all__ = ["zebra_reports"]
 
@@ -35,21 +32,13 @@ def zebra_reports(
     options = {k: v for k, v in every.items() if k in ZEBRA_OPTIONS}
     options.update(bootstrap=int(n_boot), seed=int(seed))
     same = options["bootstrap"] == every["bootstrap"] and options["seed"] == every["seed"]
-    reports = {}
-    for cond in study.conditions:
-        if cond.name not in names:
-            continue
-        full = stored_report(cond, **every) if same else None
-        if full is not None:
-            out, report = full, ZebraReport.of(full.value)
-        else:
-            out = compute(evaluate_zebra_condition, cond, warn=False,
-                          bar=f"ZEBRA of {cond.name}", **options)  # fmt: skip
-            report = out.value
-        add_notes(out.warnings, condition=cond.name, topics={"ZEBRA"})
-        if out.failed:
-            continue
-        if report.name != cond.name:  # stored under the name it had then
-            report = dataclasses.replace(report, name=cond.name)
-        reports[cond.name] = report
-    return reports
+    return partial_reports(
+        study,
+        names,
+        evaluate_one=evaluate_zebra_condition,
+        of_report=ZebraReport.of,
+        options=options,
+        label="ZEBRA",
+        topic="ZEBRA",
+        reuse=same,
+    )
