@@ -136,12 +136,12 @@ def test_intervals_and_the_compare_panel_are_the_librarys():
 def test_the_compare_panel_follows_the_studys_linkability_rule():
     import dataclasses
 
-    from test_compare_reuse import _tied
+    from condition_cases import tied as rounded
 
     from voxmetrics.report import compare_conditions
 
     demo = demo_study()
-    tied = [_tied(c, 1) for c in demo.conditions]  # ties: the two rules differ
+    tied = [rounded(c, 1, keep_dev=True) for c in demo.conditions]  # ties: the two rules differ
     settings = dataclasses.replace(demo.settings, linkability_rule="strict", bootstrap=50)
     at = _overview(dataclasses.replace(demo, conditions=tied, settings=settings))
     cmp_ = next(t for t in (d.value for d in at.dataframe) if "p (Holm)" in t.columns)

@@ -14,10 +14,9 @@ import math
 
 import numpy as np
 import pytest
+from condition_cases import tied
 
 from voxmetrics.analysis.sbls import default_attack
-from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.data.study import Condition
 from voxmetrics.evaluation import compare_conditions, evaluate_condition
 from voxmetrics.evaluation.compare import _replicates
 from voxmetrics.metrics.uncertainty import SpeakerDraws
@@ -29,22 +28,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.fixture(scope="module")
 def study():
     return demo_study(n_speakers=14)
-
-
-def _tied(cond: Condition, decimals: int) -> Condition:
-    """``cond`` with its eval and dev scores rounded: mated and non-mated scores tie."""
-
-    def rounded(sm: ScoreMatrix | None) -> ScoreMatrix | None:
-        if sm is None:
-            return None
-        return ScoreMatrix.from_arrays(
-            np.round(sm.scores, decimals),
-            trial_ids=sm.trial_ids,
-            trial_speakers=sm.trial_speakers,
-            enrol_speakers=sm.enrol_speakers,
-        )
-
-    return dataclasses.replace(cond, eval=rounded(cond.eval), dev=rounded(cond.dev))
 
 
 def _same(x, y) -> bool:
@@ -84,7 +67,7 @@ def _reused(a, b, options, n_boot, **kw):
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
 @pytest.mark.parametrize("rule", ["code", "strict"])
 def test_reused_reports_give_the_same_numbers_with_many_ties(study, ties, rule):
-    a, b = _tied(study.get("plain"), 1), _tied(study.get("anon-mild"), 1)
+    a, b = (tied(study.get(n), 1, keep_dev=True) for n in ("plain", "anon-mild"))
     options = {"bootstrap": 40, "seed": 3, "ties": ties, "linkability_rule": rule}
     fast, slow, _ = _reused(a, b, options, 40, original=a)
     assert fast["eer"].a is not None and fast["deid"].difference is not None

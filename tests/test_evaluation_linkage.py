@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
+from condition_cases import incomplete, sparse, tied
 
-from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.evaluation.linkage import (
@@ -90,24 +87,11 @@ def test_linkage_report_equals_the_full_report_on_the_demo(study, bootstrap):
         assert_same_linkage(LinkageReport.of(full), full)
 
 
-def _tied(cond: Condition, decimals: int, mask=None) -> Condition:
-    sm = cond.eval
-    scores = np.round(sm.scores, decimals)
-    tied = ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        mask=mask,
-    )
-    return dataclasses.replace(cond, eval=tied, dev=None)
-
-
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
 @pytest.mark.parametrize("rule", ["code", "strict"])
 def test_linkage_report_equals_the_full_report_with_many_ties(study, ties, rule):
     # scores rounded to one decimal: mated scores tie with non-mated ones, many ranks tie
-    cond = _tied(study.get("anon-mild"), 1)
+    cond = tied(study.get("anon-mild"), 1)
     options = {"bootstrap": 30, "seed": 2, "ties": ties, "linkability_rule": rule}
     full = evaluate_condition(cond, **options)
     assert full.baseline.linkability not in (0.0, 1.0)
@@ -115,15 +99,7 @@ def test_linkage_report_equals_the_full_report_with_many_ties(study, ties, rule)
 
 
 def test_linkage_report_equals_the_full_report_on_a_sparse_trial_list(study):
-    cond = study.get("plain")
-    sm = cond.eval
-    mask = np.ones(sm.scores.shape, dtype=bool)
-    rng = np.random.default_rng(0)
-    sparse_rows = rng.random(sm.n_trials) < 0.4  # these trials miss one non-mated pair
-    for i in np.flatnonzero(sparse_rows):
-        j = (sm.targets[i] + 1) % sm.n_enrolled
-        mask[i, j] = False
-    cond = _tied(cond, 2, mask=mask)
+    cond = sparse(study.get("plain"))  # 40 % of the trials miss a non-mated pair
     assert cond.eval.mask is not None
     options = {"bootstrap": 25, "seed": 1}
     assert_same_linkage(
@@ -132,12 +108,7 @@ def test_linkage_report_equals_the_full_report_on_a_sparse_trial_list(study):
 
 
 def test_linkage_report_without_complete_trials_has_no_linkability(study):
-    cond = study.get("plain")
-    sm = cond.eval
-    mask = np.ones(sm.scores.shape, dtype=bool)
-    rows = np.arange(sm.n_trials)
-    mask[rows, (sm.targets + 1) % sm.n_enrolled] = False  # no trial is complete
-    cond = dataclasses.replace(_tied(cond, 3, mask=mask), embeddings=None)
+    cond = incomplete(study.get("plain"))
     options = {"bootstrap": 10, "seed": 0}
     ours = evaluate_linkage_condition(cond, **options)
     full = evaluate_condition(cond, **options)

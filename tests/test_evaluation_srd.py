@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from condition_cases import incomplete, sparse, tied
 
 from voxmetrics.analysis.srd import CHANCE_KEYS, condition_fits
-from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.evaluation.srd import (
@@ -102,24 +100,11 @@ def test_srd_report_equals_the_full_report_on_the_demo(study, bootstrap):
         assert ours.to_dict() == SRDReport.of(full).to_dict()
 
 
-def _tied(cond: Condition, decimals: int, mask=None) -> Condition:
-    sm = cond.eval
-    scores = np.round(sm.scores, decimals)
-    tied = ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        mask=mask,
-    )
-    return dataclasses.replace(cond, eval=tied, dev=None)
-
-
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
 @pytest.mark.parametrize("rule", ["code", "strict"])
 def test_srd_report_equals_the_full_report_with_many_ties(study, ties, rule):
     # scores rounded to one decimal: mated scores tie with non-mated ones, many ranks tie
-    cond = _tied(study.get("anon-mild"), 1)
+    cond = tied(study.get("anon-mild"), 1)
     options = {"bootstrap": 30, "seed": 2, "ties": ties, "linkability_rule": rule}
     full = _quiet(evaluate_condition, cond, **options)
     assert full.baseline.linkability not in (0.0, 1.0)
@@ -129,15 +114,8 @@ def test_srd_report_equals_the_full_report_with_many_ties(study, ties, rule):
 
 
 def test_srd_report_equals_the_full_report_on_a_sparse_trial_list(study):
-    cond = study.get("plain")
-    sm = cond.eval
-    mask = np.ones(sm.scores.shape, dtype=bool)
-    rng = np.random.default_rng(0)
-    sparse_rows = rng.random(sm.n_trials) < 0.4  # these trials miss one non-mated pair
-    for i in np.flatnonzero(sparse_rows):
-        j = (sm.targets[i] + 1) % sm.n_enrolled
-        mask[i, j] = False
-    cond = _tied(cond, 2, mask=mask)
+    sm = study.get("plain").eval
+    cond = sparse(study.get("plain"))  # 40 % of the trials miss a non-mated pair
     assert cond.eval.mask is not None
     options = {"bootstrap": 25, "seed": 1}
     ours = _quiet(evaluate_srd_condition, cond, **options)
@@ -147,12 +125,7 @@ def test_srd_report_equals_the_full_report_on_a_sparse_trial_list(study):
 
 
 def test_srd_report_without_complete_trials_has_no_srd(study):
-    cond = study.get("plain")
-    sm = cond.eval
-    mask = np.ones(sm.scores.shape, dtype=bool)
-    rows = np.arange(sm.n_trials)
-    mask[rows, (sm.targets + 1) % sm.n_enrolled] = False  # no trial is complete
-    cond = dataclasses.replace(_tied(cond, 3, mask=mask), embeddings=None)
+    cond = incomplete(study.get("plain"))
     options = {"bootstrap": 10, "seed": 0}
     ours = _quiet(evaluate_srd_condition, cond, **options)
     full = _quiet(evaluate_condition, cond, **options)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
-import numpy as np
 import pytest
+from condition_cases import sparse, tied
 
-from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.evaluation.result import ZEBRA_KEYS
@@ -60,22 +57,10 @@ def test_zebra_report_equals_the_full_report_on_the_demo(study, bootstrap):
         assert_same_zebra(ZebraReport.of(full), full)
 
 
-def _tied(cond: Condition, decimals: int, mask=None) -> Condition:
-    sm = cond.eval
-    tied = ScoreMatrix.from_arrays(
-        np.round(sm.scores, decimals),
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        mask=mask,
-    )
-    return dataclasses.replace(cond, eval=tied, dev=None)
-
-
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
 def test_zebra_report_equals_the_full_report_with_many_ties(study, ties):
     # scores rounded to one decimal: mated scores tie with non-mated ones
-    cond = _tied(study.get("anon-mild"), 1)
+    cond = tied(study.get("anon-mild"), 1)
     options = {"bootstrap": 30, "seed": 2, "ties": ties}
     assert_same_zebra(
         _quiet(evaluate_zebra_condition, cond, **options),
@@ -84,13 +69,7 @@ def test_zebra_report_equals_the_full_report_with_many_ties(study, ties):
 
 
 def test_zebra_report_equals_the_full_report_on_a_sparse_trial_list(study):
-    cond = study.get("plain")
-    sm = cond.eval
-    mask = np.ones(sm.scores.shape, dtype=bool)
-    rng = np.random.default_rng(0)
-    for i in np.flatnonzero(rng.random(sm.n_trials) < 0.4):  # these miss a non-mated pair
-        mask[i, (sm.targets[i] + 1) % sm.n_enrolled] = False
-    cond = _tied(cond, 2, mask=mask)
+    cond = sparse(study.get("plain"))  # 40 % of the trials miss a non-mated pair
     options = {"bootstrap": 25, "seed": 1}
     assert_same_zebra(
         _quiet(evaluate_zebra_condition, cond, **options),
