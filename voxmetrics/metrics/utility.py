@@ -57,6 +57,16 @@ def _speakers(speakers: ArrayLike | None, n: int, what: str) -> NDArray[np.str_]
     return spk
 
 
+def _resampled(
+    speakers: NDArray[np.str_], n_boot: int, confidence: float, seed: int
+) -> tuple[NDArray[np.int64], NDArray[np.intp], int]:
+    """The speaker-level resampling counts of ``n_boot`` replicates (options checked first)."""
+    if n_boot < 1 or not 0 < confidence < 1:
+        raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
+    rng = np.random.default_rng(seed)
+    return speaker_resample_counts(speakers, n_boot=n_boot, rng=rng)
+
+
 def _ratio_interval(
     num: NDArray[np.float64],
     den: NDArray[np.float64],
@@ -67,10 +77,7 @@ def _ratio_interval(
     seed: int,
 ) -> BootstrapInterval:
     """Percentile interval of sum(num) / sum(den) over speaker-resampled items (one product)."""
-    if n_boot < 1 or not 0 < confidence < 1:
-        raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
-    rng = np.random.default_rng(seed)
-    counts, inverse, s = speaker_resample_counts(speakers, n_boot=n_boot, rng=rng)
+    counts, inverse, s = _resampled(speakers, n_boot, confidence, seed)
     per_num = np.bincount(inverse, weights=num, minlength=s)
     per_den = np.bincount(inverse, weights=den, minlength=s)
     top, bottom = counts @ per_num, counts @ per_den
@@ -293,10 +300,7 @@ def _uar_interval(
     confidence: float,
     seed: int,
 ) -> BootstrapInterval:
-    if n_boot < 1 or not 0 < confidence < 1:
-        raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
-    rng = np.random.default_rng(seed)
-    counts, inverse, s = speaker_resample_counts(spk, n_boot=n_boot, rng=rng)
+    counts, inverse, s = _resampled(spk, n_boot, confidence, seed)
     cls = np.searchsorted(classes, y)
     cells = inverse * classes.size + cls
     totals = np.bincount(cells, minlength=s * classes.size).reshape(s, classes.size)
