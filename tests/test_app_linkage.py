@@ -331,7 +331,7 @@ def test_the_curves_are_on_request_beyond_the_size_limit(monkeypatch):
     at = _page()
     assert not at.exception and not at.error
     assert at.toggle(key="vm_link_curves").value is False
-    assert "The curves below the bars are off: with 40 trial speakers" in _text(at.info)
+    assert "The three singling-out curves are off: with 40 trial speakers" in _text(at.info)
     markdown = _text(at.markdown)
     assert markdown.count("**Assumptions**") == 4  # linkability, singling out, similarity, means
     assert "figure 1" not in markdown

@@ -146,10 +146,11 @@ CURVES_HELP = (
 def curves_off(n_speakers: int, n_conditions: int) -> str:
     """Why the curves are not drawn yet (the study is large) and how to draw them."""
     return (
-        f"The curves below the bars are off: with {n_speakers:,} trial speakers they run "
+        f"The three singling-out curves are off: with {n_speakers:,} trial speakers they run "
         f"singling out on hundreds of populations for each of the {n_conditions} condition(s) "
         "(about 10 seconds of computing per condition at 1,000 speakers, with a progress bar). "
-        "Turn them on above; the numbers above and in the summary do not depend on them."
+        "Turn them on with the switch above; the numbers on this page and in the summary do not "
+        "depend on them."
     )
 
 
