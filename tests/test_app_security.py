@@ -189,6 +189,9 @@ def test_a_study_given_at_start_is_read_with_the_safe_reader(launched, tmp_path,
     argv, settings = launched(str(path), "--", "--server.headless", "true")
     assert settings.study == str(path.resolve())
     assert argv[-2:] == ["--server.headless", "true"]
+    argv, settings = launched(str(path), "--port", "8601", "--", "--server.headless", "true")
+    assert settings.study == str(path.resolve()) and argv[-2:] == ["--server.headless", "true"]
+    assert "8601" in argv
     bad = tmp_path / "bad.vxm"
     bad.write_bytes(b"PK\x03\x04 not a study")
     status, _ = launched(str(bad))

@@ -153,7 +153,14 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passed_on: list[str] = []
+    if argv[:1] == ["app"] and "--" in argv:  # `app STUDY --port N -- OPTIONS`: argparse
+        k = argv.index("--")  # would refuse options after a positional given before --port
+        argv, passed_on = argv[:k], argv[k + 1 :]
     args = _parser().parse_args(argv)
+    if passed_on:
+        args.rest = [*args.rest, *passed_on]
     _keep_freed_memory()
     with warnings.catch_warnings(record=True) as caught, contextlib.ExitStack() as stack:
         warnings.simplefilter("always")
