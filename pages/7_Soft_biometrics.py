@@ -232,7 +232,7 @@ ui.show_table(
 )
 
 st.header("Attributes and identity together", divider="gray")
-evaluated = {r.name: r for r in ui.study_reports(study, names, warn=False)}
+evaluated = {r.name: r for r in ui.lid_reports(study, names, topics=())}
 reports = {name: evaluated.get(name) for name in names}
 ui.show_table(identity_frame(scored, reports), "sbls_identity.csv", column_help=w.IDENTITY_HELP)
 colors = condition_colors(study.names)

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from voxmetrics.data.study import Condition, Study
+from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.evaluation.threat import PAPER_EXAMPLE_SCORES, PAPER_EXAMPLE_TARGETS
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
@@ -222,6 +223,35 @@ def test_condition_without_dev_is_checked_on_linkability_only():
     at = _threat_page(study)
     assert "leaky-no-dev" in _text(at.warning)  # still called out, on linkability
     assert "no dev set, so no LID" in _text(at.caption)
+
+
+def test_the_studys_settings_reach_the_checked_numbers():
+    """The study's cross-calibration gives a condition without dev set its LID here too (the
+    page used to evaluate with the default settings, so it showed none)."""
+    demo = demo_study()
+    cond = Condition("leaky-no-dev", eval=demo.get("anon-leaky").eval)
+    study = Study(conditions=(cond,), name="cv", settings=StudySettings(cross_calibrate=3))
+    at = _threat_page(study)
+    checked = next(d.value for d in at.dataframe if "Called out" in d.value.columns)
+    expected = evaluate_condition(cond, cross_calibrate=3).lid.lid_max
+    assert checked["LIDmax (bits)"].tolist() == [expected]
+    assert "no dev set, so no LID" not in _text(at.caption)
+
+
+def test_a_report_another_page_evaluated_is_read_not_evaluated_again(monkeypatch):
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.switch_page("pages/1_Overview.py").run()  # the full reports, under the study's settings
+    assert not at.exception, at.exception
+
+    def fail(*args, **kwargs):
+        raise AssertionError("evaluated again")
+
+    monkeypatch.setattr("voxmetrics.ui.widgets.evaluate_lid_condition", fail)
+    at.switch_page(THREAT_PAGE).run()
+    assert not at.exception, at.exception
+    checked = next(d.value for d in at.dataframe if "Called out" in d.value.columns)
+    assert checked["Called out"].sum() == 1
 
 
 def test_no_callout_says_what_was_checked():

@@ -17,7 +17,7 @@ from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
 
-__all__ = ["ConditionResult", "LinkageBaselineResult", "LinkageResult"]
+__all__ = ["ConditionResult", "IdentityResult", "LinkageBaselineResult", "LinkageResult"]
 
 
 class ConditionResult(Protocol):
@@ -50,6 +50,25 @@ class ConditionResult(Protocol):
     @property
     def intervals(self) -> Mapping[str, BootstrapInterval]:
         """Interval of every headline number by key (empty without a bootstrap)."""
+
+
+class IdentityResult(Protocol):
+    """A condition's identity numbers as the analyses read them beside other metrics.
+
+    A ``ConditionReport`` is one, and so is the identity-only ``LIDReport``.
+    """
+
+    @property
+    def name(self) -> str:
+        """Condition label."""
+
+    @property
+    def baseline(self) -> BaselineResult:
+        """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
+
+    @property
+    def lid(self) -> LIDResult | None:
+        """LID (None without a calibration)."""
 
 
 class LinkageBaselineResult(Protocol):

@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is compute
     from voxmetrics.metrics.sbls import SBLSResult
 
 __all__ = [
+    "condition_products",
     "evaluate",
     "evaluate_baseline",
     "evaluate_condition",
@@ -175,7 +176,7 @@ def evaluate(
             name,
             lambda sub, **kw: evaluate(sub, **kw, **options),  # type: ignore[arg-type]
         )
-    products, full = _products(
+    products, full = condition_products(
         eval, dev, cross_calibrate=cross_calibrate, lid_variant=lid_variant, seed=seed,
         ties=ties, linkability_rule=linkability_rule,
     )  # fmt: skip
@@ -254,7 +255,7 @@ def _keys(
     return None if every is None else {k: every[k] for k in keys}
 
 
-def _products(
+def condition_products(
     eval: ScoreMatrix,
     dev: ScoreMatrix | None,
     *,
@@ -266,6 +267,9 @@ def _products(
 ) -> tuple[Products, ScoreMatrix | None]:
     """The in-memory executor's products, and the complete trials of ``eval`` (None: none).
 
+    Everything :func:`evaluate` derives its numbers from but singling out (the pools, the Cllr
+    sums, the target ranks under both rules, LID and the chance levels); the identity numbers
+    alone (:func:`~voxmetrics.evaluation.lid.evaluate_lid_report`) are read from them too.
     One sort of the pooled scores for every 1-to-1 metric, on its own thread while the 1-to-N
     metrics run (the sort takes one core, the row blocks the others).
     """

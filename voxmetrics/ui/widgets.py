@@ -14,6 +14,7 @@ import streamlit as st
 
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import ConditionReport, evaluate, evaluate_condition
+from voxmetrics.evaluation.lid import LIDReport, evaluate_lid_condition, lid_report_options
 from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.plots.decimate import decimate_figure
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
@@ -112,7 +113,7 @@ def partial_reports(
     of_report: Callable[[ConditionReport], Any],
     options: dict[str, Any],
     label: str,
-    topic: str,
+    topic: str | Collection[str],
     reuse: bool = True,
 ) -> dict[str, Any]:
     """One page's own numbers of each chosen condition, by name, in study order.
@@ -120,9 +121,10 @@ def partial_reports(
     A condition that another page already evaluated in full with the study's settings gives
     them from that report (``of_report``, when ``reuse``); the others are evaluated alone
     (``evaluate_one(condition, **options)``, a progress bar "``label`` of NAME" each), which
-    gives the same numbers. Warnings about ``topic`` go to the page's notes; a condition whose
-    input is bad shows its message and is left out.
+    gives the same numbers. Warnings about ``topic`` (or any of several) go to the page's
+    notes; a condition whose input is bad shows its message and is left out.
     """
+    topics = {topic} if isinstance(topic, str) else set(topic)
     every = study.settings.evaluate_options()
     reports = {}
     for cond in study.conditions:
@@ -134,13 +136,42 @@ def partial_reports(
         else:
             out = compute(evaluate_one, cond, warn=False, bar=f"{label} of {cond.name}", **options)
             report = out.value
-        add_notes(out.warnings, condition=cond.name, topics={topic})
+        add_notes(out.warnings, condition=cond.name, topics=topics)
         if out.failed:
             continue
         if report.name != cond.name:  # stored under the name it had then
             report = dataclasses.replace(report, name=cond.name)
         reports[cond.name] = report
     return reports
+
+
+def lid_reports(
+    study: Study,
+    names: Sequence[str] | None = None,
+    *,
+    topics: Collection[str] = ("LID",),
+) -> list[LIDReport]:
+    """The identity numbers (baseline, LID, target ranks) of each condition, in study order.
+
+    Under the study's settings. A condition that another page has already evaluated in full
+    (the Overview's reports) gives them from that report (:meth:`LIDReport.of`); the others
+    are evaluated for them alone (:func:`~voxmetrics.evaluation.lid.evaluate_lid_report`, a
+    progress bar each), the same numbers without the SRD fits, ZEBRA, singling out or the
+    bootstrap. ``names`` restricts the conditions (default: every one). Their warnings about
+    ``topics`` go to the page's notes; a condition whose input is bad shows its message and is
+    left out.
+    """
+    chosen = study.names if names is None else names
+    reports = partial_reports(
+        study,
+        chosen,
+        evaluate_one=evaluate_lid_condition,
+        of_report=LIDReport.of,
+        options=lid_report_options(study.settings.evaluate_options()),
+        label="EER, linkability and LID",
+        topic=topics,
+    )
+    return list(reports.values())
 
 
 def study_reports(
