@@ -232,6 +232,12 @@ ui.show_table(
 )
 
 st.header("Attributes and identity together", divider="gray")
+if not ui.lid_reports_ready(study, names):  # LID of every condition: on request when large
+    largest = w.trial_speakers(study, names)
+    st.session_state.setdefault(w.IDENTITY_KEY, largest <= w.AUTO_IDENTITY_SPEAKERS)
+    if not st.toggle(w.IDENTITY_LABEL, key=w.IDENTITY_KEY, help=w.IDENTITY_SWITCH_HELP):
+        st.info(w.identity_off(largest, len(names)), icon=":material/info:")
+        st.stop()
 evaluated = {r.name: r for r in ui.lid_reports(study, names, topics=())}
 reports = {name: evaluated.get(name) for name in names}
 ui.show_table(identity_frame(scored, reports), "sbls_identity.csv", column_help=w.IDENTITY_HELP)

@@ -240,3 +240,41 @@ def test_score_only_study_explains_and_accepts_uploads(demo):
     assert 0.0 < df.loc[0, "P_assoc"] < 0.1
     assert df.loc[0, "SBLS"] == pytest.approx(0.4 * df.loc[0, "P_assoc"])
     assert "no class scores, so no AUC matrix" in _text(at.info)
+
+
+# ---------------------------------------------------------------- identity numbers on request
+
+
+def _identity_shown(at: AppTest) -> bool:
+    return any("LIDmax (bits)" in d.value.columns for d in at.dataframe)
+
+
+def test_identity_numbers_are_on_request_beyond_the_threshold(monkeypatch, demo):
+    from voxmetrics.evaluation import evaluate_condition
+    from voxmetrics.ui import sbls_page
+
+    monkeypatch.setattr(sbls_page, "AUTO_IDENTITY_SPEAKERS", 10)  # the demo has 40
+    at = _page()
+    assert not _identity_shown(at)
+    assert "The identity numbers are off: with 40 trial speakers" in _text(at.info)
+    at.toggle(key=sbls_page.IDENTITY_KEY).set_value(True).run()
+    assert not at.exception, at.exception
+    identity = at.dataframe[-1].value
+    assert list(identity["Condition"]) == DEMO_NAMES
+    lid_max = {c.name: evaluate_condition(c).lid.lid_max for c in demo.conditions}
+    assert identity.set_index("Condition")["LIDmax (bits)"].to_dict() == lid_max
+
+
+def test_identity_numbers_another_page_computed_are_shown_at_once(monkeypatch):
+    from voxmetrics.ui import sbls_page
+
+    monkeypatch.setattr(sbls_page, "AUTO_IDENTITY_SPEAKERS", 10)
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.run()
+    at.session_state["vm_sbls_boot"] = 0
+    at.switch_page("pages/9_Threat_model.py").run()  # the identity numbers of every condition
+    assert not at.exception, at.exception
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    assert _identity_shown(at)
+    assert not at.toggle or all(t.key != sbls_page.IDENTITY_KEY for t in at.toggle)

@@ -8,6 +8,7 @@ with the functions of :mod:`voxmetrics.analysis.sbls`, run through
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,16 +30,22 @@ from voxmetrics.ui.setup import md_escape
 
 __all__ = [
     "ATTRIBUTE_HELP",
+    "AUTO_IDENTITY_SPEAKERS",
     "COMPONENT_HELP",
     "DEFAULT_REPLICATES",
     "IDENTITY_HELP",
+    "IDENTITY_KEY",
+    "IDENTITY_LABEL",
+    "IDENTITY_SWITCH_HELP",
     "INTERSECTION_HELP",
     "SUBGROUP_HELP",
     "SBLSControls",
     "attribute_metrics",
     "group_size_note",
+    "identity_off",
     "intro",
     "sbls_controls",
+    "trial_speakers",
 ]
 
 DEFAULT_REPLICATES = 200
@@ -276,6 +283,39 @@ IDENTITY_HELP = {
     "Linkability": "1-to-N identification rate: higher = less protection.",
 }
 """Column help of the identity table."""
+
+AUTO_IDENTITY_SPEAKERS = 200
+"""Up to this many trial speakers the identity numbers beside SBLS are computed on the page's
+first visit; beyond, on request (:data:`IDENTITY_LABEL`) unless another page already has them.
+
+They need each condition's LID, whose calibration on the dev set costs about 2.5 CPU seconds
+per condition of 8,000 x 1,000 scores (about 13 for the 1,000-speaker demo's five conditions,
+more than the rest of the page)."""
+
+IDENTITY_KEY = "vm_sbls_identity"
+IDENTITY_LABEL = "Compare with the identity numbers (EER, LIDmax, linkability)"
+IDENTITY_SWITCH_HELP = (
+    "EER, LIDmax and linkability of each condition beside its SBLS. LIDmax needs each "
+    "condition's LID calibrated on its dev set: on by default up to "
+    f"{AUTO_IDENTITY_SPEAKERS} trial speakers, on request beyond; always shown once another "
+    "page (Overview, Threat model) has computed them. Computed once per condition and kept."
+)
+
+
+def trial_speakers(study: Study, names: Sequence[str]) -> int:
+    """The most trial speakers of any of the named conditions (0 without one)."""
+    counts = [len(set(study.get(n).eval.trial_speakers.tolist())) for n in names]
+    return max(counts, default=0)
+
+
+def identity_off(n_speakers: int, n_conditions: int) -> str:
+    """Why the identity numbers are not shown yet (the study is large) and how to show them."""
+    return (
+        f"The identity numbers are off: with {n_speakers:,} trial speakers, LIDmax needs the "
+        f"LID calibration of each of the {n_conditions} condition(s) (a few CPU seconds "
+        "each). Turn the switch on to compute them, or open the Overview or the Threat model "
+        "page first: their numbers are shown here without computing anything again."
+    )
 
 
 def group_size_note(name: str, groups: pd.DataFrame, min_group_size: int) -> str:

@@ -36,6 +36,8 @@ __all__ = [
     "download_button",
     "download_figure",
     "download_table",
+    "lid_reports",
+    "lid_reports_ready",
     "partial_reports",
     "png_exporter",
     "show_figure",
@@ -172,6 +174,17 @@ def lid_reports(
         topic=topics,
     )
     return list(reports.values())
+
+
+def lid_reports_ready(study: Study, names: Sequence[str]) -> bool:
+    """Whether :func:`lid_reports` of ``names`` would compute nothing (each one is stored)."""
+    every = study.settings.evaluate_options()
+    options = lid_report_options(every)
+    return all(
+        stored_report(study.get(n), **every) is not None
+        or stored(evaluate_lid_condition, study.get(n), **options) is not None
+        for n in names
+    )
 
 
 def study_reports(
