@@ -57,22 +57,34 @@ if not chosen:
     st.stop()
 rows = []
 chances = {}
+# the study's EER, linkability, LID and chance levels under the page's LID options (the same
+# numbers as the Overview's, read from its reports when they are the study's settings)
+found = ui.lid_reports(
+    study,
+    chosen,
+    lid_options={
+        "cross_calibrate": options.cross_calibrate,
+        "lid_variant": options.variant,
+        "seed": options.seed,
+    },
+)
 for name in chosen:
     cond = study.get(name)
-    # the report's EER and min Cllr alone: the page shows no other number of the report
-    baseline = ui.compute(
-        evaluate_baseline, cond.eval, spinner=f"EER and min Cllr of {name}…", warn=False
-    )
-    # LID and its chance levels in one pass over the rows
-    both = ui.compute(
-        analysis.condition_lid_and_chance,
-        cond,
-        options,
-        spinner=f"Calibrating and computing LID of {name}…",
-        warn=name,
-    )
-    lid, chance = (None, None) if both.failed else both.value
-    if chance is not None:
+    report = found.get(name)
+    if report is None:  # bad input (its message is above): the EER and min Cllr alone
+        settings = study.settings
+        baseline = ui.compute(
+            evaluate_baseline,
+            cond.eval,
+            ties=settings.ties,
+            linkability_rule=settings.linkability_rule,
+            spinner=f"EER and min Cllr of {name}…",
+            warn=False,
+        ).value
+        lid = chance = None
+    else:
+        baseline, lid, chance = report.baseline, report.lid, report.chance
+    if lid is not None and chance is not None:
         chances[name] = chance
     intervals = None
     if lid is not None and n_boot > 0:
@@ -85,12 +97,12 @@ for name in chosen:
             spinner=f"Bootstrap of {name}…",
             warn=name,
         ).value
-    status = analysis.lid_status(lid, failed=both.failed)
+    status = analysis.lid_status(lid, failed=report is None)
     rows.append(
         analysis.LIDRow(
             condition=cond,
             report=None,
-            baseline=baseline.value,
+            baseline=baseline,
             lid=lid,
             intervals=intervals,
             status=status,

@@ -238,7 +238,7 @@ if not ui.lid_reports_ready(study, names):  # LID of every condition: on request
     if not st.toggle(w.IDENTITY_LABEL, key=w.IDENTITY_KEY, help=w.IDENTITY_SWITCH_HELP):
         st.info(w.identity_off(largest, len(names)), icon=":material/info:")
         st.stop()
-evaluated = {r.name: r for r in ui.lid_reports(study, names, topics=())}
+evaluated = ui.lid_reports(study, names, topics=())
 reports = {name: evaluated.get(name) for name in names}
 ui.show_table(identity_frame(scored, reports), "sbls_identity.csv", column_help=w.IDENTITY_HELP)
 colors = condition_colors(study.names)

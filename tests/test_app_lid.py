@@ -287,3 +287,52 @@ def test_the_variant_defaults_to_the_study_setting():
     assert at.radio(key="vm_lid_variant").value == "maximum-likelihood"
     cal = _table(at, with_column="Prior log-odds")
     assert (cal["Variant"] == "maximum-likelihood").all()
+
+
+def test_the_studys_tie_rules_reach_the_eer_and_the_chance_levels():
+    """The page's EER and chance levels follow the study's tie rules (it used the defaults)."""
+    import dataclasses
+
+    import numpy as np
+
+    from voxmetrics.data.study import StudySettings
+    from voxmetrics.evaluation import evaluate_condition
+
+    demo = demo_study()
+    cond = Condition(
+        "tied",
+        eval=dataclasses.replace(
+            demo.get("anon-leaky").eval, scores=np.round(demo.get("anon-leaky").eval.scores, 1)
+        ),
+        dev=demo.get("anon-leaky").dev,
+    )
+    settings = StudySettings(ties="attacker", linkability_rule="strict")
+    at = _lid_page(Study(conditions=(cond,), name="tied", settings=settings))
+    full = evaluate_condition(cond, ties="attacker", linkability_rule="strict")
+    default = evaluate_condition(cond)
+    assert full.baseline.eer != default.baseline.eer  # the rules matter on these ties
+    summary = _summary(at)
+    assert summary["EER"].tolist() == [full.baseline.eer]
+    assert summary["LIDmax (bits)"].tolist() == [full.lid.lid_max]
+
+
+def test_numbers_another_page_computed_are_not_computed_again(monkeypatch):
+    import voxmetrics.evaluation.lid as lid_report
+
+    calls = []
+    real = lid_report.evaluate_lid_report
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("name"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lid_report, "evaluate_lid_report", counted)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("pages/9_Threat_model.py").run()  # every condition's LID report
+    assert not at.exception, at.exception
+    assert sorted(calls) == sorted(DEMO_NAMES)
+    at.switch_page(LID_PAGE).run()
+    assert not at.exception, at.exception
+    assert _summary(at)["Condition"].tolist() == DEMO_NAMES
+    assert len(calls) == len(DEMO_NAMES)  # nothing computed again

@@ -152,28 +152,32 @@ def lid_reports(
     names: Sequence[str] | None = None,
     *,
     topics: Collection[str] = ("LID",),
-) -> list[LIDReport]:
-    """The identity numbers (baseline, LID, target ranks) of each condition, in study order.
+    lid_options: dict[str, Any] | None = None,
+) -> dict[str, LIDReport]:
+    """The identity numbers (baseline, LID, target ranks) of each condition, by name.
 
-    Under the study's settings. A condition that another page has already evaluated in full
-    (the Overview's reports) gives them from that report (:meth:`LIDReport.of`); the others
-    are evaluated for them alone (:func:`~voxmetrics.evaluation.lid.evaluate_lid_report`, a
+    Under the study's settings, ``lid_options`` replacing some of them (a page's own
+    ``cross_calibrate``, ``lid_variant``, ``seed``). A condition that another page has
+    already evaluated in full with the study's settings (the Overview's reports) gives them
+    from that report (:meth:`LIDReport.of`), when the options are the study's; the others are
+    evaluated for them alone (:func:`~voxmetrics.evaluation.lid.evaluate_lid_report`, a
     progress bar each), the same numbers without the SRD fits, ZEBRA, singling out or the
     bootstrap. ``names`` restricts the conditions (default: every one). Their warnings about
     ``topics`` go to the page's notes; a condition whose input is bad shows its message and is
-    left out.
+    left out. In study order.
     """
-    chosen = study.names if names is None else names
-    reports = partial_reports(
+    own = lid_report_options(study.settings.evaluate_options())
+    options = {**own, **(lid_options or {})}
+    return partial_reports(
         study,
-        chosen,
+        study.names if names is None else names,
         evaluate_one=evaluate_lid_condition,
         of_report=LIDReport.of,
-        options=lid_report_options(study.settings.evaluate_options()),
+        options=options,
         label="EER, linkability and LID",
         topic=topics,
+        reuse=options == own,
     )
-    return list(reports.values())
 
 
 def lid_reports_ready(study: Study, names: Sequence[str]) -> bool:
