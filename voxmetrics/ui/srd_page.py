@@ -52,13 +52,14 @@ AUTO_SPEAKER_MODELS = 200
 """Up to this many trial speakers the per-speaker view is computed on the page's first visit.
 
 Beyond, on request (:data:`SPEAKER_MODELS_LABEL`): it fits one beta-binomial model per trial
-speaker of the chosen condition, about 8 CPU seconds at 1,000 speakers (the rest of the page's
-first visit, without it, about 8 for five conditions)."""
+speaker of the chosen condition, about 6 CPU seconds at 1,000 speakers (4 for a further
+condition); the rest of the page's first visit, without it, takes about 7.5 for five
+conditions."""
 SPEAKER_MODELS_LABEL = "Per-speaker models"
 SPEAKER_MODELS_HELP = (
     "One rank histogram per trial speaker of the chosen condition, each with its own "
     "beta-binomial model (LL), the mean disclosure of every speaker and their table. It fits "
-    "one model per speaker, about 8 seconds of computing at 1,000 speakers: on by default up "
+    "one model per speaker, about 6 seconds of computing at 1,000 speakers: on by default up "
     f"to {AUTO_SPEAKER_MODELS} trial speakers, on request beyond. Computed once per condition "
     "and kept."
 )
@@ -164,7 +165,7 @@ def speaker_models_off(n_speakers: int, condition: str) -> str:
     """Why the per-speaker view is not computed (the condition is large) and how to see it."""
     return (
         f"The per-speaker view is off: {md_escape(condition)} has {n_speakers:,} trial speakers "
-        "and it fits a beta-binomial model to each one's rank histogram (about 8 seconds of "
+        "and it fits a beta-binomial model to each one's rank histogram (about 6 seconds of "
         "computing at 1,000 speakers, with a progress bar). It shows one speaker's rank "
         "histogram with its models, the mean disclosure of every speaker and their table. Turn "
         "it on with the switch above; the numbers above do not depend on it."
