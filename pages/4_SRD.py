@@ -16,9 +16,12 @@ from voxmetrics.report import intervals_frame
 from voxmetrics.ui.srd_page import (
     rank_caption,
     show_sparse_notice,
+    speaker_models_off,
+    speaker_models_switch,
     speaker_picker,
     srd_controls,
     srd_reports,
+    trial_speaker_count,
 )
 
 SPEAKER_CONDITION = "vm_srd_speaker_condition"
@@ -119,9 +122,15 @@ st.caption(
 )
 if st.session_state.get(SPEAKER_CONDITION) not in reports:
     st.session_state[SPEAKER_CONDITION] = next(iter(reports))
+# one model per trial speaker: on request beyond AUTO_SPEAKER_MODELS of the chosen condition
+n_trial_speakers = trial_speaker_count(study.get(st.session_state[SPEAKER_CONDITION]))
+models_on = speaker_models_switch(n_trial_speakers)
 pick_col, speaker_col = st.columns(2)
 chosen = pick_col.selectbox("Condition", list(reports), key=SPEAKER_CONDITION)
 condition = study.get(chosen)
+if not models_on:
+    st.info(speaker_models_off(n_trial_speakers, chosen), icon=":material/info:")
+    st.stop()
 
 speakers = ui.compute(
     analysis.speaker_srd,

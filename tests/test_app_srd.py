@@ -12,12 +12,15 @@ import pytest
 from app_cases import clear_app_caches
 from streamlit.testing.v1 import AppTest
 
+from voxmetrics.analysis import srd as analysis
 from voxmetrics.data.study import Study
 from voxmetrics.metrics.srd import LOSSES
+from voxmetrics.ui import srd_page
 from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../app.py"  # resolved relative to this file
 SRD = "pages/4_SRD.py"
+DATA = "pages/2_Data.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 TIMEOUT = 240  # first runs fit 5 conditions and 40 speakers; the machine may be shared
 
@@ -79,6 +82,9 @@ def test_srd_page_runs_on_the_demo():
     assert abs(random_mean_d["Excess over chance"]) < 0.1  # random scores: at chance
     assert random_mean_d["95% low"] <= random_mean_d["Value"] <= random_mean_d["95% high"]
     assert at.selectbox(key="vm_srd_speaker_condition").value == "plain"
+    # 40 trial speakers, within AUTO_SPEAKER_MODELS: the per-speaker models are on by default
+    assert at.toggle(key="vm_srd_speaker_models").value is True
+    assert "per-speaker view is off" not in _text(at.info)
     assert not at.error
 
 
@@ -130,3 +136,56 @@ def test_empty_study_is_explained():
     assert not at.exception
     assert "no conditions yet" in at.info[0].value
     assert not at.dataframe
+
+
+_SPEAKER_SRD_CALLS: list[int] = []
+_speaker_srd = analysis.speaker_srd
+
+
+def _counted_speaker_srd(*args, **kwargs):
+    """``analysis.speaker_srd``, counted (a name of its own: its results are stored apart)."""
+    _SPEAKER_SRD_CALLS.append(1)
+    return _speaker_srd(*args, **kwargs)
+
+
+def test_the_per_speaker_models_are_on_request_beyond_the_size_limit(monkeypatch):
+    monkeypatch.setattr(srd_page, "AUTO_SPEAKER_MODELS", 10)  # the demo has 40
+    monkeypatch.setattr(analysis, "speaker_srd", _counted_speaker_srd)
+    _SPEAKER_SRD_CALLS.clear()
+    at = _srd_page()
+    assert not at.error
+    assert at.toggle(key="vm_srd_speaker_models").value is False
+    assert not _SPEAKER_SRD_CALLS  # nothing fitted per speaker
+    assert "The per-speaker view is off: plain has 40 trial speakers" in _text(at.info)
+    assert [s.value for s in at.subheader][-1] == "Per speaker"
+    assert len(at.dataframe) == 2  # the statistics and against chance: no speaker table
+    assert not [b for b in at.selectbox if b.key == "vm_srd_speaker_plain"]
+    assert at.selectbox(key="vm_srd_speaker_condition").value == "plain"
+    # the rest of the page as before
+    assert list(_stats_table(at)["Source"]) == ["data", "LL model", "CLL model"] * 5
+
+    at.selectbox(key="vm_srd_speaker_condition").select("anon-leaky").run()
+    assert not at.exception and not at.error
+    assert r"The per-speaker view is off: anon\-leaky has 40 trial speakers" in _text(at.info)
+    assert not _SPEAKER_SRD_CALLS
+
+    at.toggle(key="vm_srd_speaker_models").set_value(True).run()
+    assert not at.exception and not at.error
+    assert len(_SPEAKER_SRD_CALLS) == 1  # the chosen condition's models, once
+    assert "per-speaker view is off" not in _text(at.info)
+    speakers = at.dataframe[2].value
+    assert len(speakers) == 40 and speakers["n_trials"].sum() == 320
+    assert at.selectbox(key="vm_srd_speaker_anon-leaky").value == "eval-spk000"
+    at.selectbox(key="vm_srd_speaker_condition").select("plain").run()
+    assert len(_SPEAKER_SRD_CALLS) == 2
+    at.selectbox(key="vm_srd_speaker_condition").select("anon-leaky").run()
+    assert len(_SPEAKER_SRD_CALLS) == 2  # computed once per condition and kept
+
+    # on for the session: still on after another page (which drops the widgets' state)
+    at.switch_page(DATA).run()
+    assert not at.exception
+    at.switch_page(SRD).run()
+    assert not at.exception and not at.error
+    assert at.toggle(key="vm_srd_speaker_models").value is True
+    assert len(at.dataframe) == 3
+    assert len(_SPEAKER_SRD_CALLS) == 2

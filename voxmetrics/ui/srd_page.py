@@ -1,4 +1,4 @@
-"""The SRD page's widgets: controls, captions, the sparse-data notice and the speaker picker.
+"""The SRD page's widgets: controls, captions, the sparse-data notice and the per-speaker view.
 
 The numbers and tables are :mod:`voxmetrics.analysis.srd`'s, which the page runs through
 :func:`voxmetrics.ui.compute`; here they are wired to Streamlit widgets.
@@ -9,22 +9,30 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from voxmetrics.analysis.srd import zero_rank_counts
-from voxmetrics.data.study import Study
+from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation.srd import SRDReport, evaluate_srd_condition, srd_options
 from voxmetrics.metrics.srd import LOSSES, Loss, SpeakerSRD, SRDResult
 from voxmetrics.ui.setup import md_escape
 from voxmetrics.ui.widgets import partial_reports
 
 __all__ = [
+    "AUTO_SPEAKER_MODELS",
     "LOSS_HELP",
+    "SPEAKER_MODELS",
+    "SPEAKER_MODELS_HELP",
+    "SPEAKER_MODELS_LABEL",
     "rank_caption",
     "show_sparse_notice",
+    "speaker_models_off",
+    "speaker_models_switch",
     "speaker_picker",
     "srd_controls",
     "srd_reports",
+    "trial_speaker_count",
 ]
 
 CONDITIONS = "vm_srd_conditions"
@@ -37,6 +45,25 @@ LOSS_HELP = (
     "weighted by p_k and by e^-k (the first ranks only)."
 )
 """Help of the loss picker."""
+
+SPEAKER_MODELS = "vm_srd_speaker_models"
+"""The switch of the per-speaker view (its value is also kept under ``..._kept``)."""
+AUTO_SPEAKER_MODELS = 200
+"""Up to this many trial speakers the per-speaker view is computed on the page's first visit.
+
+Beyond, on request (:data:`SPEAKER_MODELS_LABEL`): it fits one beta-binomial model per trial
+speaker of the chosen condition, about 6 CPU seconds at 1,000 speakers (4 for a further
+condition); the rest of the page's first visit, without it, takes about 7.5 for five
+conditions."""
+SPEAKER_MODELS_LABEL = "Per-speaker models"
+SPEAKER_MODELS_HELP = (
+    "One rank histogram per trial speaker of the chosen condition, each with its own "
+    "beta-binomial model (LL), the mean disclosure of every speaker and their table. It fits "
+    "one model per speaker, about 6 seconds of computing at 1,000 speakers: on by default up "
+    f"to {AUTO_SPEAKER_MODELS} trial speakers, on request beyond. Computed once per condition "
+    "and kept."
+)
+"""Help of the per-speaker switch."""
 
 
 def srd_controls(study: Study) -> tuple[list[str], list[Loss], bool]:
@@ -110,6 +137,39 @@ def speaker_picker(speakers: SpeakerSRD, condition: str, column: Any) -> tuple[s
         help="With the empirical MeanD of the speaker's own rank histogram.",
     )
     return speaker, list(labels).index(speaker)
+
+
+def trial_speaker_count(condition: Condition) -> int:
+    """How many distinct trial speakers the condition's eval split has."""
+    return int(np.unique(condition.eval.trial_speakers).size)
+
+
+def speaker_models_switch(n_speakers: int) -> bool:
+    """The per-speaker switch: on by default up to :data:`AUTO_SPEAKER_MODELS` trial speakers.
+
+    ``n_speakers``: the trial speakers of the chosen condition, which set the default on the
+    first visit. The value is kept for the session: Streamlit drops a widget's state when the
+    user leaves the page, so it is copied where a page change does not drop it.
+    """
+    kept = f"{SPEAKER_MODELS}_kept"
+    if SPEAKER_MODELS not in st.session_state:
+        st.session_state[SPEAKER_MODELS] = st.session_state.get(
+            kept, n_speakers <= AUTO_SPEAKER_MODELS
+        )
+    on = st.toggle(SPEAKER_MODELS_LABEL, key=SPEAKER_MODELS, help=SPEAKER_MODELS_HELP)
+    st.session_state[kept] = on
+    return on
+
+
+def speaker_models_off(n_speakers: int, condition: str) -> str:
+    """Why the per-speaker view is not computed (the condition is large) and how to see it."""
+    return (
+        f"The per-speaker view is off: {md_escape(condition)} has {n_speakers:,} trial speakers "
+        "and it fits a beta-binomial model to each one's rank histogram (about 6 seconds of "
+        "computing at 1,000 speakers, with a progress bar). It shows one speaker's rank "
+        "histogram with its models, the mean disclosure of every speaker and their table. Turn "
+        "it on with the switch above; the numbers above do not depend on it."
+    )
 
 
 def srd_reports(study: Study, names: Sequence[str]) -> dict[str, SRDReport]:
