@@ -93,8 +93,9 @@ if singled:
                text.SINGLING_OUT_NOTES)  # fmt: skip
     # the curves run singling out hundreds of times: on request beyond AUTO_CURVES_SPEAKERS
     largest = max(r.n_speakers for r in singled.values())
-    st.session_state.setdefault("vm_link_curves", largest <= text.AUTO_CURVES_SPEAKERS)
-    curves_on = st.toggle(text.CURVES_LABEL, key="vm_link_curves", help=text.CURVES_HELP)
+    default = largest <= text.AUTO_CURVES_SPEAKERS
+    curves_on = ui.kept_switch(text.CURVES_LABEL, "vm_link_curves", default=default,
+                               help=text.CURVES_HELP)  # fmt: skip
     if not curves_on:
         st.info(text.curves_off(largest, len(singled)), icon=":material/info:")
     outs = {n: ui.compute(linkage.singling_out_vs_n, study.get(n).embeddings, warn=False,

@@ -234,8 +234,10 @@ ui.show_table(
 st.header("Attributes and identity together", divider="gray")
 if not ui.lid_reports_ready(study, names):  # LID of every condition: on request when large
     largest = w.trial_speakers(study, names)
-    st.session_state.setdefault(w.IDENTITY_KEY, largest <= w.AUTO_IDENTITY_SPEAKERS)
-    if not st.toggle(w.IDENTITY_LABEL, key=w.IDENTITY_KEY, help=w.IDENTITY_SWITCH_HELP):
+    default = largest <= w.AUTO_IDENTITY_SPEAKERS
+    if not ui.kept_switch(
+        w.IDENTITY_LABEL, w.IDENTITY_KEY, default=default, help=w.IDENTITY_SWITCH_HELP
+    ):
         st.info(w.identity_off(largest, len(names)), icon=":material/info:")
         st.stop()
 evaluated = ui.lid_reports(study, names, topics=())

@@ -340,3 +340,7 @@ def test_the_curves_are_on_request_beyond_the_size_limit(monkeypatch):
     assert not at.exception and not at.error
     assert _text(at.markdown).count("**Assumptions**") == 7
     assert at.text_input(key="vm_link_legal_lengths").value == "1, 3, 8"
+    at.switch_page("pages/2_Data.py").run()  # the switch stays on for the session
+    at.switch_page(LINKAGE).run()
+    assert not at.exception
+    assert at.toggle(key="vm_link_curves").value is True

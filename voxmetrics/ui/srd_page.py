@@ -17,7 +17,7 @@ from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation.srd import SRDReport, evaluate_srd_condition, srd_options
 from voxmetrics.metrics.srd import LOSSES, Loss, SpeakerSRD, SRDResult
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import partial_reports
+from voxmetrics.ui.widgets import kept_switch, partial_reports
 
 __all__ = [
     "AUTO_SPEAKER_MODELS",
@@ -151,14 +151,12 @@ def speaker_models_switch(n_speakers: int) -> bool:
     first visit. The value is kept for the session: Streamlit drops a widget's state when the
     user leaves the page, so it is copied where a page change does not drop it.
     """
-    kept = f"{SPEAKER_MODELS}_kept"
-    if SPEAKER_MODELS not in st.session_state:
-        st.session_state[SPEAKER_MODELS] = st.session_state.get(
-            kept, n_speakers <= AUTO_SPEAKER_MODELS
-        )
-    on = st.toggle(SPEAKER_MODELS_LABEL, key=SPEAKER_MODELS, help=SPEAKER_MODELS_HELP)
-    st.session_state[kept] = on
-    return on
+    return kept_switch(
+        SPEAKER_MODELS_LABEL,
+        SPEAKER_MODELS,
+        default=n_speakers <= AUTO_SPEAKER_MODELS,
+        help=SPEAKER_MODELS_HELP,
+    )
 
 
 def speaker_models_off(n_speakers: int, condition: str) -> str:

@@ -36,6 +36,7 @@ __all__ = [
     "download_button",
     "download_figure",
     "download_table",
+    "kept_switch",
     "lid_reports",
     "lid_reports_ready",
     "partial_reports",
@@ -189,6 +190,21 @@ def lid_reports_ready(study: Study, names: Sequence[str]) -> bool:
         or stored(evaluate_lid_condition, study.get(n), **options) is not None
         for n in names
     )
+
+
+def kept_switch(label: str, key: str, *, default: bool, help: str) -> bool:
+    """A switch whose value is kept for the whole session, across page changes.
+
+    ``default`` is its value until the user flips it (e.g. on up to a study size, on request
+    beyond). Streamlit drops a widget's state when the user leaves its page, so the value is
+    also copied under ``key + "_kept"``, which a page change does not drop.
+    """
+    kept = f"{key}_kept"
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get(kept, default)
+    on = st.toggle(label, key=key, help=help)
+    st.session_state[kept] = on
+    return bool(on)
 
 
 def study_reports(
