@@ -172,7 +172,9 @@ log_y = st.toggle(
     key="vm_lid_logy",
     help="Makes the rare trials with large disclosures visible.",
 )
-ui.show_figure(lid_ccdf_figure(with_lid, log_y=log_y, colors=colors), "lid_ccdf", show_title=False)
+# the figures of every trial are kept: a rerun (a click elsewhere on the page) redraws them
+ccdf = ui.compute(lid_ccdf_figure, with_lid, log_y=log_y, colors=colors, warn=False).value
+ui.show_figure(ccdf, "lid_ccdf", show_title=False)
 st.caption(
     "Read a curve at x: the share of trials that give away more than x bits about their "
     "speaker. A curve that stays high far to the right means many trials leak a lot. A curve "
@@ -182,7 +184,8 @@ st.caption(
 
 # ---------------------------------------------------------------- 3. posterior of the target
 st.header("Posterior of the true speaker", divider="gray")
-ui.show_figure(p_target_histogram_figure(with_lid, colors=colors), "lid_p_target", show_title=False)
+posterior = ui.compute(p_target_histogram_figure, with_lid, colors=colors, warn=False).value
+ui.show_figure(posterior, "lid_p_target", show_title=False)
 st.caption(
     "For each trial, the probability the calibrated attacker gives to the right speaker. The "
     "dotted line is a random guess, 1/N. Trials to its right disclose (LID > 0) and trials "
@@ -191,7 +194,8 @@ st.caption(
 
 # ---------------------------------------------------------------- 4. LID histogram
 st.header("Per-trial disclosure", divider="gray")
-ui.show_figure(lid_histogram_figure(with_lid, colors=colors), "lid_histogram", show_title=False)
+histogram = ui.compute(lid_histogram_figure, with_lid, colors=colors, warn=False).value
+ui.show_figure(histogram, "lid_histogram", show_title=False)
 st.caption(
     "LID of every trial in bits, on the same bins for every condition. Dotted: 0 bits (no "
     "information). Dashed: the log₂ N ceiling. A long left tail means the trials actively "
