@@ -229,24 +229,30 @@ def non_block_sums(
     afterwards, so a non-target pool of tiny spread keeps its variance. Computed in float64 on
     cache-sized chunks of rows (:data:`~voxmetrics.metrics.ranks.CHUNK_ELEMENTS`), each summed
     with NumPy's pairwise sum (not a BLAS dot, whose order depends on its threads) and added in
-    row order: the same on every machine, a Dask worker's included.
+    row order: the same on every machine, a Dask worker's included. With ``c`` NaN only the
+    sum is computed (the same sum), and the squares are NaN.
 
     Examples
     --------
     >>> non_block_sums(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([0, 0]), 2.5)
     (5.0, 0.5)
+    >>> non_block_sums(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([0, 0]), math.nan)
+    (5.0, nan)
     """
+    sum_only = math.isnan(c)
     total = sq = 0.0
     for ch in row_blocks(block.shape[0], block.shape[1], CHUNK_ELEMENTS):
         b = block[ch].astype(np.float64)  # a copy, in float64
         rows = np.arange(b.shape[0])
         b[rows, targets[ch]] = 0.0
         total += float(b.sum())
+        if sum_only:
+            continue
         b -= c
         b[rows, targets[ch]] = 0.0
         np.square(b, out=b)
         sq += float(b.sum())
-    return total, sq
+    return total, math.nan if sum_only else sq
 
 
 @dataclass(frozen=True, eq=False)
@@ -289,7 +295,7 @@ class SortedPools:
     on a matrix one blockwise pass, the non-target pool is not built)."""
     non_sums: Callable[[float], tuple[float, float]] = field(repr=False)
     """``non_sums(c)``: sum of the non-targets and of their squared deviations from ``c``,
-    accumulated in float64 (blockwise on a matrix)."""
+    accumulated in float64 (blockwise on a matrix); ``c`` NaN: the sum only (squares NaN)."""
 
     @cached_property
     def moments(self) -> tuple[float, float, float, float]:
@@ -311,7 +317,7 @@ class SortedPools:
         hi = np.fmax(np.nanmax(self.cell_last, initial=-np.inf), at.max(initial=-np.inf))
         if lo == hi:  # constant: exact
             return mean_tar, var_tar, float(lo), 0.0
-        total, _ = self.non_sums(0.0)
+        total, _ = self.non_sums(math.nan)  # the sum only
         mean_non = total / self.n_non
         _, sq = self.non_sums(mean_non)
         return mean_tar, var_tar, mean_non, sq / self.n_non
@@ -365,6 +371,8 @@ class SortedPools:
 
         def non_sums(c: float) -> tuple[float, float]:
             d = n.astype(np.float64)
+            if math.isnan(c):  # the sum only
+                return float(d.sum()), math.nan
             return float(d.sum()), float(((d - c) ** 2).sum())
 
         return cls._build(

@@ -128,7 +128,7 @@ def entry_ranks(
     # by NumPy's binary search in the row's sorted scores, compared in their own dtype
     side = "left" if ties == "reference" else "right"
     lo = np.empty(query.shape, dtype=np.int64)
-    for i in range(n_rows):
-        lo[i] = np.searchsorted(ordered[i], query[i], side=side)
+    for i in range(n_rows):  # the method (np.searchsorted's wrapper costs ~2 us a call)
+        lo[i] = ordered[i].searchsorted(query[i], side=side)
     # reference: #{>= q} = n - #{< q}; attacker: 1 + #{> q} = 1 + n - #{<= q}
     return np.ascontiguousarray((n - lo if ties == "reference" else 1 + n - lo).T)

@@ -1,0 +1,123 @@
+"""Faster kernels of ``evaluate`` against the former ones, kept here as references.
+
+- d''s non-target moments: the first pass takes the sum only (``non_sums(nan)``), where it
+  also computed squared deviations from 0 that it dropped; the sum must be the same float.
+- The chance ranks (``entry_ranks``) call ``ndarray.searchsorted`` instead of
+  ``np.searchsorted``: the same integers (ties under both rules, -0.0 and +0.0, float32 and
+  float64, one row, one column).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from voxmetrics.metrics.pools import SortedPools, non_block_sums
+from voxmetrics.metrics.ranks import entry_ranks
+
+
+def reference_moments(sp: SortedPools) -> tuple[float, float, float, float]:
+    """The former ``SortedPools.moments``: the sum from ``non_sums(0.0)``."""
+    v = sp.values.astype(np.float64)
+    w = sp.counts.tar_at
+    if v.size == 1:
+        mean_tar, var_tar = float(v[0]), 0.0
+    else:
+        mean_tar = float((w * v).sum() / sp.n_tar)
+        var_tar = float((w * (v - mean_tar) ** 2).sum() / sp.n_tar)
+    at = v[sp.counts.non_at > 0]
+    lo = np.fmin(np.nanmin(sp.cell_first, initial=np.inf), at.min(initial=np.inf))
+    hi = np.fmax(np.nanmax(sp.cell_last, initial=-np.inf), at.max(initial=-np.inf))
+    if lo == hi:
+        return mean_tar, var_tar, float(lo), 0.0
+    total, _ = sp.non_sums(0.0)
+    mean_non = total / sp.n_non
+    _, sq = sp.non_sums(mean_non)
+    return mean_tar, var_tar, mean_non, sq / sp.n_non
+
+
+def reference_entry_ranks(block, cols, ties):
+    """The former ``entry_ranks``: ``np.searchsorted`` row by row."""
+    b = np.asarray(block)
+    c = np.asarray(cols, dtype=np.intp)
+    n_rows, n = b.shape
+    rows = np.arange(n_rows)
+    query = b[rows[:, None], c.T]
+    ordered = np.sort(b, axis=1)
+    side = "left" if ties == "reference" else "right"
+    lo = np.empty(query.shape, dtype=np.int64)
+    for i in range(n_rows):
+        lo[i] = np.searchsorted(ordered[i], query[i], side=side)
+    return np.ascontiguousarray((n - lo if ties == "reference" else 1 + n - lo).T)
+
+
+def matrix(seed: int, t: int, n: int, dtype: str, kind: str) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "ties":  # few distinct values, -0.0 and +0.0 among them
+        s = rng.integers(-3, 4, size=(t, n)).astype(dtype) * dtype_type(dtype)(0.5)
+        s[rng.random((t, n)) < 0.3] *= -1
+    elif kind == "zeros":
+        s = np.where(rng.random((t, n)) < 0.5, -0.0, 0.0).astype(dtype)
+    else:
+        s = (rng.standard_normal((t, n)) * rng.choice([1e-3, 1.0, 1e3], (t, n))).astype(dtype)
+    return s
+
+
+def dtype_type(dtype: str):
+    return np.dtype(dtype).type
+
+
+shapes = st.sampled_from([(1, 1), (1, 7), (9, 1), (30, 4), (3, 200), (700, 500)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shape=shapes,
+    dtype=st.sampled_from(["float32", "float64"]),
+    kind=st.sampled_from(["ties", "zeros", "spread"]),
+)
+def test_sum_only_pass_is_the_same_sum(seed, shape, dtype, kind):
+    s = matrix(seed, *shape, dtype, kind)
+    t = np.random.default_rng(seed + 1).integers(0, shape[1], shape[0])
+    total, sq = non_block_sums(s, t, math.nan)
+    ref_total, _ = non_block_sums(s, t, 0.0)
+    assert math.isnan(sq)
+    assert np.float64(total).tobytes() == np.float64(ref_total).tobytes()
+    if shape[1] == 1:  # no non-target: no pools
+        return
+    sp = SortedPools.from_matrix(s, t)
+    assert sp.non_sums(math.nan)[0] == sp.non_sums(0.0)[0]
+    got, ref = sp.moments, reference_moments(sp)
+    assert np.array(got).tobytes() == np.array(ref).tobytes(), (got, ref)
+    mated = np.zeros(s.shape, dtype=bool)  # the same pools, given as two 1-D arrays
+    mated[np.arange(shape[0]), t] = True
+    sp2 = SortedPools.from_pools(s[mated], s[~mated])
+    assert np.array(sp2.moments).tobytes() == np.array(reference_moments(sp2)).tobytes()
+
+
+def test_moments_hand_computed():
+    sp = SortedPools.from_matrix(np.array([[3.0, 1.0, 2.0], [5.0, 4.0, 0.0]]), np.array([0, 1]))
+    # targets 3 and 4; non-targets 1, 2, 5, 0: mean 2, variance (1 + 0 + 9 + 4) / 4 = 3.5
+    assert sp.moments == (3.5, 0.25, 2.0, 3.5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shape=shapes,
+    d=st.integers(1, 5),
+    dtype=st.sampled_from(["float32", "float64"]),
+    kind=st.sampled_from(["ties", "zeros", "spread"]),
+    ties=st.sampled_from(["reference", "attacker"]),
+)
+def test_entry_ranks_as_the_former_loop(seed, shape, d, dtype, kind, ties):
+    s = matrix(seed, *shape, dtype, kind)
+    cols = np.random.default_rng(seed + 2).integers(0, shape[1], (d, shape[0]))
+    got = entry_ranks(s, cols, ties=ties)
+    ref = reference_entry_ranks(s, cols, ties)
+    assert got.dtype == ref.dtype and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, ref)
