@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.pools import SortedPools, non_block_sums
 from voxmetrics.metrics.ranks import entry_ranks
 
@@ -121,3 +123,77 @@ def test_entry_ranks_as_the_former_loop(seed, shape, d, dtype, kind, ties):
     ref = reference_entry_ranks(s, cols, ties)
     assert got.dtype == ref.dtype and got.flags.c_contiguous
     np.testing.assert_array_equal(got, ref)
+
+
+# ------------------------------------------ the matrix's finiteness, summed once on its way in
+
+
+def _npz(path, scores):
+    t, n = scores.shape
+    enrol = np.array([f"s{j}" for j in range(n)])
+    np.savez(
+        path,
+        scores=scores,
+        trial_ids=np.array([f"u{i}" for i in range(t)]),
+        trial_speakers=enrol[np.arange(t) % n],
+        enrol_speakers=enrol,
+    )
+    return path
+
+
+def test_npz_matrix_is_known_finite_and_not_summed_again(tmp_path):
+    from voxmetrics.data import _finite, model, read_scores
+    from voxmetrics.metrics._validation import check_matrix
+
+    s = np.arange(12, dtype=np.float32).reshape(4, 3) - np.float32(-0.0)
+    sm = read_scores(_npz(tmp_path / "x.npz", s))
+    assert _finite.known_finite(sm.scores) and _finite.frozen(sm.scores)
+    # the metrics take it as it is, known finite: not summed again
+    got, _ = check_matrix(sm.scores, sm.targets)
+    assert got is sm.scores
+    again = model.ScoreMatrix.from_arrays(
+        sm.scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=sm.enrol_speakers,
+        copy=False,
+    )
+    assert again.scores is sm.scores and _finite.known_finite(again.scores)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_npz_gives_the_same_message(tmp_path, bad):
+    from voxmetrics.data import read_scores
+
+    s = np.zeros((4, 3), dtype=np.float32)
+    s[2, 1] = bad
+    with pytest.raises(VoxMetricsInputError) as exc:
+        read_scores(_npz(tmp_path / "x.npz", s))
+    if np.isnan(bad):
+        assert str(exc.value).startswith(
+            "x.npz: array 'scores' holds 1 NaN value(s) of T x N = 4 x 3 = 12 (first: row 3, "
+            "column 2) and no 'mask'"
+        ), exc.value
+    else:
+        assert str(exc.value) == (
+            f"x.npz: 1 score(s) are NaN or infinite (first: trial 'u2', enrolled 's1' = {bad}); "
+            "every score must be a finite number."
+        )
+
+
+def test_a_writeable_matrix_is_never_taken_as_finite():
+    from voxmetrics.data import _finite, model
+    from voxmetrics.metrics._validation import check_matrix
+
+    s = np.arange(6, dtype=np.float64).reshape(3, 2)
+    labels = {"trial_ids": ["a", "b", "c"], "trial_speakers": ["x", "y", "x"]}
+    sm = model.ScoreMatrix.from_arrays(s, enrol_speakers=["x", "y"], **labels)  # a copy
+    assert _finite.known_finite(sm.scores) and not _finite.known_finite(s)
+    s[0, 0] = np.inf  # the caller's array, changed afterwards, is checked again
+    with pytest.raises(VoxMetricsInputError, match="NaN or infinite"):
+        check_matrix(s, np.array([0, 1, 0]))
+    ro = s.view()
+    ro.flags.writeable = False  # read-only, but its base is not: never remembered
+    with pytest.raises(VoxMetricsInputError, match="NaN or infinite"):
+        check_matrix(ro, np.array([0, 1, 0]))
+    assert not _finite.frozen(ro)

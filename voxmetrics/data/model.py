@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics._lazy import lazy_module
 from voxmetrics._types import Split
+from voxmetrics.data._finite import frozen, known_finite, remember_finite
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 
@@ -231,6 +232,8 @@ class ScoreMatrix:
         )
         if m is not None:
             sm._check_both_kinds_listed(where)
+        elif frozen(sm.scores):  # found finite above (or a selection of rows of it)
+            remember_finite(sm.scores)
         return sm
 
     def _check_both_kinds_listed(self, where: str) -> None:
@@ -581,7 +584,7 @@ def _listed_mask(
     """The T x N listed pairs of a sparse matrix (``mask`` or NaN cells), None when complete."""
     if mask is None:
         # a finite float64 sum: no NaN, so no T x N mask for a complete matrix
-        if not nan_missing or np.isfinite(s.sum(dtype=np.float64)):
+        if not nan_missing or known_finite(s) or np.isfinite(s.sum(dtype=np.float64)):
             return None
         m = ~np.isnan(s)
     else:
@@ -685,7 +688,10 @@ def _check_finite(
                 f"trial '{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every listed score "
                 "must be a finite number."
             )
-    # the float64 sum is finite iff every score is (no T x N mask for a clean matrix)
+    # the float64 sum is finite iff every score is (no T x N mask for a clean matrix); a
+    # read-only matrix a reader found finite is not summed again
+    elif known_finite(s):
+        return
     elif not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
         bad = ~np.isfinite(s)
         i, j = np.argwhere(bad)[0]

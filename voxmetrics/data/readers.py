@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 from voxmetrics._lazy import lazy_module
 from voxmetrics._types import ScoreFormat
+from voxmetrics.data._finite import remember_finite
 from voxmetrics.data.embedding_files import (
     EMBEDDING_FILE_KINDS,
     read_hdf5_embeddings,
@@ -49,7 +50,7 @@ from voxmetrics.data.embedding_files import (
     read_kaldi_scp,
     sniff_embeddings,
 )
-from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix
+from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix, _readonly
 from voxmetrics.errors import (
     IgnoredEmbeddingsWarning,
     IncompleteScoresWarning,
@@ -922,7 +923,12 @@ def _scores_from_npz(data: bytes | Path, name: str, allow_incomplete: bool = Fal
             f"(trials x enrolled) but {'; '.join(wrong)}; give trial_ids, trial_speakers and "
             f"every attr_<name> one entry per row ({t}) and enrol_speakers one per column ({n})."
         )
-    if "mask" not in arrays and not np.isfinite(s.sum(dtype=np.float64)):
+    if "mask" in arrays:
+        pass
+    elif np.isfinite(s.sum(dtype=np.float64)):  # checked once: the matrix and metrics know it
+        s = _readonly(s, copy=False)  # fresh from the archive reader (or astype): frozen
+        remember_finite(s)
+    else:
         nan = np.isnan(s)
         if nan.any():
             i, j = np.unravel_index(int(np.argmax(nan)), s.shape)

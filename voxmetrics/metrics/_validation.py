@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import weakref
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics.data._finite import frozen as _frozen
+from voxmetrics.data._finite import known_finite as _known_finite
+from voxmetrics.data._finite import remember_finite as _remember_finite
 from voxmetrics.errors import VoxMetricsInputError
 
 Ties = Literal["reference", "attacker"]
@@ -92,30 +94,6 @@ def check_llr_pools(
             raise VoxMetricsInputError(f"`{name}` has NaN values; every LLR must be a number.")
         out.append(a)
     return out[0], out[1]
-
-
-_FINITE: dict[int, weakref.ref[np.ndarray]] = {}
-"""Read-only matrices already found finite, by id (each metric of a report checks the same
-matrix); an entry goes when its array does."""
-
-
-def _known_finite(a: np.ndarray) -> bool:
-    ref = _FINITE.get(id(a))
-    return ref is not None and ref() is a
-
-
-def _remember_finite(a: np.ndarray) -> None:
-    key = id(a)
-    _FINITE[key] = weakref.ref(a, lambda _: _FINITE.pop(key, None))
-
-
-def _frozen(a: np.ndarray) -> bool:
-    """Whether nothing can change ``a``: it and every array it views are read-only."""
-    while isinstance(a, np.ndarray):
-        if a.flags.writeable:
-            return False
-        a = a.base
-    return a is None or isinstance(a, bytes)
 
 
 def check_matrix(
