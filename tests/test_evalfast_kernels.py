@@ -197,3 +197,26 @@ def test_a_writeable_matrix_is_never_taken_as_finite():
     with pytest.raises(VoxMetricsInputError, match="NaN or infinite"):
         check_matrix(ro, np.array([0, 1, 0]))
     assert not _finite.frozen(ro)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shape=shapes,
+    dtype=st.sampled_from(["float32", "float64"]),
+    kind=st.sampled_from(["ties", "zeros", "spread"]),
+)
+def test_top_count_from_the_sorted_rows_as_from_np_max(seed, shape, dtype, kind):
+    """chance_block counts the cells equal to their row's maximum with the last sorted score
+    (where it took ``np.max``): the same count, -0.0 and +0.0 maxima included."""
+    from voxmetrics.metrics.ranks import entry_ranks_and_max
+    from voxmetrics.metrics.uncertainty import chance_block
+
+    s = matrix(seed, *shape, dtype, kind)
+    cols = np.random.default_rng(seed + 3).integers(0, shape[1], (3, shape[0]))
+    ranks, top = entry_ranks_and_max(s, cols)
+    np.testing.assert_array_equal(ranks, entry_ranks(s, cols))
+    assert top.shape == (shape[0], 1) and top.dtype == s.dtype
+    expected = int(np.count_nonzero(s == s.max(axis=1, keepdims=True)))
+    assert int(np.count_nonzero(s == top)) == expected
+    assert chance_block(s, cols).n_top == expected

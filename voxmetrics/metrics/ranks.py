@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from voxmetrics.metrics._validation import Ties, check_matrix, check_ties
 from voxmetrics.metrics.parallel import map_blocks
 
-__all__ = ["entry_ranks", "row_blocks", "target_ranks"]
+__all__ = ["entry_ranks", "entry_ranks_and_max", "row_blocks", "target_ranks"]
 
 BLOCK_ELEMENTS = 1 << 22
 """Row-wise metrics process about this many scores at a time, so memory stays bounded."""
@@ -117,6 +117,20 @@ def entry_ranks(
     >>> entry_ranks(s, [[0], [1], [3]], ties="attacker").ravel().tolist()
     [2, 1, 4]
     """
+    return entry_ranks_and_max(block, cols, ties=ties)[0]
+
+
+def entry_ranks_and_max(
+    block: NDArray[np.floating], cols: ArrayLike, *, ties: Ties = "reference"
+) -> tuple[NDArray[np.int64], NDArray[np.floating]]:
+    """:func:`entry_ranks` and the maximum of each row (R x 1), the last of its sorted scores.
+
+    Examples
+    --------
+    >>> ranks, top = entry_ranks_and_max(np.array([[0.5, 0.9, 0.5, 0.1]]), [[0], [1]])
+    >>> ranks.ravel().tolist(), top.tolist()
+    ([3, 1], [[0.9]])
+    """
     check_ties(ties)
     b = np.asarray(block)
     c = np.asarray(cols, dtype=np.intp)
@@ -131,4 +145,5 @@ def entry_ranks(
     for i in range(n_rows):  # the method (np.searchsorted's wrapper costs ~2 us a call)
         lo[i] = ordered[i].searchsorted(query[i], side=side)
     # reference: #{>= q} = n - #{< q}; attacker: 1 + #{> q} = 1 + n - #{<= q}
-    return np.ascontiguousarray((n - lo if ties == "reference" else 1 + n - lo).T)
+    ranks = np.ascontiguousarray((n - lo if ties == "reference" else 1 + n - lo).T)
+    return ranks, ordered[:, -1:].copy()

@@ -51,7 +51,7 @@ from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
     CHUNK_ELEMENTS,
-    entry_ranks,
+    entry_ranks_and_max,
     row_blocks,
     target_ranks,
 )
@@ -1149,9 +1149,10 @@ def chance_block(
         sb = s[ch]
         # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
         # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-        drawn[:, ch] = entry_ranks(sb, cb[:, ch], ties=ties)
+        drawn[:, ch], top = entry_ranks_and_max(sb, cb[:, ch], ties=ties)
         # columns ranked first with ties for the attacker: the scores equal to the row max
-        n_top += int(np.count_nonzero(sb == sb.max(axis=1, keepdims=True)))
+        # (the last of the row's sorted scores; -0.0 == +0.0, so the count is np.max's)
+        n_top += int(np.count_nonzero(sb == top))
         if lid_drawn is not None and calibration is not None:
             c = calibration
             lid, deg = log_posteriors(sb, c.w, c.b, c.prior_log_odds, c.ddof)  # as lid_rows'
