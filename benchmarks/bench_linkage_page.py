@@ -85,7 +85,8 @@ def main() -> None:
     """Time each step on the first conditions of the demo study."""
     from voxmetrics.analysis import linkage
     from voxmetrics.evaluation import evaluate_condition
-    from voxmetrics.evaluation.linkage import evaluate_linkage_condition, linkage_options
+    from voxmetrics.evaluation.linkage import LINKAGE_OPTIONS, evaluate_linkage_condition
+    from voxmetrics.evaluation.steps import options_among
     from voxmetrics.metrics.legal import (
         average_consecutive,
         eer_curve,
@@ -106,7 +107,9 @@ def main() -> None:
     for cond in study.conditions[: args.conditions]:
         es = cond.embeddings
         print(f"{cond.name} ({args.speakers} speakers), CPU s:", flush=True)
-        c_link, ours = _cpu(evaluate_linkage_condition, cond, **linkage_options(options))
+        c_link, ours = _cpu(
+            evaluate_linkage_condition, cond, **options_among(options, LINKAGE_OPTIONS)
+        )
         if not args.no_full:
             c_full, full = _cpu(evaluate_condition, cond, **options)
             a, b = ours.to_dict(), full.to_dict()

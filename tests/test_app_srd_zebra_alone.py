@@ -12,7 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import srd as analysis
-from voxmetrics.evaluation.srd import evaluate_srd_condition, srd_options
+from voxmetrics.evaluation.srd import SRD_OPTIONS, evaluate_srd_condition
+from voxmetrics.evaluation.steps import options_among
 from voxmetrics.report import intervals_frame
 from voxmetrics.ui import condition_report
 from voxmetrics.ui.computing import stored
@@ -51,7 +52,7 @@ def test_srd_page_evaluates_srd_alone_with_the_full_reports_numbers():
     assert options.get("bootstrap", 0) > 0  # the intervals are compared too
     # the page evaluated no condition in full (no LID, ZEBRA or singling out)...
     assert all(stored_report(c, **options) is None for c in study.conditions)
-    alone = srd_options(options)
+    alone = options_among(options, SRD_OPTIONS)
     assert all(stored(evaluate_srd_condition, c, **alone) is not None for c in study.conditions)
     # ...and its tables hold the full reports' numbers, intervals and chance levels included
     stats, chance = _expected_tables(study, options)
@@ -70,7 +71,7 @@ def test_srd_page_takes_the_reports_another_page_computed():
         condition_report(plain, **options)  # as the Overview does
     at.switch_page(SRD).run()
     assert not at.exception and not at.error, at.exception
-    alone = srd_options(options)
+    alone = options_among(options, SRD_OPTIONS)
     assert stored(evaluate_srd_condition, plain, **alone) is None  # taken from the report
     others = [c for c in study.conditions if c.name != "plain"]
     assert all(stored(evaluate_srd_condition, c, **alone) is not None for c in others)
@@ -123,7 +124,7 @@ def test_zebra_page_takes_the_reports_another_page_computed():
         condition_report(plain, **options)  # as the Overview does
     at.switch_page(ZEBRA).run()
     assert not at.exception and not at.error, at.exception
-    alone = {k: v for k, v in options.items() if k in ZEBRA_OPTIONS}
+    alone = options_among(options, ZEBRA_OPTIONS)
     assert stored(evaluate_zebra_condition, plain, **alone) is None  # taken from the report
     others = [c for c in study.conditions if c.name != "plain"]
     assert all(stored(evaluate_zebra_condition, c, **alone) is not None for c in others)

@@ -13,8 +13,8 @@ from voxmetrics.evaluation.linkage import (
     LinkageReport,
     evaluate_linkage,
     evaluate_linkage_condition,
-    linkage_options,
 )
+from voxmetrics.evaluation.steps import options_among
 from voxmetrics.metrics.uncertainty import (
     SpeakerDraws,
     condition_replicates,
@@ -145,7 +145,7 @@ def test_linkability_replicates_refuse_bad_input():
 
 def test_linkage_options_keep_what_the_numbers_depend_on(study):
     options = study.settings.evaluate_options()
-    kept = linkage_options(options)
+    kept = options_among(options, LINKAGE_OPTIONS)
     assert set(kept) == set(LINKAGE_OPTIONS) & set(options)
     assert "lid_variant" not in kept and "cross_calibrate" not in kept
 

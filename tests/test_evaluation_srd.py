@@ -18,8 +18,8 @@ from voxmetrics.evaluation.srd import (
     SRDReport,
     evaluate_srd,
     evaluate_srd_condition,
-    srd_options,
 )
+from voxmetrics.evaluation.steps import options_among
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.uncertainty import SpeakerDraws, condition_replicates, one_to_n_replicates
 from voxmetrics.report import intervals_frame
@@ -162,7 +162,7 @@ def test_one_to_n_replicates_refuse_bad_input():
 
 def test_srd_options_keep_what_the_numbers_depend_on(study):
     options = study.settings.evaluate_options()
-    kept = srd_options(options)
+    kept = options_among(options, SRD_OPTIONS)
     assert set(kept) == set(SRD_OPTIONS) & set(options)
     assert "lid_variant" not in kept and "cross_calibrate" not in kept
 

@@ -18,11 +18,12 @@ from condition_cases import incomplete, sparse, tied
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.evaluation.lid import (
+    LID_REPORT_OPTIONS,
     LIDReport,
     evaluate_lid_condition,
     evaluate_lid_report,
-    lid_report_options,
 )
+from voxmetrics.evaluation.steps import options_among
 from voxmetrics.evaluation.threat import checked_conditions, threat_callouts
 from voxmetrics.synth import demo_study
 
@@ -116,7 +117,7 @@ def test_callouts_read_lid_reports_as_full_reports(demo):
 
 def test_options_keep_what_the_numbers_depend_on():
     every = Study().settings.evaluate_options()
-    kept = lid_report_options(every)
+    kept = options_among(every, LID_REPORT_OPTIONS)
     assert "bootstrap" in every and "bootstrap" not in kept
     assert set(kept) == {"cross_calibrate", "lid_variant", "seed", "ties", "linkability_rule"}
 

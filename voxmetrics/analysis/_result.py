@@ -20,38 +20,6 @@ from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
 __all__ = ["ConditionResult", "IdentityResult", "LinkageBaselineResult", "LinkageResult"]
 
 
-class ConditionResult(Protocol):
-    """A condition's evaluated result as the analyses read it (a ``ConditionReport`` is one)."""
-
-    @property
-    def baseline(self) -> BaselineResult:
-        """EER, ROCCH-EER, Cllr, min Cllr, linkability."""
-
-    @property
-    def srd(self) -> SRDResult | None:
-        """The target ranks and their statistics (None without complete trials)."""
-
-    @property
-    def srd_model(self) -> BetaBinomialFit | None:
-        """The beta-binomial model of the rank distribution fitted with the CLL loss."""
-
-    @property
-    def lid(self) -> LIDResult | None:
-        """LID (None without a calibration)."""
-
-    @property
-    def singling_out(self) -> SinglingOutResult | None:
-        """Singling out (None without utterance embeddings)."""
-
-    @property
-    def singling_out_interval(self) -> BootstrapInterval | None:
-        """Speaker-level interval of singling out, when bootstrapped."""
-
-    @property
-    def intervals(self) -> Mapping[str, BootstrapInterval]:
-        """Interval of every headline number by key (empty without a bootstrap)."""
-
-
 class IdentityResult(Protocol):
     """A condition's identity numbers as the analyses read them beside other metrics.
 
@@ -69,6 +37,30 @@ class IdentityResult(Protocol):
     @property
     def lid(self) -> LIDResult | None:
         """LID (None without a calibration)."""
+
+
+class ConditionResult(IdentityResult, Protocol):
+    """A condition's evaluated result as the analyses read it (a ``ConditionReport`` is one)."""
+
+    @property
+    def srd(self) -> SRDResult | None:
+        """The target ranks and their statistics (None without complete trials)."""
+
+    @property
+    def srd_model(self) -> BetaBinomialFit | None:
+        """The beta-binomial model of the rank distribution fitted with the CLL loss."""
+
+    @property
+    def singling_out(self) -> SinglingOutResult | None:
+        """Singling out (None without utterance embeddings)."""
+
+    @property
+    def singling_out_interval(self) -> BootstrapInterval | None:
+        """Speaker-level interval of singling out, when bootstrapped."""
+
+    @property
+    def intervals(self) -> Mapping[str, BootstrapInterval]:
+        """Interval of every headline number by key (empty without a bootstrap)."""
 
 
 class LinkageBaselineResult(Protocol):

@@ -39,7 +39,6 @@ __all__ = [
     "LIDReport",
     "evaluate_lid_condition",
     "evaluate_lid_report",
-    "lid_report_options",
 ]
 
 LID_REPORT_OPTIONS = ("cross_calibrate", "lid_variant", "seed", "ties", "linkability_rule")
@@ -90,17 +89,6 @@ class LIDReport:
             "ties": self.ties,
             "linkability_rule": self.linkability_rule,
         }
-
-
-def lid_report_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The :data:`LID_REPORT_OPTIONS` among :func:`~voxmetrics.evaluation.engine.evaluate`'s.
-
-    Examples
-    --------
-    >>> lid_report_options({"bootstrap": 200, "seed": 0, "lid_variant": "reference-code"})
-    {'seed': 0, 'lid_variant': 'reference-code'}
-    """
-    return {k: v for k, v in options.items() if k in LID_REPORT_OPTIONS}
 
 
 @single_blas_thread()

@@ -50,7 +50,6 @@ __all__ = [
     "LinkageReport",
     "evaluate_linkage",
     "evaluate_linkage_condition",
-    "linkage_options",
 ]
 
 LINKAGE_OPTIONS = ("bootstrap", "seed", "ties", "linkability_rule")
@@ -167,17 +166,6 @@ class LinkageReport:
                 **({} if so_iv is None else {"singling_out": [so_iv.low, so_iv.high]}),
             },
         }
-
-
-def linkage_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The :data:`LINKAGE_OPTIONS` among :func:`~voxmetrics.evaluation.engine.evaluate`'s.
-
-    Examples
-    --------
-    >>> linkage_options({"bootstrap": 200, "seed": 0, "lid_variant": "reference-code"})
-    {'bootstrap': 200, 'seed': 0}
-    """
-    return {k: v for k, v in options.items() if k in LINKAGE_OPTIONS}
 
 
 def stepper(progress: Progress | None) -> Callable[[float, str], None]:

@@ -49,7 +49,6 @@ __all__ = [
     "SRDReport",
     "evaluate_srd",
     "evaluate_srd_condition",
-    "srd_options",
 ]
 
 SRD_OPTIONS = ("bootstrap", "seed", "ties", "linkability_rule")
@@ -154,17 +153,6 @@ class SRDReport:
 
 
 _CHANCE_KEYS = ("linkability", "mean_d", "idr", "max_d", "max_d_q95")
-
-
-def srd_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The :data:`SRD_OPTIONS` among :func:`~voxmetrics.evaluation.engine.evaluate`'s.
-
-    Examples
-    --------
-    >>> srd_options({"bootstrap": 200, "seed": 0, "lid_variant": "reference-code"})
-    {'bootstrap': 200, 'seed': 0}
-    """
-    return {k: v for k, v in options.items() if k in SRD_OPTIONS}
 
 
 @single_blas_thread()

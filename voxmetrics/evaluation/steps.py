@@ -12,7 +12,7 @@ it, equal bit for bit.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,7 @@ __all__ = [
     "baseline_of",
     "check_options",
     "evaluate_subsets",
+    "options_among",
     "singling_out_of",
 ]
 
@@ -96,6 +97,20 @@ def check_options(ties: Ties, score_kind: ScoreKind) -> None:
         raise VoxMetricsInputError(
             f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
         )
+
+
+def options_among(options: Mapping[str, Any], keys: Collection[str]) -> dict[str, Any]:
+    """The ``options`` of :func:`~voxmetrics.evaluation.engine.evaluate` named in ``keys``.
+
+    A partial report's numbers depend on some of the options only (e.g. the linkage numbers on
+    ``LINKAGE_OPTIONS``); these are its keyword options and the key it is kept under.
+
+    Examples
+    --------
+    >>> options_among({"bootstrap": 200, "seed": 0, "lid_variant": "ml"}, ("bootstrap", "seed"))
+    {'bootstrap': 200, 'seed': 0}
+    """
+    return {k: v for k, v in options.items() if k in keys}
 
 
 MISSING_VALUES = frozenset({"", "nan", "none", "<na>", "nat", "null"})

@@ -14,9 +14,9 @@ import streamlit as st
 from voxmetrics.analysis.linkage import UtteranceOverlap
 from voxmetrics.data.study import Study
 from voxmetrics.evaluation.linkage import (
+    LINKAGE_OPTIONS,
     LinkageReport,
     evaluate_linkage_condition,
-    linkage_options,
 )
 from voxmetrics.metrics.similarity import VoiceDistinctiveness
 from voxmetrics.ui.setup import md_escape
@@ -74,7 +74,7 @@ def linkage_reports(study: Study, names: Sequence[str]) -> dict[str, LinkageRepo
         names,
         evaluate_one=evaluate_linkage_condition,
         of_report=LinkageReport.of,
-        options=linkage_options(study.settings.evaluate_options()),
+        keys=LINKAGE_OPTIONS,
         label="Linkage numbers",
         topic="Linkage",
     )

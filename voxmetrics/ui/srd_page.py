@@ -14,7 +14,7 @@ import streamlit as st
 
 from voxmetrics.analysis.srd import zero_rank_counts
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.evaluation.srd import SRDReport, evaluate_srd_condition, srd_options
+from voxmetrics.evaluation.srd import SRD_OPTIONS, SRDReport, evaluate_srd_condition
 from voxmetrics.metrics.srd import LOSSES, Loss, SpeakerSRD, SRDResult
 from voxmetrics.ui.setup import md_escape
 from voxmetrics.ui.widgets import kept_switch, partial_reports
@@ -185,7 +185,7 @@ def srd_reports(study: Study, names: Sequence[str]) -> dict[str, SRDReport]:
         names,
         evaluate_one=evaluate_srd_condition,
         of_report=SRDReport.of,
-        options=srd_options(study.settings.evaluate_options()),
+        keys=SRD_OPTIONS,
         label="SRD numbers",
         topic="SRD",
     )

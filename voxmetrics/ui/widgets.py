@@ -14,7 +14,8 @@ import streamlit as st
 
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import ConditionReport, evaluate, evaluate_condition
-from voxmetrics.evaluation.lid import LIDReport, evaluate_lid_condition, lid_report_options
+from voxmetrics.evaluation.lid import LID_REPORT_OPTIONS, LIDReport, evaluate_lid_condition
+from voxmetrics.evaluation.steps import options_among
 from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.plots.decimate import decimate_figure
 from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
@@ -114,21 +115,26 @@ def partial_reports(
     *,
     evaluate_one: Callable[..., Any],
     of_report: Callable[[ConditionReport], Any],
-    options: dict[str, Any],
+    keys: Collection[str],
     label: str,
     topic: str | Collection[str],
-    reuse: bool = True,
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One page's own numbers of each chosen condition, by name, in study order.
 
-    A condition that another page already evaluated in full with the study's settings gives
-    them from that report (``of_report``, when ``reuse``); the others are evaluated alone
-    (``evaluate_one(condition, **options)``, a progress bar "``label`` of NAME" each), which
-    gives the same numbers. Warnings about ``topic`` (or any of several) go to the page's
-    notes; a condition whose input is bad shows its message and is left out.
+    The numbers depend on the options named in ``keys`` only: the study's settings, the page's
+    ``overrides`` replacing some of them (e.g. its own bootstrap replicates). While these are
+    the study's, a condition that another page already evaluated in full gives them from that
+    report (``of_report``); the others are evaluated alone (``evaluate_one(condition,
+    **options)``, a progress bar "``label`` of NAME" each), which gives the same numbers.
+    Warnings about ``topic`` (or any of several) go to the page's notes; a condition whose
+    input is bad shows its message and is left out.
     """
     topics = {topic} if isinstance(topic, str) else set(topic)
     every = study.settings.evaluate_options()
+    own = options_among(every, keys)
+    options = {**own, **(overrides or {})}
+    reuse = options == own
     reports = {}
     for cond in study.conditions:
         if cond.name not in names:
@@ -167,24 +173,22 @@ def lid_reports(
     ``topics`` go to the page's notes; a condition whose input is bad shows its message and is
     left out. In study order.
     """
-    own = lid_report_options(study.settings.evaluate_options())
-    options = {**own, **(lid_options or {})}
     return partial_reports(
         study,
         study.names if names is None else names,
         evaluate_one=evaluate_lid_condition,
         of_report=LIDReport.of,
-        options=options,
+        keys=LID_REPORT_OPTIONS,
         label="EER, linkability and LID",
         topic=topics,
-        reuse=options == own,
+        overrides=lid_options,
     )
 
 
 def lid_reports_ready(study: Study, names: Sequence[str]) -> bool:
     """Whether :func:`lid_reports` of ``names`` would compute nothing (each one is stored)."""
     every = study.settings.evaluate_options()
-    options = lid_report_options(every)
+    options = options_among(every, LID_REPORT_OPTIONS)
     return all(
         stored_report(study.get(n), **every) is not None
         or stored(evaluate_lid_condition, study.get(n), **options) is not None

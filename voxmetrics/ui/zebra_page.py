@@ -28,17 +28,13 @@ def zebra_reports(
     numbers. Their warnings about ZEBRA go to the page's notes; a condition whose input is bad
     shows its message and is left out.
     """
-    every = study.settings.evaluate_options()
-    options = {k: v for k, v in every.items() if k in ZEBRA_OPTIONS}
-    options.update(bootstrap=int(n_boot), seed=int(seed))
-    same = options["bootstrap"] == every["bootstrap"] and options["seed"] == every["seed"]
     return partial_reports(
         study,
         names,
         evaluate_one=evaluate_zebra_condition,
         of_report=ZebraReport.of,
-        options=options,
+        keys=ZEBRA_OPTIONS,
         label="ZEBRA",
         topic="ZEBRA",
-        reuse=same,
+        overrides={"bootstrap": int(n_boot), "seed": int(seed)},
     )
