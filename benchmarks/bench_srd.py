@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{cond.name:<12} {'  '.join(cells)}  {total:7.2f} s  "
             f"{t_spk:6.2f} s ({per * 1e3:4.0f} ms/spk, {failed:2d} failed)"
         )
+
     def verdict(t: float) -> str:
         return "met" if t < GOAL_S else "NOT met"
 

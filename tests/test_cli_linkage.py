@@ -175,9 +175,25 @@ def test_legal_command_is_the_library_evaluation(demo_dir, capsys, tmp_path):
     emb, meta = demo_dir / "anon-mild_embeddings.npz", demo_dir / "anon-mild_embeddings.csv"
     out_json, out_html = tmp_path / "legal.json", tmp_path / "legal.html"
     status, out, err = _run(
-        ["legal", "--embeddings", str(emb), "--metadata", str(meta), "--lengths", "1,3,30",
-         "--draws", "2", "--seed", "4", "--json", str(out_json), "--html", str(out_html),
-         "--attacker", "informed"],
+        [
+            "legal",
+            "--embeddings",
+            str(emb),
+            "--metadata",
+            str(meta),
+            "--lengths",
+            "1,3,30",
+            "--draws",
+            "2",
+            "--seed",
+            "4",
+            "--json",
+            str(out_json),
+            "--html",
+            str(out_html),
+            "--attacker",
+            "informed",
+        ],
         capsys,
     )
     assert status == 0, err
@@ -194,8 +210,12 @@ def test_legal_command_is_the_library_evaluation(demo_dir, capsys, tmp_path):
 
 @pytest.mark.parametrize(
     ("extra", "message"),
-    [(["--lengths", "1,x"], "--lengths"), (["--lengths", "0"], "0 is not a count"),
-     (["--draws", "0"], "--draws"), (["--lengths", "500"], "no conversation length")],
+    [
+        (["--lengths", "1,x"], "--lengths"),
+        (["--lengths", "0"], "0 is not a count"),
+        (["--draws", "0"], "--draws"),
+        (["--lengths", "500"], "no conversation length"),
+    ],
 )
 def test_legal_command_bad_input_is_one_line(demo_dir, capsys, extra, message):
     emb, meta = demo_dir / "anon-mild_embeddings.npz", demo_dir / "anon-mild_embeddings.csv"

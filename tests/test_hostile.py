@@ -1172,10 +1172,11 @@ def test_ordinary_flac_speech_length_audio_is_not_mistaken_for_a_bomb():
             ],
             "is a directory",
         ),
-        (["legal", "--embeddings", "EMB", "--metadata", "META", "--html", "TMP"],
-         "is a directory"),
-        (["legal", "--embeddings", "EMB", "--metadata", "META", "--draws", "1000000000"],
-         "over the limit max_replicates"),
+        (["legal", "--embeddings", "EMB", "--metadata", "META", "--html", "TMP"], "is a directory"),
+        (
+            ["legal", "--embeddings", "EMB", "--metadata", "META", "--draws", "1000000000"],
+            "over the limit max_replicates",
+        ),
     ],
 )
 def test_unwritable_outputs_are_refused_before_any_work(demo_dir, tmp_path, capsys, argv, message):

@@ -93,12 +93,21 @@ def test_cosine_scoring_against_mean_of_normalised_enrolment():
     ("emb", "rows", "message"),
     [
         ([[1, 0]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")], "shape mismatch"),
-        ([[1, 0], [0, 0]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
-         "all zeros"),
-        ([[1, 0], [1, 1]], [("e1", "a", "enroll", "eval"), ("t1", "a", "trial", "eval")],
-         r"row 1 \(first data row = 1\) has role 'enroll'"),
-        ([[1, 0], [1, np.inf]], [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
-         "'t1' has NaN"),
+        (
+            [[1, 0], [0, 0]],
+            [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
+            "all zeros",
+        ),
+        (
+            [[1, 0], [1, 1]],
+            [("e1", "a", "enroll", "eval"), ("t1", "a", "trial", "eval")],
+            r"row 1 \(first data row = 1\) has role 'enroll'",
+        ),
+        (
+            [[1, 0], [1, np.inf]],
+            [("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval")],
+            "'t1' has NaN",
+        ),
     ],
 )
 def test_embedding_validation(emb, rows, message):
@@ -108,14 +117,22 @@ def test_embedding_validation(emb, rows, message):
 
 def test_missing_metadata_column():
     with pytest.raises(VoxMetricsInputError, match=r"lacks column.*split"):
-        EmbeddingSet.from_arrays([[1.0]], pd.DataFrame({"utt_id": ["u"], "speaker": ["a"],
-                                                         "role": ["enrol"]}))
+        EmbeddingSet.from_arrays(
+            [[1.0]], pd.DataFrame({"utt_id": ["u"], "speaker": ["a"], "role": ["enrol"]})
+        )
 
 
 def test_score_matrix_of_one_system():
     # used to fail with pandas 3 ("output array is read-only": an in-place &= on .to_numpy())
-    meta = _meta([("e1", "a", "enrol", "eval"), ("t1", "a", "trial", "eval"),
-                  ("e2", "b", "enrol", "eval"), ("t2", "b", "trial", "eval")] * 2)
+    meta = _meta(
+        [
+            ("e1", "a", "enrol", "eval"),
+            ("t1", "a", "trial", "eval"),
+            ("e2", "b", "enrol", "eval"),
+            ("t2", "b", "trial", "eval"),
+        ]
+        * 2
+    )
     meta["utt_id"] = [f"u{k}" for k in range(8)]
     meta["system"] = ["original"] * 4 + ["anon"] * 4
     rng = np.random.default_rng(0)

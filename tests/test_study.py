@@ -52,6 +52,10 @@ def test_unknown_attacker_is_refused():
 )
 def test_every_attacker_label_of_both_taxonomies_is_accepted(attacker):
     # Vauquier et al. 2025 add original and informed to the VoicePrivacy names
-    sm = ScoreMatrix.from_arrays([[1.0, 0.0], [0.0, 1.0]], trial_ids=["t1", "t2"],
-                                 trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
+    sm = ScoreMatrix.from_arrays(
+        [[1.0, 0.0], [0.0, 1.0]],
+        trial_ids=["t1", "t2"],
+        trial_speakers=["a", "b"],
+        enrol_speakers=["a", "b"],
+    )
     assert Condition("x", eval=sm, attacker=attacker).attacker == attacker
