@@ -102,8 +102,8 @@ FORMER_REPORT_NAMES = (
     "COMPARISON_COLUMNS", "INTERVALS_COLUMNS", "INTERVAL_LABELS", "LINKAGE_COMPARE_KEYS",
     "OVERVIEW_COLUMNS", "SIMILARITY_MAX_UTTERANCES", "ConditionReport", "LinkageInputs",
     "TrialsUsed", "compare_conditions", "compare_conditions_sbls", "compare_linkage",
-    "comparison_frame", "evaluate", "evaluate_condition", "evaluate_lid", "evaluate_sbls",
-    "evaluate_study", "headline_values", "intervals_frame", "labelled", "linkage_inputs",
+    "comparison_frame", "evaluate", "evaluate_condition", "evaluate_study", "headline_values",
+    "intervals_frame", "labelled", "linkage_inputs",
     "overview_frame", "replicate_condition", "report_html", "verification_frame",
 )  # fmt: skip
 """What ``voxmetrics.report`` exported before the engine moved to ``voxmetrics.evaluation``."""
