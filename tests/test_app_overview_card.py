@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.evaluation import condition_sbls
+from voxmetrics.evaluation.card import report_card
 from voxmetrics.plots.style import LEVEL_COLOURS
 from voxmetrics.report import evaluate_condition
-from voxmetrics.report.card import report_card
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 

@@ -121,16 +121,13 @@ def test_the_former_import_paths_still_work():
         evaluate_blockwise,
         extract_embeddings_blockwise,
     )
-    from voxmetrics.evaluation.card import report_card
     from voxmetrics.evaluation.threat import threat_callouts
-    from voxmetrics.report import card
     from voxmetrics.report.html import report_html as html_page
 
     assert set(FORMER_REPORT_NAMES) <= set(report.__all__)
     assert all(getattr(report, name) is not None for name in FORMER_REPORT_NAMES)
     assert report.evaluate is evaluation.evaluate is voxmetrics.evaluate
     assert report.report_html is html_page
-    assert card.report_card is report_card
     assert voxmetrics.threat.threat_callouts is threat_callouts
 
 

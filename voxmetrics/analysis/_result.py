@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from voxmetrics.data.utility import Utility
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
+from voxmetrics.metrics.zebra import ZebraResult
 
 __all__ = ["ConditionResult"]
 
@@ -30,6 +32,10 @@ class ConditionResult(Protocol):
     @property
     def name(self) -> str:
         """Condition label."""
+
+    @property
+    def attacker(self) -> str:
+        """Attacker knowledge level."""
 
     @property
     def baseline(self) -> BaselineResult:
@@ -58,3 +64,15 @@ class ConditionResult(Protocol):
     @property
     def intervals(self) -> Mapping[str, BootstrapInterval]:
         """Interval of every headline number by key (empty without a bootstrap)."""
+
+    @property
+    def zebra(self) -> ZebraResult | None:
+        """ZEBRA (None without its part)."""
+
+    @property
+    def utility(self) -> Utility | None:
+        """The condition's utility numbers (None when unknown)."""
+
+    @property
+    def chance_linkability(self) -> float | None:
+        """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""

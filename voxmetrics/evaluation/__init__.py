@@ -14,8 +14,6 @@
 - :mod:`~voxmetrics.evaluation.compare`: paired comparisons of two conditions.
 - :mod:`~voxmetrics.evaluation.card`: the report card, which grades condition results.
 - :mod:`~voxmetrics.evaluation.threat`: the 1-to-1 vs 1-to-N threat model and its call-outs.
-- :mod:`~voxmetrics.evaluation.tradeoff`: privacy against utility of condition reports (the
-  Pareto front, VoicePrivacy's ranking by EER bands, the call-out).
 
 The names of :mod:`~voxmetrics.evaluation.options`, :mod:`~voxmetrics.evaluation.result`,
 :mod:`~voxmetrics.evaluation.engine` and :mod:`~voxmetrics.evaluation.compare` are importable

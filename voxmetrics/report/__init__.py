@@ -4,8 +4,6 @@
   comparisons, verification).
 - :mod:`~voxmetrics.report.study`: everything a study's report holds, computed once
   (:func:`build_study_report`).
-- :mod:`~voxmetrics.report.card`: the report card and its thresholds (graded in
-  :mod:`voxmetrics.evaluation.card`).
 - :mod:`~voxmetrics.report.tables`: the report's tables as LaTeX and Markdown.
 - :mod:`~voxmetrics.report.html`: the study report's HTML page and the overview page of
   ``evaluate --html``.

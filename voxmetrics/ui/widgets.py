@@ -18,10 +18,10 @@ from voxmetrics.evaluation import (
     check_parts,
     evaluate_condition,
 )
+from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.evaluation.threat import IDENTITY_PARTS
 from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.plots.decimate import decimate_figure
-from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import PngExporter, find_chromium
 from voxmetrics.ui.computing import (
     Outcome,
