@@ -10,7 +10,7 @@ every thread):
 
 - ``calibrate``: ``metrics.lid.calibrate_lid`` on its dev matrix alone, with the number of
   Newton passes over all dev pairs (``full``) and over the warm start's subsample (``sub``);
-- ``lid report``: ``evaluation.lid.evaluate_lid_condition``, what the LID, Threat model and
+- ``lid report``: ``evaluate_condition(parts=IDENTITY_PARTS)``, what the LID, Threat model and
   Soft biometrics pages compute (the baseline, LID and its chance levels, the target ranks);
 - ``full report``: ``evaluation.evaluate_condition`` with ``bootstrap`` replicates, what the
   Overview, Privacy vs utility and Report pages compute.
@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from voxmetrics.evaluation import evaluate_condition
-from voxmetrics.evaluation.lid import evaluate_lid_condition
+from voxmetrics.evaluation.threat import IDENTITY_PARTS
 from voxmetrics.synth import demo_study
 
 lid_module = importlib.import_module("voxmetrics.metrics.lid")
@@ -82,7 +82,7 @@ def main() -> None:
           f"{'lid report':>10s} {'full report':>11s}")  # fmt: skip
     for cond in study.conditions:
         cal, full, sub = calibration_passes(cond.dev)
-        alone = cpu(evaluate_lid_condition, cond)
+        alone = cpu(evaluate_condition, cond, parts=IDENTITY_PARTS)
         whole = cpu(evaluate_condition, cond, bootstrap=args.bootstrap)
         rows.append((cal, alone, whole))
         shape = "x".join(str(n) for n in cond.eval.scores.shape)

@@ -9,8 +9,9 @@ For each of the first ``--conditions`` conditions of ``demo_study(n_speakers=N)`
 settings: 200 bootstrap replicates), in CPU seconds (``time.process_time``, every thread):
 
 - ``full report``: ``evaluate_condition`` (every metric, what the page asked for before) and
-  ``linkage report``: ``evaluate_linkage_condition`` (the linkage numbers alone, what it asks
-  for now), and whether their linkage numbers are equal (``==`` of the JSON values);
+  ``linkage report``: ``evaluate_condition(parts=("linkability", "singling_out"))`` (the
+  linkage numbers alone, what it asks for now), and whether their linkage numbers are equal
+  (``==`` of the JSON values);
 - ``eer_curve``: figure 1's 1 - EER row at L = 1 (5 draws per N'), the former implementation
   (the picks' scores pooled and sorted per draw, Floyd's draws compared with every column
   chosen before; copied here) and the current one (the picks' cells counted), and whether
@@ -85,8 +86,6 @@ def main() -> None:
     """Time each step on the first conditions of the demo study."""
     from voxmetrics.analysis import linkage
     from voxmetrics.evaluation import evaluate_condition
-    from voxmetrics.evaluation.linkage import LINKAGE_OPTIONS, evaluate_linkage_condition
-    from voxmetrics.evaluation.steps import options_among
     from voxmetrics.metrics.legal import (
         average_consecutive,
         eer_curve,
@@ -108,7 +107,7 @@ def main() -> None:
         es = cond.embeddings
         print(f"{cond.name} ({args.speakers} speakers), CPU s:", flush=True)
         c_link, ours = _cpu(
-            evaluate_linkage_condition, cond, **options_among(options, LINKAGE_OPTIONS)
+            evaluate_condition, cond, parts=("linkability", "singling_out"), **options
         )
         if not args.no_full:
             c_full, full = _cpu(evaluate_condition, cond, **options)

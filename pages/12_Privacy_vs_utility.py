@@ -3,8 +3,10 @@
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.analysis.tradeoff import EER_BANDS, LEAK_LID_MAX, LEAK_LINKABILITY_FACTOR
-from voxmetrics.evaluation.tradeoff import (
+from voxmetrics.analysis.tradeoff import (
+    EER_BANDS,
+    LEAK_LID_MAX,
+    LEAK_LINKABILITY_FACTOR,
     has_utility,
     report_callouts,
     report_ranking,

@@ -5,6 +5,7 @@ import streamlit as st
 from voxmetrics import ui
 from voxmetrics.analysis.sbls import attack_sbls, default_attack
 from voxmetrics.evaluation import compare_conditions
+from voxmetrics.evaluation.card import report_card
 from voxmetrics.plots import eer_linkability_figure
 from voxmetrics.plots.card import (
     card_rationale,
@@ -22,7 +23,6 @@ from voxmetrics.report import (
     labelled,
     overview_frame,
 )
-from voxmetrics.report.card import report_card
 
 study = ui.page_setup("Overview")
 st.title("Overview")

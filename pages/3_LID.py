@@ -4,7 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis import lid as analysis
-from voxmetrics.evaluation import evaluate_baseline
+from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.plots.lid import (
     calibration_figure,
     condition_colors,
@@ -59,28 +59,26 @@ rows = []
 chances = {}
 # the study's EER, linkability, LID and chance levels under the page's LID options (the same
 # numbers as the Overview's, read from its reports when they are the study's settings)
-found = ui.lid_reports(
-    study,
-    chosen,
-    lid_options={
-        "cross_calibrate": options.cross_calibrate,
-        "lid_variant": options.variant,
-        "seed": options.seed,
-    },
-)
+lid_options = {
+    "cross_calibrate": options.cross_calibrate,
+    "lid_variant": options.variant,
+    "seed": options.seed,
+}
+found = ui.identity_reports(study, chosen, lid_options=lid_options)
 for name in chosen:
     cond = study.get(name)
     report = found.get(name)
     if report is None:  # bad input (its message is above): the EER and min Cllr alone
-        settings = study.settings
-        baseline = ui.compute(
-            evaluate_baseline,
-            cond.eval,
-            ties=settings.ties,
-            linkability_rule=settings.linkability_rule,
+        alone = ui.compute(
+            evaluate_condition,
+            cond,
+            parts=("pairwise", "linkability"),
+            ties=study.settings.ties,
+            linkability_rule=study.settings.linkability_rule,
             spinner=f"EER and min Cllr of {name}…",
             warn=False,
-        ).value
+        )
+        baseline = None if alone.failed else alone.value.baseline
         lid = chance = None
     else:
         baseline, lid, chance = report.baseline, report.lid, report.chance

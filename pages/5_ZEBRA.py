@@ -73,11 +73,11 @@ for name, report in reports.items():
     curves = ui.compute(az.ece_curves_of, study.get(name).eval, scores_are_llrs=as_llrs, warn=name)
     if curves.failed:
         continue
-    eers[name] = report.eer
+    eers[name] = report.baseline.eer
     results[name] = report.zebra
     profiles.append(ZebraProfile(name, report.zebra, curves.value))
-    if report.intervals is not None:
-        intervals[name] = report.intervals
+    if report.zebra_intervals is not None:
+        intervals[name] = report.zebra_intervals
 if not results:
     st.stop()
 

@@ -232,7 +232,7 @@ ui.show_table(
 )
 
 st.header("Attributes and identity together", divider="gray")
-if not ui.lid_reports_ready(study, names):  # LID of every condition: on request when large
+if not ui.identity_reports_ready(study, names):  # LID of every condition: on request when large
     largest = w.trial_speakers(study, names)
     default = largest <= w.AUTO_IDENTITY_SPEAKERS
     if not ui.kept_switch(
@@ -240,7 +240,7 @@ if not ui.lid_reports_ready(study, names):  # LID of every condition: on request
     ):
         st.info(w.identity_off(largest, len(names)), icon=":material/info:")
         st.stop()
-evaluated = ui.lid_reports(study, names, topics=())
+evaluated = ui.identity_reports(study, names, topics=())
 reports = {name: evaluated.get(name) for name in names}
 ui.show_table(identity_frame(scored, reports), "sbls_identity.csv", column_help=w.IDENTITY_HELP)
 colors = condition_colors(study.names)

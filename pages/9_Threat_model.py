@@ -156,7 +156,7 @@ st.markdown(
     f"{text.CHECKED}."
 )
 study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
-reports = list(ui.lid_reports(study, topics={"LID", "Linkage"}).values())  # what it reads
+reports = list(ui.identity_reports(study, topics={"LID", "Linkage"}).values())  # what it reads
 callouts = ui.compute(threat_callouts, study, reports, cache=False).value if reports else None
 for c in callouts or []:
     st.warning(

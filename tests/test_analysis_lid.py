@@ -28,10 +28,7 @@ from voxmetrics.analysis.lid import (
     calibration_frame,
     chance_frame,
     condition_calibration_curve,
-    condition_chance,
     condition_intervals,
-    condition_lid,
-    evaluate_lid,
     interval_frame,
     interval_table,
     lid_status,
@@ -45,6 +42,7 @@ from voxmetrics.analysis.lid import (
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.evaluation import evaluate, evaluate_condition
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.lid import (
     LIDCalibration,
@@ -330,24 +328,32 @@ def test_options_key_follows_only_what_changes_the_lid(demo):
     assert not ml.reference_code
 
 
-def test_condition_lid_is_the_metrics_lid(demo):
-    cond = demo.get("anon-mild")
+def _lid_part(cond, **options):
+    """The ``lid`` part of the condition's report (the engine's LID) and its chance levels."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        got = condition_lid(cond, LIDOptions(variant="reference-code"))
+        report = evaluate_condition(cond, parts=("lid",), **options)
+    return report.lid, report.chance
+
+
+def test_the_engines_lid_is_the_metrics_lid(demo):
+    cond = demo.get("anon-mild")
+    got, _ = _lid_part(cond, lid_variant="reference-code")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
         cal = calibrate_lid(cond.dev.scores, cond.dev.targets, variant="reference-code")
     want = lid(cond.eval.scores, cond.eval.targets, cal)
     np.testing.assert_array_equal(got.lid, want.lid)
     assert got.w == want.w and got.label == "dev"
-    same = evaluate_lid(cond.eval, dev=cond.dev, variant="reference-code")
+    same = evaluate(cond.eval, dev=cond.dev, lid_variant="reference-code").lid
     np.testing.assert_array_equal(same.lid, want.lid)
 
 
-def test_condition_lid_without_dev(demo):
+def test_the_engines_lid_without_dev(demo):
     ev = demo.get("anon-mild").eval
     cond = Condition("no-dev", eval=ev)
-    assert condition_lid(cond, LIDOptions()) is None
-    got = condition_lid(cond, LIDOptions(cross_calibrate=3, seed=4))
+    assert _lid_part(cond)[0] is None
+    got, _ = _lid_part(cond, cross_calibrate=3, seed=4)
     want = lid_cross_calibrated(ev.scores, ev.targets, ev.trial_speakers, k=3, seed=4)
     np.testing.assert_array_equal(got.lid, want.lid)
     assert got.fold_w == want.fold_w
@@ -355,11 +361,10 @@ def test_condition_lid_without_dev(demo):
 
 def test_condition_intervals_chance_and_curve_are_the_metrics(demo):
     cond = demo.get("anon-mild")
-    result = condition_lid(cond, LIDOptions())
+    result, chance = _lid_part(cond, seed=2)
     got = condition_intervals(cond, result, n_boot=30, seed=2)
     want = lid_intervals(result.lid, cond.eval.trial_speakers, n_boot=30, seed=2)
     assert {k: v.to_dict() for k, v in got.items()} == {k: v.to_dict() for k, v in want.items()}
-    chance = condition_chance(cond, result, seed=2)
     assert chance.values == chance_levels(cond.eval.scores, calibration=result.calibration,
                                           seed=2).values  # fmt: skip
     curve, matrix = condition_calibration_curve(cond, result, bins=10)

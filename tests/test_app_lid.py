@@ -317,19 +317,19 @@ def test_the_studys_tie_rules_reach_the_eer_and_the_chance_levels():
 
 
 def test_numbers_another_page_computed_are_not_computed_again(monkeypatch):
-    import voxmetrics.evaluation.lid as lid_report
+    import voxmetrics.evaluation.engine as engine
 
     calls = []
-    real = lid_report.evaluate_lid_report
+    real = engine.evaluate
 
     def counted(*args, **kwargs):
         calls.append(kwargs.get("name"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(lid_report, "evaluate_lid_report", counted)
+    monkeypatch.setattr(engine, "evaluate", counted)
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
-    at.switch_page("pages/9_Threat_model.py").run()  # every condition's LID report
+    at.switch_page("pages/9_Threat_model.py").run()  # every condition's identity parts
     assert not at.exception, at.exception
     assert sorted(calls) == sorted(DEMO_NAMES)
     at.switch_page(LID_PAGE).run()

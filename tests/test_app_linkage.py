@@ -306,9 +306,8 @@ def test_linkage_page_evaluates_linkage_alone_with_the_full_reports_numbers():
 
 
 def test_linkage_page_takes_the_reports_another_page_computed():
-    from voxmetrics.evaluation.linkage import LINKAGE_OPTIONS, evaluate_linkage_condition
-    from voxmetrics.evaluation.steps import options_among
-    from voxmetrics.ui.computing import stored
+    from voxmetrics.ui.linkage_page import LINKAGE_PARTS
+    from voxmetrics.ui.widgets import stored_parts
 
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
@@ -318,10 +317,9 @@ def test_linkage_page_takes_the_reports_another_page_computed():
     condition_report(plain, **options)  # as the Overview does
     at.switch_page(LINKAGE).run()
     assert not at.exception and not at.error
-    alone = options_among(options, LINKAGE_OPTIONS)
-    assert stored(evaluate_linkage_condition, plain, **alone) is None  # taken from the report
+    assert stored_parts(plain, options, LINKAGE_PARTS) is None  # taken from the report
     others = [c for c in study.conditions if c.name != "plain"]
-    assert all(stored(evaluate_linkage_condition, c, **alone) is not None for c in others)
+    assert all(stored_parts(c, options, LINKAGE_PARTS) is not None for c in others)
     assert list(_summary(at)["Condition"]) == DEMO_NAMES
 
 

@@ -8,9 +8,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.evaluation import condition_sbls
+from voxmetrics.evaluation.card import report_card
 from voxmetrics.plots.style import LEVEL_COLOURS
-from voxmetrics.report import evaluate_condition, evaluate_sbls
-from voxmetrics.report.card import report_card
+from voxmetrics.report import evaluate_condition
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
@@ -90,7 +91,7 @@ def test_lidmax_has_its_interval_and_the_card_levels_are_the_librarys():
     # every coloured cell is the library's level (n/a cells included)
     demo = demo_study()
     reports = [evaluate_condition(c, **demo.settings.evaluate_options()) for c in demo.conditions]
-    sbls = {c.name: evaluate_sbls(c) for c in demo.conditions}
+    sbls = {c.name: condition_sbls(c) for c in demo.conditions}
     expected = report_card(
         reports, sbls={k: (v.sbls if v is not None else None) for k, v in sbls.items()}
     )

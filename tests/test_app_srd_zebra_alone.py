@@ -12,13 +12,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import srd as analysis
-from voxmetrics.evaluation.srd import SRD_OPTIONS, evaluate_srd_condition
-from voxmetrics.evaluation.steps import options_among
 from voxmetrics.report import intervals_frame
 from voxmetrics.ui import condition_report
-from voxmetrics.ui.computing import stored
+from voxmetrics.ui.srd_page import SRD_PARTS
 from voxmetrics.ui.state import STUDY_KEY
-from voxmetrics.ui.widgets import stored_report
+from voxmetrics.ui.widgets import stored_parts, stored_report
+from voxmetrics.ui.zebra_page import ZEBRA_PARTS
 
 APP = "../app.py"  # resolved relative to this file
 SRD = "pages/4_SRD.py"
@@ -52,8 +51,7 @@ def test_srd_page_evaluates_srd_alone_with_the_full_reports_numbers():
     assert options.get("bootstrap", 0) > 0  # the intervals are compared too
     # the page evaluated no condition in full (no LID, ZEBRA or singling out)...
     assert all(stored_report(c, **options) is None for c in study.conditions)
-    alone = options_among(options, SRD_OPTIONS)
-    assert all(stored(evaluate_srd_condition, c, **alone) is not None for c in study.conditions)
+    assert all(stored_parts(c, options, SRD_PARTS) is not None for c in study.conditions)
     # ...and its tables hold the full reports' numbers, intervals and chance levels included
     stats, chance = _expected_tables(study, options)
     pd.testing.assert_frame_equal(at.dataframe[0].value, stats)
@@ -71,10 +69,9 @@ def test_srd_page_takes_the_reports_another_page_computed():
         condition_report(plain, **options)  # as the Overview does
     at.switch_page(SRD).run()
     assert not at.exception and not at.error, at.exception
-    alone = options_among(options, SRD_OPTIONS)
-    assert stored(evaluate_srd_condition, plain, **alone) is None  # taken from the report
+    assert stored_parts(plain, options, SRD_PARTS) is None  # taken from the report
     others = [c for c in study.conditions if c.name != "plain"]
-    assert all(stored(evaluate_srd_condition, c, **alone) is not None for c in others)
+    assert all(stored_parts(c, options, SRD_PARTS) is not None for c in others)
     stats, chance = _expected_tables(study, options)
     assert list(at.dataframe[0].value["Condition"].unique()) == DEMO_NAMES
     pd.testing.assert_frame_equal(at.dataframe[0].value, stats)
@@ -112,8 +109,6 @@ def test_zebra_page_evaluates_zebra_alone_with_the_full_reports_numbers():
 
 
 def test_zebra_page_takes_the_reports_another_page_computed():
-    from voxmetrics.evaluation.zebra import ZEBRA_OPTIONS, evaluate_zebra_condition
-
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
     study = at.session_state[STUDY_KEY]
@@ -124,8 +119,7 @@ def test_zebra_page_takes_the_reports_another_page_computed():
         condition_report(plain, **options)  # as the Overview does
     at.switch_page(ZEBRA).run()
     assert not at.exception and not at.error, at.exception
-    alone = options_among(options, ZEBRA_OPTIONS)
-    assert stored(evaluate_zebra_condition, plain, **alone) is None  # taken from the report
+    assert stored_parts(plain, options, ZEBRA_PARTS) is None  # taken from the report
     others = [c for c in study.conditions if c.name != "plain"]
-    assert all(stored(evaluate_zebra_condition, c, **alone) is not None for c in others)
+    assert all(stored_parts(c, options, ZEBRA_PARTS) is not None for c in others)
     pd.testing.assert_frame_equal(at.dataframe[0].value, _zebra_expected(study, options))

@@ -239,14 +239,15 @@ def test_the_studys_settings_reach_the_checked_numbers():
 
 
 def test_a_report_another_page_evaluated_is_read_not_evaluated_again(monkeypatch):
-    import voxmetrics.evaluation.lid as lid_report
+    import voxmetrics.evaluation.engine as engine
 
-    calls = []
-    monkeypatch.setattr(lid_report, "evaluate_lid_report", lambda *a, **k: calls.append(1))
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
     at.switch_page("pages/1_Overview.py").run()  # the full reports, under the study's settings
     assert not at.exception, at.exception
+    calls = []
+    real = engine.evaluate
+    monkeypatch.setattr(engine, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
     at.switch_page(THREAT_PAGE).run()
     assert not at.exception, at.exception
     assert not calls

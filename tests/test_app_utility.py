@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from voxmetrics.analysis.tradeoff import NO_UTILITY_HELP
 from voxmetrics.data.study import Study
-from voxmetrics.evaluation.tradeoff import NO_UTILITY_HELP
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import MENU
 from voxmetrics.ui.state import STUDY_KEY

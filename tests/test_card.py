@@ -26,7 +26,7 @@ def study_report(study):
     return build_study_report(study, bootstrap=50)
 
 
-# (metric, value, expected level): the boundaries documented in voxmetrics/report/card.py
+# (metric, value, expected level): the boundaries documented in voxmetrics/evaluation/card.py
 BOUNDARIES = [
     ("eer", 0.50, "ok"),
     ("eer", 0.45, "ok"),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from voxmetrics.cli import evaluate_fail_on, main
+from voxmetrics.cli import fail_on_holds, main
 from voxmetrics.errors import VoxMetricsInputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,7 +185,7 @@ def test_bad_fail_on_is_bad_input(worked_csv, capsys, expr, message):
 
 def test_fail_on_null_block_explains():
     with pytest.raises(VoxMetricsInputError, match="'lid' is null"):
-        evaluate_fail_on("lid.lid_max > 1", {"lid": None})
+        fail_on_holds("lid.lid_max > 1", {"lid": None})
 
 
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys):

@@ -219,8 +219,8 @@ def test_bad_input_exits_2_with_one_line(demo_dir, tmp_path, capsys, make_args, 
 
 def test_the_default_attacker_is_the_study_reports(demo_dir, capsys):
     """One default attacker everywhere: the sbls command, the page and the study report."""
+    from voxmetrics.evaluation import condition_sbls
     from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
-    from voxmetrics.report import evaluate_sbls
 
     status, stdout, err = _run(_embeddings_args(demo_dir), capsys)
     assert status == 0, err
@@ -228,7 +228,7 @@ def test_the_default_attacker_is_the_study_reports(demo_dir, capsys):
     assert result["attacker_trained_on"] == DEFAULT_ATTACKER == "anonymised"
     from voxmetrics.synth import demo_study
 
-    report = evaluate_sbls(demo_study().get("anon-mild"))  # the demo the command wrote
+    report = condition_sbls(demo_study().get("anon-mild"))  # the demo the command wrote
     assert report is not None and report.trained_on == DEFAULT_ATTACKER
     assert result["sbls"] == pytest.approx(report.sbls, rel=1e-9)
     assert result["attacker"] == report.attacker

@@ -138,7 +138,7 @@ def test_the_overview_compares_without_computing_the_reports_again(monkeypatch):
         raise AssertionError("computed again")
 
     monkeypatch.setattr(sbls_module, "default_attack", counted)
-    for name in ("evaluate_lid", "singling_out_of", "replicate_condition", "baseline_metrics"):
+    for name in ("evaluate", "singling_out_of", "replicate_condition"):
         monkeypatch.setattr(compare_module, name, refused)
     demo = demo_study(n_speakers=10)
     at = AppTest.from_file("../app.py", default_timeout=120)

@@ -105,7 +105,7 @@ class _Ids(HTMLParser):
 @pytest.mark.parametrize(
     "module",
     [
-        "voxmetrics", "voxmetrics.report.card", "voxmetrics.report.export",
+        "voxmetrics", "voxmetrics.report.export",
         "voxmetrics.synth", "voxmetrics.embeddings", "voxmetrics.plots",
         "voxmetrics.analysis.linkage", "voxmetrics.evaluation", "voxmetrics.evaluation.card",
         "voxmetrics.evaluation.threat", "voxmetrics.distributed", "voxmetrics.report",

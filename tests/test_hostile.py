@@ -35,7 +35,7 @@ from hostile_inputs import (
     zip_of,
 )
 
-from voxmetrics.cli import evaluate_fail_on, main
+from voxmetrics.cli import fail_on_holds, main
 from voxmetrics.data.predictions import join_predictions
 from voxmetrics.data.readers import read_embeddings, read_scores
 from voxmetrics.data.studyfile import load_study, study_from_bytes
@@ -940,11 +940,11 @@ FAIL_ON = {
 @pytest.mark.parametrize("case", list(FAIL_ON))
 def test_hostile_fail_on_expressions_are_refused(case):
     expr, match = FAIL_ON[case]
-    refused(evaluate_fail_on, expr, {"eer": 0.3, "lid": {"alid": 1.0}}, match=match)
+    refused(fail_on_holds, expr, {"eer": 0.3, "lid": {"alid": 1.0}}, match=match)
 
 
 def test_long_flat_fail_on_expressions_still_work():
-    assert evaluate_fail_on("eer < 1 and " * 150 + "eer < 1", {"eer": 0.3}) is True
+    assert fail_on_holds("eer < 1 and " * 150 + "eer < 1", {"eer": 0.3}) is True
 
 
 def test_hostile_fail_on_is_refused_before_any_work(demo_dir, capsys):

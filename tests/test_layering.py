@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LIBRARY_MODULES = [
     "voxmetrics",
     "voxmetrics.report",
-    "voxmetrics.report.card",
+    "voxmetrics.evaluation.card",
     "voxmetrics.evaluation",
     "voxmetrics.analysis.linkage",
     "voxmetrics.report.study",
@@ -135,3 +135,38 @@ def test_no_function_is_longer_than_150_lines():
                     where = path.relative_to(ROOT).as_posix()
                     long.append(f"{where}:{node.lineno} {node.name} ({n} lines)")
     assert long == [], "functions longer than 150 lines:\n" + "\n".join(long)
+
+
+EXECUTORS = {
+    "evaluation/engine.py": {"evaluate", "evaluate_condition", "evaluate_study"},
+    "evaluation/blockwise.py": {"evaluate_blockwise"},
+}
+"""The executors: the only functions named ``evaluate*``."""
+
+
+def _module_functions(path: Path) -> list[ast.FunctionDef]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def test_names_follow_the_rule_of_the_house():
+    """``evaluate*`` only for executors; public ``*_frame`` and ``*_table`` return frames.
+
+    The rule (docs, Library > Where things live): ``evaluate*`` for the executors,
+    ``condition_*`` for the analysis of one condition, ``*_frame`` for numbers, ``*_table``
+    for display text; both of the last return a ``pd.DataFrame``.
+    """
+    wrong = []
+    for path in sorted((ROOT / "voxmetrics").rglob("*.py")):
+        where = path.relative_to(ROOT / "voxmetrics").as_posix()
+        if where.startswith("_dashboard/"):
+            continue
+        for fn in _module_functions(path):
+            if fn.name.startswith("evaluate") and fn.name not in EXECUTORS.get(where, set()):
+                wrong.append(f"{where}: {fn.name} is named like an executor")
+            public = not fn.name.startswith("_") and not where.startswith("ui/")
+            if public and fn.name.endswith(("_frame", "_table")):
+                returns = ast.unparse(fn.returns) if fn.returns is not None else ""
+                if returns != "pd.DataFrame":
+                    wrong.append(f"{where}: {fn.name} returns {returns or 'nothing declared'}")
+    assert wrong == [], "\n".join(wrong)

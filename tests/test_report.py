@@ -102,8 +102,8 @@ FORMER_REPORT_NAMES = (
     "COMPARISON_COLUMNS", "INTERVALS_COLUMNS", "INTERVAL_LABELS", "LINKAGE_COMPARE_KEYS",
     "OVERVIEW_COLUMNS", "SIMILARITY_MAX_UTTERANCES", "ConditionReport", "LinkageInputs",
     "TrialsUsed", "compare_conditions", "compare_conditions_sbls", "compare_linkage",
-    "comparison_frame", "evaluate", "evaluate_condition", "evaluate_lid", "evaluate_sbls",
-    "evaluate_study", "headline_values", "intervals_frame", "labelled", "linkage_inputs",
+    "comparison_frame", "evaluate", "evaluate_condition", "evaluate_study", "headline_values",
+    "intervals_frame", "labelled", "linkage_inputs",
     "overview_frame", "replicate_condition", "report_html", "verification_frame",
 )  # fmt: skip
 """What ``voxmetrics.report`` exported before the engine moved to ``voxmetrics.evaluation``."""
@@ -121,16 +121,13 @@ def test_the_former_import_paths_still_work():
         evaluate_blockwise,
         extract_embeddings_blockwise,
     )
-    from voxmetrics.evaluation.card import report_card
     from voxmetrics.evaluation.threat import threat_callouts
-    from voxmetrics.report import card
     from voxmetrics.report.html import report_html as html_page
 
     assert set(FORMER_REPORT_NAMES) <= set(report.__all__)
     assert all(getattr(report, name) is not None for name in FORMER_REPORT_NAMES)
     assert report.evaluate is evaluation.evaluate is voxmetrics.evaluate
     assert report.report_html is html_page
-    assert card.report_card is report_card
     assert voxmetrics.threat.threat_callouts is threat_callouts
 
 

@@ -1,8 +1,8 @@
 """Pages that compute only what they show: the same numbers as the full condition report.
 
-The LID page shows the report's EER and min Cllr beside LID; it now computes the report's
-``baseline`` alone (``evaluate_baseline``) instead of the whole report (LID, SRD fits, ZEBRA,
-singling out). The reference is the full report itself.
+The LID page shows the report's EER and min Cllr beside LID; where LID fails it computes the
+report's ``pairwise`` and ``linkability`` parts alone (``evaluate(parts=...)``) instead of the
+whole report (LID, SRD fits, ZEBRA, singling out). The reference is the full report itself.
 """
 
 from __future__ import annotations
@@ -14,8 +14,15 @@ from hypothesis import strategies as st
 
 from voxmetrics.analysis.lid import LIDRow, lid_summary_frame, localised_vulnerabilities
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.evaluation import evaluate, evaluate_baseline
+from voxmetrics.evaluation import evaluate
 from voxmetrics.synth import demo_study
+
+BASELINE_PARTS = ("pairwise", "linkability")
+
+
+def evaluate_baseline(sm, **options):
+    """The baseline of the report's pairwise and linkability parts alone."""
+    return evaluate(sm, parts=BASELINE_PARTS, **options).baseline
 
 
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
@@ -71,27 +78,32 @@ def test_lid_rows_read_the_baseline_or_the_report():
 @pytest.mark.parametrize("cross_calibrate", [None, 3])
 @pytest.mark.parametrize("variant", ["reference-code", "maximum-likelihood"])
 def test_lid_and_chance_in_one_pass_equal_the_two_calls(cross_calibrate, variant):
-    from voxmetrics.analysis.lid import (
-        LIDOptions,
-        condition_chance,
-        condition_lid,
-        condition_lid_and_chance,
-    )
     from voxmetrics.data.study import Condition
+    from voxmetrics.evaluation import evaluate_condition
+    from voxmetrics.metrics.lid import calibrate_lid, lid, lid_cross_calibrated
+    from voxmetrics.metrics.uncertainty import chance_levels
 
     study = demo_study(n_speakers=7)
     for cond in (study.get("anon-mild"), Condition("no dev", eval=study.get("plain").eval)):
-        options = LIDOptions(cross_calibrate=cross_calibrate, variant=variant, seed=4)
-        lid, chance = condition_lid_and_chance(cond, options)
-        expected = condition_lid(cond, options)
-        if expected is None:
-            assert (lid, chance) == (None, None)
+        options = {"cross_calibrate": cross_calibrate, "lid_variant": variant, "seed": 4}
+        report = evaluate_condition(cond, parts=("lid",), **options)
+        ev = cond.eval
+        if cond.dev is not None:
+            cal = calibrate_lid(cond.dev.scores, cond.dev.targets, variant=variant)
+            expected = lid(ev.scores, ev.targets, cal)
+        elif cross_calibrate:
+            expected = lid_cross_calibrated(
+                ev.scores, ev.targets, ev.trial_speakers, k=3, variant=variant, seed=4
+            )
+        else:
+            assert report.lid is None
             continue
-        assert lid.calibration == expected.calibration
+        lid_result, chance = report.lid, report.chance
+        assert lid_result.calibration == expected.calibration
         for field in ("lid", "p_target", "rank"):
-            assert getattr(lid, field).tolist() == getattr(expected, field).tolist()
-        assert lid.to_dict() == expected.to_dict()
-        alone = condition_chance(cond, expected, seed=4)
+            assert getattr(lid_result, field).tolist() == getattr(expected, field).tolist()
+        assert lid_result.to_dict() == expected.to_dict()
+        alone = chance_levels(ev.scores, calibration=expected.calibration, seed=4)
         assert chance.values == alone.values and chance.n_draws == alone.n_draws
         assert chance.curve_n.tolist() == alone.curve_n.tolist()
         assert chance.curve.tolist() == alone.curve.tolist()

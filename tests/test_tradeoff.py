@@ -20,8 +20,14 @@ from voxmetrics.analysis.tradeoff import (
     EER_BANDS,
     PRIVACY_METRICS,
     ConditionNumbers,
+    condition_numbers,
+    has_utility,
     pareto_front,
     privacy_utility_tradeoff,
+    reference_condition,
+    report_callouts,
+    report_ranking,
+    report_tradeoff,
     utility_callouts,
     voiceprivacy_ranking,
 )
@@ -30,14 +36,6 @@ from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate, evaluate_condition, evaluate_study
 from voxmetrics.evaluation.steps import assemble
-from voxmetrics.evaluation.tradeoff import (
-    condition_numbers,
-    has_utility,
-    reference_condition,
-    report_callouts,
-    report_ranking,
-    report_tradeoff,
-)
 from voxmetrics.report.frames import overview_frame
 from voxmetrics.synth import demo_study
 

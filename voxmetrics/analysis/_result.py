@@ -11,24 +11,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from voxmetrics.data.utility import Utility
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
+from voxmetrics.metrics.zebra import ZebraResult
 
-__all__ = ["ConditionResult", "IdentityResult", "LinkageBaselineResult", "LinkageResult"]
+__all__ = ["ConditionResult"]
 
 
-class IdentityResult(Protocol):
-    """A condition's identity numbers as the analyses read them beside other metrics.
+class ConditionResult(Protocol):
+    """A condition's evaluated result as the analyses read it (a ``ConditionReport`` is one).
 
-    A ``ConditionReport`` is one, and so is the identity-only ``LIDReport``.
+    A report computed for some parts only (``evaluate(parts=...)``) has the fields of the
+    others None.
     """
 
     @property
     def name(self) -> str:
         """Condition label."""
+
+    @property
+    def attacker(self) -> str:
+        """Attacker knowledge level."""
 
     @property
     def baseline(self) -> BaselineResult:
@@ -37,10 +44,6 @@ class IdentityResult(Protocol):
     @property
     def lid(self) -> LIDResult | None:
         """LID (None without a calibration)."""
-
-
-class ConditionResult(IdentityResult, Protocol):
-    """A condition's evaluated result as the analyses read it (a ``ConditionReport`` is one)."""
 
     @property
     def srd(self) -> SRDResult | None:
@@ -62,45 +65,14 @@ class ConditionResult(IdentityResult, Protocol):
     def intervals(self) -> Mapping[str, BootstrapInterval]:
         """Interval of every headline number by key (empty without a bootstrap)."""
 
-
-class LinkageBaselineResult(Protocol):
-    """The numbers shown beside linkage (a ``BaselineResult`` is one)."""
+    @property
+    def zebra(self) -> ZebraResult | None:
+        """ZEBRA (None without its part)."""
 
     @property
-    def n_enrolled(self) -> int:
-        """N, enrolled identities."""
+    def utility(self) -> Utility | None:
+        """The condition's utility numbers (None when unknown)."""
 
     @property
-    def eer(self) -> float:
-        """EER of the pooled scores."""
-
-    @property
-    def linkability(self) -> float | None:
-        """Linkability at the full N (None without a complete trial)."""
-
-    @property
-    def chance_linkability(self) -> float:
-        """1/N."""
-
-
-class LinkageResult(Protocol):
-    """A condition's linkage numbers as the linkage analyses read them.
-
-    A ``ConditionReport`` is one, and so is the linkage-only ``LinkageReport``.
-    """
-
-    @property
-    def baseline(self) -> LinkageBaselineResult:
-        """EER and linkability."""
-
-    @property
-    def singling_out(self) -> SinglingOutResult | None:
-        """Singling out (None without utterance embeddings)."""
-
-    @property
-    def singling_out_interval(self) -> BootstrapInterval | None:
-        """Speaker-level interval of singling out, when bootstrapped."""
-
-    @property
-    def intervals(self) -> Mapping[str, BootstrapInterval]:
-        """Interval of linkability (key ``linkability``) among others; empty without one."""
+    def chance_linkability(self) -> float | None:
+        """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""

@@ -1,17 +1,19 @@
-"""LID of a condition under the options a user picks, and every table derived from it.
+"""The tables of a condition's LID, its intervals and calibration curve (one condition).
 
-The dashboard's LID page, the report and the CLI compute a condition's LID with
-:func:`evaluate_lid` (calibrated on the dev set, else k-fold cross-calibrated on eval, else
-none) and build their tables here; the math is :mod:`voxmetrics.metrics.lid`, the bootstrap
-and chance levels :mod:`voxmetrics.metrics.uncertainty`, the figures
-:mod:`voxmetrics.plots.lid`. LID is defined by Šterns et al. (2025); see the documentation's
-Methods > LID.
+The engine computes a condition's LID (the ``lid`` part of
+:func:`voxmetrics.evaluation.evaluate`: calibrated on the dev set, else k-fold
+cross-calibrated on eval, else none); the dashboard's LID page, the report and the CLI build
+their tables from it here. The math is :mod:`voxmetrics.metrics.lid`, the bootstrap and
+chance levels :mod:`voxmetrics.metrics.uncertainty`, the figures :mod:`voxmetrics.plots.lid`.
+LID is defined by Šterns et al. (2025); see the documentation's Methods > LID.
 
 Examples
 --------
+>>> from voxmetrics.metrics.lid import calibrate_lid, lid
 >>> from voxmetrics.synth import demo_study
 >>> cond = demo_study(n_speakers=6).get("anon-mild")
->>> result = condition_lid(cond, LIDOptions())
+>>> result = lid(cond.eval.scores, cond.eval.targets, calibrate_lid(cond.dev.scores,
+...     cond.dev.targets))
 >>> lid_status(result, failed=False), round(result.ceiling, 3)
 ('dev', 2.585)
 """
@@ -35,20 +37,13 @@ from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.lid import (
     CalibrationCurve,
     LIDResult,
-    calibrate_lid,
     calibration_curve,
     clamp_lid_number,
-    lid,
-    lid_cross_calibrated,
     posterior,
-    resolve_lid_variant,
 )
-from voxmetrics.metrics.pools import Ties
 from voxmetrics.metrics.uncertainty import (
     ChanceLevels,
-    chance_levels,
     lid_intervals,
-    lid_with_chance,
 )
 
 pd = lazy_module("pandas")  # imported when a function first uses it
@@ -69,12 +64,7 @@ __all__ = [
     "calibration_frame",
     "chance_frame",
     "condition_calibration_curve",
-    "condition_chance",
     "condition_intervals",
-    "condition_lid",
-    "condition_lid_and_chance",
-    "evaluate_lid",
-    "evaluate_lid_and_chance",
     "interval_frame",
     "interval_table",
     "lid_status",
@@ -160,96 +150,6 @@ class LIDRow:
 LID_FAILED = "LID failed (see the message above)"
 """Calibration label of a condition whose LID raised an input error."""
 
-# ---------------------------------------------------------------- LID
-
-
-def evaluate_lid(
-    eval: ScoreMatrix,
-    *,
-    dev: ScoreMatrix | None = None,
-    cross_calibrate: int | None = None,
-    variant: str = DEFAULT_LID_VARIANT,
-    seed: int = 0,
-) -> LIDResult | None:
-    """LID of ``eval``: calibrated on ``dev``, else cross-calibrated with k folds, else None.
-
-    The LID part of :func:`voxmetrics.evaluation.evaluate`, for callers that need only LID (the
-    LID page). ``variant`` is :func:`~voxmetrics.metrics.lid.calibrate_lid`'s.
-    """
-    variant = resolve_lid_variant(variant)
-    if dev is not None:
-        cal = calibrate_lid(dev.scores, dev.targets, variant=variant)
-        return lid(eval.scores, eval.targets, cal)
-    if cross_calibrate:
-        return lid_cross_calibrated(
-            eval.scores,
-            eval.targets,
-            eval.trial_speakers,
-            k=cross_calibrate,
-            variant=variant,
-            seed=seed,
-        )
-    return None
-
-
-def evaluate_lid_and_chance(
-    eval: ScoreMatrix,
-    *,
-    dev: ScoreMatrix | None = None,
-    cross_calibrate: int | None = None,
-    variant: str = DEFAULT_LID_VARIANT,
-    seed: int = 0,
-    ties: Ties = "reference",
-) -> tuple[LIDResult | None, ChanceLevels]:
-    """:func:`evaluate_lid` and the chance levels of ``eval``'s 1-to-N metrics.
-
-    With ``dev``, LID and its chance levels share one pass over the rows
-    (:func:`~voxmetrics.metrics.uncertainty.lid_with_chance`); otherwise the chance levels
-    use the cross-calibrated calibration, or have no LID part without one. ``seed`` draws the
-    folds and the chance levels' identities; ``ties`` is the SRD ranks' tie rule.
-    """
-    if dev is not None:
-        cal = calibrate_lid(dev.scores, dev.targets, variant=resolve_lid_variant(variant))
-        return lid_with_chance(eval.scores, eval.targets, cal, seed=seed, ties=ties)
-    result = evaluate_lid(eval, cross_calibrate=cross_calibrate, variant=variant, seed=seed)
-    chance = chance_levels(
-        eval.scores,
-        calibration=None if result is None else result.calibration,
-        seed=seed,
-        ties=ties,
-    )
-    return result, chance
-
-
-def condition_lid(condition: Condition, options: LIDOptions) -> LIDResult | None:
-    """:func:`evaluate_lid` of a condition under ``options`` (None: no dev set, no folds)."""
-    return evaluate_lid(
-        condition.eval,
-        dev=condition.dev,
-        cross_calibrate=options.cross_calibrate,
-        variant=options.variant,
-        seed=options.seed,
-    )
-
-
-def condition_lid_and_chance(
-    condition: Condition, options: LIDOptions
-) -> tuple[LIDResult | None, ChanceLevels | None]:
-    """:func:`condition_lid` and :func:`condition_chance` of it, in one pass over the rows.
-
-    With a dev set LID and its chance levels share the z-scores and log-posteriors of every
-    row (:func:`evaluate_lid_and_chance`, as the report computes them): the same numbers as
-    the two calls, bit for bit. Both are None without a calibration (no dev set, no folds).
-    """
-    result, chance = evaluate_lid_and_chance(
-        condition.eval,
-        dev=condition.dev,
-        cross_calibrate=options.cross_calibrate,
-        variant=options.variant,
-        seed=options.seed,
-    )
-    return (None, None) if result is None else (result, chance)
-
 
 def lid_status(result: LIDResult | None, *, failed: bool) -> str:
     """The calibration label shown next to a condition's LID numbers.
@@ -277,15 +177,6 @@ def condition_intervals(
     ``lid_max`` (no bounds) and ``lid_q95``.
     """
     return lid_intervals(result.lid, condition.eval.trial_speakers, n_boot=n_boot, seed=seed)
-
-
-def condition_chance(condition: Condition, result: LIDResult, *, seed: int = 0) -> ChanceLevels:
-    """Chance levels of the LID numbers on the condition's own eval scores.
-
-    :func:`~voxmetrics.metrics.uncertainty.chance_levels` under the result's calibration
-    (the mean of the folds' for a cross-calibrated result).
-    """
-    return chance_levels(condition.eval.scores, calibration=result.calibration, seed=seed)
 
 
 def condition_calibration_curve(

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmetrics.analysis._result import LinkageResult
+from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval
@@ -404,7 +404,7 @@ def _ci_text(iv: Any, digits: int = 3) -> str:
 
 
 def linkage_table(
-    reports: Mapping[str, LinkageResult],
+    reports: Mapping[str, ConditionResult],
     distinctiveness: Mapping[str, VoiceDistinctiveness | None] | None = None,
     distinctiveness_intervals: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
@@ -412,7 +412,7 @@ def linkage_table(
 
     Parameters
     ----------
-    reports : mapping of condition name to ConditionReport or LinkageReport
+    reports : mapping of condition name to ConditionReport (the ``linkability`` part at least)
         Linkability at the full N and singling out (None without embeddings).
     distinctiveness : mapping of condition name to VoiceDistinctiveness or None, optional
         DeID and G_VD of each condition against the chosen original (None: not available).

@@ -36,7 +36,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from voxmetrics.analysis._result import IdentityResult
+from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.predictions import AttributePrediction, join_predictions
 from voxmetrics.data.study import Condition
@@ -1115,7 +1115,7 @@ def intersection_frame(result: SBLSResult, attack: Attack | None = None) -> pd.D
 
 
 def identity_frame(
-    rows: Sequence[SBLSRow], reports: Mapping[str, IdentityResult | None]
+    rows: Sequence[SBLSRow], reports: Mapping[str, ConditionResult | None]
 ) -> pd.DataFrame:
     """SBLS beside the identity metrics: one row per condition with a result.
 

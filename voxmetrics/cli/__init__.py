@@ -44,12 +44,12 @@ from voxmetrics.cli import (
     study,
 )
 from voxmetrics.cli._common import EXIT_BAD_INPUT
-from voxmetrics.cli._fail_on import evaluate_fail_on
+from voxmetrics.cli._fail_on import fail_on_holds
 from voxmetrics.cli.app import DASHBOARD_CONFIG, dashboard_command, dashboard_script
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import get_limits, parse_limit, use_limits
 
-__all__ = ["DASHBOARD_CONFIG", "dashboard_command", "dashboard_script", "evaluate_fail_on", "main"]
+__all__ = ["DASHBOARD_CONFIG", "dashboard_command", "dashboard_script", "fail_on_holds", "main"]
 
 _COMMANDS = {
     "evaluate": evaluate,

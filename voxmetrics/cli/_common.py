@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from voxmetrics.cli._fail_on import evaluate_fail_on
+from voxmetrics.cli._fail_on import fail_on_holds
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path
 
@@ -120,7 +120,7 @@ def finish(args: argparse.Namespace, report: Any) -> int:
         report = dataclasses.replace(report, input_warnings=tuple(args.input_warnings))
     result = report.to_dict()
     # check --fail-on before writing anything, so a bad expression leaves no partial output
-    failed = evaluate_fail_on(args.fail_on, result) if args.fail_on else False
+    failed = fail_on_holds(args.fail_on, result) if args.fail_on else False
     print_json(result, args.json)
     if args.html:  # the HTML module loads Plotly: only when asked for
         from voxmetrics.report.html import report_html

@@ -139,16 +139,16 @@ def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
     )
 
 
-def evaluate_fail_on(expr: str, result: dict[str, Any]) -> bool:
+def fail_on_holds(expr: str, result: dict[str, Any]) -> bool:
     """Whether a ``--fail-on`` expression holds for a result object (no Python ``eval``).
 
     Examples
     --------
-    >>> evaluate_fail_on("eer < 0.45 or linkability > 0.5", {"eer": 0.3, "linkability": 0.1})
+    >>> fail_on_holds("eer < 0.45 or linkability > 0.5", {"eer": 0.3, "linkability": 0.1})
     True
-    >>> evaluate_fail_on("not eer < 0.45", {"eer": 0.3})
+    >>> fail_on_holds("not eer < 0.45", {"eer": 0.3})
     False
-    >>> evaluate_fail_on('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
+    >>> fail_on_holds('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
     True
     """
     return _condition(parse_fail_on(expr), result, expr)

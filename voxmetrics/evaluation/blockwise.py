@@ -44,7 +44,7 @@ import contextlib
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
@@ -52,12 +52,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics._types import DEFAULT_LID_VARIANT, ScoreKind
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import BadInputResult, VoxMetricsInputError, raise_bad_input
 from voxmetrics.errors import returning_bad_input as _run_task
+from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions, check_parts
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.sources import (
     BlockSource,
@@ -69,14 +69,12 @@ from voxmetrics.evaluation.sources import (
 from voxmetrics.evaluation.steps import (
     Products,
     assemble,
-    check_options,
-    evaluate_subsets,
     singling_out_of,
+    subset_reports,
 )
 from voxmetrics.metrics.baseline import softplus_sum
-from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
-from voxmetrics.metrics.legal import SinglingOutResult, check_linkability_rule
-from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid, resolve_lid_variant
+from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import (
     TIES,
@@ -515,21 +513,15 @@ def evaluate_blockwise(
     dev: ScoreMatrix | None = None,
     name: str = "condition",
     attacker: str = "semi-informed",
-    lid_variant: str = DEFAULT_LID_VARIANT,
     split: str = "eval",
-    ties: Ties = "reference",
-    seed: int = 0,
-    score_kind: ScoreKind = "similarity",
-    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
-    c_miss: float = 1.0,
-    c_fa: float = 1.0,
-    by: str | None = None,
+    parts: Collection[str] = ALL_PARTS,
+    options: EvaluationOptions | None = None,
     progress: Progress | None = None,
     retries: int = 3,
     utility: Utility | None = None,
-    linkability_rule: str = "code",
+    **overrides: Any,
 ) -> ConditionReport:
-    """Every metric of :func:`~voxmetrics.evaluation.engine.evaluate`, block by block on Dask.
+    """The metrics of :func:`~voxmetrics.evaluation.engine.evaluate`, block by block on Dask.
 
     Parameters
     ----------
@@ -541,14 +533,13 @@ def evaluate_blockwise(
     dev : ScoreMatrix, optional
         In-memory calibration scores of disjoint speakers; LID is computed when given (for an
         EmbeddingSet with a dev split and no ``dev``, its dev split is scored in memory).
-    name, attacker, lid_variant, ties, seed, score_kind, p_targets, c_miss, c_fa, linkability_rule :
+    name, attacker, parts, options :
         As in :func:`~voxmetrics.evaluation.engine.evaluate` (``seed`` seeds the chance
-        levels' draws).
-    by : str, optional
-        A per-trial attribute of embeddings (a metadata column, e.g. ``"sex"``): also evaluate
-        each of its values on its own trials and enrolled identities, as ``evaluate(by=...)``
+        levels' draws). ``options.by`` needs embeddings (a metadata column, e.g. ``"sex"``):
+        each of its values is evaluated on its own trials and enrolled identities
         (:meth:`EmbeddingBlocks.subset_attribute`; ``dev`` is split likewise when it has the
-        attribute). Score chunks carry no attributes.
+        attribute); score chunks carry no attributes. The bootstrap and cross-calibration are
+        not computed blockwise (refused).
     progress : callable(fraction, message), optional
         Called as blocks finish.
     retries : int
@@ -556,6 +547,8 @@ def evaluate_blockwise(
     utility : Utility, optional
         The condition's utility numbers (WER, UAR, rho_F0), carried into the report as
         :func:`~voxmetrics.evaluation.engine.evaluate_condition` carries the condition's.
+    **overrides
+        Fields of :class:`~voxmetrics.evaluation.options.EvaluationOptions` by name.
 
     Returns
     -------
@@ -568,54 +561,39 @@ def evaluate_blockwise(
         the distinct scores of different blocks are not compared. Bootstrap intervals,
         cross-calibrated LID are not computed.
     """
-    check_options(ties, score_kind)
-    check_linkability_rule(linkability_rule)
+    opts = EvaluationOptions.of(options, **overrides)
+    parts = check_parts(parts)
+    if opts.bootstrap or opts.cross_calibrate:
+        raise VoxMetricsInputError(
+            "the blockwise evaluation computes no bootstrap intervals and no cross-calibrated "
+            "LID; evaluate in memory for those (bootstrap=0, cross_calibrate=None here)."
+        )
     es = None
     if isinstance(source, EmbeddingSet):
         es = source
         source = EmbeddingBlocks.from_embeddings(es, split)
         if dev is None and split == "eval" and "dev" in es.splits():
             dev = es.score_matrix("dev")
-    options = {
-        "attacker": attacker,
-        "lid_variant": lid_variant,
-        "ties": ties,
-        "seed": seed,
-        "score_kind": score_kind,
-        "p_targets": p_targets,
-        "c_miss": c_miss,
-        "c_fa": c_fa,
-        "retries": retries,
-        "linkability_rule": linkability_rule,
-    }
     subsets = None
-    if by is not None:
-        subsets = _subsets(source, by, dev, name, client, options)
-    cal = _dev_calibration(source, dev, lid_variant)
+    if opts.by is not None:
+        subsets = _subsets(source, opts.by, dev, name, client, attacker, parts, opts, retries)
+    cal = _dev_calibration(source, dev, opts.lid_variant, calibrate="lid" in parts)
     # singling out first: the workers then hold no scored blocks while they hold its embeddings
-    singled = None if es is None else _singling_out_blockwise(client, es, split, retries)
+    singled = None
+    if es is not None and "singling_out" in parts:
+        singled = _singling_out_blockwise(client, es, split, retries)
     runner = _Runner(client, source, _row_blocks(*source.shape), progress, retries)
     try:
-        products = _products(
-            runner,
-            source,
-            cal,
-            ties=ties,
-            seed=seed,
-            linkability_rule=linkability_rule,
-        )
+        products = _products(runner, source, cal, ties=opts.ties, seed=opts.seed,
+                             linkability_rule=opts.linkability_rule)  # fmt: skip
         report = assemble(  # d' and the actual DCFs still read the blocks (the workers' caches)
             replace(products, singling_out=singled),
             name=name,
             attacker=attacker,
             has_dev=dev is not None,
-            ties=ties,
-            linkability_rule=linkability_rule,
-            score_kind=score_kind,
-            p_targets=p_targets,
-            c_miss=c_miss,
-            c_fa=c_fa,
-            by=None if subsets is None else {by: subsets},
+            options=opts,
+            parts=parts,
+            by=None if subsets is None else {opts.by: subsets},
             utility=utility,
         )
     finally:
@@ -631,7 +609,10 @@ def _subsets(
     dev: ScoreMatrix | None,
     name: str,
     client: Any,
-    options: dict[str, Any],
+    attacker: str,
+    parts: frozenset[str],
+    options: EvaluationOptions,
+    retries: int,
 ) -> dict[str, ConditionReport]:
     """The report of each value of the per-trial attribute ``by`` of embeddings."""
     if not isinstance(source, EmbeddingBlocks):
@@ -641,20 +622,27 @@ def _subsets(
         )
     if by not in source.attributes:
         source.subset_attribute(by, "")  # the error naming the attributes there are
-    return evaluate_subsets(
+    sub_options = replace(options, by=None)
+    return subset_reports(
         by,
         sorted(set(source.attributes[by].tolist())),
         lambda value: source.subset_attribute(by, value),
         dev,
         name,
-        lambda sub, **kw: evaluate_blockwise(sub, client=client, **kw, **options),
-    )
+        lambda sub, **kw: evaluate_blockwise(
+            sub, client=client, **kw, attacker=attacker, parts=parts,
+            options=sub_options, retries=retries,
+        ),
+    )  # fmt: skip
 
 
 def _dev_calibration(
-    source: BlockSource, dev: ScoreMatrix | None, lid_variant: str
+    source: BlockSource, dev: ScoreMatrix | None, lid_variant: str, *, calibrate: bool = True
 ) -> LIDCalibration | None:
-    """LID's calibration, learned in memory on ``dev`` (None without one)."""
+    """LID's calibration, learned in memory on ``dev`` (None without one, or not ``calibrate``).
+
+    ``dev``'s speakers are checked to be disjoint from the blocks' either way.
+    """
     if dev is None:
         return None
     labels = SimpleNamespace(
@@ -663,7 +651,9 @@ def _dev_calibration(
         source="the blockwise eval set",
     )
     check_disjoint_speakers(dev, labels)  # type: ignore[arg-type]
-    return calibrate_lid(dev.scores, dev.targets, variant=resolve_lid_variant(lid_variant))
+    if not calibrate:
+        return None
+    return calibrate_lid(dev.scores, dev.targets, variant=lid_variant)
 
 
 def _products(
@@ -711,6 +701,7 @@ def _products(
         # the linkability rule's ranks: ties to the target (the code's) or against it (strict)
         ranks_attacker=ranks_gt if linkability_rule == "code" else ranks.copy(),
         one_to_n_enrolled=n_cols,
+        one_to_n_trials=n_rows,
         lid=lid_out,
         chance=chance_levels_from_blocks(chance_parts, n_cols),
     )

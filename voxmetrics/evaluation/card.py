@@ -1,7 +1,7 @@
 """The report card: one line per condition, each number coloured by a documented threshold.
 
 It grades condition results (:class:`~voxmetrics.evaluation.result.ConditionReport`); the
-report and the dashboard show it (:mod:`voxmetrics.report.card`, :mod:`voxmetrics.plots.card`).
+report and the dashboard show it (:mod:`voxmetrics.plots.card`).
 
 The thresholds (:data:`REPORT_CARD_THRESHOLDS`) are VoxMetrics' reading aids, not legal limits:
 

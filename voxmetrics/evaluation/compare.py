@@ -15,13 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from voxmetrics._types import DEFAULT_LID_VARIANT
-from voxmetrics.analysis.lid import evaluate_lid
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.evaluation.engine import replicate_condition
+from voxmetrics.evaluation.engine import evaluate, replicate_condition
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.steps import singling_out_of
-from voxmetrics.metrics.baseline import baseline_metrics
 from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.pools import Ties, check_ties
 from voxmetrics.metrics.similarity import (
@@ -326,17 +324,17 @@ def _replicates(
             and np.array_equal(draws.speakers, trial_speakers)
         ):
             return own
-    if report is not None:
-        lid_result, base = report.lid, report.baseline
-    else:
-        lid_result = evaluate_lid(
+    if report is None:  # its LID and baselines, as the engine computes them
+        report = evaluate(
             cond.eval,
             dev=cond.dev,
+            parts=("pairwise", "lid"),
             cross_calibrate=cross_calibrate,
-            variant=lid_variant,
+            lid_variant=lid_variant,
             seed=draws.seed,
+            ties=ties,
         )
-        base = baseline_metrics(cond.eval.scores, cond.eval.targets, ties=ties)
+    lid_result, base = report.lid, report.baseline
     return replicate_condition(
         cond.eval, draws, lid_result, base, ties=ties, linkability_rule=linkability_rule
     )

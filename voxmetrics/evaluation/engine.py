@@ -1,46 +1,49 @@
 """The in-memory executor: evaluate a condition (or each condition of a study) into its report.
 
 :func:`evaluate` reads the score matrix in memory and produces the intermediate products of
-:mod:`voxmetrics.evaluation.steps` (one sort of the pools, the target ranks, LID and the chance
-levels in one pass over the rows, the sums of Cllr), adds the speaker-level bootstrap, and
-assembles the :class:`~voxmetrics.evaluation.result.ConditionReport` with the step the
-blockwise executor shares.
+:mod:`voxmetrics.evaluation.steps` that the asked-for parts need (one sort of the pools, the
+target ranks, LID and the chance levels in one pass over the rows, the sums of Cllr), adds the
+speaker-level bootstrap of those parts, and assembles the
+:class:`~voxmetrics.evaluation.result.ConditionReport` with the step the blockwise executor
+shares. A caller that shows fewer numbers asks for fewer parts; each number is the same float
+whichever other parts are asked for with it.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from voxmetrics._types import DEFAULT_LID_VARIANT, ScoreKind
-from voxmetrics.analysis.lid import evaluate_lid_and_chance
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, warnings_of
+from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions, check_parts
 from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport, Progress
 from voxmetrics.evaluation.steps import (
     Products,
     assemble,
     baseline_of,
-    check_options,
-    evaluate_subsets,
     singling_out_of,
+    subset_reports,
 )
 from voxmetrics.metrics.baseline import BaselineResult, matrix_cllr_sums, pairs_cllr_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
-from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
-from voxmetrics.metrics.legal import LinkabilityRule, check_linkability_rule, link_rank_ties
-from voxmetrics.metrics.lid import LIDResult
+from voxmetrics.metrics.legal import LinkabilityRule, link_rank_ties
+from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_cross_calibrated
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools, Ties
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.uncertainty import (
+    REPLICATE_FAMILIES,
+    ChanceLevels,
     ConditionReplicates,
     SpeakerDraws,
+    chance_levels,
     condition_replicates,
+    lid_with_chance,
     singling_out_interval,
 )
 
@@ -52,10 +55,9 @@ if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is compute
 
 __all__ = [
     "condition_products",
+    "condition_sbls",
     "evaluate",
-    "evaluate_baseline",
     "evaluate_condition",
-    "evaluate_sbls",
     "evaluate_study",
     "replicate_condition",
 ]
@@ -68,22 +70,14 @@ def evaluate(
     dev: ScoreMatrix | None = None,
     name: str = "condition",
     attacker: str = "semi-informed",
-    cross_calibrate: int | None = None,
-    lid_variant: str = DEFAULT_LID_VARIANT,
-    bootstrap: int = 0,
-    seed: int = 0,
-    progress: Progress | None = None,
     embeddings: EmbeddingSet | None = None,
     split: str = "eval",
-    score_kind: ScoreKind = "similarity",
-    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
-    c_miss: float = 1.0,
-    c_fa: float = 1.0,
-    ties: Ties = "reference",
-    by: str | None = None,
-    linkability_rule: LinkabilityRule = "code",
+    parts: Collection[str] = ALL_PARTS,
+    options: EvaluationOptions | None = None,
+    progress: Progress | None = None,
+    **overrides: Any,
 ) -> ConditionReport:
-    """Compute every metric of one condition.
+    """Compute the metrics of one condition: every part of its report, or those asked for.
 
     A sparse trial list (``eval.mask``) gives the pairwise metrics (EER, ROCCH-EER, Cllr,
     min Cllr, ZEBRA) on its listed pairs and the 1-to-N metrics (linkability, LID, SRD,
@@ -101,46 +95,39 @@ def evaluate(
         Calibration scores of speakers disjoint from ``eval``; LID is calibrated on it.
     name, attacker : str
         Labels carried into the report.
-    cross_calibrate : int, optional
-        Without ``dev``: calibrate LID by speaker-disjoint k-fold cross-calibration on eval
-        with this k (labelled as such). Ignored when ``dev`` is given.
-    lid_variant : {"reference-code", "maximum-likelihood"}
-        LID calibration (:data:`~voxmetrics.metrics.lid.LID_VARIANTS`): the authors' public
-        code (sample sd, balanced, L2 penalty C = 1; default), the model of Šterns et al. 2025
-        Table 3, Table 4 and Figure 4 solved exactly (docs, Methods > LID, on the published
-        code's solver tolerance), finite on separable dev pools; or the unpenalised maximum
-        likelihood on population-sd z-scores. Recorded in the JSON as ``lid.variant``.
-    bootstrap : int
-        Replicates of the speaker-level bootstrap of every headline number (0 = none): the
-        report's ``replicates``, its ``intervals`` and the JSON's ``intervals`` mappings.
-    seed : int
-        Seed of the cross-calibration folds and of the bootstrap.
-    progress : callable(fraction, message), optional
-        Progress of the bootstrap.
     embeddings : EmbeddingSet, optional
         The utterance embeddings behind ``eval``; adds singling out (on ``split``).
     split : str
         Split of ``embeddings`` that ``eval`` was scored from.
-    score_kind : {"similarity", "llr", "distance"}
-        What the scores are (reported as ``score_kind``); "llr" adds the actual DCFs and
-        "distance" says the matrices hold negated distances.
-    p_targets, c_miss, c_fa :
-        Target priors and costs of the normalised minDCF / actDCF (default 0.01 and 0.001,
-        unit costs).
-    ties : {"reference", "attacker"}
-        Tie rule of the pooled metrics: "reference" makes each number equal its reference
-        implementation (EER: SpeechBrain; ROCCH-EER, min Cllr: BOSARIS / PYLLR; ZEBRA: the
-        ZEBRA code), "attacker" resolves every tie for the attacker. The SRD ranks and the
-        linkability curve follow it too (:func:`~voxmetrics.metrics.srd.srd`,
-        :func:`~voxmetrics.metrics.legal.linkability_curve`).
-    linkability_rule : {"code", "strict"}
-        When a trial is linked (linkability, its curve, their intervals): "code" (default) as
-        the authors' code, "strict" as the paper's eq. 3 (``metrics.legal.linkability``).
-    by : str, optional
-        A per-trial attribute (e.g. ``"sex"``): also evaluate each of its values on its own
-        trials and its own enrolled identities (:meth:`ScoreMatrix.subset_attribute`), as
-        VoicePrivacy reports female and male speakers separately; ``dev`` is split likewise
-        when it has that attribute. Subsets get no singling out (it needs the embeddings).
+    parts : collection of str
+        The parts of the report to compute (:data:`~voxmetrics.evaluation.options.PARTS`:
+        ``pairwise``, ``verification``, ``zebra``, ``linkability``, ``srd``, ``lid``,
+        ``singling_out``; default every one). The EER and the counts are in every report; the
+        fields of the other parts are None and the report's ``parts`` says which it holds.
+        Each number equals the full report's, bit for bit.
+    options : EvaluationOptions, optional
+        The evaluation's options (default: the defaults), validated when made.
+    progress : callable(fraction, message), optional
+        Progress of the steps and of the bootstrap.
+    **overrides
+        Fields of :class:`~voxmetrics.evaluation.options.EvaluationOptions` by name, over
+        ``options``: ``cross_calibrate`` (without ``dev``, calibrate LID by speaker-disjoint
+        k-fold cross-calibration on eval, labelled as such), ``lid_variant``
+        ("reference-code": the authors' public code, sample sd, balanced, L2 penalty C = 1,
+        the model of Šterns et al. 2025 Table 3, Table 4 and Figure 4 solved exactly,
+        finite on separable dev pools; or "maximum-likelihood": unpenalised on population-sd
+        z-scores; recorded in the JSON as ``lid.variant``), ``bootstrap`` (replicates of the
+        speaker-level bootstrap of every headline number, 0 = none), ``seed`` (of the folds,
+        the chance levels and the bootstrap), ``score_kind`` ("similarity", "llr": adds the
+        actual DCFs, "distance": negated distances), ``p_targets``, ``c_miss``, ``c_fa``
+        (normalised minDCF / actDCF; default priors 0.01 and 0.001, unit costs), ``ties``
+        ("reference": each number equals its reference implementation, EER: SpeechBrain,
+        ROCCH-EER and min Cllr: BOSARIS / PYLLR, ZEBRA: the ZEBRA code; "attacker": every tie
+        resolved for the attacker; the SRD ranks follow it), ``linkability_rule`` ("code": the
+        authors' code, "strict": the paper's eq. 3) and ``by`` (a per-trial attribute, e.g.
+        ``"sex"``: also evaluate each of its values on its own trials and enrolled
+        identities, as VoicePrivacy reports female and male speakers separately; ``dev`` is
+        split likewise when it has that attribute; subsets get no singling out).
 
     Returns
     -------
@@ -155,63 +142,66 @@ def evaluate(
     >>> r = evaluate(sm).to_dict()
     >>> r["eer"], r["linkability"]
     (0.5, 1.0)
+    >>> r = evaluate(sm, parts=["zebra"])
+    >>> r.zebra.tag, r.baseline.linkability, r.srd
+    ('A', None, None)
     """
-    check_options(ties, score_kind)
-    check_linkability_rule(linkability_rule)
+    opts = EvaluationOptions.of(options, **overrides)
+    parts = check_parts(parts)
     if dev is not None:
         check_disjoint_speakers(dev, eval)
     subsets = None
-    if by is not None:  # validate the attribute before any work
-        options = {
-            "attacker": attacker, "cross_calibrate": cross_calibrate, "lid_variant": lid_variant,
-            "bootstrap": bootstrap, "seed": seed, "ties": ties, "p_targets": p_targets,
-            "c_miss": c_miss, "c_fa": c_fa, "score_kind": score_kind,
-            "linkability_rule": linkability_rule,
-        }  # fmt: skip
-        subsets = evaluate_subsets(
+    if opts.by is not None:  # validate the attribute before any work
+        by, sub_options = opts.by, replace(opts, by=None)
+        subsets = subset_reports(
             by,
             eval.attribute_values(by),
             lambda value: eval.subset_attribute(by, value),
             dev,
             name,
-            lambda sub, **kw: evaluate(sub, **kw, **options),  # type: ignore[arg-type]
+            lambda sub, **kw: evaluate(
+                sub, **kw, attacker=attacker, parts=parts, options=sub_options
+            ),
         )
-    products, full = condition_products(
-        eval, dev, cross_calibrate=cross_calibrate, lid_variant=lid_variant, seed=seed,
-        ties=ties, linkability_rule=linkability_rule,
-    )  # fmt: skip
-    base = baseline_of(products, ties=ties)
+    step = _stepper(progress, opts.bootstrap)
+    step(0.0, "scores")
+    products, full = condition_products(eval, dev, opts, parts)
+    base = baseline_of(products, ties=opts.ties, parts=parts)
     replicates = every = None
-    if bootstrap > 0:
-        replicates = _bootstrap(
-            eval, products, base, full, n_boot=bootstrap, seed=seed, ties=ties,
-            linkability_rule=linkability_rule,
-        )  # fmt: skip
+    if opts.bootstrap > 0:
+        step(0.3, f"bootstrap {opts.bootstrap}")
+        replicates = _bootstrap(eval, products, base, full, opts, parts, step)
         every = replicates.intervals()
-        if progress is not None:
-            progress(1.0, f"Bootstrap {bootstrap}/{bootstrap}")
-    singled = singling_out_of(embeddings, split)
+    singled = singling_out_of(embeddings, split) if "singling_out" in parts else None
     so_interval = None
-    if bootstrap > 0 and singled is not None and singled.per_predicate is not None:
-        so_interval = singling_out_interval(singled, n_boot=bootstrap, seed=seed)
-    return assemble(
+    if opts.bootstrap > 0 and singled is not None and singled.per_predicate is not None:
+        so_interval = singling_out_interval(singled, n_boot=opts.bootstrap, seed=opts.seed)
+    report = assemble(
         replace(products, singling_out=singled),
         name=name,
         attacker=attacker,
         has_dev=dev is not None,
-        ties=ties,
-        linkability_rule=linkability_rule,
-        score_kind=score_kind,
-        p_targets=p_targets,
-        c_miss=c_miss,
-        c_fa=c_fa,
+        options=opts,
+        parts=parts,
         baseline=base,
-        by=None if subsets is None else {by: subsets},
+        by=None if subsets is None else {opts.by: subsets},  # type: ignore[dict-item]
         replicates=replicates,
         lid_intervals=_keys(every, LID_KEYS) if products.lid is not None else None,
-        zebra_intervals=_keys(every, ZEBRA_KEYS),
+        zebra_intervals=_keys(every, ZEBRA_KEYS) if "zebra" in parts else None,
         singling_out_interval=so_interval,
     )
+    step(1.0, "done")
+    return report
+
+
+def _stepper(progress: Progress | None, n_boot: int) -> Progress:
+    """``progress`` as a step function; the bootstrap's own progress fills [0.3, 0.95]."""
+
+    def step(fraction: float, message: str) -> None:
+        if progress is not None:
+            progress(fraction, message)
+
+    return step
 
 
 def _bootstrap(
@@ -219,32 +209,34 @@ def _bootstrap(
     products: Products,
     base: BaselineResult,
     full: ScoreMatrix | None,
-    *,
-    n_boot: int,
-    seed: int,
-    ties: Ties,
-    linkability_rule: LinkabilityRule = "code",
+    options: EvaluationOptions,
+    parts: Collection[str],
+    step: Progress,
 ) -> ConditionReplicates:
-    """One set of speaker-level replicates for every headline number of ``eval``.
+    """One set of speaker-level replicates for every headline number of ``parts`` of ``eval``.
 
     A sparse trial list gives its pairwise numbers the listed pairs of the resampled trials
     and its 1-to-N numbers the resampled complete trials ``full`` (none: those stay null, as
     their values).
     """
-    draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=n_boot, seed=seed)
+    draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=options.bootstrap, seed=options.seed)
     ranks = None
     if products.ranks is not None and products.ranks_attacker is not None:
         ranks = (products.ranks_attacker, products.ranks)
+    elif products.ranks_attacker is not None:  # linkability without SRD: its ranks only
+        ranks = (products.ranks_attacker, products.ranks_attacker)
     return replicate_condition(
         eval,
         draws,
         products.lid,
         base,
-        ties=ties,
+        ties=options.ties,
         pools=products.pools,
         complete=full,
-        linkability_rule=linkability_rule,
+        linkability_rule=options.linkability_rule,
         ranks=ranks,
+        families=[f for f in REPLICATE_FAMILIES if f in parts],
+        progress=lambda f, message: step(0.3 + 0.65 * f, message),
     )
 
 
@@ -258,26 +250,23 @@ def _keys(
 def condition_products(
     eval: ScoreMatrix,
     dev: ScoreMatrix | None,
-    *,
-    cross_calibrate: int | None,
-    lid_variant: str,
-    seed: int,
-    ties: Ties,
-    linkability_rule: LinkabilityRule = "code",
+    options: EvaluationOptions,
+    parts: Collection[str] = ALL_PARTS,
 ) -> tuple[Products, ScoreMatrix | None]:
-    """The in-memory executor's products, and the complete trials of ``eval`` (None: none).
+    """The in-memory executor's products for ``parts``, and the complete trials of ``eval``.
 
-    Everything :func:`evaluate` derives its numbers from but singling out (the pools, the Cllr
-    sums, the target ranks under both rules, LID and the chance levels); the identity numbers
-    alone (:func:`~voxmetrics.evaluation.lid.evaluate_lid_report`) are read from them too.
-    One sort of the pooled scores for every 1-to-1 metric, on its own thread while the 1-to-N
-    metrics run (the sort takes one core, the row blocks the others).
+    Everything :func:`evaluate` derives the numbers of ``parts`` from but singling out (the
+    pools, the Cllr sums, the target ranks under both rules, LID and the chance levels); the
+    complete trials are None when there are none. One sort of the pooled scores for every
+    1-to-1 metric, on its own thread while the 1-to-N metrics run (the sort takes one core,
+    the row blocks the others).
     """
+    one_to_n = {"linkability", "srd", "lid"} & set(parts)
     with ThreadPoolExecutor(1, thread_name_prefix="voxmetrics-pools") as background:
         sorting = background.submit(SortedPools.of, eval)
         full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
         dev_full = None
-        if dev is not None:
+        if dev is not None and "lid" in parts:
             dev_full = dev.complete_rows()
             if dev_full is None:  # e.g. female and male VoicePrivacy lists joined: per sex
                 warnings.warn(
@@ -288,30 +277,27 @@ def condition_products(
                     DegenerateDataWarning,
                     stacklevel=3,
                 )
-        # LID and the chance levels of the 1-to-N metrics, on the trials they rank (null if none)
         lid_result = chance = None
         ranks = ranks_attacker = None
-        if full is not None:
-            lid_result, chance = evaluate_lid_and_chance(
-                full,
-                dev=dev_full,
-                cross_calibrate=cross_calibrate,
-                variant=lid_variant,
-                seed=seed,
-                ties=ties,
-            )
+        if full is not None and one_to_n:
+            if {"srd", "lid"} & one_to_n:  # LID and the chance levels of the 1-to-N metrics
+                lid_result, chance = _lid_and_chance(full, dev_full, options, "lid" in parts)
             # the linkability ranks follow the linkability rule, the SRD ranks the tie rule
-            link_ties = link_rank_ties(linkability_rule)
-            ranks_attacker = target_ranks(full.scores, full.targets, ties=link_ties)
-            ranks = (
-                ranks_attacker.copy()
-                if ties == link_ties
-                else target_ranks(full.scores, full.targets, ties=ties)
-            )
-        if eval.is_complete:
-            sums = matrix_cllr_sums(eval.scores, eval.targets)
-        else:
-            sums = pairs_cllr_sums(eval.tar, eval.non)
+            link_ties = link_rank_ties(options.linkability_rule)
+            if "linkability" in one_to_n:
+                ranks_attacker = target_ranks(full.scores, full.targets, ties=link_ties)
+            if "srd" in one_to_n:
+                ranks = (
+                    ranks_attacker.copy()
+                    if options.ties == link_ties and ranks_attacker is not None
+                    else target_ranks(full.scores, full.targets, ties=options.ties)
+                )
+        sums = None
+        if "pairwise" in parts:
+            if eval.is_complete:
+                sums = matrix_cllr_sums(eval.scores, eval.targets)
+            else:
+                sums = pairs_cllr_sums(eval.tar, eval.non)
         pools = sorting.result()
     products = Products(
         pools=pools,
@@ -323,10 +309,40 @@ def condition_products(
         ranks=ranks,
         ranks_attacker=ranks_attacker,
         one_to_n_enrolled=0 if full is None else full.n_enrolled,
+        one_to_n_trials=0 if full is None else full.n_trials,
         lid=lid_result,
         chance=chance,
     )
     return products, full
+
+
+def _lid_and_chance(
+    full: ScoreMatrix, dev: ScoreMatrix | None, options: EvaluationOptions, with_lid: bool
+) -> tuple[LIDResult | None, ChanceLevels]:
+    """LID of the complete trials (``with_lid``) and the chance levels of the 1-to-N metrics.
+
+    Calibrated on ``dev`` (complete trials), else cross-calibrated with
+    ``options.cross_calibrate`` folds, else none. With ``dev`` LID and its chance levels share
+    one pass over the rows (:func:`~voxmetrics.metrics.uncertainty.lid_with_chance`); otherwise
+    the chance levels use the cross-calibrated calibration, or have no LID part without one.
+    ``seed`` draws the folds and the chance levels' identities; ``ties`` is the SRD ranks'.
+    """
+    seed, ties = options.seed, options.ties
+    if with_lid and dev is not None:
+        cal = calibrate_lid(dev.scores, dev.targets, variant=options.lid_variant)
+        return lid_with_chance(full.scores, full.targets, cal, seed=seed, ties=ties)
+    result = None
+    if with_lid and options.cross_calibrate:
+        result = lid_cross_calibrated(
+            full.scores,
+            full.targets,
+            full.trial_speakers,
+            k=options.cross_calibrate,
+            variant=options.lid_variant,
+            seed=seed,
+        )
+    calibration = None if result is None else result.calibration
+    return result, chance_levels(full.scores, calibration=calibration, seed=seed, ties=ties)
 
 
 def replicate_condition(
@@ -340,11 +356,14 @@ def replicate_condition(
     complete: ScoreMatrix | None = None,
     linkability_rule: LinkabilityRule = "code",
     ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    families: Collection[str] = tuple(REPLICATE_FAMILIES),
+    progress: Progress | None = None,
 ) -> ConditionReplicates:
     """Every headline number of ``eval`` under ``draws``, estimates equal to the reported ones.
 
     ``ranks`` are the 1-to-N trials' target ranks (the linkability rule's, then ``ties``) when the
-    point estimate already has them.
+    point estimate already has them. ``families`` are the numbers to replicate
+    (:data:`~voxmetrics.metrics.uncertainty.REPLICATE_FAMILIES`, default every one).
 
     A sparse trial list resamples its trials with their listed pairs for the pairwise numbers
     and its complete trials (``complete``, by default :meth:`ScoreMatrix.complete_rows`) for
@@ -369,68 +388,44 @@ def replicate_condition(
             if complete is None or eval.is_complete
             else (complete.scores, complete.targets, complete.trial_speakers)
         ),
+        families=families,
+        progress=progress,
     )
 
 
-@single_blas_thread()
-def evaluate_baseline(
-    eval: ScoreMatrix, *, ties: Ties = "reference", linkability_rule: LinkabilityRule = "code"
-) -> BaselineResult:
-    """The ``baseline`` of :func:`evaluate`'s report alone (EER, Cllr, min Cllr, linkability).
-
-    The same products and the same step as :func:`evaluate` (the sorted pools, the Cllr sums,
-    the linkability rule's target ranks of the complete trials), so the same numbers; for a
-    page that shows only these beside its own metric (the LID page), not LID, SRD, ZEBRA or
-    singling out.
-    """
-    check_options(ties, "similarity")
-    check_linkability_rule(linkability_rule)
-    full = eval.complete_rows()
-    ranks = (
-        None
-        if full is None
-        else target_ranks(full.scores, full.targets, ties=link_rank_ties(linkability_rule))
-    )
-    if eval.is_complete:
-        sums = matrix_cllr_sums(eval.scores, eval.targets)
-    else:
-        sums = pairs_cllr_sums(eval.tar, eval.non)
-    products = Products(
-        pools=SortedPools.of(eval),
-        cllr_sums=sums,
-        n_trials=eval.n_trials,
-        n_enrolled=eval.n_enrolled,
-        n_pairs=eval.n_pairs,
-        n_excluded_trials=eval.n_excluded_trials,
-        ranks=None,
-        ranks_attacker=ranks,
-    )
-    return baseline_of(products, ties=ties)
-
-
-def evaluate_condition(condition: Condition, **options: Any) -> ConditionReport:
+def evaluate_condition(
+    condition: Condition,
+    options: EvaluationOptions | None = None,
+    *,
+    parts: Collection[str] = ALL_PARTS,
+    progress: Progress | None = None,
+    **overrides: Any,
+) -> ConditionReport:
     """:func:`evaluate` applied to a :class:`~voxmetrics.data.study.Condition`.
 
-    ``options`` are :func:`evaluate`'s keyword options (``cross_calibrate``, ``bootstrap``...);
+    ``options`` and ``overrides`` are :func:`evaluate`'s (``cross_calibrate``,
+    ``bootstrap``...; the scores' kind is the condition's), ``parts`` the parts to compute;
     the report carries the condition's utility numbers (``condition.utility``, the JSON's
     ``utility`` block; the subsets of ``by`` get none) and the messages of its incomplete
     score files (``condition.input_warnings``, the JSON's ``input_warnings``).
     """
+    opts = EvaluationOptions.of(options, **overrides, score_kind=condition.score_kind)
     report = evaluate(
         condition.eval,
         dev=condition.dev,
         name=condition.name,
         attacker=condition.attacker,
         embeddings=condition.embeddings,
-        score_kind=condition.score_kind,
-        **options,
+        parts=parts,
+        options=opts,
+        progress=progress,
     )
     if condition.input_warnings:  # its broken score files, evaluated on their listed pairs
         report = replace(report, input_warnings=condition.input_warnings)
     return report if condition.utility is None else replace(report, utility=condition.utility)
 
 
-def evaluate_sbls(condition: Condition) -> SBLSResult | None:
+def condition_sbls(condition: Condition) -> SBLSResult | None:
     """SBLS of a condition's eval embeddings under the default built-in attacker.
 
     The attacker is :data:`~voxmetrics.metrics.sbls.DEFAULT_ATTACKER` (informed), the same as
@@ -448,20 +443,24 @@ def evaluate_sbls(condition: Condition) -> SBLSResult | None:
 
 
 def evaluate_study(
-    study: Study, *, progress: Progress | None = None, **options: Any
+    study: Study,
+    *,
+    parts: Collection[str] = ALL_PARTS,
+    progress: Progress | None = None,
+    **options: Any,
 ) -> list[ConditionReport]:
     """Evaluate every condition of a study, reporting ``progress(fraction, message)``.
 
     The study's :class:`~voxmetrics.data.study.StudySettings` give the options (bootstrap
     replicates, seed, cross-calibration); ``options`` override them.
     """
-    opts = {**study.settings.evaluate_options(), **options}
+    opts = EvaluationOptions.of(study.settings.evaluate_options(), **options)
     reports = []
     for k, cond in enumerate(study.conditions):
         if progress is not None:
             progress(k / max(1, len(study)), f"Evaluating {cond.name}")
         with warnings_of(cond.name):  # each warning says which condition it is about
-            reports.append(evaluate_condition(cond, **opts))
+            reports.append(evaluate_condition(cond, opts, parts=parts))
     if progress is not None:
         progress(1.0, "Done")
     return reports

@@ -14,6 +14,10 @@ theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add th
 fractions, their ``intervals``, ``per_class`` accuracy and ``source``), null when none are known
 (:class:`~voxmetrics.data.utility.Utility`).
 
+A report asked for some parts only (``evaluate(parts=...)``,
+:data:`~voxmetrics.evaluation.options.PARTS`) has its other numbers null and lists its
+``parts``; a full report has no ``parts`` key.
+
 ``n_pairs`` and ``trials_used`` say which trials each family used: the pairwise metrics (EER,
 ROCCH-EER, Cllr, min Cllr, ZEBRA) every listed (trial, enrolled) pair, the 1-to-N metrics
 (linkability, LID, SRD, linkability against N) the complete trials of
@@ -31,6 +35,7 @@ from typing import Any
 
 from voxmetrics._types import LID_DISPLAY_FLOOR, SCORE_KIND_LABELS, ScoreKind
 from voxmetrics.data.utility import Utility
+from voxmetrics.evaluation.options import ALL_PARTS, subset_parts
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import VerificationResult
@@ -110,7 +115,12 @@ class TrialsUsed:
 
 @dataclass(frozen=True)
 class ConditionReport:
-    """Every metric of one condition computed so far."""
+    """Every metric of one condition computed so far.
+
+    ``parts`` says which parts of the report were asked for
+    (:data:`~voxmetrics.evaluation.options.PARTS`); the fields of the others are None (the EER
+    and the counts are in every report).
+    """
 
     name: str
     """Condition label."""
@@ -127,8 +137,9 @@ class ConditionReport:
     (None for a sparse trial list without complete trials, as every 1-to-N metric)."""
     srd_model: BetaBinomialFit | None
     """The beta-binomial model of the rank distribution fitted with the CLL loss."""
-    zebra: ZebraResult
-    """ZEBRA: expected (D_ECE) and worst-case (log10 l, tag) disclosure of the pools."""
+    zebra: ZebraResult | None
+    """ZEBRA: expected (D_ECE) and worst-case (log10 l, tag) disclosure of the pools (None
+    without the ``zebra`` part)."""
     linkability_curve: LinkabilityCurve | None
     """Linkability against N' enrolled candidates (exact expectation)."""
     singling_out: SinglingOutResult | None = None
@@ -164,6 +175,8 @@ class ConditionReport:
     input_warnings: tuple[str, ...] = ()
     """What was left out of broken input files read with ``allow_incomplete`` (the JSON's
     ``input_warnings``, present only when there are some)."""
+    parts: frozenset[str] = ALL_PARTS
+    """The parts of the report that were computed (every one by default)."""
 
     @property
     def chance_linkability(self) -> float | None:
@@ -198,10 +211,12 @@ class ConditionReport:
             return {k: est.get(k) for k in ("lid_q95", "max_d_q95", "log10_l_q95")}
         return {}
 
-    def zebra_block(self) -> dict[str, Any]:
+    def zebra_block(self) -> dict[str, Any] | None:
         """The ``zebra`` block of the JSON contract, with intervals when bootstrapped."""
+        if self.zebra is None:  # not asked for
+            return None
         block: dict[str, Any] = self.zebra.to_dict()
-        if self.replicates is not None:
+        if self.replicates is not None and "log10_l_q95" in self.replicates.estimates:
             block["log10_l_q95"] = self.replicates.estimates["log10_l_q95"]
             block["intervals"] = self._block_intervals(ZEBRA_KEYS)
         elif self.zebra_intervals is not None:  # intervals given without joint replicates
@@ -213,7 +228,7 @@ class ConditionReport:
         if self.srd is None:  # a sparse trial list without complete trials
             return None
         block: dict[str, Any] = {**self.srd.to_dict(), "sparse": self.srd.sparse}
-        if self.replicates is not None:
+        if self.replicates is not None and "max_d_q95" in self.replicates.estimates:
             block["max_d_q95"] = self.replicates.estimates["max_d_q95"]
             block["intervals"] = self._block_intervals(SRD_KEYS)
         chance = self._chance(SRD_KEYS)
@@ -331,6 +346,8 @@ class ConditionReport:
         }
         if self.input_warnings:  # a broken file evaluated on its listed pairs only, as asked
             out["input_warnings"] = list(self.input_warnings)
+        if self.parts != ALL_PARTS:  # some parts only: say which (their numbers, the others null)
+            out["parts"] = list(subset_parts(self.parts))
         if self.by is not None:
             out["by"] = {
                 attr: {value: r.to_dict() for value, r in reports.items()}

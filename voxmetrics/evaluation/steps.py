@@ -2,32 +2,34 @@
 
 An executor (the in-memory :func:`~voxmetrics.evaluation.engine.evaluate`, the blockwise
 :func:`~voxmetrics.evaluation.blockwise.evaluate_blockwise` on Dask) reads the scores its own
-way and produces :class:`Products`: the sorted pools, the target ranks under both tie rules,
-LID and the chance levels, the sums of Cllr, singling out and the counts. :func:`assemble`
-derives every number of the :class:`~voxmetrics.evaluation.result.ConditionReport` from them,
-so a metric that follows from these products is wired once, here, and both executors report
-it, equal bit for bit.
+way and produces the :class:`Products` that the asked-for parts need
+(:data:`~voxmetrics.evaluation.options.PARTS`): the sorted pools, the target ranks under both
+tie rules, LID and the chance levels, the sums of Cllr, singling out and the counts.
+:func:`assemble` derives every number of those parts of the
+:class:`~voxmetrics.evaluation.result.ConditionReport` from them, so a metric that follows from
+these products is wired once, here, and both executors report it, equal bit for bit, whichever
+other parts are asked for with it.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics._types import SCORE_KINDS, ScoreKind
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions
 from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL, ConditionReport, TrialsUsed
 from voxmetrics.metrics.baseline import BaselineResult, cllr_from_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.cllr import min_cllr_from_pools
-from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS, verification_from_pools
+from voxmetrics.metrics.dcf import verification_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import (
     SinglingOutResult,
@@ -36,7 +38,7 @@ from voxmetrics.metrics.legal import (
     singling_out_embeddings,
 )
 from voxmetrics.metrics.lid import LIDResult
-from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
+from voxmetrics.metrics.pools import SortedPools, Ties
 from voxmetrics.metrics.srd import fit_beta_binomial, srd_from_ranks
 from voxmetrics.metrics.uncertainty import ChanceLevels, ConditionReplicates
 from voxmetrics.metrics.zebra import zebra_from_pools
@@ -45,10 +47,8 @@ __all__ = [
     "Products",
     "assemble",
     "baseline_of",
-    "check_options",
-    "evaluate_subsets",
-    "options_among",
     "singling_out_of",
+    "subset_reports",
 ]
 
 
@@ -58,14 +58,15 @@ class Products:
 
     The pairwise products (pools, Cllr sums) cover every listed (trial, enrolled) pair; the
     1-to-N ones (ranks, LID, chance levels) the complete trials, and are None when there are
-    none (a sparse trial list).
+    none (a sparse trial list). A product that no asked-for part needs is None too.
     """
 
     pools: SortedPools
     """The sorted mated and non-mated pools of the listed pairs."""
-    cllr_sums: tuple[float, float]
+    cllr_sums: tuple[float, float] | None
     """Sums of ln(1 + e^-s) over the mated and of ln(1 + e^s) over the non-mated scores
-    (:func:`~voxmetrics.metrics.baseline.cllr_from_sums`)."""
+    (:func:`~voxmetrics.metrics.baseline.cllr_from_sums`); None without the ``pairwise``
+    part."""
     n_trials: int
     """Trials with at least one listed pair."""
     n_enrolled: int
@@ -81,7 +82,9 @@ class Products:
     curve): ties go to the target under the code's rule (the default), against it under the
     strict rule (:func:`~voxmetrics.metrics.legal.link_rank_ties`)."""
     one_to_n_enrolled: int = 0
-    """Enrolled identities the complete trials were ranked against (0 without ranks)."""
+    """Enrolled identities the complete trials were ranked against (0: no complete trial)."""
+    one_to_n_trials: int = 0
+    """Complete trials (0: none)."""
     lid: LIDResult | None = None
     """LID of the complete trials (None without a calibration)."""
     chance: ChanceLevels | None = None
@@ -90,34 +93,11 @@ class Products:
     """Singling out (from utterance embeddings)."""
 
 
-def check_options(ties: Ties, score_kind: ScoreKind) -> None:
-    """Refuse an unknown tie rule or score kind (before any work)."""
-    check_ties(ties)
-    if score_kind not in SCORE_KINDS:
-        raise VoxMetricsInputError(
-            f"score_kind '{score_kind}' is unknown; use one of {', '.join(SCORE_KINDS)}."
-        )
-
-
-def options_among(options: Mapping[str, Any], keys: Collection[str]) -> dict[str, Any]:
-    """The ``options`` of :func:`~voxmetrics.evaluation.engine.evaluate` named in ``keys``.
-
-    A partial report's numbers depend on some of the options only (e.g. the linkage numbers on
-    ``LINKAGE_OPTIONS``); these are its keyword options and the key it is kept under.
-
-    Examples
-    --------
-    >>> options_among({"bootstrap": 200, "seed": 0, "lid_variant": "ml"}, ("bootstrap", "seed"))
-    {'bootstrap': 200, 'seed': 0}
-    """
-    return {k: v for k, v in options.items() if k in keys}
-
-
 MISSING_VALUES = frozenset({"", "nan", "none", "<na>", "nat", "null"})
 """Texts of a per-trial attribute that mean its value is missing (refused by ``by``)."""
 
 
-def evaluate_subsets(
+def subset_reports(
     by: str,
     values: Iterable[str],
     subset: Callable[[str], Any],
@@ -166,19 +146,30 @@ def singling_out_of(
         return None
 
 
-def baseline_of(products: Products, *, ties: Ties = "reference") -> BaselineResult:
-    """EER, ROCCH-EER, Cllr, min Cllr (the listed pairs) and linkability (complete trials)."""
+def baseline_of(
+    products: Products, *, ties: Ties = "reference", parts: Collection[str] = ALL_PARTS
+) -> BaselineResult:
+    """EER, ROCCH-EER, Cllr, min Cllr (the listed pairs) and linkability (complete trials).
+
+    The EER always; ROCCH-EER, Cllr and min Cllr with the ``pairwise`` part, linkability with
+    the ``linkability`` part (and a complete trial); None otherwise.
+    """
     pools = products.pools
     e = eer_from_pools(pools, ties=ties)
-    ranks = products.ranks_attacker
+    ranks = products.ranks_attacker if "linkability" in parts else None
+    pairwise = "pairwise" in parts and products.cllr_sums is not None
     return BaselineResult(
         n_trials=int(products.n_trials),
         n_enrolled=int(products.n_enrolled),
         eer=e.eer,
         eer_threshold=e.threshold,
-        eer_rocch=eer_rocch_from_pools(pools, ties=ties),
-        cllr=cllr_from_sums(*products.cllr_sums, pools.n_tar, pools.n_non),
-        min_cllr=min_cllr_from_pools(pools, ties=ties),
+        eer_rocch=eer_rocch_from_pools(pools, ties=ties) if pairwise else None,
+        cllr=(
+            cllr_from_sums(*products.cllr_sums, pools.n_tar, pools.n_non)  # type: ignore[misc]
+            if pairwise
+            else None
+        ),
+        min_cllr=min_cllr_from_pools(pools, ties=ties) if pairwise else None,
         linkability=None if ranks is None else linkability_from_ranks(ranks),
     )
 
@@ -189,12 +180,8 @@ def assemble(
     name: str,
     attacker: str,
     has_dev: bool,
-    ties: Ties = "reference",
-    linkability_rule: str = "code",
-    score_kind: ScoreKind = "similarity",
-    p_targets: Sequence[float] = DEFAULT_P_TARGETS,
-    c_miss: float = 1.0,
-    c_fa: float = 1.0,
+    options: EvaluationOptions,
+    parts: Collection[str] = ALL_PARTS,
     baseline: BaselineResult | None = None,
     by: dict[str, dict[str, ConditionReport]] | None = None,
     replicates: ConditionReplicates | None = None,
@@ -203,61 +190,70 @@ def assemble(
     singling_out_interval: BootstrapInterval | None = None,
     utility: Utility | None = None,
 ) -> ConditionReport:
-    """The :class:`ConditionReport` of ``products``: every number derived from them.
+    """The :class:`ConditionReport` of ``products``: every number of ``parts`` derived from them.
 
     ``baseline`` is :func:`baseline_of` ``products`` when already computed; ``by``, the
     bootstrap's ``replicates`` and intervals and the condition's ``utility`` numbers are carried
-    into the report as they are.
+    into the report as they are. The fields of the parts not asked for are None.
     """
+    ties = options.ties
     pools = products.pools
     ranks, ranks_attacker = products.ranks, products.ranks_attacker
     n_one_to_n = products.one_to_n_enrolled
-    srd_result = None if ranks is None else srd_from_ranks(ranks, n_one_to_n)
+    srd_result = None
+    if "srd" in parts and ranks is not None:
+        srd_result = srd_from_ranks(ranks, n_one_to_n)
+    curve = None
+    if "linkability" in parts and ranks_attacker is not None:
+        curve = linkability_curve_from_ranks(ranks_attacker, n_one_to_n)
     report = ConditionReport(
         name=name,
         attacker=attacker,
         n_excluded_trials=products.n_excluded_trials,
         has_dev=has_dev,
-        baseline=baseline if baseline is not None else baseline_of(products, ties=ties),
+        baseline=(
+            baseline if baseline is not None else baseline_of(products, ties=ties, parts=parts)
+        ),
         srd=srd_result,
         srd_model=(
             None if srd_result is None else fit_beta_binomial(srd_result.histogram, loss="CLL")
         ),
-        zebra=zebra_from_pools(pools, ties=ties),
-        linkability_curve=(
-            None
-            if ranks_attacker is None
-            else linkability_curve_from_ranks(ranks_attacker, n_one_to_n)
-        ),
-        singling_out=products.singling_out,
-        lid=products.lid,
+        zebra=zebra_from_pools(pools, ties=ties) if "zebra" in parts else None,
+        linkability_curve=curve,
+        singling_out=products.singling_out if "singling_out" in parts else None,
+        lid=products.lid if "lid" in parts else None,
         lid_intervals=lid_intervals,
         zebra_intervals=zebra_intervals,
-        verification=verification_from_pools(
-            pools,
-            p_targets=p_targets,
-            c_miss=c_miss,
-            c_fa=c_fa,
-            scores_are_llrs=score_kind == "llr",
+        verification=(
+            verification_from_pools(
+                pools,
+                p_targets=options.p_targets,
+                c_miss=options.c_miss,
+                c_fa=options.c_fa,
+                scores_are_llrs=options.score_kind == "llr",
+            )
+            if "verification" in parts
+            else None
         ),
-        score_kind=score_kind,
+        score_kind=options.score_kind,
         ties=ties,
-        linkability_rule=linkability_rule,
+        linkability_rule=options.linkability_rule,
         trials_used=TrialsUsed(
             n_pairs=products.n_pairs,
             n_tar=pools.n_tar,
             n_non=pools.n_non,
             n_trials=products.n_trials,
             n_enrolled=products.n_enrolled,
-            one_to_n_trials=0 if ranks is None else int(ranks.size),
-            one_to_n_enrolled=n_one_to_n if ranks is not None else 0,
-            reason=NO_COMPLETE_TRIAL if ranks is None else None,
+            one_to_n_trials=products.one_to_n_trials,
+            one_to_n_enrolled=n_one_to_n,
+            reason=NO_COMPLETE_TRIAL if products.one_to_n_trials == 0 else None,
         ),
         by=by,
         replicates=replicates,
-        chance=products.chance,
+        chance=products.chance if {"srd", "lid"} & set(parts) else None,
         singling_out_interval=singling_out_interval,
         utility=utility,
+        parts=frozenset(parts),
     )
     warn_beyond_display_range(report)
     return report

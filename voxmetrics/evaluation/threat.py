@@ -23,7 +23,6 @@ from numpy.typing import ArrayLike, NDArray
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.evaluation.lid import LIDReport
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
 from voxmetrics.metrics.lid import LIDCalibration, LIDResult, calibrate_lid, lid
@@ -35,6 +34,7 @@ __all__ = [
     "CALLOUT_LID_MAX",
     "CALLOUT_LINKABILITY_FACTOR",
     "EXAMPLE_OWN_COLUMN",
+    "IDENTITY_PARTS",
     "PAPER_EXAMPLE_SCORES",
     "PAPER_EXAMPLE_TARGETS",
     "PAPER_EXAMPLE_W",
@@ -43,7 +43,6 @@ __all__ = [
     "checked_conditions",
     "example_frame",
     "example_view",
-    "identity_reports",
     "paper_matrix",
     "threat_callouts",
     "threat_scenario",
@@ -370,12 +369,12 @@ class Callout:
         }
 
 
-def identity_reports(reports: Sequence[ConditionReport | LIDReport]) -> list[LIDReport]:
-    """The identity numbers the call-outs read, of full reports or of LID reports alike."""
-    return [LIDReport.of(r) if isinstance(r, ConditionReport) else r for r in reports]
+IDENTITY_PARTS = ("pairwise", "linkability", "srd", "lid")
+"""The parts of a condition's report that the call-outs read (``evaluate(parts=...)``): the
+baseline, linkability, the target ranks of the SRD part, and LID."""
 
 
-def _worst_trials(sm: ScoreMatrix, report: LIDReport, n_worst: int) -> pd.DataFrame:
+def _worst_trials(sm: ScoreMatrix, report: ConditionReport, n_worst: int) -> pd.DataFrame:
     s = np.asarray(sm.scores, dtype=np.float64)
     idx = np.arange(sm.n_trials)
     own = s[idx, sm.targets]
@@ -385,7 +384,7 @@ def _worst_trials(sm: ScoreMatrix, report: LIDReport, n_worst: int) -> pd.DataFr
         {
             "trial": sm.trial_ids,
             "speaker": sm.trial_speakers,
-            "rank": report.ranks,
+            "rank": None if report.srd is None else report.srd.ranks,
             "margin": own - others.max(axis=1),
         }
     )
@@ -400,7 +399,7 @@ def _worst_trials(sm: ScoreMatrix, report: LIDReport, n_worst: int) -> pd.DataFr
 
 def threat_callouts(
     study: Study,
-    reports: Sequence[ConditionReport | LIDReport],
+    reports: Sequence[ConditionReport],
     *,
     eer_min: float = CALLOUT_EER,
     lid_max_min: float = CALLOUT_LID_MAX,
@@ -412,9 +411,9 @@ def threat_callouts(
     Called out: EER >= ``eer_min`` and (LIDmax >= ``lid_max_min`` bits or linkability above
     ``linkability_factor`` x chance), each with its ``n_worst`` most exposed trials.
 
-    ``reports`` are the study's condition reports (:func:`voxmetrics.evaluation.evaluate_study`)
-    or their identity numbers alone (:class:`~voxmetrics.evaluation.lid.LIDReport`); a report
-    whose condition is no longer in the study is skipped.
+    ``reports`` are the study's condition reports (:func:`voxmetrics.evaluation.evaluate_study`,
+    every part or at least :data:`IDENTITY_PARTS`); a report whose condition is no longer in
+    the study is skipped.
 
     Examples
     --------
@@ -425,7 +424,7 @@ def threat_callouts(
     ['anon-leaky']
     """
     out = []
-    for r in identity_reports(reports):
+    for r in reports:
         if r.name not in study.names or r.baseline.eer < eer_min:
             continue
         b = r.baseline
@@ -458,7 +457,7 @@ def threat_callouts(
 
 
 def checked_conditions(
-    reports: Sequence[ConditionReport | LIDReport], callouts: Sequence[Callout]
+    reports: Sequence[ConditionReport], callouts: Sequence[Callout]
 ) -> pd.DataFrame:
     """Every condition checked for call-outs: EER, linkability and chance, LIDmax, called out.
 
@@ -476,7 +475,6 @@ def checked_conditions(
     ['anon-leaky']
     """
     called = {c.condition for c in callouts}
-    reports = identity_reports(reports)
     return pd.DataFrame(
         {
             "Condition": [r.name for r in reports],

@@ -41,22 +41,25 @@ class BaselineResult:
     """VPC 2024 / SpeechBrain EER of the mated vs non-mated pools."""
     eer_threshold: float
     """Threshold at which :attr:`eer` is reached (SpeechBrain's)."""
-    eer_rocch: float
-    """EER of the ROC convex hull."""
-    cllr: float
-    """Cllr of the scores taken as natural-log LLRs (meaningful only for LLR scores)."""
-    min_cllr: float
-    """Cllr after PAV calibration, in [0, 1]."""
+    eer_rocch: float | None
+    """EER of the ROC convex hull (None when not asked for: an evaluation without its
+    ``pairwise`` part)."""
+    cllr: float | None
+    """Cllr of the scores taken as natural-log LLRs (meaningful only for LLR scores; None when
+    not asked for)."""
+    min_cllr: float | None
+    """Cllr after PAV calibration, in [0, 1] (None when not asked for)."""
     linkability: float | None
     """Fraction of trials whose mated score beats every other score (chance 1/N); None for a
-    sparse trial list with no complete trial."""
+    sparse trial list with no complete trial, or when not asked for (an evaluation without its
+    ``linkability`` part)."""
 
     @property
     def chance_linkability(self) -> float:
         """Linkability of a random guess, 1/N."""
         return 1.0 / self.n_enrolled
 
-    def to_dict(self) -> dict[str, float | int]:
+    def to_dict(self) -> dict[str, float | int | None]:
         """JSON-safe dictionary of the fields."""
         return asdict(self)
 

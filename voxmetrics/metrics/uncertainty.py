@@ -34,7 +34,7 @@ family-wise error rate.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -59,6 +59,7 @@ from voxmetrics.metrics.zebra import _d_ece_runs, replicate_run_counts, speaker_
 
 __all__ = [
     "P_VALUE_METHOD",
+    "REPLICATE_FAMILIES",
     "WORST_Q",
     "ChanceBlock",
     "ChanceLevels",
@@ -76,8 +77,6 @@ __all__ = [
     "lid_from_blocks",
     "lid_intervals",
     "lid_with_chance",
-    "linkability_replicates",
-    "one_to_n_replicates",
     "paired_p_values",
     "similarity_intervals",
     "similarity_replicates",
@@ -313,6 +312,17 @@ at 0). It is an interval for the expected plug-in value at this T and N, which i
 chance level is too, so "the interval contains the chance level" compares like with like."""
 
 
+REPLICATE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "pairwise": ("eer", "eer_rocch", "cllr", "min_cllr"),
+    "zebra": ("d_ece", "log10_l", "log10_l_q95"),
+    "linkability": ("linkability",),
+    "srd": ("mean_d", "idr", "max_d", "max_d_q95"),
+    "lid": ("alid", "pdr", "ndr", "lid_plus", "lid_minus", "lid_max", "lid_q95"),
+}
+"""The replicate keys of each family of :func:`condition_replicates` (``linkability`` adds
+the curve against N' too)."""
+
+
 def _spk_sum(values: NDArray[np.float64], inv: NDArray[np.intp], s: int) -> NDArray[np.float64]:
     """Per-speaker sums of per-trial values (T,) or (T, G) -> (S,) or (S, G)."""
     if values.ndim == 1:
@@ -337,6 +347,8 @@ def condition_replicates(
     complete: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
     linkability_rule: str = "code",
     ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    families: Collection[str] = tuple(REPLICATE_FAMILIES),
+    progress: Callable[[float, str], None] | None = None,
 ) -> ConditionReplicates:
     """Every headline number of one condition under the replicate weights ``draws``.
 
@@ -373,6 +385,11 @@ def condition_replicates(
     ranks : (ranks under the linkability rule's tie rule, ranks with ``ties``), optional
         :func:`~voxmetrics.metrics.ranks.target_ranks` of the 1-to-N trials, when already
         computed (the point estimate's); computed here otherwise.
+    families : collection of str
+        The numbers to replicate, by family (:data:`REPLICATE_FAMILIES`; default every one):
+        each family's numbers are the same floats whichever others are asked for with it.
+    progress : callable(fraction, message), optional
+        Called as the replicates of the pooled numbers advance.
 
     Returns
     -------
@@ -380,7 +397,7 @@ def condition_replicates(
         Keys ``eer, eer_rocch, cllr, min_cllr, linkability, mean_d, idr, max_d, max_d_q95,
         d_ece, log10_l, log10_l_q95`` and, with ``lid``, ``alid, pdr, ndr, lid_plus,
         lid_minus, lid_max, lid_q95`` (a sparse list without complete trials: the pairwise
-        ones only, and an empty curve).
+        ones only, and an empty curve); those of ``families`` only.
 
     Examples
     --------
@@ -391,6 +408,11 @@ def condition_replicates(
     (1.0, 1.0)
     """
     check_ties(ties)
+    unknown = sorted(set(families) - set(REPLICATE_FAMILIES))
+    if unknown:
+        raise VoxMetricsInputError(
+            f"unknown replicate families {unknown}; use some of {', '.join(REPLICATE_FAMILIES)}."
+        )
     s, t = _matrix_and_targets(scores, targets)
     inv = draws.index(speakers)
     if inv.size != s.shape[0]:
@@ -417,11 +439,15 @@ def condition_replicates(
             raise VoxMetricsInputError(
                 f"the complete trials need one speaker each ({s1.shape[0]}), got {inv1.size}."
             )
-        grid, curve, curve_reps = _one_to_n_replicates(
-            s1, t1, inv1, draws, est, reps, ties, q, link_rank_ties(linkability_rule), ranks
-        )
-    _pairwise_replicates(s, t, inv, draws, est, reps, ties, pools, q, m)
-    if lid is not None and complete is not None:
+        if "linkability" in families or "srd" in families:
+            grid, curve, curve_reps = _one_to_n_replicates(
+                s1, t1, inv1, draws, est, reps, ties, q, link_rank_ties(linkability_rule), ranks,
+                srd="srd" in families,
+            )  # fmt: skip
+    pooled = {f for f in ("pairwise", "zebra") if f in families}
+    if pooled:
+        _pairwise_replicates(s, t, inv, draws, est, reps, ties, pools, q, m, pooled, progress)
+    if lid is not None and complete is not None and "lid" in families:
         x = np.asarray(lid, dtype=np.float64).ravel()
         if x.shape != (inv1.size,):
             raise VoxMetricsInputError(
@@ -460,10 +486,12 @@ def _one_to_n_replicates(
     q: float,
     link_ties: Ties = "attacker",
     given: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    *,
+    srd: bool = True,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
-    """Linkability, its curve and the SRD numbers of complete trials into ``est`` / ``reps``.
+    """Linkability, its curve and (``srd``) the SRD numbers of complete trials into the dicts.
 
-    ``link_ties``: the rank rule of the linkability rule
+    ``est`` and ``reps`` receive them. ``link_ties``: the rank rule of the linkability rule
     (:func:`~voxmetrics.metrics.legal.link_rank_ties`).
     """
     n = s.shape[1]
@@ -472,13 +500,16 @@ def _one_to_n_replicates(
     # linkability and its curve: ties go to the true speaker under the code's rule (the
     # authors' code), against it under the strict one; the SRD ranks follow ``ties``
     if given is None:
-        link_ranks, ranks = target_ranks(s, t, ties=link_ties), target_ranks(s, t, ties=ties)
+        link_ranks = target_ranks(s, t, ties=link_ties)
+        ranks = target_ranks(s, t, ties=ties) if srd else link_ranks
     else:
         link_ranks, ranks = given
     link = _linkability_replicates(link_ranks, n, inv, draws)
     est["linkability"] = link.estimates["linkability"]
     reps["linkability"] = link.reps["linkability"]
     grid, curve, curve_reps = link.curve_n, link.curve, link.curve_reps
+    if not srd:
+        return grid, curve, curve_reps
     onehot = np.zeros((n_spk, n))
     np.add.at(onehot, (inv, ranks - 1), 1.0)
     full_h = onehot.sum(axis=0, keepdims=True)
@@ -522,85 +553,6 @@ def _linkability_replicates(
     )
 
 
-def linkability_replicates(
-    link_ranks: ArrayLike, n_enrolled: int, speakers: ArrayLike, draws: SpeakerDraws
-) -> ConditionReplicates:
-    """Linkability and its curve against N' under the replicate weights ``draws``, alone.
-
-    The ``linkability`` key and the curve of :func:`condition_replicates` on the same trials
-    and draws, equal to them, without the pairwise, SRD and LID numbers.
-
-    Parameters
-    ----------
-    link_ranks : array_like of int, shape (T,)
-        :func:`~voxmetrics.metrics.ranks.target_ranks` of the complete trials under the
-        linkability rule's tie rule (:func:`~voxmetrics.metrics.legal.link_rank_ties`).
-    n_enrolled : int
-        The enrolled identities they were ranked against.
-    speakers : array_like of str, shape (T,)
-        Speaker of each trial (each must be in ``draws.speakers``).
-    draws : SpeakerDraws
-        Replicate weights.
-
-    Examples
-    --------
-    >>> d = SpeakerDraws.draw(["a", "a", "b"], n_boot=50, seed=1)
-    >>> r = linkability_replicates([1, 2, 1], 4, ["a", "a", "b"], d)
-    >>> round(r.estimates["linkability"], 3), r.curve_n.tolist(), r.curve_reps.shape
-    (0.667, [2, 4], (50, 2))
-    """
-    ranks = np.asarray(link_ranks, dtype=np.int64).ravel()
-    inv = draws.index(speakers)
-    if inv.size != ranks.size:
-        raise VoxMetricsInputError(
-            f"`speakers` must give one speaker per trial ({ranks.size}), got {inv.size}."
-        )
-    if ranks.size == 0 or ranks.min() < 1 or ranks.max() > n_enrolled:
-        raise VoxMetricsInputError(
-            f"`link_ranks` must be target ranks in 1..{n_enrolled}, at least one trial."
-        )
-    return _linkability_replicates(ranks, int(n_enrolled), inv, draws)
-
-
-def one_to_n_replicates(
-    n_enrolled: int,
-    speakers: ArrayLike,
-    draws: SpeakerDraws,
-    *,
-    ranks: tuple[NDArray[np.int64], NDArray[np.int64]],
-    q: float = WORST_Q,
-) -> ConditionReplicates:
-    """Linkability, its curve and the SRD statistics under the replicate weights, alone.
-
-    The ``linkability, mean_d, idr, max_d, max_d_q95`` keys and the curve of
-    :func:`condition_replicates` on the same complete trials and draws, equal to them, without
-    the pairwise and LID numbers. ``ranks`` are the trials' target ranks under the linkability
-    rule's tie rule, then under the SRD tie rule (as :func:`condition_replicates`'s ``ranks``).
-
-    Examples
-    --------
-    >>> d = SpeakerDraws.draw(["a", "a", "b"], n_boot=50, seed=1)
-    >>> r = one_to_n_replicates(4, ["a", "a", "b"], d, ranks=(np.array([1, 2, 1]),) * 2)
-    >>> sorted(r.estimates), r.reps["mean_d"].shape
-    (['idr', 'linkability', 'max_d', 'max_d_q95', 'mean_d'], (50,))
-    """
-    inv = draws.index(speakers)
-    link_ranks, srd_ranks = (np.asarray(r, dtype=np.int64).ravel() for r in ranks)
-    if inv.size != link_ranks.size or inv.size != srd_ranks.size:
-        raise VoxMetricsInputError(
-            f"`speakers` must give one speaker per ranked trial ({link_ranks.size}), "
-            f"got {inv.size}."
-        )
-    est: dict[str, float | None] = {}
-    reps: dict[str, NDArray[np.float64]] = {}
-    shape_only = np.empty((0, int(n_enrolled)))  # the ranks are given: only N is read
-    grid, curve, curve_reps = _one_to_n_replicates(
-        shape_only, np.empty(0, dtype=np.intp), inv, draws, est, reps, "reference", q,
-        given=(link_ranks, srd_ranks),
-    )  # fmt: skip
-    return ConditionReplicates(est, reps, grid, curve, curve_reps)
-
-
 def _pairwise_replicates(
     s: NDArray[np.floating],
     t: NDArray[np.intp],
@@ -612,12 +564,76 @@ def _pairwise_replicates(
     pools: SortedPools | None,
     q: float,
     mask: NDArray[np.bool_] | None,
+    families: Collection[str] = ("pairwise", "zebra"),
+    progress: Callable[[float, str], None] | None = None,
 ) -> None:
-    """EER, ROCCH-EER, Cllr, min Cllr and ZEBRA of the (listed) pairs into ``est`` / ``reps``."""
+    """The pooled numbers of the (listed) pairs into ``est`` / ``reps``.
+
+    EER, ROCCH-EER, Cllr and min Cllr (the ``pairwise`` family) and ZEBRA (``zebra``).
+    """
+    n_trials = s.shape[0]
+    if "pairwise" in families:
+        _cllr_replicates(s, t, inv, draws, est, reps, mask)
+    if pools is None:
+        rows = np.arange(n_trials)
+        if mask is None:
+            pools = SortedPools.from_matrix(s, t)
+        else:
+            own = np.zeros(s.shape, dtype=bool)
+            own[rows, t] = True
+            pools = SortedPools.from_pools(s[mask & own], s[mask & ~own])
+    per_speaker = speaker_run_counts(pools, s, t, inv, draws.speakers.size, mask=mask)
+    ref = ties == "reference"
+    for k in (k for f in ("pairwise", "zebra") if f in families for k in REPLICATE_FAMILIES[f]):
+        if k == "cllr":  # by per-speaker sums (above); the rest on reweighted runs
+            continue
+        reps[k] = np.full(draws.n_boot, np.nan)
+
+    def pooled(rc: RunCounts) -> dict[str, float]:
+        # one PAV without Laplace for the ROCCH, min Cllr and D_ECE: targets first at a tie
+        # under the reference rule (BOSARIS rocch, ZEBRA's rocch_pava), else non-targets first
+        z = pav_runs(rc, targets_first=ref, laplace=False)
+        out = {}
+        if "pairwise" in families:
+            eer_r, mc = _rocch_eer_runs(rc, targets_first=ref, pav=z)
+            out.update({"eer": eer_from_runs(rc, ties=ties), "eer_rocch": eer_r, "min_cllr": mc})
+        if "zebra" in families:
+            lap = pav_runs(rc, targets_first=False, laplace=True)
+            mag = np.abs(lap.llr) / _LN10
+            out.update(
+                {
+                    "d_ece": _d_ece_runs(z, rc.n_tar, rc.n_non),
+                    "log10_l": float(mag.max()),
+                    "log10_l_q95": float(weighted_quantile(mag, lap.counts, q)[0]),
+                }
+            )
+        return out
+
+    est.update(pooled(pools.counts))
+    for start, weighted in replicate_run_counts(per_speaker, draws.counts):
+        for i, row in enumerate(weighted):
+            rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
+            if rc.n_tar > 0 and rc.n_non > 0:
+                for k, v in pooled(rc).items():
+                    reps[k][start + i] = v
+        if progress is not None:
+            done = start + len(weighted)
+            progress(done / draws.n_boot, f"bootstrap {done}/{draws.n_boot}")
+
+
+def _cllr_replicates(
+    s: NDArray[np.floating],
+    t: NDArray[np.intp],
+    inv: NDArray[np.intp],
+    draws: SpeakerDraws,
+    est: dict[str, float | None],
+    reps: dict[str, NDArray[np.float64]],
+    mask: NDArray[np.bool_] | None,
+) -> None:
+    """Cllr of the (listed) pairs into ``est`` / ``reps``, by per-speaker sums of its terms."""
     n_trials, n = s.shape
     n_spk = draws.speakers.size
     w = draws.counts.astype(np.float64)  # (B, S)
-    # Cllr by per-speaker sums; the rest on reweighted runs
     tar_term = np.zeros(n_trials)
     non_term = np.zeros(n_trials)
     rows = np.arange(n_trials)
@@ -658,43 +674,6 @@ def _pairwise_replicates(
                 0.5 * (c_tar / n_tar_b + c_non / n_non_b) / _LN2,
                 np.nan,
             )
-
-    if pools is None:
-        if mask is None:
-            pools = SortedPools.from_matrix(s, t)
-        else:
-            own = np.zeros(s.shape, dtype=bool)
-            own[rows, t] = True
-            pools = SortedPools.from_pools(s[mask & own], s[mask & ~own])
-    per_speaker = speaker_run_counts(pools, s, t, inv, n_spk, mask=mask)
-    ref = ties == "reference"
-    keys = ("eer", "eer_rocch", "min_cllr", "d_ece", "log10_l", "log10_l_q95")
-    for k in keys:
-        reps[k] = np.full(draws.n_boot, np.nan)
-
-    def pooled(rc: RunCounts) -> dict[str, float]:
-        # one PAV without Laplace for the ROCCH, min Cllr and D_ECE: targets first at a tie
-        # under the reference rule (BOSARIS rocch, ZEBRA's rocch_pava), else non-targets first
-        z = pav_runs(rc, targets_first=ref, laplace=False)
-        eer_r, mc = _rocch_eer_runs(rc, targets_first=ref, pav=z)
-        lap = pav_runs(rc, targets_first=False, laplace=True)
-        mag = np.abs(lap.llr) / _LN10
-        return {
-            "eer": eer_from_runs(rc, ties=ties),
-            "eer_rocch": eer_r,
-            "min_cllr": mc,
-            "d_ece": _d_ece_runs(z, rc.n_tar, rc.n_non),
-            "log10_l": float(mag.max()),
-            "log10_l_q95": float(weighted_quantile(mag, lap.counts, q)[0]),
-        }
-
-    est.update(pooled(pools.counts))
-    for start, weighted in replicate_run_counts(per_speaker, draws.counts):
-        for i, row in enumerate(weighted):
-            rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
-            if rc.n_tar > 0 and rc.n_non > 0:
-                for k, v in pooled(rc).items():
-                    reps[k][start + i] = v
 
 
 def _lid_replicates(

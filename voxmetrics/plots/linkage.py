@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from voxmetrics.analysis._result import LinkageResult
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
     LegalEvaluation,
@@ -375,7 +375,7 @@ def singling_out_figure(
 
 def conversation_length_figure(
     curves: Mapping[str, ConversationLengthCurve],
-    reports: Mapping[str, LinkageResult] | None = None,
+    reports: Mapping[str, ConditionReport] | None = None,
     *,
     colors: Mapping[str, str] | None = None,
     title: str = "Conversation length: embeddings averaged over L utterances",
@@ -391,7 +391,7 @@ def conversation_length_figure(
     Parameters
     ----------
     curves : mapping of condition name to ConversationLengthCurve
-    reports : mapping of condition name to ConditionReport or LinkageReport, optional
+    reports : mapping of condition name to ConditionReport, optional
         Where the chance levels come from; without it no chance line is drawn.
     colors : mapping of condition name to colour, optional
     title : str

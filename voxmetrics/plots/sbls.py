@@ -19,7 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from voxmetrics.analysis._result import IdentityResult
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.sbls import AttributeLeakage, SBLSResult
 from voxmetrics.plots.style import (
@@ -386,7 +386,7 @@ def subgroup_figure(
 
 def identity_figure(
     results: Mapping[str, SBLSResult],
-    reports: Sequence[IdentityResult],
+    reports: Sequence[ConditionReport],
     *,
     colors: Mapping[str, str] | None = None,
     title: str = "Attribute leakage beside identity leakage",
@@ -401,7 +401,7 @@ def identity_figure(
     ----------
     results : mapping of str to SBLSResult
         Condition name to its SBLS result.
-    reports : sequence of ConditionReport or LIDReport
+    reports : sequence of ConditionReport
         The conditions' reports (matched by name).
     colors : mapping of str to str, optional
         Condition colours (default :func:`voxmetrics.plots.style.condition_colors`).

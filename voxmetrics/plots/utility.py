@@ -125,7 +125,7 @@ def tradeoff_figure(
     Parameters
     ----------
     tradeoff : Tradeoff
-        The points (:func:`voxmetrics.evaluation.tradeoff.report_tradeoff`).
+        The points (:func:`voxmetrics.analysis.tradeoff.report_tradeoff`).
     colors : mapping, optional
         Condition name -> colour (:func:`~voxmetrics.plots.style.condition_colors` of the
         study, so each condition keeps its colour on every page).

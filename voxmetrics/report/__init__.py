@@ -4,8 +4,6 @@
   comparisons, verification).
 - :mod:`~voxmetrics.report.study`: everything a study's report holds, computed once
   (:func:`build_study_report`).
-- :mod:`~voxmetrics.report.card`: the report card and its thresholds (graded in
-  :mod:`voxmetrics.evaluation.card`).
 - :mod:`~voxmetrics.report.tables`: the report's tables as LaTeX and Markdown.
 - :mod:`~voxmetrics.report.html`: the study report's HTML page and the overview page of
   ``evaluate --html``.
@@ -18,13 +16,12 @@ importable from here.
 
 from typing import Any
 
-from voxmetrics.analysis.lid import evaluate_lid
 from voxmetrics.evaluation import *  # noqa: F403
 from voxmetrics.evaluation import __all__ as _evaluation_all
 from voxmetrics.report.frames import *  # noqa: F403
 from voxmetrics.report.frames import __all__ as _frames_all
 
-__all__ = [*_evaluation_all, *_frames_all, "evaluate_lid", "report_html"]  # noqa: F405
+__all__ = [*_evaluation_all, *_frames_all, "report_html"]  # noqa: F405
 
 
 def __getattr__(name: str) -> Any:

@@ -38,13 +38,13 @@ from voxmetrics.analysis.tradeoff import (
     EER_BANDS,
     LEAK_LID_MAX,
     LEAK_LINKABILITY_FACTOR,
+    NO_UTILITY_HELP,
     RANKING_ATTACKER,
 )
 from voxmetrics.data.study import StudySettings
 from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS, ReportCard, report_card
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
-from voxmetrics.evaluation.tradeoff import NO_UTILITY_HELP
 from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.metrics.uncertainty import P_VALUE_METHOD
 from voxmetrics.metrics.zebra import ECECurves

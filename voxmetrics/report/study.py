@@ -26,7 +26,16 @@ from voxmetrics.analysis.sbls import (
     default_attack,
     sbls_intervals,
 )
-from voxmetrics.analysis.tradeoff import Tradeoff, UtilityCallout, VoicePrivacyRanking
+from voxmetrics.analysis.tradeoff import (
+    Tradeoff,
+    UtilityCallout,
+    VoicePrivacyRanking,
+    has_utility,
+    reference_condition,
+    report_callouts,
+    report_ranking,
+    report_tradeoff,
+)
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.card import ReportCard, report_card
@@ -34,13 +43,6 @@ from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkag
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.threat import Callout, threat_callouts
-from voxmetrics.evaluation.tradeoff import (
-    has_utility,
-    reference_condition,
-    report_callouts,
-    report_ranking,
-    report_tradeoff,
-)
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.parallel import single_blas_thread

@@ -2,11 +2,12 @@
 
 A page (``app.py`` and ``pages/`` at the repository root) calls :func:`page_setup` first,
 then :func:`require_conditions`, then runs each library function through :func:`compute`,
-named at the call site (``ui.compute(analysis.condition_lid, condition, options)``: cached on
+named at the call site (``ui.compute(analysis.condition_intervals, condition, lid)``: cached on
 content hashes, bad input shown as a message, warnings collected), and shows the result with
 the figure builders of :mod:`voxmetrics.plots` and the tables and downloads of
 :mod:`voxmetrics.ui.widgets`. Conditions are evaluated through :func:`study_reports`, the
-per-condition reports every page shares.
+per-condition reports every page shares, or :func:`part_reports`, the parts of them a page
+shows (the same numbers).
 """
 
 from voxmetrics.ui.access import require_login, server_settings, speaker_encoders
@@ -31,9 +32,10 @@ from voxmetrics.ui.widgets import (
     download_button,
     download_figure,
     download_table,
+    identity_reports,
+    identity_reports_ready,
     kept_switch,
-    lid_reports,
-    lid_reports_ready,
+    part_reports,
     show_figure,
     show_report_card,
     show_table,
@@ -55,15 +57,16 @@ __all__ = [
     "download_figure",
     "download_table",
     "get_study",
+    "identity_reports",
+    "identity_reports_ready",
     "kept_switch",
-    "lid_reports",
-    "lid_reports_ready",
     "load_demo",
     "md_escape",
     "new_study",
     "notify",
     "one_to_n_study",
     "page_setup",
+    "part_reports",
     "require_conditions",
     "require_login",
     "server_settings",

@@ -2,7 +2,7 @@
 
 A page names the library function it runs at the call site::
 
-    lid = ui.compute(analysis.condition_lid, condition, options).value
+    intervals = ui.compute(analysis.condition_intervals, condition, lid, n_boot=200).value
 
 :func:`compute` looks the result up in a server-wide store, keyed on the function's qualified
 name and the :func:`content_key` of its arguments (bound to the function's signature, so a
@@ -83,7 +83,6 @@ MAX_ENTRIES: dict[str, int] = {
     # per condition and option set
     "evaluate_condition": 128,
     "compare_conditions": 32,
-    "condition_lid": 128,
     "condition_intervals": 128,
     "embeddings_attack": 64,
     "predictions_attack": 32,

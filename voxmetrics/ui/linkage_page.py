@@ -1,8 +1,8 @@
 """The Linkage page's text: its introduction, the assumptions beside each figure.
 
 Also the help of its summary table and the call that fetches each condition's linkage numbers
-(:func:`linkage_reports`). No computation: the numbers come from
-:mod:`voxmetrics.evaluation.linkage` and :mod:`voxmetrics.analysis.linkage`.
+(:func:`linkage_reports`). No computation: the numbers come from the ``linkability`` and
+``singling_out`` parts of each condition's report and :mod:`voxmetrics.analysis.linkage`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,10 @@ import streamlit as st
 
 from voxmetrics.analysis.linkage import UtteranceOverlap
 from voxmetrics.data.study import Study
-from voxmetrics.evaluation.linkage import (
-    LINKAGE_OPTIONS,
-    LinkageReport,
-    evaluate_linkage_condition,
-)
+from voxmetrics.evaluation import ConditionReport
 from voxmetrics.metrics.similarity import VoiceDistinctiveness
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import partial_reports
+from voxmetrics.ui.widgets import part_reports
 
 __all__ = [
     "AUTO_CURVES_SPEAKERS",
@@ -31,6 +27,7 @@ __all__ = [
     "G_VD_HELP",
     "INTRO",
     "LENGTHS_HELP",
+    "LINKAGE_PARTS",
     "MEAN_SCORE_NOTES",
     "SINGLING_OUT_NOTES",
     "SINGLING_OUT_VS_N_NOTES",
@@ -49,6 +46,9 @@ __all__ = [
     "too_many_utterances",
 ]
 
+LINKAGE_PARTS = ("linkability", "singling_out")
+"""The parts of a condition's report the Linkage page shows (with the EER every report has)."""
+
 CALIBRATIONS = {"pav": "PAV + Laplace (VoicePrivacy 2022)", "raw": "Raw scores (VoicePAT)"}
 """Calibrations of the similarity matrices' pair scores and their labels."""
 
@@ -59,22 +59,20 @@ def assumptions(text: str) -> None:
         st.markdown("**Assumptions**\n\n" + text)
 
 
-def linkage_reports(study: Study, names: Sequence[str]) -> dict[str, LinkageReport]:
+def linkage_reports(study: Study, names: Sequence[str]) -> dict[str, ConditionReport]:
     """The linkage numbers of each chosen condition, under the study's settings, by name.
 
     A condition that another page has already evaluated in full (the same options: the
-    Overview's reports) gives them from that report (:meth:`LinkageReport.of`); the others
-    are evaluated for linkage alone (:func:`~voxmetrics.evaluation.linkage.evaluate_linkage`,
-    a progress bar each), the same numbers without LID, SRD or ZEBRA. Their warnings about
-    linkage go to the page's notes; a condition whose input is bad shows its message and is
-    left out. In study order.
+    Overview's reports) gives that report; the others are evaluated for
+    :data:`LINKAGE_PARTS` alone (:func:`~voxmetrics.ui.widgets.part_reports`, a progress bar
+    each), the same numbers without LID, SRD or ZEBRA. Their warnings about linkage go to the
+    page's notes; a condition whose input is bad shows its message and is left out. In study
+    order.
     """
-    return partial_reports(
+    return part_reports(
         study,
         names,
-        evaluate_one=evaluate_linkage_condition,
-        of_report=LinkageReport.of,
-        keys=LINKAGE_OPTIONS,
+        parts=LINKAGE_PARTS,
         label="Linkage numbers",
         topic="Linkage",
     )

@@ -14,10 +14,10 @@ import streamlit as st
 
 from voxmetrics.analysis.srd import zero_rank_counts
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.evaluation.srd import SRD_OPTIONS, SRDReport, evaluate_srd_condition
+from voxmetrics.evaluation import ConditionReport
 from voxmetrics.metrics.srd import LOSSES, Loss, SpeakerSRD, SRDResult
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import kept_switch, partial_reports
+from voxmetrics.ui.widgets import kept_switch, part_reports
 
 __all__ = [
     "AUTO_SPEAKER_MODELS",
@@ -25,6 +25,7 @@ __all__ = [
     "SPEAKER_MODELS",
     "SPEAKER_MODELS_HELP",
     "SPEAKER_MODELS_LABEL",
+    "SRD_PARTS",
     "rank_caption",
     "show_sparse_notice",
     "speaker_models_off",
@@ -170,22 +171,23 @@ def speaker_models_off(n_speakers: int, condition: str) -> str:
     )
 
 
-def srd_reports(study: Study, names: Sequence[str]) -> dict[str, SRDReport]:
+SRD_PARTS = ("linkability", "srd")
+"""The parts of a condition's report the SRD page shows (with the EER every report has)."""
+
+
+def srd_reports(study: Study, names: Sequence[str]) -> dict[str, ConditionReport]:
     """The SRD numbers of each chosen condition, under the study's settings, by name.
 
     A condition that another page has already evaluated in full (the same options: the
-    Overview's reports) gives them from that report (:meth:`SRDReport.of`); the others are
-    evaluated for SRD alone (:func:`~voxmetrics.evaluation.srd.evaluate_srd`, a progress bar
-    each), the same numbers without LID, ZEBRA or singling out. Their warnings about SRD go to
-    the page's notes; a condition whose input is bad shows its message and is left out. In
-    study order.
+    Overview's reports) gives that report; the others are evaluated for :data:`SRD_PARTS`
+    alone (:func:`~voxmetrics.ui.widgets.part_reports`, a progress bar each), the same numbers
+    without LID, ZEBRA or singling out. Their warnings about SRD go to the page's notes; a
+    condition whose input is bad shows its message and is left out. In study order.
     """
-    return partial_reports(
+    return part_reports(
         study,
         names,
-        evaluate_one=evaluate_srd_condition,
-        of_report=SRDReport.of,
-        keys=SRD_OPTIONS,
+        parts=SRD_PARTS,
         label="SRD numbers",
         topic="SRD",
     )

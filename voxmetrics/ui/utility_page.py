@@ -1,7 +1,7 @@
 """The Privacy vs utility page's widgets: metric pickers, the reference, SBLS and the notices.
 
-The numbers, the front, the ranking and the call-out are :mod:`voxmetrics.evaluation.tradeoff`'s
-(defined in :mod:`voxmetrics.analysis.tradeoff`); here they are wired to Streamlit widgets.
+The numbers, the front, the ranking and the call-out are :mod:`voxmetrics.analysis.tradeoff`'s;
+here they are wired to Streamlit widgets.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ import streamlit as st
 
 from voxmetrics.analysis.sbls import attack_sbls, default_attack
 from voxmetrics.analysis.tradeoff import (
+    NO_UTILITY_HELP,
     PRIVACY_METRICS,
     RANKING_ATTACKER,
     UTILITY_LABELS,
     UtilityCallout,
     VoicePrivacyRanking,
+    reference_condition,
 )
 from voxmetrics.data.study import Study
 from voxmetrics.evaluation import ConditionReport
-from voxmetrics.evaluation.tradeoff import NO_UTILITY_HELP, reference_condition
 from voxmetrics.report.frames import callouts_frame
 from voxmetrics.ui.computing import compute
 from voxmetrics.ui.setup import md_escape

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -13,12 +12,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.evaluation import ConditionReport, evaluate, evaluate_condition
-from voxmetrics.evaluation.lid import LID_REPORT_OPTIONS, LIDReport, evaluate_lid_condition
-from voxmetrics.evaluation.steps import options_among
+from voxmetrics.evaluation import (
+    ConditionReport,
+    EvaluationOptions,
+    check_parts,
+    evaluate_condition,
+)
+from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS, ReportCard
+from voxmetrics.evaluation.threat import IDENTITY_PARTS
 from voxmetrics.plots.card import card_legend_html, card_styler
 from voxmetrics.plots.decimate import decimate_figure
-from voxmetrics.report.card import REPORT_CARD_THRESHOLDS, ReportCard
 from voxmetrics.report.export import PngExporter, find_chromium
 from voxmetrics.ui.computing import (
     Outcome,
@@ -37,15 +40,16 @@ __all__ = [
     "download_button",
     "download_figure",
     "download_table",
+    "identity_reports",
+    "identity_reports_ready",
     "kept_switch",
-    "lid_reports",
-    "lid_reports_ready",
-    "partial_reports",
+    "part_reports",
     "png_exporter",
     "show_figure",
     "show_report_card",
     "show_table",
     "show_warnings",
+    "stored_parts",
     "stored_report",
     "study_reports",
 ]
@@ -53,32 +57,31 @@ __all__ = [
 MISSING = "—"
 """What a table shows for a missing value (never Python's ``None``)."""
 
-_EVALUATE_DEFAULTS: dict[str, Any] = {
-    name: p.default
-    for name, p in inspect.signature(evaluate).parameters.items()
-    if p.kind is inspect.Parameter.KEYWORD_ONLY
-}
 
+def condition_report(
+    condition: Condition,
+    options: EvaluationOptions | Mapping[str, Any] | None = None,
+    **overrides: Any,
+) -> ConditionReport:
+    """:func:`~voxmetrics.evaluation.evaluate_condition`, kept in the store every page shares.
 
-def condition_report(condition: Condition, **options: Any) -> ConditionReport:
-    """:func:`~voxmetrics.report.evaluate_condition`, kept in the store every page shares.
-
-    The key is the condition's content and attacker and ``options`` (keyword options of
-    :func:`~voxmetrics.report.evaluate`, e.g. ``bootstrap``, ``seed``, ``cross_calibrate``;
-    one given at its default value is the same entry as leaving it out), not its name: a
-    renamed condition recomputes nothing, and its report carries the new name. The Overview,
-    Threat model, LID, SRD, Linkage and Soft biometrics pages evaluate conditions through it
-    (:func:`study_reports`) and the Report page hands it to the study report as its
-    ``evaluator``: a condition is evaluated once for all of them. Raises
+    The key is the condition's content and attacker and the ``options``
+    (:class:`~voxmetrics.evaluation.EvaluationOptions` or a mapping of its fields, e.g. the
+    study's ``settings.evaluate_options()``, and ``overrides`` of its fields by name; an
+    option at its default value is the same entry as one left out), not its name: a renamed
+    condition recomputes nothing, and its report carries the new name. The Overview, Threat
+    model, LID, SRD, Linkage and Soft biometrics pages evaluate conditions through it
+    (:func:`study_reports`, :func:`part_reports`) and the Report page hands it to the study
+    report as its ``evaluator``: a condition is evaluated once for all of them. Raises
     :class:`~voxmetrics.errors.VoxMetricsInputError` for bad input; the warnings are raised
     for the enclosing :func:`~voxmetrics.ui.compute`.
     """
-    given = {
-        k: v
-        for k, v in options.items()
-        if k not in _EVALUATE_DEFAULTS or _EVALUATE_DEFAULTS[k] != v
-    }
-    report = cached(evaluate_condition)(condition, **given)
+    report = cached(evaluate_condition)(condition, EvaluationOptions.of(options, **overrides))
+    return _as_condition(report, condition)
+
+
+def _as_condition(report: ConditionReport, condition: Condition) -> ConditionReport:
+    """``report`` under the condition's current name and utility numbers (the key is its data's)."""
     if report.utility != condition.utility:  # the key is the scores': utility may be new
         report = dataclasses.replace(report, utility=condition.utility)
     if report.name == condition.name:
@@ -88,110 +91,112 @@ def condition_report(condition: Condition, **options: Any) -> ConditionReport:
     return renamed
 
 
-def _given(options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` less those at :func:`~voxmetrics.evaluation.evaluate`'s defaults.
-
-    The key of :func:`condition_report` (which filters its options the same way).
-    """
-    return {
-        k: v
-        for k, v in options.items()
-        if k not in _EVALUATE_DEFAULTS or _EVALUATE_DEFAULTS[k] != v
-    }
-
-
-def stored_report(condition: Condition, **options: Any) -> Outcome[ConditionReport] | None:
+def stored_report(
+    condition: Condition,
+    options: EvaluationOptions | Mapping[str, Any] | None = None,
+    **overrides: Any,
+) -> Outcome[ConditionReport] | None:
     """The :func:`condition_report` of these options if some page already computed it, or None.
 
     Nothing is computed; the report carries the name it was computed under and its
     warnings are in the outcome.
     """
-    return stored(evaluate_condition, condition, **_given(options))
+    return stored(evaluate_condition, condition, EvaluationOptions.of(options, **overrides))
 
 
-def partial_reports(
+def stored_parts(
+    condition: Condition,
+    options: EvaluationOptions | Mapping[str, Any] | None,
+    parts: Collection[str],
+) -> Outcome[ConditionReport] | None:
+    """The report of ``parts`` alone that :func:`part_reports` kept under ``options``, or None.
+
+    ``options`` are the full options (e.g. the study's); nothing is computed.
+    """
+    parts = check_parts(parts)
+    key = EvaluationOptions.of(options).for_parts(parts)
+    return stored(evaluate_condition, condition, key, parts=parts)
+
+
+def part_reports(
     study: Study,
     names: Sequence[str],
     *,
-    evaluate_one: Callable[..., Any],
-    of_report: Callable[[ConditionReport], Any],
-    keys: Collection[str],
+    parts: Collection[str],
     label: str,
     topic: str | Collection[str],
-    overrides: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """One page's own numbers of each chosen condition, by name, in study order.
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, ConditionReport]:
+    """The ``parts`` of each chosen condition's report, by name, in study order.
 
-    The numbers depend on the options named in ``keys`` only: the study's settings, the page's
-    ``overrides`` replacing some of them (e.g. its own bootstrap replicates). While these are
-    the study's, a condition that another page already evaluated in full gives them from that
-    report (``of_report``); the others are evaluated alone (``evaluate_one(condition,
-    **options)``, a progress bar "``label`` of NAME" each), which gives the same numbers.
-    Warnings about ``topic`` (or any of several) go to the page's notes; a condition whose
-    input is bad shows its message and is left out.
+    Under the study's settings, the page's ``overrides`` replacing some of them (e.g. its own
+    bootstrap replicates). While the options that ``parts`` depend on are the study's
+    (:meth:`~voxmetrics.evaluation.EvaluationOptions.for_parts`), a condition that another
+    page already evaluated in full gives that report; the others are evaluated for ``parts``
+    alone (:func:`~voxmetrics.evaluation.evaluate_condition`, a progress bar "``label`` of
+    NAME" each), which gives the same numbers. Warnings about ``topic`` (or any of several)
+    go to the page's notes; a condition whose input is bad shows its message and is left out.
     """
     topics = {topic} if isinstance(topic, str) else set(topic)
-    every = study.settings.evaluate_options()
-    own = options_among(every, keys)
-    options = {**own, **(overrides or {})}
-    reuse = options == own
+    parts = check_parts(parts)
+    every = EvaluationOptions.of(study.settings.evaluate_options())
+    options = EvaluationOptions.of(every, **(overrides or {})).for_parts(parts)
+    reuse = options == every.for_parts(parts)
     reports = {}
     for cond in study.conditions:
         if cond.name not in names:
             continue
-        full = stored_report(cond, **every) if reuse else None
+        full = stored_report(cond, every) if reuse else None
         if full is not None:
-            out, report = full, of_report(full.value)
+            out = full
         else:
-            out = compute(evaluate_one, cond, warn=False, bar=f"{label} of {cond.name}", **options)
-            report = out.value
+            out = compute(
+                evaluate_condition,
+                cond,
+                options,
+                parts=parts,
+                warn=False,
+                bar=f"{label} of {cond.name}",
+            )
         add_notes(out.warnings, condition=cond.name, topics=topics)
         if out.failed:
             continue
-        if report.name != cond.name:  # stored under the name it had then
-            report = dataclasses.replace(report, name=cond.name)
-        reports[cond.name] = report
+        reports[cond.name] = _as_condition(out.value, cond)
     return reports
 
 
-def lid_reports(
+def identity_reports(
     study: Study,
     names: Sequence[str] | None = None,
     *,
     topics: Collection[str] = ("LID",),
-    lid_options: dict[str, Any] | None = None,
-) -> dict[str, LIDReport]:
-    """The identity numbers (baseline, LID, target ranks) of each condition, by name.
+    lid_options: Mapping[str, Any] | None = None,
+) -> dict[str, ConditionReport]:
+    """The identity numbers (baseline, linkability, target ranks, LID) of each condition.
 
-    Under the study's settings, ``lid_options`` replacing some of them (a page's own
-    ``cross_calibrate``, ``lid_variant``, ``seed``). A condition that another page has
-    already evaluated in full with the study's settings (the Overview's reports) gives them
-    from that report (:meth:`LIDReport.of`), when the options are the study's; the others are
-    evaluated for them alone (:func:`~voxmetrics.evaluation.lid.evaluate_lid_report`, a
-    progress bar each), the same numbers without the SRD fits, ZEBRA, singling out or the
-    bootstrap. ``names`` restricts the conditions (default: every one). Their warnings about
-    ``topics`` go to the page's notes; a condition whose input is bad shows its message and is
-    left out. In study order.
+    The :data:`~voxmetrics.evaluation.threat.IDENTITY_PARTS` of each condition's report
+    (:func:`part_reports`), by name, in study order: under the study's settings,
+    ``lid_options`` replacing some of them (a page's own ``cross_calibrate``, ``lid_variant``,
+    ``seed``); without the ZEBRA, verification and singling-out parts or the bootstrap.
+    ``names`` restricts the conditions (default: every one). Their warnings about ``topics``
+    go to the page's notes; a condition whose input is bad shows its message and is left out.
     """
-    return partial_reports(
+    return part_reports(
         study,
         study.names if names is None else names,
-        evaluate_one=evaluate_lid_condition,
-        of_report=LIDReport.of,
-        keys=LID_REPORT_OPTIONS,
+        parts=IDENTITY_PARTS,
         label="EER, linkability and LID",
         topic=topics,
         overrides=lid_options,
     )
 
 
-def lid_reports_ready(study: Study, names: Sequence[str]) -> bool:
-    """Whether :func:`lid_reports` of ``names`` would compute nothing (each one is stored)."""
+def identity_reports_ready(study: Study, names: Sequence[str]) -> bool:
+    """Whether :func:`identity_reports` of ``names`` would compute nothing (each one is stored)."""
     every = study.settings.evaluate_options()
-    options = options_among(every, LID_REPORT_OPTIONS)
     return all(
-        stored_report(study.get(n), **every) is not None
-        or stored(evaluate_lid_condition, study.get(n), **options) is not None
+        stored_report(study.get(n), every) is not None
+        or stored_parts(study.get(n), every, IDENTITY_PARTS) is not None
         for n in names
     )
 
@@ -234,7 +239,7 @@ def study_reports(
     chosen = [c for c in study.conditions if names is None or c.name in names]
     for k, cond in enumerate(chosen):
         bar.progress(k / max(1, len(chosen)), text=f"Evaluating {cond.name}…")
-        out = compute(condition_report, cond, cache=False, warn=False, **options)
+        out = compute(condition_report, cond, options, cache=False, warn=False)
         if warn:
             add_notes(out.warnings, condition=cond.name, topics=topics)
         if not out.failed:
