@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs
 from voxmetrics.cli._utility import add_utility_options, attach_utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.data.model import EmbeddingSet
+    from voxmetrics.data.study import Study
 
 HELP = "build a study file (.vxm) from many score files"
 BUILD_DESCRIPTION = (
@@ -121,7 +125,7 @@ def _add_setup_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _setup_study(args: argparse.Namespace) -> Any:
+def _setup_study(args: argparse.Namespace) -> Study:
     """The study of the attacker set-ups of ``--original`` and ``--anonymised``."""
     from pathlib import Path
 
@@ -136,7 +140,7 @@ def _setup_study(args: argparse.Namespace) -> Any:
             "the attacker set-ups need both --original EMB [META] and --anonymised EMB [META]."
         )
 
-    def read(files: list[str], option: str, system: str | None, how: str) -> Any:
+    def read(files: list[str], option: str, system: str | None, how: str) -> EmbeddingSet:
         if len(files) > 2:
             raise VoxMetricsInputError(f"{option} takes EMB and optionally META, not more.")
         for f in files:
