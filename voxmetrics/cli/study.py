@@ -177,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
     """``study build``: save the study found in SOURCE; list its conditions on stderr."""
     from dataclasses import replace
 
+    from voxmetrics.analysis.vpc import check_summary_eers
     from voxmetrics.data.studybuild import build_study
     from voxmetrics.data.studyfile import save_study
     from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
@@ -204,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"voxmetrics: found {line}", file=sys.stderr)
         for line in tree.missing:
             print(f"voxmetrics: missing: {line}", file=sys.stderr)
-        for line in _check_summary_eers(tree):
+        for line in check_summary_eers(tree).lines:
             print(f"voxmetrics: {line}", file=sys.stderr)
     else:
         study = build_study(args.source, distance=args.distance, name=args.name)
@@ -233,37 +234,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"voxmetrics: {label}: {', '.join(parts)}", file=sys.stderr)
     print(path)
     return EXIT_OK
-
-
-def _check_summary_eers(tree: Any) -> list[str]:
-    """The EERs of the tree's results summaries against the ones of its scores.
-
-    The challenge rounds EERs to 0.001 %: a difference over 0.0005 % is reported.
-    """
-    from voxmetrics.metrics.eer import eer
-
-    table = tree.summary_eers
-    if table.empty:
-        return []
-    lines, agree = [], 0
-    for row in table.drop_duplicates(["system", "split", "gender", "model"]).itertuples():
-        name = "original" if row.model == "original" else f"{row.system} (semi-informed)"
-        if name not in tree.study.names or str(row.gender) not in ("f", "m"):
-            continue
-        cond = tree.study.get(name)
-        sm = cond.eval if row.split == "test" else cond.dev
-        if sm is None or str(row.gender).upper() not in sm.attribute_values("sex"):
-            continue
-        sub = sm.subset_attribute("sex", str(row.gender).upper())
-        ours = eer(sub.tar, sub.non)
-        if abs(ours - float(row.EER)) > 0.5e-5 + 1e-12:
-            lines.append(
-                f"warning: the EER of {name} ({row.split}, {row.gender}) is {ours:.3%} from "
-                f"its scores but {float(row.EER):.3%} in the results of {row.system}; the "
-                "scores and the summary come from different runs."
-            )
-        else:
-            agree += 1
-    if agree:
-        lines.insert(0, f"{agree} per-gender EER(s) of the results summaries agree with the scores")
-    return lines
