@@ -3,46 +3,18 @@ CLI's ``study build`` prints the same lines."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.vpc_tree import write_tree
+from tests.vpc_tree import summaries_of_the_scores, write_tree
 from voxmetrics.analysis.vpc import SummaryEERCheck, SummaryEERMismatch, check_summary_eers
 from voxmetrics.cli import main
 from voxmetrics.data.vpc import read_vpc_tree
 from voxmetrics.metrics.eer import eer
 
-TITLES = {"orig": "ASV_eval results", "anon": "ASV_eval^anon results"}
-
-
-def _summary_of_the_scores(root: Path, system: str, *, off: float = 0.0) -> None:
-    """Results summaries whose per-gender EERs are the scores' (rounded as the challenge's),
-    the male test EER of the retrained model moved by ``off`` percent."""
-    study = read_vpc_tree(root).study
-    rows = {"orig": [], "anon": []}
-    for which, name in (("orig", "original"), ("anon", f"{system} (semi-informed)")):
-        cond = study.get(name)
-        for split, sm in (("dev", cond.dev), ("test", cond.eval)):
-            for sex in ("f", "m"):
-                sub = sm.subset_attribute("sex", sex.upper())
-                value = round(eer(sub.tar, sub.non) * 100, 3)
-                if which == "anon" and (split, sex) == ("test", "m"):
-                    value += off
-                kind = "original" if which == "orig" else "anon"
-                rows[which].append(f"0 libri {split} {sex} {kind} {kind} {value}")
-    for which, title in TITLES.items():
-        folder = root / "exp" / "results_summary" / f"eval_{which}_{system}"
-        folder.mkdir(parents=True, exist_ok=True)
-        head = (
-            f"---- Time: 1 ----\n\n---- {title} ----\n  dataset split gender enrollment trial EER\n"
-        )
-        (folder / f"results_{which}.txt").write_text(head + "\n".join(rows[which]) + "\n")
-
 
 def test_summary_eers_of_the_scores_agree(tmp_path):
     root = write_tree(tmp_path / "t", {"mcadams": 1.0}, results=False, decimals=3)
-    _summary_of_the_scores(root, "mcadams")
+    summaries_of_the_scores(root, "mcadams")
     check = check_summary_eers(read_vpc_tree(root))
     assert check == SummaryEERCheck(n_agree=8)
     assert check.lines == ("8 per-gender EER(s) of the results summaries agree with the scores",)
@@ -51,7 +23,7 @@ def test_summary_eers_of_the_scores_agree(tmp_path):
 
 def test_a_summary_of_another_run_is_a_mismatch(tmp_path):
     root = write_tree(tmp_path / "t", {"mcadams": 1.0}, results=False, decimals=3)
-    _summary_of_the_scores(root, "mcadams", off=1.0)
+    summaries_of_the_scores(root, "mcadams", off=1.0)
     tree = read_vpc_tree(root)
     check = check_summary_eers(tree)
     assert check.n_agree == 7 and len(check.mismatches) == 1
@@ -73,7 +45,7 @@ def test_a_summary_of_another_run_is_a_mismatch(tmp_path):
 
 def test_the_cli_prints_the_same_lines(tmp_path, capsys):
     root = write_tree(tmp_path / "t", {"mcadams": 1.0}, results=False, decimals=3)
-    _summary_of_the_scores(root, "mcadams", off=1.0)
+    summaries_of_the_scores(root, "mcadams", off=1.0)
     assert main(["study", "build", str(tmp_path / "s.vxm"), str(root)]) == 0
     err = capsys.readouterr().err.splitlines()
     lines = check_summary_eers(read_vpc_tree(root)).lines

@@ -20,6 +20,7 @@ it prints nothing and draws nothing.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -73,6 +74,17 @@ def _name(source: TextSource | Recordings, name: str | None, what: str) -> str:
     return what if isinstance(source, bytes | bytearray) else Path(source).name
 
 
+def _require(number: str, modules: dict[str, str]) -> None:
+    """Refuse with one message when a package ``number`` needs is not installed."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        extras = " and ".join(dict.fromkeys(modules[m] for m in missing))
+        raise VoxMetricsInputError(
+            f"{number} needs {', '.join(missing)}, which is not installed: pip install "
+            f"'voxmetrics[{extras}]' (or pip install -r requirements.txt in a checkout)."
+        )
+
+
 def _interval(key: str, iv: BootstrapInterval | None) -> dict[str, tuple[float, float]]:
     if iv is None or iv.low is None or iv.high is None:
         return {}
@@ -117,6 +129,7 @@ def wer_utility(
     """
     from voxmetrics.metrics.utility import word_error_rate
 
+    _require("the WER", {"jiwer": "vpc"})
     ref_name = _name(reference, reference_name, "reference transcripts")
     hyp_name = _name(hypotheses, hypotheses_name, "ASR hypotheses")
     pair = paired(
@@ -265,6 +278,7 @@ def rho_f0_utility(
     """
     from voxmetrics.metrics.utility import mean_pitch_correlation
 
+    _require("rho_F0", {"librosa": "vpc", "soundfile": "audio"})
     orig_name = _name(original, original_name, "original recordings")
     anon_name = _name(anonymised, anonymised_name, "anonymised recordings")
     orig, anon = _recordings(original, orig_name), _recordings(anonymised, anon_name)
