@@ -1,10 +1,13 @@
-"""Conditions from uploaded files (the Data page), read through :func:`~voxmetrics.ui.cached`.
+"""Conditions and their utility from uploaded files (the Data page).
 
 The readers are the library's (:func:`~voxmetrics.data.readers.read_scores`,
 :func:`~voxmetrics.data.readers.read_embeddings`); each read is kept in the store of
-:func:`~voxmetrics.ui.compute`, keyed on the sha256 of the uploaded bytes, so loading the same
-file again reads nothing. The page runs these functions with ``ui.compute(..., cache=False)``:
-a bad file shows its message, and the readers' warnings reach the page.
+:func:`~voxmetrics.ui.compute` (through :func:`~voxmetrics.ui.cached`), keyed on the sha256 of
+the uploaded bytes, so loading the same file again reads nothing. The utility of uploaded
+transcripts, emotion predictions and recordings is computed by the same calls as ``study
+build --wer / --uar / --rho-f0`` (:mod:`voxmetrics.analysis.utility`). The page runs these
+functions with ``ui.compute(..., cache=False)``: a bad file shows its message, and the
+readers' warnings reach the page.
 """
 
 from __future__ import annotations
