@@ -9,6 +9,8 @@ seed). It draws widgets; it computes nothing itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from voxmetrics.analysis.utility import AttachedUtility, target_conditions, utility_targets
@@ -34,10 +36,10 @@ def _target_label(study: Study, target: str) -> str:
     return f"{target} (system: all {len(target_conditions(study, target))} conditions)"
 
 
-def _uploads() -> dict[str, object]:
+def _uploads() -> dict[str, Any]:
     """The file pickers of the three utility numbers and of utt2spk."""
     wer_col, uar_col, rho_col = st.columns(3)
-    files: dict[str, object] = {}
+    files: dict[str, Any] = {}
     with wer_col:
         st.markdown("**WER** (speech recognition)")
         files["reference"] = st.file_uploader(
