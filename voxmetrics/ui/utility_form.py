@@ -99,7 +99,8 @@ def utility_tab(study: Study) -> AttachedUtility | None:
         "an emotion classifier's predictions, and **ρF0**, the pitch correlation of original "
         "and anonymised recordings. Give any of the three pairs. Each number replaces the one "
         "the condition had (e.g. from a VoicePrivacy results summary) and is shown on the "
-        "Privacy vs utility page."
+        "Privacy vs utility page. The condition and attacker above are not used: pick where "
+        "the numbers go in *Attach to*."
     )
     targets = utility_targets(study)
     if not targets:
