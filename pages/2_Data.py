@@ -1,4 +1,4 @@
-"""Data: load score files or embeddings into a condition, and look at its scores."""
+"""Data: load score files or embeddings into a condition, its utility, and look at its scores."""
 
 from typing import get_args
 
@@ -6,16 +6,19 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics._types import ATTACKERS, SCORE_FORMAT_LABELS, SCORE_KINDS, ScoreFormat
+from voxmetrics.analysis.vpc import check_summary_eers
 from voxmetrics.data.study import Condition
 from voxmetrics.data.summary import condition_facts, score_histogram
 from voxmetrics.plots import score_histogram_figure
 from voxmetrics.ui.setups_form import attacker_setups_tab
+from voxmetrics.ui.utility_form import utility_tab
 
 NEW = "➕ New condition"
 CONDITION = "vm_data_condition"
 SELECT_NEXT = "vm_data_select_next"
 LOADED = "vm_data_loaded"
 VPC_LOADED = "vm_data_vpc_loaded"
+UTILITY_LOADED = "vm_data_util_loaded"
 KIND_LABELS = {"similarity": "similarities", "llr": "LLRs", "distance": "distances"}
 
 study = ui.page_setup("Data")
@@ -87,7 +90,9 @@ def store(out: ui.Outcome[Condition]) -> None:
 
 
 TABS = ["Score files", "Embeddings", "Attacker set-ups (original + anonymised embeddings)"]
-scores_tab, embeddings_tab, setups_tab, vpc_tab = st.tabs([*TABS, "VoicePrivacy tree"])
+scores_tab, embeddings_tab, setups_tab, vpc_tab, util_tab = st.tabs(
+    [*TABS, "VoicePrivacy tree", "Utility (WER, UAR, ρF0)"]
+)
 
 with scores_tab:
     eval_col, dev_col = st.columns(2)
@@ -237,8 +242,9 @@ with vpc_tab:
             out = ui.compute(ui.study_with_vpc_tree, ui.get_study(), vpc_zip, cache=False)
             if not out.failed:
                 new_study, tree = out.value
+                check = ui.compute(check_summary_eers, tree, cache=False).value
                 ui.set_study(new_study)
-                st.session_state[VPC_LOADED] = tree.to_dict()
+                st.session_state[VPC_LOADED] = {**tree.to_dict(), "eer_check": check}
                 st.rerun()
     tree_loaded = st.session_state.get(VPC_LOADED)
     if tree_loaded:
@@ -252,6 +258,21 @@ with vpc_tab:
                 "Missing from the tree:\n\n"
                 + "\n".join(f"- {ui.md_escape(m)}" for m in tree_loaded["missing"])
             )
+        eer_check = tree_loaded["eer_check"]  # the summaries' EERs against the scores
+        if eer_check is not None and eer_check.agreement:
+            st.info(eer_check.agreement + ".", icon=":material/check:")
+        if eer_check is not None and eer_check.mismatches:
+            st.warning(
+                "The results summaries disagree with the scores:\n\n"
+                + "\n".join(f"- {ui.md_escape(m.message)}" for m in eer_check.mismatches)
+            )
+
+with util_tab:
+    if attached := utility_tab(study):
+        st.session_state[UTILITY_LOADED] = attached.lines
+        st.rerun()
+    if lines := st.session_state.get(UTILITY_LOADED):
+        st.success("Utility attached:\n\n" + "\n".join(f"- {ui.md_escape(line)}" for line in lines))
 
 # ---- what was loaded, and the scores of the selected condition
 loaded = st.session_state.get(LOADED)

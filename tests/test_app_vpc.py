@@ -181,3 +181,35 @@ def test_vpc_tree_zip_with_a_missing_score_says_why(tmp_path):
     assert "1 of the 27 pairs of the trial key" in at.error[0].value
     assert "vpc.zip: " in at.error[0].value
     assert at.session_state[STUDY_KEY].names == before
+
+
+def _load_tree(root) -> AppTest:
+    from tests.vpc_tree import zip_tree
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(DATA).run()
+    at.file_uploader(key="vm_vpc_zip").set_value(("vpc.zip", zip_tree(root), "application/zip"))
+    at.button(key="vm_load_vpc").click().run()
+    assert not at.exception and not at.error
+    return at
+
+
+def test_vpc_tree_zip_checks_the_summary_eers_as_study_build_does(tmp_path):
+    from tests.vpc_tree import summaries_of_the_scores, write_tree
+    from voxmetrics.analysis.vpc import check_summary_eers
+    from voxmetrics.data.vpc import read_vpc_tree
+
+    root = write_tree(tmp_path / "tree", {"mcadams": 1.0}, results=False, decimals=3)
+    summaries_of_the_scores(root, "mcadams", off=1.0)
+    check = check_summary_eers(read_vpc_tree(root))
+    assert check.n_agree == 7 and len(check.mismatches) == 1
+    at = _load_tree(root)
+    assert at.info[0].value == check.agreement + "."
+    shown = [w.value.replace("\\", "") for w in at.warning]  # markdown escapes
+    disagree = [w for w in shown if w.startswith("The results summaries disagree")]
+    assert len(disagree) == 1 and check.mismatches[0].message in disagree[0]
+    summaries_of_the_scores(root, "mcadams")  # now one run: nothing disagrees
+    at = _load_tree(root)
+    assert "8 per-gender EER(s) of the results summaries agree with the scores" in at.info[0].value
+    assert not any("disagree" in w.value for w in at.warning)

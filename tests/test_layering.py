@@ -29,6 +29,7 @@ LIBRARY_MODULES = [
     "voxmetrics.metrics",
     "voxmetrics.data",
     "voxmetrics.data.summary",
+    "voxmetrics.dashboard",
 ]
 
 
@@ -52,6 +53,34 @@ def test_all_library_modules_together_do_not_import_streamlit():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_dashboard_does_not_import_the_command_line():
+    """``voxmetrics.ui`` and the pages load without ``voxmetrics.cli``: the shells are siblings.
+
+    What both need (the server settings of ``voxmetrics app``) is in ``voxmetrics.dashboard``.
+    """
+    pages = sorted(str(p) for p in (ROOT / "pages").glob("*.py"))
+    for path in [ROOT / "app.py", *map(Path, pages), *(ROOT / "voxmetrics" / "ui").glob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            bad = [n for n in names if n == "voxmetrics.cli" or n.startswith("voxmetrics.cli.")]
+            assert not bad, f"{path.name} imports {bad[0]}"
+    code = (
+        "import sys, voxmetrics.ui, voxmetrics.ui.uploads; "
+        "bad = sorted(m for m in sys.modules if m.startswith('voxmetrics.cli')); "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, f"voxmetrics.ui imports the CLI: {proc.stdout}{proc.stderr}"
 
 
 def _called_names(path: Path) -> set[str]:

@@ -143,3 +143,33 @@ def read_pairs(scores: Path, key: Path) -> tuple[list[float], list[float]]:
         e, t, s = line.split()
         (pos if labels[(e, t)] else neg).append(float(s))
     return pos, neg
+
+
+TITLES = {"orig": "ASV_eval results", "anon": "ASV_eval^anon results"}
+
+
+def summaries_of_the_scores(root: Path, system: str, *, off: float = 0.0) -> None:
+    """Results summaries whose per-gender EERs are the scores' (rounded as the challenge's),
+    the male test EER of the retrained model moved by ``off`` percent."""
+    from voxmetrics.data.vpc import read_vpc_tree
+    from voxmetrics.metrics.eer import eer
+
+    study = read_vpc_tree(root).study
+    rows = {"orig": [], "anon": []}
+    for which, name in (("orig", "original"), ("anon", f"{system} (semi-informed)")):
+        cond = study.get(name)
+        for split, sm in (("dev", cond.dev), ("test", cond.eval)):
+            for sex in ("f", "m"):
+                sub = sm.subset_attribute("sex", sex.upper())
+                value = round(eer(sub.tar, sub.non) * 100, 3)
+                if which == "anon" and (split, sex) == ("test", "m"):
+                    value += off
+                kind = "original" if which == "orig" else "anon"
+                rows[which].append(f"0 libri {split} {sex} {kind} {kind} {value}")
+    for which, title in TITLES.items():
+        folder = root / "exp" / "results_summary" / f"eval_{which}_{system}"
+        folder.mkdir(parents=True, exist_ok=True)
+        head = (
+            f"---- Time: 1 ----\n\n---- {title} ----\n  dataset split gender enrollment trial EER\n"
+        )
+        (folder / f"results_{which}.txt").write_text(head + "\n".join(rows[which]) + "\n")

@@ -9,7 +9,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from voxmetrics.cli._common import (
     check_outputs,
@@ -22,6 +22,10 @@ from voxmetrics.cli._common import (
 )
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.data.model import EmbeddingSet
+    from voxmetrics.distributed import ChunkedScores, ZarrScores
 
 _NOT_BLOCKWISE: tuple[tuple[str, Callable[[argparse.Namespace], bool], str], ...] = (
     (
@@ -79,7 +83,7 @@ def run_blockwise(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise VoxMetricsInputError("--workers must be at least 1.")
     source = _source(args)
-    dev = read_score_file(args.dev, args.dev_trials, args.format) if args.dev else None
+    dev = read_score_file(args.dev, args.dev_trials, args.format)[0] if args.dev else None
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
     workers = {"n_workers": args.workers, "memory_limit": args.memory_limit}
@@ -124,7 +128,7 @@ def _quiet_workers() -> Iterator[None]:
             lg.setLevel(level)
 
 
-def _source(args: argparse.Namespace) -> Any:
+def _source(args: argparse.Namespace) -> EmbeddingSet | ZarrScores | ChunkedScores:
     """The embeddings, the Zarr store or the score chunks to evaluate block by block."""
     check_source(args, "score chunks")
     if args.embeddings:
@@ -137,7 +141,7 @@ def _source(args: argparse.Namespace) -> Any:
     return _score_chunks(root, args.eval)
 
 
-def _score_chunks(root: Path, name: str) -> Any:
+def _score_chunks(root: Path, name: str) -> ChunkedScores:
     """The score chunk files of ``evaluate --scheduler EVAL`` (a folder, or one file)."""
     from voxmetrics.distributed import ChunkedScores
 

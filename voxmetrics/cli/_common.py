@@ -9,11 +9,15 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli._fail_on import fail_on_holds
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+    from voxmetrics.evaluation import ConditionReport
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -39,12 +43,14 @@ def read_score_file(
     key: str | None,
     fmt: str,
     distance: bool = False,
-    args: argparse.Namespace | None = None,
-) -> Any:
+    *,
+    allow_incomplete: bool = False,
+) -> tuple[ScoreMatrix, tuple[str, ...]]:
     """A score file (with its Kaldi key file, if any) as a ScoreMatrix, its paths checked.
 
-    With ``args`` whose ``allow_incomplete`` is set, a broken file is read (its broken pairs
-    left out) and the warnings saying so are kept in ``args.input_warnings`` for the JSON.
+    With ``allow_incomplete`` a broken file is read (its broken pairs left out): the messages
+    saying so are returned beside the matrix, for the JSON's ``input_warnings``, and warned
+    as :class:`~voxmetrics.errors.IncompleteScoresWarning` (on stderr) as well.
     """
     from voxmetrics.data.readers import read_scores
     from voxmetrics.errors import IncompleteScoresWarning
@@ -52,20 +58,26 @@ def read_score_file(
     for p in (path, key):
         if p is not None:
             check_input_path(p)
-    allow = bool(getattr(args, "allow_incomplete", False))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sm = read_scores(path, trials=key, format=fmt, distance=distance, allow_incomplete=allow)  # type: ignore[arg-type]
+        sm = read_scores(
+            path,
+            trials=key,
+            format=fmt,  # type: ignore[arg-type]
+            distance=distance,
+            allow_incomplete=allow_incomplete,
+        )
+    left_out = []
     for w in caught:
-        if args is not None and issubclass(w.category, IncompleteScoresWarning):
-            args.input_warnings = [*getattr(args, "input_warnings", []), str(w.message)]
+        if issubclass(w.category, IncompleteScoresWarning):
+            left_out.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return sm
+    return sm, tuple(left_out)
 
 
 def read_embedding_file(
     path: str, metadata: str | None, system: str | None = None, ark_root: str | None = None
-) -> Any:
+) -> EmbeddingSet:
     """An embedding file (with its metadata, if any) as an EmbeddingSet, its paths checked."""
     from voxmetrics.data.readers import read_embeddings
 
@@ -114,10 +126,16 @@ def check_source(args: argparse.Namespace, what: str) -> None:
         raise VoxMetricsInputError(f"give {what} EVAL or --embeddings EMB.")
 
 
-def finish(args: argparse.Namespace, report: Any) -> int:
-    """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``."""
-    if getattr(args, "input_warnings", None):  # --allow-incomplete left broken pairs out
-        report = dataclasses.replace(report, input_warnings=tuple(args.input_warnings))
+def finish(
+    args: argparse.Namespace, report: ConditionReport, input_warnings: Sequence[str] = ()
+) -> int:
+    """Print (and write) the JSON and the HTML report of ``report``; check ``--fail-on``.
+
+    ``input_warnings`` (what ``--allow-incomplete`` left out of the score files) go into the
+    report's ``input_warnings``.
+    """
+    if input_warnings:
+        report = dataclasses.replace(report, input_warnings=tuple(input_warnings))
     result = report.to_dict()
     # check --fail-on before writing anything, so a bad expression leaves no partial output
     failed = fail_on_holds(args.fail_on, result) if args.fail_on else False

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from voxmetrics.errors import VoxMetricsInputError
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from voxmetrics.data.study import Condition, Study
+    from voxmetrics.data.study import Study
+    from voxmetrics.data.utility import Utility
 
 UTILITY_HELP = (
     "Utility of a condition (WER, UAR, rho_F0 as fractions, with speaker-level bootstrap "
@@ -56,89 +54,65 @@ def add_utility_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _targets(study: Study, target: str, option: str) -> list[Condition]:
-    if target in study.names:
-        return [study.get(target)]
-    found = [c for c in study.conditions if c.name.startswith(f"{target} (")]
-    if not found:
-        raise VoxMetricsInputError(
-            f"{option} {target}: no condition or system of that name; the conditions are "
-            f"{', '.join(study.names)}."
-        )
-    return found
-
-
-def _contours(folder: str, ids: list[str]) -> list[Any]:
-    from voxmetrics.data.transcripts import read_audio_list
-    from voxmetrics.embeddings.audio import decode_audio
-    from voxmetrics.metrics.utility import f0_contour
-
-    files = read_audio_list(folder)
-    out = []
-    for utt in ids:
-        wave = decode_audio(files[utt], sample_rate=16000, name=Path(files[utt]).name)
-        out.append(f0_contour(wave, 16000))
-    return out
-
-
 def attach_utility(study: Study, args: argparse.Namespace) -> Study:
-    """The study with the utility the options compute put on their target conditions."""
-    from voxmetrics.data.transcripts import (
-        paired,
-        read_audio_list,
-        read_labels,
-        read_transcripts,
-        speakers_of,
+    """The study with the utility the options compute put on their target conditions.
+
+    The computing is the library's (:mod:`voxmetrics.analysis.utility`, as the dashboard's
+    Data page): here the options are read, and each condition's sources printed on stderr.
+    """
+    from voxmetrics.analysis.utility import (
+        rho_f0_utility,
+        study_with_utility,
+        target_conditions,
+        uar_utility,
+        wer_utility,
     )
-    from voxmetrics.metrics.utility import (
-        combine_utility,
-        mean_pitch_correlation,
-        unweighted_average_recall,
-        word_error_rate,
-    )
+    from voxmetrics.data.transcripts import read_labels
 
     utt2spk = None
     if args.utt2spk:
         utt2spk = read_labels(args.utt2spk, name=Path(args.utt2spk).name)
-    boot = {"n_boot": study.settings.bootstrap, "seed": study.settings.seed}
-    computed: dict[str, dict[str, Any]] = {}
+    n_boot, seed = study.settings.bootstrap, study.settings.seed
+    computed: dict[str, list[Utility]] = {}
+
+    def put(option: str, target: str, utility: Utility) -> None:
+        for name in target_conditions(study, target, where=f"{option} {target}"):
+            computed.setdefault(name, []).append(utility)
+
     for target, ref, hyp in args.wer or []:
-        pair = paired(
-            read_transcripts(ref),
-            read_transcripts(hyp),
+        wer = wer_utility(
+            ref,
+            hyp,
+            utt2spk=utt2spk,
+            n_boot=n_boot,
+            seed=seed,
             reference_name=Path(ref).name,
-            system_name=Path(hyp).name,
+            hypotheses_name=Path(hyp).name,
         )
-        spk = speakers_of(pair.index, utt2spk)
-        result = word_error_rate(pair["reference"], pair["system"], speakers=spk, **boot)
-        for c in _targets(study, target, "--wer"):
-            computed.setdefault(c.name, {})["wer"] = (result, f"WER of {Path(hyp).name}")
+        put("--wer", target, wer)
     for target, labels, predictions in args.uar or []:
-        pair = paired(
-            read_labels(labels),
-            read_labels(predictions),
-            reference_name=Path(labels).name,
-            system_name=Path(predictions).name,
+        uar = uar_utility(
+            labels,
+            predictions,
+            utt2spk=utt2spk,
+            n_boot=n_boot,
+            seed=seed,
+            labels_name=Path(labels).name,
+            predictions_name=Path(predictions).name,
         )
-        spk = speakers_of(pair.index, utt2spk)
-        result = unweighted_average_recall(pair["reference"], pair["system"], speakers=spk, **boot)
-        for c in _targets(study, target, "--uar"):
-            computed.setdefault(c.name, {})["uar"] = (result, f"UAR of {Path(predictions).name}")
+        put("--uar", target, uar)
     for target, original, anonymised in args.rho_f0 or []:
-        orig, anon = read_audio_list(original), read_audio_list(anonymised)
-        pair = paired(orig, anon, reference_name=original, system_name=anonymised)
-        ids = list(pair.index)
-        contours = list(zip(_contours(original, ids), _contours(anonymised, ids), strict=True))
-        spk = speakers_of(pair.index, utt2spk)
-        result = mean_pitch_correlation(contours, speakers=spk, **boot)
-        for c in _targets(study, target, "--rho-f0"):
-            computed.setdefault(c.name, {})["rho_f0"] = (result, f"rho_F0 of {anonymised}")
-    for name, parts in computed.items():
-        cond = study.get(name)
-        source = "; ".join(src for _, src in parts.values())
-        utility = combine_utility(
-            cond.utility, **{k: r for k, (r, _) in parts.items()}, source=source
+        rho = rho_f0_utility(
+            original,
+            anonymised,
+            utt2spk=utt2spk,
+            n_boot=n_boot,
+            seed=seed,
+            original_name=original,  # the paths as given, in messages and in the source
+            anonymised_name=anonymised,
         )
-        study = study.with_condition(replace(cond, utility=utility))
-        print(f"voxmetrics: {name}: utility from {source}", file=sys.stderr)
-    return study
+        put("--rho-f0", target, rho)
+    attached = study_with_utility(study, computed)
+    for line in attached.lines:
+        print(f"voxmetrics: {line}", file=sys.stderr)
+    return attached.study

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import (
@@ -19,6 +20,9 @@ from voxmetrics.cli._common import (
 from voxmetrics.cli._fail_on import parse_fail_on
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 
 HELP = "evaluate one condition and print its metrics as JSON"
 DESCRIPTION = (
@@ -175,18 +179,19 @@ def run(args: argparse.Namespace) -> int:
         from voxmetrics.cli._blockwise import run_blockwise
 
         return run_blockwise(args)
-    eval_sm, dev_sm, embeddings = _read_inputs(args)
+    inputs = _read_inputs(args)
+    dev_sm = inputs.dev
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
         raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
     report = evaluate(
-        eval_sm,
+        inputs.eval,
         dev=dev_sm,
         name=Path(args.eval or args.embeddings).stem,
         cross_calibrate=None if dev_sm is not None else args.cross_calibrate,
         lid_variant=args.lid_variant,
         bootstrap=args.bootstrap,
         seed=args.seed,
-        embeddings=embeddings,
+        embeddings=inputs.embeddings,
         split=args.split,
         score_kind="distance" if args.distance else "llr" if args.llr else "similarity",
         p_targets=priors(args.p_target),
@@ -196,13 +201,28 @@ def run(args: argparse.Namespace) -> int:
         by=args.by,
         linkability_rule=args.linkability_rule,
     )
-    return finish(args, report)
+    return finish(args, report, inputs.input_warnings)
 
 
-def _read_inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+@dataclass(frozen=True)
+class Inputs:
+    """What ``evaluate`` read: the score matrices, the embeddings and what was left out."""
+
+    eval: ScoreMatrix
+    """The evaluated (eval) set's scores."""
+    dev: ScoreMatrix | None = None
+    """The calibration (dev) set's scores, if any."""
+    embeddings: EmbeddingSet | None = None
+    """The embeddings scored, with ``--embeddings``."""
+    input_warnings: tuple[str, ...] = ()
+    """What ``--allow-incomplete`` left out of the score files, for the JSON."""
+
+
+def _read_inputs(args: argparse.Namespace) -> Inputs:
     """The eval and dev score matrices and the embeddings (or None) of ``evaluate``."""
     check_source(args, "a score file")
     embeddings = dev_sm = None
+    notes: tuple[str, ...] = ()
     if args.embeddings:
         if args.distance:
             raise VoxMetricsInputError(
@@ -214,17 +234,32 @@ def _read_inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         if args.split == "eval" and "dev" in embeddings.splits() and not args.dev:
             dev_sm = embeddings.score_matrix("dev")
     else:
-        eval_sm = read_score_file(args.eval, args.trials, args.format, args.distance, args)
+        eval_sm, notes = read_score_file(
+            args.eval,
+            args.trials,
+            args.format,
+            args.distance,
+            allow_incomplete=args.allow_incomplete,
+        )
     if args.dev:
-        dev_sm = read_score_file(args.dev, args.dev_trials, args.format, args.distance, args)
+        dev_sm, dev_notes = read_score_file(
+            args.dev,
+            args.dev_trials,
+            args.format,
+            args.distance,
+            allow_incomplete=args.allow_incomplete,
+        )
+        notes += dev_notes
     if args.dev_trials and not args.dev:
         raise VoxMetricsInputError("--dev-trials was given without --dev; add --dev DEV.")
     if args.trial_attributes:
         eval_sm, dev_sm = _with_attributes(args.trial_attributes, eval_sm, dev_sm)
-    return eval_sm, dev_sm, embeddings
+    return Inputs(eval_sm, dev_sm, embeddings, notes)
 
 
-def _with_attributes(path: str, eval_sm: Any, dev_sm: Any) -> tuple[Any, Any]:
+def _with_attributes(
+    path: str, eval_sm: ScoreMatrix, dev_sm: ScoreMatrix | None
+) -> tuple[ScoreMatrix, ScoreMatrix | None]:
     """``--trial-attributes``: the table's columns on EVAL, and on DEV when it covers it."""
     from voxmetrics.data import read_table
 

@@ -6,12 +6,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from voxmetrics.embeddings import ExtractionResult, Extractor
 
 HELP = "extract speaker embeddings from audio (zip or folder + manifest)"
 DESCRIPTION = (
@@ -103,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _embed(args: argparse.Namespace, manifest: Any, extractor: Any) -> Any:
+def _embed(
+    args: argparse.Namespace, manifest: pd.DataFrame, extractor: Extractor | None
+) -> ExtractionResult:
     """The extraction result: here with ``extractor``, or on Dask with ``--scheduler``."""
     import tempfile
 
@@ -111,7 +118,7 @@ def _embed(args: argparse.Namespace, manifest: Any, extractor: Any) -> Any:
 
     with tempfile.TemporaryDirectory(prefix="voxmetrics-audio-") as tmp:
         root = args.audio_root or extract_zip(args.zip, tmp, max_bytes=int(args.max_zip_mb * 1e6))
-        if not args.scheduler:
+        if extractor is not None:  # loaded here unless --scheduler
             return extract_embeddings(
                 manifest,
                 audio_root=root,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs, progress_bar
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.data.study import Study
 
 HELP = "write the report of a study file (.vxm): HTML, PDF, JSON, CSV, LaTeX, Markdown"
 DESCRIPTION = (
@@ -131,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _load(args: argparse.Namespace) -> Any:
+def _load(args: argparse.Namespace) -> Study:
     """The study file, its settings overridden by the options given."""
     from dataclasses import replace
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs, print_json, read_embedding_file
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.analysis.sbls import Attack
 
 HELP = "soft-biometric leakage score of an attacker's attribute predictions"
 DESCRIPTION = (
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _uploaded_attack(args: argparse.Namespace) -> Any:
+def _uploaded_attack(args: argparse.Namespace) -> Attack:
     """The attack of ``--predictions`` on the labels of ``--metadata``."""
     from voxmetrics.analysis.sbls import Attack
     from voxmetrics.data.predictions import join_predictions
@@ -116,7 +119,7 @@ def _uploaded_attack(args: argparse.Namespace) -> Any:
     )
 
 
-def _embedding_attack(args: argparse.Namespace) -> Any:
+def _embedding_attack(args: argparse.Namespace) -> Attack:
     """The built-in attacker on ``--embeddings`` (trained on ``--original`` or on them)."""
     from voxmetrics.analysis.sbls import embedding_set_attack
 

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs
 from voxmetrics.cli._utility import add_utility_options, attach_utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.data.model import EmbeddingSet
+    from voxmetrics.data.study import Study
 
 HELP = "build a study file (.vxm) from many score files"
 BUILD_DESCRIPTION = (
@@ -121,7 +125,7 @@ def _add_setup_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _setup_study(args: argparse.Namespace) -> Any:
+def _setup_study(args: argparse.Namespace) -> Study:
     """The study of the attacker set-ups of ``--original`` and ``--anonymised``."""
     from pathlib import Path
 
@@ -136,7 +140,7 @@ def _setup_study(args: argparse.Namespace) -> Any:
             "the attacker set-ups need both --original EMB [META] and --anonymised EMB [META]."
         )
 
-    def read(files: list[str], option: str, system: str | None, how: str) -> Any:
+    def read(files: list[str], option: str, system: str | None, how: str) -> EmbeddingSet:
         if len(files) > 2:
             raise VoxMetricsInputError(f"{option} takes EMB and optionally META, not more.")
         for f in files:
@@ -173,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
     """``study build``: save the study found in SOURCE; list its conditions on stderr."""
     from dataclasses import replace
 
+    from voxmetrics.analysis.vpc import check_summary_eers
     from voxmetrics.data.studybuild import build_study
     from voxmetrics.data.studyfile import save_study
     from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
@@ -200,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"voxmetrics: found {line}", file=sys.stderr)
         for line in tree.missing:
             print(f"voxmetrics: missing: {line}", file=sys.stderr)
-        for line in _check_summary_eers(tree):
+        for line in check_summary_eers(tree).lines:
             print(f"voxmetrics: {line}", file=sys.stderr)
     else:
         study = build_study(args.source, distance=args.distance, name=args.name)
@@ -229,37 +234,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"voxmetrics: {label}: {', '.join(parts)}", file=sys.stderr)
     print(path)
     return EXIT_OK
-
-
-def _check_summary_eers(tree: Any) -> list[str]:
-    """The EERs of the tree's results summaries against the ones of its scores.
-
-    The challenge rounds EERs to 0.001 %: a difference over 0.0005 % is reported.
-    """
-    from voxmetrics.metrics.eer import eer
-
-    table = tree.summary_eers
-    if table.empty:
-        return []
-    lines, agree = [], 0
-    for row in table.drop_duplicates(["system", "split", "gender", "model"]).itertuples():
-        name = "original" if row.model == "original" else f"{row.system} (semi-informed)"
-        if name not in tree.study.names or str(row.gender) not in ("f", "m"):
-            continue
-        cond = tree.study.get(name)
-        sm = cond.eval if row.split == "test" else cond.dev
-        if sm is None or str(row.gender).upper() not in sm.attribute_values("sex"):
-            continue
-        sub = sm.subset_attribute("sex", str(row.gender).upper())
-        ours = eer(sub.tar, sub.non)
-        if abs(ours - float(row.EER)) > 0.5e-5 + 1e-12:
-            lines.append(
-                f"warning: the EER of {name} ({row.split}, {row.gender}) is {ours:.3%} from "
-                f"its scores but {float(row.EER):.3%} in the results of {row.system}; the "
-                "scores and the summary come from different runs."
-            )
-        else:
-            agree += 1
-    if agree:
-        lines.insert(0, f"{agree} per-gender EER(s) of the results summaries agree with the scores")
-    return lines

@@ -2,7 +2,8 @@
 
 Each reader takes a Kaldi-style text file (``utt_id value...``, as a VoicePrivacy ``data/``
 folder holds them: ``text``, ``utt2emo``, ``wav.scp``) or a CSV with a header (``utt_id,text``,
-``utt_id,label``, ``utt_id,path``) and returns a :class:`pandas.Series` indexed by utterance id.
+``utt_id,label``, ``utt_id,path``) and returns a :class:`pandas.Series` indexed by utterance id;
+:func:`read_audio_zip` lists the recordings of a zip archive (an upload) the same way.
 :func:`paired` lines up references and system outputs and refuses utterances of one that the
 other lacks.
 """
@@ -11,15 +12,28 @@ from __future__ import annotations
 
 import io
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pandas as pd
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import get_limits, read_file_bytes, refuse
+from voxmetrics.limits import (
+    ArchiveReader,
+    get_limits,
+    read_file_bytes,
+    refuse,
+    safe_member_name,
+)
 
-__all__ = ["paired", "read_audio_list", "read_labels", "read_transcripts", "speakers_of"]
+__all__ = [
+    "paired",
+    "read_audio_list",
+    "read_audio_zip",
+    "read_labels",
+    "read_transcripts",
+    "speakers_of",
+]
 
 Source = str | os.PathLike[str] | bytes
 
@@ -149,6 +163,66 @@ def read_audio_list(source: str | os.PathLike[str]) -> pd.Series:
             )
     s = s.map(lambda v: str(Path(v) if Path(v).is_absolute() else p.parent / v))
     return _finish(s, label, "utt_id path")
+
+
+def read_audio_zip(data: bytes, *, suffixes: tuple[str, ...], name: str | None = None) -> pd.Series:
+    """Recordings of a zip archive by utterance id: the archive's member names.
+
+    Every member whose name ends with one of ``suffixes`` (e.g. ``(".wav", ".flac")``,
+    case-insensitive), in any folder of the archive, is a recording; its utterance id is its
+    file name without the extension. Folders, hidden files and ``__MACOSX`` entries are
+    skipped. The members are not read here: decode them from the archive with
+    :class:`~voxmetrics.limits.ArchiveReader`.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        Not a zip archive, a member that points outside the archive, no recording, or two
+        recordings with the same utterance id.
+
+    Examples
+    --------
+    >>> import io, zipfile
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as zf:
+    ...     zf.writestr("anon/u1.wav", b"..."); zf.writestr("anon/readme.txt", b"...")
+    >>> read_audio_zip(buf.getvalue(), suffixes=(".wav",), name="anon.zip").to_dict()
+    {'u1': 'anon/u1.wav'}
+    """
+    label = name or "uploaded zip"
+    with ArchiveReader(data, label) as ar:
+        members = ar.names()
+    ids, found = [], []
+    for member in members:
+        if not safe_member_name(member):
+            raise VoxMetricsInputError(
+                f"{label}: refusing an unsafe archive: member '{member}' points outside the "
+                "archive (absolute path or '..'); zip the recordings again."
+            )
+        base = PurePosixPath(member)
+        if (
+            member.endswith("/")
+            or "__MACOSX" in base.parts
+            or base.name.startswith(".")
+            or base.suffix.lower() not in suffixes
+        ):
+            continue
+        ids.append(base.stem)
+        found.append(member)
+    if not found:
+        raise VoxMetricsInputError(
+            f"{label}: the archive holds no recording ({', '.join(suffixes)}); zip the folder "
+            "of audio files, one file per utterance named after its utterance id."
+        )
+    s = pd.Series(found, index=ids, dtype=object)
+    dup = s.index.duplicated()
+    if dup.any():
+        utt = s.index[int(np.argmax(dup))]
+        raise VoxMetricsInputError(
+            f"{label}: utterance '{utt}' has two recordings ({', '.join(s[utt])}); give each "
+            "utterance one file."
+        )
+    return _finish(s, label, "audio files")
 
 
 def paired(

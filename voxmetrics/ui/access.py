@@ -1,6 +1,6 @@
 """Who may see the dashboard, and what the operator let it load: the gate of every page.
 
-``voxmetrics app`` hands its :class:`~voxmetrics.cli.app.DashboardSettings` to the pages
+``voxmetrics app`` hands its :class:`~voxmetrics.dashboard.DashboardSettings` to the pages
 (:func:`server_settings`). On this machine only (the default, 127.0.0.1) there is no login;
 opened to a network (``--host``) every page asks for one first, through :func:`require_login`,
 which :func:`~voxmetrics.ui.page_setup` calls before it reads or shows any study:
@@ -17,14 +17,13 @@ operator listed (:func:`speaker_encoders`); the browser picks one by name, never
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import importlib.util
 import os
 
 import streamlit as st
 
-from voxmetrics.cli.app import SETTINGS_ENV, DashboardSettings, is_loopback
+from voxmetrics.dashboard import SETTINGS_ENV, DashboardSettings, is_loopback, token_digest
 from voxmetrics.embeddings.extractors import DEFAULT_ECAPA
 
 __all__ = [
@@ -73,7 +72,7 @@ def token_matches(entered: str, expected_sha256: str) -> bool:
 
     Examples
     --------
-    >>> digest = hashlib.sha256(b"a-long-access-token").hexdigest()
+    >>> digest = token_digest("a-long-access-token")
     >>> token_matches("a-long-access-token", digest), token_matches("guess", digest)
     (True, False)
     >>> token_matches("", "")
@@ -81,7 +80,7 @@ def token_matches(entered: str, expected_sha256: str) -> bool:
     """
     if not expected_sha256 or not entered:
         return False
-    got = hashlib.sha256(entered.encode("utf-8")).hexdigest()
+    got = token_digest(entered)
     return hmac.compare_digest(got.encode(), expected_sha256.encode())
 
 

@@ -1,22 +1,36 @@
-"""Conditions from uploaded files (the Data page), read through :func:`~voxmetrics.ui.cached`.
+"""Conditions and their utility from uploaded files (the Data page).
 
 The readers are the library's (:func:`~voxmetrics.data.readers.read_scores`,
 :func:`~voxmetrics.data.readers.read_embeddings`); each read is kept in the store of
-:func:`~voxmetrics.ui.compute`, keyed on the sha256 of the uploaded bytes, so loading the same
-file again reads nothing. The page runs these functions with ``ui.compute(..., cache=False)``:
-a bad file shows its message, and the readers' warnings reach the page.
+:func:`~voxmetrics.ui.compute` (through :func:`~voxmetrics.ui.cached`), keyed on the sha256 of
+the uploaded bytes, so loading the same file again reads nothing. The utility of uploaded
+transcripts, emotion predictions and recordings is computed by the same calls as ``study
+build --wer / --uar / --rho-f0`` (:mod:`voxmetrics.analysis.utility`). The page runs these
+functions with ``ui.compute(..., cache=False)``: a bad file shows its message, and the
+readers' warnings reach the page.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from voxmetrics.analysis.utility import (
+    AttachedUtility,
+    rho_f0_utility,
+    study_with_utility,
+    target_conditions,
+    uar_utility,
+    wer_utility,
+)
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
 from voxmetrics.data.setups import attacker_setups, one_system, read_utterance_map
 from voxmetrics.data.study import Condition, Study
+from voxmetrics.data.transcripts import read_labels
+from voxmetrics.data.utility import Utility
 from voxmetrics.data.vpc import VPCImport, read_vpc_zip
 from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError
 from voxmetrics.ui.computing import cached
@@ -28,6 +42,7 @@ __all__ = [
     "condition_from_score_files",
     "scored_embeddings",
     "setup_conditions_from_files",
+    "study_with_utility_files",
     "study_with_vpc_tree",
     "with_trial_attributes",
 ]
@@ -261,3 +276,100 @@ def setup_conditions_from_files(
         utt_map=mapping,
         include_original=include_original,
     )
+
+
+UTILITY_PAIRS: dict[str, tuple[str, str, str]] = {
+    "wer": ("The WER", "reference transcripts", "ASR hypotheses"),
+    "uar": ("The UAR", "emotion labels", "emotion predictions"),
+    "rho_f0": ("rho_F0", "original recordings", "anonymised recordings"),
+}
+"""Each utility number and the two uploads it needs, as the messages name them."""
+
+
+def study_with_utility_files(
+    study: Study,
+    target: str,
+    *,
+    reference: Upload | None = None,
+    hypotheses: Upload | None = None,
+    labels: Upload | None = None,
+    predictions: Upload | None = None,
+    original: Upload | None = None,
+    anonymised: Upload | None = None,
+    utt2spk: Upload | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> AttachedUtility:
+    """``study`` with the utility of uploaded files put on ``target`` (a condition or a system).
+
+    The same library calls as ``study build --wer / --uar / --rho-f0``
+    (:mod:`voxmetrics.analysis.utility`): the WER of ``hypotheses`` against ``reference``, the
+    UAR of ``predictions`` against ``labels``, rho_F0 of ``anonymised`` against ``original``
+    (each a zip of audio files), for every pair given, with the speaker-level bootstrap
+    intervals of the study's settings (replicates and seed). ``utt2spk`` gives the speakers.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        No pair given, one file of a pair without the other, a bad file, or an unknown target;
+        the study is unchanged.
+    """
+    given = {
+        "wer": (reference, hypotheses),
+        "uar": (labels, predictions),
+        "rho_f0": (original, anonymised),
+    }
+    for key, (first, second) in given.items():
+        if (first is None) != (second is None):
+            number, a, b = UTILITY_PAIRS[key]
+            chosen, missing = (b, a) if first is None else (a, b)
+            raise VoxMetricsInputError(
+                f"{number} needs the {a} and the {b}: only the {chosen} are chosen. Add the "
+                f"{missing}, or remove the {chosen}."
+            )
+    if all(first is None for first, _ in given.values()):
+        raise VoxMetricsInputError(
+            "Choose the files of at least one utility number: reference transcripts and ASR "
+            "hypotheses (WER), emotion labels and predictions (UAR), or original and "
+            "anonymised recordings (rho_F0)."
+        )
+    names = target_conditions(study, target)
+    speakers = None
+    if utt2spk is not None:
+        speakers = read_labels(utt2spk.getvalue(), name=utt2spk.name)
+    n_boot, seed = study.settings.bootstrap, study.settings.seed
+    parts: list[Utility] = []
+    if reference is not None and hypotheses is not None:
+        wer = wer_utility(
+            reference.getvalue(),
+            hypotheses.getvalue(),
+            utt2spk=speakers,
+            n_boot=n_boot,
+            seed=seed,
+            reference_name=reference.name,
+            hypotheses_name=hypotheses.name,
+        )
+        parts.append(wer)
+    if labels is not None and predictions is not None:
+        uar = uar_utility(
+            labels.getvalue(),
+            predictions.getvalue(),
+            utt2spk=speakers,
+            n_boot=n_boot,
+            seed=seed,
+            labels_name=labels.name,
+            predictions_name=predictions.name,
+        )
+        parts.append(uar)
+    if original is not None and anonymised is not None:
+        rho = rho_f0_utility(
+            original.getvalue(),
+            anonymised.getvalue(),
+            utt2spk=speakers,
+            n_boot=n_boot,
+            seed=seed,
+            original_name=original.name,
+            anonymised_name=anonymised.name,
+            progress=progress,
+        )
+        parts.append(rho)
+    return study_with_utility(study, dict.fromkeys(names, parts))

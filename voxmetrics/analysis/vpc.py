@@ -1,0 +1,154 @@
+"""A VoicePrivacy tree's results summaries checked against its scores (are they one run).
+
+The challenge's results summaries print each per-gender EER (rounded to 0.001 %) beside the
+scores they come from. :func:`check_summary_eers` recomputes every such EER from the scores
+that :func:`~voxmetrics.data.vpc.read_vpc_tree` read (the subset ``sex = F`` or ``sex = M`` of
+the condition) and says which agree and which do not: a disagreement means the scores and
+the summary come from different runs. It returns the findings as values; ``study build`` prints
+them and the dashboard's Data page shows them, in the same words. This module computes; it
+reads no file and prints nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from voxmetrics.data.vpc import VPCImport
+from voxmetrics.metrics.eer import eer
+
+__all__ = ["SUMMARY_EER_TOLERANCE", "SummaryEERCheck", "SummaryEERMismatch", "check_summary_eers"]
+
+SUMMARY_EER_TOLERANCE = 0.5e-5
+"""Largest difference (a fraction: 0.0005 %) between an EER of the scores and the one of the
+summary that is still agreement: the challenge rounds EERs to 0.001 %."""
+
+
+@dataclass(frozen=True)
+class SummaryEERMismatch:
+    """One per-gender EER of a results summary that its scores do not give."""
+
+    condition: str
+    """The condition whose scores were checked (``original`` or ``SYSTEM (semi-informed)``)."""
+    split: str
+    """The challenge's split, ``test`` (the eval set) or ``dev``."""
+    gender: str
+    """The trial list, ``f`` or ``m``."""
+    system: str
+    """The system whose results summary gives :attr:`eer_summary`."""
+    eer_scores: float
+    """The EER of the scores (fraction)."""
+    eer_summary: float
+    """The EER of the results summary (fraction)."""
+
+    @property
+    def message(self) -> str:
+        """What is wrong, in one sentence.
+
+        Examples
+        --------
+        >>> SummaryEERMismatch("original", "test", "f", "mcadams", 0.1, 0.0876).message[:52]
+        'the EER of original (test, f) is 10.000% from its sc'
+        """
+        return (
+            f"the EER of {self.condition} ({self.split}, {self.gender}) is "
+            f"{self.eer_scores:.3%} from its scores but {self.eer_summary:.3%} in the results of "
+            f"{self.system}; the scores and the summary come from different runs."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the fields and the message."""
+        return {
+            "condition": self.condition,
+            "split": self.split,
+            "gender": self.gender,
+            "system": self.system,
+            "eer_scores": self.eer_scores,
+            "eer_summary": self.eer_summary,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class SummaryEERCheck:
+    """The per-gender EERs of a tree's results summaries against the ones of its scores."""
+
+    n_agree: int = 0
+    """EERs of the summaries that the scores give (within :data:`SUMMARY_EER_TOLERANCE`)."""
+    mismatches: tuple[SummaryEERMismatch, ...] = ()
+    """The EERs that the scores do not give, in the summaries' order."""
+
+    @property
+    def agreement(self) -> str | None:
+        """How many EERs agree, in one line (None when none was checked or none agrees).
+
+        Examples
+        --------
+        >>> SummaryEERCheck(n_agree=8).agreement
+        '8 per-gender EER(s) of the results summaries agree with the scores'
+        """
+        if not self.n_agree:
+            return None
+        return f"{self.n_agree} per-gender EER(s) of the results summaries agree with the scores"
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """Every finding, one line each: the agreement first, then each mismatch as a warning.
+
+        ``study build`` prints them after ``voxmetrics:``, one per line.
+        """
+        head = () if self.agreement is None else (self.agreement,)
+        return head + tuple(f"warning: {m.message}" for m in self.mismatches)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the count that agrees and the mismatches."""
+        return {"n_agree": self.n_agree, "mismatches": [m.to_dict() for m in self.mismatches]}
+
+
+def check_summary_eers(tree: VPCImport) -> SummaryEERCheck:
+    """The EERs of the tree's results summaries against the ones of its scores.
+
+    Each per-gender EER of a summary (the ``original`` model's rows against the ``original``
+    condition, the retrained model's against ``SYSTEM (semi-informed)``) is compared with the
+    EER of the trials of that gender in that condition's eval (``test``) or dev set. Rows of a
+    condition or a gender the tree has no scores of are left out.
+
+    Parameters
+    ----------
+    tree : VPCImport
+        What :func:`~voxmetrics.data.vpc.read_vpc_tree` or
+        :func:`~voxmetrics.data.vpc.read_vpc_zip` read.
+
+    Returns
+    -------
+    SummaryEERCheck
+        How many agree, and each one that does not (empty when the tree has no summary EER).
+    """
+    table = tree.summary_eers
+    if table.empty:
+        return SummaryEERCheck()
+    mismatches, agree = [], 0
+    for row in table.drop_duplicates(["system", "split", "gender", "model"]).itertuples():
+        name = "original" if row.model == "original" else f"{row.system} (semi-informed)"
+        if name not in tree.study.names or str(row.gender) not in ("f", "m"):
+            continue
+        cond = tree.study.get(name)
+        sm = cond.eval if row.split == "test" else cond.dev
+        if sm is None or str(row.gender).upper() not in sm.attribute_values("sex"):
+            continue
+        sub = sm.subset_attribute("sex", str(row.gender).upper())
+        ours = eer(sub.tar, sub.non)
+        if abs(ours - float(row.EER)) > SUMMARY_EER_TOLERANCE + 1e-12:
+            mismatches.append(
+                SummaryEERMismatch(
+                    name,
+                    str(row.split),
+                    str(row.gender),
+                    str(row.system),
+                    float(ours),
+                    float(row.EER),
+                )
+            )
+        else:
+            agree += 1
+    return SummaryEERCheck(agree, tuple(mismatches))
