@@ -664,7 +664,8 @@ NO_UTILITY_HELP = (
     "what the anonymisation costs. Add them when building the study: a VoicePrivacy 2024 "
     "evaluation tree brings its results files' WER and UAR (voxmetrics study build OUT.vxm "
     "ROOT, or the Data page's VoicePrivacy upload), or give transcripts, emotion predictions "
-    "or audio for each condition. The demo study has them (Load demo study)."
+    "or audio for each condition (study build --wer / --uar / --rho-f0, or the Data page's "
+    "Utility tab). The demo study has them (Load demo study)."
 )
 """What the Privacy vs utility page and report section say when no condition has a utility
 number: how to add them."""
