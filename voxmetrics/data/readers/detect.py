@@ -19,6 +19,14 @@ from voxmetrics.data.model import META_COLUMNS
 from voxmetrics.data.readers._common import PREFIX, SCORE_COLUMNS
 from voxmetrics.errors import VoxMetricsInputError
 
+__all__ = [
+    "binary_kind",
+    "check_not_empty",
+    "check_utf8",
+    "detect_format",
+    "detect_kind",
+]
+
 _SUPPORTED = (
     "supported formats are: long scores CSV or Parquet (columns trial_id, trial_speaker, "
     "enrol_speaker, score); NumPy NPZ (scores, trial_ids, trial_speakers, enrol_speakers; or "

@@ -29,6 +29,10 @@ from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
 
 pd = lazy_module("pandas")  # imported when a function first uses it
 
+__all__ = [
+    "read_embeddings",
+]
+
 
 def _meta_frame(data: bytes, name: str) -> tuple[pd.DataFrame, Where]:
     kind = detect_kind(data, name)

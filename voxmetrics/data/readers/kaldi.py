@@ -24,6 +24,10 @@ from voxmetrics.errors import VoxMetricsInputError
 
 pd = lazy_module("pandas")  # imported when a function first uses it
 
+__all__ = [
+    "scores_from_kaldi",
+]
+
 
 _NOT_ENROLLED = "unknown speaker"  # of a Kaldi trial without a target key line (+ its id)
 

@@ -28,6 +28,12 @@ from voxmetrics.limits import check_count
 
 pd = lazy_module("pandas")  # imported when a function first uses it
 
+__all__ = [
+    "Pivot",
+    "drop_nan_rows",
+    "scores_from_long",
+]
+
 
 class Pivot:
     """Long (trial, enrolled, score) rows pivoted to T x N, orders of first appearance."""

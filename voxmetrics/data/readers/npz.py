@@ -23,6 +23,15 @@ from voxmetrics.data.readers._common import Source, attribute_array, incomplete
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path, get_limits, load_npy, load_npz
 
+__all__ = [
+    "float_array",
+    "np_load",
+    "npz_arrays",
+    "npz_file",
+    "scores_from_npz",
+    "text_array",
+]
+
 _NPZ_ARRAYS = ("scores", "trial_ids", "trial_speakers", "enrol_speakers")
 
 

@@ -16,6 +16,11 @@ from voxmetrics.data.readers.npz import npz_file, scores_from_npz
 from voxmetrics.data.readers.tables import read_frame
 from voxmetrics.errors import VoxMetricsInputError
 
+__all__ = [
+    "negate_scores",
+    "read_scores",
+]
+
 _SCORE_FORMATS = ("auto", "csv", "parquet", "npz", "kaldi")
 
 

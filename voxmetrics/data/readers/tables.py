@@ -31,6 +31,18 @@ from voxmetrics.limits import check_count, get_limits, refuse
 
 pd = lazy_module("pandas")  # imported when a function first uses it
 
+__all__ = [
+    "exact_labels",
+    "labels_of",
+    "missing_columns",
+    "numeric_scores",
+    "read_csv_frame",
+    "read_frame",
+    "read_table",
+    "refuse_nested",
+    "skip_blank_start",
+]
+
 
 def _parser_error(exc: Exception, name: str, what: str) -> VoxMetricsInputError:
     msg = str(exc).strip()
