@@ -32,6 +32,7 @@ from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels, chance_levels, lid_with_chance
 from voxmetrics.metrics.lid import (
     CalibrationCurve,
     LIDResult,
@@ -44,12 +45,7 @@ from voxmetrics.metrics.lid import (
     resolve_lid_variant,
 )
 from voxmetrics.metrics.pools import Ties
-from voxmetrics.metrics.uncertainty import (
-    ChanceLevels,
-    chance_levels,
-    lid_intervals,
-    lid_with_chance,
-)
+from voxmetrics.metrics.uncertainty import lid_intervals
 
 pd = lazy_module("pandas")  # imported when a function first uses it
 
@@ -204,7 +200,7 @@ def evaluate_lid_and_chance(
     """:func:`evaluate_lid` and the chance levels of ``eval``'s 1-to-N metrics.
 
     With ``dev``, LID and its chance levels share one pass over the rows
-    (:func:`~voxmetrics.metrics.uncertainty.lid_with_chance`); otherwise the chance levels
+    (:func:`~voxmetrics.metrics.chance.lid_with_chance`); otherwise the chance levels
     use the cross-calibrated calibration, or have no LID part without one. ``seed`` draws the
     folds and the chance levels' identities; ``ties`` is the SRD ranks' tie rule.
     """
@@ -282,7 +278,7 @@ def condition_intervals(
 def condition_chance(condition: Condition, result: LIDResult, *, seed: int = 0) -> ChanceLevels:
     """Chance levels of the LID numbers on the condition's own eval scores.
 
-    :func:`~voxmetrics.metrics.uncertainty.chance_levels` under the result's calibration
+    :func:`~voxmetrics.metrics.chance.chance_levels` under the result's calibration
     (the mean of the folds' for a cross-calibrated result).
     """
     return chance_levels(condition.eval.scores, calibration=result.calibration, seed=seed)

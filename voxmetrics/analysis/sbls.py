@@ -42,6 +42,7 @@ from voxmetrics.data.predictions import AttributePrediction, join_predictions
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval
+from voxmetrics.metrics.paired import Comparison, holm, paired_p_values
 from voxmetrics.metrics.sbls import (
     DEFAULT_ATTACKER,
     DEFAULT_LAMBDA,
@@ -52,7 +53,7 @@ from voxmetrics.metrics.sbls import (
     builtin_attacker,
     sbls,
 )
-from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, holm, paired_p_values
+from voxmetrics.metrics.uncertainty import SpeakerDraws
 
 __all__ = [
     "COMPONENTS",
@@ -915,7 +916,7 @@ def compare_sbls(
     """Paired comparison B - A of SBLS and its components under the same replicate weights.
 
     Each difference gets the percentile interval of the replicate differences and the
-    two-sided bootstrap p-value of :func:`~voxmetrics.metrics.uncertainty.compare_replicates`;
+    two-sided bootstrap p-value of :func:`~voxmetrics.metrics.paired.compare_replicates`;
     ``p_adjusted`` is Holm's adjustment over these four numbers (their own family: the
     identity numbers of a comparison keep theirs). Every speaker of both attacks must be in
     ``draws``. ``cache`` (a dict, filled here; one per ``draws``) keeps each attack's

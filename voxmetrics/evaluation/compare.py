@@ -23,6 +23,7 @@ from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.steps import singling_out_of
 from voxmetrics.metrics.baseline import baseline_metrics
 from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.paired import Comparison, compare_replicates
 from voxmetrics.metrics.pools import Ties, check_ties
 from voxmetrics.metrics.similarity import (
     Calibration,
@@ -31,10 +32,8 @@ from voxmetrics.metrics.similarity import (
     voice_similarity,
 )
 from voxmetrics.metrics.uncertainty import (
-    Comparison,
     ConditionReplicates,
     SpeakerDraws,
-    compare_replicates,
     similarity_replicates,
     singling_out_replicates,
 )

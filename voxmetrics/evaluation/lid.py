@@ -28,11 +28,11 @@ from voxmetrics.evaluation.linkage import stepper
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.steps import baseline_of, check_options
 from voxmetrics.metrics.baseline import BaselineResult
+from voxmetrics.metrics.chance import ChanceLevels
 from voxmetrics.metrics.legal import LinkabilityRule, check_linkability_rule
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import Ties
-from voxmetrics.metrics.uncertainty import ChanceLevels
 
 __all__ = [
     "LID_REPORT_OPTIONS",

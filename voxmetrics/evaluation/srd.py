@@ -26,6 +26,7 @@ from voxmetrics.evaluation.linkage import (
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.steps import check_options
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels, chance_levels
 from voxmetrics.metrics.legal import (
     LinkabilityRule,
     check_linkability_rule,
@@ -35,13 +36,7 @@ from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import Ties
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult, fit_beta_binomial, srd_from_ranks
-from voxmetrics.metrics.uncertainty import (
-    ChanceLevels,
-    ConditionReplicates,
-    SpeakerDraws,
-    chance_levels,
-    one_to_n_replicates,
-)
+from voxmetrics.metrics.uncertainty import ConditionReplicates, SpeakerDraws, one_to_n_replicates
 
 __all__ = [
     "SRD_OPTIONS",

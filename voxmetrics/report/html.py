@@ -46,7 +46,7 @@ from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 from voxmetrics.evaluation.tradeoff import NO_UTILITY_HELP
 from voxmetrics.metrics.lid import clamp_lid_number
-from voxmetrics.metrics.uncertainty import P_VALUE_METHOD
+from voxmetrics.metrics.paired import P_VALUE_METHOD
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.plots.decimate import decimate_figure
