@@ -19,17 +19,16 @@ from hypothesis import strategies as st
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import LINKAGE_COMPARE_KEYS, LinkageInputs, compare_conditions
 from voxmetrics.evaluation.compare import _linkage_rows
-from voxmetrics.metrics.legal import SinglingOutResult
-from voxmetrics.metrics.paired import compare_replicates
-from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, voice_distinctiveness
-from voxmetrics.metrics.uncertainty import (
-    ConditionReplicates,
-    SpeakerDraws,
+from voxmetrics.metrics.embedding_intervals import (
     similarity_intervals,
     similarity_replicates,
     singling_out_interval,
     singling_out_replicates,
 )
+from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.paired import compare_replicates
+from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, voice_distinctiveness
+from voxmetrics.metrics.uncertainty import ConditionReplicates, SpeakerDraws
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 

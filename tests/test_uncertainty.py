@@ -288,8 +288,8 @@ def test_draws_reject_speakers_not_drawn():
 
 
 def test_weighted_d_diag_equals_the_resampled_matrix_over_distinct_speaker_pairs():
+    from voxmetrics.metrics.embedding_intervals import _weighted_d_diag
     from voxmetrics.metrics.similarity import d_diag
-    from voxmetrics.metrics.uncertainty import _weighted_d_diag
 
     rng = np.random.default_rng(8)
     m = rng.uniform(size=(6, 6))
@@ -307,8 +307,8 @@ def test_weighted_d_diag_equals_the_resampled_matrix_over_distinct_speaker_pairs
 def test_similarity_intervals_bracket_deid_and_g_vd():
     from types import SimpleNamespace
 
+    from voxmetrics.metrics.embedding_intervals import similarity_intervals
     from voxmetrics.metrics.similarity import voice_distinctiveness
-    from voxmetrics.metrics.uncertainty import similarity_intervals
 
     rng = np.random.default_rng(9)
     spk = np.arange(10).astype(str)

@@ -32,17 +32,13 @@ from voxmetrics.evaluation.steps import (
 from voxmetrics.metrics.baseline import BaselineResult, matrix_cllr_sums, pairs_cllr_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import DEFAULT_P_TARGETS
+from voxmetrics.metrics.embedding_intervals import singling_out_interval
 from voxmetrics.metrics.legal import LinkabilityRule, check_linkability_rule, link_rank_ties
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools, Ties
 from voxmetrics.metrics.ranks import target_ranks
-from voxmetrics.metrics.uncertainty import (
-    ConditionReplicates,
-    SpeakerDraws,
-    condition_replicates,
-    singling_out_interval,
-)
+from voxmetrics.metrics.uncertainty import ConditionReplicates, SpeakerDraws, condition_replicates
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
     import numpy as np

@@ -25,6 +25,7 @@ from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.steps import check_options, singling_out_of
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.eer import eer_from_pools
+from voxmetrics.metrics.embedding_intervals import singling_out_interval
 from voxmetrics.metrics.legal import (
     LinkabilityCurve,
     LinkabilityRule,
@@ -37,12 +38,7 @@ from voxmetrics.metrics.legal import (
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools, Ties
 from voxmetrics.metrics.ranks import target_ranks
-from voxmetrics.metrics.uncertainty import (
-    ConditionReplicates,
-    SpeakerDraws,
-    linkability_replicates,
-    singling_out_interval,
-)
+from voxmetrics.metrics.uncertainty import ConditionReplicates, SpeakerDraws, linkability_replicates
 
 __all__ = [
     "LINKAGE_OPTIONS",

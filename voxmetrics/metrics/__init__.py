@@ -26,6 +26,7 @@ from voxmetrics.metrics.dcf import (
     verification,
 )
 from voxmetrics.metrics.eer import EERResult, eer, eer_result, eer_rocch
+from voxmetrics.metrics.embedding_intervals import similarity_intervals, singling_out_interval
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
     EERCurve,
@@ -103,8 +104,6 @@ from voxmetrics.metrics.uncertainty import (
     ConditionReplicates,
     SpeakerDraws,
     condition_replicates,
-    similarity_intervals,
-    singling_out_interval,
     weighted_quantile,
 )
 from voxmetrics.metrics.utility import (

@@ -1,7 +1,8 @@
 """What the speaker replicates, the chance levels and the paired comparisons share.
 
-The disclosure statistics of rank histograms, one per row (:func:`srd_from_hist`), and the
-keys of the numbers that are sample maxima (:data:`MAXIMA`).
+The disclosure statistics of rank histograms, one per row (:func:`srd_from_hist`), the keys
+of the numbers that are sample maxima (:data:`MAXIMA`) and per-speaker sums of per-trial values
+(:func:`speaker_sums`), which the replicate weights multiply.
 """
 
 from __future__ import annotations
@@ -40,3 +41,12 @@ def srd_from_hist(h: NDArray[np.float64], q: float) -> dict[str, NDArray[np.floa
         "max_d": e.max(axis=1),
         "max_d_q95": row_weighted_quantile(e, p, q),
     }
+
+
+def speaker_sums(values: NDArray[np.float64], inv: NDArray[np.intp], s: int) -> NDArray[np.float64]:
+    """Per-speaker sums of per-trial values (T,) or (T, G) -> (S,) or (S, G)."""
+    if values.ndim == 1:
+        return np.bincount(inv, weights=values, minlength=s)
+    out = np.zeros((s, values.shape[1]))
+    np.add.at(out, inv, values)
+    return out

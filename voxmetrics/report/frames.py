@@ -220,7 +220,7 @@ def intervals_frame(
     restricts the numbers (in the order of :data:`INTERVAL_LABELS`). ``similarity`` adds DeID
     and G_VD rows (no chance level): condition name -> ``deid`` and ``g_vd`` intervals (their
     ``estimate`` is the value), from
-    :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`.
+    :func:`~voxmetrics.metrics.embedding_intervals.similarity_intervals`.
 
     Examples
     --------
