@@ -41,7 +41,8 @@ from voxmetrics.metrics._resampled import MAXIMA as _MAXIMA
 from voxmetrics.metrics._resampled import speaker_sums as _spk_sum
 from voxmetrics.metrics._resampled import srd_from_hist as _srd_from_hist
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
-from voxmetrics.metrics.legal import _prob_no_beater, link_rank_ties, linkability_grid
+from voxmetrics.metrics.legal import link_rank_ties, linkability_grid
+from voxmetrics.metrics.legal.linking import prob_no_beater as _prob_no_beater
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
     row_blocks,
