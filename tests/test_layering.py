@@ -1,4 +1,4 @@
-"""The architecture: the import contracts, no streamlit in the library, short functions.
+"""The architecture: the import contracts, no streamlit in the library, short functions and modules.
 
 The layers, the streamlit boundary and the independent families are import-linter contracts
 (``.importlinter`` at the repository root), checked here by running ``lint-imports``.
@@ -135,3 +135,19 @@ def test_no_function_is_longer_than_150_lines():
                     where = path.relative_to(ROOT).as_posix()
                     long.append(f"{where}:{node.lineno} {node.name} ({n} lines)")
     assert long == [], "functions longer than 150 lines:\n" + "\n".join(long)
+
+
+MAX_MODULE_LINES = 1000
+
+
+def test_no_module_is_longer_than_1000_lines():
+    """Every module of voxmetrics/ has at most 1,000 lines (the wheel's _dashboard copy aside)."""
+    long = []
+    for path in sorted((ROOT / "voxmetrics").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        if where.startswith("voxmetrics/_dashboard/"):
+            continue
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > MAX_MODULE_LINES:
+            long.append(f"{where} ({n} lines)")
+    assert long == [], "modules longer than 1,000 lines:\n" + "\n".join(long)
