@@ -8,7 +8,6 @@ from voxmetrics import ui
 from voxmetrics.analysis.sbls import (
     SBLSRow,
     attack_sbls,
-    attribute_columns,
     attribute_frame,
     component_frame,
     embeddings_attack,
@@ -18,6 +17,7 @@ from voxmetrics.analysis.sbls import (
     sbls_intervals,
     subgroup_frame,
 )
+from voxmetrics.metrics.sbls import attribute_columns
 from voxmetrics.plots.sbls import (
     auc_matrix_figure,
     components_figure,

@@ -321,13 +321,14 @@ def chance_levels_reference(s, calibration=None, n_draws=200, seed=0, q=0.95, ti
     from scipy.special import log_softmax
     from scipy.stats import rankdata
 
+    from voxmetrics.metrics._resampled import srd_from_hist
+    from voxmetrics.metrics.chance import MAX_DRAWN
     from voxmetrics.metrics.legal import linkability_grid
     from voxmetrics.metrics.lid import row_znorm
-    from voxmetrics.metrics.uncertainty import _MAX_DRAWN, _srd_from_hist
 
     s = np.asarray(s)
     n_trials, n = s.shape
-    n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
+    n_draws = max(1, min(n_draws, max(20, MAX_DRAWN // n_trials)))
     cols = np.random.default_rng(seed).integers(0, n, size=(n_draws, n_trials))
     sb = s.astype(np.float64)
     r = np.arange(n_trials)
@@ -336,7 +337,7 @@ def chance_levels_reference(s, calibration=None, n_draws=200, seed=0, q=0.95, ti
     values = {"linkability": int((rankdata(-sb, method="min", axis=1) == 1).sum()) / s.size}
     h = np.zeros((n_draws, n))
     np.add.at(h, (np.repeat(np.arange(n_draws), n_trials), drawn.ravel() - 1), 1.0)
-    for k, v in _srd_from_hist(h, q).items():
+    for k, v in srd_from_hist(h, q).items():
         values[k] = float(np.mean(v))
     if calibration is not None:
         z, _ = row_znorm(sb, ddof=calibration.ddof)

@@ -44,6 +44,7 @@ from voxmetrics.data.study import Condition
 from voxmetrics.errors import DegenerateDataWarning
 from voxmetrics.evaluation import evaluate, evaluate_condition
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels, chance_levels
 from voxmetrics.metrics.lid import (
     LIDCalibration,
     calibrate_lid,
@@ -51,7 +52,7 @@ from voxmetrics.metrics.lid import (
     lid,
     lid_cross_calibrated,
 )
-from voxmetrics.metrics.uncertainty import ChanceLevels, chance_levels, lid_intervals
+from voxmetrics.metrics.uncertainty import lid_intervals
 from voxmetrics.synth import demo_study
 
 # w = 1, b = 0: the posterior of a row is the softmax of its population-sd z-scores

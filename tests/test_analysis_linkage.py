@@ -162,7 +162,7 @@ def test_parse_lengths_rejects_what_is_not_whole_numbers_from_1(text):
 
 
 def test_distinctiveness_against_is_each_pair_s_similarity_with_progress(demo):
-    from voxmetrics.metrics.uncertainty import similarity_intervals
+    from voxmetrics.metrics.embedding_intervals import similarity_intervals
 
     o = demo.get("plain").embeddings
     sets = {n: demo.get(n).embeddings for n in ("plain", "anon-mild", "random")}

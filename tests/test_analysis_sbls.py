@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from voxmetrics.analysis import sbls as analysis
 from voxmetrics.analysis.sbls import (
     COMPONENTS,
     Attack,
@@ -23,6 +22,8 @@ from voxmetrics.analysis.sbls import (
     sbls_intervals,
     sbls_replicates,
 )
+from voxmetrics.analysis.sbls import attacks as attacks_module
+from voxmetrics.analysis.sbls import replicates as replicates_module
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
@@ -156,8 +157,8 @@ def test_per_utterance_auc_sums_equal_the_speaker_pairs(monkeypatch):
     options = SBLSOptions(min_group_size=3)
     draws = SpeakerDraws.draw(attack.speakers, n_boot=30, seed=2)
     pairs = sbls_replicates(attack, options, draws)
-    monkeypatch.setattr(analysis, "_PAIR_CELLS", 0)
-    monkeypatch.setattr(analysis, "_CELLS", 100)  # several chunks of replicates
+    monkeypatch.setattr(replicates_module, "_PAIR_CELLS", 0)
+    monkeypatch.setattr(replicates_module, "_CELLS", 100)  # several chunks of replicates
     direct = sbls_replicates(attack, options, draws)
     _assert_same(direct, pairs)
     _assert_same(direct, slow_replicates(attack, options, draws))
@@ -317,10 +318,12 @@ def test_the_builtin_attacker_is_trained_once_per_data_in_a_process(demo, monkey
     from voxmetrics.metrics.sbls import builtin_attacker
 
     cond = demo.get("anon-mild")
-    monkeypatch.setattr(analysis, "_PREDICTIONS", type(analysis._PREDICTIONS)())
+    monkeypatch.setattr(attacks_module, "_PREDICTIONS", type(attacks_module._PREDICTIONS)())
     fits = []
     monkeypatch.setattr(
-        analysis, "builtin_attacker", lambda *a, **k: fits.append(1) or builtin_attacker(*a, **k)
+        attacks_module,
+        "builtin_attacker",
+        lambda *a, **k: fits.append(1) or builtin_attacker(*a, **k),
     )
     first = default_attack(cond)
     again = default_attack(cond)
@@ -356,9 +359,11 @@ def test_compare_sbls_with_a_cache_gives_the_same_comparisons_once_per_attack(de
         compare_sbls(attacks["plain"], attacks[n], draws) for n in ("anon-mild", "anon-strong")
     ]
     calls = []
-    real = analysis.sbls_replicates
+    real = replicates_module.sbls_replicates
     monkeypatch.setattr(
-        analysis, "sbls_replicates", lambda *a, **k: calls.append(a[0].key) or real(*a, **k)
+        replicates_module,
+        "sbls_replicates",
+        lambda *a, **k: calls.append(a[0].key) or real(*a, **k),
     )
     cache = {}
     cached = [
@@ -383,7 +388,7 @@ def test_auc_sums_without_ties_equal_the_run_sums(seed, ties):
     starts = tuple(
         np.flatnonzero(np.r_[True, np.diff(scores[o, j]) != 0]) for j, o in enumerate(order)
     )
-    att = analysis._Attribute(y, 3, scores, order, starts)
+    att = replicates_module._Attribute(y, 3, scores, order, starts)
     wu = rng.integers(0, 3, (b, n)).astype(np.float64)
     expected = np.full((b, 3, 2), np.nan)
     for j in range(2):  # the sums over runs, as before
@@ -397,4 +402,4 @@ def test_auc_sums_without_ties_equal_the_run_sums(seed, ties):
             den = pos.sum(axis=1) * neg.sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 expected[:, c, j] = np.where(den > 0, num / den, np.nan)
-    np.testing.assert_array_equal(analysis._auc_sums(att, wu), expected)
+    np.testing.assert_array_equal(replicates_module._auc_sums(att, wu), expected)

@@ -224,10 +224,21 @@ def test_installed_cli_runs_from_the_wheel(installed, tmp_path):
         cwd=tmp_path,
     )
     out = _run(
-        [str(installed / "voxmetrics"), "evaluate", "d/anon-leaky_eval.csv"], cwd=tmp_path
+        [str(installed / "voxmetrics"), "evaluate", "d/anon-leaky_eval.csv", "--html", "p.html"],
+        cwd=tmp_path,
     ).stdout
     assert json.loads(out)["eer"] > 0.4
     pkg = Path(where).parent
+    # the report's package data (style sheet, script, method texts) ship and are read from there
+    assets = sorted(p.name for p in (ROOT / "voxmetrics" / "report" / "assets").iterdir())
+    assert assets == ["download.js", "methods.md", "report.css"]
+    for name in assets:
+        shipped = pkg / "report" / "assets" / name
+        assert (
+            shipped.read_bytes() == (ROOT / "voxmetrics" / "report" / "assets" / name).read_bytes()
+        )
+    page = (tmp_path / "p.html").read_text(encoding="utf-8")
+    assert "--rule: #d0d7de" in page and "Pareto front" in page  # the css, a method text
     shipped = sorted(p.name for p in (pkg / "_dashboard" / "pages").glob("*.py"))
     assert shipped == sorted(p.name for p in (ROOT / "pages").glob("*.py"))
     assert (pkg / "_dashboard" / "app.py").read_bytes() == (ROOT / "app.py").read_bytes()

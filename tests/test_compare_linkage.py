@@ -19,17 +19,16 @@ from hypothesis import strategies as st
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import LINKAGE_COMPARE_KEYS, LinkageInputs, compare_conditions
 from voxmetrics.evaluation.compare import _linkage_rows
-from voxmetrics.metrics.legal import SinglingOutResult
-from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, voice_distinctiveness
-from voxmetrics.metrics.uncertainty import (
-    ConditionReplicates,
-    SpeakerDraws,
-    compare_replicates,
+from voxmetrics.metrics.embedding_intervals import (
     similarity_intervals,
     similarity_replicates,
     singling_out_interval,
     singling_out_replicates,
 )
+from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.paired import compare_replicates
+from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, voice_distinctiveness
+from voxmetrics.metrics.uncertainty import ConditionReplicates, SpeakerDraws
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
@@ -326,7 +325,7 @@ def test_the_other_numbers_keep_their_adjustment(demo):
     for k in others:
         assert with_original[k] == without[k], k
     trio = {k: with_original[k].p_value for k in LINKAGE_COMPARE_KEYS}
-    from voxmetrics.metrics.uncertainty import holm
+    from voxmetrics.metrics.paired import holm
 
     assert {k: with_original[k].p_adjusted for k in LINKAGE_COMPARE_KEYS} == holm(trio)
 

@@ -209,8 +209,8 @@ def test_a_writeable_matrix_is_never_taken_as_finite():
 def test_top_count_from_the_sorted_rows_as_from_np_max(seed, shape, dtype, kind):
     """chance_block counts the cells equal to their row's maximum with the last sorted score
     (where it took ``np.max``): the same count, -0.0 and +0.0 maxima included."""
+    from voxmetrics.metrics.chance import chance_block
     from voxmetrics.metrics.ranks import entry_ranks_and_max
-    from voxmetrics.metrics.uncertainty import chance_block
 
     s = matrix(seed, *shape, dtype, kind)
     cols = np.random.default_rng(seed + 3).integers(0, shape[1], (3, shape[0]))

@@ -23,7 +23,7 @@ from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.evaluation import compare_conditions, evaluate
 from voxmetrics.evaluation.card import report_card
 from voxmetrics.metrics.lid import calibrate_lid
-from voxmetrics.metrics.uncertainty import paired_p_values
+from voxmetrics.metrics.paired import paired_p_values
 from voxmetrics.plots.lid import lid_ccdf_figure, lid_histogram_figure
 from voxmetrics.report.frames import intervals_frame, overview_frame
 from voxmetrics.report.study import build_study_report

@@ -1,4 +1,4 @@
-"""The architecture: the import contracts, no streamlit in the library, short functions.
+"""The architecture: the import contracts, no streamlit in the library, short functions and modules.
 
 The layers, the streamlit boundary and the independent families are import-linter contracts
 (``.importlinter`` at the repository root), checked here by running ``lint-imports``.
@@ -199,3 +199,19 @@ def test_names_follow_the_rule_of_the_house():
                 if returns != "pd.DataFrame":
                     wrong.append(f"{where}: {fn.name} returns {returns or 'nothing declared'}")
     assert wrong == [], "\n".join(wrong)
+
+
+MAX_MODULE_LINES = 1000
+
+
+def test_no_module_is_longer_than_1000_lines():
+    """Every module of voxmetrics/ has at most 1,000 lines (the wheel's _dashboard copy aside)."""
+    long = []
+    for path in sorted((ROOT / "voxmetrics").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        if where.startswith("voxmetrics/_dashboard/"):
+            continue
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > MAX_MODULE_LINES:
+            long.append(f"{where} ({n} lines)")
+    assert long == [], "modules longer than 1,000 lines:\n" + "\n".join(long)

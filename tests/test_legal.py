@@ -837,9 +837,9 @@ def test_legal_evaluation_on_the_demo_follows_the_protocol():
 @pytest.mark.parametrize("floyd", [True, False])
 def test_other_candidates_are_uniform_subsets_of_the_others(monkeypatch, k, floyd):
     # N = 5: every k-subset of the 4 others is equally likely, the own column never drawn
-    import voxmetrics.metrics.legal as legal
+    import voxmetrics.metrics.legal.linking as linking
 
-    monkeypatch.setattr(legal, "_FLOYD_MAX", 64 if floyd else 0)
+    monkeypatch.setattr(linking, "_FLOYD_MAX", 64 if floyd else 0)
     targets = np.full(6000, 2)
     drawn = other_candidates(np.random.default_rng(11), targets, 5, k)
     assert drawn.shape == (6000, k)
@@ -939,11 +939,11 @@ def test_singling_out_top_scores_equal_a_partition_per_fold(monkeypatch, seed, m
     and the exact fallback runs; coarse embeddings (few distinct values) make many ties.
     ``fold_cells`` 1 takes the folds one at a time, the default all of a draw's at once.
     """
-    import voxmetrics.metrics.legal as legal_mod
+    import voxmetrics.metrics.legal.singling as singling
     from voxmetrics.metrics.legal import singling_out_isolations
 
-    monkeypatch.setattr(legal_mod, "_TOP_MARGIN", margin)
-    monkeypatch.setattr(legal_mod, "_FOLD_CELLS", fold_cells)
+    monkeypatch.setattr(singling, "_TOP_MARGIN", margin)
+    monkeypatch.setattr(singling, "_FOLD_CELLS", fold_cells)
     rng = np.random.default_rng(seed)
     n_spk, d = 30, 3
     per = rng.integers(2, 14, size=n_spk)  # K_s from 2 to 13: some above max_per_speaker

@@ -1,9 +1,10 @@
 """LID's calibration passes sum their terms chunk by chunk: the same floats as whole blocks.
 
-``metrics.lid._block_sums`` computes the logistic terms of a block of z-scores on the halves
-of numpy's own pairwise-summation tree and adds the partial sums back up that tree, so each
-sum equals numpy's ``.sum()`` of the whole block's term array. The slow reference below is the
-former code (one array per term, the whole block at once). No timing is asserted here.
+``metrics.lid.logistic._block_sums`` computes the logistic terms of a block of z-scores on
+the halves of numpy's own pairwise-summation tree and adds the partial sums back up that tree,
+so each sum equals numpy's ``.sum()`` of the whole block's term array. The slow reference
+below is the former code (one array per term, the whole block at once). No timing is asserted
+here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 lid_module = importlib.import_module("voxmetrics.metrics.lid")
+solver = importlib.import_module("voxmetrics.metrics.lid.logistic")
 
 
 def _reference_block_sums(z, w, b):
@@ -37,7 +39,7 @@ def test_block_sums_equal_the_whole_block_sums(shape, dtype):
     rng = np.random.default_rng(shape[0] * 7 + shape[1])
     z = (rng.standard_normal(shape) * 3).astype(dtype)
     for w, b in [(0.0, -6.9), (2.5, -3.0), (-40.0, 1.0), (1e4, -2e4)]:
-        assert _reference_block_sums(z, w, b).tolist() == lid_module._block_sums(z, w, b).tolist()
+        assert _reference_block_sums(z, w, b).tolist() == solver._block_sums(z, w, b).tolist()
 
 
 @settings(max_examples=60, deadline=None)
@@ -55,8 +57,8 @@ def test_block_sums_of_any_block_with_ties(rows, cols, seed, step, w, b):
     if step is not None:  # few distinct values: many equal terms
         z = np.round(z / step) * step
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(lid_module, "_SUM_CHUNK", 136)  # many chunks even in a small block
-        assert _reference_block_sums(z, w, b).tolist() == lid_module._block_sums(z, w, b).tolist()
+        mp.setattr(solver, "_SUM_CHUNK", 136)  # many chunks even in a small block
+        assert _reference_block_sums(z, w, b).tolist() == solver._block_sums(z, w, b).tolist()
 
 
 @pytest.mark.parametrize("variant", ["reference-code", "maximum-likelihood"])
@@ -70,10 +72,10 @@ def test_calibration_and_lid_equal_the_former_passes(variant, ties, monkeypatch)
     if ties:
         scores = np.round(scores, 1)
     # a warm start on every k-th trial, then all pairs; many chunks per block
-    monkeypatch.setattr(lid_module, "_WARM_START_PAIRS", 20_000)
-    monkeypatch.setattr(lid_module, "_SUM_CHUNK", 1000)
+    monkeypatch.setattr(solver, "_WARM_START_PAIRS", 20_000)
+    monkeypatch.setattr(solver, "_SUM_CHUNK", 1000)
     fast = lid_module.calibrate_lid(scores, targets, variant=variant)
-    monkeypatch.setattr(lid_module, "_block_sums", _reference_block_sums)
+    monkeypatch.setattr(solver, "_block_sums", _reference_block_sums)
     slow = lid_module.calibrate_lid(scores, targets, variant=variant)
     assert fast == slow
     a, b = lid_module.lid(scores, targets, fast), lid_module.lid(scores, targets, slow)

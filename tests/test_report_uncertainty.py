@@ -149,7 +149,8 @@ def test_study_comparisons_equal_compare_conditions(demo_report):
 
 
 def test_singling_out_interval_is_the_weighted_mean_of_predicate_rates(demo_report):
-    from voxmetrics.metrics.uncertainty import SpeakerDraws, singling_out_interval
+    from voxmetrics.metrics.embedding_intervals import singling_out_interval
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
 
     r = next(r for r in demo_report.reports if r.name == "anon-mild")
     so = r.singling_out

@@ -12,18 +12,17 @@ from reference_pooled import chance_levels_reference
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.baseline import baseline_metrics
+from voxmetrics.metrics.chance import chance_levels
 from voxmetrics.metrics.eer import eer
 from voxmetrics.metrics.legal import linkability_curve
+from voxmetrics.metrics.paired import compare_replicates, holm
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.ranks import entry_ranks, row_blocks
 from voxmetrics.metrics.srd import srd
 from voxmetrics.metrics.uncertainty import (
     SpeakerDraws,
-    chance_levels,
-    compare_replicates,
     condition_replicates,
     eer_from_runs,
-    holm,
     weighted_quantile,
 )
 from voxmetrics.metrics.zebra import zebra
@@ -231,11 +230,11 @@ def test_entry_ranks_hand_computed():
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_chance_levels_equal_the_rankdata_reference(ties, dtype, monkeypatch):
-    from voxmetrics.metrics import ranks, uncertainty
+    from voxmetrics.metrics import chance, ranks
     from voxmetrics.metrics.lid import LIDCalibration
 
     monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 40)  # several row blocks
-    monkeypatch.setattr(uncertainty, "CHUNK_ELEMENTS", 20)  # and several chunks in each
+    monkeypatch.setattr(chance, "CHUNK_ELEMENTS", 20)  # and several chunks in each
     rng = np.random.default_rng(9)
     s = np.round(rng.normal(size=(23, 11)), 1).astype(dtype)  # ties inside rows
     assert len(row_blocks(23, 11)) > 3
@@ -289,8 +288,8 @@ def test_draws_reject_speakers_not_drawn():
 
 
 def test_weighted_d_diag_equals_the_resampled_matrix_over_distinct_speaker_pairs():
+    from voxmetrics.metrics.embedding_intervals import _weighted_d_diag
     from voxmetrics.metrics.similarity import d_diag
-    from voxmetrics.metrics.uncertainty import _weighted_d_diag
 
     rng = np.random.default_rng(8)
     m = rng.uniform(size=(6, 6))
@@ -308,8 +307,8 @@ def test_weighted_d_diag_equals_the_resampled_matrix_over_distinct_speaker_pairs
 def test_similarity_intervals_bracket_deid_and_g_vd():
     from types import SimpleNamespace
 
+    from voxmetrics.metrics.embedding_intervals import similarity_intervals
     from voxmetrics.metrics.similarity import voice_distinctiveness
-    from voxmetrics.metrics.uncertainty import similarity_intervals
 
     rng = np.random.default_rng(9)
     spk = np.arange(10).astype(str)
@@ -368,12 +367,8 @@ def test_chance_levels_from_row_blocks_equal_the_whole_matrix(monkeypatch, ties)
     """Blocks of rows (as on Dask workers) give the same chance levels: ALID up to the order
     of its float sum, everything else exactly; on the same blocks, ALID exactly too."""
     import voxmetrics.metrics.ranks as ranks_mod
+    from voxmetrics.metrics.chance import chance_block, chance_columns, chance_levels_from_blocks
     from voxmetrics.metrics.lid import LIDCalibration
-    from voxmetrics.metrics.uncertainty import (
-        chance_block,
-        chance_columns,
-        chance_levels_from_blocks,
-    )
 
     rng = np.random.default_rng(11)
     s = np.round(rng.normal(size=(40, 6)), 1)  # ties within rows
@@ -441,12 +436,12 @@ def test_lid_with_chance_equals_lid_and_the_chance_levels_bit_for_bit(
     """One pass for LID and its chance levels gives lid()'s and chance_levels()' numbers
     exactly, on several row blocks and chunks, serial or on threads, a constant row included."""
     from voxmetrics.errors import DegenerateDataWarning
-    from voxmetrics.metrics import ranks, uncertainty
+    from voxmetrics.metrics import chance, ranks
+    from voxmetrics.metrics.chance import lid_with_chance
     from voxmetrics.metrics.lid import LIDCalibration, lid
-    from voxmetrics.metrics.uncertainty import lid_with_chance
 
     monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 50)  # several row blocks
-    monkeypatch.setattr(uncertainty, "CHUNK_ELEMENTS", 20)  # several chunks in each
+    monkeypatch.setattr(chance, "CHUNK_ELEMENTS", 20)  # several chunks in each
     monkeypatch.setenv("VOXMETRICS_THREADS", threads)
     rng = np.random.default_rng(21)
     s = np.round(rng.normal(size=(37, 9)), 1).astype(dtype)  # ties inside rows

@@ -34,6 +34,7 @@ from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels
 from voxmetrics.metrics.lid import (
     CalibrationCurve,
     LIDResult,
@@ -41,10 +42,7 @@ from voxmetrics.metrics.lid import (
     clamp_lid_number,
     posterior,
 )
-from voxmetrics.metrics.uncertainty import (
-    ChanceLevels,
-    lid_intervals,
-)
+from voxmetrics.metrics.uncertainty import lid_intervals
 
 pd = lazy_module("pandas")  # imported when a function first uses it
 

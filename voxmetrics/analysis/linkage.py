@@ -23,6 +23,7 @@ from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.embedding_intervals import similarity_intervals
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
     LegalEvaluation,
@@ -39,7 +40,6 @@ from voxmetrics.metrics.similarity import (
     VoiceDistinctiveness,
     voice_similarity,
 )
-from voxmetrics.metrics.uncertainty import similarity_intervals
 
 __all__ = [
     "GROUP_COLUMN",
@@ -417,7 +417,7 @@ def linkage_table(
     distinctiveness : mapping of condition name to VoiceDistinctiveness or None, optional
         DeID and G_VD of each condition against the chosen original (None: not available).
     distinctiveness_intervals : mapping of condition name to intervals, optional
-        From :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`.
+        From :func:`~voxmetrics.metrics.embedding_intervals.similarity_intervals`.
 
     Returns
     -------

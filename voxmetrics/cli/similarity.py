@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     out = result.to_dict()
     check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
     if args.bootstrap > 0:
-        from voxmetrics.metrics.uncertainty import similarity_intervals
+        from voxmetrics.metrics.embedding_intervals import similarity_intervals
 
         ci = similarity_intervals(result, n_boot=args.bootstrap, seed=args.seed)
         out["intervals"] = {k: [v.low, v.high] for k, v in ci.items()}

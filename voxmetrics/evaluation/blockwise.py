@@ -11,7 +11,7 @@ embeddings, or by reading it from score chunk files or a Zarr store:
 * pass 1 (row-wise): the mated score and the target rank of every trial (SRD, linkability and
   its curve), the per-trial LID under a calibration learned in memory on dev, the block's
   sum of ln(1 + e^s) (Cllr) and its share of the chance levels
-  (:func:`~voxmetrics.metrics.uncertainty.chance_block` at columns drawn on the client);
+  (:func:`~voxmetrics.metrics.chance.chance_block` at columns drawn on the client);
 * pass 2 (pooled): for the non-mated scores, the counts below and at each distinct mated score
   and the lowest score of each cell between them. Added over blocks these are exactly the run
   counts of :class:`~voxmetrics.metrics.pools.SortedPools`, from which EER, ROCCH-EER, min Cllr,
@@ -73,6 +73,12 @@ from voxmetrics.evaluation.steps import (
     subset_reports,
 )
 from voxmetrics.metrics.baseline import softplus_sum
+from voxmetrics.metrics.chance import (
+    chance_block,
+    chance_columns,
+    chance_levels_from_blocks,
+    lid_from_blocks,
+)
 from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.lid import LIDCalibration, calibrate_lid
 from voxmetrics.metrics.parallel import single_blas_thread
@@ -86,12 +92,6 @@ from voxmetrics.metrics.pools import (
     non_block_sums,
 )
 from voxmetrics.metrics.ranks import row_blocks
-from voxmetrics.metrics.uncertainty import (
-    chance_block,
-    chance_columns,
-    chance_levels_from_blocks,
-    lid_from_blocks,
-)
 
 __all__ = [
     "BlockSource",

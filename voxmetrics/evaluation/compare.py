@@ -20,7 +20,9 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.engine import evaluate, replicate_condition
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.steps import singling_out_of
+from voxmetrics.metrics.embedding_intervals import similarity_replicates, singling_out_replicates
 from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.paired import Comparison, compare_replicates
 from voxmetrics.metrics.pools import Ties, check_ties
 from voxmetrics.metrics.similarity import (
     Calibration,
@@ -28,14 +30,7 @@ from voxmetrics.metrics.similarity import (
     SimilarityResult,
     voice_similarity,
 )
-from voxmetrics.metrics.uncertainty import (
-    Comparison,
-    ConditionReplicates,
-    SpeakerDraws,
-    compare_replicates,
-    similarity_replicates,
-    singling_out_replicates,
-)
+from voxmetrics.metrics.uncertainty import ConditionReplicates, SpeakerDraws
 
 if TYPE_CHECKING:
     from voxmetrics.analysis.sbls import Attack
@@ -234,7 +229,7 @@ def compare_conditions(
     Singling out, DeID and G_VD (:data:`LINKAGE_COMPARE_KEYS`) are always in the result: with
     utterance embeddings, resampled with the same weights (a drawn speaker brings its
     predicate and its rows and columns of the similarity matrices, which are held fixed, as in
-    :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`); without, null with a
+    :func:`~voxmetrics.metrics.embedding_intervals.similarity_intervals`); without, null with a
     ``reason``; their Holm family is their own three numbers (:func:`compare_linkage`). DeID
     and G_VD need ``original``, the condition holding the unprocessed voices (``calibration``
     is :func:`~voxmetrics.metrics.similarity.voice_similarity`'s).

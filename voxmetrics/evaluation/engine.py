@@ -31,6 +31,8 @@ from voxmetrics.evaluation.steps import (
 )
 from voxmetrics.metrics.baseline import BaselineResult, matrix_cllr_sums, pairs_cllr_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels, chance_levels, lid_with_chance
+from voxmetrics.metrics.embedding_intervals import singling_out_interval
 from voxmetrics.metrics.legal import LinkabilityRule, link_rank_ties
 from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_cross_calibrated
 from voxmetrics.metrics.parallel import single_blas_thread
@@ -38,13 +40,9 @@ from voxmetrics.metrics.pools import SortedPools, Ties
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.uncertainty import (
     REPLICATE_FAMILIES,
-    ChanceLevels,
     ConditionReplicates,
     SpeakerDraws,
-    chance_levels,
     condition_replicates,
-    lid_with_chance,
-    singling_out_interval,
 )
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
@@ -323,7 +321,7 @@ def _lid_and_chance(
 
     Calibrated on ``dev`` (complete trials), else cross-calibrated with
     ``options.cross_calibrate`` folds, else none. With ``dev`` LID and its chance levels share
-    one pass over the rows (:func:`~voxmetrics.metrics.uncertainty.lid_with_chance`); otherwise
+    one pass over the rows (:func:`~voxmetrics.metrics.chance.lid_with_chance`); otherwise
     the chance levels use the cross-calibrated calibration, or have no LID part without one.
     ``seed`` draws the folds and the chance levels' identities; ``ties`` is the SRD ranks'.
     """

@@ -38,11 +38,12 @@ from voxmetrics.data.utility import Utility
 from voxmetrics.evaluation.options import ALL_PARTS, subset_parts
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels
 from voxmetrics.metrics.dcf import VerificationResult
 from voxmetrics.metrics.legal import LinkabilityCurve, SinglingOutResult
 from voxmetrics.metrics.lid import LIDResult, beyond_display_range
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
-from voxmetrics.metrics.uncertainty import ChanceLevels, ConditionReplicates
+from voxmetrics.metrics.uncertainty import ConditionReplicates
 from voxmetrics.metrics.zebra import ZebraResult
 
 __all__ = ["NO_COMPLETE_TRIAL", "ConditionReport", "TrialsUsed"]

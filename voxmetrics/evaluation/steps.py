@@ -28,6 +28,7 @@ from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions
 from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL, ConditionReport, TrialsUsed
 from voxmetrics.metrics.baseline import BaselineResult, cllr_from_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels
 from voxmetrics.metrics.cllr import min_cllr_from_pools
 from voxmetrics.metrics.dcf import verification_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
@@ -40,7 +41,7 @@ from voxmetrics.metrics.legal import (
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.pools import SortedPools, Ties
 from voxmetrics.metrics.srd import fit_beta_binomial, srd_from_ranks
-from voxmetrics.metrics.uncertainty import ChanceLevels, ConditionReplicates
+from voxmetrics.metrics.uncertainty import ConditionReplicates
 from voxmetrics.metrics.zebra import zebra_from_pools
 
 __all__ = [

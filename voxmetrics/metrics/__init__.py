@@ -10,6 +10,7 @@ from voxmetrics.metrics.bootstrap import (
     speaker_bootstrap,
     speaker_resample_counts,
 )
+from voxmetrics.metrics.chance import ChanceLevels, chance_levels
 from voxmetrics.metrics.cllr import cllr, min_cllr
 from voxmetrics.metrics.dcf import (
     DEFAULT_P_TARGETS,
@@ -25,6 +26,7 @@ from voxmetrics.metrics.dcf import (
     verification,
 )
 from voxmetrics.metrics.eer import EERResult, eer, eer_result, eer_rocch
+from voxmetrics.metrics.embedding_intervals import similarity_intervals, singling_out_interval
 from voxmetrics.metrics.legal import (
     ConversationLengthCurve,
     EERCurve,
@@ -59,6 +61,7 @@ from voxmetrics.metrics.lid import (
     resolve_lid_variant,
     row_znorm,
 )
+from voxmetrics.metrics.paired import Comparison, compare_replicates, holm
 from voxmetrics.metrics.pav import pav_llrs, rocch
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.sbls import (
@@ -98,16 +101,9 @@ from voxmetrics.metrics.srd import (
 )
 from voxmetrics.metrics.uncertainty import (
     WORST_Q,
-    ChanceLevels,
-    Comparison,
     ConditionReplicates,
     SpeakerDraws,
-    chance_levels,
-    compare_replicates,
     condition_replicates,
-    holm,
-    similarity_intervals,
-    singling_out_interval,
     weighted_quantile,
 )
 from voxmetrics.metrics.utility import (

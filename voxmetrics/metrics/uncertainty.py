@@ -1,4 +1,4 @@
-"""Intervals, worst-case quantiles, chance levels and paired comparison of every headline number.
+"""Speaker-level intervals and worst-case quantiles of every headline number.
 
 One set of speaker-level replicate weights serves every metric family: a replicate draws the
 trial speakers with replacement (enrolled identities held fixed) and every number is recomputed
@@ -20,68 +20,42 @@ per-trial quantity (the level exceeded by 5 % of trials, ``*_q95``), a smooth fu
 speaker-level percentile bootstrap is consistent (Hall and Martin 1988); its coverage is checked
 by simulation in the tests. The maxima keep no interval (``None``).
 
-Chance levels are the values expected when the scores carry no speaker information, on the
-user's own scores: the enrolled identity of each trial is replaced by a uniformly drawn column
-(a permutation of the enrolled identities). Linkability, ALID and PDR have closed forms (exact
-expectations over that draw); the other statistics are averaged over seeded draws.
-
-A paired comparison of two conditions that share trial speakers applies the *same* replicate
-weights to both, so the difference of each number carries its interval and a two-sided
-bootstrap p-value; Holm's step-down adjustment over the numbers compared controls the
-family-wise error rate.
+The chance levels of the same numbers are in :mod:`voxmetrics.metrics.chance`; the intervals of
+singling out and of the similarity matrices (from embeddings) in
+:mod:`voxmetrics.metrics.embedding_intervals`; the paired comparison of two conditions,
+replicate by replicate under the same draws, in :mod:`voxmetrics.metrics.paired`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
-from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics._resampled import MAXIMA, speaker_sums, srd_from_hist
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
-from voxmetrics.metrics.legal import _prob_no_beater, link_rank_ties, linkability_grid
-from voxmetrics.metrics.lid import LIDCalibration, LIDResult, lid_result, log_posteriors
-from voxmetrics.metrics.parallel import map_blocks
+from voxmetrics.metrics.legal import link_rank_ties, linkability_grid
+from voxmetrics.metrics.legal.linking import prob_no_beater
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
 from voxmetrics.metrics.ranks import (
-    CHUNK_ELEMENTS,
-    entry_ranks_and_max,
     row_blocks,
     target_ranks,
 )
 from voxmetrics.metrics.zebra import _d_ece_runs, replicate_run_counts, speaker_run_counts
 
 __all__ = [
-    "P_VALUE_METHOD",
     "REPLICATE_FAMILIES",
     "WORST_Q",
-    "ChanceBlock",
-    "ChanceLevels",
-    "Comparison",
     "ConditionReplicates",
     "SpeakerDraws",
-    "chance_block",
-    "chance_columns",
-    "chance_levels",
-    "chance_levels_from_blocks",
-    "compare_replicates",
     "condition_replicates",
     "eer_from_runs",
-    "holm",
-    "lid_from_blocks",
     "lid_intervals",
-    "lid_with_chance",
-    "paired_p_values",
-    "similarity_intervals",
-    "similarity_replicates",
-    "singling_out_interval",
-    "singling_out_replicates",
     "weighted_quantile",
 ]
 
@@ -90,8 +64,6 @@ WORST_Q = 0.95
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
-_MAX_DRAWN = 4_000_000
-"""Most (draws x trials) cells :func:`chance_levels` keeps (the draws shrink, to >= 20)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,19 +122,6 @@ class SpeakerDraws:
                 f"(first: {spk[bad][0]!r}); draw over every trial speaker of the condition."
             )
         return pos
-
-
-def _row_weighted_quantile(
-    values: NDArray[np.float64], weights: NDArray[np.float64], q: float
-) -> NDArray[np.float64]:
-    """:func:`weighted_quantile` with different values per row (B, n) (zero weights ignored)."""
-    order = np.argsort(values, axis=1, kind="stable")
-    sv = np.take_along_axis(values, order, axis=1)
-    cum = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
-    total = cum[:, -1]
-    k = (cum < q * total[:, None] * (1 - 1e-12)).sum(axis=1)
-    out = sv[np.arange(sv.shape[0]), np.minimum(k, sv.shape[1] - 1)]
-    return np.where(total > 0, out, np.nan)
 
 
 def eer_from_runs(rc: RunCounts, *, ties: Ties = "reference") -> float:
@@ -240,22 +199,6 @@ def _rocch_eer_runs(
     return eer_rocch, min(float(0.5 * (c_tar + c_non) / _LN2), 1.0)
 
 
-def _srd_from_hist(h: NDArray[np.float64], q: float) -> dict[str, NDArray[np.float64]]:
-    """MeanD, IdR, MaxD and the q-quantile of the per-trial disclosure of rank histograms."""
-    n = h.shape[1]
-    p = h / h.sum(axis=1, keepdims=True)
-    pos = p > 0
-    with np.errstate(divide="ignore"):
-        e = np.where(pos, np.log2(n * np.where(pos, p, 1.0)), -np.inf)
-    mean_d = np.where(pos, p * np.where(pos, e, 0.0), 0.0).sum(axis=1)
-    return {
-        "mean_d": mean_d,
-        "idr": p[:, 0],
-        "max_d": e.max(axis=1),
-        "max_d_q95": _row_weighted_quantile(e, p, q),
-    }
-
-
 @dataclass(frozen=True, eq=False)
 class ConditionReplicates:
     """Every headline number of one condition and its value in each replicate."""
@@ -278,7 +221,7 @@ class ConditionReplicates:
         out = {}
         for k, est in self.estimates.items():
             b = self.reps[k].size
-            if k in _MAXIMA:
+            if k in MAXIMA:
                 out[k] = BootstrapInterval(est, None, None, confidence, b, 0)
             elif k in _BASIC and est is not None:
                 pct = _interval(est, self.reps[k], confidence, b)
@@ -302,8 +245,6 @@ class ConditionReplicates:
         return np.column_stack([self.curve_n, lo, hi])
 
 
-_MAXIMA = ("lid_max", "max_d", "log10_l")
-"""Sample maxima: reported with their q95 neighbour's interval, no interval of their own."""
 _BASIC = ("mean_d",)
 """Plug-in divergences biased upward under resampling (a replicate's duplicated speakers
 sharpen its rank histogram, so every replicate sits above the estimate): their interval is the
@@ -321,15 +262,6 @@ REPLICATE_FAMILIES: dict[str, tuple[str, ...]] = {
 }
 """The replicate keys of each family of :func:`condition_replicates` (``linkability`` adds
 the curve against N' too)."""
-
-
-def _spk_sum(values: NDArray[np.float64], inv: NDArray[np.intp], s: int) -> NDArray[np.float64]:
-    """Per-speaker sums of per-trial values (T,) or (T, G) -> (S,) or (S, G)."""
-    if values.ndim == 1:
-        return np.bincount(inv, weights=values, minlength=s)
-    out = np.zeros((s, values.shape[1]))
-    np.add.at(out, inv, values)
-    return out
 
 
 def condition_replicates(
@@ -513,9 +445,9 @@ def _one_to_n_replicates(
     onehot = np.zeros((n_spk, n))
     np.add.at(onehot, (inv, ranks - 1), 1.0)
     full_h = onehot.sum(axis=0, keepdims=True)
-    for k, v in _srd_from_hist(full_h, q).items():
+    for k, v in srd_from_hist(full_h, q).items():
         est[k] = float(v[0])
-    for k, v in _srd_from_hist(w @ onehot, q).items():
+    for k, v in srd_from_hist(w @ onehot, q).items():
         reps[k] = v
     return grid, curve, curve_reps
 
@@ -531,7 +463,7 @@ def _speaker_mean(
         n_b = np.where(n_b > 0, n_b, np.nan)
 
     def mean_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        return (w @ _spk_sum(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
+        return (w @ speaker_sums(x, inv, n_spk)) / (n_b if x.ndim == 1 else n_b[:, None])
 
     return mean_of
 
@@ -543,7 +475,7 @@ def _linkability_replicates(
     mean_of = _speaker_mean(draws, inv)
     link = (link_ranks == 1).astype(np.float64)
     grid = linkability_grid(n_enrolled)
-    p_curve = np.column_stack([_prob_no_beater(link_ranks - 1, n_enrolled, int(m)) for m in grid])
+    p_curve = np.column_stack([prob_no_beater(link_ranks - 1, n_enrolled, int(m)) for m in grid])
     return ConditionReplicates(
         {"linkability": float(link.mean())},
         {"linkability": mean_of(link)},
@@ -650,8 +582,8 @@ def _cllr_replicates(
             mb[r, t[blk]] = False
             tar_term[blk] = np.where(own, np.logaddexp(0.0, -np.where(own, mated, 0.0)), 0.0)
             non_term[blk] = np.where(mb, np.logaddexp(0.0, np.where(mb, sb, 0.0)), 0.0).sum(1)
-    c_tar = w @ _spk_sum(tar_term, inv, n_spk)
-    c_non = w @ _spk_sum(non_term, inv, n_spk)
+    c_tar = w @ speaker_sums(tar_term, inv, n_spk)
+    c_non = w @ speaker_sums(non_term, inv, n_spk)
     if mask is None:
         n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -663,8 +595,8 @@ def _cllr_replicates(
         own_listed = mask[rows, t]
         n_tar_t = own_listed.astype(np.float64)  # listed mated pairs of each trial
         n_non_t = mask.sum(axis=1) - n_tar_t  # listed non-mated pairs of each trial
-        n_tar_b = w @ _spk_sum(n_tar_t, inv, n_spk)
-        n_non_b = w @ _spk_sum(n_non_t, inv, n_spk)
+        n_tar_b = w @ speaker_sums(n_tar_t, inv, n_spk)
+        n_non_b = w @ speaker_sums(n_non_t, inv, n_spk)
         est["cllr"] = float(
             0.5 * (tar_term.sum() / n_tar_t.sum() + non_term.sum() / n_non_t.sum()) / _LN2
         )
@@ -684,9 +616,9 @@ def _lid_replicates(
     w = counts.astype(np.float64)
     n_b = w @ np.bincount(inv, minlength=n_spk).astype(np.float64)
     pos = (x > 0).astype(np.float64)
-    tot = w @ _spk_sum(x, inv, n_spk)
-    npos = w @ _spk_sum(pos, inv, n_spk)
-    spos = w @ _spk_sum(np.where(x > 0, x, 0.0), inv, n_spk)
+    tot = w @ speaker_sums(x, inv, n_spk)
+    npos = w @ speaker_sums(pos, inv, n_spk)
+    spos = w @ speaker_sums(np.where(x > 0, x, 0.0), inv, n_spk)
     reps: dict[str, NDArray[np.float64]] = {}
     with np.errstate(invalid="ignore", divide="ignore"):
         reps["alid"] = tot / n_b
@@ -741,598 +673,3 @@ def lid_intervals(
     grid = np.zeros(0, dtype=np.int64)
     empty = np.zeros((draws.n_boot, 0))
     return ConditionReplicates(est, reps, grid, np.zeros(0), empty).intervals(confidence)
-
-
-def singling_out_interval(
-    result: Any, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
-) -> BootstrapInterval:
-    """Speaker-level interval of singling out: the predicate speakers resampled.
-
-    Singling out is the mean over predicates (one per enrolled speaker with trial embeddings)
-    of each predicate's isolation rate over the folds; a replicate draws the predicate
-    speakers with replacement and takes the weighted mean, the population of held-out
-    embeddings held fixed.
-
-    Parameters
-    ----------
-    result : SinglingOutResult
-        From :func:`~voxmetrics.metrics.legal.singling_out`.
-    """
-    if result.per_predicate is None or result.predicates is None:
-        raise VoxMetricsInputError("this singling-out result has no per-predicate rates.")
-    draws = SpeakerDraws.draw(result.predicates, n_boot=n_boot, seed=seed)
-    reps = singling_out_replicates(result, draws)
-    return _interval(float(result.value), reps, confidence, draws.n_boot)
-
-
-def singling_out_replicates(result: Any, draws: SpeakerDraws) -> NDArray[np.float64]:
-    """(B,) singling out in each replicate of ``draws``: the predicates weighted by their draws.
-
-    Each predicate (one per enrolled speaker) counts as often as its speaker is drawn; the
-    population of held-out embeddings is held fixed. NaN in a replicate that draws no
-    predicate speaker (possible when ``draws`` cover more speakers than the predicates, as in
-    a paired comparison). With every weight 1 this is the singling out itself.
-
-    Parameters
-    ----------
-    result : SinglingOutResult
-        From :func:`~voxmetrics.metrics.legal.singling_out`, with per-predicate rates.
-    draws : SpeakerDraws
-        Drawn over (at least) every predicate speaker.
-
-    Examples
-    --------
-    Two predicates isolating at rates 1 and 0: a replicate drawing the first twice gives 1.
-
-    >>> from types import SimpleNamespace
-    >>> r = SimpleNamespace(predicates=np.array(["a", "b"]), per_predicate=np.array([1.0, 0.0]))
-    >>> d = SpeakerDraws(np.array(["a", "b", "c"]), np.array([[2, 0, 1], [1, 1, 1], [0, 0, 3]]))
-    >>> singling_out_replicates(r, d).tolist()
-    [1.0, 0.5, nan]
-    """
-    if result.per_predicate is None or result.predicates is None:
-        raise VoxMetricsInputError("this singling-out result has no per-predicate rates.")
-    inv = draws.index(result.predicates)
-    s = draws.speakers.size
-    w = draws.counts.astype(np.float64)
-    num = w @ _spk_sum(np.asarray(result.per_predicate, dtype=np.float64), inv, s)
-    den = w @ np.bincount(inv, minlength=s)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def _weighted_d_diag(m: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """D_diag of speaker-weighted matrices: off-diagonal over pairs of distinct speakers."""
-    diag = np.diag(m)
-    diag_mean = (w @ diag) / w.sum(axis=1)
-    total = ((w @ m) * w).sum(axis=1)
-    same = (w**2) @ diag
-    with np.errstate(invalid="ignore", divide="ignore"):
-        off_mean = (total - same) / (w.sum(axis=1) ** 2 - (w**2).sum(axis=1))
-    return np.abs(diag_mean - off_mean)
-
-
-def similarity_intervals(
-    result: Any, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
-) -> dict[str, BootstrapInterval]:
-    """Speaker-level intervals of DeID, G_VD and the three D_diag of a similarity result.
-
-    A replicate draws the speakers of the matrices with replacement; the matrices (and their
-    calibration) are held fixed, and D_diag is recomputed with each speaker weighted by its
-    draws: the diagonal mean over drawn speakers, the off-diagonal mean over pairs of distinct
-    speakers. With every weight 1 this is D_diag itself.
-
-    Parameters
-    ----------
-    result : SimilarityResult
-        From :func:`~voxmetrics.metrics.similarity.voice_similarity`.
-
-    Returns
-    -------
-    dict of str to BootstrapInterval
-        Keys ``deid``, ``g_vd``, ``d_diag_oo``, ``d_diag_oa``, ``d_diag_aa``.
-    """
-    draws = SpeakerDraws.draw(result.oo.speakers, n_boot=n_boot, seed=seed)
-    reps = similarity_replicates(result, draws)
-    est = result.distinctiveness
-    out = {}
-    for k, r in reps.items():
-        v = getattr(est, k)
-        out[k] = _interval(
-            float(v) if math.isfinite(v) else None,
-            np.where(np.isfinite(r), r, np.nan),
-            confidence,
-            draws.n_boot,
-        )
-    return out
-
-
-def similarity_replicates(result: Any, draws: SpeakerDraws) -> dict[str, NDArray[np.float64]]:
-    """DeID, G_VD and the three D_diag of ``result`` in each replicate of ``draws``.
-
-    The matrices (and their calibration) are held fixed and D_diag is recomputed with each
-    speaker weighted by its draws: the diagonal mean over drawn speakers, the off-diagonal mean
-    over pairs of distinct speakers. NaN where undefined (a replicate drawing fewer than two of
-    the matrices' speakers). With every weight 1 this is D_diag itself.
-
-    Parameters
-    ----------
-    result : SimilarityResult
-        From :func:`~voxmetrics.metrics.similarity.voice_similarity`.
-    draws : SpeakerDraws
-        Drawn over (at least) every speaker of the matrices.
-
-    Returns
-    -------
-    dict of str to ndarray
-        Keys ``deid``, ``g_vd`` (dB), ``d_diag_oo``, ``d_diag_oa``, ``d_diag_aa``; (B,) each.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> from voxmetrics.metrics.similarity import SimilarityMatrix
-    >>> def sm(m):
-    ...     m = np.asarray(m, dtype=float)
-    ...     return SimilarityMatrix(np.array(["a", "b"]), m, m, np.ones((2, 2), int), "raw")
-    >>> r = SimpleNamespace(oo=sm([[.9, .1], [.1, .9]]), oa=sm([[.6, .2], [.2, .6]]),
-    ...                     aa=sm([[.8, .4], [.4, .8]]))
-    >>> d = SpeakerDraws(np.array(["a", "b"]), np.array([[1, 1], [2, 0]]))
-    >>> reps = similarity_replicates(r, d)
-    >>> np.round(reps["deid"], 3).tolist()  # 1 - 0.4 / 0.8, then one speaker only: undefined
-    [0.5, nan]
-    """
-    mats = {"oo": result.oo, "oa": result.oa, "aa": result.aa}
-    spk = mats["oo"].speakers
-    for k, m in mats.items():
-        if not np.array_equal(m.speakers, spk):
-            raise VoxMetricsInputError(
-                f"the {k} similarity matrix has other speakers than the original one; compute "
-                "all three on the same split and speakers."
-            )
-    w = draws.counts[:, draws.index(spk)].astype(np.float64)
-    d = {k: _weighted_d_diag(np.asarray(m.matrix, dtype=np.float64), w) for k, m in mats.items()}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return {
-            "deid": 1.0 - d["oa"] / d["oo"],
-            "g_vd": 10.0 * np.log10(d["aa"] / d["oo"]),
-            "d_diag_oo": d["oo"],
-            "d_diag_oa": d["oa"],
-            "d_diag_aa": d["aa"],
-        }
-
-
-@dataclass(frozen=True, eq=False)
-class ChanceLevels:
-    """Values expected when the scores carry no speaker information, on the user's scores."""
-
-    values: dict[str, float | None]
-    """Metric key -> chance level."""
-    curve_n: NDArray[np.int64] = field(repr=False)
-    """N' of the linkability curve."""
-    curve: NDArray[np.float64] = field(repr=False)
-    """Chance linkability at each N'."""
-    n_draws: int = 0
-    """Draws of random identities behind the Monte Carlo levels."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: the levels and the draws."""
-        return {**self.values, "n_draws": self.n_draws}
-
-
-def chance_levels(
-    scores: ArrayLike,
-    *,
-    calibration: LIDCalibration | None = None,
-    n_draws: int = 200,
-    seed: int = 0,
-    q: float = WORST_Q,
-    ties: Ties = "reference",
-) -> ChanceLevels:
-    """Chance levels of linkability, the SRD statistics and LID for this score matrix.
-
-    Each trial's enrolled identity is replaced by a uniformly drawn column j (a permutation of
-    the enrolled identities: the scores keep their distribution, the link to the speaker is
-    cut). Closed forms, exact expectations over j: linkability = mean_i (1/N) #{j : s_ij >=
-    every other score of row i} (1/N without ties; ties go to the true speaker, as
-    linkability's) and its curve 1/N'; ALID = mean_ij
-    log2(N p_ij) and PDR = mean_ij [p_ij > 1/N] under ``calibration``. The SRD statistics
-    (whose plug-in estimates are biased upward when trials are few against N) and the other
-    LID aggregates are averaged over ``n_draws`` seeded draws (fewer, but at least 20, when
-    draws x trials would exceed 4 million). Each row is sorted once and the drawn entries are
-    located in it by binary search (:func:`~voxmetrics.metrics.ranks.entry_ranks`), in row
-    blocks, so memory stays bounded on large matrices. ``ties`` is the SRD ranks' tie rule.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> c = chance_levels(rng.normal(size=(35, 131)), n_draws=50)
-    >>> round(c.values["linkability"], 4), c.values["mean_d"] > 1.5
-    (0.0076, True)
-    """
-    s = np.asarray(scores)
-    if s.dtype not in (np.float32, np.float64):
-        s = s.astype(np.float64)
-    if s.ndim != 2 or s.shape[1] < 2:
-        raise VoxMetricsInputError("`scores` must be a T x N matrix with N >= 2.")
-    check_ties(ties)
-    n_trials, n = s.shape
-    cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
-    parts = _chance_parts(s, cols, calibration, ties)
-    return chance_levels_from_blocks(parts, n, q=q)
-
-
-def _chance_parts(
-    s: NDArray[np.floating],
-    cols: NDArray[np.int64],
-    calibration: LIDCalibration | None,
-    ties: Ties,
-    targets: NDArray[np.intp] | None = None,
-) -> list[ChanceBlock]:
-    """:func:`chance_block` of every row block, the blocks run on parallel threads."""
-
-    def one(blk: slice) -> ChanceBlock:
-        return chance_block(
-            s[blk],
-            cols[:, blk],
-            calibration=calibration,
-            ties=ties,
-            targets=None if targets is None else targets[blk],
-        )
-
-    return map_blocks(one, row_blocks(*s.shape))
-
-
-def lid_with_chance(
-    scores: ArrayLike,
-    targets: ArrayLike,
-    calibration: LIDCalibration,
-    *,
-    n_draws: int = 200,
-    seed: int = 0,
-    q: float = WORST_Q,
-    ties: Ties = "reference",
-) -> tuple[LIDResult, ChanceLevels]:
-    """:func:`~voxmetrics.metrics.lid.lid` and :func:`chance_levels` in one pass over the rows.
-
-    Both need every row's z-scores and log-posteriors under ``calibration``; they are computed
-    once. The LID result is the same bit for bit as ``lid(scores, targets, calibration)``, the
-    chance levels as ``chance_levels(scores, calibration=calibration, ...)``.
-
-    Examples
-    --------
-    >>> from voxmetrics.metrics.lid import lid
-    >>> rng = np.random.default_rng(0)
-    >>> s, t = rng.normal(size=(30, 8)), np.arange(30) % 8
-    >>> s[np.arange(30), t] += 1.0
-    >>> cal = LIDCalibration(w=2.0, b=-1.0, prior_log_odds=math.log(1 / 7), n_pairs=0)
-    >>> r, c = lid_with_chance(s, t, cal, n_draws=20)
-    >>> bool((r.lid == lid(s, t, cal).lid).all()), round(c.values["linkability"], 3)
-    (True, 0.125)
-    """
-    s, t = check_matrix(scores, targets)
-    check_ties(ties)
-    n_trials, n = s.shape
-    cols = chance_columns(n_trials, n, n_draws=n_draws, seed=seed)
-    parts = _chance_parts(s, cols, calibration, ties, t)
-    result = lid_from_blocks(parts, target_ranks(s, t), n_enrolled=n, calibration=calibration)
-    return result, chance_levels_from_blocks(parts, n, q=q)
-
-
-def lid_from_blocks(
-    parts: Sequence[ChanceBlock],
-    ranks: NDArray[np.int64],
-    *,
-    n_enrolled: int,
-    calibration: LIDCalibration,
-) -> LIDResult:
-    """The LID result of the rows of ``parts``, each row's LID computed with its chance block.
-
-    ``parts`` are :func:`chance_block` of consecutive row blocks under ``calibration`` with the
-    rows' ``targets``; ``ranks`` the rows' target ranks (``ties="reference"``). In memory
-    (:func:`lid_with_chance`) and on Dask workers alike.
-    """
-    return lid_result(
-        np.concatenate([b.lid for b in parts]),  # type: ignore[misc]
-        np.concatenate([b.p_target for b in parts]),  # type: ignore[misc]
-        ranks,
-        n_enrolled=n_enrolled,
-        calibration=calibration,
-        n_degenerate=sum(b.n_degenerate for b in parts),
-    )
-
-
-def chance_columns(
-    n_trials: int, n: int, *, n_draws: int = 200, seed: int = 0
-) -> NDArray[np.int64]:
-    """The identities :func:`chance_levels` draws: a (draws x trials) matrix of columns.
-
-    ``n_draws`` shrinks (to at least 20) when draws x trials would exceed 4 million.
-
-    Examples
-    --------
-    >>> chance_columns(3, 4, n_draws=2, seed=0).shape
-    (2, 3)
-    """
-    if n_draws < 1:
-        raise VoxMetricsInputError("`n_draws` must be >= 1.")
-    # bound the (draws x trials) work on large matrices: at least 20 draws
-    n_draws = max(1, min(n_draws, max(20, _MAX_DRAWN // n_trials)))
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n, size=(n_draws, n_trials))
-
-
-@dataclass(frozen=True, eq=False)
-class ChanceBlock:
-    """What :func:`chance_levels` needs of one block of rows (see :func:`chance_block`)."""
-
-    drawn: NDArray[np.int32] = field(repr=False)
-    """Rank of the drawn column of each row, per draw (draws x rows)."""
-    lid_drawn: NDArray[np.float64] | None = field(repr=False)
-    """LID of the drawn column of each row, per draw; None without a calibration."""
-    n_top: int
-    """Cells ranked first in their row (ties share the first place)."""
-    n_pos: int
-    """Cells with a positive LID."""
-    lid_sum: float
-    """Sum of the LID of every cell of the block."""
-    lid: NDArray[np.float64] | None = field(default=None, repr=False)
-    """LID of each row's own speaker (``targets`` given, with a calibration), else None."""
-    p_target: NDArray[np.float64] | None = field(default=None, repr=False)
-    """Posterior of each row's own speaker (as ``lid``)."""
-    n_degenerate: int = 0
-    """Rows without evidence (constant scores; as ``lid``)."""
-
-
-def chance_block(
-    scores: ArrayLike,
-    columns: ArrayLike,
-    *,
-    calibration: LIDCalibration | None = None,
-    ties: Ties = "reference",
-    targets: ArrayLike | None = None,
-) -> ChanceBlock:
-    """The per-row work of :func:`chance_levels` on one block of rows.
-
-    ``columns`` are the block's columns of :func:`chance_columns`. Rows are independent, and
-    the block's sums are taken chunk by chunk in row order (chunks of
-    :data:`~voxmetrics.metrics.ranks.CHUNK_ELEMENTS` scores), so blocks computed anywhere (one
-    machine, or Dask workers) and put together in row order with
-    :func:`chance_levels_from_blocks` give the same chance levels, ALID included, bit for bit.
-    With ``targets`` (each row's own column) and a calibration, the block also carries the LID
-    of each row's own speaker, the same numbers as :func:`~voxmetrics.metrics.lid.lid_rows`:
-    the z-scores and log-posteriors of the rows are computed once for both.
-
-    Examples
-    --------
-    >>> b = chance_block(np.array([[0.9, 0.1], [0.5, 0.5]]), np.array([[0, 1]]))
-    >>> b.drawn.tolist(), b.n_top  # row 2 ties: both cells rank first (ties="reference": 2)
-    ([[1, 2]], 3)
-    """
-    s = np.asarray(scores)
-    if s.dtype not in (np.float32, np.float64):
-        s = s.astype(np.float64)
-    cb = np.asarray(columns)
-    n_rows, n = s.shape
-    drawn = np.empty(cb.shape, dtype=np.int32)
-    lid_drawn = lid_t = p_t = t = None
-    if calibration is not None:
-        lid_drawn = np.empty(cb.shape)
-        if targets is not None:
-            t = np.asarray(targets, dtype=np.intp)
-            lid_t, p_t = np.empty(n_rows), np.empty(n_rows)
-    n_top = n_pos = n_deg = 0
-    lid_sum = 0.0
-    log_n = math.log(n)
-    # row-wise work in cache-sized chunks (their temporaries stay in the processor's cache)
-    for ch in row_blocks(n_rows, n, CHUNK_ELEMENTS):
-        sb = s[ch]
-        # rank of each drawn column within its row: #{k : s_ik >= s_ij} (ties against the
-        # attacker) or 1 + #{k : s_ik > s_ij} (ties for the attacker)
-        drawn[:, ch], top = entry_ranks_and_max(sb, cb[:, ch], ties=ties)
-        # columns ranked first with ties for the attacker: the scores equal to the row max
-        # (the last of the row's sorted scores; -0.0 == +0.0, so the count is np.max's)
-        n_top += int(np.count_nonzero(sb == top))
-        if lid_drawn is not None and calibration is not None:
-            c = calibration
-            lid, deg = log_posteriors(sb, c.w, c.b, c.prior_log_odds, c.ddof)  # as lid_rows'
-            rows = np.arange(sb.shape[0])
-            if t is not None and lid_t is not None and p_t is not None:
-                own = lid[rows, t[ch]]
-                lid_t[ch] = (log_n + own) / _LN2
-                p_t[ch] = np.exp(own)
-                n_deg += int(deg.sum())
-            np.add(log_n, lid, out=lid)  # the LID of every cell, in place
-            lid /= _LN2
-            lid_drawn[:, ch] = lid[rows, cb[:, ch]]
-            n_pos += int(np.count_nonzero(lid > 0))
-            lid_sum += float(lid.sum())
-    return ChanceBlock(drawn, lid_drawn, n_top, n_pos, lid_sum, lid_t, p_t, n_deg)
-
-
-def chance_levels_from_blocks(
-    blocks: Sequence[ChanceBlock], n: int, *, q: float = WORST_Q
-) -> ChanceLevels:
-    """:func:`chance_levels` from its :func:`chance_block` results, in row order.
-
-    Examples
-    --------
-    >>> s, cols = np.array([[0.9, 0.1], [0.2, 0.8]]), np.array([[0, 1]])  # 1 draw, 2 rows
-    >>> parts = [chance_block(s[i : i + 1], cols[:, i : i + 1]) for i in (0, 1)]
-    >>> c = chance_levels_from_blocks(parts, 2)
-    >>> c.values["linkability"], c.n_draws  # one cell of each row ranks first: 2 / 4
-    (0.5, 1)
-    """
-    drawn = np.concatenate([b.drawn for b in blocks], axis=1)
-    n_draws, n_trials = drawn.shape
-    n_top = n_pos = 0
-    lid_sum = 0.0
-    for b in blocks:  # in row order, as one machine's loop
-        n_top += b.n_top
-        n_pos += b.n_pos
-        lid_sum += b.lid_sum
-    values: dict[str, float | None] = {"linkability": n_top / (n_trials * n)}
-    grid = linkability_grid(n)
-    # rank histogram of each draw: counts of (draw, rank) pairs (exact integers, as floats)
-    cells = (np.arange(n_draws)[:, None] * n + (drawn - 1)).ravel()
-    h = np.bincount(cells, minlength=n_draws * n).reshape(n_draws, n).astype(np.float64)
-    for k, v in _srd_from_hist(h, q).items():
-        values[k] = float(np.mean(v))
-    if blocks and blocks[0].lid_drawn is not None:
-        x = np.concatenate([b.lid_drawn for b in blocks], axis=1)  # type: ignore[misc]
-        values["alid"] = lid_sum / (n_trials * n)
-        values["pdr"] = n_pos / (n_trials * n)
-        values["ndr"] = 1.0 - values["pdr"]
-        pos = x > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lp = np.where(pos.any(1), np.where(pos, x, 0).sum(1) / pos.sum(1), np.nan)
-            lm = np.where((~pos).any(1), np.where(~pos, x, 0).sum(1) / (~pos).sum(1), np.nan)
-        values["lid_plus"] = float(np.nanmean(lp)) if np.isfinite(lp).any() else None
-        values["lid_minus"] = float(np.nanmean(lm)) if np.isfinite(lm).any() else None
-        values["lid_max"] = float(x.max(axis=1).mean())
-        values["lid_q95"] = float(np.quantile(x, q, axis=1, method="inverted_cdf").mean())
-    return ChanceLevels(values, grid, 1.0 / grid.astype(np.float64), n_draws)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Paired difference B - A of one number between two conditions."""
-
-    a: float | None
-    """Value in condition A."""
-    b: float | None
-    """Value in condition B."""
-    difference: float | None
-    """b - a."""
-    interval: tuple[float | None, float | None]
-    """Percentile interval of the paired replicate differences."""
-    p_value: float | None
-    """Two-sided p-value of "no difference" from the normal approximation of the paired
-    bootstrap distribution of B - A: z = difference / its bootstrap sd, p = 2 Phi(-|z|)
-    (:func:`paired_p_values`); not floored, so it resolves large differences at any B."""
-    p_adjusted: float | None = None
-    """Holm-adjusted :attr:`p_value` over every number compared."""
-    reason: str | None = None
-    """Why the number could not be compared (e.g. a condition without embeddings has no
-    singling out), when it could not; None otherwise."""
-    p_resampled: float | None = None
-    """The resampling p-value (1 + #{|d* - d| >= |d|}) / (1 + B'), which can never go below
-    :attr:`p_floor` = 1 / (1 + B'), shown beside :attr:`p_value` as a check."""
-    p_floor: float | None = None
-    """1 / (1 + B'), the smallest :attr:`p_resampled` B' valid replicates can give."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary (``reason`` only when the number could not be compared)."""
-        out = {
-            "a": self.a,
-            "b": self.b,
-            "difference": self.difference,
-            "interval": list(self.interval),
-            "p_value": self.p_value,
-            "p_adjusted": self.p_adjusted,
-            "p_resampled": self.p_resampled,
-            "p_floor": self.p_floor,
-        }
-        if self.reason is not None:
-            out["reason"] = self.reason
-        return out
-
-
-P_VALUE_METHOD = (
-    "two-sided, from the normal approximation of the paired bootstrap distribution of B − A "
-    "(z = difference / its bootstrap standard deviation, p = 2Φ(−|z|)); Holm over the numbers "
-    "of one pair. The resampling p beside it, (1 + #{|d* − d| ≥ |d|}) / (1 + B), cannot go "
-    "below 1/(1 + B)"
-)
-"""How the comparisons' p-values are computed, for tables, pages and help texts."""
-
-
-def paired_p_values(
-    replicate_differences: ArrayLike, difference: float
-) -> tuple[float, float, float]:
-    """The p-values of "no difference" from B' paired bootstrap differences d* of B - A.
-
-    Returns ``(p_normal, p_resampled, p_floor)``:
-
-    - ``p_normal`` = 2 Phi(-|z|) with z = d / sd(d*) (sample sd): the bootstrap-standard-error
-      (Wald) test, the normal approximation of the bootstrap distribution (Efron and
-      Tibshirani 1993, section 16.4). It is not floored, so a large difference gets a small p
-      at any number of replicates; with sd(d*) = 0 it is 0 for d != 0 and 1 for d = 0.
-    - ``p_resampled`` = (1 + #{|d* - d| >= |d|}) / (1 + B'), the centred resampling test
-      (Davison and Hinkley 1997, section 4.4), which needs no normality but is floored at
-      ``p_floor`` = 1 / (1 + B'): at B' = 200 no difference gets p < 0.005, and after Holm
-      over 16 numbers none gets below 0.08.
-
-    Examples
-    --------
-    >>> p, p_res, floor = paired_p_values([0.46, 0.48, 0.47, 0.49, 0.45], 0.47)
-    >>> p < 1e-10, round(p_res, 4), round(floor, 4)  # the resampling p is at its floor
-    (True, 0.1667, 0.1667)
-    """
-    d = np.asarray(replicate_differences, dtype=np.float64)
-    floor = 1.0 / (1 + d.size)
-    beyond = int(np.sum(np.abs(d - difference) >= abs(difference) - 1e-12))
-    p_res = min(1.0, float((1 + beyond) / (1 + d.size)))
-    sd = float(np.std(d, ddof=1)) if d.size > 1 else 0.0
-    if sd > 0:
-        p_normal = float(math.erfc(abs(difference) / sd / math.sqrt(2.0)))
-    else:
-        p_normal = 1.0 if difference == 0 else 0.0
-    return min(1.0, p_normal), p_res, floor
-
-
-def holm(p_values: Mapping[str, float | None]) -> dict[str, float | None]:
-    """Holm's step-down adjusted p-values (family-wise error control); None stays None.
-
-    Examples
-    --------
-    >>> holm({"a": 0.01, "b": 0.04, "c": 0.03, "d": None})
-    {'a': 0.03, 'b': 0.06, 'c': 0.06, 'd': None}
-    """
-    keys = [k for k, p in p_values.items() if p is not None]
-    ps = np.array([p_values[k] for k in keys], dtype=np.float64)
-    m = ps.size
-    order = np.argsort(ps, kind="stable")
-    adj = np.minimum(1.0, np.maximum.accumulate(ps[order] * (m - np.arange(m))))
-    out: dict[str, float | None] = dict.fromkeys(p_values)
-    for rank, i in enumerate(order):
-        out[keys[i]] = float(f"{adj[rank]:.12g}")  # 12 significant digits: tiny p stay
-    return out
-
-
-def compare_replicates(
-    a: ConditionReplicates, b: ConditionReplicates, *, confidence: float = 0.95
-) -> dict[str, Comparison]:
-    """Paired comparison of every number two conditions share, replicate by replicate.
-
-    ``a`` and ``b`` must come from the same :class:`SpeakerDraws`. The interval is the
-    percentile interval of the replicate differences over the B' replicates where both are
-    defined; the p-value (:func:`paired_p_values`) is the normal approximation of their
-    distribution, z = d / sd(d*), not floored, with the resampling p (floored at 1/(1 + B'))
-    beside it; Holm's adjustment runs over the former. The maxima are compared through their
-    q95 quantiles (their p-value is None).
-    """
-    if a.reps and b.reps:
-        ba = next(iter(a.reps.values())).size
-        bb = next(iter(b.reps.values())).size
-        if ba != bb:
-            raise VoxMetricsInputError("the two conditions were resampled with different draws.")
-    alpha = (1.0 - confidence) / 2
-    out: dict[str, Comparison] = {}
-    for k in a.estimates:
-        if k not in b.estimates:
-            continue
-        va, vb = a.estimates[k], b.estimates[k]
-        diff = None if va is None or vb is None else float(vb - va)
-        if k in _MAXIMA or diff is None:
-            out[k] = Comparison(va, vb, diff, (None, None), None)
-            continue
-        d = b.reps[k] - a.reps[k]
-        d = d[np.isfinite(d)]
-        if d.size < 0.5 * a.reps[k].size:
-            out[k] = Comparison(va, vb, diff, (None, None), None)
-            continue
-        lo, hi = (float(x) for x in np.quantile(d, [alpha, 1 - alpha]))
-        p, p_res, floor = paired_p_values(d, diff)
-        out[k] = Comparison(va, vb, diff, (lo, hi), p, p_resampled=p_res, p_floor=floor)
-    adjusted = holm({k: c.p_value for k, c in out.items()})
-    return {k: replace(c, p_adjusted=adjusted[k]) for k, c in out.items()}

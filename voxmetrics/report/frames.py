@@ -20,7 +20,7 @@ from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.dcf import VerificationResult
 from voxmetrics.metrics.lid import clamp_lid_bits, clamp_lid_number
-from voxmetrics.metrics.uncertainty import Comparison
+from voxmetrics.metrics.paired import Comparison
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -220,7 +220,7 @@ def intervals_frame(
     restricts the numbers (in the order of :data:`INTERVAL_LABELS`). ``similarity`` adds DeID
     and G_VD rows (no chance level): condition name -> ``deid`` and ``g_vd`` intervals (their
     ``estimate`` is the value), from
-    :func:`~voxmetrics.metrics.uncertainty.similarity_intervals`.
+    :func:`~voxmetrics.metrics.embedding_intervals.similarity_intervals`.
 
     Examples
     --------
@@ -309,7 +309,7 @@ def comparison_frame(comparison: Mapping[str, Comparison]) -> pd.DataFrame:
 
     ``p_value`` is the normal approximation of the paired bootstrap distribution (not floored),
     ``p_adjusted`` its Holm adjustment, ``p_resampled`` the resampling p (never below
-    ``p_floor`` = 1/(B'+1); :data:`~voxmetrics.metrics.uncertainty.P_VALUE_METHOD`).
+    ``p_floor`` = 1/(B'+1); :data:`~voxmetrics.metrics.paired.P_VALUE_METHOD`).
     ``reason`` says why a number could not be compared (None when it was).
     """
     rows = [

@@ -45,16 +45,13 @@ from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.threat import Callout, threat_callouts
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.embedding_intervals import similarity_intervals
+from voxmetrics.metrics.paired import Comparison, compare_replicates
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.similarity import SimilarityMatrix, VoiceDistinctiveness
-from voxmetrics.metrics.uncertainty import (
-    Comparison,
-    SpeakerDraws,
-    compare_replicates,
-    similarity_intervals,
-)
+from voxmetrics.metrics.uncertainty import SpeakerDraws
 from voxmetrics.metrics.zebra import ECECurves, ece_curves_from_pools
 from voxmetrics.report.frames import (
     OVERVIEW_COLUMNS,

@@ -1,84 +1,35 @@
-"""SBLS of a study's conditions: attacks, the score, its intervals and every table.
+"""SBLS's speaker-level bootstrap as a reweighting, its intervals and the paired comparison.
 
-An :class:`Attack` is a fixed attacker's output on one condition's eval utterances: the true
-labels, the class scores (or hard predictions) and the speaker of every utterance. It comes
-from the built-in attacker (:func:`voxmetrics.metrics.sbls.builtin_attacker`, trained on the
-dev embeddings of the condition itself, the default, or of the original speech) or from an
-uploaded predictions file (:func:`voxmetrics.data.predictions.join_predictions`). SBLS is
-:func:`voxmetrics.metrics.sbls.sbls` of the attack (:func:`attack_sbls`).
-
-The speaker-level bootstrap (:func:`sbls_replicates`, :func:`sbls_intervals`) holds the
-attacker fixed (it is trained once) and resamples the evaluation speakers. A replicate is a
-reweighting, not a re-run: every quantity SBLS reads is a sum over utterances (class counts,
-the Mann-Whitney sums of the one-vs-rest AUCs, confusion tables, subgroup sizes and joint
-hits), so a replicate weights each utterance by how often its speaker was drawn. The class
-alignment is redone in each replicate, as a re-run would; the per-speaker tables are built once
-per distinct alignment. The result equals recomputing :func:`~voxmetrics.metrics.sbls.sbls` on
-the resampled utterances (the tests hold a slow reference that does exactly that).
-
-The dashboard's Soft biometrics page, the ``sbls`` and ``compare`` commands and the study
-report all call these functions, so they give the same numbers.
+The attacker is held fixed and the evaluation speakers are resampled; a replicate weights each
+utterance by how often its speaker was drawn, since every quantity SBLS reads is a sum over
+utterances. The result equals recomputing :func:`~voxmetrics.metrics.sbls.sbls` on the
+resampled utterances (package docstring).
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from collections.abc import MutableMapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from voxmetrics.analysis._result import ConditionResult
-from voxmetrics.data.model import EmbeddingSet
-from voxmetrics.data.predictions import AttributePrediction, join_predictions
-from voxmetrics.data.study import Condition
+from voxmetrics.analysis.sbls.attacks import Attack, Progress, SBLSOptions, attack_sbls
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval
-from voxmetrics.metrics.sbls import (
-    DEFAULT_ATTACKER,
-    DEFAULT_LAMBDA,
-    DEFAULT_MIN_GROUP_SIZE,
-    DEFAULT_WEIGHTS,
-    SBLSResult,
-    attribute_columns,
-    builtin_attacker,
-    sbls,
-)
-from voxmetrics.metrics.uncertainty import Comparison, SpeakerDraws, holm, paired_p_values
+from voxmetrics.metrics.paired import Comparison, holm, paired_p_values
+from voxmetrics.metrics.sbls import SBLSResult
+from voxmetrics.metrics.uncertainty import SpeakerDraws
 
 __all__ = [
     "COMPONENTS",
-    "Attack",
-    "SBLSOptions",
-    "SBLSRow",
-    "attack_sbls",
-    "attribute_frame",
     "compare_sbls",
-    "component_frame",
-    "default_attack",
-    "embedding_set_attack",
-    "embeddings_attack",
-    "identity_frame",
-    "intersection_frame",
-    "interval_frame",
-    "predictions_attack",
     "sbls_intervals",
     "sbls_replicates",
-    "subgroup_frame",
-    "weights_ok",
 ]
-
-Progress = Callable[[float, str], None]
-
-AttackerKind = Literal["original", "anonymised"]
 
 COMPONENTS: dict[str, str] = {
     "p_attr": "P_attr",
@@ -88,307 +39,9 @@ COMPONENTS: dict[str, str] = {
 }
 """Bootstrapped quantities: key of the statistic to column label."""
 
-
-@dataclass(frozen=True)
-class SBLSOptions:
-    """What SBLS depends on besides the attacker's predictions."""
-
-    weights: tuple[float, float, float] = DEFAULT_WEIGHTS
-    """(w_attr, w_assoc, w_sub)."""
-    subgroup_lambda: float = DEFAULT_LAMBDA
-    """lambda of P_subgroup."""
-    min_group_size: int = DEFAULT_MIN_GROUP_SIZE
-    """Smallest intersection used."""
-
-    def kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`~voxmetrics.metrics.sbls.sbls`."""
-        return {
-            "weights": self.weights,
-            "subgroup_lambda": self.subgroup_lambda,
-            "min_group_size": self.min_group_size,
-        }
-
-    def key(self) -> str:
-        """The options as part of a cache key."""
-        w = ",".join(repr(float(x)) for x in self.weights)
-        return f"w={w}|lam={float(self.subgroup_lambda)!r}|min={int(self.min_group_size)}"
-
-
-@dataclass(frozen=True, eq=False)
-class Attack:
-    """A fixed attacker's output on the eval utterances of one condition."""
-
-    labels: Mapping[str, NDArray[np.str_]] = field(repr=False)
-    """True label of every utterance, per attribute."""
-    predictions: Mapping[str, AttributePrediction] = field(repr=False)
-    """The attacker's scores (or hard predictions), same utterance order."""
-    speakers: NDArray[np.str_] = field(repr=False)
-    """Speaker of every utterance (the bootstrap resamples them)."""
-    utt_ids: NDArray[np.str_] = field(repr=False)
-    """The utterances attacked."""
-    attacker: str
-    """Who produced the predictions, e.g. "built-in logistic regression trained on original
-    dev embeddings (plain)"."""
-    key: str
-    """Content key: data and attacker."""
-    short: str = ""
-    """A short label of the attacker for tables, e.g. "original (plain)"."""
-    trained_on: str | None = None
-    """Built-in attacker: "anonymised" or "original"; None for uploaded predictions."""
-
-    @property
-    def n(self) -> int:
-        """Utterances attacked."""
-        return int(self.utt_ids.size)
-
-
-# ---------------------------------------------------------------- the attacks
-
-
-def embedding_set_attack(
-    anonymised: EmbeddingSet,
-    *,
-    original: EmbeddingSet | None = None,
-    attacker: AttackerKind = DEFAULT_ATTACKER,
-    split: str = "eval",
-    attributes: Sequence[str] | None = None,
-    name: str = "",
-    original_name: str = "",
-) -> Attack:
-    """The built-in attacker on anonymised embeddings (what ``sbls_embeddings`` does).
-
-    Trained on the dev split of the anonymised embeddings themselves (``attacker=
-    "anonymised"``, an informed attacker, the default everywhere) or of ``original``
-    (``"original"``, ignorant), and applied to every utterance of ``split`` of ``anonymised``.
-    :func:`attack_sbls` of the returned attack equals
-    :func:`voxmetrics.metrics.sbls.sbls_embeddings` of the same inputs (tests check it); the
-    predictions are kept so that the bootstrap can hold them fixed. ``name`` and
-    ``original_name`` name the data in messages and labels. A process trains the attacker once
-    per data (embeddings, split, training set, attributes): the study report, ``compare`` and
-    the Soft biometrics page reuse its predictions.
-
-    Raises
-    ------
-    VoxMetricsInputError
-        An unknown attacker, no original embeddings for the original attacker, no attribute
-        columns, no dev or ``split`` utterances.
-    """
-    if attacker not in ("original", "anonymised"):
-        raise VoxMetricsInputError(
-            f'the attacker is trained on "original" or "anonymised" speech, not {attacker!r}.'
-        )
-    where = f"'{name}'" if name else (anonymised.source or "the embeddings")
-    if attacker == "original":
-        if original is None:
-            raise VoxMetricsInputError(
-                "the attacker trained on original speech needs the original (unanonymised) "
-                "embeddings; give them, or train the attacker on anonymised speech."
-            )
-        train_es = original
-        trained_on = "original dev embeddings" + (f" ({original_name})" if original_name else "")
-    else:
-        train_es = anonymised
-        trained_on = "anonymised dev embeddings"  # its own: the same label everywhere
-    names = list(attributes) if attributes is not None else attribute_columns(anonymised.meta)
-    if not names:
-        raise VoxMetricsInputError(
-            f"{where}: the metadata has no attribute columns (e.g. sex, age_group) to measure "
-            "leakage of."
-        )
-    for es, what in (
-        (anonymised, where),
-        (train_es, f"the attacker's training data ({trained_on})"),
-    ):
-        missing = [a for a in names if a not in es.meta.columns]
-        if missing:
-            raise VoxMetricsInputError(
-                f"{what} has no column(s) {', '.join(missing)}; it needs the same attribute "
-                "columns."
-            )
-    train = (train_es.meta["split"] == "dev").to_numpy()
-    test = (anonymised.meta["split"] == split).to_numpy()
-    if not train.any() or not test.any():
-        raise VoxMetricsInputError(
-            f"the attacker trains on the dev split and attacks the {split} split; found "
-            f"{int(train.sum())} dev utterances in {trained_on} and {int(test.sum())} {split} "
-            f"utterances in {where}."
-        )
-    train_key = train_es.content_hash if attacker == "original" else "self"
-    content = anonymised.content_hash
-    predictions = _trained_predictions(
-        (content, split, train_key, tuple(names)),
-        lambda: builtin_attacker(
-            train_es.embeddings[train],
-            {a: train_es.meta[a].to_numpy()[train] for a in names},
-            anonymised.embeddings[test],
-        ),
-    )
-    meta = anonymised.meta[test]
-    short = "anonymised (own dev)"
-    if attacker == "original":
-        short = f"original ({original_name})" if original_name else "original"
-    return Attack(
-        labels={a: meta[a].to_numpy().astype(str) for a in names},
-        predictions=predictions,
-        speakers=meta["speaker"].to_numpy().astype(str),
-        utt_ids=meta["utt_id"].to_numpy().astype(str),
-        attacker=f"built-in logistic regression trained on {trained_on}",
-        key=f"emb:{content}|{split}|{attacker}:{train_key}|{','.join(names)}",
-        short=short,
-        trained_on=attacker,
-    )
-
-
-# The built-in attacker's predictions by the content they depend on, so that the report, the
-# compare command and the dashboard page train it once per condition in a process; bounded,
-# most recently used last.
-_PREDICTIONS: OrderedDict[tuple[Any, ...], dict[str, AttributePrediction]] = OrderedDict()
-_PREDICTIONS_LOCK = threading.Lock()
-_PREDICTIONS_MAX = 64
-
-
-def _trained_predictions(
-    key: tuple[Any, ...], train: Callable[[], dict[str, AttributePrediction]]
-) -> dict[str, AttributePrediction]:
-    """``train()``, or its result for the same ``key`` (the data it depends on) kept from before.
-
-    The predictions' arrays are made read-only: every attack of the same data shares them.
-    """
-    with _PREDICTIONS_LOCK:
-        if key in _PREDICTIONS:
-            _PREDICTIONS.move_to_end(key)
-            return dict(_PREDICTIONS[key])
-    predictions = train()
-    for p in predictions.values():
-        for arr in (p.scores, p.predicted):
-            if arr is not None:
-                arr.flags.writeable = False
-    with _PREDICTIONS_LOCK:
-        _PREDICTIONS[key] = predictions
-        while len(_PREDICTIONS) > _PREDICTIONS_MAX:
-            _PREDICTIONS.popitem(last=False)
-    return dict(predictions)
-
-
-def embeddings_attack(
-    anonymised: Condition,
-    *,
-    original: Condition | None = None,
-    attacker: AttackerKind = DEFAULT_ATTACKER,
-    split: str = "eval",
-) -> Attack:
-    """:func:`embedding_set_attack` on a condition's embeddings (the page's built-in attacker).
-
-    ``original`` is the condition with the original speech, needed by the attacker trained
-    on original speech (``attacker="original"``).
-
-    Raises
-    ------
-    VoxMetricsInputError
-        No embeddings, no original condition for the original attacker, or any error of
-        :func:`embedding_set_attack`.
-    """
-    es = anonymised.embeddings
-    if es is None:
-        raise VoxMetricsInputError(
-            f"'{anonymised.name}' has no embeddings, so the built-in attacker cannot run on it; "
-            "upload the predictions of your own attribute classifier instead."
-        )
-    if attacker == "original" and (original is None or original.embeddings is None):
-        raise VoxMetricsInputError(
-            "the attacker trained on original speech needs a condition with the original "
-            "(unanonymised) embeddings; choose one, or train the attacker on anonymised speech."
-        )
-    return embedding_set_attack(
-        es,
-        original=original.embeddings if attacker == "original" and original else None,
-        attacker=attacker,
-        split=split,
-        name=anonymised.name,
-        original_name=original.name if attacker == "original" and original else "",
-    )
-
-
-def default_attack(condition: Condition) -> Attack | None:
-    """The default attacker (trained on the condition's own anonymised dev embeddings).
-
-    The attack of the study report, the ``compare`` command and the page's default; None
-    when the condition has no embeddings, no attribute columns or no dev split.
-    """
-    es = condition.embeddings
-    if es is None or not attribute_columns(es.meta) or "dev" not in es.splits():
-        return None
-    return embeddings_attack(condition, attacker=DEFAULT_ATTACKER)
-
-
-def _eval_table(condition: Condition) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """(utt_ids, speakers, attribute labels) of the condition's eval utterances."""
-    es = condition.embeddings
-    if es is not None:
-        meta = es.meta[(es.meta["split"] == "eval").to_numpy()]
-        names = attribute_columns(meta)
-        return (
-            meta["utt_id"].to_numpy().astype(str),
-            meta["speaker"].to_numpy().astype(str),
-            {a: meta[a].to_numpy().astype(str) for a in names},
-        )
-    ev = condition.eval
-    return (
-        np.asarray(ev.trial_ids).astype(str),
-        np.asarray(ev.trial_speakers).astype(str),
-        {a: np.asarray(v).astype(str) for a, v in ev.attributes.items()},
-    )
-
-
-def predictions_attack(condition: Condition, data: bytes, name: str) -> Attack:
-    """An uploaded predictions file joined to the condition's eval utterances.
-
-    The utterances are the eval rows of the condition's embedding metadata, or the eval
-    trials of its score matrix (with their attribute columns) when it has no embeddings.
-
-    Raises
-    ------
-    VoxMetricsInputError
-        No attribute labels, or any mismatch :func:`join_predictions` finds.
-    """
-    utt_ids, speakers, labels = _eval_table(condition)
-    if not labels:
-        raise VoxMetricsInputError(
-            f"'{condition.name}' has no attribute labels (e.g. sex, age_group) for its eval "
-            "utterances; add attribute columns to its metadata or score file."
-        )
-    predictions = join_predictions(data, utt_ids, list(labels), name=name)
-    if not predictions:
-        raise VoxMetricsInputError(f"{name}: no predictions for any attribute.")
-    labels = {a: y for a, y in labels.items() if a in predictions}
-    key_data = condition.embeddings.content_hash if condition.embeddings else condition.content_hash
-    return Attack(
-        labels=labels,
-        predictions=predictions,
-        speakers=speakers,
-        utt_ids=utt_ids,
-        attacker=f"uploaded predictions ({name})",
-        key=f"upload:{hashlib.sha256(data).hexdigest()}|{key_data}",
-        short=f"upload: {name}",
-    )
-
-
-def attack_sbls(attack: Attack, options: SBLSOptions | None = None) -> SBLSResult:
-    """:func:`~voxmetrics.metrics.sbls.sbls` of an attack under ``options`` (default SBLS)."""
-    opts = options or SBLSOptions()
-    return sbls(
-        attack.labels,
-        attack.predictions,
-        attacker=attack.attacker,
-        trained_on=attack.trained_on,
-        **opts.kwargs(),
-    )
-
-
-# ---------------------------------------------------------------- the speaker-level bootstrap
-
 _CELLS = 4_000_000
 """Most (replicates x utterances) weights held at once by the per-utterance AUC sums."""
+
 _PAIR_CELLS = 16_000_000
 """Most (classes x score columns x speakers x speakers) cells of the speaker-pair AUC sums;
 beyond (or with more speakers than replicates), the AUCs are summed per utterance
@@ -821,6 +474,7 @@ def sbls_replicates(
 
     Examples
     --------
+    >>> from voxmetrics.data.predictions import AttributePrediction
     >>> y = np.array(["F", "M"] * 20)
     >>> scores = np.c_[y == "F", y == "M"].astype(float)
     >>> attack = Attack({"sex": y}, {"sex": AttributePrediction(("F", "M"), scores=scores)},
@@ -915,7 +569,7 @@ def compare_sbls(
     """Paired comparison B - A of SBLS and its components under the same replicate weights.
 
     Each difference gets the percentile interval of the replicate differences and the
-    two-sided bootstrap p-value of :func:`~voxmetrics.metrics.uncertainty.compare_replicates`;
+    two-sided bootstrap p-value of :func:`~voxmetrics.metrics.paired.compare_replicates`;
     ``p_adjusted`` is Holm's adjustment over these four numbers (their own family: the
     identity numbers of a comparison keep theirs). Every speaker of both attacks must be in
     ``draws``. ``cache`` (a dict, filled here; one per ``draws``) keeps each attack's
@@ -949,204 +603,3 @@ def compare_sbls(
         out[key] = Comparison(va, vb, diff, (lo, hi), p, p_resampled=p_res, p_floor=floor)
     adjusted = holm({k: c.p_value for k, c in out.items()})
     return {k: replace(c, p_adjusted=adjusted[k]) for k, c in out.items()}
-
-
-# ---------------------------------------------------------------- rows and tables
-
-
-@dataclass(frozen=True, eq=False)
-class SBLSRow:
-    """One condition of the Soft biometrics page."""
-
-    condition: Condition
-    """The condition."""
-    attack: Attack | None = None
-    """The attacker's output (None when there is none)."""
-    result: SBLSResult | None = None
-    """SBLS of the attack (None when it could not be computed)."""
-    intervals: dict[str, BootstrapInterval] | None = None
-    """Bootstrap intervals (None when off)."""
-    status: str = ""
-    """Who attacked, or why there is no result."""
-
-    @property
-    def name(self) -> str:
-        """The condition's name."""
-        return self.condition.name
-
-
-def _ci(interval: BootstrapInterval | None) -> str | None:
-    if interval is None:
-        return None
-    if interval.low is None or interval.high is None:
-        return "undefined"
-    return f"[{interval.low:.3f}, {interval.high:.3f}]"
-
-
-def component_frame(rows: Sequence[SBLSRow], *, intervals: bool = True) -> pd.DataFrame:
-    """One row per condition: the attacker, the components, SBLS and their 95 % intervals.
-
-    Columns: Condition, Attacker (the row's ``status``), P_attr, P_assoc, P_subgroup, SBLS,
-    then, when ``intervals``, "<component> CI" text columns ("[low, high]"), then Groups used
-    ("k of m" intersections reaching the minimum size). Conditions without a result keep
-    empty cells.
-    """
-    records = []
-    for row in rows:
-        r = row.result
-        rec: dict[str, Any] = {"Condition": row.name, "Attacker": row.status}
-        for key, label in COMPONENTS.items():
-            rec[label] = getattr(r, key) if r is not None else None
-        if intervals:
-            for key, label in COMPONENTS.items():
-                iv = row.intervals.get(key) if row.intervals else None
-                rec[f"{label} CI"] = _ci(iv)
-        if r is not None:
-            joint = [s for s in r.subgroups if s.attribute == "all"]
-            rec["Groups used"] = f"{sum(s.used for s in joint)} of {len(joint)}"
-        else:
-            rec["Groups used"] = None
-        records.append(rec)
-    df = pd.DataFrame.from_records(records)
-    for label in COMPONENTS.values():
-        df[label] = df[label].astype("float64")
-    return df
-
-
-def interval_frame(rows: Sequence[SBLSRow]) -> pd.DataFrame:
-    """The bootstrap intervals as numbers: one row per (condition, component).
-
-    Columns: condition, component, estimate, low, high, confidence, n_boot, n_valid, attacker.
-    """
-    records = []
-    for row in rows:
-        for key, label in COMPONENTS.items():
-            iv = (row.intervals or {}).get(key)
-            if iv is None:
-                continue
-            records.append(
-                {
-                    "condition": row.name,
-                    "component": label,
-                    **iv.to_dict(),
-                    "attacker": row.status,
-                }
-            )
-    return pd.DataFrame.from_records(
-        records,
-        columns=[
-            "condition",
-            "component",
-            "estimate",
-            "low",
-            "high",
-            "confidence",
-            "n_boot",
-            "n_valid",
-            "attacker",
-        ],
-    )
-
-
-def attribute_frame(result: SBLSResult) -> pd.DataFrame:
-    """One row per attribute: classes, aligned AUC, balanced accuracy, leakage, NMI."""
-    return pd.DataFrame(
-        {
-            "Attribute": [a.name for a in result.attributes],
-            "Classes": [", ".join(a.classes) for a in result.attributes],
-            "AUC (aligned)": [a.auc for a in result.attributes],
-            "Balanced accuracy": [a.balanced_accuracy for a in result.attributes],
-            "Leakage L_a": [a.leakage for a in result.attributes],
-            "NMI": [a.nmi for a in result.attributes],
-        }
-    ).astype({"AUC (aligned)": "float64"})
-
-
-def subgroup_frame(result: SBLSResult) -> pd.DataFrame:
-    """The per-(attribute, subgroup) rows of a result.
-
-    Each row is the leakage of one attribute within one subgroup of the other attributes' values
-    (the joint-recovery rows of the full intersections are in :func:`intersection_frame`).
-    """
-    rows = [r for r in result.subgroups if r.attribute != "all"]
-    df = pd.DataFrame(
-        {
-            "Attribute": [r.attribute for r in rows],
-            "Within subgroup": [r.group for r in rows],
-            "n": [r.n for r in rows],
-            "AUC": [r.auc for r in rows],
-            "Leakage": [r.leakage for r in rows],
-            "Accuracy": [r.accuracy for r in rows],
-            "Used": [r.used for r in rows],
-        },
-        columns=["Attribute", "Within subgroup", "n", "AUC", "Leakage", "Accuracy", "Used"],
-    )
-    return df.astype({"AUC": "float64", "Leakage": "float64", "Accuracy": "float64"})
-
-
-def intersection_frame(result: SBLSResult, attack: Attack | None = None) -> pd.DataFrame:
-    """One row per intersection of all attributes: n, speakers, joint recovery rate L_g.
-
-    ``attack`` adds the number of distinct speakers of each intersection (utterances of one
-    speaker are not independent, so this is the subgroup's real sample size).
-    """
-    rows = [r for r in result.subgroups if r.attribute == "all"]
-    df = pd.DataFrame(
-        {
-            "Subgroup": [r.group for r in rows],
-            "Utterances": [r.n for r in rows],
-            "Joint recovery L_g": [r.leakage for r in rows],
-            "Protection 1 - L_g": [1.0 - r.leakage for r in rows],
-            "Used": [r.used for r in rows],
-        },
-        columns=["Subgroup", "Utterances", "Joint recovery L_g", "Protection 1 - L_g", "Used"],
-    )
-    if attack is not None:
-        names = [a.name for a in result.attributes]
-        counts = []
-        for r in rows:
-            values = dict(part.split("=", 1) for part in r.group.split(" & "))
-            mask = np.ones(attack.n, dtype=bool)
-            for a in names:
-                mask &= attack.labels[a] == values[a]
-            counts.append(int(np.unique(attack.speakers[mask]).size))
-        df.insert(2, "Speakers", counts)
-    return df.astype({"Joint recovery L_g": "float64", "Protection 1 - L_g": "float64"})
-
-
-def identity_frame(
-    rows: Sequence[SBLSRow], reports: Mapping[str, ConditionResult | None]
-) -> pd.DataFrame:
-    """SBLS beside the identity metrics: one row per condition with a result.
-
-    Columns: Condition, SBLS, P_attr, EER, LIDmax (bits), Linkability.
-    """
-    records = []
-    for row in rows:
-        if row.result is None:
-            continue
-        rep = reports.get(row.name)
-        b = rep.baseline if rep is not None else None
-        records.append(
-            {
-                "Condition": row.name,
-                "SBLS": row.result.sbls,
-                "P_attr": row.result.p_attr,
-                "EER": b.eer if b is not None else None,
-                "LIDmax (bits)": rep.lid.lid_max if rep is not None and rep.lid else None,
-                "Linkability": b.linkability if b is not None else None,
-            }
-        )
-    df = pd.DataFrame.from_records(
-        records, columns=["Condition", "SBLS", "P_attr", "EER", "LIDmax (bits)", "Linkability"]
-    )
-    return df.astype({c: "float64" for c in df.columns[1:]})
-
-
-def weights_ok(weights: Sequence[float]) -> bool:
-    """Whether three weights are non-negative and sum to 1 (what SBLS accepts)."""
-    return (
-        len(weights) == 3
-        and all(w >= 0 for w in weights)
-        and math.isclose(sum(weights), 1.0, abs_tol=1e-9)
-    )

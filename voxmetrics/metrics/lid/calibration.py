@@ -1,0 +1,433 @@
+"""LID's calibration (Šterns et al. 2025, steps 1-2): row z-norm and the logistic fit of w, b.
+
+The variants (:data:`LID_VARIANTS`), the fit on a dev matrix (:func:`calibrate_lid`, solved in
+:mod:`~voxmetrics.metrics.lid.logistic`) and the check of a calibration against the empirical
+mated rate (:func:`calibration_curve`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from voxmetrics._types import DEFAULT_LID_VARIANT, LID_VARIANT_ALIASES, LIDVariant
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.lid.logistic import W_MAX, ClassWeight, fit_w_b
+from voxmetrics.metrics.ranks import row_blocks
+
+__all__ = [
+    "LID_VARIANTS",
+    "UNSET",
+    "CalibrationCurve",
+    "LIDCalibration",
+    "Variant",
+    "calibrate_lid",
+    "calibration_curve",
+    "check_calibration_inputs",
+    "resolve_lid_variant",
+    "row_znorm",
+    "variant_options",
+]
+
+Variant = LIDVariant
+
+LID_VARIANTS: dict[str, tuple[ClassWeight, int, float | None]] = {
+    "reference-code": ("balanced", 1, 1.0),
+    "maximum-likelihood": (None, 0, None),
+}
+"""Calibration variant -> (class_weight, ddof, penalty_c) of :func:`calibrate_lid`; the first
+is the default."""
+
+
+class _Unset:
+    """Marks an explicit calibration option the caller did not give."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+UNSET: Any = _Unset()
+
+_EXPLICIT_BASE: tuple[ClassWeight, int, float | None] = (None, 0, None)
+"""Where the explicit options start when only some are given: the unpenalised fit."""
+
+_VARIANT_ALIASES = LID_VARIANT_ALIASES
+
+
+def resolve_lid_variant(name: str) -> Variant:
+    """The canonical name of a LID calibration variant (accepts the old alias "metrics").
+
+    Examples
+    --------
+    >>> resolve_lid_variant("metrics"), resolve_lid_variant("reference-code")
+    ('maximum-likelihood', 'reference-code')
+    """
+    canonical = _VARIANT_ALIASES.get(name, name)
+    if canonical not in LID_VARIANTS:
+        raise VoxMetricsInputError(
+            f"unknown LID variant {name!r}; use one of {', '.join(LID_VARIANTS)}."
+        )
+    return canonical  # type: ignore[return-value]
+
+
+def row_znorm(scores: ArrayLike, *, ddof: int = 0) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Row-wise z-scores and the mask of degenerate rows (docs, Methods > LID, step 1).
+
+    Parameters
+    ----------
+    scores : array_like, shape (T, N)
+        Raw scores.
+    ddof : int, default 0
+        0 = population sd (VoxMetrics'); 1 = sample sd (the authors' public code).
+
+    Returns
+    -------
+    z : ndarray, shape (T, N)
+        (s_ij - mean_i) / sd_i; rows with sd_i = 0 are all 0 (no evidence).
+    degenerate : ndarray of bool, shape (T,)
+        Rows whose scores are all equal, or whose spread is below the float64 resolution of
+        their values (e.g. 1e300 + differences float64 cannot hold).
+
+    Notes
+    -----
+    Each row is first scaled by a power of two so its largest magnitude is in [0.5, 1): z is
+    scale invariant, the scaling is exact, and no sum or square can overflow or underflow, so
+    any finite rescaling of the scores (1e-300 to 1e300) gives the same z-scores.
+
+    Examples
+    --------
+    >>> z, deg = row_znorm([[0.9, 0.7, 0.4, 1.1, 1.2, 0.4], [1, 1, 1, 1, 1, 1]])
+    >>> np.round(z[0], 2).tolist(), deg.tolist()
+    ([0.37, -0.27, -1.22, 1.01, 1.33, -1.22], [False, True])
+    """
+    s = np.asarray(scores)
+    if s.dtype != np.float32:
+        s = s.astype(np.float64, copy=False)
+    # z is invariant to rescaling: bring each row to max |s| in [0.5, 1) by a power of two
+    # (exact, so ordinary scores give bit-identical z) so that no sum or square overflows or
+    # underflows for any finite scale, 1e-300 or 1e300 alike
+    peak = np.abs(s).max(axis=1, keepdims=True) if s.size else np.ones((s.shape[0], 1))
+    peak = peak.astype(np.float64)
+    _, exponent = np.frexp(np.where(np.isfinite(peak) & (peak > 0), peak, 1.0))
+    if s.dtype == np.float32:
+        # float32 scores times 2^-e in float64: exact (no float32 value times 2^-e leaves the
+        # float64 normal range), so the same numbers as ldexp, without its scalar loop
+        s = np.multiply(s, np.ldexp(1.0, -exponent))
+    else:
+        s = np.ldexp(s, -exponent)
+    top = np.ldexp(peak, -exponent)  # max |s| of each scaled row (the scaling is exact)
+    mean = s.mean(axis=1, keepdims=True)
+    centred = np.subtract(s, mean, out=s)  # s is this function's own scaled copy
+    sd = np.sqrt(np.square(centred).sum(axis=1, keepdims=True) / (s.shape[1] - ddof))
+    # a row is degenerate when its spread is at rounding level (all scores equal)
+    scale = np.maximum(np.abs(mean), top)
+    degenerate = (sd <= 1e-12 * scale).ravel() | (sd == 0).ravel()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.divide(centred, np.where(sd == 0, 1.0, sd), out=centred)
+    z[degenerate] = 0.0
+    return z, degenerate
+
+
+@dataclass(frozen=True)
+class LIDCalibration:
+    """The logistic calibration of LID (docs, Methods > LID, step 2)."""
+
+    w: float
+    """Weight on the row z-score."""
+    b: float
+    """Bias (reported; it cancels in the softmax)."""
+    prior_log_odds: float
+    """ln(N_mated / N_non-mated) of the calibration data (cancels too)."""
+    n_pairs: int
+    """(trial, enrolled) pairs the fit used."""
+    class_weight: ClassWeight = None
+    """None = unweighted maximum likelihood; "balanced" = the authors' public code."""
+    ddof: int = 0
+    """Degrees of freedom of the row sd (0 = population)."""
+    source: str = "dev"
+    """"dev" or "cross-calibrated (k-fold on eval)"."""
+    converged: bool = True
+    """False when the maximum-likelihood fit did not converge (e.g. separable dev pools)."""
+
+    penalty_c: float | None = None
+    """Inverse strength C of the L2 penalty w^2 / (2 C) on w (None = unpenalised)."""
+
+    @property
+    def variant(self) -> str:
+        """The variant's name: "reference-code", "maximum-likelihood" or "custom".
+
+        See :data:`LID_VARIANTS`.
+        """
+        for name, options in LID_VARIANTS.items():
+            if (self.class_weight, self.ddof, self.penalty_c) == options:
+                return name
+        return "custom"
+
+    def to_dict(self) -> dict[str, float | int | str | bool | None]:
+        """JSON-safe dictionary of the fields."""
+        return {
+            "w": self.w,
+            "b": self.b,
+            "prior_log_odds": self.prior_log_odds,
+            "n_pairs": self.n_pairs,
+            "class_weight": self.class_weight,
+            "ddof": self.ddof,
+            "source": self.source,
+            "converged": self.converged,
+            "penalty_c": self.penalty_c,
+            "variant": self.variant,
+        }
+
+
+def check_calibration_inputs(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    ddof: int,
+    class_weight: ClassWeight,
+    penalty_c: float | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """The checked matrix and targets; refuse a bad ``ddof``, ``class_weight`` or ``penalty_c``."""
+    s, t = check_matrix(scores, targets)
+    if ddof not in (0, 1):
+        raise VoxMetricsInputError(f"`ddof` must be 0 or 1, got {ddof!r}.")
+    if class_weight not in (None, "balanced"):
+        raise VoxMetricsInputError(
+            f'`class_weight` must be None or "balanced", got {class_weight!r}.'
+        )
+    if penalty_c is not None and not (
+        isinstance(penalty_c, (int, float)) and penalty_c > 0 and math.isfinite(penalty_c)
+    ):
+        raise VoxMetricsInputError(
+            f"`penalty_c` must be None (no penalty) or a finite C > 0, got {penalty_c!r}."
+        )
+    return s, t
+
+
+def variant_options(
+    variant: str | None, class_weight: Any, ddof: Any, penalty_c: Any
+) -> tuple[ClassWeight, int, float | None]:
+    """(class_weight, ddof, penalty_c) of a named variant, or the explicit options.
+
+    Without a variant and without explicit options: the default variant
+    (:data:`~voxmetrics._types.DEFAULT_LID_VARIANT`). Explicit options not given take the
+    unpenalised fit's values (no class weight, population sd, no penalty).
+    """
+    given = [x is not UNSET for x in (class_weight, ddof, penalty_c)]
+    if variant is None:
+        if not any(given):
+            return LID_VARIANTS[DEFAULT_LID_VARIANT]
+        picked = (class_weight, ddof, penalty_c)
+        cw, dd, pc = (
+            x if g else base for x, g, base in zip(picked, given, _EXPLICIT_BASE, strict=True)
+        )
+        return cw, dd, pc
+    if any(given):
+        raise VoxMetricsInputError(
+            "give either `variant` or the explicit `class_weight`, `ddof`, `penalty_c`, not both."
+        )
+    return LID_VARIANTS[resolve_lid_variant(variant)]
+
+
+def calibrate_lid(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    *,
+    variant: str | None = None,
+    class_weight: ClassWeight = UNSET,
+    ddof: int = UNSET,
+    penalty_c: float | None = UNSET,
+    source: str = "dev",
+) -> LIDCalibration:
+    """Learn LID's logistic calibration (w, b) on a dev score matrix (docs, Methods > LID, step 2).
+
+    Univariate logistic regression of y_ij = [j = m_i] on the row z-scores z_ij over all
+    (trial, enrolled) pairs, fitted by Newton's method over row blocks. By default it is the
+    authors' public code exactly (``variant="reference-code"``): sample sd and
+    ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty, C = 1;
+    ``variant="maximum-likelihood"`` is the unpenalised maximum likelihood (scikit-learn's
+    ``LogisticRegression(C=np.inf)``, population sd).
+
+    Parameters
+    ----------
+    scores : array_like, shape (T, N)
+        Dev scores.
+    targets : array_like of int, shape (T,)
+        Column of each dev trial's own speaker.
+    variant : {"reference-code", "maximum-likelihood"}, optional
+        A named preset of the three options below (:data:`LID_VARIANTS`); "metrics" is
+        accepted as the old name of "maximum-likelihood". Exclusive with the options. With
+        neither a variant nor an option: "reference-code".
+    class_weight : {None, "balanced"}, optional
+        None (unweighted) or "balanced" (each class weighs half of the fit).
+    ddof : {0, 1}, optional
+        Row sd: 0 = population, 1 = sample (the authors' code).
+    penalty_c : float, optional
+        C of an L2 penalty w^2 / (2 C) on w (None = unpenalised). Explicit options not given
+        take the unpenalised fit's values (None, 0, None).
+    source : str
+        Label of where the calibration was learned, carried into results.
+
+    Returns
+    -------
+    LIDCalibration
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When an unpenalised fit has no finite optimum (typically: mated and non-mated z-scores
+        are perfectly separated) or rows are degenerate. With separated pools w is set to
+        ±:data:`W_MAX` and b puts the decision boundary w z + b = 0 in the middle of the gap
+        between the pools, whatever the float precision of the input.
+    """
+    class_weight, ddof, penalty_c = variant_options(variant, class_weight, ddof, penalty_c)
+    s, t = check_calibration_inputs(scores, targets, ddof, class_weight, penalty_c)
+    z_blocks, mated = [], []
+    n_degenerate = 0
+    non_min, non_max = np.inf, -np.inf
+    for rows in row_blocks(*s.shape):
+        z, deg = row_znorm(s[rows], ddof=ddof)
+        keep = ~deg
+        n_degenerate += int(deg.sum())
+        idx = np.arange(z.shape[0]), t[rows]
+        mated.append(z[idx][keep])
+        if keep.any():
+            masked = z.copy()
+            masked[idx] = np.nan
+            non_min = min(non_min, float(np.nanmin(masked[keep])))
+            non_max = max(non_max, float(np.nanmax(masked[keep])))
+        # z is kept in the input's precision: a float32 matrix costs one float32 copy
+        z_blocks.append(z[keep].astype(s.dtype, copy=False))
+    if n_degenerate == s.shape[0]:
+        raise VoxMetricsInputError(
+            "every dev trial has identical scores for all enrolled identities, so there is "
+            "nothing to calibrate on; check the dev score file."
+        )
+    if n_degenerate:
+        warnings.warn(
+            f"{n_degenerate} dev trial(s) have identical scores (to float64 precision) for "
+            "every enrolled identity and were left out of the calibration.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    z_mated = np.concatenate(mated)
+    # (quasi-)complete separation of the pools: the likelihood has no finite maximum
+    separated = penalty_c is None and (z_mated.min() >= non_max or z_mated.max() <= non_min)
+    if separated:
+        # where Newton's method would stop on the way to |w| = infinity depends on rounding
+        # (float32 and float64 copies of the same data stopped at w = 24 and w = 1e4): use the
+        # stated cap and the boundary in the middle of the gap instead
+        above = z_mated.min() >= non_max
+        w = W_MAX if above else -W_MAX
+        gap_mid = (z_mated.min() + non_max) / 2 if above else (z_mated.max() + non_min) / 2
+        b, converged = -w * float(gap_mid), False
+    else:
+        w, b, converged = fit_w_b(z_blocks, mated, z_mated, class_weight, penalty_c)
+    if not converged:
+        why = (
+            "the dev mated and non-mated z-scores are perfectly separated, so the "
+            f"maximum-likelihood w is infinite; the cap w = {w:.4g} is used with the "
+            "decision boundary in the middle of the gap"
+            if separated
+            else f"Newton's method found no finite optimum; w = {w:.4g} is used (|w| is capped "
+            f"at {W_MAX:g})"
+        )
+        warnings.warn(
+            f"the LID calibration did not converge: {why}, so LIDs are close to their extreme "
+            'values. Use a dev set with overlapping pools or the penalised "reference-code" '
+            "variant.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    n_trials = s.shape[0] - n_degenerate
+    return LIDCalibration(
+        w=float(w),
+        b=float(b),
+        prior_log_odds=math.log(1.0 / (s.shape[1] - 1)),
+        n_pairs=n_trials * s.shape[1],
+        class_weight=class_weight,
+        ddof=ddof,
+        source=source,
+        converged=converged,
+        penalty_c=penalty_c,
+    )
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class CalibrationCurve:
+    """The fitted sigmoid of a LID calibration against the empirical mated rate in z bins."""
+
+    bin_centres: NDArray[np.float64] = field(repr=False)
+    """Centre of each z bin that holds pairs."""
+    mated_rate: NDArray[np.float64] = field(repr=False)
+    """Share of mated pairs among the pairs of each bin."""
+    counts: NDArray[np.int64] = field(repr=False)
+    """Pairs per bin."""
+    z_grid: NDArray[np.float64] = field(repr=False)
+    """z values at which the fitted curve is given."""
+    fitted: NDArray[np.float64] = field(repr=False)
+    """sigmoid(w z + b): the calibration's probability that a pair is mated."""
+    w: float
+    """Weight of the calibration."""
+    b: float
+    """Bias of the calibration."""
+
+
+def calibration_curve(
+    scores: ArrayLike,
+    targets: ArrayLike,
+    calibration: LIDCalibration,
+    *,
+    bins: int = 30,
+) -> CalibrationCurve:
+    """Empirical mated rate per z bin of a (dev) matrix next to the fitted logistic curve.
+
+    Parameters
+    ----------
+    scores, targets : array_like
+        The matrix the calibration was learned on (or any matrix to check it on).
+    calibration : LIDCalibration
+    bins : int
+        Equal-width bins over the observed z range.
+
+    Returns
+    -------
+    CalibrationCurve
+    """
+    s, t = check_matrix(scores, targets)
+    lo, hi = np.inf, -np.inf
+    blocks = row_blocks(*s.shape)
+    for rows in blocks:
+        z, _ = row_znorm(s[rows], ddof=calibration.ddof)
+        lo, hi = min(lo, float(z.min())), max(hi, float(z.max()))
+    if hi <= lo:
+        hi = lo + 1.0
+    edges = np.linspace(lo, hi, bins + 1)
+    counts = np.zeros(bins, dtype=np.int64)
+    mated = np.zeros(bins, dtype=np.int64)
+    for rows in blocks:
+        z, _ = row_znorm(s[rows], ddof=calibration.ddof)
+        counts += np.histogram(z, bins=edges)[0]
+        mated += np.histogram(z[np.arange(z.shape[0]), t[rows]], bins=edges)[0]
+    keep = counts > 0
+    centres = (edges[:-1] + edges[1:]) / 2
+    grid = np.linspace(lo, hi, 200)
+    return CalibrationCurve(
+        bin_centres=_ro(centres[keep]),
+        mated_rate=_ro(mated[keep] / counts[keep]),
+        counts=_ro(counts[keep]),
+        z_grid=_ro(grid),
+        fitted=_ro(1.0 / (1.0 + np.exp(-(calibration.w * grid + calibration.b)))),
+        w=calibration.w,
+        b=calibration.b,
+    )
