@@ -80,8 +80,8 @@ def test_lid_rows_read_the_baseline_or_the_report():
 def test_lid_and_chance_in_one_pass_equal_the_two_calls(cross_calibrate, variant):
     from voxmetrics.data.study import Condition
     from voxmetrics.evaluation import evaluate_condition
-    from voxmetrics.metrics.lid import calibrate_lid, lid, lid_cross_calibrated
     from voxmetrics.metrics.chance import chance_levels
+    from voxmetrics.metrics.lid import calibrate_lid, lid, lid_cross_calibrated
 
     study = demo_study(n_speakers=7)
     for cond in (study.get("anon-mild"), Condition("no dev", eval=study.get("plain").eval)):
