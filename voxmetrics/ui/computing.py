@@ -131,7 +131,7 @@ class Outcome(Generic[T]):
 
 WAITING = "Waiting for the same result another visitor is computing…"
 """The spinner of a session waiting for a result another session is computing."""
-_POLL_S = 0.5  # how often a waiting session lets Streamlit stop or rerun it
+_POLL_S = 1.0  # how often a waiting session lets Streamlit stop or rerun it
 
 
 class _Flight:
