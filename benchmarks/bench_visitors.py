@@ -14,8 +14,13 @@ Without single flight, visitors who miss the shared result store at the same tim
 the same reports; with it, one computes and the others wait for its result, so eight first
 visitors should cost little more than one first visit and seven warm ones.
 
-    .venv/bin/python benchmarks/bench_visitors.py                 # 1 visitor, then 8
-    .venv/bin/python benchmarks/bench_visitors.py --visitors 1 4 8 --repeat 2
+    .venv/bin/python benchmarks/bench_visitors.py                # 1 visitor, then 8
+    .venv/bin/python benchmarks/bench_visitors.py --visitors 4 --repeat 3
+
+Each repetition is a pair of fresh servers, one visitor then ``--visitors`` at once; printed
+per run: the server's CPU seconds, per visitor, the wall time until the last tab was drawn and
+each tab's; then the medians and their ratio (the figure to hold to at most 2x), and the load
+average before and after (the machine's other jobs slow the visits and inflate CPU times).
 
 Needs the ``playwright`` package and Debian's ``chromium`` (as the browser tests).
 """
@@ -27,6 +32,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -132,32 +138,42 @@ async def visitors(url: str, n: int, proc: psutil.Process, timeout_ms: float) ->
     return {"cpu": cpu, "wall": wall, "walls": sorted(walls)}
 
 
+def run(n: int, timeout: float) -> dict:
+    """``n`` simultaneous first visits on a fresh server."""
+    logs = ROOT / "tests" / "artifacts"
+    logs.mkdir(parents=True, exist_ok=True)
+    with serve(logs / f"bench_visitors_{n}.log") as (url, proc):
+        return asyncio.run(visitors(url, n, proc, timeout * 1000))
+
+
 def main() -> None:
-    """One fresh server per run: the CPU of 1 visitor and of N simultaneous ones."""
+    """Pairs of fresh servers: one visitor, then ``--visitors`` at once; the CPU ratio."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--visitors", type=int, nargs="+", default=[1, 8])
-    parser.add_argument("--repeat", type=int, default=1, help="fresh servers per count")
+    parser.add_argument("--visitors", type=int, default=8, help="simultaneous visitors")
+    parser.add_argument("--repeat", type=int, default=1, help="pairs of runs")
     parser.add_argument("--timeout", type=float, default=600, help="seconds a visit may take")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         sys.exit(f"{CHROMIUM} is missing (apt-get install chromium)")
-    logs = ROOT / "tests" / "artifacts"
-    logs.mkdir(parents=True, exist_ok=True)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
           f"{os.cpu_count()} CPUs")  # fmt: skip
     print(f"{'visitors':>8}{'server CPU':>12}{'per visitor':>13}{'wall':>8}  visits (s)")
-    first: float | None = None
-    for n in args.visitors:
-        for _ in range(args.repeat):
-            with serve(logs / f"bench_visitors_{n}.log") as (url, proc):
-                r = asyncio.run(visitors(url, n, proc, args.timeout * 1000))
+    ones, manys = [], []
+    for _ in range(args.repeat):
+        for n, into in ((1, ones), (args.visitors, manys)):
+            r = run(n, args.timeout)
+            into.append(r["cpu"])
             walls = " ".join(f"{w:.1f}" for w in r["walls"])
-            ratio = "" if first is None else f"  ({r['cpu'] / first:.2f}x the first row)"
+            ratio = f"  ({r['cpu'] / ones[-1]:.2f}x the one visitor above)" if n > 1 else ""
             print(
                 f"{n:>8}{r['cpu']:>12.2f}{r['cpu'] / n:>13.2f}{r['wall']:>8.1f}  {walls}{ratio}",
                 flush=True,
             )
-            first = r["cpu"] if first is None else first
+    one, many = statistics.median(ones), statistics.median(manys)
+    print(
+        f"median: 1 visitor {one:.2f} CPU s, {args.visitors} visitors {many:.2f} CPU s: "
+        f"{many / one:.2f}x"
+    )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
