@@ -12,15 +12,6 @@ function keeps at most :data:`MAX_ENTRIES` results (least recently used dropped 
 
 On a miss it runs the function, with a spinner (``spinner=``) or a progress bar fed by the
 function's ``progress(fraction, message)`` callback (``bar=``), so neither is drawn on a hit.
-A result is computed once however many sessions ask for it at the same moment (single
-flight): the first call computes it, and the calls asking for the same key meanwhile wait for
-it (under the :data:`WAITING` spinner, when the page asked for a spinner or a bar), then share
-it; a :class:`~voxmetrics.errors.VoxMetricsInputError` reaches every one of them (nothing is
-stored). A computing call that stops without a result (its visitor left or changed a widget:
-Streamlit's ``StopException`` or ``RerunException``; or any other error) lets the waiting
-calls go, and one of them computes it. Only the computing call draws the spinner or bar. A
-function computed through the store may itself ask the store for other keys (the Report page's
-``evaluator=ui.cached(evaluate_condition)``): no lock is held while a function runs.
 The :class:`~voxmetrics.errors.VoxMetricsWarning` messages raised go into the
 :class:`Outcome` and are stored with the value, so a hit shows them again (in the page's
 notes, :mod:`voxmetrics.ui.notes`, each once and named after its condition); a
@@ -34,6 +25,20 @@ label, never a name or a size alone, and for a lambda or a page's own function w
 over), so a hit needs the very data that made the entry, which that session already has. Only
 what every session shares anyway (the demo study, the study given at start, the loaded
 models) is reused across sessions without it.
+
+A result is computed once however many sessions ask for it at the same moment (single
+flight): the first call that misses computes it, and the calls asking for the same key
+meanwhile wait for it, then share the same outcome. They draw no progress bar of their own but
+the :data:`WAITING` spinner (when the page asked for a spinner or a bar), and once a second an
+empty placeholder, where Streamlit stops or reruns a waiting session whose visitor left or
+changed a widget. A :class:`~voxmetrics.errors.VoxMetricsInputError` reaches every waiting
+call as the same error (nothing is stored). A computing call that stops without a result
+(Streamlit's ``StopException`` or ``RerunException`` when its visitor leaves or changes a
+widget, or any other error) lets the waiting calls go, and one of them computes it. No lock is
+held while a function runs, so a function computed through the store may ask it for other keys
+(the Report page's ``attack_of=ui.cached(default_attack)``, the condition reports behind
+``evaluator=ui.condition_report``); one that asks for its own key computes it again instead
+of waiting for itself.
 
 A result of :func:`compute` passed on to another :func:`compute` is keyed by the call that
 made it (no hashing of its arrays again). :func:`cached` is the same store for a callback the
@@ -580,10 +585,12 @@ def compute(
         Keep the result in the server-wide store, keyed on :func:`content_key` of the
         arguments (default); False for a call that is cheap or takes what cannot be keyed.
     spinner : str, optional
-        Text of a spinner shown while the result is computed (not on a hit).
+        Text of a spinner shown while the result is computed (not on a hit; a session that
+        waits for another session computing the same result shows :data:`WAITING` instead).
     bar : str, optional
-        Label of a progress bar shown while the result is computed (not on a hit); ``fn``
-        receives ``progress=`` a callback ``(fraction, message)`` that moves it.
+        Label of a progress bar shown while the result is computed (not on a hit, nor while
+        waiting for another session's computation: :data:`WAITING`); ``fn`` receives
+        ``progress=`` a callback ``(fraction, message)`` that moves it.
     warn : bool or str
         Add the VoxMetrics warnings to the page's notes (True), as warnings of this
         condition (a string: its name), or not at all (False): they are in
