@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import threading
 import time
 import warnings
@@ -269,9 +270,8 @@ def test_sessions_asking_at_once_share_one_computation(gate, seen):
     first = results[0][1].value
     assert first == {"n": 3}
     assert all(kind == "value" and out.value is first for kind, out in results)
-    assert sorted(seen.spinners) == ["Slowly…"] + [computing.WAITING] * (
-        n - 1
-    )  # one computes, n - 1 wait
+    # one session computes under its spinner, the n - 1 others wait under WAITING
+    assert sorted(seen.spinners) == ["Slowly…", *[computing.WAITING] * (n - 1)]
     assert compute(slow, 3).value is first and len(CALLS) == 1  # stored
 
 
@@ -285,9 +285,8 @@ def test_bad_input_reaches_every_waiting_session_and_nothing_is_stored(gate, see
     errors = [exc for kind, exc in results]
     assert all(kind == "raised" for kind, _ in results)
     assert all(exc is errors[0] for exc in errors)  # the same error
-    assert (
-        isinstance(errors[0], VoxMetricsInputError) and str(errors[0]) == "4 is not a valid count"
-    )
+    assert isinstance(errors[0], VoxMetricsInputError)
+    assert str(errors[0]) == "4 is not a valid count"
     out = compute(slow_refuses, 4)  # nothing was stored: computed again
     assert out.failed and len(CALLS) == 2
 
@@ -355,3 +354,17 @@ def asks_for_itself(n: int) -> int:
 def test_a_function_asking_for_its_own_key_computes_it_instead_of_waiting_on_itself():
     assert Sessions(lambda: compute(asks_for_itself, 1).value).join() == [("value", 2)]
     assert CALLS == [("asks_for_itself", 1), ("asks_for_itself", 1)]
+
+
+def test_the_bound_holds_with_sessions_computing_at_once(monkeypatch):
+    monkeypatch.setitem(computing.MAX_ENTRIES, "scaled", 4)
+    monkeypatch.setattr(computing, "_STORES", {})
+
+    def session(offset: int) -> list[float]:
+        return [compute(scaled, np.full(2, (k + offset) % 12)).value[0] for k in range(30)]
+
+    results = Sessions(*[functools.partial(session, s) for s in range(8)]).join()
+    for s, (kind, values) in enumerate(results):
+        assert kind == "value" and values == [2.0 * ((k + s) % 12) for k in range(30)]
+    (store,) = [v for name, v in computing._STORES.items() if name.endswith(".scaled")]
+    assert len(store) == 4
