@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
+import threading
+import time
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning
@@ -147,3 +153,218 @@ def _sm(scores):
     return ScoreMatrix.from_arrays(
         scores, trial_ids=["t1", "t2"], trial_speakers=["a", "b"], enrol_speakers=["a", "b"]
     )
+
+
+# ---------------------------------------------------------------- simultaneous sessions
+
+TIMEOUT = 20.0  # seconds: a deadlock fails the test instead of hanging it
+
+
+class Sessions:
+    """Calls run at the same moment, each in a thread of its own (as browser sessions are)."""
+
+    def __init__(self, *calls):
+        self.results: list = [None] * len(calls)
+        self.threads = [
+            threading.Thread(target=self._run, args=(k, call), daemon=True)
+            for k, call in enumerate(calls)
+        ]
+        for t in self.threads:
+            t.start()
+
+    def _run(self, k, call):
+        try:
+            self.results[k] = ("value", call())
+        except BaseException as exc:  # StopException included
+            self.results[k] = ("raised", exc)
+
+    def join(self) -> list:
+        """What each call returned or raised, in order; fails if one is still blocked."""
+        deadline = time.monotonic() + TIMEOUT
+        for t in self.threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        assert not any(t.is_alive() for t in self.threads), "a session is still blocked"
+        return self.results
+
+
+def wait_until(condition, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.005)
+
+
+@pytest.fixture
+def gate():
+    """An event the slow functions below wait for: opened by the test (or at its end)."""
+    opened = threading.Event()
+    GATES.append(opened)
+    yield opened
+    opened.set()
+    GATES.clear()
+
+
+GATES: list[threading.Event] = []
+
+
+def _through_gate() -> None:
+    assert GATES[0].wait(TIMEOUT), "the gate was never opened"
+
+
+def slow(n: int) -> dict:
+    CALLS.append(("slow", n))
+    _through_gate()
+    return {"n": n}
+
+
+def slow_refuses(n: int) -> int:
+    CALLS.append(("slow_refuses", n))
+    _through_gate()
+    raise VoxMetricsInputError(f"{n} is not a valid count")
+
+
+def left_the_first_time(n: int) -> dict:
+    CALLS.append(("left_the_first_time", n))
+    _through_gate()
+    if len(CALLS) == 1:  # the first visitor navigates away mid-computation
+        raise StopException()
+    return {"n": n}
+
+
+@dataclasses.dataclass
+class Seen:
+    """What the sessions drew: spinner texts, and how many calls started waiting."""
+
+    spinners: list[str] = dataclasses.field(default_factory=list)
+    waits: list[bool] = dataclasses.field(default_factory=list)  # each wait: spinner shown?
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    """The spinners drawn and the waits begun, with a short poll of the waiting sessions."""
+    seen, spinner, wait = Seen(), st.spinner, computing._wait
+
+    @contextlib.contextmanager
+    def recorded(text, **options):
+        seen.spinners.append(text)
+        with spinner(text, **options):
+            yield
+
+    def counted(flight, *, shown):
+        seen.waits.append(shown)
+        wait(flight, shown=shown)
+
+    monkeypatch.setattr(computing, "_POLL_S", 0.01)
+    monkeypatch.setattr(st, "spinner", recorded)
+    monkeypatch.setattr(computing, "_wait", counted)
+    return seen
+
+
+def test_sessions_asking_at_once_share_one_computation(gate, seen):
+    n = 8
+    sessions = Sessions(*[lambda: compute(slow, 3, spinner="Slowly…") for _ in range(n)])
+    wait_until(lambda: len(seen.spinners) == n, "the computing spinner and the waiting ones")
+    gate.set()
+    results = sessions.join()
+    assert CALLS == [("slow", 3)]
+    first = results[0][1].value
+    assert first == {"n": 3}
+    assert all(kind == "value" and out.value is first for kind, out in results)
+    # one session computes under its spinner, the n - 1 others wait under WAITING
+    assert sorted(seen.spinners) == ["Slowly…", *[computing.WAITING] * (n - 1)]
+    assert compute(slow, 3).value is first and len(CALLS) == 1  # stored
+
+
+def test_bad_input_reaches_every_waiting_session_and_nothing_is_stored(gate, seen):
+    n = 5
+    sessions = Sessions(*[lambda: cached(slow_refuses)(4) for _ in range(n)])
+    wait_until(lambda: len(seen.waits) == n - 1, "the waiting sessions")
+    gate.set()
+    results = sessions.join()
+    assert CALLS == [("slow_refuses", 4)]
+    errors = [exc for kind, exc in results]
+    assert all(kind == "raised" for kind, _ in results)
+    assert all(exc is errors[0] for exc in errors)  # the same error
+    assert isinstance(errors[0], VoxMetricsInputError)
+    assert str(errors[0]) == "4 is not a valid count"
+    out = compute(slow_refuses, 4)  # nothing was stored: computed again
+    assert out.failed and len(CALLS) == 2
+
+
+def test_an_interrupted_session_lets_a_waiting_one_compute(gate, seen):
+    n = 4
+    sessions = Sessions(
+        *[lambda: compute(left_the_first_time, 5, spinner="Computing…") for _ in range(n)]
+    )
+    wait_until(lambda: len(seen.spinners) == n, "the computing spinner and the waiting ones")
+    gate.set()
+    results = sessions.join()
+    assert CALLS == [("left_the_first_time", 5), ("left_the_first_time", 5)]
+    stopped = [exc for kind, exc in results if kind == "raised"]
+    assert len(stopped) == 1 and isinstance(stopped[0], StopException)
+    values = [out.value for kind, out in results if kind == "value"]
+    assert len(values) == n - 1 and all(v is values[0] for v in values)
+    assert values[0] == {"n": 5} and compute(left_the_first_time, 5).value is values[0]
+
+
+BARRIER: list[threading.Barrier] = []
+
+
+def meets(n: int) -> int:
+    CALLS.append(("meets", n))
+    BARRIER[0].wait()  # broken (an error) unless two keys are computed at once
+    return n
+
+
+def test_different_keys_are_computed_at_the_same_time():
+    BARRIER[:] = [threading.Barrier(2, timeout=TIMEOUT)]
+    results = Sessions(lambda: compute(meets, 1).value, lambda: compute(meets, 2).value).join()
+    BARRIER.clear()
+    assert results == [("value", 1), ("value", 2)]
+    assert sorted(CALLS) == [("meets", 1), ("meets", 2)]
+
+
+def outer(ns: tuple[int, ...]) -> int:
+    CALLS.append(("outer", ns))
+    return sum(cached(slow)(n)["n"] for n in ns)  # as a report's evaluator=ui.cached(...)
+
+
+def test_a_computed_function_may_ask_the_store_for_other_keys(gate, seen):
+    slows = Sessions(lambda: compute(slow, 2).value["n"], lambda: compute(slow, 3).value["n"])
+    wait_until(lambda: len(CALLS) == 2, "slow(2) and slow(3) under way")
+    outers = Sessions(
+        lambda: compute(outer, (2, 3, 1)).value, lambda: compute(outer, (2, 3, 1)).value
+    )
+    # one outer waits for slow(2) while computing, the other for that outer
+    wait_until(lambda: len(seen.waits) == 2, "both outers waiting")
+    gate.set()
+    assert slows.join() == [("value", 2), ("value", 3)]
+    assert outers.join() == [("value", 6), ("value", 6)]
+    assert sorted(c for c in CALLS if c[0] == "slow") == [("slow", 1), ("slow", 2), ("slow", 3)]
+    assert CALLS.count(("outer", (2, 3, 1))) == 1
+
+
+def asks_for_itself(n: int) -> int:
+    CALLS.append(("asks_for_itself", n))
+    if len(CALLS) == 1:
+        return cached(asks_for_itself)(n) + 1  # its own key, while computing it
+    return n
+
+
+def test_a_function_asking_for_its_own_key_computes_it_instead_of_waiting_on_itself():
+    assert Sessions(lambda: compute(asks_for_itself, 1).value).join() == [("value", 2)]
+    assert CALLS == [("asks_for_itself", 1), ("asks_for_itself", 1)]
+
+
+def test_the_bound_holds_with_sessions_computing_at_once(monkeypatch):
+    monkeypatch.setitem(computing.MAX_ENTRIES, "scaled", 4)
+    monkeypatch.setattr(computing, "_STORES", {})
+
+    def session(offset: int) -> list[float]:
+        return [compute(scaled, np.full(2, (k + offset) % 12)).value[0] for k in range(30)]
+
+    results = Sessions(*[functools.partial(session, s) for s in range(8)]).join()
+    for s, (kind, values) in enumerate(results):
+        assert kind == "value" and values == [2.0 * ((k + s) % 12) for k in range(30)]
+    (store,) = [v for name, v in computing._STORES.items() if name.endswith(".scaled")]
+    assert len(store) == 4

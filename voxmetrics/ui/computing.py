@@ -26,6 +26,20 @@ over), so a hit needs the very data that made the entry, which that session alre
 what every session shares anyway (the demo study, the study given at start, the loaded
 models) is reused across sessions without it.
 
+A result is computed once however many sessions ask for it at the same moment (single
+flight): the first call that misses computes it, and the calls asking for the same key
+meanwhile wait for it, then share the same outcome. They draw no progress bar of their own but
+the :data:`WAITING` spinner (when the page asked for a spinner or a bar), and once a second an
+empty placeholder, where Streamlit stops or reruns a waiting session whose visitor left or
+changed a widget. A :class:`~voxmetrics.errors.VoxMetricsInputError` reaches every waiting
+call as the same error (nothing is stored). A computing call that stops without a result
+(Streamlit's ``StopException`` or ``RerunException`` when its visitor leaves or changes a
+widget, or any other error) lets the waiting calls go, and one of them computes it. No lock is
+held while a function runs, so a function computed through the store may ask it for other keys
+(the Report page's ``attack_of=ui.cached(default_attack)``, the condition reports behind
+``evaluator=ui.condition_report``); one that asks for its own key computes it again instead
+of waiting for itself.
+
 A result of :func:`compute` passed on to another :func:`compute` is keyed by the call that
 made it (no hashing of its arrays again). :func:`cached` is the same store for a callback the
 library calls (e.g. the ``evaluator`` of
@@ -35,6 +49,7 @@ through and raises the stored warnings again for the enclosing :func:`compute`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -59,6 +74,7 @@ from voxmetrics.ui.notes import add_notes
 __all__ = [
     "DEFAULT_ENTRIES",
     "MAX_ENTRIES",
+    "WAITING",
     "Outcome",
     "ResultStore",
     "cached",
@@ -118,12 +134,34 @@ class Outcome(Generic[T]):
         return self.error is not None
 
 
+WAITING = "Waiting for the same result another visitor is computing…"
+"""The spinner of a session waiting for a result another session is computing."""
+_POLL_S = 1.0  # how often a waiting session lets Streamlit stop or rerun it
+
+
+class _Flight:
+    """A result being computed: the calls that ask for its key meanwhile wait for it."""
+
+    __slots__ = ("done", "error", "outcome", "owner")
+
+    def __init__(self) -> None:
+        self.owner = threading.get_ident()  # the thread computing it
+        self.done = threading.Event()  # set once it has landed
+        self.outcome: Any = None  # what it gave: stored, or None
+        self.error: VoxMetricsInputError | None = None  # or the bad input it found
+
+
 class ResultStore:
-    """A bounded, thread-safe least-recently-used map shared by every session."""
+    """A bounded, thread-safe least-recently-used map shared by every session.
+
+    Each key is computed by one call at a time (single flight): :meth:`claim` opens a flight
+    for the first caller who misses, hands it to the others, and :meth:`land` ends it.
+    """
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
         self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._flights: dict[Hashable, _Flight] = {}
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Any | None:
@@ -137,13 +175,48 @@ class ResultStore:
     def put(self, key: Hashable, value: Any) -> None:
         """Store a value, dropping the least recently used beyond ``max_entries``."""
         with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_entries:
-                self._items.popitem(last=False)
+            self._put(key, value)
+
+    def _put(self, key: Hashable, value: Any) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.max_entries:
+            self._items.popitem(last=False)
+
+    def claim(self, key: Hashable) -> tuple[Any | None, _Flight | None]:
+        """The stored value, or who computes it.
+
+        ``(value, None)`` on a hit; ``(None, None)`` when the caller is to compute it (then it
+        must :meth:`land` it, whatever happens); ``(None, flight)`` while another call computes
+        it (wait for ``flight.done``).
+        """
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key], None
+            flight = self._flights.get(key)
+            if flight is None:
+                self._flights[key] = _Flight()
+            return None, flight
+
+    def land(
+        self, key: Hashable, value: Any | None = None, *, error: VoxMetricsInputError | None = None
+    ) -> None:
+        """End the flight of ``key`` that :meth:`claim` opened, and wake the calls waiting.
+
+        ``value`` (unless None) is stored and the waiting calls take it; with an ``error`` they
+        raise it; with neither (the computing call was interrupted), they claim the key again
+        and one of them computes it.
+        """
+        with self._lock:
+            flight = self._flights.pop(key)
+            if value is not None:
+                self._put(key, value)
+        flight.outcome, flight.error = value, error
+        flight.done.set()
 
     def clear(self) -> None:
-        """Forget everything."""
+        """Forget every stored value (the flights under way land as usual)."""
         with self._lock:
             self._items.clear()
 
@@ -418,18 +491,67 @@ def _run(
     spinner: str | None = None,
     bar: str | None = None,
 ) -> Outcome[T]:
-    """The stored outcome of ``fn(*args, **kwargs)``, computed on a miss; errors propagate."""
+    """The stored outcome of ``fn(*args, **kwargs)``, computed on a miss; errors propagate.
+
+    A call that misses while another computes the same key waits for that one (single
+    flight) and shares its outcome or its bad-input error.
+    """
     if not cache:
         return _execute(fn, args, kwargs, spinner, bar)
     key = _call_key(fn, args, kwargs)
     store = _store(_function_key(fn), getattr(fn, "__name__", ""))
-    stored = store.get(key)
-    if stored is not None:
-        return stored
-    out = _execute(fn, args, kwargs, spinner, bar)
-    store.put(key, out)
-    remember(out.value, key)
+    while True:
+        hit, flight = store.claim(key)
+        if hit is not None:
+            return hit
+        if flight is None:
+            return _fly(store, key, fn, args, kwargs, spinner, bar)
+        if flight.owner == threading.get_ident():  # fn asks for itself: never wait on oneself
+            return _execute(fn, args, kwargs, spinner, bar)
+        _wait(flight, shown=spinner is not None or bar is not None)
+        if flight.error is not None:
+            raise flight.error
+        if flight.outcome is not None:
+            return flight.outcome
+        # the computing call stopped without a result (its visitor left): claim it again
+
+
+def _fly(
+    store: ResultStore,
+    key: str,
+    fn: Callable[..., T],
+    args: tuple,
+    kwargs: dict[str, Any],
+    spinner: str | None,
+    bar: str | None,
+) -> Outcome[T]:
+    """Compute the claimed ``key``, and land it for the calls waiting, whatever happens."""
+    out: Outcome[T] | None = None
+    error: VoxMetricsInputError | None = None
+    try:
+        out = _execute(fn, args, kwargs, spinner, bar)
+        remember(out.value, key)
+    except VoxMetricsInputError as exc:  # bad input: the same for every caller
+        error = exc
+        raise
+    finally:  # StopException, RerunException or any other error: a waiting call computes it
+        store.land(key, out, error=error)
     return out
+
+
+def _wait(flight: _Flight, *, shown: bool) -> None:
+    """Block until ``flight`` lands, under the :data:`WAITING` spinner when ``shown``.
+
+    Every :data:`_POLL_S` an empty placeholder is drawn again: each Streamlit call is where it
+    stops or reruns a script whose visitor left or changed a widget, so a waiting session
+    follows its visitor at once instead of waiting for the other's result.
+    """
+    if flight.done.wait(_POLL_S):
+        return
+    with st.spinner(WAITING, show_time=True) if shown else contextlib.nullcontext():
+        slot = st.empty()
+        while not flight.done.wait(_POLL_S):
+            slot.empty()
 
 
 def stored(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Outcome[T] | None:
@@ -463,10 +585,12 @@ def compute(
         Keep the result in the server-wide store, keyed on :func:`content_key` of the
         arguments (default); False for a call that is cheap or takes what cannot be keyed.
     spinner : str, optional
-        Text of a spinner shown while the result is computed (not on a hit).
+        Text of a spinner shown while the result is computed (not on a hit; a session that
+        waits for another session computing the same result shows :data:`WAITING` instead).
     bar : str, optional
-        Label of a progress bar shown while the result is computed (not on a hit); ``fn``
-        receives ``progress=`` a callback ``(fraction, message)`` that moves it.
+        Label of a progress bar shown while the result is computed (not on a hit, nor while
+        waiting for another session's computation: :data:`WAITING`); ``fn`` receives
+        ``progress=`` a callback ``(fraction, message)`` that moves it.
     warn : bool or str
         Add the VoxMetrics warnings to the page's notes (True), as warnings of this
         condition (a string: its name), or not at all (False): they are in
