@@ -50,7 +50,7 @@ from voxmetrics.data.embedding_files import (
     read_kaldi_scp,
     sniff_embeddings,
 )
-from voxmetrics.data.model import META_COLUMNS, EmbeddingSet, ScoreMatrix, _readonly
+from voxmetrics.data.model import META_COLUMNS, SPLIT_VALUES, EmbeddingSet, ScoreMatrix, _readonly
 from voxmetrics.errors import (
     IgnoredEmbeddingsWarning,
     IncompleteScoresWarning,
@@ -1370,7 +1370,7 @@ def _check_meta(df: pd.DataFrame, where: _Where) -> None:
     for c in META_COLUMNS:
         _labels_of(df[c], c, where)
         df[c] = df[c].astype(str)
-    for col, allowed in (("role", ("enrol", "trial")), ("split", ("dev", "eval"))):
+    for col, allowed in (("role", ("enrol", "trial")), ("split", SPLIT_VALUES)):
         bad = ~df[col].isin(allowed).to_numpy()
         if bad.any():
             i = int(np.argmax(bad))

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from voxmetrics.data.model import META_COLUMNS
+from voxmetrics.data.model import META_COLUMNS, SPLIT_VALUES
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import (
     ArchiveReader,
@@ -283,7 +283,7 @@ def read_manifest(
             raise VoxMetricsInputError(
                 f"{where}: column '{c}' is empty in row {row + 1} (first data row = 1); fill it in."
             )
-    for col, allowed in (("role", {"enrol", "trial"}), ("split", {"dev", "eval"})):
+    for col, allowed in (("role", {"enrol", "trial"}), ("split", set(SPLIT_VALUES))):
         bad = ~df[col].isin(allowed)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])

@@ -10,6 +10,7 @@ from voxmetrics.metrics.bootstrap import (
     speaker_bootstrap,
     speaker_resample_counts,
 )
+from voxmetrics.metrics.calibration import LinearCalibration, fit_calibration, fit_fusion
 from voxmetrics.metrics.cllr import cllr, min_cllr
 from voxmetrics.metrics.dcf import (
     DEFAULT_P_TARGETS,
@@ -163,6 +164,7 @@ __all__ = [
     "LIDResult",
     "LegalEvaluation",
     "LegalLengthResult",
+    "LinearCalibration",
     "LinkabilityCurve",
     "PAVTransform",
     "PitchCorrelationResult",
@@ -206,6 +208,8 @@ __all__ = [
     "eer_result",
     "eer_rocch",
     "fit_beta_binomial",
+    "fit_calibration",
+    "fit_fusion",
     "holm",
     "legal_evaluation",
     "lid",
