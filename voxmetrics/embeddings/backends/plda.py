@@ -101,6 +101,12 @@ def fit_plda(
     mean = x.mean(axis=0)
     centred = x - mean
     sigma_obs = centred.T @ centred / x.shape[0]
+    if np.linalg.matrix_rank(sigma_obs) < d:
+        raise VoxMetricsInputError(
+            f"PLDA needs a full-rank covariance of its training embeddings: {x.shape[0]} "
+            f"utterances in {d} dimensions span only {np.linalg.matrix_rank(sigma_obs)}; give "
+            "more training utterances (or reduce the dimension first)."
+        )
     n = counts.astype(np.float64) * scaling_factor  # sessions per model (stat0)
     stat1 = sums * scaling_factor
     values, vectors = linalg.eigh(sigma_obs)
