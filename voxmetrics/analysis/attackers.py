@@ -33,6 +33,7 @@ from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.study import Condition
 from voxmetrics.embeddings.backends import (
     BACKENDS,
+    EMBEDDING_BACKENDS,
     FittedBackend,
     TrainingData,
     fit_backend,
@@ -586,7 +587,9 @@ def condition_attackers(
     _check_training(es, split, data)
     params = params or {}
     outcomes: list[BackendOutcome] = []
-    for name in names:
+    # fusion named alone fuses every embedding back-end that can be trained here
+    components = list(EMBEDDING_BACKENDS) if names == ["fusion"] else names
+    for name in components:
         if name == "fusion":
             continue
         try:
@@ -596,7 +599,7 @@ def condition_attackers(
                 )
             )
         except (ValueError, np.linalg.LinAlgError) as exc:  # input errors are ValueErrors
-            if not choose:
+            if not choose and name in names:
                 if isinstance(exc, VoxMetricsInputError):
                     raise
                 raise VoxMetricsInputError(
@@ -607,7 +610,7 @@ def condition_attackers(
         fused = _fusion_outcome([o for o in outcomes if o.ok], folds, seed, select_by)
         if not choose and not fused.ok:
             raise VoxMetricsInputError(f"fusion: {fused.skipped}.")
-        outcomes.insert(names.index("fusion"), fused)
+        outcomes.insert(components.index("fusion") if "fusion" in components else 0, fused)
     chosen = names[0] if not choose else _strongest(outcomes, select_by)
     cosine = next((o for o in outcomes if o.name == "cosine"), None)
     cosine_dev = cosine.dev_eer if cosine is not None else None
