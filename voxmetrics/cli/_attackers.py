@@ -106,10 +106,11 @@ def add_attacker_options(p: argparse.ArgumentParser, *, several: bool = False) -
     )
 
 
-def check_backend_options(args: argparse.Namespace, backends: list[str]) -> None:
-    """Refuse the options that a back-end cannot go with, before any work."""
-    plain = backends == ["cosine"]
-    if plain:
+def check_backend_options(
+    args: argparse.Namespace, backends: list[str], *, original: bool = False
+) -> None:
+    """Refuse the options that a back-end (or ``original`` embeddings) cannot go with."""
+    if backends == ["cosine"] and not original:
         return
     if getattr(args, "scheduler", None):
         raise VoxMetricsInputError(

@@ -191,11 +191,11 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([args.json, args.html])
     if args.fail_on:  # a malformed or hostile expression is refused before any work
         parse_fail_on(args.fail_on)
+    check_backend_options(args, [args.backend], original=bool(args.original))
     if args.scheduler:
         from voxmetrics.cli._blockwise import run_blockwise
 
         return run_blockwise(args)
-    check_backend_options(args, [args.backend])
     inputs = _read_inputs(args)
     dev_sm = inputs.dev
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
