@@ -148,3 +148,65 @@ def test_a_backend_needs_embeddings(tmp_path, capsys):
     path.write_text("trial_id,trial_speaker,enrol_speaker,score\nt,a,a,1\nt,a,b,0\n")
     assert main(["evaluate", str(path), "--backend", "lda"]) == 2
     assert "give --embeddings" in capsys.readouterr().err
+
+
+def _setups(tmp: Path, *extra: str, semi: list[str] | None = None) -> tuple[int, str]:
+    (emb, meta), (oemb, ometa) = _write(tmp, "small", n_train=30, n_dev=15, n_eval=15)
+    out = tmp / "s.vxm"
+    args = ["study", "build", str(out), "--original", oemb, ometa, "--anonymised", emb, meta]
+    args += ["--setups", "ignorant", "lazy-informed", "semi-informed", *extra]
+    if semi:
+        args += ["--semi-informed", *semi]
+    return main(args), str(out)
+
+
+def test_study_build_keeps_the_strongest_attacker_of_each_setup(tmp_path, capsys):
+    from voxmetrics.data import load_study
+    from voxmetrics.evaluation import evaluate_condition
+
+    code, out = _setups(tmp_path, "--backend", "strongest")
+    assert code == 0
+    err = capsys.readouterr().err
+    study = load_study(out)
+    assert study.names == ["original", "small_anon (ignorant)", "small_anon (lazy-informed)",
+                           "small_anon (semi-informed)"]  # fmt: skip
+    lazy = study.get("small_anon (lazy-informed)")
+    assert lazy.recipe.backend in (*TRAINED_BACKENDS, "fusion")
+    assert lazy.recipe.selected_by == "eer" and lazy.recipe.trained_on == "train"
+    assert "attacker " + lazy.recipe.label in err
+    block = evaluate_condition(lazy, parts=["pairwise"]).to_dict()["attacker"]
+    assert block == lazy.recipe.to_dict()
+    # the ignorant attacker trains on original speech: mismatched by definition, not flagged
+    assert not study.get("small_anon (ignorant)").recipe.weak
+
+
+def test_study_build_one_condition_per_backend(tmp_path, capsys):
+    from voxmetrics.data import load_study
+
+    code, out = _setups(tmp_path, "--backend", "cosine", "lda", "procrustes")
+    assert code == 0
+    names = load_study(out).names
+    assert "small_anon (lazy-informed) [lda]" in names and "small_anon (lazy-informed)" in names
+    assert "small_anon (semi-informed) [procrustes]" in names
+    assert "small_anon (ignorant) [procrustes]" not in names  # the ignorant attacker maps nothing
+    assert "procrustes left out" in capsys.readouterr().err
+
+
+def test_study_build_flags_a_semi_informed_attacker_weaker_than_the_lazy_one(tmp_path, capsys):
+    # a "retrained" encoder that lost the speaker: noise embeddings of the same utterances
+    import numpy as np
+
+    anon, _ = attack_embeddings(0, n_train=30, n_dev=15, n_eval=15)
+    noise = type(anon).from_arrays(
+        np.random.default_rng(9).standard_normal(anon.embeddings.shape), anon.meta
+    )
+    semi = [str(p) for p in write_embeddings(noise, tmp_path / "semi", format="npz")]
+    code, out = _setups(tmp_path, "--backend", "lda", semi=semi)
+    assert code == 0
+    from voxmetrics.data import load_study
+
+    recipe = load_study(out).get("small_anon (semi-informed)").recipe
+    assert recipe.weak
+    assert any("semi-informed attacker" in c and "weaker than the lazy-informed" in c
+               for c in recipe.cautions)  # fmt: skip
+    assert "may be too weak" in capsys.readouterr().err

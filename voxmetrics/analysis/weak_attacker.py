@@ -193,6 +193,7 @@ def check_attacker(
     eer_by_knowledge: Mapping[str, float] | None = None,
     margin: float = DEFAULT_MARGIN,
     order_margin: float = DEFAULT_ORDER_MARGIN,
+    matched: bool = True,
 ) -> WeakAttackerCheck:
     """Run the weak-attacker checks the inputs allow (module docstring).
 
@@ -213,6 +214,10 @@ def check_attacker(
     margin, order_margin : float
         How far above the reference (original speech) or the lesser attacker an EER may be
         before the check fires.
+    matched : bool
+        Whether the attacker's training data are of the kind it attacks (``trained_vs_cosine``
+        runs only then: an ignorant attacker trains on original speech and attacks anonymised
+        trials, mismatched by definition).
 
     Returns
     -------
@@ -230,7 +235,7 @@ def check_attacker(
             ran.append("original_speech")
             if isinstance(got, Finding):
                 findings.append(got)
-    if sweep is not None:
+    if sweep is not None and matched:
         got = _trained_vs_cosine(sweep, order_margin)
         if got != "skip":
             ran.append("trained_vs_cosine")
