@@ -44,6 +44,7 @@ from voxmetrics.metrics.cllr import min_cllr_from_pools
 from voxmetrics.metrics.dcf import dcf_from_pools, tar_at_far_from_pools
 from voxmetrics.metrics.eer import eer_from_pools, eer_rocch_from_pools
 from voxmetrics.metrics.legal import link_rank_ties, linkability_from_ranks
+from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.ranks import target_ranks
 
@@ -512,6 +513,7 @@ def _check_training(es: EmbeddingSet, split: str, data: TrainingData | None) -> 
         )
 
 
+@single_blas_thread()
 def condition_attackers(
     es: EmbeddingSet,
     *,
@@ -554,6 +556,11 @@ def condition_attackers(
     Returns
     -------
     AttackerSweep
+
+    Notes
+    -----
+    BLAS runs on one thread meanwhile (as in the engine): the last bits of the products do
+    not depend on the machine, and a shared machine wastes no CPU on spinning BLAS threads.
 
     Raises
     ------

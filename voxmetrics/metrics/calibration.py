@@ -144,17 +144,18 @@ def fit_fusion(
     logit = math.log(prior) - math.log1p(-prior)
     wt, wn = prior / zt.shape[0], (1.0 - prior) / zn.shape[0]
 
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
     def cost(theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         w, b = theta[:-1], theta[-1]
         lt = zt @ w + b + logit
         ln = zn @ w + b + logit
         c = wt * np.logaddexp(0.0, -lt).sum() + wn * np.logaddexp(0.0, ln).sum()
-        gt = -wt / (1.0 + np.exp(lt))  # d/dl of log(1 + e^-l)
-        gn = wn / (1.0 + np.exp(-ln))  # d/dl of log(1 + e^l)
+        gt = -wt * expit(-lt)  # d/dl of log(1 + e^-l)
+        gn = wn * expit(ln)  # d/dl of log(1 + e^l)
         grad = np.concatenate([zt.T @ gt + zn.T @ gn, [gt.sum() + gn.sum()]])
         return float(c), grad
-
-    from scipy.optimize import minimize
 
     start = np.zeros(xt.shape[1] + 1)
     fit = minimize(cost, start, jac=True, method="L-BFGS-B", options={"maxiter": 1000})
