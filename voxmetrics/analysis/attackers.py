@@ -355,7 +355,7 @@ def _embedding_outcome(
         dev = None
         if has_dev and (data is None or data.split != "dev" or name == "max"):
             dev = es.score_matrix_with("dev", fitted)
-        elif has_dev:
+        elif has_dev and data is not None:
             dev = _cross_fitted_dev(es, lambda d: fit_backend(name, d, **params), data, folds, seed)
     return BackendOutcome(
         name,
@@ -439,7 +439,7 @@ def _fusion_outcome(
         weights = fit_fusion(*_pools_of_rows(devs, ~rows), seed=seed)  # type: ignore[arg-type]
         fused_dev[rows] = weights.apply(*(d.scores[rows] for d in devs))  # type: ignore[union-attr]
     dev = _with_scores(devs[0], fused_dev)  # type: ignore[arg-type]
-    ev = _with_scores(evals[0], fusion.apply(*(e.scores for e in evals)))  # type: ignore[union-attr]
+    ev = _with_scores(evals[0], fusion.apply(*(e.scores for e in evals)))  # type: ignore[union-attr,arg-type]
     first = parts[0].recipe
     recipe = AttackerRecipe(
         "fusion",

@@ -200,7 +200,7 @@ def _attack(study: Study, args: argparse.Namespace, sets: dict[str, EmbeddingSet
     from voxmetrics.analysis.attackers import parse_backend_params
     from voxmetrics.data.study import Study
 
-    training = {}
+    training: dict[str, EmbeddingSet] = {}
     if sets:  # the set-ups: each attacker trains on the speech it knows
         knows = {
             "original": sets["original"],
@@ -208,7 +208,10 @@ def _attack(study: Study, args: argparse.Namespace, sets: dict[str, EmbeddingSet
             "lazy-informed": sets.get("anonymised"),
             "semi-informed": sets.get("semi-informed", sets.get("anonymised")),
         }
-        training = {c.name: knows[c.attacker] for c in study.conditions if knows.get(c.attacker)}
+        for c in study.conditions:
+            known = knows.get(c.attacker)
+            if known is not None:
+                training[c.name] = known
     result = study_attackers(
         study.conditions,
         backends=args.backend,

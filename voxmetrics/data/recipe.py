@@ -35,9 +35,9 @@ def _scalar(value: Any, where: str) -> Any:
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
-    try:  # numpy scalars
+    try:  # numpy scalars (an array of several values has no scalar)
         item = value.item()
-    except AttributeError:
+    except (AttributeError, ValueError):
         item = None
     if item is not None and isinstance(item, bool | int | float | str):
         return _scalar(item, where)
@@ -70,8 +70,9 @@ class AttackerRecipe:
     """Speakers of its training data (0 when untrained)."""
     n_train_utterances: int = 0
     """Utterances of its training data (0 when untrained)."""
-    parameters: tuple[tuple[str, Any], ...] = ()
-    """Its parameters as (name, JSON-safe scalar) pairs (a mapping is accepted)."""
+    parameters: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
+    """Its parameters as (name, JSON-safe scalar) pairs (a mapping is accepted and stored as
+    pairs)."""
     calibrated: bool = False
     """Whether its scores were calibrated to natural-log LLRs by logistic regression on dev."""
     selected_by: str | None = None
@@ -115,7 +116,7 @@ class AttackerRecipe:
     @property
     def params(self) -> dict[str, Any]:
         """:attr:`parameters` as a dictionary."""
-        return dict(self.parameters)
+        return dict(self.parameters)  # type: ignore[arg-type]
 
     @property
     def weak(self) -> bool:
