@@ -38,6 +38,7 @@ CONTRACT_KEYS = {
     "score_kind",
     "dcf",
     "d_prime",
+    "tar_at_far",
     "utility",
 }
 

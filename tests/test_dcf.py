@@ -19,6 +19,7 @@ from voxmetrics.metrics.dcf import (
     dcf,
     det_curve,
     operating_points,
+    tar_at_far,
     verification,
 )
 from voxmetrics.metrics.eer import eer_rocch
@@ -299,3 +300,40 @@ def test_min_threshold_is_the_lowest_reaching_the_minimum(tar, non, p):
     cost = (p * pm + (1 - p) * pf) / min(p, 1 - p)
     best = np.flatnonzero(np.isclose(cost, cost.min(), rtol=0, atol=1e-12))[0]
     assert r.min_thresholds[0] == t[best]
+
+
+def brute_tar_at_far(tar, non, f):
+    """The TAR at FAR f over every operating point, by a loop (the definition)."""
+    t, pm, pf = operating_points(tar, non)
+    best = None
+    for k in range(t.size):
+        if Fraction(pf[k]).limit_denominator(10**6) <= Fraction(f) and (
+            best is None or 1 - pm[k] > best[0]
+        ):
+            best = (1 - pm[k], pf[k], t[k])
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(tar=pool, non=pool, f=st.sampled_from([0.0, 0.01, 0.1, 0.25, 0.5, 0.999]))
+def test_tar_at_far_is_the_best_operating_point_within_the_far(tar, non, f):
+    r = tar_at_far(tar, non, far_levels=[f])
+    want_tar, _, _ = brute_tar_at_far(tar, non, f)
+    assert r.tar[0] == pytest.approx(want_tar, abs=1e-12)
+    assert r.far[0] <= f
+    # the threshold reported gives that operating point (accept scores above it)
+    thr = r.thresholds[0]
+    assert np.mean(np.asarray(tar) > thr) == pytest.approx(r.tar[0], abs=1e-12)
+    assert np.mean(np.asarray(non) > thr) == pytest.approx(r.far[0], abs=1e-12)
+
+
+def test_tar_at_far_levels_and_bad_levels():
+    r = tar_at_far([1.0, 2.0, 3.0], [0.0, 0.5, 2.5])
+    assert r.to_dict() == {"0.01": pytest.approx(1 / 3), "0.001": pytest.approx(1 / 3)}
+    assert verification([1.0, 3.0], [0.0, 2.0]).tar_at_far.to_dict() == {
+        "0.01": 0.5,
+        "0.001": 0.5,
+    }
+    for bad in ([1.0], [-0.1], []):
+        with pytest.raises(VoxMetricsInputError, match="FAR levels"):
+            tar_at_far([1.0], [0.0], far_levels=bad)

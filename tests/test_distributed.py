@@ -389,6 +389,11 @@ def test_verification_block_equals_in_memory_with_llrs_and_costs(client, tmp_pat
     assert len(bw._row_blocks(*source.shape)) > 5
     assert comparable(got) == comparable(ref)
     assert got.to_dict()["dcf"]["0.2"]["act_dcf"] is not None
+    # the TAR at low FARs comes from the shared assemble step: equal, and present
+    assert got.to_dict()["tar_at_far"] == ref.to_dict()["tar_at_far"] is not None
+    np.testing.assert_array_equal(
+        got.verification.tar_at_far.thresholds, ref.verification.tar_at_far.thresholds
+    )
     rv, gv = ref.verification, got.verification
     for curve in ("det", "ape"):
         a, b = getattr(rv, curve).__dict__, getattr(gv, curve).__dict__

@@ -37,6 +37,7 @@ def test_extras_app_audio_all():
         "speechbrain",
         "resemblyzer",
         "soundfile",
+        "pyloudnorm",
     }
     assert "torch==2.11.0" in extras["audio"] and "torchaudio==2.11.0" in extras["audio"]
     assert {_name(r) for r in extras["vpc"]} == {"kaldiio", "h5py", "jiwer", "librosa"}

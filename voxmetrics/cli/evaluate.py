@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
+from voxmetrics.cli._attackers import add_attacker_options, attack_condition, check_backend_options
 from voxmetrics.cli._common import (
     check_outputs,
     check_source,
@@ -23,6 +24,7 @@ from voxmetrics.limits import check_count, check_input_path
 
 if TYPE_CHECKING:
     from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+    from voxmetrics.data.study import Condition
 
 HELP = "evaluate one condition and print its metrics as JSON"
 DESCRIPTION = (
@@ -37,10 +39,14 @@ DESCRIPTION = (
     "Instead of EVAL, --embeddings "
     "scores utterance embeddings (NPZ / NPY, Kaldi ark / scp or HDF5 with --metadata, "
     "or Parquet; cosine against enrolment profiles; a dev split, if present, calibrates "
-    "LID) and adds singling out. Besides the privacy metrics the JSON has the standard "
-    "verification outputs: normalised minDCF (and actDCF with --llr) per target prior "
-    "under 'dcf', and d'. Prints one JSON object. Exit status: 0 success, 1 a "
-    "--fail-on condition holds, 2 bad input."
+    "LID) and adds singling out; --backend scores them with another attacker back-end "
+    "trained on the attacker's own data (a 'train' split, else dev), or with the strongest "
+    "of them chosen on dev (--backend strongest), and says which in the JSON's 'attacker' "
+    "block, with a warning when the attacker may be too weak. Besides the privacy metrics "
+    "the JSON has the standard verification outputs: normalised minDCF (and actDCF with "
+    "--llr) per target prior under 'dcf', d', and the true-accept rate at false-accept "
+    "rates of 1 % and 0.1 % under 'tar_at_far'. Prints one JSON object. Exit status: 0 "
+    "success, 1 a --fail-on condition holds, 2 bad input."
 )
 SCHEDULER = (
     "evaluate block by block on Dask, never holding the score matrix: 'local' (a "
@@ -58,6 +64,7 @@ def add_parser(subparsers: Any) -> None:
         "evaluate", parents=[_options.limit_option()], help=HELP, description=DESCRIPTION
     )
     _add_inputs(p)
+    add_attacker_options(p)
     _add_metric_options(p)
     _add_subsets(p)
     _options.add_dask_options(p, SCHEDULER)
@@ -84,6 +91,15 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         metavar="META",
         help="metadata CSV of --embeddings (it may list a subset of them: the rest are ignored "
         "and counted on stderr)",
+    )
+    p.add_argument(
+        "--original",
+        nargs="+",
+        metavar=("EMB", "META"),
+        help="original (unprotected) embeddings of the same speaker encoder, with their "
+        "metadata: the originals of the attacker's training utterances (same utt_id) for "
+        "--backend procrustes, and original enrolment and trials (eval split) for the "
+        "weak-attacker check",
     )
     _options.add_embedding_options(p, "--embeddings")
     _options.add_split(p, "split of --embeddings to score")
@@ -175,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([args.json, args.html])
     if args.fail_on:  # a malformed or hostile expression is refused before any work
         parse_fail_on(args.fail_on)
+    check_backend_options(args, [args.backend], original=bool(args.original))
     if args.scheduler:
         from voxmetrics.cli._blockwise import run_blockwise
 
@@ -183,24 +200,38 @@ def run(args: argparse.Namespace) -> int:
     dev_sm = inputs.dev
     if args.bootstrap < 0 or (args.cross_calibrate is not None and args.cross_calibrate < 2):
         raise VoxMetricsInputError("--bootstrap must be >= 0 and --cross-calibrate >= 2.")
+    options = {
+        "cross_calibrate": None if dev_sm is not None else args.cross_calibrate,
+        "lid_variant": args.lid_variant,
+        "bootstrap": args.bootstrap,
+        "seed": args.seed,
+        "p_targets": priors(args.p_target),
+        "c_miss": args.c_miss,
+        "c_fa": args.c_fa,
+        "ties": args.ties,
+        "by": args.by,
+        "linkability_rule": args.linkability_rule,
+    }
+    if inputs.condition is not None:  # an attacker back-end: the engine evaluates its condition
+        from voxmetrics.evaluation import evaluate_condition
+
+        report = evaluate_condition(inputs.condition, **options)
+        return finish(args, report, inputs.input_warnings)
     report = evaluate(
         inputs.eval,
         dev=dev_sm,
         name=Path(args.eval or args.embeddings).stem,
-        cross_calibrate=None if dev_sm is not None else args.cross_calibrate,
-        lid_variant=args.lid_variant,
-        bootstrap=args.bootstrap,
-        seed=args.seed,
         embeddings=inputs.embeddings,
         split=args.split,
         score_kind="distance" if args.distance else "llr" if args.llr else "similarity",
-        p_targets=priors(args.p_target),
-        c_miss=args.c_miss,
-        c_fa=args.c_fa,
-        ties=args.ties,
-        by=args.by,
-        linkability_rule=args.linkability_rule,
+        **options,
     )
+    if inputs.embeddings is not None:  # today's attacker: cosine of the given embeddings
+        from dataclasses import replace
+
+        from voxmetrics.data.recipe import AttackerRecipe
+
+        report = replace(report, recipe=AttackerRecipe("cosine"))
     return finish(args, report, inputs.input_warnings)
 
 
@@ -216,6 +247,9 @@ class Inputs:
     """The embeddings scored, with ``--embeddings``."""
     input_warnings: tuple[str, ...] = ()
     """What ``--allow-incomplete`` left out of the score files, for the JSON."""
+    condition: Condition | None = None
+    """The condition of an attacker back-end (``--backend``, or ``--original`` for the
+    weak-attacker check), None for today's scoring."""
 
 
 def _read_inputs(args: argparse.Namespace) -> Inputs:
@@ -230,10 +264,26 @@ def _read_inputs(args: argparse.Namespace) -> Inputs:
                 "similarity (higher = closer)."
             )
         embeddings = read_embedding_file(args.embeddings, args.metadata, args.system, args.ark_root)
+        if args.backend != "cosine" or args.original:
+            if args.trial_attributes:
+                raise VoxMetricsInputError(
+                    "--trial-attributes goes with score files; with --backend give the "
+                    "attributes as metadata columns of --embeddings."
+                )
+            originals = _read_originals(args)
+            condition, _ = attack_condition(
+                args, embeddings, name=Path(args.embeddings).stem, originals=originals
+            )
+            return Inputs(condition.eval, condition.dev, embeddings, condition=condition)
         eval_sm = embeddings.score_matrix(args.split)
         if args.split == "eval" and "dev" in embeddings.splits() and not args.dev:
             dev_sm = embeddings.score_matrix("dev")
     else:
+        if args.original or args.backend != "cosine":
+            raise VoxMetricsInputError(
+                "--backend and --original score embeddings: give --embeddings (imported scores "
+                "are the attacker that made them)."
+            )
         eval_sm, notes = read_score_file(
             args.eval,
             args.trials,
@@ -255,6 +305,16 @@ def _read_inputs(args: argparse.Namespace) -> Inputs:
     if args.trial_attributes:
         eval_sm, dev_sm = _with_attributes(args.trial_attributes, eval_sm, dev_sm)
     return Inputs(eval_sm, dev_sm, embeddings, notes)
+
+
+def _read_originals(args: argparse.Namespace) -> EmbeddingSet | None:
+    """``--original EMB [META]``: the original embeddings (None when not given)."""
+    if not args.original:
+        return None
+    if len(args.original) > 2:
+        raise VoxMetricsInputError("--original takes EMB and optionally META, not more.")
+    meta = args.original[1] if len(args.original) == 2 else None
+    return read_embedding_file(args.original[0], meta, None, args.ark_root)
 
 
 def _with_attributes(

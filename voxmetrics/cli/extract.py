@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 HELP = "extract speaker embeddings from audio (zip or folder + manifest)"
 DESCRIPTION = (
     "Embed every recording of a manifest CSV (utt_id, speaker, role, split, audio_path, "
-    "optional system / sex / age_group) with ECAPA-TDNN or GE2E, and write OUT.npz + "
+    "optional system / sex / age_group) with ECAPA-TDNN or GE2E, each recording first "
+    "brought to -30 LUFS as the VoicePrivacy 2024 evaluation does (--loudness, "
+    "--no-loudness-norm; the summary's loudness_lufs says which), and write OUT.npz + "
     "OUT.csv for `evaluate --embeddings OUT.npz --metadata OUT.csv`. Files that cannot "
     "be used are listed with their reason (and in OUT.failures.csv); the rest proceed."
 )
@@ -52,6 +54,19 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--batch-size", type=int, default=16, help="recordings per batch (16)")
     p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (~/.cache/voxmetrics)")
     p.add_argument("--max-zip-mb", type=float, default=4096, help="cap on the unzipped size")
+    p.add_argument(
+        "--loudness",
+        type=float,
+        default=-30.0,
+        metavar="LUFS",
+        help="bring every recording to this integrated loudness before embedding (ITU-R "
+        "BS.1770-4, pyloudnorm), as the VoicePrivacy 2024 evaluation does (default -30)",
+    )
+    p.add_argument(
+        "--no-loudness-norm",
+        action="store_true",
+        help="embed the audio as decoded, without loudness normalisation",
+    )
     p.add_argument("--out", metavar="EMB.npz", required=True, help="output stem (.npz + .csv)")
     _options.add_dask_options(p, SCHEDULER)
     p.add_argument(
@@ -126,6 +141,7 @@ def _embed(
                 batch_size=args.batch_size,
                 cache_dir=args.cache_dir,
                 progress=_bar,
+                loudness=None if args.no_loudness_norm else args.loudness,
             )
         from voxmetrics.distributed import dask_client, extract_embeddings_blockwise
 
@@ -142,4 +158,5 @@ def _embed(
                 files_per_task=args.files_per_task,
                 cache_dir=args.cache_dir,
                 progress=_bar,
+                loudness=None if args.no_loudness_norm else args.loudness,
             )

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
+from voxmetrics.cli._attackers import add_attacker_options, check_backend_options, report_check
 from voxmetrics.cli._common import EXIT_OK, check_outputs
 from voxmetrics.cli._utility import add_utility_options, attach_utility
 from voxmetrics.errors import VoxMetricsInputError
@@ -36,7 +37,13 @@ BUILD_DESCRIPTION = (
     "from two embedding files: --original EMB [META] and --anonymised EMB [META] give "
     "'original' (unprotected) and '<system> (ignorant)' (original enrolment, anonymised "
     "trials), '<system> (lazy-informed)' and '<system> (semi-informed)' (both "
-    "anonymised; --setups picks them). Prints the conditions found."
+    "anonymised; --setups picks them). Prints the conditions found. --backend scores the "
+    "conditions scored from embeddings with other attacker back-ends, each trained on its "
+    "attacker's own data (the 'train' split, else dev): one condition per back-end, or "
+    "the strongest on dev (--backend strongest); the set-ups train the original and "
+    "ignorant attackers on the original embeddings and the informed ones on the "
+    "anonymised, and check whether an attacker may be too weak (on the original speech, "
+    "against cosine on dev, and across the set-ups)."
 )
 
 
@@ -67,6 +74,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--name", help="name of the study (default: SOURCE's name)")
     _options.add_bootstrap(p, "bootstrap setting (200); also the utility intervals' replicates")
     add_utility_options(p)
+    add_attacker_options(p, several=True)
 
 
 def _add_setup_options(p: argparse.ArgumentParser) -> None:
@@ -125,12 +133,21 @@ def _add_setup_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _setup_study(args: argparse.Namespace) -> Study:
-    """The study of the attacker set-ups of ``--original`` and ``--anonymised``."""
+def _setup_study(args: argparse.Namespace) -> tuple[Study, dict[str, EmbeddingSet]]:
+    """The study of the attacker set-ups of ``--original`` and ``--anonymised``, and the sets.
+
+    The sets (``original``, ``anonymised``, ``semi-informed``, their utterance ids mapped to
+    the originals') train the set-ups' attacker back-ends.
+    """
     from pathlib import Path
 
     from voxmetrics.data.readers import read_embeddings
-    from voxmetrics.data.setups import attacker_setups, one_system, read_utterance_map
+    from voxmetrics.data.setups import (
+        attacker_setups,
+        map_utterance_ids,
+        one_system,
+        read_utterance_map,
+    )
     from voxmetrics.data.study import Study
 
     if args.source is not None:
@@ -170,7 +187,48 @@ def _setup_study(args: argparse.Namespace) -> Study:
         utt_map=utt_map,
     ):
         study = study.with_condition(c)
-    return study
+    sets = {"original": original}
+    for key, es in (("anonymised", anonymised), ("semi-informed", semi)):
+        if es is not None:
+            sets[key] = map_utterance_ids(es, strip_suffix=args.strip_suffix, mapping=utt_map)
+    return study, sets
+
+
+def _attack(study: Study, args: argparse.Namespace, sets: dict[str, EmbeddingSet]) -> Study:
+    """``--backend``: the study's embedding conditions under the back-ends asked for."""
+    from voxmetrics.analysis.attacker_conditions import study_attackers
+    from voxmetrics.analysis.attackers import parse_backend_params
+    from voxmetrics.data.study import Study
+
+    training: dict[str, EmbeddingSet] = {}
+    if sets:  # the set-ups: each attacker trains on the speech it knows
+        knows = {
+            "original": sets["original"],
+            "ignorant": sets["original"],
+            "lazy-informed": sets.get("anonymised"),
+            "semi-informed": sets.get("semi-informed", sets.get("anonymised")),
+        }
+        for c in study.conditions:
+            known = knows.get(c.attacker)
+            if known is not None:
+                training[c.name] = known
+    result = study_attackers(
+        study.conditions,
+        backends=args.backend,
+        select_by=args.select_by,
+        training=training,
+        originals=sets.get("original"),
+        original_speech=sets.get("original"),
+        reference_eer=args.reference_eer,
+        calibrate=args.calibrate,
+        params=parse_backend_params(args.backend_param),
+    )
+    for note in result.notes:
+        print(f"voxmetrics: {note}", file=sys.stderr)
+    for c in result.conditions:
+        if c.name in result.checks and c.recipe is not None:
+            report_check(c.name, c.recipe.backend, result.checks[c.name])
+    return Study(tuple(result.conditions), name=study.name, settings=study.settings)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -183,12 +241,14 @@ def run(args: argparse.Namespace) -> int:
     from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
 
     check_outputs([args.out])
+    check_backend_options(args, args.backend)
     if args.bootstrap is not None:
         check_count("--bootstrap", "replicates", args.bootstrap, "max_replicates")
         if args.bootstrap < 0:
             raise VoxMetricsInputError("--bootstrap must be >= 0.")
+    sets: dict[str, EmbeddingSet] = {}
     if args.original is not None or args.anonymised is not None:
-        study = _setup_study(args)
+        study, sets = _setup_study(args)
     elif args.source is None:
         raise VoxMetricsInputError(
             "give SOURCE (a folder or a manifest CSV), or --original and --anonymised."
@@ -209,6 +269,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"voxmetrics: {line}", file=sys.stderr)
     else:
         study = build_study(args.source, distance=args.distance, name=args.name)
+    if args.backend != ["cosine"]:
+        study = _attack(study, args, sets)
     if args.bootstrap is not None:
         study = replace(study, settings=replace(study.settings, bootstrap=args.bootstrap))
     study = attach_utility(study, args)
@@ -221,6 +283,10 @@ def run(args: argparse.Namespace) -> int:
             parts.append(f"{len(c.embeddings.meta)} embeddings")
         if c.score_kind != "similarity":
             parts.append(f"scores: {c.score_kind}")
+        if c.recipe is not None and c.recipe.backend != "cosine":
+            parts.append(f"attacker {c.recipe.label}")
+        if c.recipe is not None and c.recipe.weak:
+            parts.append("the attacker may be too weak")
         if c.utility is not None:
             u = c.utility
             parts += [

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # for static tools; at run time each name is imported on firs
         read_scores,
         read_table,
     )
+    from voxmetrics.data.recipe import AttackerRecipe
     from voxmetrics.data.study import Condition, Study, StudySettings
     from voxmetrics.data.studybuild import build_study
     from voxmetrics.data.studyfile import (
@@ -36,6 +37,7 @@ __all__ = [
     "FORMATS",
     "META_COLUMNS",
     "SCORE_COLUMNS",
+    "AttackerRecipe",
     "AttributePrediction",
     "Condition",
     "EmbeddingSet",
@@ -71,6 +73,7 @@ __getattr__, __dir__ = lazy_names(
         ".predictions": "AttributePrediction join_predictions",
         ".readers": "FORMATS SCORE_COLUMNS Source detect_format negate_scores read_embeddings "
         "read_scores read_table",
+        ".recipe": "AttackerRecipe",
         ".study": "Condition Study StudySettings",
         ".studybuild": "build_study",
         ".studyfile": "FILE_VERSION load_study save_study study_from_bytes study_to_bytes",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -26,7 +26,14 @@ from voxmetrics.limits import check_count
 
 pd = lazy_module("pandas")  # imported when a function first uses it
 
-__all__ = ["SCORE_CHUNK_ROWS", "EmbeddingSet", "ScoreMatrix", "score_chunk", "unit_rows"]
+__all__ = [
+    "SCORE_CHUNK_ROWS",
+    "SPLIT_VALUES",
+    "EmbeddingSet",
+    "ScoreMatrix",
+    "score_chunk",
+    "unit_rows",
+]
 
 
 def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
@@ -51,6 +58,10 @@ def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
     with np.errstate(invalid="ignore", divide="ignore"):
         return a / np.linalg.norm(a, axis=1, keepdims=True)
 
+
+Scorer = Callable[[NDArray[np.float64], NDArray[np.str_], NDArray[np.float64]], Any]
+"""``scorer(enrol, enrol_speakers, trials) -> (speakers, scores)``: a scoring rule of
+:meth:`EmbeddingSet.score_matrix_with` (an attacker back-end's)."""
 
 SCORE_CHUNK_ROWS = 256
 """Trial rows cosine-scored per matrix product. Fixed, so that every row of a split scores to
@@ -740,16 +751,23 @@ def _enrolled_trials(tspk: np.ndarray, espk: np.ndarray, where: str) -> NDArray[
 META_COLUMNS = ("utt_id", "speaker", "role", "split")
 """Required metadata columns of an :class:`EmbeddingSet`."""
 
+SPLIT_VALUES = ("dev", "eval", "train")
+"""The ``split`` values of embedding metadata: ``dev`` and ``eval`` are scored (enrolment
+against trials); ``train`` holds the attacker's own anonymised training utterances (any role),
+which the attacker back-ends are trained on and which are never scored."""
+
 
 @dataclass(frozen=True, eq=False)
 class EmbeddingSet:
     """U utterance embeddings (U x d) with their metadata.
 
     ``meta`` has columns ``utt_id, speaker, role, split`` (role in {enrol, trial}, split in
-    {dev, eval}) plus optional attribute columns (``sex``, ``age_group``, ...), ``system`` and
-    ``audio_path``. :meth:`score_matrix` turns one split into a :class:`ScoreMatrix` by cosine
-    scoring the trial embeddings against enrolment profiles (mean of the L2-normalised enrolment
-    embeddings of each speaker).
+    {dev, eval, train}: ``train`` rows are the attacker's own training data, never scored) plus
+    optional attribute columns (``sex``, ``age_group``, ...), ``system`` and ``audio_path``.
+    :meth:`score_matrix` turns one split into a :class:`ScoreMatrix` by cosine scoring the
+    trial embeddings against enrolment profiles (mean of the L2-normalised enrolment embeddings
+    of each speaker); :meth:`score_matrix_with` does the same with another scoring rule (an
+    attacker back-end).
 
     Examples
     --------
@@ -802,7 +820,7 @@ class EmbeddingSet:
                     "1); fill it in."
                 )
             meta[c] = meta[c].astype(str)
-        for col, allowed in (("role", {"enrol", "trial"}), ("split", {"dev", "eval"})):
+        for col, allowed in (("role", {"enrol", "trial"}), ("split", set(SPLIT_VALUES))):
             bad = ~meta[col].isin(allowed)
             if bad.any():
                 row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -840,9 +858,14 @@ class EmbeddingSet:
         return h.hexdigest()
 
     def splits(self) -> list[str]:
-        """The splits present, ``dev`` first."""
+        """The scored splits present, ``dev`` first (``train`` is not scored)."""
         present = set(self.meta["split"])
         return [s for s in ("dev", "eval") if s in present]
+
+    def training_split(self) -> str | None:
+        """The split a back-end is trained on: ``train`` if present, else ``dev``, else None."""
+        present = set(self.meta["split"])
+        return next((s for s in ("train", "dev") if s in present), None)
 
     def roles(
         self, split: Split = "eval", *, system: str | None = None
@@ -933,6 +956,30 @@ class EmbeddingSet:
         scores = np.empty((trial_unit.shape[0], speakers.size))
         for c in range(0, trial_unit.shape[0], SCORE_CHUNK_ROWS):
             scores[c : c + SCORE_CHUNK_ROWS] = score_chunk(trial_unit, profiles, c)
+        return self._trial_matrix(scores, speakers, trial, where)
+
+    def score_matrix_with(
+        self, split: Split, scorer: Scorer, *, system: str | None = None
+    ) -> ScoreMatrix:
+        """:meth:`score_matrix` with another scoring rule (an attacker back-end's).
+
+        ``scorer(enrol, enrol_speakers, trials)`` gets the split's enrolment embeddings
+        (E x d), their speakers and its trial embeddings (T x d, metadata order) as given, and
+        returns the enrolled speakers sorted (as :func:`numpy.unique`) and the T x N scores.
+        """
+        where = f"{self.source or 'embeddings'} ({split})"
+        enrol, trial = self.roles(split, system=system)
+        enrol_spk = self.meta["speaker"].to_numpy().astype(str)[enrol]
+        n_cells = int(trial.sum()) * np.unique(enrol_spk).size
+        check_count(where, f"score cells ({n_cells:,})", n_cells, "max_cells")
+        speakers, scores = scorer(self.embeddings[enrol], enrol_spk, self.embeddings[trial])
+        return self._trial_matrix(np.asarray(scores, dtype=np.float64), speakers, trial, where)
+
+    def _trial_matrix(
+        self, scores: np.ndarray, speakers: np.ndarray, trial: np.ndarray, where: str
+    ) -> ScoreMatrix:
+        """The :class:`ScoreMatrix` of the ``trial`` rows' scores against ``speakers``."""
+        meta = self.meta
         extra = [c for c in meta.columns if c not in (*META_COLUMNS, "system", "audio_path")]
         tmeta = meta.loc[trial]
         return ScoreMatrix.from_arrays(

@@ -35,6 +35,7 @@ import numpy as np
 from voxmetrics._lazy import lazy_module
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.readers import read_table
+from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -182,6 +183,7 @@ def _condition(name: str, es: EmbeddingSet, attacker: str, description: str) -> 
         attacker=attacker,  # type: ignore[arg-type]
         embeddings=es,
         description=description,
+        recipe=AttackerRecipe("cosine"),  # today's attacker: cosine of the embeddings
     )
 
 

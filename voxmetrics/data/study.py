@@ -18,6 +18,7 @@ from voxmetrics._types import (
     ScoreKind,
 )
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -71,6 +72,10 @@ class Condition:
     input_warnings: tuple[str, ...] = ()
     """What was left out of the condition's broken score files, one message per file (read
     with ``allow_incomplete=True``): shown in its JSON, its reports and the dashboard."""
+    recipe: AttackerRecipe | None = None
+    """How its scores were made (back-end, training data, parameters, how it was chosen);
+    None for imported scores of unknown making. Carried into its report (the JSON's
+    ``attacker`` block)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "input_warnings", tuple(map(str, self.input_warnings)))
@@ -93,13 +98,20 @@ class Condition:
     def content_hash(self) -> str:
         """Cache key covering everything a condition's metrics depend on.
 
-        Both score matrices, the embeddings (singling out, similarity and SBLS use them) and
-        the score kind (actual DCFs need LLRs).
+        Both score matrices, the embeddings (singling out, similarity and SBLS use them), the
+        score kind (actual DCFs need LLRs) and the attacker recipe (the report carries it).
         """
         dev = self.dev.content_hash if self.dev is not None else "-"
         emb = self.embeddings.content_hash if self.embeddings is not None else "-"
         kind = "" if self.score_kind == "similarity" else f":{self.score_kind}"
-        return f"{self.eval.content_hash}:{dev}:{emb}{kind}"
+        recipe = ""
+        if self.recipe is not None:
+            import hashlib
+            import json
+
+            text = json.dumps(self.recipe.to_dict(), sort_keys=True).encode()
+            recipe = f":{hashlib.sha256(text).hexdigest()[:16]}"
+        return f"{self.eval.content_hash}:{dev}:{emb}{kind}{recipe}"
 
     def complete_rows(self) -> Condition | None:
         """The condition on its complete trials, for the views of the 1-to-N metrics.

@@ -34,6 +34,7 @@ import pandas as pd
 
 from voxmetrics._types import ATTACKERS, SCORE_KINDS
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
+from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.setups import one_system
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
@@ -215,6 +216,8 @@ def _condition(spec: dict[str, Any], distance: bool) -> Condition:
         attacker=attacker,  # type: ignore[arg-type]
         embeddings=embeddings,
         score_kind=kind,  # type: ignore[arg-type]
+        # scored here from its embeddings: today's attacker, cosine (imported: unknown)
+        recipe=AttackerRecipe("cosine") if spec.get("eval") is None else None,
     )
 
 

@@ -7,7 +7,9 @@ A ``.vxm`` file is a zip archive of
   description and the archive members of its ``eval`` and ``dev`` score matrices and of its
   ``embeddings`` (the embedding matrix and one array per metadata column, in order), and its
   ``utility`` (WER, UAR, rho_F0 as fractions, their intervals, per-class accuracy, source;
-  or null) and, for a condition read from incomplete score files, its ``input_warnings``;
+  or null), for a condition read from incomplete score files, its ``input_warnings``, and,
+  when known, its ``attacker_recipe`` (how its scores were made:
+  :meth:`voxmetrics.data.recipe.AttackerRecipe.to_dict`);
 - ``arrays/<k>.npy``: plain NumPy arrays (numbers or fixed-width unicode text), read with
   ``allow_pickle=False``, so loading a file never runs code.
 
@@ -32,6 +34,7 @@ import pandas as pd
 
 from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
@@ -132,6 +135,7 @@ def study_to_bytes(study: Study) -> bytes:
                 "embeddings": w.embeddings(c.embeddings),
                 "utility": None if c.utility is None else c.utility.to_dict(),
                 **({"input_warnings": list(c.input_warnings)} if c.input_warnings else {}),
+                **({"attacker_recipe": c.recipe.to_dict()} if c.recipe is not None else {}),
             }
             for c in study.conditions
         ]
@@ -305,7 +309,7 @@ def manifest_problems(manifest: Any) -> list[str]:
         return problems
     keys = (
         *("name", "attacker", "description", "score_kind", "eval", "dev", "embeddings"),
-        *("utility", "input_warnings"),
+        *("utility", "input_warnings", "attacker_recipe"),
     )
     for i, spec in enumerate(conditions):
         path = f"conditions[{i}]"
@@ -333,6 +337,9 @@ def manifest_problems(manifest: Any) -> list[str]:
             isinstance(notes, list) and all(isinstance(n, str) for n in notes)
         ):
             problems.append(f"{path}.input_warnings must be a list of texts")
+        recipe = spec.get("attacker_recipe")
+        if recipe is not None and not isinstance(recipe, dict):
+            problems.append(f"{path}.attacker_recipe must be an object, not {_type_name(recipe)}")
     return problems
 
 
@@ -494,6 +501,10 @@ def _utility(spec: dict[str, Any] | None) -> Utility | None:
     return Utility.from_dict(spec)
 
 
+def _recipe(spec: dict[str, Any] | None, label: str) -> AttackerRecipe | None:
+    return None if spec is None else AttackerRecipe.from_dict(spec, where=f"{label} attacker")
+
+
 def _depth(value: Any, cap: int) -> int:
     """Nesting depth of parsed JSON, counted without recursion and stopping past ``cap``."""
     stack = [(value, 1)]
@@ -573,6 +584,7 @@ def load_study(
                         score_kind=spec.get("score_kind") or "similarity",
                         utility=_utility(spec.get("utility")),
                         input_warnings=tuple(spec.get("input_warnings") or ()),
+                        recipe=_recipe(spec.get("attacker_recipe"), label),
                     )
                 )
             except VoxMetricsInputError as exc:  # the data model's own checks: say which file

@@ -1,15 +1,20 @@
 """Audio to speaker embeddings: decoding, extractors (ECAPA, GE2E), cache and conditions.
 
+Decoded audio is brought to -30 LUFS before embedding by default (as VoicePrivacy 2024). The
+attacker back-ends that turn embeddings into scores are :mod:`voxmetrics.embeddings.backends`.
+
 Importing this package is cheap: torch, torchaudio and speechbrain load only when an extractor
 is built.
 """
 
 from voxmetrics.embeddings.audio import (
     AUDIO_EXTENSIONS,
+    DEFAULT_LOUDNESS,
     DEFAULT_MAX_ZIP_BYTES,
     AudioDecodeError,
     decode_audio,
     extract_zip,
+    normalise_loudness,
     read_manifest,
     resolve_audio_path,
 )
@@ -37,6 +42,7 @@ __all__ = [
     "ATTACKER_OF_SCENARIO",
     "AUDIO_EXTENSIONS",
     "DEFAULT_ECAPA",
+    "DEFAULT_LOUDNESS",
     "DEFAULT_MAX_ZIP_BYTES",
     "ORIGINAL",
     "AudioDecodeError",
@@ -54,6 +60,7 @@ __all__ = [
     "extract_embeddings",
     "extract_zip",
     "load_extractor",
+    "normalise_loudness",
     "read_manifest",
     "resolve_audio_path",
     "select_device",

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from voxmetrics.data.model import META_COLUMNS
+from voxmetrics.data.model import META_COLUMNS, SPLIT_VALUES
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import (
     ArchiveReader,
@@ -30,10 +30,12 @@ from voxmetrics.limits import (
 
 __all__ = [
     "AUDIO_EXTENSIONS",
+    "DEFAULT_LOUDNESS",
     "DEFAULT_MAX_ZIP_BYTES",
     "AudioDecodeError",
     "decode_audio",
     "extract_zip",
+    "normalise_loudness",
     "read_manifest",
     "resolve_audio_path",
 ]
@@ -46,6 +48,9 @@ MIN_DURATION = 0.25
 """Shortest recording (seconds) that gives a usable speaker embedding."""
 SILENCE_PEAK = 1e-4
 """Recordings whose peak absolute amplitude is below this are treated as silent."""
+DEFAULT_LOUDNESS = -30.0
+"""Integrated loudness (LUFS, ITU-R BS.1770-4) every recording is brought to before embedding,
+as the VoicePrivacy 2024 evaluation does; None turns it off."""
 
 
 class AudioDecodeError(VoxMetricsInputError):
@@ -137,6 +142,40 @@ def decode_audio(
         ratio = Fraction(sample_rate, int(rate))
         mono = resample_poly(mono, ratio.numerator, ratio.denominator)
     return np.clip(mono, -1.0, 1.0).astype(np.float32)
+
+
+def normalise_loudness(
+    wave: NDArray[np.floating], sample_rate: int, *, target: float = DEFAULT_LOUDNESS
+) -> NDArray[np.float32]:
+    """``wave`` scaled to an integrated loudness of ``target`` LUFS (ITU-R BS.1770-4).
+
+    The loudness is measured by ``pyloudnorm`` (its K-weighting and gating; 400 ms blocks, or
+    the whole recording when it is shorter) and one gain applied, as the VoicePrivacy 2024
+    evaluation does before its speaker encoders (-30 LUFS). The result is not clipped. A
+    recording gated out entirely (no block above -70 LUFS) is returned as it is.
+
+    Examples
+    --------
+    >>> import pyloudnorm
+    >>> t = np.arange(16000) / 16000
+    >>> quiet = (0.01 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    >>> louder = normalise_loudness(quiet, 16000)
+    >>> round(float(pyloudnorm.Meter(16000).integrated_loudness(louder.astype(np.float64))), 3)
+    -30.0
+    """
+    try:
+        import pyloudnorm
+    except ImportError:  # pragma: no cover - the [audio] extra installs it
+        raise VoxMetricsInputError(
+            "loudness normalisation needs pyloudnorm: pip install 'voxmetrics[audio]' (or "
+            "pyloudnorm), or turn it off (--no-loudness-norm)."
+        ) from None
+    x = np.asarray(wave, dtype=np.float64)
+    meter = pyloudnorm.Meter(sample_rate, block_size=min(0.4, x.size / sample_rate))
+    loudness = meter.integrated_loudness(x)
+    if not np.isfinite(loudness):
+        return np.asarray(wave, dtype=np.float32)
+    return (x * 10.0 ** ((target - loudness) / 20.0)).astype(np.float32)
 
 
 def _safe_relative(name: str) -> PurePosixPath | None:
@@ -283,7 +322,7 @@ def read_manifest(
             raise VoxMetricsInputError(
                 f"{where}: column '{c}' is empty in row {row + 1} (first data row = 1); fill it in."
             )
-    for col, allowed in (("role", {"enrol", "trial"}), ("split", {"dev", "eval"})):
+    for col, allowed in (("role", {"enrol", "trial"}), ("split", set(SPLIT_VALUES))):
         bad = ~df[col].isin(allowed)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])

@@ -11,6 +11,7 @@ import pandas as pd
 from voxmetrics._types import Attacker
 from voxmetrics.data import study as _study
 from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
@@ -149,6 +150,7 @@ def study_conditions(conditions: list[Condition], model: str) -> list[_study.Con
                 attacker=ATTACKER_OF_SCENARIO[c.scenario],
                 embeddings=part,
                 description=f"{c.scenario} attack on {c.system}, {model} embeddings",
+                recipe=AttackerRecipe("cosine"),  # today's attacker: cosine of the embeddings
             )
         )
     return out

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from voxmetrics.data.model import EmbeddingSet
+from voxmetrics.embeddings.audio import DEFAULT_LOUDNESS
 from voxmetrics.errors import VoxMetricsInputError, raise_bad_input, returning_bad_input
 
 __all__ = ["extract_embeddings_blockwise"]
@@ -52,6 +53,7 @@ def _task_extract(part: Any, options: dict[str, Any]) -> dict[str, Any]:
         batch_size=options["batch_size"],
         cache_dir=options["cache_dir"],
         exact=options["exact"],
+        loudness=options["loudness"],
     )
     es = result.embeddings
     return {
@@ -77,6 +79,7 @@ def extract_embeddings_blockwise(
     exact: bool = True,
     progress: Progress | None = None,
     retries: int = 3,
+    loudness: float | None = DEFAULT_LOUDNESS,
 ) -> Any:
     """:func:`~voxmetrics.embeddings.extract_embeddings` spread over a Dask cluster.
 
@@ -87,7 +90,8 @@ def extract_embeddings_blockwise(
     is never embedded again, by any worker; ``audio_root`` (and the cache) must be visible to
     every worker at the same path. A failed task is retried (``retries``) without redoing the
     others; bad input (a model folder a worker cannot read, ``"cuda"`` on a worker without a
-    GPU) is not retried: it stops the run with its one-line message. Returns an
+    GPU) is not retried: it stops the run with its one-line message. ``loudness`` is the
+    normalisation of :func:`~voxmetrics.embeddings.extract_embeddings`. Returns an
     :class:`~voxmetrics.embeddings.ExtractionResult` in manifest order.
     """
     import time
@@ -95,6 +99,7 @@ def extract_embeddings_blockwise(
     import pandas as pd
 
     from voxmetrics.embeddings import ExtractionResult, default_cache_dir
+    from voxmetrics.embeddings.extractors import extraction_source
 
     if batch_size < 1 or (files_per_task is not None and files_per_task < 1):
         raise VoxMetricsInputError("batch_size and files_per_task must be at least 1.")
@@ -110,6 +115,7 @@ def extract_embeddings_blockwise(
         "batch_size": batch_size,
         "cache_dir": str(Path(cache_dir or default_cache_dir()).resolve()),
         "exact": exact,
+        "loudness": loudness,
     }
     from distributed import as_completed
 
@@ -143,7 +149,7 @@ def extract_embeddings_blockwise(
         es = EmbeddingSet.from_arrays(
             embs[order].astype(np.float64),
             manifest.iloc[rows[order]].reset_index(drop=True),
-            source=f"embeddings ({parts[0]['model']})",
+            source=extraction_source(parts[0]["model"], loudness),
         )
     failures = pd.concat([p["failures"] for p in parts], ignore_index=True)
     return ExtractionResult(
@@ -152,4 +158,5 @@ def extract_embeddings_blockwise(
         model=parts[0]["model"] if parts else model,
         n_cached=sum(int(p["n_cached"]) for p in parts),
         seconds=time.monotonic() - start,
+        loudness=loudness,
     )

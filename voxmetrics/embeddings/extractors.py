@@ -36,7 +36,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet
-from voxmetrics.embeddings.audio import AudioDecodeError, decode_audio, resolve_audio_path
+from voxmetrics.embeddings.audio import (
+    DEFAULT_LOUDNESS,
+    AudioDecodeError,
+    decode_audio,
+    normalise_loudness,
+    resolve_audio_path,
+)
 from voxmetrics.embeddings.cache import EmbeddingCache, audio_hash, default_cache_dir
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -384,11 +390,15 @@ class ExtractionResult:
     """How many embeddings came from the on-disk cache."""
     seconds: float = 0.0
     """Wall-clock time of the extraction."""
+    loudness: float | None = None
+    """The integrated loudness (LUFS) recordings were brought to before embedding (None:
+    not normalised)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary."""
         return {
             "model": self.model,
+            "loudness_lufs": self.loudness,
             "n_embedded": 0 if self.embeddings is None else len(self.embeddings.meta),
             "n_failed": len(self.failures),
             "n_cached": self.n_cached,
@@ -405,6 +415,7 @@ def extract_embeddings(
     cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
     exact: bool = True,
     progress: Progress | None = None,
+    loudness: float | None = DEFAULT_LOUDNESS,
 ) -> ExtractionResult:
     """Embed every recording of a manifest.
 
@@ -433,6 +444,11 @@ def extract_embeddings(
         model): faster, approximately equal. GE2E is padding-invariant and always batches.
     progress : callable, optional
         Called as ``progress(fraction, message)``; the message includes an ETA.
+    loudness : float or None
+        Bring every recording to this integrated loudness (LUFS) before embedding
+        (:func:`~voxmetrics.embeddings.audio.normalise_loudness`; -30 LUFS by default, as the
+        VoicePrivacy 2024 evaluation); None embeds the audio as decoded. Recorded in the
+        result, the embeddings' source (saved with a study) and the cache key.
 
     Returns
     -------
@@ -446,7 +462,9 @@ def extract_embeddings(
     start = time.monotonic()
     cache = None
     if cache_dir is not False:
-        cache = EmbeddingCache(cache_dir or default_cache_dir(), extractor.identity)
+        cache = EmbeddingCache(
+            cache_dir or default_cache_dir(), cache_identity(extractor, loudness)
+        )
     n = len(manifest)
     embs: dict[int, NDArray[np.float32]] = {}
     failures: list[tuple[str, str, str]] = []
@@ -497,13 +515,10 @@ def extract_embeddings(
         ok: list[tuple[int, str, NDArray[np.float32]]] = []
         for i, full, digest, _ in chunk:
             try:
-                ok.append(
-                    (
-                        i,
-                        digest,
-                        decode_audio(full, sample_rate=extractor.sample_rate, name=paths[i]),
-                    )
-                )
+                wave = decode_audio(full, sample_rate=extractor.sample_rate, name=paths[i])
+                if loudness is not None:
+                    wave = normalise_loudness(wave, extractor.sample_rate, target=loudness)
+                ok.append((i, digest, wave))
             except AudioDecodeError as exc:
                 failures.append((utt[i], paths[i], str(exc)))
         groups: dict[int, list[tuple[int, str, NDArray[np.float32]]]] = {}
@@ -527,7 +542,7 @@ def extract_embeddings(
         es = EmbeddingSet.from_arrays(
             np.stack([embs[i] for i in rows]).astype(np.float64),
             manifest.iloc[rows].reset_index(drop=True),
-            source=f"embeddings ({extractor.name})",
+            source=extraction_source(extractor.name, loudness),
         )
     return ExtractionResult(
         embeddings=es,
@@ -535,4 +550,22 @@ def extract_embeddings(
         model=extractor.name,
         n_cached=n_cached,
         seconds=time.monotonic() - start,
+        loudness=loudness,
     )
+
+
+def cache_identity(extractor: Extractor, loudness: float | None) -> str:
+    """The cache key of ``extractor``'s embeddings of audio at ``loudness`` LUFS (or as is)."""
+    return extractor.identity if loudness is None else f"{extractor.identity}|lufs{loudness:g}"
+
+
+def extraction_source(model: str, loudness: float | None) -> str:
+    """The source of extracted embeddings, naming the model and the loudness normalisation.
+
+    Examples
+    --------
+    >>> extraction_source("ecapa", -30.0), extraction_source("ge2e", None)
+    ('embeddings (ecapa, -30 LUFS)', 'embeddings (ge2e, no loudness normalisation)')
+    """
+    level = "no loudness normalisation" if loudness is None else f"{loudness:g} LUFS"
+    return f"embeddings ({model}, {level})"

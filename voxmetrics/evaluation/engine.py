@@ -404,8 +404,9 @@ def evaluate_condition(
     ``options`` and ``overrides`` are :func:`evaluate`'s (``cross_calibrate``,
     ``bootstrap``...; the scores' kind is the condition's), ``parts`` the parts to compute;
     the report carries the condition's utility numbers (``condition.utility``, the JSON's
-    ``utility`` block; the subsets of ``by`` get none) and the messages of its incomplete
-    score files (``condition.input_warnings``, the JSON's ``input_warnings``).
+    ``utility`` block; the subsets of ``by`` get none), the messages of its incomplete
+    score files (``condition.input_warnings``, the JSON's ``input_warnings``) and its attacker
+    recipe (``condition.recipe``, the JSON's ``attacker`` block).
     """
     opts = EvaluationOptions.of(options, **overrides, score_kind=condition.score_kind)
     report = evaluate(
@@ -420,6 +421,8 @@ def evaluate_condition(
     )
     if condition.input_warnings:  # its broken score files, evaluated on their listed pairs
         report = replace(report, input_warnings=condition.input_warnings)
+    if condition.recipe is not None:  # the attacker whose scores these are
+        report = replace(report, recipe=condition.recipe)
     return report if condition.utility is None else replace(report, utility=condition.utility)
 
 

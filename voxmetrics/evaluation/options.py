@@ -67,7 +67,7 @@ PARTS: dict[str, Part] = {
         ),
         Part(
             "verification",
-            "normalised minDCF / actDCF, the DET and APE curves, d'",
+            "normalised minDCF / actDCF, the DET and APE curves, d', the TAR at FAR 1 % and 0.1 %",
             (),
             ("ties", "score_kind", "p_targets", "c_miss", "c_fa"),
         ),

@@ -12,7 +12,11 @@ intervals of the top-level numbers, ``[low, high]``, and the band of ``linkabili
 theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs. The
 ``utility`` block holds the condition's utility numbers (``wer``, ``uar``, ``rho_f0`` as
 fractions, their ``intervals``, ``per_class`` accuracy and ``source``), null when none are known
-(:class:`~voxmetrics.data.utility.Utility`).
+(:class:`~voxmetrics.data.utility.Utility`). ``tar_at_far`` is the true-accept rate at low
+false-accept rates (``{"0.01": ..., "0.001": ...}``, with the ``verification`` part), and the
+``attacker`` block, present when the scores' making is known, the attacker recipe
+(:class:`~voxmetrics.data.recipe.AttackerRecipe`: back-end, training data, how it was chosen,
+the weak-attacker findings).
 
 A report asked for some parts only (``evaluate(parts=...)``,
 :data:`~voxmetrics.evaluation.options.PARTS`) has its other numbers null and lists its
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxmetrics._types import LID_DISPLAY_FLOOR, SCORE_KIND_LABELS, ScoreKind
+from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.utility import Utility
 from voxmetrics.evaluation.options import ALL_PARTS, subset_parts
 from voxmetrics.metrics.baseline import BaselineResult
@@ -178,6 +183,10 @@ class ConditionReport:
     ``input_warnings``, present only when there are some)."""
     parts: frozenset[str] = ALL_PARTS
     """The parts of the report that were computed (every one by default)."""
+    recipe: AttackerRecipe | None = None
+    """The attacker whose scores these are (back-end, training data, how it was chosen, the
+    weak-attacker findings): the JSON's ``attacker`` block; None for imported scores of
+    unknown making (no such block)."""
 
     @property
     def chance_linkability(self) -> float | None:
@@ -311,6 +320,13 @@ class ConditionReport:
             ],
         }
 
+    def tar_at_far_block(self) -> dict[str, float] | None:
+        """The true-accept rate at each low FAR, ``{"0.01": tar, ...}`` (None: not asked for)."""
+        v = self.verification
+        if v is None or v.tar_at_far is None:
+            return None
+        return v.tar_at_far.to_dict()
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the command-line contract."""
         b = self.baseline
@@ -338,6 +354,7 @@ class ConditionReport:
                 if self.verification is not None
                 else {"dcf": None, "d_prime": None}
             ),
+            "tar_at_far": self.tar_at_far_block(),
             "ties": self.ties,
             "linkability_rule": self.linkability_rule,
             "trials_used": None if self.trials_used is None else self.trials_used.to_dict(),
@@ -345,6 +362,8 @@ class ConditionReport:
             "chance": self.top_chance(),
             "utility": None if self.utility is None else self.utility.to_dict(),
         }
+        if self.recipe is not None:  # the attacker these numbers hold against
+            out["attacker"] = self.recipe.to_dict()
         if self.input_warnings:  # a broken file evaluated on its listed pairs only, as asked
             out["input_warnings"] = list(self.input_warnings)
         if self.parts != ALL_PARTS:  # some parts only: say which (their numbers, the others null)

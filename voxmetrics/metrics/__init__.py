@@ -10,6 +10,7 @@ from voxmetrics.metrics.bootstrap import (
     speaker_bootstrap,
     speaker_resample_counts,
 )
+from voxmetrics.metrics.calibration import LinearCalibration, fit_calibration, fit_fusion
 from voxmetrics.metrics.chance import ChanceLevels, chance_levels
 from voxmetrics.metrics.cllr import cllr, min_cllr
 from voxmetrics.metrics.dcf import (
@@ -17,12 +18,14 @@ from voxmetrics.metrics.dcf import (
     APECurve,
     DCFResult,
     DETCurve,
+    TARAtFAR,
     VerificationResult,
     ape_curve,
     d_prime,
     dcf,
     det_curve,
     operating_points,
+    tar_at_far,
     verification,
 )
 from voxmetrics.metrics.eer import EERResult, eer, eer_result, eer_rocch
@@ -157,6 +160,7 @@ __all__ = [
     "LIDResult",
     "LegalEvaluation",
     "LegalLengthResult",
+    "LinearCalibration",
     "LinkabilityCurve",
     "PAVTransform",
     "PitchCorrelationResult",
@@ -169,6 +173,7 @@ __all__ = [
     "SpeakerDraws",
     "SpeakerSRD",
     "SubgroupRow",
+    "TARAtFAR",
     "UARResult",
     "VerificationResult",
     "VoiceDistinctiveness",
@@ -199,6 +204,8 @@ __all__ = [
     "eer_result",
     "eer_rocch",
     "fit_beta_binomial",
+    "fit_calibration",
+    "fit_fusion",
     "holm",
     "legal_evaluation",
     "lid",
@@ -234,6 +241,7 @@ __all__ = [
     "srd",
     "srd_per_speaker",
     "srd_stats",
+    "tar_at_far",
     "target_ranks",
     "unweighted_average_recall",
     "verification",

@@ -24,6 +24,10 @@ Conventions
   for the best threshold at each prior (minimum, the ROC convex hull; equal to the error of the
   PAV-calibrated scores) and for the default system that always takes the prior's decision
   (1 everywhere).
+- **TAR at FAR** (VoxGuard, 2025: the low false-positive regime the EER hides): at each FAR
+  level f, the highest true-accept rate 1 - P_miss(t) over the operating points with
+  P_fa(t) <= f, and the lowest threshold reaching it; always defined (the "reject all" point has
+  P_fa 0).
 - **d'** = (mean_tar - mean_non) / sqrt((var_tar + var_non) / 2), population variances.
 """
 
@@ -43,10 +47,12 @@ from voxmetrics.metrics._validation import check_pools
 from voxmetrics.metrics.pools import SortedPools
 
 __all__ = [
+    "DEFAULT_FAR_LEVELS",
     "DEFAULT_P_TARGETS",
     "APECurve",
     "DCFResult",
     "DETCurve",
+    "TARAtFAR",
     "VerificationResult",
     "ape_curve",
     "ape_curve_from_pools",
@@ -57,12 +63,17 @@ __all__ = [
     "det_curve",
     "det_curve_from_pools",
     "operating_points",
+    "tar_at_far",
+    "tar_at_far_from_pools",
     "verification",
     "verification_from_pools",
 ]
 
 DEFAULT_P_TARGETS: tuple[float, ...] = (0.01, 0.001)
 """Target priors of the reported DCFs (the NIST SRE / VoicePrivacy operating points)."""
+
+DEFAULT_FAR_LEVELS: tuple[float, ...] = (0.01, 0.001)
+"""False-accept rates at which the true-accept rate is reported (1 % and 0.1 %)."""
 
 
 def _default_prior_log_odds() -> NDArray[np.float64]:
@@ -290,6 +301,87 @@ def _dcf(
         act_dcf=act,
         c_miss=float(c_miss),
         c_fa=float(c_fa),
+    )
+
+
+@dataclass(frozen=True)
+class TARAtFAR:
+    """The true-accept rate at low false-accept rates (the attacker's high-precision regime)."""
+
+    far_levels: NDArray[np.float64]
+    """The FAR levels f asked for, shape (F,)."""
+    tar: NDArray[np.float64]
+    """The highest true-accept rate 1 - P_miss over the operating points with P_fa <= f."""
+    far: NDArray[np.float64]
+    """The false-accept rate reached at that point (<= f)."""
+    thresholds: NDArray[np.float64]
+    """The lowest threshold reaching it (accept scores above it; ``-inf``: accept all)."""
+
+    def to_dict(self) -> dict[str, float]:
+        """``{"0.01": tar, "0.001": tar}`` (keys: the FAR levels)."""
+        return {f"{f:g}": float(t) for f, t in zip(self.far_levels, self.tar, strict=True)}
+
+
+def _check_far_levels(far_levels: float | Sequence[float]) -> NDArray[np.float64]:
+    f = np.atleast_1d(np.asarray(far_levels, dtype=np.float64))
+    if f.ndim != 1 or f.size == 0 or not np.all((f >= 0) & (f < 1)):
+        raise VoxMetricsInputError(
+            f"FAR levels must lie in [0, 1), got {f.tolist()}; e.g. 0.01 and 0.001."
+        )
+    return f
+
+
+def tar_at_far(
+    tar: ArrayLike, non: ArrayLike, *, far_levels: float | Sequence[float] = DEFAULT_FAR_LEVELS
+) -> TARAtFAR:
+    """True-accept rate at each false-accept rate level (VoxGuard, 2025).
+
+    A threshold ``t`` accepts scores above it (the EER's convention); the TAR at FAR f is the
+    highest ``P(tar > t)`` among the thresholds with ``P(non > t) <= f``. It is reached just
+    below a target score (or by rejecting everything), so it is read from the cost candidates
+    of the sorted pools with exact counts.
+
+    Parameters
+    ----------
+    tar, non : array_like, 1-D
+        Target and non-target scores.
+    far_levels : float or sequence of float, default (0.01, 0.001)
+        False-accept rates, each in [0, 1).
+
+    Returns
+    -------
+    TARAtFAR
+
+    Examples
+    --------
+    With non-targets 0..9 and targets 5.5 and 9.5: accepting above 9 takes the target 9.5 and
+    no non-target (TAR 0.5 at FAR 0); taking the target 5.5 too (above 5) lets 6, 7, 8 and 9
+    through (FAR 0.4), within a FAR of 0.5 but not of 0.1.
+
+    >>> r = tar_at_far([5.5, 9.5], np.arange(10.0), far_levels=[0.1, 0.5, 0.0])
+    >>> r.tar.tolist(), r.far.tolist(), r.thresholds.tolist()
+    ([0.5, 1.0, 0.5], [0.0, 0.4, 0.0], [9.0, 5.0, 9.0])
+    """
+    return tar_at_far_from_pools(SortedPools.from_pools(tar, non), far_levels=far_levels)
+
+
+def tar_at_far_from_pools(
+    pools: SortedPools, *, far_levels: float | Sequence[float] = DEFAULT_FAR_LEVELS
+) -> TARAtFAR:
+    """:func:`tar_at_far` of already sorted pools (e.g. ``SortedPools.of(matrix)``)."""
+    return _tar_at_far(pools, _check_far_levels(far_levels))
+
+
+def _tar_at_far(pools: SortedPools, f: NDArray[np.float64]) -> TARAtFAR:
+    thr, misses, fas = _candidates(pools)
+    far = fas / pools.n_non  # non-increasing along the candidates, 0 at the last one
+    # the first candidate within the level has the fewest misses of those within it
+    best = np.argmax(far[None, :] <= f[:, None], axis=1)
+    return TARAtFAR(
+        far_levels=_readonly(f),
+        tar=_readonly(1.0 - misses[best] / pools.n_tar),
+        far=_readonly(far[best]),
+        thresholds=_readonly(thr[best]),
     )
 
 
@@ -549,6 +641,9 @@ class VerificationResult:
     """Sensitivity index d'."""
     scores_are_llrs: bool
     """Whether the actual (LLR) costs were computed."""
+    tar_at_far: TARAtFAR | None = None
+    """The true-accept rate at low false-accept rates (reported beside the EER; not in
+    :meth:`to_dict`, the report's JSON has it as ``tar_at_far``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """``{"dcf": {...}, "d_prime": x}`` (d' None when infinite); curves are left out."""
@@ -567,8 +662,9 @@ def verification(
     c_fa: float = 1.0,
     scores_are_llrs: bool = False,
     max_det_points: int | None = 2000,
+    far_levels: float | Sequence[float] = DEFAULT_FAR_LEVELS,
 ) -> VerificationResult:
-    """DCFs, DET curve, APE curve and d' of the pools in one call (see the functions).
+    """DCFs, DET curve, APE curve, d' and the TAR at low FARs of the pools in one call.
 
     Examples
     --------
@@ -583,6 +679,7 @@ def verification(
         c_fa=c_fa,
         scores_are_llrs=scores_are_llrs,
         max_det_points=max_det_points,
+        far_levels=far_levels,
     )
 
 
@@ -594,9 +691,11 @@ def verification_from_pools(
     c_fa: float = 1.0,
     scores_are_llrs: bool = False,
     max_det_points: int | None = 2000,
+    far_levels: float | Sequence[float] = DEFAULT_FAR_LEVELS,
 ) -> VerificationResult:
     """:func:`verification` of already sorted pools (e.g. ``SortedPools.of(matrix)``)."""
     p = _check_costs(p_targets, c_miss, c_fa)
+    f = _check_far_levels(far_levels)
     if max_det_points is not None and max_det_points < 2:
         raise VoxMetricsInputError(f"`max_det_points` must be at least 2, got {max_det_points}.")
     plo = _default_prior_log_odds()
@@ -615,4 +714,5 @@ def verification_from_pools(
         ape=_ape(pools, plo, scores_are_llrs, count),
         d_prime=d_prime_from_pools(pools),
         scores_are_llrs=scores_are_llrs,
+        tar_at_far=_tar_at_far(pools, f),
     )

@@ -20,7 +20,7 @@ from voxmetrics.data.embedding_files import (
     read_kaldi_scp,
     sniff_embeddings,
 )
-from voxmetrics.data.model import META_COLUMNS, EmbeddingSet
+from voxmetrics.data.model import META_COLUMNS, SPLIT_VALUES, EmbeddingSet
 from voxmetrics.data.readers._common import Source, Where, load_source
 from voxmetrics.data.readers.detect import check_not_empty, detect_kind
 from voxmetrics.data.readers.npz import float_array, np_load, npz_arrays, text_array
@@ -55,7 +55,7 @@ def _check_meta(df: pd.DataFrame, where: Where) -> None:
     for c in META_COLUMNS:
         labels_of(df[c], c, where)
         df[c] = df[c].astype(str)
-    for col, allowed in (("role", ("enrol", "trial")), ("split", ("dev", "eval"))):
+    for col, allowed in (("role", ("enrol", "trial")), ("split", SPLIT_VALUES)):
         bad = ~df[col].isin(allowed).to_numpy()
         if bad.any():
             i = int(np.argmax(bad))

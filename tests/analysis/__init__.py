@@ -1,0 +1,1 @@
+"""Tests of voxmetrics.analysis, one module per module (tests/analysis/test_<module>.py)."""
