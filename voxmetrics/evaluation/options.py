@@ -130,10 +130,10 @@ class EvaluationOptions:
     --------
     >>> EvaluationOptions(bootstrap=200).bootstrap
     200
-    >>> EvaluationOptions(ties="nearest")
+    >>> EvaluationOptions(ties="nearest")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    voxmetrics.errors.VoxMetricsInputError: `ties` must be one of 'reference', 'attacker', ...
+    voxmetrics.errors.VoxMetricsInputError: `ties` must be one of ... got 'nearest'.
     """
 
     cross_calibrate: int | None = None
@@ -184,8 +184,9 @@ class EvaluationOptions:
 
         Examples
         --------
-        >>> EvaluationOptions.of({"seed": 3}, bootstrap=10)
-        EvaluationOptions(cross_calibrate=None, lid_variant='reference-code', bootstrap=10, ...
+        >>> o = EvaluationOptions.of({"seed": 3}, bootstrap=10)
+        >>> o.seed, o.bootstrap
+        (3, 10)
         """
         if options is None:
             return cls(**overrides)
