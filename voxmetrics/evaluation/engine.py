@@ -215,16 +215,20 @@ def _bootstrap(
 
     A sparse trial list gives its pairwise numbers the listed pairs of the resampled trials
     and its 1-to-N numbers the resampled complete trials ``full`` (none: those stay null, as
-    their values).
+    their values). The trials of unenrolled speakers are resampled with the others: their
+    pairs are pairs of the pairwise numbers (:meth:`ScoreMatrix.pairwise_view`).
     """
-    draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=options.bootstrap, seed=options.seed)
+    pairwise = eval.pairwise_view()
+    draws = SpeakerDraws.draw(
+        pairwise.trial_speakers, n_boot=options.bootstrap, seed=options.seed
+    )
     ranks = None
     if products.ranks is not None and products.ranks_attacker is not None:
         ranks = (products.ranks_attacker, products.ranks)
     elif products.ranks_attacker is not None:  # linkability without SRD: its ranks only
         ranks = (products.ranks_attacker, products.ranks_attacker)
     return replicate_condition(
-        eval,
+        pairwise,
         draws,
         products.lid,
         base,
@@ -260,8 +264,9 @@ def condition_products(
     the row blocks the others).
     """
     one_to_n = {"linkability", "srd", "lid"} & set(parts)
+    pairwise = eval.pairwise_view()  # every listed pair, those of unenrolled speakers too
     with ThreadPoolExecutor(1, thread_name_prefix="voxmetrics-pools") as background:
-        sorting = background.submit(SortedPools.of, eval)
+        sorting = background.submit(SortedPools.of, pairwise)
         full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
         dev_full = None
         if dev is not None and "lid" in parts:
@@ -292,18 +297,19 @@ def condition_products(
                 )
         sums = None
         if "pairwise" in parts:
-            if eval.is_complete:
-                sums = matrix_cllr_sums(eval.scores, eval.targets)
+            if pairwise.is_complete:
+                sums = matrix_cllr_sums(pairwise.scores, pairwise.targets)
             else:
-                sums = pairs_cllr_sums(eval.tar, eval.non)
+                sums = pairs_cllr_sums(pairwise.tar, pairwise.non)
         pools = sorting.result()
     products = Products(
         pools=pools,
         cllr_sums=sums,
-        n_trials=eval.n_trials,
+        n_trials=pairwise.n_trials,
         n_enrolled=eval.n_enrolled,
-        n_pairs=eval.n_pairs,
+        n_pairs=pairwise.n_pairs,
         n_excluded_trials=eval.n_excluded_trials,
+        n_unenrolled_trials=int((~eval.trial_enrolled).sum()) + eval.n_other_trials,
         ranks=ranks,
         ranks_attacker=ranks_attacker,
         one_to_n_enrolled=0 if full is None else full.n_enrolled,

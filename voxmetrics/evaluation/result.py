@@ -76,7 +76,7 @@ class TrialsUsed:
     Examples
     --------
     >>> TrialsUsed(12, 3, 9, 3, 4, 3, 4).to_dict()["one_to_n"]
-    {'n_trials': 3, 'n_enrolled': 4, 'reason': None}
+    {'n_trials': 3, 'n_enrolled': 4, 'reason': None, 'left_out': {'speaker_not_enrolled': 0, 'not_listed_against_all': 0}}
     """
 
     n_pairs: int
@@ -95,6 +95,19 @@ class TrialsUsed:
     """Enrolled identities they were ranked against (0 when none)."""
     reason: str | None = None
     """Why the 1-to-N metrics are null (None when they are computed)."""
+    n_unenrolled: int = 0
+    """Trials whose speaker is not enrolled: their pairs count for the pairwise metrics, all
+    non-mated; the 1-to-N metrics leave them out (the attacker has no identity to find)."""
+
+    @property
+    def one_to_n_left_out(self) -> dict[str, int]:
+        """Trials the 1-to-N metrics left out: of unenrolled speakers, and incomplete ones.
+
+        An incomplete trial is one of an enrolled speaker not listed against every enrolled
+        identity of its group (a sparse trial list).
+        """
+        incomplete = self.n_trials - self.n_unenrolled - self.one_to_n_trials
+        return {"speaker_not_enrolled": self.n_unenrolled, "not_listed_against_all": incomplete}
 
     def to_dict(self) -> dict[str, Any]:
         """``{"pairwise": {...}, "one_to_n": {...}}``."""
@@ -110,6 +123,7 @@ class TrialsUsed:
                 "n_trials": self.one_to_n_trials,
                 "n_enrolled": self.one_to_n_enrolled,
                 "reason": self.reason,
+                "left_out": self.one_to_n_left_out,
             },
         }
 

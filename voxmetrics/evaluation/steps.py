@@ -86,6 +86,8 @@ class Products:
     """Enrolled identities the complete trials were ranked against (0: no complete trial)."""
     one_to_n_trials: int = 0
     """Complete trials (0: none)."""
+    n_unenrolled_trials: int = 0
+    """Trials whose speaker is not enrolled (their pairs all non-mated; no 1-to-N trial)."""
     lid: LIDResult | None = None
     """LID of the complete trials (None without a calibration)."""
     chance: ChanceLevels | None = None
@@ -248,6 +250,7 @@ def assemble(
             one_to_n_trials=products.one_to_n_trials,
             one_to_n_enrolled=n_one_to_n,
             reason=NO_COMPLETE_TRIAL if products.one_to_n_trials == 0 else None,
+            n_unenrolled=products.n_unenrolled_trials,
         ),
         by=by,
         replicates=replicates,
