@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -353,6 +353,13 @@ class ScoreMatrix:
         return self.mask is None
 
     @property
+    def all_trial_speakers(self) -> NDArray[np.str_]:
+        """The speakers of every trial, those of :attr:`others` too (after the matrix's own)."""
+        if self.others is None:
+            return self.trial_speakers
+        return np.concatenate([self.trial_speakers, self.others.trial_speakers])
+
+    @property
     def n_other_trials(self) -> int:
         """Trials of unenrolled speakers held in :attr:`others` (0 when there are none)."""
         return 0 if self.others is None else self.others.n_trials
@@ -398,6 +405,18 @@ class ScoreMatrix:
             n_excluded_trials=self.n_excluded_trials,
             source=self.source,
             mask=_readonly(mask, copy=False),
+        )
+
+    def without_others(self) -> ScoreMatrix:
+        """The matrix with the trials of unenrolled speakers left out of every metric.
+
+        As the blockwise (Dask) evaluation reads a matrix: their number is added to
+        :attr:`n_excluded_trials`.
+        """
+        if self.others is None:
+            return self
+        return replace(
+            self, others=None, n_excluded_trials=self.n_excluded_trials + self.n_other_trials
         )
 
     def _stacked(self) -> dict[str, Any]:
