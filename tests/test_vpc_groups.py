@@ -146,7 +146,8 @@ def test_pooled_curve_is_the_mean_of_each_trials_expectation(study):
     sizes = np.array([r.trials_used.one_to_n_trials for r in per_sex], dtype=float)
     for k, m in enumerate(report.linkability_curve.n):
         values = [
-            dict(zip(r.linkability_curve.n, r.linkability_curve.expected))[m] for r in per_sex
+            dict(zip(r.linkability_curve.n, r.linkability_curve.expected, strict=True))[m]
+            for r in per_sex
         ]
         assert report.linkability_curve.expected[k] == pytest.approx(
             float((sizes * values).sum() / sizes.sum())
