@@ -36,14 +36,18 @@ def test_content_hash_tracks_content():
     assert _sm().content_hash != _sm(trial_ids=["t1", "t3"]).content_hash
 
 
-def test_unenrolled_trial_is_excluded_and_counted():
+def test_unenrolled_trial_is_left_out_of_1_to_n_and_counted_as_non_mated():
     with pytest.warns(ExcludedTrialsWarning, match="1 of 3 trials"):
         sm = _sm(
             scores=[[0.9, 0.1, 0.3], [0.2, 0.8, 0.4], [0.5, 0.5, 0.5]],
             trial_ids=["t1", "t2", "t3"],
             trial_speakers=["b", "c", "zz"],
         )
-    assert sm.n_trials == 2 and sm.n_excluded_trials == 1
+    assert sm.n_trials == 2 and sm.n_excluded_trials == 0 and sm.n_other_trials == 1
+    assert sm.complete_rows() is sm  # the 1-to-N trials: its own
+    view = sm.pairwise_view()
+    assert view.n_pairs == 9 and view.tar.tolist() == [0.9, 0.8]
+    assert sorted(view.non.tolist()) == [0.1, 0.2, 0.3, 0.4, 0.5, 0.5, 0.5]
     with pytest.raises(VoxMetricsInputError, match="none of the 2 trials"):
         _sm(trial_speakers=["x", "y"])
 

@@ -102,14 +102,18 @@ def test_kaldi_round_trip_with_utt2spk(small_sm, tmp_path):
     )
 
 
-def test_kaldi_trial_without_target_line_is_excluded(tmp_path):
+def test_kaldi_trial_without_target_line_counts_its_pairs_not_in_1_to_n(tmp_path):
     scores = b"a t1 0.9\nb t1 0.1\na t2 0.2\nb t2 0.8\na t3 0.4\nb t3 0.3\n"
     key = b"a t1 target\nb t1 nontarget\na t2 nontarget\nb t2 target\na t3 nontarget\n"
     with pytest.warns(ExcludedTrialsWarning, match="1 of 3 trials"):
         sm = read_scores(scores, trials=key)
-    assert sm.n_excluded_trials == 1
-    assert sm.trial_ids.tolist() == ["t1", "t2"]
+    assert sm.n_excluded_trials == 0
+    assert sm.trial_ids.tolist() == ["t1", "t2"]  # the 1-to-N trials
     assert sm.trial_speakers.tolist() == ["a", "b"]
+    # every key line counts for the pairwise metrics, as the VoicePrivacy scripts count them
+    assert sm.others.trial_ids.tolist() == ["t3"]
+    view = sm.pairwise_view()
+    assert view.n_pairs == 6 and sorted(view.non.tolist()) == [0.1, 0.2, 0.3, 0.4]
 
 
 def test_kaldi_key_may_be_uppercase_and_crlf():
@@ -151,15 +155,16 @@ def test_blank_lines_and_bom_are_tolerated():
     assert read_scores(csv.encode()).shape == (2, 2)
 
 
-def test_long_csv_with_unenrolled_trial_is_excluded_with_warning():
+def test_long_csv_with_unenrolled_trial_keeps_its_pairs_with_warning():
     csv = (
         "trial_id,trial_speaker,enrol_speaker,score\n"
         "t1,a,a,0.9\nt1,a,b,0.1\nt2,b,a,0.2\nt2,b,b,0.8\nt3,zed,a,0.3\nt3,zed,b,0.4\n"
     )
     with pytest.warns(ExcludedTrialsWarning, match="not enrolled"):
         sm = read_scores(csv.encode(), name="scores.csv")
-    assert sm.n_excluded_trials == 1
+    assert sm.n_excluded_trials == 0
     assert sm.trial_ids.tolist() == ["t1", "t2"]
+    assert sm.others.trial_speakers.tolist() == ["zed"] and sm.pairwise_view().n_pairs == 6
 
 
 # ------------------------------------------------------------------ embeddings round trip

@@ -297,15 +297,26 @@ def test_pairwise_metrics_use_every_listed_pair():
         "n_trials": sm.n_trials,
         "n_enrolled": sm.n_enrolled,
     }
-    # the 1-to-N metrics: no trial is listed against all 12 identities
-    assert r["trials_used"]["one_to_n"] == {
-        "n_trials": 0,
-        "n_enrolled": 0,
-        "reason": NO_COMPLETE_TRIAL,
+    # the 1-to-N metrics: no trial is listed against all 12 identities, but every trial is
+    # listed against the 6 of its sex: ranked there, pooled over the two sexes
+    one = r["trials_used"]["one_to_n"]
+    assert (one["n_trials"], one["n_enrolled"], one["reason"]) == (36, 6, None)
+    assert one["pooled"] == {
+        "by": "sex",
+        "groups": {"F": {"n_trials": 18, "n_enrolled": 6}, "M": {"n_trials": 18, "n_enrolled": 6}},
     }
-    for k in ("linkability", "srd", "srd_model", "lid", "linkability_vs_n"):
+    per_sex = [evaluate(sparse.subset_attribute("sex", v)).to_dict() for v in ("F", "M")]
+    assert r["linkability"] == pytest.approx(np.mean([d["linkability"] for d in per_sex]))
+    assert r["srd"]["mean_d"] == pytest.approx(np.mean([d["srd"]["mean_d"] for d in per_sex]))
+    for k in ("srd_model", "lid"):  # one model per group (of its own N); no calibration here
         assert r[k] is None, k
     json.dumps(r, allow_nan=False)
+    # without the attribute, there is no group to rank within
+    alone = ScoreMatrix.from_arrays(
+        sparse.scores, trial_ids=sparse.trial_ids, trial_speakers=sparse.trial_speakers,
+        enrol_speakers=sparse.enrol_speakers, mask=sparse.mask,
+    )  # fmt: skip
+    assert evaluate(alone).to_dict()["trials_used"]["one_to_n"]["reason"] == NO_COMPLETE_TRIAL
 
 
 def test_one_to_n_metrics_use_the_complete_trials():
@@ -365,7 +376,12 @@ def test_by_sex_equals_each_sex_evaluated_alone(source):
     alone = evaluate(_female_block(sm), cross_calibrate=3).to_dict()
     female = r["by"]["sex"]["F"]
     _same(alone, female, skip=("n_excluded_trials",))
-    assert female["trials_used"]["one_to_n"] == {"n_trials": 18, "n_enrolled": 6, "reason": None}
+    assert female["trials_used"]["one_to_n"] == {
+        "n_trials": 18,
+        "n_enrolled": 6,
+        "reason": None,
+        "left_out": {"speaker_not_enrolled": 0, "not_listed_against_all": 0},
+    }
     assert "by" not in female
     if source == "complete":  # the pooled numbers are the complete path's
         _same(evaluate(sm, cross_calibrate=3).to_dict(), r, skip=("by",))
@@ -516,7 +532,11 @@ def test_study_report_of_a_sparse_condition(tmp_path):
     page = study_report_html(sr)
     assert "block" in page and "holes" in page
     lid = sr.tables()["lid_per_trial.csv"]
-    assert set(lid["condition"]) == {"holes"} and len(lid) == sm.n_trials - 1
+    # block: no trial is listed against all 12, but each against the 6 of its sex: its LID
+    # is pooled over the two sexes (every trial); holes: its complete trials
+    assert set(lid["condition"]) == {"block", "holes"}
+    assert (lid["condition"] == "holes").sum() == sm.n_trials - 1
+    assert (lid["condition"] == "block").sum() == sm.n_trials
     shown, left_out = study.complete_rows()
     assert left_out == ["block"] and shown.get("holes").eval.n_trials == sm.n_trials - 1
     json.dumps(sr.to_dict(), allow_nan=False)
@@ -729,7 +749,8 @@ def test_cli_report_of_a_study_with_sparse_conditions(tmp_path, capsys):
     from voxmetrics.data.studyfile import save_study
 
     sm = _full_matrix()
-    block = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="b.csv")
+    no_sex = _long(sm, _block_mask(sm)).drop(columns="sex")  # no group to rank within
+    block = read_scores(no_sex.to_csv(index=False).encode(), name="b.csv")
     save_study(Study((Condition("block", block), Condition("full", sm))), tmp_path / "s.vxm")
     out = tmp_path / "out"
     code = main(
@@ -871,7 +892,8 @@ def test_the_sparse_replicates_of_a_complete_mask_equal_the_dense_ones():
 
 def test_sparse_list_without_complete_trials_has_pairwise_intervals_only():
     sm = _full_matrix()
-    data = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
+    no_sex = _long(sm, _block_mask(sm)).drop(columns="sex")  # no group to rank within
+    data = read_scores(no_sex.to_csv(index=False).encode(), name="s.csv")
     r = evaluate(data, bootstrap=30, seed=1).to_dict()
     top = r["intervals"]
     for k in ("eer", "eer_rocch", "cllr", "min_cllr"):

@@ -109,9 +109,10 @@ def test_unenrolled_trials_have_only_non_mated_pairs():
     assert ci["d_ece"].estimate == zebra(sm.tar, sm.non).d_ece
 
 
-def test_an_unenrolled_trial_listed_against_everyone_is_still_excluded():
-    # no unlisted cell: as in a complete matrix, the trial is excluded and counted
-    with pytest.warns(ExcludedTrialsWarning, match="listed against every enrolled identity"):
+def test_an_unenrolled_trial_listed_against_everyone_counts_its_pairs():
+    # no unlisted cell: the trial is held apart (its pairs all non-mated), as the challenge's
+    # scripts count every key line; the 1-to-N metrics leave it out
+    with pytest.warns(ExcludedTrialsWarning, match="the 1-to-N metrics leave them out"):
         sm = ScoreMatrix.from_arrays(
             [[0.9, np.nan], [0.2, 0.4], [0.1, 0.7]],
             trial_ids=["t1", "t2", "t3"],
@@ -119,7 +120,16 @@ def test_an_unenrolled_trial_listed_against_everyone_is_still_excluded():
             enrol_speakers=["a", "b"],
             nan_missing=True,
         )
-    assert sm.trial_ids.tolist() == ["t1", "t3"] and sm.n_excluded_trials == 1
+    assert sm.trial_ids.tolist() == ["t1", "t3"] and sm.n_excluded_trials == 0
+    assert sm.others is not None and sm.others.trial_ids.tolist() == ["t2"]
+    view = sm.pairwise_view()
+    assert view.n_pairs == 5 and view.n_trials == 3
+    assert sorted(view.tar.tolist()) == [0.7, 0.9]
+    assert sorted(view.non.tolist()) == [0.1, 0.2, 0.4]
+    r = evaluate(sm).to_dict()
+    assert r["n_pairs"] == 5 and r["n_trials"] == 3
+    assert r["eer"] == pytest.approx(_speechbrain_eer([0.7, 0.9], [0.1, 0.2, 0.4]), abs=1e-7)
+    assert r["trials_used"]["one_to_n"]["left_out"]["speaker_not_enrolled"] == 1
 
 
 def test_a_key_trial_without_target_line_is_its_own_unknown_speaker():

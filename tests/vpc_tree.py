@@ -67,18 +67,23 @@ def write_tree(
     seed: int = 0,
     results: bool = True,
     decimals: int = 2,
+    n_unenrolled: int = 0,
 ) -> Path:
     """A VPC tree under ``root``; ``systems`` maps each suffix to its separation (0 = chance).
 
     Scores are rounded to ``decimals`` so that ties occur (SpeechBrain's rule on ties is tested).
+    ``n_unenrolled`` trial speakers of each gender are not enrolled, as in the challenge's
+    LibriSpeech test set: their trials appear in the key only as non-target lines against
+    every enrolled speaker of that gender.
     """
     systems = {"mcadams": 1.0, "sttts": 0.3} if systems is None else systems
     rng = np.random.default_rng(seed)
     data, exp = root / "data", root / "exp"
     for split in SPLITS:
         for sex in SEXES:
-            spk = speakers(split, sex, n_speakers)
-            utts = [f"{s}-{k:04d}" for s in spk for k in range(n_utts)]
+            trial_spk = speakers(split, sex, n_speakers + n_unenrolled)
+            spk = trial_spk[:n_speakers]  # the enrolled ones
+            utts = [f"{s}-{k:04d}" for s in trial_spk for k in range(n_utts)]
             for suffix in ["", *(f"_{s}" for s in systems)]:
                 enr = data / f"libri_{split}_enrolls{suffix}"
                 enr.mkdir(parents=True, exist_ok=True)
@@ -87,7 +92,7 @@ def write_tree(
                 tri = data / f"libri_{split}_trials_{sex}{suffix}"
                 tri.mkdir(parents=True, exist_ok=True)
                 (tri / "utt2spk").write_text("".join(f"{u} {u.split('-')[0]}\n" for u in utts))
-                (tri / "spk2gender").write_text("".join(f"{s} {sex}\n" for s in spk))
+                (tri / "spk2gender").write_text("".join(f"{s} {sex}\n" for s in trial_spk))
             key = [
                 (e, u, "target" if u.split("-")[0] == e else "nontarget") for u in utts for e in spk
             ]

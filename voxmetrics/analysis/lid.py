@@ -264,15 +264,16 @@ def trial_posterior(condition: Condition, result: LIDResult, index: int) -> NDAr
 
 
 def lid_trials(
-    sm: ScoreMatrix, result: LIDResult, *, ranks: ArrayLike | None = None
+    sm: ScoreMatrix | Sequence[ScoreMatrix], result: LIDResult, *, ranks: ArrayLike | None = None
 ) -> pd.DataFrame:
     """One row per trial of ``sm`` in matrix order, with its LID.
 
     Columns: trial_id, speaker, rank, p_target, lid_bits. ``rank`` is the result's (by raw
     score, ties against the attacker) unless ``ranks`` are given (the report gives the SRD
     ranks of its tie rule). ``sm`` is the matrix ``result`` was computed on (for a sparse
-    trial list: its complete rows). ``lid_bits`` is shown within [-64 bits, log2 N], as every
-    display and export shows LID (:func:`~voxmetrics.metrics.lid.clamp_lid_bits`).
+    trial list: its complete rows; pooled over complete groups: the groups' lists, in order).
+    ``lid_bits`` is shown within [-64 bits, log2 N], as every display and export shows LID
+    (:func:`~voxmetrics.metrics.lid.clamp_lid_bits`).
 
     Examples
     --------
@@ -283,10 +284,11 @@ def lid_trials(
     >>> lid_trials(sm, lid(sm.scores, sm.targets, cal)).round(3).values.tolist()
     [['t1', 'A', 1, 0.881, 0.817], ['t2', 'A', 2, 0.119, -2.069]]
     """
+    lists = [sm] if isinstance(sm, ScoreMatrix) else list(sm)
     return pd.DataFrame(
         {
-            "trial_id": sm.trial_ids,
-            "speaker": sm.trial_speakers,
+            "trial_id": np.concatenate([m.trial_ids for m in lists]),
+            "speaker": np.concatenate([m.trial_speakers for m in lists]),
             "rank": np.asarray(result.rank if ranks is None else ranks, dtype=np.int64),
             "p_target": np.asarray(result.p_target, dtype=np.float64),
             "lid_bits": np.maximum(np.asarray(result.lid, dtype=np.float64), LID_DISPLAY_FLOOR),

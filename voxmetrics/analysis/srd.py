@@ -77,8 +77,12 @@ def condition_fits(
     The CLL fit is the report's own ``srd_model`` (computed with the report); the others are
     ``fit(histogram, loss)``, by default :func:`~voxmetrics.metrics.srd.fit_beta_binomial`
     (the dashboard passes a cached one). ``progress(fraction, message)`` is called before
-    each fit.
+    each fit. None when the ranks were pooled over groups of different N (a VoicePrivacy list,
+    complete per gender: :mod:`voxmetrics.evaluation.one_to_n`), whose histogram no one model
+    describes: each group's own report (``by``) has them.
     """
+    if report.srd_model is None:
+        return ()
     fit = fit or _fit
     fits = []
     for k, loss in enumerate(losses):

@@ -23,7 +23,7 @@ def eer_of(sm: ScoreMatrix) -> float:
 
     Shown beside the verification and ZEBRA numbers (the 1-to-1 view next to each metric).
     """
-    return eer_from_pools(SortedPools.of(sm)).eer
+    return eer_from_pools(SortedPools.of(sm.pairwise_view())).eer
 
 
 def verification_of(
@@ -36,7 +36,7 @@ def verification_of(
 ) -> VerificationResult:
     """The detection costs (minDCF / actDCF), DET and APE curves and d' of ``sm``'s pools."""
     return verification_from_pools(
-        SortedPools.of(sm),  # shared with the other pages' 1-to-1 metrics of this matrix
+        SortedPools.of(sm.pairwise_view()),  # every listed pair, as the condition's report
         p_targets=tuple(p_targets),
         c_miss=c_miss,
         c_fa=c_fa,

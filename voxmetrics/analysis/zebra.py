@@ -44,8 +44,12 @@ Intervals = dict[str, BootstrapInterval]
 
 
 def zebra_of(sm: ScoreMatrix) -> ZebraResult:
-    """:func:`~voxmetrics.metrics.zebra.zebra` of the mated / non-mated pools of ``sm``."""
-    return zebra_from_pools(SortedPools.of(sm))
+    """:func:`~voxmetrics.metrics.zebra.zebra` of the mated / non-mated pools of ``sm``.
+
+    Every listed pair counts (:meth:`~voxmetrics.data.model.ScoreMatrix.pairwise_view`), as in
+    the condition's report; so in every function here.
+    """
+    return zebra_from_pools(SortedPools.of(sm.pairwise_view()))
 
 
 def ece_curves_of(sm: ScoreMatrix, *, scores_are_llrs: bool = False) -> ECECurves:
@@ -54,6 +58,7 @@ def ece_curves_of(sm: ScoreMatrix, *, scores_are_llrs: bool = False) -> ECECurve
     The minimum from the matrix's sorted pools; the actual ECE of LLR scores from its rows
     (a sparse trial list: from its listed pairs).
     """
+    sm = sm.pairwise_view()
     pools = SortedPools.of(sm)
     if sm.mask is not None:
         return ece_curves(sm.tar, sm.non, scores_are_llrs=scores_are_llrs, pools=pools)
@@ -66,7 +71,7 @@ def pav_transform_of(sm: ScoreMatrix) -> PAVTransform:
     :func:`~voxmetrics.metrics.zebra.pav_transform_from_pools`: every score of ``sm`` looked up
     in it gets the LLR of :func:`~voxmetrics.metrics.zebra.pav_transform`.
     """
-    return pav_transform_from_pools(SortedPools.of(sm))
+    return pav_transform_from_pools(SortedPools.of(sm.pairwise_view()))
 
 
 def zebra_intervals(
@@ -76,6 +81,7 @@ def zebra_intervals(
 
     :func:`~voxmetrics.metrics.zebra.zebra_bootstrap` on the matrix's sorted pools.
     """
+    sm = sm.pairwise_view()
     return zebra_bootstrap(
         sm.scores,
         sm.targets,
@@ -119,6 +125,7 @@ def worst_trial(sm: ScoreMatrix, result: ZebraResult, transform: PAVTransform) -
     ``transform`` is :func:`pav_transform_of` (or
     :func:`~voxmetrics.metrics.zebra.pav_transform`) of ``sm``.
     """
+    sm = sm.pairwise_view()  # the pairs of unenrolled speakers too, as ``result`` counts them
     n = sm.n_enrolled
     if sm.mask is not None:  # a sparse trial list: the index counts its listed pairs
         if result.worst_is_mated:

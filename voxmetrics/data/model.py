@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -20,7 +20,17 @@ from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics._lazy import lazy_module
 from voxmetrics._types import Split
-from voxmetrics.data._finite import frozen, known_finite, remember_finite
+from voxmetrics.data._checks import (
+    check_finite,
+    check_labels,
+    check_unique,
+    enrolled_trials,
+    listed_mask,
+    score_array,
+    trial_attributes,
+    unlisted_nan,
+)
+from voxmetrics.data._finite import frozen, remember_finite
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 
@@ -118,13 +128,44 @@ def _labels(values: ArrayLike, name: str, where: str) -> NDArray[np.str_]:
     return arr.astype(str)
 
 
+PHANTOM_IDENTITY = "\x00not enrolled"
+"""Label of the unlisted column :meth:`ScoreMatrix.pairwise_view` adds for the trials of
+speakers who are not enrolled (never a real enrolled speaker's label)."""
+
+
+@dataclass(frozen=True, eq=False)
+class OtherTrials:
+    """Trials of speakers who are not enrolled, listed against every enrolled identity.
+
+    Every listed pair of such a trial is non-mated. The pairwise metrics (EER, ROCCH-EER,
+    Cllr, min Cllr, ZEBRA, DCF) count them, as the VoicePrivacy scripts count every line of a
+    trial key; the 1-to-N metrics leave them out (the attacker has no identity to find). A
+    trial of an unenrolled speaker listed against some enrolled identities only stays in the
+    sparse matrix itself, its own cell unlisted.
+    """
+
+    scores: NDArray[np.floating]
+    """U x N scores against the matrix's enrolled identities (every pair listed)."""
+    trial_ids: NDArray[np.str_]
+    """U trial identifiers."""
+    trial_speakers: NDArray[np.str_]
+    """U speaker labels, none of them enrolled."""
+    attributes: Mapping[str, NDArray[Any]] = field(default_factory=dict)
+    """Per-trial attributes, as the matrix's."""
+
+    @property
+    def n_trials(self) -> int:
+        """U, the number of such trials."""
+        return int(self.scores.shape[0])
+
+
 @dataclass(frozen=True, eq=False)
 class ScoreMatrix:
     """Scores of T trial utterances against N enrolled identities (docs, Methods > Conventions).
 
-    Build with :meth:`from_arrays`, which validates and excludes trials whose speaker is not
-    enrolled (their number is kept in :attr:`n_excluded_trials`); a sparse trial list keeps
-    them for the pairwise metrics (see :meth:`from_arrays`).
+    Build with :meth:`from_arrays`, which validates once. Trials whose speaker is not enrolled
+    count for the pairwise metrics, their pairs all non-mated, and not for the 1-to-N metrics
+    (see :meth:`from_arrays`, :attr:`others` and :meth:`pairwise_view`).
 
     Examples
     --------
@@ -147,14 +188,18 @@ class ScoreMatrix:
     attributes: Mapping[str, NDArray[Any]] = field(default_factory=dict)
     """Optional per-trial attributes (e.g. ``sex``, ``age_group``), each of length T."""
     n_excluded_trials: int = 0
-    """Trials dropped because their speaker is not enrolled (a sparse trial list keeps those
-    with an unlisted pair)."""
+    """Trials a reader dropped from every metric before the matrix was built (0 unless a
+    reader says why)."""
     source: str = ""
     """Where the data came from (file name), for messages."""
     mask: NDArray[np.bool_] | None = None
     """T x N listed pairs of a sparse trial list (True = scored pair), None when every pair is
     scored. Unlisted cells hold NaN in :attr:`scores`. Pairwise metrics use the listed pairs
     (:attr:`tar`, :attr:`non`); the 1-to-N metrics use :meth:`complete_rows`."""
+    others: OtherTrials | None = None
+    """Trials of speakers who are not enrolled, listed against every enrolled identity: their
+    pairs are non-mated pairs of the pairwise metrics (:meth:`pairwise_view`), not trials of
+    the 1-to-N metrics. None when there are none."""
 
     @classmethod
     def from_arrays(
@@ -173,12 +218,13 @@ class ScoreMatrix:
     ) -> ScoreMatrix:
         """Validate arrays and build a :class:`ScoreMatrix`.
 
-        Trials whose speaker is not among ``enrol_speakers`` are excluded and counted (an
-        :class:`~voxmetrics.errors.ExcludedTrialsWarning` is emitted); it is an error only when
-        no trial is left. float32 scores stay float32 (half the memory of a large matrix);
-        anything else becomes float64. With ``copy=False`` the score array is not copied but
-        made read-only in place, together with the array it is a view of (if any): pass it only
-        for an array nothing else will write to.
+        Trials whose speaker is not among ``enrol_speakers`` count for the pairwise metrics,
+        their pairs all non-mated, and are left out of the 1-to-N metrics (an
+        :class:`~voxmetrics.errors.ExcludedTrialsWarning` says how many); it is an error only
+        when no trial has an enrolled speaker. float32 scores stay float32 (half the memory of
+        a large matrix); anything else becomes float64. With ``copy=False`` the score array is
+        not copied but made read-only in place, together with the array it is a view of (if
+        any): pass it only for an array nothing else will write to.
 
         A sparse trial list (not every trial scored against every enrolled identity) gives
         ``mask`` (T x N, True = listed pair) or, with ``nan_missing=True``, NaN for the unlisted
@@ -186,12 +232,12 @@ class ScoreMatrix:
         every pair is dropped (the matrix is complete, :attr:`mask` is None). A trial with no
         listed pair is an error.
 
-        In a sparse trial list every listed pair counts for the pairwise metrics (EER,
-        ROCCH-EER, Cllr, ZEBRA, verification): a trial whose speaker is not enrolled (a Kaldi
-        key trial with non-target lines only, an utt2spk speaker without enrolment) is kept,
-        its listed pairs all non-mated; the 1-to-N metrics leave it out
-        (:meth:`complete_rows`). Only such a trial listed against every enrolled identity is
-        excluded (and counted), as in a complete matrix.
+        Every listed pair counts for the pairwise metrics (EER, ROCCH-EER, Cllr, ZEBRA,
+        verification): a trial whose speaker is not enrolled (a Kaldi key trial with
+        non-target lines only, an utt2spk speaker without enrolment) is kept, its listed pairs
+        all non-mated, and the 1-to-N metrics leave it out (:meth:`complete_rows`). Listed
+        against some enrolled identities only, it stays in the sparse matrix (its own cell
+        unlisted); listed against every one, it goes to :attr:`others`.
 
         Raises
         ------
@@ -200,29 +246,37 @@ class ScoreMatrix:
             enrolled identities, or no trial with an enrolled speaker.
         """
         where = source or "score matrix"
-        s = _score_array(scores, where)
+        s = score_array(scores, where)
         tids = _labels(trial_ids, "trial_ids", where)
         tspk = _labels(trial_speakers, "trial_speakers", where)
         espk = _labels(enrol_speakers, "enrol_speakers", where)
-        _check_labels(s.shape, tids, tspk, espk, where)
-        m = _listed_mask(s, mask, nan_missing, tids, where)
+        check_labels(s.shape, tids, tspk, espk, where)
+        m = listed_mask(s, mask, nan_missing, tids, where)
         if m is not None and m.all():
             m = None
         if m is not None:
-            s, copy = _unlisted_nan(s, m, copy=copy)
-        _check_finite(s, m, tids, espk, where)
-        attrs = _trial_attributes(attributes, s.shape[0], where)
-        enrolled = _enrolled_trials(tspk, espk, where)
+            s, copy = unlisted_nan(s, m, copy=copy)
+        check_finite(s, m, tids, espk, where)
+        attrs = trial_attributes(attributes, s.shape[0], where)
+        enrolled = enrolled_trials(tspk, espk, where)
         if m is not None:  # a sparse list keeps the non-mated pairs of unenrolled speakers
             enrolled = enrolled | ~m.all(axis=1)
         n_out = int((~enrolled).sum())
+        others = None
         if n_out:
             warnings.warn(
-                f"{where}: {n_out} of {tids.size} trials have a speaker who is not enrolled"
-                + (" and are listed against every enrolled identity" if m is not None else "")
-                + "; they are excluded from every metric.",
+                f"{where}: {n_out} of {tids.size} trials have a speaker who is not enrolled; "
+                "their pairs count as non-mated pairs of the pairwise metrics (EER, Cllr, "
+                "ZEBRA, DCF), and the 1-to-N metrics leave them out.",
                 ExcludedTrialsWarning,
                 stacklevel=2,
+            )
+            out = ~enrolled
+            others = OtherTrials(
+                scores=_readonly(s[out]),
+                trial_ids=_readonly(tids[out]),
+                trial_speakers=_readonly(tspk[out]),
+                attributes={k: _readonly(v[out]) for k, v in attrs.items()},
             )
             s, tids, tspk = s[enrolled], tids[enrolled], tspk[enrolled]
             attrs = {k: v[enrolled] for k, v in attrs.items()}
@@ -238,8 +292,9 @@ class ScoreMatrix:
             trial_speakers=_readonly(tspk),
             enrol_speakers=_readonly(espk),
             attributes={k: _readonly(v) for k, v in attrs.items()},
-            n_excluded_trials=int(n_excluded_trials) + n_out,
+            n_excluded_trials=int(n_excluded_trials),
             source=source,
+            others=others,
         )
         if m is not None:
             sm._check_both_kinds_listed(where)
@@ -307,6 +362,101 @@ class ScoreMatrix:
     def is_complete(self) -> bool:
         """Whether every trial is scored against every enrolled identity (no :attr:`mask`)."""
         return self.mask is None
+
+    @property
+    def all_trial_speakers(self) -> NDArray[np.str_]:
+        """The speakers of every trial, those of :attr:`others` too (after the matrix's own)."""
+        if self.others is None:
+            return self.trial_speakers
+        return np.concatenate([self.trial_speakers, self.others.trial_speakers])
+
+    @property
+    def n_other_trials(self) -> int:
+        """Trials of unenrolled speakers held in :attr:`others` (0 when there are none)."""
+        return 0 if self.others is None else self.others.n_trials
+
+    def pairwise_view(self) -> ScoreMatrix:
+        """Every listed pair, as the pairwise metrics (and their bootstrap) count them.
+
+        The matrix itself without :attr:`others`; with them, a sparse matrix of its trials and
+        theirs (after its own), with one more column, :data:`PHANTOM_IDENTITY`, never listed:
+        the own column of the others' trials, so that each of their pairs is non-mated. Not a
+        matrix for the 1-to-N metrics (:meth:`complete_rows` of the matrix itself is).
+
+        Examples
+        --------
+        >>> sm = ScoreMatrix.from_arrays(
+        ...     [[0.9, 0.1], [0.2, 0.8], [0.7, 0.6]], trial_ids=["t1", "t2", "t3"],
+        ...     trial_speakers=["a", "b", "x"], enrol_speakers=["a", "b"])
+        >>> v = sm.pairwise_view()
+        >>> v.n_pairs, v.tar.tolist(), sorted(v.non.tolist())
+        (6, [0.9, 0.8], [0.1, 0.2, 0.6, 0.7])
+        """
+        if self.others is None:
+            return self
+        o = self.others
+        n_main, n = self.shape
+        dtype = np.result_type(self.scores.dtype, o.scores.dtype)
+        scores = np.full((n_main + o.n_trials, n + 1), np.nan, dtype=dtype)
+        scores[:n_main, :n] = self.scores
+        scores[n_main:, :n] = o.scores
+        mask = np.zeros(scores.shape, dtype=bool)
+        mask[:n_main, :n] = True if self.mask is None else self.mask
+        mask[n_main:, :n] = True
+        return ScoreMatrix(
+            scores=_readonly(scores, copy=False),
+            trial_ids=_readonly(np.concatenate([self.trial_ids, o.trial_ids])),
+            trial_speakers=_readonly(np.concatenate([self.trial_speakers, o.trial_speakers])),
+            enrol_speakers=_readonly(np.append(self.enrol_speakers, PHANTOM_IDENTITY)),
+            attributes={
+                k: _readonly(np.concatenate([v, o.attributes[k]]))
+                for k, v in self.attributes.items()
+                if k in o.attributes
+            },
+            n_excluded_trials=self.n_excluded_trials,
+            source=self.source,
+            mask=_readonly(mask, copy=False),
+        )
+
+    def without_others(self) -> ScoreMatrix:
+        """The matrix with the trials of unenrolled speakers left out of every metric.
+
+        As the blockwise (Dask) evaluation reads a matrix: their number is added to
+        :attr:`n_excluded_trials`.
+        """
+        if self.others is None:
+            return self
+        return replace(
+            self, others=None, n_excluded_trials=self.n_excluded_trials + self.n_other_trials
+        )
+
+    def _stacked(self) -> dict[str, Any]:
+        """The arguments of :meth:`from_arrays` holding the matrix's trials and its others'."""
+        args: dict[str, Any] = {
+            "enrol_speakers": self.enrol_speakers,
+            "n_excluded_trials": self.n_excluded_trials,
+            "source": self.source,
+        }
+        if self.others is None:
+            args.update(
+                scores=self.scores, trial_ids=self.trial_ids, trial_speakers=self.trial_speakers,
+                attributes=dict(self.attributes), mask=self.mask,
+            )  # fmt: skip
+            return args
+        o = self.others
+        mask = None
+        if self.mask is not None:
+            mask = np.concatenate([self.mask, np.ones(o.scores.shape, dtype=bool)])
+        args.update(
+            scores=np.concatenate([self.scores, o.scores]),
+            trial_ids=np.concatenate([self.trial_ids, o.trial_ids]),
+            trial_speakers=np.concatenate([self.trial_speakers, o.trial_speakers]),
+            attributes={
+                k: np.concatenate([v, o.attributes[k]]) for k, v in self.attributes.items()
+            },
+            mask=mask,
+        )
+        return args
 
     @property
     def n_pairs(self) -> int:
@@ -407,28 +557,21 @@ class ScoreMatrix:
                 f"{where}: {key} '{keys[keys.duplicated()].iloc[0]}' is listed twice; give each "
                 f"{key} one row."
             )
-        wanted = self.trial_ids if key == "trial_id" else self.trial_speakers
+        args = self._stacked()  # every trial, those of unenrolled speakers too
+        wanted = args["trial_ids"] if key == "trial_id" else args["trial_speakers"]
         pos = pd.Index(keys).get_indexer(wanted)
         if (pos < 0).any():
             i = int(np.argmax(pos < 0))
             raise VoxMetricsInputError(
                 f"{where}: {int((pos < 0).sum())} trial(s) are not covered, e.g. trial "
-                f"'{self.trial_ids[i]}' ({key} '{wanted[i]}'); add a row for every {key}."
+                f"'{args['trial_ids'][i]}' ({key} '{wanted[i]}'); add a row for every {key}."
             )
-        attrs = dict(self.attributes)
+        attrs = args["attributes"]
         for c in columns:
             attrs[str(c)] = table[c].to_numpy()[pos]
-        return ScoreMatrix.from_arrays(
-            self.scores,
-            trial_ids=self.trial_ids,
-            trial_speakers=self.trial_speakers,
-            enrol_speakers=self.enrol_speakers,
-            attributes=attrs,
-            source=self.source,
-            n_excluded_trials=self.n_excluded_trials,
-            copy=False,
-            mask=self.mask,
-        )
+        with warnings.catch_warnings():  # said when the matrix was built
+            warnings.simplefilter("ignore", ExcludedTrialsWarning)
+            return ScoreMatrix.from_arrays(**args, copy=False)
 
     def attribute_values(self, attr: str) -> list[str]:
         """The distinct values (as text, sorted) of a per-trial attribute.
@@ -444,7 +587,10 @@ class ScoreMatrix:
                 f"{self.source or 'score matrix'}: no per-trial attribute '{attr}' to split by "
                 f"(attributes: {have}); add it as a column of the scores (NPZ: attr_{attr})."
             )
-        return sorted(set(self.attributes[attr].astype(str).tolist()))
+        values = set(self.attributes[attr].astype(str).tolist())
+        if self.others is not None and attr in self.others.attributes:
+            values |= set(self.others.attributes[attr].astype(str).tolist())
+        return sorted(values)
 
     def subset_attribute(self, attr: str, value: str) -> ScoreMatrix:
         """The trials whose attribute ``attr`` is ``value``, with their own enrolled identities.
@@ -476,32 +622,32 @@ class ScoreMatrix:
                 f"{where}: no trial has {attr} = '{value}' (values: {', '.join(values)}); pick "
                 "one of these."
             )
-        rows = self.attributes[attr].astype(str) == value
-        cols = (
-            np.ones(self.n_enrolled, dtype=bool)
-            if self.mask is None
-            else (self.mask[rows].any(axis=0))
-        )
-        own = self.trial_enrolled  # an unenrolled trial's column is not its speaker's
+        args = self._stacked()  # the trials of unenrolled speakers too
+        rows = args["attributes"][attr].astype(str) == value
+        mask = args["mask"]
+        cols = np.ones(self.n_enrolled, dtype=bool) if mask is None else mask[rows].any(axis=0)
+        n_other = self.n_other_trials
+        own = np.concatenate([self.trial_enrolled, np.zeros(n_other, dtype=bool)])
+        targets = np.concatenate([self.targets, np.zeros(n_other, dtype=np.intp)])
         has_trials = np.zeros(self.n_enrolled, dtype=bool)
-        has_trials[self.targets[own]] = True
+        has_trials[targets[own]] = True  # an unenrolled trial's column is not its speaker's
         inside = np.zeros(self.n_enrolled, dtype=bool)
-        inside[self.targets[rows & own]] = True
+        inside[targets[rows & own]] = True
         cols &= inside | ~has_trials
         if cols.sum() < 2:
             raise VoxMetricsInputError(
                 f"{where}: the subset {attr} = '{value}' has {int(cols.sum())} enrolled identity; "
                 "a 1-to-N search needs at least 2."
             )
-        sub_mask = None if self.mask is None else self.mask[np.ix_(rows, cols)]
+        sub_mask = None if mask is None else mask[np.ix_(rows, cols)]
         keep = np.ones(int(rows.sum()), dtype=bool) if sub_mask is None else sub_mask.any(axis=1)
         rows[rows] = keep  # trials listed only against identities of other subsets drop out
         return ScoreMatrix.from_arrays(
-            self.scores[np.ix_(rows, cols)],
-            trial_ids=self.trial_ids[rows],
-            trial_speakers=self.trial_speakers[rows],
+            args["scores"][np.ix_(rows, cols)],
+            trial_ids=args["trial_ids"][rows],
+            trial_speakers=args["trial_speakers"][rows],
             enrol_speakers=self.enrol_speakers[cols],
-            attributes={k: v[rows] for k, v in self.attributes.items()},
+            attributes={k: v[rows] for k, v in args["attributes"].items()},
             source=f"{where} [{attr}={value}]",
             copy=False,
             mask=None if sub_mask is None else sub_mask[keep],
@@ -522,6 +668,17 @@ class ScoreMatrix:
         if self.mask is not None:
             h.update(b"mask")
             h.update(np.packbits(self.mask).tobytes())
+        if self.others is not None:  # the pairs of trials of unenrolled speakers
+            o = self.others
+            h.update(b"others")
+            h.update(np.asarray(o.scores.shape, dtype=np.int64).tobytes())
+            h.update(memoryview(np.ascontiguousarray(o.scores)).cast("B"))
+            for labels in (o.trial_ids, o.trial_speakers):
+                h.update("\x1f".join(labels.tolist()).encode())
+                h.update(b"\x1e")
+            for k in sorted(o.attributes):
+                h.update(k.encode())
+                h.update("\x1f".join(map(str, o.attributes[k].tolist())).encode())
         return h.hexdigest()
 
     def subset_trials(self, mask: ArrayLike) -> ScoreMatrix:
@@ -539,27 +696,51 @@ class ScoreMatrix:
             attributes={k: _readonly(v[m]) for k, v in self.attributes.items()},
             n_excluded_trials=self.n_excluded_trials,
             source=self.source,
+            others=self.others,
         )
 
     def to_long_frame(self) -> pd.DataFrame:
-        """Long format: one row per listed (trial, enrolled identity) pair, as in a long CSV."""
-        t, n = self.shape
+        """Long format: one row per listed (trial, enrolled identity) pair, as in a long CSV.
+
+        The trials of unenrolled speakers (:attr:`others`) come after the matrix's own.
+        """
+        args = self._stacked()
+        t, n = args["scores"].shape
         df = pd.DataFrame(
             {
-                "trial_id": np.repeat(self.trial_ids, n),
-                "trial_speaker": np.repeat(self.trial_speakers, n),
+                "trial_id": np.repeat(args["trial_ids"], n),
+                "trial_speaker": np.repeat(args["trial_speakers"], n),
                 "enrol_speaker": np.tile(self.enrol_speakers, t),
-                "score": self.scores.ravel(),
+                "score": args["scores"].ravel(),
             }
         )
-        for k, v in self.attributes.items():
+        for k, v in args["attributes"].items():
             df[k] = np.repeat(v, n)
-        if self.mask is not None:
-            df = df.loc[self.mask.ravel()].reset_index(drop=True)
+        if args["mask"] is not None:
+            df = df.loc[args["mask"].ravel()].reset_index(drop=True)
         return df
 
     def equals(self, other: ScoreMatrix, *, atol: float = 0.0) -> bool:
         """Same trials, identities, attributes and scores (up to row and column order)."""
+        if self.n_other_trials != other.n_other_trials or not self._equal_rows(other, atol):
+            return False
+        if self.others is None or other.others is None:
+            return True
+        a, b = (
+            ScoreMatrix(  # no check: the rows of their others, against the same identities
+                scores=m.others.scores,
+                trial_ids=m.others.trial_ids,
+                trial_speakers=m.others.trial_speakers,
+                enrol_speakers=m.enrol_speakers,
+                attributes=m.others.attributes,
+            )
+            for m in (self, other)
+            if m.others is not None
+        )
+        return a._equal_rows(b, atol)
+
+    def _equal_rows(self, other: ScoreMatrix, atol: float) -> bool:
+        """:meth:`equals` of two matrices without :attr:`others`."""
         if self.shape != other.shape:
             return False
         ri, rj = np.argsort(self.trial_ids), np.argsort(self.enrol_speakers)
@@ -584,168 +765,6 @@ class ScoreMatrix:
                 return False
             a, b = a[ma], b[mb]
         return bool(np.allclose(a, b, rtol=0.0, atol=atol))
-
-
-_RESERVED_ATTRIBUTES = ("trial_id", "trial_speaker", "enrol_speaker", "score")
-
-
-def _listed_mask(
-    s: np.ndarray, mask: ArrayLike | None, nan_missing: bool, tids: np.ndarray, where: str
-) -> NDArray[np.bool_] | None:
-    """The T x N listed pairs of a sparse matrix (``mask`` or NaN cells), None when complete."""
-    if mask is None:
-        # a finite float64 sum: no NaN, so no T x N mask for a complete matrix
-        if not nan_missing or known_finite(s) or np.isfinite(s.sum(dtype=np.float64)):
-            return None
-        m = ~np.isnan(s)
-    else:
-        m = np.asarray(mask)
-        if m.dtype != bool:
-            raise VoxMetricsInputError(
-                f"{where}: the mask has dtype {m.dtype}; it must be boolean (True = listed pair)."
-            )
-        if m.shape != s.shape:
-            raise VoxMetricsInputError(
-                f"{where}: shape mismatch: the mask is {m.shape} but the scores are {s.shape}; "
-                "give one True / False per (trial, enrolled) pair."
-            )
-    empty = ~m.any(axis=1)
-    if empty.any():
-        raise VoxMetricsInputError(
-            f"{where}: {int(empty.sum())} trial(s) have no listed pair (first: "
-            f"'{tids[int(np.argmax(empty))]}'); list at least one pair per trial or remove it."
-        )
-    return m
-
-
-def _check_unique(labels: np.ndarray, what: str, where: str) -> None:
-    uniq, counts = np.unique(labels, return_counts=True)
-    if (counts > 1).any():
-        dup = uniq[counts > 1]
-        raise VoxMetricsInputError(
-            f"{where}: {dup.size} duplicate {what} label(s) (e.g. '{dup[0]}' appears "
-            f"{counts[counts > 1][0]} times); each {what} must appear once."
-        )
-
-
-def _score_array(scores: ArrayLike, where: str) -> np.ndarray:
-    """The scores as a 2-D float32 (kept) or float64 array."""
-    try:
-        s = np.asarray(scores)
-        if s.dtype not in (np.float32, np.float64):
-            s = s.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise VoxMetricsInputError(
-            f"{where}: scores are not numeric ({exc}); give one number per (trial, enrolled) pair."
-        ) from None
-    if s.ndim != 2:
-        raise VoxMetricsInputError(
-            f"{where}: scores must be a 2-D array (trials x enrolled), got shape {s.shape}."
-        )
-    return s
-
-
-def _check_labels(
-    shape: tuple[int, ...],
-    tids: np.ndarray,
-    tspk: np.ndarray,
-    espk: np.ndarray,
-    where: str,
-) -> None:
-    """One trial id and speaker per row, one unique label per column, two columns or more."""
-    t, n = shape
-    if tids.size != t or tspk.size != t:
-        raise VoxMetricsInputError(
-            f"{where}: shape mismatch: scores have {t} rows (trials) but there are "
-            f"{tids.size} trial ids and {tspk.size} trial speakers; give one id and one "
-            "speaker per row."
-        )
-    if espk.size != n:
-        raise VoxMetricsInputError(
-            f"{where}: shape mismatch: scores have {n} columns (enrolled identities) but "
-            f"there are {espk.size} enrolled speaker labels; give one label per column."
-        )
-    if n < 2:
-        raise VoxMetricsInputError(
-            f"{where}: only {n} enrolled identity; a 1-to-N search needs at least 2 enrolled "
-            "speakers."
-        )
-    _check_unique(espk, "enrolled speaker", where)
-    _check_unique(tids, "trial id", where)
-
-
-def _unlisted_nan(s: np.ndarray, m: np.ndarray, *, copy: bool) -> tuple[np.ndarray, bool]:
-    """The scores with NaN in the unlisted cells, and whether they still need a copy.
-
-    Without ``copy`` a writeable array is changed in place (no second T x N array);
-    otherwise the result is a fresh array, which needs no further copy.
-    """
-    if not copy and s.flags.writeable:
-        np.copyto(s, s.dtype.type(np.nan), where=~m)
-        return s, copy
-    return np.where(m, s, s.dtype.type(np.nan)), False
-
-
-def _check_finite(
-    s: np.ndarray, m: np.ndarray | None, tids: np.ndarray, espk: np.ndarray, where: str
-) -> None:
-    """Every listed score (every score of a complete matrix) is finite."""
-    if m is not None:
-        bad = m & ~np.isfinite(s)
-        if bad.any():
-            i, j = np.argwhere(bad)[0]
-            raise VoxMetricsInputError(
-                f"{where}: {int(bad.sum())} listed score(s) are NaN or infinite (first: "
-                f"trial '{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every listed score "
-                "must be a finite number."
-            )
-    # the float64 sum is finite iff every score is (no T x N mask for a clean matrix); a
-    # read-only matrix a reader found finite is not summed again
-    elif known_finite(s):
-        return
-    elif not np.isfinite(s.sum(dtype=np.float64)) and not np.isfinite(s).all():
-        bad = ~np.isfinite(s)
-        i, j = np.argwhere(bad)[0]
-        raise VoxMetricsInputError(
-            f"{where}: {int(bad.sum())} score(s) are NaN or infinite (first: trial "
-            f"'{tids[i]}', enrolled '{espk[j]}' = {s[i, j]}); every score must be a finite "
-            "number."
-        )
-
-
-def _trial_attributes(
-    attributes: Mapping[str, ArrayLike] | None, t: int, where: str
-) -> dict[str, np.ndarray]:
-    """The per-trial attributes as arrays of length ``t`` (text as str)."""
-    attrs: dict[str, np.ndarray] = {}
-    for name, values in (attributes or {}).items():
-        if name in _RESERVED_ATTRIBUTES:
-            raise VoxMetricsInputError(
-                f"{where}: an attribute cannot be called '{name}', which is a column of the "
-                "score format; rename it."
-            )
-        a = np.asarray(values)
-        if a.dtype.kind == "O":  # text as str, so nothing downstream pickles objects
-            a = np.array(["" if v is None else str(v) for v in a.tolist()], dtype=str)
-        if a.shape != (t,):
-            raise VoxMetricsInputError(
-                f"{where}: attribute '{name}' has shape {a.shape}; it needs one value per "
-                f"trial ({t})."
-            )
-        attrs[str(name)] = a
-    return attrs
-
-
-def _enrolled_trials(tspk: np.ndarray, espk: np.ndarray, where: str) -> NDArray[np.bool_]:
-    """Which trials have an enrolled speaker (an error when none has)."""
-    enrolled = np.isin(tspk, espk)
-    if not enrolled.any():
-        raise VoxMetricsInputError(
-            f"{where}: none of the {tspk.size} trials has an enrolled speaker, so there is "
-            "nothing to evaluate; check that trial speakers and enrolled speakers use the same "
-            "labels."
-        )
-    return enrolled
 
 
 META_COLUMNS = ("utt_id", "speaker", "role", "split")
@@ -828,7 +847,7 @@ class EmbeddingSet:
                     f"{where}: metadata row {row + 1} (first data row = 1) has {col} "
                     f"'{meta[col].iloc[row]}'; use one of {', '.join(sorted(allowed))}."
                 )
-        _check_unique(meta["utt_id"].to_numpy(), "utt_id", where)
+        check_unique(meta["utt_id"].to_numpy(), "utt_id", where)
         bad = ~np.isfinite(e).all(axis=1)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])

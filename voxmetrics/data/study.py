@@ -27,10 +27,12 @@ __all__ = ["Condition", "Study", "StudySettings", "check_disjoint_speakers"]
 
 def check_disjoint_speakers(dev: ScoreMatrix, eval: ScoreMatrix) -> None:
     """Raise unless dev and eval share no speaker (docs, Methods > Conventions, dev / eval)."""
-    shared = np.intersect1d(
-        np.union1d(dev.trial_speakers, dev.enrol_speakers),
-        np.union1d(eval.trial_speakers, eval.enrol_speakers),
-    )
+
+    def speakers(sm: ScoreMatrix) -> np.ndarray:  # the trials of unenrolled speakers too
+        trials = getattr(sm, "all_trial_speakers", sm.trial_speakers)
+        return np.union1d(trials, sm.enrol_speakers)
+
+    shared = np.intersect1d(speakers(dev), speakers(eval))
     if shared.size:
         raise VoxMetricsInputError(
             f"dev ({dev.source or 'dev set'}) and eval ({eval.source or 'eval set'}) share "

@@ -123,6 +123,7 @@ def score_histogram(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram:
     """
     if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
         raise VoxMetricsInputError(f"`bins` must be a positive integer, got {bins!r}.")
+    sm = sm.pairwise_view()  # every listed pair, those of unenrolled speakers too
     scores = sm.scores
     if sm.mask is None:
         lo, hi = float(scores.min()), float(scores.max())

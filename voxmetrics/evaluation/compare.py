@@ -256,8 +256,8 @@ def compare_conditions(
     (0.0, True, True)
     """
     check_ties(ties)
-    spk_a = set(map(str, a.eval.trial_speakers))
-    spk_b = set(map(str, b.eval.trial_speakers))
+    spk_a = set(map(str, a.eval.all_trial_speakers))
+    spk_b = set(map(str, b.eval.all_trial_speakers))
     if not spk_a & spk_b:
         raise VoxMetricsInputError(
             f"conditions {a.name!r} and {b.name!r} share no trial speaker; a paired comparison "
@@ -310,7 +310,7 @@ def _replicates(
     """
     if report is not None and report.replicates is not None:
         own = report.replicates
-        trial_speakers = np.unique(np.asarray(cond.eval.trial_speakers).astype(str))
+        trial_speakers = np.unique(np.asarray(cond.eval.all_trial_speakers).astype(str))
         sizes = {int(r.size) for r in own.reps.values()}
         if (
             report.ties == ties

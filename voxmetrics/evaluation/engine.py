@@ -20,9 +20,18 @@ from typing import TYPE_CHECKING, Any
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, warnings_of
+from voxmetrics.evaluation.one_to_n import (
+    OneToN,
+    check_group_calibration,
+    complete_groups,
+    dev_groups,
+    one_to_n_of,
+    pooled,
+)
 from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions, check_parts
 from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport, Progress
 from voxmetrics.evaluation.steps import (
+    Groups,
     Products,
     assemble,
     baseline_of,
@@ -31,18 +40,17 @@ from voxmetrics.evaluation.steps import (
 )
 from voxmetrics.metrics.baseline import BaselineResult, matrix_cllr_sums, pairs_cllr_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
-from voxmetrics.metrics.chance import ChanceLevels, chance_levels, lid_with_chance
 from voxmetrics.metrics.embedding_intervals import singling_out_interval
-from voxmetrics.metrics.legal import LinkabilityRule, link_rank_ties
-from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_cross_calibrated
+from voxmetrics.metrics.legal import LinkabilityRule
+from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools, Ties
-from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.uncertainty import (
     REPLICATE_FAMILIES,
     ConditionReplicates,
     SpeakerDraws,
     condition_replicates,
+    grouped_replicates,
 )
 
 if TYPE_CHECKING:  # SBLS needs scikit-learn, imported only when SBLS is computed
@@ -215,26 +223,46 @@ def _bootstrap(
 
     A sparse trial list gives its pairwise numbers the listed pairs of the resampled trials
     and its 1-to-N numbers the resampled complete trials ``full`` (none: those stay null, as
-    their values).
+    their values). The trials of unenrolled speakers are resampled with the others: their
+    pairs are pairs of the pairwise numbers (:meth:`ScoreMatrix.pairwise_view`).
     """
-    draws = SpeakerDraws.draw(eval.trial_speakers, n_boot=options.bootstrap, seed=options.seed)
+    pairwise = eval.pairwise_view()
+    draws = SpeakerDraws.draw(pairwise.trial_speakers, n_boot=options.bootstrap, seed=options.seed)
     ranks = None
     if products.ranks is not None and products.ranks_attacker is not None:
         ranks = (products.ranks_attacker, products.ranks)
     elif products.ranks_attacker is not None:  # linkability without SRD: its ranks only
         ranks = (products.ranks_attacker, products.ranks_attacker)
-    return replicate_condition(
-        eval,
+    families = [f for f in REPLICATE_FAMILIES if f in parts]
+    step_to = lambda f, message: step(0.3 + 0.65 * f, message)  # noqa: E731
+    if products.groups is None:
+        return replicate_condition(
+            pairwise, draws, products.lid, base, ties=options.ties, pools=products.pools,
+            complete=full, linkability_rule=options.linkability_rule, ranks=ranks,
+            families=families, progress=step_to,
+        )  # fmt: skip
+    # pooled over complete groups: the pairwise numbers of every listed pair, the 1-to-N ones
+    # of each group's trials, pooled (the same draws)
+    pooled = replicate_condition(
+        pairwise, draws, None, base, ties=options.ties, pools=products.pools,
+        families=[f for f in families if f in ("pairwise", "zebra")], progress=step_to,
+    )  # fmt: skip
+    groups = products.groups[1]
+    one = grouped_replicates(
+        [
+            (g.link_ranks, g.srd_ranks, g.n_enrolled, g.trial_speakers,
+             None if g.lid is None or products.lid is None else g.lid.lid)
+            for g in groups
+        ],
         draws,
-        products.lid,
-        base,
-        ties=options.ties,
-        pools=products.pools,
-        complete=full,
-        linkability_rule=options.linkability_rule,
-        ranks=ranks,
-        families=[f for f in REPLICATE_FAMILIES if f in parts],
-        progress=lambda f, message: step(0.3 + 0.65 * f, message),
+        families=[f for f in families if f in ("linkability", "srd", "lid")],
+    )  # fmt: skip
+    return ConditionReplicates(
+        {**pooled.estimates, **one.estimates},
+        {**pooled.reps, **one.reps},
+        one.curve_n,
+        one.curve,
+        one.curve_reps,
     )
 
 
@@ -255,92 +283,99 @@ def condition_products(
 
     Everything :func:`evaluate` derives the numbers of ``parts`` from but singling out (the
     pools, the Cllr sums, the target ranks under both rules, LID and the chance levels); the
-    complete trials are None when there are none. One sort of the pooled scores for every
-    1-to-1 metric, on its own thread while the 1-to-N metrics run (the sort takes one core,
-    the row blocks the others).
+    complete trials are None when there are none (or when the 1-to-N products are pooled over
+    complete groups, :mod:`voxmetrics.evaluation.one_to_n`). One sort of the pooled scores for
+    every 1-to-1 metric, on its own thread while the 1-to-N metrics run (the sort takes one
+    core, the row blocks the others).
     """
     one_to_n = {"linkability", "srd", "lid"} & set(parts)
+    pairwise = eval.pairwise_view()  # every listed pair, those of unenrolled speakers too
     with ThreadPoolExecutor(1, thread_name_prefix="voxmetrics-pools") as background:
-        sorting = background.submit(SortedPools.of, eval)
+        sorting = background.submit(SortedPools.of, pairwise)
         full = eval.complete_rows()  # the trials of the 1-to-N metrics (eval itself if complete)
-        dev_full = None
-        if dev is not None and "lid" in parts:
-            dev_full = dev.complete_rows()
-            if dev_full is None:  # e.g. female and male VoicePrivacy lists joined: per sex
-                warnings.warn(
-                    "the dev set has no trial listed against every enrolled identity, so "
-                    "LID cannot be calibrated on it and is left out; evaluate "
-                    "each subset whose dev trials are complete (e.g. --by sex) or give a dev "
-                    "set with complete trials.",
-                    DegenerateDataWarning,
-                    stacklevel=3,
-                )
-        lid_result = chance = None
-        ranks = ranks_attacker = None
-        if full is not None and one_to_n:
-            if {"srd", "lid"} & one_to_n:  # LID and the chance levels of the 1-to-N metrics
-                lid_result, chance = _lid_and_chance(full, dev_full, options, "lid" in parts)
-            # the linkability ranks follow the linkability rule, the SRD ranks the tie rule
-            link_ties = link_rank_ties(options.linkability_rule)
-            if "linkability" in one_to_n:
-                ranks_attacker = target_ranks(full.scores, full.targets, ties=link_ties)
-            if "srd" in one_to_n:
-                ranks = (
-                    ranks_attacker.copy()
-                    if options.ties == link_ties and ranks_attacker is not None
-                    else target_ranks(full.scores, full.targets, ties=options.ties)
-                )
+        one, groups = _one_to_n(eval, full, dev, options, parts) if one_to_n else (None, None)
         sums = None
         if "pairwise" in parts:
-            if eval.is_complete:
-                sums = matrix_cllr_sums(eval.scores, eval.targets)
+            if pairwise.is_complete:
+                sums = matrix_cllr_sums(pairwise.scores, pairwise.targets)
             else:
-                sums = pairs_cllr_sums(eval.tar, eval.non)
+                sums = pairs_cllr_sums(pairwise.tar, pairwise.non)
         pools = sorting.result()
     products = Products(
         pools=pools,
         cllr_sums=sums,
-        n_trials=eval.n_trials,
+        n_trials=pairwise.n_trials,
         n_enrolled=eval.n_enrolled,
-        n_pairs=eval.n_pairs,
+        n_pairs=pairwise.n_pairs,
         n_excluded_trials=eval.n_excluded_trials,
-        ranks=ranks,
-        ranks_attacker=ranks_attacker,
-        one_to_n_enrolled=0 if full is None else full.n_enrolled,
-        one_to_n_trials=0 if full is None else full.n_trials,
-        lid=lid_result,
-        chance=chance,
+        n_unenrolled_trials=int((~eval.trial_enrolled).sum()) + eval.n_other_trials,
+        ranks=None if one is None else one.srd_ranks,
+        ranks_attacker=None if one is None else one.link_ranks,
+        one_to_n_enrolled=_one_to_n_enrolled(full, one, groups),
+        one_to_n_trials=_one_to_n_trials(full, one, groups),
+        lid=None if one is None else one.lid,
+        chance=None if one is None else one.chance,
+        groups=groups,
     )
-    return products, full
+    return products, None if groups is not None else full
 
 
-def _lid_and_chance(
-    full: ScoreMatrix, dev: ScoreMatrix | None, options: EvaluationOptions, with_lid: bool
-) -> tuple[LIDResult | None, ChanceLevels]:
-    """LID of the complete trials (``with_lid``) and the chance levels of the 1-to-N metrics.
+def _one_to_n_enrolled(full: ScoreMatrix | None, one: OneToN | None, groups: Groups | None) -> int:
+    if groups is not None and one is not None:
+        return one.n_enrolled
+    return 0 if full is None else full.n_enrolled
 
-    Calibrated on ``dev`` (complete trials), else cross-calibrated with
-    ``options.cross_calibrate`` folds, else none. With ``dev`` LID and its chance levels share
-    one pass over the rows (:func:`~voxmetrics.metrics.chance.lid_with_chance`); otherwise
-    the chance levels use the cross-calibrated calibration, or have no LID part without one.
-    ``seed`` draws the folds and the chance levels' identities; ``ties`` is the SRD ranks'.
-    """
-    seed, ties = options.seed, options.ties
-    if with_lid and dev is not None:
-        cal = calibrate_lid(dev.scores, dev.targets, variant=options.lid_variant)
-        return lid_with_chance(full.scores, full.targets, cal, seed=seed, ties=ties)
-    result = None
-    if with_lid and options.cross_calibrate:
-        result = lid_cross_calibrated(
-            full.scores,
-            full.targets,
-            full.trial_speakers,
-            k=options.cross_calibrate,
-            variant=options.lid_variant,
-            seed=seed,
+
+def _one_to_n_trials(full: ScoreMatrix | None, one: OneToN | None, groups: Groups | None) -> int:
+    if groups is not None and one is not None:
+        return one.n_trials
+    return 0 if full is None else full.n_trials
+
+
+def _one_to_n(
+    eval: ScoreMatrix,
+    full: ScoreMatrix | None,
+    dev: ScoreMatrix | None,
+    options: EvaluationOptions,
+    parts: Collection[str],
+) -> tuple[OneToN | None, Groups | None]:
+    """The 1-to-N products: of the complete trials, or pooled over complete groups."""
+    found = complete_groups(eval)
+    if found is not None:  # e.g. a VoicePrivacy list: complete per gender
+        attr, lists = found
+        devs = dev_groups(dev, attr, list(lists)) if "lid" in parts else dict.fromkeys(lists)
+        if "lid" in parts and dev is not None:
+            check_group_calibration(lists, devs, with_lid=True)
+        each = tuple(
+            one_to_n_of(sub, devs[value], options, parts, label=value)
+            for value, sub in lists.items()
         )
-    calibration = None if result is None else result.calibration
-    return result, chance_levels(full.scores, calibration=calibration, seed=seed, ties=ties)
+        return pooled(each, attr), (attr, each)
+    if full is None:
+        _dev_without_complete_trials(dev, parts)
+        return None, None
+    dev_full = None
+    if dev is not None and "lid" in parts:
+        dev_full = dev.complete_rows()
+        _dev_without_complete_trials(dev, parts, dev_full)
+    return one_to_n_of(full, dev_full, options, parts), None
+
+
+def _dev_without_complete_trials(
+    dev: ScoreMatrix | None, parts: Collection[str], dev_full: ScoreMatrix | None = None
+) -> None:
+    """Warn that LID has no calibration when ``dev`` has no complete trial."""
+    if dev is None or "lid" not in parts:
+        return
+    if dev_full is None and dev.complete_rows() is None:
+        warnings.warn(
+            "the dev set has no trial listed against every enrolled identity, so "
+            "LID cannot be calibrated on it and is left out; evaluate "
+            "each subset whose dev trials are complete (e.g. --by sex) or give a dev "
+            "set with complete trials.",
+            DegenerateDataWarning,
+            stacklevel=4,
+        )
 
 
 def replicate_condition(
@@ -367,6 +402,7 @@ def replicate_condition(
     and its complete trials (``complete``, by default :meth:`ScoreMatrix.complete_rows`) for
     the 1-to-N ones; ``lid_result`` is then the LID of those complete trials.
     """
+    eval = eval.pairwise_view()  # every listed pair (the view of a view is itself)
     if not eval.is_complete and complete is None:
         complete = eval.complete_rows()
     return condition_replicates(

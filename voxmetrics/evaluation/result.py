@@ -80,8 +80,8 @@ class TrialsUsed:
 
     Examples
     --------
-    >>> TrialsUsed(12, 3, 9, 3, 4, 3, 4).to_dict()["one_to_n"]
-    {'n_trials': 3, 'n_enrolled': 4, 'reason': None}
+    >>> TrialsUsed(12, 3, 9, 3, 4, 3, 4).to_dict()["one_to_n"]["left_out"]
+    {'speaker_not_enrolled': 0, 'not_listed_against_all': 0}
     """
 
     n_pairs: int
@@ -100,6 +100,26 @@ class TrialsUsed:
     """Enrolled identities they were ranked against (0 when none)."""
     reason: str | None = None
     """Why the 1-to-N metrics are null (None when they are computed)."""
+    n_unenrolled: int = 0
+    """Trials whose speaker is not enrolled: their pairs count for the pairwise metrics, all
+    non-mated; the 1-to-N metrics leave them out (the attacker has no identity to find)."""
+    groups: dict[str, Any] | None = None
+    """When the 1-to-N metrics were pooled over complete groups (a VoicePrivacy list, complete
+    per gender): ``{"by": attribute, "groups": {value: {"n_trials", "n_enrolled"}}}``;
+    ``one_to_n_enrolled`` is then the largest group's N."""
+    chance_linkability: float | None = None
+    """Linkability of a random guess when pooled over groups (the mean over trials of 1 / its
+    group's N); None for one list (1 / ``one_to_n_enrolled``)."""
+
+    @property
+    def one_to_n_left_out(self) -> dict[str, int]:
+        """Trials the 1-to-N metrics left out: of unenrolled speakers, and incomplete ones.
+
+        An incomplete trial is one of an enrolled speaker not listed against every enrolled
+        identity of its group (a sparse trial list).
+        """
+        incomplete = self.n_trials - self.n_unenrolled - self.one_to_n_trials
+        return {"speaker_not_enrolled": self.n_unenrolled, "not_listed_against_all": incomplete}
 
     def to_dict(self) -> dict[str, Any]:
         """``{"pairwise": {...}, "one_to_n": {...}}``."""
@@ -115,6 +135,8 @@ class TrialsUsed:
                 "n_trials": self.one_to_n_trials,
                 "n_enrolled": self.one_to_n_enrolled,
                 "reason": self.reason,
+                "left_out": self.one_to_n_left_out,
+                **({} if self.groups is None else {"pooled": self.groups}),
             },
         }
 
@@ -190,8 +212,13 @@ class ConditionReport:
 
     @property
     def chance_linkability(self) -> float | None:
-        """1/N of the identities the 1-to-N metrics ranked against (None when they are null)."""
+        """1/N of the identities the 1-to-N metrics ranked against (None when they are null).
+
+        Pooled over complete groups: the mean over trials of 1 / its group's N.
+        """
         u = self.trials_used
+        if u is not None and u.chance_linkability is not None:
+            return u.chance_linkability
         if u is None or (u.reason is None and u.one_to_n_enrolled == self.baseline.n_enrolled):
             return self.baseline.chance_linkability
         return 1.0 / u.one_to_n_enrolled if u.one_to_n_enrolled else None

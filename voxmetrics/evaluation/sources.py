@@ -198,7 +198,8 @@ class ChunkedScores:
         if n_out_files:
             warnings.warn(
                 f"{n_out_files} trials of the Parquet chunks have a speaker who is not enrolled; "
-                "they are excluded from every metric.",
+                "the blockwise evaluation leaves them out of every metric (the in-memory "
+                "evaluation counts their pairs as non-mated pairs of the pairwise metrics).",
                 ExcludedTrialsWarning,
                 stacklevel=2,
             )
@@ -460,8 +461,9 @@ def _enrolled_rows(
         )
     if n_out:
         warnings.warn(
-            f"{where}: {n_out} of {tspk.size} trials have a speaker who is not enrolled; they are "
-            "excluded from every metric.",
+            f"{where}: {n_out} of {tspk.size} trials have a speaker who is not enrolled; the "
+            "blockwise evaluation leaves them out of every metric (the in-memory evaluation "
+            "counts their pairs as non-mated pairs of the pairwise metrics).",
             ExcludedTrialsWarning,
             stacklevel=3,
         )

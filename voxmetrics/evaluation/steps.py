@@ -24,6 +24,12 @@ from numpy.typing import NDArray
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.evaluation.one_to_n import (
+    OneToN,
+    pooled_chance_linkability,
+    pooled_curve,
+    pooled_srd,
+)
 from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions
 from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL, ConditionReport, TrialsUsed
 from voxmetrics.metrics.baseline import BaselineResult, cllr_from_sums
@@ -45,12 +51,18 @@ from voxmetrics.metrics.uncertainty import ConditionReplicates
 from voxmetrics.metrics.zebra import zebra_from_pools
 
 __all__ = [
+    "Groups",
     "Products",
     "assemble",
     "baseline_of",
     "singling_out_of",
     "subset_reports",
 ]
+
+
+Groups = tuple[str, tuple[OneToN, ...]]
+"""The attribute of complete groups and each group's 1-to-N products
+(:func:`~voxmetrics.evaluation.one_to_n.complete_groups`)."""
 
 
 @dataclass(frozen=True)
@@ -86,12 +98,17 @@ class Products:
     """Enrolled identities the complete trials were ranked against (0: no complete trial)."""
     one_to_n_trials: int = 0
     """Complete trials (0: none)."""
+    n_unenrolled_trials: int = 0
+    """Trials whose speaker is not enrolled (their pairs all non-mated; no 1-to-N trial)."""
     lid: LIDResult | None = None
     """LID of the complete trials (None without a calibration)."""
     chance: ChanceLevels | None = None
     """Chance levels of the 1-to-N metrics."""
     singling_out: SinglingOutResult | None = None
     """Singling out (from utterance embeddings)."""
+    groups: Groups | None = None
+    """The complete groups the 1-to-N products were pooled over (None: one list); ``ranks``,
+    ``lid`` and ``chance`` are then the pooled ones."""
 
 
 MISSING_VALUES = frozenset({"", "nan", "none", "<na>", "nat", "null"})
@@ -201,12 +218,16 @@ def assemble(
     pools = products.pools
     ranks, ranks_attacker = products.ranks, products.ranks_attacker
     n_one_to_n = products.one_to_n_enrolled
-    srd_result = None
+    groups = None if products.groups is None else products.groups[1]
+    srd_result = curve = None
     if "srd" in parts and ranks is not None:
-        srd_result = srd_from_ranks(ranks, n_one_to_n)
-    curve = None
+        srd_result = srd_from_ranks(ranks, n_one_to_n) if groups is None else pooled_srd(groups)
     if "linkability" in parts and ranks_attacker is not None:
-        curve = linkability_curve_from_ranks(ranks_attacker, n_one_to_n)
+        curve = (
+            linkability_curve_from_ranks(ranks_attacker, n_one_to_n)
+            if groups is None
+            else pooled_curve(groups)
+        )
     report = ConditionReport(
         name=name,
         attacker=attacker,
@@ -216,8 +237,10 @@ def assemble(
             baseline if baseline is not None else baseline_of(products, ties=ties, parts=parts)
         ),
         srd=srd_result,
-        srd_model=(
-            None if srd_result is None else fit_beta_binomial(srd_result.histogram, loss="CLL")
+        srd_model=(  # pooled over groups of different N: each group has its own model
+            None
+            if srd_result is None or groups is not None
+            else fit_beta_binomial(srd_result.histogram, loss="CLL")
         ),
         zebra=zebra_from_pools(pools, ties=ties) if "zebra" in parts else None,
         linkability_curve=curve,
@@ -248,6 +271,9 @@ def assemble(
             one_to_n_trials=products.one_to_n_trials,
             one_to_n_enrolled=n_one_to_n,
             reason=NO_COMPLETE_TRIAL if products.one_to_n_trials == 0 else None,
+            n_unenrolled=products.n_unenrolled_trials,
+            groups=None if products.groups is None else _group_counts(products.groups),
+            chance_linkability=None if groups is None else pooled_chance_linkability(groups),
         ),
         by=by,
         replicates=replicates,
@@ -258,6 +284,15 @@ def assemble(
     )
     warn_beyond_display_range(report)
     return report
+
+
+def _group_counts(groups: Groups) -> dict[str, Any]:
+    """``{"by": attribute, "groups": {value: {"n_trials", "n_enrolled"}}}`` of pooled groups."""
+    attr, each = groups
+    return {
+        "by": attr,
+        "groups": {g.label: {"n_trials": g.n_trials, "n_enrolled": g.n_enrolled} for g in each},
+    }
 
 
 def warn_beyond_display_range(report: ConditionReport) -> None:

@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.evaluation.one_to_n import one_to_n_lists
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.baseline import BaselineResult, baseline_metrics
 from voxmetrics.metrics.lid import LIDCalibration, LIDResult, calibrate_lid, lid
@@ -375,17 +376,20 @@ baseline, linkability, the target ranks of the SRD part, and LID."""
 
 
 def _worst_trials(sm: ScoreMatrix, report: ConditionReport, n_worst: int) -> pd.DataFrame:
-    s = np.asarray(sm.scores, dtype=np.float64)
-    idx = np.arange(sm.n_trials)
-    own = s[idx, sm.targets]
-    others = s.copy()
-    others[idx, sm.targets] = -np.inf
+    lists = one_to_n_lists(sm)  # the trials the report's ranks and LID are of, in order
+    margins = []
+    for full in lists:
+        s = np.asarray(full.scores, dtype=np.float64)
+        idx = np.arange(full.n_trials)
+        others = s.copy()
+        others[idx, full.targets] = -np.inf
+        margins.append(s[idx, full.targets] - others.max(axis=1))
     frame = pd.DataFrame(
         {
-            "trial": sm.trial_ids,
-            "speaker": sm.trial_speakers,
+            "trial": np.concatenate([f.trial_ids for f in lists]) if lists else [],
+            "speaker": np.concatenate([f.trial_speakers for f in lists]) if lists else [],
             "rank": None if report.srd is None else report.srd.ranks,
-            "margin": own - others.max(axis=1),
+            "margin": np.concatenate(margins) if margins else [],
         }
     )
     if report.lid is not None:

@@ -29,7 +29,7 @@ replicate by replicate under the same draws, in :mod:`voxmetrics.metrics.paired`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +55,7 @@ __all__ = [
     "SpeakerDraws",
     "condition_replicates",
     "eer_from_runs",
+    "grouped_replicates",
     "lid_intervals",
     "weighted_quantile",
 ]
@@ -483,6 +484,100 @@ def _linkability_replicates(
         p_curve.mean(axis=0),
         mean_of(p_curve),
     )
+
+
+GroupRanks = tuple[
+    NDArray[np.int64] | None, NDArray[np.int64] | None, int, ArrayLike, NDArray[np.float64] | None
+]
+"""One complete group of :func:`grouped_replicates`: (ranks under the linkability rule, ranks
+under the SRD tie rule, its N, its trials' speakers, its trials' LID); None where not asked."""
+
+
+def grouped_replicates(
+    groups: Sequence[GroupRanks],
+    draws: SpeakerDraws,
+    *,
+    families: Collection[str] = ("linkability", "srd", "lid"),
+    q: float = WORST_Q,
+) -> ConditionReplicates:
+    """The 1-to-N numbers pooled over complete groups, under the replicate weights ``draws``.
+
+    Each trial is ranked within its group (e.g. a VoicePrivacy list, complete per gender).
+    Linkability, its curve against N' (on the grid of the smallest group's N, each trial with
+    its own group's N) and LID are pooled over the trials; the SRD statistics are the mean of
+    the groups' statistics weighted by their trials, in each replicate by their resampled
+    trials.
+
+    Examples
+    --------
+    >>> d = SpeakerDraws.draw(["a", "b", "c", "d"], n_boot=20, seed=1)
+    >>> g = [(np.array([1, 2]), np.array([1, 2]), 3, ["a", "b"], None),
+    ...      (np.array([1, 1]), np.array([1, 1]), 4, ["c", "d"], None)]
+    >>> r = grouped_replicates(g, d, families=("linkability", "srd"))
+    >>> r.estimates["linkability"], r.curve_n.tolist()
+    (0.75, [2, 3])
+    """
+    invs = [draws.index(g[3]) for g in groups]
+    inv = np.concatenate(invs)
+    est: dict[str, float | None] = {}
+    reps: dict[str, NDArray[np.float64]] = {}
+    grid = np.zeros(0, dtype=np.int64)
+    curve, curve_reps = np.zeros(0), np.zeros((draws.n_boot, 0))
+    if ("linkability" in families or "srd" in families) and all(g[0] is not None for g in groups):
+        mean_of = _speaker_mean(draws, inv)
+        link = np.concatenate([(g[0] == 1).astype(np.float64) for g in groups])  # type: ignore[operator]
+        est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
+        grid = linkability_grid(min(g[2] for g in groups))
+        p_curve = np.concatenate(
+            [
+                np.column_stack([prob_no_beater(g[0] - 1, g[2], int(m)) for m in grid])  # type: ignore[operator]
+                for g in groups
+            ]
+        )
+        curve, curve_reps = p_curve.mean(axis=0), mean_of(p_curve)
+    if "srd" in families and all(g[1] is not None for g in groups):
+        _grouped_srd(groups, invs, draws, est, reps, q)
+    if "lid" in families and all(g[4] is not None for g in groups):
+        x = np.concatenate([np.asarray(g[4], dtype=np.float64) for g in groups])
+        lid_est, lid_reps = _lid_replicates(x, draws.counts, inv, q)
+        est.update(lid_est)
+        reps.update(lid_reps)
+    return ConditionReplicates(est, reps, grid, curve, curve_reps)
+
+
+def _grouped_srd(
+    groups: Sequence[GroupRanks],
+    invs: Sequence[NDArray[np.intp]],
+    draws: SpeakerDraws,
+    est: dict[str, float | None],
+    reps: dict[str, NDArray[np.float64]],
+    q: float,
+) -> None:
+    """The SRD statistics of the groups, trial-weighted, into ``est`` / ``reps``."""
+    w = draws.counts.astype(np.float64)  # (B, S)
+    n_spk = draws.speakers.size
+    point: dict[str, float] = {}
+    weighted: dict[str, NDArray[np.float64]] = {}
+    total, total_b = 0.0, np.zeros(draws.n_boot)
+    for g, inv in zip(groups, invs, strict=True):
+        onehot = np.zeros((n_spk, g[2]))
+        np.add.at(onehot, (inv, np.asarray(g[1]) - 1), 1.0)
+        full_h = onehot.sum(axis=0, keepdims=True)
+        t_g = float(full_h.sum())
+        for k, v in srd_from_hist(full_h, q).items():
+            point[k] = point.get(k, 0.0) + t_g * float(v[0])
+        h_b = w @ onehot
+        n_b = h_b.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            stats = srd_from_hist(np.where(n_b[:, None] > 0, h_b, 1.0), q)
+        for k, v in stats.items():
+            weighted[k] = weighted.get(k, np.zeros(draws.n_boot)) + np.where(n_b > 0, n_b * v, 0)
+        total += t_g
+        total_b += n_b
+    for k in point:
+        est[k] = point[k] / total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps[k] = np.where(total_b > 0, weighted[k] / total_b, np.nan)
 
 
 def _pairwise_replicates(

@@ -238,13 +238,16 @@ def mean_d_bar_figure(
     fig.add_trace(
         go.Bar(
             x=names,
-            y=[r.srd_model.stats.mean_d for r in reports],
+            y=[None if r.srd_model is None else r.srd_model.stats.mean_d for r in reports],
             marker={
                 "color": "white",
                 "line": {"color": bar_colors, "width": 1.5},
                 "pattern": {"shape": "/", "fgcolor": bar_colors, "size": 8},
             },
-            customdata=[["" if r.srd_model.converged else " (did not converge)"] for r in reports],
+            customdata=[
+                ["" if r.srd_model is None or r.srd_model.converged else " (did not converge)"]
+                for r in reports
+            ],
             name="CLL model",
             offsetgroup="model",
             hovertemplate=(

@@ -41,6 +41,7 @@ from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.card import ReportCard, report_card
 from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkage_inputs
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
+from voxmetrics.evaluation.one_to_n import one_to_n_lists
 from voxmetrics.evaluation.result import ConditionReport, Progress
 from voxmetrics.evaluation.threat import Callout, threat_callouts
 from voxmetrics.limits import check_count
@@ -275,8 +276,9 @@ class StudyReport:
         lid_rows = []
         for r in self.reports:
             if r.lid is not None:
-                sm = self.study.get(r.name).eval.complete_rows()  # LID's trials
-                trials = lid_trials(sm, r.lid, ranks=r.srd.ranks)
+                lists = one_to_n_lists(self.study.get(r.name).eval)  # LID's trials
+                ranks = None if r.srd is None else r.srd.ranks
+                trials = lid_trials(lists, r.lid, ranks=ranks)
                 lid_rows.append(trials.assign(condition=r.name)[_LID_PER_TRIAL])
         if lid_rows:
             out["lid_per_trial.csv"] = pd.concat(lid_rows, ignore_index=True)
@@ -373,7 +375,7 @@ def build_study_report(
                         attack, SBLSOptions(), n_boot=n_boot, seed=seed, result=sbls[cond.name]
                     )
         curves[cond.name] = ece_curves_from_pools(
-            SortedPools.of(cond.eval), ties=opts.get("ties") or "reference"
+            SortedPools.of(cond.eval.pairwise_view()), ties=opts.get("ties") or "reference"
         )
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
     sim_cache: dict[Any, SimilarityMatrix] = {}  # the original's M_oo once for all conditions
@@ -441,7 +443,7 @@ def _comparisons(
     if n_boot <= 0 or len(reports) < 2:
         return {}
     speakers = sorted(
-        {str(s) for c in study.conditions for s in c.eval.trial_speakers}.union(
+        {str(s) for c in study.conditions for s in c.eval.all_trial_speakers}.union(
             *(li.speakers for li in linkage.values())
         )
     )
@@ -454,7 +456,7 @@ def _comparisons(
             # a sparse trial list: the joint replicates need a complete T x N matrix (see
             # evaluate), so a sparse condition is left out of the paired comparisons
             continue
-        own = {str(s) for s in cond.eval.trial_speakers}
+        own = {str(s) for s in cond.eval.all_trial_speakers}
         if r.replicates is not None and len(own) == len(speakers):
             # the condition's own draws are the study's: same speakers, replicates and seed
             rep = r.replicates
@@ -465,14 +467,14 @@ def _comparisons(
                 r.lid,
                 r.baseline,
                 ties=ties,
-                pools=SortedPools.of(cond.eval),
+                pools=SortedPools.of(cond.eval.pairwise_view()),
                 linkability_rule=opts.get("linkability_rule") or "code",
             )
         reps[r.name] = rep
     first = reports[0].name if reference is None else reference
     if first not in reps:
         return {}
-    spk_first = set(map(str, study.get(first).eval.trial_speakers))
+    spk_first = set(map(str, study.get(first).eval.all_trial_speakers))
     attacks = attacks or {}
     sbls_draws = draws
     attacked = {str(s) for att in attacks.values() for s in att.speakers}
@@ -483,7 +485,7 @@ def _comparisons(
     for r in reports:
         if r.name == first:
             continue
-        if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.trial_speakers)):
+        if r.name in reps and spk_first & set(map(str, study.get(r.name).eval.all_trial_speakers)):
             pair = compare_replicates(reps[first], reps[r.name])
             pair.update(compare_linkage(linkage[first], linkage[r.name], draws))
             if first in attacks and r.name in attacks:

@@ -231,7 +231,7 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
         out["lid"] = pd.DataFrame(lid)
     srd = srd_table(
         {r.name: r.srd for r in sr.reports},
-        {r.name: [r.srd_model] for r in sr.reports},
+        {r.name: [r.srd_model] if r.srd_model is not None else [] for r in sr.reports},
         eer={r.name: r.baseline.eer for r in sr.reports},
     )
     out["srd"] = _text_frame(srd, digits, {"α": ".4g", "β": ".4g"})

@@ -191,7 +191,7 @@ def srd_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> 
     """SRD: the rank distributions with their beta-binomial models, MeanD, the table."""
     ranked = [r for r in sr.reports if r.srd is not None]  # not: sparse, no complete trial
     results = {r.name: r.srd for r in ranked}
-    fits = {r.name: [r.srd_model] for r in ranked}
+    fits = {r.name: [r.srd_model] if r.srd_model is not None else [] for r in ranked}
     return section(
         "srd",
         "<p>The rank of each trial's own speaker among the N enrolled; disclosure of rank k is "
