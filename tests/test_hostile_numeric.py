@@ -141,7 +141,8 @@ def test_degenerate_warning_class_is_used():
 def test_cosine_scores_are_invariant_to_rescaled_embeddings(scale):
     import pandas as pd
 
-    from voxmetrics.data.model import EmbeddingSet, unit_rows
+    from voxmetrics.data.arrays import unit_rows
+    from voxmetrics.data.model import EmbeddingSet
 
     rng = np.random.default_rng(3)
     e = rng.normal(size=(12, 5))

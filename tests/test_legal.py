@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from voxmetrics.data.model import EmbeddingSet, unit_rows
+from voxmetrics.data.arrays import unit_rows
+from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.eer import eer_rocch
 from voxmetrics.metrics.legal import (

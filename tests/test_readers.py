@@ -345,12 +345,12 @@ def test_numeric_looking_labels_stay_text():
 def test_fast_csv_path_equals_the_reference_path(small_sm, tmp_path):
     """The categorical parse (fast path) gives the same frame values as the plain str parse."""
     from voxmetrics.data.readers.long import scores_from_long
-    from voxmetrics.data.readers.tables import read_csv_frame
+    from voxmetrics.data.readers.tables import read_csv_rows
 
     (path,) = write_scores(small_sm, tmp_path / "s.csv", format="csv")
     data = path.read_bytes().replace(b"utt001", b"0012")  # a numeric-looking trial id
-    fast = scores_from_long(*read_csv_frame(data, "s.csv", categorical=True))
-    ref = scores_from_long(*read_csv_frame(data, "s.csv", categorical=False))
+    fast = scores_from_long(*read_csv_rows(data, "s.csv", categorical=True))
+    ref = scores_from_long(*read_csv_rows(data, "s.csv", categorical=False))
     _same(fast, ref)
     assert "0012" in fast.trial_ids
     for k in ref.attributes:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.attack_cases import attack_embeddings
-from voxmetrics.data.model import unit_rows
+from voxmetrics.data.arrays import unit_rows
 from voxmetrics.embeddings.backends import (
     BACKENDS,
     EMBEDDING_BACKENDS,

@@ -31,6 +31,7 @@ from voxmetrics.data._checks import (
     unlisted_nan,
 )
 from voxmetrics.data._finite import frozen, remember_finite
+from voxmetrics.data.arrays import SCORE_CHUNK_ROWS, label_array, readonly, score_chunk, unit_rows
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 
@@ -46,86 +47,9 @@ __all__ = [
 ]
 
 
-def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
-    """Each row divided by its L2 norm, for any finite scale (no overflow or underflow).
-
-    Rows are first scaled by a power of two so their largest magnitude is in [0.5, 1) (exact,
-    so ordinary embeddings give bit-identical results, in the input's float precision): a norm
-    of 1e200-sized or 1e-200-sized values neither overflows to infinity nor underflows to zero.
-    All-zero rows become NaN.
-
-    Examples
-    --------
-    >>> unit_rows([[3e200, 4e200], [3e-200, 4e-200]]).tolist()
-    [[0.6, 0.8], [0.6, 0.8]]
-    """
-    a = np.asarray(x)
-    if a.dtype.kind != "f":
-        a = a.astype(np.float64)
-    peak = np.abs(a).max(axis=1, keepdims=True) if a.size else np.ones((a.shape[0], 1), a.dtype)
-    _, exponent = np.frexp(np.where(np.isfinite(peak) & (peak > 0), peak, 1.0))
-    a = np.ldexp(a, -exponent).astype(a.dtype, copy=False)  # in the input's precision
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return a / np.linalg.norm(a, axis=1, keepdims=True)
-
-
 Scorer = Callable[[NDArray[np.float64], NDArray[np.str_], NDArray[np.float64]], Any]
 """``scorer(enrol, enrol_speakers, trials) -> (speakers, scores)``: a scoring rule of
 :meth:`EmbeddingSet.score_matrix_with` (an attacker back-end's)."""
-
-SCORE_CHUNK_ROWS = 256
-"""Trial rows cosine-scored per matrix product. Fixed, so that every row of a split scores to
-the same bits whichever rows are scored together (blockwise evaluation relies on it: a BLAS
-product's rounding can depend on the shape of the call)."""
-
-
-def score_chunk(
-    trial_unit: NDArray[np.floating], profiles: NDArray[np.float64], start: int
-) -> NDArray[np.float64]:
-    """Cosine scores of the trial rows ``start .. start + SCORE_CHUNK_ROWS`` against profiles.
-
-    ``start`` is a multiple of :data:`SCORE_CHUNK_ROWS`; the profiles are unit-norm.
-
-    Examples
-    --------
-    >>> score_chunk(np.array([[1.0, 0.0], [0.0, 1.0]]), np.eye(2), 0).tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
-    """
-    return trial_unit[start : start + SCORE_CHUNK_ROWS] @ profiles.T
-
-
-def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
-    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned).
-
-    Without ``copy``, a view of an array that owns its memory (e.g. the reshaped buffer
-    ``np.load`` returns) is frozen together with that array instead of being copied.
-    """
-    a = np.array(a, copy=True) if copy else np.ascontiguousarray(a)
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if not copy and root is not a and root.base is None:
-        root.setflags(write=False)  # nothing can write through the base any more
-        a.setflags(write=False)
-        return a
-    if a.flags.writeable and a.base is not None and not a.flags.owndata:
-        a = a.copy()  # a writeable view could still be changed through its base
-    a.setflags(write=False)
-    return a
-
-
-def _labels(values: ArrayLike, name: str, where: str) -> NDArray[np.str_]:
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise VoxMetricsInputError(
-            f"{where}: `{name}` must be a 1-D list of labels, got an array of shape {arr.shape}."
-        )
-    if arr.dtype.kind == "O":
-        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in arr):
-            raise VoxMetricsInputError(
-                f"{where}: `{name}` has empty values; give every entry a label."
-            )
-    return arr.astype(str)
 
 
 PHANTOM_IDENTITY = "\x00not enrolled"
@@ -247,9 +171,9 @@ class ScoreMatrix:
         """
         where = source or "score matrix"
         s = score_array(scores, where)
-        tids = _labels(trial_ids, "trial_ids", where)
-        tspk = _labels(trial_speakers, "trial_speakers", where)
-        espk = _labels(enrol_speakers, "enrol_speakers", where)
+        tids = label_array(trial_ids, "trial_ids", where)
+        tspk = label_array(trial_speakers, "trial_speakers", where)
+        espk = label_array(enrol_speakers, "enrol_speakers", where)
         check_labels(s.shape, tids, tspk, espk, where)
         m = listed_mask(s, mask, nan_missing, tids, where)
         if m is not None and m.all():
@@ -273,10 +197,10 @@ class ScoreMatrix:
             )
             out = ~enrolled
             others = OtherTrials(
-                scores=_readonly(s[out]),
-                trial_ids=_readonly(tids[out]),
-                trial_speakers=_readonly(tspk[out]),
-                attributes={k: _readonly(v[out]) for k, v in attrs.items()},
+                scores=readonly(s[out]),
+                trial_ids=readonly(tids[out]),
+                trial_speakers=readonly(tspk[out]),
+                attributes={k: readonly(v[out]) for k, v in attrs.items()},
             )
             s, tids, tspk = s[enrolled], tids[enrolled], tspk[enrolled]
             attrs = {k: v[enrolled] for k, v in attrs.items()}
@@ -286,12 +210,12 @@ class ScoreMatrix:
                 if m.all():
                     m = None
         sm = cls(
-            mask=None if m is None else _readonly(m, copy=False),
-            scores=_readonly(s, copy=copy),
-            trial_ids=_readonly(tids),
-            trial_speakers=_readonly(tspk),
-            enrol_speakers=_readonly(espk),
-            attributes={k: _readonly(v) for k, v in attrs.items()},
+            mask=None if m is None else readonly(m, copy=False),
+            scores=readonly(s, copy=copy),
+            trial_ids=readonly(tids),
+            trial_speakers=readonly(tspk),
+            enrol_speakers=readonly(espk),
+            attributes={k: readonly(v) for k, v in attrs.items()},
             n_excluded_trials=int(n_excluded_trials),
             source=source,
             others=others,
@@ -340,7 +264,7 @@ class ScoreMatrix:
         All True except in a sparse trial list, where a trial of an unenrolled speaker keeps
         its non-mated pairs.
         """
-        return _readonly(np.isin(self.trial_speakers, self.enrol_speakers), copy=False)
+        return readonly(np.isin(self.trial_speakers, self.enrol_speakers), copy=False)
 
     @cached_property
     def targets(self) -> NDArray[np.intp]:
@@ -356,7 +280,7 @@ class ScoreMatrix:
         out = ~self.trial_enrolled
         if out.any() and self.mask is not None:
             t[out] = np.argmin(self.mask[out], axis=1)  # the first False: an unlisted cell
-        return _readonly(t, copy=False)
+        return readonly(t, copy=False)
 
     @property
     def is_complete(self) -> bool:
@@ -404,18 +328,18 @@ class ScoreMatrix:
         mask[:n_main, :n] = True if self.mask is None else self.mask
         mask[n_main:, :n] = True
         return ScoreMatrix(
-            scores=_readonly(scores, copy=False),
-            trial_ids=_readonly(np.concatenate([self.trial_ids, o.trial_ids])),
-            trial_speakers=_readonly(np.concatenate([self.trial_speakers, o.trial_speakers])),
-            enrol_speakers=_readonly(np.append(self.enrol_speakers, PHANTOM_IDENTITY)),
+            scores=readonly(scores, copy=False),
+            trial_ids=readonly(np.concatenate([self.trial_ids, o.trial_ids])),
+            trial_speakers=readonly(np.concatenate([self.trial_speakers, o.trial_speakers])),
+            enrol_speakers=readonly(np.append(self.enrol_speakers, PHANTOM_IDENTITY)),
             attributes={
-                k: _readonly(np.concatenate([v, o.attributes[k]]))
+                k: readonly(np.concatenate([v, o.attributes[k]]))
                 for k, v in self.attributes.items()
                 if k in o.attributes
             },
             n_excluded_trials=self.n_excluded_trials,
             source=self.source,
-            mask=_readonly(mask, copy=False),
+            mask=readonly(mask, copy=False),
         )
 
     def without_others(self) -> ScoreMatrix:
@@ -468,21 +392,21 @@ class ScoreMatrix:
     def target_listed(self) -> NDArray[np.bool_]:
         """Per trial: whether its mated pair ``(i, m_i)`` is listed (all True when complete)."""
         if self.mask is None:
-            return _readonly(np.ones(self.n_trials, dtype=bool), copy=False)
-        return _readonly(self.mask[np.arange(self.n_trials), self.targets])
+            return readonly(np.ones(self.n_trials, dtype=bool), copy=False)
+        return readonly(self.mask[np.arange(self.n_trials), self.targets])
 
     @cached_property
     def tar(self) -> NDArray[np.float64]:
         """The mated scores ``S[i, m_i]`` of the listed mated pairs (T of them when complete)."""
         tar = self.scores[np.arange(self.n_trials), self.targets]
-        return _readonly(tar if self.mask is None else tar[self.target_listed])
+        return readonly(tar if self.mask is None else tar[self.target_listed])
 
     @cached_property
     def non(self) -> NDArray[np.float64]:
         """The listed non-mated scores, row by row (T(N-1) of them when complete)."""
         mask = np.ones(self.scores.shape, dtype=bool) if self.mask is None else self.mask.copy()
         mask[np.arange(self.n_trials), self.targets] = False
-        return _readonly(self.scores[mask])
+        return readonly(self.scores[mask])
 
     def complete_rows(self) -> ScoreMatrix | None:
         """The complete sub-matrix the 1-to-N metrics (linkability, SRD, LID...) are computed on.
@@ -510,11 +434,11 @@ class ScoreMatrix:
             return None
         sub = self.scores[np.ix_(rows, cols)]
         return ScoreMatrix(
-            scores=_readonly(sub, copy=False),
-            trial_ids=_readonly(self.trial_ids[rows]),
-            trial_speakers=_readonly(self.trial_speakers[rows]),
-            enrol_speakers=_readonly(self.enrol_speakers[cols]),
-            attributes={k: _readonly(v[rows]) for k, v in self.attributes.items()},
+            scores=readonly(sub, copy=False),
+            trial_ids=readonly(self.trial_ids[rows]),
+            trial_speakers=readonly(self.trial_speakers[rows]),
+            enrol_speakers=readonly(self.enrol_speakers[cols]),
+            attributes={k: readonly(v[rows]) for k, v in self.attributes.items()},
             n_excluded_trials=self.n_excluded_trials,
             source=self.source,
         )
@@ -688,12 +612,12 @@ class ScoreMatrix:
         if sub_mask is not None and sub_mask.all():
             sub_mask = None
         return ScoreMatrix(
-            mask=None if sub_mask is None else _readonly(sub_mask, copy=False),
-            scores=_readonly(self.scores[m]),
-            trial_ids=_readonly(self.trial_ids[m]),
-            trial_speakers=_readonly(self.trial_speakers[m]),
+            mask=None if sub_mask is None else readonly(sub_mask, copy=False),
+            scores=readonly(self.scores[m]),
+            trial_ids=readonly(self.trial_ids[m]),
+            trial_speakers=readonly(self.trial_speakers[m]),
             enrol_speakers=self.enrol_speakers,
-            attributes={k: _readonly(v[m]) for k, v in self.attributes.items()},
+            attributes={k: readonly(v[m]) for k, v in self.attributes.items()},
             n_excluded_trials=self.n_excluded_trials,
             source=self.source,
             others=self.others,
@@ -862,7 +786,7 @@ class EmbeddingSet:
                 f"{where}: the embedding of '{meta['utt_id'].iloc[row]}' is all zeros, so it has "
                 "no direction to score; remove it."
             )
-        return cls(embeddings=_readonly(e), meta=meta, source=source)
+        return cls(embeddings=readonly(e), meta=meta, source=source)
 
     @property
     def dim(self) -> int:

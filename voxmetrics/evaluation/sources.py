@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics.data.model import SCORE_CHUNK_ROWS, EmbeddingSet, ScoreMatrix, score_chunk
+from voxmetrics.data.arrays import SCORE_CHUNK_ROWS, score_chunk
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import ArchiveReader, check_count, check_declared
 

@@ -20,7 +20,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
 
 from voxmetrics._lazy import lazy_module
-from voxmetrics.data.model import EmbeddingSet, unit_rows
+from voxmetrics.data.arrays import unit_rows
+from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count

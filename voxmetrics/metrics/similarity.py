@@ -24,7 +24,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
-from voxmetrics.data.model import EmbeddingSet, unit_rows
+from voxmetrics.data.arrays import unit_rows
+from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import LeftOutSpeakersWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.pav import pav_llrs

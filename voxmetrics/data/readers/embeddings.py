@@ -24,7 +24,12 @@ from voxmetrics.data.model import META_COLUMNS, SPLIT_VALUES, EmbeddingSet
 from voxmetrics.data.readers._common import Source, Where, load_source
 from voxmetrics.data.readers.detect import check_not_empty, detect_kind
 from voxmetrics.data.readers.npz import float_array, np_load, npz_arrays, text_array
-from voxmetrics.data.readers.tables import labels_of, missing_columns, read_frame, refuse_nested
+from voxmetrics.data.readers.tables import (
+    labels_of,
+    missing_columns,
+    read_tabular_rows,
+    refuse_nested,
+)
 from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
 
 pd = lazy_module("pandas")  # imported when a function first uses it
@@ -41,7 +46,7 @@ def _meta_frame(data: bytes, name: str) -> tuple[pd.DataFrame, Where]:
             f"{name}: the metadata must be a CSV (or Parquet) table with columns "
             f"{', '.join(META_COLUMNS)}, but this is a {kind} file."
         )
-    df, where = read_frame(data, name, kind)
+    df, where = read_tabular_rows(data, name, kind)
     _check_meta(df, where)
     return df, where
 

@@ -13,7 +13,7 @@ from voxmetrics.data.readers.detect import binary_kind, check_not_empty, check_u
 from voxmetrics.data.readers.kaldi import scores_from_kaldi
 from voxmetrics.data.readers.long import scores_from_long
 from voxmetrics.data.readers.npz import npz_file, scores_from_npz
-from voxmetrics.data.readers.tables import read_frame
+from voxmetrics.data.readers.tables import read_tabular_rows
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
@@ -154,7 +154,7 @@ def _read_scores(
             "file only goes with Kaldi / VoicePrivacy scores (`enrol_id trial_id score`)."
         )
     if kind in ("csv", "parquet"):
-        df, where = read_frame(data, nm, kind, categorical=True)
+        df, where = read_tabular_rows(data, nm, kind, categorical=True)
         return scores_from_long(df, where, text=kind == "csv", allow_incomplete=allow_incomplete)
     if kind == "npz":
         return scores_from_npz(data, nm, allow_incomplete)

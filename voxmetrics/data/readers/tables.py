@@ -36,8 +36,8 @@ __all__ = [
     "labels_of",
     "missing_columns",
     "numeric_scores",
-    "read_csv_frame",
-    "read_frame",
+    "read_csv_rows",
+    "read_tabular_rows",
     "read_table",
     "refuse_nested",
     "skip_blank_start",
@@ -99,7 +99,7 @@ def skip_blank_start(data: bytes) -> tuple[bytes, int]:
     return body[cut:], lead.count(b"\n")
 
 
-def read_csv_frame(
+def read_csv_rows(
     data: bytes, name: str, *, categorical: bool = False
 ) -> tuple[pd.DataFrame, Where]:
     """Parse a CSV with a header; label columns as text, blank lines dropped, line numbers kept.
@@ -213,13 +213,13 @@ def refuse_nested(schema: Any, name: str, allowed: Sequence[str] = ()) -> None:
             )
 
 
-def read_frame(
+def read_tabular_rows(
     data: bytes, name: str, kind: str, *, categorical: bool = False
 ) -> tuple[pd.DataFrame, Where]:
     """A CSV or Parquet (``kind``) table and the line / row of each of its rows."""
     if kind == "parquet":
         return _read_parquet_frame(data, name, categorical=categorical)
-    return read_csv_frame(data, name, categorical=categorical)
+    return read_csv_rows(data, name, categorical=categorical)
 
 
 def read_table(source: Source, *, name: str | None = None) -> pd.DataFrame:
@@ -257,7 +257,7 @@ def read_table(source: Source, *, name: str | None = None) -> pd.DataFrame:
             f"{nm}: expected a table (CSV with a header, or Parquet) but this is a {kind} file; "
             "export the table as CSV or Parquet."
         )
-    return read_frame(data, nm, kind)[0]
+    return read_tabular_rows(data, nm, kind)[0]
 
 
 def missing_columns(df: pd.DataFrame, required: Sequence[str], where: Where, what: str) -> None:

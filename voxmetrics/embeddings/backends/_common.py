@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics.data.model import EmbeddingSet, unit_rows
+from voxmetrics.data.arrays import unit_rows
+from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics.data.model import unit_rows
+from voxmetrics.data.arrays import unit_rows
 from voxmetrics.embeddings.backends._common import (
     FittedBackend,
     Projection,

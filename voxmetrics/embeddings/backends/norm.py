@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics.data.model import unit_rows
+from voxmetrics.data.arrays import unit_rows
 from voxmetrics.embeddings.backends._common import (
     _BLOCK_ELEMENTS,
     FittedBackend,

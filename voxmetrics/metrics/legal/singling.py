@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics.data.model import EmbeddingSet, unit_rows
+from voxmetrics.data.arrays import unit_rows
+from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.legal.linking import linkability_grid
 from voxmetrics.metrics.parallel import single_blas_thread

@@ -28,7 +28,7 @@ __all__ = [
     "Figures",
     "asset",
     "esc",
-    "html_table",
+    "table_html",
     "interval_text",
     "json_safe",
     "method_definitions",
@@ -187,7 +187,7 @@ def swatch(color: str | None) -> str:
     return "" if color is None else f'<span class="swatch" style="background:{color}"></span>'
 
 
-def html_table(
+def table_html(
     df: pd.DataFrame,
     *,
     colors: Mapping[str, str] | None = None,

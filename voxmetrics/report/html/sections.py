@@ -46,7 +46,7 @@ from voxmetrics.report.html.blocks import (
     Figures,
     asset,
     esc,
-    html_table,
+    table_html,
     interval_text,
     json_safe,
     method_definitions,
@@ -104,7 +104,7 @@ def overview_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures
     df = overview_frame(sr.reports).rename(columns=OVERVIEW_COLUMNS)
     return section(
         "overview",
-        html_table(df, colors=colors, wide=True)
+        table_html(df, colors=colors, wide=True)
         + "<p class='note'>EER: VoicePrivacy 2024 definition; Cllr is meaningful only when the "
         "scores are log-likelihood ratios; "
         + linkability_rule_note(_linkability_rule(sr.reports))
@@ -136,13 +136,13 @@ def utility_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures)
         "by WER (lower first), then UAR (higher first).</p>"
     )
     if ranking.rows:
-        body += html_table(
+        body += table_html(
             ranking.frame(), colors=colors, name_column="System", formats={"Rank": ".0f"}
         )
     else:
         body += f"<p>No condition under the {esc(RANKING_ATTACKER)} attacker reaches a band.</p>"
     if ranking.unranked:
-        body += html_table(ranking.unranked_frame(), colors=colors, name_column="System")
+        body += table_html(ranking.unranked_frame(), colors=colors, name_column="System")
     callouts = sr.utility_callouts()
     rule = (
         f"EER in a band while LIDmax is at least {LEAK_LID_MAX:g} bit or linkability is above "
@@ -153,7 +153,7 @@ def utility_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures)
         body += (
             f"<p>Called out: {esc(rule)}. The band ranks these systems as private; the 1-to-N "
             "metrics say some of their speakers are still found.</p>"
-            + html_table(callouts_frame(callouts), colors=colors, name_column="System")
+            + table_html(callouts_frame(callouts), colors=colors, name_column="System")
         )
     else:
         body += f"<p>No ranked system is called out ({esc(rule)}).</p>"
@@ -176,7 +176,7 @@ def lid_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> 
             "calibrated scores tell the attacker about its speaker, against a random guess among "
             "the N enrolled (0 = nothing; log<sub>2</sub> N = identified).</p>"
             + figure(lid_ccdf_figure(with_lid, colors=colors), "lid_ccdf")
-            + html_table(table, colors=colors)
+            + table_html(table, colors=colors)
         )
     if without:
         body += (
@@ -199,7 +199,7 @@ def srd_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> 
         "CLL loss.</p>"
         + figure(rank_distribution_figure(results, fits, colors=colors), "rank_distribution")
         + figure(mean_d_bar_figure(ranked, colors=colors), "mean_d")
-        + html_table(
+        + table_html(
             srd_table(results, fits, eer={r.name: r.baseline.eer for r in ranked}),
             colors=colors,
             formats={"α": ".4g", "β": ".4g"},
@@ -231,7 +231,7 @@ def zebra_section(
     body = (
         "<p>Expected disclosure D_ECE (bits, at most 0.721) and the worst-case strength of "
         "evidence log<sub>10</sub> l with its categorical tag (0, A to F).</p>"
-        + html_table(pd.DataFrame(rows), colors=colors)
+        + table_html(pd.DataFrame(rows), colors=colors)
     )
     curves = curves or {}
     profiles = [
@@ -258,7 +258,7 @@ def verification_section(sr: StudyReport, colors: Mapping[str, str], figure: Fig
         "beside published ASV and VoicePrivacy results: normalised minimum detection cost "
         "(minDCF) per target prior, the actual cost (actDCF) where the scores are LLRs, and "
         "d'. A DCF of 1 is no better than deciding by the prior alone.</p>"
-        + html_table(
+        + table_html(
             verification_frame(results, eer={r.name: r.baseline.eer for r in sr.reports}),
             colors=colors,
         )
@@ -282,7 +282,7 @@ def verification_section(sr: StudyReport, colors: Mapping[str, str], figure: Fig
 def linkage_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> str:
     """Linkage: the table, linkability against N' with its bands, singling out."""
     reports = {r.name: r for r in sr.reports}
-    body = html_table(linkage_table(reports, *sr.distinctiveness()), colors=colors)
+    body = table_html(linkage_table(reports, *sr.distinctiveness()), colors=colors)
     body += (
         f"<p class='note'>{linkability_rule_note(sr.settings.linkability_rule).capitalize()}.</p>"
     )
@@ -354,7 +354,7 @@ def sbls_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) ->
             if intervals
             else ""
         )
-        + html_table(pd.DataFrame(rows), colors=colors, wide=bool(intervals))
+        + table_html(pd.DataFrame(rows), colors=colors, wide=bool(intervals))
         + figure(components_figure(results, intervals or None), "sbls_components")  # type: ignore[arg-type]
     )
     undefined = [n for n, s in results.items() if s is not None and s.sbls is None]
@@ -370,7 +370,7 @@ def sbls_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) ->
             identity_figure(results, sr.reports, colors=colors),  # type: ignore[arg-type]
             "sbls_identity",
         )
-    body += "<h3>Per attribute</h3>" + html_table(pd.DataFrame(attrs), colors=colors)
+    body += "<h3>Per attribute</h3>" + table_html(pd.DataFrame(attrs), colors=colors)
     if lacking:
         body += (
             f"<p>Without SBLS: {names_of(lacking, colors)} (it needs embeddings with attribute "
@@ -440,7 +440,7 @@ def intervals_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "row, the level exceeded by 5 % of trials, carries the interval instead. Singling out "
         "resamples the predicate speakers; DeID and G_VD, measured against the voices of "
         f"{esc(sr.original or '–')}, resample the speakers of the similarity matrices, the "
-        "matrices held fixed (no chance level).</p>" + html_table(table, colors=colors, wide=True),
+        "matrices held fixed (no chance level).</p>" + table_html(table, colors=colors, wide=True),
     )
 
 
@@ -489,7 +489,7 @@ def compare_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         )
         if df["reason"].notna().any():
             table["Not compared because"] = df["reason"].fillna("")
-        body += f"<h3>{esc(pair)}</h3>" + html_table(table, name_column="Number")
+        body += f"<h3>{esc(pair)}</h3>" + table_html(table, name_column="Number")
     return section("compare", body)
 
 

@@ -10,7 +10,7 @@ from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
-from voxmetrics.report.html.blocks import esc, html_table, names_of, section, swatch
+from voxmetrics.report.html.blocks import esc, table_html, names_of, section, swatch
 from voxmetrics.report.study import StudyReport
 
 __all__ = [
@@ -220,7 +220,7 @@ def threat_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
             f'<div class="callout"><h3>{swatch(colors.get(c.condition))}{esc(c.condition)}</h3>'
             f"<p>EER {c.eer:.3f}, linkability {c.linkability:.1%} (chance "
             f"{c.chance_linkability:.1%}), LIDmax {lid}.</p><ul>{reasons}</ul>"
-            f"<p>Its most exposed trials:</p>{html_table(c.worst_trials)}</div>"
+            f"<p>Its most exposed trials:</p>{table_html(c.worst_trials)}</div>"
         )
     return section(
         "threat",
