@@ -37,8 +37,8 @@ __all__ = [
     "missing_columns",
     "numeric_scores",
     "read_csv_rows",
-    "read_tabular_rows",
     "read_table",
+    "read_tabular_rows",
     "refuse_nested",
     "skip_blank_start",
 ]

@@ -28,7 +28,6 @@ __all__ = [
     "Figures",
     "asset",
     "esc",
-    "table_html",
     "interval_text",
     "json_safe",
     "method_definitions",
@@ -36,6 +35,7 @@ __all__ = [
     "range_text",
     "section",
     "swatch",
+    "table_html",
 ]
 
 REPORT_SECTIONS: dict[str, str] = {

@@ -46,13 +46,13 @@ from voxmetrics.report.html.blocks import (
     Figures,
     asset,
     esc,
-    table_html,
     interval_text,
     json_safe,
     method_definitions,
     names_of,
     range_text,
     section,
+    table_html,
 )
 from voxmetrics.report.study import StudyReport
 

@@ -10,7 +10,7 @@ from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
-from voxmetrics.report.html.blocks import esc, table_html, names_of, section, swatch
+from voxmetrics.report.html.blocks import esc, names_of, section, swatch, table_html
 from voxmetrics.report.study import StudyReport
 
 __all__ = [
