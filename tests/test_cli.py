@@ -183,6 +183,29 @@ def test_bad_fail_on_is_bad_input(worked_csv, capsys, expr, message):
     assert status == 2 and message in err and out == ""
 
 
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ('-"x" > 0', "cannot apply - to 'x' (text): only a number can be negated"),
+        ("eer < -'0.4'", "cannot apply - to '0.4' (text)"),
+        ("-dcf > 0", "cannot apply - to dcf (a block of metrics)"),
+        ("-(eer < 1) < 0", "cannot apply - to eer < 1 (true / false)"),
+        ("not dcf", "cannot apply 'not' to dcf (a block of metrics)"),
+        ("not eer or eer < 1", "cannot apply 'not' to eer (a number)"),
+        ("eer < 1 and 'x'", "cannot apply 'and' to 'x' (text)"),
+        ("-lid.lid_max > 1", "cannot apply - to lid.lid_max (null): 'lid' is null"),
+        ("not lid", "cannot apply 'not' to lid (null): 'lid' is null"),
+        ("'0.5' == eer", "cannot compare '0.5' (text) with eer (a number)"),
+        ("dcf != 1", "cannot compare dcf (a block of metrics) with 1 (a number)"),
+    ],
+)
+def test_fail_on_type_errors_exit_2_naming_the_operand(worked_csv, capsys, expr, message):
+    status, out, err = _run(["evaluate", str(worked_csv), "--fail-on", expr], capsys)
+    assert status == 2 and out == ""
+    assert err.startswith(f"voxmetrics: error: --fail-on '{expr}': cannot ")
+    assert message in err.splitlines()[0] and "Traceback" not in err
+
+
 def test_fail_on_null_block_explains():
     with pytest.raises(VoxMetricsInputError, match="'lid' is null"):
         fail_on_holds("lid.lid_max > 1", {"lid": None})
