@@ -182,6 +182,65 @@ def tampered_study(edit: Callable[[dict], object], *, extra: dict | None = None)
     return zip_of(members)
 
 
+def _study_member(archive: bytes) -> zipfile.ZipInfo:
+    """The largest member of ``archive`` (the one a cut or a flipped byte lands in)."""
+    return max(zipfile.ZipFile(io.BytesIO(archive)).infolist(), key=lambda i: i.compress_size)
+
+
+def _cut_member(archive: bytes) -> bytes:
+    """``archive`` rebuilt with its largest member's compressed data cut in half."""
+    src = zipfile.ZipFile(io.BytesIO(archive))
+    big = _study_member(archive).filename
+    members = []
+    for info in src.infolist():
+        raw = src.read(info.filename)
+        c = zlib.compressobj(1, zlib.DEFLATED, -15)
+        packed = c.compress(raw) + c.flush()
+        if info.filename == big:
+            packed = packed[: len(packed) // 2]
+        members.append((info.filename, zipfile.ZIP_DEFLATED, packed, zlib.crc32(raw), len(raw), 0))
+    return raw_zip(members)
+
+
+def _wrong_crc(archive: bytes) -> bytes:
+    """``archive`` with its largest member's CRC-32 changed in both headers (data intact)."""
+    info = _study_member(archive)
+    data = bytearray(archive)
+    struct.pack_into("<L", data, info.header_offset + 14, info.CRC ^ 0xDEADBEEF)
+    pos = 0
+    while (pos := data.find(b"PK\x01\x02", pos)) >= 0:
+        n = struct.unpack_from("<H", data, pos + 28)[0]
+        if bytes(data[pos + 46 : pos + 46 + n]) == info.filename.encode():
+            struct.pack_into("<L", data, pos + 16, info.CRC ^ 0xDEADBEEF)
+        pos += 4
+    return bytes(data)
+
+
+def _without_directory(archive: bytes) -> bytes:
+    """``archive`` cut where its central directory begins (its members intact)."""
+    end = archive.rfind(b"PK\x05\x06")
+    return archive[: struct.unpack_from("<L", archive, end + 16)[0]]
+
+
+def _zeroed_directory(archive: bytes) -> bytes:
+    """``archive`` with its central directory overwritten by zeros (its end record kept)."""
+    end = archive.rfind(b"PK\x05\x06")
+    start = struct.unpack_from("<L", archive, end + 16)[0]
+    return archive[:start] + b"\0" * (end - start) + archive[end:]
+
+
+DAMAGED_STUDIES: dict[str, tuple[Callable[[bytes], bytes], str]] = {
+    # name: (edit of a good .vxm, what the message says after "damaged or truncated study file: ")
+    "cut-in-half": (lambda z: z[: len(z) // 2], r"directory at its end is missing"),
+    "last-byte-missing": (lambda z: z[:-1], r"directory at its end is missing"),
+    "central-directory-missing": (_without_directory, r"directory at its end is missing"),
+    "central-directory-zeroed": (_zeroed_directory, r"directory .* broken"),
+    "member-cut-short": (_cut_member, r"member 'arrays/\d+\.npy' is corrupt or cut short"),
+    "crc-mismatch": (_wrong_crc, r"member 'arrays/\d+\.npy' is corrupt .*CRC"),
+}
+"""Study files cut short or corrupt, each with the end of its refusal."""
+
+
 # ---------------------------------------------------------------- audio
 
 
