@@ -68,8 +68,8 @@ def join_predictions(
     Raises
     ------
     VoxMetricsInputError
-        Missing columns, an attribute without true labels, unknown or missing utterances, an
-        utterance missing a class score, non-numeric scores.
+        Missing columns, a file or labels without rows, an attribute without true labels,
+        unknown or missing utterances, an utterance missing a class score, non-numeric scores.
     """
     where = name or "predictions"
     if isinstance(source, pd.DataFrame):
@@ -90,6 +90,16 @@ def join_predictions(
         raise VoxMetricsInputError(
             f"{where}: needs columns utt_id, attribute, class, score (class scores) or utt_id, "
             f"attribute, predicted (hard predictions); found {', '.join(map(str, df.columns))}."
+        )
+    if df.empty:
+        raise VoxMetricsInputError(
+            f"{where}: the predictions file has a header but no rows; add one row per "
+            "utterance and attribute (and class, for class scores)."
+        )
+    if len(utt_ids) == 0:
+        raise VoxMetricsInputError(
+            f"the labels (metadata) have no rows, so the predictions of {where} have no "
+            "utterance to join to; give labels with one row per utterance."
         )
     for c in ("utt_id", "attribute"):
         blank = (df[c].isna() | (df[c].astype(object) == "")).to_numpy()
