@@ -146,6 +146,10 @@ class Limits:
         Bootstrap replicates (default 20,000; intervals usually take 1,000 to 2,000).
     max_conditions : int
         Conditions of one study (default 200).
+    max_subsets : int
+        Subsets of one ``evaluate --by ATTR``, one per value of the attribute (default 1,000:
+        each subset is a report of its own, a few milliseconds for a small one, more with a
+        bootstrap or a dev set).
     max_sample_rate : int
         Highest sample rate of a recording in Hz (default 384,000).
     min_sample_rate : int
@@ -171,6 +175,7 @@ class Limits:
     max_classes: int = 256
     max_replicates: int = 20_000
     max_conditions: int = 200
+    max_subsets: int = 1_000
     max_sample_rate: int = 384_000
     min_sample_rate: int = 1_000
     max_audio_seconds: float = 10_800.0
