@@ -182,6 +182,65 @@ def tampered_study(edit: Callable[[dict], object], *, extra: dict | None = None)
     return zip_of(members)
 
 
+def _study_member(archive: bytes) -> zipfile.ZipInfo:
+    """The largest member of ``archive`` (the one a cut or a flipped byte lands in)."""
+    return max(zipfile.ZipFile(io.BytesIO(archive)).infolist(), key=lambda i: i.compress_size)
+
+
+def _cut_member(archive: bytes) -> bytes:
+    """``archive`` rebuilt with its largest member's compressed data cut in half."""
+    src = zipfile.ZipFile(io.BytesIO(archive))
+    big = _study_member(archive).filename
+    members = []
+    for info in src.infolist():
+        raw = src.read(info.filename)
+        c = zlib.compressobj(1, zlib.DEFLATED, -15)
+        packed = c.compress(raw) + c.flush()
+        if info.filename == big:
+            packed = packed[: len(packed) // 2]
+        members.append((info.filename, zipfile.ZIP_DEFLATED, packed, zlib.crc32(raw), len(raw), 0))
+    return raw_zip(members)
+
+
+def _wrong_crc(archive: bytes) -> bytes:
+    """``archive`` with its largest member's CRC-32 changed in both headers (data intact)."""
+    info = _study_member(archive)
+    data = bytearray(archive)
+    struct.pack_into("<L", data, info.header_offset + 14, info.CRC ^ 0xDEADBEEF)
+    pos = 0
+    while (pos := data.find(b"PK\x01\x02", pos)) >= 0:
+        n = struct.unpack_from("<H", data, pos + 28)[0]
+        if bytes(data[pos + 46 : pos + 46 + n]) == info.filename.encode():
+            struct.pack_into("<L", data, pos + 16, info.CRC ^ 0xDEADBEEF)
+        pos += 4
+    return bytes(data)
+
+
+def _without_directory(archive: bytes) -> bytes:
+    """``archive`` cut where its central directory begins (its members intact)."""
+    end = archive.rfind(b"PK\x05\x06")
+    return archive[: struct.unpack_from("<L", archive, end + 16)[0]]
+
+
+def _zeroed_directory(archive: bytes) -> bytes:
+    """``archive`` with its central directory overwritten by zeros (its end record kept)."""
+    end = archive.rfind(b"PK\x05\x06")
+    start = struct.unpack_from("<L", archive, end + 16)[0]
+    return archive[:start] + b"\0" * (end - start) + archive[end:]
+
+
+DAMAGED_STUDIES: dict[str, tuple[Callable[[bytes], bytes], str]] = {
+    # name: (edit of a good .vxm, what the message says after "damaged or truncated study file: ")
+    "cut-in-half": (lambda z: z[: len(z) // 2], r"directory at its end is missing"),
+    "last-byte-missing": (lambda z: z[:-1], r"directory at its end is missing"),
+    "central-directory-missing": (_without_directory, r"directory at its end is missing"),
+    "central-directory-zeroed": (_zeroed_directory, r"directory .* broken"),
+    "member-cut-short": (_cut_member, r"member 'arrays/\d+\.npy' is corrupt or cut short"),
+    "crc-mismatch": (_wrong_crc, r"member 'arrays/\d+\.npy' is corrupt .*CRC"),
+}
+"""Study files cut short or corrupt, each with the end of its refusal."""
+
+
 # ---------------------------------------------------------------- audio
 
 
@@ -210,3 +269,85 @@ def wav_with_rate(rate: int, seconds: float = 1.0, *, frames: int | None = None)
     struct.pack_into("<L", data, 24, rate)  # fmt chunk: sample rate
     struct.pack_into("<L", data, 28, rate * 2)  # byte rate
     return bytes(data)
+
+
+# ---------------------------------------------------------------- HDF5 files h5py fails on
+
+
+def _h5(fill: Callable[..., None]) -> bytes:
+    """An HDF5 file in memory, written by ``fill(f, h5py)``."""
+    import h5py
+
+    buf = io.BytesIO()
+    with h5py.File(buf, "w") as f:
+        fill(f, h5py)
+    return buf.getvalue()
+
+
+def _h5_loop(f, h5py) -> None:
+    f["a"] = h5py.SoftLink("/b")
+    f["b"] = h5py.SoftLink("/a")
+    f.create_dataset("u1", data=[1.0, 2.0])
+
+
+def _h5_self_loop(f, h5py) -> None:
+    f["a"] = h5py.SoftLink("/a")
+
+
+def _h5_soft_to_external(f, h5py) -> None:
+    f["e"] = h5py.ExternalLink("/etc/hostname", "/x")
+    f["s"] = h5py.SoftLink("/e")  # listed links are checked before any is followed
+
+
+def _h5_chunked(f, h5py) -> None:
+    rng = np.random.default_rng(0)
+    f.create_dataset("embeddings", data=rng.random((100, 50)), chunks=(10, 50), compression="gzip")
+    f.create_dataset("utt_ids", data=np.array([f"u{i}".encode() for i in range(100)]))
+
+
+def _h5_cut(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def _h5_flipped(data: bytes) -> bytes:
+    """``data`` with bytes flipped in its compressed chunks (a corrupt disk or copy)."""
+    out = bytearray(data)
+    for i in range(3000, 6000, 7):
+        out[i] ^= 0xFF
+    return bytes(out)
+
+
+def _h5_time(f, h5py) -> None:  # an HDF5 time datatype: no NumPy equivalent
+    f.create_dataset("u2", data=np.ones(4))
+    h5py.h5d.create(f.id, b"u1", h5py.h5t.UNIX_D32LE, h5py.h5s.create_simple((4,)))
+
+
+def _h5_compound(f, h5py) -> None:
+    f.create_dataset("u1", data=np.zeros(2, dtype=[("a", "f8"), ("b", "i4")]))
+
+
+def _h5_null(f, h5py) -> None:
+    f.create_dataset("u1", data=h5py.Empty("f8"))
+
+
+BROKEN_HDF5: dict[str, tuple[Callable[[], bytes], str]] = {
+    "soft-link-loop": (lambda: _h5(_h5_loop), r"the soft link 'a' -> '/b' loops"),
+    "soft-link-to-itself": (lambda: _h5(_h5_self_loop), r"the soft link 'a' -> '/a' loops"),
+    "soft-link-to-an-external-link": (lambda: _h5(_h5_soft_to_external), r"'e' is an external"),
+    "cut-in-half": (
+        lambda: _h5_cut(_h5(_h5_chunked)),
+        r"cannot be opened as HDF5 .*truncated file.*copy it whole again",
+    ),
+    "corrupt-chunks": (
+        lambda: _h5_flipped(_h5(_h5_chunked)),
+        r"(its data cannot be read|cannot be opened as HDF5) \(",
+    ),
+    "signature-then-junk": (lambda: b"\x89HDF\r\n\x1a\n" + b"\xff" * 5000, r"cannot be opened"),
+    "time-datatype": (lambda: _h5(_h5_time), r"dataset 'u1' has an unsupported datatype"),
+    "compound-datatype": (
+        lambda: _h5(_h5_compound),
+        r"no numeric dataset \('u1' holds a compound type \(a, b\)\)",
+    ),
+    "null-dataspace": (lambda: _h5(_h5_null), r"dataset 'u1' has a null dataspace"),
+}
+"""HDF5 files h5py fails on: builder, and the message after "damaged or unsupported HDF5 file: "."""

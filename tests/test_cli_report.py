@@ -98,6 +98,18 @@ def test_bad_study_file_is_exit_2_with_one_line(tmp_path, capsys, content, messa
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.parametrize("cut", [0.5, 0.9])
+def test_a_study_file_cut_short_is_damaged_or_truncated(demo_vxm, tmp_path, capsys, cut):
+    data = demo_vxm.read_bytes()
+    path = tmp_path / "cut.vxm"
+    path.write_bytes(data[: int(len(data) * cut)])
+    status, out, err = _run(["report", path, "--html", tmp_path / "r.html"], capsys)
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"voxmetrics: error: {path}: damaged or truncated study file: ")
+    assert "Copy the file whole again" in err and "not a zip archive" not in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "r.html").exists()
+
+
 def test_tampered_study_file_in_a_real_process(demo_vxm, tmp_path):
     data = bytearray(demo_vxm.read_bytes())
     data[len(data) // 2 : len(data) // 2 + 64] = b"\0" * 64  # damage a member

@@ -217,6 +217,45 @@ def test_bad_input_exits_2_with_one_line(demo_dir, tmp_path, capsys, make_args, 
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("labels", "predictions", "phrase"),
+    [
+        pytest.param(
+            "utt_id,speaker,split,sex\n",
+            "utt_id,attribute,predicted\nu1,sex,F\n",
+            "labels.csv: the labels file has a header but no rows",
+            id="labels-header-only",
+        ),
+        pytest.param(
+            "utt_id,speaker,split,sex\nu1,a,dev,F\n",
+            "utt_id,attribute,predicted\nu1,sex,F\n",
+            "labels.csv: the labels file has no row of split 'eval' (its splits: dev)",
+            id="labels-no-eval-row",
+        ),
+        pytest.param(
+            "utt_id,speaker,split,sex\nu1,a,eval,F\n",
+            "utt_id,attribute,predicted\n",
+            "pred.csv: the predictions file has a header but no rows",
+            id="predictions-header-only",
+        ),
+        pytest.param(
+            "utt_id,speaker,split,sex\nu1,a,eval,F\n",
+            "utt_id,attribute,class,score\n",
+            "pred.csv: the predictions file has a header but no rows",
+            id="soft-predictions-header-only",
+        ),
+    ],
+)
+def test_files_without_rows_are_named(tmp_path, capsys, labels, predictions, phrase):
+    (tmp_path / "labels.csv").write_text(labels)
+    (tmp_path / "pred.csv").write_text(predictions)
+    args = ["sbls", "--metadata", str(tmp_path / "labels.csv")]
+    status, out, err = _run([*args, "--predictions", str(tmp_path / "pred.csv")], capsys)
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert err.startswith("voxmetrics: error: ") and phrase in err, err
+    assert "at least one attribute" not in err and "not in the metadata" not in err
+
+
 def test_the_default_attacker_is_the_study_reports(demo_dir, capsys):
     """One default attacker everywhere: the sbls command, the page and the study report."""
     from voxmetrics.evaluation import condition_sbls

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 
 import h5py
@@ -11,9 +12,11 @@ import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import BROKEN_HDF5
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from voxmetrics.cli import main
 from voxmetrics.data import read_embeddings
 from voxmetrics.data.embedding_files import (
     read_hdf5_embeddings,
@@ -180,6 +183,44 @@ def test_hdf5_problems(tmp_path):
         f["u1"] = h5py.ExternalLink(str(target), "u1")
     with pytest.raises(VoxMetricsInputError, match="external link"):
         read_hdf5_embeddings(buf.getvalue())
+
+
+@pytest.mark.parametrize("case", list(BROKEN_HDF5))
+def test_hdf5_files_h5py_fails_on_are_damaged_or_unsupported(case):
+    build, match = BROKEN_HDF5[case]
+    with pytest.raises(VoxMetricsInputError) as info:
+        read_hdf5_embeddings(build(), name="x.h5")
+    message = str(info.value)
+    assert message.startswith("x.h5: damaged or unsupported HDF5 file: "), message
+    assert re.search(match, message), message
+
+
+@pytest.mark.parametrize("case", ["soft-link-loop", "cut-in-half", "time-datatype"])
+def test_cli_refuses_a_broken_hdf5_file_in_one_line(tmp_path, capsys, case):
+    (tmp_path / "x.h5").write_bytes(BROKEN_HDF5[case][0]())
+    (tmp_path / "m.csv").write_text("utt_id,speaker,role,split\nu1,a,enrol,eval\n")
+    argv = [
+        "evaluate",
+        "--embeddings",
+        str(tmp_path / "x.h5"),
+        "--metadata",
+        str(tmp_path / "m.csv"),
+    ]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert (
+        captured.err.startswith("voxmetrics: error: ")
+        and "x.h5: damaged or unsupported HDF5 file" in captured.err
+    )
+    assert "SystemError" not in captured.err and "FastRLock" not in captured.err
+
+
+def test_hdf5_scalar_and_empty_vectors_are_refused_by_name():
+    with pytest.raises(VoxMetricsInputError, match=r"'u1' is a single number, not one embedding"):
+        read_hdf5_embeddings(_h5(u1=np.float64(1.0)))
+    with pytest.raises(VoxMetricsInputError, match=r"'u1' is of shape \(0,\), not one embedding"):
+        read_hdf5_embeddings(_h5(u1=np.zeros(0)))
 
 
 def test_metadata_subset_and_system_filter(vpc):

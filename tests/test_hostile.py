@@ -934,6 +934,13 @@ FAIL_ON = {
     "subscript-slice": ("lid['a':'b'] > 1", r"unsupported"),
     "subscript-dunder": ("lid['__class__'] > 1", r"unknown metric"),
     "syntax": ("eer <", r"not a valid expression"),
+    # type errors: an operator applied to what it cannot take, named with its kind
+    "negated-text": ('-"x" > 0', r"cannot apply - to 'x' \(text\)"),
+    "negated-block": ("-lid > 0", r"cannot apply - to lid \(a block of metrics\)"),
+    "negated-bool": ("-(eer < 1) < 0", r"cannot apply - to eer < 1 \(true / false\)"),
+    "not-block": ("not lid", r"cannot apply 'not' to lid \(a block of metrics\)"),
+    "or-number": ("eer or eer < 1", r"cannot apply 'or' to eer \(a number\)"),
+    "text-vs-number": ("'a' < eer", r"cannot compare 'a' \(text\) with eer \(a number\)"),
 }
 
 

@@ -182,3 +182,25 @@ def test_unreadable_predictions_file_names_the_predictions_layouts():
     with pytest.raises(VoxMetricsInputError) as info:
         join_predictions(b"\x00\x01 not a table \xff", UTTS, ["sex"], name="junk.csv")
     assert "utt_id, attribute, class, score" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [b"utt_id,attribute,class,score\n", b"utt_id,attribute,predicted\n"],
+    ids=["soft", "hard"],
+)
+def test_a_predictions_file_with_a_header_and_no_rows_says_so(header):
+    with pytest.raises(
+        VoxMetricsInputError,
+        match=r"^empty\.csv: the predictions file has a "
+        r"header but no rows",
+    ):
+        join_predictions(header, UTTS, ["sex"], name="empty.csv")
+    frame = pd.DataFrame(columns=["utt_id", "attribute", "predicted"])
+    with pytest.raises(VoxMetricsInputError, match=r"has a header but no rows"):
+        join_predictions(frame, UTTS, ["sex"], name="empty.csv")
+
+
+def test_labels_without_rows_leave_nothing_to_join_to():
+    with pytest.raises(VoxMetricsInputError, match=r"the labels \(metadata\) have no rows"):
+        join_predictions(_csv(_hard_frame()), np.array([], dtype=str), ["sex"], name="p.csv")

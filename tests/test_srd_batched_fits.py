@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._neldermead import nelder_mead_many
 from voxmetrics.metrics.srd import (
     _BOUND,
@@ -210,3 +210,68 @@ def test_speaker_srd_in_one_batch_reports_progress_and_equals_the_groups():
     np.testing.assert_array_equal(one.model_mean_d, grouped.model_mean_d)
     assert steps[-1] == (1.0, "Fitted 9 of 9 speakers…")
     assert [f for f, _ in steps] == sorted(f for f, _ in steps)
+
+
+# ---------------------------------------------------------------- fits shared by many subsets
+
+
+def _same_fit(a, b) -> bool:
+    return (
+        (a.alpha, a.beta, a.loss_value, a.converged, a.kl_bits, a.rank1_match, a.message)
+        == (b.alpha, b.beta, b.loss_value, b.converged, b.kl_bits, b.rank1_match, b.message)
+        and a.pmf.tobytes() == b.pmf.tobytes()
+        and a.stats == b.stats
+    )
+
+
+def _counting(monkeypatch) -> list[int]:
+    """The number of histograms each call of fit_beta_binomials fits, call by call."""
+    import importlib
+
+    srd_module = importlib.import_module("voxmetrics.metrics.srd")  # not the srd function
+    calls: list[int] = []
+    real = srd_module.fit_beta_binomials
+
+    def counted(h, **kw):
+        calls.append(len(h))
+        return real(h, **kw)
+
+    monkeypatch.setattr(srd_module, "fit_beta_binomials", counted)
+    return calls
+
+
+def test_shared_fits_fit_each_histogram_once_and_warn_each_time(monkeypatch):
+    from voxmetrics.metrics.srd import shared_beta_binomial_fits
+
+    calls = _counting(monkeypatch)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with shared_beta_binomial_fits():
+            first = fit_beta_binomial([2, 0], loss="CLL")  # does not converge: warns
+            again = fit_beta_binomial(np.array([2.0, 0.0]), loss="CLL")
+            other_loss = fit_beta_binomial([2, 0], loss="LL")
+        outside = fit_beta_binomial([2, 0], loss="CLL")
+    assert again is first and calls == [1, 1, 1]
+    assert other_loss.loss == "LL" and _same_fit(outside, first)
+    degenerate = [w for w in seen if issubclass(w.category, DegenerateDataWarning)]
+    assert len(degenerate) == 4  # the shared fit warns as its own fit does
+
+
+def test_prefit_batches_the_fits_to_come_each_equal_to_its_own(monkeypatch):
+    from voxmetrics.metrics.srd import prefit_beta_binomials, shared_beta_binomial_fits
+
+    histograms = [[2, 0], [1, 1], [0, 2], [2, 0], [3, 1, 0], [1, 1, 2], [0, 0, 0], [-1, 2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        own = [fit_beta_binomial(h, loss="CLL") for h in histograms[:6]]
+        calls = _counting(monkeypatch)
+        prefit_beta_binomials(histograms[:2])  # outside the sharing: nothing is done
+        assert calls == []
+        with shared_beta_binomial_fits():
+            prefit_beta_binomials(histograms)  # the invalid ones are left to their own fits
+            assert sorted(calls) == [2, 3]  # one batch per number of ranks, each distinct once
+            shared = [fit_beta_binomial(h, loss="CLL") for h in histograms[:6]]
+            assert sorted(calls) == [2, 3]
+            with pytest.raises(VoxMetricsInputError):
+                fit_beta_binomial(histograms[6], loss="CLL")
+    assert all(_same_fit(a, b) for a, b in zip(own, shared, strict=True))

@@ -6,11 +6,13 @@ import dataclasses
 import io
 import json
 import os
+import re
 import zipfile
 
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import DAMAGED_STUDIES
 
 from voxmetrics.data import (
     Condition,
@@ -206,6 +208,24 @@ def test_oversized_manifest_is_refused(small_file, monkeypatch):
 def test_foreign_files_are_refused(data, match):
     with pytest.raises(VoxMetricsInputError, match=match):
         study_from_bytes(data)
+
+
+@pytest.mark.parametrize("case", list(DAMAGED_STUDIES))
+def test_damaged_or_truncated_study_files_say_so_and_how_to_fix_it(small_file, case):
+    edit, match = DAMAGED_STUDIES[case]
+    with pytest.raises(VoxMetricsInputError) as info:
+        study_from_bytes(edit(small_file), name="s.vxm")
+    message = str(info.value)
+    assert message.startswith("s.vxm: damaged or truncated study file: "), message
+    assert re.search(match, message), message
+    assert "Copy the file whole again" in message and "save the study again" in message
+    assert "not a zip archive" not in message
+
+
+def test_a_file_that_is_no_zip_at_all_is_still_not_a_zip_archive():
+    for data in (b"", b"hello", b"PK"):
+        with pytest.raises(VoxMetricsInputError, match="not a zip archive"):
+            study_from_bytes(data)
 
 
 def test_missing_member_and_wrong_dtype_are_refused(small_file):

@@ -69,6 +69,7 @@ __all__ = [
     "HDF5_FILTERS",
     "ZIP_METHODS",
     "ArchiveReader",
+    "DamagedArchiveError",
     "Limits",
     "check_audio",
     "check_count",
@@ -145,6 +146,10 @@ class Limits:
         Bootstrap replicates (default 20,000; intervals usually take 1,000 to 2,000).
     max_conditions : int
         Conditions of one study (default 200).
+    max_subsets : int
+        Subsets of one ``evaluate --by ATTR``, one per value of the attribute (default 1,000:
+        each subset is a report of its own, a few milliseconds for a small one, more with a
+        bootstrap or a dev set).
     max_sample_rate : int
         Highest sample rate of a recording in Hz (default 384,000).
     min_sample_rate : int
@@ -170,6 +175,7 @@ class Limits:
     max_classes: int = 256
     max_replicates: int = 20_000
     max_conditions: int = 200
+    max_subsets: int = 1_000
     max_sample_rate: int = 384_000
     min_sample_rate: int = 1_000
     max_audio_seconds: float = 10_800.0
@@ -418,6 +424,33 @@ def read_file_bytes(path: str | os.PathLike[str], label: str | None = None) -> b
 # ---------------------------------------------------------------- archives
 
 
+class DamagedArchiveError(VoxMetricsInputError):
+    """A zip archive that is cut short or corrupt, as opposed to one that is not a zip at all.
+
+    ``detail`` says what is damaged, without the file's name or advice (for a reader that
+    words its own message, as the study-file reader does).
+    """
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail or message
+
+
+def _starts_like_zip(source: Any) -> bool:
+    """Whether ``source`` (a path or a seekable binary file) begins with a zip member header."""
+    try:
+        if isinstance(source, str | os.PathLike):
+            with open(source, "rb") as fh:
+                return fh.read(4) == b"PK\x03\x04"
+        pos = source.tell()
+        source.seek(0)
+        head = source.read(4)
+        source.seek(pos)
+        return bool(head == b"PK\x03\x04")
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
 class ArchiveReader:
     """A zip archive read safely: every member in chunks, within the byte and ratio caps.
 
@@ -453,6 +486,13 @@ class ArchiveReader:
                 f"{where}: is a directory, not a file; give the path of the archive."
             ) from None
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+            if _starts_like_zip(source):  # a zip cut short, or its directory broken
+                raise DamagedArchiveError(
+                    f"{where}: not a readable zip archive: it begins like one but is damaged or "
+                    f"truncated ({exc}); copy it whole again, or save or export it again.",
+                    f"it begins like a zip archive but the directory at its end is missing or "
+                    f"broken ({exc})",
+                ) from None
             raise VoxMetricsInputError(
                 f"{where}: not a readable zip archive ({exc}); save or export it again."
             ) from None
@@ -533,10 +573,11 @@ class ArchiveReader:
                 self.total += len(chunk)
                 if produced > member_cap:
                     if cap is not None and cap < lim.max_member_bytes:
-                        raise VoxMetricsInputError(
+                        raise DamagedArchiveError(
                             f"{self.where}: member '{name}' holds more bytes than it "
                             f"declares ({_size(cap)}); the archive is damaged or tampered "
-                            "with. Save it again."
+                            "with. Save it again.",
+                            f"member '{name}' holds more bytes than it declares ({_size(cap)})",
                         )
                     raise refuse(
                         self.where,
@@ -565,8 +606,9 @@ class ArchiveReader:
         ) as exc:
             if isinstance(exc, VoxMetricsInputError):
                 raise
-            raise VoxMetricsInputError(
-                f"{self.where}: member '{name}' is corrupt ({exc}); create the archive again."
+            raise DamagedArchiveError(
+                f"{self.where}: member '{name}' is corrupt ({exc}); create the archive again.",
+                f"member '{name}' is corrupt or cut short ({exc})",
             ) from None
 
     def _decompressed(self, info: zipfile.ZipInfo) -> Iterator[bytes]:

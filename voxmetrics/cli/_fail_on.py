@@ -22,7 +22,8 @@ _COMPARE = {
 }
 
 
-def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
+def _lookup(node: ast.expr, result: dict[str, Any], expr: str, applied: str = "") -> Any:
+    """The value a metric name points to; null is refused (``applied``: the operator on it)."""
     path: list[str] = []
     while isinstance(node, ast.Attribute | ast.Subscript):
         if isinstance(node, ast.Attribute):
@@ -39,12 +40,16 @@ def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
         raise VoxMetricsInputError(f"--fail-on '{expr}': only metric names like eer or lid.alid.")
     path.append(node.id)
     value: Any = result
+    full = ".".join(reversed(path))
+    prefix = f"--fail-on '{expr}': "
+    if applied:
+        prefix += f"cannot apply {applied} to {full} (null): "
     for depth, key in enumerate(reversed(path)):
         name = ".".join(reversed(path[len(path) - depth - 1 :]))
         if value is None:
             parent = ".".join(reversed(path[len(path) - depth :]))
             raise VoxMetricsInputError(
-                f"--fail-on '{expr}': '{parent}' is null for this evaluation, so '{name}' has "
+                f"{prefix}'{parent}' is null for this evaluation, so '{name}' has "
                 "no value (e.g. the lid block needs --dev)."
             )
         if not isinstance(value, dict) or key not in value:
@@ -54,10 +59,15 @@ def _lookup(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
             )
         value = value[key]
     if value is None:
-        raise VoxMetricsInputError(
-            f"--fail-on '{expr}': '{'.'.join(reversed(path))}' is null for this evaluation."
-        )
+        raise VoxMetricsInputError(f"{prefix}'{full}' is null for this evaluation.")
     return value
+
+
+def _operand(node: ast.expr, result: dict[str, Any], expr: str, applied: str) -> Any:
+    """The value of the operand of ``applied`` (a null metric is refused naming ``applied``)."""
+    if isinstance(node, ast.Name | ast.Attribute | ast.Subscript):
+        return _lookup(node, result, expr, applied)
+    return _eval(node, result, expr)
 
 
 def _kind(value: Any) -> str:
@@ -87,8 +97,7 @@ def _check_comparable(
     hint = ""
     block = next((v for v in (left, right) if isinstance(v, dict)), None)
     if block is not None:
-        inner = ", ".join(sorted(block)[:8])
-        hint = f"; name one of the block's numbers ({inner})"
+        hint = _block_hint(block)
     elif "text" in kinds:
         hint = (
             "; write numbers without quotes, and quote text only to compare it with text (e.g. "
@@ -99,25 +108,51 @@ def _check_comparable(
     )
 
 
-def _condition(node: ast.expr, result: dict[str, Any], expr: str) -> bool:
-    """A part of ``and`` / ``or`` / ``not`` (or the whole): it must be true or false."""
-    value = _eval(node, result, expr)
+def _block_hint(block: dict[str, Any]) -> str:
+    """The tail of a message about a block of metrics used as a value: its first keys."""
+    return f"; name one of the block's numbers ({', '.join(sorted(block)[:8])})"
+
+
+def _negate(node: ast.UnaryOp, value: Any, expr: str) -> Any:
+    """``-value``, refusing anything but a number (text, true / false, a block, a list)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return -value
+    hint = ""
+    if isinstance(value, dict):
+        hint = _block_hint(value)
+    elif isinstance(value, str):
+        hint = "; write numbers without quotes (e.g. eer > -0.5)"
+    raise VoxMetricsInputError(
+        f"--fail-on '{expr}': cannot apply - to {ast.unparse(node.operand)} ({_kind(value)}): "
+        f"only a number can be negated{hint}."
+    )
+
+
+def _condition(node: ast.expr, result: dict[str, Any], expr: str, applied: str) -> bool:
+    """A part of ``and`` / ``or`` / ``not`` (or the whole): it must be true or false.
+
+    ``applied`` names what needs the condition in the message of a refusal: ``'not'``,
+    ``'and'``, ``'or'`` or ``--fail-on`` (the whole expression).
+    """
+    value = _operand(node, result, expr, applied)
     if not isinstance(value, bool):
+        part, kind = ast.unparse(node), _kind(value)
         raise VoxMetricsInputError(
-            f"--fail-on '{expr}': {ast.unparse(node)} is {_kind(value)}, not a condition; "
-            'compare it, e.g. "eer < 0.45".'
+            f"--fail-on '{expr}': cannot apply {applied} to {part} ({kind}): {part} is {kind}, "
+            'not a condition; compare it, e.g. "eer < 0.45".'
         )
     return value
 
 
 def _eval(node: ast.expr, result: dict[str, Any], expr: str) -> Any:
     if isinstance(node, ast.BoolOp):
-        values = [_condition(v, result, expr) for v in node.values]
+        word = "'and'" if isinstance(node.op, ast.And) else "'or'"
+        values = [_condition(v, result, expr, word) for v in node.values]
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return not _condition(node.operand, result, expr)
+        return not _condition(node.operand, result, expr, "'not'")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval(node.operand, result, expr)
+        return _negate(node, _operand(node.operand, result, expr, "-"), expr)
     if isinstance(node, ast.Compare):
         left_node, left = node.left, _eval(node.left, result, expr)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
@@ -151,7 +186,7 @@ def fail_on_holds(expr: str, result: dict[str, Any]) -> bool:
     >>> fail_on_holds('dcf["0.01"].min_dcf < 0.9', {"dcf": {"0.01": {"min_dcf": 0.5}}})
     True
     """
-    return _condition(parse_fail_on(expr), result, expr)
+    return _condition(parse_fail_on(expr), result, expr, "--fail-on")
 
 
 def parse_fail_on(expr: str) -> ast.expr:

@@ -97,8 +97,19 @@ def _uploaded_attack(args: argparse.Namespace) -> Attack:
     meta = read_table(args.metadata)
     if "utt_id" not in meta.columns:
         raise VoxMetricsInputError(f"{args.metadata}: the metadata needs a utt_id column.")
+    if meta.empty:
+        raise VoxMetricsInputError(
+            f"{args.metadata}: the labels file has a header but no rows; add one row per "
+            "utterance (utt_id and its attribute columns, e.g. sex)."
+        )
     if "split" in meta.columns:
+        splits = sorted(set(meta["split"].astype(str)))
         meta = meta[meta["split"].astype(str) == args.split]
+        if meta.empty:
+            raise VoxMetricsInputError(
+                f"{args.metadata}: the labels file has no row of split '{args.split}' (its "
+                f"splits: {', '.join(splits)}); choose one with --split."
+            )
     if args.bootstrap and "speaker" not in meta.columns:
         raise VoxMetricsInputError(
             f"{args.metadata}: the bootstrap resamples speakers, so the metadata needs a "

@@ -17,7 +17,9 @@ recognised by content (:func:`sniff_embeddings`):
 - **HDF5** (``h5py``), either one 1-D dataset per utterance (the dataset's path is the utt_id)
   or one 2-D matrix plus its ids (datasets ``embeddings`` and ``utt_ids``, or the only 2-D
   numeric and the only 1-D text dataset). External links and virtual datasets, which read
-  other files, are refused.
+  other files, are refused, and so are soft links that loop; every other failure of h5py
+  (a file cut short or corrupt, a datatype with no NumPy equivalent) is one "damaged or
+  unsupported HDF5 file" message naming the file.
 """
 
 from __future__ import annotations
@@ -117,10 +119,16 @@ def _as_vector(key: str, a: Any, name: str) -> NDArray[Any]:
         raise VoxMetricsInputError(f"{name}: '{key}' is not numeric ({a.dtype}).")
     if a.ndim == 2 and a.shape[0] == 1:
         a = a[0]
-    if a.ndim != 1:
+    if a.ndim == 2:
         raise VoxMetricsInputError(
             f"{name}: '{key}' is a {a.shape[0]} x {a.shape[1]} matrix (per-frame features?), "
             "not one embedding vector per utterance; give the utterance-level x-vectors."
+        )
+    if a.ndim != 1 or a.size == 0:
+        what = "a single number" if a.ndim == 0 else f"of shape {a.shape}"
+        raise VoxMetricsInputError(
+            f"{name}: '{key}' is {what}, not one embedding vector per utterance; give each "
+            "utterance's vector (1-D, at least one value)."
         )
     return a
 
@@ -403,6 +411,17 @@ def _h5_text(a: NDArray[Any]) -> NDArray[np.str_] | None:
     return None
 
 
+def _h5_type(d: Any) -> str:
+    """What an HDF5 dataset holds, in words (for a refusal)."""
+    kind = d.dtype.kind
+    if d.dtype.names:
+        return f"a compound type ({', '.join(d.dtype.names[:4])})"
+    if d.dtype.subdtype is not None or d.ndim > 2:
+        return f"arrays of shape {d.shape} ({d.dtype})"
+    words = {"b": "true / false", "c": "complex numbers", "V": "opaque bytes", "O": "objects"}
+    return words.get(kind, "text" if kind in "SU" else str(d.dtype))
+
+
 def read_hdf5_embeddings(data: bytes, *, name: str = "uploaded file") -> Vectors:
     """Utterance ids and embeddings of an HDF5 file (either layout of the module docstring).
 
@@ -422,54 +441,90 @@ def read_hdf5_embeddings(data: bytes, *, name: str = "uploaded file") -> Vectors
     try:
         f = h5py.File(io.BytesIO(data), "r")
     except Exception as exc:
-        raise VoxMetricsInputError(
-            f"{name}: cannot be opened as HDF5 ({exc}); is the file truncated?"
-        ) from None
-    with f:
-        datasets = _hdf5_datasets(f, name)
-        for d in datasets.values():  # external storage, filters, declared vs stored sizes
-            check_hdf5_dataset(name, d, as_float64=d.dtype.kind in "fiu", file_bytes=len(data))
-        total = sum(int(d.size) * 8 for d in datasets.values())
-        check_count(name, "bytes of datasets (read as float64)", total, "max_array_bytes")
-        try:
+        raise _damaged_hdf5(name, "cannot be opened as HDF5", exc) from None
+    try:
+        with f:
+            datasets = _hdf5_datasets(f, name)
+            for d in datasets.values():  # external storage, filters, declared vs stored sizes
+                check_hdf5_dataset(name, d, as_float64=d.dtype.kind in "fiu", file_bytes=len(data))
+            total = sum(int(d.size) * 8 for d in datasets.values())
+            check_count(name, "bytes of datasets (read as float64)", total, "max_array_bytes")
             return _hdf5_vectors(datasets, name)
-        except VoxMetricsInputError:
-            raise
-        except Exception as exc:  # h5py raises OSError, KeyError, ... on damaged data
-            raise VoxMetricsInputError(
-                f"{name}: the HDF5 data cannot be read ({type(exc).__name__}: {exc}); is the "
-                "file truncated? Write it again."
-            ) from None
+    except VoxMetricsInputError:
+        raise
+    except Exception as exc:  # h5py raises OSError, RuntimeError, TypeError, SystemError, ...
+        raise _damaged_hdf5(name, "its data cannot be read", exc) from None
+
+
+def _damaged_hdf5(name: str, what: str, exc: BaseException) -> VoxMetricsInputError:
+    """The one message of an HDF5 file h5py fails on (cut short, corrupt, or unsupported)."""
+    # a failure inside h5py's link visitor comes out as a SystemError whose cause is the error
+    cause = (exc.__cause__ or exc.__context__ or exc) if isinstance(exc, SystemError) else exc
+    detail = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+    return VoxMetricsInputError(
+        f"{name}: damaged or unsupported HDF5 file: {what} ({detail}). If it was cut short "
+        "(a partial download or copy), copy it whole again; otherwise write it again with h5py: "
+        "numeric datasets, ids as strings, no external or looping links."
+    )
 
 
 def _hdf5_datasets(f: Any, name: str) -> dict[str, Any]:
-    """The file's datasets by path; external links and virtual datasets refused."""
+    """The file's datasets by path; external links, virtual datasets and link loops refused.
+
+    Every link is listed first (without following any), so that an external link is refused
+    before a soft link could lead into the file it names; soft links are then followed inside
+    this file only, and a loop of them is refused.
+    """
     import h5py
 
-    datasets: dict[str, Any] = {}
-    refused: list[str] = []
+    links: dict[str, Any] = {}
 
     def visit(path: str, link: Any) -> None:
-        if isinstance(link, h5py.ExternalLink):
-            refused.append(path)
-            return
-        obj = f.get(path)
+        links[path] = link
+
+    f.visititems_links(visit)
+    refused = [p for p, link in links.items() if isinstance(link, h5py.ExternalLink)]
+    datasets: dict[str, Any] = {}
+    for path, link in links.items():
+        if refused:
+            break
+        try:
+            obj = f.get(path)
+        except Exception as exc:
+            if not isinstance(link, h5py.SoftLink):
+                raise
+            raise _damaged_hdf5(
+                name, f"the soft link '{path}' -> '{link.path}' loops or cannot be followed", exc
+            ) from None
         if isinstance(obj, h5py.Dataset):
             if obj.is_virtual:
                 refused.append(path)
             else:
-                datasets[path] = obj
-
-    f.visititems_links(visit)
+                datasets[path] = _checked_hdf5_type(obj, path, name)
     if refused:
         raise VoxMetricsInputError(
-            f"{name}: '{refused[0]}' is an external link or virtual dataset, which reads "
-            "other files; this is refused. Copy the data into the file (h5repack)."
+            f"{name}: damaged or unsupported HDF5 file: '{refused[0]}' is an external link or "
+            "virtual dataset, which reads other files; this is refused. Copy the data into the "
+            "file (h5repack)."
         )
     if not datasets:
         raise VoxMetricsInputError(f"{name}: the HDF5 file holds no dataset.")
     check_count(name, "datasets", len(datasets), "max_rows")
     return datasets
+
+
+def _checked_hdf5_type(d: Any, path: str, name: str) -> Any:
+    """``d``, refused when its datatype or dataspace has no NumPy equivalent."""
+    try:
+        d.dtype  # noqa: B018 (h5py raises TypeError for e.g. HDF5 time datatypes)
+    except TypeError as exc:
+        raise _damaged_hdf5(name, f"dataset '{path}' has an unsupported datatype", exc) from None
+    if d.shape is None:
+        raise VoxMetricsInputError(
+            f"{name}: damaged or unsupported HDF5 file: dataset '{path}' has a null dataspace "
+            "(it holds no value at all); remove it or write its values."
+        )
+    return d
 
 
 def _hdf5_vectors(datasets: dict[str, Any], name: str) -> Vectors:
@@ -504,7 +559,13 @@ def _hdf5_vectors(datasets: dict[str, Any], name: str) -> Vectors:
         return ids, emb
     vectors = {k: d for k, d in datasets.items() if d.dtype.kind in "fiu"}
     if not vectors:
-        raise VoxMetricsInputError(f"{name}: the HDF5 file holds no numeric dataset.")
+        k, d = next(iter(datasets.items()))
+        raise VoxMetricsInputError(
+            f"{name}: damaged or unsupported HDF5 file: it holds no numeric dataset ('{k}' "
+            f"holds {_h5_type(d)}); "
+            "store each embedding as float32 or float64 (or one 'embeddings' matrix with its "
+            "'utt_ids')."
+        )
     keys = list(vectors)
     rows_ = [_as_vector(k, np.asarray(vectors[k][()]), name) for k in keys]
     return _vectors(keys, rows_, name)

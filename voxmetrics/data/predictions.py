@@ -40,6 +40,20 @@ def _example(values: list[str]) -> str:
     return ", ".join(f"'{v}'" for v in values[:3]) + (" ..." if len(values) > 3 else "")
 
 
+def _check_not_empty(df: pd.DataFrame, utt_ids: np.ndarray, where: str) -> None:
+    """Refuse a predictions table with a header and no rows, and labels with no rows."""
+    if df.empty:
+        raise VoxMetricsInputError(
+            f"{where}: the predictions file has a header but no rows; add one row per "
+            "utterance and attribute (and class, for class scores)."
+        )
+    if len(utt_ids) == 0:
+        raise VoxMetricsInputError(
+            f"the labels (metadata) have no rows, so the predictions of {where} have no "
+            "utterance to join to; give labels with one row per utterance."
+        )
+
+
 def join_predictions(
     source: Source | pd.DataFrame,
     utt_ids: np.ndarray,
@@ -68,8 +82,8 @@ def join_predictions(
     Raises
     ------
     VoxMetricsInputError
-        Missing columns, an attribute without true labels, unknown or missing utterances, an
-        utterance missing a class score, non-numeric scores.
+        Missing columns, a file or labels without rows, an attribute without true labels,
+        unknown or missing utterances, an utterance missing a class score, non-numeric scores.
     """
     where = name or "predictions"
     if isinstance(source, pd.DataFrame):
@@ -91,6 +105,7 @@ def join_predictions(
             f"{where}: needs columns utt_id, attribute, class, score (class scores) or utt_id, "
             f"attribute, predicted (hard predictions); found {', '.join(map(str, df.columns))}."
         )
+    _check_not_empty(df, utt_ids, where)
     for c in ("utt_id", "attribute"):
         blank = (df[c].isna() | (df[c].astype(object) == "")).to_numpy()
         if blank.any():

@@ -15,7 +15,9 @@ A ``.vxm`` file is a zip archive of
 
 Loading checks the format and version and refuses unsafe or damaged archives (a member name
 that is absolute or climbs out with ``..``, a member above the size cap, a pickled or object
-array, a manifest that points at a missing member) with one message saying what is wrong.
+array, a manifest that points at a missing member) with one message saying what is wrong;
+a file cut short or corrupt (no zip directory, a member cut short or failing its CRC-32) is
+a "damaged or truncated study file".
 """
 
 from __future__ import annotations
@@ -38,7 +40,14 @@ from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import ArchiveReader, check_count, check_input_path, get_limits, refuse
+from voxmetrics.limits import (
+    ArchiveReader,
+    DamagedArchiveError,
+    check_count,
+    check_input_path,
+    get_limits,
+    refuse,
+)
 
 __all__ = [
     "FILE_FORMAT",
@@ -179,6 +188,15 @@ def save_study(study: Study, path: str | os.PathLike[str]) -> Path:
 
 def _bad(where: str, what: str) -> VoxMetricsInputError:
     return VoxMetricsInputError(f"{where}: {what}")
+
+
+def _damaged(where: str, what: str) -> VoxMetricsInputError:
+    """A study file cut short (an interrupted download or copy) or corrupt."""
+    return VoxMetricsInputError(
+        f"{where}: damaged or truncated study file: {what}. Copy the file whole again (a "
+        "download or copy that stopped early cuts it short), or save the study again ('Save "
+        "study' on the dashboard, or `python -m voxmetrics study build`)."
+    )
 
 
 def _safe_name(name: str) -> bool:
@@ -379,9 +397,12 @@ class _Reader:
     def read(self, name: str) -> bytes:
         if name not in self.infos:
             raise _bad(self.where, f"the manifest refers to '{name}', which is not in the archive.")
-        data = self.archive.read(name, cap=self.caps[name])
+        try:
+            data = self.archive.read(name, cap=self.caps[name])
+        except DamagedArchiveError as exc:
+            raise _damaged(self.where, exc.detail) from None
         if len(data) != self.infos[name].file_size:
-            raise _bad(self.where, f"member '{name}' is damaged (not its declared size).")
+            raise _damaged(self.where, f"member '{name}' is not its declared size")
         return data
 
     def array(self, name: str, what: str, kinds: str) -> np.ndarray:
@@ -389,6 +410,8 @@ class _Reader:
             raise _bad(self.where, f"the manifest refers to '{name}', which is not in the archive.")
         try:
             a = self.archive.load_npy(name)
+        except DamagedArchiveError as exc:
+            raise _damaged(self.where, f"{what} ({name}): {exc.detail}") from None
         except VoxMetricsInputError as exc:
             text = str(exc).removeprefix(f"{self.where}: ")
             if "Python object array" in text:
@@ -551,7 +574,7 @@ def load_study(
     VoxMetricsInputError
         Not a zip archive or not a study file, an unknown version, a manifest that does not
         match the schema, an unsafe archive (member outside the archive, oversized member,
-        decompression bomb, pickled array) or damaged content.
+        decompression bomb, pickled array), or a damaged or truncated file (cut short, corrupt).
     """
     if isinstance(source, bytes):
         source = io.BytesIO(source)
@@ -560,6 +583,8 @@ def load_study(
         check_input_path(source, where)  # a folder or a device gets its own message
     try:
         archive = ArchiveReader(source, where)
+    except DamagedArchiveError as exc:
+        raise _damaged(where, exc.detail) from None
     except VoxMetricsInputError:
         raise _bad(
             where,

@@ -32,6 +32,7 @@ from voxmetrics.evaluation.one_to_n import (
 )
 from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions
 from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL, ConditionReport, TrialsUsed
+from voxmetrics.limits import check_count
 from voxmetrics.metrics.baseline import BaselineResult, cllr_from_sums
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.chance import ChanceLevels
@@ -46,7 +47,7 @@ from voxmetrics.metrics.legal import (
 )
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.pools import SortedPools, Ties
-from voxmetrics.metrics.srd import fit_beta_binomial, srd_from_ranks
+from voxmetrics.metrics.srd import fit_beta_binomial, shared_beta_binomial_fits, srd_from_ranks
 from voxmetrics.metrics.uncertainty import ConditionReplicates
 from voxmetrics.metrics.zebra import zebra_from_pools
 
@@ -122,11 +123,16 @@ def subset_reports(
     dev: ScoreMatrix | None,
     name: str,
     run: Callable[..., ConditionReport],
+    *,
+    prepare: Callable[[list[str]], None] | None = None,
 ) -> dict[str, ConditionReport]:
     """The report of each value of the per-trial attribute ``by`` (the ``by`` block).
 
     ``subset(value)`` is the executor's eval data of that value, ``run(data, dev=, name=)``
-    its evaluation; ``dev`` is split likewise when it has the attribute.
+    its evaluation; ``dev`` is split likewise when it has the attribute. The subsets share
+    their SRD models' fits (:func:`~voxmetrics.metrics.srd.shared_beta_binomial_fits`: a
+    histogram met again is not fitted again); ``prepare(values)``, called first within that
+    sharing, may fit the models to come in one batch.
     """
     values = list(values)
     missing = [v for v in values if str(v).strip().lower() in MISSING_VALUES]
@@ -137,12 +143,16 @@ def subset_reports(
             "missing value is not a group; fill it in (e.g. 'unknown', which then is a group "
             "of its own) or remove those trials, then evaluate again."
         )
+    check_count(f"--by {by}", f"values of '{by}', a subset each", len(values), "max_subsets")
     out = {}
-    for value in values:
-        sub_dev = dev
-        if dev is not None and by in dev.attributes:
-            sub_dev = dev.subset_attribute(by, value)
-        out[value] = run(subset(value), dev=sub_dev, name=f"{name} [{by}={value}]")
+    with shared_beta_binomial_fits():
+        if prepare is not None:
+            prepare(values)
+        for value in values:
+            sub_dev = dev
+            if dev is not None and by in dev.attributes:
+                sub_dev = dev.subset_attribute(by, value)
+            out[value] = run(subset(value), dev=sub_dev, name=f"{name} [{by}={value}]")
     return out
 
 

@@ -12,9 +12,11 @@ negative, and the beta-binomial is B(j + alpha, N - j + beta) / B(alpha, beta) (
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -38,7 +40,9 @@ __all__ = [
     "beta_binomial_pmf",
     "fit_beta_binomial",
     "fit_beta_binomials",
+    "prefit_beta_binomials",
     "rank_histogram",
+    "shared_beta_binomial_fits",
     "srd",
     "srd_from_ranks",
     "srd_per_speaker",
@@ -365,10 +369,68 @@ def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
     (0.3, 4.0, True)
     """
     q = np.asarray(p, dtype=np.float64).ravel()
-    fit, problem = fit_beta_binomials(q[None, :], loss=loss)[0]
+    shared = _SHARED_FITS.get()
+    key = (loss, q.tobytes())
+    if shared is not None and key in shared:
+        fit, problem = shared[key]
+    else:
+        fit, problem = fit_beta_binomials(q[None, :], loss=loss)[0]
+        if shared is not None:
+            shared[key] = (fit, problem)
     if problem is not None:
         warnings.warn(problem, DegenerateDataWarning, stacklevel=2)
     return fit
+
+
+_SHARED_FITS: contextvars.ContextVar[
+    dict[tuple[str, bytes], tuple[BetaBinomialFit, str | None]] | None
+] = contextvars.ContextVar("voxmetrics_shared_fits", default=None)
+
+
+@contextlib.contextmanager
+def shared_beta_binomial_fits() -> Iterator[None]:
+    """Within the block, :func:`fit_beta_binomial` fits each distinct histogram once.
+
+    A histogram met again (the same counts and loss) gets the fit already made, the same
+    object, and its warning again; as the fit is a function of the histogram alone, every
+    number is the one a new fit would give. Many small subsets (``evaluate --by`` an attribute
+    of many values) share few histograms: a subset of 2 speakers with 1 trial each has one of
+    3, and a fit that does not converge takes Nelder-Mead's full 4,000 iterations (about 1 s).
+    :func:`prefit_beta_binomials` fits the histograms to come in one batch.
+    """
+    outer = _SHARED_FITS.get()
+    token = _SHARED_FITS.set({} if outer is None else outer)
+    try:
+        yield
+    finally:
+        _SHARED_FITS.reset(token)
+
+
+def prefit_beta_binomials(histograms: Iterable[ArrayLike], *, loss: Loss = "CLL") -> None:
+    """Fit the distinct ``histograms`` not fitted yet, in one batch per number of ranks.
+
+    Only inside :func:`shared_beta_binomial_fits` (elsewhere nothing is done): the fits are
+    kept there for :func:`fit_beta_binomial`, each equal to its own fit float for float
+    (:func:`fit_beta_binomials`). Histograms that are not valid are left to
+    :func:`fit_beta_binomial` to refuse.
+    """
+    shared = _SHARED_FITS.get()
+    if shared is None:
+        return
+    by_size: dict[int, dict[bytes, NDArray[np.float64]]] = {}
+    for h in histograms:
+        q = np.asarray(h, dtype=np.float64).ravel()
+        if (loss, q.tobytes()) in shared:
+            continue
+        try:
+            srd_stats(q)  # the check of fit_beta_binomials, row by row
+        except VoxMetricsInputError:
+            continue  # not a valid histogram: refused by its own fit, with its message
+        by_size.setdefault(q.size, {})[q.tobytes()] = q
+    for rows in by_size.values():
+        fits = fit_beta_binomials(np.stack(list(rows.values())), loss=loss)
+        for key, result in zip(rows, fits, strict=True):
+            shared[(loss, key)] = result
 
 
 def fit_beta_binomials(
