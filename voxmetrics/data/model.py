@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -24,11 +24,22 @@ from voxmetrics.data._finite import frozen, known_finite, remember_finite
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = ["SCORE_CHUNK_ROWS", "EmbeddingSet", "ScoreMatrix", "score_chunk", "unit_rows"]
 
 
+_Float = TypeVar("_Float", bound=np.floating)
+"""A float dtype: :func:`unit_rows` keeps the input's precision."""
+
+
+@overload
+def unit_rows(x: NDArray[_Float]) -> NDArray[_Float]: ...
+@overload
+def unit_rows(x: ArrayLike) -> NDArray[np.floating]: ...
 def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
     """Each row divided by its L2 norm, for any finite scale (no overflow or underflow).
 
@@ -255,7 +266,7 @@ class ScoreMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         """(T, N)."""
-        return self.scores.shape  # type: ignore[return-value]
+        return self.scores.shape
 
     @property
     def n_trials(self) -> int:
@@ -501,7 +512,7 @@ class ScoreMatrix:
         """sha256 of everything the metrics depend on; use it as a cache key."""
         h = hashlib.sha256()
         h.update(np.asarray(self.scores.shape, dtype=np.int64).tobytes())
-        h.update(memoryview(np.ascontiguousarray(self.scores)).cast("B"))
+        h.update(np.ascontiguousarray(self.scores).data.cast("B"))
         for labels in (self.trial_ids, self.trial_speakers, self.enrol_speakers):
             h.update("\x1f".join(labels.tolist()).encode())
             h.update(b"\x1e")

@@ -214,7 +214,7 @@ def _condition(spec: dict[str, Any], distance: bool) -> Condition:
         dev=dev_sm,
         attacker=attacker,  # type: ignore[arg-type]
         embeddings=embeddings,
-        score_kind=kind,  # type: ignore[arg-type]
+        score_kind=kind,
     )
 
 

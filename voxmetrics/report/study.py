@@ -44,7 +44,7 @@ from voxmetrics.evaluation.tradeoff import (
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.parallel import single_blas_thread
-from voxmetrics.metrics.pools import SortedPools
+from voxmetrics.metrics.pools import SortedPools, check_ties
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.similarity import SimilarityMatrix, VoiceDistinctiveness
 from voxmetrics.metrics.uncertainty import (
@@ -154,7 +154,7 @@ class StudyReport:
         return intervals_frame(self.reports, similarity=self.similarity_values())
 
     def _similarity_dict(self) -> dict[str, Any]:
-        conditions = {}
+        conditions: dict[str, dict[str, Any]] = {}
         for r in self.reports:
             li = self.linkage.get(r.name)
             if li is None or li.similarity is None:
@@ -275,8 +275,8 @@ class StudyReport:
             out["callout_worst_trials.csv"] = frame[["condition", *frame.columns[:-1]]]
         lid_rows = []
         for r in self.reports:
-            if r.lid is not None:
-                sm = self.study.get(r.name).eval.complete_rows()  # LID's trials
+            sm = None if r.lid is None else self.study.get(r.name).eval.complete_rows()
+            if r.lid is not None and r.srd is not None and sm is not None:  # LID's trials
                 trials = lid_trials(sm, r.lid, ranks=r.srd.ranks)
                 lid_rows.append(trials.assign(condition=r.name)[_LID_PER_TRIAL])
         if lid_rows:
@@ -447,7 +447,7 @@ def _comparisons(
         )
     )
     draws = SpeakerDraws.draw(speakers, n_boot=n_boot, seed=int(opts.get("seed") or 0))
-    ties = opts.get("ties") or "reference"
+    ties = check_ties(opts.get("ties") or "reference")
     reps = {}
     for r in reports:
         cond = study.get(r.name)
