@@ -1,12 +1,33 @@
-"""Shared fixtures: a small random study (scores and embeddings) with trial attributes."""
+"""Shared fixtures: a small random study (scores and embeddings) with trial attributes.
+
+The suite runs on every core (``pytest -n auto --dist loadscope --no-loadscope-reorder``,
+pytest-xdist): each worker is its own process with its own temporary folders (``tmp_path``),
+ports (bound to 0, or found free and retried) and caches. ``--dist loadscope`` runs each test
+module whole on one worker, so a module-scoped fixture (a built wheel, a documentation site, a
+study report) is built once, not once per worker; ``--no-loadscope-reorder`` hands out the
+modules in the order they are collected, so the long browser modules (``tests/browser/``)
+start first and the short doctests of ``voxmetrics/`` fill the end. (``--dist loadgroup``
+would keep every browser test on one worker, but pytest-xdist 3.8 cannot group under pytest
+9.2: pytest-xdist issue 1386.)
+
+What the workers share is made safe here and in ``browser/conftest.py`` (one dashboard server
+and one Chromium per worker, shared by the browser modules): Hypothesis's example database
+(``.hypothesis/`` in the working folder) writes each example to its own file by an atomic
+rename, and a test runs on one worker only; its wall-clock deadline is off, since the cores
+are shared with the other workers.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import settings
 
 from voxmetrics.data import EmbeddingSet, ScoreMatrix
+
+settings.register_profile("voxmetrics", deadline=None)
+settings.load_profile("voxmetrics")
 
 
 @pytest.hookimpl(tryfirst=True)

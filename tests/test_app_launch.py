@@ -107,6 +107,9 @@ def test_app_subcommand_execs_streamlit(monkeypatch):
 
     monkeypatch.setattr(app_command.os, "execv", fake_execv)
     monkeypatch.setattr(app_command.subprocess, "call", lambda argv: seen.append(argv) or 0)
+    # the command writes its settings into the environment: restored after the test, so the
+    # tests that run after it in this process (AppTest pages read them) see none
+    monkeypatch.setenv(app_command.SETTINGS_ENV, "")
     try:
         cli.main(["app", "--port", "8600", "--dev", "--", "--server.headless", "true"])
     except _Exec:

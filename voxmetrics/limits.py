@@ -198,7 +198,7 @@ class Limits:
         >>> Limits().with_overrides({"max_member_bytes": "3GiB"}).max_member_bytes
         3221225472
         """
-        changes = {}
+        changes: dict[str, Any] = {}  # field name -> its int or float, as _limit_value checks
         for key, value in pairs.items():
             name = _limit_name(str(key))
             changes[name] = _limit_value(name, value)
@@ -286,7 +286,8 @@ def limits_from_config(environ: Mapping[str, str] | None = None) -> Limits:
         limits = limits.with_overrides(table)
     text = env.get(ENV_LIMITS, "").strip()
     if text:
-        limits = replace(limits, **dict(parse_limit(p) for p in text.split(",") if p.strip()))
+        changes: dict[str, Any] = dict(parse_limit(p) for p in text.split(",") if p.strip())
+        limits = replace(limits, **changes)
     return limits
 
 
@@ -477,7 +478,7 @@ class ArchiveReader:
         try:
             if isinstance(source, bytes | bytearray | memoryview):
                 source = io.BytesIO(bytes(source))
-            self.zf = zipfile.ZipFile(source)  # type: ignore[arg-type]
+            self.zf = zipfile.ZipFile(source)
             infos = self.zf.infolist()
         except FileNotFoundError:
             raise VoxMetricsInputError(f"{where}: no such file.") from None
@@ -636,6 +637,7 @@ class ArchiveReader:
                 head = raw.read(4)
                 props = raw.read(int.from_bytes(head[2:4], "little")) if len(head) == 4 else b""
                 try:
+                    # a private CPython function, which typeshed's lzma stub does not declare
                     filt = lzma._decode_filter_properties(lzma.FILTER_LZMA1, props)  # type: ignore[attr-defined]
                 except (lzma.LZMAError, ValueError) as exc:
                     raise ValueError(f"bad LZMA header ({exc})") from None

@@ -208,7 +208,7 @@ def demo_embeddings(
                     spk_index.append((split, k))
     meta = pd.DataFrame(rows)
     x = np.asarray(xs)
-    sex = np.asarray(spk_sex)
+    sex_sign = np.asarray(spk_sex)
     speaker_ids = meta["speaker"].to_numpy()
     uniq, inverse = np.unique(speaker_ids, return_inverse=True)
 
@@ -222,7 +222,7 @@ def demo_embeddings(
         kappa = np.where(exposed, system.kappa_exposed, system.kappa)[inverse][:, None]
         pseudo = PSEUDO_SD * rng.standard_normal(x.shape)
         anon = kappa * x + (1.0 - kappa) * pseudo
-        anon[:, 0] += system.sex_keep * SEX_SHIFT * sex
+        anon[:, 0] += system.sex_keep * SEX_SHIFT * sex_sign
         m = meta.copy()
         m["system"] = system.name
         out[system.name] = EmbeddingSet.from_arrays(anon, m, source=f"demo:{system.name}")

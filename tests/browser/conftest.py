@@ -4,6 +4,10 @@ Every test in this folder drives the real dashboard in headless Chromium (style.
 marked ``browser`` (``pytest -m browser`` runs them, ``-m "not browser"`` leaves them out) and
 skipped without Debian's ``chromium``; without the playwright package none is collected.
 Shared names and waits are in ``browsing.py``.
+
+One dashboard server and one Chromium serve every module of a test process (each
+pytest-xdist worker has its own, on its own port): a page's caches are filled once, not once
+per module.
 """
 
 from __future__ import annotations
@@ -56,43 +60,71 @@ def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 60) -> Non
     raise TimeoutError(f"streamlit did not answer at {url} within {timeout} s")
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def worker_name() -> str:
+    """This test process's pytest-xdist worker ("gw0", "gw1"...), "main" without xdist."""
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
 @contextlib.contextmanager
-def serve_app(options: list[str], log_name: str) -> Iterator[str]:
+def serve_app(options: list[str], log_name: str, attempts: int = 3) -> Iterator[str]:
     """``voxmetrics app OPTIONS`` on a free loopback port until the block ends, its log in
-    the artifacts (no file watcher: edits elsewhere never rerun it mid-test)."""
-    port = free_port()
+    the artifacts (no file watcher: edits elsewhere never rerun it mid-test).
+
+    A port found free can be taken by another process (another pytest-xdist worker) before
+    the app binds it; the app then exits, and it is started again on another port, up to
+    ``attempts`` times.
+    """
     env = {**os.environ, "BROWSER_PATH": CHROMIUM}
     ARTIFACTS.mkdir(exist_ok=True)
-    with (ARTIFACTS / log_name).open("w") as out:
+    for attempt in range(attempts):
+        port = free_port()
+        out = (ARTIFACTS / log_name).open("w")
         proc = subprocess.Popen(
             [sys.executable, "-m", "voxmetrics", "app", "--port", str(port), *options],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
         try:
-            url = f"http://127.0.0.1:{port}"
             _wait_until_up(url, proc)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            break
+        except RuntimeError:  # it exited (e.g. its port was taken): try another port
+            _stop(proc)
+            out.close()
+            if attempt == attempts - 1:
+                raise
+        except BaseException:
+            _stop(proc)
+            out.close()
+            raise
+    try:
+        yield url
+    finally:
+        _stop(proc)
+        out.close()
 
 
-@pytest.fixture(scope="module")
-def server(request) -> Iterator[str]:
-    """The app on a free port, one per test module, its log named after the module, started
-    by ``voxmetrics app`` (no file watcher: edits elsewhere never rerun it mid-test)."""
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """The app on a free port, one per test process, shared by every module (its caches fill
+    once), started by ``voxmetrics app`` (no file watcher: edits elsewhere never rerun it
+    mid-test); its log is ``streamlit_<worker>.log`` in the artifacts."""
     options = ["--", "--server.headless", "true", "--server.address", "127.0.0.1"]
-    with serve_app(options, f"streamlit_{request.module.__name__}.log") as url:
+    with serve_app(options, f"streamlit_{worker_name()}.log") as url:
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
-    """Headless Chromium, one per test module."""
+    """Headless Chromium, one per test process."""
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:

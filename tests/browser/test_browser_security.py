@@ -17,7 +17,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import MENU
 
 from .browsing import ARTIFACTS, idle
-from .conftest import serve_app
+from .conftest import serve_app, worker_name
 
 TOKEN = "browser-test-token-0123456789"
 SECRET_NAMES = ["anon-mild", "anon-strong", "anon-leaky"]  # demo conditions (no page text)
@@ -27,7 +27,7 @@ SECRET_NAMES = ["anon-mild", "anon-strong", "anon-leaky"]  # demo conditions (no
 def login_server() -> Iterator[str]:
     """The app behind the token login, on a free loopback port."""
     options = ["--login", "token", "--token", TOKEN, "--", "--server.headless", "true"]
-    with serve_app(options, "streamlit_login.log") as url:
+    with serve_app(options, f"streamlit_login_{worker_name()}.log") as url:
         yield url
 
 

@@ -1,8 +1,8 @@
 """The SRD page in headless Chromium (style.md 18). Run with ``pytest -m browser``.
 
 Screenshots go to ``tests/artifacts/srd*.png``; look at them after a change to the page. The
-server is the shared fixture of ``test_browser`` (one per module, log
-``tests/artifacts/streamlit_test_browser_srd.log``).
+server is the shared fixture of ``conftest.py`` (one per test process, log
+``tests/artifacts/streamlit_<worker>.log``).
 """
 
 from __future__ import annotations

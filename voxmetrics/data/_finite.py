@@ -31,8 +31,9 @@ def remember_finite(a: np.ndarray) -> None:
 
 def frozen(a: np.ndarray) -> bool:
     """Whether nothing can change ``a``: it and every array it views are read-only."""
-    while isinstance(a, np.ndarray):
-        if a.flags.writeable:
+    base: object = a
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
             return False
-        a = a.base
-    return a is None or isinstance(a, bytes)
+        base = base.base
+    return base is None or isinstance(base, bytes)

@@ -6,6 +6,8 @@ and evaluation modules that score embeddings use :func:`unit_rows` and :func:`sc
 
 from __future__ import annotations
 
+from typing import TypeVar, overload
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -14,6 +16,14 @@ from voxmetrics.errors import VoxMetricsInputError
 __all__ = ["SCORE_CHUNK_ROWS", "label_array", "readonly", "score_chunk", "unit_rows"]
 
 
+_Float = TypeVar("_Float", bound=np.floating)
+"""A float dtype: :func:`unit_rows` keeps the input's precision."""
+
+
+@overload
+def unit_rows(x: NDArray[_Float]) -> NDArray[_Float]: ...
+@overload
+def unit_rows(x: ArrayLike) -> NDArray[np.floating]: ...
 def unit_rows(x: ArrayLike) -> NDArray[np.floating]:
     """Each row divided by its L2 norm, for any finite scale (no overflow or underflow).
 

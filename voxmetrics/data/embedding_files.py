@@ -532,8 +532,8 @@ def _hdf5_vectors(datasets: dict[str, Any], name: str) -> Vectors:
     two_d = {k: d for k, d in datasets.items() if d.ndim == 2 and d.dtype.kind in "fiu"}
     texts = {k: d for k, d in datasets.items() if d.ndim == 1 and d.dtype.kind in "SOU"}
     if two_d:
-        mk = "embeddings" if "embeddings" in two_d else None
-        ik = next((k for k in ("utt_ids", "ids", "keys") if k in texts), None)
+        mk: str | None = "embeddings" if "embeddings" in two_d else None
+        ik: str | None = next((k for k in ("utt_ids", "ids", "keys") if k in texts), None)
         if mk is None and len(two_d) == 1:
             mk = next(iter(two_d))
         if ik is None and len(texts) == 1:

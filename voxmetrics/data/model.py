@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -35,7 +35,10 @@ from voxmetrics.data.arrays import SCORE_CHUNK_ROWS, label_array, readonly, scor
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "SCORE_CHUNK_ROWS",
@@ -245,7 +248,7 @@ class ScoreMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         """(T, N)."""
-        return self.scores.shape  # type: ignore[return-value]
+        return self.scores.shape
 
     @property
     def n_trials(self) -> int:
@@ -582,7 +585,7 @@ class ScoreMatrix:
         """sha256 of everything the metrics depend on; use it as a cache key."""
         h = hashlib.sha256()
         h.update(np.asarray(self.scores.shape, dtype=np.int64).tobytes())
-        h.update(memoryview(np.ascontiguousarray(self.scores)).cast("B"))
+        h.update(np.ascontiguousarray(self.scores).data.cast("B"))
         for labels in (self.trial_ids, self.trial_speakers, self.enrol_speakers):
             h.update("\x1f".join(labels.tolist()).encode())
             h.update(b"\x1e")

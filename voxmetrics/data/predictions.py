@@ -10,6 +10,7 @@ columns); every mismatch is an error that names it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,7 +20,10 @@ from voxmetrics.data.readers import Source, read_table
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = ["AttributePrediction", "join_predictions"]
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,7 +40,10 @@ from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.study import Condition
 from voxmetrics.errors import VoxMetricsInputError
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "SETUPS",

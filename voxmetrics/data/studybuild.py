@@ -215,7 +215,7 @@ def _condition(spec: dict[str, Any], distance: bool) -> Condition:
         dev=dev_sm,
         attacker=attacker,  # type: ignore[arg-type]
         embeddings=embeddings,
-        score_kind=kind,  # type: ignore[arg-type]
+        score_kind=kind,
         # scored here from its embeddings: today's attacker, cosine (imported: unknown)
         recipe=AttackerRecipe("cosine") if spec.get("eval") is None else None,
     )

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from voxmetrics._types import Attacker
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.utility import Utility
@@ -77,7 +78,7 @@ _SECTIONS = {
 }
 _SPLITS = {"test": "eval", "dev": "dev"}
 _SEX = {"trials_f": "F", "trials_m": "M"}
-_ATTACKERS = ("ignorant", "lazy-informed", "semi-informed")
+_ATTACKERS: tuple[Attacker, ...] = ("ignorant", "lazy-informed", "semi-informed")
 _WHAT = {
     "original": "original enrolment and trials, original ASV model (oo)",
     "ignorant": "original enrolment, anonymised trials, original ASV model (oa)",
@@ -700,7 +701,9 @@ def _summaries(f: _Found) -> tuple[dict[str, dict[str, pd.DataFrame]], pd.DataFr
     return out, eer_table
 
 
-def _condition(f: _Found, system: str, attacker: str, utility: Utility | None) -> Condition | None:
+def _condition(
+    f: _Found, system: str, attacker: Attacker, utility: Utility | None
+) -> Condition | None:
     name = "original" if attacker == "original" else f"{system} ({attacker})"
     splits = f.groups.get((system, attacker), {})
     matrices: dict[str, ScoreMatrix] = {}
@@ -728,7 +731,7 @@ def _condition(f: _Found, system: str, attacker: str, utility: Utility | None) -
         name,
         eval=matrices["eval"],
         dev=matrices.get("dev"),
-        attacker=attacker,  # type: ignore[arg-type]
+        attacker=attacker,
         description=f"VoicePrivacy 2024, {who}: {_WHAT[attacker]}.",
         utility=utility,
     )
@@ -793,8 +796,8 @@ def _utility(
     f: _Found, summaries: dict[str, dict[str, pd.DataFrame]], system: str | None
 ) -> Utility | None:
     if system is None:  # the original speech: any summary's original rows
-        for s, tables in sorted(summaries.items()):
-            u = utility_from_summary(tables, anonymised=False, source=f"results of {s}")
+        for s, original in sorted(summaries.items()):
+            u = utility_from_summary(original, anonymised=False, source=f"results of {s}")
             if u is not None:
                 return u
         return None

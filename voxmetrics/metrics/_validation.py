@@ -13,7 +13,7 @@ from voxmetrics.data._finite import remember_finite as _remember_finite
 from voxmetrics.errors import VoxMetricsInputError
 
 Ties = Literal["reference", "attacker"]
-TIES: tuple[str, ...] = ("reference", "attacker")
+TIES: tuple[Ties, ...] = ("reference", "attacker")
 """The tie rules: ``"reference"`` (each metric as its reference code) and ``"attacker"``."""
 
 LinkabilityRule = Literal["code", "strict"]
@@ -39,7 +39,7 @@ def check_linkability_rule(rule: str) -> str:
     return rule
 
 
-def check_ties(ties: str) -> str:
+def check_ties(ties: str) -> Ties:
     """Validate a tie rule name.
 
     Examples
@@ -47,11 +47,12 @@ def check_ties(ties: str) -> str:
     >>> check_ties("attacker")
     'attacker'
     """
-    if ties not in TIES:
-        raise VoxMetricsInputError(
-            f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, got {ties!r}."
-        )
-    return ties
+    for rule in TIES:
+        if ties == rule:
+            return rule
+    raise VoxMetricsInputError(
+        f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, got {ties!r}."
+    )
 
 
 def _as_scores(values: ArrayLike, name: str) -> NDArray[np.float64]:

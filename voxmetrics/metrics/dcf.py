@@ -504,12 +504,11 @@ class APECurve:
     """Normalised Bayes error of the best threshold at each prior (ROCCH / PAV), in [0, 1]."""
     actual: NDArray[np.float64] | None
     """Normalised Bayes error of the scores taken as LLRs; None when they are not LLRs."""
-    default: NDArray[np.float64] = field(repr=False, default=None)  # type: ignore[assignment]
+    default: NDArray[np.float64] = field(init=False, repr=False)
     """The default system (always the prior's decision): 1 everywhere."""
 
     def __post_init__(self) -> None:
-        if self.default is None:
-            object.__setattr__(self, "default", _readonly(np.ones_like(self.prior_log_odds)))
+        object.__setattr__(self, "default", _readonly(np.ones_like(self.prior_log_odds)))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe lists."""

@@ -479,7 +479,7 @@ class SortedPools:
             tar_at=tar_at.astype(np.float64),
             non_at=non_at.astype(np.float64),
         )
-        points = {
+        points: dict[str, EERPoint] = {
             ties: _eer_point(pooled, tar_sorted, n_non, attacker=ties == "attacker")
             for ties in TIES
         }

@@ -18,7 +18,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypedDict
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -296,7 +296,7 @@ class BetaBinomialFit:
     stats: SRDStats
     """MeanD, IdR, StDD, MaxD, Spread of the model."""
 
-    def to_dict(self) -> dict[str, float | str | bool | dict[str, float]]:
+    def to_dict(self) -> dict[str, float | str | bool | dict[str, float] | None]:
         """JSON-safe dictionary (without the pmf); infinities become None."""
 
         def finite(v: float) -> float | None:
@@ -340,7 +340,18 @@ _STARTS = (
     (math.log(0.1), math.log(10.0)),
 )
 """Nelder-Mead starts in (log alpha, log beta): uniform, skewed low, skewed high, U-shaped."""
-_NELDER_MEAD = {"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000, "maxfev": 8000}
+
+
+class _Tolerances(TypedDict):
+    """The stopping rules of :func:`~voxmetrics.metrics._neldermead.nelder_mead_many`."""
+
+    xatol: float
+    fatol: float
+    maxiter: int
+    maxfev: int
+
+
+_NELDER_MEAD: _Tolerances = {"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000, "maxfev": 8000}
 
 
 def fit_beta_binomial(p: ArrayLike, *, loss: Loss = "CLL") -> BetaBinomialFit:
@@ -478,8 +489,8 @@ def fit_beta_binomials(
     runs = nelder_mead_many(objective, x0s, progress=report, **_NELDER_MEAD)
     out: list[tuple[BetaBinomialFit, str | None]] = []
     for i, q in enumerate(qs):
-        best = None
-        for j in np.flatnonzero(objective.owner == i):  # its starts, in order
+        best: int | None = None
+        for j in np.flatnonzero(objective.owner == i).tolist():  # its starts, in order
             if np.isfinite(runs.fun[j]) and (best is None or runs.fun[j] < runs.fun[best]):
                 best = j
         if best is None:

@@ -178,8 +178,9 @@ def eer_lidmax_figure(
         for r in with_lid
     ]
     ceilings = sorted({r.lid.ceiling for r in with_lid if r.lid is not None})
-    top = max([*maxima, *ceilings, LOCAL_LID_MAX]) + 0.5
-    bottom = min([0.0, *maxima]) - 0.3
+    known = [m for m in maxima if m is not None]  # all of them: LIDmax is a number
+    top = max([*known, *ceilings, LOCAL_LID_MAX]) + 0.5
+    bottom = min([0.0, *known]) - 0.3
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(

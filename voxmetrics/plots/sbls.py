@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval
-from voxmetrics.metrics.sbls import AttributeLeakage, SBLSResult
+from voxmetrics.metrics.sbls import AttributeLeakage, SBLSResult, SubgroupRow
 from voxmetrics.plots.style import (
     CHANCE_COLOR,
     CONDITION_COLOR,
@@ -308,12 +308,13 @@ def subgroup_figure(
     go.Figure
         Traces "used", "worst" and, when any, "skipped (n < min)"; the guess line is a shape.
     """
-    rows = sorted(
-        (r for r in result.subgroups if r.attribute == "all"),
-        key=lambda r: r.leakage if r.leakage is not None else -1.0,
-    )
+
+    def leakage(r: SubgroupRow) -> float:
+        return r.leakage if r.leakage is not None else -1.0
+
+    rows = sorted((r for r in result.subgroups if r.attribute == "all"), key=leakage)
     used = [r for r in rows if r.used]
-    worst = max(used, key=lambda r: r.leakage) if used else None
+    worst = max(used, key=leakage) if used else None
     n_max = max((r.n for r in rows), default=1)
 
     def size(n: int) -> float:
@@ -325,7 +326,7 @@ def subgroup_figure(
         "worst": [worst] if worst is not None else [],
         "skipped (n < min)": [r for r in rows if not r.used],
     }
-    style = {
+    style: dict[str, dict[str, object]] = {
         "used": {"color": CONDITION_COLOR},
         "worst": {"color": WORST_COLOR},
         "skipped (n < min)": {"color": "white", "line": {"color": SKIPPED_COLOR, "width": 2}},
@@ -346,7 +347,11 @@ def subgroup_figure(
                     "opacity": 0.9,
                     **({"line": {"color": "white", "width": 1}} | style[name]),
                 },
-                name=f"worst: {short_group(worst.group)}" if name == "worst" else name,
+                name=(
+                    f"worst: {short_group(worst.group)}"
+                    if name == "worst" and worst is not None
+                    else name
+                ),
                 hovertemplate=(
                     "<b>%{customdata[0]}</b><br>joint recovery L_g = %{x:.3f}<br>"
                     "n = %{customdata[1]}<extra></extra>"

@@ -203,6 +203,7 @@ def mean_d_bar_figure(
 
     Uses ``report.srd.stats.mean_d`` and ``report.srd_model.stats.mean_d``; the largest
     possible MeanD, log2 N (every trial at rank 1), is drawn as a dotted line per condition.
+    Conditions without ranks (a sparse trial list without a complete trial) are left out.
 
     Returns
     -------
@@ -221,14 +222,16 @@ def mean_d_bar_figure(
     >>> [round(float(t.y[0]), 3) for t in fig.data]
     [0.085, 0.08, 1.585]
     """
-    names = [r.name for r in reports]
+    # no ranks: a sparse list without a complete trial; no model: ranks pooled over groups
+    ranked = [(r.name, r.srd, r.srd_model) for r in reports if r.srd is not None]
+    names = [name for name, _, _ in ranked]
     palette = _colors(names, colors)
     bar_colors = [palette[n] for n in names]
     fig = go.Figure()
     fig.add_trace(
         go.Bar(
             x=names,
-            y=[r.srd.stats.mean_d for r in reports],
+            y=[srd.stats.mean_d for _, srd, _ in ranked],
             marker={"color": bar_colors},
             name="data",
             offsetgroup="data",
@@ -238,15 +241,15 @@ def mean_d_bar_figure(
     fig.add_trace(
         go.Bar(
             x=names,
-            y=[None if r.srd_model is None else r.srd_model.stats.mean_d for r in reports],
+            y=[None if model is None else model.stats.mean_d for _, _, model in ranked],
             marker={
                 "color": "white",
                 "line": {"color": bar_colors, "width": 1.5},
                 "pattern": {"shape": "/", "fgcolor": bar_colors, "size": 8},
             },
             customdata=[
-                ["" if r.srd_model is None or r.srd_model.converged else " (did not converge)"]
-                for r in reports
+                ["" if model is None or model.converged else " (did not converge)"]
+                for _, _, model in ranked
             ],
             name="CLL model",
             offsetgroup="model",
@@ -258,7 +261,7 @@ def mean_d_bar_figure(
     fig.add_trace(
         go.Scatter(
             x=names,
-            y=[math.log2(r.srd.n_enrolled) for r in reports],
+            y=[math.log2(srd.n_enrolled) for _, srd, _ in ranked],
             mode="markers",
             marker={"symbol": "line-ew-open", "size": 40, "line": {"color": CHANCE_COLOR}},
             name="largest possible, log2 N",

@@ -130,20 +130,25 @@ def merged_labels(
     out = list(labels)
     group_of = [-1] * n
 
-    def known(v: float | None) -> bool:
-        return v is not None and v == v  # not NaN
+    def point(a: float | None, b: float | None) -> tuple[float, float] | None:
+        if a is None or b is None or a != a or b != b:  # no coordinate: None or NaN
+            return None
+        return (a, b)
 
+    points = [point(x[i], y[i]) for i in range(n)]
     for i in range(n):
-        if group_of[i] >= 0 or not (known(x[i]) and known(y[i])):
+        if group_of[i] >= 0 or points[i] is None:
             continue
         group = [i]
         group_of[i] = i
         for j in range(i + 1, n):
-            if group_of[j] >= 0 or not (known(x[j]) and known(y[j])):
+            pj = points[j]
+            if group_of[j] >= 0 or pj is None:
                 continue
             if any(
-                abs(x[j] - x[k]) <= x_tol and abs(y[j] - y[k]) <= y_tol  # type: ignore[operator]
-                for k in group
+                abs(pj[0] - pk[0]) <= x_tol and abs(pj[1] - pk[1]) <= y_tol
+                for pk in (points[k] for k in group)
+                if pk is not None
             ):
                 group.append(j)
                 group_of[j] = i

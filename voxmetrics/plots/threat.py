@@ -472,7 +472,8 @@ def scenario_metrics_figure(view: ThreatView, *, title: str | None = None) -> go
     right = ["ALID", "LIDmax"]
     bits = [m["alid"], m["lid_max"]]
     ceiling = m["lid_ceiling"]
-    tick = {"symbol": "line-ew", "size": 46, "line": {"width": 3}}
+    tick_line = {"width": 3}
+    tick = {"symbol": "line-ew", "size": 46, "line": tick_line}
     for col, x, y, colors, unit in (
         (1, left, pct, [NON_MATED_COLOR, NON_MATED_COLOR, MATED_COLOR], "%"),
         (2, right, bits, [MATED_COLOR, MATED_COLOR], "bits"),
@@ -495,7 +496,7 @@ def scenario_metrics_figure(view: ThreatView, *, title: str | None = None) -> go
                     x=left,
                     y=chance,
                     mode="markers",
-                    marker={**tick, "line": {**tick["line"], "color": "#222222"}},
+                    marker={**tick, "line": {**tick_line, "color": "#222222"}},
                     name="chance (EER 50 %, linkability 1/N)",
                     hovertemplate="%{x}: chance %{y:.1f} %<extra></extra>",
                 ),
@@ -507,7 +508,7 @@ def scenario_metrics_figure(view: ThreatView, *, title: str | None = None) -> go
             x=right,
             y=[ceiling, ceiling],
             mode="markers",
-            marker={**tick, "line": {**tick["line"], "color": CHANCE_COLOR}},
+            marker={**tick, "line": {**tick_line, "color": CHANCE_COLOR}},
             name=f"ceiling log<sub>2</sub> N = {ceiling:.2f} bits (certain)",
             hovertemplate=f"log2 N = {ceiling:.2f} bits<extra></extra>",
         ),

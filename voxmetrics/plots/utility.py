@@ -39,6 +39,18 @@ def _span(values: Sequence[float]) -> float:
     return (max(values) - min(values)) or 1.0
 
 
+def _coords(points: Sequence[TradeoffPoint]) -> tuple[list[float], list[float]]:
+    """Privacy (x) and utility (y) of points that are plotted (both numbers known)."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for p in points:
+        if p.privacy is None or p.utility is None:
+            raise ValueError(f"{p.condition} ({p.attacker}) lacks a number: it is not plotted")
+        xs.append(p.privacy)
+        ys.append(p.utility)
+    return xs, ys
+
+
 def label_groups(points: Sequence[TradeoffPoint]) -> list[list[int]]:
     """Indices of ``points`` grouped so that each group gets one label (no overprinting).
 
@@ -54,19 +66,15 @@ def label_groups(points: Sequence[TradeoffPoint]) -> list[list[int]]:
     >>> label_groups(p)
     [[0, 1], [2]]
     """
-    xs = [p.privacy for p in points]
-    ys = [p.utility for p in points]
+    xs, ys = _coords(points)
     if not points:
         return []
-    sx, sy = _span(xs), _span(ys)  # type: ignore[arg-type]
+    sx, sy = _span(xs), _span(ys)
     groups: list[list[int]] = []
-    for k, p in enumerate(points):
+    for k in range(len(points)):
         for g in groups:
-            q = points[g[0]]
-            if (
-                abs(p.privacy - q.privacy) <= _NEAR_X * sx  # type: ignore[operator]
-                and abs(p.utility - q.utility) <= _NEAR_Y * sy  # type: ignore[operator]
-            ):
+            q = g[0]
+            if abs(xs[k] - xs[q]) <= _NEAR_X * sx and abs(ys[k] - ys[q]) <= _NEAR_Y * sy:
                 g.append(k)
                 break
         else:
@@ -99,8 +107,12 @@ def _errors(points: Sequence[TradeoffPoint], axis: str) -> dict[str, object] | N
     return {
         "type": "data",
         "symmetric": False,
-        "array": [None if iv is None else iv[1] - v for iv, v in zip(ivs, vals, strict=True)],
-        "arrayminus": [None if iv is None else v - iv[0] for iv, v in zip(ivs, vals, strict=True)],
+        "array": [
+            None if iv is None or v is None else iv[1] - v for iv, v in zip(ivs, vals, strict=True)
+        ],
+        "arrayminus": [
+            None if iv is None or v is None else v - iv[0] for iv, v in zip(ivs, vals, strict=True)
+        ],
         "thickness": 1.2,
         "width": 3,
         "visible": True,
@@ -157,9 +169,8 @@ def tradeoff_figure(
     for group in label_groups(everything):
         names = ", ".join(_name(everything[k], several) for k in group)
         labels[group[0]] = names if group[0] < len(plotted) else f"{names}: original speech"
-    xs = [p.privacy for p in plotted]
-    ys = [p.utility for p in plotted]
-    all_x = [p.privacy for p in everything]
+    xs, ys = _coords(plotted)
+    all_x = _coords(everything)[0]
     lo, hi = (min(all_x), max(all_x)) if all_x else (0.0, 1.0)
     fig = go.Figure()
     fig.add_trace(
@@ -168,7 +179,7 @@ def tradeoff_figure(
             y=ys,
             mode="markers+text",
             text=labels[: len(plotted)],
-            textposition=_positions(xs, lo, hi, "top"),  # type: ignore[arg-type]
+            textposition=_positions(xs, lo, hi, "top"),
             customdata=[[p.condition, p.attacker, p.on_front] for p in plotted],
             marker={
                 "size": 12,
@@ -205,7 +216,7 @@ def tradeoff_figure(
                 y=[p.utility for p in refs],
                 mode="markers+text",
                 text=labels[len(plotted) :],
-                textposition=_positions([p.privacy for p in refs], lo, hi, "bottom"),  # type: ignore[arg-type]
+                textposition=_positions(_coords(refs)[0], lo, hi, "bottom"),
                 customdata=[[p.condition] for p in refs],
                 marker={"size": 16, "color": REFERENCE_COLOR, "symbol": "star"},
                 error_x=_errors(refs, "x"),

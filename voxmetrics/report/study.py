@@ -49,7 +49,7 @@ from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.embedding_intervals import similarity_intervals
 from voxmetrics.metrics.paired import Comparison, compare_replicates
 from voxmetrics.metrics.parallel import single_blas_thread
-from voxmetrics.metrics.pools import SortedPools
+from voxmetrics.metrics.pools import SortedPools, check_ties
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.similarity import SimilarityMatrix, VoiceDistinctiveness
 from voxmetrics.metrics.uncertainty import SpeakerDraws
@@ -154,7 +154,7 @@ class StudyReport:
         return intervals_frame(self.reports, similarity=self.similarity_values())
 
     def _similarity_dict(self) -> dict[str, Any]:
-        conditions = {}
+        conditions: dict[str, dict[str, Any]] = {}
         for r in self.reports:
             li = self.linkage.get(r.name)
             if li is None or li.similarity is None:
@@ -448,7 +448,7 @@ def _comparisons(
         )
     )
     draws = SpeakerDraws.draw(speakers, n_boot=n_boot, seed=int(opts.get("seed") or 0))
-    ties = opts.get("ties") or "reference"
+    ties = check_ties(opts.get("ties") or "reference")
     reps = {}
     for r in reports:
         cond = study.get(r.name)

@@ -172,6 +172,11 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
         return format_value(v, d)
 
     sbls = {r.name: sr.sbls.get(r.name) for r in sr.reports}
+
+    def sbls_cell(name: str) -> str:
+        s = sbls[name]
+        return MISSING if s is None else _iv(s.sbls, sr.sbls_intervals.get(name), "sbls")
+
     overview = [
         {
             "Condition": r.name,
@@ -186,14 +191,12 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             "LIDmax (bits)": MISSING
             if r.lid is None
             else _iv(r.lid.lid_max, r.lid_intervals, "lid_max", 2, r.lid.n_enrolled),
-            "MeanD (bits)": f(r.srd.stats.mean_d),
-            "IdR": f(r.srd.stats.idr),
+            "MeanD (bits)": MISSING if r.srd is None else f(r.srd.stats.mean_d),
+            "IdR": MISSING if r.srd is None else f(r.srd.stats.idr),
             "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
             "ZEBRA tag": r.zebra.tag,
             "Singling out": MISSING if r.singling_out is None else f(r.singling_out.value),
-            "SBLS": MISSING
-            if sbls[r.name] is None
-            else _iv(sbls[r.name].sbls, sr.sbls_intervals.get(r.name), "sbls"),  # type: ignore[union-attr]
+            "SBLS": sbls_cell(r.name),
             "WER": _utility(r, "wer", digits),
             "UAR": _utility(r, "uar", digits),
         }
@@ -205,8 +208,8 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
     }
     if sr.has_utility:
         out["ranking"] = _text_frame(sr.ranking().frame(), digits)
-    with_lid = [r for r in sr.reports if r.lid is not None]
-    numbers = lid_table({r.name: r.lid for r in with_lid})
+    with_lid = [(r, r.lid) for r in sr.reports if r.lid is not None]
+    numbers = lid_table({r.name: lid for r, lid in with_lid})
     lid = [
         {
             "Condition": row["Condition"],
@@ -217,22 +220,24 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
                     r.lid_intervals,
                     key,
                     2 if key == "lid_max" else 3,
-                    r.lid.n_enrolled,  # type: ignore[union-attr]
+                    lid.n_enrolled,
                 )
                 for key, column in LID_COLUMNS.items()
             },
             # a maximum has no bootstrap interval; its 0.95 quantile carries one
-            "LID q95 (bits)": _q95(r.lid_intervals, "lid_q95", r.lid.n_enrolled),  # type: ignore[union-attr]
+            "LID q95 (bits)": _q95(r.lid_intervals, "lid_q95", lid.n_enrolled),
             "Ceiling log2 N (bits)": f(row["Ceiling log2 N (bits)"], 2),
         }
-        for r, row in zip(with_lid, numbers.to_dict("records"), strict=True)
+        for (r, lid), row in zip(with_lid, numbers.to_dict("records"), strict=True)
     ]
     if lid:
         out["lid"] = pd.DataFrame(lid)
+    # a sparse trial list without a complete trial has no ranks, so no SRD row
+    ranked = [(r, r.srd, r.srd_model) for r in sr.reports if r.srd is not None]
     srd = srd_table(
-        {r.name: r.srd for r in sr.reports},
-        {r.name: [r.srd_model] if r.srd_model is not None else [] for r in sr.reports},
-        eer={r.name: r.baseline.eer for r in sr.reports},
+        {r.name: s for r, s, _ in ranked},
+        {r.name: [m] for r, _, m in ranked if m is not None},
+        eer={r.name: r.baseline.eer for r, _, _ in ranked},
     )
     out["srd"] = _text_frame(srd, digits, {"α": ".4g", "β": ".4g"})
     out["zebra"] = pd.DataFrame(
@@ -287,8 +292,8 @@ def _utility(report: Any, key: str, digits: int) -> str:
     v = None if u is None else u.value(key)
     if v is None:
         return MISSING
-    iv = u.intervals.get(key)
-    return format_interval(v, *(iv if iv is not None else (None, None)), digits=digits)
+    low, high = u.intervals.get(key) or (None, None)
+    return format_interval(v, low, high, digits=digits)
 
 
 def _text_frame(
