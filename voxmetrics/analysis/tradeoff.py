@@ -45,6 +45,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics.analysis._result import ConditionResult
+from voxmetrics.analysis.verdicts import lid_max_verdict, linkability_verdict
 from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -143,6 +144,10 @@ class ConditionNumbers:
     """95 % intervals (low, high) by key, where known."""
     chance_linkability: float | None = None
     """Chance level of linkability, 1/N (None when linkability is null)."""
+    notes: Mapping[str, str] = field(default_factory=dict)
+    """Why the report card's verdict on a number is not its threshold's, by key ("lid_max",
+    "linkability": "≈ chance", "uninformative at N = n: ..."); such a number is never cited
+    as leaking (one verdict per number, :mod:`voxmetrics.analysis.verdicts`)."""
 
     def value(self, key: str) -> float | None:
         """The number called ``key``, None when unknown or not finite."""
@@ -611,7 +616,9 @@ def utility_callouts(
     """The ranked systems whose EER reaches a band although they still leak (module docstring).
 
     Called out: EER >= the lowest band and (LIDmax >= ``lid_max_min`` bits or linkability
-    above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``.
+    above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``. A number
+    with a note (:attr:`ConditionNumbers.notes`: the report card reads it as "≈ chance" or
+    "uninformative at N = n") is not cited: the card and the call-out say the same thing.
 
     Examples
     --------
@@ -631,12 +638,18 @@ def utility_callouts(
         band = max(b for b in levels if eer >= b)
         lid, link, chance = c.value("lid_max"), c.value("linkability"), c.chance_linkability
         reasons = []
-        if lid is not None and lid >= lid_max_min:
+        notes = c.notes
+        if lid is not None and lid >= lid_max_min and not notes.get("lid_max"):
             reasons.append(
                 f"LIDmax {lid:.2f} bits (at least {lid_max_min:g}): its worst-exposed trial "
                 "still points to its speaker"
             )
-        if link is not None and chance is not None and link > linkability_factor * chance:
+        if (
+            link is not None
+            and chance is not None
+            and link > linkability_factor * chance
+            and not notes.get("linkability")
+        ):
             reasons.append(
                 f"linkability {link:.1%} is {link / chance:.1f}x its chance of {chance:.1%} "
                 f"(above {linkability_factor:g}x)"
@@ -718,12 +731,17 @@ def condition_numbers(
         intervals.update(
             {k: (float(lo), float(hi)) for k, (lo, hi) in u.intervals.items() if k in values}
         )
+    notes = {
+        "lid_max": lid_max_verdict(report).note,
+        "linkability": linkability_verdict(report).note,
+    }
     return ConditionNumbers(
         condition=report.name,
         attacker=report.attacker,
         values=values,
         intervals=intervals,
         chance_linkability=report.chance_linkability if b.linkability is not None else None,
+        notes={k: v for k, v in notes.items() if v},
     )
 
 
