@@ -84,8 +84,10 @@ class ConditionResult(Protocol):
 
     @property
     def trials_used(self) -> Any:
-        """Which trials each metric family used (its ``reason`` says why the 1-to-N ones are
-        null; None when not recorded)."""
+        """Which trials each metric family used (None when not recorded).
+
+        Its ``reason`` says why the 1-to-N numbers are null.
+        """
 
     @property
     def chance_linkability(self) -> float | None:

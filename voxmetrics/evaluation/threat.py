@@ -4,8 +4,9 @@ An EER of 50 % looks like perfect privacy, yet the attacker of a closed-set 1-to
 needs each trial's own speaker to win *its own row*. This module computes both views of the
 same matrix (:func:`threat_view`), for the 4x4 example of Šterns et al. 2025 (:func:`paper_matrix`)
 and for the offset generator of :func:`voxmetrics.synth.offset_scores` (:func:`threat_scenario`),
-and names the conditions of a study that look private on the EER but are not
-(:func:`threat_callouts`, :func:`checked_conditions`). The dashboard's Threat model page edits
+names the conditions of a study that look private on the EER but are not
+(:func:`threat_callouts`, :func:`checked_conditions`) and the speakers who stay exposed under
+every anonymiser and attacker (:func:`study_exposure`). The dashboard's Threat model page edits
 the example as the table of :func:`example_frame` and reads it back with :func:`example_view`.
 """
 
@@ -20,6 +21,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics.analysis.exposure import (
+    ExposedSpeakers,
+    condition_exposure,
+    exposed_speakers,
+    speaker_attributes,
+)
 from voxmetrics.analysis.verdicts import Verdict, lid_max_verdict, linkability_verdict
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study
@@ -45,6 +52,7 @@ __all__ = [
     "example_frame",
     "example_view",
     "paper_matrix",
+    "study_exposure",
     "threat_callouts",
     "threat_scenario",
     "threat_view",
@@ -519,3 +527,50 @@ def _verdict_text(v: Verdict) -> str:
         if v.note and v.note != "≈ chance"
         else (f"{v.level}, ≈ chance" if v.note else v.level)
     )
+
+
+def study_exposure(
+    study: Study, reports: Sequence[ConditionReport], *, exclude: Sequence[str] = ()
+) -> ExposedSpeakers:
+    """The most exposed speakers of a study (:mod:`voxmetrics.analysis.exposure`).
+
+    Each report with target ranks (its ``srd`` part) counts, but those under attacker
+    ``original`` and those named in ``exclude`` (the original speech); a report whose condition
+    is no longer in the study is skipped. The ranks, LID and singling out are the report's, on
+    the condition's complete trials; sex and age group come from the trials' attributes and the
+    embeddings' metadata.
+
+    Examples
+    --------
+    >>> from voxmetrics.evaluation import evaluate_study
+    >>> from voxmetrics.synth import demo_study
+    >>> s = demo_study(n_speakers=10)
+    >>> top = study_exposure(s, evaluate_study(s, bootstrap=0), exclude=["plain"]).frame()
+    >>> int(top["Exposed under"].iloc[0]) >= 2, "Sex" in top.columns
+    (True, True)
+    """
+    per_condition, tables = {}, []
+    for r in reports:
+        if r.name not in study.names or r.attacker == "original" or r.name in exclude:
+            continue
+        if r.srd is None:
+            continue
+        cond = study.get(r.name)
+        full = cond.eval.complete_rows()
+        if full is None or full.n_trials != len(r.srd.ranks):
+            continue
+        so = r.singling_out
+        per_condition[r.name] = condition_exposure(
+            full.trial_speakers,
+            r.srd.ranks,
+            full.n_enrolled,
+            lid=None if r.lid is None else r.lid.lid,
+            predicates=None if so is None else so.predicates,
+            isolation=None if so is None else so.per_predicate,
+        )
+        attrs = {k: v for k, v in full.attributes.items() if k in ("sex", "age_group")}
+        if attrs:
+            tables.append(pd.DataFrame({"speaker": full.trial_speakers, **attrs}))
+        if cond.embeddings is not None:
+            tables.append(cond.embeddings.meta)
+    return exposed_speakers(per_condition, attributes=speaker_attributes(tables))
