@@ -14,9 +14,11 @@ linkability or D_ECE is more private (:data:`PRIVACY_METRICS`). A lower WER and 
 **Pareto front** (:func:`pareto_front`). A point dominates another when it is at least as
 private and at least as useful, and strictly better on one of the two. The front is the set of
 points no other point dominates; points with equal numbers do not dominate each other, so both
-stay on it. The original speech (every condition under attacker ``original``, and a reference
-condition chosen by name) is drawn for comparison and never on the front: it is not an
-anonymisation system.
+stay on it. Each attacker's conditions have their own front: a system is never dominated by
+itself under a weaker attacker, and the attacker VoicePrivacy ranks on (the semi-informed one)
+keeps a front of its own. The original speech (every condition under attacker ``original``,
+and a reference condition chosen by name) is drawn for comparison in every attacker's plane and
+never on a front: it is not an anonymisation system.
 
 **VoicePrivacy ranking** (:func:`voiceprivacy_ranking`). The VoicePrivacy 2024 evaluation plan
 (Tomashenko et al. 2024) ranks systems for four minimum privacy levels: the EER of the
@@ -209,7 +211,8 @@ class TradeoffPoint:
     reference: bool = False
     """Whether this is the original speech (drawn as the reference, never on the front)."""
     on_front: bool = False
-    """Whether no other anonymised condition dominates it."""
+    """Whether no other anonymised condition under the same attacker dominates it (its
+    attacker's front)."""
 
     @property
     def plotted(self) -> bool:
@@ -263,10 +266,28 @@ class Tradeoff:
 
     @property
     def front(self) -> list[TradeoffPoint]:
-        """The points on the front, from the most private to the most useful."""
-        pts = [p for p in self.points if p.on_front]
+        """The points on their attacker's front, from the most private to the most useful.
+
+        With several attackers, each attacker's front in turn (:attr:`attackers` order).
+        """
+        return [p for a in self.attackers for p in self.front_of(a)]
+
+    @property
+    def attackers(self) -> list[str]:
+        """The attackers of the anonymised conditions drawn, in input order."""
+        return list(dict.fromkeys(p.attacker for p in self.points if p.plotted and not p.reference))
+
+    def front_of(self, attacker: str) -> list[TradeoffPoint]:
+        """The front of one attacker's conditions, from the most private to the most useful."""
+        pts = [p for p in self.points if p.on_front and p.attacker == attacker]
         sign = -1.0 if self.privacy_higher_is_better else 1.0
         return sorted(pts, key=lambda p: (sign * (p.privacy or 0.0), p.condition))
+
+    def of_attacker(self, attacker: str) -> Tradeoff:
+        """The conditions of one attacker and the original speech: one attacker's plane."""
+        return replace(
+            self, points=tuple(p for p in self.points if p.reference or p.attacker == attacker)
+        )
 
     @property
     def references(self) -> list[TradeoffPoint]:
@@ -315,6 +336,7 @@ class Tradeoff:
             "privacy_higher_is_better": self.privacy_higher_is_better,
             "utility_higher_is_better": self.utility_higher_is_better,
             "points": [p.to_dict() for p in self.points],
+            "fronts": {a: [p.condition for p in self.front_of(a)] for a in self.attackers},
         }
 
 
@@ -370,14 +392,15 @@ def privacy_utility_tradeoff(
         for c in numbers
     ]
     candidates = [k for k, p in enumerate(points) if p.plotted and not p.reference]
-    if candidates:
+    for attacker in dict.fromkeys(points[k].attacker for k in candidates):
+        group = [k for k in candidates if points[k].attacker == attacker]
         mask = pareto_front(
-            [points[k].privacy for k in candidates],
-            [points[k].utility for k in candidates],
+            [points[k].privacy for k in group],
+            [points[k].utility for k in group],
             privacy_higher_is_better=PRIVACY_METRICS[privacy].higher_is_better,
             utility_higher_is_better=UTILITY_HIGHER_IS_BETTER[utility],
         )
-        for k, on in zip(candidates, mask, strict=True):
+        for k, on in zip(group, mask, strict=True):
             if on:
                 points[k] = replace(points[k], on_front=True)
     return Tradeoff(privacy_metric=privacy, utility_metric=utility, points=tuple(points))

@@ -26,9 +26,11 @@ from voxmetrics._version import __version__
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
+    "ATTACKER_FIELDS",
     "LIBRARIES",
     "MAX_FINGERPRINTED_FILES",
     "InputFile",
+    "attacker_record",
     "file_sha256",
     "fingerprint_paths",
     "library_versions",
@@ -174,4 +176,30 @@ def library_versions(names: Iterable[str] = LIBRARIES) -> dict[str, str | None]:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             out[name] = None
+    return out
+
+
+ATTACKER_FIELDS: tuple[str, ...] = ("attacker", "score_kind", "recipe", "backend", "trained_on")
+"""The fields of a condition that describe its attacker, recorded where the condition has
+them: its knowledge level, what its scores are and, as conditions gain them, its recipe (the
+scoring back-end and what it was trained on). Add a field here to record it."""
+
+
+def attacker_record(condition: Any) -> dict[str, Any]:
+    """What a condition says about its attacker (:data:`ATTACKER_FIELDS` it has), JSON-safe.
+
+    A field with a ``to_dict`` method is recorded as its dictionary.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> attacker_record(SimpleNamespace(attacker="semi-informed", score_kind="similarity"))
+    {'attacker': 'semi-informed', 'score_kind': 'similarity'}
+    """
+    out: dict[str, Any] = {}
+    for name in ATTACKER_FIELDS:
+        value = getattr(condition, name, None)
+        if value is None:
+            continue
+        out[name] = value.to_dict() if hasattr(value, "to_dict") else value
     return out

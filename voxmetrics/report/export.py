@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHROMIUM_NAMES",
+    "VERDICTS_FOLDER",
     "PngExporter",
     "find_chromium",
     "html_to_pdf",
@@ -47,6 +48,9 @@ __all__ = [
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 """Executables searched on ``PATH`` after ``BROWSER_PATH``, in this order."""
+VERDICTS_FOLDER = "verdicts"
+"""The folder (of the CSV folder and of the zip) holding the tables of how firm the verdicts
+are and of who stays exposed (:meth:`~voxmetrics.report.study.StudyReport.verdict_tables`)."""
 
 _NO_CHROMIUM = (
     "a PDF needs Chromium, and none was found: install it (Debian / Ubuntu: apt-get install "
@@ -149,6 +153,8 @@ def report_zip(sr: StudyReport, *, title: str | None = None) -> bytes:
         zf.writestr(f"{stem}.json", report_json(sr) + "\n")
         for name, frame in sr.tables().items():
             zf.writestr(f"csv/{name}", _csv_bytes(frame))
+        for name, frame in sr.verdict_tables().items():
+            zf.writestr(f"{VERDICTS_FOLDER}/{name}", _csv_bytes(frame))
         for fmt in ("latex", "markdown"):
             for name, text in render_tables(sr, fmt).items():
                 zf.writestr(f"{fmt}/{name}", text)
@@ -314,6 +320,13 @@ def write_report(
         folder.mkdir(parents=True, exist_ok=True)
         for name, frame in sr.tables().items():
             path = folder / name
+            path.write_bytes(_csv_bytes(frame))
+            written.append(path)
+        verdicts = sr.verdict_tables()
+        if verdicts:
+            (folder / VERDICTS_FOLDER).mkdir(exist_ok=True)
+        for name, frame in verdicts.items():
+            path = folder / VERDICTS_FOLDER / name
             path.write_bytes(_csv_bytes(frame))
             written.append(path)
     if latex_dir is not None:
