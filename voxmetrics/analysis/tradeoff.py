@@ -523,22 +523,30 @@ class VoicePrivacyRanking:
         """The entries of the band with minimum EER ``minimum``."""
         return [r for r in self.rows if r.band == minimum]
 
-    def frame(self) -> pd.DataFrame:
-        """The ranking as a table: band, rank, system, EER, WER, UAR."""
-        return pd.DataFrame(
-            [
-                {
-                    "EER band": f"EER >= {r.band:.0%}",
-                    "Rank": r.rank,
-                    "System": r.condition,
-                    "EER": r.eer,
-                    "WER": r.wer,
-                    "UAR": r.uar,
-                }
-                for r in self.rows
-            ],
-            columns=["EER band", "Rank", "System", "EER", "WER", "UAR"],
-        )
+    def frame(self, *, stability: bool = False) -> pd.DataFrame:
+        """The ranking as a table: band, rank, system, EER, WER, UAR.
+
+        With ``stability`` and replicates, also P(in band), the rank's 95 % interval (Rank 95%
+        low, Rank 95% high) and P(rank 1) of each entry.
+        """
+        columns = ["EER band", "Rank", "System", "EER", "WER", "UAR"]
+        extra = ["P(in band)", "Rank 95% low", "Rank 95% high", "P(rank 1)"]
+        with_stability = stability and self.stability is not None
+        rows = []
+        for r in self.rows:
+            row: dict[str, Any] = {
+                "EER band": f"EER >= {r.band:.0%}",
+                "Rank": r.rank,
+                "System": r.condition,
+                "EER": r.eer,
+                "WER": r.wer,
+                "UAR": r.uar,
+            }
+            if with_stability:
+                iv = r.rank_interval or (None, None)
+                row.update(dict(zip(extra, (r.p_band, iv[0], iv[1], r.p_rank1), strict=True)))
+            rows.append(row)
+        return pd.DataFrame(rows, columns=columns + (extra if with_stability else []))
 
     def stability_frame(self) -> pd.DataFrame:
         """How firm each entry is: band, point rank, system, P(in band), rank interval, P(rank 1).

@@ -266,6 +266,7 @@ def write_report(
     markdown_dir: PathLike | None = None,
     chromium: str | None = None,
     title: str | None = None,
+    verdicts_dir: PathLike | None = None,
 ) -> list[Path]:
     """Write the report's HTML, JSON, tables and PDF (each only when its path is given).
 
@@ -287,18 +288,21 @@ def write_report(
         written, so a missing browser leaves no partial output.
     title : str, optional
         Title of the HTML page.
+    verdicts_dir : path, optional
+        Folder for :meth:`StudyReport.verdict_tables` (how firm the card's levels and the
+        ranking are, the most exposed speakers); created.
 
     Returns
     -------
     list of Path
-        The files written, in the order HTML, JSON, CSVs, LaTeX, Markdown, PDF.
+        The files written, in the order HTML, JSON, CSVs, verdict CSVs, LaTeX, Markdown, PDF.
 
     Raises
     ------
     VoxMetricsInputError
         When nothing is asked for, or a PDF is asked for and there is no Chromium.
     """
-    if all(p is None for p in (html, json, csv_dir, pdf, latex_dir, markdown_dir)):
+    if all(p is None for p in (html, json, csv_dir, pdf, latex_dir, markdown_dir, verdicts_dir)):
         raise VoxMetricsInputError(
             "nothing to write: give an HTML, JSON, CSV, LaTeX, Markdown or PDF output."
         )
@@ -322,11 +326,11 @@ def write_report(
             path = folder / name
             path.write_bytes(_csv_bytes(frame))
             written.append(path)
-        verdicts = sr.verdict_tables()
-        if verdicts:
-            (folder / VERDICTS_FOLDER).mkdir(exist_ok=True)
-        for name, frame in verdicts.items():
-            path = folder / VERDICTS_FOLDER / name
+    if verdicts_dir is not None:
+        folder = Path(verdicts_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, frame in sr.verdict_tables().items():
+            path = folder / name
             path.write_bytes(_csv_bytes(frame))
             written.append(path)
     if latex_dir is not None:

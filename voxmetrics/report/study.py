@@ -343,7 +343,7 @@ class StudyReport:
             out["verification.csv"] = verification_frame(verif, eer=eer)
         if self.has_utility:
             out["privacy_vs_utility.csv"] = self.tradeoff_frame()
-            out["voiceprivacy_ranking.csv"] = self.ranking().frame()
+            out["voiceprivacy_ranking.csv"] = self.ranking().frame(stability=True)
             out["utility_callouts.csv"] = callouts_frame(self.utility_callouts())
         return out
 
@@ -392,6 +392,7 @@ def build_study_report(
     evaluator: Callable[..., ConditionReport] = evaluate_condition,
     attack_of: Callable[[Condition], Attack | None] = default_attack,
     inputs: Sequence[InputFile] = (),
+    subset: str | None = None,
     **options: Any,
 ) -> StudyReport:
     """Evaluate ``study`` for its report, with ``progress(fraction, message)`` per condition.
@@ -406,7 +407,8 @@ def build_study_report(
     :func:`~voxmetrics.analysis.sbls.default_attack`; a cache of them (the dashboard's, shared
     by its pages) gives the same report without computing a condition twice. ``inputs`` are
     the files the report reads besides the study's own (e.g. its ``.vxm`` file), recorded in
-    its provenance with the files the study was built from.
+    its provenance with the files the study was built from; ``subset`` (``"ATTR=VALUE"``) says
+    which subset of a study file ``study`` is, recorded there too.
 
     Examples
     --------
@@ -501,7 +503,12 @@ def build_study_report(
             study,
             settings,
             inputs=inputs,
-            options={"original": original, "reference": reference, "by": opts.get("by")},
+            options={
+                "original": original,
+                "reference": reference,
+                "by": opts.get("by"),
+                "subset": subset,
+            },
         ),
     )
 
