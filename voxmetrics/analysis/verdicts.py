@@ -45,6 +45,7 @@ from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.metrics.lid import clamp_lid_bits
 
 __all__ = [
+    "FLIP_MARK",
     "FLIP_SHARE",
     "LEVELS",
     "REPORT_CARD_THRESHOLDS",
@@ -67,6 +68,8 @@ ZEBRA_TAGS = ("0", "A", "B", "C", "D", "E", "F")
 """ZEBRA's categorical tags in increasing order of worst-case disclosure (docs, Methods > ZEBRA)."""
 FLIP_SHARE = 0.8
 """A cell whose level fewer than this share of the bootstrap replicates keep "flips often"."""
+FLIP_MARK = "⇅"
+"""The mark a verdict's text ends with when its level flips often."""
 
 _ZEBRA_BOUNDS = np.array([0.0, 1.0, 2.0, 4.0, 5.0, 6.0])
 """Upper ends of the tags 0, A..E (a tag X holds lo < |log10 l| <= hi; above 6: F)."""
@@ -331,8 +334,8 @@ class Verdict:
     value: float | str | None
     """The number (the tag for ZEBRA; None when not available)."""
     text: str
-    """How it is shown: the number, its interval or ratio, and "≈ chance" or "uninformative
-    at N = n" when the rule says so."""
+    """How it is shown: the number, its interval or ratio, "≈ chance" or "uninformative at
+    N = n" when the rule says so, and :data:`FLIP_MARK` when the level flips often."""
     level: Level
     """ok, caution, risk, uninformative or n/a."""
     note: str = ""
@@ -342,6 +345,10 @@ class Verdict:
     an uninformative or n/a cell)."""
     n_replicates: int = 0
     """Replicates behind :attr:`stability`."""
+
+    def __post_init__(self) -> None:
+        if self.flips and not self.text.endswith(FLIP_MARK):
+            object.__setattr__(self, "text", f"{self.text} {FLIP_MARK}")
 
     @property
     def flips(self) -> bool:

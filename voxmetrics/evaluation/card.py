@@ -60,6 +60,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from voxmetrics.analysis.verdicts import (
+    FLIP_MARK,
     FLIP_SHARE,
     LEVELS,
     REPORT_CARD_THRESHOLDS,
@@ -84,10 +85,6 @@ __all__ = [
     "ReportCard",
     "report_card",
 ]
-
-FLIP_MARK = "⇅"
-"""The mark of a cell whose level flips often (fewer than :data:`FLIP_SHARE` of the replicates
-keep it), shown beside the card."""
 
 
 @dataclass(frozen=True)

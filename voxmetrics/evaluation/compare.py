@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from voxmetrics._types import DEFAULT_LID_VARIANT
-from voxmetrics.data.study import Condition
+from voxmetrics.analysis.anonymisers import voice_sources
+from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.engine import evaluate, replicate_condition
 from voxmetrics.evaluation.result import ConditionReport
@@ -48,6 +49,7 @@ __all__ = [
     "compare_conditions_sbls",
     "compare_linkage",
     "linkage_inputs",
+    "voice_conditions",
 ]
 
 
@@ -185,6 +187,24 @@ def linkage_inputs(
     if similarity is None:
         reasons.update(deid=why, g_vd=why)
     return LinkageInputs(singled, similarity, reasons)
+
+
+def voice_conditions(study: Study) -> dict[str, Condition]:
+    """Each condition's anonymiser's voices: the condition whose embeddings stand for them.
+
+    :func:`voxmetrics.analysis.anonymisers.voice_sources` of the study's conditions, as
+    conditions (those whose anonymiser has no embeddings are left out); pass them as
+    :func:`linkage_inputs`' and :func:`compare_conditions`' ``voices``.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> voice_conditions(demo_study(n_speakers=4))["anon-mild"].name
+    'anon-mild'
+    """
+    conds = study.conditions
+    sources = voice_sources((c.name, c.attacker, c.embeddings is not None) for c in conds)
+    return {n: study.get(v) for n, v in sources.items() if v is not None}
 
 
 def _largest_set(original: Condition, condition: Condition, split: str) -> int:

@@ -123,6 +123,7 @@ def ranking_replicates(
     seed: int = 0,
     ties: str = "reference",
     linkability_rule: str = "code",
+    exclude: Sequence[str] = (),
 ) -> RankingReplicates | None:
     """Every system's EER, WER and UAR in B paired replicates (module docstring).
 
@@ -137,6 +138,8 @@ def ranking_replicates(
         The study's bootstrap replicates and seed (0 replicates: None).
     ties, linkability_rule : str
         The reports' rules, for a condition resampled again.
+    exclude : sequence of str
+        Conditions left out (the original speech chosen as the reference).
 
     Returns
     -------
@@ -155,7 +158,11 @@ def ranking_replicates(
     """
     if n_boot <= 0:
         return None
-    ranked = [r for r in reports if r.attacker != REFERENCE_ATTACKER and r.name in study.names]
+    ranked = [
+        r
+        for r in reports
+        if r.attacker != REFERENCE_ATTACKER and r.name in study.names and r.name not in exclude
+    ]
     if not ranked:
         return None
     options = {"ties": ties, "linkability_rule": linkability_rule}

@@ -469,7 +469,8 @@ def build_study_report(
     comparisons = _comparisons(study, reports, opts, linkage, attacks, reference=reference)
     replicates = ranking_replicates(
         study,
-        [r for r in reports if r.name != reference_condition(reports, original)],
+        reports,
+        exclude=[reference_condition(reports, original) or ""],
         n_boot=n_boot,
         seed=seed,
         ties=opts.get("ties") or "reference",

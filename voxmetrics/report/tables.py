@@ -28,7 +28,6 @@ from voxmetrics.analysis.lid import LID_COLUMNS, lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.evaluation.card import FLIP_MARK
 from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.report.study import StudyReport
 
@@ -205,7 +204,7 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
     ]
     out: dict[str, pd.DataFrame] = {
         "overview": pd.DataFrame(overview),
-        "report_card": _card_text(sr),
+        "report_card": sr.card.frame("text"),
     }
     if sr.has_utility:
         out["ranking"] = _ranking_text(sr, digits)
@@ -283,16 +282,6 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             ]
         )
     return out
-
-
-def _card_text(sr: StudyReport) -> pd.DataFrame:
-    """The card's texts, each cell whose level flips often marked (:data:`FLIP_MARK`)."""
-    text = sr.card.frame("text")
-    for i, row in enumerate(sr.card.cells):
-        for j, cell in enumerate(row, start=1):
-            if cell.flips:
-                text.iat[i, j] = f"{text.iat[i, j]} {FLIP_MARK}"
-    return text
 
 
 def _ranking_text(sr: StudyReport, digits: int) -> pd.DataFrame:
