@@ -114,6 +114,7 @@ if ranking is not None:
         ties=settings.ties,
         linkability_rule=settings.linkability_rule,
         exclude=[chosen.reference] if chosen.reference else [],
+        attacker=chosen.attacker,
         spinner="Paired bootstrap replicates of the ranking…",
     ).value
     if replicates is not None:
@@ -126,7 +127,7 @@ if ranking is not None:
             cache=False,
         ).value
     if ranking is not None:
-        show_ranking_stability(ranking, settings.bootstrap)
+        show_ranking_stability(ranking)
 
 st.subheader("Ranked as private, still leaking")
 rule = (

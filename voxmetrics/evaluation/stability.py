@@ -124,6 +124,7 @@ def ranking_replicates(
     ties: str = "reference",
     linkability_rule: str = "code",
     exclude: Sequence[str] = (),
+    attacker: str | None = None,
 ) -> RankingReplicates | None:
     """Every system's EER, WER and UAR in B paired replicates (module docstring).
 
@@ -140,6 +141,8 @@ def ranking_replicates(
         The reports' rules, for a condition resampled again.
     exclude : sequence of str
         Conditions left out (the original speech chosen as the reference).
+    attacker : str, optional
+        Only the conditions of this attacker (the ranking's); default: every attacker's.
 
     Returns
     -------
@@ -161,7 +164,10 @@ def ranking_replicates(
     ranked = [
         r
         for r in reports
-        if r.attacker != REFERENCE_ATTACKER and r.name in study.names and r.name not in exclude
+        if r.attacker != REFERENCE_ATTACKER
+        and r.name in study.names
+        and r.name not in exclude
+        and (attacker is None or r.attacker == attacker)
     ]
     if not ranked:
         return None

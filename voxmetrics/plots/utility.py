@@ -190,7 +190,9 @@ def tradeoff_figure(
     labels = [""] * len(everything)  # one per group of nearby points, on its first point
     for group in label_groups(everything, names):
         shown = ", ".join(dict.fromkeys(names[k] for k in group))
-        labels[group[0]] = shown if group[0] < len(plotted) else f"{shown}: original speech"
+        if group[0] >= len(plotted):  # the original speech's star says so once
+            shown = "original speech" if shown == "original" else f"{shown}: original speech"
+        labels[group[0]] = shown
     xs = [p.privacy for p in plotted]
     ys = [p.utility for p in plotted]
     all_x = [p.privacy for p in everything]

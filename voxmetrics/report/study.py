@@ -471,6 +471,7 @@ def build_study_report(
         study,
         reports,
         exclude=[reference_condition(reports, original) or ""],
+        attacker=RANKING_ATTACKER,
         n_boot=n_boot,
         seed=seed,
         ties=opts.get("ties") or "reference",

@@ -198,7 +198,7 @@ def show_ranking(ranking: VoicePrivacyRanking) -> None:
         show_table(ranking.unranked_frame(), "voiceprivacy_unranked.csv")
 
 
-def show_ranking_stability(ranking: VoicePrivacyRanking, n_boot: int) -> None:
+def show_ranking_stability(ranking: VoicePrivacyRanking) -> None:
     """How firm the ranking is: P(in band), the rank's interval, P(rank 1), Kendall's τ.
 
     Under a Markdown heading (the page's subheaders are its three sections); says so when the
@@ -223,7 +223,6 @@ def show_ranking_stability(ranking: VoicePrivacyRanking, n_boot: int) -> None:
         for b, t in stability.kendall_tau.items()
         if t.get("median") is not None
     ]
-    fixed = sorted({k.upper() for keys in stability.fixed.values() for k in keys})
     st.caption(
         f"From {stability.n_replicates} speaker-bootstrap replicates, each ranked by the same "
         "rule, as in the literature on challenge rankings (Maier-Hein et al. 2018; the "
@@ -235,12 +234,6 @@ def show_ranking_stability(ranking: VoicePrivacyRanking, n_boot: int) -> None:
             else ""
         )
         + " ".join(f"{md_escape(n)}." for n in stability.notes)
-        + (
-            f" {', '.join(fixed)} without replicates (known only as numbers, e.g. from a "
-            "results summary): taken as fixed, so only the EER moves."
-            if fixed
-            else ""
-        )
     )
 
 

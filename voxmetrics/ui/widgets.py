@@ -402,16 +402,17 @@ def show_figure(fig: go.Figure, filename: str, *, show_title: bool = True) -> No
 
 
 CARD_WIDTHS: dict[str, int] = {
-    "eer": 90,
-    "lid_max": 230,
-    "zebra_tag": 150,
-    "linkability_ratio": 250,
-    "sbls": 90,
-    "wer": 140,
-    "uar": 140,
+    "eer": 75,
+    "lid_max": 170,
+    "zebra_tag": 115,
+    "linkability_ratio": 180,
+    "sbls": 70,
+    "wer": 105,
+    "uar": 105,
 }
-"""Column widths of the card on screen (px): with the condition pinned, WER and UAR stay in
-view at 1,440 px; a longer text is cut, the whole of it on hover and in the notes below."""
+"""Column widths of the card on screen (px): with the condition (150 px) pinned, every column
+stays in view at 1,440 px (970 px in all); a longer text is cut, the whole of it in the CSV and
+the rule's notes below the card."""
 
 
 def show_report_card(card: ReportCard) -> None:
@@ -421,7 +422,7 @@ def show_report_card(card: ReportCard) -> None:
     1,440 px screen whatever a cell's text (the rule's notes are listed below the card).
     """
     config: dict[str, Any] = {
-        "Condition": st.column_config.TextColumn("Condition", pinned=True, width=140)
+        "Condition": st.column_config.TextColumn("Condition", pinned=True, width=150)
     }
     config.update(
         {
