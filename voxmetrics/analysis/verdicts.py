@@ -15,11 +15,12 @@ speaker information, on the condition's own scores):
 
 1. A number whose interval is not beyond its chance level reads "≈ chance". It is "ok" only
    when that says something: the chance level is in the ok band and below the number's ceiling
-   (LIDmax's log2 N), and the whole interval is in the ok band. Otherwise it is
+   (LIDmax's log2 N), and the whole interval (and the point estimate) is in the ok band.
+   Otherwise it is
    "uninformative at N = n": the data cannot tell this condition from chance, and chance
    itself, or what the interval still allows, is not safe.
-2. A number whose interval reaches from the ok band into the risk band cannot tell ok from risk:
-   "uninformative at N = n", whatever its point estimate.
+2. A number whose interval (with its point estimate) reaches from the ok band into the risk
+   band cannot tell ok from risk: "uninformative at N = n", whatever its point estimate.
 3. A number whose ceiling at this N is not in the risk band (linkability at N = 2 is at most
    2x chance) can never say "risk", so it cannot say "ok" either: "uninformative at N = n".
 
@@ -268,7 +269,7 @@ def judge(
     >>> judge(t, 1.1, interval=(0.6, 1.4), chance=1.0, ceiling=40, n=40)
     ('ok', '≈ chance')
     >>> judge(t, 1.4, interval=(0.6, 2.0), chance=1.0, ceiling=5, n=5)[1]
-    '≈ chance, uninformative at N = 5: its interval reaches 2.00, beyond the ok band'
+    '≈ chance, uninformative at N = 5: it reaches 2.00, beyond the ok band'
     >>> judge(t, 2.0, ceiling=2, n=2)[0]
     'uninformative'
     """
@@ -283,17 +284,17 @@ def judge(
     lo, hi = float(interval[0]), float(interval[1])
     if chance is not None and math.isfinite(chance) and not _beyond_chance(t, (lo, hi), chance):
         at_ceiling = ceiling is not None and chance >= ceiling - 1e-3
-        worst = lo if t.higher_is_safer else hi
+        worst = min(lo, value) if t.higher_is_safer else max(hi, value)  # type: ignore[type-var]
         if at_ceiling:
             why = "chance is at the ceiling"
         elif t.level(chance) != "ok":
             why = f"chance itself is {chance:.2f}, in the {t.level(chance)} band"
         elif t.level(worst) != "ok":
-            why = f"its interval reaches {worst:.2f}, beyond the ok band"
+            why = f"it reaches {worst:.2f}, beyond the ok band"
         else:
             return "ok", "≈ chance"
         return "uninformative", f"≈ chance, {at}: {why}"
-    if {t.level(lo), t.level(hi)} >= {"ok", "risk"}:
+    if {level, t.level(lo), t.level(hi)} >= {"ok", "risk"}:
         return "uninformative", f"{at}: its interval [{lo:.2f}, {hi:.2f}] spans ok to risk"
     return level, ""
 
