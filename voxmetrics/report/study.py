@@ -193,6 +193,8 @@ class StudyReport:
                 "reason": None,
                 **who,
             }
+            if r.attacker == "original":  # the original speech is no anonymiser
+                continue
             entry = anonymisers.setdefault(
                 who["anonymiser"],
                 {
