@@ -78,7 +78,7 @@ def test_the_card_says_why_and_how_firm_and_the_numbers_their_reference():
     at = _page("pages/1_Overview.py")
     assert not at.error
     markdown = _text(at.markdown)
-    assert "uninformative at N = 10" in markdown  # the rule's notes below the card
+    assert "LIDmax (bits): ≈ chance" in markdown  # the rule's notes below the card
     stability = at.table[0].value
     assert "EER" in stability.columns and len(stability) == 7
     intervals = _table(at, "Unit and reference")

@@ -48,14 +48,22 @@ def test_a_number_beyond_chance_is_read_off_its_thresholds():
     assert judge(EER, 0.368, interval=(0.336, 0.402), n=40) == ("caution", "")
 
 
-def test_at_chance_is_ok_only_when_chance_and_the_whole_interval_are_ok():
+def test_at_chance_is_ok_only_when_chance_at_this_n_is_safe():
     assert judge(LINK, 1.1, interval=(0.6, 1.4), chance=1.0, ceiling=40, n=40) == (
         "ok",
         "≈ chance",
     )
-    # the interval still allows 2x chance: the data cannot say "ok"
-    level, note = judge(LINK, 1.4, interval=(0.6, 2.0), chance=1.0, ceiling=5, n=5)
-    assert level == "uninformative" and note.startswith("≈ chance, uninformative at N = 5")
+    # a wide interval at chance is still "≈ chance" (random scores: few trials against N)
+    assert judge(LINK, 1.5, interval=(0.0, 3.0), chance=1.0, ceiling=90, n=90)[0] == "ok"
+    # the row's LIDmax says the N is too small: linkability's "≈ chance" says nothing either
+    why = "LIDmax's chance is 0.52 bits, in the caution band"
+    level, note = judge(LINK, 1.4, interval=(0.6, 2.0), chance=1.0, ceiling=5, n=5, small_n=why)
+    assert level == "uninformative" and note == f"≈ chance, uninformative at N = 5: {why}"
+    # beyond chance, the row's small N is no reason: the number is read off its thresholds
+    assert judge(LINK, 3.0, interval=(2.5, 3.5), chance=1.0, ceiling=5, n=5, small_n=why) == (
+        "risk",
+        "",
+    )
     # chance itself in the caution band (LIDmax at N = 5)
     level, note = judge(LID, 0.7, interval=(0.38, 0.70), chance=0.52, ceiling=math.log2(5), n=5)
     assert level == "uninformative" and "chance itself is 0.52" in note
@@ -105,10 +113,11 @@ def test_ok_only_when_nothing_says_otherwise(key, value, interval, chance, ceili
     assert level in LEVELS
     if not note:  # read off the thresholds
         assert level == t.level(value)
-    if level == "ok" and interval is not None:
+    if level == "ok" and not note and interval is not None:
         assert "risk" not in {t.level(value), t.level(interval[0]), t.level(interval[1])}
     if level == "ok" and note == "≈ chance":
-        assert t.level(chance) == "ok" and {t.level(x) for x in (*interval, value)} == {"ok"}
+        assert t.level(chance) == "ok"
+        assert ceiling is None or chance < ceiling - 1e-3
     if ceiling is not None and t.level(ceiling) != "risk":
         assert level == "uninformative"
 
@@ -169,22 +178,20 @@ def test_one_small_n_rule_for_lidmax_and_linkability():
     reports = _small()
     card = report_card(reports)
     levels = card.frame("level").set_index("Condition")
-    # random at N = 5: LIDmax's chance is in the caution band, linkability's interval reaches
-    # 2x chance: neither can say "ok", and both say why with the same words
+    # random at N = 5: LIDmax's chance is in the caution band, so neither it nor linkability
+    # (at chance, against the same N) can say "ok", and both say so with the same words
     row = levels.loc["random"]
     assert row["LIDmax (bits)"] == row["Linkability vs chance"] == "uninformative"
     text = card.frame("text").set_index("Condition").loc["random"]
     for col in ("LIDmax (bits)", "Linkability vs chance"):
         assert "uninformative at N = 5" in text[col]
-    # no row has an "ok ≈ chance" cell beside an "uninformative at this N" one of the same
-    # reason (chance) unless that cell's interval is in the ok band
+    # no row has an "ok ≈ chance" linkability beside a LIDmax whose chance says the N is
+    # too small
     notes = card.frame("note").set_index("Condition")
     for name in levels.index:
         lid, link = notes.loc[name, "LIDmax (bits)"], notes.loc[name, "Linkability vs chance"]
-        if lid.startswith("≈ chance, uninformative") and link == "≈ chance":
-            r = next(r for r in reports if r.name == name)
-            iv = r.intervals["linkability"]
-            assert iv.high / r.chance_linkability <= 1.5
+        if ("chance itself" in lid or "ceiling" in lid) and link.startswith("≈ chance"):
+            assert link.startswith("≈ chance, uninformative at N = 5")
 
 
 def test_every_card_cell_has_a_stability_with_a_bootstrap():

@@ -14,13 +14,15 @@ speaker-bootstrap interval and a chance level (the number's value when the score
 speaker information, on the condition's own scores):
 
 1. A number whose interval is not beyond its chance level reads "≈ chance". It is "ok" only
-   when that says something: the chance level is in the ok band and below the number's ceiling
-   (LIDmax's log2 N), and the whole interval (and the point estimate) is in the ok band.
-   Otherwise it is
-   "uninformative at N = n": the data cannot tell this condition from chance, and chance
-   itself, or what the interval still allows, is not safe.
-2. A number whose interval (with its point estimate) reaches from the ok band into the risk
-   band cannot tell ok from risk: "uninformative at N = n", whatever its point estimate.
+   when chance at this N is safe: the number's chance level is in the ok band and below its
+   ceiling (LIDmax's log2 N), and so is the chance level of every 1-to-N number ranked against
+   the same N identities (LIDmax and linkability rank the same trials against the same N: when
+   LIDmax's chance says the N is too small, linkability's "≈ chance" says nothing either).
+   Otherwise it is "uninformative at N = n": the data cannot tell this condition from chance,
+   and chance itself is not safe.
+2. A number beyond chance (or without a chance level) whose interval, with its point
+   estimate, reaches from the ok band into the risk band cannot tell ok from risk:
+   "uninformative at N = n", whatever its point estimate.
 3. A number whose ceiling at this N is not in the risk band (linkability at N = 2 is at most
    2x chance) can never say "risk", so it cannot say "ok" either: "uninformative at N = n".
 
@@ -236,6 +238,7 @@ def judge(
     chance: float | None = None,
     ceiling: float | None = None,
     n: int | None = None,
+    small_n: str | None = None,
 ) -> tuple[Level, str]:
     """The level of a number and, when not read off its thresholds, why (module docstring).
 
@@ -254,6 +257,10 @@ def judge(
         against chance).
     n : int, optional
         The number of enrolled identities, named in the verdict.
+    small_n : str, optional
+        Why chance at this N says nothing about the 1-to-N numbers ranked against the same N
+        (another of them has an unsafe chance level); a number at chance is then
+        "uninformative at N = n" too.
 
     Returns
     -------
@@ -268,8 +275,9 @@ def judge(
     ('risk', '')
     >>> judge(t, 1.1, interval=(0.6, 1.4), chance=1.0, ceiling=40, n=40)
     ('ok', '≈ chance')
-    >>> judge(t, 1.4, interval=(0.6, 2.0), chance=1.0, ceiling=5, n=5)[1]
-    '≈ chance, uninformative at N = 5: it reaches 2.00, beyond the ok band'
+    >>> judge(t, 1.4, interval=(0.6, 2.0), chance=1.0, ceiling=5, n=5,
+    ...       small_n="LIDmax's chance is 0.52 bits, in the caution band")[1]
+    "≈ chance, uninformative at N = 5: LIDmax's chance is 0.52 bits, in the caution band"
     >>> judge(t, 2.0, ceiling=2, n=2)[0]
     'uninformative'
     """
@@ -283,14 +291,12 @@ def judge(
         return level, ""
     lo, hi = float(interval[0]), float(interval[1])
     if chance is not None and math.isfinite(chance) and not _beyond_chance(t, (lo, hi), chance):
-        at_ceiling = ceiling is not None and chance >= ceiling - 1e-3
-        worst = min(lo, value) if t.higher_is_safer else max(hi, value)  # type: ignore[type-var]
-        if at_ceiling:
+        if ceiling is not None and chance >= ceiling - 1e-3:
             why = "chance is at the ceiling"
         elif t.level(chance) != "ok":
             why = f"chance itself is {chance:.2f}, in the {t.level(chance)} band"
-        elif t.level(worst) != "ok":
-            why = f"it reaches {worst:.2f}, beyond the ok band"
+        elif small_n:
+            why = small_n
         else:
             return "ok", "≈ chance"
         return "uninformative", f"≈ chance, {at}: {why}"
@@ -417,6 +423,26 @@ def lid_max_verdict(report: ConditionResult, *, sparse: bool = False) -> Verdict
     return Verdict("lid_max", v, _with_note(text, note), level, note, share, n_rep)
 
 
+def _lid_chance_unsafe(report: ConditionResult) -> str | None:
+    """Why LIDmax's chance level says the N is too small (None when it does not, or no LID).
+
+    LIDmax and linkability rank the same trials against the same N: a chance level of LIDmax
+    at its ceiling log2 N or outside the ok band makes "≈ chance" meaningless for both.
+    """
+    if report.lid is None or report.chance is None or report.replicates is None:
+        return None
+    chance = report.chance.values.get("lid_q95")
+    if chance is None or not math.isfinite(chance):
+        return None
+    n = report.lid.n_enrolled
+    t = REPORT_CARD_THRESHOLDS["lid_max"]
+    if n > 1 and chance >= math.log2(n) - 1e-3:
+        return "LIDmax's chance is at its ceiling log2 N"
+    if t.level(chance) != "ok":
+        return f"LIDmax's chance is {chance:.2f} bits, in the {t.level(chance)} band"
+    return None
+
+
 def linkability_verdict(report: ConditionResult) -> Verdict:
     """Linkability against chance 1/N judged by the rule (ratio to chance; ceiling N)."""
     t = REPORT_CARD_THRESHOLDS["linkability_ratio"]
@@ -432,7 +458,13 @@ def linkability_verdict(report: ConditionResult) -> Verdict:
     ratio_iv = None if liv is None else (liv[0] / chance, liv[1] / chance)
     with_chance = report.replicates is not None and report.chance is not None
     level, note = judge(
-        t, ratio, interval=ratio_iv, chance=1.0 if with_chance else None, ceiling=float(n), n=n
+        t,
+        ratio,
+        interval=ratio_iv,
+        chance=1.0 if with_chance else None,
+        ceiling=float(n),
+        n=n,
+        small_n=_lid_chance_unsafe(report),
     )
     reps = _reps(report, "linkability")
     share, n_rep = replicate_stability(t, level, None if reps is None else reps / chance)
