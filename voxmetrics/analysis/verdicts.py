@@ -408,7 +408,7 @@ def lid_max_verdict(report: ConditionResult, *, sparse: bool = False) -> Verdict
     text = f"{clamp_lid_bits(v, n):.2f}"
     iv = report.intervals.get("lid_q95")
     q_iv = _iv(iv)
-    if q_iv is not None:
+    if iv is not None and q_iv is not None:
         q, lo, hi = (clamp_lid_bits(x, n) for x in (iv.estimate, iv.low, iv.high))
         text += f" (q95 {q:.2f} [{lo:.2f}, {hi:.2f}])"
     chance = None

@@ -196,7 +196,7 @@ class StudyReport:
             if r.attacker == "original":  # the original speech is no anonymiser
                 continue
             entry = anonymisers.setdefault(
-                who["anonymiser"],
+                anonymiser_of(r.name, r.attacker),
                 {
                     "deid": conditions[r.name]["deid"],
                     "g_vd": conditions[r.name]["g_vd"],
@@ -479,7 +479,9 @@ def build_study_report(
         ties=opts.get("ties") or "reference",
         linkability_rule=opts.get("linkability_rule") or "code",
     )
-    exposure = study_exposure(study, reports, exclude=[reference_condition(reports, original)])
+    exposure = study_exposure(
+        study, reports, exclude=[reference_condition(reports, original) or original]
+    )
     if progress is not None:
         progress(1.0, "Done")
     return StudyReport(

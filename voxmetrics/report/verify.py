@@ -186,12 +186,14 @@ def verify_report(
     VoxMetricsInputError
         A report without provenance (written before VoxMetrics recorded it), or a damaged file.
     """
-    if not isinstance(report, Mapping):
+    if isinstance(report, Mapping):
+        data: Any = report
+    else:
         try:
-            report = json.loads(Path(report).read_text(encoding="utf-8"))
+            data = json.loads(Path(report).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise VoxMetricsInputError(f"{report}: not a report's JSON ({exc}).") from None
-    provenance = report.get("provenance") if isinstance(report, Mapping) else None
+    provenance = data.get("provenance") if isinstance(data, Mapping) else None
     if not isinstance(provenance, Mapping):
         raise VoxMetricsInputError(
             "the report records no provenance (written by an older VoxMetrics): write it again "
@@ -215,7 +217,7 @@ def verify_report(
             study, original=options.get("original"), reference=options.get("reference"), **by
         )
         fresh = json.loads(json.dumps(json_safe(again.to_dict())))
-        given = {k: v for k, v in report.items() if k not in _NOT_NUMBERS}
+        given = {k: v for k, v in data.items() if k not in _NOT_NUMBERS}
         fresh = {k: v for k, v in fresh.items() if k not in _NOT_NUMBERS}
         diffs = list(_differences(given, fresh))
         shown = "; ".join(diffs[:_MAX_DIFFERENCES])
