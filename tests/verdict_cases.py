@@ -69,6 +69,4 @@ def two_system_study(n_speakers: int = 10, bootstrap: int = 50) -> Study:
                     utility=_utility(system, bootstrap),
                 )
             )
-    return Study(
-        tuple(conditions), name="two systems", settings=StudySettings(bootstrap=bootstrap)
-    )
+    return Study(tuple(conditions), name="two systems", settings=StudySettings(bootstrap=bootstrap))
