@@ -1,4 +1,5 @@
-"""Privacy vs utility: the Pareto front, VoicePrivacy's ranking by EER bands, the call-out."""
+"""Privacy vs utility: one front per attacker, VoicePrivacy's ranking and how firm it is, the
+call-out."""
 
 import streamlit as st
 
@@ -12,12 +13,15 @@ from voxmetrics.analysis.tradeoff import (
     report_ranking,
     report_tradeoff,
 )
+from voxmetrics.evaluation.stability import ranking_replicates
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.plots.utility import tradeoff_figure
 from voxmetrics.ui.utility_page import (
+    front_attacker,
     show_callouts,
     show_no_utility,
     show_ranking,
+    show_ranking_stability,
     study_sbls,
     utility_controls,
 )
@@ -32,8 +36,8 @@ st.markdown(
     "(**WER**, lower is better), the unweighted average recall of emotion recognition "
     "(**UAR**, higher is better) and the pitch correlation with the original (**ρF0**, higher "
     "is better), all as fractions. Pick a privacy number and a utility number: each condition "
-    "is a point, the dashed **Pareto front** joins the conditions no other one beats on both, "
-    "and the star is the original speech."
+    "is a point, the dashed **Pareto front** joins the conditions no other one beats on both "
+    "(one front per attacker: pick the attacker shown), and the star is the original speech."
 )
 
 reports = ui.study_reports(study, **study.settings.evaluate_options())
@@ -62,15 +66,21 @@ tradeoff = outcome.value
 stem = f"privacy_vs_utility_{chosen.privacy}_{chosen.utility}"
 
 st.subheader("Privacy against utility")
+shown = front_attacker(tradeoff, chosen.attacker)
 ui.show_figure(
-    tradeoff_figure(tradeoff, colors=condition_colors(study.names)), stem, show_title=False
+    tradeoff_figure(tradeoff, colors=condition_colors(study.names), attacker=shown),
+    f"{stem}_{shown}" if shown else stem,
+    show_title=False,
 )
 st.caption(
-    "One marker per condition (its shape: the attacker), with 95 % intervals as error bars "
-    "where known (the study's bootstrap for the privacy numbers; utility intervals come with "
-    "the utility numbers). A point is on the front when no other anonymised condition is at "
-    "least as private and as useful and better on one of the two. Coinciding points share one "
-    "label."
+    f"The **{shown}** attacker's conditions, labelled by their anonymiser, and the original "
+    "speech (the star), with 95 % intervals as error bars where known (the study's bootstrap "
+    "for the privacy numbers; utility intervals come with the utility numbers). A point is on "
+    "the front when no other condition of the same attacker is at least as private and as "
+    "useful and better on one of the two. Coinciding points share one label. The table lists "
+    "every attacker's conditions, each flagged against its own attacker's front."
+    if shown
+    else "No anonymised condition has both numbers."
 )
 ui.show_table(tradeoff.frame(), f"{stem}.csv")
 missing = [p.condition for p in tradeoff.missing]
@@ -94,6 +104,30 @@ ranking = ui.compute(
 ).value
 if ranking is not None:
     show_ranking(ranking)
+    settings = study.settings
+    replicates = ui.compute(
+        ranking_replicates,
+        study,
+        reports,
+        n_boot=settings.bootstrap,
+        seed=settings.seed,
+        ties=settings.ties,
+        linkability_rule=settings.linkability_rule,
+        exclude=[chosen.reference] if chosen.reference else [],
+        attacker=chosen.attacker,
+        spinner="Paired bootstrap replicates of the ranking…",
+    ).value
+    if replicates is not None:
+        ranking = ui.compute(
+            report_ranking,
+            reports,
+            reference=chosen.reference,
+            attacker=chosen.attacker,
+            replicates=replicates,
+            cache=False,
+        ).value
+    if ranking is not None:
+        show_ranking_stability(ranking)
 
 st.subheader("Ranked as private, still leaking")
 rule = (

@@ -4,11 +4,13 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis.sbls import attack_sbls, default_attack
-from voxmetrics.evaluation import compare_conditions
-from voxmetrics.evaluation.card import report_card
+from voxmetrics.evaluation import compare_conditions, voice_conditions
+from voxmetrics.evaluation.card import FLIP_MARK, FLIP_SHARE, report_card
 from voxmetrics.plots import eer_linkability_figure
 from voxmetrics.plots.card import (
+    card_notes_markdown,
     card_rationale,
+    card_stability_table,
     card_table,
     report_card_figure,
     thresholds_markdown,
@@ -21,6 +23,7 @@ from voxmetrics.report import (
     comparison_frame,
     intervals_frame,
     labelled,
+    number_references,
     overview_frame,
 )
 
@@ -66,8 +69,26 @@ st.caption(
     "dev embeddings; docs, Methods > SBLS); – when the condition has no attribute-labelled "
     "embeddings. WER and UAR: the utility of the anonymised speech, so that no system looks "
     'good for free ("utility unknown" when the condition has none; see the Privacy vs '
-    "utility page)."
+    "utility page). One rule for every cell: a number whose interval reaches from the ok band "
+    'into the risk band, or cannot be told from an unsafe chance level, is "uninformative at '
+    f'N = n". {FLIP_MARK}: the level is kept by fewer than {FLIP_SHARE:.0%} of the bootstrap '
+    "replicates (it flips often)."
 )
+notes = card_notes_markdown(card)
+if notes:
+    with st.expander("Why some cells read as they do, and which levels flip", expanded=True):
+        st.markdown(notes)
+if settings.bootstrap:
+    with st.expander("How firm each level is (share of bootstrap replicates keeping it)"):
+        stability = card_stability_table(card)
+        st.table(stability.fillna("—").set_index("Condition"))
+        st.caption(
+            f"The share of the {settings.bootstrap} speaker-bootstrap replicates whose number "
+            "has the cell's level (utility resampled over its own speakers). —: an "
+            "uninformative or n/a cell, or a number without replicates (SBLS here; a utility "
+            "known only as a number, taken as fixed)."
+        )
+        ui.download_table(stability, "report_card_stability.csv", label="Stability (CSV)")
 with st.expander("How the card is coloured"):
     st.markdown(thresholds_markdown())
     st.markdown(card_rationale())
@@ -102,14 +123,21 @@ st.caption(
 # markdown headings: tests/test_app.py pins the page's st.subheader list
 st.markdown("### Intervals and excess over chance")
 if settings.bootstrap:
+    ivs = intervals_frame(reports).merge(
+        number_references(reports), on=["condition", "key"], how="left"
+    )
     ui.show_table(
-        labelled(intervals_frame(reports), INTERVALS_COLUMNS),
+        labelled(ivs, {**INTERVALS_COLUMNS, "read_against": "Unit and reference"}),
         "intervals.csv",
         column_help={
+            "Unit and reference": "What the number is read against: its unit, its chance "
+            "level and its ceiling (LID numbers at most log2 N bits).",
             "95% low": "Speaker-level bootstrap: trial speakers drawn with replacement.",
             "Chance": "Expected value when the scores carry no speaker information, on this "
             "condition's own scores (each trial's identity replaced by a random column).",
-            "Excess over chance": "Value minus chance: what the scores actually disclose.",
+            "Excess over chance": "Value minus chance, in the number's unit. A LID chance level "
+            "far below 0 bits (a random identity is confidently wrong) makes this exceed "
+            "log2 N: read LID numbers against their ceiling instead.",
         },
     )
     st.caption(
@@ -131,6 +159,7 @@ else:
     name_b = right.selectbox("Condition B", names, index=1, key="compare_b")
     n_pairs = max(200, settings.bootstrap)
     by_name = {r.name: r for r in reports}
+    voices = voice_conditions(study)
     out = ui.compute(
         compare_conditions,
         study.get(name_a),
@@ -142,6 +171,7 @@ else:
         ties=settings.ties,
         linkability_rule=settings.linkability_rule,  # as the reports above
         original=study.conditions[0],  # the report's original voices (DeID, G_VD)
+        voices=(voices.get(name_a), voices.get(name_b)),  # each anonymiser's voices
         reports=(by_name[name_a], by_name[name_b]),  # their LID, singling out, replicates
         attacks=(attacks[name_a], attacks[name_b]),  # the card's SBLS attackers
         bar="Paired bootstrap",
@@ -172,7 +202,9 @@ else:
             "p < 0.05. Maxima are "
             "compared through their q95 rows. DeID and G_VD: against the voices of "
             f"**{ui.md_escape(study.conditions[0].name)}**, the study's first condition, as in "
-            "the report; they and singling out need utterance embeddings."
+            "the report; they describe the anonymiser, so every attacker set-up of one "
+            "anonymiser shares them (its lazy-informed embeddings first); they and singling "
+            "out need utterance embeddings. B − A reads condition B minus condition A."
         )
 
 st.subheader("EER vs linkability")

@@ -4,6 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis import linkage
+from voxmetrics.evaluation import voice_conditions
 from voxmetrics.plots.linkage import (
     condition_colors,
     conversation_length_figure,
@@ -200,9 +201,10 @@ else:
 st.subheader("Summary")
 distinctiveness, distinctiveness_ci = {}, {}
 if embedded:  # every condition against the original voices, whether or not the pair above failed
+    voices = voice_conditions(study)  # one DeID per anonymiser, shared by its attacker set-ups
     out = ui.compute(
         linkage.distinctiveness_against, o_es,
-        {n: study.get(n).embeddings for n in with_embeddings},
+        {n: voices.get(n, study.get(n)).embeddings for n in with_embeddings},
         calibration=calibration, n_boot=study.settings.bootstrap,
         seed=study.settings.seed, split=SPLIT, max_utterances=MAX_UTTERANCES,
         spinner="Similarity matrices of every condition…",
@@ -216,7 +218,9 @@ if embedded:
         f"DeID and G_VD against **{ui.md_escape(original)}**, calibration "
         f"{text.CALIBRATIONS[calibration]}; empty for a condition without embeddings or "
         "without speakers in common with the original voices (only its own row). The "
-        "original against itself gives DeID 0 and G_VD 0 dB by construction."
+        "original against itself gives DeID 0 and G_VD 0 dB by construction. DeID and G_VD "
+        "describe the anonymiser: every attacker set-up of one anonymiser shows the value of "
+        "its voices (its lazy-informed embeddings first)."
     )
 else:
     st.caption("DeID and G_VD need original and anonymised embeddings; they are empty here.")

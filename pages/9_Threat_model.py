@@ -3,12 +3,14 @@
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis.tradeoff import reference_condition
 from voxmetrics.evaluation.threat import (
     CALLOUT_EER,
     EXAMPLE_OWN_COLUMN,
     checked_conditions,
     example_frame,
     example_view,
+    study_exposure,
     threat_callouts,
     threat_scenario,
 )
@@ -182,3 +184,19 @@ if reports:
             f"{', '.join(ui.md_escape(n) for n in no_lid)}: no dev set, so no LID; checked "
             "on linkability only. The LID page can cross-calibrate them on eval."
         )
+
+    # ---- who stays exposed: per data subject, under every condition
+    st.markdown("#### Who stays exposed")
+    st.markdown(text.EXPOSED_INTRO)
+    original = reference_condition(reports, study.conditions[0].name)
+    exposure = ui.compute(study_exposure, study, reports, exclude=[original], cache=False).value
+    if exposure is not None and exposure.conditions:
+        ui.show_table(exposure.frame(), "exposed_speakers.csv", column_help=text.EXPOSED_HELP)
+        st.caption(
+            f"The original speech (**{ui.md_escape(original)}**) is left out: it exposes every "
+            "speaker by design. Sorted by the count of conditions that leave a speaker "
+            "exposed, then by the mean rank-1 rate. Singling out needs utterance embeddings "
+            "and is computed in the report (Report page)."
+        )
+    else:
+        st.caption("No condition with ranked trials besides the original speech.")

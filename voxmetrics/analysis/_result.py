@@ -9,7 +9,7 @@ so the analyses need nothing from above them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from voxmetrics.data.utility import Utility
 from voxmetrics.metrics.baseline import BaselineResult
@@ -17,6 +17,7 @@ from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
+from voxmetrics.metrics.uncertainty import ChanceLevels, ConditionReplicates
 from voxmetrics.metrics.zebra import ZebraResult
 
 __all__ = ["ConditionResult"]
@@ -72,6 +73,21 @@ class ConditionResult(Protocol):
     @property
     def utility(self) -> Utility | None:
         """The condition's utility numbers (None when unknown)."""
+
+    @property
+    def replicates(self) -> ConditionReplicates | None:
+        """Every headline number in each speaker-bootstrap replicate (None without one)."""
+
+    @property
+    def chance(self) -> ChanceLevels | None:
+        """Chance levels of linkability, the SRD statistics and LID on these scores."""
+
+    @property
+    def trials_used(self) -> Any:
+        """Which trials each metric family used (None when not recorded).
+
+        Its ``reason`` says why the 1-to-N numbers are null.
+        """
 
     @property
     def chance_linkability(self) -> float | None:

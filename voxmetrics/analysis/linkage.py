@@ -230,11 +230,14 @@ def distinctiveness_against(
 ) -> tuple[dict[str, VoiceDistinctiveness], dict[str, dict[str, BootstrapInterval]]]:
     """DeID and G_VD of every set against the original voices, with their intervals.
 
-    The ``distinctiveness`` and ``distinctiveness_intervals`` of :func:`linkage_table`. A set
-    with more than ``max_utterances`` utterances in the split is skipped (its matrices score
-    every pair); the original against itself gets no interval (DeID 0, G_VD 0 dB by
-    construction). Intervals only with ``n_boot`` > 0. A set whose matrices cannot be computed
-    is left out with a :class:`~voxmetrics.errors.DegenerateDataWarning` saying why.
+    The ``distinctiveness`` and ``distinctiveness_intervals`` of :func:`linkage_table`. Sets
+    of the same embeddings are measured once (give each condition its anonymiser's voices,
+    :func:`voxmetrics.analysis.anonymisers.voice_sources`, so that its attacker set-ups share
+    one DeID and G_VD). A set with more than ``max_utterances`` utterances in the split is
+    skipped (its matrices score every pair); the original against itself gets no interval
+    (DeID 0, G_VD 0 dB by construction). Intervals only with ``n_boot`` > 0. A set whose
+    matrices cannot be computed is left out with a
+    :class:`~voxmetrics.errors.DegenerateDataWarning` saying why.
 
     Examples
     --------
@@ -245,19 +248,27 @@ def distinctiveness_against(
     (0.0, True)
     """
     values, intervals = {}, {}
+    done: dict[str, tuple[VoiceDistinctiveness, dict[str, BootstrapInterval] | None]] = {}
     for k, (name, es) in enumerate(sets.items()):
         if progress is not None:
             progress(k / max(len(sets), 1), f"Similarity matrices of {name}…")
         if max_utterances is not None and utterance_count(es, split=split) > max_utterances:
             continue
-        try:
-            result = similarity(original, es, calibration=calibration, split=split)
-        except VoxMetricsInputError as exc:
-            warnings.warn(f"{name}: no DeID or G_VD: {exc}", DegenerateDataWarning, stacklevel=2)
-            continue
-        values[name] = result.distinctiveness
-        if n_boot > 0 and es.content_hash != original.content_hash:
-            intervals[name] = similarity_ci(result, n_boot=n_boot, seed=seed)
+        if es.content_hash not in done:  # one anonymiser's voices, shared by its set-ups
+            try:
+                result = similarity(original, es, calibration=calibration, split=split)
+            except VoxMetricsInputError as exc:
+                warnings.warn(
+                    f"{name}: no DeID or G_VD: {exc}", DegenerateDataWarning, stacklevel=2
+                )
+                continue
+            ci = None
+            if n_boot > 0 and es.content_hash != original.content_hash:
+                ci = similarity_ci(result, n_boot=n_boot, seed=seed)
+            done[es.content_hash] = (result.distinctiveness, ci)
+        values[name], ci = done[es.content_hash]
+        if ci is not None:
+            intervals[name] = ci
     return values, intervals
 
 

@@ -14,9 +14,11 @@ linkability or D_ECE is more private (:data:`PRIVACY_METRICS`). A lower WER and 
 **Pareto front** (:func:`pareto_front`). A point dominates another when it is at least as
 private and at least as useful, and strictly better on one of the two. The front is the set of
 points no other point dominates; points with equal numbers do not dominate each other, so both
-stay on it. The original speech (every condition under attacker ``original``, and a reference
-condition chosen by name) is drawn for comparison and never on the front: it is not an
-anonymisation system.
+stay on it. Each attacker's conditions have their own front: a system is never dominated by
+itself under a weaker attacker, and the attacker VoicePrivacy ranks on (the semi-informed one)
+keeps a front of its own. The original speech (every condition under attacker ``original``,
+and a reference condition chosen by name) is drawn for comparison in every attacker's plane and
+never on a front: it is not an anonymisation system.
 
 **VoicePrivacy ranking** (:func:`voiceprivacy_ranking`). The VoicePrivacy 2024 evaluation plan
 (Tomashenko et al. 2024) ranks systems for four minimum privacy levels: the EER of the
@@ -44,7 +46,20 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics.analysis._numbers import (
+    REFERENCE_ATTACKER,
+    ConditionNumbers,
+    condition_numbers,
+    has_utility,
+    reference_condition,
+)
 from voxmetrics.analysis._result import ConditionResult
+from voxmetrics.analysis.rank_stability import (
+    band_ranks,
+    kendall_tau_b,
+    rank_interval,
+    tau_summary,
+)
 from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -56,11 +71,14 @@ __all__ = [
     "PRIVACY_METRICS",
     "RANKING_ATTACKER",
     "REFERENCE_ATTACKER",
+    "STABILITY_METHOD",
     "UTILITY_HIGHER_IS_BETTER",
     "UTILITY_LABELS",
     "ConditionNumbers",
     "PrivacyMetric",
     "RankedSystem",
+    "RankingReplicates",
+    "RankingStability",
     "Tradeoff",
     "TradeoffPoint",
     "UtilityCallout",
@@ -113,52 +131,10 @@ EER_BANDS: tuple[float, ...] = (0.10, 0.20, 0.30, 0.40)
 """The minimum EERs of VoicePrivacy 2024's ranking (10, 20, 30 and 40 %)."""
 RANKING_ATTACKER = "semi-informed"
 """The attacker whose EER places a system in a band (VoicePrivacy 2024)."""
-REFERENCE_ATTACKER = "original"
-"""The attacker label of the original, unprocessed speech: the reference point."""
 LEAK_LID_MAX = 1.0
 """LIDmax (bits) from which a ranked system is called out as still leaking."""
 LEAK_LINKABILITY_FACTOR = 2.0
 """Linkability above this many times chance (1/N) calls a ranked system out."""
-
-
-@dataclass(frozen=True)
-class ConditionNumbers:
-    """The privacy and utility numbers of one condition, as the trade-off reads them.
-
-    Examples
-    --------
-    >>> c = ConditionNumbers("b1", "semi-informed", {"eer": 0.3, "wer": 0.05})
-    >>> c.value("eer"), c.value("uar")
-    (0.3, None)
-    """
-
-    condition: str
-    """Condition name."""
-    attacker: str
-    """Attacker knowledge level (``original`` for the original speech)."""
-    values: Mapping[str, float | None]
-    """Privacy and utility numbers by key (keys of :data:`PRIVACY_METRICS` and
-    :data:`~voxmetrics.data.utility.UTILITY_METRICS`); a missing key is unknown."""
-    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
-    """95 % intervals (low, high) by key, where known."""
-    chance_linkability: float | None = None
-    """Chance level of linkability, 1/N (None when linkability is null)."""
-
-    def value(self, key: str) -> float | None:
-        """The number called ``key``, None when unknown or not finite."""
-        v = self.values.get(key)
-        if v is None:
-            return None
-        v = float(v)
-        return v if math.isfinite(v) else None
-
-    def interval(self, key: str) -> tuple[float, float] | None:
-        """The interval of ``key``, None when unknown or not finite."""
-        iv = self.intervals.get(key)
-        if iv is None or iv[0] is None or iv[1] is None:
-            return None
-        lo, hi = float(iv[0]), float(iv[1])
-        return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else None
 
 
 def _check_metrics(privacy: str, utility: str) -> None:
@@ -235,7 +211,8 @@ class TradeoffPoint:
     reference: bool = False
     """Whether this is the original speech (drawn as the reference, never on the front)."""
     on_front: bool = False
-    """Whether no other anonymised condition dominates it."""
+    """Whether no other anonymised condition under the same attacker dominates it (its
+    attacker's front)."""
 
     @property
     def plotted(self) -> bool:
@@ -289,10 +266,28 @@ class Tradeoff:
 
     @property
     def front(self) -> list[TradeoffPoint]:
-        """The points on the front, from the most private to the most useful."""
-        pts = [p for p in self.points if p.on_front]
+        """The points on their attacker's front, from the most private to the most useful.
+
+        With several attackers, each attacker's front in turn (:attr:`attackers` order).
+        """
+        return [p for a in self.attackers for p in self.front_of(a)]
+
+    @property
+    def attackers(self) -> list[str]:
+        """The attackers of the anonymised conditions drawn, in input order."""
+        return list(dict.fromkeys(p.attacker for p in self.points if p.plotted and not p.reference))
+
+    def front_of(self, attacker: str) -> list[TradeoffPoint]:
+        """The front of one attacker's conditions, from the most private to the most useful."""
+        pts = [p for p in self.points if p.on_front and p.attacker == attacker]
         sign = -1.0 if self.privacy_higher_is_better else 1.0
         return sorted(pts, key=lambda p: (sign * (p.privacy or 0.0), p.condition))
+
+    def of_attacker(self, attacker: str) -> Tradeoff:
+        """The conditions of one attacker and the original speech: one attacker's plane."""
+        return replace(
+            self, points=tuple(p for p in self.points if p.reference or p.attacker == attacker)
+        )
 
     @property
     def references(self) -> list[TradeoffPoint]:
@@ -341,6 +336,7 @@ class Tradeoff:
             "privacy_higher_is_better": self.privacy_higher_is_better,
             "utility_higher_is_better": self.utility_higher_is_better,
             "points": [p.to_dict() for p in self.points],
+            "fronts": {a: [p.condition for p in self.front_of(a)] for a in self.attackers},
         }
 
 
@@ -396,14 +392,15 @@ def privacy_utility_tradeoff(
         for c in numbers
     ]
     candidates = [k for k, p in enumerate(points) if p.plotted and not p.reference]
-    if candidates:
+    for attacker in dict.fromkeys(points[k].attacker for k in candidates):
+        group = [k for k in candidates if points[k].attacker == attacker]
         mask = pareto_front(
-            [points[k].privacy for k in candidates],
-            [points[k].utility for k in candidates],
+            [points[k].privacy for k in group],
+            [points[k].utility for k in group],
             privacy_higher_is_better=PRIVACY_METRICS[privacy].higher_is_better,
             utility_higher_is_better=UTILITY_HIGHER_IS_BETTER[utility],
         )
-        for k, on in zip(candidates, mask, strict=True):
+        for k, on in zip(group, mask, strict=True):
             if on:
                 points[k] = replace(points[k], on_front=True)
     return Tradeoff(privacy_metric=privacy, utility_metric=utility, points=tuple(points))
@@ -425,10 +422,86 @@ class RankedSystem:
     """Its WER (fraction)."""
     uar: float | None
     """Its UAR (fraction), None when unknown."""
+    p_band: float | None = None
+    """Share of the bootstrap replicates in which its EER reaches the band (None without
+    replicates)."""
+    rank_interval: tuple[int, int] | None = None
+    """95 % interval of its rank over the replicates where it is in the band (holds
+    :attr:`rank`; None without replicates)."""
+    p_rank1: float | None = None
+    """Share of all the replicates in which it ranks first in the band (None without)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary."""
-        return dict(self.__dict__)
+        """JSON-safe dictionary (``rank_interval`` as ``[low, high]``)."""
+        out = dict(self.__dict__)
+        out["rank_interval"] = None if self.rank_interval is None else list(self.rank_interval)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class RankingReplicates:
+    """The ranking's numbers (EER, WER, UAR) of each system in each of B paired replicates.
+
+    Replicate b of every system is one joint draw: the trial speakers of the ASV (one draw
+    shared by the systems evaluated on the same speakers with the same seed) and, independently,
+    the speakers of each utility number (:mod:`voxmetrics.evaluation.stability` builds it). A
+    number without replicates (e.g. a utility read from a results summary) is taken as fixed at
+    its value.
+    """
+
+    values: Mapping[str, Mapping[str, NDArray[np.float64]]]
+    """Condition -> key ("eer", "wer", "uar") -> (B,) its value in each replicate."""
+    n_replicates: int
+    """B."""
+    notes: tuple[str, ...] = ()
+    """How the replicates were drawn and paired (shown with the ranking)."""
+
+    def of(self, condition: str, key: str) -> NDArray[np.float64] | None:
+        """The (B,) replicates of one number, None when it has none."""
+        r = self.values.get(condition, {}).get(key)
+        return None if r is None else np.asarray(r, dtype=np.float64)[: self.n_replicates]
+
+
+STABILITY_METHOD = (
+    "speaker-bootstrap replicates of the EER (trial speakers) and of the WER and UAR (their "
+    "own speakers), paired across systems; each replicate ranked by the same rule "
+    "(Maier-Hein et al. 2018; challengeR): p_band = share of replicates whose EER reaches the "
+    "band, rank_interval = 2.5 and 97.5 percentiles of the rank over the replicates in the "
+    "band (widened to hold the point rank), p_rank1 = share of replicates ranked first, "
+    "Kendall's tau-b between the point ranking and each replicate's (systems outside the band "
+    "tied last)"
+)
+"""How the ranking's stability is computed, for tables, pages and the JSON."""
+
+
+@dataclass(frozen=True)
+class RankingStability:
+    """How firm VoicePrivacy's ranking is under resampling of speakers."""
+
+    n_replicates: int
+    """Replicates ranked."""
+    p_band: Mapping[str, Mapping[float, float]]
+    """System -> band -> share of replicates whose EER reaches the band (every system under
+    the ranking attacker with an EER, ranked or not)."""
+    kendall_tau: Mapping[float, Mapping[str, float | None]]
+    """Band -> median, low, high (95 %) and n of Kendall's τ-b between the point ranking and
+    each replicate's."""
+    fixed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """System -> the numbers taken as fixed (no replicates, e.g. a utility known only as a
+    number)."""
+    notes: tuple[str, ...] = ()
+    """How the replicates were drawn and paired."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe (band keys as text, e.g. ``"0.4"``)."""
+        return {
+            "n_replicates": self.n_replicates,
+            "method": STABILITY_METHOD,
+            "p_band": {s: {str(b): p for b, p in v.items()} for s, v in self.p_band.items()},
+            "kendall_tau": {str(b): dict(v) for b, v in self.kendall_tau.items()},
+            "fixed": {s: list(v) for s, v in self.fixed.items()},
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)
@@ -443,26 +516,77 @@ class VoicePrivacyRanking:
     """Every (band, system) entry, by band then rank."""
     unranked: Mapping[str, str] = field(default_factory=dict)
     """Systems left out of every band, with why (EER below the lowest band, WER unknown)."""
+    stability: RankingStability | None = None
+    """How firm each entry is under resampling of speakers (None without replicates)."""
 
     def band(self, minimum: float) -> list[RankedSystem]:
         """The entries of the band with minimum EER ``minimum``."""
         return [r for r in self.rows if r.band == minimum]
 
-    def frame(self) -> pd.DataFrame:
-        """The ranking as a table: band, rank, system, EER, WER, UAR."""
+    def frame(self, *, stability: bool = False) -> pd.DataFrame:
+        """The ranking as a table: band, rank, system, EER, WER, UAR.
+
+        With ``stability`` and replicates, also P(in band), the rank's 95 % interval (Rank 95%
+        low, Rank 95% high) and P(rank 1) of each entry.
+        """
+        columns = ["EER band", "Rank", "System", "EER", "WER", "UAR"]
+        extra = ["P(in band)", "Rank 95% low", "Rank 95% high", "P(rank 1)"]
+        with_stability = stability and self.stability is not None
+        rows = []
+        for r in self.rows:
+            row: dict[str, Any] = {
+                "EER band": f"EER >= {r.band:.0%}",
+                "Rank": r.rank,
+                "System": r.condition,
+                "EER": r.eer,
+                "WER": r.wer,
+                "UAR": r.uar,
+            }
+            if with_stability:
+                iv = r.rank_interval or (None, None)
+                row.update(dict(zip(extra, (r.p_band, iv[0], iv[1], r.p_rank1), strict=True)))
+            rows.append(row)
+        return pd.DataFrame(rows, columns=columns + (extra if with_stability else []))
+
+    def stability_frame(self) -> pd.DataFrame:
+        """How firm each entry is: band, point rank, system, P(in band), rank interval, P(rank 1).
+
+        Empty without replicates. The rank interval reads "1–2" (1 to 2).
+        """
+        columns = ["EER band", "Rank", "System", "P(in band)", "Rank 95% interval", "P(rank 1)"]
+        if self.stability is None:
+            return pd.DataFrame(columns=columns)
         return pd.DataFrame(
             [
                 {
                     "EER band": f"EER >= {r.band:.0%}",
                     "Rank": r.rank,
                     "System": r.condition,
-                    "EER": r.eer,
-                    "WER": r.wer,
-                    "UAR": r.uar,
+                    "P(in band)": r.p_band,
+                    "Rank 95% interval": None
+                    if r.rank_interval is None
+                    else f"{r.rank_interval[0]}–{r.rank_interval[1]}",
+                    "P(rank 1)": r.p_rank1,
                 }
                 for r in self.rows
             ],
-            columns=["EER band", "Rank", "System", "EER", "WER", "UAR"],
+            columns=columns,
+        )
+
+    def band_frame(self) -> pd.DataFrame:
+        """P(EER reaches the band) of every system with an EER, one column per band.
+
+        Ranked or not (a system whose EER is just below a band gets its chance of entering
+        it); empty without replicates.
+        """
+        if self.stability is None:
+            return pd.DataFrame(columns=["System"])
+        return pd.DataFrame(
+            [
+                {"System": s, **{f"P(EER >= {b:.0%})": p.get(b) for b in self.bands}}
+                for s, p in self.stability.p_band.items()
+            ],
+            columns=["System", *(f"P(EER >= {b:.0%})" for b in self.bands)],
         )
 
     def unranked_frame(self) -> pd.DataFrame:
@@ -479,6 +603,7 @@ class VoicePrivacyRanking:
             "rule": "EER >= band; ranked by WER (lower first), then UAR (higher first)",
             "rows": [r.to_dict() for r in self.rows],
             "unranked": dict(self.unranked),
+            "stability": None if self.stability is None else self.stability.to_dict(),
         }
 
 
@@ -502,6 +627,7 @@ def voiceprivacy_ranking(
     bands: Sequence[float] = EER_BANDS,
     attacker: str = RANKING_ATTACKER,
     reference: str | None = None,
+    replicates: RankingReplicates | None = None,
 ) -> VoicePrivacyRanking:
     """Systems grouped by minimum EER and ranked by WER, then UAR (VoicePrivacy 2024).
 
@@ -516,6 +642,10 @@ def voiceprivacy_ranking(
         The attacker whose EER counts (VoicePrivacy 2024: the semi-informed one).
     reference : str, optional
         The original speech's condition, left out.
+    replicates : RankingReplicates, optional
+        The systems' EER, WER and UAR in paired bootstrap replicates: every entry then says
+        how firm it is (``p_band``, ``rank_interval``, ``p_rank1``; Kendall's τ per band; see
+        :mod:`voxmetrics.analysis.rank_stability`).
 
     Returns
     -------
@@ -568,9 +698,77 @@ def voiceprivacy_ranking(
                     uar=c.value("uar"),
                 )
             )
+    stability = None
+    if replicates is not None and replicates.n_replicates > 0:
+        rows, stability = _with_stability(rows, systems, levels, replicates)
     return VoicePrivacyRanking(
-        bands=tuple(levels), attacker=attacker, rows=tuple(rows), unranked=unranked
+        bands=tuple(levels),
+        attacker=attacker,
+        rows=tuple(rows),
+        unranked=unranked,
+        stability=stability,
     )
+
+
+def _replicated(
+    c: ConditionNumbers, key: str, replicates: RankingReplicates, fixed: dict[str, list[str]]
+) -> NDArray[np.float64]:
+    """(B,) replicates of one number, or its value repeated (noted as fixed) without any."""
+    reps = replicates.of(c.condition, key)
+    point = c.value(key)
+    if reps is not None and reps.size == replicates.n_replicates:
+        return reps
+    if point is not None:
+        fixed.setdefault(c.condition, []).append(key)
+    return np.full(replicates.n_replicates, np.nan if point is None else point)
+
+
+def _with_stability(
+    rows: list[RankedSystem],
+    systems: list[ConditionNumbers],
+    levels: list[float],
+    replicates: RankingReplicates,
+) -> tuple[list[RankedSystem], RankingStability]:
+    """The entries with their p_band, rank interval and P(rank 1), and the stability."""
+    with_eer = [c for c in systems if c.value("eer") is not None]
+    fixed: dict[str, list[str]] = {}
+    eer = np.column_stack([_replicated(c, "eer", replicates, fixed) for c in with_eer])
+    wer = np.column_stack([_replicated(c, "wer", replicates, fixed) for c in with_eer])
+    uar = np.column_stack([_replicated(c, "uar", replicates, fixed) for c in with_eer])
+    neg_uar = np.where(np.isnan(uar), np.inf, -uar)
+    ranked = np.array([c.value("wer") is not None for c in with_eer])
+    index = {c.condition: i for i, c in enumerate(with_eer)}
+    p_band = {
+        c.condition: {b: float(np.mean(eer[:, i] >= b)) for b in levels}
+        for i, c in enumerate(with_eer)
+    }
+    taus, out = {}, []
+    for band in levels:
+        in_band = (eer >= band) & ranked[None, :]
+        ranks = band_ranks(in_band, wer, neg_uar)
+        point = {r.condition: r.rank for r in rows if r.band == band}
+        last = len(with_eer) + 1.0  # outside the band: tied after every system in it
+        x = np.array([point.get(c.condition, last) for c in with_eer])[ranked]
+        y = np.where(np.isnan(ranks), last, ranks)[:, ranked]
+        taus[band] = tau_summary(kendall_tau_b(x, y)) if ranked.sum() > 1 else tau_summary([])
+        for r in (r for r in rows if r.band == band):
+            i = index[r.condition]
+            out.append(
+                replace(
+                    r,
+                    p_band=p_band[r.condition][band],
+                    rank_interval=rank_interval(ranks[:, i], r.rank),
+                    p_rank1=float(np.mean(ranks[:, i] == 1)),
+                )
+            )
+    stability = RankingStability(
+        n_replicates=replicates.n_replicates,
+        p_band=p_band,
+        kendall_tau=taus,
+        fixed={k: tuple(v) for k, v in fixed.items()},
+        notes=replicates.notes,
+    )
+    return out, stability
 
 
 @dataclass(frozen=True)
@@ -611,7 +809,9 @@ def utility_callouts(
     """The ranked systems whose EER reaches a band although they still leak (module docstring).
 
     Called out: EER >= the lowest band and (LIDmax >= ``lid_max_min`` bits or linkability
-    above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``.
+    above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``. A number
+    with a note (:attr:`ConditionNumbers.notes`: the report card reads it as "≈ chance" or
+    "uninformative at N = n") is not cited: the card and the call-out say the same thing.
 
     Examples
     --------
@@ -631,12 +831,18 @@ def utility_callouts(
         band = max(b for b in levels if eer >= b)
         lid, link, chance = c.value("lid_max"), c.value("linkability"), c.chance_linkability
         reasons = []
-        if lid is not None and lid >= lid_max_min:
+        notes = c.notes
+        if lid is not None and lid >= lid_max_min and not notes.get("lid_max"):
             reasons.append(
                 f"LIDmax {lid:.2f} bits (at least {lid_max_min:g}): its worst-exposed trial "
                 "still points to its speaker"
             )
-        if link is not None and chance is not None and link > linkability_factor * chance:
+        if (
+            link is not None
+            and chance is not None
+            and link > linkability_factor * chance
+            and not notes.get("linkability")
+        ):
             reasons.append(
                 f"linkability {link:.1%} is {link / chance:.1f}x its chance of {chance:.1%} "
                 f"(above {linkability_factor:g}x)"
@@ -670,62 +876,6 @@ NO_UTILITY_HELP = (
 """What the Privacy vs utility page and report section say when no condition has a utility
 number: how to add them."""
 
-_INTERVAL_KEYS = ("eer", "eer_rocch", "alid", "linkability", "d_ece")
-"""Privacy numbers whose bootstrap interval is drawn (LIDmax, a sample maximum, has none)."""
-
-
-def _interval(iv: Any) -> tuple[float, float] | None:
-    if iv is None or iv.low is None or iv.high is None:
-        return None
-    return (float(iv.low), float(iv.high))
-
-
-def condition_numbers(
-    report: ConditionResult,
-    *,
-    sbls: float | None = None,
-    sbls_interval: Any = None,
-) -> ConditionNumbers:
-    """The privacy and utility numbers of one report, with their intervals.
-
-    ``sbls`` is the condition's SBLS (it is not part of the report) and ``sbls_interval`` its
-    bootstrap interval.
-
-    Examples
-    --------
-    >>> from voxmetrics.evaluation import evaluate_condition
-    >>> from voxmetrics.synth import demo_study
-    >>> n = condition_numbers(evaluate_condition(demo_study(n_speakers=6).get("random")))
-    >>> n.value("eer") > 0.3, n.value("wer") is not None
-    (True, True)
-    """
-    b, lid, u = report.baseline, report.lid, report.utility
-    values: dict[str, float | None] = {
-        "eer": b.eer,
-        "eer_rocch": b.eer_rocch,
-        "lid_max": None if lid is None else lid.lid_max,
-        "alid": None if lid is None else lid.alid,
-        "linkability": b.linkability,
-        "d_ece": None if report.zebra is None else report.zebra.d_ece,
-        "sbls": sbls,
-    }
-    ivs = report.intervals
-    intervals = {k: iv for k in _INTERVAL_KEYS if (iv := _interval(ivs.get(k))) is not None}
-    if (iv := _interval(sbls_interval)) is not None:
-        intervals["sbls"] = iv
-    if u is not None:
-        values.update({k: u.value(k) for k in UTILITY_METRICS})
-        intervals.update(
-            {k: (float(lo), float(hi)) for k, (lo, hi) in u.intervals.items() if k in values}
-        )
-    return ConditionNumbers(
-        condition=report.name,
-        attacker=report.attacker,
-        values=values,
-        intervals=intervals,
-        chance_linkability=report.chance_linkability if b.linkability is not None else None,
-    )
-
 
 def _numbers(
     reports: Iterable[ConditionResult],
@@ -737,33 +887,6 @@ def _numbers(
         condition_numbers(r, sbls=sbls.get(r.name), sbls_interval=sbls_intervals.get(r.name))
         for r in reports
     ]
-
-
-def has_utility(reports: Iterable[ConditionResult]) -> bool:
-    """Whether any report carries a utility number.
-
-    Examples
-    --------
-    >>> has_utility([])
-    False
-    """
-    return any(
-        r.utility is not None and any(r.utility.value(k) is not None for k in UTILITY_METRICS)
-        for r in reports
-    )
-
-
-def reference_condition(
-    reports: Iterable[ConditionResult], default: str | None = None
-) -> str | None:
-    """The original speech's condition: the first under attacker ``original``, else ``default``.
-
-    Examples
-    --------
-    >>> reference_condition([], "plain")
-    'plain'
-    """
-    return next((r.name for r in reports if r.attacker == REFERENCE_ATTACKER), default)
 
 
 def report_tradeoff(
@@ -795,7 +918,8 @@ def report_ranking(
 ) -> VoicePrivacyRanking:
     """:func:`voiceprivacy_ranking` of condition reports.
 
-    ``options`` (``bands``, ``attacker``) go to it; ``reference`` is left out of it.
+    ``options`` (``bands``, ``attacker``, ``replicates``) go to it; ``reference`` is left out
+    of it.
     """
     reports = list(reports)
     return voiceprivacy_ranking(

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from voxmetrics.cli import _options
-from voxmetrics.cli._common import EXIT_OK, check_outputs, progress_bar
+from voxmetrics.cli._common import EXIT_FAIL_ON, EXIT_OK, check_outputs, progress_bar
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
 
@@ -22,9 +22,13 @@ DESCRIPTION = (
     "PDF printed from it by headless Chromium (BROWSER_PATH or chromium on PATH), the "
     "JSON of every number, the tables as CSV files, and the results tables ready "
     "for a paper as LaTeX (booktabs; \\usepackage{booktabs}) and Markdown, with "
-    "the bootstrap intervals as '0.47 [0.44, 0.50]'. Give at least one output. "
-    "Exit status: 0 success, 2 bad input (e.g. a damaged .vxm file, no Chromium for "
-    "--pdf)."
+    "the bootstrap intervals as '0.47 [0.44, 0.50]'. Give at least one output. Every "
+    "report records its provenance (the versions of VoxMetrics and of the libraries behind "
+    "its numbers, the sha256 of the study file and of the files it was built from, the "
+    "settings, seed and each condition's attacker); --verify R.json re-checks a report "
+    "against the study file instead of writing one. "
+    "Exit status: 0 success (verified), 1 a --verify check failed, 2 bad input (e.g. a "
+    "damaged .vxm file, no Chromium for --pdf)."
 )
 
 
@@ -47,6 +51,21 @@ def add_parser(subparsers: Any) -> None:
         "--markdown",
         metavar="DIR",
         help="write the results tables as Markdown (with bootstrap intervals) into DIR",
+    )
+    p.add_argument(
+        "--verdicts",
+        metavar="DIR",
+        help="write how firm the verdicts are (each card cell's share of bootstrap replicates "
+        "keeping its level, the ranking's P(in band), rank intervals and P(rank 1)) and the "
+        "most exposed speakers as CSV files into DIR",
+    )
+    p.add_argument(
+        "--verify",
+        metavar="REPORT.json",
+        help="re-check a report's JSON against STUDY.vxm instead of writing a report: the "
+        "study file's and the recorded input files' sha256, each condition's data, the "
+        "library versions, and every number computed again with the recorded settings "
+        "(exit 1 when a check fails)",
     )
     _options.add_bootstrap_seed(
         p,
@@ -87,16 +106,23 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``report``: evaluate the study with its settings (or the options') and write the files."""
+    from voxmetrics.data.provenance import InputFile
     from voxmetrics.report.export import require_chromium, write_report
     from voxmetrics.report.study import build_study_report
+    from voxmetrics.report.verify import STUDY_FILE_ROLE
 
-    if not (args.html or args.pdf or args.json or args.csv or args.latex or args.markdown):
+    if args.verify is not None:
+        return _verify(args)
+    outputs = (args.html, args.pdf, args.json, args.csv, args.latex, args.markdown)
+    if not any(outputs) and not args.verdicts:
         raise VoxMetricsInputError(
             "nothing to write: give at least one of --html OUT, --pdf OUT, --json OUT, "
-            "--csv DIR, --latex DIR, --markdown DIR."
+            "--csv DIR, --latex DIR, --markdown DIR, --verdicts DIR (or --verify R.json)."
         )
     check_input_path(args.study)
-    check_outputs([args.html, args.pdf, args.json], [args.csv, args.latex, args.markdown])
+    check_outputs(
+        [args.html, args.pdf, args.json], [args.csv, args.latex, args.markdown, args.verdicts]
+    )
     study = _load(args)
     chromium = require_chromium() if args.pdf else None  # fail before the evaluation
     for option, name in (("--original", args.original), ("--reference", args.reference)):
@@ -114,7 +140,13 @@ def run(args: argparse.Namespace) -> int:
             )
         by = {"by": args.by}
     sr = build_study_report(
-        study, progress=progress_bar, original=args.original, reference=args.reference, **by
+        study,
+        progress=progress_bar,
+        original=args.original,
+        reference=args.reference,
+        inputs=[InputFile.of(args.study, role=STUDY_FILE_ROLE)],
+        subset=args.subset,
+        **by,
     )
     print(file=sys.stderr)
     print("voxmetrics: writing the report", file=sys.stderr)
@@ -128,10 +160,24 @@ def run(args: argparse.Namespace) -> int:
         markdown_dir=args.markdown,
         chromium=chromium,
         title=args.title,
+        verdicts_dir=args.verdicts,
     )
     for p in written:
         print(p)
     return EXIT_OK
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """``report STUDY.vxm --verify R.json``: every check on stdout; 1 when one fails."""
+    from voxmetrics.report.verify import verify_report
+
+    check_input_path(args.study)
+    check_input_path(args.verify)
+    print("voxmetrics: verifying the report (it is computed again)", file=sys.stderr)
+    result = verify_report(args.verify, args.study)
+    for line in result.lines():
+        print(line)
+    return EXIT_OK if result.ok else EXIT_FAIL_ON
 
 
 def _load(args: argparse.Namespace) -> Study:

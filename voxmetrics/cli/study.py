@@ -133,6 +133,27 @@ def _add_setup_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _inputs(args: argparse.Namespace, study: Study) -> tuple[Any, ...]:
+    """The fingerprints of every file the options read (the study's provenance)."""
+    from voxmetrics.data.provenance import fingerprint_paths
+
+    paths: list[tuple[str, str]] = [(f.path, f.role) for f in study.inputs]
+    if getattr(args, "source", None) and not study.inputs:  # a VoicePrivacy tree
+        paths.append((args.source, "study source"))
+    for option in ("original", "anonymised", "semi_informed"):
+        paths += [(p, f"--{option.replace('_', '-')}") for p in getattr(args, option, None) or []]
+    if getattr(args, "utt_map", None):
+        paths.append((args.utt_map, "--utt-map"))
+    for option in ("wer", "uar", "rho_f0"):
+        for _target, *files in getattr(args, option, None) or []:
+            paths += [(p, f"--{option.replace('_', '-')}") for p in files]
+    if getattr(args, "utt2spk", None):
+        paths.append((args.utt2spk, "--utt2spk"))
+    known = {f.path: f for f in study.inputs}
+    fresh = fingerprint_paths([(p, r) for p, r in paths if p not in known])
+    return (*study.inputs, *fresh)
+
+
 def _setup_study(args: argparse.Namespace) -> tuple[Study, dict[str, EmbeddingSet]]:
     """The study of the attacker set-ups of ``--original`` and ``--anonymised``, and the sets.
 
@@ -274,6 +295,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap is not None:
         study = replace(study, settings=replace(study.settings, bootstrap=args.bootstrap))
     study = attach_utility(study, args)
+    study = replace(study, inputs=_inputs(args, study))
     path = save_study(study, args.out)
     for c in study.conditions:
         parts = [f"eval {c.eval.n_trials} x {c.eval.n_enrolled}"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -18,6 +19,7 @@ from voxmetrics._types import (
     ScoreKind,
 )
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.provenance import InputFile
 from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
@@ -263,6 +265,13 @@ class Study:
     """Label of the study."""
     settings: StudySettings = field(default_factory=StudySettings)
     """Analysis settings of the study's reports."""
+    inputs: tuple[InputFile, ...] = ()
+    """The files the study was built from, fingerprinted (sha256), where known
+    (:mod:`voxmetrics.data.provenance`): saved in its ``.vxm`` file and recorded by its
+    reports."""
+    saved_by: Mapping[str, Any] = field(default_factory=dict)
+    """The versions of VoxMetrics and of its libraries that wrote the ``.vxm`` file the study
+    was loaded from (empty for a study built in memory)."""
 
     @property
     def names(self) -> list[str]:

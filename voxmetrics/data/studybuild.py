@@ -27,12 +27,14 @@ folder. An empty ``eval`` with ``embeddings`` scores the embeddings.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from voxmetrics._types import ATTACKERS, SCORE_KINDS
+from voxmetrics.data.provenance import fingerprint_paths
 from voxmetrics.data.readers import read_embeddings, read_scores, read_table
 from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.setups import one_system
@@ -41,7 +43,7 @@ from voxmetrics.data.vpc import is_vpc_tree, read_vpc_tree
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
-__all__ = ["build_study"]
+__all__ = ["build_study", "source_files"]
 
 _MANIFEST_COLUMNS = ("condition", "attacker", "eval")
 _OPTIONAL = (
@@ -239,7 +241,9 @@ def build_study(
     Returns
     -------
     Study
-        Save it with :func:`voxmetrics.data.studyfile.save_study`.
+        Save it with :func:`voxmetrics.data.studyfile.save_study`. Its ``inputs`` fingerprint
+        the files it was read from (:func:`source_files`): a folder's files, a manifest and the
+        files it names.
 
     Raises
     ------
@@ -254,7 +258,8 @@ def build_study(
                 f"{path}: the scores of a VoicePrivacy 2024 tree are cosine similarities; "
                 "drop --distance."
             )
-        return read_vpc_tree(path, name=name).study
+        study = read_vpc_tree(path, name=name).study
+        return replace(study, inputs=fingerprint_paths(source_files(path)))
     if path.is_dir():
         specs = _specs_from_root(path)
     elif path.is_file():
@@ -275,4 +280,29 @@ def build_study(
             if str(exc).startswith("condition '"):
                 raise
             raise VoxMetricsInputError(f"condition '{spec['condition']}': {exc}") from None
-    return study
+    return replace(study, inputs=fingerprint_paths(_spec_files(path, specs)))
+
+
+_SPEC_FILES = ("eval", "dev", "eval_trials", "dev_trials", "embeddings", "metadata")
+
+
+def _spec_files(path: Path, specs: list[dict[str, Any]]) -> list[tuple[Path, str]]:
+    """The files a folder layout or a manifest's conditions were read from, with their roles."""
+    if path.is_dir():
+        return [(path, "study source")]
+    out = [(path, "study manifest")]
+    for spec in specs:
+        out += [(spec[k], f"{spec['condition']}: {k}") for k in _SPEC_FILES if spec.get(k)]
+    return out
+
+
+def source_files(source: str | os.PathLike[str]) -> list[tuple[Path, str]]:
+    """The files a study built from ``source`` reads, with their roles, for its provenance.
+
+    A folder (a layout or a VoicePrivacy tree): the folder, walked; a manifest: itself and the
+    files its rows name.
+    """
+    path = Path(source)
+    if path.is_dir():
+        return [(path, "study source")]
+    return _spec_files(path, _specs_from_manifest(path))

@@ -3,13 +3,17 @@
 A ``.vxm`` file is a zip archive of
 
 - ``manifest.json``: ``{"format": "voxmetrics-study", "version": 1, "voxmetrics": ...,
-  "name", "settings", "conditions": [...]}``, where each condition gives its name, attacker,
-  description and the archive members of its ``eval`` and ``dev`` score matrices and of its
-  ``embeddings`` (the embedding matrix and one array per metadata column, in order), and its
-  ``utility`` (WER, UAR, rho_F0 as fractions, their intervals, per-class accuracy, source;
-  or null), for a condition read from incomplete score files, its ``input_warnings``, and,
-  when known, its ``attacker_recipe`` (how its scores were made:
-  :meth:`voxmetrics.data.recipe.AttackerRecipe.to_dict`);
+  "name", "settings", "conditions": [...], "provenance": {...}}``, where each condition gives
+  its name, attacker, description and the archive members of its ``eval`` and ``dev`` score
+  matrices and of its ``embeddings`` (the embedding matrix and one array per metadata column,
+  in order), and its ``utility`` (WER, UAR, rho_F0 as fractions, their intervals, per-class
+  accuracy, source and, where computed from files, their bootstrap ``replicates`` and
+  ``draws``; or null), for a condition read from incomplete score files, its
+  ``input_warnings``, and, when known, its ``attacker_recipe`` (how its scores were made:
+  :meth:`voxmetrics.data.recipe.AttackerRecipe.to_dict`); ``provenance`` (optional) holds the
+  ``libraries`` that wrote the file (their versions,
+  :func:`~voxmetrics.data.provenance.library_versions`) and the ``inputs`` the study was
+  built from (path, size, sha256, role);
 - ``arrays/<k>.npy``: plain NumPy arrays (numbers or fixed-width unicode text), read with
   ``allow_pickle=False``, so loading a file never runs code.
 
@@ -36,6 +40,7 @@ import pandas as pd
 
 from voxmetrics._version import __version__
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
+from voxmetrics.data.provenance import InputFile, library_versions
 from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.data.utility import Utility
@@ -142,7 +147,7 @@ def study_to_bytes(study: Study) -> bytes:
                 "eval": w.matrix(c.eval),
                 "dev": w.matrix(c.dev),
                 "embeddings": w.embeddings(c.embeddings),
-                "utility": None if c.utility is None else c.utility.to_dict(),
+                "utility": None if c.utility is None else c.utility.to_file_dict(),
                 **({"input_warnings": list(c.input_warnings)} if c.input_warnings else {}),
                 **({"attacker_recipe": c.recipe.to_dict()} if c.recipe is not None else {}),
             }
@@ -155,6 +160,10 @@ def study_to_bytes(study: Study) -> bytes:
             "name": study.name,
             "settings": study.settings.to_dict(),
             "conditions": conditions,
+            "provenance": {
+                "libraries": library_versions(),
+                "inputs": [f.to_dict() for f in study.inputs],
+            },
         }
         zf.writestr(_MANIFEST, json.dumps(manifest, indent=1))
     return buf.getvalue()
@@ -289,6 +298,25 @@ def _check_embeddings(problems: list[str], path: str, spec: Any) -> None:
     _check_text(problems, f"{path}.source", spec.get("source"))
 
 
+def _check_provenance(problems: list[str], spec: Any) -> None:
+    if spec is None:
+        return
+    if not _check_object(problems, "provenance", spec, ("libraries", "inputs")):
+        return
+    libraries = spec.get("libraries")
+    if libraries is not None and not (
+        isinstance(libraries, dict)
+        and all(isinstance(v, str | type(None)) for v in libraries.values())
+    ):
+        problems.append("provenance.libraries must map names to version texts")
+    inputs = spec.get("inputs")
+    if inputs is not None and not (
+        isinstance(inputs, list)
+        and all(isinstance(f, dict) and isinstance(f.get("sha256"), str) for f in inputs)
+    ):
+        problems.append("provenance.inputs must be a list of {path, sha256, size, role}")
+
+
 def manifest_problems(manifest: Any) -> list[str]:
     """Every way ``manifest`` departs from the study-file schema (empty when it conforms).
 
@@ -313,7 +341,7 @@ def manifest_problems(manifest: Any) -> list[str]:
     conditions[0].eval.trial_ids is missing
     """
     problems: list[str] = []
-    top = ("format", "version", "voxmetrics", "name", "settings", "conditions")
+    top = ("format", "version", "voxmetrics", "name", "settings", "conditions", "provenance")
     if not _check_object(problems, "the manifest", manifest, top):
         return problems
     for k in ("format", "voxmetrics", "name"):
@@ -321,6 +349,7 @@ def manifest_problems(manifest: Any) -> list[str]:
     settings = manifest.get("settings")
     if settings is not None and not isinstance(settings, dict):
         problems.append(f"settings must be an object, not {_type_name(settings)}")
+    _check_provenance(problems, manifest.get("provenance"))
     conditions = manifest.get("conditions")
     if not isinstance(conditions, list):
         problems.append(f"conditions must be a list, not {_type_name(conditions)}")
@@ -625,4 +654,16 @@ def load_study(
             raise _bad(where, str(exc)) from None
         except TypeError as exc:
             raise _bad(where, f"the manifest's settings are malformed ({exc}).") from None
-        return Study(tuple(conditions), name=str(manifest.get("name") or "study"), settings=parsed)
+        provenance = manifest.get("provenance") or {}
+        try:
+            inputs = tuple(InputFile.from_dict(f) for f in provenance.get("inputs") or ())
+        except VoxMetricsInputError as exc:
+            raise _bad(where, str(exc)) from None
+        saved_by = {"voxmetrics": manifest.get("voxmetrics"), **(provenance.get("libraries") or {})}
+        return Study(
+            tuple(conditions),
+            name=str(manifest.get("name") or "study"),
+            settings=parsed,
+            inputs=inputs,
+            saved_by=saved_by,
+        )

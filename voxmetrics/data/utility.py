@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = ["UTILITY_METRICS", "Utility"]
@@ -48,8 +51,28 @@ class Utility:
     """Per-emotion accuracy (recall of each class), where known."""
     source: str = ""
     """Where the numbers came from (a results file, transcripts, predictions, audio)."""
+    replicates: Mapping[str, NDArray[np.float64]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """The number in each speaker-bootstrap replicate (over its own speakers: LibriSpeech's for
+    the WER, IEMOCAP's for the UAR), keyed like the numbers, where computed from files. A number
+    known only as a value (a results summary) has none: the verdicts take it as fixed."""
+    draws: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """How each number's replicates were drawn (``"<speakers digest>:<B>:<seed>"``): two
+    conditions' replicates of one number are paired replicate by replicate when these match."""
 
     def __post_init__(self) -> None:
+        reps = {}
+        for k, v in self.replicates.items():
+            if k not in UTILITY_METRICS:
+                raise VoxMetricsInputError(
+                    f"utility replicates '{k}' are not of one of {', '.join(UTILITY_METRICS)}."
+                )
+            a = np.array(v, dtype=np.float64).ravel()
+            a.flags.writeable = False
+            reps[k] = a
+        object.__setattr__(self, "replicates", reps)
+        object.__setattr__(self, "draws", {str(k): str(v) for k, v in self.draws.items()})
         for metric, (low, high) in _RANGES.items():
             _check_number(metric, getattr(self, metric), low, high)
         for k, v in self.per_class.items():
@@ -82,7 +105,7 @@ class Utility:
         >>> Utility.from_dict(u.to_dict()) == u
         True
         """
-        known = {"wer", "uar", "rho_f0", "intervals", "per_class", "source"}
+        known = {"wer", "uar", "rho_f0", "intervals", "per_class", "source", "replicates", "draws"}
         unknown = sorted(set(values) - known)
         if unknown:
             raise VoxMetricsInputError(
@@ -100,6 +123,11 @@ class Utility:
                 },
                 per_class={str(k): float(v) for k, v in (values.get("per_class") or {}).items()},
                 source=str(values.get("source") or ""),
+                replicates={
+                    str(k): np.asarray(v, dtype=np.float64)
+                    for k, v in (values.get("replicates") or {}).items()
+                },
+                draws={str(k): str(v) for k, v in (values.get("draws") or {}).items()},
             )
         except (TypeError, ValueError, IndexError, AttributeError) as exc:
             if isinstance(exc, VoxMetricsInputError):
@@ -120,6 +148,25 @@ class Utility:
             "per_class": {k: float(v) for k, v in self.per_class.items()},
             "source": self.source,
         }
+
+    def to_file_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` with the replicates and their draws, as a ``.vxm`` file stores it.
+
+        Examples
+        --------
+        >>> u = Utility(wer=0.05, replicates={"wer": [0.04, 0.06]}, draws={"wer": "x:2:0"})
+        >>> back = Utility.from_dict(u.to_file_dict())
+        >>> back.replicates["wer"].tolist(), back.draws
+        ([0.04, 0.06], {'wer': 'x:2:0'})
+        """
+        out = self.to_dict()
+        if self.replicates:
+            out["replicates"] = {
+                k: [None if not np.isfinite(x) else float(x) for x in v]
+                for k, v in self.replicates.items()
+            }
+            out["draws"] = dict(self.draws)
+        return out
 
 
 _RANGES: dict[str, tuple[float, float]] = {

@@ -33,31 +33,49 @@ original IEMOCAP speech, so 0.50 keeps twice chance and 0.35 little more than ch
 condition without utility numbers reads "utility unknown" (level n/a): its privacy was bought at
 an unknown price.
 
-Chance first: with a bootstrap, linkability and LIDmax are coloured by their thresholds only
-when their excess over the chance level of the condition's own scores is beyond the interval
-(the interval's lower bound is above chance); otherwise the cell reads "≈ chance" and is "ok"
-only when the chance level itself is ok. A number whose chance level sits at its ceiling (e.g.
-LIDmax's chance at log2 N, as with few enrolled speakers and a steep calibration) or in the
-caution or risk band cannot say "safe": its cell is "uninformative" ("uninformative at N = 5"),
-never green. An unprotected condition therefore never gets an "ok" cell from the chance test.
-A sample maximum has no sound percentile interval (a resampled maximum never exceeds the
-observed one), so LIDmax is shown with its 0.95 quantile and that quantile's 95 % interval, and
-the chance test uses that quantile.
+One verdict per number, one rule for every cell (:mod:`voxmetrics.analysis.verdicts`, which
+the threat call-outs and the ranking's call-out read too). With a bootstrap, a number whose 95 %
+interval is not beyond its chance level (the value of the condition's own scores with the
+speaker information removed) reads "≈ chance", and is "ok" only when chance and the whole
+interval are in the ok band and chance is below its ceiling (LIDmax's log2 N); a number whose
+interval reaches from the ok band into the risk band cannot tell ok from risk; a number whose
+ceiling at this N is not in the risk band can never say "risk". Each of these cells is
+"uninformative at N = n" (the N of enrolled identities), never green, whatever the metric, so
+linkability and LIDmax of one row agree at small N. A sample maximum has no sound percentile
+interval (a resampled maximum never exceeds the observed one), so LIDmax is shown with its 0.95
+quantile and that quantile's 95 % interval, and the rule uses that quantile.
+
+Each cell also says how firm its level is: the share of the speaker-bootstrap replicates whose
+number has the same level (utility resampled over its own speakers; a utility known only as a
+number has no replicates and is taken as fixed). A cell that fewer than 80 % of the replicates
+keep is marked as flipping often.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import pandas as pd
 
+from voxmetrics.analysis.verdicts import (
+    FLIP_MARK,
+    FLIP_SHARE,
+    LEVELS,
+    REPORT_CARD_THRESHOLDS,
+    UTILITY_UNKNOWN,
+    ZEBRA_TAGS,
+    CardThreshold,
+    Level,
+    Verdict,
+    condition_verdicts,
+)
 from voxmetrics.evaluation.result import ConditionReport
-from voxmetrics.metrics.lid import clamp_lid_bits
 
 __all__ = [
+    "FLIP_MARK",
+    "FLIP_SHARE",
     "LEVELS",
     "REPORT_CARD_THRESHOLDS",
     "UTILITY_UNKNOWN",
@@ -68,124 +86,6 @@ __all__ = [
     "report_card",
 ]
 
-Level = Literal["ok", "caution", "risk", "uninformative", "n/a"]
-LEVELS: tuple[Level, ...] = ("ok", "caution", "risk", "uninformative", "n/a")
-"""The levels of a card cell, safest first; "uninformative" when the number cannot tell this
-condition from chance because chance itself is not ok (e.g. at its ceiling log2 N); "n/a" when
-the metric is not available."""
-ZEBRA_TAGS = ("0", "A", "B", "C", "D", "E", "F")
-"""ZEBRA's categorical tags in increasing order of worst-case disclosure (docs, Methods > ZEBRA)."""
-
-
-@dataclass(frozen=True)
-class CardThreshold:
-    """How one card metric is coloured."""
-
-    key: str
-    """Column key of the card."""
-    label: str
-    """Column label."""
-    higher_is_safer: bool
-    """Direction of the metric."""
-    caution: float
-    """Boundary between ok and caution."""
-    risk: float
-    """Boundary between caution and risk."""
-    boundary_is_worse: bool = True
-    """Whether a value exactly on a boundary takes the worse level."""
-    explanation: str = ""
-    """The threshold in words, for tables and tooltips."""
-
-    def level(self, value: float | None) -> Level:
-        """The level of ``value`` (n/a for None or NaN).
-
-        Examples
-        --------
-        >>> REPORT_CARD_THRESHOLDS["lid_max"].level(1.0), REPORT_CARD_THRESHOLDS["eer"].level(0.46)
-        ('risk', 'ok')
-        """
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            return "n/a"
-
-        def at_least_as_bad_as(bound: float) -> bool:
-            if value == bound:
-                return self.boundary_is_worse
-            return value < bound if self.higher_is_safer else value > bound
-
-        if at_least_as_bad_as(self.risk):
-            return "risk"
-        if at_least_as_bad_as(self.caution):
-            return "caution"
-        return "ok"
-
-
-REPORT_CARD_THRESHOLDS: dict[str, CardThreshold] = {
-    t.key: t
-    for t in (
-        CardThreshold(
-            "eer",
-            "EER",
-            higher_is_safer=True,
-            caution=0.45,
-            risk=0.30,
-            boundary_is_worse=False,
-            explanation="ok >= 0.45, caution 0.30-0.45, risk < 0.30 (higher is safer)",
-        ),
-        CardThreshold(
-            "lid_max",
-            "LIDmax (bits)",
-            higher_is_safer=False,
-            caution=0.5,
-            risk=1.0,
-            explanation="ok < 0.5, caution 0.5-1, risk >= 1 bit (lower is safer)",
-        ),
-        CardThreshold(
-            "zebra_tag",
-            "ZEBRA tag",
-            higher_is_safer=False,
-            caution=2,
-            risk=4,
-            explanation="ok 0 or A, caution B or C, risk D, E or F (lower is safer)",
-        ),
-        CardThreshold(
-            "linkability_ratio",
-            "Linkability vs chance",
-            higher_is_safer=False,
-            caution=1.5,
-            risk=2.0,
-            boundary_is_worse=False,
-            explanation="ok <= 1.5x chance, caution up to 2x, risk above 2x (lower is safer)",
-        ),
-        CardThreshold(
-            "sbls",
-            "SBLS",
-            higher_is_safer=True,
-            caution=0.9,
-            risk=0.75,
-            boundary_is_worse=False,
-            explanation="ok >= 0.9, caution 0.75-0.9, risk < 0.75 (higher is safer)",
-        ),
-        CardThreshold(
-            "wer",
-            "WER",
-            higher_is_safer=False,
-            caution=0.10,
-            risk=0.30,
-            explanation="ok < 0.10, caution 0.10-0.30, risk >= 0.30 (lower is more useful)",
-        ),
-        CardThreshold(
-            "uar",
-            "UAR",
-            higher_is_safer=True,
-            caution=0.50,
-            risk=0.35,
-            boundary_is_worse=False,
-            explanation="ok >= 0.50, caution 0.35-0.50, risk < 0.35 (higher is more useful)",
-        ),
-    )
-}
-"""The card's columns and thresholds (module docstring)."""
-
 
 @dataclass(frozen=True)
 class CardCell:
@@ -194,13 +94,46 @@ class CardCell:
     value: float | str | None
     """The number (the tag for ZEBRA; None when not available)."""
     text: str
-    """How it is shown (with its interval or ratio)."""
+    """How it is shown (with its interval or ratio, and "≈ chance" or "uninformative at N = n"
+    when the rule says so)."""
     level: Level
-    """ok, caution, risk or n/a."""
+    """ok, caution, risk, uninformative or n/a."""
+    note: str = ""
+    """Why the level is not read off the thresholds (empty when it is)."""
+    stability: float | None = None
+    """Share of the speaker-bootstrap replicates with the same level (None without
+    replicates, or for an uninformative or n/a cell)."""
+    n_replicates: int = 0
+    """Replicates behind :attr:`stability`."""
+
+    @property
+    def flips(self) -> bool:
+        """Whether fewer than :data:`FLIP_SHARE` of the replicates keep the level."""
+        return self.stability is not None and self.stability < FLIP_SHARE
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> CardCell:
+        """The cell of one verdict."""
+        return cls(
+            verdict.value,
+            verdict.text,
+            verdict.level,
+            verdict.note,
+            verdict.stability,
+            verdict.n_replicates,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary."""
-        return {"value": self.value, "text": self.text, "level": self.level}
+        """JSON-safe dictionary: the number, its text and level, why, and how firm it is."""
+        return {
+            "value": self.value,
+            "text": self.text,
+            "level": self.level,
+            "note": self.note,
+            "stability": self.stability,
+            "n_replicates": self.n_replicates,
+            "flips": self.flips,
+        }
 
 
 @dataclass(frozen=True)
@@ -217,18 +150,45 @@ class ReportCard:
         """Metric keys, in column order."""
         return list(REPORT_CARD_THRESHOLDS)
 
-    def frame(self, what: Literal["text", "level", "value"] = "text") -> pd.DataFrame:
-        """The card as a table of texts, levels or values, one row per condition."""
+    def frame(
+        self, what: Literal["text", "level", "value", "note", "stability"] = "text"
+    ) -> pd.DataFrame:
+        """The card as a table of texts, levels, values, notes or stabilities, one row each."""
         labels = [t.label for t in REPORT_CARD_THRESHOLDS.values()]
         rows = [[getattr(c, what) for c in row] for row in self.cells]
         df = pd.DataFrame(rows, columns=labels)
         df.insert(0, "Condition", list(self.conditions))
         return df
 
+    def flipping(self) -> list[tuple[str, str, CardCell]]:
+        """(condition, column label, cell) of every cell whose level flips often."""
+        labels = [t.label for t in REPORT_CARD_THRESHOLDS.values()]
+        return [
+            (name, label, cell)
+            for name, row in zip(self.conditions, self.cells, strict=True)
+            for label, cell in zip(labels, row, strict=True)
+            if cell.flips
+        ]
+
+    def notes(self) -> list[tuple[str, str, str]]:
+        """(condition, column label, why) of every cell whose level is not its point's."""
+        labels = [t.label for t in REPORT_CARD_THRESHOLDS.values()]
+        return [
+            (name, label, cell.note)
+            for name, row in zip(self.conditions, self.cells, strict=True)
+            for label, cell in zip(labels, row, strict=True)
+            if cell.note
+        ]
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: the thresholds and every cell."""
+        """JSON-safe: the thresholds, the stability rule and every cell."""
         return {
             "thresholds": {k: t.explanation for k, t in REPORT_CARD_THRESHOLDS.items()},
+            "stability": {
+                "flip_share": FLIP_SHARE,
+                "rule": "stability: the share of speaker-bootstrap replicates whose number "
+                "has the cell's level; a cell fewer than flip_share of them keep flips",
+            },
             "conditions": {
                 name: {k: c.to_dict() for k, c in zip(self.keys, row, strict=True)}
                 for name, row in zip(self.conditions, self.cells, strict=True)
@@ -236,106 +196,11 @@ class ReportCard:
         }
 
 
-def _beyond_chance(report: ConditionReport, key: str) -> bool | None:
-    """Whether ``key``'s interval lies above its chance level (None without both)."""
-    if report.replicates is None or report.chance is None:
-        return None
-    iv = report.intervals.get(key)
-    chance = report.chance.values.get(key)
-    if iv is None or iv.low is None or chance is None:
-        return None
-    return iv.low > chance
-
-
-def _at_chance(
-    report: ConditionReport, key: str, threshold: CardThreshold, text: str
-) -> tuple[Level, str]:
-    """The level and text of a number that is not beyond its chance level.
-
-    "≈ chance" is "ok" only when the chance level itself is ok; a chance level at the ceiling
-    log2 N (or in the caution or risk band) makes the number "uninformative" at this N.
-    """
-    chance = None if report.chance is None else report.chance.values.get(key)
-    if chance is None:  # not reached: _beyond_chance gave False, so both exist
-        return "ok", text + " ≈ chance"
-    n = report.lid.n_enrolled if report.lid is not None else report.baseline.n_enrolled
-    at_ceiling = chance >= math.log2(n) - 1e-3
-    if threshold.level(chance) == "ok" and not at_ceiling:
-        return "ok", text + " ≈ chance"
-    why = "at the ceiling log2 N" if at_ceiling else f"{chance:.2f} bits"
-    return "uninformative", f"{text} ≈ chance ({why}): uninformative at N = {n}"
-
-
 def _cells(
     report: ConditionReport, sbls: float | None, sbls_interval: Any = None
 ) -> tuple[CardCell, ...]:
-    t = REPORT_CARD_THRESHOLDS
-    b = report.baseline
-    eer = CardCell(b.eer, f"{b.eer:.3f}", t["eer"].level(b.eer))
-    sparse = report.trials_used is not None and report.trials_used.reason is not None
-    if report.lid is None:
-        lid = CardCell(None, "– (no complete trial)" if sparse else "– (no dev set)", "n/a")
-    else:
-        n = report.lid.n_enrolled  # shown within [-64 bits, log2 N]
-        v = report.lid.lid_max
-        text = f"{clamp_lid_bits(v, n):.2f}"
-        iv = report.intervals.get("lid_q95")
-        if iv is not None and iv.low is not None and iv.high is not None:
-            q, lo, hi = (clamp_lid_bits(x, n) for x in (iv.estimate, iv.low, iv.high))
-            text += f" (q95 {q:.2f} [{lo:.2f}, {hi:.2f}])"
-        level = t["lid_max"].level(v)
-        if _beyond_chance(report, "lid_q95") is False:
-            level, text = _at_chance(report, "lid_q95", t["lid_max"], text)
-        lid = CardCell(v, text, level)
-    tag = report.zebra.tag
-    zeb = CardCell(
-        tag,
-        f"{tag} (log10 l = {report.zebra.log10_l:.2f})",
-        t["zebra_tag"].level(float(ZEBRA_TAGS.index(tag))) if tag in ZEBRA_TAGS else "n/a",
-    )
-    chance = report.chance_linkability
-    if b.linkability is None or chance is None:
-        link = CardCell(None, "– (no complete trial)", "n/a")
-    else:
-        ratio = b.linkability / chance
-        text = f"{b.linkability:.1%} ({ratio:.1f}x chance {chance:.1%})"
-        level = t["linkability_ratio"].level(ratio)
-        liv = report.intervals.get("linkability")
-        if liv is not None and liv.low is not None and liv.high is not None:
-            text += f" [{liv.low:.1%}, {liv.high:.1%}]"
-        if _beyond_chance(report, "linkability") is False:
-            level, text = "ok", text + " ≈ chance"  # chance is 1x chance: always in the ok band
-        link = CardCell(ratio, text, level)
-    if sbls is None:
-        sb = CardCell(None, "–", "n/a")
-    else:
-        text = f"{sbls:.3f}"
-        siv = sbls_interval
-        if siv is not None and siv.low is not None and siv.high is not None:
-            text += f" [{siv.low:.3f}, {siv.high:.3f}]"
-        sb = CardCell(sbls, text, t["sbls"].level(sbls))
-    return (eer, lid, zeb, link, sb, *_utility_cells(report))
-
-
-UTILITY_UNKNOWN = "utility unknown"
-"""The text of a utility cell of a condition without that number."""
-
-
-def _utility_cells(report: ConditionReport) -> tuple[CardCell, CardCell]:
-    """The WER and UAR cells, with their intervals where known ("utility unknown" without)."""
-    u = report.utility
-    out = []
-    for key in ("wer", "uar"):
-        v = None if u is None else u.value(key)
-        if v is None or math.isnan(v):
-            out.append(CardCell(None, UTILITY_UNKNOWN, "n/a"))
-            continue
-        text = f"{v:.3f}"
-        iv = None if u is None else u.intervals.get(key)
-        if iv is not None:
-            text += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
-        out.append(CardCell(float(v), text, REPORT_CARD_THRESHOLDS[key].level(float(v))))
-    return out[0], out[1]
+    verdicts = condition_verdicts(report, sbls=sbls, sbls_interval=sbls_interval)
+    return tuple(CardCell.of(v) for v in verdicts.values())
 
 
 def report_card(

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from voxmetrics._types import DEFAULT_LID_VARIANT
-from voxmetrics.data.study import Condition
+from voxmetrics.analysis.anonymisers import voice_sources
+from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.engine import evaluate, replicate_condition
 from voxmetrics.evaluation.result import ConditionReport
@@ -43,6 +44,7 @@ __all__ = [
     "compare_conditions_sbls",
     "compare_linkage",
     "linkage_inputs",
+    "voice_conditions",
 ]
 
 
@@ -112,8 +114,14 @@ def linkage_inputs(
     split: str = "eval",
     max_utterances: int | None = SIMILARITY_MAX_UTTERANCES,
     similarity_cache: MutableMapping[Any, SimilarityMatrix] | None = None,
+    voices: Condition | None = None,
 ) -> LinkageInputs:
     """Singling out and the voice similarity (against ``original``) of one condition.
+
+    ``voices`` is the condition whose embeddings are the anonymised voices of DeID and G_VD:
+    by default the condition itself; the condition of its anonymiser that
+    :func:`voxmetrics.analysis.anonymisers.voice_sources` picks, so that every attacker
+    set-up of one anonymiser shares its DeID and G_VD.
 
     ``singled`` is the condition's singling out when already computed (its report's); it is
     computed otherwise. A number that cannot be computed gets a reason instead (no embeddings,
@@ -143,6 +151,7 @@ def linkage_inputs(
         singled = None
         reasons["singling_out"] = f"singling out could not be computed for {condition.name}"
     similarity = None
+    voices = condition if voices is None else voices
     if original is None:
         why = (
             "no original voices chosen: DeID and G_VD compare each condition's voices with "
@@ -150,8 +159,10 @@ def linkage_inputs(
         )
     elif original.embeddings is None:
         why = f"the original voices, {original.name}, have no utterance embeddings"
-    elif max_utterances is not None and _largest_set(original, condition, split) > max_utterances:
-        size = _largest_set(original, condition, split)
+    elif voices.embeddings is None:
+        why = f"the anonymised voices, {voices.name}, have no utterance embeddings"
+    elif max_utterances is not None and _largest_set(original, voices, split) > max_utterances:
+        size = _largest_set(original, voices, split)
         why = (
             f"{size:,} utterances in a set, more than the {max_utterances:,} whose every pair "
             "is compared here; run `python -m voxmetrics similarity` for DeID and G_VD"
@@ -161,16 +172,34 @@ def linkage_inputs(
         try:
             similarity = voice_similarity(
                 original.embeddings,
-                condition.embeddings,
+                voices.embeddings,
                 split=split,
                 calibration=calibration,
                 cache=similarity_cache,
             )
         except VoxMetricsInputError as exc:
-            why = f"no voice similarity of {condition.name} against {original.name}: {exc}"
+            why = f"no voice similarity of {voices.name} against {original.name}: {exc}"
     if similarity is None:
         reasons.update(deid=why, g_vd=why)
     return LinkageInputs(singled, similarity, reasons)
+
+
+def voice_conditions(study: Study) -> dict[str, Condition]:
+    """Each condition's anonymiser's voices: the condition whose embeddings stand for them.
+
+    :func:`voxmetrics.analysis.anonymisers.voice_sources` of the study's conditions, as
+    conditions (those whose anonymiser has no embeddings are left out); pass them as
+    :func:`linkage_inputs`' and :func:`compare_conditions`' ``voices``.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> voice_conditions(demo_study(n_speakers=4))["anon-mild"].name
+    'anon-mild'
+    """
+    conds = study.conditions
+    sources = voice_sources((c.name, c.attacker, c.embeddings is not None) for c in conds)
+    return {n: study.get(v) for n, v in sources.items() if v is not None}
 
 
 def _largest_set(original: Condition, condition: Condition, split: str) -> int:
@@ -212,6 +241,7 @@ def compare_conditions(
     reports: tuple[ConditionReport, ConditionReport] | None = None,
     attacks: tuple[Attack | None, Attack | None] | None = None,
     progress: Callable[[float, str], None] | None = None,
+    voices: tuple[Condition | None, Condition | None] | None = None,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.
 
@@ -239,7 +269,10 @@ def compare_conditions(
     ``lid_variant``, ``ties`` and ``linkability_rule``: their LID, baseline and singling out
     are taken instead of computed again, and so are their bootstrap replicates when the
     comparison draws the same replicates (the same speakers, ``n_boot`` and ``seed``); the
-    numbers are the same. ``attacks`` are the two conditions' default SBLS attacks
+    numbers are the same. ``voices`` are the conditions whose embeddings are A's and B's
+    anonymised voices for DeID and G_VD (default: A and B; the conditions
+    :func:`voxmetrics.analysis.anonymisers.voice_sources` picks share them across the attacker
+    set-ups of one anonymiser). ``attacks`` are the two conditions' default SBLS attacks
     (:func:`~voxmetrics.analysis.sbls.default_attack`) when already trained. ``progress``, if
     given, is called with (fraction done, message) between the steps.
 
@@ -267,6 +300,7 @@ def compare_conditions(
     step = progress or (lambda fraction, message: None)
     cache: dict[Any, SimilarityMatrix] = {}
     links = []
+    sources = voices or (None, None)
     for k, (cond, report) in enumerate(zip((a, b), given, strict=True)):
         step(0.5 * k, f"singling out and voice similarity of {cond.name}")
         links.append(
@@ -276,6 +310,7 @@ def compare_conditions(
                 singled=None if report is None else report.singling_out,
                 calibration=calibration,
                 similarity_cache=cache,
+                voices=sources[k],
             )
         )
     speakers = spk_a | spk_b | links[0].speakers | links[1].speakers

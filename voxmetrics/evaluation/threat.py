@@ -4,8 +4,9 @@ An EER of 50 % looks like perfect privacy, yet the attacker of a closed-set 1-to
 needs each trial's own speaker to win *its own row*. This module computes both views of the
 same matrix (:func:`threat_view`), for the 4x4 example of Šterns et al. 2025 (:func:`paper_matrix`)
 and for the offset generator of :func:`voxmetrics.synth.offset_scores` (:func:`threat_scenario`),
-and names the conditions of a study that look private on the EER but are not
-(:func:`threat_callouts`, :func:`checked_conditions`). The dashboard's Threat model page edits
+names the conditions of a study that look private on the EER but are not
+(:func:`threat_callouts`, :func:`checked_conditions`) and the speakers who stay exposed under
+every anonymiser and attacker (:func:`study_exposure`). The dashboard's Threat model page edits
 the example as the table of :func:`example_frame` and reads it back with :func:`example_view`.
 """
 
@@ -20,6 +21,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics.analysis.exposure import (
+    ExposedSpeakers,
+    condition_exposure,
+    exposed_speakers,
+    speaker_attributes,
+)
+from voxmetrics.analysis.verdicts import Verdict, lid_max_verdict, linkability_verdict
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
@@ -45,6 +53,7 @@ __all__ = [
     "example_frame",
     "example_view",
     "paper_matrix",
+    "study_exposure",
     "threat_callouts",
     "threat_scenario",
     "threat_view",
@@ -401,6 +410,15 @@ def _worst_trials(sm: ScoreMatrix, report: ConditionReport, n_worst: int) -> pd.
     return frame.iloc[order[:n_worst]].reset_index(drop=True)
 
 
+def _crosses(verdict: Verdict, value: float | None, threshold: float) -> bool:
+    """Whether a number is cited as leaking: at or past ``threshold`` and judged on its own.
+
+    A number the card reads as "≈ chance" or "uninformative at N = n" (one rule for every
+    page, :mod:`voxmetrics.analysis.verdicts`) is never cited, whatever its point estimate.
+    """
+    return value is not None and not verdict.note and verdict.level != "n/a" and value >= threshold
+
+
 def threat_callouts(
     study: Study,
     reports: Sequence[ConditionReport],
@@ -413,7 +431,12 @@ def threat_callouts(
     """The conditions that look private on the EER but link or single out some trials.
 
     Called out: EER >= ``eer_min`` and (LIDmax >= ``lid_max_min`` bits or linkability above
-    ``linkability_factor`` x chance), each with its ``n_worst`` most exposed trials.
+    ``linkability_factor`` x chance), each with its ``n_worst`` most exposed trials. A number
+    is cited only when the report card judges it on its own: one whose interval cannot tell it
+    from chance, or that is "uninformative at N = n", is not (the card's rule,
+    :func:`voxmetrics.analysis.verdicts.judge`); the defaults are the card's risk thresholds, so
+    a condition is called out exactly when its card shows a risk cell for LIDmax or
+    linkability and its EER looks private.
 
     ``reports`` are the study's condition reports (:func:`voxmetrics.evaluation.evaluate_study`,
     every part or at least :data:`IDENTITY_PARTS`); a report whose condition is no longer in
@@ -433,16 +456,21 @@ def threat_callouts(
             continue
         b = r.baseline
         reasons = []
-        if r.lid is not None and r.lid.lid_max >= lid_max_min:
+        lid_v, link_v = lid_max_verdict(r), linkability_verdict(r)
+        if r.lid is not None and _crosses(lid_v, r.lid.lid_max, lid_max_min):
             reasons.append(
                 f"its worst trial discloses {r.lid.lid_max:.2f} bits about its speaker "
                 f"(LIDmax >= {lid_max_min:g} bit)"
             )
-        if b.linkability is not None and b.linkability > linkability_factor * b.chance_linkability:
+        ratio = None if b.linkability is None else b.linkability / b.chance_linkability
+        if (
+            ratio is not None
+            and _crosses(link_v, ratio, linkability_factor)
+            and (ratio > linkability_factor)
+        ):
             reasons.append(
                 f"{b.linkability:.1%} of trials are linked to their speaker, "
-                f"{b.linkability / b.chance_linkability:.1f}x the chance of "
-                f"{b.chance_linkability:.1%}"
+                f"{ratio:.1f}x the chance of {b.chance_linkability:.1%}"
             )
         if not reasons:
             continue
@@ -465,8 +493,9 @@ def checked_conditions(
 ) -> pd.DataFrame:
     """Every condition checked for call-outs: EER, linkability and chance, LIDmax, called out.
 
-    Columns ``Condition, EER, Linkability, Chance (1/N), LIDmax (bits), Called out``; LIDmax
-    is None without LID.
+    Columns ``Condition, EER, Linkability, Chance (1/N), LIDmax (bits), Called out`` and the
+    card's verdict on LIDmax and on linkability (``LIDmax verdict``, ``Linkability verdict``:
+    its level, and why when the rule overrides the thresholds); LIDmax is None without LID.
 
     Examples
     --------
@@ -487,5 +516,65 @@ def checked_conditions(
             "Chance (1/N)": [r.baseline.chance_linkability for r in reports],
             "LIDmax (bits)": [None if r.lid is None else r.lid.lid_max for r in reports],
             "Called out": [r.name in called for r in reports],
+            "LIDmax verdict": [_verdict_text(lid_max_verdict(r)) for r in reports],
+            "Linkability verdict": [_verdict_text(linkability_verdict(r)) for r in reports],
         }
     )
+
+
+def _verdict_text(v: Verdict) -> str:
+    """A verdict in a few words: its level, and why when the rule set it."""
+    if v.level == "n/a":
+        return "not available"
+    return (
+        f"{v.level} ({v.note})"
+        if v.note and v.note != "≈ chance"
+        else (f"{v.level}, ≈ chance" if v.note else v.level)
+    )
+
+
+def study_exposure(
+    study: Study, reports: Sequence[ConditionReport], *, exclude: Sequence[str] = ()
+) -> ExposedSpeakers:
+    """The most exposed speakers of a study (:mod:`voxmetrics.analysis.exposure`).
+
+    Each report with target ranks (its ``srd`` part) counts, but those under attacker
+    ``original`` and those named in ``exclude`` (the original speech); a report whose condition
+    is no longer in the study is skipped. The ranks, LID and singling out are the report's, on
+    the condition's complete trials; sex and age group come from the trials' attributes and the
+    embeddings' metadata.
+
+    Examples
+    --------
+    >>> from voxmetrics.evaluation import evaluate_study
+    >>> from voxmetrics.synth import demo_study
+    >>> s = demo_study(n_speakers=10)
+    >>> top = study_exposure(s, evaluate_study(s, bootstrap=0), exclude=["plain"]).frame()
+    >>> int(top["Exposed under"].iloc[0]) >= 2, "Sex" in top.columns
+    (True, True)
+    """
+    per_condition, tables = {}, []
+    for r in reports:
+        if r.name not in study.names or r.attacker == "original" or r.name in exclude:
+            continue
+        if r.srd is None:
+            continue
+        cond = study.get(r.name)
+        full = cond.eval.complete_rows()
+        if full is None or full.n_trials != len(r.srd.ranks):
+            continue
+        so = r.singling_out
+        per_condition[r.name] = condition_exposure(
+            full.trial_speakers,
+            r.srd.ranks,
+            full.n_enrolled,
+            lid=None if r.lid is None else r.lid.lid,
+            predicates=None if so is None else so.predicates,
+            isolation=None if so is None else so.per_predicate,
+        )
+        attrs = {k: v for k, v in full.attributes.items() if k in ("sex", "age_group")}
+        if attrs:
+            tables.append(pd.DataFrame({"speaker": full.trial_speakers, **attrs}))
+        if cond.embeddings is not None:
+            tables.append(cond.embeddings.meta)
+    return exposed_speakers(per_condition, attributes=speaker_attributes(tables))

@@ -8,6 +8,7 @@ sums, so B = 1000 replicates cost one (B x S) matrix product.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from voxmetrics.limits import check_count
 
 __all__ = [
     "BootstrapInterval",
+    "draws_key",
     "lid_bootstrap",
     "speaker_bootstrap",
     "speaker_resample_counts",
@@ -55,6 +57,25 @@ class BootstrapInterval:
             "n_boot": self.n_boot,
             "n_valid": self.n_valid,
         }
+
+
+def draws_key(speakers: ArrayLike, *, n_boot: int, seed: int) -> str:
+    """Which speaker-bootstrap replicates a seed draws: ``"<speakers digest>:<B>:<seed>"``.
+
+    The same distinct speakers, replicates and seed draw the same replicates (here and in
+    :class:`~voxmetrics.metrics.uncertainty.SpeakerDraws`), so two numbers whose keys match are
+    paired replicate by replicate; numbers whose keys differ were resampled independently.
+
+    Examples
+    --------
+    >>> draws_key(["b", "a", "b"], n_boot=200, seed=0) == draws_key(["a", "b"], n_boot=200, seed=0)
+    True
+    >>> draws_key(["a", "b"], n_boot=200, seed=0).endswith(":200:0")
+    True
+    """
+    uniq = np.unique(np.asarray(speakers).astype(str).ravel())
+    digest = hashlib.sha256("\n".join(uniq.tolist()).encode("utf-8")).hexdigest()[:16]
+    return f"{digest}:{int(n_boot)}:{int(seed)}"
 
 
 def speaker_resample_counts(

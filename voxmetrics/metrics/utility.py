@@ -23,6 +23,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import (
     BootstrapInterval,
     _interval,  # the percentile interval every bootstrap of the package shares
+    draws_key,
     speaker_resample_counts,
 )
 
@@ -30,6 +31,7 @@ __all__ = [
     "F0_CEILING",
     "F0_FLOOR",
     "PitchCorrelationResult",
+    "Replicates",
     "UARResult",
     "WERResult",
     "combine_utility",
@@ -67,6 +69,16 @@ def _resampled(
     return speaker_resample_counts(speakers, n_boot=n_boot, rng=rng)
 
 
+@dataclass(frozen=True, eq=False)
+class Replicates:
+    """A utility number in each speaker-bootstrap replicate, and how they were drawn."""
+
+    values: NDArray[np.float64] = field(repr=False)
+    """(B,) the number in each replicate (NaN where undefined)."""
+    draws: str
+    """:func:`~voxmetrics.metrics.bootstrap.draws_key` of the speakers, B and seed."""
+
+
 def _ratio_interval(
     num: NDArray[np.float64],
     den: NDArray[np.float64],
@@ -75,7 +87,7 @@ def _ratio_interval(
     n_boot: int,
     confidence: float,
     seed: int,
-) -> BootstrapInterval:
+) -> tuple[BootstrapInterval, Replicates]:
     """Percentile interval of sum(num) / sum(den) over speaker-resampled items (one product)."""
     counts, inverse, s = _resampled(speakers, n_boot, confidence, seed)
     per_num = np.bincount(inverse, weights=num, minlength=s)
@@ -84,7 +96,8 @@ def _ratio_interval(
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = np.where(bottom > 0, top / bottom, np.nan)
     estimate = float(num.sum() / den.sum()) if den.sum() > 0 else None
-    return _interval(estimate, reps, confidence, n_boot)
+    drawn = Replicates(reps, draws_key(speakers, n_boot=n_boot, seed=seed))
+    return _interval(estimate, reps, confidence, n_boot), drawn
 
 
 # ---------------------------------------------------------------- WER
@@ -108,6 +121,8 @@ class WERResult:
     """Utterances scored."""
     interval: BootstrapInterval | None = None
     """Speaker-level bootstrap interval, when computed."""
+    replicates: Replicates | None = field(default=None, compare=False, repr=False)
+    """The WER in each replicate behind :attr:`interval` (not in the JSON)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary of the fields."""
@@ -188,10 +203,10 @@ def word_error_rate(
                 errors[i] += c.ref_end_idx - c.ref_start_idx
             elif c.type == "insert":
                 errors[i] += c.hyp_end_idx - c.hyp_start_idx
-    interval = None
+    interval = drawn = None
     spk = _speakers(speakers, len(ref), "utterances")
     if n_boot and spk is not None:
-        interval = _ratio_interval(
+        interval, drawn = _ratio_interval(
             errors, n_words, spk, n_boot=n_boot, confidence=confidence, seed=seed
         )
     return WERResult(
@@ -202,6 +217,7 @@ def word_error_rate(
         n_words=int(n_words.sum()),
         n_utterances=len(ref),
         interval=interval,
+        replicates=drawn,
     )
 
 
@@ -222,6 +238,8 @@ class UARResult:
     """Utterances scored."""
     interval: BootstrapInterval | None = None
     """Speaker-level bootstrap interval of the UAR, when computed."""
+    replicates: Replicates | None = field(default=None, compare=False, repr=False)
+    """The UAR in each replicate behind :attr:`interval` (not in the JSON)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary of the fields."""
@@ -278,16 +296,17 @@ def unweighted_average_recall(
     classes = np.unique(y)
     recalls = recall_score(y, p, labels=classes, average=None, zero_division=0)
     uar = float(recall_score(y, p, labels=classes, average="macro", zero_division=0))
-    interval = None
+    interval = drawn = None
     spk = _speakers(speakers, y.size, "utterances")
     if n_boot and spk is not None:
-        interval = _uar_interval(y, p, classes, spk, n_boot, confidence, seed)
+        interval, drawn = _uar_interval(y, p, classes, spk, n_boot, confidence, seed)
     return UARResult(
         uar=uar,
         per_class={str(c): float(r) for c, r in zip(classes, recalls, strict=True)},
         accuracy=float(accuracy_score(y, p)),
         n_utterances=int(y.size),
         interval=interval,
+        replicates=drawn,
     )
 
 
@@ -299,7 +318,7 @@ def _uar_interval(
     n_boot: int,
     confidence: float,
     seed: int,
-) -> BootstrapInterval:
+) -> tuple[BootstrapInterval, Replicates]:
     counts, inverse, s = _resampled(spk, n_boot, confidence, seed)
     cls = np.searchsorted(classes, y)
     cells = inverse * classes.size + cls
@@ -311,7 +330,8 @@ def _uar_interval(
         reps = np.nanmean(np.where(tot_b > 0, recall, np.nan), axis=1)
     present = totals.sum(axis=0) > 0
     estimate = float(np.mean(hits.sum(axis=0)[present] / totals.sum(axis=0)[present]))
-    return _interval(estimate, reps, confidence, n_boot)
+    drawn = Replicates(reps, draws_key(spk, n_boot=n_boot, seed=seed))
+    return _interval(estimate, reps, confidence, n_boot), drawn
 
 
 # ---------------------------------------------------------------- rho_F0
@@ -399,6 +419,8 @@ class PitchCorrelationResult:
     """The correlation of each utterance."""
     interval: BootstrapInterval | None = None
     """Speaker-level bootstrap interval of the mean, when computed."""
+    replicates: Replicates | None = field(default=None, compare=False, repr=False)
+    """The mean in each replicate behind :attr:`interval` (not in the JSON)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (without the per-utterance values)."""
@@ -430,14 +452,14 @@ def mean_pitch_correlation(
     if not contours:
         raise VoxMetricsInputError("no contour pair; give the F0 of at least one recording.")
     rho = np.array([pitch_correlation(a, b) for a, b in contours])
-    interval = None
+    interval = drawn = None
     spk = _speakers(speakers, rho.size, "recordings")
     if n_boot and spk is not None:
-        interval = _ratio_interval(
+        interval, drawn = _ratio_interval(
             rho, np.ones_like(rho), spk, n_boot=n_boot, confidence=confidence, seed=seed
         )
     rho.flags.writeable = False
-    return PitchCorrelationResult(float(rho.mean()), float(rho.std()), rho, interval)
+    return PitchCorrelationResult(float(rho.mean()), float(rho.std()), rho, interval, drawn)
 
 
 # ---------------------------------------------------------------- a condition's Utility
@@ -453,13 +475,14 @@ def combine_utility(
 ) -> Utility:
     """``base`` (e.g. read from a results summary) with the computed numbers put in its place.
 
-    Each computed number replaces the one of ``base`` with its interval; the per-class
-    accuracies follow the UAR.
+    Each computed number replaces the one of ``base`` with its interval and its bootstrap
+    replicates; the per-class accuracies follow the UAR.
     """
     b = base or Utility()
     values = {"wer": b.wer, "uar": b.uar, "rho_f0": b.rho_f0}
     intervals = dict(b.intervals)
     per_class = dict(b.per_class)
+    replicates, draws = dict(b.replicates), dict(b.draws)
     for key, result, value in (
         ("wer", wer, None if wer is None else wer.wer),
         ("uar", uar, None if uar is None else uar.uar),
@@ -469,9 +492,14 @@ def combine_utility(
             continue
         values[key] = value
         intervals.pop(key, None)
+        replicates.pop(key, None)
+        draws.pop(key, None)
         iv = result.interval
         if iv is not None and iv.low is not None and iv.high is not None:
             intervals[key] = (iv.low, iv.high)
+        if result.replicates is not None:
+            replicates[key] = result.replicates.values
+            draws[key] = result.replicates.draws
     if uar is not None:
         per_class = dict(uar.per_class)
     sources = "; ".join(s for s in (b.source, source) if s)
@@ -482,4 +510,6 @@ def combine_utility(
         intervals=intervals,
         per_class=per_class,
         source=sources,
+        replicates=replicates,
+        draws=draws,
     )

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 __all__ = [
     "LEVEL_LABELS",
     "card_legend_html",
+    "card_notes_markdown",
     "card_rationale",
+    "card_stability_table",
     "card_styler",
     "card_table",
     "level_css",
@@ -121,6 +123,50 @@ def card_legend_html() -> str:
         for level in LEVELS
     ]
     return "".join(chips)
+
+
+def card_notes_markdown(card: ReportCard) -> str:
+    """Why some cells are not read off their thresholds, and which levels flip, as Markdown.
+
+    One bullet per cell whose level the rule set ("≈ chance", "uninformative at N = n") and
+    per cell that fewer than 80 % of the replicates keep (marked ⇅ in the card); empty when
+    there is none.
+
+    Examples
+    --------
+    >>> from voxmetrics.evaluation.card import CardCell
+    >>> row = (CardCell(0.5, "0.500", "ok", "≈ chance"),) + (CardCell(None, "–", "n/a"),) * 6
+    >>> card_notes_markdown(ReportCard(("x",), (row,)))
+    '- **x**, EER: ≈ chance'
+    """
+    lines = [f"- **{_md(name)}**, {label}: {_md(note)}" for name, label, note in card.notes()]
+    lines += [
+        f"- **{_md(name)}**, {label}: {_card_module.FLIP_MARK} the level "
+        f"({cell.level}) holds in {cell.stability:.0%} of {cell.n_replicates} replicates"
+        for name, label, cell in card.flipping()
+    ]
+    return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    """Text safe inside Markdown (its asterisks, underscores and brackets escaped)."""
+    return re.sub(r"([*_\[\]`])", r"\\\1", str(text))
+
+
+def card_stability_table(card: ReportCard) -> pd.DataFrame:
+    """Each cell's share of replicates keeping its level, as percentages ("—" without one).
+
+    Examples
+    --------
+    >>> from voxmetrics.evaluation.card import CardCell
+    >>> row = (CardCell(0.5, "0.500", "ok", "", 0.75, 200),) + (CardCell(None, "–", "n/a"),) * 6
+    >>> card_stability_table(ReportCard(("x",), (row,))).iloc[0, 1]
+    '75%'
+    """
+    frame = card.frame("stability")
+    for col in frame.columns[1:]:
+        frame[col] = [None if v is None or pd.isna(v) else f"{v:.0%}" for v in frame[col]]
+    return frame
 
 
 def thresholds_markdown() -> str:

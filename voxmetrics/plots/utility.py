@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from voxmetrics.analysis.anonymisers import anonymiser_of
 from voxmetrics.analysis.tradeoff import Tradeoff, TradeoffPoint
 from voxmetrics.plots.style import base_layout, condition_colors
 
@@ -33,30 +34,22 @@ _NEAR_X = 0.12
 """Points closer than this share of the x span (about a label's width) ..."""
 _NEAR_Y = 0.05
 """... and this share of the y span (about a label's height) share one label."""
+_CHAR_X = 0.012
+"""About one character's width as a share of the x span: longer labels need more room."""
 
 
 def _span(values: Sequence[float]) -> float:
     return (max(values) - min(values)) or 1.0
 
 
-def _coords(points: Sequence[TradeoffPoint]) -> tuple[list[float], list[float]]:
-    """Privacy (x) and utility (y) of points that are plotted (both numbers known)."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for p in points:
-        if p.privacy is None or p.utility is None:
-            raise ValueError(f"{p.condition} ({p.attacker}) lacks a number: it is not plotted")
-        xs.append(p.privacy)
-        ys.append(p.utility)
-    return xs, ys
-
-
-def label_groups(points: Sequence[TradeoffPoint]) -> list[list[int]]:
+def label_groups(
+    points: Sequence[TradeoffPoint], names: Sequence[str] | None = None
+) -> list[list[int]]:
     """Indices of ``points`` grouped so that each group gets one label (no overprinting).
 
-    Points at the same place, or closer than about a label's size (12 % of the x span and 5 %
-    of the y span), form one group; the first point of a group carries the names of all of
-    them.
+    Points at the same place, or closer than about a label's size (12 % of the x span, or
+    more for long ``names``: about 1.2 % a character, and 5 % of the y span), form one group;
+    the first point of a group carries the names of all of them.
 
     Examples
     --------
@@ -66,15 +59,21 @@ def label_groups(points: Sequence[TradeoffPoint]) -> list[list[int]]:
     >>> label_groups(p)
     [[0, 1], [2]]
     """
-    xs, ys = _coords(points)
+    xs = [p.privacy for p in points]
+    ys = [p.utility for p in points]
     if not points:
         return []
-    sx, sy = _span(xs), _span(ys)
+    sx, sy = _span(xs), _span(ys)  # type: ignore[arg-type]
+    width = [len(n) for n in names] if names is not None else [0] * len(points)
     groups: list[list[int]] = []
-    for k in range(len(points)):
+    for k, p in enumerate(points):
         for g in groups:
-            q = g[0]
-            if abs(xs[k] - xs[q]) <= _NEAR_X * sx and abs(ys[k] - ys[q]) <= _NEAR_Y * sy:
+            q = points[g[0]]
+            room = max(_NEAR_X, _CHAR_X * (width[k] + width[g[0]]) / 2)
+            if (
+                abs(p.privacy - q.privacy) <= room * sx  # type: ignore[operator]
+                and abs(p.utility - q.utility) <= _NEAR_Y * sy  # type: ignore[operator]
+            ):
                 g.append(k)
                 break
         else:
@@ -95,8 +94,25 @@ def _positions(xs: Sequence[float], lo: float, hi: float, side: str) -> list[str
     ]
 
 
-def _name(p: TradeoffPoint, several_attackers: bool) -> str:
+def _name(p: TradeoffPoint, several_attackers: bool, attacker: str | None = None) -> str:
+    """A point's label: its anonymiser alone in one attacker's plane (the title names it)."""
+    if attacker is not None:
+        return anonymiser_of(p.condition, p.attacker)
     return f"{p.condition} ({p.attacker})" if several_attackers else p.condition
+
+
+def _fronts(tradeoff: Tradeoff) -> tuple[list[float | None], list[float | None]]:
+    """Each attacker's front, one after the other, a gap (None) between two attackers'."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for k, attacker in enumerate(tradeoff.attackers):
+        front = tradeoff.front_of(attacker)
+        if k and front and xs:
+            xs.append(None)
+            ys.append(None)
+        xs += [p.privacy for p in front]
+        ys += [p.utility for p in front]
+    return xs, ys
 
 
 def _errors(points: Sequence[TradeoffPoint], axis: str) -> dict[str, object] | None:
@@ -107,12 +123,8 @@ def _errors(points: Sequence[TradeoffPoint], axis: str) -> dict[str, object] | N
     return {
         "type": "data",
         "symmetric": False,
-        "array": [
-            None if iv is None or v is None else iv[1] - v for iv, v in zip(ivs, vals, strict=True)
-        ],
-        "arrayminus": [
-            None if iv is None or v is None else v - iv[0] for iv, v in zip(ivs, vals, strict=True)
-        ],
+        "array": [None if iv is None else iv[1] - v for iv, v in zip(ivs, vals, strict=True)],
+        "arrayminus": [None if iv is None else v - iv[0] for iv, v in zip(ivs, vals, strict=True)],
         "thickness": 1.2,
         "width": 3,
         "visible": True,
@@ -124,15 +136,20 @@ def tradeoff_figure(
     *,
     colors: Mapping[str, str] | None = None,
     title: str | None = None,
+    attacker: str | None = None,
 ) -> go.Figure:
     """Privacy (x) against utility (y), one marker per condition and attacker.
 
     Each condition is a marker in its colour, shaped by its attacker, with its 95 % intervals
-    as error bars where known; the Pareto front joins the anonymised conditions no other one
-    dominates (a dashed staircase, the edge of the region they dominate); the original speech
-    (every condition under the ``original`` attacker, and the chosen reference) is a black star.
-    The axis titles say which way is better. Coinciding or nearly coinciding points share one
-    label (:func:`label_groups`), so no label overprints another.
+    as error bars where known; each attacker's Pareto front joins its anonymised conditions no
+    other one of that attacker dominates (a dashed staircase, the edge of the region they
+    dominate; two attackers' fronts are never joined); the original speech (every condition
+    under the ``original`` attacker, and the chosen reference) is a black star. The axis titles
+    say which way is better. Coinciding or nearly coinciding points share one label
+    (:func:`label_groups`), so no label overprints another.
+
+    With ``attacker`` only that attacker's conditions are drawn, with its front and the
+    original speech, labelled by their anonymiser alone (the title names the attacker).
 
     Parameters
     ----------
@@ -142,7 +159,9 @@ def tradeoff_figure(
         Condition name -> colour (:func:`~voxmetrics.plots.style.condition_colors` of the
         study, so each condition keeps its colour on every page).
     title : str, optional
-        Figure title (default: "<privacy> vs <utility>").
+        Figure title (default: "<privacy> vs <utility>", and the attacker when given).
+    attacker : str, optional
+        Draw this attacker's plane only.
 
     Returns
     -------
@@ -160,17 +179,23 @@ def tradeoff_figure(
     >>> [t.name for t in tradeoff_figure(t).data]
     ['conditions', 'Pareto front', 'original speech']
     """
+    colors = dict(colors or condition_colors([p.condition for p in tradeoff.points]))
+    if attacker is not None:
+        tradeoff = tradeoff.of_attacker(attacker)
     plotted = [p for p in tradeoff.points if p.plotted and not p.reference]
     several = len({p.attacker for p in tradeoff.points if p.plotted}) > 1
-    colors = dict(colors or condition_colors([p.condition for p in tradeoff.points]))
     refs = [p for p in tradeoff.references if p.plotted]
     everything = plotted + refs
+    names = [_name(p, several, attacker) for p in everything]
     labels = [""] * len(everything)  # one per group of nearby points, on its first point
-    for group in label_groups(everything):
-        names = ", ".join(_name(everything[k], several) for k in group)
-        labels[group[0]] = names if group[0] < len(plotted) else f"{names}: original speech"
-    xs, ys = _coords(plotted)
-    all_x = _coords(everything)[0]
+    for group in label_groups(everything, names):
+        shown = ", ".join(dict.fromkeys(names[k] for k in group))
+        if group[0] >= len(plotted):  # the original speech's star says so once
+            shown = "original speech" if shown == "original" else f"{shown}: original speech"
+        labels[group[0]] = shown
+    xs = [p.privacy for p in plotted]
+    ys = [p.utility for p in plotted]
+    all_x = [p.privacy for p in everything]
     lo, hi = (min(all_x), max(all_x)) if all_x else (0.0, 1.0)
     fig = go.Figure()
     fig.add_trace(
@@ -179,7 +204,7 @@ def tradeoff_figure(
             y=ys,
             mode="markers+text",
             text=labels[: len(plotted)],
-            textposition=_positions(xs, lo, hi, "top"),
+            textposition=_positions(xs, lo, hi, "top"),  # type: ignore[arg-type]
             customdata=[[p.condition, p.attacker, p.on_front] for p in plotted],
             marker={
                 "size": 12,
@@ -197,11 +222,11 @@ def tradeoff_figure(
             ),
         )
     )
-    front = tradeoff.front
+    front_x, front_y = _fronts(tradeoff)
     fig.add_trace(
         go.Scatter(
-            x=[p.privacy for p in front],
-            y=[p.utility for p in front],
+            x=front_x,
+            y=front_y,
             mode="lines",
             # a staircase: the edge of what the front's points dominate, x (privacy) first
             line={"color": FRONT_COLOR, "dash": "dash", "width": 1.5, "shape": "hv"},
@@ -216,7 +241,7 @@ def tradeoff_figure(
                 y=[p.utility for p in refs],
                 mode="markers+text",
                 text=labels[len(plotted) :],
-                textposition=_positions(_coords(refs)[0], lo, hi, "bottom"),
+                textposition=_positions([p.privacy for p in refs], lo, hi, "bottom"),  # type: ignore[arg-type]
                 customdata=[[p.condition] for p in refs],
                 marker={"size": 16, "color": REFERENCE_COLOR, "symbol": "star"},
                 error_x=_errors(refs, "x"),
@@ -232,7 +257,9 @@ def tradeoff_figure(
     u_dir = "higher" if tradeoff.utility_higher_is_better else "lower"
     return fig.update_layout(
         base_layout(
-            title=title or f"{tradeoff.privacy_label} vs {tradeoff.utility_label}",
+            title=title
+            or f"{tradeoff.privacy_label} vs {tradeoff.utility_label}"
+            + ("" if attacker is None else f": {attacker} attacker"),
             xaxis_title=f"{tradeoff.privacy_label} ({p_dir} is more private)",
             yaxis_title=f"{tradeoff.utility_label} ({u_dir} is more useful)",
         )

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHROMIUM_NAMES",
+    "VERDICTS_FOLDER",
     "PngExporter",
     "find_chromium",
     "html_to_pdf",
@@ -47,6 +48,9 @@ __all__ = [
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 """Executables searched on ``PATH`` after ``BROWSER_PATH``, in this order."""
+VERDICTS_FOLDER = "verdicts"
+"""The folder (of the CSV folder and of the zip) holding the tables of how firm the verdicts
+are and of who stays exposed (:meth:`~voxmetrics.report.study.StudyReport.verdict_tables`)."""
 
 _NO_CHROMIUM = (
     "a PDF needs Chromium, and none was found: install it (Debian / Ubuntu: apt-get install "
@@ -149,6 +153,8 @@ def report_zip(sr: StudyReport, *, title: str | None = None) -> bytes:
         zf.writestr(f"{stem}.json", report_json(sr) + "\n")
         for name, frame in sr.tables().items():
             zf.writestr(f"csv/{name}", _csv_bytes(frame))
+        for name, frame in sr.verdict_tables().items():
+            zf.writestr(f"{VERDICTS_FOLDER}/{name}", _csv_bytes(frame))
         for fmt in ("latex", "markdown"):
             for name, text in render_tables(sr, fmt).items():
                 zf.writestr(f"{fmt}/{name}", text)
@@ -260,6 +266,7 @@ def write_report(
     markdown_dir: PathLike | None = None,
     chromium: str | None = None,
     title: str | None = None,
+    verdicts_dir: PathLike | None = None,
 ) -> list[Path]:
     """Write the report's HTML, JSON, tables and PDF (each only when its path is given).
 
@@ -281,18 +288,21 @@ def write_report(
         written, so a missing browser leaves no partial output.
     title : str, optional
         Title of the HTML page.
+    verdicts_dir : path, optional
+        Folder for :meth:`StudyReport.verdict_tables` (how firm the card's levels and the
+        ranking are, the most exposed speakers); created.
 
     Returns
     -------
     list of Path
-        The files written, in the order HTML, JSON, CSVs, LaTeX, Markdown, PDF.
+        The files written, in the order HTML, JSON, CSVs, verdict CSVs, LaTeX, Markdown, PDF.
 
     Raises
     ------
     VoxMetricsInputError
         When nothing is asked for, or a PDF is asked for and there is no Chromium.
     """
-    if all(p is None for p in (html, json, csv_dir, pdf, latex_dir, markdown_dir)):
+    if all(p is None for p in (html, json, csv_dir, pdf, latex_dir, markdown_dir, verdicts_dir)):
         raise VoxMetricsInputError(
             "nothing to write: give an HTML, JSON, CSV, LaTeX, Markdown or PDF output."
         )
@@ -313,6 +323,13 @@ def write_report(
         folder = Path(csv_dir)
         folder.mkdir(parents=True, exist_ok=True)
         for name, frame in sr.tables().items():
+            path = folder / name
+            path.write_bytes(_csv_bytes(frame))
+            written.append(path)
+    if verdicts_dir is not None:
+        folder = Path(verdicts_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, frame in sr.verdict_tables().items():
             path = folder / name
             path.write_bytes(_csv_bytes(frame))
             written.append(path)

@@ -32,6 +32,7 @@ __all__ = [
     "headline_values",
     "intervals_frame",
     "labelled",
+    "number_references",
     "overview_frame",
     "verification_frame",
 ]
@@ -164,6 +165,69 @@ def headline_values(report: ConditionReport) -> dict[str, float | None]:
         est = report.replicates.estimates
         out.update({k: est[k] for k in ("lid_q95", "max_d_q95", "log10_l_q95") if k in est})
     return out
+
+
+_READ_AGAINST: dict[str, str] = {
+    "eer": "fraction of errors; 0.5 = chance, 0 = every comparison right",
+    "eer_rocch": "fraction of errors; 0.5 = chance",
+    "cllr": "bits; 1 = no information (as given: LLRs only)",
+    "min_cllr": "bits; 1 = no information, 0 = perfect",
+    "linkability": "share of trials; chance 1/N = {chance}",
+    "mean_d": "bits; 0 = chance ranks, at most log2 N = {ceiling}",
+    "idr": "share of trials ranked first; chance 1/N = {chance}",
+    "max_d": "bits; at most log2 N = {ceiling}",
+    "max_d_q95": "bits; at most log2 N = {ceiling}",
+    "d_ece": "bits; 0 = no evidence, at most 0.72",
+    "log10_l": "log10 of a likelihood ratio; 0 = no evidence, 4 = odds of 10,000:1",
+    "log10_l_q95": "log10 of a likelihood ratio; 0 = no evidence",
+    "alid": "bits; 0 = nothing learned, at most log2 N = {ceiling}",
+    "pdr": "share of trials with LID > 0",
+    "ndr": "share of trials with LID <= 0",
+    "lid_plus": "bits; at most log2 N = {ceiling}",
+    "lid_minus": "bits (negative: the attacker is misled)",
+    "lid_max": "bits; at most log2 N = {ceiling}",
+    "lid_q95": "bits; at most log2 N = {ceiling}",
+    "singling_out": "probability; chance (1 - 1/N)^(N-1)",
+    "deid": "0 = voices unchanged, 1 = no trace of the original voices",
+    "g_vd": "dB; 0 = voices as distinct as the originals, below 0 = less distinct",
+}
+"""What each number of :func:`intervals_frame` is read against (unit and reference point)."""
+
+
+def number_references(reports: Iterable[ConditionReport]) -> pd.DataFrame:
+    """The unit and reference point of every number of every condition, to read it by.
+
+    One row per condition and key (``condition, key, read_against``), e.g. ALID: "bits; 0 =
+    nothing learned, at most log2 N = 5.32": a number's excess over a chance level far below 0
+    bits (a random identity's calibrated LLR is confidently wrong) is read against the ceiling,
+    not as bits learned. Join it to :func:`intervals_frame` on ``condition`` and ``key``.
+
+    Examples
+    --------
+    >>> from voxmetrics.evaluation import evaluate_study
+    >>> from voxmetrics.synth import demo_study
+    >>> df = number_references(evaluate_study(demo_study(n_speakers=4), bootstrap=0))
+    >>> df.set_index(["condition", "key"]).loc[("plain", "alid"), "read_against"]
+    'bits; 0 = nothing learned, at most log2 N = 2.00'
+    """
+    rows = []
+    for r in reports:
+        n = r.baseline.n_enrolled if r.lid is None else r.lid.n_enrolled
+        chance = r.chance_linkability
+        fill = {
+            "ceiling": f"{math.log2(n):.2f}" if n > 1 else "0",
+            "chance": "–" if chance is None else f"{chance:.1%}",
+        }
+        for key in (*headline_values(r), "singling_out", "deid", "g_vd"):
+            if key in _READ_AGAINST:
+                rows.append(
+                    {
+                        "condition": r.name,
+                        "key": key,
+                        "read_against": _READ_AGAINST[key].format(**fill),
+                    }
+                )
+    return pd.DataFrame(rows, columns=["condition", "key", "read_against"])
 
 
 INTERVALS_COLUMNS: dict[str, str] = {

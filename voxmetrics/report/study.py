@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from voxmetrics._version import __version__
+from voxmetrics.analysis.anonymisers import anonymiser_of, voice_sources
+from voxmetrics.analysis.exposure import ExposedSpeakers
 from voxmetrics.analysis.lid import lid_trials
 from voxmetrics.analysis.sbls import (
     Attack,
@@ -27,6 +29,8 @@ from voxmetrics.analysis.sbls import (
     sbls_intervals,
 )
 from voxmetrics.analysis.tradeoff import (
+    RANKING_ATTACKER,
+    RankingReplicates,
     Tradeoff,
     UtilityCallout,
     VoicePrivacyRanking,
@@ -36,6 +40,7 @@ from voxmetrics.analysis.tradeoff import (
     report_ranking,
     report_tradeoff,
 )
+from voxmetrics.data.provenance import InputFile, attacker_record, library_versions
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.card import ReportCard, report_card
@@ -43,7 +48,8 @@ from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkag
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
 from voxmetrics.evaluation.one_to_n import one_to_n_lists
 from voxmetrics.evaluation.result import ConditionReport, Progress
-from voxmetrics.evaluation.threat import Callout, threat_callouts
+from voxmetrics.evaluation.stability import ranking_replicates
+from voxmetrics.evaluation.threat import Callout, study_exposure, threat_callouts
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.embedding_intervals import similarity_intervals
@@ -62,7 +68,7 @@ from voxmetrics.report.frames import (
     verification_frame,
 )
 
-__all__ = ["StudyReport", "build_study_report"]
+__all__ = ["StudyReport", "build_study_report", "report_provenance"]
 
 _LID_PER_TRIAL = ["condition", "trial_id", "speaker", "lid_bits", "p_target", "rank"]
 """Columns of the report's lid_per_trial.csv: :func:`~voxmetrics.analysis.lid.lid_trials`'s
@@ -112,6 +118,16 @@ class StudyReport:
     notes: tuple[str, ...] = ()
     """The warnings raised evaluating the conditions, each once, each starting with its
     condition's name (e.g. "plain: the beta-binomial CLL fit did not converge ...")."""
+    ranking_replicates: RankingReplicates | None = field(default=None, repr=False)
+    """The ranked systems' EER, WER and UAR in paired bootstrap replicates (None without a
+    bootstrap): how firm the ranking is."""
+    exposure: ExposedSpeakers | None = field(default=None, repr=False)
+    """The speakers ranked by how many conditions leave them exposed."""
+    voice_sources: Mapping[str, str | None] = field(default_factory=dict)
+    """Condition -> the condition whose embeddings are its anonymiser's voices (DeID, G_VD
+    are the anonymiser's, shared by its attacker set-ups)."""
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    """What the numbers came from: versions, input fingerprints, settings, seed, attackers."""
 
     def similarity_values(self) -> dict[str, dict[str, BootstrapInterval]]:
         """DeID and G_VD of every condition with voice similarity, as intervals.
@@ -155,11 +171,16 @@ class StudyReport:
 
     def _similarity_dict(self) -> dict[str, Any]:
         conditions: dict[str, dict[str, Any]] = {}
+        anonymisers: dict[str, dict[str, Any]] = {}
         for r in self.reports:
             li = self.linkage.get(r.name)
+            who = {
+                "anonymiser": anonymiser_of(r.name, r.attacker),
+                "voices_from": self.voice_sources.get(r.name, r.name),
+            }
             if li is None or li.similarity is None:
                 why = None if li is None else li.reasons.get("deid")
-                conditions[r.name] = {"deid": None, "g_vd": None, "reason": why}
+                conditions[r.name] = {"deid": None, "g_vd": None, "reason": why, **who}
                 continue
             ivs = self.similarity_intervals.get(r.name)
             conditions[r.name] = {
@@ -168,8 +189,28 @@ class StudyReport:
                 if ivs is None
                 else {k: [iv.low, iv.high] for k, iv in ivs.items()},
                 "reason": None,
+                **who,
             }
-        return {"original": self.original, "conditions": conditions}
+            if r.attacker == "original":  # the original speech is no anonymiser
+                continue
+            entry = anonymisers.setdefault(
+                anonymiser_of(r.name, r.attacker),
+                {
+                    "deid": conditions[r.name]["deid"],
+                    "g_vd": conditions[r.name]["g_vd"],
+                    "intervals": conditions[r.name]["intervals"],
+                    "voices_from": who["voices_from"],
+                    "conditions": [],
+                },
+            )
+            entry["conditions"].append(r.name)
+        return {
+            "original": self.original,
+            "rule": "DeID and G_VD describe the anonymiser: one value per anonymiser, from the "
+            "embeddings of the condition named in voices_from, shared by its attacker set-ups",
+            "anonymisers": anonymisers,
+            "conditions": conditions,
+        }
 
     def sbls_block(self, name: str) -> dict[str, Any] | None:
         """The ``sbls`` object of a condition in the JSON, with ``intervals`` when bootstrapped."""
@@ -213,11 +254,14 @@ class StudyReport:
         )
 
     def ranking(self) -> VoicePrivacyRanking:
-        """VoicePrivacy 2024's ranking by EER bands.
+        """VoicePrivacy 2024's ranking by EER bands, with how firm each entry is.
 
-        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports.
+        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports, with the
+        paired bootstrap replicates of :attr:`ranking_replicates` when bootstrapped.
         """
-        return report_ranking(self.reports, reference=self.utility_reference)
+        return report_ranking(
+            self.reports, reference=self.utility_reference, replicates=self.ranking_replicates
+        )
 
     def utility_callouts(self) -> list[UtilityCallout]:
         """Ranked systems that clear an EER band but still leak.
@@ -226,9 +270,19 @@ class StudyReport:
         """
         return report_callouts(self.reports, reference=self.utility_reference)
 
+    @property
+    def front_attacker(self) -> str | None:
+        """The attacker whose front the report shows first: the ranking's when present."""
+        attackers = self.tradeoff("eer", "wer").attackers
+        if not attackers:
+            return None
+        return RANKING_ATTACKER if RANKING_ATTACKER in attackers else attackers[0]
+
     def _utility_dict(self) -> dict[str, Any]:
         return {
             "reference": self.utility_reference,
+            "attackers": self.tradeoff("eer", "wer").attackers,
+            "front_attacker": self.front_attacker,
             "eer_vs_wer": self.tradeoff("eer", "wer").to_dict(),
             "eer_vs_uar": self.tradeoff("eer", "uar").to_dict(),
             "ranking": self.ranking().to_dict(),
@@ -260,6 +314,8 @@ class StudyReport:
                 for pair, comp in self.comparisons.items()
             },
             "comparison_reference": self.reference,
+            "exposed_speakers": None if self.exposure is None else self.exposure.to_dict(),
+            "provenance": dict(self.provenance),
         }
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -288,9 +344,32 @@ class StudyReport:
             out["verification.csv"] = verification_frame(verif, eer=eer)
         if self.has_utility:
             out["privacy_vs_utility.csv"] = self.tradeoff_frame()
-            out["voiceprivacy_ranking.csv"] = self.ranking().frame()
+            out["voiceprivacy_ranking.csv"] = self.ranking().frame(stability=True)
             out["utility_callouts.csv"] = callouts_frame(self.utility_callouts())
         return out
+
+    def verdict_tables(self) -> dict[str, pd.DataFrame]:
+        """The tables of how firm the verdicts are and of who stays exposed, by CSV file name.
+
+        ``report_card_stability.csv`` (the share of replicates keeping each card cell's level,
+        with a bootstrap), ``voiceprivacy_stability.csv`` and ``voiceprivacy_bands.csv`` (each
+        ranked system's P(in band), rank interval and P(rank 1); every system's P of entering
+        each band), ``exposed_speakers.csv`` (the speakers, most exposed first).
+        """
+        out = {}
+        if self.settings.bootstrap:
+            out["report_card_stability.csv"] = self.card.frame("stability")
+        if self.has_utility and self.ranking_replicates is not None:
+            ranking = self.ranking()
+            out["voiceprivacy_stability.csv"] = ranking.stability_frame()
+            out["voiceprivacy_bands.csv"] = ranking.band_frame()
+        if self.exposure is not None and self.exposure.conditions:
+            out["exposed_speakers.csv"] = self.exposure.frame()
+        return out
+
+    def all_tables(self) -> dict[str, pd.DataFrame]:
+        """:meth:`tables` and :meth:`verdict_tables`: every CSV of the report."""
+        return {**self.tables(), **self.verdict_tables()}
 
     def tradeoff_frame(self) -> pd.DataFrame:
         """Every privacy number beside every utility number, one row per condition."""
@@ -313,6 +392,8 @@ def build_study_report(
     reference: str | None = None,
     evaluator: Callable[..., ConditionReport] = evaluate_condition,
     attack_of: Callable[[Condition], Attack | None] = default_attack,
+    inputs: Sequence[InputFile] = (),
+    subset: str | None = None,
     **options: Any,
 ) -> StudyReport:
     """Evaluate ``study`` for its report, with ``progress(fraction, message)`` per condition.
@@ -325,7 +406,10 @@ def build_study_report(
     the attack its SBLS is computed from: by default
     :func:`~voxmetrics.evaluation.engine.evaluate_condition` and
     :func:`~voxmetrics.analysis.sbls.default_attack`; a cache of them (the dashboard's, shared
-    by its pages) gives the same report without computing a condition twice.
+    by its pages) gives the same report without computing a condition twice. ``inputs`` are
+    the files the report reads besides the study's own (e.g. its ``.vxm`` file), recorded in
+    its provenance with the files the study was built from; ``subset`` (``"ATTR=VALUE"``) says
+    which subset of a study file ``study`` is, recorded there too.
 
     Examples
     --------
@@ -378,23 +462,25 @@ def build_study_report(
             SortedPools.of(cond.eval.pairwise_view()), ties=opts.get("ties") or "reference"
         )
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
-    sim_cache: dict[Any, SimilarityMatrix] = {}  # the original's M_oo once for all conditions
-    linkage = {}
-    for k, r in enumerate(reports):  # the voice similarity matrices can take a while
-        if progress is not None:
-            progress(0.8 + 0.15 * k / len(reports), f"Voice similarity of {r.name}")
-        linkage[r.name] = linkage_inputs(
-            study.get(r.name), study.get(original), singled=r.singling_out,
-            similarity_cache=sim_cache,
-        )  # fmt: skip
+    linkage, sim_ci, sources = _anonymiser_linkage(
+        study, reports, original, n_boot=n_boot, seed=seed, progress=progress
+    )
     if progress is not None:
         progress(0.95, "Paired comparisons")
-    sim_ci = {
-        name: similarity_intervals(li.similarity, n_boot=n_boot, seed=seed)
-        for name, li in linkage.items()
-        if li.similarity is not None and n_boot > 0
-    }
     comparisons = _comparisons(study, reports, opts, linkage, attacks, reference=reference)
+    replicates = ranking_replicates(
+        study,
+        reports,
+        exclude=[reference_condition(reports, original) or ""],
+        attacker=RANKING_ATTACKER,
+        n_boot=n_boot,
+        seed=seed,
+        ties=opts.get("ties") or "reference",
+        linkability_rule=opts.get("linkability_rule") or "code",
+    )
+    exposure = study_exposure(
+        study, reports, exclude=[reference_condition(reports, original) or original]
+    )
     if progress is not None:
         progress(1.0, "Done")
     return StudyReport(
@@ -415,7 +501,93 @@ def build_study_report(
         similarity_intervals=sim_ci,
         sbls_intervals=sbls_ivs,
         notes=tuple(notes),
+        ranking_replicates=replicates,
+        exposure=exposure,
+        voice_sources=sources,
+        provenance=report_provenance(
+            study,
+            settings,
+            inputs=inputs,
+            options={
+                "original": original,
+                "reference": reference,
+                "by": opts.get("by"),
+                "subset": subset,
+            },
+        ),
     )
+
+
+def _anonymiser_linkage(
+    study: Study,
+    reports: list[ConditionReport],
+    original: str,
+    *,
+    n_boot: int,
+    seed: int,
+    progress: Progress | None,
+) -> tuple[
+    dict[str, LinkageInputs],
+    dict[str, dict[str, BootstrapInterval]],
+    dict[str, str | None],
+]:
+    """Each condition's singling out and its anonymiser's voice similarity, and the sources.
+
+    DeID and G_VD describe the anonymiser: every attacker set-up of one anonymiser shares the
+    similarity of the condition :func:`~voxmetrics.analysis.anonymisers.voice_sources` picks
+    (computed once, with its interval); the original voices are their own source.
+    """
+    sources = voice_sources(
+        (c.name, c.attacker, c.embeddings is not None) for c in study.conditions
+    )
+    sources[original] = original
+    sim_cache: dict[Any, SimilarityMatrix] = {}  # the original's M_oo once for all conditions
+    linkage, sim_ci, by_source = {}, {}, {}
+    for k, r in enumerate(reports):  # the voice similarity matrices can take a while
+        if progress is not None:
+            progress(0.8 + 0.15 * k / len(reports), f"Voice similarity of {r.name}")
+        source = sources.get(r.name) or r.name
+        linkage[r.name] = linkage_inputs(
+            study.get(r.name), study.get(original), singled=r.singling_out,
+            similarity_cache=sim_cache, voices=study.get(source),
+        )  # fmt: skip
+        sim = linkage[r.name].similarity
+        if sim is not None and n_boot > 0:
+            if source not in by_source:
+                by_source[source] = similarity_intervals(sim, n_boot=n_boot, seed=seed)
+            sim_ci[r.name] = by_source[source]
+    return linkage, sim_ci, sources
+
+
+def report_provenance(
+    study: Study,
+    settings: StudySettings,
+    *,
+    inputs: Sequence[InputFile] = (),
+    options: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The provenance block of a study report's JSON.
+
+    ``voxmetrics`` and ``libraries`` (the versions that computed it,
+    :func:`~voxmetrics.data.provenance.library_versions`), ``inputs`` (``inputs`` given, e.g.
+    the ``.vxm`` file, then the files the study was built from: path, size, sha256, role),
+    ``study_saved_by`` (the versions that wrote the study file), ``data`` (each condition's
+    content digest: its score matrices and embeddings as evaluated), ``settings``, ``seed``,
+    ``options`` (the original voices, the comparisons' reference, ``by``) and ``attackers``
+    (each condition's attacker: :func:`~voxmetrics.data.provenance.attacker_record`).
+    """
+    versions = library_versions()
+    return {
+        "voxmetrics": versions.pop("voxmetrics"),
+        "libraries": versions,
+        "inputs": [f.to_dict() for f in (*inputs, *study.inputs)],
+        "study_saved_by": dict(study.saved_by),
+        "data": {c.name: c.content_hash for c in study.conditions},
+        "settings": settings.to_dict(),
+        "seed": settings.seed,
+        "options": dict(options or {}),
+        "attackers": {c.name: attacker_record(c) for c in study.conditions},
+    }
 
 
 def _comparisons(

@@ -49,9 +49,12 @@ MISSING = "–"
 
 TABLE_CAPTIONS: dict[str, str] = {
     "overview": "Every condition at a glance: the 1-to-1 baselines beside the 1-to-N metrics.",
-    "report_card": "Report card: each metric with the level its threshold gives.",
+    "report_card": "Report card: each metric with the level its threshold gives (⇅: the level "
+    "is kept by fewer than 80 % of the speaker-bootstrap replicates).",
     "ranking": "VoicePrivacy 2024 ranking: systems in each band of the semi-informed attacker's "
-    "EER (at least 10, 20, 30, 40 %), ranked by WER, then UAR (fractions).",
+    "EER (at least 10, 20, 30, 40 %), ranked by WER, then UAR (fractions); with a bootstrap, "
+    "P(in band) (share of replicates whose EER reaches the band), the rank's 95 % interval and "
+    "P(rank 1).",
     "lid": "Local information disclosure (LID, bits) with 95 % speaker-level bootstrap intervals.",
     "srd": "Similarity rank disclosure: statistics of the data and of the beta-binomial model "
     "(CLL loss).",
@@ -207,9 +210,9 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
         "report_card": sr.card.frame("text"),
     }
     if sr.has_utility:
-        out["ranking"] = _text_frame(sr.ranking().frame(), digits)
-    with_lid = [(r, r.lid) for r in sr.reports if r.lid is not None]
-    numbers = lid_table({r.name: lid for r, lid in with_lid})
+        out["ranking"] = _ranking_text(sr, digits)
+    with_lid = [r for r in sr.reports if r.lid is not None]
+    numbers = lid_table({r.name: r.lid for r in with_lid})
     lid = [
         {
             "Condition": row["Condition"],
@@ -284,6 +287,19 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             ]
         )
     return out
+
+
+def _ranking_text(sr: StudyReport, digits: int) -> pd.DataFrame:
+    """The ranking as text, the rank's 95 % interval as "1–2" when bootstrapped."""
+    frame = sr.ranking().frame(stability=True)
+    if "Rank 95% low" in frame.columns:
+        low, high = frame.pop("Rank 95% low"), frame.pop("Rank 95% high")
+        p_rank1 = frame.pop("P(rank 1)")
+        frame["Rank 95% interval"] = [
+            MISSING if pd.isna(a) else f"{int(a)}–{int(b)}" for a, b in zip(low, high, strict=True)
+        ]
+        frame["P(rank 1)"] = p_rank1
+    return _text_frame(frame, digits)
 
 
 def _utility(report: Any, key: str, digits: int) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from voxmetrics.analysis.exposure import EXPOSED_RANK1
 from voxmetrics.evaluation.threat import (
     CALLOUT_EER,
     CALLOUT_LID_MAX,
@@ -267,7 +268,8 @@ PAPERS = (
 CHECKED = (
     f"EER ≥ {CALLOUT_EER:g} (looks private on the 1-to-1 view) and either LIDmax ≥ "
     f"{CALLOUT_LID_MAX:g} bit or linkability above {CALLOUT_LINKABILITY_FACTOR:g}× chance "
-    "(1/N)"
+    "(1/N), each judged as the Overview's report card judges it (a number it reads as "
+    "≈ chance or uninformative at this N is not cited)"
 )
 """What a call-out needs, in words."""
 NO_STUDY = (
@@ -282,8 +284,29 @@ WORST_HELP = {
     "LID (bits)": "Bits the trial gives away about its speaker.",
     "p(own speaker)": "The calibrated attacker's belief in the right speaker.",
 }
+EXPOSED_INTRO = (
+    "An auditor acts per data subject and a vendor fixes per speaker. Each speaker, under "
+    "every condition (the original speech left out): how often its trials rank its own "
+    "identity first among the N enrolled (the **rank-1 rate**; chance is 1/N), its highest "
+    "per-trial LID (bits, at most log₂ N) and, with embeddings, whether it is singled out. A "
+    f"speaker is **exposed** under a condition when its rank-1 rate is at least "
+    f"{EXPOSED_RANK1:.0%}; the most exposed come first."
+)
+"""What the exposed speakers' table shows."""
+EXPOSED_HELP = {
+    "Exposed under": f"How many conditions rank the speaker first in at least "
+    f"{EXPOSED_RANK1:.0%} of its trials.",
+    "Conditions": "How many conditions rank this speaker's trials (the original speech left out).",
+    "Mean rank-1 rate": "Share of its trials ranked first, averaged over the conditions "
+    "(chance: 1/N).",
+}
+"""Help of the exposed speakers' columns."""
 CHECKED_HELP = {
     "EER": f"Called out only at or above {CALLOUT_EER:g}: lower EERs already show the leak on "
     "the 1-to-1 view (Overview page).",
     "LIDmax (bits)": "Empty without a dev set: no calibration, no LID.",
+    "LIDmax verdict": "The report card's level of LIDmax, and why when the rule sets it "
+    "(≈ chance, uninformative at N): the call-out cites only a risk level.",
+    "Linkability verdict": "The report card's level of linkability against chance, and why "
+    "when the rule sets it.",
 }

@@ -17,6 +17,7 @@ from voxmetrics.analysis.tradeoff import (
     PRIVACY_METRICS,
     RANKING_ATTACKER,
     UTILITY_LABELS,
+    Tradeoff,
     UtilityCallout,
     VoicePrivacyRanking,
     reference_condition,
@@ -29,12 +30,15 @@ from voxmetrics.ui.setup import md_escape
 from voxmetrics.ui.widgets import show_table, show_warnings
 
 __all__ = [
+    "FRONT_KEY",
     "PRIVACY_KEY",
     "UTILITY_KEY",
     "UtilityControls",
+    "front_attacker",
     "show_callouts",
     "show_no_utility",
     "show_ranking",
+    "show_ranking_stability",
     "study_sbls",
     "utility_controls",
 ]
@@ -43,6 +47,7 @@ PRIVACY_KEY = "vm_utility_privacy"
 UTILITY_KEY = "vm_utility_utility"
 REFERENCE_KEY = "vm_utility_reference"
 ATTACKER_KEY = "vm_utility_attacker"
+FRONT_KEY = "vm_utility_front_attacker"
 NO_REFERENCE = "(none)"
 
 
@@ -138,10 +143,50 @@ def study_sbls(study: Study, reports: Sequence[ConditionReport]) -> dict[str, fl
     return out
 
 
+def front_attacker(tradeoff: Tradeoff, default: str) -> str | None:
+    """The attacker whose plane the figure draws (its conditions, their front, the original).
+
+    A horizontal radio over the attackers of the drawn conditions; ``default`` (the ranking's
+    attacker) until the user picks another. None when no anonymised condition is drawn.
+    """
+    attackers = tradeoff.attackers
+    if not attackers:
+        return None
+    if st.session_state.get(FRONT_KEY) not in attackers:
+        st.session_state[FRONT_KEY] = default if default in attackers else attackers[0]
+    return st.radio(
+        "Attacker shown",
+        attackers,
+        key=FRONT_KEY,
+        horizontal=True,
+        help="Each attacker's conditions have their own Pareto front: a system is never "
+        "dominated by itself under a weaker attacker. Default: the attacker the ranking uses.",
+    )
+
+
+RANKING_HELP = {
+    "EER": "Equal error rate of the ranking attacker, a fraction: 0.5 = chance.",
+    "WER": "Word error rate, a fraction (lower is more useful; the original LibriSpeech test "
+    "speech is near 0.02).",
+    "UAR": "Unweighted average recall of emotion recognition, a fraction (0.25 = chance "
+    "among four emotions).",
+}
+"""Help of the ranking's columns: each number's unit and reference point."""
+
+STABILITY_HELP = {
+    "P(in band)": "Share of the speaker-bootstrap replicates in which the system's EER "
+    "reaches the band (1 = always).",
+    "Rank 95% interval": "2.5 and 97.5 percentiles of the system's rank over the replicates "
+    "where it is in the band (widened to hold the point rank).",
+    "P(rank 1)": "Share of all the replicates in which the system ranks first in the band.",
+}
+"""Help of the stability table's columns."""
+
+
 def show_ranking(ranking: VoicePrivacyRanking) -> None:
     """The ranking table (with its CSV) and the systems left out, with why."""
     if ranking.rows:
-        show_table(ranking.frame(), "voiceprivacy_ranking.csv")
+        show_table(ranking.frame(), "voiceprivacy_ranking.csv", column_help=RANKING_HELP)
     else:
         st.info(
             f"No system under the {ranking.attacker} attacker reaches the lowest band "
@@ -151,6 +196,45 @@ def show_ranking(ranking: VoicePrivacyRanking) -> None:
     if ranking.unranked:
         st.markdown("Not ranked:")
         show_table(ranking.unranked_frame(), "voiceprivacy_unranked.csv")
+
+
+def show_ranking_stability(ranking: VoicePrivacyRanking) -> None:
+    """How firm the ranking is: P(in band), the rank's interval, P(rank 1), Kendall's τ.
+
+    Under a Markdown heading (the page's subheaders are its three sections); says so when the
+    study has no bootstrap.
+    """
+    st.markdown("#### How firm each rank is")
+    stability = ranking.stability
+    if stability is None:
+        st.caption(
+            "No bootstrap in the study settings (Report page): the ranking comes from one "
+            "draw of the speakers, and nothing says how firm it is."
+        )
+        return
+    if ranking.rows:
+        show_table(
+            ranking.stability_frame(), "voiceprivacy_stability.csv", column_help=STABILITY_HELP
+        )
+    st.markdown("**Chance of entering each band**")
+    show_table(ranking.band_frame(), "voiceprivacy_bands.csv")
+    taus = [
+        f"{b:.0%}: {t['median']:.2f} [{t['low']:.2f}, {t['high']:.2f}]"
+        for b, t in stability.kendall_tau.items()
+        if t.get("median") is not None
+    ]
+    st.caption(
+        f"From {stability.n_replicates} speaker-bootstrap replicates, each ranked by the same "
+        "rule, as in the literature on challenge rankings (Maier-Hein et al. 2018; the "
+        "challengeR package). "
+        + (
+            "Kendall's τ between the point ranking and the replicates' (median [95 %], by "
+            "band; 1 = the same order): " + "; ".join(taus) + ". "
+            if taus
+            else ""
+        )
+        + " ".join(f"{md_escape(n)}." for n in stability.notes)
+    )
 
 
 def show_callouts(callouts: Sequence[UtilityCallout], rule: str) -> None:

@@ -35,6 +35,8 @@ from voxmetrics.ui.computing import (
 from voxmetrics.ui.notes import add_notes
 
 __all__ = [
+    "CARD_WIDTHS",
+    "KEY_COLUMNS",
     "MISSING",
     "condition_report",
     "download_button",
@@ -358,22 +360,28 @@ def download_figure(
             )
 
 
+KEY_COLUMNS = ("Condition", "System", "Speaker")
+"""A table's first column of one of these names stays in view when it scrolls sideways."""
+
+
 def show_table(
     df: pd.DataFrame, filename: str, *, decimals: int = 3, column_help: dict[str, str] | None = None
 ) -> None:
     """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download.
 
-    A missing value (None, NaN) shows as :data:`MISSING`; the CSV leaves it empty.
+    A missing value (None, NaN) shows as :data:`MISSING`; the CSV leaves it empty. A first
+    column named as in :data:`KEY_COLUMNS` is pinned, so a wide table keeps its key in view.
     """
     config: dict[str, Any] = {}
-    for col in df.columns:
+    for k, col in enumerate(df.columns):
         help_text = (column_help or {}).get(col)
+        pinned = True if k == 0 and col in KEY_COLUMNS else None
         if pd.api.types.is_float_dtype(df[col]):
             config[col] = st.column_config.NumberColumn(
-                col, format=f"%.{decimals}f", help=help_text
+                col, format=f"%.{decimals}f", help=help_text, pinned=pinned
             )
-        elif help_text:
-            config[col] = st.column_config.Column(col, help=help_text)
+        elif help_text or pinned:
+            config[col] = st.column_config.Column(col, help=help_text, pinned=pinned)
     st.dataframe(df, hide_index=True, column_config=config, placeholder=MISSING)
     download_table(df, filename)
 
@@ -393,15 +401,36 @@ def show_figure(fig: go.Figure, filename: str, *, show_title: bool = True) -> No
     download_figure(fig, filename, image=decimated if decimated is not fig else None)
 
 
+CARD_WIDTHS: dict[str, int] = {
+    "eer": 75,
+    "lid_max": 170,
+    "zebra_tag": 115,
+    "linkability_ratio": 180,
+    "sbls": 70,
+    "wer": 105,
+    "uar": 105,
+}
+"""Column widths of the card on screen (px): with the condition (150 px) pinned, every column
+stays in view at 1,440 px (970 px in all); a longer text is cut, the whole of it in the CSV and
+the rule's notes below the card."""
+
+
 def show_report_card(card: ReportCard) -> None:
-    """The report card, coloured, with each column's threshold as its help and the legend."""
-    st.dataframe(
-        card_styler(card),
-        hide_index=True,
-        placeholder=MISSING,
-        column_config={
-            t.label: st.column_config.TextColumn(t.label, help=t.explanation)
-            for t in REPORT_CARD_THRESHOLDS.values()
-        },
+    """The report card, coloured, with each column's threshold as its help and the legend.
+
+    The condition column is pinned and the columns have fixed widths, so every column fits a
+    1,440 px screen whatever a cell's text (the rule's notes are listed below the card).
+    """
+    config: dict[str, Any] = {
+        "Condition": st.column_config.TextColumn("Condition", pinned=True, width=150)
+    }
+    config.update(
+        {
+            t.label: st.column_config.TextColumn(
+                t.label, help=t.explanation, width=CARD_WIDTHS.get(key)
+            )
+            for key, t in REPORT_CARD_THRESHOLDS.items()
+        }
     )
+    st.dataframe(card_styler(card), hide_index=True, placeholder=MISSING, column_config=config)
     st.markdown(card_legend_html(), unsafe_allow_html=True)
