@@ -599,7 +599,7 @@ class ScoreMatrix:
             o = self.others
             h.update(b"others")
             h.update(np.asarray(o.scores.shape, dtype=np.int64).tobytes())
-            h.update(memoryview(np.ascontiguousarray(o.scores)).cast("B"))
+            h.update(np.ascontiguousarray(o.scores).tobytes())
             for labels in (o.trial_ids, o.trial_speakers):
                 h.update("\x1f".join(labels.tolist()).encode())
                 h.update(b"\x1e")
@@ -655,7 +655,7 @@ class ScoreMatrix:
             return True
         a, b = (
             ScoreMatrix(  # no check: the rows of their others, against the same identities
-                scores=m.others.scores,
+                scores=m.others.scores.astype(np.float64, copy=False),
                 trial_ids=m.others.trial_ids,
                 trial_speakers=m.others.trial_speakers,
                 enrol_speakers=m.enrol_speakers,

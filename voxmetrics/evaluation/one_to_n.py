@@ -240,11 +240,10 @@ def pooled(groups: Sequence[OneToN], attr: str) -> OneToN:
     Trials are concatenated in group order; ``n_enrolled`` is the largest group's N.
     """
     speakers = np.concatenate([g.trial_speakers for g in groups])
-    link = srd = None
-    if all(g.link_ranks is not None for g in groups):
-        link = np.concatenate([g.link_ranks for g in groups])  # type: ignore[misc]
-    if all(g.srd_ranks is not None for g in groups):
-        srd = np.concatenate([g.srd_ranks for g in groups])  # type: ignore[misc]
+    links = [g.link_ranks for g in groups if g.link_ranks is not None]
+    srds = [g.srd_ranks for g in groups if g.srd_ranks is not None]
+    link = np.concatenate(links) if len(links) == len(groups) else None
+    srd = np.concatenate(srds) if len(srds) == len(groups) else None
     return OneToN(
         label=f"pooled over {attr}",
         n_enrolled=max(g.n_enrolled for g in groups),
@@ -314,44 +313,37 @@ def pooled_chance_linkability(groups: Sequence[OneToN]) -> float:
 
 def _pooled_chance(groups: Sequence[OneToN]) -> ChanceLevels | None:
     """Chance levels of the pooled numbers: the trial-weighted mean of the groups'."""
-    if any(g.chance is None for g in groups):
+    chances = [g.chance for g in groups if g.chance is not None]
+    if len(chances) < len(groups):
         return None
     weights = np.array([g.n_trials for g in groups], dtype=np.float64)
     weights /= weights.sum()
     values: dict[str, float | None] = {}
-    for key in groups[0].chance.values:  # type: ignore[union-attr]
-        each = [g.chance.values.get(key) for g in groups]  # type: ignore[union-attr]
-        if key == "lid_max":  # the maximum over trials: the largest group's chance maximum
-            known = [v for v in each if v is not None]
-            values[key] = max(known) if len(known) == len(each) else None
-        elif all(v is not None for v in each):
-            values[key] = float(sum(w * v for w, v in zip(weights, each, strict=True)))
-        else:
+    for key in chances[0].values:
+        each = [c.values.get(key) for c in chances]
+        known = [v for v in each if v is not None]
+        if len(known) < len(each):
             values[key] = None
+        elif key == "lid_max":  # the maximum over trials: the largest group's chance maximum
+            values[key] = max(known)
+        else:
+            values[key] = float(sum(w * v for w, v in zip(weights, known, strict=True)))
     grid = linkability_grid(min(g.n_enrolled for g in groups))
-    return ChanceLevels(
-        values,
-        grid,
-        1.0 / grid,
-        min(g.chance.n_draws for g in groups),  # type: ignore[union-attr]
-    )
+    return ChanceLevels(values, grid, 1.0 / grid, min(c.n_draws for c in chances))
 
 
 def _pooled_lid(groups: Sequence[OneToN], attr: str) -> LIDResult | None:
     """LID pooled over trials: each trial's LID as its group calibrated it."""
-    if any(g.lid is None for g in groups):
+    results = [g.lid for g in groups if g.lid is not None]
+    if len(results) < len(groups):
         return None
-    results = [g.lid for g in groups]
-    weights = np.array([r.n_trials for r in results], dtype=np.float64)  # type: ignore[union-attr]
+    weights = np.array([r.n_trials for r in results], dtype=np.float64)
     weights /= weights.sum()
-    first = results[0].calibration  # type: ignore[union-attr]
+    first = results[0].calibration
 
     def mean(key: str) -> float:  # trial-weighted, for display: each group used its own
         return float(
-            sum(
-                w * getattr(r.calibration, key)  # type: ignore[union-attr]
-                for w, r in zip(weights, results, strict=True)
-            )
+            sum(w * getattr(r.calibration, key) for w, r in zip(weights, results, strict=True))
         )
 
     calibration = replace(
@@ -359,18 +351,18 @@ def _pooled_lid(groups: Sequence[OneToN], attr: str) -> LIDResult | None:
         w=mean("w"),
         b=mean("b"),
         prior_log_odds=mean("prior_log_odds"),
-        n_pairs=int(sum(r.calibration.n_pairs for r in results)),  # type: ignore[union-attr]
+        n_pairs=int(sum(r.calibration.n_pairs for r in results)),
         source=f"{first.source}, per {attr} ({len(results)} groups, each its own N)",
-        converged=all(r.calibration.converged for r in results),  # type: ignore[union-attr]
+        converged=all(r.calibration.converged for r in results),
     )
     return LIDResult(
-        lid=_ro(np.concatenate([r.lid for r in results])),  # type: ignore[union-attr]
-        p_target=_ro(np.concatenate([r.p_target for r in results])),  # type: ignore[union-attr]
-        rank=_ro(np.concatenate([r.rank for r in results])),  # type: ignore[union-attr]
-        n_enrolled=max(r.n_enrolled for r in results),  # type: ignore[union-attr]
+        lid=_ro(np.concatenate([r.lid for r in results])),
+        p_target=_ro(np.concatenate([r.p_target for r in results])),
+        rank=_ro(np.concatenate([r.rank for r in results])),
+        n_enrolled=max(r.n_enrolled for r in results),
         calibration=calibration,
-        n_degenerate=sum(r.n_degenerate for r in results),  # type: ignore[union-attr]
-        fold_w=tuple(float(r.w) for r in results),  # type: ignore[union-attr]
+        n_degenerate=sum(r.n_degenerate for r in results),
+        fold_w=tuple(float(r.w) for r in results),
     )
 
 

@@ -330,9 +330,9 @@ class ConditionReport:
             if self.replicates.curve_n.size
             else None
         )
-        if self.singling_out_interval is not None:
-            iv = self.singling_out_interval
-            out["singling_out"] = [iv.low, iv.high]
+        so = self.singling_out_interval
+        if so is not None:
+            out["singling_out"] = [so.low, so.high]
         return out
 
     def top_chance(self) -> dict[str, Any] | None:

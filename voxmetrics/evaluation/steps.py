@@ -185,18 +185,15 @@ def baseline_of(
     pools = products.pools
     e = eer_from_pools(pools, ties=ties)
     ranks = products.ranks_attacker if "linkability" in parts else None
-    pairwise = "pairwise" in parts and products.cllr_sums is not None
+    sums = products.cllr_sums if "pairwise" in parts else None
+    pairwise = sums is not None
     return BaselineResult(
         n_trials=int(products.n_trials),
         n_enrolled=int(products.n_enrolled),
         eer=e.eer,
         eer_threshold=e.threshold,
         eer_rocch=eer_rocch_from_pools(pools, ties=ties) if pairwise else None,
-        cllr=(
-            cllr_from_sums(*products.cllr_sums, pools.n_tar, pools.n_non)  # type: ignore[misc]
-            if pairwise
-            else None
-        ),
+        cllr=None if sums is None else cllr_from_sums(sums[0], sums[1], pools.n_tar, pools.n_non),
         min_cllr=min_cllr_from_pools(pools, ties=ties) if pairwise else None,
         linkability=None if ranks is None else linkability_from_ranks(ranks),
     )
