@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.metrics.srd import (
     BetaBinomialFit,
@@ -46,7 +47,6 @@ __all__ = [
     "zero_rank_counts",
 ]
 
-Progress = Callable[[float, str], None]
 Fit = Callable[[NDArray[np.int64], Loss], BetaBinomialFit]
 GroupSRD = Callable[[NDArray[np.int64], NDArray[np.str_], int, Loss], SpeakerSRD]
 

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.data.study import Study
 from voxmetrics.data.transcripts import (
     paired,
@@ -63,8 +64,6 @@ Recordings = str | os.PathLike[str] | bytes
 (a path), or the bytes of a zip archive of audio files (an upload)."""
 F0_SAMPLE_RATE = 16000
 """Rate (Hz) every recording is decoded at before its pitch is tracked."""
-
-Progress = Callable[[float, str], None]
 
 
 def _name(source: TextSource | Recordings, name: str | None, what: str) -> str:

@@ -52,13 +52,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import BadInputResult, VoxMetricsInputError, raise_bad_input
 from voxmetrics.errors import returning_bad_input as _run_task
 from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions, check_parts
-from voxmetrics.evaluation.result import ConditionReport, Progress
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.sources import (
     BlockSource,
     ChunkedScores,

@@ -17,11 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from voxmetrics._types import Progress
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, warnings_of
 from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions, check_parts
-from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport, Progress
+from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport
 from voxmetrics.evaluation.steps import (
     Products,
     assemble,

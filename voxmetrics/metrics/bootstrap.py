@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
@@ -24,8 +25,6 @@ __all__ = [
     "speaker_resample_counts",
     "weighted_quantile",
 ]
-
-Progress = Callable[[float, str], None]
 
 
 @dataclass(frozen=True)

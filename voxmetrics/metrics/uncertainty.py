@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics._resampled import MAXIMA, speaker_sums, srd_from_hist
@@ -280,7 +281,7 @@ def condition_replicates(
     linkability_rule: str = "code",
     ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
     families: Collection[str] = tuple(REPLICATE_FAMILIES),
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> ConditionReplicates:
     """Every headline number of one condition under the replicate weights ``draws``.
 
@@ -497,7 +498,7 @@ def _pairwise_replicates(
     q: float,
     mask: NDArray[np.bool_] | None,
     families: Collection[str] = ("pairwise", "zebra"),
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> None:
     """The pooled numbers of the (listed) pairs into ``est`` / ``reps``.
 

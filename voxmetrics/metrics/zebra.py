@@ -22,11 +22,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 
+from voxmetrics._types import Progress
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_llr_pools, check_matrix
 from voxmetrics.metrics.bootstrap import (
     BootstrapInterval,
-    Progress,
     _interval,
     speaker_resample_counts,
     weighted_quantile,

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics._types import Progress
 from voxmetrics._version import __version__
 from voxmetrics.analysis.lid import lid_trials
 from voxmetrics.analysis.sbls import (
@@ -41,7 +42,7 @@ from voxmetrics.errors import VoxMetricsInputError, warnings_of
 from voxmetrics.evaluation.card import ReportCard, report_card
 from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkage_inputs
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
-from voxmetrics.evaluation.result import ConditionReport, Progress
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import Callout, threat_callouts
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.bootstrap import BootstrapInterval

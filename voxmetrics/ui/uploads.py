@@ -13,10 +13,10 @@ readers' warnings reach the page.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from voxmetrics._types import Progress
 from voxmetrics.analysis.utility import (
     AttachedUtility,
     rho_f0_utility,
@@ -297,7 +297,7 @@ def study_with_utility_files(
     original: Upload | None = None,
     anonymised: Upload | None = None,
     utt2spk: Upload | None = None,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> AttachedUtility:
     """``study`` with the utility of uploaded files put on ``target`` (a condition or a system).
 

@@ -37,7 +37,6 @@ from voxmetrics.metrics.sbls import (
 __all__ = [
     "Attack",
     "AttackerKind",
-    "Progress",
     "SBLSOptions",
     "attack_sbls",
     "default_attack",
@@ -46,7 +45,6 @@ __all__ = [
     "predictions_attack",
 ]
 
-Progress = Callable[[float, str], None]
 
 AttackerKind = Literal["original", "anonymised"]
 

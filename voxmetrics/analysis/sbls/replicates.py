@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from voxmetrics.analysis.sbls.attacks import Attack, Progress, SBLSOptions, attack_sbls
+from voxmetrics._types import Progress
+from voxmetrics.analysis.sbls.attacks import Attack, SBLSOptions, attack_sbls
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval
 from voxmetrics.metrics.paired import Comparison, holm, paired_p_values
