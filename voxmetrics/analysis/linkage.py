@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmetrics._types import Progress
+from voxmetrics._types import MISSING, Progress
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
@@ -395,12 +395,12 @@ TABLE_COLUMNS: dict[str, str] = {
     "g_vd_ci": "G_VD 95% CI (dB)",
 }
 """Columns of :func:`linkage_table` and their labels (the intervals as "[low, high]" text,
-"–" when not computed)."""
+:data:`~voxmetrics._types.MISSING` when not computed)."""
 
 
 def _ci_text(iv: Any, digits: int = 3) -> str:
     if iv is None or iv.low is None or iv.high is None:
-        return "–"
+        return MISSING
     return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
 
 

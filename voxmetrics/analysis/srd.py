@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._types import Progress
+from voxmetrics._types import MISSING, Progress
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.metrics.srd import (
     BetaBinomialFit,
@@ -276,7 +276,7 @@ def srd_table(
     for name, r in results.items():
         eer_cell = {} if eer is None else {"EER": eer.get(name)}
         rows.append(
-            {"Condition": name, "Source": "data", **eer_cell, **_stats_row(r.stats), "Fit": "–"}
+            {"Condition": name, "Source": "data", **eer_cell, **_stats_row(r.stats), "Fit": MISSING}
         )
         for fit in (fits or {}).get(name, ()):
             rows.append(

@@ -54,6 +54,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from voxmetrics._types import MISSING
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.lid import clamp_lid_bits
 
@@ -274,7 +275,8 @@ def _cells(
     eer = CardCell(b.eer, f"{b.eer:.3f}", t["eer"].level(b.eer))
     sparse = report.trials_used is not None and report.trials_used.reason is not None
     if report.lid is None:
-        lid = CardCell(None, "– (no complete trial)" if sparse else "– (no dev set)", "n/a")
+        why = "no complete trial" if sparse else "no dev set"
+        lid = CardCell(None, f"{MISSING} ({why})", "n/a")
     else:
         n = report.lid.n_enrolled  # shown within [-64 bits, log2 N]
         v = report.lid.lid_max
@@ -295,7 +297,7 @@ def _cells(
     )
     chance = report.chance_linkability
     if b.linkability is None or chance is None:
-        link = CardCell(None, "– (no complete trial)", "n/a")
+        link = CardCell(None, f"{MISSING} (no complete trial)", "n/a")
     else:
         ratio = b.linkability / chance
         text = f"{b.linkability:.1%} ({ratio:.1f}x chance {chance:.1%})"
@@ -307,7 +309,7 @@ def _cells(
             level, text = "ok", text + " ≈ chance"  # chance is 1x chance: always in the ok band
         link = CardCell(ratio, text, level)
     if sbls is None:
-        sb = CardCell(None, "–", "n/a")
+        sb = CardCell(None, MISSING, "n/a")
     else:
         text = f"{sbls:.3f}"
         siv = sbls_interval

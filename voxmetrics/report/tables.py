@@ -24,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from voxmetrics._types import MISSING
 from voxmetrics.analysis.lid import LID_COLUMNS, lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
@@ -43,9 +44,6 @@ __all__ = [
     "table_markdown",
     "write_tables",
 ]
-
-MISSING = "–"
-"""The text of a missing value (LaTeX: ``--``)."""
 
 TABLE_CAPTIONS: dict[str, str] = {
     "overview": "Every condition at a glance: the 1-to-1 baselines beside the 1-to-N metrics.",

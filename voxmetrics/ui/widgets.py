@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from voxmetrics._types import MISSING
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import (
     ConditionReport,
@@ -35,7 +36,6 @@ from voxmetrics.ui.computing import (
 from voxmetrics.ui.notes import add_notes
 
 __all__ = [
-    "MISSING",
     "condition_report",
     "download_button",
     "download_figure",
@@ -53,9 +53,6 @@ __all__ = [
     "stored_report",
     "study_reports",
 ]
-
-MISSING = "—"
-"""What a table shows for a missing value (never Python's ``None``)."""
 
 
 def condition_report(
@@ -363,7 +360,8 @@ def show_table(
 ) -> None:
     """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download.
 
-    A missing value (None, NaN) shows as :data:`MISSING`; the CSV leaves it empty.
+    A missing value (None, NaN) shows as :data:`~voxmetrics._types.MISSING`; the CSV leaves it
+    empty.
     """
     config: dict[str, Any] = {}
     for col in df.columns:

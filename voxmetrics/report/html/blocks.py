@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from voxmetrics._types import MISSING
 from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.plots.decimate import decimate_figure
 
@@ -166,7 +167,7 @@ def _missing(v: Any) -> bool:
 
 def _fmt(v: Any, spec: str = ".3f") -> str:
     if _missing(v):
-        return "–"
+        return MISSING
     if isinstance(v, bool | np.bool_):
         return "yes" if v else "no"
     if isinstance(v, int | np.integer):
@@ -254,7 +255,7 @@ def interval_text(
     """``[low, high]``; with ``n_enrolled``, LID bits shown within [-64, log2 N]."""
     iv = (intervals or {}).get(key)
     if iv is None or _missing(iv.low) or _missing(iv.high):
-        return "–"
+        return MISSING
     low, high = iv.low, iv.high
     if n_enrolled is not None:
         low, high = (clamp_lid_number(key, x, n_enrolled) for x in (low, high))
@@ -264,7 +265,7 @@ def interval_text(
 def range_text(low: Any, high: Any, digits: int = 3) -> str:
     """``[low, high]`` with ``digits`` decimals; a dash when a bound is missing."""
     if _missing(low) or _missing(high):
-        return "–"
+        return MISSING
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 

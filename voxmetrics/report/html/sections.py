@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics._types import MISSING
 from voxmetrics.analysis.lid import lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
@@ -123,7 +124,7 @@ def utility_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures)
         "<p>Each condition's privacy against its utility; the dashed line is the Pareto front "
         "(no other anonymised condition is at least as private and as useful, and better on "
         "one); the star is the original speech "
-        f"({esc(sr.utility_reference or '–')}). Error bars: 95 % intervals where known.</p>"
+        f"({esc(sr.utility_reference or MISSING)}). Error bars: 95 % intervals where known.</p>"
         + figure(tradeoff_figure(sr.tradeoff("eer", "wer"), colors=colors), "eer_wer")
         + figure(tradeoff_figure(sr.tradeoff("eer", "uar"), colors=colors), "eer_uar")
         + figure(tradeoff_figure(sr.tradeoff("lid_max", "wer"), colors=colors), "lidmax_wer")
@@ -439,7 +440,7 @@ def intervals_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "maximum is not valid (for LIDmax its upper bound is the estimate itself); its q95 "
         "row, the level exceeded by 5 % of trials, carries the interval instead. Singling out "
         "resamples the predicate speakers; DeID and G_VD, measured against the voices of "
-        f"{esc(sr.original or '–')}, resample the speakers of the similarity matrices, the "
+        f"{esc(sr.original or MISSING)}, resample the speakers of the similarity matrices, the "
         "matrices held fixed (no chance level).</p>" + html_table(table, colors=colors, wide=True),
     )
 
