@@ -398,10 +398,8 @@ TABLE_COLUMNS: dict[str, str] = {
 :data:`~voxmetrics._types.MISSING` when not computed)."""
 
 
-def _ci_text(iv: Any, digits: int = 3) -> str:
-    if iv is None or iv.low is None or iv.high is None:
-        return MISSING
-    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+def _ci_text(iv: BootstrapInterval | None, digits: int = 3) -> str:
+    return (None if iv is None else iv.bounds_text(f".{digits}f")) or MISSING
 
 
 def linkage_table(

@@ -85,9 +85,8 @@ def _require(number: str, modules: dict[str, str]) -> None:
 
 
 def _interval(key: str, iv: BootstrapInterval | None) -> dict[str, tuple[float, float]]:
-    if iv is None or iv.low is None or iv.high is None:
-        return {}
-    return {key: (iv.low, iv.high)}
+    bounds = None if iv is None else iv.bounds
+    return {} if bounds is None else {key: bounds}
 
 
 def wer_utility(

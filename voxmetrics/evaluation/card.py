@@ -56,6 +56,7 @@ import pandas as pd
 
 from voxmetrics._types import MISSING
 from voxmetrics.evaluation.result import ConditionReport
+from voxmetrics.metrics.bootstrap import bounds_text
 from voxmetrics.metrics.lid import clamp_lid_bits
 
 __all__ = [
@@ -283,8 +284,7 @@ def _cells(
         text = f"{clamp_lid_bits(v, n):.2f}"
         iv = report.intervals.get("lid_q95")
         if iv is not None and iv.low is not None and iv.high is not None:
-            q, lo, hi = (clamp_lid_bits(x, n) for x in (iv.estimate, iv.low, iv.high))
-            text += f" (q95 {q:.2f} [{lo:.2f}, {hi:.2f}])"
+            text += f" (q95 {iv.map(lambda x: clamp_lid_bits(x, n)):.2f})"
         level = t["lid_max"].level(v)
         if _beyond_chance(report, "lid_q95") is False:
             level, text = _at_chance(report, "lid_q95", t["lid_max"], text)
@@ -304,7 +304,7 @@ def _cells(
         level = t["linkability_ratio"].level(ratio)
         liv = report.intervals.get("linkability")
         if liv is not None and liv.low is not None and liv.high is not None:
-            text += f" [{liv.low:.1%}, {liv.high:.1%}]"
+            text += f" {liv.bounds_text('.1%')}"
         if _beyond_chance(report, "linkability") is False:
             level, text = "ok", text + " ≈ chance"  # chance is 1x chance: always in the ok band
         link = CardCell(ratio, text, level)
@@ -314,7 +314,7 @@ def _cells(
         text = f"{sbls:.3f}"
         siv = sbls_interval
         if siv is not None and siv.low is not None and siv.high is not None:
-            text += f" [{siv.low:.3f}, {siv.high:.3f}]"
+            text += f" {siv.bounds_text('.3f')}"
         sb = CardCell(sbls, text, t["sbls"].level(sbls))
     return (eer, lid, zeb, link, sb, *_utility_cells(report))
 
@@ -335,7 +335,7 @@ def _utility_cells(report: ConditionReport) -> tuple[CardCell, CardCell]:
         text = f"{v:.3f}"
         iv = None if u is None else u.intervals.get(key)
         if iv is not None:
-            text += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
+            text += f" {bounds_text(*iv, '.3f')}"
         out.append(CardCell(float(v), text, REPORT_CARD_THRESHOLDS[key].level(float(v))))
     return out[0], out[1]
 

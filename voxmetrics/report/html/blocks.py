@@ -30,11 +30,10 @@ __all__ = [
     "asset",
     "esc",
     "html_table",
-    "interval_text",
+    "interval_cell",
     "json_safe",
     "method_definitions",
     "names_of",
-    "range_text",
     "section",
     "swatch",
 ]
@@ -249,24 +248,19 @@ class Figures:
         return f'<div class="figure" data-figure="{esc(name)}">{div}</div>'
 
 
-def interval_text(
+def interval_cell(
     intervals: Mapping[str, Any] | None, key: str, digits: int, n_enrolled: int | None = None
 ) -> str:
-    """``[low, high]``; with ``n_enrolled``, LID bits shown within [-64, log2 N]."""
+    """The interval of ``key`` as "[low, high]", :data:`~voxmetrics._types.MISSING` without it.
+
+    With ``n_enrolled``, LID bits are shown within [-64, log2 N].
+    """
     iv = (intervals or {}).get(key)
-    if iv is None or _missing(iv.low) or _missing(iv.high):
+    if iv is None:
         return MISSING
-    low, high = iv.low, iv.high
     if n_enrolled is not None:
-        low, high = (clamp_lid_number(key, x, n_enrolled) for x in (low, high))
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def range_text(low: Any, high: Any, digits: int = 3) -> str:
-    """``[low, high]`` with ``digits`` decimals; a dash when a bound is missing."""
-    if _missing(low) or _missing(high):
-        return MISSING
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+        iv = iv.map(lambda x: clamp_lid_number(key, x, n_enrolled))
+    return iv.bounds_text(f".{digits}f") or MISSING
 
 
 def section(sid: str, body: str) -> str:
