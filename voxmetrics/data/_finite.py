@@ -4,7 +4,8 @@ A reader, :meth:`~voxmetrics.data.model.ScoreMatrix.from_arrays` and every metri
 a matrix holds no NaN or infinity (a float64 sum of all its scores: ~0.1 CPU s per 100 M
 scores). A matrix that nothing can change (it and every array it views are read-only) and
 that one of them found finite is remembered here, by identity, so the others do not sum it
-again. An entry goes when its array does.
+again. An entry goes when its array does. :func:`readonly` makes the arrays of the data model
+read-only on their way in (copied, or frozen in place when nothing else holds them).
 """
 
 from __future__ import annotations
@@ -36,3 +37,23 @@ def frozen(a: np.ndarray) -> bool:
             return False
         a = a.base
     return a is None or isinstance(a, bytes)
+
+
+def readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
+    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned).
+
+    Without ``copy``, a view of an array that owns its memory (e.g. the reshaped buffer
+    ``np.load`` returns) is frozen together with that array instead of being copied.
+    """
+    a = np.array(a, copy=True) if copy else np.ascontiguousarray(a)
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not copy and root is not a and root.base is None:
+        root.setflags(write=False)  # nothing can write through the base any more
+        a.setflags(write=False)
+        return a
+    if a.flags.writeable and a.base is not None and not a.flags.owndata:
+        a = a.copy()  # a writeable view could still be changed through its base
+    a.setflags(write=False)
+    return a

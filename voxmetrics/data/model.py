@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from voxmetrics._lazy import lazy_module
 from voxmetrics._types import Split
 from voxmetrics.data._finite import frozen, known_finite, remember_finite
+from voxmetrics.data._finite import readonly as _readonly
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 
@@ -71,26 +72,6 @@ def score_chunk(
     [[1.0, 0.0], [0.0, 1.0]]
     """
     return trial_unit[start : start + SCORE_CHUNK_ROWS] @ profiles.T
-
-
-def _readonly(a: np.ndarray, *, copy: bool = True) -> np.ndarray:
-    """A read-only contiguous array; without ``copy`` the array itself is frozen (owned).
-
-    Without ``copy``, a view of an array that owns its memory (e.g. the reshaped buffer
-    ``np.load`` returns) is frozen together with that array instead of being copied.
-    """
-    a = np.array(a, copy=True) if copy else np.ascontiguousarray(a)
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if not copy and root is not a and root.base is None:
-        root.setflags(write=False)  # nothing can write through the base any more
-        a.setflags(write=False)
-        return a
-    if a.flags.writeable and a.base is not None and not a.flags.owndata:
-        a = a.copy()  # a writeable view could still be changed through its base
-    a.setflags(write=False)
-    return a
 
 
 def _labels(values: ArrayLike, name: str, where: str) -> NDArray[np.str_]:

@@ -31,6 +31,7 @@ __all__ = [
     "bounds_text",
     "interval_text",
     "lid_bootstrap",
+    "percentile_interval",
     "speaker_bootstrap",
     "speaker_resample_counts",
     "weighted_quantile",
@@ -215,9 +216,35 @@ def weighted_quantile(values: ArrayLike, weights: ArrayLike, q: float) -> NDArra
     return np.where(total > 0, out, np.nan)
 
 
-def _interval(
+def percentile_interval(
     estimate: float | None, reps: NDArray[np.float64], confidence: float, n_boot: int
 ) -> BootstrapInterval:
+    """The percentile interval of ``n_boot`` bootstrap replicates around ``estimate``.
+
+    The interval every bootstrap of the package reports: the ``(1 - confidence) / 2`` and
+    ``(1 + confidence) / 2`` quantiles (numpy's linear interpolation) of the finite
+    replicates; no bounds (None) when fewer than half of the replicates are finite (the metric
+    was undefined in too many of them).
+
+    Parameters
+    ----------
+    estimate : float or None
+        The metric on the full data.
+    reps : ndarray of float, shape (n_boot,)
+        The metric in each replicate (NaN or infinite where undefined).
+    confidence : float in (0, 1)
+        Coverage.
+    n_boot : int
+        Replicates drawn.
+
+    Examples
+    --------
+    >>> iv = percentile_interval(0.5, np.linspace(0.0, 1.0, 101), 0.9, 101)
+    >>> iv.low, iv.high, iv.n_valid
+    (0.05, 0.95, 101)
+    >>> percentile_interval(0.5, np.full(10, np.nan), 0.95, 10).low is None
+    True
+    """
     ok = reps[np.isfinite(reps)]
     alpha = (1.0 - confidence) / 2
     if ok.size < 0.5 * n_boot:
@@ -299,7 +326,7 @@ def lid_bootstrap(
         "lid_plus": float(values[pos].mean()) if pos.any() else None,
         "lid_max": float(values.max()),
     }
-    return {k: _interval(estimates[k], reps[k], confidence, n_boot) for k in reps}
+    return {k: percentile_interval(estimates[k], reps[k], confidence, n_boot) for k in reps}
 
 
 def speaker_bootstrap(
@@ -354,6 +381,6 @@ def speaker_bootstrap(
         if progress is not None and ((b + 1) % step == 0 or b + 1 == n_boot):
             progress((b + 1) / n_boot, f"Bootstrap {b + 1}/{n_boot}")
     return {
-        k: _interval(None if v is None else float(v), reps[k], confidence, n_boot)
+        k: percentile_interval(None if v is None else float(v), reps[k], confidence, n_boot)
         for k, v in estimates.items()
     }

@@ -22,7 +22,7 @@ from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import (
     BootstrapInterval,
-    _interval,  # the percentile interval every bootstrap of the package shares
+    percentile_interval,
     speaker_resample_counts,
 )
 
@@ -84,7 +84,7 @@ def _ratio_interval(
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = np.where(bottom > 0, top / bottom, np.nan)
     estimate = float(num.sum() / den.sum()) if den.sum() > 0 else None
-    return _interval(estimate, reps, confidence, n_boot)
+    return percentile_interval(estimate, reps, confidence, n_boot)
 
 
 # ---------------------------------------------------------------- WER
@@ -311,7 +311,7 @@ def _uar_interval(
         reps = np.nanmean(np.where(tot_b > 0, recall, np.nan), axis=1)
     present = totals.sum(axis=0) > 0
     estimate = float(np.mean(hits.sum(axis=0)[present] / totals.sum(axis=0)[present]))
-    return _interval(estimate, reps, confidence, n_boot)
+    return percentile_interval(estimate, reps, confidence, n_boot)
 
 
 # ---------------------------------------------------------------- rho_F0

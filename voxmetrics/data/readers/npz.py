@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics.data._finite import remember_finite
-from voxmetrics.data.model import ScoreMatrix, _readonly
+from voxmetrics.data._finite import readonly, remember_finite
+from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.readers._common import Source, attribute_array, incomplete
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_input_path, get_limits, load_npy, load_npz
@@ -138,7 +138,7 @@ def scores_from_npz(data: bytes | Path, name: str, allow_incomplete: bool = Fals
     if "mask" in arrays:
         pass
     elif np.isfinite(s.sum(dtype=np.float64)):  # checked once: the matrix and metrics know it
-        s = _readonly(s, copy=False)  # fresh from the archive reader (or astype): frozen
+        s = readonly(s, copy=False)  # fresh from the archive reader (or astype): frozen
         remember_finite(s)
     else:
         nan = np.isnan(s)
