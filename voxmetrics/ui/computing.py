@@ -68,7 +68,7 @@ import streamlit as st
 from voxmetrics._lru import LRU
 from voxmetrics.analysis.sbls import Attack
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning
+from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning, kept_warnings
 from voxmetrics.ui.notes import add_notes
 
 __all__ = [
@@ -436,16 +436,9 @@ def show_warnings(
 
 def _capture(fn: Callable[..., T], args: tuple, kwargs: dict[str, Any]) -> Outcome[T]:
     """Call ``fn``; collect the VoxMetrics warnings it raises (others pass through)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with kept_warnings(VoxMetricsWarning) as kept:  # this session's only (thread-safe)
         value = fn(*args, **kwargs)
-    messages = []
-    for w in caught:
-        if issubclass(w.category, VoxMetricsWarning):
-            messages.append(str(w.message))
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return Outcome(value, tuple(dict.fromkeys(messages)))
+    return Outcome(value, tuple(dict.fromkeys(str(w.message) for w in kept)))
 
 
 def _execute(
