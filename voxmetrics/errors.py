@@ -173,7 +173,8 @@ def _stop_recording() -> None:
     with _HOOK_LOCK:
         _recording -= 1
         if _recording == 0:
-            warnings.filters[:] = [item for item in warnings.filters if not _ours(item)]
+            filters: Any = warnings.filters  # a list (typeshed says a Sequence), changed in place
+            filters[:] = [item for item in filters if not _ours(item)]
 
 
 @contextlib.contextmanager
