@@ -59,13 +59,13 @@ def reference_replicates(values, speakers, n_boot, seed):
 def spy_replicates(monkeypatch):
     """Record the replicate arrays lid_bootstrap hands to its percentile step."""
     seen: dict[int, np.ndarray] = {}
-    original = bootstrap_module._interval
+    original = bootstrap_module.percentile_interval
 
     def spy(estimate, reps, confidence, n_boot):
         seen[len(seen)] = reps.copy()
         return original(estimate, reps, confidence, n_boot)
 
-    monkeypatch.setattr(bootstrap_module, "_interval", spy)
+    monkeypatch.setattr(bootstrap_module, "percentile_interval", spy)
     return seen
 
 
@@ -75,7 +75,7 @@ def test_replicates_match_slow_reference(spy_replicates, seed):
     n_boot = 200
     ci = lid_bootstrap(values, speakers, n_boot=n_boot, seed=seed)
     ref = reference_replicates(values, speakers, n_boot, seed)
-    # _interval is called once per key, in the order of KEYS
+    # percentile_interval is called once per key, in the order of KEYS
     got = dict(zip(KEYS, spy_replicates.values(), strict=True))
     for k in KEYS:
         np.testing.assert_allclose(got[k], ref[k], rtol=1e-12, atol=1e-12, equal_nan=True)
@@ -92,7 +92,7 @@ def test_replicates_match_slow_reference(spy_replicates, seed):
 
 
 def test_reference_without_the_spy_gives_the_same_intervals():
-    # the same comparison through the public result only (no private hook)
+    # the same comparison through the public result only (no spy)
     values, speakers = make_lids(seed=3, n_speakers=20)
     ci = lid_bootstrap(values, speakers, n_boot=200, seed=11, confidence=0.9)
     ref = reference_replicates(values, speakers, 200, 11)

@@ -25,9 +25,9 @@ from scipy.optimize import isotonic_regression
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, pav_runs
 from voxmetrics.metrics.uncertainty import SpeakerDraws, _rocch_eer_runs, condition_replicates
 from voxmetrics.metrics.zebra import (
-    _d_ece_runs,
     _LeftIndex,
     _z,
+    d_ece_from_runs,
     replicate_run_counts,
     speaker_run_counts,
 )
@@ -178,7 +178,7 @@ def test_left_index_clustered_values_and_outliers():
 def test_speaker_run_counts_equal_the_former_kernel(seed, dtype, block, bins, monkeypatch):
     """The same counts, speakers split over row blocks or grouped, ties everywhere, an
     absent speaker (row 5 of 7 may be empty), float32 and float64."""
-    monkeypatch.setattr(ZEBRA, "_BLOCK", block)
+    monkeypatch.setattr(ZEBRA, "BLOCK_ELEMENTS", block)
     monkeypatch.setattr(ZEBRA, "_SPEAKER_BINS", bins)
     s, t, spk = tied_matrix(seed, decimals=1 + seed % 3, dtype=dtype)
     spk[spk == 5] = 6  # speaker 5 has no trial
@@ -195,7 +195,7 @@ def test_speaker_run_counts_equal_the_former_kernel(seed, dtype, block, bins, mo
 @pytest.mark.parametrize("seed", range(4))
 def test_speaker_run_counts_of_listed_pairs_equal_the_former_kernel(seed, monkeypatch):
     """A sparse trial list (unlisted scores NaN): the same counts of the listed pairs."""
-    monkeypatch.setattr(ZEBRA, "_BLOCK", 30)
+    monkeypatch.setattr(ZEBRA, "BLOCK_ELEMENTS", 30)
     monkeypatch.setattr(ZEBRA, "_SPEAKER_BINS", 50)
     s, t, spk = tied_matrix(seed)
     rng = np.random.default_rng(seed + 10)
@@ -270,7 +270,7 @@ def test_pav_runs_once_per_bin_equal_the_former_per_run_logs(seed):
                     np.testing.assert_array_equal(getattr(new, name), getattr(old, name))
                 assert new.bin_runs.sum() == new.llr.size
                 np.testing.assert_array_equal(np.repeat(new.bin_llr, new.bin_runs), new.llr)
-                assert _d_ece_runs(new, rc.n_tar, rc.n_non) == old_d_ece_runs(
+                assert d_ece_from_runs(new, rc.n_tar, rc.n_non) == old_d_ece_runs(
                     old, rc.n_tar, rc.n_non
                 )
                 if not laplace:
@@ -307,7 +307,7 @@ def test_condition_replicates_with_the_former_kernels_unchanged(seed, monkeypatc
     monkeypatch.setattr(unc, "speaker_run_counts", old_speaker_run_counts)
     monkeypatch.setattr(unc, "replicate_run_counts", former_counts)
     monkeypatch.setattr(unc, "pav_runs", old_pav_runs)
-    monkeypatch.setattr(unc, "_d_ece_runs", old_d_ece_runs)
+    monkeypatch.setattr(unc, "d_ece_from_runs", old_d_ece_runs)
     old = condition_replicates(s, t, names, draws)
     assert new.estimates == old.estimates
     for k in old.reps:

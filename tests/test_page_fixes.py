@@ -143,7 +143,7 @@ def _table_script():
 def test_tables_show_a_dash_not_none():
     at = AppTest.from_function(_table_script, default_timeout=60).run()
     assert not at.exception
-    assert at.dataframe[0].proto.placeholder == "—"
+    assert at.dataframe[0].proto.placeholder == "–"  # voxmetrics._types.MISSING, as the reports
     df = at.dataframe[0].value
     assert df["DeID"].isna().tolist() == [False, True]  # the data stay missing (CSV: empty)
 

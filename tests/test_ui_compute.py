@@ -368,3 +368,23 @@ def test_the_bound_holds_with_sessions_computing_at_once(monkeypatch):
         assert kind == "value" and values == [2.0 * ((k + s) % 12) for k in range(30)]
     (store,) = [v for name, v in computing._STORES.items() if name.endswith(".scaled")]
     assert len(store) == 4
+
+
+TURNS = threading.Barrier(2)
+
+
+def noisy_in_turns(name: str, rounds: int) -> str:
+    for k in range(rounds):
+        TURNS.wait(TIMEOUT)  # the other session warns in the same moment
+        warnings.warn(f"{name}: note {k}", VoxMetricsWarning, stacklevel=1)
+    return name
+
+
+def test_two_sessions_computing_at_once_each_keep_only_their_own_warnings():
+    TURNS.reset()
+    got = Sessions(
+        lambda: compute(noisy_in_turns, "plain", 30), lambda: compute(noisy_in_turns, "anon", 30)
+    ).join()
+    for (kind, out), name in zip(got, ("plain", "anon"), strict=True):
+        assert kind == "value" and out.value == name
+        assert out.warnings == tuple(f"{name}: note {k}" for k in range(30))

@@ -677,7 +677,7 @@ def test_speaker_run_counts_of_a_complete_matrix_equal_those_of_every_pair_liste
     from voxmetrics.metrics.zebra import speaker_run_counts
 
     # several blocks, speakers split over two
-    monkeypatch.setattr(sys.modules["voxmetrics.metrics.zebra"], "_BLOCK", 40)
+    monkeypatch.setattr(sys.modules["voxmetrics.metrics.zebra"], "BLOCK_ELEMENTS", 40)
     rng = np.random.default_rng(seed)
     t_n, n = 37, 6
     s = np.round(rng.normal(size=(t_n, n)), 1 if seed % 2 else 3)  # coarse: many ties

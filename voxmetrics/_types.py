@@ -1,8 +1,19 @@
-"""Literal aliases shared across the package."""
+"""Literal aliases, callback types and display constants shared across the package."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
+
+Progress = Callable[[float, str], None]
+"""A progress callback, ``progress(fraction, message)``: the fraction of the work done, in
+[0, 1], and what is being done. Every long computation of the package takes one (optional);
+the dashboard turns it into a progress bar and the command line into a bar on stderr."""
+
+MISSING = "–"
+"""The text of a missing value (an en dash) wherever a number is shown as text: the
+dashboard's tables and metrics, the report's tables, card and page, the LaTeX and Markdown
+tables (LaTeX: ``--``). Never Python's ``None`` or ``nan``."""
 
 ScoreFormat = Literal["auto", "csv", "parquet", "npz", "kaldi"]
 """Score file formats understood by :func:`voxmetrics.read_scores`."""

@@ -79,9 +79,7 @@ _INTERVAL_KEYS = ("eer", "eer_rocch", "alid", "linkability", "d_ece")
 
 
 def _interval(iv: Any) -> tuple[float, float] | None:
-    if iv is None or iv.low is None or iv.high is None:
-        return None
-    return (float(iv.low), float(iv.high))
+    return None if iv is None else iv.bounds
 
 
 def condition_numbers(

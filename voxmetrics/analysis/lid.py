@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -323,13 +323,6 @@ def trial_frame(condition: Condition, result: LIDResult) -> pd.DataFrame:
 # ---------------------------------------------------------------- tables
 
 
-def _ci(interval: BootstrapInterval | None, scale: float, digits: int) -> str | None:
-    if interval is None or interval.low is None or interval.high is None:
-        return None if interval is None else "undefined"
-    low, high = (round(v * scale, digits) + 0.0 for v in (interval.low, interval.high))
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"  # + 0.0: no "-0.00"
-
-
 LID_COLUMNS: dict[str, str] = {
     "alid": "ALID (bits)",
     "pdr": "PDR",
@@ -421,16 +414,16 @@ def lid_summary_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
 
 
 def _shown(row: LIDRow, key: str, iv: BootstrapInterval | None) -> BootstrapInterval | None:
-    """``iv`` as displays show it: LID bits within [-64, log2 N] (the JSON keeps raw ones)."""
-    if iv is None or row.lid is None:
-        return iv
-    n = row.lid.n_enrolled
-    return replace(
-        iv,
-        estimate=clamp_lid_number(key, iv.estimate, n),
-        low=clamp_lid_number(key, iv.low, n),
-        high=clamp_lid_number(key, iv.high, n),
-    )
+    """``iv`` as displays show it: LID bits within [-64, log2 N], PDR and NDR in %.
+
+    The JSON keeps the raw numbers.
+    """
+    if iv is None:
+        return None
+    if row.lid is not None:
+        n = row.lid.n_enrolled
+        iv = iv.map(lambda x: clamp_lid_number(key, x, n))
+    return iv.map(lambda x: 100.0 * x) if INTERVAL_METRICS[key][1] == "%" else iv
 
 
 def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
@@ -448,10 +441,13 @@ def interval_table(rows: Sequence[LIDRow]) -> pd.DataFrame:
         rec: dict[str, Any] = {"Condition": row.name, "Calibration": row.status}
         for key, (label, unit) in INTERVAL_METRICS.items():
             iv = _shown(row, key, row.intervals.get(key))
-            scale, digits = (100.0, 1) if unit == "%" else (1.0, 2)
-            estimate = iv.estimate if iv is not None else None
-            rec[f"{label} ({unit})"] = None if estimate is None else estimate * scale
-            rec[f"{label} 95% CI ({unit})"] = _ci(iv, scale, digits)
+            if iv is None:
+                rec[f"{label} ({unit})"] = rec[f"{label} 95% CI ({unit})"] = None
+                continue
+            rec[f"{label} ({unit})"] = iv.estimate
+            # "z": no "-0.00"; "undefined": too few replicates defined the bounds
+            ci = iv.bounds_text("z.1f" if unit == "%" else "z.2f")
+            rec[f"{label} 95% CI ({unit})"] = ci or "undefined"
         records.append(rec)
     df = pd.DataFrame.from_records(records)
     for col in df.columns:
@@ -472,20 +468,15 @@ def interval_frame(rows: Sequence[LIDRow]) -> pd.DataFrame:
             iv = _shown(row, key, (row.intervals or {}).get(key))
             if iv is None:
                 continue
-            scale = 100.0 if unit == "%" else 1.0
-
-            def scaled(v: float | None, scale: float = scale) -> float | None:
-                return None if v is None else v * scale
-
             records.append(
                 {
                     "condition": row.name,
                     "calibration": row.status,
                     "metric": label,
                     "unit": unit,
-                    "estimate": scaled(iv.estimate),
-                    "low": scaled(iv.low),
-                    "high": scaled(iv.high),
+                    "estimate": iv.estimate,
+                    "low": iv.low,
+                    "high": iv.high,
                     "confidence": iv.confidence,
                     "n_boot": iv.n_boot,
                     "n_valid": iv.n_valid,

@@ -12,13 +12,14 @@ condition (:func:`linkage_table`).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from voxmetrics._types import MISSING, Progress
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
@@ -148,7 +149,7 @@ def conversation_curve(
 
 
 def singling_out_vs_n(
-    es: EmbeddingSet, *, split: str = "eval", progress: Callable[[float, str], None] | None = None
+    es: EmbeddingSet, *, split: str = "eval", progress: Progress | None = None
 ) -> SinglingOutCurve:
     """:func:`~voxmetrics.metrics.legal.singling_out_curve` (20 draws, seed 0).
 
@@ -186,7 +187,7 @@ def legal(
     n_draws: int = 5,
     seed: int = 0,
     split: str = "eval",
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> LegalEvaluation:
     """Vauquier et al. 2025's figure 1 evaluation at the given conversation lengths.
 
@@ -226,7 +227,7 @@ def distinctiveness_against(
     seed: int = 0,
     split: str = "eval",
     max_utterances: int | None = None,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> tuple[dict[str, VoiceDistinctiveness], dict[str, dict[str, BootstrapInterval]]]:
     """DeID and G_VD of every set against the original voices, with their intervals.
 
@@ -405,13 +406,11 @@ TABLE_COLUMNS: dict[str, str] = {
     "g_vd_ci": "G_VD 95% CI (dB)",
 }
 """Columns of :func:`linkage_table` and their labels (the intervals as "[low, high]" text,
-"–" when not computed)."""
+:data:`~voxmetrics._types.MISSING` when not computed)."""
 
 
-def _ci_text(iv: Any, digits: int = 3) -> str:
-    if iv is None or iv.low is None or iv.high is None:
-        return "–"
-    return f"[{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+def _ci_text(iv: BootstrapInterval | None, digits: int = 3) -> str:
+    return (None if iv is None else iv.bounds_text(f".{digits}f")) or MISSING
 
 
 def linkage_table(

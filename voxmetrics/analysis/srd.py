@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import MISSING, Progress
 from voxmetrics.analysis._result import ConditionResult
 from voxmetrics.metrics.srd import (
     BetaBinomialFit,
@@ -46,7 +47,6 @@ __all__ = [
     "zero_rank_counts",
 ]
 
-Progress = Callable[[float, str], None]
 Fit = Callable[[NDArray[np.int64], Loss], BetaBinomialFit]
 GroupSRD = Callable[[NDArray[np.int64], NDArray[np.str_], int, Loss], SpeakerSRD]
 
@@ -280,7 +280,7 @@ def srd_table(
     for name, r in results.items():
         eer_cell = {} if eer is None else {"EER": eer.get(name)}
         rows.append(
-            {"Condition": name, "Source": "data", **eer_cell, **_stats_row(r.stats), "Fit": "–"}
+            {"Condition": name, "Source": "data", **eer_cell, **_stats_row(r.stats), "Fit": MISSING}
         )
         for fit in (fits or {}).get(name, ()):
             rows.append(

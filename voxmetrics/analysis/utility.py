@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.data.study import Study
 from voxmetrics.data.transcripts import (
     paired,
@@ -64,8 +65,6 @@ Recordings = str | os.PathLike[str] | bytes
 F0_SAMPLE_RATE = 16000
 """Rate (Hz) every recording is decoded at before its pitch is tracked."""
 
-Progress = Callable[[float, str], None]
-
 
 def _name(source: TextSource | Recordings, name: str | None, what: str) -> str:
     """The label of ``source`` in messages: ``name``, else the file's name, else ``what``."""
@@ -86,9 +85,8 @@ def _require(number: str, modules: dict[str, str]) -> None:
 
 
 def _interval(key: str, iv: BootstrapInterval | None) -> dict[str, tuple[float, float]]:
-    if iv is None or iv.low is None or iv.high is None:
-        return {}
-    return {key: (iv.low, iv.high)}
+    bounds = None if iv is None else iv.bounds
+    return {} if bounds is None else {key: bounds}
 
 
 def wer_utility(

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from voxmetrics._types import Progress
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.metrics.bootstrap import BootstrapInterval, Progress
+from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.zebra import (
     ECECurves,

@@ -4,7 +4,8 @@ A reader, :meth:`~voxmetrics.data.model.ScoreMatrix.from_arrays` and every metri
 a matrix holds no NaN or infinity (a float64 sum of all its scores: ~0.1 CPU s per 100 M
 scores). A matrix that nothing can change (it and every array it views are read-only) and
 that one of them found finite is remembered here, by identity, so the others do not sum it
-again. An entry goes when its array does.
+again. An entry goes when its array does. :func:`readonly` makes the arrays of the data model
+read-only on their way in (copied, or frozen in place when nothing else holds them).
 """
 
 from __future__ import annotations

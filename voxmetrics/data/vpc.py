@@ -41,7 +41,6 @@ import csv
 import io
 import re
 import tempfile
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +53,7 @@ from voxmetrics._types import Attacker
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.utility import Utility
-from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError, kept_warnings
 from voxmetrics.limits import ArchiveReader, read_file_bytes, safe_member_name
 
 __all__ = [
@@ -610,8 +609,7 @@ def _matrix(parts: dict[str, tuple[Path, Path]], label: str) -> tuple[ScoreMatri
     scores[rows, cols] = pairs["score"].to_numpy()
     mask[rows, cols] = True
     sex = pairs.drop_duplicates("trial").set_index("trial")["sex"].reindex(trials).to_numpy()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ExcludedTrialsWarning)
+    with kept_warnings(ExcludedTrialsWarning):  # dropped: the notes count those trials
         sm = ScoreMatrix.from_arrays(
             scores,
             trial_ids=trials,
@@ -622,9 +620,6 @@ def _matrix(parts: dict[str, tuple[Path, Path]], label: str) -> tuple[ScoreMatri
             copy=False,
             mask=mask,
         )
-    for w in caught:
-        if not issubclass(w.category, ExcludedTrialsWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return sm, _matrix_notes(sm, pairs, parts, label)
 
 

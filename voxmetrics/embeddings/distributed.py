@@ -8,19 +8,18 @@ caller (e.g. :func:`voxmetrics.distributed.dask_client`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from voxmetrics._types import Progress
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.embeddings.audio import DEFAULT_LOUDNESS
 from voxmetrics.errors import VoxMetricsInputError, raise_bad_input, returning_bad_input
 
 __all__ = ["extract_embeddings_blockwise"]
 
-Progress = Callable[[float, str], None]
 
 _EXTRACTORS: dict[tuple[str, str], Any] = {}
 

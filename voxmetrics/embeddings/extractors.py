@@ -26,7 +26,7 @@ import os
 import re
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.data.model import META_COLUMNS, EmbeddingSet
 from voxmetrics.embeddings.audio import (
     DEFAULT_LOUDNESS,
@@ -62,7 +63,6 @@ __all__ = [
 
 DEFAULT_ECAPA = "speechbrain/spkrec-ecapa-voxceleb"
 """Hub id of the default ECAPA-TDNN model."""
-Progress = Callable[[float, str], None]
 Device = Literal["auto", "cpu", "cuda"]
 
 

@@ -41,9 +41,7 @@ Finished blocks are reduced on the client as they arrive; a failed task is retri
 from __future__ import annotations
 
 import contextlib
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
@@ -52,13 +50,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from voxmetrics._lru import LRU
+from voxmetrics._types import Progress
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import check_disjoint_speakers
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import BadInputResult, VoxMetricsInputError, raise_bad_input
 from voxmetrics.errors import returning_bad_input as _run_task
 from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions, check_parts
-from voxmetrics.evaluation.result import ConditionReport, Progress
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.sources import (
     BlockSource,
     ChunkedScores,
@@ -216,13 +216,13 @@ def _task_locate(piece: tuple[Any, ...], shared: Any, value: Any) -> int:
 
 # --------------------------------------------------------------------------- worker cache
 
-_CACHE: OrderedDict[tuple[str, int], tuple[NDArray[Any], NDArray[np.intp]]] = OrderedDict()
+_CACHE: LRU[tuple[str, int], tuple[NDArray[Any], NDArray[np.intp]]] = LRU()
 """A worker's scored blocks of the runs under way, by (run token, block index): the passes after
-the first take a block's scores from here instead of scoring (or reading) it again."""
+the first take a block's scores from here instead of scoring (or reading) it again. Bounded by
+memory, not by count (:func:`_room_for` drops other runs' blocks, least recently used first)."""
 _CACHE_FRACTION = 0.5
 """A block is kept while the worker's resident memory with it stays under this fraction of its
 memory limit (Dask pauses a worker at 80 %), or of the memory available when it has none."""
-_CACHE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -243,15 +243,13 @@ def _block(piece: _Piece | tuple[Any, ...], shared: Any) -> tuple[NDArray[Any], 
     """
     if not isinstance(piece, _Piece):
         return block_scores(piece, shared)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(piece.key)
+    hit = _CACHE.get(piece.key)
     if hit is not None:
         return hit
     s, t = block_scores(piece.piece, shared)
     if _room_for(s.nbytes + t.nbytes, piece.key[0]):
         s.setflags(write=False)
-        with _CACHE_LOCK:
-            _CACHE[piece.key] = (s, t)
+        _CACHE.put(piece.key, (s, t))
     return s, t
 
 
@@ -266,22 +264,19 @@ def _room_for(nbytes: int, token: str) -> bool:
         limit = get_worker().memory_manager.memory_limit
     budget = _CACHE_FRACTION * (limit or psutil.virtual_memory().available)
     rss = psutil.Process().memory_info().rss
-    with _CACHE_LOCK:
-        for key in [k for k in _CACHE if k[0] != token]:  # a run that never dropped its blocks
-            if rss + nbytes <= budget:
-                break
-            s, t = _CACHE.pop(key)
-            rss -= s.nbytes + t.nbytes
+    for key in [k for k in _CACHE.keys() if k[0] != token]:  # a run that never dropped its blocks
+        if rss + nbytes <= budget:
+            break
+        dropped = _CACHE.pop(key)
+        if dropped is not None:  # (unless another task of this worker dropped it meanwhile)
+            rss -= dropped[0].nbytes + dropped[1].nbytes
     return rss + nbytes <= budget
 
 
 def _drop_cache(token: str) -> int:
     """Drop a run's blocks from this worker's cache (run on every worker at the end)."""
-    with _CACHE_LOCK:
-        keys = [k for k in _CACHE if k[0] == token]
-        for k in keys:
-            del _CACHE[k]
-    return len(keys)
+    keys = [k for k in _CACHE.keys() if k[0] == token]
+    return sum(_CACHE.pop(k) is not None for k in keys)
 
 
 def _run_block(fn: Callable[..., Any], piece: _Piece, *args: Any) -> Any:

@@ -8,13 +8,13 @@ difference carries a percentile interval and a bootstrap p-value.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from voxmetrics._types import DEFAULT_LID_VARIANT
+from voxmetrics._types import DEFAULT_LID_VARIANT, Progress
 from voxmetrics.analysis.anonymisers import voice_sources
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
@@ -240,7 +240,7 @@ def compare_conditions(
     linkability_rule: str = "code",
     reports: tuple[ConditionReport, ConditionReport] | None = None,
     attacks: tuple[Attack | None, Attack | None] | None = None,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
     voices: tuple[Condition | None, Condition | None] | None = None,
 ) -> dict[str, Comparison]:
     """Paired comparison B - A of every headline number of two conditions sharing speakers.

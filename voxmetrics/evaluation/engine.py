@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from voxmetrics._types import Progress
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study, check_disjoint_speakers
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError, warnings_of
@@ -31,7 +32,7 @@ from voxmetrics.evaluation.one_to_n import (
     pooled,
 )
 from voxmetrics.evaluation.options import ALL_PARTS, EvaluationOptions, check_parts
-from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport, Progress
+from voxmetrics.evaluation.result import LID_KEYS, ZEBRA_KEYS, ConditionReport
 from voxmetrics.evaluation.steps import (
     Groups,
     Products,

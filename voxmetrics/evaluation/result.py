@@ -33,7 +33,7 @@ holds one such object per value of a per-trial attribute (``{"by": {"sex": {"F":
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,9 +52,6 @@ from voxmetrics.metrics.uncertainty import ConditionReplicates
 from voxmetrics.metrics.zebra import ZebraResult
 
 __all__ = ["NO_COMPLETE_TRIAL", "ConditionReport", "TrialsUsed"]
-
-Progress = Callable[[float, str], None]
-"""``progress(fraction, message)``: how long work reports how far it is."""
 
 TOP_KEYS = ("eer", "eer_rocch", "cllr", "min_cllr", "linkability")
 """The numbers of the top-level ``intervals`` block."""

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from voxmetrics.data.arrays import SCORE_CHUNK_ROWS, score_chunk
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
-from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError, kept_warnings
 from voxmetrics.limits import ArchiveReader, check_count, check_declared
 
 __all__ = ["BlockSource", "ChunkedScores", "EmbeddingBlocks", "ZarrScores", "block_scores"]
@@ -395,8 +395,7 @@ def _read_chunk(p: str | Path) -> ScoreMatrix:
     """A long-format (Parquet) chunk as a :class:`ScoreMatrix` (same rows on every read)."""
     from voxmetrics.data.readers import read_scores
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ExcludedTrialsWarning)  # counted in n_excluded_trials
+    with kept_warnings(ExcludedTrialsWarning):  # dropped: counted in n_excluded_trials
         return read_scores(str(p), format="parquet")
 
 

@@ -74,6 +74,42 @@ def _as_scores(values: ArrayLike, name: str) -> NDArray[np.float64]:
     return a
 
 
+def check_scores(values: ArrayLike, name: str) -> NDArray[np.floating]:
+    """``values`` as a finite, non-empty 1-D float array (float32 stays float32).
+
+    The rest becomes float64; the sorted pools keep the scores' precision.
+
+    Raises
+    ------
+    VoxMetricsInputError
+        Naming ``name``: not numbers, empty, or a NaN or infinite value.
+
+    Examples
+    --------
+    >>> check_scores(np.array([[0.5, 1.5]], dtype=np.float32), "tar").dtype
+    dtype('float32')
+    >>> check_scores([1, 2], "non").dtype
+    dtype('float64')
+    """
+    try:
+        a = np.asarray(values)
+        if a.dtype not in (np.float32, np.float64):
+            a = a.astype(np.float64)
+    except (TypeError, ValueError):
+        raise VoxMetricsInputError(
+            f"`{name}` must be an array of numbers; it could not be converted to float."
+        ) from None
+    a = a.ravel()
+    if a.size == 0:
+        raise VoxMetricsInputError(f"`{name}` is empty; give at least one score.")
+    if not np.isfinite(a).all():
+        raise VoxMetricsInputError(
+            f"`{name}` has {int((~np.isfinite(a)).sum())} NaN or infinite value(s); every score "
+            "must be a finite number."
+        )
+    return a
+
+
 def check_pools(tar: ArrayLike, non: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Return ``tar`` and ``non`` as finite, non-empty 1-D float64 arrays."""
     return _as_scores(tar, "tar"), _as_scores(non, "non")

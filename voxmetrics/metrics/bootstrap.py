@@ -4,35 +4,107 @@ Trial speakers are resampled with replacement and all their trials move together
 is recomputed on eval with the calibration held fixed; the interval is the percentile interval.
 For per-trial metrics such as LID the recomputation is a weighted aggregate of per-speaker
 sums, so B = 1000 replicates cost one (B x S) matrix product.
+
+A :class:`BootstrapInterval` writes itself as text, ``f"{interval:.2f}"`` giving
+"0.47 [0.44, 0.50]" and :meth:`~BootstrapInterval.bounds_text` "[0.44, 0.50]"; every table,
+page, report and export writes an interval this way (:func:`interval_text` and
+:func:`bounds_text` for numbers that are not held in one, such as the (low, high) pairs of a
+condition's utility).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import MISSING, Progress
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
 __all__ = [
     "BootstrapInterval",
+    "bounds_text",
     "draws_key",
+    "interval_text",
     "lid_bootstrap",
+    "percentile_interval",
     "speaker_bootstrap",
     "speaker_resample_counts",
     "weighted_quantile",
 ]
 
-Progress = Callable[[float, str], None]
+
+def _shown(x: Any) -> bool:
+    """Whether ``x`` is a number to write (not None, NaN or pandas' NA)."""
+    try:
+        return x is not None and not math.isnan(x)
+    except TypeError:  # pandas' NA
+        return False
+
+
+def bounds_text(low: Any, high: Any, spec: str = ".3f") -> str | None:
+    """The bounds of an interval as text, "[low, high]", each formatted with ``spec``.
+
+    None when a bound is missing (None or NaN): the caller says what it shows instead
+    (:data:`~voxmetrics._types.MISSING`, "undefined"). ``spec`` is a format specification:
+    ``".3f"``, ``".1%"`` (percent, with the sign), ``"z.2f"`` (no "-0.00").
+
+    Examples
+    --------
+    >>> bounds_text(0.4401, 0.5049), bounds_text(0.1, 0.25, ".1%"), bounds_text(None, 0.5)
+    ('[0.440, 0.505]', '[10.0%, 25.0%]', None)
+    >>> bounds_text(-0.001, 0.004, ".2f"), bounds_text(-0.001, 0.004, "z.2f")
+    ('[-0.00, 0.00]', '[0.00, 0.00]')
+    """
+    if not (_shown(low) and _shown(high)):
+        return None
+    return f"[{format(float(low), spec)}, {format(float(high), spec)}]"
+
+
+def interval_text(estimate: Any, low: Any = None, high: Any = None, spec: str = ".3f") -> str:
+    """A number with its interval as text, "0.470 [0.440, 0.500]", each formatted with ``spec``.
+
+    The number alone when a bound is missing; :data:`~voxmetrics._types.MISSING` when the
+    number is (None or NaN). The one place an interval is written beside its value: the
+    format of :class:`BootstrapInterval` (``f"{interval:.3f}"``) and of the tables.
+
+    Examples
+    --------
+    >>> interval_text(0.4712, 0.4401, 0.5049), interval_text(1.8, 1.25, 2.5, ".2f")
+    ('0.471 [0.440, 0.505]', '1.80 [1.25, 2.50]')
+    >>> interval_text(0.5), interval_text(0.5, float("nan"), 0.6), interval_text(None, 0.1, 0.2)
+    ('0.500', '0.500', '–')
+    """
+    if not _shown(estimate):
+        return MISSING
+    text = format(float(estimate), spec)
+    bounds = bounds_text(low, high, spec)
+    return text if bounds is None else f"{text} {bounds}"
 
 
 @dataclass(frozen=True)
 class BootstrapInterval:
-    """A percentile interval from a speaker-level bootstrap."""
+    """A percentile interval from a speaker-level bootstrap.
+
+    It writes itself as text: ``f"{interval:.3f}"`` is the estimate with its bounds,
+    "0.470 [0.440, 0.500]" (:func:`interval_text`: the estimate alone without bounds, "–"
+    without an estimate), :meth:`bounds_text` the bounds alone. A format specification applies
+    to each number (``.2f``, ``.1%``, ``z.2f``); an empty one gives ``str(interval)``.
+
+    Examples
+    --------
+    >>> iv = BootstrapInterval(0.4712, 0.4401, 0.5049, 0.95, 200, 200)
+    >>> f"{iv:.3f}", f"{iv:.1%}", iv.bounds_text(".2f"), iv.bounds
+    ('0.471 [0.440, 0.505]', '47.1% [44.0%, 50.5%]', '[0.44, 0.50]', (0.4401, 0.5049))
+    >>> f"{iv.map(lambda x: 100 * x):.1f}"
+    '47.1 [44.0, 50.5]'
+    """
 
     estimate: float | None
     """The metric on the full data."""
@@ -57,6 +129,39 @@ class BootstrapInterval:
             "n_boot": self.n_boot,
             "n_valid": self.n_valid,
         }
+
+    def __format__(self, spec: str) -> str:
+        """The estimate with its bounds, "0.470 [0.440, 0.500]" (:func:`interval_text`)."""
+        if not spec:
+            return str(self)
+        return interval_text(self.estimate, self.low, self.high, spec)
+
+    def bounds_text(self, spec: str = ".3f") -> str | None:
+        """The bounds alone, "[0.440, 0.500]"; None when one is missing (:func:`bounds_text`)."""
+        return bounds_text(self.low, self.high, spec)
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """``(low, high)`` as floats, None when a bound is missing.
+
+        The pair a condition's utility (:attr:`voxmetrics.data.utility.Utility.intervals`) and
+        the privacy-utility plane keep.
+        """
+        if not (_shown(self.low) and _shown(self.high)):
+            return None
+        return float(self.low), float(self.high)  # type: ignore[arg-type]
+
+    def map(self, f: Callable[[float], float | None]) -> BootstrapInterval:
+        """The interval with ``f`` applied to the estimate and both bounds (None stays None).
+
+        The numbers in another unit, or as a display shows them (e.g. LID bits clamped).
+        """
+        return replace(
+            self,
+            estimate=None if self.estimate is None else f(self.estimate),
+            low=None if self.low is None else f(self.low),
+            high=None if self.high is None else f(self.high),
+        )
 
 
 def draws_key(speakers: ArrayLike, *, n_boot: int, seed: int) -> str:
@@ -132,9 +237,35 @@ def weighted_quantile(values: ArrayLike, weights: ArrayLike, q: float) -> NDArra
     return np.where(total > 0, out, np.nan)
 
 
-def _interval(
+def percentile_interval(
     estimate: float | None, reps: NDArray[np.float64], confidence: float, n_boot: int
 ) -> BootstrapInterval:
+    """The percentile interval of ``n_boot`` bootstrap replicates around ``estimate``.
+
+    The interval every bootstrap of the package reports: the ``(1 - confidence) / 2`` and
+    ``(1 + confidence) / 2`` quantiles (numpy's linear interpolation) of the finite
+    replicates; no bounds (None) when fewer than half of the replicates are finite (the metric
+    was undefined in too many of them).
+
+    Parameters
+    ----------
+    estimate : float or None
+        The metric on the full data.
+    reps : ndarray of float, shape (n_boot,)
+        The metric in each replicate (NaN or infinite where undefined).
+    confidence : float in (0, 1)
+        Coverage.
+    n_boot : int
+        Replicates drawn.
+
+    Examples
+    --------
+    >>> iv = percentile_interval(0.5, np.linspace(0.0, 1.0, 101), 0.9, 101)
+    >>> iv.low, iv.high, iv.n_valid
+    (0.05, 0.95, 101)
+    >>> percentile_interval(0.5, np.full(10, np.nan), 0.95, 10).low is None
+    True
+    """
     ok = reps[np.isfinite(reps)]
     alpha = (1.0 - confidence) / 2
     if ok.size < 0.5 * n_boot:
@@ -216,7 +347,7 @@ def lid_bootstrap(
         "lid_plus": float(values[pos].mean()) if pos.any() else None,
         "lid_max": float(values.max()),
     }
-    return {k: _interval(estimates[k], reps[k], confidence, n_boot) for k in reps}
+    return {k: percentile_interval(estimates[k], reps[k], confidence, n_boot) for k in reps}
 
 
 def speaker_bootstrap(
@@ -271,6 +402,6 @@ def speaker_bootstrap(
         if progress is not None and ((b + 1) % step == 0 or b + 1 == n_boot):
             progress((b + 1) / n_boot, f"Bootstrap {b + 1}/{n_boot}")
     return {
-        k: _interval(None if v is None else float(v), reps[k], confidence, n_boot)
+        k: percentile_interval(None if v is None else float(v), reps[k], confidence, n_boot)
         for k, v in estimates.items()
     }

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._resampled import speaker_sums
-from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval
+from voxmetrics.metrics.bootstrap import BootstrapInterval, percentile_interval
 from voxmetrics.metrics.uncertainty import SpeakerDraws
 
 __all__ = [
@@ -48,7 +48,7 @@ def singling_out_interval(
         raise VoxMetricsInputError("this singling-out result has no per-predicate rates.")
     draws = SpeakerDraws.draw(result.predicates, n_boot=n_boot, seed=seed)
     reps = singling_out_replicates(result, draws)
-    return _interval(float(result.value), reps, confidence, draws.n_boot)
+    return percentile_interval(float(result.value), reps, confidence, draws.n_boot)
 
 
 def singling_out_replicates(result: Any, draws: SpeakerDraws) -> NDArray[np.float64]:
@@ -124,7 +124,7 @@ def similarity_intervals(
     out = {}
     for k, r in reps.items():
         v = getattr(est, k)
-        out[k] = _interval(
+        out[k] = percentile_interval(
             float(v) if math.isfinite(v) else None,
             np.where(np.isfinite(r), r, np.nan),
             confidence,

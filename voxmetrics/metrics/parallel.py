@@ -15,6 +15,7 @@ how many threads computed it. With one thread they do not.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -55,7 +56,9 @@ def map_blocks(fn: Callable[[_T], _R], blocks: Sequence[_T]) -> list[_R]:
     arrays, so row blocks run in parallel. The results come back in block order and each is
     the same as in a serial loop (a block's numbers depend on that block only), so sums taken
     over them in order are the same bit for bit. ``fn`` works in cache-sized chunks of its
-    block, so each thread holds a few MB of temporaries, not a copy of its block.
+    block, so each thread holds a few MB of temporaries, not a copy of its block. Each block
+    runs in a copy of the caller's :mod:`contextvars` context, so a warning it raises is the
+    caller's (:func:`voxmetrics.errors.recorded_warnings`).
 
     Examples
     --------
@@ -65,8 +68,9 @@ def map_blocks(fn: Callable[[_T], _R], blocks: Sequence[_T]) -> list[_R]:
     n = min(threads(), len(blocks))
     if n <= 1:
         return [fn(b) for b in blocks]
+    contexts = [contextvars.copy_context() for _ in blocks]
     with ThreadPoolExecutor(n, thread_name_prefix="voxmetrics-rows") as pool:
-        return list(pool.map(fn, blocks))
+        return list(pool.map(lambda ctx, b: ctx.run(fn, b), contexts, blocks))
 
 
 _CONTROLLER: Any = None

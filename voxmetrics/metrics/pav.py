@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics.metrics.pools import SortedPools, Ties, _as_scores, check_ties
+from voxmetrics.metrics._validation import check_scores
+from voxmetrics.metrics.pools import SortedPools, Ties, check_ties
 
 __all__ = ["pav_llrs", "rocch"]
 
@@ -74,7 +75,7 @@ def pav_llrs(
     >>> bool(np.isfinite(t).all() and np.isfinite(n).all())
     True
     """
-    t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+    t, n = check_scores(tar, "tar"), check_scores(non, "non")
     pools = SortedPools.from_pools(t, n)
     r = pools.pav(targets_first=check_ties(ties) == "reference", laplace=laplace)
     by_slot = np.zeros(3 * pools.values.size + 1)

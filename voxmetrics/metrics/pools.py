@@ -46,9 +46,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import isotonic_regression
 
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics._validation import TIES, Ties, check_ties
+from voxmetrics.metrics._validation import TIES, Ties, check_scores, check_ties
 from voxmetrics.metrics.parallel import map_blocks
-from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
+from voxmetrics.metrics.ranks import BLOCK_ELEMENTS, CHUNK_ELEMENTS, row_blocks
 
 __all__ = [
     "TIES",
@@ -64,29 +64,6 @@ __all__ = [
     "pav_runs",
     "rocch_of_counts",
 ]
-
-_BLOCK = 1 << 22  # elements per block of row-wise work on a matrix (16 MB of float32)
-
-
-def _as_scores(values: ArrayLike, name: str) -> NDArray[np.floating]:
-    """A finite non-empty 1-D float array; float32 stays float32, the rest becomes float64."""
-    try:
-        a = np.asarray(values)
-        if a.dtype not in (np.float32, np.float64):
-            a = a.astype(np.float64)
-    except (TypeError, ValueError):
-        raise VoxMetricsInputError(
-            f"`{name}` must be an array of numbers; it could not be converted to float."
-        ) from None
-    a = a.ravel()
-    if a.size == 0:
-        raise VoxMetricsInputError(f"`{name}` is empty; give at least one score.")
-    if not np.isfinite(a).all():
-        raise VoxMetricsInputError(
-            f"`{name}` has {int((~np.isfinite(a)).sum())} NaN or infinite value(s); every score "
-            "must be a finite number."
-        )
-    return a
 
 
 @dataclass(frozen=True)
@@ -353,7 +330,7 @@ class SortedPools:
     @classmethod
     def from_pools(cls, tar: ArrayLike, non: ArrayLike) -> SortedPools:
         """Build from target and non-target scores (1-D arrays of finite numbers)."""
-        t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+        t, n = check_scores(tar, "tar"), check_scores(non, "non")
         dtype = np.result_type(t.dtype, n.dtype)
         pooled = np.sort(np.concatenate([t.astype(dtype, copy=False), n.astype(dtype, copy=False)]))
 
@@ -395,7 +372,7 @@ class SortedPools:
             if mated:
                 return int(np.flatnonzero(tar == v)[0])
             n = scores.shape[1]
-            step = max(1, _BLOCK // n)
+            step = max(1, BLOCK_ELEMENTS // n)
             for r0 in range(0, scores.shape[0], step):
                 block = scores[r0 : r0 + step] == v
                 block[rows[: block.shape[0]], targets[r0 : r0 + step]] = False
@@ -405,7 +382,7 @@ class SortedPools:
                     return (r0 + r) * (n - 1) + j - int(j > targets[r0 + r])
             raise ValueError("score not in the non-target pool")  # pragma: no cover
 
-        step = max(1, _BLOCK // max(1, scores.shape[1]))
+        step = max(1, BLOCK_ELEMENTS // max(1, scores.shape[1]))
         tar_sorted64 = np.sort(tar.astype(np.float64))
 
         def count_non_le(thresholds: ArrayLike) -> NDArray[np.int64]:
@@ -471,8 +448,8 @@ class SortedPools:
         ends = np.concatenate([lo, [pooled.size]])
         cell_last[has] = pooled[ends[has] - 1]
         n_distinct = 1
-        for b0 in range(0, pooled.size - 1, _BLOCK):  # blockwise: no mask of the whole pool
-            seg = pooled[b0 : b0 + _BLOCK + 1]
+        for b0 in range(0, pooled.size - 1, BLOCK_ELEMENTS):  # blockwise: no mask of the whole pool
+            seg = pooled[b0 : b0 + BLOCK_ELEMENTS + 1]
             n_distinct += int(np.count_nonzero(seg[1:] != seg[:-1]))
         counts = RunCounts(
             cells=cells.astype(np.float64),

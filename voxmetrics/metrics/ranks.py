@@ -15,7 +15,14 @@ from numpy.typing import ArrayLike, NDArray
 from voxmetrics.metrics._validation import Ties, check_matrix, check_ties
 from voxmetrics.metrics.parallel import map_blocks
 
-__all__ = ["entry_ranks", "entry_ranks_and_max", "row_blocks", "target_ranks"]
+__all__ = [
+    "BLOCK_ELEMENTS",
+    "CHUNK_ELEMENTS",
+    "entry_ranks",
+    "entry_ranks_and_max",
+    "row_blocks",
+    "target_ranks",
+]
 
 BLOCK_ELEMENTS = 1 << 22
 """Row-wise metrics process about this many scores at a time, so memory stays bounded."""

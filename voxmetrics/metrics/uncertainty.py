@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics._resampled import MAXIMA, speaker_sums, srd_from_hist
-from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval, weighted_quantile
+from voxmetrics.metrics.bootstrap import BootstrapInterval, percentile_interval, weighted_quantile
 from voxmetrics.metrics.legal import link_rank_ties, linkability_grid
 from voxmetrics.metrics.legal.linking import prob_no_beater
 from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, Ties, check_ties, pav_runs
@@ -46,7 +47,7 @@ from voxmetrics.metrics.ranks import (
     row_blocks,
     target_ranks,
 )
-from voxmetrics.metrics.zebra import _d_ece_runs, replicate_run_counts, speaker_run_counts
+from voxmetrics.metrics.zebra import d_ece_from_runs, replicate_run_counts, speaker_run_counts
 
 __all__ = [
     "REPLICATE_FAMILIES",
@@ -225,7 +226,7 @@ class ConditionReplicates:
             if k in MAXIMA:
                 out[k] = BootstrapInterval(est, None, None, confidence, b, 0)
             elif k in _BASIC and est is not None:
-                pct = _interval(est, self.reps[k], confidence, b)
+                pct = percentile_interval(est, self.reps[k], confidence, b)
                 if pct.low is None or pct.high is None:
                     out[k] = pct
                 else:  # the replicates' spread about their mean, placed about the estimate
@@ -234,7 +235,7 @@ class ConditionReplicates:
                     high = est + (pct.high - centre)
                     out[k] = BootstrapInterval(est, low, high, confidence, b, pct.n_valid)
             else:
-                out[k] = _interval(est, self.reps[k], confidence, b)
+                out[k] = percentile_interval(est, self.reps[k], confidence, b)
         return out
 
     def curve_band(self, confidence: float = 0.95) -> NDArray[np.float64]:
@@ -281,7 +282,7 @@ def condition_replicates(
     linkability_rule: str = "code",
     ranks: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
     families: Collection[str] = tuple(REPLICATE_FAMILIES),
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> ConditionReplicates:
     """Every headline number of one condition under the replicate weights ``draws``.
 
@@ -592,7 +593,7 @@ def _pairwise_replicates(
     q: float,
     mask: NDArray[np.bool_] | None,
     families: Collection[str] = ("pairwise", "zebra"),
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> None:
     """The pooled numbers of the (listed) pairs into ``est`` / ``reps``.
 
@@ -629,7 +630,7 @@ def _pairwise_replicates(
             mag = np.abs(lap.llr) / _LN10
             out.update(
                 {
-                    "d_ece": _d_ece_runs(z, rc.n_tar, rc.n_non),
+                    "d_ece": d_ece_from_runs(z, rc.n_tar, rc.n_non),
                     "log10_l": float(mag.max()),
                     "log10_l_q95": float(weighted_quantile(mag, lap.counts, q)[0]),
                 }

@@ -22,8 +22,8 @@ from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import (
     BootstrapInterval,
-    _interval,  # the percentile interval every bootstrap of the package shares
     draws_key,
+    percentile_interval,
     speaker_resample_counts,
 )
 
@@ -97,7 +97,7 @@ def _ratio_interval(
         reps = np.where(bottom > 0, top / bottom, np.nan)
     estimate = float(num.sum() / den.sum()) if den.sum() > 0 else None
     drawn = Replicates(reps, draws_key(speakers, n_boot=n_boot, seed=seed))
-    return _interval(estimate, reps, confidence, n_boot), drawn
+    return percentile_interval(estimate, reps, confidence, n_boot), drawn
 
 
 # ---------------------------------------------------------------- WER
@@ -331,7 +331,7 @@ def _uar_interval(
     present = totals.sum(axis=0) > 0
     estimate = float(np.mean(hits.sum(axis=0)[present] / totals.sum(axis=0)[present]))
     drawn = Replicates(reps, draws_key(spk, n_boot=n_boot, seed=seed))
-    return _interval(estimate, reps, confidence, n_boot), drawn
+    return percentile_interval(estimate, reps, confidence, n_boot), drawn
 
 
 # ---------------------------------------------------------------- rho_F0

@@ -22,25 +22,24 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 
+from voxmetrics._types import Progress
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics._validation import check_llr_pools, check_matrix
+from voxmetrics.metrics._validation import check_llr_pools, check_matrix, check_scores
 from voxmetrics.metrics.bootstrap import (
     BootstrapInterval,
-    Progress,
-    _interval,
+    percentile_interval,
     speaker_resample_counts,
     weighted_quantile,
 )
 from voxmetrics.metrics.pools import (
-    _BLOCK,
     PAVRuns,
     RunCounts,
     SortedPools,
     Ties,
-    _as_scores,
     check_ties,
     pav_runs,
 )
+from voxmetrics.metrics.ranks import BLOCK_ELEMENTS
 
 __all__ = [
     "TAGS",
@@ -48,6 +47,7 @@ __all__ = [
     "PAVTransform",
     "ZebraResult",
     "d_ece_from_llrs",
+    "d_ece_from_runs",
     "ece_curves",
     "ece_curves_from_pools",
     "ece_curves_of_matrix",
@@ -207,7 +207,7 @@ def zebra(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -> ZebraR
 def zebra_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> ZebraResult:
     """:func:`zebra` of already sorted pools."""
     first = check_ties(ties) == "reference"
-    d_ece = _d_ece_runs(pools.pav(targets_first=first, laplace=False), pools.n_tar, pools.n_non)
+    d_ece = d_ece_from_runs(pools.pav(targets_first=first, laplace=False), pools.n_tar, pools.n_non)
     lap = pools.pav(targets_first=False, laplace=True)
     k = int(np.argmax(np.abs(lap.llr)))  # first run of the worst bin, as argmax over scores
     log10_l = float(abs(lap.llr[k]) / math.log(10.0))
@@ -225,8 +225,20 @@ def zebra_from_pools(pools: SortedPools, *, ties: Ties = "reference") -> ZebraRe
     )
 
 
-def _d_ece_runs(r: PAVRuns, n_tar: float, n_non: float) -> float:
-    """D_ECE from PAV runs: the per-score means as length-weighted sums over runs."""
+def d_ece_from_runs(r: PAVRuns, n_tar: float, n_non: float) -> float:
+    """D_ECE (bits) of the PAV LLRs of sorted pools, from their runs.
+
+    :func:`d_ece_from_llrs` of the per-score LLRs, with the means over the scores written as
+    length-weighted sums over the runs (``r.counts``, possibly the reweighted lengths of a
+    bootstrap replicate, which then gives ``n_tar`` and ``n_non``).
+
+    Examples
+    --------
+    >>> from voxmetrics.metrics.pools import SortedPools
+    >>> p = SortedPools.from_pools([4.0, 5.0, 6.0], [1.0, 2.0, 3.0])
+    >>> round(d_ece_from_runs(p.pav(targets_first=True, laplace=False), p.n_tar, p.n_non), 6)
+    0.721348
+    """
     is_tar = r.labels == 1.0
     with np.errstate(over="ignore"):  # Z once per PAV bin (the same floats, see per_run)
         zt = r.counts[is_tar] @ r.per_run(lambda t: _z(np.exp(t), t))[is_tar]
@@ -312,7 +324,7 @@ def ece_curves(
     curves = ece_curves_from_pools(pools, prior_log_odds=prior_log_odds, ties=ties)
     if not scores_are_llrs:
         return curves
-    t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+    t, n = check_scores(tar, "tar"), check_scores(non, "non")
     actual = _ece(_ones(t.astype(np.float64)), _ones(n.astype(np.float64)), curves.prior_log_odds)
     return ECECurves(curves.prior_log_odds, curves.zero_evidence, curves.minimum, actual)
 
@@ -369,7 +381,7 @@ def pav_transform(tar: ArrayLike, non: ArrayLike, *, ties: Ties = "reference") -
     ([0.0, 1.0, 2.0, 3.0], [-inf, -inf, inf, inf])
     """
     first = check_ties(ties) == "reference"
-    t, n = _as_scores(tar, "tar"), _as_scores(non, "non")
+    t, n = check_scores(tar, "tar"), check_scores(non, "non")
     pools = SortedPools.from_pools(t, n)
     scores = np.unique(np.concatenate([t, n]).astype(np.float64))
     v = pools.values.astype(np.float64)
@@ -444,7 +456,7 @@ def ece_curves_of_matrix(
     lam = curves.prior_log_odds
     tar = scores[np.arange(scores.shape[0]), targets].astype(np.float64)
     sums = {-1.0: _logaddexp_sum(tar, np.ones(tar.size), -1.0, lam), 1.0: np.zeros_like(lam)}
-    step = max(1, _BLOCK // max(1, scores.shape[1]))
+    step = max(1, BLOCK_ELEMENTS // max(1, scores.shape[1]))
     for r0 in range(0, scores.shape[0], step):
         block = scores[r0 : r0 + step]
         keep = np.ones(block.shape, dtype=bool)
@@ -563,7 +575,7 @@ def speaker_run_counts(
     index = _LeftIndex(v)
     order = np.argsort(speaker_index, kind="stable")
     ends = np.cumsum(np.bincount(speaker_index, minlength=n_speakers))  # in ``order``
-    step = max(1, _BLOCK // n)
+    step = max(1, BLOCK_ELEMENTS // n)
     per = max(1, _SPEAKER_BINS // n_slots)  # speakers per block
     count_type = np.int32 if scores.size < 2**31 else np.int64
     indptr = np.zeros(n_speakers + 1, dtype=np.int64)
@@ -704,7 +716,7 @@ def zebra_bootstrap(
         for i, row in enumerate(weighted):
             rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
             n_tar, n_non = rc.n_tar, rc.n_non
-            reps["d_ece"][start + i] = _d_ece_runs(
+            reps["d_ece"][start + i] = d_ece_from_runs(
                 pav_runs(rc, targets_first=first, laplace=False), n_tar, n_non
             )
             lap = pav_runs(rc, targets_first=False, laplace=True)
@@ -717,7 +729,7 @@ def zebra_bootstrap(
     lap = pools.pav(targets_first=False, laplace=True)
     q95 = float(weighted_quantile(np.abs(lap.llr) / math.log(10.0), lap.counts, 0.95)[0])
     return {
-        "d_ece": _interval(full.d_ece, reps["d_ece"], confidence, n_boot),
+        "d_ece": percentile_interval(full.d_ece, reps["d_ece"], confidence, n_boot),
         "log10_l": BootstrapInterval(full.log10_l, None, None, confidence, n_boot, 0),
-        "log10_l_q95": _interval(q95, reps["log10_l_q95"], confidence, n_boot),
+        "log10_l_q95": percentile_interval(q95, reps["log10_l_q95"], confidence, n_boot),
     }

@@ -21,13 +21,14 @@ The figure gets a note that says how many points it shows of how many.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
+
+from voxmetrics.errors import kept_warnings
 
 __all__ = [
     "DECIMATED_META",
@@ -215,8 +216,7 @@ def block_means(z: ArrayLike, *, limit: int) -> tuple[NDArray[np.float64], int]:
     r, c = math.ceil(rows / f), math.ceil(cols / f)
     padded = np.full((r * f, c * f), np.nan)
     padded[:rows, :cols] = z
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN block stays NaN
+    with kept_warnings(RuntimeWarning):  # dropped: an all-NaN block stays NaN
         means = np.nanmean(padded.reshape(r, f, c, f), axis=(1, 3))
     return means, f
 
@@ -248,8 +248,7 @@ def _axis_centres(values: Any, n: int, f: int, blocks: int) -> NDArray[np.float6
     numeric = _numeric(values, n)
     base = numeric if numeric is not None else np.arange(n, dtype=np.float64)
     padded = np.concatenate([base, np.full(blocks * f - n, np.nan)]).reshape(blocks, f)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with kept_warnings(RuntimeWarning):  # dropped: an all-NaN block stays NaN
         return np.nanmean(padded, axis=1)
 
 

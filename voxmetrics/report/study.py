@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics._types import Progress
 from voxmetrics._version import __version__
 from voxmetrics.analysis.anonymisers import anonymiser_of, voice_sources
 from voxmetrics.analysis.exposure import ExposedSpeakers
@@ -47,7 +48,7 @@ from voxmetrics.evaluation.card import ReportCard, report_card
 from voxmetrics.evaluation.compare import LinkageInputs, compare_linkage, linkage_inputs
 from voxmetrics.evaluation.engine import evaluate_condition, replicate_condition
 from voxmetrics.evaluation.one_to_n import one_to_n_lists
-from voxmetrics.evaluation.result import ConditionReport, Progress
+from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.stability import ranking_replicates
 from voxmetrics.evaluation.threat import Callout, study_exposure, threat_callouts
 from voxmetrics.limits import check_count

@@ -15,6 +15,7 @@ the text (``& % $ # _ { } ~ ^ \``) is escaped, and the few non-ASCII symbols of 
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 from collections.abc import Mapping
@@ -24,10 +25,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from voxmetrics._types import MISSING
 from voxmetrics.analysis.lid import LID_COLUMNS, lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.bootstrap import interval_text
 from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.report.study import StudyReport
 
@@ -43,9 +46,6 @@ __all__ = [
     "table_markdown",
     "write_tables",
 ]
-
-MISSING = "–"
-"""The text of a missing value (LaTeX: ``--``)."""
 
 TABLE_CAPTIONS: dict[str, str] = {
     "overview": "Every condition at a glance: the 1-to-1 baselines beside the 1-to-N metrics.",
@@ -104,6 +104,9 @@ def format_value(v: Any, digits: int = 3) -> str:
 def format_interval(value: Any, low: Any = None, high: Any = None, digits: int = 3) -> str:
     """A value with its interval, "0.470 [0.440, 0.500]"; the value alone without one.
 
+    :func:`~voxmetrics.metrics.bootstrap.interval_text` with ``digits`` decimals (a value that
+    is not a number, such as text or a flag, as :func:`format_value` writes it).
+
     Examples
     --------
     >>> format_interval(0.4712, 0.4401, 0.5049)
@@ -111,10 +114,9 @@ def format_interval(value: Any, low: Any = None, high: Any = None, digits: int =
     >>> format_interval(1.8, 1.25, 2.5, digits=2), format_interval(0.5), format_interval(None)
     ('1.80 [1.25, 2.50]', '0.500', '–')
     """
-    text = format_value(value, digits)
-    if text == MISSING or _missing(low) or _missing(high):
-        return text
-    return f"{text} [{format_value(low, digits)}, {format_value(high, digits)}]"
+    if _missing(value) or not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
+        return format_value(value, digits)
+    return interval_text(value, low, high, f".{digits}f")
 
 
 def _q95(intervals: Mapping[str, Any] | None, key: str, n_enrolled: int | None = None) -> str:
@@ -126,9 +128,8 @@ def _q95(intervals: Mapping[str, Any] | None, key: str, n_enrolled: int | None =
     if iv is None:
         return MISSING
     if n_enrolled is None:
-        return format_interval(iv.estimate, iv.low, iv.high, 2)
-    est, lo, hi = (clamp_lid_number(key, x, n_enrolled) for x in (iv.estimate, iv.low, iv.high))
-    return format_interval(est, lo, hi, 2)
+        return f"{iv:.2f}"
+    return f"{iv.map(lambda x: clamp_lid_number(key, x, n_enrolled)):.2f}"
 
 
 def _iv(

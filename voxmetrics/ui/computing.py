@@ -57,7 +57,6 @@ import inspect
 import threading
 import warnings
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -66,9 +65,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from voxmetrics._lru import LRU
 from voxmetrics.analysis.sbls import Attack
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning
+from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning, kept_warnings
 from voxmetrics.ui.notes import add_notes
 
 __all__ = [
@@ -152,36 +152,26 @@ class _Flight:
 
 
 class ResultStore:
-    """A bounded, thread-safe least-recently-used map shared by every session.
+    """The results of one function, shared by every session: an LRU with single flight on top.
 
-    Each key is computed by one call at a time (single flight): :meth:`claim` opens a flight
-    for the first caller who misses, hands it to the others, and :meth:`land` ends it.
+    The values live in a bounded, thread-safe :class:`~voxmetrics._lru.LRU`. Each key is
+    computed by one call at a time: :meth:`claim` opens a flight for the first caller who
+    misses, hands it to the others, and :meth:`land` ends it. Thread-safe.
     """
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
-        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._items: LRU[Hashable, Any] = LRU(max_entries)
         self._flights: dict[Hashable, _Flight] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # a claim or a landing sees items and flights at once
 
     def get(self, key: Hashable) -> Any | None:
         """The stored value, or None."""
-        with self._lock:
-            if key not in self._items:
-                return None
-            self._items.move_to_end(key)
-            return self._items[key]
+        return self._items.get(key)
 
     def put(self, key: Hashable, value: Any) -> None:
         """Store a value, dropping the least recently used beyond ``max_entries``."""
-        with self._lock:
-            self._put(key, value)
-
-    def _put(self, key: Hashable, value: Any) -> None:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self.max_entries:
-            self._items.popitem(last=False)
+        self._items.put(key, value)
 
     def claim(self, key: Hashable) -> tuple[Any | None, _Flight | None]:
         """The stored value, or who computes it.
@@ -191,9 +181,9 @@ class ResultStore:
         it (wait for ``flight.done``).
         """
         with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key], None
+            value = self._items.get(key)
+            if value is not None:
+                return value, None
             flight = self._flights.get(key)
             if flight is None:
                 self._flights[key] = _Flight()
@@ -211,14 +201,13 @@ class ResultStore:
         with self._lock:
             flight = self._flights.pop(key)
             if value is not None:
-                self._put(key, value)
+                self._items.put(key, value)
         flight.outcome, flight.error = value, error
         flight.done.set()
 
     def clear(self) -> None:
         """Forget every stored value (the flights under way land as usual)."""
-        with self._lock:
-            self._items.clear()
+        self._items.clear()
 
     def __len__(self) -> int:
         return len(self._items)
@@ -447,16 +436,9 @@ def show_warnings(
 
 def _capture(fn: Callable[..., T], args: tuple, kwargs: dict[str, Any]) -> Outcome[T]:
     """Call ``fn``; collect the VoxMetrics warnings it raises (others pass through)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with kept_warnings(VoxMetricsWarning) as kept:  # this session's only (thread-safe)
         value = fn(*args, **kwargs)
-    messages = []
-    for w in caught:
-        if issubclass(w.category, VoxMetricsWarning):
-            messages.append(str(w.message))
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return Outcome(value, tuple(dict.fromkeys(messages)))
+    return Outcome(value, tuple(dict.fromkeys(str(w.message) for w in kept)))
 
 
 def _execute(

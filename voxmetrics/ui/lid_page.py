@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from voxmetrics._types import DEFAULT_BOOTSTRAP
+from voxmetrics._types import DEFAULT_BOOTSTRAP, MISSING
 from voxmetrics.analysis import lid as analysis
 from voxmetrics.analysis.lid import LIDOptions, LIDRow
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.plots.overview import LOCAL_EER, LOCAL_LID_MAX
 from voxmetrics.ui.setup import md_escape
-from voxmetrics.ui.widgets import MISSING, download_table
+from voxmetrics.ui.widgets import download_table
 
 __all__ = [
     "VARIANTS",

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from voxmetrics._types import MISSING
 from voxmetrics.analysis.sbls import Attack, SBLSOptions, predictions_attack, weights_ok
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.sbls import (
@@ -217,7 +218,7 @@ def attribute_metrics(attribute: AttributeLeakage) -> None:
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(
         "AUC (aligned)",
-        f"{attribute.auc:.3f}" if attribute.auc is not None else "—",
+        f"{attribute.auc:.3f}" if attribute.auc is not None else MISSING,
         help="Mean over the classes of the one-vs-rest AUC with the matched score column. "
         "0.5 = guessing, 1 = perfect. Hard predictions have no AUC.",
     )

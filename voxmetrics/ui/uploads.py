@@ -13,10 +13,10 @@ readers' warnings reach the page.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from voxmetrics._types import Progress
 from voxmetrics.analysis.utility import (
     AttachedUtility,
     rho_f0_utility,
@@ -32,7 +32,7 @@ from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.transcripts import read_labels
 from voxmetrics.data.utility import Utility
 from voxmetrics.data.vpc import VPCImport, read_vpc_zip
-from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError
+from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError, kept_warnings
 from voxmetrics.ui.computing import cached
 
 __all__ = [
@@ -64,16 +64,9 @@ def _read_noting(data: bytes, **options: Any) -> tuple[ScoreMatrix, tuple[str, .
     They are returned (not raised) so that the store keeps them with the matrix: a second
     load of the same file gives the condition the same ``input_warnings``.
     """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with kept_warnings(IncompleteScoresWarning) as left_out:
         sm = read_scores(data, **options)
-    left_out = []
-    for w in caught:
-        if issubclass(w.category, IncompleteScoresWarning):
-            left_out.append(str(w.message))
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return sm, tuple(left_out)
+    return sm, tuple(str(w.message) for w in left_out)
 
 
 def _scores(
@@ -297,7 +290,7 @@ def study_with_utility_files(
     original: Upload | None = None,
     anonymised: Upload | None = None,
     utt2spk: Upload | None = None,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> AttachedUtility:
     """``study`` with the utility of uploaded files put on ``target`` (a condition or a system).
 

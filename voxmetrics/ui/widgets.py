@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from voxmetrics._types import MISSING
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import (
     ConditionReport,
@@ -37,7 +38,6 @@ from voxmetrics.ui.notes import add_notes
 __all__ = [
     "CARD_WIDTHS",
     "KEY_COLUMNS",
-    "MISSING",
     "condition_report",
     "download_button",
     "download_figure",
@@ -55,9 +55,6 @@ __all__ = [
     "stored_report",
     "study_reports",
 ]
-
-MISSING = "—"
-"""What a table shows for a missing value (never Python's ``None``)."""
 
 
 def condition_report(
@@ -369,8 +366,9 @@ def show_table(
 ) -> None:
     """``st.dataframe`` with floats shown to ``decimals`` places, and its CSV download.
 
-    A missing value (None, NaN) shows as :data:`MISSING`; the CSV leaves it empty. A first
-    column named as in :data:`KEY_COLUMNS` is pinned, so a wide table keeps its key in view.
+    A missing value (None, NaN) shows as :data:`~voxmetrics._types.MISSING`; the CSV leaves it
+    empty. A first column named as in :data:`KEY_COLUMNS` is pinned, so a wide table keeps its
+    key in view.
     """
     config: dict[str, Any] = {}
     for k, col in enumerate(df.columns):

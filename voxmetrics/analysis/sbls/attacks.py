@@ -10,8 +10,6 @@ kept per process) or from an uploaded predictions file
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -19,6 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from voxmetrics._lru import LRU
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.predictions import AttributePrediction, join_predictions
 from voxmetrics.data.study import Condition
@@ -37,7 +36,6 @@ from voxmetrics.metrics.sbls import (
 __all__ = [
     "Attack",
     "AttackerKind",
-    "Progress",
     "SBLSOptions",
     "attack_sbls",
     "default_attack",
@@ -46,7 +44,6 @@ __all__ = [
     "predictions_attack",
 ]
 
-Progress = Callable[[float, str], None]
 
 AttackerKind = Literal["original", "anonymised"]
 
@@ -198,14 +195,11 @@ def embedding_set_attack(
     )
 
 
-# The built-in attacker's predictions by the content they depend on, so that the report, the
-# compare command and the dashboard page train it once per condition in a process; bounded,
-# most recently used last.
-_PREDICTIONS: OrderedDict[tuple[Any, ...], dict[str, AttributePrediction]] = OrderedDict()
-
-_PREDICTIONS_LOCK = threading.Lock()
-
 _PREDICTIONS_MAX = 64
+
+# The built-in attacker's predictions by the content they depend on, so that the report, the
+# compare command and the dashboard page train it once per condition in a process.
+_PREDICTIONS: LRU[tuple[Any, ...], dict[str, AttributePrediction]] = LRU(_PREDICTIONS_MAX)
 
 
 def _trained_predictions(
@@ -215,19 +209,15 @@ def _trained_predictions(
 
     The predictions' arrays are made read-only: every attack of the same data shares them.
     """
-    with _PREDICTIONS_LOCK:
-        if key in _PREDICTIONS:
-            _PREDICTIONS.move_to_end(key)
-            return dict(_PREDICTIONS[key])
+    kept = _PREDICTIONS.get(key)
+    if kept is not None:
+        return dict(kept)
     predictions = train()
     for p in predictions.values():
         for arr in (p.scores, p.predicted):
             if arr is not None:
                 arr.flags.writeable = False
-    with _PREDICTIONS_LOCK:
-        _PREDICTIONS[key] = predictions
-        while len(_PREDICTIONS) > _PREDICTIONS_MAX:
-            _PREDICTIONS.popitem(last=False)
+    _PREDICTIONS.put(key, predictions)
     return dict(predictions)
 
 

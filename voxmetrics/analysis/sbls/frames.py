@@ -54,14 +54,6 @@ class SBLSRow:
         return self.condition.name
 
 
-def _ci(interval: BootstrapInterval | None) -> str | None:
-    if interval is None:
-        return None
-    if interval.low is None or interval.high is None:
-        return "undefined"
-    return f"[{interval.low:.3f}, {interval.high:.3f}]"
-
-
 def component_frame(rows: Sequence[SBLSRow], *, intervals: bool = True) -> pd.DataFrame:
     """One row per condition: the attacker, the components, SBLS and their 95 % intervals.
 
@@ -79,7 +71,7 @@ def component_frame(rows: Sequence[SBLSRow], *, intervals: bool = True) -> pd.Da
         if intervals:
             for key, label in COMPONENTS.items():
                 iv = row.intervals.get(key) if row.intervals else None
-                rec[f"{label} CI"] = _ci(iv)
+                rec[f"{label} CI"] = None if iv is None else iv.bounds_text(".3f") or "undefined"
         if r is not None:
             joint = [s for s in r.subgroups if s.attribute == "all"]
             rec["Groups used"] = f"{sum(s.used for s in joint)} of {len(joint)}"

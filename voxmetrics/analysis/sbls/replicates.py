@@ -17,9 +17,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from voxmetrics.analysis.sbls.attacks import Attack, Progress, SBLSOptions, attack_sbls
+from voxmetrics._types import Progress
+from voxmetrics.analysis.sbls.attacks import Attack, SBLSOptions, attack_sbls
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics.bootstrap import BootstrapInterval, _interval
+from voxmetrics.metrics.bootstrap import BootstrapInterval, percentile_interval
 from voxmetrics.metrics.paired import Comparison, holm, paired_p_values
 from voxmetrics.metrics.sbls import SBLSResult
 from voxmetrics.metrics.uncertainty import SpeakerDraws
@@ -554,7 +555,7 @@ def sbls_intervals(
     draws = SpeakerDraws.draw(attack.speakers, n_boot=n_boot, seed=seed)
     reps = sbls_replicates(attack, options, draws, progress=progress)
     est = _estimates(result if result is not None else attack_sbls(attack, options))
-    return {k: _interval(est[k], reps[k], confidence, n_boot) for k in COMPONENTS}
+    return {k: percentile_interval(est[k], reps[k], confidence, n_boot) for k in COMPONENTS}
 
 
 def compare_sbls(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +25,7 @@ from voxmetrics.data.readers._common import (
     load_source,
 )
 from voxmetrics.data.readers.detect import detect_kind
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import VoxMetricsInputError, kept_warnings
 from voxmetrics.limits import check_count, get_limits, refuse
 
 pd = lazy_module("pandas")  # imported when a function first uses it
@@ -127,10 +126,10 @@ def read_csv_rows(
             dtype: dict[str, Any] = {c: "category" for c in raw_cols if c.strip() != "score"}
         else:
             dtype = dict.fromkeys(labels, str)
-        with warnings.catch_warnings():
-            # pandas only warns (and drops data) when the first data line is longer than the header
-            warnings.simplefilter("error", pd.errors.ParserWarning)
+        with kept_warnings(pd.errors.ParserWarning) as dropped:
             df = pd.read_csv(io.BytesIO(data), dtype=dtype, **options)
+        if dropped:  # pandas only warns (and drops data) when the first data line is longer
+            raise pd.errors.ParserWarning(str(dropped[0].message))  # than the header
         if categorical:
             exact_labels(df, data, options, labels)
     except pd.errors.ParserWarning:

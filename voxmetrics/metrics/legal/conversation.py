@@ -6,13 +6,13 @@ singling out against the number of speakers, for each L.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.legal.linking import (
@@ -102,9 +102,7 @@ def conversation_length_curve(
     )
 
 
-def _sub_progress(
-    progress: Callable[[float, str], None], start: float, share: float, prefix: str
-) -> Callable[[float, str], None]:
+def _sub_progress(progress: Progress, start: float, share: float, prefix: str) -> Progress:
     """``progress`` of a step that takes ``share`` of the work from ``start`` on."""
 
     def step(fraction: float, message: str) -> None:
@@ -180,7 +178,7 @@ def legal_evaluation(
     seed: int = 0,
     split: str = "eval",
     system: str | None = None,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> LegalEvaluation:
     """Singling out, linkability and EER against the number of speakers, for each L.
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from voxmetrics._types import Progress
 from voxmetrics.data.arrays import unit_rows
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
@@ -485,7 +486,7 @@ def singling_out_curve(
     seed: int = 0,
     length: int = 1,
     clip: bool = False,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> SinglingOutCurve:
     """Singling out on random populations of n speakers (Vauquier et al. 2025, figure 1 row 1).
 

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from voxmetrics._types import LID_DISPLAY_FLOOR
-from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError, kept_warnings
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.lid.calibration import (
     UNSET,
@@ -379,8 +379,7 @@ def lid_cross_calibrated(
     p = np.empty(s.shape[0])
     cals = []
     n_deg = 0
-    with warnings.catch_warnings():  # re-emitted once below, not once per fold
-        warnings.simplefilter("ignore", DegenerateDataWarning)
+    with kept_warnings(DegenerateDataWarning):  # dropped: said once below, not once per fold
         for f in range(k):
             held = fold == f
             cal = calibrate_lid(

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from voxmetrics._types import MISSING
 from voxmetrics.metrics.lid import clamp_lid_number
 from voxmetrics.plots.decimate import decimate_figure
 
@@ -28,11 +29,10 @@ __all__ = [
     "Figures",
     "asset",
     "esc",
-    "interval_text",
+    "interval_cell",
     "json_safe",
     "method_definitions",
     "names_of",
-    "range_text",
     "section",
     "swatch",
     "table_html",
@@ -166,7 +166,7 @@ def _missing(v: Any) -> bool:
 
 def _fmt(v: Any, spec: str = ".3f") -> str:
     if _missing(v):
-        return "–"
+        return MISSING
     if isinstance(v, bool | np.bool_):
         return "yes" if v else "no"
     if isinstance(v, int | np.integer):
@@ -248,24 +248,19 @@ class Figures:
         return f'<div class="figure" data-figure="{esc(name)}">{div}</div>'
 
 
-def interval_text(
+def interval_cell(
     intervals: Mapping[str, Any] | None, key: str, digits: int, n_enrolled: int | None = None
 ) -> str:
-    """``[low, high]``; with ``n_enrolled``, LID bits shown within [-64, log2 N]."""
+    """The interval of ``key`` as "[low, high]", :data:`~voxmetrics._types.MISSING` without it.
+
+    With ``n_enrolled``, LID bits are shown within [-64, log2 N].
+    """
     iv = (intervals or {}).get(key)
-    if iv is None or _missing(iv.low) or _missing(iv.high):
-        return "–"
-    low, high = iv.low, iv.high
+    if iv is None:
+        return MISSING
     if n_enrolled is not None:
-        low, high = (clamp_lid_number(key, x, n_enrolled) for x in (low, high))
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def range_text(low: Any, high: Any, digits: int = 3) -> str:
-    """``[low, high]`` with ``digits`` decimals; a dash when a bound is missing."""
-    if _missing(low) or _missing(high):
-        return "–"
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+        iv = iv.map(lambda x: clamp_lid_number(key, x, n_enrolled))
+    return iv.bounds_text(f".{digits}f") or MISSING
 
 
 def section(sid: str, body: str) -> str:

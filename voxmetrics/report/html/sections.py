@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics._types import MISSING
 from voxmetrics.analysis.lid import lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
@@ -24,6 +25,7 @@ from voxmetrics.analysis.tradeoff import (
     RANKING_ATTACKER,
 )
 from voxmetrics.evaluation.result import ConditionReport
+from voxmetrics.metrics.bootstrap import bounds_text
 from voxmetrics.metrics.paired import P_VALUE_METHOD
 from voxmetrics.metrics.zebra import ECECurves
 from voxmetrics.plots.lid import lid_ccdf_figure
@@ -46,11 +48,10 @@ from voxmetrics.report.html.blocks import (
     Figures,
     asset,
     esc,
-    interval_text,
+    interval_cell,
     json_safe,
     method_definitions,
     names_of,
-    range_text,
     section,
     table_html,
 )
@@ -123,7 +124,7 @@ def utility_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures)
         "<p>Each condition's privacy against its utility; the dashed line is the Pareto front "
         "(no other anonymised condition is at least as private and as useful, and better on "
         "one); the star is the original speech "
-        f"({esc(sr.utility_reference or '–')}). Error bars: 95 % intervals where known.</p>"
+        f"({esc(sr.utility_reference or MISSING)}). Error bars: 95 % intervals where known.</p>"
         + figure(tradeoff_figure(sr.tradeoff("eer", "wer"), colors=colors), "eer_wer")
         + figure(tradeoff_figure(sr.tradeoff("eer", "uar"), colors=colors), "eer_uar")
         + figure(tradeoff_figure(sr.tradeoff("lid_max", "wer"), colors=colors), "lidmax_wer")
@@ -168,8 +169,8 @@ def lid_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> 
     if with_lid:
         table = lid_table(with_lid).drop(columns="b")
         ivs = [(r.lid_intervals, r.lid.n_enrolled) for r in sr.reports if r.lid is not None]
-        table.insert(4, "ALID 95% CI", [interval_text(iv, "alid", 3, n) for iv, n in ivs])
-        table.insert(10, "LID q95 95% CI", [interval_text(iv, "lid_q95", 2, n) for iv, n in ivs])
+        table.insert(4, "ALID 95% CI", [interval_cell(iv, "alid", 3, n) for iv, n in ivs])
+        table.insert(10, "LID q95 95% CI", [interval_cell(iv, "lid_q95", 2, n) for iv, n in ivs])
         table = table.rename(columns={"Ceiling log2 N (bits)": "Ceiling log2 N"})
         body += (
             "<p>LID<sub>i</sub> = log<sub>2</sub>(N p<sub>i</sub>) bits: what trial i's "
@@ -219,9 +220,9 @@ def zebra_section(
             "Condition": r.name,
             "EER": r.baseline.eer,
             "D_ECE (bits)": r.zebra.d_ece,
-            "D_ECE 95% CI": interval_text(r.zebra_intervals, "d_ece", 3),
+            "D_ECE 95% CI": interval_cell(r.zebra_intervals, "d_ece", 3),
             "log10 l": r.zebra.log10_l,
-            "|log10 LR| q95 95% CI": interval_text(r.zebra_intervals, "log10_l_q95", 2),
+            "|log10 LR| q95 95% CI": interval_cell(r.zebra_intervals, "log10_l_q95", 2),
             "Tag": r.zebra.tag,
             "Posterior odds (flat prior)": r.zebra.odds,
             "Worst case from": "mated score" if r.zebra.worst_is_mated else "non-mated score",
@@ -329,7 +330,7 @@ def sbls_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) ->
         ):
             row[label] = getattr(s, key)
             if intervals:
-                row[f"{label} 95% CI"] = interval_text(intervals.get(name), key, 3)
+                row[f"{label} 95% CI"] = interval_cell(intervals.get(name), key, 3)
         rows.append({**row, "Attacker": s.attacker})
         attrs += [
             {
@@ -419,7 +420,7 @@ def intervals_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
             "Number": df["number"],
             "Value": df["value"],
             "95% interval": [
-                range_text(lo, hi) for lo, hi in zip(df["low"], df["high"], strict=True)
+                bounds_text(lo, hi) or MISSING for lo, hi in zip(df["low"], df["high"], strict=True)
             ],
             "Chance": df["chance"],
             "Excess over chance": df["excess"],
@@ -439,7 +440,7 @@ def intervals_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "maximum is not valid (for LIDmax its upper bound is the estimate itself); its q95 "
         "row, the level exceeded by 5 % of trials, carries the interval instead. Singling out "
         "resamples the predicate speakers; DeID and G_VD, measured against the voices of "
-        f"{esc(sr.original or '–')}, resample the speakers of the similarity matrices, the "
+        f"{esc(sr.original or MISSING)}, resample the speakers of the similarity matrices, the "
         "matrices held fixed (no chance level).</p>" + table_html(table, colors=colors, wide=True),
     )
 
@@ -480,7 +481,8 @@ def compare_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
                 "B": df["b"],
                 "B − A": df["difference"],
                 "95% interval": [
-                    range_text(lo, hi) for lo, hi in zip(df["low"], df["high"], strict=True)
+                    bounds_text(lo, hi) or MISSING
+                    for lo, hi in zip(df["low"], df["high"], strict=True)
                 ],
                 "p": df["p_value"],
                 "p (Holm)": df["p_adjusted"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from voxmetrics._types import MISSING
 from voxmetrics._version import __version__
 from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
 from voxmetrics.evaluation.result import ConditionReport
@@ -111,7 +112,7 @@ def summary_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
     ]
     desc = "".join(
         f"<tr><td>{swatch(colors.get(n))}{esc(n)}</td><td>{esc(a)}</td>"
-        f"<td>{esc(d) or '–'}</td></tr>"
+        f"<td>{esc(d) or MISSING}</td></tr>"
         for n, d, a in described
     )
     table = (
@@ -214,7 +215,7 @@ def threat_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         )
     blocks = []
     for c in sr.callouts:
-        lid = "–" if c.lid_max is None else f"{c.lid_max:.2f} bits"
+        lid = MISSING if c.lid_max is None else f"{c.lid_max:.2f} bits"
         reasons = "".join(f"<li>{esc(r)}</li>" for r in c.reasons)
         blocks.append(
             f'<div class="callout"><h3>{swatch(colors.get(c.condition))}{esc(c.condition)}</h3>'
