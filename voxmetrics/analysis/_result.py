@@ -14,10 +14,11 @@ from typing import Any, Protocol
 from voxmetrics.data.utility import Utility
 from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
+from voxmetrics.metrics.chance import ChanceLevels
 from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.lid import LIDResult
 from voxmetrics.metrics.srd import BetaBinomialFit, SRDResult
-from voxmetrics.metrics.uncertainty import ChanceLevels, ConditionReplicates
+from voxmetrics.metrics.uncertainty import ConditionReplicates
 from voxmetrics.metrics.zebra import ZebraResult
 
 __all__ = ["ConditionResult"]
