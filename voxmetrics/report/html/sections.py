@@ -1,7 +1,8 @@
 """The sections of the numbers, then the methods and the data.
 
-Overview, privacy against utility, LID, SRD, ZEBRA, verification, linkage, SBLS, the intervals
-and the paired comparisons.
+Overview, LID, SRD, ZEBRA, verification, linkage (with DeID and G_VD per anonymiser), SBLS, the
+intervals and the paired comparisons, each number with its unit and reference point; privacy
+against utility is :mod:`~voxmetrics.report.html.utility`'s.
 """
 
 from __future__ import annotations
