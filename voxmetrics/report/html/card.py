@@ -13,6 +13,9 @@ from voxmetrics.report.html.blocks import esc
 
 __all__ = ["card_notes_block"]
 
+_FLIP = f"{FLIP_SHARE * 100:.0f} %"
+"""The flip threshold in words (80 %)."""
+
 
 def _rule_notes(card: ReportCard) -> str:
     notes = [
@@ -21,7 +24,7 @@ def _rule_notes(card: ReportCard) -> str:
     ]
     flips = [
         f"<li><b>{esc(name)}</b>, {esc(label)}: {FLIP_MARK} the level ({esc(cell.level)}) holds "
-        f"in {cell.stability:.1%} of {cell.n_replicates} replicates (below {FLIP_SHARE:.0%})</li>"
+        f"in {cell.stability:.1%} of {cell.n_replicates} replicates (below {_FLIP})</li>"
         for name, label, cell in card.flipping()
         if cell.stability is not None
     ]
@@ -36,7 +39,7 @@ def _rule_notes(card: ReportCard) -> str:
     elif any(c.stability is not None for row in card.cells for c in row):
         body += (
             f"<p>No level flips: every cell with replicates keeps its level in at least "
-            f"{FLIP_SHARE:.0%} of them.</p>"
+            f"{_FLIP} of them.</p>"
         )
     return body
 
@@ -61,7 +64,7 @@ def _stability_table(card: ReportCard) -> str:
     replicates = f"the {counts.pop()}" if len(counts) == 1 else "each number's"
     return (
         f"<p>The share of {replicates} speaker-bootstrap replicates whose number has the "
-        f"cell's level (100 % = the level never changes; below {FLIP_SHARE:.0%} it flips "
+        f"cell's level (100 % = the level never changes; below {_FLIP} it flips "
         f"often, {FLIP_MARK}). –: an uninformative or n/a cell (no level to keep), or a number "
         "without replicates (SBLS here; a utility known only as a number is taken as fixed; "
         "utility is resampled over its own speakers).</p>"
@@ -78,7 +81,7 @@ def card_notes_block(card: ReportCard) -> str:
         '95 % interval is not beyond its chance level. "Uninformative at N = n": with n '
         "enrolled identities the data cannot tell ok from risk (the interval spans both, chance "
         f"itself is unsafe, or even the ceiling is safe): small N, never green. {FLIP_MARK}: the "
-        f"level is kept by fewer than {FLIP_SHARE:.0%} of the speaker-bootstrap replicates.</p>"
+        f"level is kept by fewer than {_FLIP} of the speaker-bootstrap replicates.</p>"
         + _rule_notes(card)
     )
     if any(c.stability is not None for row in card.cells for c in row):
