@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 import voxmetrics.analysis.sbls as sbls_module
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
+from voxmetrics.evaluation.options import ALL_PARTS
 from voxmetrics.report.export import report_json, report_zip, tables_zip
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
@@ -166,11 +167,12 @@ _SBLS_CALLS: list[str] = []
 _ATTACK = sbls_module.default_attack
 
 
-def _counted_evaluate(cond, **options):
+def _counted_evaluate(cond, options=None, *, parts=ALL_PARTS, progress=None, **overrides):
+    # evaluate_condition's signature: the dashboard passes the options positionally
     from voxmetrics.evaluation.engine import evaluate_condition
 
     _EVAL_CALLS.append(cond.name)
-    return evaluate_condition(cond, **options)
+    return evaluate_condition(cond, options, parts=parts, progress=progress, **overrides)
 
 
 def _counted_attack(cond):

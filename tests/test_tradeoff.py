@@ -422,8 +422,7 @@ def test_html_section_privacy_vs_utility(demo_study_report):
 
 
 def test_html_section_without_utility_says_how_to_add_it():
-    from voxmetrics.evaluation.tradeoff import NO_UTILITY_HELP
-
+    from voxmetrics.analysis.tradeoff import NO_UTILITY_HELP
     from voxmetrics.report.html import study_report_html
     from voxmetrics.report.study import build_study_report
 

@@ -78,6 +78,11 @@ def test_report_opens_offline_with_every_section_and_figure(offline_page, report
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     assert page.blocked == [], f"the report tried to load {page.blocked}"
     assert page.errors == [] and page.dialogs == []
+    # the blocks of the verdicts: the card's notes, the ranking's stability, DeID per anonymiser
+    for block in ("card-notes", "ranking-stability", "anonymisers"):
+        assert page.locator(f"div.block#{block}").is_visible(), block
+    assert "--verify" in page.locator("section#provenance pre.command").inner_text()
+    assert page.locator("section#exposed table.exposure td.exposed").count() > 0
     # the condition name is shown as text, never run as HTML
     assert NASTY in page.locator("section#report-card").inner_text()
     data = page.evaluate("() => JSON.parse(document.getElementById('voxmetrics-data').textContent)")

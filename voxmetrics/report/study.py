@@ -170,6 +170,15 @@ class StudyReport:
         """
         return intervals_frame(self.reports, similarity=self.similarity_values())
 
+    def voice_similarity(self) -> dict[str, Any]:
+        """The JSON's ``voice_similarity``: DeID and G_VD per anonymiser and per condition.
+
+        ``anonymisers`` holds one value per anonymiser (shared by its attacker set-ups, from
+        the embeddings of the condition named in ``voices_from``), ``conditions`` each
+        condition's, with why when it has none.
+        """
+        return self._similarity_dict()
+
     def _similarity_dict(self) -> dict[str, Any]:
         conditions: dict[str, dict[str, Any]] = {}
         anonymisers: dict[str, dict[str, Any]] = {}

@@ -212,8 +212,8 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
     }
     if sr.has_utility:
         out["ranking"] = _ranking_text(sr, digits)
-    with_lid = [r for r in sr.reports if r.lid is not None]
-    numbers = lid_table({r.name: r.lid for r in with_lid})
+    with_lid = [(r, r.lid) for r in sr.reports if r.lid is not None]
+    numbers = lid_table({r.name: lid for r, lid in with_lid})
     lid = [
         {
             "Condition": row["Condition"],

@@ -14,8 +14,13 @@ writes: the same style, with the sections that condition reports alone can fill.
 
 One module per role: :mod:`~voxmetrics.report.html.blocks` (section ids, papers, escaping,
 tables, figures, the package data), :mod:`~voxmetrics.report.html.verdict` (summary, report
-card, notes, threat call-outs), :mod:`~voxmetrics.report.html.sections` (the sections of the
-numbers, the methods and the data) and :mod:`~voxmetrics.report.html.page` (the two pages). The
+card, notes, threat call-outs), :mod:`~voxmetrics.report.html.card` (under the card: the
+rule's notes, the levels that flip, each cell's stability), :mod:`~voxmetrics.report.html.exposure`
+(who stays exposed), :mod:`~voxmetrics.report.html.utility` (privacy vs utility: one front per
+attacker, the ranking and how firm it is), :mod:`~voxmetrics.report.html.sections` (the other
+sections of the numbers, the methods and the data), :mod:`~voxmetrics.report.html.provenance`
+(versions, input fingerprints, settings, how to verify) and
+:mod:`~voxmetrics.report.html.page` (the two pages). The
 style sheet, the download script and the method definitions are files of
 ``voxmetrics/report/assets``. The names below are the package's public surface.
 """

@@ -30,6 +30,7 @@ __all__ = [
     "asset",
     "esc",
     "interval_cell",
+    "json_name",
     "json_safe",
     "method_definitions",
     "names_of",
@@ -42,6 +43,7 @@ REPORT_SECTIONS: dict[str, str] = {
     "summary": "Summary",
     "report-card": "Report card",
     "threat": "Threat call-outs",
+    "exposed": "Who stays exposed",
     "overview": "Overview",
     "utility": "Privacy vs utility",
     "lid": "LID: local information disclosure",
@@ -53,6 +55,7 @@ REPORT_SECTIONS: dict[str, str] = {
     "intervals": "Intervals and chance",
     "compare": "Paired comparison",
     "methods": "Methods",
+    "provenance": "Provenance",
     "data": "Data",
 }
 """Section ids (the anchors of the page) and their headings, in page order. ``sbls`` is
@@ -151,6 +154,17 @@ def json_safe(obj: Any) -> Any:
     if obj is pd.NA or obj is pd.NaT:
         return None
     return obj
+
+
+def json_name(study_name: str) -> str:
+    """The file name of a study report's JSON download (``<study>_report.json``).
+
+    Examples
+    --------
+    >>> json_name("demo"), json_name("")
+    ('demo_report.json', 'study_report.json')
+    """
+    return f"{study_name or 'study'}_report.json"
 
 
 def esc(text: Any) -> str:

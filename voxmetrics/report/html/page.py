@@ -14,7 +14,9 @@ from voxmetrics.data.study import StudySettings
 from voxmetrics.evaluation.card import ReportCard, report_card
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.plots.style import condition_colors
-from voxmetrics.report.html.blocks import REPORT_SECTIONS, Figures, asset, esc
+from voxmetrics.report.html.blocks import REPORT_SECTIONS, Figures, asset, esc, json_name
+from voxmetrics.report.html.exposure import exposure_section
+from voxmetrics.report.html.provenance import provenance_section
 from voxmetrics.report.html.sections import (
     compare_section,
     data_section,
@@ -25,10 +27,10 @@ from voxmetrics.report.html.sections import (
     overview_section,
     sbls_section,
     srd_section,
-    utility_section,
     verification_section,
     zebra_section,
 )
+from voxmetrics.report.html.utility import utility_section
 from voxmetrics.report.html.verdict import (
     card_section,
     input_warnings_section,
@@ -84,6 +86,7 @@ def study_report_html(
         input_warnings_section(sr.reports),
         notes_section(sr),
         threat_section(sr, colors),
+        exposure_section(sr, colors),
         overview_section(sr, colors, figure),
         utility_section(sr, colors, figure),
         lid_section(sr, colors, figure),
@@ -99,6 +102,7 @@ def study_report_html(
         intervals_section(sr, colors),
         compare_section(sr, colors),
         methods_section(),
+        provenance_section(sr.provenance, json_name=json_name(sr.study.name)),
         data_section(sr),
     ]
     return _page(title, present, sections, created=sr.created, what=f"study {sr.study.name}")

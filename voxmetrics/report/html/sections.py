@@ -1,7 +1,8 @@
 """The sections of the numbers, then the methods and the data.
 
-Overview, privacy against utility, LID, SRD, ZEBRA, verification, linkage, SBLS, the intervals
-and the paired comparisons.
+Overview, LID, SRD, ZEBRA, verification, linkage (with DeID and G_VD per anonymiser), SBLS, the
+intervals and the paired comparisons, each number with its unit and reference point; privacy
+against utility is :mod:`~voxmetrics.report.html.utility`'s.
 """
 
 from __future__ import annotations
@@ -17,13 +18,6 @@ from voxmetrics._types import MISSING
 from voxmetrics.analysis.lid import lid_table
 from voxmetrics.analysis.linkage import linkage_table
 from voxmetrics.analysis.srd import srd_table
-from voxmetrics.analysis.tradeoff import (
-    EER_BANDS,
-    LEAK_LID_MAX,
-    LEAK_LINKABILITY_FACTOR,
-    NO_UTILITY_HELP,
-    RANKING_ATTACKER,
-)
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import bounds_text
 from voxmetrics.metrics.paired import P_VALUE_METHOD
@@ -33,13 +27,12 @@ from voxmetrics.plots.linkage import linkability_vs_n_figure, singling_out_figur
 from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.sbls import components_figure, identity_figure
 from voxmetrics.plots.srd import mean_d_bar_figure, rank_distribution_figure
-from voxmetrics.plots.utility import tradeoff_figure
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.plots.zebra import ZebraProfile, ece_profile_figure
 from voxmetrics.report.frames import (
     OVERVIEW_COLUMNS,
-    callouts_frame,
     comparison_frame,
+    number_references,
     overview_frame,
     verification_frame,
 )
@@ -49,6 +42,7 @@ from voxmetrics.report.html.blocks import (
     asset,
     esc,
     interval_cell,
+    json_name,
     json_safe,
     method_definitions,
     names_of,
@@ -68,7 +62,6 @@ __all__ = [
     "overview_section",
     "sbls_section",
     "srd_section",
-    "utility_section",
     "verification_section",
     "zebra_section",
 ]
@@ -100,6 +93,23 @@ def _linkability_rule(reports: Sequence[ConditionReport]) -> str:
     return rules.pop() if len(rules) == 1 else "code"
 
 
+_SBLS_READ_AGAINST = "score in [0, 1]; 1 = no measurable leakage (higher is safer)"
+"""What SBLS and its components are read against (the number references have no SBLS)."""
+
+
+def _read_against(sr: StudyReport) -> dict[tuple[str, str], str]:
+    """(condition, key) -> the number's unit and reference point, SBLS and its parts included."""
+    refs = number_references(sr.reports)
+    out = {
+        (c, k): t
+        for c, k, t in zip(refs["condition"], refs["key"], refs["read_against"], strict=True)
+    }
+    for r in sr.reports:
+        for key in ("sbls", "p_attr", "p_assoc", "p_subgroup"):
+            out.setdefault((r.name, key), _SBLS_READ_AGAINST)
+    return out
+
+
 def overview_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> str:
     """The overview: the headline table, its notes and the EER-against-privacy figures."""
     df = overview_frame(sr.reports).rename(columns=OVERVIEW_COLUMNS)
@@ -109,56 +119,17 @@ def overview_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures
         + "<p class='note'>EER: VoicePrivacy 2024 definition; Cllr is meaningful only when the "
         "scores are log-likelihood ratios; "
         + linkability_rule_note(_linkability_rule(sr.reports))
-        + ".</p>"
+        + ".</p><p class='note'>Units and reference points: EER is a fraction of errors (0.5 = "
+        "chance, the attacker's verification a coin toss); linkability and IdR are shares of "
+        "trials, read against their chance level 1/N (its own column); ALID, LIDmax and MeanD "
+        "are bits, 0 = nothing learned and at most log2 N (identified); D_ECE is bits, at most "
+        "0.72; singling out a probability; WER and UAR fractions (WER 0 = every word right, "
+        "UAR 0.25 = chance among four emotions); min Cllr and Cllr bits, 1 = no information. "
+        "The <a href='#intervals'>Intervals</a> table gives each number's reference beside it."
+        "</p>"
         + figure(eer_linkability_figure(sr.reports), "eer_linkability")
         + figure(eer_lidmax_figure(sr.reports), "eer_lidmax"),
     )
-
-
-def utility_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> str:
-    """Privacy against utility: the trade-off figures, the VoicePrivacy ranking, its call-outs."""
-    if not sr.has_utility:
-        return section("utility", f"<p>{esc(NO_UTILITY_HELP)}</p>")
-    bands = ", ".join(f"{b:.0%}" for b in EER_BANDS)
-    body = (
-        "<p>Each condition's privacy against its utility; the dashed line is the Pareto front "
-        "(no other anonymised condition is at least as private and as useful, and better on "
-        "one); the star is the original speech "
-        f"({esc(sr.utility_reference or MISSING)}). Error bars: 95 % intervals where known.</p>"
-        + figure(tradeoff_figure(sr.tradeoff("eer", "wer"), colors=colors), "eer_wer")
-        + figure(tradeoff_figure(sr.tradeoff("eer", "uar"), colors=colors), "eer_uar")
-        + figure(tradeoff_figure(sr.tradeoff("lid_max", "wer"), colors=colors), "lidmax_wer")
-    )
-    ranking = sr.ranking()
-    body += (
-        "<h3>VoicePrivacy ranking</h3>"
-        f"<p>VoicePrivacy 2024's rule: a system enters every band whose minimum EER ({bands}) "
-        f"its {esc(ranking.attacker)} attacker's EER reaches; within a band, systems are ranked "
-        "by WER (lower first), then UAR (higher first).</p>"
-    )
-    if ranking.rows:
-        body += table_html(
-            ranking.frame(), colors=colors, name_column="System", formats={"Rank": ".0f"}
-        )
-    else:
-        body += f"<p>No condition under the {esc(RANKING_ATTACKER)} attacker reaches a band.</p>"
-    if ranking.unranked:
-        body += table_html(ranking.unranked_frame(), colors=colors, name_column="System")
-    callouts = sr.utility_callouts()
-    rule = (
-        f"EER in a band while LIDmax is at least {LEAK_LID_MAX:g} bit or linkability is above "
-        f"{LEAK_LINKABILITY_FACTOR:g}x its chance level 1/N"
-    )
-    body += "<h3>Ranked as private, still leaking</h3>"
-    if callouts:
-        body += (
-            f"<p>Called out: {esc(rule)}. The band ranks these systems as private; the 1-to-N "
-            "metrics say some of their speakers are still found.</p>"
-            + table_html(callouts_frame(callouts), colors=colors, name_column="System")
-        )
-    else:
-        body += f"<p>No ranked system is called out ({esc(rule)}).</p>"
-    return section("utility", body)
 
 
 def lid_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> str:
@@ -280,6 +251,43 @@ def verification_section(sr: StudyReport, colors: Mapping[str, str], figure: Fig
     return section("verification", body)
 
 
+def _anonymiser_block(sr: StudyReport, colors: Mapping[str, str]) -> str:
+    """DeID and G_VD per anonymiser: one value per system, shared by its attacker set-ups."""
+    anonymisers = sr.voice_similarity()["anonymisers"]
+    if not anonymisers:
+        return ""
+
+    def ci(entry: Mapping[str, Any], key: str, digits: int) -> str:
+        low, high = (entry.get("intervals") or {}).get(key) or (None, None)
+        return bounds_text(low, high, f".{digits}f") or MISSING
+
+    table = pd.DataFrame(
+        [
+            {
+                "Anonymiser": name,
+                "DeID": e["deid"],
+                "DeID 95% CI": ci(e, "deid", 3),
+                "G_VD (dB)": e["g_vd"],
+                "G_VD 95% CI": ci(e, "g_vd", 2),
+                "Voices from": e["voices_from"] or MISSING,
+                "Shared by": ", ".join(e["conditions"]),
+            }
+            for name, e in anonymisers.items()
+        ]
+    )
+    return (
+        '<div class="block" id="anonymisers"><h3>DeID and G_VD per anonymiser</h3>'
+        "<p>DeID and G_VD describe the anonymiser, not the attacker: one value per system, "
+        "measured on the embeddings of the condition in <em>Voices from</em> and shared by its "
+        "attacker set-ups (<em>Shared by</em>). DeID: 0 = the voices are unchanged, 1 = no "
+        "trace of the original voices. G_VD, in dB: 0 = the anonymised voices are as distinct "
+        "from each other as the originals, below 0 = less distinct (−10 dB: ten times "
+        "less).</p>"
+        + table_html(table, colors=colors, name_column="Anonymiser", formats={"G_VD (dB)": ".2f"})
+        + "</div>"
+    )
+
+
 def linkage_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> str:
     """Linkage: the table, linkability against N' with its bands, singling out."""
     reports = {r.name: r for r in sr.reports}
@@ -292,7 +300,8 @@ def linkage_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures)
         "original (unprocessed) ones; empty for conditions without utterance embeddings.</p>"
         if sr.original is not None
         else ""
-    ) + figure(
+    )
+    body += _anonymiser_block(sr, colors) + figure(
         linkability_vs_n_figure(
             {r.name: r.linkability_curve for r in sr.reports if r.linkability_curve is not None},
             colors=colors,
@@ -414,6 +423,7 @@ def intervals_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
             "<p>No intervals: the report was computed without the bootstrap (set the study's "
             "bootstrap replicates above 0).</p>",
         )
+    refs = _read_against(sr)
     table = pd.DataFrame(
         {
             "Condition": df["condition"],
@@ -424,7 +434,17 @@ def intervals_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
             ],
             "Chance": df["chance"],
             "Excess over chance": df["excess"],
+            "Unit and reference": [
+                refs.get((c, k), MISSING) for c, k in zip(df["condition"], df["key"], strict=True)
+            ],
         }
+    )
+    refs_note = (
+        "<p class='note'>Unit and reference: what each number is read against, its unit, "
+        "chance level and ceiling. A LID number's chance level can lie far below 0 bits (a "
+        "random identity's calibrated score is confidently wrong), so its excess over chance "
+        "can exceed log2 N: read ALID, LID+ and LIDmax against their ceiling log2 N beside "
+        "it, not as bits learned.</p>"
     )
     n_boot = sr.settings.bootstrap
     return section(
@@ -441,7 +461,9 @@ def intervals_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "row, the level exceeded by 5 % of trials, carries the interval instead. Singling out "
         "resamples the predicate speakers; DeID and G_VD, measured against the voices of "
         f"{esc(sr.original or MISSING)}, resample the speakers of the similarity matrices, the "
-        "matrices held fixed (no chance level).</p>" + table_html(table, colors=colors, wide=True),
+        "matrices held fixed (no chance level).</p>"
+        + refs_note
+        + table_html(table, colors=colors, wide=True),
     )
 
 
@@ -460,8 +482,11 @@ def compare_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
     reference = sr.reference or sr.reports[0].name
     reference_text = f"the reference condition, {reference}"
     body = (
-        f"<p>Each condition against {esc(reference_text)}, on the speakers they share: the "
-        "difference B − A of every number, its 95 % interval and a two-sided p-value from a "
+        f"<p>Each condition (B, named first in each heading and first among the columns) "
+        f"against {esc(reference_text)} (A), on the speakers they share: the "
+        "difference B − A of every number, in the number's unit (0 = no difference; its unit "
+        "and reference point in the <em>Unit and reference</em> column, for B), "
+        "its 95 % interval and a two-sided p-value from a "
         "paired speaker-level bootstrap (the same speakers drawn for both conditions): "
         f"{esc(P_VALUE_METHOD)} = {esc(floor_text)}. Many numbers "
         "are compared at once, so read <em>p (Holm)</em>, Holm's adjustment over the numbers "
@@ -472,13 +497,16 @@ def compare_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "so do singling out, DeID and G_VD, resampled with the same speakers; a condition "
         "without utterance embeddings has none of them, and the last column says so.</p>"
     )
+    refs = _read_against(sr)
     for pair, comp in sr.comparisons.items():
         df = comparison_frame(comp)
+        b_name = pair.removesuffix(f" vs {reference}") if pair.endswith(f" vs {reference}") else ""
+        b_col, a_col = (f"B: {b_name}", f"A: {reference}") if b_name else ("B", "A")
         table = pd.DataFrame(
             {
                 "Number": df["number"],
-                "A": df["a"],
-                "B": df["b"],
+                b_col: df["b"],
+                a_col: df["a"],
                 "B − A": df["difference"],
                 "95% interval": [
                     bounds_text(lo, hi) or MISSING
@@ -487,11 +515,18 @@ def compare_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
                 "p": df["p_value"],
                 "p (Holm)": df["p_adjusted"],
                 "p (resampled, ≥ 1/(B+1))": df["p_resampled"],
+                "Unit and reference": [refs.get((b_name, k), MISSING) for k in df["key"]],
             }
         )
         if df["reason"].notna().any():
             table["Not compared because"] = df["reason"].fillna("")
-        body += f"<h3>{esc(pair)}</h3>" + table_html(table, name_column="Number")
+        heading = (
+            f"{esc(b_name)} vs {esc(reference)} <small>(B − A: {esc(b_name)} minus "
+            f"{esc(reference)})</small>"
+            if b_name
+            else esc(pair)
+        )
+        body += f"<h3>{heading}</h3>" + table_html(table, name_column="Number", wide=True)
     return section("compare", body)
 
 
@@ -523,7 +558,7 @@ def data_section(sr: StudyReport) -> str:
     payload = json.dumps(json_safe(sr.to_dict()), allow_nan=False, ensure_ascii=False)
     # inside <script> only "</" and "<!--" can end or confuse the element: escape every < > &
     payload = payload.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-    filename = f"{sr.study.name or 'study'}_report.json"
+    filename = json_name(sr.study.name)
     return section(
         "data",
         "<p>Every number of this report is embedded in this page as JSON (the script element "

@@ -12,6 +12,7 @@ from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.threat import CALLOUT_EER, CALLOUT_LID_MAX, CALLOUT_LINKABILITY_FACTOR
 from voxmetrics.plots.card import card_legend_html, card_rationale, level_css
 from voxmetrics.report.html.blocks import esc, names_of, section, swatch, table_html
+from voxmetrics.report.html.card import card_notes_block
 from voxmetrics.report.study import StudyReport
 
 __all__ = [
@@ -158,7 +159,8 @@ def card_section(sr: StudyReport, colors: Mapping[str, str]) -> str:
         "the interval lies above the chance level of the condition's scores (else "
         '"≈ chance": green only when chance itself is safe; "uninformative at this N" when '
         "chance sits at its ceiling log2 N or above a threshold).</p>"
-        f"{table}<h3>Legend</h3><p class='legend-levels'>{card_legend_html()}</p>"
+        f"{table}{card_notes_block(sr.card)}"
+        f"<h3>Legend</h3><p class='legend-levels'>{card_legend_html()}</p>"
         '<div class="table-wrap"><table class="thresholds"><thead><tr><th>Metric</th>'
         f"<th>Thresholds</th></tr></thead><tbody>{legend}</tbody></table></div>{rationale}",
     )
