@@ -146,10 +146,13 @@ def test_valid_upload_adds_a_condition():
     study = _study(at)
     assert study.names == [*DEMO_NAMES, "uploaded"]
     cond = study.get("uploaded")
-    assert cond.eval.shape == (6, 3) and cond.eval.n_excluded_trials == 1
+    # the stray trial's speaker is not enrolled: its pairs are kept as non-mated pairs
+    assert cond.eval.shape == (6, 3) and cond.eval.n_excluded_trials == 0
+    assert cond.eval.n_other_trials == 1
     assert cond.dev is not None and cond.dev.shape == (6, 3)
     success = at.success[0].value
-    assert "T = 6 trials × N = 3 enrolled, 1 excluded" in success and "dev" in success
+    assert "T = 6 trials × N = 3 enrolled, 0 excluded, 1 with a speaker not enrolled" in success
+    assert "dev" in success
     assert "not enrolled" in at.warning[0].value
     # the new condition is selected and its scores are drawn
     assert at.selectbox(key="vm_data_condition").value == "uploaded"

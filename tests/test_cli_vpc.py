@@ -15,6 +15,7 @@ import pytest
 
 from voxmetrics.cli import main
 from voxmetrics.data import load_study, read_embeddings, read_scores
+from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.data.studybuild import build_study
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.dcf import d_prime, dcf
@@ -143,6 +144,7 @@ def test_evaluate_kaldi_embeddings_with_system_filter(demo, tmp_path, capsys):
         name="xvector",
         embeddings=reference,
     ).to_dict()
+    expected["attacker"] = AttackerRecipe("cosine").to_dict()  # cosine of the given embeddings
     assert json.loads(out) == expected
     # a metadata listing fewer utterances than the ark: the rest are ignored, said on stderr
     meta = pd.read_csv(tmp_path / "meta.csv", dtype=str)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("distributed")
 
+import voxmetrics.data.arrays as arrays_mod
 import voxmetrics.data.model as model_mod
 import voxmetrics.distributed as dist
 import voxmetrics.embeddings.distributed as edist
@@ -51,7 +52,7 @@ def client():
 @pytest.fixture(autouse=True)
 def _small_blocks(monkeypatch):
     monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", BLOCK)  # row blocks of both paths
-    for mod in (model_mod, sources):
+    for mod in (arrays_mod, model_mod, sources):
         monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
     monkeypatch.setattr(bw, "_WINDOW_MARGIN", 0)  # widen the EER window step by step
 

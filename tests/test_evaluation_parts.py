@@ -207,6 +207,8 @@ def test_the_pages_tables_read_parts_as_full_reports(study):
         assert [f.to_dict() for f in _quiet(condition_fits, ours, losses)] == [
             f.to_dict() for f in _quiet(condition_fits, theirs, losses)
         ]
+    # the call-outs read the card's rule, which reads the intervals: both without a bootstrap
+    full = [_quiet(evaluate_condition, c) for c in study.conditions]
     identity = [_quiet(evaluate_condition, c, parts=IDENTITY_PARTS) for c in study.conditions]
     a = threat_callouts(study, identity, lid_max_min=0.0)
     b = threat_callouts(study, full, lid_max_min=0.0)

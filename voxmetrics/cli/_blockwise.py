@@ -106,6 +106,12 @@ def run_blockwise(args: argparse.Namespace) -> int:
             progress=progress_bar,
         )
     print(file=sys.stderr)
+    if args.embeddings:  # the attacker: cosine of the given embeddings, as in memory
+        from dataclasses import replace
+
+        from voxmetrics.data.recipe import AttackerRecipe
+
+        report = replace(report, recipe=AttackerRecipe("cosine"))
     return finish(args, report)
 
 

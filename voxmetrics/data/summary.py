@@ -146,7 +146,9 @@ def score_histogram(sm: ScoreMatrix, *, bins: int = 60) -> ScoreHistogram:
 
 
 def describe_matrix(label: str, sm: ScoreMatrix) -> str:
-    """One line saying what ``sm`` holds: its shape, excluded trials and, when sparse, its pairs.
+    """One line saying what ``sm`` holds: its shape, left-out trials and, when sparse, its pairs.
+
+    Trials of speakers not enrolled are counted apart: their pairs are kept as non-mated pairs.
 
     Examples
     --------
@@ -157,6 +159,11 @@ def describe_matrix(label: str, sm: ScoreMatrix) -> str:
     """
     t, n = sm.shape
     text = f"{label}: T = {t:,} trials × N = {n:,} enrolled, {sm.n_excluded_trials:,} excluded"
+    if sm.n_other_trials:
+        text += (
+            f", {sm.n_other_trials:,} with a speaker not enrolled (non-mated pairs of the pairwise "
+            "metrics)"
+        )
     if sm.is_complete:
         return text
     full = sm.complete_rows()
