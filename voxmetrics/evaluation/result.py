@@ -11,12 +11,12 @@ intervals of the top-level numbers, ``[low, high]``, and the band of ``linkabili
 ``chance`` (chance levels of linkability and its curve; the ``lid`` and ``srd`` blocks carry
 theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs. The
 ``utility`` block holds the condition's utility numbers (``wer``, ``uar``, ``rho_f0`` as
-fractions, their ``intervals``, ``per_class`` accuracy and ``source``), null when none are known
-(:class:`~voxmetrics.data.utility.Utility`). ``tar_at_far`` is the true-accept rate at low
-false-accept rates (``{"0.01": ..., "0.001": ...}``, with the ``verification`` part), and the
-``attacker`` block, present when the scores' making is known, the attacker recipe
-(:class:`~voxmetrics.data.recipe.AttackerRecipe`: back-end, training data, how it was chosen,
-the weak-attacker findings).
+fractions, their ``intervals``, ``per_class`` accuracy, ``source`` and ``uar_method``), null
+when none are known (:class:`~voxmetrics.data.utility.Utility`). ``tar_at_far`` is the
+true-accept rate at low false-accept rates (``{"0.01": ..., "0.001": ...}``, with the
+``verification`` part), and the ``attacker`` block, present when the scores' making is
+known, the attacker recipe (:class:`~voxmetrics.data.recipe.AttackerRecipe`: back-end,
+training data, how it was chosen, the weak-attacker findings).
 
 A report asked for some parts only (``evaluate(parts=...)``,
 :data:`~voxmetrics.evaluation.options.PARTS`) has its other numbers null and lists its
