@@ -229,8 +229,8 @@ def _labelled_by_speakers(scores: pd.DataFrame, tl: TrialList, read: ListRead) -
             "tree's data/ folder."
         )
     read.notes.append(
-        f"{tl.scores.parent.name}: no trial key (data/ is missing); each pair is labelled by "
-        f"{how}, and the scores cannot be checked against the key"
+        f"no trial keys (data/ is missing): each pair is labelled by {how}, and the scores "
+        "cannot be checked against the keys"
     )
     out = scores.assign(target=(scores["enrol"].astype(str) == spk).to_numpy())
     return out.assign(speaker=spk.to_numpy())

@@ -68,10 +68,13 @@ ZEBRA_KEYS = ("d_ece", "log10_l", "log10_l_q95")
 
 NO_COMPLETE_TRIAL = (
     "no trial is listed against every enrolled identity (a sparse trial list), so the 1-to-N "
-    "metrics have no trial to rank; evaluate subsets whose trials are complete (e.g. by sex: "
-    "--by sex) or score every trial against every enrolled identity"
+    "metrics have no trial to rank; evaluate each subset whose trials are complete (e.g. each "
+    "sex on its own) or score every trial against every enrolled identity"
 )
-"""Why the 1-to-N metrics of a sparse trial list without complete trials are null."""
+"""Why the 1-to-N metrics of a sparse trial list without complete trials are null.
+
+Shown in reports, on the command line and on dashboard pages alike, so it names no control of
+either (``report --by`` / ``--subset``, the pages' Subset selector)."""
 
 
 @dataclass(frozen=True)
