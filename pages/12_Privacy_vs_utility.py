@@ -12,6 +12,7 @@ from voxmetrics.analysis.tradeoff import (
     report_ranking,
     report_tradeoff,
 )
+from voxmetrics.analysis.vpc import challenge_group_eers
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.plots.utility import tradeoff_figure
 from voxmetrics.ui.utility_page import (
@@ -85,12 +86,20 @@ st.subheader("VoicePrivacy ranking")
 bands = ", ".join(f"{b:.0%}" for b in EER_BANDS)
 st.markdown(
     "The VoicePrivacy 2024 evaluation plan (Tomashenko et al. 2024) ranks systems for four "
-    f"minimum privacy levels: the EER of the {chosen.attacker} attacker at least {bands}. A "
-    "system enters every band its EER reaches; within a band, systems are ranked by WER "
-    "(lower first), then by UAR (higher first)."
+    f"minimum privacy levels: the EER of the {chosen.attacker} attacker at least {bands}, "
+    "compared at the challenge's 0.001 % (and, for a VoicePrivacy tree, the mean of the EERs "
+    "of the trial lists the challenge prints: female and male in 2024, each language's in "
+    "2026 track 2). A system enters every band its EER reaches; within a band, systems are "
+    "ranked twice: by WER (lower first, UAR breaking ties) and by UAR (higher first)."
 )
+group_eers = ui.compute(challenge_group_eers, study, cache=False).value
 ranking = ui.compute(
-    report_ranking, reports, reference=chosen.reference, attacker=chosen.attacker, cache=False
+    report_ranking,
+    reports,
+    reference=chosen.reference,
+    attacker=chosen.attacker,
+    group_eers=group_eers,
+    cache=False,
 ).value
 if ranking is not None:
     show_ranking(ranking)

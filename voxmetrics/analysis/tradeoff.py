@@ -21,9 +21,13 @@ anonymisation system.
 **VoicePrivacy ranking** (:func:`voiceprivacy_ranking`). The VoicePrivacy 2024 evaluation plan
 (Tomashenko et al. 2024) ranks systems for four minimum privacy levels: the EER of the
 semi-informed attacker (ASV retrained on anonymised speech, the only attacker used for the
-ranking) at least 10, 20, 30 and 40 % (:data:`EER_BANDS`). A system enters every band whose
-minimum its EER reaches, and within a band systems are ranked by WER (lower first), then by UAR
-(higher first) to break ties. A system without a WER is listed as unranked, with why.
+ranking) at least 10, 20, 30 and 40 % (:data:`EER_BANDS`). The EER a system is banded on is the
+one the challenge prints: each EER rounded to 0.001 % (:data:`EER_DECIMALS`), and, where the
+challenge prints one EER per trial list (2024: the female and the male list; 2026 track 2: one
+mixed list per language), the mean of those (``group_eers``; :func:`challenge_eer`,
+:func:`in_band`). A system enters every band whose minimum its EER reaches; within a band
+systems are ranked twice: by WER (lower first, UAR breaking ties) and by UAR (higher first, WER
+breaking ties). A system without a WER is listed as unranked, with why.
 
 **Auditors' call-out** (:func:`utility_callouts`). A ranked system whose EER reaches a band
 while the 1-to-N metrics say its speakers are still found: LIDmax at least
@@ -50,6 +54,7 @@ from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
     "EER_BANDS",
+    "EER_DECIMALS",
     "LEAK_LID_MAX",
     "LEAK_LINKABILITY_FACTOR",
     "NO_UTILITY_HELP",
@@ -65,8 +70,10 @@ __all__ = [
     "TradeoffPoint",
     "UtilityCallout",
     "VoicePrivacyRanking",
+    "challenge_eer",
     "condition_numbers",
     "has_utility",
+    "in_band",
     "pareto_front",
     "privacy_utility_tradeoff",
     "reference_condition",
@@ -111,6 +118,9 @@ UTILITY_HIGHER_IS_BETTER: dict[str, bool] = {"wer": False, "uar": True, "rho_f0"
 
 EER_BANDS: tuple[float, ...] = (0.10, 0.20, 0.30, 0.40)
 """The minimum EERs of VoicePrivacy 2024's ranking (10, 20, 30 and 40 %)."""
+EER_DECIMALS = 3
+"""Decimals of an EER in percent as the challenge prints and ranks it (``round(EER * 100, 3)``
+in its ``evaluate_asv.py``): 0.001 %."""
 RANKING_ATTACKER = "semi-informed"
 """The attacker whose EER places a system in a band (VoicePrivacy 2024)."""
 REFERENCE_ATTACKER = "original"
@@ -422,7 +432,7 @@ class RankedSystem:
     eer: float
     """Its EER."""
     wer: float
-    """Its WER (fraction)."""
+    """Its WER (fraction); None only in the UAR ranking, for a system without one."""
     uar: float | None
     """Its UAR (fraction), None when unknown."""
 
@@ -440,9 +450,14 @@ class VoicePrivacyRanking:
     attacker: str
     """The attacker whose EER places a system in a band."""
     rows: tuple[RankedSystem, ...]
-    """Every (band, system) entry, by band then rank."""
+    """Every (band, system) entry of the WER ranking, by band then rank."""
     unranked: Mapping[str, str] = field(default_factory=dict)
     """Systems left out of every band, with why (EER below the lowest band, WER unknown)."""
+    uar_rows: tuple[RankedSystem, ...] = ()
+    """Every (band, system) entry of the UAR ranking (the plan's second ranking: UAR higher
+    first, WER breaking ties), by band then rank; systems without a UAR are not in it."""
+    eer_rule: str = "the EER of the condition's trials, rounded to 0.001 %"
+    """Which EER placed each system in a band (:func:`challenge_eer`)."""
 
     def band(self, minimum: float) -> list[RankedSystem]:
         """The entries of the band with minimum EER ``minimum``."""
@@ -465,6 +480,10 @@ class VoicePrivacyRanking:
             columns=["EER band", "Rank", "System", "EER", "WER", "UAR"],
         )
 
+    def uar_frame(self) -> pd.DataFrame:
+        """The UAR ranking as a table: band, rank, system, EER, WER, UAR."""
+        return VoicePrivacyRanking(self.bands, self.attacker, self.uar_rows).frame()
+
     def unranked_frame(self) -> pd.DataFrame:
         """The systems left out, with why."""
         return pd.DataFrame(
@@ -476,8 +495,11 @@ class VoicePrivacyRanking:
         return {
             "bands": list(self.bands),
             "attacker": self.attacker,
-            "rule": "EER >= band; ranked by WER (lower first), then UAR (higher first)",
+            "rule": "EER >= band at 0.001 %; ranked by WER (lower first, then UAR higher first) "
+            "and, separately, by UAR (higher first, then WER lower first)",
+            "eer_rule": self.eer_rule,
             "rows": [r.to_dict() for r in self.rows],
+            "uar_rows": [r.to_dict() for r in self.uar_rows],
             "unranked": dict(self.unranked),
         }
 
@@ -496,14 +518,86 @@ def _or_minus_inf(v: float | None) -> float:
     return -math.inf if v is None else v
 
 
+def challenge_eer(eer: float, groups: Sequence[float] = ()) -> float:
+    """The EER the challenge bands: rounded to 0.001 %, the mean of its lists' when given.
+
+    ``groups`` are the EERs of the trial lists the challenge prints one EER for (2024: the
+    female and the male list); each is rounded to 0.001 % as printed, their mean rounded
+    again. Without ``groups``, ``eer`` rounded to 0.001 %.
+
+    Examples
+    --------
+    >>> challenge_eer(0.29999999999999993)
+    0.3
+    >>> challenge_eer(0.0, [0.074736, 0.046754])
+    0.06075
+    """
+    if len(groups):
+        mean = sum(round(float(g) * 100, EER_DECIMALS) for g in groups) / len(groups)
+        return round(mean, EER_DECIMALS) / 100
+    return round(float(eer) * 100, EER_DECIMALS) / 100
+
+
+def in_band(eer: float, band: float) -> bool:
+    """Whether ``eer`` reaches the band of minimum ``band``, both compared at 0.001 %.
+
+    Examples
+    --------
+    >>> in_band(0.29999999999999993, 0.30), in_band(0.299994, 0.30), in_band(0.299995, 0.30)
+    (True, False, True)
+    """
+    return round(eer * 100, EER_DECIMALS) >= round(band * 100, EER_DECIMALS)
+
+
+def _banded_eers(
+    systems: Sequence[ConditionNumbers], group_eers: Mapping[str, Mapping[str, float]] | None
+) -> dict[str, float | None]:
+    """Each system's EER as the challenge bands it (:func:`challenge_eer`)."""
+    out: dict[str, float | None] = {}
+    for c in systems:
+        groups = list((group_eers or {}).get(c.condition, {}).values())
+        eer = c.value("eer")
+        out[c.condition] = None if eer is None and not groups else challenge_eer(eer or 0, groups)
+    return out
+
+
+def _uar_ranking(
+    eligible: Sequence[ConditionNumbers],
+    banded: Mapping[str, float | None],
+    levels: Sequence[float],
+) -> tuple[RankedSystem, ...]:
+    """The plan's second ranking: UAR higher first, WER lower first breaking ties."""
+    rows = []
+    for band in levels:
+        inside = [c for c in eligible if c.value("uar") is not None]
+        inside = [c for c in inside if in_band(banded[c.condition], band)]  # type: ignore[arg-type]
+        keyed = sorted(
+            ((-c.value("uar"), _or_inf(c.value("wer")), c.condition, c) for c in inside),  # type: ignore[operator]
+            key=lambda t: t[:3],
+        )
+        rank, previous = 0, None
+        for k, (neg_uar, wer, _, c) in enumerate(keyed):
+            if (neg_uar, wer) != previous:
+                rank, previous = k + 1, (neg_uar, wer)
+            rows.append(
+                RankedSystem(band, rank, c.condition, banded[c.condition], c.value("wer"), -neg_uar)  # type: ignore[arg-type]
+            )
+    return tuple(rows)
+
+
+def _or_inf(v: float | None) -> float:
+    return math.inf if v is None else v
+
+
 def voiceprivacy_ranking(
     numbers: Iterable[ConditionNumbers],
     *,
     bands: Sequence[float] = EER_BANDS,
     attacker: str = RANKING_ATTACKER,
     reference: str | None = None,
+    group_eers: Mapping[str, Mapping[str, float]] | None = None,
 ) -> VoicePrivacyRanking:
-    """Systems grouped by minimum EER and ranked by WER, then UAR (VoicePrivacy 2024).
+    """Systems grouped by minimum EER and ranked by WER and by UAR (VoicePrivacy 2024).
 
     Parameters
     ----------
@@ -516,10 +610,16 @@ def voiceprivacy_ranking(
         The attacker whose EER counts (VoicePrivacy 2024: the semi-informed one).
     reference : str, optional
         The original speech's condition, left out.
+    group_eers : mapping, optional
+        Condition -> the EER of each trial list the challenge prints one EER for (2024:
+        ``{"F": ..., "M": ...}``); a system is then banded on their mean
+        (:func:`challenge_eer`), else on its EER. Every EER is compared at 0.001 %.
 
     Returns
     -------
     VoicePrivacyRanking
+        The WER ranking (``rows``), the UAR ranking (``uar_rows``), the systems left out and
+        which EER placed them.
 
     Examples
     --------
@@ -534,21 +634,24 @@ def voiceprivacy_ranking(
             f"EER bands must be fractions in [0, 1] (10 % is 0.10); got {list(bands)}."
         )
     systems = _ranked_systems(numbers, attacker, reference)
+    banded = _banded_eers(systems, group_eers)  # as the challenge prints and bands it
     unranked: dict[str, str] = {}
-    eligible = []
+    eligible, in_a_band = [], []
     for c in systems:
-        eer, wer = c.value("eer"), c.value("wer")
+        eer, wer = banded[c.condition], c.value("wer")
         if eer is None:
             unranked[c.condition] = "EER unknown"
-        elif eer < levels[0]:
+        elif not in_band(eer, levels[0]):
             unranked[c.condition] = f"EER {eer:.3f} below the lowest band ({levels[0]:.0%})"
         elif wer is None:
+            in_a_band.append(c)
             unranked[c.condition] = "WER unknown (add its utility numbers)"
         else:
+            in_a_band.append(c)
             eligible.append(c)
     rows = []
     for band in levels:
-        inside = [c for c in eligible if c.value("eer") >= band]  # type: ignore[operator]
+        inside = [c for c in eligible if in_band(banded[c.condition], band)]  # type: ignore[arg-type]
         # WER ascending, then UAR descending (unknown UAR after every known one), then name
         keyed = sorted(
             ((c.value("wer"), -_or_minus_inf(c.value("uar")), c.condition, c) for c in inside),
@@ -563,13 +666,23 @@ def voiceprivacy_ranking(
                     band=band,
                     rank=rank,
                     condition=c.condition,
-                    eer=c.value("eer"),  # type: ignore[arg-type]
+                    eer=banded[c.condition],  # type: ignore[arg-type]
                     wer=wer,  # type: ignore[arg-type]
                     uar=c.value("uar"),
                 )
             )
+    grouped = any((group_eers or {}).get(c.condition) for c in systems)
     return VoicePrivacyRanking(
-        bands=tuple(levels), attacker=attacker, rows=tuple(rows), unranked=unranked
+        bands=tuple(levels),
+        attacker=attacker,
+        rows=tuple(rows),
+        unranked=unranked,
+        uar_rows=_uar_ranking(in_a_band, banded, levels),
+        eer_rule=(
+            "the mean of the EERs of the trial lists the challenge prints (each rounded to 0.001 %)"
+            if grouped
+            else VoicePrivacyRanking.eer_rule
+        ),
     )
 
 

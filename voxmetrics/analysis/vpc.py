@@ -17,10 +17,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Study
 from voxmetrics.data.vpc import VPCImport
 from voxmetrics.metrics.eer import eer
 
-__all__ = ["SUMMARY_EER_TOLERANCE", "SummaryEERCheck", "SummaryEERMismatch", "check_summary_eers"]
+__all__ = [
+    "SUMMARY_EER_TOLERANCE",
+    "SummaryEERCheck",
+    "SummaryEERMismatch",
+    "challenge_group_eers",
+    "check_summary_eers",
+]
 
 SUMMARY_EER_TOLERANCE = 0.5e-5
 """Largest difference (a fraction: 0.0005 %) between an EER of the scores and the one of the
@@ -189,3 +196,36 @@ def check_summary_eers(tree: VPCImport) -> SummaryEERCheck:
         else:
             agree += 1
     return SummaryEERCheck(agree, tuple(mismatches), mixed)
+
+
+def challenge_group_eers(study: Study) -> dict[str, dict[str, float]]:
+    """The EER of each trial list the challenge prints one EER for, by condition.
+
+    The VoicePrivacy ranking bands a system on the EERs its results print
+    (:func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking`, ``group_eers``): for a
+    VoicePrivacy 2024 condition (read by :func:`~voxmetrics.data.vpc.read_vpc_tree`) the
+    female and the male list of its eval (``test``) set, the subsets ``sex = F`` and
+    ``sex = M``; for a 2026 track 2 condition the mixed list of each language (the subsets of
+    ``language``). A 2026 track 1 condition has one list, whose EER is the condition's own,
+    and any other condition none: they are left out.
+
+    Returns
+    -------
+    dict
+        Condition name -> {list: EER (fraction)}, on every key line of each list.
+    """
+    out: dict[str, dict[str, float]] = {}
+    for cond in study.conditions:
+        sm = cond.eval
+        if "language" in sm.attributes and cond.description.startswith("VoicePrivacy 2026"):
+            attr = "language"
+        elif "sex" in sm.attributes and cond.description.startswith("VoicePrivacy 2024"):
+            attr = "sex"
+        else:
+            continue
+        groups = {}
+        for value in sm.attribute_values(attr):
+            pairs = sm.subset_attribute(attr, value).pairwise_view()
+            groups[value] = float(eer(pairs.tar, pairs.non))
+        out[cond.name] = groups
+    return out

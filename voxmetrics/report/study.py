@@ -215,9 +215,17 @@ class StudyReport:
     def ranking(self) -> VoicePrivacyRanking:
         """VoicePrivacy 2024's ranking by EER bands.
 
-        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports.
+        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports, a VoicePrivacy
+        tree's conditions banded on the EERs of the lists the challenge prints
+        (:func:`voxmetrics.analysis.vpc.challenge_group_eers`).
         """
-        return report_ranking(self.reports, reference=self.utility_reference)
+        from voxmetrics.analysis.vpc import challenge_group_eers
+
+        return report_ranking(
+            self.reports,
+            reference=self.utility_reference,
+            group_eers=challenge_group_eers(self.study),
+        )
 
     def utility_callouts(self) -> list[UtilityCallout]:
         """Ranked systems that clear an EER band but still leak.

@@ -139,8 +139,10 @@ def study_sbls(study: Study, reports: Sequence[ConditionReport]) -> dict[str, fl
 
 
 def show_ranking(ranking: VoicePrivacyRanking) -> None:
-    """The ranking table (with its CSV) and the systems left out, with why."""
+    """The WER and the UAR ranking (with their CSVs) and the systems left out, with why."""
+    st.caption(f"Banded on {ranking.eer_rule}.")
     if ranking.rows:
+        st.markdown("Ranked by WER:")
         show_table(ranking.frame(), "voiceprivacy_ranking.csv")
     else:
         st.info(
@@ -148,6 +150,9 @@ def show_ranking(ranking: VoicePrivacyRanking) -> None:
             f"(EER >= {ranking.bands[0]:.0%}) with a known WER.",
             icon=":material/info:",
         )
+    if ranking.uar_rows:
+        st.markdown("Ranked by UAR:")
+        show_table(ranking.uar_frame(), "voiceprivacy_ranking_uar.csv")
     if ranking.unranked:
         st.markdown("Not ranked:")
         show_table(ranking.unranked_frame(), "voiceprivacy_unranked.csv")
