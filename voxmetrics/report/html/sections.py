@@ -132,8 +132,9 @@ def utility_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures)
     body += (
         "<h3>VoicePrivacy ranking</h3>"
         f"<p>VoicePrivacy 2024's rule: a system enters every band whose minimum EER ({bands}) "
-        f"its {esc(ranking.attacker)} attacker's EER reaches; within a band, systems are ranked "
-        "by WER (lower first), then UAR (higher first).</p>"
+        f"its {esc(ranking.attacker)} attacker's EER reaches, compared at 0.001 % (banded on "
+        f"{esc(ranking.eer_rule)}); within a band, systems are ranked by WER (lower first, UAR "
+        "breaking ties) and, in the second table, by UAR (higher first).</p>"
     )
     if ranking.rows:
         body += table_html(
@@ -141,6 +142,10 @@ def utility_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures)
         )
     else:
         body += f"<p>No condition under the {esc(RANKING_ATTACKER)} attacker reaches a band.</p>"
+    if ranking.uar_rows:
+        body += table_html(
+            ranking.uar_frame(), colors=colors, name_column="System", formats={"Rank": ".0f"}
+        )
     if ranking.unranked:
         body += table_html(ranking.unranked_frame(), colors=colors, name_column="System")
     callouts = sr.utility_callouts()
