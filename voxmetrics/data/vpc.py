@@ -538,11 +538,10 @@ def _utility(
             if u is not None:
                 return u
         return None
-    tables = summaries.get(system)
-    if tables is None:
+    if system not in summaries:
         f.missing.append(f"system '{system}': no results summary, so no WER / UAR.")
         return None
-    u = utility_from_summary(tables, anonymised=True, source=f"results of {system}")
+    u = utility_from_summary(summaries[system], anonymised=True, source=f"results of {system}")
     if u is None:
         f.missing.append(f"system '{system}': its results summary has no ASR or SER rows.")
     return u
