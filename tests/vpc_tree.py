@@ -1,9 +1,12 @@
-"""Small VoicePrivacy 2024 evaluation trees, written by the tests (no download).
+"""Small VoicePrivacy evaluation trees, 2024 and 2026, written by the tests (no download).
 
 The layout is the one the challenge's ``run_evaluation.py`` leaves (``data/`` + ``exp/``, see
 ``evaluation/privacy/asv/asv.py``): score folders ``exp/<model>/<enrol set>-<trial set>/scores``
 with ``enroll_id trial_id score`` lines (no header), keys ``data/<trial set>/trials``, and the
-results summaries as ``save_result_summary`` prints them.
+results summaries as ``save_result_summary`` prints them. :func:`write_tree` writes a 2024
+tree, :func:`write_tree_2026` a 2026 one (track 1 or 2, the mixed key as
+``scripts/mixed_trials_librispeech.py`` writes it), :func:`add_embeddings` the challenge's
+``speaker_vectors.pt`` folders (``torch.save``) with the scores made their cosines.
 """
 
 from __future__ import annotations

@@ -284,3 +284,13 @@ def test_per_gender_subset_of_a_mixed_list(track1):
     )
     assert report.trials_used.n_pairs == sub.pairwise_view().n_pairs < len(pos) + len(neg)
     assert all(s.startswith("20") for s in sub.enrol_speakers)  # the female speakers
+
+
+def test_an_exp_folder_of_model_folders_without_scores_is_a_tree_without_conditions(tmp_path):
+    """What a submission zip unpacks to (model files, no score folder): a clear refusal, not
+    the folder layout's "'asv_anon_x' is not an attacker"."""
+    (tmp_path / "exp" / "asv_anon_mcadams").mkdir(parents=True)
+    (tmp_path / "exp" / "asv_anon_mcadams" / "results_mcadams.csv").write_text("x\n")
+    assert is_vpc_tree(tmp_path)
+    with pytest.raises(VoxMetricsInputError, match=r"the tree holds no score folders \(exp/"):
+        build_study(tmp_path)

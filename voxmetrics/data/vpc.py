@@ -166,11 +166,13 @@ def is_vpc_tree(root: str | Path) -> bool:
 
 
 def _looks_like_exp(d: Path) -> bool:
-    """Whether ``d`` is an ``exp/`` folder of the challenge's."""
+    """Whether ``d`` is an ``exp/`` folder of the challenge's: summaries, models or scores."""
     if not d.is_dir():
         return False
     if (d / "results_summary").is_dir():
         return True
+    if any(re.fullmatch(r"asv_(orig|ssl|anon_.+)", m.name) for m in d.iterdir() if m.is_dir()):
+        return True  # the challenge's ASV model folders
     return any(
         _pair_dir(s.name) for m in d.iterdir() if m.is_dir() for s in m.iterdir() if s.is_dir()
     )
@@ -662,15 +664,16 @@ def read_vpc_tree(root: str | Path, *, name: str | None = None) -> VPCImport:
             "numbers are not attached to any condition."
         )
     if not conditions:
-        hint = ""
-        if summaries and not f.groups:
-            hint = (
-                " The tree holds results summaries but no scores: the challenge's submission "
-                "zip (result_for_submission_*.zip) has none; zip the exp/ folder of the "
-                "evaluation instead."
+        if not f.groups:  # nothing scored at all: say that alone
+            what = "results summaries but no scores" if summaries else "no score folders"
+            raise VoxMetricsInputError(
+                f"{path}: no condition could be built: the tree holds {what} "
+                "(exp/<model>/<enrol set>-<trial set>/scores). The challenge's submission "
+                "archive (result_for_submission_*.zip) holds none; zip the evaluation's exp/ "
+                "folder (and data/) instead."
             )
         raise VoxMetricsInputError(
-            f"{path}: no condition could be built; " + " ".join(f.missing[:5]) + hint
+            f"{path}: no condition could be built; " + " ".join(f.missing[:5])
         )
     study = Study(tuple(conditions), name=name or path.name or "vpc")
     return VPCImport(study, tuple(f.found), tuple(f.missing), eers, tuple(f.notes), f.edition)
