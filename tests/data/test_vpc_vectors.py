@@ -150,3 +150,19 @@ def test_without_torch_the_message_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
     with pytest.raises(VoxMetricsInputError, match=r"pip install 'voxmetrics\[audio\]'"):
         load_vector_tensor(b"", "x/speaker_vectors.pt")
+
+
+def test_study_file_and_study_build_keep_the_embeddings(tree, imported, tmp_path, capsys):
+    from voxmetrics.cli import main
+    from voxmetrics.data.studyfile import load_study, study_from_bytes, study_to_bytes
+
+    back = study_from_bytes(study_to_bytes(imported.study))
+    for c in imported.study.conditions:
+        es = back.get(c.name).embeddings
+        np.testing.assert_array_equal(es.embeddings, c.embeddings.embeddings)
+        assert es.meta.equals(c.embeddings.meta)
+    out = tmp_path / "s.vxm"
+    assert main(["study", "build", str(out), str(tree)]) == 0
+    err = capsys.readouterr().err
+    assert "dev: 24 trials x 8 enrolled, 96 listed pairs; with the challenge's embeddings" in err
+    assert load_study(out).get("original").embeddings is not None
