@@ -166,3 +166,11 @@ def test_study_file_and_study_build_keep_the_embeddings(tree, imported, tmp_path
     err = capsys.readouterr().err
     assert "dev: 24 trials x 8 enrolled, 96 listed pairs; with the challenge's embeddings" in err
     assert load_study(out).get("original").embeddings is not None
+
+
+def test_utterance_ids_saved_with_wav_are_read_without(tree, tmp_path):
+    folder = _bad_folder(tree, tmp_path)
+    lines = (folder / "id2idx").read_text().splitlines()
+    (folder / "id2idx").write_text("".join(f"{u}.wav {k}\n" for u, k in map(str.split, lines)))
+    sv = read_speaker_vectors(folder)
+    assert "2001-0002" in sv.speaker_of()

@@ -192,8 +192,12 @@ def read_speaker_vectors(folder: Path, *, label: str | None = None) -> SpeakerVe
     if (folder / "spk2gender").is_file():
         g = read_mapping(folder / "spk2gender", "speaker gender")
         genders = np.array([str(g.get(s, "")).upper() for s in speakers], dtype=object)
+    ids_out = [str(x) for x in order.index]
+    bare = [x[:-4] if x.endswith(".wav") else x for x in ids_out]
+    if len(set(bare)) == len(bare):  # the challenge looks an id up with or without ".wav"
+        ids_out = bare
     return SpeakerVectors(
-        ids=np.asarray(order.index, dtype=str),
+        ids=np.asarray(ids_out, dtype=str),
         speakers=speakers,
         genders=genders.astype(str),
         vectors=vectors,
