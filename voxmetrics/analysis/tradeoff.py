@@ -774,7 +774,7 @@ def utility_callouts(
 
 NO_UTILITY_HELP = (
     "No condition has utility numbers (WER, UAR, ρF0), so privacy cannot be weighed against "
-    "what the anonymisation costs. Add them when building the study: a VoicePrivacy 2024 "
+    "what the anonymisation costs. Add them when building the study: a VoicePrivacy (2024, 2026) "
     "evaluation tree brings its results files' WER and UAR (voxmetrics study build OUT.vxm "
     "ROOT, or the Data page's VoicePrivacy upload), or give transcripts, emotion predictions "
     "or audio for each condition (study build --wer / --uar / --rho-f0, or the Data page's "
