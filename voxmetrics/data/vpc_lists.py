@@ -351,25 +351,22 @@ def split_matrix(lists: Sequence[TrialList], label: str) -> tuple[ScoreMatrix, L
     """
     read = ListRead()
     multi = len({tl.dataset for tl in lists}) > 1
-    utt2spk = _utt2spk(lists)
     frames = []
+    utt2spk: dict[str, str] | None = {}
     for tl in sorted(lists, key=lambda t: (t.dataset, t.part)):
         pairs = _list_pairs(tl, read)
-        own = None if utt2spk is None else {t: utt2spk[t] for t in pairs["trial"] if t in utt2spk}
+        own = _utt2spk([tl])
         pairs = pairs.assign(sex=_sex(pairs, tl, own).to_numpy(), dataset=tl.dataset)
+        if multi:  # qualify every identity with its dataset, before anything is joined
+            pairs = _qualified(pairs, tl.dataset)
+            own = None if own is None else {f"{tl.dataset}/{u}": f"{tl.dataset}/{x}"
+                                            for u, x in own.items()}  # fmt: skip
+        utt2spk = None if own is None or utt2spk is None else {**utt2spk, **own}
         frames.append(pairs)
     pairs = pd.concat(frames, ignore_index=True)
     trials, speakers = _speakers(pairs, utt2spk, label)
     sex_of = pairs.drop_duplicates("trial").set_index("trial")["sex"].reindex(trials).to_numpy()
     data_of = pairs.drop_duplicates("trial").set_index("trial")["dataset"].reindex(trials)
-    if multi:  # qualify every identity with its dataset
-        q = lambda d, x: f"{d}/{x}"  # noqa: E731
-        pairs = pairs.assign(
-            enrol=[q(d, e) for e, d in zip(pairs["enrol"], pairs["dataset"], strict=True)],
-            trial=[q(d, t) for t, d in zip(pairs["trial"], pairs["dataset"], strict=True)],
-        )
-        trials = np.array([q(d, t) for t, d in zip(trials, data_of.to_numpy(), strict=True)])
-        speakers = np.array([q(d, s) for s, d in zip(speakers, data_of.to_numpy(), strict=True)])
     sexes = pairs.groupby("trial")["sex"].nunique()
     if (sexes > 1).any():
         raise VoxMetricsInputError(
@@ -394,6 +391,12 @@ def split_matrix(lists: Sequence[TrialList], label: str) -> tuple[ScoreMatrix, L
     sm = _sparse(pairs, trials, speakers, attributes, label)
     _matrix_notes(sm, pairs, lists, label, read)
     return sm, read
+
+
+def _qualified(pairs: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    """The pairs with every identity named ``<dataset>/<id>``."""
+    cols = [c for c in ("enrol", "trial", "speaker") if c in pairs.columns]
+    return pairs.assign(**{c: dataset + "/" + pairs[c].astype(str) for c in cols})
 
 
 def _sparse(
