@@ -13,6 +13,7 @@ from voxmetrics.analysis.tradeoff import (
     report_ranking,
     report_tradeoff,
 )
+from voxmetrics.analysis.vpc import challenge_group_eers
 from voxmetrics.evaluation.stability import ranking_replicates
 from voxmetrics.plots.style import condition_colors
 from voxmetrics.plots.utility import tradeoff_figure
@@ -95,12 +96,20 @@ st.subheader("VoicePrivacy ranking")
 bands = ", ".join(f"{b:.0%}" for b in EER_BANDS)
 st.markdown(
     "The VoicePrivacy 2024 evaluation plan (Tomashenko et al. 2024) ranks systems for four "
-    f"minimum privacy levels: the EER of the {chosen.attacker} attacker at least {bands}. A "
-    "system enters every band its EER reaches; within a band, systems are ranked by WER "
-    "(lower first), then by UAR (higher first)."
+    f"minimum privacy levels: the EER of the {chosen.attacker} attacker at least {bands}, "
+    "compared at the challenge's 0.001 % (and, for a VoicePrivacy tree, the mean of the EERs "
+    "of the trial lists the challenge prints: female and male in 2024, each language's in "
+    "2026 track 2). A system enters every band its EER reaches; within a band, systems are "
+    "ranked twice: by WER (lower first, UAR breaking ties) and by UAR (higher first)."
 )
+group_eers = ui.compute(challenge_group_eers, study, cache=False).value
 ranking = ui.compute(
-    report_ranking, reports, reference=chosen.reference, attacker=chosen.attacker, cache=False
+    report_ranking,
+    reports,
+    reference=chosen.reference,
+    attacker=chosen.attacker,
+    group_eers=group_eers,
+    cache=False,
 ).value
 if ranking is not None:
     show_ranking(ranking)
@@ -124,6 +133,7 @@ if ranking is not None:
             reference=chosen.reference,
             attacker=chosen.attacker,
             replicates=replicates,
+            group_eers=group_eers,
             cache=False,
         ).value
     if ranking is not None:
@@ -135,7 +145,12 @@ rule = (
     f"{LEAK_LINKABILITY_FACTOR:g}x its chance level 1/N"
 )
 callouts = ui.compute(
-    report_callouts, reports, reference=chosen.reference, attacker=chosen.attacker, cache=False
+    report_callouts,
+    reports,
+    reference=chosen.reference,
+    attacker=chosen.attacker,
+    group_eers=group_eers,
+    cache=False,
 ).value
 if callouts is not None:
     show_callouts(callouts, rule)

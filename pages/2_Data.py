@@ -229,10 +229,12 @@ with setups_tab:
 
 with vpc_tab:
     st.caption(
-        "A VoicePrivacy Challenge 2024 evaluation, zipped: the data/ and exp/ folders of its "
-        "run_evaluation.py (audio is skipped). Adds one condition per anonymisation system and "
-        "attacker (the condition name and attacker above are not used), with sex per trial and "
-        "the WER and UAR of the results summaries."
+        "A VoicePrivacy Challenge evaluation (2024, or 2026 track 1 or 2), zipped: the data/ "
+        "and exp/ folders of its run_evaluation.py, or exp/ alone (audio is skipped). Adds one "
+        "condition per anonymisation system and attacker (the condition name and attacker above "
+        "are not used), with sex (and, in track 2, language) per trial, the WER and UAR of the "
+        "results summaries and the challenge's embeddings (speaker_vectors.pt) where it saved "
+        "them."
     )
     vpc_zip = st.file_uploader("Evaluation tree (.zip)", type=["zip"], key="vm_vpc_zip")
     if st.button("Load the tree", type="primary", key="vm_load_vpc", icon=":material/upload:"):
@@ -249,10 +251,13 @@ with vpc_tab:
     tree_loaded = st.session_state.get(VPC_LOADED)
     if tree_loaded:
         st.success(
-            f"Loaded {len(tree_loaded['conditions'])} conditions: "
+            f"Loaded {len(tree_loaded['conditions'])} conditions of a VoicePrivacy "
+            f"{tree_loaded['edition']} tree: "
             + ", ".join(ui.md_escape(n) for n in tree_loaded["conditions"])
             + "."
         )
+        with st.expander("What was read", icon=":material/list:"):
+            st.markdown("\n".join(f"- {ui.md_escape(line)}" for line in tree_loaded["found"]))
         if tree_loaded["missing"]:
             st.warning(
                 "Missing from the tree:\n\n"
@@ -265,6 +270,12 @@ with vpc_tab:
             st.warning(
                 "The results summaries disagree with the scores:\n\n"
                 + "\n".join(f"- {ui.md_escape(m.message)}" for m in eer_check.mismatches)
+            )
+        if tree_loaded["notes"]:
+            st.info(
+                "Read as the challenge reads it:\n\n"
+                + "\n".join(f"- {ui.md_escape(m)}" for m in tree_loaded["notes"]),
+                icon=":material/info:",
             )
 
 with util_tab:

@@ -213,3 +213,41 @@ def test_vpc_tree_zip_checks_the_summary_eers_as_study_build_does(tmp_path):
     at = _load_tree(root)
     assert "8 per-gender EER(s) of the results summaries agree with the scores" in at.info[0].value
     assert not any("disagree" in w.value for w in at.warning)
+
+
+def test_vpc_2026_trees_and_exp_only_zips_load_in_one_upload(tmp_path):
+    """Track 1, track 2 and an exp/-only zip (with the challenge's embeddings) each load in one
+    upload; the page says what was read and lists only what is really missing."""
+    from tests.vpc_tree import add_embeddings, write_tree_2026, zip_exp_only, zip_tree
+    from voxmetrics.data.vpc import read_vpc_tree
+
+    t1 = write_tree_2026(tmp_path / "t1", track=1)
+    t2 = write_tree_2026(tmp_path / "t2", track=2)
+    t3 = add_embeddings(write_tree_2026(tmp_path / "t3", track=1, results=False))
+    for root, data, n_missing in (
+        (t1, zip_tree(t1), 0),
+        (t2, zip_tree(t2), 0),
+        (t3, zip_exp_only(t3), 1),
+    ):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.run()
+        at.switch_page(DATA).run()
+        at.file_uploader(key="vm_vpc_zip").set_value(("vpc.zip", data, "application/zip"))
+        at.button(key="vm_load_vpc").click().run()
+        assert not at.exception and not at.error
+        expected = read_vpc_tree(root).study
+        study = at.session_state[STUDY_KEY]
+        assert study.names[-4:] == expected.names
+        for name in expected.names:
+            assert study.get(name).eval.equals(expected.get(name).eval)
+        assert "Loaded 4 conditions of a VoicePrivacy 2026 tree" in at.success[0].value
+        missing = [w.value for w in at.warning if w.value.startswith("Missing from the tree")]
+        assert len(missing) == n_missing
+        if n_missing:  # the exp/-only zip: data/ is missing, and what that costs
+            assert "data/: not in the tree" in missing[0].replace("\\", "")
+            assert study.get("mcadams (semi-informed)").embeddings is not None
+        notes = [i.value for i in at.info if i.value.startswith("Read as the challenge")]
+        said = "labelled by the speaker of each trial" if n_missing else "repeat a pair listed"
+        assert notes and said in notes[0].replace("\\", "")
+        (read,) = [e for e in at.expander if e.label == "What was read"]
+        assert "mcadams (semi-informed) test:" in read.markdown[0].value.replace("\\", "")

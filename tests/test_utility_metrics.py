@@ -226,3 +226,55 @@ def test_study_build_rho_f0_from_recordings(tmp_path, capsys):
     u = load_study(out).get("mcadams (ignorant)").utility
     assert u.rho_f0 > 0.9  # the anonymised pitch follows the original's contour
     assert u.wer is None and "rho_F0 of" in u.source
+
+
+def _challenge_fold_uar(ref, hyp, folds) -> float:
+    """The challenge's evaluate_ser.py: per fold recall_score(average="macro"), then the mean
+    of the per-fold UARs (before its rounding to 0.001 %)."""
+    import warnings
+
+    values = []
+    for f in sorted(set(folds)):
+        inside = [k for k, x in enumerate(folds) if x == f]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values.append(
+                recall_score([ref[k] for k in inside], [hyp[k] for k in inside], average="macro")
+            )
+    return float(np.mean(values))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_uar_with_folds_is_the_challenges_mean_of_per_fold_uars(seed):
+    rng = np.random.default_rng(seed)
+    classes = np.array(["ang", "hap", "neu", "sad"])
+    n = 200
+    ref = classes[rng.integers(0, 4, size=n)].tolist()
+    hyp = [r if rng.random() < 0.6 else str(rng.choice(classes)) for r in ref]
+    folds = rng.integers(1, 6, size=n).tolist()
+    ref[0], hyp[0], folds[0] = "ang", "sad", 9  # a fold whose only utterance is mispredicted
+    r = unweighted_average_recall(ref, hyp, folds=folds)
+    assert r.method == "fold_mean" and len(r.per_fold) == 6
+    assert r.uar == pytest.approx(_challenge_fold_uar(ref, hyp, folds), abs=1e-12)
+    assert r.per_fold["9"] == 0.0  # "sad" predicted but absent counts as a class, as there
+    pooled = unweighted_average_recall(ref, hyp)
+    assert pooled.method == "pooled" and pooled.uar != pytest.approx(r.uar)
+    iv = unweighted_average_recall(ref, hyp, folds=folds, n_boot=200, seed=1).interval
+    assert iv.low <= r.uar <= iv.high
+
+
+def test_uar_utility_reads_a_fold_column_and_says_which():
+    from voxmetrics.analysis.utility import uar_utility
+
+    labels = b"utt_id,label,fold\nu1,ang,1\nu2,sad,1\nu3,ang,2\nu4,sad,2\n"
+    preds = b"u1 ang\nu2 ang\nu3 ang\nu4 sad\n"
+    u = uar_utility(labels, preds, labels_name="lab.csv", predictions_name="pred")
+    assert u.uar_method == "fold_mean" and u.uar == pytest.approx((0.5 + 1.0) / 2)
+    assert u.source == "UAR of pred (mean of 2 folds)"
+    pooled = uar_utility(b"u1 ang\nu2 sad\nu3 ang\nu4 sad\n", preds, predictions_name="pred")
+    assert pooled.uar_method == "pooled" and pooled.uar == pytest.approx((1.0 + 0.5) / 2)
+    assert Utility.from_dict(u.to_dict()) == u
+    with pytest.raises(VoxMetricsInputError, match=r"has no fold"):
+        uar_utility(b"utt_id,label,fold\nu1,ang,1\nu2,sad,\n", b"u1 ang\nu2 ang\n")
+    with pytest.raises(VoxMetricsInputError, match=r"uar_method 'median' is unknown"):
+        Utility(uar=0.5, uar_method="median")

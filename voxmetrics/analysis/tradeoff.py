@@ -23,9 +23,13 @@ never on a front: it is not an anonymisation system.
 **VoicePrivacy ranking** (:func:`voiceprivacy_ranking`). The VoicePrivacy 2024 evaluation plan
 (Tomashenko et al. 2024) ranks systems for four minimum privacy levels: the EER of the
 semi-informed attacker (ASV retrained on anonymised speech, the only attacker used for the
-ranking) at least 10, 20, 30 and 40 % (:data:`EER_BANDS`). A system enters every band whose
-minimum its EER reaches, and within a band systems are ranked by WER (lower first), then by UAR
-(higher first) to break ties. A system without a WER is listed as unranked, with why.
+ranking) at least 10, 20, 30 and 40 % (:data:`EER_BANDS`). The EER a system is banded on is the
+one the challenge prints: each EER rounded to 0.001 % (:data:`EER_DECIMALS`), and, where the
+challenge prints one EER per trial list (2024: the female and the male list; 2026 track 2: one
+mixed list per language), the mean of those (``group_eers``; :func:`challenge_eer`,
+:func:`in_band`). A system enters every band whose minimum its EER reaches; within a band
+systems are ranked twice: by WER (lower first, UAR breaking ties) and by UAR (higher first, WER
+breaking ties). A system without a WER is listed as unranked, with why.
 
 **Auditors' call-out** (:func:`utility_callouts`). A ranked system whose EER reaches a band
 while the 1-to-N metrics say its speakers are still found: LIDmax at least
@@ -65,6 +69,7 @@ from voxmetrics.errors import VoxMetricsInputError
 
 __all__ = [
     "EER_BANDS",
+    "EER_DECIMALS",
     "LEAK_LID_MAX",
     "LEAK_LINKABILITY_FACTOR",
     "NO_UTILITY_HELP",
@@ -83,8 +88,11 @@ __all__ = [
     "TradeoffPoint",
     "UtilityCallout",
     "VoicePrivacyRanking",
+    "challenge_eer",
+    "challenge_eer_replicates",
     "condition_numbers",
     "has_utility",
+    "in_band",
     "pareto_front",
     "privacy_utility_tradeoff",
     "reference_condition",
@@ -129,6 +137,9 @@ UTILITY_HIGHER_IS_BETTER: dict[str, bool] = {"wer": False, "uar": True, "rho_f0"
 
 EER_BANDS: tuple[float, ...] = (0.10, 0.20, 0.30, 0.40)
 """The minimum EERs of VoicePrivacy 2024's ranking (10, 20, 30 and 40 %)."""
+EER_DECIMALS = 3
+"""Decimals of an EER in percent as the challenge prints and ranks it (``round(EER * 100, 3)``
+in its ``evaluate_asv.py``): 0.001 %."""
 RANKING_ATTACKER = "semi-informed"
 """The attacker whose EER places a system in a band (VoicePrivacy 2024)."""
 LEAK_LID_MAX = 1.0
@@ -419,7 +430,7 @@ class RankedSystem:
     eer: float
     """Its EER."""
     wer: float
-    """Its WER (fraction)."""
+    """Its WER (fraction); None only in the UAR ranking, for a system without one."""
     uar: float | None
     """Its UAR (fraction), None when unknown."""
     p_band: float | None = None
@@ -513,11 +524,16 @@ class VoicePrivacyRanking:
     attacker: str
     """The attacker whose EER places a system in a band."""
     rows: tuple[RankedSystem, ...]
-    """Every (band, system) entry, by band then rank."""
+    """Every (band, system) entry of the WER ranking, by band then rank."""
     unranked: Mapping[str, str] = field(default_factory=dict)
     """Systems left out of every band, with why (EER below the lowest band, WER unknown)."""
     stability: RankingStability | None = None
     """How firm each entry is under resampling of speakers (None without replicates)."""
+    uar_rows: tuple[RankedSystem, ...] = ()
+    """Every (band, system) entry of the UAR ranking (the plan's second ranking: UAR higher
+    first, WER breaking ties), by band then rank; systems without a UAR are not in it."""
+    eer_rule: str = "the EER of the condition's trials, rounded to 0.001 %"
+    """Which EER placed each system in a band (:func:`challenge_eer`)."""
 
     def band(self, minimum: float) -> list[RankedSystem]:
         """The entries of the band with minimum EER ``minimum``."""
@@ -589,6 +605,10 @@ class VoicePrivacyRanking:
             columns=["System", *(f"P(EER >= {b:.0%})" for b in self.bands)],
         )
 
+    def uar_frame(self) -> pd.DataFrame:
+        """The UAR ranking as a table: band, rank, system, EER, WER, UAR."""
+        return VoicePrivacyRanking(self.bands, self.attacker, self.uar_rows).frame()
+
     def unranked_frame(self) -> pd.DataFrame:
         """The systems left out, with why."""
         return pd.DataFrame(
@@ -600,8 +620,11 @@ class VoicePrivacyRanking:
         return {
             "bands": list(self.bands),
             "attacker": self.attacker,
-            "rule": "EER >= band; ranked by WER (lower first), then UAR (higher first)",
+            "rule": "EER >= band at 0.001 %; ranked by WER (lower first, then UAR higher first) "
+            "and, separately, by UAR (higher first, then WER lower first)",
+            "eer_rule": self.eer_rule,
             "rows": [r.to_dict() for r in self.rows],
+            "uar_rows": [r.to_dict() for r in self.uar_rows],
             "unranked": dict(self.unranked),
             "stability": None if self.stability is None else self.stability.to_dict(),
         }
@@ -621,6 +644,92 @@ def _or_minus_inf(v: float | None) -> float:
     return -math.inf if v is None else v
 
 
+def challenge_eer(eer: float, groups: Sequence[float] = ()) -> float:
+    """The EER the challenge bands: rounded to 0.001 %, the mean of its lists' when given.
+
+    ``groups`` are the EERs of the trial lists the challenge prints one EER for (2024: the
+    female and the male list); each is rounded to 0.001 % as printed, their mean rounded
+    again. Without ``groups``, ``eer`` rounded to 0.001 %.
+
+    Examples
+    --------
+    >>> challenge_eer(0.29999999999999993)
+    0.3
+    >>> challenge_eer(0.0, [0.074736, 0.046754])
+    0.06075
+    """
+    if len(groups):
+        mean = sum(round(float(g) * 100, EER_DECIMALS) for g in groups) / len(groups)
+        return round(mean, EER_DECIMALS) / 100
+    return round(float(eer) * 100, EER_DECIMALS) / 100
+
+
+def challenge_eer_replicates(groups: ArrayLike) -> NDArray[np.float64]:
+    """:func:`challenge_eer` of each of B replicates.
+
+    ``groups`` (G, B) holds the EER of each of the G lists in B replicates; the result (B,) is
+    the mean of the lists' EERs, each rounded to 0.001 % as printed, rounded again.
+
+    Examples
+    --------
+    >>> challenge_eer_replicates([[0.074736, 0.1], [0.046754, 0.2]]).tolist()
+    [0.06075, 0.15]
+    """
+    pct = np.round(np.asarray(groups, dtype=np.float64) * 100, EER_DECIMALS)
+    return np.round(pct.mean(axis=0), EER_DECIMALS) / 100
+
+
+def in_band(eer: float, band: float) -> bool:
+    """Whether ``eer`` reaches the band of minimum ``band``, both compared at 0.001 %.
+
+    Examples
+    --------
+    >>> in_band(0.29999999999999993, 0.30), in_band(0.299994, 0.30), in_band(0.299995, 0.30)
+    (True, False, True)
+    """
+    return round(eer * 100, EER_DECIMALS) >= round(band * 100, EER_DECIMALS)
+
+
+def _banded_eers(
+    systems: Sequence[ConditionNumbers], group_eers: Mapping[str, Mapping[str, float]] | None
+) -> dict[str, float | None]:
+    """Each system's EER as the challenge bands it (:func:`challenge_eer`)."""
+    out: dict[str, float | None] = {}
+    for c in systems:
+        groups = list((group_eers or {}).get(c.condition, {}).values())
+        eer = c.value("eer")
+        out[c.condition] = None if eer is None and not groups else challenge_eer(eer or 0, groups)
+    return out
+
+
+def _uar_ranking(
+    eligible: Sequence[ConditionNumbers],
+    banded: Mapping[str, float | None],
+    levels: Sequence[float],
+) -> tuple[RankedSystem, ...]:
+    """The plan's second ranking: UAR higher first, WER lower first breaking ties."""
+    rows = []
+    for band in levels:
+        inside = [c for c in eligible if c.value("uar") is not None]
+        inside = [c for c in inside if in_band(banded[c.condition], band)]  # type: ignore[arg-type]
+        keyed = sorted(
+            ((-c.value("uar"), _or_inf(c.value("wer")), c.condition, c) for c in inside),  # type: ignore[operator]
+            key=lambda t: t[:3],
+        )
+        rank, previous = 0, None
+        for k, (neg_uar, wer, _, c) in enumerate(keyed):
+            if (neg_uar, wer) != previous:
+                rank, previous = k + 1, (neg_uar, wer)
+            rows.append(
+                RankedSystem(band, rank, c.condition, banded[c.condition], c.value("wer"), -neg_uar)  # type: ignore[arg-type]
+            )
+    return tuple(rows)
+
+
+def _or_inf(v: float | None) -> float:
+    return math.inf if v is None else v
+
+
 def voiceprivacy_ranking(
     numbers: Iterable[ConditionNumbers],
     *,
@@ -628,8 +737,9 @@ def voiceprivacy_ranking(
     attacker: str = RANKING_ATTACKER,
     reference: str | None = None,
     replicates: RankingReplicates | None = None,
+    group_eers: Mapping[str, Mapping[str, float]] | None = None,
 ) -> VoicePrivacyRanking:
-    """Systems grouped by minimum EER and ranked by WER, then UAR (VoicePrivacy 2024).
+    """Systems grouped by minimum EER and ranked by WER and by UAR (VoicePrivacy 2024).
 
     Parameters
     ----------
@@ -643,13 +753,20 @@ def voiceprivacy_ranking(
     reference : str, optional
         The original speech's condition, left out.
     replicates : RankingReplicates, optional
-        The systems' EER, WER and UAR in paired bootstrap replicates: every entry then says
-        how firm it is (``p_band``, ``rank_interval``, ``p_rank1``; Kendall's τ per band; see
-        :mod:`voxmetrics.analysis.rank_stability`).
+        The systems' banded EER, WER and UAR in paired bootstrap replicates: every entry then
+        says how firm it is (``p_band``, ``rank_interval``, ``p_rank1``; Kendall's τ per band;
+        see :mod:`voxmetrics.analysis.rank_stability`), each replicate banded at 0.001 % as the
+        point is.
+    group_eers : mapping, optional
+        Condition -> the EER of each trial list the challenge prints one EER for (2024:
+        ``{"F": ..., "M": ...}``); a system is then banded on their mean
+        (:func:`challenge_eer`), else on its EER. Every EER is compared at 0.001 %.
 
     Returns
     -------
     VoicePrivacyRanking
+        The WER ranking (``rows``), the UAR ranking (``uar_rows``), the systems left out and
+        which EER placed them.
 
     Examples
     --------
@@ -664,21 +781,24 @@ def voiceprivacy_ranking(
             f"EER bands must be fractions in [0, 1] (10 % is 0.10); got {list(bands)}."
         )
     systems = _ranked_systems(numbers, attacker, reference)
+    banded = _banded_eers(systems, group_eers)  # as the challenge prints and bands it
     unranked: dict[str, str] = {}
-    eligible = []
+    eligible, in_a_band = [], []
     for c in systems:
-        eer, wer = c.value("eer"), c.value("wer")
+        eer, wer = banded[c.condition], c.value("wer")
         if eer is None:
             unranked[c.condition] = "EER unknown"
-        elif eer < levels[0]:
+        elif not in_band(eer, levels[0]):
             unranked[c.condition] = f"EER {eer:.3f} below the lowest band ({levels[0]:.0%})"
         elif wer is None:
+            in_a_band.append(c)
             unranked[c.condition] = "WER unknown (add its utility numbers)"
         else:
+            in_a_band.append(c)
             eligible.append(c)
     rows = []
     for band in levels:
-        inside = [c for c in eligible if c.value("eer") >= band]  # type: ignore[operator]
+        inside = [c for c in eligible if in_band(banded[c.condition], band)]  # type: ignore[arg-type]
         # WER ascending, then UAR descending (unknown UAR after every known one), then name
         keyed = sorted(
             ((c.value("wer"), -_or_minus_inf(c.value("uar")), c.condition, c) for c in inside),
@@ -693,29 +813,43 @@ def voiceprivacy_ranking(
                     band=band,
                     rank=rank,
                     condition=c.condition,
-                    eer=c.value("eer"),  # type: ignore[arg-type]
+                    eer=banded[c.condition],  # type: ignore[arg-type]
                     wer=wer,  # type: ignore[arg-type]
                     uar=c.value("uar"),
                 )
             )
     stability = None
     if replicates is not None and replicates.n_replicates > 0:
-        rows, stability = _with_stability(rows, systems, levels, replicates)
+        rows, stability = _with_stability(rows, systems, levels, replicates, banded)
+    grouped = any((group_eers or {}).get(c.condition) for c in systems)
     return VoicePrivacyRanking(
         bands=tuple(levels),
         attacker=attacker,
         rows=tuple(rows),
         unranked=unranked,
         stability=stability,
+        uar_rows=_uar_ranking(in_a_band, banded, levels),
+        eer_rule=(
+            "the mean of the EERs of the trial lists the challenge prints (each rounded to 0.001 %)"
+            if grouped
+            else VoicePrivacyRanking.eer_rule
+        ),
     )
 
 
 def _replicated(
-    c: ConditionNumbers, key: str, replicates: RankingReplicates, fixed: dict[str, list[str]]
+    c: ConditionNumbers,
+    key: str,
+    replicates: RankingReplicates,
+    fixed: dict[str, list[str]],
+    point: float | None = None,
 ) -> NDArray[np.float64]:
-    """(B,) replicates of one number, or its value repeated (noted as fixed) without any."""
+    """(B,) replicates of one number; without any, ``point`` (default its value) repeated.
+
+    A number repeated so is noted as fixed.
+    """
     reps = replicates.of(c.condition, key)
-    point = c.value(key)
+    point = c.value(key) if point is None else point
     if reps is not None and reps.size == replicates.n_replicates:
         return reps
     if point is not None:
@@ -728,24 +862,33 @@ def _with_stability(
     systems: list[ConditionNumbers],
     levels: list[float],
     replicates: RankingReplicates,
+    banded: Mapping[str, float | None],
 ) -> tuple[list[RankedSystem], RankingStability]:
-    """The entries with their p_band, rank interval and P(rank 1), and the stability."""
-    with_eer = [c for c in systems if c.value("eer") is not None]
+    """The entries with their p_band, rank interval and P(rank 1), and the stability.
+
+    Each replicate's EER is the one the challenge bands (``replicates``' ``eer``: the mean of
+    the lists' EERs where the point is banded so), compared with the bands at 0.001 %.
+    """
+    with_eer = [c for c in systems if banded.get(c.condition) is not None]
     fixed: dict[str, list[str]] = {}
-    eer = np.column_stack([_replicated(c, "eer", replicates, fixed) for c in with_eer])
+    eer = np.column_stack(
+        [_replicated(c, "eer", replicates, fixed, banded[c.condition]) for c in with_eer]
+    )
+    eer = np.round(eer * 100, EER_DECIMALS)  # percent, as the challenge prints and bands it
     wer = np.column_stack([_replicated(c, "wer", replicates, fixed) for c in with_eer])
     uar = np.column_stack([_replicated(c, "uar", replicates, fixed) for c in with_eer])
     neg_uar = np.where(np.isnan(uar), np.inf, -uar)
     ranked = np.array([c.value("wer") is not None for c in with_eer])
     index = {c.condition: i for i, c in enumerate(with_eer)}
+    minimum = {b: round(b * 100, EER_DECIMALS) for b in levels}
     p_band = {
-        c.condition: {b: float(np.mean(eer[:, i] >= b)) for b in levels}
+        c.condition: {b: float(np.mean(eer[:, i] >= minimum[b])) for b in levels}
         for i, c in enumerate(with_eer)
     }
     taus, out = {}, []
     for band in levels:
-        in_band = (eer >= band) & ranked[None, :]
-        ranks = band_ranks(in_band, wer, neg_uar)
+        inside = (eer >= minimum[band]) & ranked[None, :]
+        ranks = band_ranks(inside, wer, neg_uar)
         point = {r.condition: r.rank for r in rows if r.band == band}
         last = len(with_eer) + 1.0  # outside the band: tied after every system in it
         x = np.array([point.get(c.condition, last) for c in with_eer])[ranked]
@@ -805,11 +948,13 @@ def utility_callouts(
     reference: str | None = None,
     lid_max_min: float = LEAK_LID_MAX,
     linkability_factor: float = LEAK_LINKABILITY_FACTOR,
+    group_eers: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[UtilityCallout]:
     """The ranked systems whose EER reaches a band although they still leak (module docstring).
 
     Called out: EER >= the lowest band and (LIDmax >= ``lid_max_min`` bits or linkability
-    above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``. A number
+    above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``, the EER
+    banded as the ranking bands it (``group_eers``, :func:`voiceprivacy_ranking`). A number
     with a note (:attr:`ConditionNumbers.notes`: the report card reads it as "≈ chance" or
     "uninformative at N = n") is not cited: the card and the call-out say the same thing.
 
@@ -824,11 +969,13 @@ def utility_callouts(
     """
     levels = sorted(float(b) for b in bands)
     out = []
-    for c in _ranked_systems(numbers, attacker, reference):
-        eer = c.value("eer")
-        if eer is None or not levels or eer < levels[0]:
+    systems = _ranked_systems(numbers, attacker, reference)
+    banded = _banded_eers(systems, group_eers)
+    for c in systems:
+        eer = banded[c.condition]
+        if eer is None or not levels or not in_band(eer, levels[0]):
             continue
-        band = max(b for b in levels if eer >= b)
+        band = max(b for b in levels if in_band(eer, b))
         lid, link, chance = c.value("lid_max"), c.value("linkability"), c.chance_linkability
         reasons = []
         notes = c.notes
@@ -867,7 +1014,7 @@ def utility_callouts(
 
 NO_UTILITY_HELP = (
     "No condition has utility numbers (WER, UAR, ρF0), so privacy cannot be weighed against "
-    "what the anonymisation costs. Add them when building the study: a VoicePrivacy 2024 "
+    "what the anonymisation costs. Add them when building the study: a VoicePrivacy (2024, 2026) "
     "evaluation tree brings its results files' WER and UAR (voxmetrics study build OUT.vxm "
     "ROOT, or the Data page's VoicePrivacy upload), or give transcripts, emotion predictions "
     "or audio for each condition (study build --wer / --uar / --rho-f0, or the Data page's "
@@ -918,8 +1065,8 @@ def report_ranking(
 ) -> VoicePrivacyRanking:
     """:func:`voiceprivacy_ranking` of condition reports.
 
-    ``options`` (``bands``, ``attacker``, ``replicates``) go to it; ``reference`` is left out
-    of it.
+    ``options`` (``bands``, ``attacker``, ``replicates``, ``group_eers``) go to it;
+    ``reference`` is left out of it.
     """
     reports = list(reports)
     return voiceprivacy_ranking(

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from voxmetrics._types import Progress
 from voxmetrics.data.study import Study
 from voxmetrics.data.transcripts import (
+    fold_column,
     paired,
     read_audio_list,
     read_audio_zip,
@@ -153,11 +154,16 @@ def uar_utility(
 ) -> Utility:
     r"""The UAR (and per-class accuracy) of emotion predictions, as a condition's utility.
 
+    When the labels' (or the predictions') CSV has a ``fold`` column, the UAR is the mean of
+    the per-fold UARs, as the VoicePrivacy challenge computes it on IEMOCAP (``uar_method =
+    "fold_mean"``, its interval resamples the folds); otherwise the macro recall of all
+    utterances pooled (``"pooled"``, its interval resamples the speakers).
+
     Parameters
     ----------
     labels, predictions : str, os.PathLike or bytes
-        Files ``utt_id label`` (e.g. ``utt2emo``) or CSVs ``utt_id,label``; the predictions
-        cover exactly the labels' utterances.
+        Files ``utt_id label`` (e.g. ``utt2emo``) or CSVs ``utt_id,label`` (optionally with
+        ``fold``); the predictions cover exactly the labels' utterances.
     utt2spk, n_boot, seed :
         As :func:`wer_utility`.
     labels_name, predictions_name : str, optional
@@ -166,14 +172,18 @@ def uar_utility(
     Returns
     -------
     Utility
-        ``uar``, its interval, the per-class accuracies and the source
+        ``uar``, its interval, the per-class accuracies, ``uar_method`` and the source
         ``"UAR of PREDICTIONS"``.
 
     Examples
     --------
     >>> u = uar_utility(b"u1 ang\nu2 sad\n", b"u1 ang\nu2 ang\n", predictions_name="pred")
-    >>> u.uar, dict(u.per_class), u.source
-    (0.5, {'ang': 1.0, 'sad': 0.0}, 'UAR of pred')
+    >>> u.uar, dict(u.per_class), u.source, u.uar_method
+    (0.5, {'ang': 1.0, 'sad': 0.0}, 'UAR of pred', 'pooled')
+    >>> lab = b"utt_id,label,fold\nu1,ang,1\nu2,sad,1\nu3,ang,2\n"
+    >>> f = uar_utility(lab, b"u1 ang\nu2 ang\nu3 ang\n", predictions_name="pred")
+    >>> f.uar, f.uar_method, f.source
+    (0.75, 'fold_mean', 'UAR of pred (mean of 2 folds)')
     """
     from voxmetrics.metrics.utility import unweighted_average_recall
 
@@ -185,16 +195,36 @@ def uar_utility(
         reference_name=lab_name,
         system_name=pred_name,
     )
+    folds = _folds(pair.index, (labels, lab_name), (predictions, pred_name))
     spk = speakers_of(pair.index, utt2spk)
     r = unweighted_average_recall(
-        pair["reference"], pair["system"], speakers=spk, n_boot=n_boot, seed=seed
+        pair["reference"], pair["system"], speakers=spk, folds=folds, n_boot=n_boot, seed=seed
     )
+    how = f" (mean of {len(r.per_fold)} folds)" if r.method == "fold_mean" else ""
     return Utility(
         uar=r.uar,
         intervals=_interval("uar", r.interval),
         per_class=dict(r.per_class),
-        source=f"UAR of {pred_name}",
+        source=f"UAR of {pred_name}{how}",
+        uar_method=r.method,
     )
+
+
+def _folds(utterances: pd.Index, *sources: tuple[TextSource, str]) -> np.ndarray | None:
+    """Each utterance's fold, from the first ``fold`` column of the sources; None without."""
+    for source, name in sources:
+        column = fold_column(source, name=name)
+        if column is None:
+            continue
+        fold = column.reindex(utterances)
+        if fold.isna().any():
+            raise VoxMetricsInputError(
+                f"{name}: {int(fold.isna().sum())} utterance(s) have no fold (first: "
+                f"'{utterances[int(np.argmax(fold.isna().to_numpy()))]}'); give every "
+                "utterance its fold."
+            )
+        return fold.astype(str).to_numpy()
+    return None
 
 
 def _recordings(source: Recordings, name: str) -> pd.Series:
@@ -387,6 +417,7 @@ def _merged(base: Utility | None, parts: Sequence[Utility]) -> tuple[Utility, st
     values = {key: b.value(key) for key in UTILITY_METRICS}
     intervals = dict(b.intervals)
     per_class = dict(b.per_class)
+    method = b.uar_method
     for key in UTILITY_METRICS:  # in a fixed order, as combine_utility
         if key not in chosen:
             continue
@@ -396,6 +427,7 @@ def _merged(base: Utility | None, parts: Sequence[Utility]) -> tuple[Utility, st
             intervals[key] = chosen[key].intervals[key]
         if key == "uar":
             per_class = dict(chosen[key].per_class)
+            method = chosen[key].uar_method
     utility = Utility(
         wer=values["wer"],
         uar=values["uar"],
@@ -403,6 +435,7 @@ def _merged(base: Utility | None, parts: Sequence[Utility]) -> tuple[Utility, st
         intervals=intervals,
         per_class=per_class,
         source="; ".join(s for s in (b.source, source) if s),
+        uar_method=method,
     )
     return utility, source
 

@@ -26,13 +26,15 @@ BUILD_DESCRIPTION = (
     "of ignorant, lazy-informed, semi-informed; or a manifest CSV with columns "
     "condition, attacker, eval and optional dev, eval_trials (or trials), dev_trials, "
     "embeddings, metadata, system (a metadata system filter), score_kind (similarity, "
-    "llr or distance), paths relative to the manifest; or a VoicePrivacy Challenge 2024 "
-    "evaluation tree (the data/ and exp/ folders of its run_evaluation.py): one condition per "
-    "(anonymisation system, attacker: original, ignorant, lazy-informed, semi-informed), the "
-    "female and male trial lists joined with the trial attribute sex (report --subset sex=F), the "
-    "test split as eval set and the dev split as dev set, WER and UAR from the results "
-    "summaries. Prints the conditions found and what is missing. Embedding metadata that mix "
-    "several system values are refused (pick one with the manifest's system column). "
+    "llr or distance), paths relative to the manifest; or a VoicePrivacy Challenge evaluation "
+    "tree, 2024 or 2026 track 1 or 2 (the data/ and exp/ folders of its run_evaluation.py, or "
+    "exp/ alone): one condition per (anonymisation system, attacker: original, ignorant, "
+    "lazy-informed, semi-informed), a split's trial lists joined with the trial attributes sex "
+    "(report --subset sex=F) and, in track 2, language, the test split as eval set and the dev "
+    "split as dev set, WER and UAR from the results summaries, the challenge's embeddings "
+    "(speaker_vectors.pt) where saved. Prints what was read, notes and what is missing. "
+    "Embedding metadata that mix several system values are refused (pick one with the "
+    "manifest's system column). "
     "Or, instead of SOURCE, build the VoicePrivacy attacker set-ups of one anonymiser "
     "from two embedding files: --original EMB [META] and --anonymised EMB [META] give "
     "'original' (unprotected) and '<system> (ignorant)' (original enrolment, anonymised "
@@ -277,13 +279,16 @@ def run(args: argparse.Namespace) -> int:
     elif is_vpc_tree(args.source):
         if args.distance:
             raise VoxMetricsInputError(
-                f"{args.source}: the scores of a VoicePrivacy 2024 tree are cosine "
+                f"{args.source}: the scores of a VoicePrivacy tree are cosine "
                 "similarities; drop --distance."
             )
         tree = read_vpc_tree(args.source, name=args.name)
         study = tree.study
+        print(f"voxmetrics: a VoicePrivacy {tree.edition} evaluation tree", file=sys.stderr)
         for line in tree.found:
             print(f"voxmetrics: found {line}", file=sys.stderr)
+        for line in tree.notes:
+            print(f"voxmetrics: note: {line}", file=sys.stderr)
         for line in tree.missing:
             print(f"voxmetrics: missing: {line}", file=sys.stderr)
         for line in check_summary_eers(tree).lines:

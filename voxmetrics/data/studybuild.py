@@ -13,9 +13,10 @@ Folder layout (``build_study(folder)``)::
 ``<attacker>`` is one of ``ignorant``, ``lazy-informed``, ``semi-informed``. A condition is
 named after its system, or ``system (attacker)`` when a system has several attackers.
 
-VoicePrivacy 2024 tree (``build_study(root)`` of a folder holding the challenge's ``data/``
-and ``exp/``): read by :func:`voxmetrics.data.vpc.read_vpc_tree`, one condition per
-(anonymisation system, attacker) with the utility of the results summaries.
+VoicePrivacy tree, 2024 or 2026 (``build_study(root)`` of a folder holding the challenge's
+``data/`` and ``exp/``, or its ``exp/`` alone): read by
+:func:`voxmetrics.data.vpc.read_vpc_tree`, one condition per (anonymisation system, attacker)
+with the utility of the results summaries and the challenge's embeddings.
 
 Manifest (``build_study(manifest.csv)``): one row per condition with columns ``condition``,
 ``attacker`` and ``eval`` and optional ``dev``, ``eval_trials`` (or ``trials``),
@@ -255,7 +256,7 @@ def build_study(
     if is_vpc_tree(path):
         if distance:
             raise VoxMetricsInputError(
-                f"{path}: the scores of a VoicePrivacy 2024 tree are cosine similarities; "
+                f"{path}: the scores of a VoicePrivacy tree are cosine similarities; "
                 "drop --distance."
             )
         study = read_vpc_tree(path, name=name).study

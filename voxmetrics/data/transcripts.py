@@ -27,6 +27,7 @@ from voxmetrics.limits import (
 )
 
 __all__ = [
+    "fold_column",
     "paired",
     "read_audio_list",
     "read_audio_zip",
@@ -134,6 +135,36 @@ def read_labels(source: Source, *, name: str | None = None) -> pd.Series:
     if s is None:
         s = _kaldi(text, label, one_field=True, layout="utt_id label")
     return _finish(s, label, "utt_id label")
+
+
+def fold_column(source: Source, *, name: str | None = None) -> pd.Series | None:
+    r"""The ``fold`` column of a CSV of utterances, by utterance id; None when it has none.
+
+    A labels or predictions CSV (``utt_id,label,fold``) may say each utterance's fold, as
+    VoicePrivacy's emotion recognition evaluates IEMOCAP fold by fold (one classifier per
+    fold); a Kaldi-style file has no such column.
+
+    Examples
+    --------
+    >>> fold_column(b"utt_id,label,fold\nu1,ang,1\nu2,sad,2\n").to_dict()
+    {'u1': '1', 'u2': '2'}
+    >>> fold_column(b"u1 ang\n") is None
+    True
+    """
+    text, label = _text(source, name)
+    first = text.lstrip().split("\n", 1)[0]
+    if "fold" not in [c.strip() for c in first.split(",")]:
+        return None
+    s = _csv(text, label, ("fold",))
+    if s is None:
+        return None
+    empty = s.str.strip() == ""
+    if empty.any():
+        raise VoxMetricsInputError(
+            f"{label}: utterance '{s.index[int(np.argmax(empty.to_numpy()))]}' has no fold; give "
+            "every utterance its fold, or drop the column."
+        )
+    return _finish(s.str.strip(), label, "utt_id,label,fold")
 
 
 def read_audio_list(source: str | os.PathLike[str]) -> pd.Series:

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from voxmetrics.errors import VoxMetricsInputError
 
-__all__ = ["UTILITY_METRICS", "Utility"]
+__all__ = ["UAR_METHODS", "UTILITY_METRICS", "Utility"]
 
 UTILITY_METRICS: dict[str, str] = {
     "wer": "WER (lower is better)",
@@ -27,6 +27,14 @@ UTILITY_METRICS: dict[str, str] = {
     "rho_f0": "rho_F0 (higher is better)",
 }
 """Utility numbers a condition may carry, with how to read them."""
+
+UAR_METHODS: dict[str, str] = {
+    "fold_mean": "mean of the per-fold UARs (as the VoicePrivacy challenge computes it)",
+    "pooled": "macro recall of all utterances pooled",
+}
+"""How a UAR was computed. VoicePrivacy's speech emotion recognition on IEMOCAP runs one
+classifier per fold (speaker) and prints the mean of the per-fold UARs; one pooled macro
+recall over every utterance is another number. ``""``: not said (older study files)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,9 @@ class Utility:
     """Per-emotion accuracy (recall of each class), where known."""
     source: str = ""
     """Where the numbers came from (a results file, transcripts, predictions, audio)."""
+    uar_method: str = ""
+    """How :attr:`uar` was computed: a key of :data:`UAR_METHODS` (``fold_mean``, the
+    challenge's mean of per-fold UARs, or ``pooled``), ``""`` when not said."""
     replicates: Mapping[str, NDArray[np.float64]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -73,6 +84,11 @@ class Utility:
             reps[k] = a
         object.__setattr__(self, "replicates", reps)
         object.__setattr__(self, "draws", {str(k): str(v) for k, v in self.draws.items()})
+        if self.uar_method not in ("", *UAR_METHODS):
+            raise VoxMetricsInputError(
+                f"utility: uar_method '{self.uar_method}' is unknown; use one of "
+                f"{', '.join(UAR_METHODS)}."
+            )
         for metric, (low, high) in _RANGES.items():
             _check_number(metric, getattr(self, metric), low, high)
         for k, v in self.per_class.items():
@@ -105,7 +121,8 @@ class Utility:
         >>> Utility.from_dict(u.to_dict()) == u
         True
         """
-        known = {"wer", "uar", "rho_f0", "intervals", "per_class", "source", "replicates", "draws"}
+        known = {"wer", "uar", "rho_f0", "intervals", "per_class", "source", "uar_method"}
+        known |= {"replicates", "draws"}
         unknown = sorted(set(values) - known)
         if unknown:
             raise VoxMetricsInputError(
@@ -128,6 +145,7 @@ class Utility:
                     for k, v in (values.get("replicates") or {}).items()
                 },
                 draws={str(k): str(v) for k, v in (values.get("draws") or {}).items()},
+                uar_method=str(values.get("uar_method") or ""),
             )
         except (TypeError, ValueError, IndexError, AttributeError) as exc:
             if isinstance(exc, VoxMetricsInputError):
@@ -139,7 +157,7 @@ class Utility:
         return getattr(self, metric) if metric in UTILITY_METRICS else None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the numbers, their intervals, per-class accuracy and source."""
+        """JSON-ready: the numbers, their intervals, per-class accuracy, source and UAR method."""
         return {
             "wer": self.wer,
             "uar": self.uar,
@@ -147,6 +165,7 @@ class Utility:
             "intervals": {k: [float(lo), float(hi)] for k, (lo, hi) in self.intervals.items()},
             "per_class": {k: float(v) for k, v in self.per_class.items()},
             "source": self.source,
+            "uar_method": self.uar_method,
         }
 
     def to_file_dict(self) -> dict[str, Any]:

@@ -1,18 +1,24 @@
-"""A VoicePrivacy Challenge 2024 evaluation tree as a study.
+"""A VoicePrivacy Challenge evaluation tree (2024, or 2026 tracks 1 and 2) as a study.
 
 The challenge's scripts (``run_evaluation.py`` with ``configs/eval_pre.yaml`` and
-``eval_post.yaml``) leave a tree of two folders::
+``eval_post.yaml``; 2026: ``configs/track1/...`` and ``configs/track2/eval_post_<lang>.yaml``)
+leave a tree of two folders::
 
-    data/<dataset>_<split>_{enrolls,trials_f,trials_m}[_<suffix>]/   trials, utt2spk, spk2gender
-    exp/<asv model>/<enrol set>-<trial set>/scores                  enroll_id trial_id score
-    exp/results_summary/eval_orig_<suffix>/results_orig.txt         SER, ASV (oo), ASR
-    exp/results_summary/eval_anon_<suffix>/results_anon.txt         ASV of the retrained model
-    [results/]result_for_rank_<system>                              both summaries in one file
+    data/<dataset>_<split>_<list>[_<suffix>]/                trials, utt2spk, spk2gender
+    exp/<asv model>/<enrol set>-<trial set>/scores           enroll_id trial_id score
+    exp/<asv model>/<distance>_out/emb_xvect/<set>/{spk,utt}-level/speaker_vectors.pt
+    exp/results_summary/[track<n>/]eval_{orig,anon}_.../results_{orig,anon}.txt
+    [results/[track<n>/]]result_for_rank_<system>            both summaries in one file
 
-``<split>`` is ``dev`` or ``test``, ``<suffix>`` names an anonymisation system (``_mcadams``:
-system ``mcadams``), and the trial key of every pair of lists is the original one,
-``data/<dataset>_<split>_trials_<g>/trials`` (``enrol_speaker trial_utt target|nontarget``).
-The attack scenarios become attackers:
+``<split>`` is ``dev`` or ``test``; ``<list>`` is ``enrolls``, the per-gender trial lists
+``trials_f`` and ``trials_m`` (2024) or the mixed list ``trials_mixed`` (2026, both genders in
+one list, ``scripts/mixed_trials_librispeech.py``); ``<suffix>`` names an anonymisation system
+(``_mcadams``: system ``mcadams``). ``<dataset>`` is ``libri`` (2024, 2026 track 1) or one of
+the languages ``en``, ``de``, ``es``, ``fr`` (2026 track 2). The trial key of every pair of
+sets is the original one, ``data/<dataset>_<split>_<list>/trials``. The original ASV model is
+``asv_orig`` (2024) or ``asv_ssl`` (2026); a model retrained on anonymised speech is
+``asv_anon_<suffix>`` or, per language in 2026 track 2, ``asv_anon_track2_<epochs>_<lang>_
+<suffix>``. The attack scenarios become attackers:
 
 ========================================================  ====================
 scores                                                    attacker
@@ -20,24 +26,28 @@ scores                                                    attacker
 original model, original enrolment and trials (oo)        ``original``
 original model, original enrolment, anonymised trials     ``ignorant``
 original model, anonymised enrolment and trials (aa)      ``lazy-informed``
-model retrained on anonymised speech
-(``asv_anon_<suffix>``), anonymised enrolment and trials  ``semi-informed``
+model retrained on anonymised speech, anonymised
+enrolment and trials                                      ``semi-informed``
 ========================================================  ====================
 
 One condition per (system, attacker), plus one ``original`` condition; its eval set is the
-``test`` split and its dev set the ``dev`` split. The female and male trial lists join as one
-sparse trial list (each listed pair exactly once) with the per-trial attribute ``sex`` (``F`` /
-``M``, from the list's name), so every per-gender EER of the challenge is the EER of the subset
-``sex = F`` or ``sex = M``. The results summaries give each condition its utility (WER, UAR
-and per-emotion accuracy of the test split, as fractions).
+``test`` split and its dev set the ``dev`` split. A split's lists join as one sparse trial list
+(:func:`voxmetrics.data.vpc_lists.split_matrix`: each distinct listed pair once, with the
+per-trial attributes ``sex`` and, for several languages, ``language``), so every EER the
+challenge prints is the EER of a subset. The results summaries give each condition its utility
+(WER, UAR and per-emotion accuracy of the test split, as fractions), and the embeddings the
+challenge saved (``speaker_vectors.pt``) become the condition's
+:class:`~voxmetrics.data.model.EmbeddingSet` (speaker-level vectors as enrolment profiles,
+utterance-level vectors as trials): singling out, the voice similarity matrices and SBLS need
+them.
 
-A tree with missing pieces loads what is there; :class:`VPCImport` says what was found and
-what is missing.
+A tree with missing pieces loads what is there, an ``exp/`` folder without ``data/`` included
+(its scores are labelled by the trials' speakers, which the embeddings or LibriSpeech's ids
+give); :class:`VPCImport` says what was read, what was noted and what is missing.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 import tempfile
@@ -50,11 +60,19 @@ import numpy as np
 import pandas as pd
 
 from voxmetrics._types import Attacker
-from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.utility import Utility
-from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError, kept_warnings
-from voxmetrics.limits import ArchiveReader, read_file_bytes, safe_member_name
+from voxmetrics.data.vpc_lists import ListRead, TrialList, split_matrix
+from voxmetrics.data.vpc_summary import (
+    fraction,
+    read_results_summary,
+    summary_scenario,
+    utility_from_summary,
+)
+from voxmetrics.data.vpc_vectors import VECTORS_FILE, SpeakerVectors, read_speaker_vectors
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import ArchiveReader, safe_member_name
 
 __all__ = [
     "VPCImport",
@@ -66,17 +84,14 @@ __all__ = [
 ]
 
 _SET = re.compile(
-    r"(?P<dataset>[A-Za-z0-9]+)_(?P<split>dev|test)_(?P<part>enrolls|trials_f|trials_m)"
-    r"(?P<suffix>_[A-Za-z0-9_.+]+)?"
+    r"(?P<dataset>[A-Za-z0-9]+)_(?P<split>dev|test)_"
+    r"(?P<part>enrolls|trials_mixed|trials_f|trials_m)(?P<suffix>_[A-Za-z0-9_.+]+)?"
 )
-_SECTIONS = {
-    "SER results": "ser",
-    "ASV_eval results": "asv",
-    "ASV_eval^anon results": "asv_anon",
-    "ASR results": "asr",
-}
+_RETRAINED = (  # a model retrained on anonymised speech: (system, language or None)
+    re.compile(r"asv_anon_track\d+_\d+_(?P<lang>[A-Za-z]+)_(?P<system>.+)"),
+    re.compile(r"asv_anon_(?P<system>.+)"),
+)
 _SPLITS = {"test": "eval", "dev": "dev"}
-_SEX = {"trials_f": "F", "trials_m": "M"}
 _ATTACKERS: tuple[Attacker, ...] = ("ignorant", "lazy-informed", "semi-informed")
 _WHAT = {
     "original": "original enrolment and trials, original ASV model (oo)",
@@ -87,312 +102,61 @@ _WHAT = {
 }
 _ZIP_NAMES = re.compile(
     r"(^|/)(trials|utt2spk|spk2gender|scores|results_orig\.txt|results_anon\.txt|"
-    r"result_for_rank_[^/]+)$"
+    r"result_for_rank_[^/]+)$|/emb_xvect/[^/]+/(spk|utt)-level/(speaker_vectors\.pt|id2idx|"
+    r"idx2spk)$"
 )
+_EMBEDDING_TOLERANCE = 1e-3
+"""Largest difference between a score of the tree and the cosine of its embeddings for the two
+to count as one run (the challenge's scores are float32 cosines, printed in full)."""
 
 
 @dataclass(frozen=True)
 class VPCImport:
-    """A VoicePrivacy 2024 tree read as a study, with what was found and what is missing."""
+    """A VoicePrivacy tree read as a study, with what was read, noted and missing."""
 
     study: Study
     """One condition per (system, attacker), plus ``original``."""
     found: tuple[str, ...] = ()
-    """What was read, one line each (for ``study build`` and the Data page)."""
+    """What was read, one line per condition and per results summary (for ``study build``
+    and the Data page)."""
     missing: tuple[str, ...] = ()
-    """What the tree lacks or what was left aside, one line each."""
+    """What the tree lacks, one line each: only what is really missing."""
     summary_eers: pd.DataFrame = field(default_factory=pd.DataFrame)
     """The EERs of the results summaries (system, dataset, split, gender, enrollment, trial,
-    model, EER as a fraction), beside which the EERs computed from the scores can be checked."""
+    model, condition: the condition whose scores give it, EER as a fraction), beside which the
+    EERs computed from the scores can be checked."""
+    notes: tuple[str, ...] = ()
+    """What was read in a way worth saying (repeated key lines, trial speakers who are not
+    enrolled, scenarios left aside, a per-gender subset that is not the challenge's list)."""
+    edition: str = "2024"
+    """``2024`` or ``2026`` (the 2026 trees hold mixed trial lists)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the conditions' names, what was found and what is missing."""
+        """JSON-ready: the conditions' names, what was found, noted and missing."""
         return {
+            "edition": self.edition,
             "conditions": self.study.names,
             "found": list(self.found),
+            "notes": list(self.notes),
             "missing": list(self.missing),
         }
-
-
-# ---------------------------------------------------------------- small readers
-
-
-def _frame(path: Path, columns: tuple[str, ...], layout: str) -> pd.DataFrame:
-    """The whitespace-separated fields of a Kaldi-style file, as text, one row per line.
-
-    Blank lines are skipped; any other line must have exactly ``len(columns)`` fields.
-    """
-    data = read_file_bytes(path, str(path))
-    try:
-        data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise VoxMetricsInputError(
-            f"{path}: is not UTF-8 text; a `{layout}` file is plain text."
-        ) from None
-    try:
-        df = pd.read_csv(
-            io.BytesIO(data),
-            sep=r"\s+",
-            header=None,
-            names=list(columns),
-            dtype=str,
-            keep_default_na=False,
-            skip_blank_lines=False,
-            quoting=csv.QUOTE_NONE,
-            encoding="utf-8-sig",
-        )
-    except pd.errors.ParserError as exc:
-        m = re.search(r"in line (\d+), saw (\d+)", str(exc))
-        where = f"line {m.group(1)} has {m.group(2)} fields" if m else f"cannot be parsed ({exc})"
-        raise VoxMetricsInputError(f"{path}: {where}; every line must be `{layout}`.") from None
-    except pd.errors.EmptyDataError:
-        df = pd.DataFrame(columns=list(columns))
-    empty = (df == "").to_numpy()
-    blank = empty.all(axis=1)
-    short = empty.any(axis=1) & ~blank
-    if short.any():
-        i = int(np.argmax(short))
-        n = int((~empty[i]).sum())
-        raise VoxMetricsInputError(
-            f"{path}: line {i + 1} has {n} field(s); every line must be `{layout}`."
-        )
-    df = df.loc[~blank].reset_index(drop=True)
-    if df.empty:
-        raise VoxMetricsInputError(f"{path}: the file is empty; it should hold `{layout}` lines.")
-    return df
-
-
-def _key(path: Path) -> pd.DataFrame:
-    """A trial key (enrol, trial, target) without duplicate pairs (VoicePrivacy's dict)."""
-    df = _frame(path, ("enrol", "trial", "label"), "enrol_id trial_id target|nontarget")
-    label = df["label"].str.lower()
-    bad = ~label.isin(("target", "nontarget"))
-    if bad.any():
-        i = int(np.argmax(bad.to_numpy()))
-        raise VoxMetricsInputError(
-            f"{path}: label '{df['label'].iloc[i]}' is neither 'target' nor 'nontarget'; each "
-            "line is `enrol_id trial_id target|nontarget`."
-        )
-    df["target"] = (label == "target").to_numpy()
-    df = df.drop(columns="label")
-    dup = df.duplicated(subset=["enrol", "trial"], keep=False)
-    clash = df[dup].groupby(["enrol", "trial"])["target"].nunique()
-    if (clash > 1).any():
-        enrol, trial = clash[clash > 1].index[0]
-        raise VoxMetricsInputError(
-            f"{path}: the pair ({enrol}, {trial}) is listed both as target and as nontarget; "
-            "list each pair once."
-        )
-    return df.drop_duplicates(subset=["enrol", "trial"]).reset_index(drop=True)
-
-
-def _scores(path: Path) -> pd.DataFrame:
-    """A scores file ``enroll_id trial_id score`` (no header), scores as float64."""
-    df = _frame(path, ("enrol", "trial", "score"), "enroll_id trial_id score")
-    score = pd.to_numeric(df["score"], errors="coerce")
-    bad = ~np.isfinite(score.to_numpy(dtype=np.float64))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise VoxMetricsInputError(
-            f"{path}: the score '{df['score'].iloc[i]}' of ({df['enrol'].iloc[i]}, "
-            f"{df['trial'].iloc[i]}) is not a finite number; each line is `enroll_id trial_id "
-            "score`."
-        )
-    df["score"] = score.to_numpy(dtype=np.float64)
-    dup = df.duplicated(subset=["enrol", "trial"])
-    if dup.any():
-        i = int(np.argmax(dup.to_numpy()))
-        raise VoxMetricsInputError(
-            f"{path}: the pair ({df['enrol'].iloc[i]}, {df['trial'].iloc[i]}) is scored twice; "
-            "each pair of the trial key has one score."
-        )
-    return df
-
-
-def _mapping(path: Path, layout: str) -> dict[str, str]:
-    df = _frame(path, ("a", "b"), layout)
-    out: dict[str, str] = {}
-    for a, b in zip(df["a"].tolist(), df["b"].tolist(), strict=True):
-        if out.setdefault(a, b) != b:
-            raise VoxMetricsInputError(
-                f"{path}: '{a}' is given both '{out[a]}' and '{b}'; give it one value."
-            )
-    return out
-
-
-# ---------------------------------------------------------------- results summaries
-
-
-def _table(lines: list[str], where: str) -> pd.DataFrame:
-    """One table printed by pandas' ``to_string``.
-
-    The index comes first; a second header row of aggregate names such as ``mean`` is dropped.
-    """
-    lines = [ln for ln in lines if ln.strip()]
-    if not lines:
-        return pd.DataFrame()
-    header = lines[0].split()
-    body = lines[1:]
-    if body and set(body[0].split()) <= {"mean", "min", "max", "std"}:
-        body = body[1:]
-    rows = []
-    for ln in body:
-        fields = ln.split()
-        if len(fields) != len(header) + 1:
-            raise VoxMetricsInputError(
-                f"{where}: the row '{ln.strip()}' has {len(fields) - 1} value(s) for the "
-                f"{len(header)} columns {', '.join(header)}; keep the table as the challenge's "
-                "scripts print it."
-            )
-        rows.append(fields[1:])
-    df = pd.DataFrame(rows, columns=header)
-    for c in df.columns:
-        if c in ("dataset", "split", "gender", "enrollment", "trial", "ser", "asr"):
-            continue
-        values = pd.to_numeric(df[c], errors="coerce")
-        if values.isna().any():
-            raise VoxMetricsInputError(
-                f"{where}: column {c} holds '{df[c][values.isna()].iloc[0]}', not a number."
-            )
-        df[c] = values
-    return df
-
-
-def read_results_summary(path: str | Path) -> dict[str, pd.DataFrame]:
-    """The tables of a results summary of the challenge's ``run_evaluation.py``.
-
-    ``results_orig.txt``, ``results_anon.txt`` or a published ``result_for_rank_*`` file, which
-    holds both.
-
-    Parameters
-    ----------
-    path : str or Path
-        The summary the challenge's ``run_evaluation.py`` wrote.
-
-    Returns
-    -------
-    dict of str to DataFrame
-        ``"ser"`` (dataset, split, ser, UAR, ACC_<emotion>), ``"asv"`` and ``"asv_anon"``
-        (dataset, split, gender, enrollment, trial, EER), ``"asr"`` (dataset, split, asr, WER);
-        numbers in percent, as printed. A section printed twice is one table.
-
-    Raises
-    ------
-    VoxMetricsInputError
-        An unknown section, a malformed row or a non-numeric value.
-    """
-    p = Path(path)
-    data = read_file_bytes(p, str(p))
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise VoxMetricsInputError(f"{p}: is not UTF-8 text; a results summary is text.") from None
-    sections: dict[str, list[pd.DataFrame]] = {}
-    current: str | None = None
-    block: list[str] = []
-
-    def close() -> None:
-        if current is not None:
-            table = _table(block, f"{p.name}, section '{current}'")
-            sections.setdefault(_SECTIONS[current], []).append(table)
-
-    for line in text.splitlines():
-        m = re.fullmatch(r"\s*----\s*(.*?)\s*----\s*", line)
-        if m:
-            close()
-            block = []
-            title = m.group(1)
-            if title.startswith("Time:"):
-                current = None
-                continue
-            if title not in _SECTIONS:
-                raise VoxMetricsInputError(
-                    f"{p}: unknown section '---- {title} ----'; a VoicePrivacy 2024 results "
-                    f"summary has the sections {', '.join(_SECTIONS)}."
-                )
-            current = title
-        elif current is not None:
-            block.append(line)
-        elif line.strip():
-            raise VoxMetricsInputError(
-                f"{p}: the line '{line.strip()[:60]}' is outside any section; a results "
-                "summary is made of '---- <section> ----' headings followed by tables."
-            )
-    close()
-    if not sections:
-        raise VoxMetricsInputError(
-            f"{p}: no section found; a VoicePrivacy 2024 results summary has the sections "
-            f"{', '.join(_SECTIONS)}."
-        )
-    return {k: pd.concat(v, ignore_index=True) for k, v in sections.items()}
-
-
-def _fraction(values: pd.Series, what: str, where: str, *, bounded: bool) -> pd.Series:
-    """Percent -> fraction, refusing negative values (and over 100 % when ``bounded``)."""
-    v = values.astype(float)
-    if (v < 0).any() or (bounded and (v > 100).any()):
-        bad = float(v[(v < 0) | ((v > 100) if bounded else False)].iloc[0])
-        raise VoxMetricsInputError(
-            f"{where}: {what} is {bad:g} %, outside 0-100 %; the summary must hold percentages "
-            "as the challenge's scripts print them."
-        )
-    return (v / 100.0).round(12)  # percent / 100 without binary noise (2.9 -> 0.029)
-
-
-def _pick(df: pd.DataFrame, column: str, value: str) -> tuple[pd.DataFrame, str]:
-    """The rows of ``column == value`` of the test split (the dev split when there is none)."""
-    rows = df[df[column].astype(str) == value]
-    for split in ("test", "dev"):
-        chosen = rows[rows["split"].astype(str) == split]
-        if len(chosen):
-            return chosen, split
-    return rows.iloc[:0], ""
-
-
-def utility_from_summary(
-    tables: dict[str, pd.DataFrame], *, anonymised: bool, source: str
-) -> Utility | None:
-    """The utility of the anonymised (or the original) speech in a results summary.
-
-    The test split's WER (ASR rows ``asr = anon`` or ``original``, mean over datasets) and
-    UAR with per-emotion accuracy (SER rows ``ser = anon`` or ``original``), percent / 100;
-    the dev split's when the summary has no test rows. None when the summary has neither.
-
-    Raises
-    ------
-    VoxMetricsInputError
-        A UAR or accuracy outside 0-100 %, or a negative WER.
-    """
-    which = "anon" if anonymised else "original"
-    wer = uar = None
-    per_class: dict[str, float] = {}
-    notes = []
-    if "asr" in tables and {"split", "asr", "WER"} <= set(tables["asr"].columns):
-        rows, split = _pick(tables["asr"], "asr", which)
-        if len(rows):
-            wer = float(_fraction(rows["WER"], "a WER", source, bounded=False).mean())
-            notes.append(f"WER: {split}")
-    if "ser" in tables and {"split", "ser", "UAR"} <= set(tables["ser"].columns):
-        rows, split = _pick(tables["ser"], "ser", which)
-        if len(rows):
-            uar = float(_fraction(rows["UAR"], "a UAR", source, bounded=True).mean())
-            for c in rows.columns:
-                if c.startswith("ACC_"):
-                    acc = _fraction(rows[c], f"the accuracy {c}", source, bounded=True)
-                    per_class[c[4:]] = float(acc.mean())
-            notes.append(f"UAR: {split}")
-    if wer is None and uar is None:
-        return None
-    return Utility(
-        wer=wer, uar=uar, per_class=per_class, source=f"{source} ({', '.join(notes)} split)"
-    )
 
 
 # ---------------------------------------------------------------- the tree
 
 
+@dataclass(frozen=True)
+class _Tree:
+    root: Path
+    exp: Path
+    data: Path | None
+
+
 def is_vpc_tree(root: str | Path) -> bool:
-    """Whether ``root`` (or its only sub-folder) holds a VoicePrivacy ``data/`` and ``exp/``.
+    """Whether ``root`` (or its only sub-folder) is a VoicePrivacy evaluation tree.
+
+    A folder holding ``data/`` and ``exp/``, or an ``exp/`` folder of the challenge's (score
+    folders ``<model>/<enrol set>-<trial set>/`` or ``results_summary/``) without ``data/``.
 
     Examples
     --------
@@ -402,28 +166,64 @@ def is_vpc_tree(root: str | Path) -> bool:
     return _tree_root(Path(root)) is not None
 
 
-def _tree_root(root: Path) -> Path | None:
-    if (root / "data").is_dir() and (root / "exp").is_dir():
-        return root
+def _looks_like_exp(d: Path) -> bool:
+    """Whether ``d`` is an ``exp/`` folder of the challenge's: summaries, models or scores."""
+    if not d.is_dir():
+        return False
+    if (d / "results_summary").is_dir():
+        return True
+    if any(re.fullmatch(r"asv_(orig|ssl|anon_.+)", m.name) for m in d.iterdir() if m.is_dir()):
+        return True  # the challenge's ASV model folders
+    return any(
+        _pair_dir(s.name) for m in d.iterdir() if m.is_dir() for s in m.iterdir() if s.is_dir()
+    )
+
+
+def _tree_root(root: Path) -> _Tree | None:
+    candidates = [root]
     if root.is_dir():
         subs = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))]
-        if len(subs) == 1 and (subs[0] / "data").is_dir() and (subs[0] / "exp").is_dir():
-            return subs[0]
+        if len(subs) == 1:
+            candidates.append(subs[0])
+    for c in candidates:
+        data = c / "data"
+        if (c / "exp").is_dir() and (data.is_dir() or _looks_like_exp(c / "exp")):
+            return _Tree(c, c / "exp", data if data.is_dir() else None)
+    for c in candidates:  # the exp/ folder itself
+        if c.name == "exp" and _looks_like_exp(c):
+            return _Tree(c, c, None)
     return None
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """One score folder of an attacker scenario."""
+
+    model: Path
+    enrol_set: str
+    trial_set: str
+    scores: Path
+    key: Path | None
 
 
 @dataclass
 class _Found:
     """What a walk of the tree found (mutable while reading)."""
 
-    root: Path
+    tree: _Tree
     systems: set[str] = field(default_factory=set)
-    # (system or "", attacker) -> split -> sex part ("trials_f") -> (scores path, key path)
-    groups: dict[tuple[str, str], dict[str, dict[str, tuple[Path, Path]]]] = field(
+    # (system or "", attacker) -> split -> (dataset, list) -> score folder
+    groups: dict[tuple[str, str], dict[str, dict[tuple[str, str], _Scored]]] = field(
         default_factory=dict
     )
     found: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    mixed: bool = False
+
+    @property
+    def edition(self) -> str:
+        return "2026" if self.mixed else "2024"
 
 
 def _set_name(name: str) -> re.Match[str] | None:
@@ -439,16 +239,26 @@ def _pair_dir(name: str) -> tuple[re.Match[str], re.Match[str]] | None:
     return None
 
 
-def _model_dirs(exp: Path) -> Iterator[tuple[Path, str | None]]:
-    """ASV model folders holding score folders: (folder, system of a retrained model)."""
+def _retrained(name: str) -> tuple[str, str | None] | None:
+    """(system, language) of a model retrained on anonymised speech, None for another."""
+    for pattern in _RETRAINED:
+        m = pattern.fullmatch(name)
+        if m:
+            return m["system"], m.groupdict().get("lang")
+    return None
+
+
+def _model_dirs(exp: Path) -> Iterator[tuple[Path, tuple[str, str | None] | None]]:
+    """ASV model folders holding score folders: (folder, (system, language) if retrained)."""
     for d in sorted(p for p in exp.iterdir() if p.is_dir()):
         if not any(_pair_dir(s.name) for s in d.iterdir() if s.is_dir()):
             continue
-        m = re.fullmatch(r"asv_anon_(.+)", d.name)
-        yield d, (m.group(1) if m else None)
+        yield d, _retrained(d.name)
 
 
-def _classify(e: re.Match[str], t: re.Match[str], retrained: str | None) -> tuple[str, str] | None:
+def _classify(
+    e: re.Match[str], t: re.Match[str], retrained: tuple[str, str | None] | None
+) -> tuple[str, str] | None:
     """(system, attacker) of a score folder, None when the scenario is not an attacker."""
     es, ts = (e["suffix"] or "")[1:], (t["suffix"] or "")[1:]
     if e["dataset"] != t["dataset"] or e["split"] != t["split"]:
@@ -461,233 +271,259 @@ def _classify(e: re.Match[str], t: re.Match[str], retrained: str | None) -> tupl
         if es and es == ts:
             return ts, "lazy-informed"
         return None
-    if es and es == ts == retrained:
+    system, language = retrained
+    if es and es == ts == system and language in (None, t["dataset"]):
         return ts, "semi-informed"
     return None
 
 
-def _walk(root: Path) -> _Found:
-    f = _Found(root)
-    data, exp = root / "data", root / "exp"
-    for d in sorted(p for p in data.iterdir() if p.is_dir()):
-        m = _set_name(d.name)
-        if m and m["suffix"]:
-            f.systems.add(m["suffix"][1:])
-    models = list(_model_dirs(exp))
+def _walk(tree: _Tree) -> _Found:
+    f = _Found(tree)
+    if tree.data is not None:
+        for d in sorted(p for p in tree.data.iterdir() if p.is_dir()):
+            m = _set_name(d.name)
+            if m and m["suffix"]:
+                f.systems.add(m["suffix"][1:])
+    else:
+        f.missing.append(
+            "data/: not in the tree (an exp/ folder alone); without the trial keys each pair is "
+            "labelled by its trial's speaker (the challenge's embeddings, or LibriSpeech's "
+            "utterance ids), the scores cannot be checked against the keys, and the gender of a "
+            "mixed list's trials comes from the embeddings only."
+        )
+    models = list(_model_dirs(tree.exp))
     originals = [d for d, r in models if r is None]
     if len(originals) > 1:
         raise VoxMetricsInputError(
-            f"{exp}: several ASV models of original speech hold scores "
+            f"{tree.exp}: several ASV models of original speech hold scores "
             f"({', '.join(d.name for d in originals)}); keep one (the challenge names it "
-            "asv_orig) or give the others the name asv_anon_<suffix> of a retrained model."
+            "asv_orig in 2024, asv_ssl in 2026) or give the others the name asv_anon_<suffix> "
+            "of a retrained model."
         )
     if not models:
         f.missing.append(
-            f"{exp}: no score folders (<model>/<enrol set>-<trial set>/scores); nothing to "
+            "exp/: no score folders (<model>/<enrol set>-<trial set>/scores); nothing to "
             "evaluate yet."
         )
     for model, retrained in models:
         if retrained is not None:
-            f.systems.add(retrained)
-        aside: list[str] = []
-        for pair in sorted(p for p in model.iterdir() if p.is_dir()):
-            sets = _pair_dir(pair.name)
-            if sets is None:
-                continue
-            e, t = sets
-            group = _classify(e, t, retrained)
-            if group is None:
-                aside.append(pair.name)
-                continue
-            scores = pair / "scores"
-            original_trials = f"{t['dataset']}_{t['split']}_{t['part']}"
-            key = data / original_trials / "trials"
-            if not scores.is_file():
-                f.missing.append(f"{model.name}/{pair.name}/scores: no scores file.")
-                continue
+            f.systems.add(retrained[0])
+        _walk_model(f, model, retrained)
+    return f
+
+
+def _walk_model(f: _Found, model: Path, retrained: tuple[str, str | None] | None) -> None:
+    aside: list[str] = []
+    for pair in sorted(p for p in model.iterdir() if p.is_dir()):
+        sets = _pair_dir(pair.name)
+        if sets is None:
+            continue
+        e, t = sets
+        group = _classify(e, t, retrained)
+        if group is None:
+            aside.append(pair.name)
+            continue
+        f.mixed |= t["part"] == "trials_mixed"
+        scores = pair / "scores"
+        original_trials = f"{t['dataset']}_{t['split']}_{t['part']}"
+        key = None
+        if f.tree.data is not None:
+            key = f.tree.data / original_trials / "trials"
             if not key.is_file():
                 f.missing.append(
                     f"data/{original_trials}/trials: no trial key for {model.name}/{pair.name}; "
                     "its scores are not loaded."
                 )
                 continue
-            if group[0]:
-                f.systems.add(group[0])
-            split = f.groups.setdefault(group, {}).setdefault(t["split"], {})
-            split[t["part"]] = (scores, key)
-        if aside:
-            f.found.append(
-                f"{model.name}: {len(aside)} score folder(s) of scenarios that are no attacker "
-                f"of VoicePrivacy 2024 left aside (e.g. {aside[0]})"
-            )
-    return f
-
-
-def _part_frame(scores: Path, key: Path, sex: str) -> pd.DataFrame:
-    """The listed pairs of one trial list with their scores; every pair must be scored."""
-    k, s = _key(key), _scores(scores)
-    kk = k["enrol"] + "\t" + k["trial"]
-    sk = s["enrol"] + "\t" + s["trial"]
-    pos = pd.Index(sk).get_indexer(kk)  # the scores' pairs are unique (_scores checks)
-    if (pos < 0).any():
-        i = int(np.argmax(pos < 0))
-        raise VoxMetricsInputError(
-            f"{scores}: {int((pos < 0).sum())} of the {len(k)} pairs of the trial key {key} have "
-            f"no score (first: {k['enrol'].iloc[i]} {k['trial'].iloc[i]}); the scores must cover "
-            "every listed pair, so run the challenge's evaluation again or give the complete "
-            "scores file."
-        )
-    if len(s) > len(k):
-        extra = ~sk.isin(kk).to_numpy()
-        i = int(np.argmax(extra))
-        raise VoxMetricsInputError(
-            f"{scores}: {int(extra.sum())} scored pair(s) are not in the trial key {key} (first: "
-            f"{s['enrol'].iloc[i]} {s['trial'].iloc[i]}); give the scores and the key of the same "
-            "trial list."
-        )
-    both = k.assign(score=s["score"].to_numpy()[pos])
-    both["sex"] = sex
-    return both
-
-
-def _speakers(
-    pairs: pd.DataFrame, utt2spk: dict[str, str] | None, where: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """Trial ids (order of first appearance) and their speakers."""
-    trials = pd.unique(pairs["trial"])
-    if utt2spk is not None:
-        missing = [t for t in trials if t not in utt2spk]
-        if missing:
-            raise VoxMetricsInputError(
-                f"{where}: {len(missing)} trial(s) are not in utt2spk (first: '{missing[0]}'); "
-                "give the utt2spk of the trial list."
-            )
-        spk = pd.Series(utt2spk).reindex(trials).to_numpy()
-    else:  # the enrolled speaker of each trial's target line
-        tgt = pairs[pairs["target"]].drop_duplicates("trial").set_index("trial")["enrol"]
-        spk = tgt.reindex(trials).fillna("<not enrolled>").to_numpy()
-    spk = spk.astype(str)
-    by_trial = pd.Series(spk, index=trials)
-    is_target = pairs["enrol"].to_numpy() == by_trial.reindex(pairs["trial"]).to_numpy()
-    wrong = is_target != pairs["target"].to_numpy()
-    if wrong.any():
-        r = pairs.iloc[int(np.argmax(wrong))]
-        raise VoxMetricsInputError(
-            f"{where}: the key marks ({r['enrol']}, {r['trial']}) as "
-            f"{'target' if r['target'] else 'nontarget'} but the trial's speaker is "
-            f"'{by_trial[r['trial']]}'; the key and utt2spk must agree."
-        )
-    return np.asarray(trials, dtype=str), spk
-
-
-def _utt2spk(parts: dict[str, tuple[Path, Path]]) -> dict[str, str] | None:
-    out: dict[str, str] = {}
-    for _, key in parts.values():
-        path = key.parent / "utt2spk"
-        if not path.is_file():
-            return None
-        out.update(_mapping(path, "utt_id speaker"))
-    return out
-
-
-def _matrix(parts: dict[str, tuple[Path, Path]], label: str) -> tuple[ScoreMatrix, list[str]]:
-    """The split's one sparse matrix (female and male lists joined), and notes on it."""
-    frames = [_part_frame(s, k, _SEX[part]) for part, (s, k) in sorted(parts.items())]
-    pairs = pd.concat(frames, ignore_index=True)
-    sexes = pairs.groupby("trial")["sex"].nunique()
-    if (sexes > 1).any():
-        raise VoxMetricsInputError(
-            f"{label}: trial '{sexes[sexes > 1].index[0]}' is in both the female and the male "
-            "trial list; each trial belongs to one list."
-        )
-    trials, speakers = _speakers(pairs, _utt2spk(parts), label)
-    enrolled = pd.unique(pairs["enrol"]).astype(str)
-    rows = pd.Index(trials).get_indexer(pairs["trial"])
-    cols = pd.Index(enrolled).get_indexer(pairs["enrol"])
-    scores = np.full((trials.size, enrolled.size), np.nan)
-    mask = np.zeros(scores.shape, dtype=bool)
-    scores[rows, cols] = pairs["score"].to_numpy()
-    mask[rows, cols] = True
-    sex = pairs.drop_duplicates("trial").set_index("trial")["sex"].reindex(trials).to_numpy()
-    with kept_warnings(ExcludedTrialsWarning):  # dropped: the notes count those trials
-        sm = ScoreMatrix.from_arrays(
-            scores,
-            trial_ids=trials,
-            trial_speakers=speakers,
-            enrol_speakers=enrolled,
-            attributes={"sex": sex.astype(str)},
-            source=label,
-            copy=False,
-            mask=mask,
-        )
-    return sm, _matrix_notes(sm, pairs, parts, label)
-
-
-def _matrix_notes(
-    sm: ScoreMatrix, pairs: pd.DataFrame, parts: dict[str, tuple[Path, Path]], label: str
-) -> list[str]:
-    """Where a per-gender subset of ``sm`` would not be the challenge's trial list."""
-    notes = []
-    unenrolled = int(np.count_nonzero(~sm.trial_enrolled)) + sm.n_excluded_trials
-    if unenrolled:
-        notes.append(
-            f"{label}: {unenrolled} trial(s) have a speaker who is not enrolled; their listed "
-            "pairs count as non-mated (as in the challenge's EER), and the 1-to-N metrics "
-            "leave them out."
-        )
-    for value, n in pairs.groupby("sex").size().items():
-        try:
-            got = sm.subset_attribute("sex", str(value)).n_pairs
-        except VoxMetricsInputError:
-            got = 0
-        if got != n:
-            notes.append(
-                f"{label}: the subset sex = {value} holds {got} of the {n} pairs of its trial "
-                "list, so its EER is not the challenge's per-gender EER."
-            )
-    for part, (_, key) in parts.items():
-        path = key.parent / "spk2gender"
-        if not path.is_file():
+        if not scores.is_file():
+            f.missing.append(f"{model.name}/{pair.name}/scores: no scores file.")
             continue
-        genders = _mapping(path, "speaker gender")
-        own = pairs.loc[pairs["sex"] == _SEX[part], "enrol"].unique()
-        other = [s for s in own if genders.get(s, part[-1]).lower() != part[-1]]
-        if other:
-            notes.append(
-                f"{label}: {path.parent.name}/spk2gender gives {len(other)} speaker(s) of the "
-                f"{part} list another gender (first: '{other[0]}'); sex follows the list, as "
-                "in the challenge's results."
+        if group[0]:
+            f.systems.add(group[0])
+        split = f.groups.setdefault(group, {}).setdefault(t["split"], {})
+        where = (t["dataset"], t["part"])
+        if where in split:
+            raise VoxMetricsInputError(
+                f"{f.tree.exp}: two score folders give the same scenario, "
+                f"{split[where].model.name}/{split[where].scores.parent.name} and "
+                f"{model.name}/{pair.name}; keep one."
             )
-    return notes
+        split[where] = _Scored(model, e[0], t[0], scores, key)
+    if aside:
+        f.notes.append(
+            f"{model.name}: {len(aside)} score folder(s) of scenarios that are no attacker of "
+            f"the challenge left aside (e.g. {aside[0]})"
+        )
+
+
+# ---------------------------------------------------------------- embeddings
+
+
+def _vectors(model: Path, set_name: str, level: str, root: Path) -> SpeakerVectors | None:
+    """The challenge's embeddings of one set under one model, None when not saved."""
+    folders = sorted(model.glob(f"*_out/emb_xvect/{set_name}/{level}-level"))
+    folders = [d for d in folders if (d / VECTORS_FILE).is_file()]
+    if not folders:
+        return None
+    return read_speaker_vectors(folders[0], label=folders[0].relative_to(root).as_posix())
+
+
+def _trial_speakers(f: _Found, s: _Scored) -> SpeakerVectors | None:
+    """Utterance-level embeddings of a trial set (any model's), to label pairs without keys."""
+    own = _vectors(s.model, s.trial_set, "utt", f.tree.root)
+    if own is not None:
+        return own
+    for model, _ in _model_dirs(f.tree.exp):
+        v = _vectors(model, s.trial_set, "utt", f.tree.root)
+        if v is not None:
+            return v
+    return None
+
+
+def _embedding_rows(
+    f: _Found, scored: dict[tuple[str, str], _Scored], split: str, multi: bool
+) -> tuple[list[np.ndarray], list[pd.DataFrame]] | None:
+    """The enrolment (speaker-level) and trial (utterance-level) vectors of one split."""
+    arrays, metas = [], []
+    enrols: dict[tuple[Path, str], str] = {}
+    for (dataset, _), s in sorted(scored.items()):
+        trials = _vectors(s.model, s.trial_set, "utt", f.tree.root)
+        if trials is None:
+            return None
+        parts = [(trials, "trial")]
+        if (s.model, s.enrol_set) not in enrols:  # the f and m lists share their enrolment
+            enrol = _vectors(s.model, s.enrol_set, "spk", f.tree.root)
+            if enrol is None:
+                return None
+            enrols[(s.model, s.enrol_set)] = dataset
+            parts.insert(0, (enrol, "enrol"))
+        for sv, role in parts:
+            q = (lambda x, d=dataset: f"{d}/{x}") if multi else (lambda x: x)
+            meta = pd.DataFrame(
+                {
+                    "utt_id": [q(x) for x in sv.ids],
+                    "speaker": [q(x) for x in sv.speakers],
+                    "role": role,
+                    "split": _SPLITS[split],
+                    "sex": sv.genders,
+                }
+            )
+            if multi:
+                meta["language"] = dataset
+            arrays.append(sv.vectors)
+            metas.append(meta)
+    return arrays, metas
+
+
+def _check_embeddings(es: EmbeddingSet, sm: ScoreMatrix, split: str, label: str) -> str | None:
+    """A problem when the embeddings do not give the tree's scores (another run)."""
+    try:
+        speakers, profiles, trial_unit = es.scoring_inputs(split)  # type: ignore[arg-type]
+    except VoxMetricsInputError:
+        return f"{label}: the embeddings have no enrolment or no trial vectors"
+    trials = es.meta.loc[es.roles(split)[1], "utt_id"].to_numpy()  # type: ignore[arg-type]
+    rows = pd.Index(trials).get_indexer(sm.trial_ids)
+    cols = pd.Index(speakers).get_indexer(sm.enrol_speakers)
+    if (rows < 0).any() or (cols < 0).any():
+        return (
+            f"{label}: the challenge's embeddings do not cover the scored trials and enrolled "
+            "speakers, so they are not attached"
+        )
+    mask = sm.mask if sm.mask is not None else np.ones(sm.shape, dtype=bool)
+    r, c = np.nonzero(mask)
+    cos = np.einsum("ij,ij->i", trial_unit[rows[r]], profiles[cols[c]])
+    diff = float(np.max(np.abs(cos - sm.scores[r, c]))) if r.size else 0.0
+    if diff > _EMBEDDING_TOLERANCE:
+        return (
+            f"{label}: the cosine of the challenge's embeddings differs from the scores by up to "
+            f"{diff:.3g}, so the embeddings and the scores come from different runs; the "
+            "embeddings are not attached"
+        )
+    return None
+
+
+def _embeddings(
+    f: _Found, name: str, splits: dict[str, dict[tuple[str, str], _Scored]],
+    matrices: dict[str, ScoreMatrix],
+) -> EmbeddingSet | None:  # fmt: skip
+    """The condition's embeddings when the tree holds them for every list of every split."""
+    arrays, metas = [], []
+    for split, scored in sorted(splits.items()):
+        if _SPLITS[split] not in matrices:
+            continue
+        multi = len({d for d, _ in scored}) > 1
+        rows = _embedding_rows(f, scored, split, multi)
+        if rows is None:
+            return None
+        arrays += rows[0]
+        metas += rows[1]
+    if not arrays:
+        return None
+    meta = pd.concat(metas, ignore_index=True)
+    if (meta["sex"] == "").any():
+        meta = meta.drop(columns="sex")
+    try:
+        es = EmbeddingSet.from_arrays(np.vstack(arrays), meta, source=f"{name} (embeddings)")
+    except VoxMetricsInputError as exc:
+        f.missing.append(f"{name}: the challenge's embeddings cannot be used ({exc})")
+        return None
+    for split, sm in matrices.items():
+        label = f"{name} {'test' if split == 'eval' else 'dev'}"
+        problem = _check_embeddings(es, sm, split, label)
+        if problem is not None:
+            f.notes.append(problem)
+            return None
+    return es
+
+
+# ---------------------------------------------------------------- results summaries
+
+
+def _summary_files(tree: _Tree) -> list[tuple[str, Path]]:
+    """(system, path) of every results summary of the tree."""
+    out: list[tuple[str, Path]] = []
+    summary = tree.exp / "results_summary"
+    folders = [summary, *sorted(summary.glob("track*"))] if summary.is_dir() else []
+    for folder in folders:
+        # 2026 track 2: eval_anon_<epochs>_<lang>_<suffix>, one per language
+        lang = r"(?:\d+_[A-Za-z]+_)?" if folder.name.startswith("track") else ""
+        for d in sorted(p for p in folder.iterdir() if p.is_dir()):
+            m = re.fullmatch(rf"eval_(orig|anon)_{lang}(.+)", d.name)
+            name = f"results_{m.group(1)}.txt" if m else ""
+            if m and (d / name).is_file():
+                out.append((m.group(2), d / name))
+    places = [tree.root, tree.root / "results", tree.exp, *folders]
+    places += sorted((tree.root / "results").glob("track*"))
+    for folder in dict.fromkeys(places):
+        if folder.is_dir():
+            for p in sorted(folder.glob("result_for_rank_*")):
+                if p.is_file():
+                    out.append((p.name[len("result_for_rank_") :], p))
+    return out
 
 
 def _summaries(f: _Found) -> tuple[dict[str, dict[str, pd.DataFrame]], pd.DataFrame]:
     """The results summaries of each system, and their EERs as one table."""
     out: dict[str, dict[str, pd.DataFrame]] = {}
     eers = []
-    summary = f.root / "exp" / "results_summary"
-    candidates: list[tuple[str, Path]] = []
-    if summary.is_dir():
-        for d in sorted(p for p in summary.iterdir() if p.is_dir()):
-            m = re.fullmatch(r"eval_(orig|anon)_(.+)", d.name)
-            name = f"results_{m.group(1)}.txt" if m else ""
-            if m and (d / name).is_file():
-                candidates.append((m.group(2), d / name))
-    for folder in (f.root, f.root / "results", summary, f.root / "exp"):
-        if folder.is_dir():
-            for p in sorted(folder.glob("result_for_rank_*")):
-                if p.is_file():
-                    candidates.append((p.name[len("result_for_rank_") :], p))
-    for system, path in candidates:
+    for system, path in _summary_files(f.tree):
         tables = read_results_summary(path)
-        rel = path.relative_to(f.root).as_posix()
+        rel = path.relative_to(f.tree.root).as_posix()
         f.found.append(f"results summary {rel} (system {system})")
         mine = out.setdefault(system, {})
         for k, v in tables.items():
             mine[k] = pd.concat([mine[k], v], ignore_index=True) if k in mine else v
             if k in ("asv", "asv_anon") and "EER" in v.columns:
                 e = v.assign(system=system, model="original" if k == "asv" else "anonymised")
-                e["EER"] = _fraction(e["EER"], "an EER", rel, bounded=True)
+                e["EER"] = fraction(e["EER"], "an EER", rel, bounded=True)
+                scenario = [
+                    summary_scenario(k, a, b)
+                    for a, b in zip(e.get("enrollment", ""), e.get("trial", ""), strict=True)
+                ]
+                e["condition"] = [
+                    "" if s is None else "original" if s == "original" else f"{system} ({s})"
+                    for s in scenario
+                ]
                 eers.append(e)
     for tables in out.values():
         for k, v in tables.items():
@@ -696,23 +532,63 @@ def _summaries(f: _Found) -> tuple[dict[str, dict[str, pd.DataFrame]], pd.DataFr
     return out, eer_table
 
 
+def _utility(
+    f: _Found, summaries: dict[str, dict[str, pd.DataFrame]], system: str | None
+) -> Utility | None:
+    if system is None:  # the original speech: any summary's original rows
+        for s, tables in sorted(summaries.items()):
+            u = utility_from_summary(tables, anonymised=False, source=f"results of {s}")
+            if u is not None:
+                return u
+        return None
+    if system not in summaries:
+        f.missing.append(f"system '{system}': no results summary, so no WER / UAR.")
+        return None
+    u = utility_from_summary(summaries[system], anonymised=True, source=f"results of {system}")
+    if u is None:
+        f.missing.append(f"system '{system}': its results summary has no ASR or SER rows.")
+    return u
+
+
+# ---------------------------------------------------------------- conditions
+
+
+def _lists(f: _Found, scored: dict[tuple[str, str], _Scored]) -> list[TrialList]:
+    out = []
+    for (dataset, part), s in sorted(scored.items()):
+        speakers = genders = None
+        if s.key is None:  # no data/: the embeddings name each trial's speaker
+            sv = _trial_speakers(f, s)
+            if sv is not None:
+                speakers, genders = sv.speaker_of(), sv.gender_of() or None
+        out.append(TrialList(dataset, part, s.scores, s.key, speakers, genders))
+    return out
+
+
+def _expected(f: _Found, split: str) -> set[tuple[str, str]]:
+    """The (dataset, list) pairs some scenario of the tree scores in ``split``."""
+    return {where for splits in f.groups.values() for where in splits.get(split, {})}
+
+
 def _condition(
     f: _Found, system: str, attacker: Attacker, utility: Utility | None
 ) -> Condition | None:
     name = "original" if attacker == "original" else f"{system} ({attacker})"
     splits = f.groups.get((system, attacker), {})
     matrices: dict[str, ScoreMatrix] = {}
-    for split, parts in sorted(splits.items()):
-        for part in ("trials_f", "trials_m"):
-            if part not in parts:
+    said = []
+    for split, scored in sorted(splits.items()):
+        for dataset, part in sorted(_expected(f, split) - set(scored)):
+            if len({d for d, _ in _expected(f, split)}) > 1:
+                f.missing.append(f"{name}: no {split} scores of {dataset} {part}.")
+            else:
                 f.missing.append(f"{name}: no {split} {part} scores; the {split} set has one sex.")
         label = f"{name} {split}"
-        sm, notes = _matrix(parts, label)
-        f.missing.extend(notes)
+        sm, read = split_matrix(_lists(f, scored), label)
+        _note(f, read)
         matrices[_SPLITS[split]] = sm
-        f.found.append(
-            f"{label}: {sm.n_trials} trials x {sm.n_enrolled} enrolled, {sm.n_pairs} listed pairs"
-        )
+        size = f"{sm.n_trials} trials x {sm.n_enrolled} enrolled, {sm.n_pairs} listed pairs"
+        said.append(f"{split}: {size}")
     if not matrices:
         f.missing.append(f"{name}: no scores ({_WHAT[attacker]}); condition not built.")
         return None
@@ -721,51 +597,62 @@ def _condition(
         return None
     if "dev" not in matrices:
         f.missing.append(f"{name}: no dev scores; the condition has no calibration set.")
+    embeddings = _embeddings(f, name, splits, matrices)
+    tail = "; with the challenge's embeddings" if embeddings is not None else ""
+    said.sort(key=lambda s: not s.startswith("test"))  # the evaluated split first
+    f.found.append(f"{name} " + "; ".join(said) + tail)
     who = "original speech" if attacker == "original" else f"system '{system}'"
     return Condition(
         name,
         eval=matrices["eval"],
         dev=matrices.get("dev"),
         attacker=attacker,
-        description=f"VoicePrivacy 2024, {who}: {_WHAT[attacker]}.",
+        embeddings=embeddings,
+        description=f"VoicePrivacy {f.edition}, {who}: {_WHAT[attacker]}.",
         utility=utility,
     )
 
 
+def _note(f: _Found, read: ListRead) -> None:
+    for line in read.notes + read.problems:
+        if line not in f.notes:
+            f.notes.append(line)
+
+
 def read_vpc_tree(root: str | Path, *, name: str | None = None) -> VPCImport:
-    """Read a VoicePrivacy Challenge 2024 evaluation tree (see the module docstring).
+    """Read a VoicePrivacy Challenge evaluation tree, 2024 or 2026 (see the module docstring).
 
     Parameters
     ----------
     root : str or Path
-        The folder holding ``data/`` and ``exp/`` (or a folder whose only sub-folder does).
+        The folder holding ``data/`` and ``exp/`` (or a folder whose only sub-folder does), or
+        an ``exp/`` folder alone.
     name : str, optional
         The study's name (default: the folder's name).
 
     Returns
     -------
     VPCImport
-        The study and what was found and what is missing.
+        The study and what was read, noted and missing.
 
     Raises
     ------
     VoxMetricsInputError
         Not such a tree, a listed pair without a score (or a score of an unlisted pair), a key
         that disagrees with utt2spk, a results summary with an unknown section or a percentage
-        over 100, or no condition at all.
+        over 100, unreadable embeddings, or no condition at all.
     """
     path = Path(root)
     tree = _tree_root(path)
     if tree is None:
         raise VoxMetricsInputError(
-            f"{path}: not a VoicePrivacy 2024 evaluation tree; it needs the data/ and exp/ "
-            "folders the challenge's run_evaluation.py uses."
+            f"{path}: not a VoicePrivacy 2024 evaluation tree nor a 2026 one; it needs the exp/ "
+            "folder (and data/) that the challenge's run_evaluation.py writes."
         )
     f = _walk(tree)
     summaries, eers = _summaries(f)
     conditions = []
-    utility = _utility(f, summaries, None)
-    cond = _condition(f, "", "original", utility)
+    cond = _condition(f, "", "original", _utility(f, summaries, None))
     if cond is not None:
         conditions.append(cond)
     for system in sorted(f.systems):
@@ -780,38 +667,28 @@ def read_vpc_tree(root: str | Path, *, name: str | None = None) -> VPCImport:
             "numbers are not attached to any condition."
         )
     if not conditions:
+        if not f.groups:  # nothing scored at all: say that alone
+            what = "results summaries but no scores" if summaries else "no score folders"
+            raise VoxMetricsInputError(
+                f"{path}: no condition could be built: the tree holds {what} "
+                "(exp/<model>/<enrol set>-<trial set>/scores). The challenge's submission "
+                "archive (result_for_submission_*.zip) holds none; zip the evaluation's exp/ "
+                "folder (and data/) instead."
+            )
         raise VoxMetricsInputError(
             f"{path}: no condition could be built; " + " ".join(f.missing[:5])
         )
     study = Study(tuple(conditions), name=name or path.name or "vpc")
-    return VPCImport(study, tuple(f.found), tuple(f.missing), eers)
-
-
-def _utility(
-    f: _Found, summaries: dict[str, dict[str, pd.DataFrame]], system: str | None
-) -> Utility | None:
-    if system is None:  # the original speech: any summary's original rows
-        for s, original in sorted(summaries.items()):
-            u = utility_from_summary(original, anonymised=False, source=f"results of {s}")
-            if u is not None:
-                return u
-        return None
-    tables = summaries.get(system)
-    if tables is None:
-        f.missing.append(f"system '{system}': no results summary, so no WER / UAR.")
-        return None
-    u = utility_from_summary(tables, anonymised=True, source=f"results of {system}")
-    if u is None:
-        f.missing.append(f"system '{system}': its results summary has no ASR or SER rows.")
-    return u
+    return VPCImport(study, tuple(f.found), tuple(f.missing), eers, tuple(f.notes), f.edition)
 
 
 def read_vpc_zip(data: bytes, name: str = "upload.zip") -> VPCImport:
-    """Read a VoicePrivacy 2024 tree uploaded as a zip archive (see :func:`read_vpc_tree`).
+    """Read a VoicePrivacy tree uploaded as a zip archive (see :func:`read_vpc_tree`).
 
-    Only the text files the tree's metrics need (``trials``, ``utt2spk``, ``spk2gender``,
-    ``scores`` and the results summaries) are unpacked, within the archive limits; audio in the
-    archive is skipped unread.
+    Only the files the tree's metrics need (``trials``, ``utt2spk``, ``spk2gender``,
+    ``scores``, the results summaries and the challenge's embeddings: ``speaker_vectors.pt``,
+    ``id2idx``, ``idx2spk``) are unpacked, within the archive limits; audio in the archive is
+    skipped unread. The archive may hold ``data/`` and ``exp/``, or ``exp/`` alone.
 
     Raises
     ------
@@ -845,6 +722,15 @@ def read_vpc_zip(data: bytes, name: str = "upload.zip") -> VPCImport:
             out = read_vpc_tree(base, name=Path(name).stem)
         except VoxMetricsInputError as exc:  # name the files inside the archive
             raise VoxMetricsInputError(f"{name}: {str(exc).replace(prefix, '')}") from None
-        found = tuple(s.replace(prefix, "") for s in out.found)
-        missing = tuple(s.replace(prefix, "") for s in out.missing)
-        return VPCImport(out.study, found, missing, out.summary_eers)
+
+        def clean(lines: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(s.replace(prefix, "") for s in lines)
+
+        return VPCImport(
+            out.study,
+            clean(out.found),
+            clean(out.missing),
+            out.summary_eers,
+            clean(out.notes),
+            out.edition,
+        )

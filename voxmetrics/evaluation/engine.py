@@ -412,8 +412,8 @@ def _dev_without_complete_trials(
         warnings.warn(
             "the dev set has no trial listed against every enrolled identity, so "
             "LID cannot be calibrated on it and is left out; evaluate "
-            "each subset whose dev trials are complete (e.g. --by sex) or give a dev "
-            "set with complete trials.",
+            "each subset whose dev trials are complete (e.g. each sex on its own) or give a "
+            "dev set with complete trials.",
             DegenerateDataWarning,
             stacklevel=4,
         )

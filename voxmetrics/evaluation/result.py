@@ -11,12 +11,12 @@ intervals of the top-level numbers, ``[low, high]``, and the band of ``linkabili
 ``chance`` (chance levels of linkability and its curve; the ``lid`` and ``srd`` blocks carry
 theirs), see :mod:`voxmetrics.metrics.uncertainty`; later metric families add theirs. The
 ``utility`` block holds the condition's utility numbers (``wer``, ``uar``, ``rho_f0`` as
-fractions, their ``intervals``, ``per_class`` accuracy and ``source``), null when none are known
-(:class:`~voxmetrics.data.utility.Utility`). ``tar_at_far`` is the true-accept rate at low
-false-accept rates (``{"0.01": ..., "0.001": ...}``, with the ``verification`` part), and the
-``attacker`` block, present when the scores' making is known, the attacker recipe
-(:class:`~voxmetrics.data.recipe.AttackerRecipe`: back-end, training data, how it was chosen,
-the weak-attacker findings).
+fractions, their ``intervals``, ``per_class`` accuracy, ``source`` and ``uar_method``), null
+when none are known (:class:`~voxmetrics.data.utility.Utility`). ``tar_at_far`` is the
+true-accept rate at low false-accept rates (``{"0.01": ..., "0.001": ...}``, with the
+``verification`` part), and the ``attacker`` block, present when the scores' making is
+known, the attacker recipe (:class:`~voxmetrics.data.recipe.AttackerRecipe`: back-end,
+training data, how it was chosen, the weak-attacker findings).
 
 A report asked for some parts only (``evaluate(parts=...)``,
 :data:`~voxmetrics.evaluation.options.PARTS`) has its other numbers null and lists its
@@ -65,10 +65,13 @@ ZEBRA_KEYS = ("d_ece", "log10_l", "log10_l_q95")
 
 NO_COMPLETE_TRIAL = (
     "no trial is listed against every enrolled identity (a sparse trial list), so the 1-to-N "
-    "metrics have no trial to rank; evaluate subsets whose trials are complete (e.g. by sex: "
-    "--by sex) or score every trial against every enrolled identity"
+    "metrics have no trial to rank; evaluate each subset whose trials are complete (e.g. each "
+    "sex on its own) or score every trial against every enrolled identity"
 )
-"""Why the 1-to-N metrics of a sparse trial list without complete trials are null."""
+"""Why the 1-to-N metrics of a sparse trial list without complete trials are null.
+
+Shown in reports, on the command line and on dashboard pages alike, so it names no control of
+either (``report --by`` / ``--subset``, the pages' Subset selector)."""
 
 
 @dataclass(frozen=True)

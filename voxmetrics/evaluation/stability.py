@@ -27,13 +27,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics.analysis.tradeoff import REFERENCE_ATTACKER, RankingReplicates
+from voxmetrics.analysis.tradeoff import (
+    REFERENCE_ATTACKER,
+    RankingReplicates,
+    challenge_eer_replicates,
+)
+from voxmetrics.analysis.vpc import challenge_list_views, challenge_lists
+from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.engine import replicate_condition
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import draws_key
-from voxmetrics.metrics.uncertainty import SpeakerDraws
+from voxmetrics.metrics.pools import SortedPools
+from voxmetrics.metrics.uncertainty import SpeakerDraws, condition_replicates
 
 __all__ = ["RANKED_UTILITY", "ranking_replicates"]
 
@@ -48,22 +55,31 @@ def _eer_replicates(
     seed: int,
     options: dict[str, Any],
 ) -> tuple[dict[str, NDArray[np.float64]], list[str]]:
-    """Each system's EER in the study's B replicates, and how they were drawn."""
+    """Each system's EER in the study's B replicates, and how they were drawn.
+
+    A system the challenge bands on the mean of its lists' EERs (a VoicePrivacy tree's,
+    :func:`~voxmetrics.analysis.vpc.challenge_lists`) gets that mean in each replicate, each
+    list's EER rounded as the challenge prints it.
+    """
     conds = [study.get(r.name) for r in reports]
-    every = sorted({str(s) for c in conds for s in c.eval.trial_speakers})
+    every = sorted({str(s) for c in conds for s in c.eval.all_trial_speakers})
     study_key = draws_key(every, n_boot=n_boot, seed=seed)
+    lists = challenge_lists(study)
     draws: SpeakerDraws | None = None
     out: dict[str, NDArray[np.float64]] = {}
     redrawn: list[str] = []
     for r, cond in zip(reports, conds, strict=True):
         own = r.replicates.reps.get("eer") if r.replicates is not None else None
-        same = draws_key(cond.eval.trial_speakers, n_boot=n_boot, seed=seed) == study_key
-        if own is not None and own.size == n_boot and same:
+        same = draws_key(cond.eval.all_trial_speakers, n_boot=n_boot, seed=seed) == study_key
+        if r.name not in lists and own is not None and own.size == n_boot and same:
             out[r.name] = np.asarray(own, dtype=np.float64)
             continue
         if draws is None:
             draws = SpeakerDraws.draw(every, n_boot=n_boot, seed=seed)
         try:
+            if r.name in lists:
+                out[r.name] = _banded_replicates(cond.eval, lists[r.name], draws, options)
+                continue
             reps = replicate_condition(
                 cond.eval, draws, None, r.baseline, families=("pairwise",), **options
             )
@@ -75,12 +91,38 @@ def _eer_replicates(
         f"EER: {len(every)} trial speakers drawn with replacement, {n_boot} replicates, "
         f"seed {seed}; one draw for every system"
     ]
+    banded = [r.name for r in reports if r.name in lists and r.name in out]
+    if banded:
+        notes.append(
+            "the mean of the EERs of the challenge's trial lists in each replicate (each list's "
+            "EER rounded to 0.001 %, as the ranking bands the point): " + ", ".join(banded)
+        )
     if redrawn:
         notes.append(
             "resampled again on the study's draw (their trial speakers differ from the "
             "others'): " + ", ".join(redrawn)
         )
     return out, notes
+
+
+def _banded_replicates(
+    sm: ScoreMatrix, attribute: str, draws: SpeakerDraws, options: dict[str, Any]
+) -> NDArray[np.float64]:
+    """(B,) the challenge's banded EER (the mean of its lists' EERs) in each replicate."""
+    per_list = []
+    for view in challenge_list_views(sm, attribute).values():
+        reps = condition_replicates(
+            view.scores,
+            view.targets,
+            view.trial_speakers,
+            draws,
+            ties=options["ties"],
+            pools=SortedPools.of(view),
+            mask=view.mask,
+            families=("pairwise",),
+        )
+        per_list.append(np.asarray(reps.reps["eer"], dtype=np.float64))
+    return challenge_eer_replicates(np.vstack(per_list))
 
 
 def _utility_replicates(

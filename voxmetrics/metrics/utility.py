@@ -229,17 +229,27 @@ class UARResult:
     """Unweighted average recall of class predictions (emotion recognition)."""
 
     uar: float
-    """Mean over the reference classes of each class's recall (macro recall), in [0, 1]."""
+    """The UAR, in [0, 1]: with folds, the mean of the per-fold UARs (``method`` ``fold_mean``,
+    as the VoicePrivacy challenge computes it); without, the mean over the reference classes of
+    each class's recall over all utterances (``pooled`` macro recall)."""
     per_class: Mapping[str, float] = field(default_factory=dict)
-    """Recall (per-class accuracy) of each reference class."""
+    """Recall (per-class accuracy) of each reference class (with folds: its mean over the folds
+    that hold the class, as the challenge's ``ACC_<class>``)."""
     accuracy: float = 0.0
     """Share of utterances predicted right (weighted by class frequency, unlike the UAR)."""
     n_utterances: int = 0
     """Utterances scored."""
     interval: BootstrapInterval | None = None
-    """Speaker-level bootstrap interval of the UAR, when computed."""
+    """Bootstrap interval of the UAR, when computed: speakers resampled (pooled), or folds
+    resampled (fold mean)."""
     replicates: Replicates | None = field(default=None, compare=False, repr=False)
-    """The UAR in each replicate behind :attr:`interval` (not in the JSON)."""
+    """The UAR in each speaker-bootstrap replicate behind :attr:`interval` (pooled only; not in
+    the JSON): a fold mean's replicates resample folds, not speakers, and the ranking's
+    stability takes it as fixed."""
+    method: str = "pooled"
+    """``fold_mean`` or ``pooled`` (:data:`voxmetrics.data.utility.UAR_METHODS`)."""
+    per_fold: Mapping[str, float] = field(default_factory=dict)
+    """The UAR of each fold (``fold_mean`` only)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary of the fields."""
@@ -249,6 +259,8 @@ class UARResult:
             "accuracy": self.accuracy,
             "n_utterances": self.n_utterances,
             "interval": None if self.interval is None else self.interval.to_dict(),
+            "method": self.method,
+            "per_fold": {k: float(v) for k, v in self.per_fold.items()},
         }
 
 
@@ -257,19 +269,29 @@ def unweighted_average_recall(
     predictions: ArrayLike,
     *,
     speakers: ArrayLike | None = None,
+    folds: ArrayLike | None = None,
     n_boot: int = 0,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> UARResult:
-    """UAR (macro recall over the reference classes) and per-class recall, with scikit-learn.
+    """UAR and per-class recall, with scikit-learn: per fold when the folds are known.
+
+    VoicePrivacy's speech emotion recognition (``evaluate_ser.py``) runs one classifier per
+    IEMOCAP fold and prints the mean over folds of each fold's UAR (``recall_score(ref, hyp,
+    average="macro")`` on the fold's utterances; it rounds each fold's to 0.001 % first). With
+    ``folds`` this function computes that number (``method = "fold_mean"``); without, the macro
+    recall of all utterances pooled (``method = "pooled"``), another number.
 
     Parameters
     ----------
     labels, predictions : array_like of str, length U
         Reference class and predicted class of each utterance.
     speakers : array_like of str, length U, optional
-        Speaker of each utterance, for the bootstrap interval (``n_boot`` > 0); a replicate's
-        UAR averages the classes it holds.
+        Speaker of each utterance, for the bootstrap interval of the pooled UAR (``n_boot``
+        > 0); a replicate's UAR averages the classes it holds.
+    folds : array_like, length U, optional
+        Fold of each utterance. The UAR is then the mean of the per-fold UARs; its interval
+        (``n_boot`` > 0) resamples the folds.
     n_boot, confidence, seed :
         As :func:`word_error_rate`.
 
@@ -282,6 +304,10 @@ def unweighted_average_recall(
     >>> r = unweighted_average_recall(["a", "a", "a", "b"], ["a", "a", "b", "b"])
     >>> round(r.uar, 4), {k: round(v, 4) for k, v in r.per_class.items()}, r.accuracy
     (0.8333, {'a': 0.6667, 'b': 1.0}, 0.75)
+    >>> f = unweighted_average_recall(["a", "b", "a", "b"], ["a", "a", "a", "b"],
+    ...                               folds=[1, 1, 2, 2])
+    >>> f.method, f.per_fold, f.uar
+    ('fold_mean', {'1': 0.5, '2': 1.0}, 0.75)
     """
     from sklearn.metrics import accuracy_score, recall_score
 
@@ -293,6 +319,8 @@ def unweighted_average_recall(
         )
     if y.size == 0:
         raise VoxMetricsInputError("no utterance to score; give labels and predictions.")
+    if folds is not None:
+        return _fold_uar(y, p, _speakers(folds, y.size, "utterances"), n_boot, confidence, seed)
     classes = np.unique(y)
     recalls = recall_score(y, p, labels=classes, average=None, zero_division=0)
     uar = float(recall_score(y, p, labels=classes, average="macro", zero_division=0))
@@ -307,6 +335,51 @@ def unweighted_average_recall(
         n_utterances=int(y.size),
         interval=interval,
         replicates=drawn,
+    )
+
+
+def _fold_uar(
+    y: NDArray[np.str_],
+    p: NDArray[np.str_],
+    folds: NDArray[np.str_] | None,
+    n_boot: int,
+    confidence: float,
+    seed: int,
+) -> UARResult:
+    """The mean of the per-fold UARs, as the challenge's ``evaluate_ser.py``."""
+    import warnings
+
+    from sklearn.exceptions import UndefinedMetricWarning
+    from sklearn.metrics import accuracy_score, recall_score
+
+    assert folds is not None
+    names = np.unique(folds)
+    per_fold: dict[str, float] = {}
+    per_class: dict[str, list[float]] = {}
+    for fold in names:
+        inside = folds == fold
+        with warnings.catch_warnings():  # a class predicted but absent counts 0, as there
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            per_fold[str(fold)] = float(recall_score(y[inside], p[inside], average="macro"))
+        for c in np.unique(y[inside]):
+            of_c = inside & (y == c)
+            per_class.setdefault(str(c), []).append(float(np.mean(p[of_c] == c)))
+    values = np.array(list(per_fold.values()))
+    interval = None
+    if n_boot:
+        if n_boot < 1 or not 0 < confidence < 1:
+            raise VoxMetricsInputError("`n_boot` must be >= 1 and `confidence` in (0, 1).")
+        rng = np.random.default_rng(seed)
+        reps = values[rng.integers(0, values.size, size=(n_boot, values.size))].mean(axis=1)
+        interval = percentile_interval(float(values.mean()), reps, confidence, n_boot)
+    return UARResult(
+        uar=float(values.mean()),
+        per_class={c: float(np.mean(v)) for c, v in sorted(per_class.items())},
+        accuracy=float(accuracy_score(y, p)),
+        n_utterances=int(y.size),
+        interval=interval,
+        method="fold_mean",
+        per_fold=per_fold,
     )
 
 
@@ -500,8 +573,10 @@ def combine_utility(
         if result.replicates is not None:
             replicates[key] = result.replicates.values
             draws[key] = result.replicates.draws
+    method = b.uar_method
     if uar is not None:
         per_class = dict(uar.per_class)
+        method = uar.method
     sources = "; ".join(s for s in (b.source, source) if s)
     return Utility(
         wer=values["wer"],
@@ -512,4 +587,5 @@ def combine_utility(
         source=sources,
         replicates=replicates,
         draws=draws,
+        uar_method=method,
     )

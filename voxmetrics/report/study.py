@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import pandas as pd
@@ -41,6 +42,7 @@ from voxmetrics.analysis.tradeoff import (
     report_ranking,
     report_tradeoff,
 )
+from voxmetrics.analysis.vpc import challenge_group_eers
 from voxmetrics.data.provenance import InputFile, attacker_record, library_versions
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.errors import VoxMetricsInputError, warnings_of
@@ -266,19 +268,31 @@ class StudyReport:
     def ranking(self) -> VoicePrivacyRanking:
         """VoicePrivacy 2024's ranking by EER bands, with how firm each entry is.
 
-        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports, with the
-        paired bootstrap replicates of :attr:`ranking_replicates` when bootstrapped.
+        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports, a VoicePrivacy
+        tree's conditions banded on the EERs of the lists the challenge prints
+        (:func:`voxmetrics.analysis.vpc.challenge_group_eers`), with the paired bootstrap
+        replicates of :attr:`ranking_replicates` when bootstrapped.
         """
         return report_ranking(
-            self.reports, reference=self.utility_reference, replicates=self.ranking_replicates
+            self.reports,
+            reference=self.utility_reference,
+            replicates=self.ranking_replicates,
+            group_eers=self.group_eers,
         )
+
+    @cached_property
+    def group_eers(self) -> dict[str, dict[str, float]]:
+        """The EER of each trial list the challenge prints, by condition (VoicePrivacy trees)."""
+        return challenge_group_eers(self.study)
 
     def utility_callouts(self) -> list[UtilityCallout]:
         """Ranked systems that clear an EER band but still leak.
 
         :func:`voxmetrics.analysis.tradeoff.utility_callouts` of the reports.
         """
-        return report_callouts(self.reports, reference=self.utility_reference)
+        return report_callouts(
+            self.reports, reference=self.utility_reference, group_eers=self.group_eers
+        )
 
     @property
     def front_attacker(self) -> str | None:

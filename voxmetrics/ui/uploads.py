@@ -210,10 +210,11 @@ def condition_from_embedding_files(
 
 
 def study_with_vpc_tree(study: Study, upload: Upload) -> tuple[Study, VPCImport]:
-    """``study`` with the conditions of a zipped VoicePrivacy 2024 tree added.
+    """``study`` with the conditions of a zipped VoicePrivacy tree (2024 or 2026) added.
 
     The archive is read by :func:`~voxmetrics.data.vpc.read_vpc_zip` (the archive limits
-    apply; only the trial keys, scores and results summaries are unpacked). A condition of the
+    apply; only the trial keys, scores, results summaries and the challenge's embeddings are
+    unpacked). A condition of the
     same name is replaced. Raises :class:`~voxmetrics.errors.VoxMetricsInputError` at the
     first bad input, before the study changes.
     """

@@ -184,8 +184,10 @@ STABILITY_HELP = {
 
 
 def show_ranking(ranking: VoicePrivacyRanking) -> None:
-    """The ranking table (with its CSV) and the systems left out, with why."""
+    """The WER and the UAR ranking (with their CSVs) and the systems left out, with why."""
+    st.caption(f"Banded on {ranking.eer_rule}.")
     if ranking.rows:
+        st.markdown("Ranked by WER:")
         show_table(ranking.frame(), "voiceprivacy_ranking.csv", column_help=RANKING_HELP)
     else:
         st.info(
@@ -193,6 +195,9 @@ def show_ranking(ranking: VoicePrivacyRanking) -> None:
             f"(EER >= {ranking.bands[0]:.0%}) with a known WER.",
             icon=":material/info:",
         )
+    if ranking.uar_rows:
+        st.markdown("Ranked by UAR:")
+        show_table(ranking.uar_frame(), "voiceprivacy_ranking_uar.csv", column_help=RANKING_HELP)
     if ranking.unranked:
         st.markdown("Not ranked:")
         show_table(ranking.unranked_frame(), "voiceprivacy_unranked.csv")

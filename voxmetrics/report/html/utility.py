@@ -78,8 +78,9 @@ def _ranking_block(sr: StudyReport, ranking: VoicePrivacyRanking, colors: Mappin
     body = (
         "<h3>VoicePrivacy ranking</h3>"
         f"<p>VoicePrivacy 2024's rule: a system enters every band whose minimum EER ({bands}) "
-        f"its {esc(ranking.attacker)} attacker's EER reaches; within a band, systems are ranked "
-        "by WER (lower first), then UAR (higher first).</p>"
+        f"its {esc(ranking.attacker)} attacker's EER reaches, compared at 0.001 % (banded on "
+        f"{esc(ranking.eer_rule)}); within a band, systems are ranked by WER (lower first, UAR "
+        "breaking ties) and, in the second table, by UAR (higher first).</p>"
         "<p class='note'>Units: EER, WER and UAR are fractions. EER 0.5 = chance (the "
         "attacker's verification is a coin toss), 0 = every comparison right; WER 0 = every "
         "word recognised, 0.30 = about one word in three garbled; UAR 0.25 = chance among four "
@@ -91,6 +92,10 @@ def _ranking_block(sr: StudyReport, ranking: VoicePrivacyRanking, colors: Mappin
         )
     else:
         body += f"<p>No condition under the {esc(RANKING_ATTACKER)} attacker reaches a band.</p>"
+    if ranking.uar_rows:
+        body += table_html(
+            ranking.uar_frame(), colors=colors, name_column="System", formats={"Rank": ".0f"}
+        )
     if ranking.unranked:
         body += table_html(ranking.unranked_frame(), colors=colors, name_column="System")
     return body
