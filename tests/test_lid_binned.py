@@ -283,3 +283,59 @@ def test_the_remainder_bound_holds():
     worst = max(float((np.abs(poly(p)) / p).max()) for poly in polys[1:])
     assert worst <= binned.REMAINDER_BOUND
     assert math.isclose(worst, 2.6386, rel_tol=1e-3)  # the docstring's number, k = 7
+
+
+def two_valued_then_outliers(t, n, seed):
+    """The first rows two-valued (z = +-1: a narrow first chunk), the others with an outlier."""
+    rng = np.random.default_rng(seed)
+    targets = rng.integers(0, n, t)
+    scores = rng.normal(size=(t, n))
+    scores[np.arange(t), targets] += 2.0
+    first = (1 << 18) // n + 30  # more rows than the first chunk holds
+    scores[:first] = np.tile(np.arange(n) % 2, (first, 1))
+    scores[np.arange(first), targets[:first]] = 1.0
+    scores[first:, 0] += 50.0  # z up to about sqrt(n) in the other rows
+    return scores, targets
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_bins_grow_beyond_the_first_chunks_range(variant):
+    # the first chunk's z are +-1; the others reach ~17 (n = 300): the bins grow from 4,096 to
+    # about 37,000 and the fit is still the exact one
+    scores, targets = two_valued_then_outliers(1200, 300, 14)
+    new, old = fits(scores, targets, variant)
+    assert new.converged and old.converged
+    w_ref, b_ref = longdouble_fit(scores, targets, variant, (old.w, old.b))
+    assert new.w == pytest.approx(w_ref, rel=REL) and new.b == pytest.approx(b_ref, rel=REL)
+
+
+def test_bins_past_max_bins_fall_back_to_every_pair(monkeypatch):
+    scores, targets = two_valued_then_outliers(1200, 300, 15)
+    monkeypatch.setattr(binned, "MAX_BINS", 5000)  # the growth above passes it
+    called = []
+    monkeypatch.setattr(calibration, "fit_binned", lambda *a, **k: called.append(1))
+    new, old = fits(scores, targets, "reference-code")
+    assert not called and new == old  # no binned fit: Newton's method on every pair
+
+
+def test_bin_sums_grow_and_merge_in_order():
+    rng = np.random.default_rng(16)
+    z = rng.normal(size=50_000) * 3
+    whole = binned.BinSums(-1.0, 100.0)  # an anchor inside the range: negative bins too
+    whole.add(z)
+    parts = [binned.BinSums(-1.0, 100.0) for _ in range(3)]
+    for part, piece in zip(parts, np.array_split(z, 3), strict=True):
+        part.add(piece)
+    merged = binned.BinSums(-1.0, 100.0)
+    for part in parts:
+        merged.merge(part)
+    assert merged.first == whole.first == math.floor((z.min() + 1.0) * 100.0)
+    assert merged.moments.shape == whole.moments.shape
+    np.testing.assert_array_equal(merged.moments[0], whole.moments[0])  # counts: exact
+    np.testing.assert_allclose(merged.moments, whole.moments, rtol=1e-12, atol=1e-12)
+    # each bin's offsets: count and the sums of f^m, f in [-1/2, 1/2)
+    k = np.floor((z + 1.0) * 100.0).astype(int) - whole.first
+    f = (z + 1.0) * 100.0 - np.floor((z + 1.0) * 100.0) - 0.5
+    for m in range(binned.ORDER + 1):
+        want = np.bincount(k, f**m, whole.moments.shape[1])
+        np.testing.assert_allclose(whole.moments[m], want, rtol=1e-12, atol=1e-12)

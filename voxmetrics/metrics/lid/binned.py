@@ -3,7 +3,7 @@
 The fit of :mod:`~voxmetrics.metrics.lid.logistic` sums, on every Newton pass, a softplus and a
 sigmoid of every (trial, enrolled) pair: 4 to 10 passes over millions of pairs. Here one pass
 cuts the z range into :data:`BINS` equal bins of width h and sums, per bin, the powers 0 to
-:data:`ORDER` of each z's offset d from its bin's centre c (:func:`bin_moments`). Any sum over
+:data:`ORDER` of each z's offset d from its bin's centre c (:class:`BinSums`). Any sum over
 the pairs of g(w z + b) z^j (g = softplus, sigmoid or its derivative, j = 0, 1, 2) is then the
 Taylor series of g about w c + b in w d, summed over the bins with those moments, every order
 the moments hold kept; Newton's method runs on the bins (thousands of values) instead of the
@@ -24,13 +24,17 @@ from numpy.typing import NDArray
 
 from voxmetrics.metrics.lid.logistic import ClassWeight, _newton, _terms
 
-__all__ = ["BINNED_PAIRS", "BINS", "ORDER", "TOL", "bin_moments", "fit_binned"]
+__all__ = ["BINNED_PAIRS", "BINS", "MAX_BINS", "ORDER", "TOL", "BinSums", "fit_binned"]
 
 BINNED_PAIRS = 1 << 18
 """Calibrations on more (trial, enrolled) pairs than this are solved on binned moments."""
 
 BINS = 1 << 12
-"""Equal bins over the z range (the last one, one more, holds the largest z only)."""
+"""Bins over the z range of the first chunk of rows (the range of all rows takes a few more)."""
+
+MAX_BINS = 1 << 16
+"""Bins an accumulator may grow to (a first chunk 16 times narrower than the rest: the caller
+then solves on every pair)."""
 
 ORDER = 6
 """Highest power of a z's offset from its bin's centre whose sum is kept."""
@@ -95,32 +99,73 @@ def derivatives(eta: NDArray[np.float64]) -> list[NDArray[np.float64]]:
     return out
 
 
-def bin_moments(z: NDArray[np.floating], lo: float, scale: float, out: NDArray[np.float64]) -> None:
-    """Add the binned moments of the scores ``z`` to ``out``, shape (ORDER + 1, BINS + 1).
+class BinSums:
+    """The binned moments of z-scores, added chunk by chunk (the bins grow as needed).
 
-    Bin k holds the z with floor((z - lo) scale) = k; ``out[m, k]`` gains the sum of f^m over
-    them, f = (z - lo) scale - k - 1/2 in [-1/2, 1/2] (the offset from the bin's centre in bin
-    widths; m = 0 counts them). Every z must lie in [lo, lo + BINS / scale].
+    Bins of width h = 1 / ``scale`` from ``anchor``: bin k holds the z with
+    floor((z - anchor) scale) = k (k may be negative), and row m of :attr:`moments` the sum of
+    f^m over them, f = (z - anchor) scale - k - 1/2 in [-1/2, 1/2) (a z's offset from its
+    bin's centre in bin widths; m = 0 counts them). Column i is bin :attr:`first` + i. Beyond
+    :data:`MAX_BINS` bins :attr:`full` is set and nothing more is added.
     """
-    zz = z.ravel()
-    for start in range(0, zz.size, _CHUNK):
-        u = np.subtract(zz[start : start + _CHUNK], lo, dtype=np.float64)
-        u *= scale
-        k = u.astype(np.intp)
-        f = np.subtract(u, k, out=u)
-        f -= 0.5
-        out[0] += np.bincount(k, minlength=BINS + 1)
-        power = f.copy()
-        for m in range(1, ORDER + 1):
-            out[m] += np.bincount(k, power, BINS + 1)
-            if m < ORDER:
-                power *= f
+
+    def __init__(self, anchor: float, scale: float) -> None:
+        self.anchor, self.scale = anchor, scale
+        self.first = 0
+        self.moments = np.zeros((ORDER + 1, 0))
+        self.full = False
+
+    def _cover(self, k_min: int, k_max: int) -> bool:
+        """Widen the bins to k_min..k_max; False when that would pass MAX_BINS."""
+        n = self.moments.shape[1]
+        lo, hi = (
+            (k_min, k_max) if n == 0 else (min(k_min, self.first), max(k_max, self.first + n - 1))
+        )
+        if hi - lo + 1 > MAX_BINS:
+            self.full = True
+            return False
+        if n == 0 or lo < self.first or hi > self.first + n - 1:
+            wider = np.zeros((ORDER + 1, hi - lo + 1))
+            wider[:, self.first - lo : self.first - lo + n] = self.moments
+            self.first, self.moments = lo, wider
+        return True
+
+    def add(self, z: NDArray[np.floating]) -> None:
+        """Add the moments of the scores ``z`` (any shape; float32 ones are taken as they are)."""
+        zz = z.ravel()
+        for start in range(0, zz.size, _CHUNK):
+            if self.full:
+                return
+            u = np.subtract(zz[start : start + _CHUNK], self.anchor, dtype=np.float64)
+            u *= self.scale
+            k = np.floor(u)
+            f = np.subtract(u, k, out=u)
+            f -= 0.5
+            k_int = k.astype(np.intp)
+            if not k_int.size or not self._cover(int(k_int.min()), int(k_int.max())):
+                continue
+            k_int -= self.first
+            n = self.moments.shape[1]
+            self.moments[0] += np.bincount(k_int, minlength=n)
+            power = f.copy()
+            for m in range(1, ORDER + 1):
+                self.moments[m] += np.bincount(k_int, power, n)
+                if m < ORDER:
+                    power *= f
+
+    def merge(self, other: BinSums) -> None:
+        """Add another accumulator's moments (same anchor and scale), bin by bin."""
+        if not other.full and not other.moments.shape[1]:
+            return
+        if other.full or not self._cover(other.first, other.first + other.moments.shape[1] - 1):
+            self.full = True
+            return
+        at = other.first - self.first
+        self.moments[:, at : at + other.moments.shape[1]] += other.moments
 
 
 def fit_binned(
-    moments: NDArray[np.float64],
-    lo: float,
-    scale: float,
+    bins: BinSums,
     z_mated: NDArray[np.float64],
     *,
     class_weight: ClassWeight,
@@ -130,10 +175,8 @@ def fit_binned(
 
     Parameters
     ----------
-    moments : ndarray, shape (ORDER + 1, BINS + 1)
-        :func:`bin_moments` of every pair's z (mated ones included), bins from ``lo`` of
-        width 1 / ``scale``.
-    lo, scale : float
+    bins : BinSums
+        The binned moments of every pair's z (mated ones included).
     z_mated : ndarray
         The mated pairs' z (label 1; every other pair has label 0).
     class_weight, penalty_c
@@ -145,9 +188,10 @@ def fit_binned(
         ``accurate``: the truncation's effect on w and b is bounded within :data:`TOL` of
         |w| and |b| (relative).
     """
+    moments = bins.moments
     keep = moments[0] > 0
-    h = 1.0 / scale
-    centre = lo + (np.flatnonzero(keep) + 0.5) * h
+    h = 1.0 / bins.scale
+    centre = bins.anchor + (bins.first + np.flatnonzero(keep) + 0.5) * h
     count = moments[0][keep]
     n = round(float(count.sum()))
     # sums of d^m per bin (d = z - c), then of d^m z^j = d^m (c + d)^j for j = 0, 1, 2, each

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from voxmetrics._types import DEFAULT_LID_VARIANT, LID_VARIANT_ALIASES, LIDVariant
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
-from voxmetrics.metrics.lid.binned import BINNED_PAIRS, BINS, ORDER, bin_moments, fit_binned
+from voxmetrics.metrics.lid.binned import BINNED_PAIRS, BINS, BinSums, fit_binned
 from voxmetrics.metrics.lid.logistic import W_MAX, ClassWeight, fit_w_b
 from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
@@ -286,58 +286,58 @@ def _znorm_chunks(
 
 def _dev_binned(
     s: NDArray[np.floating], t: NDArray[np.intp], *, ddof: int, pool_range: bool
-) -> tuple[
-    tuple[NDArray[np.float64], float, float] | None, list[NDArray[np.float64]], int, float, float
-]:
+) -> tuple[BinSums | None, list[NDArray[np.float64]], int, float, float]:
     """What :func:`_dev_zscores` returns, with the z blocks' binned moments in their place.
 
-    The moments, their ``lo`` and ``scale`` (:func:`~voxmetrics.metrics.lid.binned.bin_moments`)
-    are None when every z is equal. Two passes of row blocks on parallel threads, each z-norming
-    its rows chunk by chunk (the same numbers as :func:`_dev_zscores`): the first takes the z
-    range, the mated z and the degenerate rows, the second bins the z; no z block is kept. As
-    there, the binned z are in the input's precision (float32 z of a float32 matrix) and the
-    mated z float64: the same objective as Newton's method on the blocks.
+    One pass of row blocks on parallel threads, each z-norming its rows chunk by chunk (the same
+    numbers as :func:`_dev_zscores`) and binning them (:class:`~voxmetrics.metrics.lid.binned.
+    BinSums`, merged in block order); no z block is kept. As there, the binned z are in the
+    input's precision (float32 z of a float32 matrix) and the mated z float64: the same
+    objective as Newton's method on the blocks. The bins' width is 1 / BINS of the z range of
+    the first chunk with a non-degenerate row. The moments are None when there is no such row
+    or the bins outgrow MAX_BINS.
     """
+    bins = None
+    for rows in row_blocks(*s.shape, CHUNK_ELEMENTS):
+        z, deg = row_znorm(s[rows], ddof=ddof)
+        kept = (z if not deg.any() else z[~deg]).astype(s.dtype, copy=False)
+        if kept.size:
+            lo, hi = float(kept.min()), float(kept.max())
+            if hi > lo:
+                bins = BinSums(lo, BINS / (hi - lo))
+            break
 
-    def first(rows: slice) -> tuple[NDArray[np.float64], int, float, float, float, float]:
+    def one(rows: slice) -> tuple[NDArray[np.float64], int, float, float, BinSums | None]:
         mated, n_deg = [], 0
-        lo, hi, non_lo, non_hi = np.inf, -np.inf, np.inf, -np.inf
+        non_lo, non_hi = np.inf, -np.inf
+        part_bins = None if bins is None else BinSums(bins.anchor, bins.scale)
         for part, z, deg in _znorm_chunks(s, rows, ddof):
             n_deg += int(deg.sum())
             if deg.all():
                 continue
             idx = np.arange(z.shape[0]), t[part]
             mated.append(z[idx][~deg])
-            kept = z if not deg.any() else z[~deg]
-            # the range of the z in the input's precision, as the blocks of _dev_zscores
-            lo = min(lo, float(kept.min().astype(s.dtype)))
-            hi = max(hi, float(kept.max().astype(s.dtype)))
+            if part_bins is not None:
+                kept = z if not deg.any() else z[~deg]
+                part_bins.add(kept.astype(s.dtype, copy=False))
             if pool_range:
-                z[idx] = np.nan  # z is row_znorm's own array
+                z[idx] = np.nan  # z is row_znorm's own array, already binned
                 non_lo = min(non_lo, float(np.nanmin(z[~deg])))
                 non_hi = max(non_hi, float(np.nanmax(z[~deg])))
         mated_z = np.concatenate(mated) if mated else np.empty(0)
-        return mated_z, n_deg, lo, hi, non_lo, non_hi
+        return mated_z, n_deg, non_lo, non_hi, part_bins
 
-    blocks = row_blocks(*s.shape)
-    parts = map_blocks(first, blocks)
-    mated = [part[0] for part in parts]
-    n_degenerate = sum(part[1] for part in parts)
-    lo, hi = min(part[2] for part in parts), max(part[3] for part in parts)
-    non_min, non_max = min(part[4] for part in parts), max(part[5] for part in parts)
-    if not hi > lo:
-        return None, mated, n_degenerate, non_min, non_max
-    scale = BINS / (hi - lo)
-
-    def second(rows: slice) -> NDArray[np.float64]:
-        out = np.zeros((ORDER + 1, BINS + 1))
-        for _, z, deg in _znorm_chunks(s, rows, ddof):
-            kept = z if not deg.any() else z[~deg]
-            bin_moments(kept.astype(s.dtype, copy=False), lo, scale, out)
-        return out
-
-    moments = np.sum(map_blocks(second, blocks), axis=0)
-    return (moments, lo, scale), mated, n_degenerate, non_min, non_max
+    parts = map_blocks(one, row_blocks(*s.shape))
+    if bins is not None:
+        for part in parts:  # in block order
+            bins.merge(part[4])  # type: ignore[arg-type]
+    return (
+        None if bins is None or bins.full else bins,
+        [part[0] for part in parts],
+        sum(part[1] for part in parts),
+        min(part[2] for part in parts),
+        max(part[3] for part in parts),
+    )
 
 
 def _fit_dev(
@@ -382,7 +382,7 @@ def _fit_dev(
     if binned:
         if moments is not None:
             w, b, ok, accurate = fit_binned(
-                *moments, z_mated, class_weight=class_weight, penalty_c=penalty_c
+                moments, z_mated, class_weight=class_weight, penalty_c=penalty_c
             )
             if accurate:
                 return w, b, True, False, n_degenerate
