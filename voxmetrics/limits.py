@@ -652,6 +652,97 @@ class ArchiveReader:
             )
         return _shaped(body, shape, dtype, fortran)
 
+    def load_npy_rows(
+        self, name: str, start: int, stop: int, array: str | None = None
+    ) -> tuple[np.ndarray, bool]:
+        """Rows ``start:stop`` of the 2-D NPY member ``name``, and whether all of it is finite.
+
+        The whole member is streamed as by :meth:`load_npy` (its header, sizes and CRC
+        checked, within the same caps), but only the rows asked for are kept, and the
+        finiteness of every value is taken on the way (the sum of each piece, then each value
+        when it is not finite). A member that is not a C-ordered 2-D float array is read whole
+        by :meth:`load_npy`.
+        """
+        label = self.where if array is None else f"{self.where}: array '{array}'"
+        stream = self.chunks(name)
+        head = b""
+        for chunk in stream:
+            head += chunk
+            if len(head) >= 65536 + 16:
+                break
+        shape, dtype, fortran, offset = npy_header(io.BytesIO(head), label)
+        nbytes = check_npy_header(shape, dtype, self.where, array)
+        self.check_member(self.infos[name], offset + nbytes)  # before allocating the body
+        if len(shape) != 2 or fortran or dtype.kind != "f":
+            stream.close()
+            whole = self.load_npy(name, array)
+            return whole[start:stop], _all_finite(whole)
+        row = shape[1] * dtype.itemsize
+        lo, hi = start * row, stop * row
+        body = np.empty(max(0, hi - lo), dtype=np.uint8)
+        finite = _FiniteScan(dtype)
+        pos = 0  # bytes of data seen
+
+        def take(piece: memoryview) -> None:
+            nonlocal pos
+            if pos + len(piece) > nbytes:
+                raise VoxMetricsInputError(
+                    f"{label}: holds more data than its header declares (shape {shape}); the "
+                    "file is damaged or tampered with. Save it again."
+                )
+            a, b = max(lo, pos), min(hi, pos + len(piece))
+            if b > a:
+                body[a - lo : b - lo] = np.frombuffer(piece[a - pos : b - pos], dtype=np.uint8)
+            finite.add(piece)
+            pos += len(piece)
+
+        take(memoryview(head)[offset:])
+        for chunk in stream:
+            take(memoryview(chunk))
+        if pos < nbytes:
+            raise VoxMetricsInputError(
+                f"{label}: the NPY data is truncated ({pos:,} bytes for shape {shape} of "
+                f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
+            )
+        return _shaped(body, (max(0, stop - start), shape[1]), dtype, False), finite.ok
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """Every value finite: the sum first (one pass, in the values' own type), then each value.
+
+    Each value only when the sum is not finite (a NaN or an infinity, or finite values whose
+    sum overflows).
+    """
+    return bool(np.isfinite(a.sum()) or np.isfinite(a).all())
+
+
+class _FiniteScan:
+    """Whether a stream of raw bytes of ``dtype`` values is all finite, piece by piece.
+
+    A value cut between two pieces is joined from its bytes; no piece is copied whole.
+    """
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype, self.size = dtype, dtype.itemsize
+        self.carry = b""
+        self.ok = True
+
+    def add(self, piece: memoryview) -> None:
+        if not self.ok or not len(piece):
+            return
+        head = (self.size - len(self.carry)) % self.size
+        if self.carry:
+            joined = self.carry + bytes(piece[:head])
+            if len(joined) < self.size:
+                self.carry = joined
+                return
+            self.ok = _all_finite(np.frombuffer(joined, dtype=self.dtype))
+            piece = piece[head:]
+        whole = len(piece) - len(piece) % self.size
+        if whole:
+            self.ok = self.ok and _all_finite(np.frombuffer(piece[:whole], dtype=self.dtype))
+        self.carry = bytes(piece[whole:])
+
 
 def _shaped(body: np.ndarray, shape: tuple[int, ...], dtype: np.dtype, fortran: bool) -> np.ndarray:
     a = body.view(dtype) if body.size else np.empty(0, dtype=dtype)

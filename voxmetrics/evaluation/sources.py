@@ -220,14 +220,23 @@ class ChunkedScores:
         return int(self.rows.size), int(self.enrol_speakers.size)
 
     def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
-        """Per block: the files it reads, their first rows, the rows it keeps and targets."""
+        """Per block: the row range it reads of each of its files, the rows it keeps, targets.
+
+        The rows kept index the ranges read, one file after the other.
+        """
         out = []
         for b in blocks:
             rows = self.rows[b]
             f0 = int(np.searchsorted(self.offsets, rows[0], side="right")) - 1
             f1 = int(np.searchsorted(self.offsets, rows[-1], side="right"))
-            files = self.paths[f0:f1]
-            out.append(("files", files, rows - self.offsets[f0], self.targets[b], None))
+            ranges, keep, read = [], [], 0
+            for f in range(f0, f1):
+                mine = rows[(rows >= self.offsets[f]) & (rows < self.offsets[f + 1])]
+                lo, hi = int(mine[0] - self.offsets[f]), int(mine[-1] - self.offsets[f]) + 1
+                ranges.append((self.paths[f], lo, hi))
+                keep.append(mine - self.offsets[f] - lo + read)
+                read += hi - lo
+            out.append(("files", tuple(ranges), np.concatenate(keep), self.targets[b], None))
         return out
 
     def shared(self) -> Any:
@@ -398,6 +407,22 @@ def _read_chunk(p: str | Path) -> ScoreMatrix:
         return read_scores(str(p), format="parquet")
 
 
+def _chunk_rows(p: str, lo: int, hi: int) -> tuple[NDArray[Any], bool]:
+    """Rows ``lo:hi`` of a chunk's scores, and whether all its scores are finite.
+
+    An NPZ chunk streams through the archive reader keeping those rows only
+    (:meth:`~voxmetrics.limits.ArchiveReader.load_npy_rows`); a Parquet one is read whole.
+    """
+    if Path(p).suffix.lower() != ".npz":
+        scores = _read_chunk(p).scores
+        return scores[lo:hi], bool(np.isfinite(scores.sum(dtype=np.float64)))
+    with ArchiveReader(p, p) as z:  # the archive limits, as every NPZ reader (never np.load)
+        scores, finite = z.load_npy_rows("scores.npy", lo, hi, "scores")
+    if scores.dtype.kind not in "fiub":
+        raise VoxMetricsInputError(f"{p}: array 'scores' has dtype {scores.dtype}; store numbers.")
+    return scores, finite
+
+
 def _chunk_scores(p: str) -> NDArray[Any]:
     if Path(p).suffix.lower() != ".npz":
         return _read_chunk(p).scores
@@ -483,12 +508,17 @@ def block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.floati
     if kind == "zarr":
         path, r0, r1 = data
         mats, names = [np.asarray(_zarr_group(path)["scores"][r0:r1])], [path]
-    else:
-        mats, names = [_chunk_scores(p) for p in data], list(data)
+        finite = np.isfinite(mats[0].sum(dtype=np.float64))
+    else:  # each file's rows of the block; each file checked finite whole, as it streams by
+        parts = [_chunk_rows(p, lo, hi) for p, lo, hi in data]
+        mats, names = [m for m, _ in parts], [p for p, _, _ in data]
+        finite = all(ok for _, ok in parts)
     mats = [s if s.dtype in (np.float32, np.float64) else s.astype(np.float64) for s in mats]
     scores = np.concatenate(mats) if len(mats) > 1 else mats[0]
-    if not np.isfinite(scores.sum(dtype=np.float64)):
+    if not finite:
         raise VoxMetricsInputError(
             f"{', '.join(names)}: NaN or infinite scores; every score must be finite."
         )
+    if keep.size == scores.shape[0] and (keep.size == 0 or keep[-1] == keep.size - 1):
+        return scores, targets  # every row read is kept (keep is increasing)
     return scores[keep], targets
