@@ -674,7 +674,7 @@ class ArchiveReader:
         nbytes = check_npy_header(shape, dtype, self.where, array)
         self.check_member(self.infos[name], offset + nbytes)  # before allocating the body
         if len(shape) != 2 or fortran or dtype.kind != "f":
-            stream.close()
+            del stream  # closes the member
             whole = self.load_npy(name, array)
             return whole[start:stop], _all_finite(whole)
         row = shape[1] * dtype.itemsize

@@ -68,7 +68,7 @@ def _derivative_polynomials(order: int) -> list[tuple[bool, NDArray[np.float64]]
             poly = (1 - 6 * v) * poly + v * (1 - 4 * v) * poly.deriv()
         else:
             poly = poly + v * poly.deriv()
-        out.append((not with_q, poly.coef.copy()))
+        out.append((not with_q, np.array(poly.coef, dtype=np.float64)))
     return out
 
 
@@ -191,7 +191,7 @@ def fit_binned(
     moments = bins.moments
     keep = moments[0] > 0
     h = 1.0 / bins.scale
-    centre = bins.anchor + (bins.first + np.flatnonzero(keep) + 0.5) * h
+    centre = np.asarray(bins.anchor + (bins.first + np.flatnonzero(keep) + 0.5) * h, np.float64)
     count = moments[0][keep]
     n = round(float(count.sum()))
     # sums of d^m per bin (d = z - c), then of d^m z^j = d^m (c + d)^j for j = 0, 1, 2, each

@@ -298,7 +298,7 @@ def _dev_binned(
     or the bins outgrow MAX_BINS.
     """
     bins = None
-    for rows in row_blocks(*s.shape, CHUNK_ELEMENTS):
+    for rows in row_blocks(s.shape[0], s.shape[1], CHUNK_ELEMENTS):
         z, deg = row_znorm(s[rows], ddof=ddof)
         kept = (z if not deg.any() else z[~deg]).astype(s.dtype, copy=False)
         if kept.size:
@@ -405,7 +405,10 @@ def calibrate_lid(
     """Learn LID's logistic calibration (w, b) on a dev score matrix (docs, Methods > LID, step 2).
 
     Univariate logistic regression of y_ij = [j = m_i] on the row z-scores z_ij over all
-    (trial, enrolled) pairs, fitted by Newton's method over row blocks. By default it is the
+    (trial, enrolled) pairs, fitted by Newton's method over row blocks; beyond
+    :data:`~voxmetrics.metrics.lid.binned.BINNED_PAIRS` pairs, on their binned moments
+    (:mod:`~voxmetrics.metrics.lid.binned`: one pass over the pairs, w and b within 1e-12 of the
+    exact optimum, else refined on every pair). By default it is the
     authors' public code exactly (``variant="reference-code"``): sample sd and
     ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty, C = 1;
     ``variant="maximum-likelihood"`` is the unpenalised maximum likelihood (scikit-learn's
