@@ -1,6 +1,6 @@
 """A Dask block reads only its rows of a score chunk: the same scores, the same refusals.
 
-``ArchiveReader.load_npy_rows`` streams an NPZ member as ``load_npy`` does (header, sizes and
+``evaluation.sources._npy_rows`` streams an NPZ member as ``load_npy`` does (header, sizes and
 CRC checked) but keeps rows ``start:stop`` only, and says whether every value of the member is
 finite; ``ChunkedScores`` blocks read their row range of each file
 (``evaluation.sources.block_scores``). The reference is the former read: the whole member
@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import sources
-from voxmetrics.limits import ArchiveReader, _FiniteScan
+from voxmetrics.evaluation.sources import _FiniteScan, _npy_rows
+from voxmetrics.limits import ArchiveReader
 
 
 def npz_bytes(a: np.ndarray, *, compressed: bool = False) -> bytes:
@@ -40,7 +41,7 @@ def test_rows_equal_the_whole_member_sliced(dtype, compressed):
         whole = z.load_npy("scores.npy")
     for start, stop in [(0, 700), (0, 1), (699, 700), (13, 402), (400, 401), (250, 250)]:
         with ArchiveReader(data, "x.npz") as z:
-            rows, finite = z.load_npy_rows("scores.npy", start, stop, "scores")
+            rows, finite = _npy_rows(z, "scores.npy", start, stop, "scores")
         assert rows.dtype == dtype and finite
         np.testing.assert_array_equal(rows, whole[start:stop])
         assert rows.flags.c_contiguous and rows.flags.writeable
@@ -51,14 +52,14 @@ def test_a_bad_value_outside_the_rows_is_seen(bad):
     a = np.ones((300, 1000))
     a[290, 999] = bad
     with ArchiveReader(npz_bytes(a), "x.npz") as z:
-        rows, finite = z.load_npy_rows("scores.npy", 0, 10)
+        rows, finite = _npy_rows(z, "scores.npy", 0, 10)
     assert not finite and np.isfinite(rows).all()
 
 
 def test_finite_values_whose_sum_overflows_are_finite():
     a = np.full((4, 3), 1e308)
     with ArchiveReader(npz_bytes(a), "x.npz") as z:
-        _, finite = z.load_npy_rows("scores.npy", 0, 2)
+        _, finite = _npy_rows(z, "scores.npy", 0, 2)
     assert finite
 
 
@@ -66,7 +67,7 @@ def test_other_members_are_read_whole():
     a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
     for arr in (a, np.arange(12.0), np.arange(12).reshape(3, 4)):
         with ArchiveReader(npz_bytes(arr), "x.npz") as z:
-            rows, finite = z.load_npy_rows("scores.npy", 1, 3)
+            rows, finite = _npy_rows(z, "scores.npy", 1, 3)
         np.testing.assert_array_equal(rows, np.asarray(arr)[1:3])
         assert finite
 
@@ -84,7 +85,7 @@ def test_a_damaged_member_is_refused_as_by_load_npy():
             ArchiveReader(out.getvalue(), "x.npz") as z,
             pytest.raises(VoxMetricsInputError, match=match),
         ):
-            z.load_npy_rows("scores.npy", 0, 5)
+            _npy_rows(z, "scores.npy", 0, 5)
 
 
 def test_a_bad_crc_is_refused():
@@ -92,7 +93,7 @@ def test_a_bad_crc_is_refused():
     at = data.find(b"\x00\x00\x00\x00\x00\x00\xf0?")  # the first 1.0
     data[at + 7] = 0x40  # 2.0: the stored CRC no longer matches
     with ArchiveReader(bytes(data), "x.npz") as z, pytest.raises(VoxMetricsInputError):
-        z.load_npy_rows("scores.npy", 0, 1)
+        _npy_rows(z, "scores.npy", 0, 1)
 
 
 @settings(max_examples=80, deadline=None)
