@@ -10,6 +10,8 @@ the page costs, less sensitive than the wall time to other jobs on a shared mach
 A page written ``A+B`` is page B visited after page A in the same session (``1_Overview+10_Report``:
 the Report page built after the Overview filled the shared cache of condition reports).
 ``--profile PAGE`` prints the top of a cProfile of that page's cold run instead.
+The package's modules are compiled first (``compileall``, as ``bench_scale.py``): the pages'
+imports then read bytecode, as from an installed package.
 
 ``--speakers N`` puts the demo generator's study with ``n_speakers=N`` into the session before
 the first run (``--speakers 1000``: the scale issue's case, five conditions of 8,000 x 1,000 with
@@ -142,6 +144,14 @@ def main() -> None:
     parser.add_argument("--profile", metavar="PAGE")
     parser.add_argument("--speakers", type=int, default=0, help="demo study of N speakers")
     args = parser.parse_args()
+    # voxmetrics as installed: its modules compiled once, not from source in every run (a
+    # checkout with PYTHONDONTWRITEBYTECODE=1 would otherwise compile the modules a page imports
+    # in its own first visit: several CPU seconds of the Overview's), as bench_scale.py
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "voxmetrics")],
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
     if args.pages == ["all"]:
         args.pages = sorted((p.stem for p in (ROOT / "pages").glob("*.py")), key=_page_number)
     if args.profile:

@@ -29,6 +29,13 @@ a run is the larger of that sum and user + sys from ``os.wait4`` of the child (i
 plus that of the descendants it reaped: spawned workers, but not those a forkserver forked). The
 JSON outputs must be equal (``==`` on the parsed JSON; exit status 1 if not). ``--repo
 PATH`` adds the Dask run of another checkout (e.g. the code before a change) to each round.
+
+``--compare --scores 22024x4949 --chunks 8`` compares on a score matrix instead of embeddings
+(the scale issue's case): it writes ``benchmarks/bench_scale.py``'s seeded float32 matrix as one
+NPZ and as ``--chunks`` NPZ files of consecutive rows, and a 2,000 x 500 dev matrix
+(``--dev``), and runs ``voxmetrics evaluate eval.npz --dev dev.npz`` in memory against
+``voxmetrics evaluate CHUNK_FOLDER --dev dev.npz --scheduler local ...``. Both runs use
+compiled modules (``compileall`` first, as ``bench_scale.py``).
 """
 
 from __future__ import annotations
@@ -172,35 +179,74 @@ def _run_child(cmd: list[str], out: Path, repo: Path) -> dict[str, object]:
     }
 
 
+def write_score_chunks(tmp: Path, args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """bench_scale's eval matrix as one NPZ and as ``args.chunks`` NPZ chunks, and its dev
+    matrix; the in-memory and the Dask commands (without the scheduler options)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_scale import write_matrix
+
+    t, n = (int(v) for v in args.scores.split("x"))
+    dev_t, dev_n = (int(v) for v in args.dev.split("x"))
+    nbytes = write_matrix(tmp / "eval.npz", t, n, seed=args.seed, prefix="")
+    write_matrix(tmp / "dev.npz", dev_t, dev_n, seed=args.seed + 1, prefix="dev")
+    chunks = tmp / "chunks"
+    chunks.mkdir()
+    with np.load(tmp / "eval.npz", allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    for i, rows in enumerate(np.array_split(np.arange(t), args.chunks)):
+        part = {k: (v if k == "enrol_speakers" else v[rows]) for k, v in arrays.items()}
+        np.savez(chunks / f"chunk{i:03d}.npz", **part)
+    print(
+        f"matrix {t:,} x {n:,} float32 = {nbytes / 1e9:.2f} GB in {args.chunks} NPZ chunks, "
+        f"dev {dev_t:,} x {dev_n:,}; {args.workers} workers x {args.memory_limit}"
+    )
+    cmd = [sys.executable, "-m", "voxmetrics", "evaluate"]
+    dev = ["--dev", str(tmp / "dev.npz")]
+    return [*cmd, str(tmp / "eval.npz"), *dev], [*cmd, str(chunks), *dev]
+
+
 def compare(args: argparse.Namespace) -> int:
     """In-memory ``evaluate`` vs ``evaluate --scheduler local`` on the same embeddings."""
     from voxmetrics.data.writers import write_embeddings
 
-    es = synthetic(args.trials, args.speakers, args.dim, args.seed)
-    cells = args.trials * args.speakers
+    # voxmetrics as installed: its modules compiled once, not from source by every process (a
+    # checkout with PYTHONDONTWRITEBYTECODE=1 would otherwise compile them in the client and
+    # again in the forkserver of the Dask run, once in the in-memory one), as bench_scale.py
+    for repo in {Path(__file__).resolve().parents[1], *([Path(args.repo)] if args.repo else [])}:
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(repo / "voxmetrics")],
+            stdout=subprocess.DEVNULL,
+            check=False,
+        )
     print(f"load average {open('/proc/loadavg').read().strip()}")
-    print(
-        f"matrix {args.trials:,} x {args.speakers:,} float64 = {cells * 8 / 1e9:.2f} GB; "
-        f"{args.workers} workers x {args.memory_limit}"
-    )
     status = 0
     with tempfile.TemporaryDirectory() as tmp:
-        write_embeddings(es, Path(tmp) / "emb", format="npz")
-        del es
-        base = [sys.executable, "-m", "voxmetrics", "evaluate", "--embeddings", f"{tmp}/emb.npz"]
-        base += ["--metadata", f"{tmp}/emb.csv"]
         dask = ["--scheduler", "local", "--workers", str(args.workers)]
         dask += ["--memory-limit", args.memory_limit]
+        if args.scores:
+            memory_cmd, dask_cmd = write_score_chunks(Path(tmp), args)
+        else:
+            es = synthetic(args.trials, args.speakers, args.dim, args.seed)
+            cells = args.trials * args.speakers
+            print(
+                f"matrix {args.trials:,} x {args.speakers:,} float64 = {cells * 8 / 1e9:.2f} GB; "
+                f"{args.workers} workers x {args.memory_limit}"
+            )
+            write_embeddings(es, Path(tmp) / "emb", format="npz")
+            del es
+            memory_cmd = [sys.executable, "-m", "voxmetrics", "evaluate"]
+            memory_cmd += ["--embeddings", f"{tmp}/emb.npz", "--metadata", f"{tmp}/emb.csv"]
+            dask_cmd = memory_cmd
         here = Path(__file__).resolve().parents[1]
-        runs = [("memory", [], here), ("dask", dask, here)]
+        runs = [("memory", memory_cmd, here), ("dask", dask_cmd + dask, here)]
         if args.repo:
-            runs.append(("dask-base", dask, Path(args.repo).resolve()))
+            runs.append(("dask-base", dask_cmd + dask, Path(args.repo).resolve()))
         results: dict[str, list[dict[str, object]]] = {name: [] for name, _, _ in runs}
         outs = {}
         for rep in range(args.repeat):
-            for name, extra, repo in runs:
+            for name, cmd, repo in runs:
                 out = Path(tmp) / f"{name}{rep}.json"
-                r = _run_child(base + extra, out, repo)
+                r = _run_child(cmd, out, repo)
                 results[name].append(r)
                 outs[name] = json.loads(out.read_text())
                 line = (
@@ -248,6 +294,11 @@ def main() -> int:
         help="CPU of evaluate --scheduler local vs the in-memory evaluate (child processes)",
     )
     ap.add_argument("--repeat", type=int, default=1, help="runs of each with --compare")
+    ap.add_argument(
+        "--scores", help="with --compare, a T x N score matrix (e.g. 22024x4949) in NPZ chunks"
+    )
+    ap.add_argument("--chunks", type=int, default=8, help="NPZ chunks of --scores")
+    ap.add_argument("--dev", default="2000x500", help="dev matrix of --scores")
     ap.add_argument(
         "--repo", help="with --compare, also run the Dask path of this checkout (a baseline)"
     )

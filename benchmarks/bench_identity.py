@@ -8,8 +8,10 @@ Builds the demo study with ``n_speakers`` speakers (at 1,000: five conditions of
 eval and dev scores) and times, for each condition, in this process (``time.process_time``,
 every thread):
 
-- ``calibrate``: ``metrics.lid.calibrate_lid`` on its dev matrix alone, with the number of
-  Newton passes over all dev pairs (``full``) and over the warm start's subsample (``sub``);
+- ``calibrate``: ``metrics.lid.calibrate_lid`` on its dev matrix alone, and how it was solved
+  (``passes``): ``binned`` (on the pairs' binned moments, one pass over them; beyond 2^18
+  pairs), then any Newton passes over all dev pairs and over the warm start's subsample
+  (``sub``);
 - ``lid report``: ``evaluate_condition(parts=IDENTITY_PARTS)``, what the LID, Threat model and
   Soft biometrics pages compute (the baseline, LID and its chance levels, the target ranks);
 - ``full report``: ``evaluation.evaluate_condition`` with ``bootstrap`` replicates, what the
@@ -35,7 +37,8 @@ from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.evaluation.threat import IDENTITY_PARTS
 from voxmetrics.synth import demo_study
 
-lid_module = importlib.import_module("voxmetrics.metrics.lid")
+calibration = importlib.import_module("voxmetrics.metrics.lid.calibration")
+solver = importlib.import_module("voxmetrics.metrics.lid.logistic")
 
 
 def cpu(fn, *args, **kwargs) -> float:
@@ -45,10 +48,12 @@ def cpu(fn, *args, **kwargs) -> float:
     return time.process_time() - start
 
 
-def calibration_passes(dev) -> tuple[float, int, int]:
-    """(CPU s, passes over all dev pairs, passes over the warm start's subsample)."""
-    counts = {"full": 0, "sub": 0}
-    fit, block_sums = lid_module._fit_logistic, lid_module._block_sums
+def calibration_passes(dev) -> tuple[float, str]:
+    """(CPU s, how it was solved): "binned" (the binned moments, one pass over the pairs), or
+    the passes of Newton's method over all dev pairs and over the warm start's subsample."""
+    counts = {"full": 0, "sub": 0, "binned": 0}
+    fit, block_sums = solver._fit_logistic, solver._block_sums
+    fit_binned = calibration.fit_binned
     current = {"fit": "full", "blocks": 1}
 
     def counted_fit(z_blocks, *args, **kwargs):  # the warm start fits with tol=1e-6
@@ -60,12 +65,22 @@ def calibration_passes(dev) -> tuple[float, int, int]:
         counts[current["fit"]] += 1
         return block_sums(z, w, b)
 
-    lid_module._fit_logistic, lid_module._block_sums = counted_fit, counted_sums
+    def counted_binned(*args, **kwargs):
+        counts["binned"] += 1
+        return fit_binned(*args, **kwargs)
+
+    solver._fit_logistic, solver._block_sums = counted_fit, counted_sums
+    calibration.fit_binned = counted_binned
     try:
-        seconds = cpu(lid_module.calibrate_lid, dev.scores, dev.targets)
+        seconds = cpu(calibration.calibrate_lid, dev.scores, dev.targets)
     finally:
-        lid_module._fit_logistic, lid_module._block_sums = fit, block_sums
-    return seconds, counts["full"] // current["blocks"], counts["sub"] // current["blocks"]
+        solver._fit_logistic, solver._block_sums = fit, block_sums
+        calibration.fit_binned = fit_binned
+    full, sub = counts["full"] // current["blocks"], counts["sub"] // current["blocks"]
+    how = f"{full} + {sub} sub" if full or sub else ""
+    if counts["binned"]:
+        how = "binned" + (f", {how}" if how else "")
+    return seconds, how
 
 
 def main() -> None:
@@ -81,12 +96,12 @@ def main() -> None:
     print(f"{'condition':12s} {'eval':>12s} {'calibrate':>9s} {'passes':>11s} "
           f"{'lid report':>10s} {'full report':>11s}")  # fmt: skip
     for cond in study.conditions:
-        cal, full, sub = calibration_passes(cond.dev)
+        cal, how = calibration_passes(cond.dev)
         alone = cpu(evaluate_condition, cond, parts=IDENTITY_PARTS)
         whole = cpu(evaluate_condition, cond, bootstrap=args.bootstrap)
         rows.append((cal, alone, whole))
         shape = "x".join(str(n) for n in cond.eval.scores.shape)
-        print(f"{cond.name:12s} {shape:>12s} {cal:9.2f} {f'{full} + {sub} sub':>11s} "
+        print(f"{cond.name:12s} {shape:>12s} {cal:9.2f} {how:>11s} "
               f"{alone:10.2f} {whole:11.2f}")  # fmt: skip
     total = [sum(r[k] for r in rows) for k in range(3)]
     print(f"{'sum':12s} {'':>12s} {total[0]:9.2f} {'':>11s} {total[1]:10.2f} {total[2]:11.2f}")

@@ -22,7 +22,13 @@ from numpy.typing import NDArray
 from voxmetrics.data.arrays import SCORE_CHUNK_ROWS, score_chunk
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError, kept_warnings
-from voxmetrics.limits import ArchiveReader, check_count, check_declared
+from voxmetrics.limits import (
+    ArchiveReader,
+    check_count,
+    check_declared,
+    check_npy_header,
+    npy_header,
+)
 
 __all__ = ["BlockSource", "ChunkedScores", "EmbeddingBlocks", "ZarrScores", "block_scores"]
 
@@ -222,14 +228,23 @@ class ChunkedScores:
         return int(self.rows.size), int(self.enrol_speakers.size)
 
     def pieces(self, blocks: Sequence[slice]) -> list[tuple[Any, ...]]:
-        """Per block: the files it reads, their first rows, the rows it keeps and targets."""
+        """Per block: the row range it reads of each of its files, the rows it keeps, targets.
+
+        The rows kept index the ranges read, one file after the other.
+        """
         out = []
         for b in blocks:
             rows = self.rows[b]
             f0 = int(np.searchsorted(self.offsets, rows[0], side="right")) - 1
             f1 = int(np.searchsorted(self.offsets, rows[-1], side="right"))
-            files = self.paths[f0:f1]
-            out.append(("files", files, rows - self.offsets[f0], self.targets[b], None))
+            ranges, keep, read = [], [], 0
+            for f in range(f0, f1):
+                mine = rows[(rows >= self.offsets[f]) & (rows < self.offsets[f + 1])]
+                lo, hi = int(mine[0] - self.offsets[f]), int(mine[-1] - self.offsets[f]) + 1
+                ranges.append((self.paths[f], lo, hi))
+                keep.append(mine - self.offsets[f] - lo + read)
+                read += hi - lo
+            out.append(("files", tuple(ranges), np.concatenate(keep), self.targets[b], None))
         return out
 
     def shared(self) -> Any:
@@ -399,6 +414,115 @@ def _read_chunk(p: str | Path) -> ScoreMatrix:
         return read_scores(str(p), format="parquet")
 
 
+def _chunk_rows(p: str, lo: int, hi: int) -> tuple[NDArray[Any], bool]:
+    """Rows ``lo:hi`` of a chunk's scores, and whether all its scores are finite.
+
+    An NPZ chunk streams through the archive reader keeping those rows only
+    (:func:`_npy_rows`); a Parquet one is read whole.
+    """
+    if Path(p).suffix.lower() != ".npz":
+        scores = _read_chunk(p).scores
+        return scores[lo:hi], bool(np.isfinite(scores.sum(dtype=np.float64)))
+    with ArchiveReader(p, p) as z:  # the archive limits, as every NPZ reader (never np.load)
+        scores, finite = _npy_rows(z, "scores.npy", lo, hi, "scores")
+    if scores.dtype.kind not in "fiub":
+        raise VoxMetricsInputError(f"{p}: array 'scores' has dtype {scores.dtype}; store numbers.")
+    return scores, finite
+
+
+def _npy_rows(
+    z: ArchiveReader, name: str, start: int, stop: int, array: str | None = None
+) -> tuple[np.ndarray, bool]:
+    """Rows ``start:stop`` of the 2-D NPY member ``name``, and whether all of it is finite.
+
+    The whole member is streamed as by :meth:`~voxmetrics.limits.ArchiveReader.load_npy` (its
+    header, sizes and CRC checked, within the same caps), but only the rows asked for are kept,
+    and the finiteness of every value is taken on the way (the sum of each piece, then each
+    value when it is not finite). A member that is not a C-ordered 2-D float array is read
+    whole.
+    """
+    label = z.where if array is None else f"{z.where}: array '{array}'"
+    stream = z.chunks(name)
+    head = b""
+    for chunk in stream:
+        head += chunk
+        if len(head) >= 65536 + 16:
+            break
+    shape, dtype, fortran, offset = npy_header(io.BytesIO(head), label)
+    nbytes = check_npy_header(shape, dtype, z.where, array)
+    z.check_member(z.infos[name], offset + nbytes)  # before allocating the body
+    if len(shape) != 2 or fortran or dtype.kind != "f":
+        del stream  # closes the member
+        whole = z.load_npy(name, array)
+        return whole[start:stop], _all_finite(whole)
+    row = shape[1] * dtype.itemsize
+    lo, hi = start * row, stop * row
+    body = np.empty(max(0, hi - lo), dtype=np.uint8)
+    finite = _FiniteScan(dtype)
+    pos = 0  # bytes of data seen
+
+    def take(piece: memoryview) -> None:
+        nonlocal pos
+        if pos + len(piece) > nbytes:
+            raise VoxMetricsInputError(
+                f"{label}: holds more data than its header declares (shape {shape}); the "
+                "file is damaged or tampered with. Save it again."
+            )
+        a, b = max(lo, pos), min(hi, pos + len(piece))
+        if b > a:
+            body[a - lo : b - lo] = np.frombuffer(piece[a - pos : b - pos], dtype=np.uint8)
+        finite.add(piece)
+        pos += len(piece)
+
+    take(memoryview(head)[offset:])
+    for chunk in stream:
+        take(memoryview(chunk))
+    if pos < nbytes:
+        raise VoxMetricsInputError(
+            f"{label}: the NPY data is truncated ({pos:,} bytes for shape {shape} of "
+            f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
+        )
+    rows = body.view(dtype) if body.size else np.empty(0, dtype=dtype)
+    return rows.reshape(max(0, stop - start), shape[1]), finite.ok
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """Every value finite: the sum first (one pass, in the values' own type), then each value.
+
+    Each value only when the sum is not finite (a NaN or an infinity, or finite values whose
+    sum overflows).
+    """
+    return bool(np.isfinite(a.sum()) or np.isfinite(a).all())
+
+
+class _FiniteScan:
+    """Whether a stream of raw bytes of ``dtype`` values is all finite, piece by piece.
+
+    A value cut between two pieces is joined from its bytes; no piece is copied whole.
+    """
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype, self.size = dtype, dtype.itemsize
+        self.carry = b""
+        self.ok = True
+
+    def add(self, piece: memoryview) -> None:
+        if not self.ok or not len(piece):
+            return
+        head = (self.size - len(self.carry)) % self.size
+        if self.carry:
+            joined = self.carry + bytes(piece[:head])
+            if len(joined) < self.size:
+                self.carry = joined
+                return
+            self.ok = _all_finite(np.frombuffer(joined, dtype=self.dtype))
+            piece = piece[head:]
+        whole = len(piece) - len(piece) % self.size
+        if whole:
+            self.ok = self.ok and _all_finite(np.frombuffer(piece[:whole], dtype=self.dtype))
+        self.carry = bytes(piece[whole:])
+
+
 def _chunk_scores(p: str) -> NDArray[Any]:
     if Path(p).suffix.lower() != ".npz":
         return _read_chunk(p).scores
@@ -485,12 +609,17 @@ def block_scores(piece: tuple[Any, ...], shared: Any) -> tuple[NDArray[np.floati
     if kind == "zarr":
         path, r0, r1 = data
         mats, names = [np.asarray(_zarr_group(path)["scores"][r0:r1])], [path]
-    else:
-        mats, names = [_chunk_scores(p) for p in data], list(data)
+        finite = np.isfinite(mats[0].sum(dtype=np.float64))
+    else:  # each file's rows of the block; each file checked finite whole, as it streams by
+        parts = [_chunk_rows(p, lo, hi) for p, lo, hi in data]
+        mats, names = [m for m, _ in parts], [p for p, _, _ in data]
+        finite = all(ok for _, ok in parts)
     mats = [s if s.dtype in (np.float32, np.float64) else s.astype(np.float64) for s in mats]
     scores = np.concatenate(mats) if len(mats) > 1 else mats[0]
-    if not np.isfinite(scores.sum(dtype=np.float64)):
+    if not finite:
         raise VoxMetricsInputError(
             f"{', '.join(names)}: NaN or infinite scores; every score must be finite."
         )
+    if keep.size == scores.shape[0] and (keep.size == 0 or keep[-1] == keep.size - 1):
+        return scores, targets  # every row read is kept (keep is increasing)
     return scores[keep], targets

@@ -34,8 +34,10 @@ Everything that scales with the number of scores runs on row blocks
 worth of memory on top of itself.
 
 One module per role: :mod:`~voxmetrics.metrics.lid.calibration` (steps 1-2: row z-norm, the
-variants and the fit of w, b), :mod:`~voxmetrics.metrics.lid.logistic` (its solver) and
-:mod:`~voxmetrics.metrics.lid.disclosure` (steps 3-6: posteriors, LID and its aggregates).
+variants and the fit of w, b), :mod:`~voxmetrics.metrics.lid.logistic` (its solver, Newton's
+method over every pair), :mod:`~voxmetrics.metrics.lid.binned` (the same fit on the pairs'
+binned moments, for large dev sets) and :mod:`~voxmetrics.metrics.lid.disclosure` (steps
+3-6: posteriors, LID and its aggregates).
 The names below are the package's public surface.
 """
 

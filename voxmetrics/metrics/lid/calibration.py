@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,8 +19,10 @@ from numpy.typing import ArrayLike, NDArray
 from voxmetrics._types import DEFAULT_LID_VARIANT, LID_VARIANT_ALIASES, LIDVariant
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._validation import check_matrix
+from voxmetrics.metrics.lid.binned import BINNED_PAIRS, BINS, BinSums, fit_binned
 from voxmetrics.metrics.lid.logistic import W_MAX, ClassWeight, fit_w_b
-from voxmetrics.metrics.ranks import row_blocks
+from voxmetrics.metrics.parallel import map_blocks
+from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks
 
 __all__ = [
     "LID_VARIANTS",
@@ -234,6 +237,161 @@ def variant_options(
     return LID_VARIANTS[resolve_lid_variant(variant)]
 
 
+def _dev_zscores(
+    s: NDArray[np.floating], t: NDArray[np.intp], *, ddof: int, pool_range: bool
+) -> tuple[list[NDArray[np.floating]], list[NDArray[np.float64]], int, float, float]:
+    """The z-scores a calibration fits, by row block, and what it needs to know of them.
+
+    Returns the z blocks, the mated z of each block, the number of degenerate rows and the
+    min and max non-mated z. Each block holds the z-scores of its non-degenerate rows in the
+    input's precision (a float32 matrix costs one float32 copy); the mated z of each block are
+    float64. The z-norm runs in cache-sized chunks of rows (a row's z depend on that row only:
+    the same numbers as whole blocks). The range of the non-mated z (the separation test of an
+    unpenalised fit) is taken only with ``pool_range`` (else it is (inf, -inf)).
+    """
+    z_blocks, mated = [], []
+    n_degenerate = 0
+    non_min, non_max = np.inf, -np.inf
+    for rows in row_blocks(*s.shape):
+        n_rows = rows.stop - rows.start
+        block = np.empty((n_rows, s.shape[1]), dtype=s.dtype)
+        keep = np.empty(n_rows, dtype=bool)
+        block_mated = []
+        for ch in row_blocks(n_rows, s.shape[1], CHUNK_ELEMENTS):
+            part = slice(rows.start + ch.start, rows.start + ch.stop)
+            z, deg = row_znorm(s[part], ddof=ddof)
+            keep[ch] = ~deg
+            idx = np.arange(z.shape[0]), t[part]
+            block_mated.append(z[idx][~deg])
+            block[ch] = z
+            if pool_range and not deg.all():
+                z[idx] = np.nan  # z is row_znorm's own array, already copied
+                non_min = min(non_min, float(np.nanmin(z[~deg])))
+                non_max = max(non_max, float(np.nanmax(z[~deg])))
+        n_degenerate += int(n_rows - keep.sum())
+        mated.append(np.concatenate(block_mated))
+        z_blocks.append(block if keep.all() else block[keep])
+    return z_blocks, mated, n_degenerate, non_min, non_max
+
+
+def _znorm_chunks(
+    s: NDArray[np.floating], rows: slice, ddof: int
+) -> Iterator[tuple[slice, NDArray[np.float64], NDArray[np.bool_]]]:
+    """(rows of ``s``, their z-scores, degenerate mask) for each cache-sized chunk of ``rows``."""
+    for ch in row_blocks(rows.stop - rows.start, s.shape[1], CHUNK_ELEMENTS):
+        part = slice(rows.start + ch.start, rows.start + ch.stop)
+        z, deg = row_znorm(s[part], ddof=ddof)
+        yield part, z, deg
+
+
+def _dev_binned(
+    s: NDArray[np.floating], t: NDArray[np.intp], *, ddof: int, pool_range: bool
+) -> tuple[BinSums | None, list[NDArray[np.float64]], int, float, float]:
+    """What :func:`_dev_zscores` returns, with the z blocks' binned moments in their place.
+
+    One pass of row blocks on parallel threads, each z-norming its rows chunk by chunk (the same
+    numbers as :func:`_dev_zscores`) and binning them (:class:`~voxmetrics.metrics.lid.binned.
+    BinSums`, merged in block order); no z block is kept. As there, the binned z are in the
+    input's precision (float32 z of a float32 matrix) and the mated z float64: the same
+    objective as Newton's method on the blocks. The bins' width is 1 / BINS of the z range of
+    the first chunk with a non-degenerate row. The moments are None when there is no such row
+    or the bins outgrow MAX_BINS.
+    """
+    bins = None
+    for rows in row_blocks(s.shape[0], s.shape[1], CHUNK_ELEMENTS):
+        z, deg = row_znorm(s[rows], ddof=ddof)
+        kept = (z if not deg.any() else z[~deg]).astype(s.dtype, copy=False)
+        if kept.size:
+            lo, hi = float(kept.min()), float(kept.max())
+            if hi > lo:
+                bins = BinSums(lo, BINS / (hi - lo))
+            break
+
+    def one(rows: slice) -> tuple[NDArray[np.float64], int, float, float, BinSums | None]:
+        mated, n_deg = [], 0
+        non_lo, non_hi = np.inf, -np.inf
+        part_bins = None if bins is None else BinSums(bins.anchor, bins.scale)
+        for part, z, deg in _znorm_chunks(s, rows, ddof):
+            n_deg += int(deg.sum())
+            if deg.all():
+                continue
+            idx = np.arange(z.shape[0]), t[part]
+            mated.append(z[idx][~deg])
+            if part_bins is not None:
+                kept = z if not deg.any() else z[~deg]
+                part_bins.add(kept.astype(s.dtype, copy=False))
+            if pool_range:
+                z[idx] = np.nan  # z is row_znorm's own array, already binned
+                non_lo = min(non_lo, float(np.nanmin(z[~deg])))
+                non_hi = max(non_hi, float(np.nanmax(z[~deg])))
+        mated_z = np.concatenate(mated) if mated else np.empty(0)
+        return mated_z, n_deg, non_lo, non_hi, part_bins
+
+    parts = map_blocks(one, row_blocks(*s.shape))
+    if bins is not None:
+        for part in parts:  # in block order
+            bins.merge(part[4])  # type: ignore[arg-type]
+    return (
+        None if bins is None or bins.full else bins,
+        [part[0] for part in parts],
+        sum(part[1] for part in parts),
+        min(part[2] for part in parts),
+        max(part[3] for part in parts),
+    )
+
+
+def _fit_dev(
+    s: NDArray[np.floating],
+    t: NDArray[np.intp],
+    *,
+    ddof: int,
+    class_weight: ClassWeight,
+    penalty_c: float | None,
+) -> tuple[float, float, bool, bool, int]:
+    """(w, b, converged, separated, degenerate rows) of the calibration on a dev matrix.
+
+    Up to :data:`~voxmetrics.metrics.lid.binned.BINNED_PAIRS` pairs, Newton's method on every
+    pair (:func:`~voxmetrics.metrics.lid.logistic.fit_w_b`); beyond, the fit on their binned
+    moments (:func:`~voxmetrics.metrics.lid.binned.fit_binned`), refined on every pair when its
+    error bound is not met. Separated pools of an unpenalised fit: w = ±W_MAX, the boundary in
+    the middle of the gap (see :func:`calibrate_lid`).
+    """
+    pool_range = penalty_c is None
+    binned = s.size > BINNED_PAIRS
+    if binned:
+        moments, mated, n_degenerate, non_min, non_max = _dev_binned(
+            s, t, ddof=ddof, pool_range=pool_range
+        )
+    else:
+        z_blocks, mated, n_degenerate, non_min, non_max = _dev_zscores(
+            s, t, ddof=ddof, pool_range=pool_range
+        )
+    if n_degenerate == s.shape[0]:
+        return 0.0, 0.0, False, False, n_degenerate
+    z_mated = np.concatenate(mated)
+    # (quasi-)complete separation of the pools: the likelihood has no finite maximum
+    if pool_range and (z_mated.min() >= non_max or z_mated.max() <= non_min):
+        # where Newton's method would stop on the way to |w| = infinity depends on rounding
+        # (float32 and float64 copies of the same data stopped at w = 24 and w = 1e4): use the
+        # stated cap and the boundary in the middle of the gap instead
+        above = z_mated.min() >= non_max
+        w = W_MAX if above else -W_MAX
+        gap_mid = (z_mated.min() + non_max) / 2 if above else (z_mated.max() + non_min) / 2
+        return w, -w * float(gap_mid), False, True, n_degenerate
+    start = None
+    if binned:
+        if moments is not None:
+            w, b, ok, accurate = fit_binned(
+                moments, z_mated, class_weight=class_weight, penalty_c=penalty_c
+            )
+            if accurate:
+                return w, b, True, False, n_degenerate
+            start = (w, b) if ok else None
+        z_blocks = _dev_zscores(s, t, ddof=ddof, pool_range=False)[0]
+    w, b, converged = fit_w_b(z_blocks, mated, z_mated, class_weight, penalty_c, start=start)
+    return w, b, converged, False, n_degenerate
+
+
 def calibrate_lid(
     scores: ArrayLike,
     targets: ArrayLike,
@@ -247,7 +405,10 @@ def calibrate_lid(
     """Learn LID's logistic calibration (w, b) on a dev score matrix (docs, Methods > LID, step 2).
 
     Univariate logistic regression of y_ij = [j = m_i] on the row z-scores z_ij over all
-    (trial, enrolled) pairs, fitted by Newton's method over row blocks. By default it is the
+    (trial, enrolled) pairs, fitted by Newton's method over row blocks; beyond
+    :data:`~voxmetrics.metrics.lid.binned.BINNED_PAIRS` pairs, on their binned moments
+    (:mod:`~voxmetrics.metrics.lid.binned`: one pass over the pairs, w and b within 1e-12 of the
+    exact optimum, else refined on every pair). By default it is the
     authors' public code exactly (``variant="reference-code"``): sample sd and
     ``LogisticRegression(class_weight="balanced")`` with its default L2 penalty, C = 1;
     ``variant="maximum-likelihood"`` is the unpenalised maximum likelihood (scikit-learn's
@@ -287,22 +448,9 @@ def calibrate_lid(
     """
     class_weight, ddof, penalty_c = variant_options(variant, class_weight, ddof, penalty_c)
     s, t = check_calibration_inputs(scores, targets, ddof, class_weight, penalty_c)
-    z_blocks, mated = [], []
-    n_degenerate = 0
-    non_min, non_max = np.inf, -np.inf
-    for rows in row_blocks(*s.shape):
-        z, deg = row_znorm(s[rows], ddof=ddof)
-        keep = ~deg
-        n_degenerate += int(deg.sum())
-        idx = np.arange(z.shape[0]), t[rows]
-        mated.append(z[idx][keep])
-        if keep.any():
-            masked = z.copy()
-            masked[idx] = np.nan
-            non_min = min(non_min, float(np.nanmin(masked[keep])))
-            non_max = max(non_max, float(np.nanmax(masked[keep])))
-        # z is kept in the input's precision: a float32 matrix costs one float32 copy
-        z_blocks.append(z[keep].astype(s.dtype, copy=False))
+    w, b, converged, separated, n_degenerate = _fit_dev(
+        s, t, ddof=ddof, class_weight=class_weight, penalty_c=penalty_c
+    )
     if n_degenerate == s.shape[0]:
         raise VoxMetricsInputError(
             "every dev trial has identical scores for all enrolled identities, so there is "
@@ -315,19 +463,6 @@ def calibrate_lid(
             DegenerateDataWarning,
             stacklevel=2,
         )
-    z_mated = np.concatenate(mated)
-    # (quasi-)complete separation of the pools: the likelihood has no finite maximum
-    separated = penalty_c is None and (z_mated.min() >= non_max or z_mated.max() <= non_min)
-    if separated:
-        # where Newton's method would stop on the way to |w| = infinity depends on rounding
-        # (float32 and float64 copies of the same data stopped at w = 24 and w = 1e4): use the
-        # stated cap and the boundary in the middle of the gap instead
-        above = z_mated.min() >= non_max
-        w = W_MAX if above else -W_MAX
-        gap_mid = (z_mated.min() + non_max) / 2 if above else (z_mated.max() + non_min) / 2
-        b, converged = -w * float(gap_mid), False
-    else:
-        w, b, converged = fit_w_b(z_blocks, mated, z_mated, class_weight, penalty_c)
     if not converged:
         why = (
             "the dev mated and non-mated z-scores are perfectly separated, so the "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
@@ -79,7 +80,7 @@ def _fit_logistic(
     max_iter: int = 100,
     tol: float = 1e-12,
 ) -> tuple[float, float, bool]:
-    """Univariate logistic regression by Newton's method with step halving.
+    """Univariate logistic regression by Newton's method with step halving, over every pair.
 
     Minimises sum_pairs c_y log-loss + w^2 / (2 C) (no penalty when ``penalty_c`` is None; the
     intercept is never penalised), which is scikit-learn's ``LogisticRegression`` objective
@@ -90,21 +91,56 @@ def _fit_logistic(
     the pairs are taken as "every pair as a non-mated one" plus a correction on the T mated
     pairs, so no T x N label array is built.
     """
-    n1 = z_mated.size
-    n = sum(z.size for z in z_blocks)
-    n0 = n - n1
-    c1, c0 = (n / (2 * n1), n / (2 * n0)) if class_weight == "balanced" else (1.0, 1.0)
 
-    def pass_over(w: float, b: float) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
-        # -log-likelihood: c1 softplus(-eta) on mated pairs, c0 softplus(eta) on the others;
-        # softplus(-eta) = softplus(eta) - eta. numpy releases the GIL, so blocks run in
-        # parallel threads; the block sums are added in block order (deterministic).
+    def sums(w: float, b: float) -> NDArray[np.float64]:
+        # numpy releases the GIL, so blocks run in parallel threads; the block sums are added
+        # in block order (deterministic)
         if len(z_blocks) > 1:
             with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
                 parts = list(pool.map(lambda z: _block_sums(z, w, b), z_blocks))
         else:
             parts = [_block_sums(z, w, b) for z in z_blocks]
-        s0 = np.sum(parts, axis=0)
+        return np.sum(parts, axis=0)
+
+    n = sum(z.size for z in z_blocks)
+    w, b, converged, _ = _newton(
+        sums,
+        n,
+        z_mated,
+        class_weight=class_weight,
+        penalty_c=penalty_c,
+        start=start,
+        max_iter=max_iter,
+        tol=tol,
+    )
+    return w, b, converged
+
+
+def _newton(
+    sums: Callable[[float, float], NDArray[np.float64]],
+    n: int,
+    z_mated: NDArray[np.float64],
+    *,
+    class_weight: ClassWeight,
+    penalty_c: float | None,
+    start: tuple[float, float] | None,
+    max_iter: int,
+    tol: float,
+) -> tuple[float, float, bool, NDArray[np.float64]]:
+    """Newton's method with step halving on the n pairs whose non-mated sums ``sums`` gives.
+
+    ``sums(w, b)``: the sums over every pair taken as a non-mated one of softplus, p, p z, v,
+    v z, v z^2 (eta = w z + b), as :func:`_block_sums`; the T mated pairs (``z_mated``) are
+    corrected for here. Returns (w, b, converged, Hessian of the objective at (w, b)).
+    """
+    n1 = z_mated.size
+    n0 = n - n1
+    c1, c0 = (n / (2 * n1), n / (2 * n0)) if class_weight == "balanced" else (1.0, 1.0)
+
+    def pass_over(w: float, b: float) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+        # -log-likelihood: c1 softplus(-eta) on mated pairs, c0 softplus(eta) on the others;
+        # softplus(-eta) = softplus(eta) - eta
+        s0 = sums(w, b)
         eta1 = w * z_mated + b
         sp1, p1, v1 = _terms(eta1)
         m = (
@@ -136,9 +172,9 @@ def _fit_logistic(
         try:
             step = np.linalg.solve(h, g)
         except np.linalg.LinAlgError:
-            return w, b, False
+            return w, b, False, h
         if not np.isfinite(step).all():
-            return w, b, False
+            return w, b, False, h
         t = 1.0
         while True:  # halve the Newton step until the loss does not increase
             w_new, b_new = w - t * step[0], b - t * step[1]
@@ -147,16 +183,16 @@ def _fit_logistic(
                 break
             t /= 2
             if t < 1e-10:  # no descent left: stop where we are, unconverged
-                return w, b, False
+                return w, b, False, h
         if abs(w_new) > W_MAX:  # the likelihood keeps growing with |w|: no finite optimum
-            return math.copysign(W_MAX, w_new), b_new, False
+            return math.copysign(W_MAX, w_new), b_new, False, h_new
         done = abs(t * step[0]) <= tol * max(1.0, abs(w_new)) and abs(t * step[1]) <= tol * max(
             1.0, abs(b_new)
         )
         w, b, nll, g, h = w_new, b_new, nll_new, g_new, h_new
         if done:
-            return w, b, True
-    return w, b, False
+            return w, b, True, h
+    return w, b, False, h
 
 
 def fit_w_b(
@@ -165,11 +201,15 @@ def fit_w_b(
     z_mated: NDArray[np.float64],
     class_weight: ClassWeight,
     penalty_c: float | None,
+    *,
+    start: tuple[float, float] | None = None,
 ) -> tuple[float, float, bool]:
-    """(w, b, converged) of the fit on all pairs, warm-started on a subsample when they are many."""
-    start = None
+    """(w, b, converged) of the fit on all pairs.
+
+    From ``start`` when given, else warm-started on a subsample when the pairs are many.
+    """
     n_pairs = sum(z.size for z in z_blocks)
-    if n_pairs > _WARM_START_PAIRS:
+    if start is None and n_pairs > _WARM_START_PAIRS:
         # Newton converges quadratically near the optimum: fit every k-th trial first, then
         # finish on all pairs (the result is the full-data optimum either way)
         k = math.ceil(n_pairs / _WARM_START_PAIRS)
