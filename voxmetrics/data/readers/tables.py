@@ -32,6 +32,7 @@ from voxmetrics.limits import check_count, get_limits, refuse
 pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
+    "blank_start",
     "exact_labels",
     "labels_of",
     "missing_columns",
@@ -82,6 +83,27 @@ def _long_first_line(data: bytes, name: str) -> VoxMetricsInputError:
     )
 
 
+_BLANK = re.compile(rb"[ \t\r\n]*")
+
+
+def blank_start(data: bytes) -> tuple[int, int]:
+    r"""Where :func:`skip_blank_start`'s text begins in ``data``, and the blank lines before it.
+
+    The offset spares a copy of a large file.
+
+    Examples
+    --------
+    >>> blank_start(b"\xef\xbb\xbf\n  \r\na,b\n"), blank_start(b"a,b\n")
+    ((7, 2), (0, 0))
+    """
+    bom = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    end = _BLANK.match(data, bom).end()  # type: ignore[union-attr]
+    if end == bom:
+        return 0, 0
+    lead = data[bom:end]
+    return bom + lead.rfind(b"\n") + 1, lead.count(b"\n")  # keep the first line's indentation
+
+
 def skip_blank_start(data: bytes) -> tuple[bytes, int]:
     r"""``data`` without its leading blank lines (and byte-order mark), and how many there were.
 
@@ -90,13 +112,8 @@ def skip_blank_start(data: bytes) -> tuple[bytes, int]:
     >>> skip_blank_start(b"\xef\xbb\xbf\n  \r\na,b\n")
     (b'a,b\n', 2)
     """
-    body = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
-    stripped = body.lstrip(b" \t\r\n")
-    if len(stripped) == len(body):
-        return data, 0
-    lead = body[: len(body) - len(stripped)]
-    cut = lead.rfind(b"\n") + 1  # keep the indentation of the first line with content
-    return body[cut:], lead.count(b"\n")
+    start, skipped = blank_start(data)
+    return (data[start:] if start else data), skipped
 
 
 def read_csv_frame(
