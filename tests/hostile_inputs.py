@@ -158,6 +158,24 @@ def zip_of(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> byt
     return buf.getvalue()
 
 
+# ---------------------------------------------------------------- Parquet tables
+
+
+def parquet_bytes(
+    names: Sequence[str], columns: Sequence[Sequence[object]], metadata: dict | None = None
+) -> bytes:
+    """A Parquet file of ``columns`` under ``names`` (which may repeat), with schema metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table([pa.array(list(c)) for c in columns], names=list(names))
+    if metadata is not None:
+        table = table.replace_schema_metadata(metadata)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
 # ---------------------------------------------------------------- study files
 
 _STUDY: bytes | None = None

@@ -26,6 +26,7 @@ from hostile_inputs import (
     deflate_bomb,
     npy_bytes,
     npy_header,
+    parquet_bytes,
     raw_npy_header,
     small_study_bytes,
     tampered_study,
@@ -478,6 +479,11 @@ CSV_CASES = {
     "missing-columns": ("a,b,c\n1,2,3\n", r"not a recognised format|lacks|missing"),
     "very-long-line": (CSV_HEADER + "t1,a,a," + "9" * 2_000_000 + "\n", r"score|line 2"),
     "trial-speaker-varies": (GOOD.replace("t1,a,b", "t1,b,b"), r"trial 't1' has trial_speaker"),
+    "score-column-twice": (
+        CSV_HEADER.replace("score", "score,score")
+        + GOOD[len(CSV_HEADER) :].replace("\n", ",0.5\n"),
+        r" \(columns 4 and 5\); keep one",  # column 'score' appears twice in s.csv (...)
+    ),
 }
 
 
@@ -527,6 +533,40 @@ def test_malformed_kaldi_gets_one_message(case):
     data, match = KALDI_CASES[case]
     key = b"a t1 target\nb t1 nontarget\n"
     refused(read_scores, data, trials=key, name="s.scores", match=r"s\.scores.*" + match)
+
+
+_PQ_NAMES = ["trial_id", "trial_speaker", "enrol_speaker", "score"]
+_PQ_COLUMNS = [
+    ["t1", "t1", "t2", "t2"],
+    ["a", "a", "b", "b"],
+    ["a", "b", "a", "b"],
+    [0.9, 0.1, 0.2, 0.8],
+]
+PARQUET_CASES = {
+    "score-column-twice": (
+        lambda: parquet_bytes([*_PQ_NAMES, "score"], [*_PQ_COLUMNS, _PQ_COLUMNS[3]]),
+        r"column 'score' appears twice in s\.parquet \(columns 4 and 5\); keep one",
+    ),
+    "pandas-metadata-not-json": (
+        lambda: parquet_bytes(_PQ_NAMES, _PQ_COLUMNS, {b"pandas": b"{not json"}),
+        r"s\.parquet: damaged or unsupported Parquet file",
+    ),
+    "pandas-metadata-odd-index": (  # pandas raised a TypeError (a traceback) here
+        lambda: parquet_bytes(
+            _PQ_NAMES,
+            _PQ_COLUMNS,
+            {b"pandas": b'{"index_columns": [{"kind": "range", "start": "x"}], "columns": []}'},
+        ),
+        r"s\.parquet: damaged or unsupported Parquet file",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(PARQUET_CASES))
+def test_malformed_parquet_gets_one_message(case):
+    build, match = PARQUET_CASES[case]
+    message = refused(read_scores, build(), name="s.parquet", match=match)
+    assert "\n" not in message  # one line: no Arrow internals
 
 
 def test_parquet_lookalike_is_refused():

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import io
+import os
+import random
+import subprocess
+import sys
 import tempfile
+import textwrap
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import voxmetrics.data.readers.detect as detect_module
+import voxmetrics.data.readers.kaldi as kaldi_reader
+from voxmetrics.cli import main
 from voxmetrics.data import (
     FORMATS,
     ScoreMatrix,
@@ -412,3 +421,455 @@ def test_float32_npz_is_read_as_float32_without_a_writeable_copy(tmp_path):
     with pytest.raises(VoxMetricsInputError, match="missing"):
         np.savez(path, scores=scores)
         read_scores(path)
+
+
+# ------------------------------------------------------------------ a Kaldi key read in pieces
+# A master key of 10^7 lines is parsed piece by piece (kaldi._PIECE_BYTES); whatever the size
+# of the pieces, the result, the warnings and every message are those of one piece (the key
+# parsed whole, as before).
+
+_S = b"a t1 0.9\nb t1 0.1\na t2 0.2\nb t2 0.8\n"
+_K = "a t1 target\nb t1 nontarget\na t2 nontarget\nb t2 target\n"
+# a master key: 40 more trials listed enrolled by enrolled, so each recurs in several pieces
+_MASTER = _K + "".join(
+    f"{e} x{i} {'target' if e == 'a' else 'nontarget'}\n" for e in "ab" for i in range(40)
+)
+_OK = "".join(f"a x{i} nontarget\n" for i in range(30))
+KEY_PIECE_CASES = {
+    "master-key": (_S, _MASTER, True),
+    "master-key-refused": (_S, _MASTER, False),
+    "master-key-first": (_S, _MASTER[len(_K) :] + _K, True),
+    "short-then-long": (_S, _K + "a x1\n" + _OK + "a x2 nontarget extra\n" + _OK, True),
+    "short-only": (_S, _K + _OK + "a x1\n" + _OK + "b x3\n", True),
+    "long-only": (_S, _OK + _K + "a x2 nontarget extra\n" + _OK, True),
+    "wide-first-line": (_S, "\n \n" + "a t1 target extra\n" + _K + _OK, True),
+    "wide-first-line-then-wider": (
+        _S,
+        "\n\n" + "a t1 target e\n" + _OK + "a x1 nontarget e f\n",
+        True,
+    ),
+    "narrow-first-line": (_S, "\n" + "a t1\n" + _OK + _K, True),
+    "one-field-line": (_S, _K + _OK + "lonely\n", True),
+    "bom-crlf-cr-blank": (
+        _S,
+        "\ufeff\r\n\n" + _K.replace("\n", "\r\n", 2) + "\n  \n\t\n" + _OK.replace("\n", "\r") + _K,
+        True,
+    ),
+    "first-line-ends-in-cr": (_S, "a t1 target\r" + "\n" * 5 + _OK + _K[12:], True),
+    "blank-middle": (_S, _K + "\n" * 200 + " \t \n" * 50 + _OK, True),
+    "tabs-and-spaces": (_S, _K.replace(" ", " \t  ") + "  " + _OK.replace(" ", "\t"), True),
+    "numeric-ids": (
+        b"007 1.0 0.9\n7 1.0 0.1\n007 12 0.2\n7 12 0.8\n",
+        "".join(f"{e} {t} nontarget\n" for t in range(40) for e in ("007", "7"))
+        + "007 1.0 target\n7 1.0 nontarget\n7 12 target\n007 12 nontarget\n",
+        True,
+    ),
+    "bad-label-late": (_S, _MASTER + "a t1 maybe\n", True),
+    "target-clash-across-pieces": (_S, _K + _OK + "b t1 target\n", True),
+    "duplicate-lines": (_S, _K + _OK + _K + _OK, True),
+    "unscored-pair": (_S, _K + "c t1 nontarget\n" + _K, True),
+    "unscored-pair-refused": (_S, _K + "c t1 nontarget\n" + _K, False),
+    "no-trial-matches": (_S, _OK, True),
+    "no-target-line-matches": (_S, _K.replace("target", "nontarget") + _OK, True),
+    "unknown-speaker": (_S, _K.replace("a t1 target", "a t1 nontarget") + _OK, True),
+}
+
+
+def _key_outcome(scores: bytes, key: str, allow: bool) -> tuple:
+    """What reading ``scores`` with ``key`` gives: the matrix or the message, and the warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            sm = read_scores(
+                scores, trials=key.encode(), allow_incomplete=allow, name="s", trials_name="k"
+            )
+            got: tuple = (
+                np.nan_to_num(sm.scores, nan=-9.0).tolist(),
+                None if sm.mask is None else sm.mask.tolist(),
+                sm.trial_ids.tolist(),
+                sm.trial_speakers.tolist(),
+                sm.enrol_speakers.tolist(),
+            )
+        except VoxMetricsInputError as exc:
+            got = ("refused", str(exc))
+    return (*got, [f"{type(w.message).__name__}: {w.message}" for w in caught])
+
+
+@pytest.mark.parametrize("case", list(KEY_PIECE_CASES))
+def test_a_key_read_in_pieces_reads_as_one_piece(monkeypatch, case):
+    scores, key, allow = KEY_PIECE_CASES[case]
+    monkeypatch.setattr(kaldi_reader, "_PIECE_BYTES", 1 << 30)
+    whole = _key_outcome(scores, key, allow)
+    for size in (1, 5, 64, 300):
+        monkeypatch.setattr(kaldi_reader, "_PIECE_BYTES", size)
+        assert _key_outcome(scores, key, allow) == whole, size
+
+
+def _random_key(seed: int) -> tuple[bytes, str, bool]:
+    """A small scores file and a key with odd ids, blank lines, line ends and bad lines."""
+    r = random.Random(seed)
+    trials = r.sample(
+        ["t1", "t2", "007", "7", "1.0", "x", "12", "abc", "0", "nan"], r.randint(1, 6)
+    )
+    enrol = r.sample(["a", "b", "007", "7", "d", "NA"], r.randint(2, 4))
+    lines = []
+    for t in trials + r.sample(["z1", "z2", "5", "05"], r.randint(0, 3)):
+        own = r.choice([*enrol, "other"])
+        for e in enrol:
+            if r.random() > 0.1:
+                label = "target" if e == own else "nontarget"
+                lines.append(
+                    [e, t, r.choice([label, "TARGET", "bogus"]) if r.random() < 0.05 else label]
+                )
+            if r.random() < 0.05:
+                lines.append(lines[-1] if lines else [e, t, "target"])
+    if r.random() < 0.3:
+        r.shuffle(lines)
+    bad = r.choice([0, 0, 0.03, 0.06])
+    text = []
+    for f in lines:
+        x = r.random()
+        f = f[:2] if x < bad else [*f, "extra"] if x < 2 * bad else f
+        end = r.choice(["\n", "\n", "\n", "\r\n", "\r"]) if r.random() < 0.2 else "\n"
+        text.append(r.choice([" ", "\t", "  ", " \t "]).join(f) + end)
+        if r.random() < 0.07:
+            text.append(r.choice(["\n", "  \n", "\r\n"]))
+    key = r.choice(["", "", "\ufeff", "\n\n", " \n"]) + "".join(text)
+    scored = trials if r.random() < 0.5 else trials[: max(1, len(trials) // 2)]
+    scores = "".join(f"{e} {t} {r.random():.3f}\n" for t in scored for e in enrol)
+    return scores.encode(), key, r.random() < 0.5
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_keys_read_in_pieces_read_as_one_piece(monkeypatch, seed):
+    scores, key, allow = _random_key(seed)
+    monkeypatch.setattr(kaldi_reader, "_PIECE_BYTES", 1 << 30)
+    whole = _key_outcome(scores, key, allow)
+    for size in (1, 16):
+        monkeypatch.setattr(kaldi_reader, "_PIECE_BYTES", size)
+        assert _key_outcome(scores, key, allow) == whole, size
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("short-then-long", r"k: line 36 has 4 fields; every line must be `enrol_id trial_id"),
+        ("short-only", r"k: line 35 has 2 fields"),
+        ("one-field-line", r"k: line 35 has 1 field;"),
+        ("bad-label-late", r"k: line 85: label 'maybe' is neither 'target' nor 'nontarget'"),
+        (
+            "target-clash-across-pieces",
+            r"k: line 35: trial 't1' is marked target for enrolled 'b' but line 1",
+        ),
+        (
+            "unscored-pair-refused",
+            r"1 of the 9 pairs listed in the key have no score in s \(first: line 5,",
+        ),
+        (
+            "master-key-refused",
+            r"40 of the 42 trials listed in the key \(80 of its 84 lines\).*line 5, trial 'x0'",
+        ),
+        ("no-trial-matches", r"none of its trial ids appears in the scores"),
+    ],
+)
+def test_a_key_read_in_pieces_keeps_its_messages(monkeypatch, case, message):
+    scores, key, allow = KEY_PIECE_CASES[case]
+    monkeypatch.setattr(kaldi_reader, "_PIECE_BYTES", 7)
+    with pytest.raises(VoxMetricsInputError, match=message):
+        read_scores(scores, trials=key.encode(), allow_incomplete=allow, name="s", trials_name="k")
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("wide-first-line", "k: line 3 has 4 fields"),  # counted after the blank lines
+        ("wide-first-line-then-wider", "k: line 1 has 4 fields"),  # as the parser says it
+        ("narrow-first-line", "k: line 1 has 2 fields"),
+    ],
+)
+def test_a_first_line_of_the_wrong_width_is_named_as_in_one_piece(monkeypatch, case, message):
+    # detect_format refuses such a key before; the parser still says the same in pieces
+    key = KEY_PIECE_CASES[case][1].encode()
+    layout = "enrol_id trial_id target|nontarget"
+    with pytest.raises(VoxMetricsInputError, match=message) as whole:
+        kaldi_reader._read_fields(key, "k", 3, layout, numeric_last=False)
+    for size in (1, 7, 1 << 30):
+        monkeypatch.setattr(kaldi_reader, "_PIECE_BYTES", size)
+        with pytest.raises(VoxMetricsInputError) as pieces:
+            kaldi_reader._scan_key(key, "k", np.array(["t1"]))
+        assert str(pieces.value) == str(whole.value)
+
+
+def test_a_master_key_in_pieces_through_the_command_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(kaldi_reader, "_PIECE_BYTES", 64)
+    (tmp_path / "scores").write_bytes(_S)
+    (tmp_path / "key").write_text(_MASTER)
+    argv = ["evaluate", str(tmp_path / "scores"), "--trials", str(tmp_path / "key")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "key: 40 of the 42 trials listed in the key (80 of its 84 lines)" in err
+    assert "first: line 5, trial 'x0'" in err and "Traceback" not in err
+    assert main([*argv, "--allow-incomplete", "--json", str(tmp_path / "out.json")]) == 0
+    assert "40 of the 42 trials" in capsys.readouterr().err
+
+
+_MEMORY_CHILD = textwrap.dedent(
+    """
+    import sys, warnings
+    import voxmetrics.data.readers.kaldi as kaldi
+    from voxmetrics.data.readers import read_scores
+    kaldi._PIECE_BYTES = 1 << 16  # the 1 MiB pieces of a 230 MB key, scaled to this one
+    warnings.simplefilter("ignore")  # the unscored trials, counted (asked for)
+    # the same path on a tiny key first: imports and first allocations are not the key's
+    read_scores(b"a t1 0.9\\nb t1 0.1\\n", trials=b"a t1 target\\nb t1 nontarget\\nb t2 target\\n",
+                allow_incomplete=True)
+    def kib(field):  # VmHWM: this process's peak (ru_maxrss may hold the parent's, at fork)
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith(field))
+    rss = kib("VmRSS")
+    sm = read_scores(sys.argv[1], trials=sys.argv[2], allow_incomplete=True)
+    print(kib("VmHWM") - rss, sm.n_pairs)
+    """
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_a_master_key_is_read_within_three_times_its_size(tmp_path):
+    # the issue's 10^7-line master key (2 lines per trial, 288 pairs scored) scaled to 2 x 10^5
+    rng = np.random.default_rng(0)
+    own = rng.integers(0, 10_000, 100_000)
+    other = (own + 5_000) % 10_000
+    key = "".join(
+        f"spk{a} utt{i} target\nspk{b} utt{i} nontarget\n"
+        for i, (a, b) in enumerate(zip(own, other, strict=True))
+    )
+    scores = "".join(f"spk{own[i]} utt{i} 0.9\nspk{other[i]} utt{i} 0.1\n" for i in range(144))
+    (tmp_path / "key").write_text(key)
+    (tmp_path / "scores").write_text(scores)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEMORY_CHILD, str(tmp_path / "scores"), str(tmp_path / "key")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    peak_kib, pairs = map(int, out.stdout.split())
+    assert pairs == 288
+    size = (tmp_path / "key").stat().st_size
+    assert peak_kib * 1024 <= 3 * size, (
+        f"{peak_kib / 1024:.1f} MiB for a {size / 2**20:.1f} MiB key"
+    )
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 1 << 24])
+def test_utf8_is_checked_in_pieces_at_the_same_byte(monkeypatch, size):
+    # a large non-ASCII file is decoded a piece at a time (not held as text besides its bytes)
+    monkeypatch.setattr(detect_module, "_UTF8_PIECE", size)
+    for data in (
+        b"abc\n\xff",
+        "é€😀".encode() + b"\x80z",
+        b"a\ne\xe2\x82",
+        "😀".encode()[:3] + b"A\n",
+        "t1 \u00e9 target\n".encode() * 3 + b"\xc3",
+    ):
+        start = None
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            start = exc.start
+        line = data.count(b"\n", 0, start) + 1
+        with pytest.raises(VoxMetricsInputError, match=f"at byte offset {start} \\(line {line}\\)"):
+            detect_module.check_utf8(data, "f")
+    detect_module.check_utf8("é€😀 ok\n".encode() * 5, "f")
+
+
+# ------------------------------------------------------------------ columns named twice
+# A column named twice is named as such, as the file writes it (pandas would have renamed the
+# second 'score.1' and the message would talk about 'score.1'), for every table.
+
+_LONG = (
+    ["t1", "a", "a", "0.9"],
+    ["t1", "a", "b", "0.1"],
+    ["t2", "b", "a", "0.2"],
+    ["t2", "b", "b", "0.8"],
+)
+
+
+def _parquet(names: list[str], rows: list[list[Any]], metadata: dict | None = None) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table([pa.array([r[k] for r in rows]) for k in range(len(names))], names=names)
+    if metadata is not None:
+        table = table.replace_schema_metadata(metadata)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+def _csv(names: list[str], rows: list[list[Any]]) -> bytes:
+    return "".join(",".join(map(str, r)) + "\n" for r in [names, *rows]).encode()
+
+
+def _twice(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
+    """Command lines whose input names a column twice, and what the message must say."""
+    files = {}
+    names = ["trial_id", "trial_speaker", "score", "enrol_speaker", "score"]
+    rows = [[t, s, float(v), e, float(v)] for t, s, e, v in _LONG]
+    (tmp_path / "s.csv").write_bytes(_csv(names, rows))
+    files["long-csv"] = (
+        ["evaluate", "s.csv"],
+        "column 'score' appears twice in s.csv (columns 3 and 5)",
+    )
+    (tmp_path / "s.parquet").write_bytes(_parquet(names, rows))
+    files["long-parquet"] = (
+        ["evaluate", "s.parquet"],
+        "column 'score' appears twice in s.parquet (columns 3 and 5)",
+    )
+    spaced = ["trial_id", " trial_speaker", "enrol_speaker", "score", "trial_speaker "]
+    (tmp_path / "sp.csv").write_bytes(_csv(spaced, [[t, s, e, v, s] for t, s, e, v in _LONG]))
+    files["long-csv-spaces"] = (
+        ["evaluate", "sp.csv"],
+        "column 'trial_speaker' appears twice in sp.csv (columns 2 and 5)",
+    )
+    ok = _csv(["trial_id", "trial_speaker", "enrol_speaker", "score"], list(_LONG))
+    (tmp_path / "ok.csv").write_bytes(ok)
+    (tmp_path / "attrs.csv").write_bytes(
+        _csv(["trial_id", "sex", "age", "sex"], [["t1", "F", 30, "F"], ["t2", "M", 40, "M"]])
+    )
+    files["trial-attributes"] = (
+        ["evaluate", "ok.csv", "--by", "sex", "--trial-attributes", "attrs.csv"],
+        "column 'sex' appears twice in attrs.csv (columns 2 and 4)",
+    )
+    meta = ["utt_id", "speaker", "role", "split", "speaker", "speaker"]
+    utts = [
+        ["e1", "a", "enrol", "eval"],
+        ["e2", "b", "enrol", "eval"],
+        ["u1", "a", "trial", "eval"],
+    ]
+    (tmp_path / "meta.csv").write_bytes(_csv(meta, [[*u, u[1], u[1]] for u in utts]))
+    np.savez(tmp_path / "emb.npz", embeddings=np.eye(3), utt_ids=np.array(["e1", "e2", "u1"]))
+    files["metadata-csv"] = (
+        ["evaluate", "--embeddings", "emb.npz", "--metadata", "meta.csv"],
+        "column 'speaker' appears 3 times in meta.csv (columns 2, 5 and 6)",
+    )
+    emb_rows = [[*u, [1.0, 0.0]] for u in utts]
+    (tmp_path / "emb.parquet").write_bytes(
+        _parquet(
+            ["utt_id", "speaker", "role", "utt_id", "embedding"],
+            [[u[0], u[1], u[2], u[0], e] for *u, e in emb_rows],
+        )
+    )
+    files["embeddings-parquet"] = (
+        ["evaluate", "--embeddings", "emb.parquet"],
+        "column 'utt_id' appears twice in emb.parquet (columns 1 and 4)",
+    )
+    (tmp_path / "labels.csv").write_bytes(_csv(["utt_id", "speaker", "sex"], [["u1", "a", "F"]]))
+    (tmp_path / "pred.csv").write_bytes(
+        _csv(["utt_id", "attribute", "class", "score", "score"], [["u1", "sex", "F", 0.9, 0.9]])
+    )
+    files["predictions-csv"] = (
+        ["sbls", "--metadata", "labels.csv", "--predictions", "pred.csv"],
+        "column 'score' appears twice in pred.csv (columns 4 and 5)",
+    )
+    return files
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "long-csv",
+        "long-parquet",
+        "long-csv-spaces",
+        "trial-attributes",
+        "metadata-csv",
+        "embeddings-parquet",
+        "predictions-csv",
+    ],
+)
+def test_a_column_named_twice_is_named_on_the_command_line(tmp_path, monkeypatch, capsys, case):
+    argv, message = _twice(tmp_path)[case]
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "; keep one" in err, err
+    assert ".1" not in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_column_named_twice_through_python_m_voxmetrics(tmp_path):
+    files = _twice(tmp_path)
+    for case in ("long-csv", "long-parquet"):
+        argv, message = files[case]
+        out = subprocess.run(
+            [sys.executable, "-m", "voxmetrics", *argv],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        )
+        assert out.returncode == 2, out.stderr
+        assert message in out.stderr and "Traceback" not in out.stderr
+        assert out.stderr.count("\n") == 1, out.stderr  # one line, no Arrow internals
+
+
+def test_read_table_and_the_readers_name_a_column_named_twice():
+    data = _csv(["utt_id", "speaker", "utt_id"], [["u1", "a", "u1"]])
+    with pytest.raises(
+        VoxMetricsInputError, match=r"column 'utt_id' appears twice in t\.csv \(columns 1 and 3\)"
+    ):
+        read_table(data, name="t.csv")
+    names = ["trial_id", "trial_speaker", "enrol_speaker", "score", "score", "score"]
+    with pytest.raises(
+        VoxMetricsInputError, match=r"'score' appears 3 times in s\.parquet \(columns 4, 5 and 6\)"
+    ):
+        read_scores(_parquet(names, [[*r, 1.0, 1.0] for r in _LONG]), name="s.parquet")
+    # columns without a name (trailing commas) are not named twice
+    sm = read_scores(
+        _csv(
+            ["trial_id", "trial_speaker", "enrol_speaker", "score", "", ""],
+            [[*r, "", ""] for r in _LONG],
+        )
+    )
+    assert sm.shape == (2, 2)
+
+
+def _damaged_parquet() -> dict[str, bytes]:
+    import json
+
+    names = ["trial_id", "trial_speaker", "enrol_speaker", "score"]
+    rows = [[t, s, e, float(v)] for t, s, e, v in _LONG]
+    good = bytearray(_parquet(names, rows))
+    for i in range(40, 120):  # the data pages, not the footer
+        good[i] ^= 0x5A
+    odd_index = {"index_columns": [{"kind": "range", "start": "x", "stop": 2, "step": 1}]}
+    return {
+        "flipped-pages": bytes(good),
+        "pandas-metadata-not-json": _parquet(names, rows, {b"pandas": b"{not json"}),
+        "pandas-metadata-odd-index": _parquet(
+            names, rows, {b"pandas": json.dumps({**odd_index, "columns": []}).encode()}
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "case", ["flipped-pages", "pandas-metadata-not-json", "pandas-metadata-odd-index"]
+)
+def test_a_damaged_parquet_file_is_one_line_naming_the_file(tmp_path, capsys, case):
+    (tmp_path / "s.parquet").write_bytes(_damaged_parquet()[case])
+    assert main(["evaluate", str(tmp_path / "s.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "s.parquet: damaged or unsupported Parquet file: it cannot be read as Parquet (" in err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    with pytest.raises(VoxMetricsInputError, match="damaged or unsupported Parquet file"):
+        read_table(_damaged_parquet()[case], name="s.parquet")
+
+
+@pytest.mark.parametrize("metadata", [b"{not json", b'{"index_columns": [{"kind": "range"}]}'])
+def test_an_embeddings_parquet_with_damaged_metadata_is_one_line(tmp_path, capsys, metadata):
+    rows = [["e1", "a", "enrol", "eval", [1.0, 0.0]], ["u1", "a", "trial", "eval", [1.0, 0.1]]]
+    names = ["utt_id", "speaker", "role", "split", "embedding"]
+    (tmp_path / "emb.parquet").write_bytes(_parquet(names, rows, {b"pandas": metadata}))
+    assert main(["evaluate", "--embeddings", str(tmp_path / "emb.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "emb.parquet: damaged or unsupported Parquet file" in err
+    assert err.count("\n") == 1 and "Traceback" not in err, err

@@ -6,6 +6,7 @@ pickled data and text that is not UTF-8 are refused here, before any parser runs
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import zipfile
@@ -34,6 +35,8 @@ _SUPPORTED = (
     "Kaldi key (`enrol_id trial_id target|nontarget`); utt2spk (`utt_id speaker`); metadata "
     "CSV (utt_id, speaker, role, split)"
 )
+
+_UTF8_PIECE = 1 << 24  # bytes of text checked for UTF-8 at a time
 
 
 def check_not_empty(data: bytes, name: str) -> None:
@@ -97,10 +100,18 @@ def check_utf8(data: bytes, name: str) -> None:
     """Refuse text that is not UTF-8, naming the byte offset and line of the first bad byte."""
     if data.isascii():
         return
+    # in pieces: decoding all at once would hold the text besides its bytes (up to 4x them)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
     try:
-        data.decode("utf-8")
+        for start in range(0, len(data), _UTF8_PIECE):
+            pending = len(decoder.getstate()[0])  # bytes of a character cut by the last piece
+            decoder.decode(view[start : start + _UTF8_PIECE], final=False)
+        pending = len(decoder.getstate()[0])
+        start = len(data)
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError as exc:
-        pos = exc.start
+        pos = start - pending + exc.start
         line = data.count(b"\n", 0, pos) + 1
         hint = ""
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):

@@ -27,6 +27,8 @@ from voxmetrics.data.readers.npz import float_array, np_load, npz_arrays, text_a
 from voxmetrics.data.readers.tables import (
     labels_of,
     missing_columns,
+    parquet_error,
+    parquet_footer,
     read_tabular_rows,
     refuse_nested,
 )
@@ -83,12 +85,13 @@ def _embeddings_from_parquet(data: bytes, name: str) -> EmbeddingSet:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    parquet_footer(data, name)  # limits, columns named twice, a damaged footer
     try:
         table = pq.read_table(pa.BufferReader(data))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise VoxMetricsInputError(
-            f"{name}: cannot be read as Parquet ({exc}); export it again."
-        ) from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # pyarrow on a damaged file: one line, never a traceback
+        raise parquet_error(exc, name) from None
     if "embedding" not in table.column_names:
         raise VoxMetricsInputError(
             f"{name}: no 'embedding' column; an embeddings Parquet needs columns "
@@ -124,7 +127,12 @@ def _embeddings_from_parquet(data: bytes, name: str) -> EmbeddingSet:
     d = int(lengths[0]) if lengths.size else 0
     flat = pc.list_flatten(col).to_numpy(zero_copy_only=False).astype(np.float64)
     emb = flat.reshape(table.num_rows, d)
-    meta = table.drop_columns(["embedding"]).to_pandas()
+    try:
+        meta = table.drop_columns(["embedding"]).to_pandas()
+    except MemoryError:
+        raise
+    except Exception as exc:  # e.g. damaged pandas metadata, or a type pandas cannot hold
+        raise parquet_error(exc, name) from None
     meta.columns = pd.Index([str(c).strip() for c in meta.columns])
     _check_meta(meta, where)
     return EmbeddingSet.from_arrays(emb, meta, source=name)

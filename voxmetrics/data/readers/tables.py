@@ -31,16 +31,57 @@ from voxmetrics.limits import check_count, get_limits, refuse
 pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
+    "blank_start",
+    "csv_header",
     "exact_labels",
     "labels_of",
     "missing_columns",
     "numeric_scores",
+    "parquet_error",
+    "parquet_footer",
     "read_csv_rows",
     "read_table",
     "read_tabular_rows",
+    "refuse_duplicate_columns",
     "refuse_nested",
     "skip_blank_start",
 ]
+
+
+def refuse_duplicate_columns(names: Sequence[Any], name: str) -> None:
+    """Refuse a table that names a column twice, as written (pandas would rename it 'x.1')."""
+    places: dict[str, list[int]] = {}
+    for k, c in enumerate(names, 1):
+        if str(c).strip():  # unnamed columns (trailing commas) are pandas' 'Unnamed: k'
+            places.setdefault(str(c).strip(), []).append(k)
+    for c, cols in places.items():
+        if len(cols) > 1:
+            times = "twice" if len(cols) == 2 else f"{len(cols)} times"
+            listed = ", ".join(map(str, cols[:-1])) + f" and {cols[-1]}"
+            raise VoxMetricsInputError(
+                f"column '{c}' appears {times} in {name} (columns {listed}); keep one, and "
+                f"rename or delete the {'other' if len(cols) == 2 else 'others'}."
+            )
+
+
+def csv_header(data: bytes) -> list[str]:
+    """The names of a CSV's first line as written (before pandas renames any), [] if none."""
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", errors="replace", newline="")
+    try:
+        return next(csv.reader(text), [])
+    except csv.Error:  # e.g. a name longer than the csv module's limit: pandas will say
+        return []
+
+
+def parquet_error(exc: BaseException, name: str) -> VoxMetricsInputError:
+    """One line for what pyarrow or pandas raised on a Parquet file (not their internals)."""
+    lines = str(exc).strip().splitlines()
+    what = lines[0] if lines else type(exc).__name__
+    what = what if len(what) <= 200 else what[:200] + "..."
+    return VoxMetricsInputError(
+        f"{name}: damaged or unsupported Parquet file: it cannot be read as Parquet ({what}); "
+        "export it again (e.g. DataFrame.to_parquet)."
+    )
 
 
 def _parser_error(exc: Exception, name: str, what: str) -> VoxMetricsInputError:
@@ -81,6 +122,27 @@ def _long_first_line(data: bytes, name: str) -> VoxMetricsInputError:
     )
 
 
+_BLANK = re.compile(rb"[ \t\r\n]*")
+
+
+def blank_start(data: bytes) -> tuple[int, int]:
+    r"""Where :func:`skip_blank_start`'s text begins in ``data``, and the blank lines before it.
+
+    The offset spares a copy of a large file.
+
+    Examples
+    --------
+    >>> blank_start(b"\xef\xbb\xbf\n  \r\na,b\n"), blank_start(b"a,b\n")
+    ((7, 2), (0, 0))
+    """
+    bom = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    end = _BLANK.match(data, bom).end()  # type: ignore[union-attr]
+    if end == bom:
+        return 0, 0
+    lead = data[bom:end]
+    return bom + lead.rfind(b"\n") + 1, lead.count(b"\n")  # keep the first line's indentation
+
+
 def skip_blank_start(data: bytes) -> tuple[bytes, int]:
     r"""``data`` without its leading blank lines (and byte-order mark), and how many there were.
 
@@ -89,13 +151,8 @@ def skip_blank_start(data: bytes) -> tuple[bytes, int]:
     >>> skip_blank_start(b"\xef\xbb\xbf\n  \r\na,b\n")
     (b'a,b\n', 2)
     """
-    body = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
-    stripped = body.lstrip(b" \t\r\n")
-    if len(stripped) == len(body):
-        return data, 0
-    lead = body[: len(body) - len(stripped)]
-    cut = lead.rfind(b"\n") + 1  # keep the indentation of the first line with content
-    return body[cut:], lead.count(b"\n")
+    start, skipped = blank_start(data)
+    return (data[start:] if start else data), skipped
 
 
 def read_csv_rows(
@@ -118,6 +175,7 @@ def read_csv_rows(
     check_count(name, "lines", data.count(b"\n"), "max_rows")
     first_line = data[: data.find(b"\n")] if b"\n" in data else data
     check_count(name, "columns", first_line.count(b",") + 1, "max_columns")
+    refuse_duplicate_columns(csv_header(data), name)
     try:
         header = pd.read_csv(io.BytesIO(data), nrows=0, encoding="utf-8-sig", index_col=False)
         raw_cols = [str(c) for c in header.columns]
@@ -153,32 +211,44 @@ def read_csv_rows(
     return df.reset_index(drop=True), where
 
 
+def parquet_footer(data: bytes, name: str) -> Any:
+    """A Parquet file's footer, checked before any column is decompressed.
+
+    Rows, columns and the unpacked size against the limits; column names named twice and
+    anything pyarrow cannot read refused, in one message each.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(pa.BufferReader(data))
+        schema = meta.schema.to_arrow_schema()
+        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    except MemoryError:
+        raise
+    except Exception as exc:  # pyarrow's errors are not all ArrowException
+        raise parquet_error(exc, name) from None
+    check_count(name, "rows", meta.num_rows, "max_rows")
+    check_count(name, "columns", meta.num_columns, "max_columns")
+    if unpacked > get_limits().max_file_bytes:
+        raise refuse(name, f"the columns unpack to {unpacked:,} bytes", "max_file_bytes")
+    refuse_duplicate_columns(schema.names, name)
+    return schema
+
+
 def _read_parquet_frame(
     data: bytes, name: str, *, categorical: bool = False
 ) -> tuple[pd.DataFrame, Where]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    try:
-        meta = pq.read_metadata(pa.BufferReader(data))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise VoxMetricsInputError(
-            f"{name}: cannot be read as Parquet ({exc}); export it again (e.g. "
-            "DataFrame.to_parquet)."
-        ) from None
-    # refuse by the footer, before any column is decompressed
-    check_count(name, "rows", meta.num_rows, "max_rows")
-    check_count(name, "columns", meta.num_columns, "max_columns")
-    unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    if unpacked > get_limits().max_file_bytes:
-        raise refuse(name, f"the columns unpack to {unpacked:,} bytes", "max_file_bytes")
-    refuse_nested(meta.schema.to_arrow_schema(), name)
+    schema = parquet_footer(data, name)
+    refuse_nested(schema, name)
     try:
         if categorical:  # text columns straight to categoricals (fast path, exact labels)
-            schema = pq.read_schema(pa.BufferReader(data))
             text = [
                 f.name
-                for f in schema
+                for f in pq.read_schema(pa.BufferReader(data))
                 if f.name.strip() != "score"
                 and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
             ]
@@ -186,11 +256,10 @@ def _read_parquet_frame(
             df = table.to_pandas()
         else:
             df = pd.read_parquet(io.BytesIO(data))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise VoxMetricsInputError(
-            f"{name}: cannot be read as Parquet ({exc}); export it again (e.g. "
-            "DataFrame.to_parquet)."
-        ) from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # pyarrow or pandas on a damaged file: one line, never a traceback
+        raise parquet_error(exc, name) from None
     df.columns = pd.Index([str(c).strip() for c in df.columns])
     df = df.reset_index(drop=True)
     return df, Where(name, "row", np.arange(1, len(df) + 1, dtype=np.int64))
