@@ -60,6 +60,7 @@ from voxmetrics.analysis.rank_stability import (
     rank_interval,
     tau_summary,
 )
+from voxmetrics.analysis.strongest import StrongestAttackers
 from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -430,6 +431,9 @@ class RankedSystem:
     :attr:`rank`; None without replicates)."""
     p_rank1: float | None = None
     """Share of all the replicates in which it ranks first in the band (None without)."""
+    judged_attacker: str | None = None
+    """The attacker its EER is of, when known: its back-end and how it was chosen as the
+    strongest tried (None: the scores' making is unknown)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (``rank_interval`` as ``[low, high]``)."""
@@ -530,6 +534,8 @@ class VoicePrivacyRanking:
         low, Rank 95% high) and P(rank 1) of each entry.
         """
         columns = ["EER band", "Rank", "System", "EER", "WER", "UAR"]
+        if any(r.judged_attacker for r in self.rows):  # which attacker, when known
+            columns.append("Attacker")
         extra = ["P(in band)", "Rank 95% low", "Rank 95% high", "P(rank 1)"]
         with_stability = stability and self.stability is not None
         rows = []
@@ -541,6 +547,7 @@ class VoicePrivacyRanking:
                 "EER": r.eer,
                 "WER": r.wer,
                 "UAR": r.uar,
+                "Attacker": r.judged_attacker,
             }
             if with_stability:
                 iv = r.rank_interval or (None, None)
@@ -608,13 +615,26 @@ class VoicePrivacyRanking:
 
 
 def _ranked_systems(
-    numbers: Iterable[ConditionNumbers], attacker: str, reference: str | None
+    numbers: Iterable[ConditionNumbers],
+    attacker: str,
+    reference: str | None,
+    attackers: StrongestAttackers | None = None,
+    left_out: dict[str, str] | None = None,
 ) -> list[ConditionNumbers]:
-    return [
-        c
-        for c in numbers
-        if c.attacker == attacker and c.attacker != REFERENCE_ATTACKER and c.condition != reference
-    ]
+    """The systems under ``attacker``: the strongest attacker's condition of each.
+
+    The weaker attackers' conditions go into ``left_out``, with why.
+    """
+    out = []
+    for c in numbers:
+        if c.attacker != attacker or c.attacker == REFERENCE_ATTACKER or c.condition == reference:
+            continue
+        if attackers is not None and not attackers.judged(c.condition):
+            if left_out is not None:
+                left_out[c.condition] = attackers.left_out()[c.condition]
+            continue
+        out.append(c)
+    return out
 
 
 def _or_minus_inf(v: float | None) -> float:
@@ -628,6 +648,7 @@ def voiceprivacy_ranking(
     attacker: str = RANKING_ATTACKER,
     reference: str | None = None,
     replicates: RankingReplicates | None = None,
+    attackers: StrongestAttackers | None = None,
 ) -> VoicePrivacyRanking:
     """Systems grouped by minimum EER and ranked by WER, then UAR (VoicePrivacy 2024).
 
@@ -646,6 +667,11 @@ def voiceprivacy_ranking(
         The systems' EER, WER and UAR in paired bootstrap replicates: every entry then says
         how firm it is (``p_band``, ``rank_interval``, ``p_rank1``; Kendall's τ per band; see
         :mod:`voxmetrics.analysis.rank_stability`).
+    attackers : StrongestAttackers, optional
+        Which attacker each system is judged against
+        (:func:`~voxmetrics.analysis.strongest.strongest_attackers` of the study): a system
+        tried by several ``attacker`` back-ends is banded on the strongest (lowest dev EER),
+        each entry names it, and the weaker ones are listed as unranked with why.
 
     Returns
     -------
@@ -663,8 +689,8 @@ def voiceprivacy_ranking(
         raise VoxMetricsInputError(
             f"EER bands must be fractions in [0, 1] (10 % is 0.10); got {list(bands)}."
         )
-    systems = _ranked_systems(numbers, attacker, reference)
     unranked: dict[str, str] = {}
+    systems = _ranked_systems(numbers, attacker, reference, attackers, unranked)
     eligible = []
     for c in systems:
         eer, wer = c.value("eer"), c.value("wer")
@@ -696,6 +722,7 @@ def voiceprivacy_ranking(
                     eer=c.value("eer"),  # type: ignore[arg-type]
                     wer=wer,  # type: ignore[arg-type]
                     uar=c.value("uar"),
+                    judged_attacker=(attackers.label(c.condition) or None) if attackers else None,
                 )
             )
     stability = None
@@ -805,6 +832,7 @@ def utility_callouts(
     reference: str | None = None,
     lid_max_min: float = LEAK_LID_MAX,
     linkability_factor: float = LEAK_LINKABILITY_FACTOR,
+    attackers: StrongestAttackers | None = None,
 ) -> list[UtilityCallout]:
     """The ranked systems whose EER reaches a band although they still leak (module docstring).
 
@@ -812,6 +840,8 @@ def utility_callouts(
     above ``linkability_factor`` x chance 1/N), for the systems under ``attacker``. A number
     with a note (:attr:`ConditionNumbers.notes`: the report card reads it as "≈ chance" or
     "uninformative at N = n") is not cited: the card and the call-out say the same thing.
+    With ``attackers``, a system is judged under its strongest attacker only, as in
+    :func:`voiceprivacy_ranking`.
 
     Examples
     --------
@@ -824,7 +854,7 @@ def utility_callouts(
     """
     levels = sorted(float(b) for b in bands)
     out = []
-    for c in _ranked_systems(numbers, attacker, reference):
+    for c in _ranked_systems(numbers, attacker, reference, attackers):
         eer = c.value("eer")
         if eer is None or not levels or eer < levels[0]:
             continue
