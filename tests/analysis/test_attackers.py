@@ -20,7 +20,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate, evaluate_condition
 from voxmetrics.metrics.legal import link_rank_ties
 from voxmetrics.metrics.ranks import target_ranks
-from voxmetrics.synth import demo_embeddings
+from voxmetrics.synth import demo_embeddings, demo_study
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +122,17 @@ def test_cross_fitted_dev_figures_use_the_pairs_within_folds():
     # with a train split nothing is restricted: every dev pair is out of sample
     anon, _ = attack_embeddings(2, n_train=20, n_dev=10, n_eval=10)
     assert condition_attackers(anon, backends=["cosine", "lda"]).outcome("lda").dev_listed is None
+
+
+def test_a_small_dev_set_keeps_two_speakers_per_fold():
+    study = demo_study(n_speakers=12).subset("sex", "F")
+    es = study.get("plain").embeddings  # 6 dev speakers: 3 folds of 2, not 5 of 1 or 2
+    sweep = condition_attackers(es)
+    assert sweep.outcome("fusion").ok  # every fold has non-mated pairs to weigh
+    assert (
+        sweep.outcome("lda").dev_pairs.mask.sum(axis=1).tolist()
+        == [2] * es.score_matrix("dev").n_trials
+    )
 
 
 def test_never_trained_on_the_evaluated_speakers():

@@ -25,7 +25,9 @@ any speaker information the fused dev EER came out at 0.40, its eval EER at 0.51
 cross-fitting, every back-end's dev figures (cosine and max too, so that all are compared on
 the same pairs), the fusion weights and a calibration are learned and measured on the pairs
 within folds only: each trial against the enrolled speakers held out with it
-(:attr:`BackendOutcome.dev_listed`). The condition's dev scores stay complete.
+(:attr:`BackendOutcome.dev_listed`). The condition's dev scores stay complete. A fold holds
+two speakers or more (fewer folds than ``folds`` when dev has fewer than twice as many
+speakers), so that its pairs have non-mated ones.
 """
 
 from __future__ import annotations
@@ -324,10 +326,15 @@ class AttackerSweep:
 
 
 def _folds(speakers: NDArray[np.str_], k: int, seed: int) -> list[NDArray[np.str_]]:
-    """The unique ``speakers`` split into ``k`` groups at random (seeded)."""
+    """The unique ``speakers`` split into ``k`` groups at random (seeded).
+
+    At most half as many groups as speakers, so that each holds two speakers or more: the
+    pairs within a fold then have non-mated pairs (module docstring).
+    """
     names = np.unique(speakers)
+    k = min(k, max(1, names.size // 2))
     order = np.random.default_rng(seed).permutation(names.size)
-    return [np.sort(names[order[f::k]]) for f in range(min(k, names.size))]
+    return [np.sort(names[order[f::k]]) for f in range(k)]
 
 
 def _fold_pairs(dev: ScoreMatrix, groups: Sequence[NDArray[np.str_]]) -> NDArray[np.bool_] | None:
@@ -705,7 +712,10 @@ def condition_attackers(
     if "fusion" in names:
         if progress is not None:
             progress((len(components) - 1) / len(components), "fusing the back-ends")
-        fused = _fusion_outcome([o for o in outcomes if o.ok], folds, seed, select_by)
+        try:
+            fused = _fusion_outcome([o for o in outcomes if o.ok], folds, seed, select_by)
+        except (ValueError, np.linalg.LinAlgError) as exc:  # e.g. too few dev pairs to weigh
+            fused = BackendOutcome("fusion", skipped=str(exc).rstrip("."))
         if not choose and not fused.ok:
             raise VoxMetricsInputError(f"fusion: {fused.skipped}.")
         outcomes.insert(components.index("fusion") if "fusion" in components else 0, fused)
