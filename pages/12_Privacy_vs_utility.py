@@ -4,6 +4,7 @@ call-out."""
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis.strongest import strongest_attackers
 from voxmetrics.analysis.tradeoff import (
     EER_BANDS,
     LEAK_LID_MAX,
@@ -97,10 +98,18 @@ st.markdown(
     "The VoicePrivacy 2024 evaluation plan (Tomashenko et al. 2024) ranks systems for four "
     f"minimum privacy levels: the EER of the {chosen.attacker} attacker at least {bands}. A "
     "system enters every band its EER reaches; within a band, systems are ranked by WER "
-    "(lower first), then by UAR (higher first)."
+    "(lower first), then by UAR (higher first). A system tried by several attacker back-ends "
+    "is banded on the strongest of them (lowest dev EER; Attackers page), named in the "
+    "Attacker column; the weaker ones are listed as not ranked."
 )
+judged = ui.compute(strongest_attackers, study.conditions).value  # the strongest attacker tried
 ranking = ui.compute(
-    report_ranking, reports, reference=chosen.reference, attacker=chosen.attacker, cache=False
+    report_ranking,
+    reports,
+    reference=chosen.reference,
+    attacker=chosen.attacker,
+    attackers=judged,
+    cache=False,
 ).value
 if ranking is not None:
     show_ranking(ranking)
@@ -124,6 +133,7 @@ if ranking is not None:
             reference=chosen.reference,
             attacker=chosen.attacker,
             replicates=replicates,
+            attackers=judged,
             cache=False,
         ).value
     if ranking is not None:
@@ -135,7 +145,12 @@ rule = (
     f"{LEAK_LINKABILITY_FACTOR:g}x its chance level 1/N"
 )
 callouts = ui.compute(
-    report_callouts, reports, reference=chosen.reference, attacker=chosen.attacker, cache=False
+    report_callouts,
+    reports,
+    reference=chosen.reference,
+    attacker=chosen.attacker,
+    attackers=judged,
+    cache=False,
 ).value
 if callouts is not None:
     show_callouts(callouts, rule)
