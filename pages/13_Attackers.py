@@ -59,6 +59,7 @@ text.show_weak_attacker(cmp)
 st.subheader("Every back-end side by side")
 stem = f"attackers_{choices.condition}"
 ui.show_table(cmp.frame(), f"{stem}.csv", column_help=BACKEND_COLUMNS)
+text.show_skipped(cmp)
 st.caption(
     "Dev: the figure each back-end is compared by (out of sample: held-out speakers). Eval: "
     "what each back-end's scores give, evaluated as every condition is (no bootstrap here). "

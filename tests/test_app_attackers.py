@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import EmbeddingSet
-from voxmetrics.data.recipe import WEAK_ATTACKER
+from voxmetrics.data.recipe import WEAK_ATTACKER, AttackerRecipe
 from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.embeddings.backends import BACKENDS
 from voxmetrics.evaluation.attackers import BACKEND_COLUMNS
@@ -113,16 +113,20 @@ def test_the_original_voices_run_the_check_on_original_speech():
 
 def test_adding_the_strongest_makes_the_card_judge_it_and_name_it():
     at = _page()
-    at.selectbox(key="vm_attackers_condition").set_value("anon-mild").run()
+    for name in ("anon-mild", "anon-strong", "anon-leaky", "random"):  # one not won by cosine
+        at.selectbox(key="vm_attackers_condition").set_value(name).run()
+        if not at.button(key="vm_attackers_add_strongest").disabled:
+            break
     strongest = _backends(at).query("Strongest")["Back-end"].iloc[0]
+    assert strongest != "cosine"  # cosine is the condition's own scores: nothing to add
     at.button(key="vm_attackers_add_strongest").click().run()
     assert not at.exception, at.exception
     study = at.session_state[STUDY_KEY]
-    added = study.get(f"anon-mild [{strongest}]")
+    added = study.get(f"{name} [{strongest}]")
     assert added.recipe.backend == strongest and added.recipe.selected_by == "eer"
-    assert added.recipe.weak and added.utility == study.get("anon-mild").utility
+    assert added.utility == study.get(name).utility and added.attacker == "semi-informed"
     judged = next(d.value for d in at.dataframe if "Judged" in d.value.columns)
-    assert set(judged["Condition"]) == {"anon-mild", f"anon-mild [{strongest}]"}
+    assert set(judged["Condition"]) == {name, f"{name} [{strongest}]"}
     assert judged["Judged"].sum() == 1
     # the Overview's card judges the strongest of the two, names it, and warns when weak
     at.switch_page(OVERVIEW).run()
@@ -134,18 +138,20 @@ def test_adding_the_strongest_makes_the_card_judge_it_and_name_it():
     notes = _text(at.markdown)
     assert "Which attacker each row is judged against" in notes
     assert "the strongest of 2 attackers tried" in notes and "(not on the card)" in notes
-    if kept != "anon-mild":  # the weak attacker's row carries its warning
+    if kept != name and added.recipe.weak:  # the weak attacker's row carries its warning
         assert WEAK_ATTACKER in _text(at.warning)
 
 
-def test_adding_every_backend():
+def test_adding_every_backend_but_the_conditions_own_scores():
     at = _page()
     n = int(_backends(at)["Skipped"].eq("").sum())
+    assert "cosine: the condition's own scores" in _text(at.caption)
     at.button(key="vm_attackers_add_all").click().run()
     assert not at.exception, at.exception
     names = at.session_state[STUDY_KEY].names
-    assert sum(name.startswith("plain [") for name in names) == n
-    assert "Added plain [cosine]" in _text(at.success)
+    assert sum(name.startswith("plain [") for name in names) == n - 1
+    assert "plain [cosine]" not in names  # the demo's scores are cosine scores already
+    assert "Added plain [lda]" in _text(at.success)
 
 
 def test_a_subset_adds_nothing_and_says_why():
@@ -189,3 +195,17 @@ def test_no_backend_chosen_is_a_message():
     at.multiselect(key="vm_attackers_backends").set_value([]).run()
     assert not at.exception, at.exception
     assert "Choose at least one back-end" in _text(at.error)
+
+
+def test_the_overview_warns_of_a_weak_attacker_with_its_reasons():
+    study = _study()
+    weak = dataclasses.replace(
+        study.get("anon-mild"),
+        recipe=AttackerRecipe("cosine", cautions=("its training data are too few",)),
+    )
+    at = _page(study.with_condition(weak), OVERVIEW)
+    assert not at.error, [e.value for e in at.error]
+    warnings = _text(at.warning)
+    assert f"**anon-mild**: {WEAK_ATTACKER} (its training data are too few)" in warnings
+    assert "- **anon-mild**: cosine" in _text(at.markdown)  # the attacker it is judged against
+    assert list(at.dataframe[0].value["Condition"]) == study.names  # every row judged

@@ -114,10 +114,13 @@ def test_progress_goes_from_the_sweep_to_the_evaluations():
 
 def test_the_figure_marks_the_strongest_and_shows_dev_and_eval(comparison):
     fig = attackers_figure(comparison)
-    dev, ev, link = fig.data
-    assert list(dev.x) == list(ev.x) == list(link.x)
+    dev, ev, best, link = fig.data
+    assert list(dev.x) == list(ev.x) == list(best.x) == list(link.x)
     marked = [x for x in ev.x if x.startswith(STRONGEST_MARK)]
     assert marked == [f"{STRONGEST_MARK} {comparison.strongest}"]
     frame = comparison.frame()
-    assert list(ev.y) == list(frame["EER"]) and list(dev.y) == list(frame["Dev EER"])
+    eval_eer = [b if a is None else a for a, b in zip(ev.y, best.y, strict=True)]
+    assert eval_eer == list(frame["EER"]) and list(dev.y) == list(frame["Dev EER"])
+    assert [y is not None for y in best.y] == list(frame["Strongest"])
+    assert ev.offsetgroup == best.offsetgroup  # one slot per back-end
     assert comparison.strongest in fig.layout.title.text

@@ -49,8 +49,6 @@ BACKEND_COLUMNS: dict[str, str] = {
     "Back-end": "The scoring back-end (docs, Methods > Attackers).",
     "Strongest": "Chosen on dev: the back-end with the best dev figure (the rule of the sweep); "
     "its eval numbers are the ones reported.",
-    "Trained on": "The attacker's own data it was trained on: the train split, else dev "
-    "(its dev scores then cross-fitted over speaker folds); none for cosine and max.",
     "Dev EER": "Its EER on dev (out of sample), the figure the strongest is chosen by.",
     "EER": "On eval: 1-to-1 verification equal error rate (0.5 = chance).",
     "ROCCH-EER": "On eval: the EER of the ROC convex hull.",
@@ -63,6 +61,8 @@ BACKEND_COLUMNS: dict[str, str] = {
     "ALID (bits)": "On eval: average local information disclosure (LID calibrated on the "
     "back-end's dev scores).",
     "LIDmax (bits)": "On eval: the worst trial's disclosure (at most log2 N).",
+    "Trained on": "The attacker's own data it was trained on: the train split, else dev "
+    "(its dev scores then cross-fitted over speaker folds); none for cosine and max.",
     "Skipped": "Why a back-end could not be tried here.",
 }
 """The columns of :meth:`AttackerComparison.frame` (after the dev figure of a metric other than

@@ -35,7 +35,8 @@ def attackers_figure(comparison: AttackerComparison, *, title: str | None = None
     Left: the dev EER each back-end was compared by (light) beside its eval EER (the number
     reported), with chance (0.5) dotted. Right: its linkability on eval, against the chance
     level 1/N (dashed). The strongest (chosen on dev) is marked :data:`STRONGEST_MARK` on the
-    axis and drawn in vermillion; skipped back-ends are left out.
+    axis and its eval bars are vermillion (a legend entry of their own); skipped back-ends are
+    left out.
 
     Examples
     --------
@@ -44,8 +45,10 @@ def attackers_figure(comparison: AttackerComparison, *, title: str | None = None
     >>> cmp = compare_attackers(demo_study(n_speakers=6).get("anon-mild"),
     ...                         backends=["cosine", "lda"])
     >>> fig = attackers_figure(cmp)
-    >>> [t.name for t in fig.data]
-    ['Dev EER (chosen on)', 'Eval EER (reported)', 'Linkability (eval)']
+    >>> [t.name for t in fig.data][::3]
+    ['Dev EER (chosen on)', 'Linkability (eval)']
+    >>> fig.data[2].name
+    'Eval EER of the strongest ★'
     """
     frame = comparison.frame()
     frame = frame[frame["Skipped"] == ""]
@@ -58,7 +61,10 @@ def attackers_figure(comparison: AttackerComparison, *, title: str | None = None
         rows=1,
         cols=2,
         horizontal_spacing=0.1,
-        subplot_titles=("EER: dev (chosen on) and eval (reported)", "Linkability on eval"),
+        subplot_titles=(
+            "EER: dev (chosen on) and eval (reported)",
+            "Linkability on eval (dashed: chance 1/N)",
+        ),
     )
     fig.add_trace(
         go.Bar(
@@ -66,22 +72,30 @@ def attackers_figure(comparison: AttackerComparison, *, title: str | None = None
             y=[_number(v) for v in frame["Dev EER"]],
             name="Dev EER (chosen on)",
             marker_color=_DEV_COLOR,
+            offsetgroup="dev",
             hovertemplate="%{x}<br>dev EER %{y:.3f}<extra></extra>",
         ),
         row=1,
         col=1,
     )
-    fig.add_trace(
-        go.Bar(
-            x=labels,
-            y=[_number(v) for v in frame["EER"]],
-            name="Eval EER (reported)",
-            marker_color=eval_colors,
-            hovertemplate="%{x}<br>eval EER %{y:.3f}<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
+    eers = [_number(v) for v in frame["EER"]]
+    chosen = [b == strongest for b in frame["Back-end"]]
+    for name, color, keep in (
+        ("Eval EER (reported)", NON_MATED_COLOR, False),
+        (f"Eval EER of the strongest {STRONGEST_MARK}", MATED_COLOR, True),
+    ):  # one slot per back-end: the strongest's bar is drawn in its own colour
+        fig.add_trace(
+            go.Bar(
+                x=labels,
+                y=[e if c == keep else None for e, c in zip(eers, chosen, strict=True)],
+                name=name,
+                marker_color=color,
+                offsetgroup="eval",
+                hovertemplate="%{x}<br>eval EER %{y:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
     fig.add_trace(
         go.Bar(
             x=labels,
@@ -101,10 +115,7 @@ def attackers_figure(comparison: AttackerComparison, *, title: str | None = None
     chance = [_number(v) for v in frame["Chance (1/N)"]]
     known = [c for c in chance if c is not None]
     if known:
-        fig.add_hline(
-            y=max(known), line_dash="dash", line_color=CHANCE_COLOR, row=1, col=2,
-            annotation_text="chance 1/N", annotation_position="top left",
-        )  # fmt: skip
+        fig.add_hline(y=max(known), line_dash="dash", line_color=CHANCE_COLOR, row=1, col=2)
     fig.update_yaxes(title_text="EER", range=[0, 0.55], row=1, col=1)
     fig.update_yaxes(title_text="Linkability", rangemode="tozero", row=1, col=2)
     fig.update_layout(

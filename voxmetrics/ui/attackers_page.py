@@ -33,6 +33,7 @@ __all__ = [
     "attacker_choices",
     "conditions_with_embeddings",
     "show_card_attackers",
+    "show_skipped",
     "show_strongest",
     "show_weak_attacker",
 ]
@@ -171,6 +172,19 @@ def show_strongest(cmp: AttackerComparison) -> None:
         st.caption(md_escape(note))
 
 
+def show_skipped(cmp: AttackerComparison) -> None:
+    """The back-ends that could not be tried here, each with why (a caption)."""
+    skipped = [o for o in cmp.sweep.outcomes if not o.ok]
+    if skipped:
+        st.caption(
+            "Not tried here: "
+            + "; ".join(
+                f"**{o.name}**: {md_escape((o.skipped or '').rstrip('.'))}" for o in skipped
+            )
+            + "."
+        )
+
+
 def show_weak_attacker(cmp: AttackerComparison) -> None:
     """The weak-attacker warning with its reasons, or which checks ran and passed."""
     check = cmp.check
@@ -207,8 +221,14 @@ def _add(conditions: Sequence[Condition]) -> None:
 
 
 def add_buttons(cmp: AttackerComparison) -> None:
-    """The buttons that add the strongest attacker's condition, or every back-end's."""
-    ok = [o.name for o in cmp.sweep.outcomes if o.ok]
+    """The buttons that add the strongest attacker's condition, or every back-end's.
+
+    A back-end whose eval scores are the condition's own (cosine scoring of the embeddings the
+    condition was scored from) adds nothing new, and is not added.
+    """
+    own = cmp.condition.eval.content_hash
+    same = {o.name for o in cmp.sweep.outcomes if o.ok and o.eval.content_hash == own}  # type: ignore[union-attr]
+    ok = [o.name for o in cmp.sweep.outcomes if o.ok and o.name not in same]
     if get_subset() is not None:
         st.info(
             "The page shows a subset of the trials (sidebar): choose **All trials** to add "
@@ -222,6 +242,8 @@ def add_buttons(cmp: AttackerComparison) -> None:
         "the study). The report card, the call-outs and the ranking then judge the strongest "
         "attacker of the system (lowest dev EER) and say which."
     )
+    if same:
+        st.caption(f"{', '.join(sorted(same))}: the condition's own scores (nothing new to add).")
     with st.container(horizontal=True, gap="small"):
         st.button(
             f"Add the strongest ({cmp.strongest})",
@@ -230,6 +252,10 @@ def add_buttons(cmp: AttackerComparison) -> None:
             args=(cmp.conditions(),),
             icon=":material/add:",
             type="primary",
+            disabled=cmp.strongest in same,
+            help="The strongest is the condition's own scores: it is judged as it is."
+            if cmp.strongest in same
+            else None,
         )
         st.button(
             f"Add every back-end ({len(ok)})",
@@ -237,6 +263,7 @@ def add_buttons(cmp: AttackerComparison) -> None:
             on_click=_add,
             args=(cmp.conditions(ok),),
             icon=":material/playlist_add:",
+            disabled=not ok,
         )
 
 
