@@ -4,6 +4,7 @@ call-out."""
 import streamlit as st
 
 from voxmetrics import ui
+from voxmetrics.analysis.strongest import strongest_attackers
 from voxmetrics.analysis.tradeoff import (
     EER_BANDS,
     LEAK_LID_MAX,
@@ -100,15 +101,20 @@ st.markdown(
     "compared at the challenge's 0.001 % (and, for a VoicePrivacy tree, the mean of the EERs "
     "of the trial lists the challenge prints: female and male in 2024, each language's in "
     "2026 track 2). A system enters every band its EER reaches; within a band, systems are "
-    "ranked twice: by WER (lower first, UAR breaking ties) and by UAR (higher first)."
+    "ranked twice: by WER (lower first, UAR breaking ties) and by UAR (higher first). A "
+    "system tried by several attacker back-ends is banded on the strongest of them (lowest "
+    "dev EER; Attackers page), named in the Attacker column; the weaker ones are listed as "
+    "not ranked."
 )
 group_eers = ui.compute(challenge_group_eers, study, cache=False).value
+judged = ui.compute(strongest_attackers, study.conditions).value  # the strongest attacker tried
 ranking = ui.compute(
     report_ranking,
     reports,
     reference=chosen.reference,
     attacker=chosen.attacker,
     group_eers=group_eers,
+    attackers=judged,
     cache=False,
 ).value
 if ranking is not None:
@@ -134,6 +140,7 @@ if ranking is not None:
             attacker=chosen.attacker,
             replicates=replicates,
             group_eers=group_eers,
+            attackers=judged,
             cache=False,
         ).value
     if ranking is not None:
@@ -150,6 +157,7 @@ callouts = ui.compute(
     reference=chosen.reference,
     attacker=chosen.attacker,
     group_eers=group_eers,
+    attackers=judged,
     cache=False,
 ).value
 if callouts is not None:

@@ -4,6 +4,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.analysis.sbls import attack_sbls, default_attack
+from voxmetrics.analysis.strongest import strongest_attackers
 from voxmetrics.evaluation import compare_conditions, voice_conditions
 from voxmetrics.evaluation.card import FLIP_MARK, FLIP_SHARE, report_card
 from voxmetrics.plots import eer_linkability_figure
@@ -26,6 +27,7 @@ from voxmetrics.report import (
     number_references,
     overview_frame,
 )
+from voxmetrics.ui.attackers_page import show_card_attackers
 
 study = ui.page_setup("Overview")
 st.title("Overview")
@@ -50,8 +52,10 @@ for r in reports:  # the informed attacker of the study report (each trained onc
     attacks[r.name] = attack.value
     leak = None if attack.value is None else ui.compute(attack_sbls, attack.value, warn=r.name)
     sbls[r.name] = None if leak is None or leak.value is None else leak.value.sbls
-card = report_card(reports, sbls=sbls)
+judged = ui.compute(strongest_attackers, study.conditions).value  # the strongest attacker tried
+card = report_card(reports, sbls=sbls, attackers=judged)
 ui.show_report_card(card)
+show_card_attackers(card)  # which attacker each row judges; the weak-attacker warnings
 interval = (
     f"its 95 % speaker-bootstrap interval ({settings.bootstrap} replicates) in brackets"
     if settings.bootstrap

@@ -6,6 +6,7 @@ import streamlit as st
 
 from voxmetrics import ui
 from voxmetrics.embeddings import (
+    DEFAULT_LOUDNESS,
     conditions_frame,
     conditions_from_embeddings,
     extract_embeddings,
@@ -59,6 +60,15 @@ choice = model_col.selectbox(
 model = ENCODERS[choice][0] if choice in ENCODERS else ""
 device = dev_col.selectbox("Device", ["auto", "cpu", "cuda"], key="vm_emb_device")
 batch_size = batch_col.number_input("Batch size", 1, 128, 16, key="vm_emb_batch")
+loudness_norm = ui.kept_switch(
+    f"Loudness normalisation ({DEFAULT_LOUDNESS:g} LUFS)",
+    "vm_emb_loudness",
+    default=True,
+    help=f"Bring every recording to an integrated loudness of {DEFAULT_LOUDNESS:g} LUFS "
+    "(ITU-R BS.1770-4) before embedding, as the VoicePrivacy 2024 evaluation does before its "
+    "speaker encoders. The embeddings' source (saved with the study) records which. Off: the "
+    "audio is embedded as decoded (extract --no-loudness-norm).",
+)
 
 if st.button("Extract embeddings", type="primary", key="vm_emb_run", icon=":material/graphic_eq:"):
     if zip_file is None or manifest_file is None or not model:
@@ -84,6 +94,7 @@ if st.button("Extract embeddings", type="primary", key="vm_emb_run", icon=":mate
                         audio_root=tmp,
                         extractor=extractor.value,
                         batch_size=int(batch_size),
+                        loudness=DEFAULT_LOUDNESS if loudness_norm else None,
                         cache=False,
                         bar="Embedding the recordings",
                     )
@@ -96,10 +107,12 @@ if result is None:
     st.stop()
 
 summary = result.to_dict()
+level = summary.get("loudness_lufs")
 st.success(
     f"{summary['model']}: {summary['n_embedded']} recordings embedded "
     f"({summary['n_cached']} from the cache), {summary['n_failed']} left out, "
-    f"{summary['seconds']:.1f} s."
+    f"{summary['seconds']:.1f} s; "
+    + ("no loudness normalisation." if level is None else f"loudness brought to {level:g} LUFS.")
 )
 if not result.failures.empty:
     st.subheader("Files left out")

@@ -166,6 +166,8 @@ for c in callouts or []:
         f"0.5) but is not: " + "; ".join(c.reasons) + ".",
         icon=":material/crisis_alert:",
     )
+    if c.judged_attacker:  # the strongest attacker tried on its system
+        st.caption(f"Judged against its attacker: {ui.md_escape(c.judged_attacker)}.")
     st.markdown(f"Its most exposed trials ({ui.md_escape(c.condition)}):")
     ui.show_table(c.worst_trials, f"threat_worst_trials_{c.condition}.csv",
                   column_help=text.WORST_HELP)  # fmt: skip

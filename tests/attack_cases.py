@@ -57,3 +57,22 @@ def attack_embeddings(
         EmbeddingSet.from_arrays(hidden, frame, source="anonymised"),
         EmbeddingSet.from_arrays(original, frame.copy(), source="original"),
     )
+
+
+def with_backends(study, name: str, backends, *, cautions=()):
+    """``study`` with condition ``name`` scored again by each of ``backends`` (one condition
+    each, named ``"<name> [<back-end>]"``, with its recipe and the condition's utility), as the
+    Attackers page and ``study build --backend`` add them."""
+    from dataclasses import replace
+
+    from voxmetrics.analysis.attackers import condition_attackers
+
+    c = study.get(name)
+    sweep = condition_attackers(c.embeddings, backends=list(backends))
+    for b in backends:
+        made = sweep.condition(
+            f"{name} [{b}]", backend=b, attacker=c.attacker, embeddings=c.embeddings,
+            cautions=cautions,
+        )  # fmt: skip
+        study = study.with_condition(replace(made, utility=c.utility))
+    return study

@@ -116,3 +116,33 @@ def test_extract_ge2e_lists_failures_and_adds_conditions(tmp_path, monkeypatch):
     study = at.session_state[STUDY_KEY]
     assert set(names) <= set(study.names)
     assert study.get("ge2e: B1 / ignorant").attacker == "ignorant"
+
+
+def test_loudness_normalisation_is_on_by_default_and_kept():
+    at = _page()
+    switch = at.toggle(key="vm_emb_loudness")
+    assert switch.value is True and "-30 LUFS" in switch.label
+    switch.set_value(False).run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/1_Overview.py").run()
+    at.switch_page(PAGE).run()
+    assert at.toggle(key="vm_emb_loudness").value is False  # kept across a page change
+
+
+@pytest.mark.skipif(importlib.util.find_spec("resemblyzer") is None, reason="no resemblyzer")
+def test_the_loudness_switch_is_recorded_with_the_embeddings(tmp_path, monkeypatch):
+    monkeypatch.setenv("VOXMETRICS_CACHE", str(tmp_path))
+    at = _page()
+    data, manifest = _study_zip()
+    at.file_uploader(key="vm_emb_zip").set_value(("a.zip", data, "application/zip"))
+    at.file_uploader(key="vm_emb_manifest").set_value(("m.csv", manifest, "text/csv"))
+    at.selectbox(key="vm_emb_model").set_value("ge2e")
+    at.selectbox(key="vm_emb_device").set_value("cpu")
+    at.toggle(key="vm_emb_loudness").set_value(False)
+    at.button(key="vm_emb_run").click().run()
+    assert not at.exception, at.exception
+    assert "no loudness normalisation" in _text(at.success)
+    at.button(key="vm_emb_add").click().run()
+    study = at.session_state[STUDY_KEY]
+    es = study.get("ge2e: B1 / ignorant").embeddings
+    assert "no loudness normalisation" in es.source  # saved with the study

@@ -20,6 +20,7 @@ from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate, evaluate_condition
 from voxmetrics.metrics.legal import link_rank_ties
 from voxmetrics.metrics.ranks import target_ranks
+from voxmetrics.synth import demo_embeddings, demo_study
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +99,40 @@ def test_dev_figures_are_cross_fitted_when_trained_on_dev():
     in_sample = es.score_matrix_with("dev", fit_backend("lda", TrainingData.of(es)))
     assert dev_figure(in_sample) < 0.2  # what an in-sample figure would claim
     assert dev_figure(lda.eval) > 0.35  # and what eval shows
+
+
+def test_cross_fitted_dev_figures_use_the_pairs_within_folds():
+    """A back-end trained without a fold knows the other folds' speakers (their profiles come
+    from its training utterances): scored against them, a trial's held-out target stands out
+    by that alone, and a fusion learns it (dev EER 0.40 on speech without speaker information,
+    0.51 on eval). Dev figures, fusion weights and calibration use the pairs within folds."""
+    es = demo_embeddings(seed=0)["random"]  # nothing of the speaker is left
+    sweep = condition_attackers(es)
+    for o in (o for o in sweep.outcomes if o.ok):
+        assert o.dev_eer > 0.44, o.name  # no better than chance on dev, as on eval
+        assert o.dev.is_complete  # the condition keeps every dev score
+        pairs = o.dev_pairs
+        assert pairs.target_listed.all() and pairs.mask.sum(axis=1).max() == 8  # 40 / 5 folds
+        np.testing.assert_array_equal(o.dev_listed, sweep.outcome("cosine").dev_listed)
+        assert o.dev_eer == dev_figure(pairs)
+    assert sweep.outcome("fusion").recipe.trained_on == "dev (cross-fitted)"
+    # linkability by blocks: each trial among the 8 identities of its fold
+    by_link = condition_attackers(es, backends=["cosine", "lda"], select_by="linkability")
+    assert 0.0 < by_link.outcome("lda").dev_value < 0.5
+    # with a train split nothing is restricted: every dev pair is out of sample
+    anon, _ = attack_embeddings(2, n_train=20, n_dev=10, n_eval=10)
+    assert condition_attackers(anon, backends=["cosine", "lda"]).outcome("lda").dev_listed is None
+
+
+def test_a_small_dev_set_keeps_two_speakers_per_fold():
+    study = demo_study(n_speakers=12).subset("sex", "F")
+    es = study.get("plain").embeddings  # 6 dev speakers: 3 folds of 2, not 5 of 1 or 2
+    sweep = condition_attackers(es)
+    assert sweep.outcome("fusion").ok  # every fold has non-mated pairs to weigh
+    assert (
+        sweep.outcome("lda").dev_pairs.mask.sum(axis=1).tolist()
+        == [2] * es.score_matrix("dev").n_trials
+    )
 
 
 def test_never_trained_on_the_evaluated_speakers():

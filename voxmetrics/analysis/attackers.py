@@ -15,6 +15,19 @@ the dev speakers are split into ``folds`` groups, and the trials of each group a
 back-end trained on the other groups' utterances, so a back-end never scores the speakers it
 was trained on (eval is scored by the back-end trained on all of dev). Fusion weights are
 cross-fitted the same way over the dev trials' speakers.
+
+**Within folds.** A back-end trained without fold g still knows the speakers of the other
+folds: its enrolled profiles of them are built from utterances it was trained on, so a trial of
+fold g scores differently against them than against the held-out speakers of its own fold,
+its target among them. Scored against every enrolled identity, a trained back-end would be
+told apart from its target by that alone, and a fusion learns to exploit it (on speech without
+any speaker information the fused dev EER came out at 0.40, its eval EER at 0.51). So while
+cross-fitting, every back-end's dev figures (cosine and max too, so that all are compared on
+the same pairs), the fusion weights and a calibration are learned and measured on the pairs
+within folds only: each trial against the enrolled speakers held out with it
+(:attr:`BackendOutcome.dev_listed`). The condition's dev scores stay complete. A fold holds
+two speakers or more (fewer folds than ``folds`` when dev has fewer than twice as many
+speakers), so that its pairs have non-mated ones.
 """
 
 from __future__ import annotations
@@ -76,12 +89,30 @@ def _pools(sm: ScoreMatrix) -> SortedPools:
 
 
 def _linkability(sm: ScoreMatrix) -> float | None:
+    """Linkability of the complete trials, else of the blocks a list is complete within.
+
+    The blocks (the folds of a cross-fitted dev figure): each trial ranked among its block's
+    enrolled identities, pooled over the trials.
+    """
     full = sm.complete_rows()
-    if full is None:
-        return None
-    return linkability_from_ranks(
-        target_ranks(full.scores, full.targets, ties=link_rank_ties("code"))
-    )
+    if full is not None or sm.mask is None:
+        return (
+            None
+            if full is None
+            else linkability_from_ranks(
+                target_ranks(full.scores, full.targets, ties=link_rank_ties("code"))
+            )
+        )
+    patterns, block = np.unique(sm.mask, axis=0, return_inverse=True)
+    ranks = []
+    for k, cols in enumerate(patterns):
+        rows = (block.ravel() == k) & sm.target_listed & sm.trial_enrolled
+        if cols.sum() < 2 or not rows.any():
+            continue
+        scores = np.asarray(sm.scores[np.ix_(rows, cols)], dtype=np.float64)
+        targets = np.searchsorted(np.flatnonzero(cols), sm.targets[rows])
+        ranks.append(target_ranks(scores, targets, ties=link_rank_ties("code")))
+    return linkability_from_ranks(np.concatenate(ranks)) if ranks else None
 
 
 SELECT_METRICS: dict[str, _Metric] = {
@@ -173,6 +204,15 @@ class BackendOutcome:
     """The back-end fitted on all of the training data (scores any split, e.g. original speech)."""
     score_kind: str = "similarity"
     """``llr`` for fused or calibrated scores, else ``similarity``."""
+    dev_listed: NDArray[np.bool_] | None = field(default=None, repr=False)
+    """The dev pairs its dev figures are measured on (T x N): with cross-fitting, those whose
+    trial and enrolled speaker were held out of the same fold (module docstring); None: every
+    pair."""
+
+    @property
+    def dev_pairs(self) -> ScoreMatrix | None:
+        """Its dev scores restricted to :attr:`dev_listed` (the matrix its dev figures are of)."""
+        return None if self.dev is None else _listed(self.dev, self.dev_listed)
 
     @property
     def ok(self) -> bool:
@@ -286,10 +326,45 @@ class AttackerSweep:
 
 
 def _folds(speakers: NDArray[np.str_], k: int, seed: int) -> list[NDArray[np.str_]]:
-    """The unique ``speakers`` split into ``k`` groups at random (seeded)."""
+    """The unique ``speakers`` split into ``k`` groups at random (seeded).
+
+    At most half as many groups as speakers, so that each holds two speakers or more: the
+    pairs within a fold then have non-mated pairs (module docstring).
+    """
     names = np.unique(speakers)
+    k = min(k, max(1, names.size // 2))
     order = np.random.default_rng(seed).permutation(names.size)
-    return [np.sort(names[order[f::k]]) for f in range(min(k, names.size))]
+    return [np.sort(names[order[f::k]]) for f in range(k)]
+
+
+def _fold_pairs(dev: ScoreMatrix, groups: Sequence[NDArray[np.str_]]) -> NDArray[np.bool_] | None:
+    """The dev pairs within folds: trial and enrolled speaker held out of the same fold.
+
+    None when no pair is (the dev speakers are not the training speakers: no fold holds them).
+    """
+    fold = {str(spk): k for k, g in enumerate(groups) for spk in g}
+    t = np.array([fold.get(str(x), -1) for x in dev.trial_speakers])
+    e = np.array([fold.get(str(x), -2) for x in dev.enrol_speakers])
+    pairs = t[:, None] == e[None, :]
+    if dev.mask is not None:
+        pairs &= dev.mask
+    return pairs if pairs.any(axis=1).all() else None
+
+
+def _listed(sm: ScoreMatrix, listed: NDArray[np.bool_] | None) -> ScoreMatrix:
+    """``sm`` restricted to the pairs ``listed`` (itself when None)."""
+    if listed is None:
+        return sm
+    return ScoreMatrix.from_arrays(
+        sm.scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=sm.enrol_speakers,
+        attributes=dict(sm.attributes),
+        source=sm.source,
+        n_excluded_trials=sm.n_excluded_trials,
+        mask=listed,
+    )
 
 
 def _cross_fitted_dev(
@@ -342,8 +417,13 @@ def _embedding_outcome(
     folds: int,
     seed: int,
     select_by: str,
+    listed: NDArray[np.bool_] | None = None,
 ) -> BackendOutcome:
-    """One embedding back-end trained, scored on dev (out of sample) and on ``split``."""
+    """One embedding back-end trained, scored on dev (out of sample) and on ``split``.
+
+    Its dev figures are of the dev pairs ``listed`` (the pairs within folds while
+    cross-fitting, module docstring; None: every pair).
+    """
     has_dev = "dev" in es.splits()
     if name == "cosine":  # today's scoring, bit for bit
         fitted: FittedBackend = fit_backend("cosine")
@@ -357,14 +437,16 @@ def _embedding_outcome(
             dev = es.score_matrix_with("dev", fitted)
         elif has_dev and data is not None:
             dev = _cross_fitted_dev(es, lambda d: fit_backend(name, d, **params), data, folds, seed)
+    pairs = None if dev is None else _listed(dev, listed)
     return BackendOutcome(
         name,
         eval=ev,
         dev=dev,
-        dev_eer=None if dev is None else dev_figure(dev, "eer"),
-        dev_value=None if dev is None else dev_figure(dev, select_by),
+        dev_eer=None if pairs is None else dev_figure(pairs, "eer"),
+        dev_value=None if pairs is None else dev_figure(pairs, select_by),
         recipe=_recipe(name, data, fitted.parameters),
         scorer=fitted,
+        dev_listed=None if dev is None else listed,
     )
 
 
@@ -427,7 +509,8 @@ def _fusion_outcome(
         return BackendOutcome(
             "fusion", skipped="fusion needs at least two back-ends with dev scores to weigh"
         )
-    devs = [p.dev for p in parts]
+    listed = parts[0].dev_listed  # every part's dev figures are of the same pairs
+    devs = [p.dev_pairs for p in parts]  # the weights are learned on those pairs
     evals = [p.eval for p in parts]
     every = np.ones(devs[0].n_trials, dtype=bool)  # type: ignore[union-attr]
     fusion = fit_fusion(*_pools_of_rows(devs, every), seed=seed)  # type: ignore[arg-type]
@@ -437,10 +520,11 @@ def _fusion_outcome(
     for group in _folds(speakers, folds, seed):
         rows = np.isin(speakers, group)
         weights = fit_fusion(*_pools_of_rows(devs, ~rows), seed=seed)  # type: ignore[arg-type]
-        fused_dev[rows] = weights.apply(*(d.scores[rows] for d in devs))  # type: ignore[union-attr]
-    dev = _with_scores(devs[0], fused_dev)  # type: ignore[arg-type]
+        fused_dev[rows] = weights.apply(*(p.dev.scores[rows] for p in parts))  # type: ignore[union-attr]
+    dev = _with_scores(parts[0].dev, fused_dev)  # type: ignore[arg-type]
     ev = _with_scores(evals[0], fusion.apply(*(e.scores for e in evals)))  # type: ignore[union-attr,arg-type]
-    first = parts[0].recipe
+    trained = [p.recipe for p in parts if p.recipe is not None and p.recipe.trained_on != "none"]
+    first = trained[0] if trained else parts[0].recipe
     recipe = AttackerRecipe(
         "fusion",
         trained_on=first.trained_on if first else "none",
@@ -454,15 +538,17 @@ def _fusion_outcome(
         },
         calibrated=True,
     )
+    pairs = _listed(dev, listed)
     return BackendOutcome(
         "fusion",
         eval=ev,
         dev=dev,
-        dev_eer=dev_figure(dev, "eer"),
-        dev_value=dev_figure(dev, select_by),
+        dev_eer=dev_figure(pairs, "eer"),
+        dev_value=dev_figure(pairs, select_by),
         recipe=recipe,
         scorer=_FusedScorer([p.scorer for p in parts], fusion),
         score_kind="llr",
+        dev_listed=listed,
     )
 
 
@@ -481,7 +567,8 @@ def calibrated(outcome: BackendOutcome, *, seed: int = 0) -> BackendOutcome:
             f"calibrating the {outcome.name} scores needs dev scores (it is learned on dev and "
             "applied to eval); give a dev split."
         )
-    tars, nons = _pools_of_rows([outcome.dev], np.ones(outcome.dev.n_trials, dtype=bool))
+    pairs = outcome.dev_pairs  # within folds while cross-fitting
+    tars, nons = _pools_of_rows([pairs], np.ones(outcome.dev.n_trials, dtype=bool))  # type: ignore[list-item]
     cal = fit_calibration(tars[0], nons[0], seed=seed)
     params = {**outcome.recipe.params, "calibration_weight": cal.weights[0]}
     params["calibration_offset"] = cal.offset
@@ -526,6 +613,7 @@ def condition_attackers(
     params: Mapping[str, Mapping[str, Any]] | None = None,
     folds: int = DEFAULT_FOLDS,
     seed: int = 0,
+    progress: Callable[[float, str], None] | None = None,
 ) -> AttackerSweep:
     """Try the back-ends on one condition's embeddings and choose the strongest on dev.
 
@@ -552,6 +640,9 @@ def condition_attackers(
         Per back-end parameters, ``{"asnorm": {"top_n": 100}}``.
     folds, seed : int
         Speaker folds of the cross-fitting (training on dev) and their seed.
+    progress : callable, optional
+        ``progress(fraction, message)``, called before each back-end is tried (the
+        dashboard's progress bar).
 
     Returns
     -------
@@ -593,16 +684,21 @@ def condition_attackers(
         data = TrainingData.of(source, originals=originals)
     _check_training(es, split, data)
     params = params or {}
+    listed = None  # cross-fitting: every dev figure of the pairs within folds
+    if data is not None and data.split == "dev" and "dev" in es.splits():
+        listed = _fold_pairs(es.score_matrix("dev"), _folds(data.speakers, folds, seed))
     outcomes: list[BackendOutcome] = []
     # fusion named alone fuses every embedding back-end that can be trained here
     components = list(EMBEDDING_BACKENDS) if names == ["fusion"] else names
-    for name in components:
+    for k, name in enumerate(components):
         if name == "fusion":
             continue
+        if progress is not None:
+            progress(k / len(components), f"trying {name}")
         try:
             outcomes.append(
                 _embedding_outcome(
-                    name, es, split, data, params.get(name, {}), folds, seed, select_by
+                    name, es, split, data, params.get(name, {}), folds, seed, select_by, listed
                 )
             )
         except (ValueError, np.linalg.LinAlgError) as exc:  # input errors are ValueErrors
@@ -614,7 +710,12 @@ def condition_attackers(
                 ) from None
             outcomes.append(BackendOutcome(name, skipped=str(exc)))
     if "fusion" in names:
-        fused = _fusion_outcome([o for o in outcomes if o.ok], folds, seed, select_by)
+        if progress is not None:
+            progress((len(components) - 1) / len(components), "fusing the back-ends")
+        try:
+            fused = _fusion_outcome([o for o in outcomes if o.ok], folds, seed, select_by)
+        except (ValueError, np.linalg.LinAlgError) as exc:  # e.g. too few dev pairs to weigh
+            fused = BackendOutcome("fusion", skipped=str(exc).rstrip("."))
         if not choose and not fused.ok:
             raise VoxMetricsInputError(f"fusion: {fused.skipped}.")
         outcomes.insert(components.index("fusion") if "fusion" in components else 0, fused)
@@ -622,7 +723,7 @@ def condition_attackers(
     cosine = next((o for o in outcomes if o.name == "cosine"), None)
     cosine_dev = cosine.dev_eer if cosine is not None else None
     if cosine is None and "dev" in es.splits():
-        cosine_dev = dev_figure(es.score_matrix("dev"), "eer")
+        cosine_dev = dev_figure(_listed(es.score_matrix("dev"), listed), "eer")
     if calibrate:
         outcomes = [calibrated(o, seed=seed) if o.name == chosen else o for o in outcomes]
     trained = data is not None and any(o.ok and o.name not in ("cosine", "max") for o in outcomes)

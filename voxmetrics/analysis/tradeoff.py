@@ -64,6 +64,7 @@ from voxmetrics.analysis.rank_stability import (
     rank_interval,
     tau_summary,
 )
+from voxmetrics.analysis.strongest import StrongestAttackers
 from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.errors import VoxMetricsInputError
 
@@ -441,6 +442,9 @@ class RankedSystem:
     :attr:`rank`; None without replicates)."""
     p_rank1: float | None = None
     """Share of all the replicates in which it ranks first in the band (None without)."""
+    judged_attacker: str | None = None
+    """The attacker its EER is of, when known: its back-end and how it was chosen as the
+    strongest tried (None: the scores' making is unknown)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (``rank_interval`` as ``[low, high]``)."""
@@ -546,6 +550,8 @@ class VoicePrivacyRanking:
         low, Rank 95% high) and P(rank 1) of each entry.
         """
         columns = ["EER band", "Rank", "System", "EER", "WER", "UAR"]
+        if any(r.judged_attacker for r in self.rows):  # which attacker, when known
+            columns.append("Attacker")
         extra = ["P(in band)", "Rank 95% low", "Rank 95% high", "P(rank 1)"]
         with_stability = stability and self.stability is not None
         rows = []
@@ -557,6 +563,7 @@ class VoicePrivacyRanking:
                 "EER": r.eer,
                 "WER": r.wer,
                 "UAR": r.uar,
+                "Attacker": r.judged_attacker,
             }
             if with_stability:
                 iv = r.rank_interval or (None, None)
@@ -631,13 +638,26 @@ class VoicePrivacyRanking:
 
 
 def _ranked_systems(
-    numbers: Iterable[ConditionNumbers], attacker: str, reference: str | None
+    numbers: Iterable[ConditionNumbers],
+    attacker: str,
+    reference: str | None,
+    attackers: StrongestAttackers | None = None,
+    left_out: dict[str, str] | None = None,
 ) -> list[ConditionNumbers]:
-    return [
-        c
-        for c in numbers
-        if c.attacker == attacker and c.attacker != REFERENCE_ATTACKER and c.condition != reference
-    ]
+    """The systems under ``attacker``: the strongest attacker's condition of each.
+
+    The weaker attackers' conditions go into ``left_out``, with why.
+    """
+    out = []
+    for c in numbers:
+        if c.attacker != attacker or c.attacker == REFERENCE_ATTACKER or c.condition == reference:
+            continue
+        if attackers is not None and not attackers.judged(c.condition):
+            if left_out is not None:
+                left_out[c.condition] = attackers.left_out()[c.condition]
+            continue
+        out.append(c)
+    return out
 
 
 def _or_minus_inf(v: float | None) -> float:
@@ -706,6 +726,7 @@ def _uar_ranking(
     eligible: Sequence[ConditionNumbers],
     banded: Mapping[str, float | None],
     levels: Sequence[float],
+    attackers: StrongestAttackers | None = None,
 ) -> tuple[RankedSystem, ...]:
     """The plan's second ranking: UAR higher first, WER lower first breaking ties."""
     rows = []
@@ -720,8 +741,11 @@ def _uar_ranking(
         for k, (neg_uar, wer, _, c) in enumerate(keyed):
             if (neg_uar, wer) != previous:
                 rank, previous = k + 1, (neg_uar, wer)
+            judged = (attackers.label(c.condition) or None) if attackers else None
             rows.append(
-                RankedSystem(band, rank, c.condition, banded[c.condition], c.value("wer"), -neg_uar)  # type: ignore[arg-type]
+                RankedSystem(
+                    band, rank, c.condition, banded[c.condition], c.value("wer"), -neg_uar, judged
+                )  # type: ignore[arg-type]
             )
     return tuple(rows)
 
@@ -738,6 +762,7 @@ def voiceprivacy_ranking(
     reference: str | None = None,
     replicates: RankingReplicates | None = None,
     group_eers: Mapping[str, Mapping[str, float]] | None = None,
+    attackers: StrongestAttackers | None = None,
 ) -> VoicePrivacyRanking:
     """Systems grouped by minimum EER and ranked by WER and by UAR (VoicePrivacy 2024).
 
@@ -761,6 +786,14 @@ def voiceprivacy_ranking(
         Condition -> the EER of each trial list the challenge prints one EER for (2024:
         ``{"F": ..., "M": ...}``); a system is then banded on their mean
         (:func:`challenge_eer`), else on its EER. Every EER is compared at 0.001 %.
+        The systems' EER, WER and UAR in paired bootstrap replicates: every entry then says
+        how firm it is (``p_band``, ``rank_interval``, ``p_rank1``; Kendall's τ per band; see
+        :mod:`voxmetrics.analysis.rank_stability`).
+    attackers : StrongestAttackers, optional
+        Which attacker each system is judged against
+        (:func:`~voxmetrics.analysis.strongest.strongest_attackers` of the study): a system
+        tried by several ``attacker`` back-ends is banded on the strongest (lowest dev EER),
+        each entry names it, and the weaker ones are listed as unranked with why.
 
     Returns
     -------
@@ -780,9 +813,9 @@ def voiceprivacy_ranking(
         raise VoxMetricsInputError(
             f"EER bands must be fractions in [0, 1] (10 % is 0.10); got {list(bands)}."
         )
-    systems = _ranked_systems(numbers, attacker, reference)
-    banded = _banded_eers(systems, group_eers)  # as the challenge prints and bands it
     unranked: dict[str, str] = {}
+    systems = _ranked_systems(numbers, attacker, reference, attackers, unranked)
+    banded = _banded_eers(systems, group_eers)  # as the challenge prints and bands it
     eligible, in_a_band = [], []
     for c in systems:
         eer, wer = banded[c.condition], c.value("wer")
@@ -816,6 +849,7 @@ def voiceprivacy_ranking(
                     eer=banded[c.condition],  # type: ignore[arg-type]
                     wer=wer,  # type: ignore[arg-type]
                     uar=c.value("uar"),
+                    judged_attacker=(attackers.label(c.condition) or None) if attackers else None,
                 )
             )
     stability = None
@@ -828,7 +862,7 @@ def voiceprivacy_ranking(
         rows=tuple(rows),
         unranked=unranked,
         stability=stability,
-        uar_rows=_uar_ranking(in_a_band, banded, levels),
+        uar_rows=_uar_ranking(in_a_band, banded, levels, attackers),
         eer_rule=(
             "the mean of the EERs of the trial lists the challenge prints (each rounded to 0.001 %)"
             if grouped
@@ -949,6 +983,7 @@ def utility_callouts(
     lid_max_min: float = LEAK_LID_MAX,
     linkability_factor: float = LEAK_LINKABILITY_FACTOR,
     group_eers: Mapping[str, Mapping[str, float]] | None = None,
+    attackers: StrongestAttackers | None = None,
 ) -> list[UtilityCallout]:
     """The ranked systems whose EER reaches a band although they still leak (module docstring).
 
@@ -957,6 +992,8 @@ def utility_callouts(
     banded as the ranking bands it (``group_eers``, :func:`voiceprivacy_ranking`). A number
     with a note (:attr:`ConditionNumbers.notes`: the report card reads it as "≈ chance" or
     "uninformative at N = n") is not cited: the card and the call-out say the same thing.
+    With ``attackers``, a system is judged under its strongest attacker only, as in
+    :func:`voiceprivacy_ranking`.
 
     Examples
     --------
@@ -969,7 +1006,7 @@ def utility_callouts(
     """
     levels = sorted(float(b) for b in bands)
     out = []
-    systems = _ranked_systems(numbers, attacker, reference)
+    systems = _ranked_systems(numbers, attacker, reference, attackers)
     banded = _banded_eers(systems, group_eers)
     for c in systems:
         eer = banded[c.condition]

@@ -179,26 +179,52 @@ def library_versions(names: Iterable[str] = LIBRARIES) -> dict[str, str | None]:
     return out
 
 
-ATTACKER_FIELDS: tuple[str, ...] = ("attacker", "score_kind", "recipe", "backend", "trained_on")
-"""The fields of a condition that describe its attacker, recorded where the condition has
-them: its knowledge level, what its scores are and, as conditions gain them, its recipe (the
-scoring back-end and what it was trained on). Add a field here to record it."""
+ATTACKER_FIELDS: tuple[str, ...] = (
+    "attacker",
+    "score_kind",
+    "backend",
+    "trained_on",
+    "n_train_speakers",
+    "n_train_utterances",
+    "parameters",
+    "calibrated",
+    "selected_by",
+    "dev_value",
+    "candidates",
+    "cautions",
+)
+"""The fields that describe a condition's attacker, recorded where the condition has them:
+its knowledge level and what its scores are, then the fields of its attacker recipe
+(:class:`~voxmetrics.data.recipe.AttackerRecipe`: the scoring back-end, what it was trained on
+and how much, its parameters, calibration, how it was chosen as the strongest and its dev
+figure, every candidate's, and the weak-attacker findings). Add a field here to record it."""
 
 
 def attacker_record(condition: Any) -> dict[str, Any]:
     """What a condition says about its attacker (:data:`ATTACKER_FIELDS` it has), JSON-safe.
 
-    A field with a ``to_dict`` method is recorded as its dictionary.
+    A field is read off the condition, else off its attacker recipe (``condition.recipe``,
+    as the recipe's JSON writes it); a condition without a recipe (imported scores) records
+    its knowledge level and score kind only.
 
     Examples
     --------
     >>> from types import SimpleNamespace
     >>> attacker_record(SimpleNamespace(attacker="semi-informed", score_kind="similarity"))
     {'attacker': 'semi-informed', 'score_kind': 'similarity'}
+    >>> from voxmetrics.data.recipe import AttackerRecipe
+    >>> c = SimpleNamespace(attacker="ignorant", recipe=AttackerRecipe("plda", trained_on="train"))
+    >>> r = attacker_record(c)
+    >>> r["backend"], r["trained_on"], r["cautions"]
+    ('plda', 'train', [])
     """
+    recipe = getattr(condition, "recipe", None)
+    written = {} if recipe is None else recipe.to_dict()
     out: dict[str, Any] = {}
     for name in ATTACKER_FIELDS:
         value = getattr(condition, name, None)
+        if value is None:
+            value = written.get(name)
         if value is None:
             continue
         out[name] = value.to_dict() if hasattr(value, "to_dict") else value

@@ -49,16 +49,24 @@ Each cell also says how firm its level is: the share of the speaker-bootstrap re
 number has the same level (utility resampled over its own speakers; a utility known only as a
 number has no replicates and is taken as fixed). A cell that fewer than 80 % of the replicates
 keep is marked as flipping often.
+
+A verdict holds only against the attackers tried. When a study holds several attackers (scoring
+back-ends, each condition with its attacker recipe) of one system at one knowledge level, the
+card judges the strongest, the one with the lowest dev EER (the rule of the sweep: chosen on
+dev, reported on eval), names it, and lists the weaker ones as left off
+(:mod:`voxmetrics.analysis.strongest`). A row whose attacker may be too weak (a weak-attacker
+finding in its recipe) says so with its reasons: its privacy may be overestimated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pandas as pd
 
+from voxmetrics.analysis.strongest import StrongestAttackers, weak_attacker_message
 from voxmetrics.analysis.verdicts import (
     FLIP_MARK,
     FLIP_SHARE,
@@ -144,6 +152,14 @@ class ReportCard:
     """Condition names, in row order."""
     cells: tuple[tuple[CardCell, ...], ...]
     """``cells[i][k]``: condition i, metric k of :data:`REPORT_CARD_THRESHOLDS`."""
+    attackers: Mapping[str, str] = field(default_factory=dict)
+    """Condition -> the attacker its row is judged against (its back-end, and how it was chosen
+    as the strongest tried), for the rows whose attacker is known (an attacker recipe)."""
+    not_judged: Mapping[str, str] = field(default_factory=dict)
+    """Conditions left off the card as weaker attackers of a system than the one judged, each
+    with why (:mod:`voxmetrics.analysis.strongest`)."""
+    weak_attackers: Mapping[str, str] = field(default_factory=dict)
+    """Condition -> the weak-attacker warning with its reasons, for the rows it holds for."""
 
     @property
     def keys(self) -> list[str]:
@@ -180,8 +196,23 @@ class ReportCard:
             if cell.note
         ]
 
+    def attacker_notes(self) -> list[tuple[str, str, str]]:
+        """(condition, kind, text) of the attackers: judged, weak, or left off the card.
+
+        ``judged``: the attacker a row is judged against; ``weak``: its weak-attacker warning;
+        then ``not judged``: a weaker attacker of a system, left off the card, with why.
+        """
+        out = []
+        for name in self.conditions:
+            if name in self.attackers:
+                out.append((name, "judged", self.attackers[name]))
+            if name in self.weak_attackers:
+                out.append((name, "weak", self.weak_attackers[name]))
+        out += [(name, "not judged", why) for name, why in self.not_judged.items()]
+        return out
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: the thresholds, the stability rule and every cell."""
+        """JSON-safe: the thresholds, the stability rule, every cell and the attackers judged."""
         return {
             "thresholds": {k: t.explanation for k, t in REPORT_CARD_THRESHOLDS.items()},
             "stability": {
@@ -193,6 +224,9 @@ class ReportCard:
                 name: {k: c.to_dict() for k, c in zip(self.keys, row, strict=True)}
                 for name, row in zip(self.conditions, self.cells, strict=True)
             },
+            "attackers": dict(self.attackers),
+            "not_judged": dict(self.not_judged),
+            "weak_attackers": dict(self.weak_attackers),
         }
 
 
@@ -208,11 +242,18 @@ def report_card(
     *,
     sbls: Mapping[str, float | None] | None = None,
     sbls_intervals: Mapping[str, Any] | None = None,
+    attackers: StrongestAttackers | None = None,
 ) -> ReportCard:
     """The report card of condition reports; ``sbls`` maps condition names to their SBLS.
 
     ``sbls_intervals`` maps condition names to the bootstrap interval of their SBLS
-    (:func:`voxmetrics.analysis.sbls.sbls_intervals`), shown beside the value.
+    (:func:`voxmetrics.analysis.sbls.sbls_intervals`), shown beside the value. ``attackers``
+    (:func:`~voxmetrics.analysis.strongest.strongest_attackers` of the study's conditions)
+    says which attacker each system is judged against: when several were tried on one
+    system and knowledge level, the card judges the strongest (lowest dev EER), names it,
+    and leaves the weaker ones off with why (:attr:`ReportCard.not_judged`). A row whose
+    recipe holds a weak-attacker finding carries the warning
+    (:attr:`ReportCard.weak_attackers`).
 
     Examples
     --------
@@ -224,9 +265,22 @@ def report_card(
     """
     reports = list(reports)
     sbls = sbls or {}
+    left_out: dict[str, str] = {}
+    if attackers is not None:
+        names = {r.name for r in reports}
+        left_out = {n: why for n, why in attackers.left_out().items() if n in names}
+        reports = [r for r in reports if r.name not in left_out]
+    labels = {} if attackers is None else {r.name: attackers.label(r.name) for r in reports}
     return ReportCard(
         conditions=tuple(r.name for r in reports),
         cells=tuple(
             _cells(r, sbls.get(r.name), (sbls_intervals or {}).get(r.name)) for r in reports
         ),
+        attackers={n: label for n, label in labels.items() if label},
+        not_judged=left_out,
+        weak_attackers={
+            r.name: weak_attacker_message(r.recipe)
+            for r in reports
+            if weak_attacker_message(r.recipe)
+        },
     )

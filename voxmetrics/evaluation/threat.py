@@ -27,6 +27,7 @@ from voxmetrics.analysis.exposure import (
     exposed_speakers,
     speaker_attributes,
 )
+from voxmetrics.analysis.strongest import StrongestAttackers, strongest_attackers
 from voxmetrics.analysis.verdicts import Verdict, lid_max_verdict, linkability_verdict
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study
@@ -365,11 +366,15 @@ class Callout:
     worst_trials: pd.DataFrame = field(repr=False)
     """The trials that give away most: trial, speaker, rank, margin over the best other score
     and LID (bits) when available, worst first."""
+    judged_attacker: str = ""
+    """The attacker it is judged against (its back-end, and how it was chosen as the
+    strongest tried); "" when the scores' making is unknown."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary."""
         return {
             "condition": self.condition,
+            "judged_attacker": self.judged_attacker or None,
             "eer": self.eer,
             "linkability": self.linkability,
             "chance_linkability": self.chance_linkability,
@@ -427,6 +432,7 @@ def threat_callouts(
     lid_max_min: float = CALLOUT_LID_MAX,
     linkability_factor: float = CALLOUT_LINKABILITY_FACTOR,
     n_worst: int = 5,
+    attackers: StrongestAttackers | None = None,
 ) -> list[Callout]:
     """The conditions that look private on the EER but link or single out some trials.
 
@@ -440,7 +446,10 @@ def threat_callouts(
 
     ``reports`` are the study's condition reports (:func:`voxmetrics.evaluation.evaluate_study`,
     every part or at least :data:`IDENTITY_PARTS`); a report whose condition is no longer in
-    the study is skipped.
+    the study is skipped. When the study holds several attackers of one system and knowledge
+    level, only the strongest (``attackers``, by default
+    :func:`~voxmetrics.analysis.strongest.strongest_attackers` of the study's conditions) is
+    judged, and each call-out names the attacker it is judged against.
 
     Examples
     --------
@@ -451,8 +460,10 @@ def threat_callouts(
     ['anon-leaky']
     """
     out = []
+    if attackers is None:
+        attackers = strongest_attackers(study.conditions)
     for r in reports:
-        if r.name not in study.names or r.baseline.eer < eer_min:
+        if r.name not in study.names or r.baseline.eer < eer_min or not attackers.judged(r.name):
             continue
         b = r.baseline
         reasons = []
@@ -483,6 +494,7 @@ def threat_callouts(
                 lid_max=None if r.lid is None else r.lid.lid_max,
                 reasons=tuple(reasons),
                 worst_trials=_worst_trials(study.get(r.name).eval, r, n_worst),
+                judged_attacker=attackers.label(r.name),
             )
         )
     return out

@@ -1,7 +1,8 @@
 """Everything a study's report holds, computed once: the input of every export.
 
 :func:`build_study_report` evaluates every condition with the study's settings, the SBLS of
-the conditions with attribute-labelled embeddings, the report card and the threat call-outs.
+the conditions with attribute-labelled embeddings, the report card and the threat call-outs
+(each judging the strongest attacker tried on a system, :mod:`voxmetrics.analysis.strongest`).
 :meth:`StudyReport.to_dict` is the JSON of every number; :meth:`StudyReport.tables` the CSVs.
 The HTML page is drawn by :func:`voxmetrics.report.html.study_report_html`.
 """
@@ -30,6 +31,7 @@ from voxmetrics.analysis.sbls import (
     default_attack,
     sbls_intervals,
 )
+from voxmetrics.analysis.strongest import StrongestAttackers, strongest_attackers
 from voxmetrics.analysis.tradeoff import (
     RANKING_ATTACKER,
     RankingReplicates,
@@ -131,6 +133,10 @@ class StudyReport:
     are the anonymiser's, shared by its attacker set-ups)."""
     provenance: Mapping[str, Any] = field(default_factory=dict)
     """What the numbers came from: versions, input fingerprints, settings, seed, attackers."""
+    attackers: StrongestAttackers = field(default_factory=lambda: StrongestAttackers(()))
+    """Which attacker each system is judged against: the strongest tried when a study holds
+    several of one system and knowledge level (the card, the call-outs and the ranking judge
+    it), with the weak-attacker warnings."""
 
     def similarity_values(self) -> dict[str, dict[str, BootstrapInterval]]:
         """DeID and G_VD of every condition with voice similarity, as intervals.
@@ -278,6 +284,7 @@ class StudyReport:
             reference=self.utility_reference,
             replicates=self.ranking_replicates,
             group_eers=self.group_eers,
+            attackers=self.attackers,
         )
 
     @cached_property
@@ -291,7 +298,10 @@ class StudyReport:
         :func:`voxmetrics.analysis.tradeoff.utility_callouts` of the reports.
         """
         return report_callouts(
-            self.reports, reference=self.utility_reference, group_eers=self.group_eers
+            self.reports,
+            reference=self.utility_reference,
+            group_eers=self.group_eers,
+            attackers=self.attackers,
         )
 
     @property
@@ -330,6 +340,7 @@ class StudyReport:
                 for r in self.reports
             },
             "report_card": self.card.to_dict(),
+            "attackers": self.attackers.to_dict(),
             "threat_callouts": [c.to_dict() for c in self.callouts],
             "voice_similarity": self._similarity_dict(),
             "privacy_vs_utility": self._utility_dict(),
@@ -343,12 +354,14 @@ class StudyReport:
         }
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The report's tables by CSV file name (overview, card, worst trials, LID, DCF)."""
+        """The report's tables by CSV file name (overview, card, attackers, worst trials, LID)."""
         out = {
             "overview.csv": overview_frame(self.reports).rename(columns=OVERVIEW_COLUMNS),
             "report_card.csv": self.card.frame("text"),
             "report_card_levels.csv": self.card.frame("level"),
         }
+        if self.attackers.choices:  # which attacker each system is judged against
+            out["attackers.csv"] = self.attackers.frame()
         worst = [c.worst_trials.assign(condition=c.condition) for c in self.callouts]
         if worst:
             frame = pd.concat(worst, ignore_index=True)
@@ -486,6 +499,7 @@ def build_study_report(
             SortedPools.of(cond.eval.pairwise_view()), ties=opts.get("ties") or "reference"
         )
     scores = {k: (v.sbls if v is not None else None) for k, v in sbls.items()}
+    attackers = strongest_attackers(study.conditions)  # the verdicts judge the strongest
     linkage, sim_ci, sources = _anonymiser_linkage(
         study, reports, original, n_boot=n_boot, seed=seed, progress=progress
     )
@@ -512,9 +526,12 @@ def build_study_report(
         reports=tuple(reports),
         sbls=sbls,
         card=report_card(
-            reports, sbls=scores, sbls_intervals={n: iv["sbls"] for n, iv in sbls_ivs.items()}
+            reports,
+            sbls=scores,
+            sbls_intervals={n: iv["sbls"] for n, iv in sbls_ivs.items()},
+            attackers=attackers,
         ),
-        callouts=tuple(threat_callouts(study, reports)),
+        callouts=tuple(threat_callouts(study, reports, attackers=attackers)),
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         settings=settings,
         ece_curves=curves,
@@ -528,6 +545,7 @@ def build_study_report(
         ranking_replicates=replicates,
         exposure=exposure,
         voice_sources=sources,
+        attackers=attackers,
         provenance=report_provenance(
             study,
             settings,

@@ -105,6 +105,8 @@ MAX_ENTRIES: dict[str, int] = {
     "attack_sbls": 128,
     "sbls_intervals": 128,
     "condition_fits": 128,
+    # every back-end's scores of one condition
+    "compare_attackers": 4,
     # one per histogram (every condition, speaker and loss)
     "fit_beta_binomial": 1024,
     # similarity matrices hold every pair of speakers

@@ -51,6 +51,7 @@ MENU: list[MenuItem] = [
     MenuItem("pages/3_LID.py", "LID", ":material/insights:"),
     MenuItem("pages/4_SRD.py", "SRD", ":material/bar_chart:"),
     MenuItem("pages/5_ZEBRA.py", "ZEBRA", ":material/stacked_line_chart:"),
+    MenuItem("pages/13_Attackers.py", "Attackers", ":material/security:"),
     MenuItem("pages/11_Verification.py", "Verification", ":material/query_stats:"),
     MenuItem("pages/6_Linkage.py", "Linkage", ":material/link:"),
     MenuItem("pages/7_Soft_biometrics.py", "Soft biometrics", ":material/diversity_3:"),

@@ -357,7 +357,7 @@ def download_figure(
             )
 
 
-KEY_COLUMNS = ("Condition", "System", "Speaker")
+KEY_COLUMNS = ("Condition", "System", "Speaker", "Back-end")
 """A table's first column of one of these names stays in view when it scrolls sideways."""
 
 

@@ -76,6 +76,13 @@ def _verdict(sr: StudyReport, colors: Mapping[str, str]) -> str:
             "<p>No condition looks private on the EER while still linking or singling out "
             "its trials (see <a href='#threat'>Threat call-outs</a>).</p>"
         )
+    # which attacker each row is judged against, and the weak-attacker warnings
+    lead = {"judged": "Judged against", "weak": "Warning", "not judged": "Not judged"}
+    for name, kind, text in sr.card.attacker_notes():
+        css = "" if kind == "weak" else " class='note'"
+        parts.append(
+            f"<p{css}><strong>{lead[kind]}</strong> ({names_of([name], colors)}): {esc(text)}.</p>"
+        )
     parts.append(
         "<p class='note'>Levels follow the thresholds of the <a href='#report-card'>report "
         "card</a>: reading aids, not legal limits.</p>"
