@@ -746,10 +746,12 @@ def _uar_ranking(
             if (neg_uar, wer) != previous:
                 rank, previous = k + 1, (neg_uar, wer)
             judged = (attackers.label(c.condition) or None) if attackers else None
+            eer = banded[c.condition]
+            assert eer is not None  # every system in a band has its banded EER
             rows.append(
                 RankedSystem(
-                    band, rank, c.condition, banded[c.condition], c.value("wer"), -neg_uar, judged
-                )  # type: ignore[arg-type]
+                    band, rank, c.condition, eer, c.value("wer"), -neg_uar, judged_attacker=judged
+                )
             )
     return tuple(rows)
 
