@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -61,7 +61,10 @@ from voxmetrics.metrics.parallel import single_blas_thread
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.ranks import target_ranks
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "DEFAULT_FOLDS",
@@ -380,7 +383,7 @@ def _cross_fitted_dev(
     groups = _folds(data.speakers, folds, seed)
     fitted = [fit(data.subset(~np.isin(data.speakers, g))) for g in groups]
 
-    def scorer(enrol, enrol_speakers, trials):  # type: ignore[no-untyped-def]
+    def scorer(enrol, enrol_speakers, trials):
         names = np.unique(enrol_speakers)
         out = np.zeros((trials.shape[0], names.size))
         for group, backend in zip(groups, fitted, strict=True):
@@ -496,7 +499,7 @@ class _FusedScorer(FittedBackend):
         super().__init__(fusion.to_dict())
         self.parts, self.fusion = list(parts), fusion
 
-    def __call__(self, enrol, enrol_speakers, trials):  # type: ignore[no-untyped-def]
+    def __call__(self, enrol, enrol_speakers, trials):
         scored = [b(enrol, enrol_speakers, trials) for b in self.parts]
         return scored[0][0], self.fusion.apply(*(s for _, s in scored))
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -44,7 +44,10 @@ from voxmetrics.metrics.lid import (
 )
 from voxmetrics.metrics.uncertainty import lid_intervals
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "CALIBRATION_HELP",

@@ -83,6 +83,7 @@ def condition_fits(
     """
     if report.srd_model is None:
         return ()
+    assert report.srd is not None  # the model is fitted to the report's rank histogram
     fit = fit or _fit
     fits = []
     for k, loss in enumerate(losses):

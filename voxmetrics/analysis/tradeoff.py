@@ -201,7 +201,8 @@ def pareto_front(
     # dominated[i, j]: point j is at least as good as i on both and strictly better on one
     ge = (p[None, :] >= p[:, None]) & (u[None, :] >= u[:, None])
     gt = (p[None, :] > p[:, None]) | (u[None, :] > u[:, None])
-    return ~(ge & gt).any(axis=1)
+    dominated: NDArray[np.bool_] = np.asarray((ge & gt).any(axis=1))
+    return ~dominated
 
 
 @dataclass(frozen=True)
@@ -406,9 +407,12 @@ def privacy_utility_tradeoff(
     candidates = [k for k, p in enumerate(points) if p.plotted and not p.reference]
     for attacker in dict.fromkeys(points[k].attacker for k in candidates):
         group = [k for k in candidates if points[k].attacker == attacker]
+        # every one (candidates are plotted: both numbers known)
+        xs = [x for k in group if (x := points[k].privacy) is not None]
+        ys = [y for k in group if (y := points[k].utility) is not None]
         mask = pareto_front(
-            [points[k].privacy for k in group],
-            [points[k].utility for k in group],
+            xs,
+            ys,
             privacy_higher_is_better=PRIVACY_METRICS[privacy].higher_is_better,
             utility_higher_is_better=UTILITY_HIGHER_IS_BETTER[utility],
         )
@@ -430,7 +434,7 @@ class RankedSystem:
     """The system's condition (under the ranking attacker)."""
     eer: float
     """Its EER."""
-    wer: float
+    wer: float | None
     """Its WER (fraction); None only in the UAR ranking, for a system without one."""
     uar: float | None
     """Its UAR (fraction), None when unknown."""
@@ -742,10 +746,12 @@ def _uar_ranking(
             if (neg_uar, wer) != previous:
                 rank, previous = k + 1, (neg_uar, wer)
             judged = (attackers.label(c.condition) or None) if attackers else None
+            eer = banded[c.condition]
+            assert eer is not None  # every system in a band has its banded EER
             rows.append(
                 RankedSystem(
-                    band, rank, c.condition, banded[c.condition], c.value("wer"), -neg_uar, judged
-                )  # type: ignore[arg-type]
+                    band, rank, c.condition, eer, c.value("wer"), -neg_uar, judged_attacker=judged
+                )
             )
     return tuple(rows)
 
@@ -847,7 +853,7 @@ def voiceprivacy_ranking(
                     rank=rank,
                     condition=c.condition,
                     eer=banded[c.condition],  # type: ignore[arg-type]
-                    wer=wer,  # type: ignore[arg-type]
+                    wer=wer,
                     uar=c.value("uar"),
                     judged_attacker=(attackers.label(c.condition) or None) if attackers else None,
                 )

@@ -156,17 +156,17 @@ def _trained_vs_cosine(sweep: AttackerSweep, order_margin: float) -> Finding | s
     cosine = sweep.cosine_dev_eer
     if not linear or cosine is None:
         return "skip"
-    best_name = min(linear, key=lambda n: linear[n])  # type: ignore[arg-type,return-value]
+    best_name = min(linear, key=lambda n: linear[n])
     best = linear[best_name]
-    if best <= cosine + order_margin:  # type: ignore[operator]
+    if best <= cosine + order_margin:
         return None
-    listed = ", ".join(f"{n} {_pct(v)}" for n, v in linear.items())  # type: ignore[arg-type]
+    listed = ", ".join(f"{n} {_pct(v)}" for n, v in linear.items())
     return Finding(
         "trained_vs_cosine",
         f"on dev every trained back-end is weaker than plain cosine scoring ({listed}; cosine "
         f"{_pct(cosine)}): the attacker's training data ({sweep.trained_on}) are too few or "
         "mismatched",
-        (("best_trained_dev_eer", best), ("cosine_dev_eer", cosine)),  # type: ignore[arg-type]
+        (("best_trained_dev_eer", best), ("cosine_dev_eer", cosine)),
     )
 
 

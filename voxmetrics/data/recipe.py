@@ -116,7 +116,7 @@ class AttackerRecipe:
     @property
     def params(self) -> dict[str, Any]:
         """:attr:`parameters` as a dictionary."""
-        return dict(self.parameters)  # type: ignore[arg-type]
+        return dict(self.parameters)
 
     @property
     def weak(self) -> bool:

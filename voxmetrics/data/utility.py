@@ -91,8 +91,8 @@ class Utility:
             )
         for metric, (low, high) in _RANGES.items():
             _check_number(metric, getattr(self, metric), low, high)
-        for k, v in self.per_class.items():
-            _check_number(f"per-class accuracy '{k}'", v, 0.0, 1.0)
+        for k, acc in self.per_class.items():
+            _check_number(f"per-class accuracy '{k}'", acc, 0.0, 1.0)
         for k, pair in self.intervals.items():
             if k not in UTILITY_METRICS or len(pair) != 2:
                 raise VoxMetricsInputError(

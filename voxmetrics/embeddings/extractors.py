@@ -129,11 +129,11 @@ def _weights_only_load() -> Iterator[None]:
         kwargs["weights_only"] = True
         return original(*args, **kwargs)
 
-    torch.load = safe_load  # type: ignore[assignment]
+    torch.load = safe_load
     try:
         yield
     finally:
-        torch.load = original  # type: ignore[assignment]
+        torch.load = original
 
 
 def _hash_files(paths: list[Path], salt: str) -> str:
@@ -513,9 +513,9 @@ def extract_embeddings(
     for b in range(0, len(pending), batch_size):
         chunk = pending[b : b + batch_size]
         ok: list[tuple[int, str, NDArray[np.float32]]] = []
-        for i, full, digest, _ in chunk:
+        for i, resolved, digest, _ in chunk:
             try:
-                wave = decode_audio(full, sample_rate=extractor.sample_rate, name=paths[i])
+                wave = decode_audio(resolved, sample_rate=extractor.sample_rate, name=paths[i])
                 if loudness is not None:
                     wave = normalise_loudness(wave, extractor.sample_rate, target=loudness)
                 ok.append((i, digest, wave))

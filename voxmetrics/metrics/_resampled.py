@@ -46,7 +46,8 @@ def srd_from_hist(h: NDArray[np.float64], q: float) -> dict[str, NDArray[np.floa
 def speaker_sums(values: NDArray[np.float64], inv: NDArray[np.intp], s: int) -> NDArray[np.float64]:
     """Per-speaker sums of per-trial values (T,) or (T, G) -> (S,) or (S, G)."""
     if values.ndim == 1:
-        return np.bincount(inv, weights=values, minlength=s)
+        # float64 with float weights: numpy's stub types every bincount as intp
+        return np.bincount(inv, weights=values, minlength=s)  # type: ignore[return-value]
     out = np.zeros((s, values.shape[1]))
     np.add.at(out, inv, values)
     return out

@@ -177,8 +177,8 @@ def lid_from_blocks(
     (:func:`lid_with_chance`) and on Dask workers alike.
     """
     return lid_result(
-        np.concatenate([b.lid for b in parts]),  # type: ignore[misc]
-        np.concatenate([b.p_target for b in parts]),  # type: ignore[misc]
+        np.concatenate([b.lid for b in parts]),
+        np.concatenate([b.p_target for b in parts]),
         ranks,
         n_enrolled=n_enrolled,
         calibration=calibration,
@@ -323,10 +323,11 @@ def chance_levels_from_blocks(
     for k, v in srd_from_hist(h, q).items():
         values[k] = float(np.mean(v))
     if blocks and blocks[0].lid_drawn is not None:
-        x = np.concatenate([b.lid_drawn for b in blocks], axis=1)  # type: ignore[misc]
+        x = np.concatenate([b.lid_drawn for b in blocks], axis=1)
         values["alid"] = lid_sum / (n_trials * n)
-        values["pdr"] = n_pos / (n_trials * n)
-        values["ndr"] = 1.0 - values["pdr"]
+        pdr = n_pos / (n_trials * n)
+        values["pdr"] = pdr
+        values["ndr"] = 1.0 - pdr
         pos = x > 0
         with np.errstate(invalid="ignore", divide="ignore"):
             lp = np.where(pos.any(1), np.where(pos, x, 0).sum(1) / pos.sum(1), np.nan)

@@ -52,7 +52,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (``reason`` only when the number could not be compared)."""
-        out = {
+        out: dict[str, Any] = {
             "a": self.a,
             "b": self.b,
             "difference": self.difference,

@@ -525,14 +525,15 @@ def grouped_replicates(
     grid = np.zeros(0, dtype=np.int64)
     curve, curve_reps = np.zeros(0), np.zeros((draws.n_boot, 0))
     if ("linkability" in families or "srd" in families) and all(g[0] is not None for g in groups):
+        ranks = [g[0] for g in groups if g[0] is not None]  # all of them (the test above)
         mean_of = _speaker_mean(draws, inv)
-        link = np.concatenate([(g[0] == 1).astype(np.float64) for g in groups])  # type: ignore[operator]
+        link = np.concatenate([(r == 1).astype(np.float64) for r in ranks])
         est["linkability"], reps["linkability"] = float(link.mean()), mean_of(link)
         grid = linkability_grid(min(g[2] for g in groups))
         p_curve = np.concatenate(
             [
-                np.column_stack([prob_no_beater(g[0] - 1, g[2], int(m)) for m in grid])  # type: ignore[operator]
-                for g in groups
+                np.column_stack([prob_no_beater(r - 1, g[2], int(m)) for m in grid])
+                for r, g in zip(ranks, groups, strict=True)
             ]
         )
         curve, curve_reps = p_curve.mean(axis=0), mean_of(p_curve)

@@ -162,12 +162,16 @@ def intersection_frame(result: SBLSResult, attack: Attack | None = None) -> pd.D
     speaker are not independent, so this is the subgroup's real sample size).
     """
     rows = [r for r in result.subgroups if r.attribute == "all"]
+    recovery: list[float] = []
+    for r in rows:
+        assert r.leakage is not None  # L_g, the joint recovery rate, of every intersection
+        recovery.append(r.leakage)
     df = pd.DataFrame(
         {
             "Subgroup": [r.group for r in rows],
             "Utterances": [r.n for r in rows],
-            "Joint recovery L_g": [r.leakage for r in rows],
-            "Protection 1 - L_g": [1.0 - r.leakage for r in rows],
+            "Joint recovery L_g": recovery,
+            "Protection 1 - L_g": [1.0 - v for v in recovery],
             "Used": [r.used for r in rows],
         },
         columns=["Subgroup", "Utterances", "Joint recovery L_g", "Protection 1 - L_g", "Used"],

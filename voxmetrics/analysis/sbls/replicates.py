@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import MutableMapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -97,13 +97,25 @@ def _prepare(attack: Attack) -> list[_Attribute]:
     return out
 
 
+@overload
+def _per_speaker(
+    inv: NDArray[np.intp], n_spk: int, cell: NDArray[np.intp], n_cells: int, weights: None = None
+) -> NDArray[np.intp]: ...
+@overload
+def _per_speaker(
+    inv: NDArray[np.intp],
+    n_spk: int,
+    cell: NDArray[np.intp],
+    n_cells: int,
+    weights: NDArray[np.float64],
+) -> NDArray[np.float64]: ...
 def _per_speaker(
     inv: NDArray[np.intp],
     n_spk: int,
     cell: NDArray[np.intp],
     n_cells: int,
     weights: NDArray[np.float64] | None = None,
-) -> NDArray[np.float64]:
+) -> NDArray[np.intp] | NDArray[np.float64]:
     """(S, n_cells) per-speaker counts (or sums of ``weights``) of each utterance's cell."""
     return np.bincount(inv * n_cells + cell, weights=weights, minlength=n_spk * n_cells).reshape(
         n_spk, n_cells
@@ -181,7 +193,7 @@ def _auc_pairs(att: _Attribute, inv: NDArray[np.intp], n_spk: int) -> NDArray[np
 
 
 def _auc_from_pairs(
-    pairs: NDArray[np.float64], class_spk: NDArray[np.float64], w: NDArray[np.float64]
+    pairs: NDArray[np.float64], class_spk: NDArray[np.intp], w: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """(b, K, m) weighted AUCs from :func:`_auc_pairs` and (S, K) class counts per speaker."""
     k, m = pairs.shape[:2]
@@ -228,7 +240,7 @@ class _Replicates:
     n_spk: int
     w: NDArray[np.float64]
     """(B, S) how often each speaker was drawn in each replicate."""
-    class_spk: list[NDArray[np.float64]]
+    class_spk: list[NDArray[np.intp]]
     """Per attribute, (S, K) utterances of each speaker in each true class."""
     present: list[NDArray[np.bool_]]
     """Per attribute, (B, K) the true classes present in each replicate."""
@@ -271,9 +283,17 @@ class _Replicates:
         """B, the replicates."""
         return int(self.w.shape[0])
 
+    @overload
+    def per_speaker(
+        self, cell: NDArray[np.intp], n_cells: int, weights: None = None
+    ) -> NDArray[np.intp]: ...
+    @overload
+    def per_speaker(
+        self, cell: NDArray[np.intp], n_cells: int, weights: NDArray[np.float64]
+    ) -> NDArray[np.float64]: ...
     def per_speaker(
         self, cell: NDArray[np.intp], n_cells: int, weights: NDArray[np.float64] | None = None
-    ) -> NDArray[np.float64]:
+    ) -> NDArray[np.intp] | NDArray[np.float64]:
         """(S, n_cells) per-speaker counts (or sums of ``weights``) of each utterance's cell."""
         return _per_speaker(self.inv, self.n_spk, cell, n_cells, weights)
 
@@ -431,7 +451,7 @@ def _subgroup_scores(
     used = size >= options.min_group_size
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(used, hits / np.where(size > 0, size, 1.0), np.nan)
-    any_used = used.any(axis=1)
+    any_used = np.asarray(used.any(axis=1))  # (b,): an array (the stubs allow a scalar)
     worst = np.nanmax(np.where(any_used[:, None], rate, 0.0), axis=1)
     prot = 1.0 - rate
     hi = np.nanmax(np.where(any_used[:, None], prot, 0.0), axis=1)
@@ -486,7 +506,7 @@ def sbls_replicates(
     [0.0, 0.0, 0.0]
     """
     reps = _Replicates.start(attack, draws)
-    valid = (reps.k >= 2).all(axis=0)
+    valid = np.asarray((reps.k >= 2).all(axis=0))  # (B,): an array (the stubs allow a scalar)
     _soft_leakage(reps, valid, attack.n, progress)
     rows = np.flatnonzero(valid)
     if rows.size:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,7 +35,10 @@ from voxmetrics.data.readers.tables import (
 )
 from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "read_embeddings",
@@ -158,12 +162,12 @@ def _filter_system(meta: pd.DataFrame, system: str | None, name: str) -> pd.Data
 
 
 def _match_ids(
-    emb: NDArray[np.float64],
+    emb: NDArray[np.floating],
     ids: NDArray[np.str_],
     meta: pd.DataFrame,
     nm: str,
     mnm: str,
-) -> NDArray[np.float64]:
+) -> NDArray[np.floating]:
     """Rows of ``emb`` in the metadata's order; embeddings without a metadata row are ignored."""
     index = pd.Index(ids)
     if index.has_duplicates:

@@ -11,7 +11,7 @@ import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,7 +29,10 @@ from voxmetrics.data.readers.tables import (
 )
 from voxmetrics.errors import VoxMetricsInputError
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "scores_from_kaldi",

@@ -7,7 +7,7 @@ not listed make a sparse matrix with a ``mask``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,7 +26,10 @@ from voxmetrics.data.readers.tables import labels_of, missing_columns, numeric_s
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "Pivot",

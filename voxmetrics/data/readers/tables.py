@@ -10,7 +10,7 @@ import csv
 import io
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,7 +28,10 @@ from voxmetrics.data.readers.detect import detect_kind
 from voxmetrics.errors import VoxMetricsInputError, kept_warnings
 from voxmetrics.limits import check_count, get_limits, refuse
 
-pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported when a function first uses it
 
 __all__ = [
     "blank_start",

@@ -52,7 +52,7 @@ class ProjectionBackend(FittedBackend):
         self.projection = projection
         """The learned projection."""
 
-    def __call__(self, enrol, enrol_speakers, trials):  # type: ignore[no-untyped-def]
+    def __call__(self, enrol, enrol_speakers, trials):
         """Cosine scores of the projected trials against the projected enrolment profiles."""
         p = self.projection
         return cosine_scores(p(enrol), enrol_speakers, p(trials))
@@ -67,7 +67,7 @@ class MaxBackend(FittedBackend):
 
     name = "max"
 
-    def __call__(self, enrol, enrol_speakers, trials):  # type: ignore[no-untyped-def]
+    def __call__(self, enrol, enrol_speakers, trials):
         """The highest cosine over each speaker's enrolment utterances."""
         return max_scores(unit_rows(enrol), enrol_speakers, unit_rows(trials))
 

@@ -52,7 +52,7 @@ class MappingBackend(FittedBackend):
         """The unit mapped rows."""
         return unit_rows(unit_rows(np.asarray(x, dtype=np.float64)) @ self.weights + self.offset)
 
-    def __call__(self, enrol, enrol_speakers, trials):  # type: ignore[no-untyped-def]
+    def __call__(self, enrol, enrol_speakers, trials):
         """Cosine of the mapped trials against the (mapped) enrolment profiles."""
         e = self.transform(enrol) if self.map_enrol else unit_rows(enrol)
         return cosine_scores(e, enrol_speakers, self.transform(trials))

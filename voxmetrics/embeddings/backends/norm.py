@@ -108,7 +108,7 @@ class NormBackend(FittedBackend):
         self.top_n = top_n
         """Cohort scores kept per side (None: all, S-norm)."""
 
-    def __call__(self, enrol, enrol_speakers, trials):  # type: ignore[no-untyped-def]
+    def __call__(self, enrol, enrol_speakers, trials):
         """Normalised cosine scores of the trials against the enrolment profiles."""
         names, sums, _ = speaker_sums(unit_rows(enrol), enrol_speakers)
         profiles = unit_rows(sums)

@@ -180,7 +180,7 @@ class PLDABackend(FittedBackend):
         self.model = model
         """The trained PLDA."""
 
-    def __call__(self, enrol, enrol_speakers, trials):  # type: ignore[no-untyped-def]
+    def __call__(self, enrol, enrol_speakers, trials):
         """PLDA LLRs of the projected trials against the projected enrolment means."""
         names, sums, counts = speaker_sums(self.projection(enrol), enrol_speakers)
         return names, plda_scores(self.model, sums / counts[:, None], self.projection(trials))

@@ -78,7 +78,8 @@ def conversation_length_curve(
 
     ``seed`` seeds the utterance draws of :func:`singling_out`.
     """
-    enrol, trial = es.roles(split, system=system)
+    # any str, as the other callers of roles here: a split without utterances is refused there
+    enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
     spk = es.meta["speaker"].to_numpy().astype(str)
     labels, profiles = speaker_profiles(es.embeddings[enrol], spk[enrol])
     ls = np.asarray(lengths, dtype=np.int64).ravel()

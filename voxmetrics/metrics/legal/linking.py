@@ -113,7 +113,7 @@ def linkability_grid(n_enrolled: int) -> NDArray[np.int64]:
     >>> linkability_grid(40).tolist()
     [2, 5, 10, 20, 40]
     """
-    grid = []
+    grid: list[int] = []
     decade = 1
     while True:
         for m in (2, 5, 10):
@@ -413,7 +413,7 @@ def _tie_cells(scores: NDArray[np.floating], values: NDArray[np.floating]) -> ND
     ``values[k]``: exact comparisons in the scores' dtype, so ties fall where a sort puts them.
     """
     out = np.empty(scores.shape, dtype=np.min_scalar_type(2 * values.size))
-    for rows in row_blocks(*scores.shape, CHUNK_ELEMENTS):
+    for rows in row_blocks(scores.shape[0], scores.shape[1], CHUNK_ELEMENTS):
         block = scores[rows]
         at = np.searchsorted(values, block, side="left")
         equal = values[np.minimum(at, values.size - 1)] == block

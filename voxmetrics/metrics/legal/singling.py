@@ -240,7 +240,7 @@ def singling_out(
     blocks = [(profiles[r], labels[r]) for r in row_blocks(labels.size, 4 * t_unit.shape[0])]
     shared = (t_unit, t_spk, pop, draws)
     if map_blocks is None:
-        parts = [singling_out_isolations(*block, *shared) for block in blocks]
+        parts = [singling_out_isolations(p, lab, *shared) for p, lab in blocks]
     else:
         parts = map_blocks(singling_out_isolations, shared, blocks)
     return singling_out_from_isolations(parts, labels, pop, draws, n_excluded)
@@ -451,7 +451,8 @@ def singling_out_embeddings(
     consecutive groups of L per speaker (:func:`average_consecutive`). ``options`` go to
     :func:`singling_out` (``max_per_speaker``, ``n_draws``, ``seed``, ``shuffle``).
     """
-    enrol, trial = es.roles(split, system=system)
+    # any str, as the other callers of roles here: a split without utterances is refused there
+    enrol, trial = es.roles(split, system=system)  # type: ignore[arg-type]
     spk = es.meta["speaker"].to_numpy().astype(str)
     t_emb, t_spk = average_consecutive(es.embeddings[trial], spk[trial], length)
     return singling_out(es.embeddings[enrol], spk[enrol], t_emb, t_spk, **options)

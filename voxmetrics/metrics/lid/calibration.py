@@ -225,11 +225,12 @@ def variant_options(
     if variant is None:
         if not any(given):
             return LID_VARIANTS[DEFAULT_LID_VARIANT]
-        picked = (class_weight, ddof, penalty_c)
-        cw, dd, pc = (
-            x if g else base for x, g, base in zip(picked, given, _EXPLICIT_BASE, strict=True)
+        base_cw, base_dd, base_pc = _EXPLICIT_BASE
+        return (
+            class_weight if given[0] else base_cw,
+            ddof if given[1] else base_dd,
+            penalty_c if given[2] else base_pc,
         )
-        return cw, dd, pc
     if any(given):
         raise VoxMetricsInputError(
             "give either `variant` or the explicit `class_weight`, `ddof`, `penalty_c`, not both."
