@@ -54,7 +54,7 @@ import stat
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import IO, Any
@@ -556,7 +556,7 @@ class ArchiveReader:
             self.limits,
         )
 
-    def chunks(self, name: str, *, cap: int | None = None) -> Iterator[bytes]:
+    def chunks(self, name: str, *, cap: int | None = None) -> Generator[bytes, None, None]:
         """The decompressed bytes of member ``name`` in chunks, stopped at the caps."""
         info = self.infos.get(name)
         if info is None:

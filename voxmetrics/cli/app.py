@@ -10,7 +10,7 @@ import secrets
 import subprocess
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -232,14 +232,14 @@ def _models(specs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     return tuple(models.items())
 
 
-def config_models(environ: dict[str, str] | None = None) -> list[str]:
+def config_models(environ: Mapping[str, str] | None = None) -> list[str]:
     """The ``[models]`` table of the dashboard's config file as ``NAME=FOLDER`` options.
 
     The file is the one of the input limits: ``VOXMETRICS_CONFIG``, else ``voxmetrics.toml``
     in the working folder; a relative folder is relative to the file's.
     """
-    environ = os.environ if environ is None else environ
-    path = Path(environ.get(ENV_CONFIG) or "voxmetrics.toml")
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    path = Path(env.get(ENV_CONFIG) or "voxmetrics.toml")
     if not path.is_file():
         return []
     try:

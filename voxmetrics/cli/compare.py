@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from voxmetrics.cli import _options
 from voxmetrics.cli._common import EXIT_OK, check_outputs, print_json
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count, check_input_path
+
+if TYPE_CHECKING:
+    from voxmetrics.metrics.legal import LinkabilityRule
+    from voxmetrics.metrics.pools import Ties
 
 HELP = "paired comparison of two conditions of a study file (.vxm) sharing speakers"
 DESCRIPTION = (
@@ -78,8 +82,9 @@ def run(args: argparse.Namespace) -> int:
         seed=study.settings.seed if args.seed is None else args.seed,
         cross_calibrate=study.settings.cross_calibrate,
         lid_variant=study.settings.lid_variant,
-        ties=study.settings.ties,
-        linkability_rule=study.settings.linkability_rule,
+        # StudySettings accepts only the rules' names (checked when the study is built)
+        ties=cast("Ties", study.settings.ties),
+        linkability_rule=cast("LinkabilityRule", study.settings.linkability_rule),
         original=study.get(original),
     )
     print_json({k: c.to_dict() for k, c in result.items()}, args.json)

@@ -569,9 +569,9 @@ def evaluate_blockwise(
         source = EmbeddingBlocks.from_embeddings(es, split)
         if dev is None and split == "eval" and "dev" in es.splits():
             dev = es.score_matrix("dev")
-    subsets = None
+    by = None
     if opts.by is not None:
-        subsets = _subsets(source, opts.by, dev, name, client, attacker, parts, opts, retries)
+        by = {opts.by: _subsets(source, opts.by, dev, name, client, attacker, parts, opts, retries)}
     cal = _dev_calibration(source, dev, opts.lid_variant, calibrate="lid" in parts)
     # singling out first: the workers then hold no scored blocks while they hold its embeddings
     singled = None
@@ -588,7 +588,7 @@ def evaluate_blockwise(
             has_dev=dev is not None,
             options=opts,
             parts=parts,
-            by=None if subsets is None else {opts.by: subsets},
+            by=by,
             utility=utility,
         )
     finally:

@@ -22,7 +22,7 @@ from voxmetrics.evaluation.engine import evaluate, replicate_condition
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.evaluation.steps import singling_out_of
 from voxmetrics.metrics.embedding_intervals import similarity_replicates, singling_out_replicates
-from voxmetrics.metrics.legal import SinglingOutResult
+from voxmetrics.metrics.legal import LinkabilityRule, SinglingOutResult
 from voxmetrics.metrics.paired import Comparison, compare_replicates
 from voxmetrics.metrics.pools import Ties, check_ties
 from voxmetrics.metrics.similarity import (
@@ -237,7 +237,7 @@ def compare_conditions(
     original: Condition | None = None,
     calibration: Calibration = "pav",
     sbls: bool = True,
-    linkability_rule: str = "code",
+    linkability_rule: LinkabilityRule = "code",
     reports: tuple[ConditionReport, ConditionReport] | None = None,
     attacks: tuple[Attack | None, Attack | None] | None = None,
     progress: Progress | None = None,
@@ -321,7 +321,7 @@ def compare_conditions(
         for cond, report in zip((a, b), given, strict=True)
     ]
     out = compare_replicates(reps[0], reps[1], confidence=confidence)
-    out.update(compare_linkage(*links, draws, confidence=confidence))
+    out.update(compare_linkage(links[0], links[1], draws, confidence=confidence))
     if sbls:
         step(0.95, "soft-biometric leakage")
         out.update(compare_conditions_sbls(a, b, draws, confidence=confidence, attacks=attacks))
@@ -336,7 +336,7 @@ def _replicates(
     cross_calibrate: int | None,
     lid_variant: str,
     ties: Ties,
-    linkability_rule: str,
+    linkability_rule: LinkabilityRule,
 ) -> ConditionReplicates:
     """Every headline number of ``cond`` under ``draws``: its report's when that has them.
 

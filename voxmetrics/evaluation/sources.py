@@ -340,7 +340,7 @@ def _zarr_group(path: str) -> Any:
                 f"{path}: no '{key}' array; a Zarr score store has scores, trial_ids, "
                 "trial_speakers and enrol_speakers."
             )
-        kind = np.dtype(arr.dtype).kind if _numpy_dtype(arr) else "O"
+        kind = _dtype_kind(arr)
         if kind == "O" or (key == "scores" and kind not in "fiub"):
             raise VoxMetricsInputError(
                 f"{path}: '{key}' holds {'Python objects' if kind == 'O' else 'no numbers'}; "
@@ -362,12 +362,12 @@ def _check_zarr_stored(arr: Any, where: str, key: str, *, in_memory: bool) -> No
     check_declared(where, f"array '{key}' ({shape})", declared, stored, in_memory=in_memory)
 
 
-def _numpy_dtype(arr: Any) -> bool:
+def _dtype_kind(arr: Any) -> str:
+    """The numpy dtype kind of a Zarr array, ``"O"`` when its dtype is not a numpy one."""
     try:
-        np.dtype(arr.dtype)
+        return np.dtype(arr.dtype).kind
     except TypeError:
-        return False
-    return True
+        return "O"
 
 
 BlockSource = EmbeddingBlocks | ChunkedScores | ZarrScores

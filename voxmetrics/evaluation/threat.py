@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -174,6 +175,8 @@ class ThreatView:
     def summary(self) -> dict[str, float]:
         """The numbers that move apart: EER, ROCCH-EER, linkability (and chance), ALID, LIDmax."""
         b = self.baseline
+        # threat_view's baseline_metrics computes every part
+        assert b.eer_rocch is not None and b.linkability is not None
         return {
             "eer": b.eer,
             "eer_rocch": b.eer_rocch,
@@ -254,23 +257,24 @@ def threat_scenario(
     >>> round(v.baseline.eer, 2) >= 0.3, v.baseline.linkability > 0.9
     (True, True)
     """
-    for name, value, low in (("n_enrolled", n_enrolled, 2), ("n_trials", n_trials, 2)):
-        if value < low:
-            raise VoxMetricsInputError(f"{name} must be at least {low}, got {value}.")
+    for name, count, low in (("n_enrolled", n_enrolled, 2), ("n_trials", n_trials, 2)):
+        if count < low:
+            raise VoxMetricsInputError(f"{name} must be at least {low}, got {count}.")
     for name, value in (("margin", margin), ("offset_spread", offset_spread), ("noise", noise)):
         if not math.isfinite(value) or value < 0:
             raise VoxMetricsInputError(f"{name} must be a finite number >= 0, got {value}.")
     if noise == 0 and margin == 0:
         raise VoxMetricsInputError("with no noise and no margin every score of a row is equal.")
-    params = {
-        "n_enrolled": n_enrolled,
-        "n_trials": n_trials,
-        "margin": margin,
-        "offset_spread": offset_spread,
-        "noise": noise,
-    }
-    eval_ = offset_scores(**params, seed=seed, prefix="spk")
-    dev = offset_scores(**params, seed=seed + 1, prefix="dev")
+    scores = partial(
+        offset_scores,
+        n_enrolled=n_enrolled,
+        n_trials=n_trials,
+        margin=margin,
+        offset_spread=offset_spread,
+        noise=noise,
+    )
+    eval_ = scores(seed=seed, prefix="spk")
+    dev = scores(seed=seed + 1, prefix="dev")
     return threat_view(eval_, dev=dev)
 
 
@@ -355,8 +359,8 @@ class Callout:
     """Condition name."""
     eer: float
     """Its EER (at least :data:`CALLOUT_EER`)."""
-    linkability: float
-    """Its linkability."""
+    linkability: float | None
+    """Its linkability (None when the reports lack the linkability part)."""
     chance_linkability: float
     """1/N."""
     lid_max: float | None

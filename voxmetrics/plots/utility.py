@@ -42,6 +42,12 @@ def _span(values: Sequence[float]) -> float:
     return (max(values) - min(values)) or 1.0
 
 
+def _xy(p: TradeoffPoint) -> tuple[float, float]:
+    """A plotted point's privacy and utility (both known: see ``TradeoffPoint.plotted``)."""
+    assert p.privacy is not None and p.utility is not None
+    return p.privacy, p.utility
+
+
 def label_groups(
     points: Sequence[TradeoffPoint], names: Sequence[str] | None = None
 ) -> list[list[int]]:
@@ -119,7 +125,7 @@ def _errors(points: Sequence[TradeoffPoint], axis: str) -> dict[str, object] | N
     ivs = [p.privacy_interval if axis == "x" else p.utility_interval for p in points]
     if all(iv is None for iv in ivs):
         return None
-    vals = [p.privacy if axis == "x" else p.utility for p in points]
+    vals = [_xy(p)[0 if axis == "x" else 1] for p in points]  # the points are plotted
     return {
         "type": "data",
         "symmetric": False,
@@ -193,9 +199,9 @@ def tradeoff_figure(
         if group[0] >= len(plotted):  # the original speech's star says so once
             shown = "original speech" if shown == "original" else f"{shown}: original speech"
         labels[group[0]] = shown
-    xs = [p.privacy for p in plotted]
-    ys = [p.utility for p in plotted]
-    all_x = [p.privacy for p in everything]
+    xs = [_xy(p)[0] for p in plotted]
+    ys = [_xy(p)[1] for p in plotted]
+    all_x = [_xy(p)[0] for p in everything]
     lo, hi = (min(all_x), max(all_x)) if all_x else (0.0, 1.0)
     fig = go.Figure()
     fig.add_trace(
@@ -204,7 +210,7 @@ def tradeoff_figure(
             y=ys,
             mode="markers+text",
             text=labels[: len(plotted)],
-            textposition=_positions(xs, lo, hi, "top"),  # type: ignore[arg-type]
+            textposition=_positions(xs, lo, hi, "top"),
             customdata=[[p.condition, p.attacker, p.on_front] for p in plotted],
             marker={
                 "size": 12,
@@ -237,11 +243,11 @@ def tradeoff_figure(
     if refs:
         fig.add_trace(
             go.Scatter(
-                x=[p.privacy for p in refs],
-                y=[p.utility for p in refs],
+                x=[_xy(p)[0] for p in refs],
+                y=[_xy(p)[1] for p in refs],
                 mode="markers+text",
                 text=labels[len(plotted) :],
-                textposition=_positions([p.privacy for p in refs], lo, hi, "bottom"),  # type: ignore[arg-type]
+                textposition=_positions([_xy(p)[0] for p in refs], lo, hi, "bottom"),
                 customdata=[[p.condition] for p in refs],
                 marker={"size": 16, "color": REFERENCE_COLOR, "symbol": "star"},
                 error_x=_errors(refs, "x"),

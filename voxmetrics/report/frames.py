@@ -96,8 +96,8 @@ def overview_frame(reports: Iterable[ConditionReport]) -> pd.DataFrame:
                 ),
                 "mean_d": None if r.srd is None else r.srd.stats.mean_d,
                 "idr": None if r.srd is None else r.srd.stats.idr,
-                "d_ece": r.zebra.d_ece,
-                "zebra_tag": r.zebra.tag,
+                "d_ece": None if r.zebra is None else r.zebra.d_ece,
+                "zebra_tag": None if r.zebra is None else r.zebra.tag,
                 "singling_out": None if r.singling_out is None else r.singling_out.value,
                 **{k: None if r.utility is None else r.utility.value(k) for k in UTILITY_METRICS},
                 "n_trials_one_to_n": (

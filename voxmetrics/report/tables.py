@@ -197,8 +197,10 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             else _iv(r.lid.lid_max, r.lid_intervals, "lid_max", 2, r.lid.n_enrolled),
             "MeanD (bits)": MISSING if r.srd is None else f(r.srd.stats.mean_d),
             "IdR": MISSING if r.srd is None else f(r.srd.stats.idr),
-            "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
-            "ZEBRA tag": r.zebra.tag,
+            "D_ECE (bits)": MISSING
+            if r.zebra is None
+            else _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
+            "ZEBRA tag": MISSING if r.zebra is None else r.zebra.tag,
             "Singling out": MISSING if r.singling_out is None else f(r.singling_out.value),
             "SBLS": sbls_cell(r.name),
             "WER": _utility(r, "wer", digits),
@@ -249,10 +251,14 @@ def results_tables(sr: StudyReport, *, digits: int = 3) -> dict[str, pd.DataFram
             {
                 "Condition": r.name,
                 "EER": f(r.baseline.eer),
-                "D_ECE (bits)": _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
-                "log10 l": _iv(r.zebra.log10_l, r.zebra_intervals, "log10_l", 2),
+                "D_ECE (bits)": MISSING
+                if r.zebra is None
+                else _iv(r.zebra.d_ece, r.zebra_intervals, "d_ece"),
+                "log10 l": MISSING
+                if r.zebra is None
+                else _iv(r.zebra.log10_l, r.zebra_intervals, "log10_l", 2),
                 "log10 l q95": _q95(r.zebra_intervals, "log10_l_q95"),
-                "Tag": r.zebra.tag,
+                "Tag": MISSING if r.zebra is None else r.zebra.tag,
             }
             for r in sr.reports
         ]

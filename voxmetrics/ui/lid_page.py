@@ -224,10 +224,12 @@ def trial_card(condition: Condition, result: LIDResult, index: int, *, selected:
 def show_notices(rows: Sequence[LIDRow], flagged: Sequence[LIDRow]) -> None:
     """The localised vulnerabilities (or that there is none) and the conditions without LID."""
     for row in flagged:
+        base, lid = row.one_to_one, row.lid
+        assert base is not None and lid is not None  # localised_vulnerabilities: both known
         st.warning(
             f"**{md_escape(row.name)}: localised vulnerability.** Its EER is "
-            f"{row.one_to_one.eer:.2f}, close to chance (0.5), so the 1-to-1 view calls it "
-            f"private. Yet its most exposed trial discloses {row.lid.lid_max:.2f} bits "
+            f"{base.eer:.2f}, close to chance (0.5), so the 1-to-1 view calls it "
+            f"private. Yet its most exposed trial discloses {lid.lid_max:.2f} bits "
             f"(LIDmax > {LOCAL_LID_MAX:g} bit): some speakers are still singled out.",
             icon=":material/crisis_alert:",
         )

@@ -80,7 +80,7 @@ def settings_form(study: Study) -> Study:
         ties_col.selectbox(
             "Tied scores",
             list(TIE_RULES),
-            format_func=TIE_RULES.get,
+            format_func=TIE_RULES.__getitem__,
             key=TIES,
             help="How the pooled metrics order a target and a non-target with the same score. "
             "As the reference code: each number equals its reference implementation (EER: "

@@ -192,7 +192,7 @@ def _rename_study() -> None:
 
 
 def _rename() -> None:
-    old = st.session_state.get(_MANAGED)
+    old = str(st.session_state.get(_MANAGED, ""))  # the selectbox above sets it
     new = st.session_state.get(_NEW_NAME, "")
     try:
         study = get_study().renamed(old, new)

@@ -328,6 +328,9 @@ def download_figure(
     def build_image() -> go.Figure:
         return image if image is not None else build()
 
+    def image_file(fmt: str) -> Callable[[], bytes]:
+        return lambda: png_exporter()(build_image(), format=fmt)
+
     stem = _stem(filename)
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         download_button(
@@ -349,7 +352,7 @@ def download_figure(
         ):
             download_button(
                 f"{label} ({fmt.upper()})",
-                lambda fmt=fmt: png_exporter()(build_image(), format=fmt),
+                image_file(fmt),
                 f"{stem}.{fmt}",
                 mime,
                 icon=icon,

@@ -162,7 +162,7 @@ def lid_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> 
 def srd_section(sr: StudyReport, colors: Mapping[str, str], figure: Figures) -> str:
     """SRD: the rank distributions with their beta-binomial models, MeanD, the table."""
     ranked = [r for r in sr.reports if r.srd is not None]  # not: sparse, no complete trial
-    results = {r.name: r.srd for r in ranked}
+    results = {r.name: r.srd for r in ranked if r.srd is not None}  # all of ranked: typed non-None
     fits = {r.name: [r.srd_model] if r.srd_model is not None else [] for r in ranked}
     return section(
         "srd",
@@ -190,13 +190,16 @@ def zebra_section(
         {
             "Condition": r.name,
             "EER": r.baseline.eer,
-            "D_ECE (bits)": r.zebra.d_ece,
+            # a report without the zebra part shows its numbers as missing
+            "D_ECE (bits)": None if r.zebra is None else r.zebra.d_ece,
             "D_ECE 95% CI": interval_cell(r.zebra_intervals, "d_ece", 3),
-            "log10 l": r.zebra.log10_l,
+            "log10 l": None if r.zebra is None else r.zebra.log10_l,
             "|log10 LR| q95 95% CI": interval_cell(r.zebra_intervals, "log10_l_q95", 2),
-            "Tag": r.zebra.tag,
-            "Posterior odds (flat prior)": r.zebra.odds,
-            "Worst case from": "mated score" if r.zebra.worst_is_mated else "non-mated score",
+            "Tag": None if r.zebra is None else r.zebra.tag,
+            "Posterior odds (flat prior)": None if r.zebra is None else r.zebra.odds,
+            "Worst case from": None
+            if r.zebra is None
+            else ("mated score" if r.zebra.worst_is_mated else "non-mated score"),
         }
         for r in sr.reports
     ]
@@ -207,7 +210,9 @@ def zebra_section(
     )
     curves = curves or {}
     profiles = [
-        ZebraProfile(r.name, r.zebra, curves[r.name]) for r in sr.reports if r.name in curves
+        ZebraProfile(r.name, r.zebra, curves[r.name])
+        for r in sr.reports
+        if r.name in curves and r.zebra is not None
     ]
     if profiles:
         fig = ece_profile_figure(profiles, colors=colors)
