@@ -4,16 +4,15 @@ call-out."""
 import streamlit as st
 
 from voxmetrics import ui
-from voxmetrics.analysis.strongest import strongest_attackers
-from voxmetrics.analysis.tradeoff import (
+from voxmetrics.analysis.ranking import (
     EER_BANDS,
     LEAK_LID_MAX,
     LEAK_LINKABILITY_FACTOR,
-    has_utility,
     report_callouts,
     report_ranking,
-    report_tradeoff,
 )
+from voxmetrics.analysis.strongest import strongest_attackers
+from voxmetrics.analysis.tradeoff import has_utility, report_tradeoff
 from voxmetrics.analysis.vpc import challenge_group_eers
 from voxmetrics.evaluation.stability import ranking_replicates
 from voxmetrics.plots.style import condition_colors

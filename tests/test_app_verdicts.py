@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
-from voxmetrics.analysis.tradeoff import report_callouts
+from voxmetrics.analysis.ranking import report_callouts
 from voxmetrics.evaluation import evaluate_study
 from voxmetrics.evaluation.card import report_card
 from voxmetrics.ui.state import STUDY_KEY

@@ -16,21 +16,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voxmetrics.analysis.tradeoff import (
+from voxmetrics.analysis.ranking import (
     EER_BANDS,
+    in_band,
+    report_callouts,
+    report_ranking,
+    utility_callouts,
+    voiceprivacy_ranking,
+)
+from voxmetrics.analysis.tradeoff import (
     PRIVACY_METRICS,
     ConditionNumbers,
     condition_numbers,
     has_utility,
-    in_band,
     pareto_front,
     privacy_utility_tradeoff,
     reference_condition,
-    report_callouts,
-    report_ranking,
     report_tradeoff,
-    utility_callouts,
-    voiceprivacy_ranking,
 )
 from voxmetrics.data.study import Condition
 from voxmetrics.data.utility import Utility

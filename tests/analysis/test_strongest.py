@@ -10,8 +10,8 @@ import pytest
 
 from tests.attack_cases import attack_embeddings, with_backends
 from voxmetrics.analysis.attackers import dev_figure
+from voxmetrics.analysis.ranking import report_callouts, report_ranking
 from voxmetrics.analysis.strongest import AS_GIVEN, strongest_attackers, weak_attacker_message
-from voxmetrics.analysis.tradeoff import report_callouts, report_ranking
 from voxmetrics.data.recipe import WEAK_ATTACKER, AttackerRecipe
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.data.utility import Utility

@@ -8,13 +8,8 @@ import json
 import pytest
 
 from tests.vpc_tree import write_tree, write_tree_2026
-from voxmetrics.analysis.tradeoff import (
-    ConditionNumbers,
-    challenge_eer,
-    in_band,
-    report_ranking,
-    voiceprivacy_ranking,
-)
+from voxmetrics.analysis.ranking import challenge_eer, in_band, report_ranking, voiceprivacy_ranking
+from voxmetrics.analysis.tradeoff import ConditionNumbers
 from voxmetrics.analysis.vpc import challenge_group_eers
 from voxmetrics.data.vpc import read_vpc_tree
 from voxmetrics.evaluation import evaluate_study

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from verdict_cases import two_system_study
 
-from voxmetrics.analysis.tradeoff import report_ranking
+from voxmetrics.analysis.ranking import report_ranking
 from voxmetrics.data.study import Study
 from voxmetrics.errors import VoxMetricsWarning
 from voxmetrics.evaluation import evaluate_study

@@ -1,9 +1,9 @@
 """How firm a ranking by bands is under resampling of speakers: arrays in, arrays out.
 
 What this is: the replicate-by-replicate arithmetic behind the stability of VoicePrivacy's
-ranking (:func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking`): which systems enter each
+ranking (:func:`voxmetrics.analysis.ranking.voiceprivacy_ranking`): which systems enter each
 band in each replicate, their ranks there, and Kendall's τ between the point ranking and each
-replicate's. What this is not: the ranking's rule or its tables (the tradeoff module), nor how
+replicate's. What this is not: the ranking's rule or its tables (:mod:`voxmetrics.analysis.ranking`), nor how
 the replicates are drawn and paired across systems (:mod:`voxmetrics.evaluation.stability`).
 
 The method follows the literature on the stability of challenge rankings (Maier-Hein et al.

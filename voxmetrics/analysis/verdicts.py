@@ -5,7 +5,7 @@ that turns a number, its 95 % interval and its chance level into a level (:func:
 verdicts of a condition's privacy numbers (:func:`condition_verdicts`) and how often each
 level holds under resampling of speakers (:func:`replicate_stability`). The card
 (:mod:`voxmetrics.evaluation.card`), the threat call-outs (:mod:`voxmetrics.evaluation.threat`)
-and the auditors' call-out of the ranking (:mod:`voxmetrics.analysis.tradeoff`) all read their
+and the auditors' call-out of the ranking (:mod:`voxmetrics.analysis.ranking`) all read their
 levels here, so a number never gets two verdicts. What this is not: the thresholds' rationale
 and the card's layout (the card module) or any metric (computed below).
 

@@ -234,7 +234,7 @@ def challenge_group_eers(study: Study) -> dict[str, dict[str, float]]:
     """The EER of each trial list the challenge prints one EER for, by condition.
 
     The VoicePrivacy ranking bands a system on the EERs its results print
-    (:func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking`, ``group_eers``): the lists of
+    (:func:`voxmetrics.analysis.ranking.voiceprivacy_ranking`, ``group_eers``): the lists of
     :func:`challenge_lists` (2024: female and male; 2026 track 2: each language).
 
     Returns

@@ -2,7 +2,7 @@
 
 What this is: :func:`ranking_replicates` gathers each ranked system's EER, WER and UAR in the
 same B replicates, so that VoicePrivacy's ranking can be recomputed replicate by replicate
-(:func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking`, ``replicates=``). What this is not:
+(:func:`voxmetrics.analysis.ranking.voiceprivacy_ranking`, ``replicates=``). What this is not:
 the ranking's rule or its stability arithmetic (the analysis layer), nor a second bootstrap of
 the card (each card cell reads its own condition's replicates).
 
@@ -27,11 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from voxmetrics.analysis.tradeoff import (
-    REFERENCE_ATTACKER,
-    RankingReplicates,
-    challenge_eer_replicates,
-)
+from voxmetrics.analysis.ranking import RankingReplicates, challenge_eer_replicates
+from voxmetrics.analysis.tradeoff import REFERENCE_ATTACKER
 from voxmetrics.analysis.vpc import challenge_list_views, challenge_lists
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study

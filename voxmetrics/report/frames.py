@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from voxmetrics.analysis.tradeoff import UtilityCallout
+from voxmetrics.analysis.ranking import UtilityCallout
 from voxmetrics.data.utility import UTILITY_METRICS
 from voxmetrics.evaluation.result import ConditionReport
 from voxmetrics.metrics.bootstrap import BootstrapInterval

@@ -23,6 +23,14 @@ from voxmetrics._version import __version__
 from voxmetrics.analysis.anonymisers import anonymiser_of, voice_sources
 from voxmetrics.analysis.exposure import ExposedSpeakers
 from voxmetrics.analysis.lid import lid_trials
+from voxmetrics.analysis.ranking import (
+    RANKING_ATTACKER,
+    RankingReplicates,
+    UtilityCallout,
+    VoicePrivacyRanking,
+    report_callouts,
+    report_ranking,
+)
 from voxmetrics.analysis.sbls import (
     Attack,
     SBLSOptions,
@@ -32,18 +40,7 @@ from voxmetrics.analysis.sbls import (
     sbls_intervals,
 )
 from voxmetrics.analysis.strongest import StrongestAttackers, strongest_attackers
-from voxmetrics.analysis.tradeoff import (
-    RANKING_ATTACKER,
-    RankingReplicates,
-    Tradeoff,
-    UtilityCallout,
-    VoicePrivacyRanking,
-    has_utility,
-    reference_condition,
-    report_callouts,
-    report_ranking,
-    report_tradeoff,
-)
+from voxmetrics.analysis.tradeoff import Tradeoff, has_utility, reference_condition, report_tradeoff
 from voxmetrics.analysis.vpc import challenge_group_eers
 from voxmetrics.data.provenance import InputFile, attacker_record, library_versions
 from voxmetrics.data.study import Condition, Study, StudySettings
@@ -274,7 +271,7 @@ class StudyReport:
     def ranking(self) -> VoicePrivacyRanking:
         """VoicePrivacy 2024's ranking by EER bands, with how firm each entry is.
 
-        :func:`voxmetrics.analysis.tradeoff.voiceprivacy_ranking` of the reports, a VoicePrivacy
+        :func:`voxmetrics.analysis.ranking.voiceprivacy_ranking` of the reports, a VoicePrivacy
         tree's conditions banded on the EERs of the lists the challenge prints
         (:func:`voxmetrics.analysis.vpc.challenge_group_eers`), with the paired bootstrap
         replicates of :attr:`ranking_replicates` when bootstrapped.
@@ -295,7 +292,7 @@ class StudyReport:
     def utility_callouts(self) -> list[UtilityCallout]:
         """Ranked systems that clear an EER band but still leak.
 
-        :func:`voxmetrics.analysis.tradeoff.utility_callouts` of the reports.
+        :func:`voxmetrics.analysis.ranking.utility_callouts` of the reports.
         """
         return report_callouts(
             self.reports,

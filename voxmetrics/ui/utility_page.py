@@ -1,7 +1,7 @@
 """The Privacy vs utility page's widgets: metric pickers, the reference, SBLS and the notices.
 
-The numbers, the front, the ranking and the call-out are :mod:`voxmetrics.analysis.tradeoff`'s;
-here they are wired to Streamlit widgets.
+The numbers and the front are :mod:`voxmetrics.analysis.tradeoff`'s, the ranking and the call-out
+:mod:`voxmetrics.analysis.ranking`'s; here they are wired to Streamlit widgets.
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from voxmetrics.analysis.ranking import RANKING_ATTACKER, UtilityCallout, VoicePrivacyRanking
 from voxmetrics.analysis.sbls import attack_sbls, default_attack
 from voxmetrics.analysis.tradeoff import (
     NO_UTILITY_HELP,
     PRIVACY_METRICS,
-    RANKING_ATTACKER,
     UTILITY_LABELS,
     Tradeoff,
-    UtilityCallout,
-    VoicePrivacyRanking,
     reference_condition,
 )
 from voxmetrics.data.study import Study

@@ -136,7 +136,7 @@ def blank_start(data: bytes) -> tuple[int, int]:
     Examples
     --------
     >>> blank_start(b"\xef\xbb\xbf\n  \r\na,b\n"), blank_start(b"a,b\n")
-    ((7, 2), (0, 0))
+    ((8, 2), (0, 0))
     """
     bom = 3 if data[:3] == b"\xef\xbb\xbf" else 0
     end = _BLANK.match(data, bom).end()  # type: ignore[union-attr]

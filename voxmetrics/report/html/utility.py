@@ -16,15 +16,14 @@ from collections.abc import Mapping
 import pandas as pd
 
 from voxmetrics._types import MISSING
-from voxmetrics.analysis.tradeoff import (
+from voxmetrics.analysis.ranking import (
     EER_BANDS,
     LEAK_LID_MAX,
     LEAK_LINKABILITY_FACTOR,
-    NO_UTILITY_HELP,
     RANKING_ATTACKER,
-    Tradeoff,
     VoicePrivacyRanking,
 )
+from voxmetrics.analysis.tradeoff import NO_UTILITY_HELP, Tradeoff
 from voxmetrics.metrics.bootstrap import bounds_text
 from voxmetrics.plots.utility import tradeoff_figure
 from voxmetrics.report.frames import callouts_frame
