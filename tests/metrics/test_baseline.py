@@ -7,6 +7,8 @@ blocks, bit for bit, and a sparse trial list's baselines against a complete matr
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import reference_pooled as ref
@@ -15,6 +17,9 @@ from hypothesis import strategies as st
 
 from voxmetrics.metrics.baseline import (
     baseline_metrics,
+    mated_pools,
+    pairs_baseline,
+    pairs_cllr,
 )
 from voxmetrics.metrics.pools import SortedPools
 
@@ -71,3 +76,57 @@ def test_row_block_passes_with_reused_buffers_equal_fresh_blocks_bit_for_bit(dty
 
 
 # NEWBASELINE
+
+
+# metrics.md section 1's worked example (its EER, ROCCH-EER and linkability: test_eer.py)
+WORKED_S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
+WORKED_TARGETS = [0, 0, 1, 2]
+
+
+def test_worked_example_as_one_result():
+    r = baseline_metrics(WORKED_S, WORKED_TARGETS)
+    assert (r.n_trials, r.n_enrolled) == (4, 4)
+    assert r.chance_linkability == 0.25  # 1 / N
+    # Cllr of the scores read as natural-log LLRs, by its formula: the mated .9 .7 .5 .3, the
+    # non-mated .8 .6 .4 .2 three times each
+    tar, non = [0.9, 0.7, 0.5, 0.3], [0.8, 0.6, 0.4, 0.2] * 3
+    c_tar = sum(math.log2(1 + math.exp(-x)) for x in tar) / 4
+    c_non = sum(math.log2(1 + math.exp(x)) for x in non) / 12
+    assert r.cllr == pytest.approx((c_tar + c_non) / 2, rel=1e-14)
+    assert list(r.to_dict()) == [
+        "n_trials", "n_enrolled", "eer", "eer_threshold", "eer_rocch", "cllr", "min_cllr",
+        "linkability",
+    ]  # fmt: skip
+    assert r.to_dict()["eer"] == 0.5 and r.to_dict()["linkability"] == 1.0
+
+
+def test_mated_pools_split_the_matrix_row_by_row():
+    tar, non = mated_pools(WORKED_S, WORKED_TARGETS)
+    assert tar.tolist() == [0.9, 0.7, 0.5, 0.3]  # each row's target column
+    # the other columns, row after row, in column order
+    assert non.tolist() == [0.8, 0.8, 0.8, 0.6, 0.6, 0.6, 0.4, 0.4, 0.4, 0.2, 0.2, 0.2]
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pairs_baseline_of_every_pair_equals_the_matrix_baseline(ties, seed):
+    """A sparse trial list that lists every pair of a complete matrix has its baselines."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=(9, 5)).round(1)  # ties within and across the pools
+    t = rng.integers(0, 5, 9)
+    full = baseline_metrics(s, t, ties=ties)
+    tar, non = mated_pools(s, t)
+    listed = pairs_baseline(
+        SortedPools.from_pools(tar, non),
+        tar,
+        non,
+        n_trials=9,
+        n_enrolled=5,
+        linkability=None,  # a sparse list has no complete trial: no linkability
+        ties=ties,
+    )
+    assert listed.linkability is None and full.linkability is not None
+    for f in ("n_trials", "n_enrolled", "eer", "eer_threshold", "eer_rocch", "min_cllr"):
+        assert getattr(listed, f) == getattr(full, f), f
+    assert listed.cllr == pytest.approx(full.cllr, rel=1e-13)  # summed in another order
+    assert pairs_cllr(tar, non) == listed.cllr

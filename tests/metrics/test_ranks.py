@@ -3,16 +3,18 @@
 ``entry_ranks`` calls ``ndarray.searchsorted`` where it called ``np.searchsorted`` row by row
 (the former loop is kept below as the reference): the same integers under both tie rules, -0.0
 and +0.0, float32 and float64, one row, one column; ``entry_ranks_and_max`` reads each row's
-maximum from its sorted scores.
+maximum from its sorted scores. ``target_ranks`` and ``row_blocks`` are checked by hand.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voxmetrics.metrics.ranks import entry_ranks
+from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics.ranks import entry_ranks, row_blocks, target_ranks
 
 from .matrix_cases import matrix, shapes
 
@@ -74,3 +76,59 @@ def test_top_count_from_the_sorted_rows_as_from_np_max(seed, shape, dtype, kind)
 
 
 # NEWRANKS
+
+
+# ------------------------------------------------------------------------------- by hand
+
+
+ROWS = [[0.9, 0.8, 0.1], [0.5, 0.5, 0.1], [0.1, 0.2, 0.3], [0.4, 0.4, 0.4], [0.2, 0.7, 0.7]]
+TARGETS = [0, 0, 0, 1, 2]
+
+
+def test_target_ranks_by_hand_under_both_tie_rules():
+    # reference: r = #{j : s_j >= s_m} (the target counted once by itself)
+    #   [.9 | .8 .1] -> 1; [.5 | .5 .1] -> 2 (one tie); [.1 | .2 .3] -> 3; [.4 .4 .4] -> 3
+    #   (two ties); [.2 .7 | .7] -> 2 (one tie, nothing higher)
+    assert target_ranks(ROWS, TARGETS).tolist() == [1, 2, 3, 3, 2]
+    # attacker: r = 1 + #{j : s_j > s_m}: the ties no longer count
+    assert target_ranks(ROWS, TARGETS, ties="attacker").tolist() == [1, 1, 3, 1, 1]
+
+
+def test_target_ranks_in_many_row_blocks_equal_one_block(monkeypatch):
+    from voxmetrics.metrics import ranks
+
+    rng = np.random.default_rng(1)
+    s = rng.integers(0, 4, size=(41, 7)).astype(np.float64)  # ties in every row
+    t = rng.integers(0, 7, 41)
+    whole = {ties: target_ranks(s, t, ties=ties) for ties in ("reference", "attacker")}
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 21)  # 3 rows per block
+    monkeypatch.setattr(ranks, "CHUNK_ELEMENTS", 14)  # 2 rows per chunk
+    for ties, expected in whole.items():
+        np.testing.assert_array_equal(target_ranks(s, t, ties=ties), expected)
+    # each rank by its definition, row by row
+    expected = [int((row >= row[m]).sum()) for row, m in zip(s, t, strict=True)]
+    assert whole["reference"].tolist() == expected
+
+
+def test_target_ranks_refuse_bad_input():
+    with pytest.raises(VoxMetricsInputError, match="`targets`"):
+        target_ranks(ROWS, [0, 0, 0, 1, 3])  # column 3 of 3
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        target_ranks(ROWS, TARGETS, ties="worst")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("n_rows", "n_cols", "elements", "starts"),
+    [
+        (10, 4, 12, [0, 3, 6, 9]),  # 12 // 4 = 3 rows per block, the last one shorter
+        (10, 4, 40, [0]),  # everything in one block
+        (3, 50, 10, [0, 1, 2]),  # a row wider than a block: one row per block
+        (0, 5, 10, []),  # no rows: no blocks
+        (5, 0, 10, [0]),  # no columns: one block of every row
+    ],
+)
+def test_row_blocks_cut_consecutive_rows(n_rows, n_cols, elements, starts):
+    blocks = row_blocks(n_rows, n_cols, elements)
+    assert [b.start for b in blocks] == starts
+    covered = [i for b in blocks for i in range(b.start, b.stop)]
+    assert covered == list(range(n_rows))  # in order, each row once
