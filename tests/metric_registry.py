@@ -1,8 +1,8 @@
 """A registry of the metric callables and the properties each one has (style.md item 10).
 
 Like ``sklearn/metrics/tests/test_common.py``: every metric is registered once with its tags,
-and ``test_metrics_properties.py`` has one hypothesis test per property, run over the entries
-that carry its tag. Adding a metric here puts it under every property it claims.
+and ``tests/metrics/test_properties.py`` has one hypothesis test per property, run over the
+entries that carry its tag. Adding a metric here puts it under every property it claims.
 
 Each entry takes the matrix form ``(scores, targets)`` (T x N scores, one target column per
 trial); the 1-to-1 metrics also have a pool form ``(tar, non)``.

@@ -1,4 +1,9 @@
-"""Bad input: one VoxMetricsInputError whose message says what is wrong, where and how to fix it."""
+"""Bad input: one VoxMetricsInputError whose message says what is wrong, where and how to fix it.
+
+Leftover of the metrics test reorganisation: these test the readers and writers of
+``voxmetrics.data`` (their owner folds them into the data tests); the check of the metrics'
+own input moved to ``tests/metrics/test_validation.py``.
+"""
 
 from __future__ import annotations
 
@@ -570,19 +575,37 @@ def test_first_data_line_longer_than_the_header():
         read_scores(_csv("t1,a,a,0.9,x\nt1,a,b,0.1\n"), name="s.csv")
 
 
-def test_check_matrix_remembers_only_matrices_that_cannot_change():
-    from voxmetrics.metrics._validation import check_matrix
+# ------------------------------------------------------------------ NPZ scores that are not finite
 
-    t = np.array([0, 1])
-    s = np.ones((2, 3))
-    check_matrix(s, t)
-    s[0, 0] = np.nan  # a writeable matrix is checked again every time
-    with pytest.raises(VoxMetricsInputError, match="NaN"):
-        check_matrix(s, t)
-    s[0, 0] = 1.0
-    view = s[:]
-    view.setflags(write=False)  # read-only, but its base can still be written
-    check_matrix(view, t)
-    s[1, 2] = np.inf
-    with pytest.raises(VoxMetricsInputError, match="NaN"):
-        check_matrix(view, t)
+
+def _npz_file(path, scores):
+    t, n = scores.shape
+    enrol = np.array([f"s{j}" for j in range(n)])
+    np.savez(
+        path,
+        scores=scores,
+        trial_ids=np.array([f"u{i}" for i in range(t)]),
+        trial_speakers=enrol[np.arange(t) % n],
+        enrol_speakers=enrol,
+    )
+    return path
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_npz_gives_the_same_message(tmp_path, bad):
+    from voxmetrics.data import read_scores
+
+    s = np.zeros((4, 3), dtype=np.float32)
+    s[2, 1] = bad
+    with pytest.raises(VoxMetricsInputError) as exc:
+        read_scores(_npz_file(tmp_path / "x.npz", s))
+    if np.isnan(bad):
+        assert str(exc.value).startswith(
+            "x.npz: array 'scores' holds 1 NaN value(s) of T x N = 4 x 3 = 12 (first: row 3, "
+            "column 2) and no 'mask'"
+        ), exc.value
+    else:
+        assert str(exc.value) == (
+            f"x.npz: 1 score(s) are NaN or infinite (first: trial 'u2', enrolled 's1' = {bad}); "
+            "every score must be a finite number."
+        )

@@ -1,6 +1,10 @@
 """The row pass of ``evaluate`` (LID z-scores and log-posteriors) equals its reference formulas
 bit for bit: the fast paths (a float64 power-of-two product for float32 scores, in-place
-log-softmax) may not move any number."""
+log-softmax) may not move any number.
+
+Leftover of the metrics test reorganisation: these test ``voxmetrics.metrics.lid``, whose
+owner folds them into its tests.
+"""
 
 from __future__ import annotations
 

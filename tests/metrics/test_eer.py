@@ -1,40 +1,55 @@
-"""Reference values and reference implementations of the 1-to-1 baselines and linkability.
+"""The EER (VPC 2024 / SpeechBrain) and the ROCCH-EER (voxmetrics.metrics.eer).
 
 Every expected number here is either computed by hand (the arithmetic is in a comment next to
-it) or produced by a slow, obviously-correct reference implementation written below with exact
-``fractions.Fraction`` arithmetic (style.md items 8 and 9). The definitions are those of
-``shared/docs/metrics.md`` sections 0, 1 and 5.
+it), produced by a slow, obviously-correct reference implementation written below with exact
+``fractions.Fraction`` arithmetic (style.md items 8 and 9), or SpeechBrain's ``EER`` itself
+(installed with the dev requirements; ``tests/reference_pooled.py`` keeps the former
+element-by-element implementations). The definitions are those of ``shared/docs/metrics.md``
+sections 0 and 1.
 """
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from itertools import pairwise
 
 import numpy as np
+import pool_cases
 import pytest
+import reference_pooled as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from metric_registry import forget_unimportable_modules
 
 from voxmetrics import (
-    VoxMetricsInputError,
     baseline_metrics,
-    cllr,
     eer,
     eer_result,
     eer_rocch,
     linkability,
     mated_pools,
-    min_cllr,
 )
 
 
 @pytest.fixture(autouse=True)
 def _hypothesis_safe_after_speechbrain():
-    # the SpeechBrain comparisons below import it; see forget_unimportable_modules
+    # tests below or in another module of the same process import SpeechBrain
     forget_unimportable_modules()
+
+
+@pytest.fixture(scope="module")
+def speechbrain_eer():
+    """SpeechBrain's own ``EER`` of two pools (the tests that use it skip without it)."""
+    torch = pytest.importorskip("torch")
+    metric_stats = pytest.importorskip("speechbrain.utils.metric_stats")
+    forget_unimportable_modules()  # speechbrain's lazy modules break hypothesis' module scan
+
+    def eer_and_threshold(tar, non):
+        return metric_stats.EER(
+            torch.from_numpy(np.asarray(tar)), torch.from_numpy(np.asarray(non))
+        )
+
+    return eer_and_threshold
 
 
 # --------------------------------------------------------------------------------------------
@@ -103,72 +118,29 @@ def ref_eer_rocch(tar: list[float], non: list[float]) -> Fraction:
     raise AssertionError("the hull always crosses the diagonal")
 
 
-def ref_pav_blocks(tar: list[float], non: list[float]) -> list[tuple[int, int]]:
-    """PAV by a stack loop; returns (n_tar, n_non) of each pooled block, lowest scores first.
-
-    Pooled scores are sorted ascending with targets before non-targets at equal scores
-    (metrics.md sections 0 and 3).
-    """
-    labelled = sorted([(x, 0) for x in tar] + [(x, 1) for x in non])  # key 0 = target first
-    blocks: list[list[int]] = []  # [n_tar, n_non]
-    for _, is_non in labelled:
-        blocks.append([1 - is_non, is_non])
-        # pool while the previous block's target fraction exceeds the last one's
-        while len(blocks) >= 2 and (
-            blocks[-2][0] * sum(blocks[-1]) > blocks[-1][0] * sum(blocks[-2])
-        ):
-            nt, nn = blocks.pop()
-            blocks[-1][0] += nt
-            blocks[-1][1] += nn
-    return [(nt, nn) for nt, nn in blocks]
-
-
-def ref_min_cllr(tar: list[float], non: list[float]) -> float:
-    """Cllr of the PAV LLRs, evaluated block by block with exact likelihood ratios.
-
-    In a block with nt targets and nn non-targets, P = nt / (nt + nn) and
-    LLR = logit(P) - ln(N_tar / N_non), so e^-LLR = (nn N_tar) / (nt N_non) exactly.
-    """
-    n_t, n_n = len(tar), len(non)
-    c_tar = c_non = 0.0
-    for nt, nn in ref_pav_blocks(tar, non):
-        if nt:
-            c_tar += nt * math.log2(1 + Fraction(nn * n_t, nt * n_n))
-        if nn:
-            c_non += nn * math.log2(1 + Fraction(nt * n_n, nn * n_t))
-    return 0.5 * (c_tar / n_t + c_non / n_n)
-
-
-def sklearn_min_cllr(tar: list[float], non: list[float]) -> float:
-    """min Cllr through scikit-learn's isotonic regression (a second, independent reference).
-
-    ``IsotonicRegression`` averages the labels of equal scores before its PAV, which gives the
-    same fit as the targets-first order: a tied group sorted targets-first is decreasing, so PAV
-    pools it whole.
-    """
-    isotonic = pytest.importorskip("sklearn.isotonic")
-    x = np.concatenate([tar, non])
-    y = np.concatenate([np.ones(len(tar)), np.zeros(len(non))])
-    p = isotonic.IsotonicRegression().fit(x, y).predict(x)
-    with np.errstate(divide="ignore"):
-        llr = np.log(p) - np.log1p(-p) - np.log(len(tar) / len(non))
-    lt, ln = llr[: len(tar)], llr[len(tar) :]
-    return float(0.5 * (np.logaddexp(0, -lt).mean() + np.logaddexp(0, ln).mean()) / np.log(2))
-
-
 # Hypothesis strategies: halves in [-3, 3] force ties; arbitrary floats exercise rounding.
 halves = st.integers(-6, 6).map(lambda k: k / 2)
+
+
 floats = st.floats(-10, 10, allow_nan=False)
+
+
 pool = st.one_of(
     st.lists(halves, min_size=1, max_size=20),
     st.lists(floats, min_size=1, max_size=20),
 )
+
+
 FAST = settings(max_examples=100, deadline=None)
+
+
+pools = pool_cases.pools
 
 
 # --------------------------------------------------------------------------------------------
 # 1. The worked example of metrics.md section 1
 # --------------------------------------------------------------------------------------------
+
 
 # Provenance: paper 000 eq. 1, reproduced as the worked example of metrics.md section 1.
 # tar = [.9, .7, .5, .3] (the mated scores), non = 3 x [.8, .6, .4, .2] (T = 4, N - 1 = 3).
@@ -183,6 +155,8 @@ FAST = settings(max_examples=100, deadline=None)
 # the first four on the line pfa + pmiss = .75, which meets pmiss = pfa at 0.375.
 # Every mated score beats its row (.9 > .8, .7 > .6, .5 > .4, .3 > .2): linkability 1.0.
 WORKED_S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
+
+
 WORKED_TARGETS = [0, 0, 1, 2]
 
 
@@ -246,6 +220,7 @@ def test_eer_matches_speechbrain_without_ties(seed, n_tar, n_non):
 # 3. The exact tie-break rule
 # --------------------------------------------------------------------------------------------
 
+
 # (tar, non, threshold, eer, far, frr), all worked by hand. SpeechBrain casts both rates to
 # float32 and keeps the first candidate only while no later one looks strictly better in that
 # arithmetic, so on tied |FAR - FRR| its choice is not always the lowest threshold:
@@ -302,30 +277,6 @@ def test_eer_rocch_equals_reference_hull(tar, non):
     assert eer_rocch(tar, non) == pytest.approx(float(ref_eer_rocch(tar, non)), abs=1e-12)
 
 
-@FAST
-@given(tar=pool, non=pool)
-def test_min_cllr_equals_reference_pav(tar, non):
-    assert min_cllr(tar, non) == pytest.approx(ref_min_cllr(tar, non), abs=1e-9)
-
-
-# scikit-learn merges scores closer than 1e-15 (``_make_unique`` in sklearn/_isotonic.pyx uses
-# np.finfo(float).resolution), so this reference gets scores on a 1/1000 grid.
-milli_pool = st.lists(st.integers(-10_000, 10_000).map(lambda k: k / 1000), min_size=1, max_size=20)
-
-
-@FAST
-@given(tar=st.one_of(milli_pool, st.lists(halves, min_size=1, max_size=20)), non=milli_pool)
-def test_min_cllr_equals_sklearn_isotonic(tar, non):
-    assert min_cllr(tar, non) == pytest.approx(sklearn_min_cllr(tar, non), abs=1e-9)
-
-
-def test_reference_pav_pools_ties_targets_first():
-    # tar = [1], non = [1]: sorted targets first -> labels [1, 0], a violation, one block.
-    # (Non-targets first would give [0, 1]: two blocks, a perfect but spurious separation.)
-    assert ref_pav_blocks([1.0], [1.0]) == [(1, 1)]
-    assert ref_pav_blocks([2.0, 3.0], [0.0, 1.0]) == [(0, 1), (0, 1), (1, 0), (1, 0)]
-
-
 # The SpeechBrain EER is not the ROCCH-EER and can be smaller: tar = [2], non = [1, 3].
 # t = 1: FRR 0, FAR 1/2 -> gap 1/2 (tied with t = 2: FRR 1, FAR 1/2), so EER = 1/4.
 # ROC points (pfa, pmiss): (1, 0), (1/2, 0), (1/2, 1), (0, 1); hull (0, 1) - (1/2, 0) - (1, 0);
@@ -338,121 +289,63 @@ def test_eer_rocch_can_exceed_eer():
 
 
 # --------------------------------------------------------------------------------------------
-# 5. Cllr and min Cllr by hand
-# --------------------------------------------------------------------------------------------
-
-LN3 = math.log(3.0)
-
-
-@pytest.mark.parametrize(
-    ("tar", "non", "expected"),
-    [
-        # LLR 0 everywhere: 1/2 [log2(1 + 1) + log2(1 + 1)] = 1
-        ([0.0, 0.0], [0.0], 1.0),
-        # categorical and right: log2(1 + e^-inf) = log2(1 + 0) = 0 for both pools
-        ([math.inf], [-math.inf], 0.0),
-        # right about the target, no evidence on the non-target: 1/2 [0 + 1] = 1/2
-        ([math.inf], [0.0], 0.5),
-        # categorical and wrong: log2(1 + e^inf) = inf
-        ([-math.inf], [0.0], math.inf),
-        # tar LLR ln 3: log2(1 + 1/3) = log2(4/3) = 2 - log2 3; non LLR -ln 3: the same.
-        # Cllr = 1/2 [(2 - log2 3) + (2 - log2 3)] = 2 - log2 3 = 0.41503749927884376
-        ([LN3], [-LN3], 2.0 - math.log2(3.0)),
-        # tar [ln 3, 0]: mean of (2 - log2 3) and log2 2 = 1 -> (3 - log2 3) / 2;
-        # non [ln 7]: log2(1 + 7) = 3. Cllr = 1/2 [(3 - log2 3) / 2 + 3] = (9 - log2 3) / 4
-        #   = 1.8537531248197813
-        ([LN3, 0.0], [math.log(7.0)], (9.0 - math.log2(3.0)) / 4),
-    ],
-)
-def test_cllr_hand_values(tar, non, expected):
-    assert cllr(tar, non) == pytest.approx(expected, rel=1e-12, abs=1e-12)
-
-
-@pytest.mark.parametrize(
-    ("tar", "non", "expected"),
-    [
-        # separable: PAV posteriors 0 / 1, LLRs -inf / +inf, Cllr 0
-        ([2.0, 3.0], [0.0, 1.0], 0.0),
-        ([10.0], [-10.0, 9.5, 9.9], 0.0),
-        # identical pools: one block with P = N_tar / (N_tar + N_non), LLR 0, Cllr 1
-        ([1.0, 2.0], [1.0, 2.0], 1.0),
-        ([1.0, 2.0], [2.0, 1.0, 1.0, 2.0], 1.0),
-        # tar [1, 3], non [0, 2]: sorted labels 0 1 0 1 -> PAV blocks [0] [1 0] [1], P = 0, 1/2,
-        # 1; prior odds 1, so LLRs -inf, 0, 0, +inf. Targets cost 0 (at 3) and 1 (at 1), non-
-        # targets 0 (at 0) and 1 (at 2): Cllr = 1/2 [1/2 + 1/2] = 1/2
-        ([1.0, 3.0], [0.0, 2.0], 0.5),
-    ],
-)
-def test_min_cllr_hand_values(tar, non, expected):
-    assert min_cllr(tar, non) == pytest.approx(expected, abs=1e-12)
-    assert ref_min_cllr(tar, non) == pytest.approx(expected, abs=1e-12)
-
-
-# --------------------------------------------------------------------------------------------
-# 6. Linkability: ties count against the attacker
+# 5. The sorted-runs fast path equals SpeechBrain's EER, ties included
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("scores", "targets", "expected"),
-    [
-        # the mated score ties a non-mated one: linked (the authors' code, >=)
-        ([[0.5, 0.5]], [0], 1.0),
-        ([[0.5, 0.5]], [1], 1.0),
-        # ties among non-mated scores do not matter
-        ([[0.9, 0.3, 0.3]], [0], 1.0),
-        # rows: tie (yes), 0.9 > 0.2, 0.4 (yes), 0.7 < 0.8 (no), 0.3 > 0.1, 0.2 (yes) -> 3/4
-        (
-            [[0.5, 0.5, 0.1], [0.2, 0.9, 0.4], [0.7, 0.6, 0.8], [0.1, 0.2, 0.3]],
-            [0, 1, 0, 2],
-            0.75,
-        ),
-    ],
-)
-def test_linkability_hand_values(scores, targets, expected):
-    assert linkability(scores, targets) == expected
+def test_issue_example_equals_speechbrain(speechbrain_eer):
+    tar = [1, 3, 7, 7, 9, 9, 13, 15]
+    non = [2, 2, 8, 10, 10]
+    r = eer_result(np.array(tar, float), np.array(non, float))
+    sb_eer, sb_thr = speechbrain_eer(np.array(tar, float), np.array(non, float))
+    assert r.threshold == sb_thr
+    assert r.eer == pytest.approx(0.45) and sb_eer == pytest.approx(0.45, abs=1e-7)
+    assert ref.eer_lowest(tar, non)[0] == pytest.approx(0.55)  # the former rule
 
 
-# --------------------------------------------------------------------------------------------
-# 8. Input validation
-# --------------------------------------------------------------------------------------------
-
-GOOD_S = [[0.9, 0.1], [0.2, 0.8]]
-
-
-@pytest.mark.parametrize(
-    ("func", "args", "argument"),
-    [
-        (eer, ([], [1.0]), "tar"),
-        (eer, ([1.0], []), "non"),
-        (eer, ([1.0], [0.5, np.nan]), "non"),
-        (eer, ([np.nan], [0.5]), "tar"),
-        (eer, ([1.0, np.inf], [0.5]), "tar"),
-        (eer, ("abc", [1.0]), "tar"),
-        (eer, ([1.0], ["x", "y"]), "non"),
-        (eer_result, ([], [1.0]), "tar"),
-        (eer_rocch, ([1.0], [np.nan]), "non"),
-        (min_cllr, ([np.nan], [0.0]), "tar"),
-        (cllr, ([], [0.0]), "tar"),
-        (cllr, ([0.0], [np.nan]), "non"),
-        (cllr, ("abc", [0.0]), "tar"),
-        (linkability, ([[1.0], [2.0]], [0, 0]), "scores"),  # N = 1
-        (linkability, ([[1.0, np.nan]], [0]), "scores"),
-        (linkability, ([["a", "b"]], [0]), "scores"),
-        (linkability, (GOOD_S, [0, 2]), "targets"),
-        (linkability, (GOOD_S, [-1, 0]), "targets"),
-        (linkability, (GOOD_S, [0]), "targets"),
-        (mated_pools, ([[1.0], [2.0]], [0, 0]), "scores"),
-        (mated_pools, (GOOD_S, [0, 5]), "targets"),
-        (baseline_metrics, ([[1.0], [2.0]], [0, 0]), "scores"),
-        (baseline_metrics, (GOOD_S, [2, 0]), "targets"),
-    ],
-)
-def test_invalid_input_raises_naming_the_argument(func, args, argument):
-    with pytest.raises(VoxMetricsInputError, match=f"`{argument}`"):
-        func(*args)
+@settings(max_examples=300, deadline=None)
+@given(pools())
+def test_eer_equals_speechbrain(speechbrain_eer, tn):
+    tar, non = tn
+    r = eer_result(tar, non)
+    sb_eer, sb_thr = speechbrain_eer(tar, non)
+    assert r.threshold == sb_thr
+    # same operating point: SpeechBrain's float32 rates are ours rounded to float32
+    assert r.eer == pytest.approx(sb_eer, abs=1e-7)
+    assert float(np.float32(r.far)) + float(np.float32(r.frr)) == pytest.approx(2 * sb_eer, abs=0)
 
 
-def test_input_error_is_a_value_error():
-    with pytest.raises(ValueError, match="empty"):
-        eer([], [1.0])
+def test_eer_window_on_long_plateaus(speechbrain_eer):
+    # many candidates tie at the minimum, far from the sign change of FAR - FRR
+    tar = np.repeat([0.0, 1.0, 2.0], [50, 1, 50]).astype(float)
+    non = np.repeat([0.0, 1.0, 2.0], [70, 3, 70]).astype(float)
+    r = eer_result(tar, non)
+    sb_eer, sb_thr = speechbrain_eer(tar, non)
+    assert (r.threshold, r.eer) == (sb_thr, pytest.approx(sb_eer, abs=1e-7))
+    rng = np.random.default_rng(3)
+    tar = rng.normal(1, 1, 300).round(1)
+    non = rng.normal(0, 1, 3000).round(1)
+    r = eer_result(tar, non)
+    sb_eer, sb_thr = speechbrain_eer(tar, non)
+    assert (r.threshold, r.eer) == (sb_thr, pytest.approx(sb_eer, abs=1e-7))
+
+
+int_lists = st.lists(st.integers(0, 6), min_size=1, max_size=25)
+
+
+@settings(max_examples=150, deadline=None)
+@given(int_lists, int_lists)
+def test_eer_attacker_is_speechbrain_on_raised_targets(speechbrain_eer, tar, non):
+    # "attacker": SpeechBrain's scan with every target raised by an infinitesimal (here 1/4,
+    # below the gap of 1 between integer scores)
+    tar, non = np.array(tar, float), np.array(non, float)
+    r = eer_result(tar, non, ties="attacker")
+    sb_eer, sb_thr = speechbrain_eer(tar + 0.25, non)
+    assert r.eer == pytest.approx(sb_eer, abs=1e-7)
+    # the same operating point: SpeechBrain's counts at its threshold in the raised scores
+    n_fr = int(((tar + 0.25) <= sb_thr).sum())
+    n_fa = int((non > sb_thr).sum())
+    assert (r.frr, r.far) == (n_fr / tar.size, n_fa / non.size)
+    # our threshold names the same place: a raised target v + 1/4 (or a midpoint next to it)
+    # is reported at v, whose targets are accepted under this rule
+    assert r.threshold in (sb_thr - 0.25, sb_thr, sb_thr - 0.125, sb_thr + 0.125)
