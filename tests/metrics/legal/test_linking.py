@@ -248,7 +248,7 @@ def test_n_prime_outside_2_to_n_is_refused(n):
         linkability_curve(np.eye(4), [0, 1, 2, 3], n=n)
 
 
-# ---------------------------------------------------------------- EER vs N' and figure 1
+# ---------------------------------------------------------------- EER vs N'
 
 
 def _pools(scores, targets):
