@@ -7,7 +7,10 @@
 * ``pav_runs`` (logs once per PAV bin) and the per-run sums of ROCCH-EER / min Cllr / D_ECE
   against the former element-by-element formulas;
 
-every comparison exact (``array_equal``, NaN included), on scores with many ties.
+every comparison exact (``array_equal``, NaN included), on scores with many ties. The former
+kernels live in ``tests/metrics/run_count_cases.py``; the whole replicate set with them swapped
+back in is tested in ``tests/metrics/test_uncertainty.py``. Left here: these are tests of
+voxmetrics.metrics.zebra and voxmetrics.metrics.pools, whose test files another owner keeps.
 """
 
 from __future__ import annotations
@@ -19,104 +22,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from metric_registry import forget_unimportable_modules
-from scipy import sparse
-from scipy.optimize import isotonic_regression
 
-from voxmetrics.metrics.pools import PAVRuns, RunCounts, SortedPools, pav_runs
-from voxmetrics.metrics.uncertainty import SpeakerDraws, _rocch_eer_runs, condition_replicates
+from tests.metrics.run_count_cases import (
+    old_d_ece_runs,
+    old_min_cllr_terms,
+    old_pav_runs,
+    old_speaker_run_counts,
+    tied_matrix,
+)
+from voxmetrics.metrics.pools import RunCounts, SortedPools, pav_runs
+from voxmetrics.metrics.uncertainty import _rocch_eer_runs
 from voxmetrics.metrics.zebra import (
     _LeftIndex,
-    _z,
     d_ece_from_runs,
     replicate_run_counts,
     speaker_run_counts,
 )
 
 ZEBRA = sys.modules["voxmetrics.metrics.zebra"]
-_LN2 = np.log(2.0)
 
 
 @pytest.fixture(autouse=True)
 def _hypothesis_safe_after_speechbrain():
     forget_unimportable_modules()
-
-
-# --- the former kernels ------------------------------------------------------------------------
-
-
-def old_speaker_run_counts(pools, scores, targets, speaker_index, n_speakers, mask=None, block=1):
-    """The former kernel: searchsorted of every score, int64 COO parts, summed by tocsr."""
-    v = pools.values
-    n_slots = 3 * v.size + 1
-    n = scores.shape[1]
-    order = np.argsort(speaker_index, kind="stable")
-    step = max(1, block // n)
-    spk_parts, slot_parts, count_parts = [], [], []
-    for r0 in range(0, order.size, step):
-        rows = order[r0 : r0 + step]
-        blk = scores[rows]
-        spk = speaker_index[rows]
-        first = int(spk.min())
-        pos = np.searchsorted(v, blk, side="left")
-        at = v[np.minimum(pos, v.size - 1)] == blk
-        slot = np.where(at, 3 * pos + 2, 3 * pos)
-        slot[np.arange(rows.size), targets[rows]] -= 1
-        keys = ((spk - first)[:, None] * n_slots + slot).ravel()
-        if mask is not None:
-            keys = keys[mask[rows].ravel()]
-        counts = np.bincount(keys, minlength=(int(spk.max()) - first + 1) * n_slots)
-        hit = np.flatnonzero(counts)
-        spk_parts.append(hit // n_slots + first)
-        slot_parts.append(hit % n_slots)
-        count_parts.append(counts[hit])
-    coo = sparse.coo_array(
-        (np.concatenate(count_parts), (np.concatenate(spk_parts), np.concatenate(slot_parts))),
-        shape=(n_speakers, n_slots),
-    )
-    return coo.tocsr()
-
-
-def old_pav_runs(rc, *, targets_first, laplace):
-    labels, counts, slots = rc.runs(targets_first=targets_first)
-    y, w = labels, counts
-    if laplace:
-        y = np.concatenate([[1.0, 0.0], y, [1.0, 0.0]])
-        w = np.concatenate([[1.0, 1.0], w, [1.0, 1.0]])
-    p = isotonic_regression(y, weights=w).x
-    if laplace:
-        p = p[2:-2]
-    with np.errstate(divide="ignore"):
-        llr = np.log(p) - np.log1p(-p) - np.log(rc.n_tar / rc.n_non)
-    return PAVRuns(labels, counts, slots, llr, p)
-
-
-def old_d_ece_runs(r, n_tar, n_non):
-    is_tar = r.labels == 1.0
-    t, n = r.llr[is_tar], r.llr[~is_tar]
-    with np.errstate(over="ignore"):
-        zt = r.counts[is_tar] @ _z(np.exp(t), t)
-        zn = r.counts[~is_tar] @ _z(np.exp(-n), -n)
-    return float((zt / n_tar + zn / n_non) / _LN2)
-
-
-def old_min_cllr_terms(r, n_tar, n_non):
-    is_tar = r.labels == 1.0
-    c_tar = r.counts[is_tar] @ np.logaddexp(0.0, -r.llr[is_tar]) / n_tar
-    c_non = r.counts[~is_tar] @ np.logaddexp(0.0, r.llr[~is_tar]) / n_non
-    return min(float(0.5 * (c_tar + c_non) / _LN2), 1.0)
-
-
-# --- data --------------------------------------------------------------------------------------
-
-
-def tied_matrix(seed, t_n=60, n=9, decimals=1, dtype=np.float64):
-    """Coarse scores (many ties within and across the pools) and trial speakers."""
-    rng = np.random.default_rng(seed)
-    s = np.round(rng.normal(size=(t_n, n)), decimals).astype(dtype)
-    t = rng.integers(0, n, size=t_n)
-    s[np.arange(t_n), t] += dtype(0.5 if seed % 3 else 0.0)
-    spk = rng.integers(0, 7, size=t_n)
-    return s, t, spk
 
 
 # --- _LeftIndex --------------------------------------------------------------------------------
@@ -285,30 +213,3 @@ def test_per_run_without_bins_applies_f_to_every_run():
         laplace=False,
     )
     np.testing.assert_array_equal(r.per_run(np.negative), -r.llr)
-
-
-# --- the whole replicate set -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_condition_replicates_with_the_former_kernels_unchanged(seed, monkeypatch):
-    """Every replicate of every pairwise number equals the one computed with the former
-    run counts (the kernels swapped back in), on tied float32 scores."""
-    s, t, spk = tied_matrix(seed, t_n=90, n=12, decimals=1, dtype=np.float32)
-    names = np.array([f"s{i}" for i in spk])
-    draws = SpeakerDraws.draw(names, n_boot=60, seed=seed)
-    new = condition_replicates(s, t, names, draws)
-    unc = sys.modules["voxmetrics.metrics.uncertainty"]
-
-    def former_counts(per_speaker, counts, chunk=64):
-        for b in range(0, counts.shape[0], chunk):
-            yield b, np.asarray(per_speaker.T @ counts[b : b + chunk].T).T.astype(np.float64)
-
-    monkeypatch.setattr(unc, "speaker_run_counts", old_speaker_run_counts)
-    monkeypatch.setattr(unc, "replicate_run_counts", former_counts)
-    monkeypatch.setattr(unc, "pav_runs", old_pav_runs)
-    monkeypatch.setattr(unc, "d_ece_from_runs", old_d_ece_runs)
-    old = condition_replicates(s, t, names, draws)
-    assert new.estimates == old.estimates
-    for k in old.reps:
-        np.testing.assert_array_equal(new.reps[k], old.reps[k], err_msg=k)

@@ -161,7 +161,8 @@ def test_reference_code_variant_is_sample_sd_balanced_and_penalised(demo_dir, ca
     expected = calibrate_lid(
         dev.scores, dev.targets, class_weight="balanced", ddof=1, penalty_c=1.0
     )
-    # ddof=1 alone would scale w by sqrt(40/39) and leave every LID as it is (test_lid.py)
+    # ddof=1 alone would scale w by sqrt(40/39) and leave every LID as it is
+    # (tests/metrics/lid/test_calibration.py)
     assert ref["w"] == pytest.approx(expected.w, rel=1e-9)
     assert ref["b"] == pytest.approx(expected.b, rel=1e-9)
     assert ref["w"] != pytest.approx(metrics["w"], rel=1e-3)

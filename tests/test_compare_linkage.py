@@ -1,5 +1,9 @@
 """Singling out, DeID and G_VD in the paired comparison of two conditions (and the report).
 
+Tests of voxmetrics.evaluation.compare, the study report and the CLI; the replicate functions
+of voxmetrics.metrics.embedding_intervals alone are tested in
+``tests/metrics/test_embedding_intervals.py``.
+
 The same speaker-level replicate weights as every other number: a drawn speaker brings its
 singling-out predicate and its rows and columns of the similarity matrices. Conditions without
 embeddings (or without the original voices) get a null difference with a reason, never an
@@ -16,44 +20,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.metrics.linkage_cases import similarity_result, singled
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.evaluation import LINKAGE_COMPARE_KEYS, LinkageInputs, compare_conditions
 from voxmetrics.evaluation.compare import _linkage_rows
 from voxmetrics.metrics.embedding_intervals import (
-    similarity_intervals,
     similarity_replicates,
-    singling_out_interval,
     singling_out_replicates,
 )
-from voxmetrics.metrics.legal import SinglingOutResult
 from voxmetrics.metrics.paired import compare_replicates
-from voxmetrics.metrics.similarity import SimilarityMatrix, SimilarityResult, voice_distinctiveness
 from voxmetrics.metrics.uncertainty import ConditionReplicates, SpeakerDraws
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-
-
-def _singled(predicates, rates) -> SinglingOutResult:
-    rates = np.asarray(rates, dtype=float)
-    return SinglingOutResult(
-        value=float(rates.mean()),
-        n_speakers=len(predicates),
-        n_predicates=len(predicates),
-        folds=1,
-        per_fold=np.array([rates.mean()]),
-        predicates=np.asarray(predicates),
-        per_predicate=rates,
-    )
-
-
-def _similarity(speakers, oo, oa, aa) -> SimilarityResult:
-    def m(x):
-        x = np.asarray(x, dtype=float)
-        return SimilarityMatrix(np.asarray(speakers), x, x, np.ones(x.shape, np.int64), "raw")
-
-    return SimilarityResult(m(oo), m(oa), m(aa), voice_distinctiveness(oo, oa, aa))
 
 
 def _empty(n_boot: int) -> ConditionReplicates:
@@ -73,8 +53,8 @@ def test_singling_out_difference_by_hand():
     # (a, b), (a, a), (b, b): A = 0.5, 1, 0 and B = 1, 1, 1, so the differences are
     # 0.5, 0, 1 around the estimate 1 - 0.5 = 0.5
     draws = SpeakerDraws(np.array(["a", "b"]), np.array([[1, 1], [2, 0], [0, 2]]))
-    a = LinkageInputs(_singled(["a", "b"], [1, 0]), None)
-    b = LinkageInputs(_singled(["a", "b"], [1, 1]), None)
+    a = LinkageInputs(singled(["a", "b"], [1, 0]), None)
+    b = LinkageInputs(singled(["a", "b"], [1, 1]), None)
     np.testing.assert_array_equal(singling_out_replicates(a.singling_out, draws), [0.5, 1, 0])
     c = compare_replicates(a.replicates(_empty(3), draws), b.replicates(_empty(3), draws))
     so = c["singling_out"]
@@ -91,8 +71,8 @@ def test_singling_out_difference_by_hand():
 def test_deid_difference_by_hand():
     # D_diag(M_oo) = 0.8 for both; D_diag(M_oa) = 0.4 in A (DeID 0.5), 0.2 in B (DeID 0.75)
     oo = [[0.9, 0.1], [0.1, 0.9]]
-    a = LinkageInputs(None, _similarity(["a", "b"], oo, [[0.6, 0.2], [0.2, 0.6]], oo))
-    b = LinkageInputs(None, _similarity(["a", "b"], oo, [[0.5, 0.3], [0.3, 0.5]], oo))
+    a = LinkageInputs(None, similarity_result(["a", "b"], oo, [[0.6, 0.2], [0.2, 0.6]], oo))
+    b = LinkageInputs(None, similarity_result(["a", "b"], oo, [[0.5, 0.3], [0.3, 0.5]], oo))
     # the second replicate draws speaker a twice: no off-diagonal pair, DeID undefined
     draws = SpeakerDraws(np.array(["a", "b"]), np.array([[1, 1], [2, 0], [1, 1], [1, 1]]))
     reps = similarity_replicates(b.similarity, draws)
@@ -107,55 +87,6 @@ def test_deid_difference_by_hand():
     assert c["g_vd"].difference == 0.0 and c["g_vd"].p_value == 1.0
 
 
-def test_replicates_with_unit_weights_are_the_estimates():
-    so = _singled(["a", "b", "c"], [0.2, 0.5, 0.9])
-    sim = _similarity(
-        ["a", "b", "c"],
-        [[0.9, 0.2, 0.1], [0.2, 0.8, 0.3], [0.1, 0.3, 0.85]],
-        [[0.6, 0.3, 0.2], [0.3, 0.5, 0.35], [0.2, 0.35, 0.55]],
-        [[0.7, 0.4, 0.3], [0.4, 0.65, 0.45], [0.3, 0.45, 0.7]],
-    )
-    ones = SpeakerDraws(np.array(["a", "b", "c", "z"]), np.array([[1, 1, 1, 0], [1, 1, 1, 5]]))
-    np.testing.assert_allclose(singling_out_replicates(so, ones), so.value)
-    reps = similarity_replicates(sim, ones)
-    np.testing.assert_allclose(reps["deid"], 0.589744, atol=1e-6)  # docs' worked example
-    np.testing.assert_allclose(reps["g_vd"], -3.357921, atol=1e-6)
-
-
-def test_the_intervals_are_unchanged_by_the_shared_replicate_functions(demo):
-    """singling_out_interval and similarity_intervals: the weighted means, as before."""
-    from voxmetrics.evaluation import evaluate_condition
-
-    r = evaluate_condition(demo.get("anon-mild"))
-    so = r.singling_out
-    iv = singling_out_interval(so, n_boot=40, seed=3)
-    d = SpeakerDraws.draw(so.predicates, n_boot=40, seed=3)
-    w = d.counts[:, d.index(so.predicates)]
-    ref = (w * so.per_predicate).sum(1) / w.sum(1)
-    np.testing.assert_allclose([iv.low, iv.high], np.quantile(ref, [0.025, 0.975]))
-    from voxmetrics.metrics.similarity import voice_similarity
-
-    sim = voice_similarity(demo.get("plain").embeddings, demo.get("anon-mild").embeddings)
-    ivs = similarity_intervals(sim, n_boot=40, seed=3)
-    d = SpeakerDraws.draw(sim.oo.speakers, n_boot=40, seed=3)
-    w = d.counts[:, d.index(sim.oo.speakers)].astype(float)
-
-    def ddiag(m):  # the slow reference: mean over drawn diagonal cells, off over distinct pairs
-        m = np.asarray(m.matrix)
-        out = []
-        for row in w:
-            diag = (row * np.diag(m)).sum() / row.sum()
-            pair = np.outer(row, row)
-            np.fill_diagonal(pair, 0)
-            out.append(abs(diag - (pair * m).sum() / pair.sum()))
-        return np.array(out)
-
-    deid = 1 - ddiag(sim.oa) / ddiag(sim.oo)
-    np.testing.assert_allclose(
-        [ivs["deid"].low, ivs["deid"].high], np.quantile(deid, [0.025, 0.975])
-    )
-
-
 # ---------------------------------------------------------------- properties
 
 
@@ -167,7 +98,7 @@ def test_the_intervals_are_unchanged_by_the_shared_replicate_functions(demo):
 )
 def test_compare_of_a_singling_out_with_itself_is_zero_with_p_one(rates, n_boot, seed):
     spk = [f"s{i}" for i in range(len(rates))]
-    li = LinkageInputs(_singled(spk, rates), None)
+    li = LinkageInputs(singled(spk, rates), None)
     draws = SpeakerDraws.draw(spk, n_boot=n_boot, seed=seed)
     c = compare_replicates(
         li.replicates(_empty(n_boot), draws), li.replicates(_empty(n_boot), draws)

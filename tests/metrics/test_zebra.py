@@ -996,7 +996,7 @@ def test_zebra_bootstrap_equals_resampling(seed, decimals):
     lo, hi = np.quantile(d, [0.025, 0.975])
     assert (ci["d_ece"].low, ci["d_ece"].high) == (pytest.approx(lo), pytest.approx(hi))
     # a maximum has no percentile interval; its 0.95 quantile has (the replicates of log10 l
-    # are checked against resampling in tests/test_uncertainty.py)
+    # are checked against resampling in tests/metrics/test_uncertainty.py)
     assert (ci["log10_l"].low, ci["log10_l"].high) == (None, None)
     assert ci["log10_l"].estimate == zebra(*ref.mated_pools(s, t)).log10_l
     assert ci["log10_l_q95"].low <= ci["log10_l_q95"].estimate <= ci["log10_l"].estimate

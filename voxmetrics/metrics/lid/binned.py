@@ -45,7 +45,7 @@ this much of |w| and of |b| (relative); else the caller refines it on every pair
 
 REMAINDER_BOUND = 10.0
 """Bound on |sigma^(k)(eta)| / sigma(eta) over every eta for k <= ORDER + 1 (its maximum is
-2.64, at k = 7; ``tests/test_lid_binned.py`` computes it): the Taylor remainders' factor."""
+2.64, at k = 7; ``tests/metrics/lid/test_binned.py`` computes it): the Taylor remainders' factor."""
 
 _CHUNK = 1 << 15
 """Scores binned at once (their temporaries stay in the cache)."""

@@ -1,80 +1,33 @@
-"""Linkability, linkability vs N', singling out and conversation length (metrics.md section 5).
+"""Singling out, its curve against N and conversation-length averaging (legal/singling.py).
 
-References are computed independently here: brute-force enumeration of every candidate set,
-a sampler that literally draws N'-1 other columns per trial, and a loop-by-loop singling-out
-implementation written from the text of metrics.md / paper 001 (section 3.4, footnote 4).
+The reference is a loop-by-loop singling-out implementation written from the text of
+metrics.md section 5 / paper 001 (section 3.4, footnote 4); the fast kernels are checked
+against the former ones (a partition per fold, one speaker at a time), kept here.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
+from tests.metrics.legal.legal_cases import small_embedding_set
 from voxmetrics.data.arrays import unit_rows
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.metrics.eer import eer_rocch
 from voxmetrics.metrics.legal import (
     SinglingOutResult,
     average_consecutive,
-    conversation_length_curve,
-    eer_curve,
-    legal_evaluation,
-    linkability,
-    linkability_curve,
     linkability_grid,
-    other_candidates,
     singling_out,
     singling_out_draws,
     singling_out_embeddings,
     speaker_profiles,
 )
-from voxmetrics.metrics.ranks import row_blocks
-from voxmetrics.metrics.srd import srd
-
-# ---------------------------------------------------------------- independent references
-
-
-def brute_force_linkability(scores, targets, n_prime: int) -> float:
-    """Mean over trials and over EVERY set of N'-1 other candidates of [target >= max others].
-
-    '>=' as the authors' public code: a tie goes to the true speaker.
-    """
-    s = np.asarray(scores, dtype=float)
-    n = s.shape[1]
-    per_trial = []
-    for row, m in zip(s, targets, strict=True):
-        others = [j for j in range(n) if j != m]
-        wins = [
-            all(row[m] >= row[j] for j in subset)
-            for subset in itertools.combinations(others, n_prime - 1)
-        ]
-        per_trial.append(np.mean(wins))
-    return float(np.mean(per_trial))
-
-
-def sampled_linkability(scores, targets, n_prime: int, draws: int, seed: int) -> np.ndarray:
-    """Per-draw linkability: each draw picks N'-1 other columns per trial (no replacement)."""
-    rng = np.random.default_rng(seed)
-    s = np.asarray(scores, dtype=float)
-    n = s.shape[1]
-    out = np.empty(draws)
-    for r in range(draws):
-        hits = 0
-        for row, m in zip(s, targets, strict=True):
-            others = np.delete(np.arange(n), m)
-            chosen = rng.choice(others, size=n_prime - 1, replace=False)
-            hits += bool(row[m] >= row[chosen].max())
-        out[r] = hits / s.shape[0]
-    return out
 
 
 def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[float, list]:
@@ -116,187 +69,6 @@ def reference_singling_out(enrol_emb, enrol_spk, trial_emb, trial_spk) -> tuple[
             wins.append(above == 1)
         per_fold.append(float(np.mean(wins)))
     return float(np.mean(per_fold)), per_fold
-
-
-# ---------------------------------------------------------------- linkability
-
-
-def test_linkability_worked_example_of_metrics_md():
-    # metrics.md section 1: every trial's target is strictly above its row's others -> 1.0,
-    # although the EER of the same matrix is 0.5
-    S = [[0.9, 0.8, 0.8, 0.8], [0.7, 0.6, 0.6, 0.6], [0.4, 0.5, 0.4, 0.4], [0.2, 0.2, 0.3, 0.2]]
-    assert linkability(S, [0, 0, 1, 2]) == 1.0
-
-
-@pytest.mark.parametrize("ties", ["reference", "attacker"])
-def test_linkability_tie_goes_to_the_true_speaker(ties):
-    # the authors' code links when target >= max others: row 0's tie is linked, row 2 is not
-    scores = [[0.5, 0.5, 0.1], [0.6, 0.5, 0.1], [0.4, 0.5, 0.1]]
-    assert linkability(scores, [0, 0, 0], ties=ties) == pytest.approx(2 / 3)
-    # the strict reading of the paper's equation is SRD's rank-1 rate (ties against)
-    assert srd(scores, [0, 0, 0]).stats.idr == pytest.approx(1 / 3)
-    assert srd(scores, [0, 0, 0], ties="attacker").stats.idr == pytest.approx(2 / 3)
-
-
-def authors_code_linkability(scores, targets):
-    """The v2 reference recipe, re-written: linked when the true speaker's score is >= all."""
-    s = np.asarray(scores, dtype=float)
-    t = np.asarray(targets)
-    mated = s[np.arange(len(t)), t]
-    others = s.copy()
-    others[np.arange(len(t)), t] = -np.inf
-    return float(np.mean(mated >= others.max(axis=1)))
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    hnp.arrays(
-        np.int64, st.tuples(st.integers(1, 8), st.integers(2, 6)), elements=st.integers(0, 3)
-    ),
-    st.data(),
-)
-def test_linkability_equals_the_reference_recipe_with_many_ties(scores, data):
-    t = np.asarray(
-        data.draw(
-            st.lists(
-                st.integers(0, scores.shape[1] - 1),
-                min_size=scores.shape[0],
-                max_size=scores.shape[0],
-            )
-        )
-    )
-    for ties in ("reference", "attacker"):
-        assert linkability(scores.astype(float), t, ties=ties) == authors_code_linkability(
-            scores, t
-        )
-    # the attacker convention can only raise rank-based numbers
-    assert (
-        srd(scores.astype(float), t, ties="attacker").stats.idr
-        >= srd(scores.astype(float), t).stats.idr
-    )
-
-
-def test_unknown_ties_is_a_clear_error():
-    with pytest.raises(VoxMetricsInputError, match="ties"):
-        linkability([[1.0, 0.0]], [0], ties="strict")  # type: ignore[arg-type]
-
-
-# ---------------------------------------------------------------- the N' grid
-
-
-@pytest.mark.parametrize(
-    ("n", "expected"),
-    [
-        (2, [2]),
-        (3, [2, 3]),
-        (5, [2, 5]),
-        (6, [2, 5, 6]),
-        (10, [2, 5, 10]),
-        (40, [2, 5, 10, 20, 40]),
-        (50, [2, 5, 10, 20, 50]),
-        (51, [2, 5, 10, 20, 50, 51]),
-        (4949, [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4949]),
-        (22024, [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 22024]),
-    ],
-)
-def test_linkability_grid(n, expected):
-    # 1-2-5 steps per decade strictly below N, then N itself (metrics.md 5)
-    assert linkability_grid(n).tolist() == expected
-
-
-# ---------------------------------------------------------------- linkability vs N'
-
-small_matrices = st.integers(2, 6).flatmap(
-    lambda n: st.tuples(
-        # integer scores in 0..3 make ties frequent
-        hnp.arrays(np.int64, st.tuples(st.integers(1, 5), st.just(n)), elements=st.integers(0, 3)),
-        st.just(n),
-    )
-)
-
-
-@settings(max_examples=60, deadline=None)
-@given(small_matrices, st.data())
-def test_exact_expectation_equals_brute_force_enumeration(matrix_n, data):
-    scores, n = matrix_n
-    targets = np.asarray(
-        data.draw(st.lists(st.integers(0, n - 1), min_size=len(scores), max_size=len(scores)))
-    )
-    curve = linkability_curve(scores.astype(float), targets, n=np.arange(2, n + 1))
-    for n_prime, value in zip(curve.n, curve.expected, strict=True):
-        assert value == pytest.approx(
-            brute_force_linkability(scores, targets, int(n_prime)), abs=1e-12
-        )
-
-
-def test_exact_expectation_hand_example_with_a_tie():
-    # one trial, N = 4, target 0.5, others [0.5 (tie), 0.9, 0.1]: the tie goes to the true
-    # speaker, so only b = 1 candidate (0.9) beats it.
-    # N' = 2: 2 of the C(3,1) = 3 single others are harmless (0.5, 0.1) -> 2/3.
-    # N' = 3: 1 of the C(3,2) = 3 pairs avoids 0.9 ({0.5, 0.1}) -> 1/3. N' = 4: 0.
-    curve = linkability_curve([[0.5, 0.5, 0.9, 0.1]], [0], n=[2, 3, 4])
-    assert curve.expected.tolist() == pytest.approx([2 / 3, 1 / 3, 0.0])
-    assert curve.chance.tolist() == pytest.approx([1 / 2, 1 / 3, 1 / 4])
-
-
-def test_value_at_full_n_equals_linkability_and_chance_is_one_over_n():
-    rng = np.random.default_rng(3)
-    scores = rng.normal(size=(200, 37))
-    targets = rng.integers(0, 37, size=200)
-    scores[np.arange(200), targets] += 1.5
-    curve = linkability_curve(scores, targets)
-    assert curve.n.tolist() == [2, 5, 10, 20, 37]
-    assert curve.expected[-1] == pytest.approx(linkability(scores, targets), abs=1e-12)
-    np.testing.assert_allclose(curve.chance, 1.0 / curve.n)
-    # more candidates can only make linkage harder
-    assert np.all(np.diff(curve.expected) <= 1e-12)
-    assert curve.to_list()[-1] == [37, pytest.approx(linkability(scores, targets))]
-
-
-def test_exact_expectation_equals_an_independent_sampler():
-    # 30 trials, N = 12 with ties; 400 literal draws of N'-1 others per trial and N'.
-    # The mean of 400 draws of a per-draw linkability (a mean of 30 Bernoullis) has a standard
-    # error <= 0.5 / sqrt(30 * 400) ~ 0.0046; allow 5 of them.
-    rng = np.random.default_rng(5)
-    scores = rng.integers(0, 6, size=(30, 12)).astype(float)
-    targets = rng.integers(0, 12, size=30)
-    scores[np.arange(30), targets] += 2
-    curve = linkability_curve(scores, targets, n=[2, 4, 8, 12])
-    for n_prime, exact in zip(curve.n, curve.expected, strict=True):
-        draws = sampled_linkability(scores, targets, int(n_prime), draws=400, seed=int(n_prime))
-        se = max(draws.std() / math.sqrt(draws.size), 1e-9)
-        assert abs(draws.mean() - exact) <= 5 * se + 1e-12, (n_prime, draws.mean(), exact)
-
-
-def test_library_sampled_estimate_agrees_with_the_exact_expectation():
-    rng = np.random.default_rng(8)
-    scores = rng.normal(size=(300, 60))
-    targets = rng.integers(0, 60, size=300)
-    scores[np.arange(300), targets] += 1.0
-    curve = linkability_curve(scores, targets, n_draws=500, seed=1)
-    assert curve.n_draws == 500
-    assert curve.sampled is not None and curve.sampled_sd is not None
-    assert curve.sampled.shape == curve.expected.shape == curve.sampled_sd.shape
-    # sampled = mean of 500 per-draw values with sd sampled_sd: 5 standard errors
-    tolerance = 5 * curve.sampled_sd / math.sqrt(500) + 1e-12
-    assert np.all(np.abs(curve.sampled - curve.expected) <= tolerance)
-    # at N' = N every draw holds every candidate: no sampling noise at all
-    assert curve.sampled[-1] == pytest.approx(curve.expected[-1], abs=1e-12)
-    assert curve.sampled_sd[-1] == pytest.approx(0.0, abs=1e-12)
-    # the draws are seeded
-    again = linkability_curve(scores, targets, n_draws=500, seed=1)
-    np.testing.assert_array_equal(curve.sampled, again.sampled)
-
-
-def test_no_draws_means_no_sampled_estimate():
-    curve = linkability_curve([[1.0, 0.0], [0.0, 1.0]], [0, 1])
-    assert curve.sampled is None and curve.sampled_sd is None and curve.n_draws == 0
-
-
-@pytest.mark.parametrize("n", [[1], [2, 5], [0, 2], []])
-def test_n_prime_outside_2_to_n_is_refused(n):
-    with pytest.raises(VoxMetricsInputError, match=r"2\.\.4"):
-        linkability_curve(np.eye(4), [0, 1, 2, 3], n=n)
 
 
 # ---------------------------------------------------------------- singling out
@@ -499,7 +271,7 @@ def test_speaker_profiles_are_unit_means_of_unit_embeddings():
     np.testing.assert_allclose(profiles, [[2**-0.5, 2**-0.5], [0, 1]])
 
 
-# ---------------------------------------------------------------- conversation length
+# ---------------------------------------------------------------- conversation length: grouping
 
 
 def test_average_consecutive_groups_in_order_and_drops_the_incomplete_group():
@@ -533,50 +305,8 @@ def test_average_consecutive_refuses_impossible_lengths():
         average_consecutive([[1, 0], [0, 1]], ["a", "a"], 3)
 
 
-def _embedding_set(n_speakers=6, n_enrol=2, n_trial=6, seed=0) -> EmbeddingSet:
-    rng = np.random.default_rng(seed)
-    rows, xs = [], []
-    for k in range(n_speakers):
-        centre = rng.normal(size=8)
-        for role, count in (("enrol", n_enrol), ("trial", n_trial)):
-            for u in range(count):
-                rows.append((f"s{k}-{role}{u}", f"s{k}", role, "eval"))
-                xs.append(centre + 1.2 * rng.normal(size=8))
-    meta = pd.DataFrame(rows, columns=["utt_id", "speaker", "role", "split"])
-    return EmbeddingSet.from_arrays(np.asarray(xs), meta)
-
-
-def test_conversation_length_one_equals_the_plain_metrics():
-    es = _embedding_set()
-    curve = conversation_length_curve(es, (1, 2, 3, 6))
-    sm = es.score_matrix("eval")
-    assert curve.linkability[0] == pytest.approx(linkability(sm.scores, sm.targets), abs=1e-12)
-    assert curve.singling_out[0] == pytest.approx(singling_out_embeddings(es).value, abs=1e-12)
-    assert (curve.n_enrolled, curve.n_speakers) == (6, 6)
-    # L = 2, 3 leave 3 and 2 groups per speaker; L = 6 one group: no held-out fold -> NaN
-    assert curve.lengths.tolist() == [1, 2, 3, 6]
-    assert np.isfinite(curve.singling_out[:3]).all() and np.isnan(curve.singling_out[3])
-    assert np.isfinite(curve.linkability).all()
-
-
-def test_conversation_length_averages_before_scoring():
-    # at L = 2 the curve's linkability is that of the explicitly averaged trial embeddings
-    es = _embedding_set(seed=4)
-    curve = conversation_length_curve(es, (2,))
-    meta = es.meta
-    trial = (meta["role"] == "trial").to_numpy()
-    enrol = ~trial
-    t_emb, t_spk = average_consecutive(es.embeddings[trial], meta["speaker"][trial], 2)
-    labels, profiles = speaker_profiles(es.embeddings[enrol], meta["speaker"][enrol])
-    scores = t_emb @ profiles.T
-    targets = np.array([labels.tolist().index(s) for s in t_spk])
-    assert curve.linkability[0] == pytest.approx(linkability(scores, targets), abs=1e-12)
-    so = singling_out(es.embeddings[enrol], meta["speaker"][enrol], t_emb, t_spk).value
-    assert curve.singling_out[0] == pytest.approx(so, abs=1e-12)
-
-
 def test_singling_out_embeddings_needs_both_roles():
-    es = _embedding_set()
+    es = small_embedding_set()
     trial_only = EmbeddingSet.from_arrays(
         es.embeddings[es.meta["role"].to_numpy() == "trial"],
         es.meta[es.meta["role"] == "trial"],
@@ -609,7 +339,7 @@ def test_singling_out_curve_at_full_n_equals_singling_out_and_random_tracks_chan
 
 def _singling_out_curve_isin(es, n_draws, seed, length):
     """singling_out_curve as it was: each population's rows by ``np.isin`` of the labels."""
-    from voxmetrics.metrics.legal import average_consecutive, linkability_grid, singling_out
+    from voxmetrics.metrics.legal import average_consecutive, singling_out
 
     enrol, trial = es.roles("eval")
     spk = es.meta["speaker"].to_numpy().astype(str)
@@ -655,219 +385,6 @@ def test_singling_out_curve_populations_by_integer_codes_equal_isin(length):
     want_values, want_sds = _singling_out_curve_isin(es, 4, 3, length)
     np.testing.assert_array_equal(got.value, want_values)
     np.testing.assert_array_equal(got.sd, want_sds)
-
-
-# ---------------------------------------------------------------- EER vs N' and figure 1
-
-
-def _pools(scores, targets):
-    s = np.asarray(scores, dtype=float)
-    mated = s[np.arange(len(targets)), targets]
-    mask = np.ones(s.shape, bool)
-    mask[np.arange(len(targets)), targets] = False
-    return mated, s[mask]
-
-
-def test_eer_at_full_n_is_the_rocch_eer_of_the_pools():
-    rng = np.random.default_rng(2)
-    scores = rng.normal(size=(120, 15))
-    targets = rng.integers(0, 15, size=120)
-    scores[np.arange(120), targets] += 1.0
-    curve = eer_curve(scores, targets, n=[15])
-    assert curve.eer.tolist() == [eer_rocch(*_pools(scores, targets))]
-    assert curve.sd.tolist() == [0.0] and curve.one_minus_eer[0] == 1 - curve.eer[0]
-
-
-def test_eer_does_not_depend_on_the_draw_when_each_row_has_one_non_mated_value():
-    # every non-mated score of trial i equals c_i: any candidate subset gives the same pools
-    # up to multiplicity, and with equal counts per trial the ROCCH-EER is the same
-    rng = np.random.default_rng(4)
-    t, n = 40, 8
-    c = rng.normal(size=t)
-    scores = np.repeat(c[:, None], n, axis=1)
-    targets = rng.integers(0, n, size=t)
-    scores[np.arange(t), targets] = c + rng.normal(0.5, 1.0, size=t)
-    curve = eer_curve(scores, targets, n=[2, 4, 8], n_draws=3)
-    full = eer_rocch(*_pools(scores, targets))
-    np.testing.assert_allclose(curve.eer, full, atol=1e-12)
-    np.testing.assert_allclose(curve.sd, 0.0, atol=1e-12)
-
-
-def loop_eer_curve(scores, targets, n_prime, draws, seed):
-    """Independent sampler: per draw and trial, N'-1 other columns by rng.choice."""
-    rng = np.random.default_rng(seed)
-    s = np.asarray(scores, float)
-    out = []
-    for _ in range(draws):
-        tar, non = [], []
-        for row, m in zip(s, targets, strict=True):
-            others = np.delete(np.arange(s.shape[1]), m)
-            tar.append(row[m])
-            non.extend(row[rng.choice(others, size=n_prime - 1, replace=False)])
-        out.append(eer_rocch(tar, non))
-    return np.asarray(out)
-
-
-def test_eer_vs_n_agrees_with_an_independent_sampler():
-    rng = np.random.default_rng(6)
-    scores = rng.normal(size=(150, 30))
-    targets = rng.integers(0, 30, size=150)
-    scores[np.arange(150), targets] += 1.2
-    curve = eer_curve(scores, targets, n=[3, 10], n_draws=40, seed=1)
-    for n_prime, ours, sd in zip(curve.n, curve.eer, curve.sd, strict=True):
-        ref = loop_eer_curve(scores, targets, int(n_prime), 40, seed=9)
-        se = math.hypot(sd, ref.std()) / math.sqrt(40)
-        assert abs(ours - ref.mean()) <= 5 * se + 1e-9, (n_prime, ours, ref.mean())
-    again = eer_curve(scores, targets, n=[3, 10], n_draws=40, seed=1)
-    np.testing.assert_array_equal(again.eer, curve.eer)  # seeded
-
-
-def former_eer_curve(scores, targets, grid, n_draws, seed):
-    """The former eer_curve: the picked non-mated scores pooled and sorted, per draw."""
-    s = np.asarray(scores)
-    t = np.asarray(targets)
-    n_enrolled = s.shape[1]
-    rows_all = np.arange(s.shape[0])
-    tar = s[rows_all, t]
-    rng = np.random.default_rng(seed)
-    means, sds = [], []
-    for m in np.unique(grid):
-        if m == n_enrolled:
-            mask = np.ones(s.shape, dtype=bool)
-            mask[rows_all, t] = False
-            means.append(eer_rocch(tar, s[mask]))
-            sds.append(0.0)
-            continue
-        values = []
-        for _ in range(n_draws):
-            non = []
-            for rows in row_blocks(*s.shape):
-                picked = other_candidates(rng, t[rows], n_enrolled, int(m) - 1)
-                non.append(np.take_along_axis(s[rows], picked, axis=1).ravel())
-            values.append(eer_rocch(tar, np.concatenate(non)))
-        means.append(float(np.mean(values)))
-        sds.append(float(np.std(values)))
-    return means, sds
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("decimals", [None, 1, 2])
-def test_eer_curve_equals_the_former_sort_per_draw(dtype, decimals):
-    # the cells of the picks against the sorted pools of the picks: the same floats, ties
-    # included (rounded scores: many non-mated scores equal to mated ones and to each other)
-    rng = np.random.default_rng(11)
-    t, n = 300, 90  # N' = 20, 50: Floyd's draws; 70: the sorting draws (more than 64 picks)
-    scores = rng.normal(size=(t, n))
-    targets = rng.integers(0, n, size=t)
-    scores[np.arange(t), targets] += 1.5
-    if decimals is not None:
-        scores = np.round(scores, decimals)
-    scores = scores.astype(dtype)
-    grid = [2, 20, 50, 70, n]
-    curve = eer_curve(scores, targets, n=grid, n_draws=4, seed=3)
-    means, sds = former_eer_curve(scores, targets, grid, 4, 3)
-    assert curve.eer.tolist() == means
-    assert curve.sd.tolist() == sds
-
-
-def test_eer_curve_equals_the_former_one_in_several_row_blocks(monkeypatch):
-    # the draws go block by block (the generator's stream): blocks of 7 rows here
-    import voxmetrics.metrics.legal as legal
-    import voxmetrics.metrics.ranks as ranks
-
-    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 7 * 40)
-    rng = np.random.default_rng(12)
-    scores = np.round(rng.normal(size=(60, 40)), 1)
-    targets = rng.integers(0, 40, size=60)
-    curve = legal.eer_curve(scores, targets, n=[5, 30, 40], n_draws=3, seed=0)
-    means, sds = former_eer_curve(scores, targets, [5, 30, 40], 3, 0)
-    assert curve.eer.tolist() == means and curve.sd.tolist() == sds
-
-
-def former_floyd(rng, targets, n_enrolled, k):
-    """The former Floyd draws: each draw compared with every column chosen before it."""
-    t = np.asarray(targets, dtype=np.int64)
-    n = n_enrolled - 1
-    chosen = np.empty((t.size, k), dtype=np.int64)
-    for i, j in enumerate(range(n - k, n)):
-        draw = rng.integers(0, j + 1, size=t.size)
-        taken = (chosen[:, :i] == draw[:, None]).any(axis=1)
-        chosen[:, i] = np.where(taken, j, draw)
-    return chosen + (chosen >= t[:, None])
-
-
-@pytest.mark.parametrize("n_enrolled, k", [(2, 1), (5, 4), (30, 1), (30, 29), (200, 64), (70, 64)])
-def test_other_candidates_equal_the_former_floyd_draws(n_enrolled, k):
-    targets = np.random.default_rng(1).integers(0, n_enrolled, size=257)
-    ours = other_candidates(np.random.default_rng(5), targets, n_enrolled, k)
-    assert np.array_equal(ours, former_floyd(np.random.default_rng(5), targets, n_enrolled, k))
-
-
-def test_eer_curve_refuses_bad_n_and_draws():
-    with pytest.raises(VoxMetricsInputError, match="N' values"):
-        eer_curve([[1.0, 0.0]], [0], n=[3])
-    with pytest.raises(VoxMetricsInputError, match="n_draws"):
-        eer_curve([[1.0, 0.0]], [0], n_draws=0)
-
-
-def test_legal_evaluation_on_the_demo_follows_the_protocol():
-    from voxmetrics.synth import demo_study
-
-    es = demo_study().get("anon-mild").embeddings
-    ev = legal_evaluation(es, lengths=[1, 3, 30], n_draws=3)
-    assert ev.lengths == [1, 3]  # nobody has 30 trial utterances in the demo
-    assert ev.skipped[0][0] == 30 and "30" in ev.skipped[0][1]
-    one, three = ev.results
-    # L = 1 is the plain linkability curve of the split's score matrix
-    sm = es.score_matrix("eval")
-    plain = linkability_curve(sm.scores, sm.targets)
-    np.testing.assert_allclose(one.linkability.expected, plain.expected, atol=1e-12)
-    assert one.eer.eer[-1] == pytest.approx(eer_rocch(sm.tar, sm.non), abs=1e-12)
-    # averaging 3 utterances makes linkage easier and leaves a third of the trials
-    assert three.n_trials * 3 <= one.n_trials
-    assert three.linkability.expected[-1] > one.linkability.expected[-1]
-    assert one.singling_out is not None
-    d = json.loads(json.dumps(ev.to_dict()))
-    assert d["lengths"] == [1, 3] and d["skipped"][0]["length"] == 30
-    assert d["results"][0]["eer_vs_n"][-1][0] == sm.scores.shape[1]
-    with pytest.raises(VoxMetricsInputError, match="no conversation length"):
-        legal_evaluation(es, lengths=[500])
-
-
-@pytest.mark.parametrize("k", [1, 2, 3])
-@pytest.mark.parametrize("floyd", [True, False])
-def test_other_candidates_are_uniform_subsets_of_the_others(monkeypatch, k, floyd):
-    # N = 5: every k-subset of the 4 others is equally likely, the own column never drawn
-    import voxmetrics.metrics.legal.linking as linking
-
-    monkeypatch.setattr(linking, "_FLOYD_MAX", 64 if floyd else 0)
-    targets = np.full(6000, 2)
-    drawn = other_candidates(np.random.default_rng(11), targets, 5, k)
-    assert drawn.shape == (6000, k)
-    assert not (drawn == 2).any() and ((drawn >= 0) & (drawn < 5)).all()
-    assert all(len(set(r)) == k for r in drawn.tolist())
-    subsets = [tuple(sorted(r)) for r in drawn.tolist()]
-    expected = list(itertools.combinations([0, 1, 3, 4], k))
-    counts = np.array([subsets.count(c) for c in expected])
-    assert counts.sum() == 6000
-    p = 1 / len(expected)
-    sd = math.sqrt(6000 * p * (1 - p))
-    assert np.all(np.abs(counts - 6000 * p) <= 5 * sd), counts
-
-
-def test_other_candidates_refuses_too_many():
-    with pytest.raises(VoxMetricsInputError, match="cannot draw"):
-        other_candidates(np.random.default_rng(0), [0], 3, 3)
-
-
-def test_legal_evaluation_clips_the_sizes_to_the_data():
-    from voxmetrics.synth import demo_study
-
-    es = demo_study(n_speakers=8).get("anon-mild").embeddings
-    ev = legal_evaluation(es, lengths=[1], n=[2, 5, 1000], n_draws=2)
-    r = ev.results[0]
-    assert r.linkability.n.tolist() == [2, 5] == r.eer.n.tolist()
-    assert r.singling_out is not None and r.singling_out.n.tolist() == [2, 5]
 
 
 def test_singling_out_over_blocks_of_predicates_equals_one_block(monkeypatch):

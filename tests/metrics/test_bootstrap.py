@@ -11,6 +11,8 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import voxmetrics.metrics.bootstrap as bootstrap_module
 from voxmetrics.errors import VoxMetricsInputError
@@ -18,6 +20,7 @@ from voxmetrics.metrics.bootstrap import (
     BootstrapInterval,
     lid_bootstrap,
     speaker_resample_counts,
+    weighted_quantile,
 )
 
 KEYS = ("alid", "pdr", "lid_plus", "lid_max")
@@ -214,3 +217,23 @@ def test_intervals_are_json_safe():
 def test_bad_input_raises(lid, speakers, options):
     with pytest.raises(VoxMetricsInputError):
         lid_bootstrap(lid, speakers, **options)
+
+
+# ---------------------------------------------------------------- weighted quantiles
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=30),
+    st.floats(0.01, 1.0),
+)
+def test_weighted_quantile_with_unit_weights_is_numpys_inverted_cdf(values, q):
+    got = weighted_quantile(values, np.ones(len(values)), q)[0]
+    assert got == np.quantile(values, q, method="inverted_cdf")
+
+
+def test_weighted_quantile_equals_the_quantile_of_repeated_values():
+    v = np.array([4.0, 1.0, 3.0, 2.0])
+    w = np.array([[2, 0, 1, 3], [0, 1, 0, 0]])
+    got = weighted_quantile(v, w, 0.5)
+    assert got.tolist() == [np.quantile(np.repeat(v, w[0]), 0.5, method="inverted_cdf"), 1.0]
