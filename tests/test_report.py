@@ -165,18 +165,3 @@ def test_study_report_progress_moves_through_the_similarity_and_comparisons():
     assert all(f < 1.0 for f, m in seen if m != "Done")
 
 
-def test_the_pages_texts_and_style_are_package_data():
-    """The style sheet, the download script and the method definitions are files of
-    voxmetrics/report/assets, read with importlib.resources; the module holds code only."""
-    from voxmetrics.report.html import PAPERS
-    from voxmetrics.report.html.blocks import asset, method_definitions
-
-    defs = method_definitions()
-    assert len(defs) == 9 and all(t and d for t, d, _ in defs)
-    assert {p for _, _, p in defs} - {None} <= set(PAPERS)
-    assert all("\n" not in d and "  " not in d for _, d, _ in defs)  # one line each
-    page = report_html(evaluate_study(demo_study(n_speakers=6)))
-    assert f"<style>\n{asset('report.css')}</style>" in page
-    assert f"<script>\n{asset('download.js')}</script>" not in page  # the study report's only
-    for term, _, _ in defs:
-        assert f"<dt>{html.escape(term)}</dt>" in page

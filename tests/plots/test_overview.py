@@ -1,4 +1,4 @@
-"""Figure builders and the score histogram (AppTest cannot see Plotly figures)."""
+"""The overview scatters (voxmetrics/plots/overview.py): EER vs linkability, EER vs LIDmax."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import plotly.graph_objects as go
 import pytest
 
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.data.summary import ScoreHistogram, score_histogram
-from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate
-from voxmetrics.plots import eer_linkability_figure, score_histogram_figure
+from voxmetrics.plots import eer_linkability_figure
+from voxmetrics.plots.overview import eer_lidmax_figure
 
 
 def _sm(scores, speakers=("a", "b", "c"), trial_speakers=None) -> ScoreMatrix:
@@ -36,73 +35,6 @@ def reports():
         evaluate(sm, name=name)
         for name, sm in (("perfect", perfect), ("inverted", inverted), ("mixed", mixed))
     ]
-
-
-# ---------------------------------------------------------------- score_histogram
-
-
-def test_histogram_counts_every_score_once():
-    rng = np.random.default_rng(0)
-    sm = _sm(
-        rng.normal(size=(30, 4)),
-        speakers=("a", "b", "c", "d"),
-        trial_speakers=list("abcd" * 7 + "ab"),
-    )
-    h = score_histogram(sm, bins=17)
-    assert h.edges.shape == (18,) and h.mated.shape == h.non_mated.shape == (17,)
-    assert h.n_mated == 30 and h.n_non_mated == 30 * 3
-    assert h.edges[0] == sm.scores.min() and h.edges[-1] == sm.scores.max()
-    ref_tar, _ = np.histogram(sm.tar, bins=h.edges)
-    ref_non, _ = np.histogram(sm.non, bins=h.edges)
-    np.testing.assert_array_equal(h.mated, ref_tar)
-    np.testing.assert_array_equal(h.non_mated, ref_non)
-    for density in (h.mated_density, h.non_mated_density):
-        assert np.sum(density * h.widths) == pytest.approx(1.0)
-    assert not h.mated.flags.writeable
-
-
-def test_histogram_of_constant_scores_has_a_visible_bin():
-    h = score_histogram(_sm(np.ones((3, 3))), bins=4)
-    assert h.edges[0] == 0.5 and h.edges[-1] == 1.5
-    assert h.n_mated == 3 and h.n_non_mated == 6
-
-
-@pytest.mark.parametrize("bins", [0, -3, 2.5, True, "60"])
-def test_histogram_rejects_bad_bins(bins):
-    with pytest.raises(VoxMetricsInputError, match="bins"):
-        score_histogram(_sm(np.eye(3)), bins=bins)
-
-
-def test_histogram_to_dict_is_json_safe():
-    import json
-
-    d = score_histogram(_sm(np.eye(3)), bins=3).to_dict()
-    assert json.loads(json.dumps(d))["mated"] == [0, 0, 3]
-
-
-# ---------------------------------------------------------------- score_histogram_figure
-
-
-def test_score_histogram_figure_has_two_density_traces():
-    h = score_histogram(_sm(np.eye(3) + 0.1 * np.arange(9).reshape(3, 3)), bins=5)
-    fig = score_histogram_figure(h, title="t")
-    assert isinstance(fig, go.Figure)
-    assert [t.type for t in fig.data] == ["bar", "bar"]
-    non, mated = fig.data
-    assert non.name == "non-mated (6)" and mated.name == "mated (3)"
-    assert len(non.x) == len(mated.x) == 5
-    np.testing.assert_allclose(np.asarray(mated.y), h.mated_density)
-    np.testing.assert_allclose(np.asarray(non.width), h.widths)
-    assert fig.layout.barmode == "overlay"
-    assert fig.layout.title.text == "t"
-    assert non.marker.color != mated.marker.color
-
-
-def test_score_histogram_figure_sends_counts_not_raw_scores():
-    rng = np.random.default_rng(1)
-    sm = _sm(rng.normal(size=(300, 3)), trial_speakers=list("abc" * 100))
-    fig = score_histogram_figure(score_histogram(sm, bins=60))
-    assert all(len(t.x) == 60 for t in fig.data)
 
 
 # ---------------------------------------------------------------- eer_linkability_figure
@@ -138,7 +70,51 @@ def test_eer_linkability_figure_uses_report_names(reports):
     assert list(eer_linkability_figure(renamed).data[0].text) == ["renamed"]
 
 
-def test_histogram_type_is_frozen():
-    h = ScoreHistogram(edges=np.array([0.0, 1.0]), mated=np.array([1]), non_mated=np.array([2]))
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        h.source = "x"  # type: ignore[misc]
+def _matrix(t: int, n: int, *, signal: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    targets = np.arange(t) % n
+    scores = rng.normal(size=(t, n))
+    scores[np.arange(t), targets] += signal
+    return scores, targets
+
+
+def test_eer_lidmax_figure_one_marker_per_condition_with_lid():
+    spk = ("a", "b", "c", "d")
+    rng = np.random.default_rng(0)
+    dev = ScoreMatrix.from_arrays(
+        np.eye(4) + rng.normal(scale=0.5, size=(4, 4)),
+        trial_ids=["d0", "d1", "d2", "d3"],
+        trial_speakers=["e", "f", "g", "h"],
+        enrol_speakers=["e", "f", "g", "h"],
+    )
+    ev = _sm(np.eye(4) * 0.5 + rng.normal(scale=0.5, size=(4, 4)), spk)
+    with_dev = evaluate(ev, dev=dev, name="calibrated")
+    without = evaluate(ev, name="no-dev")
+    fig = eer_lidmax_figure([with_dev, without])
+    marks = fig.data[0]
+    assert list(marks.text) == ["calibrated"]
+    assert list(marks.x) == [with_dev.baseline.eer]
+    assert list(marks.y) == [with_dev.lid.lid_max]
+    notes = [a.text for a in fig.layout.annotations]
+    assert any("Without LID" in t and "no-dev" in t for t in notes)
+    # 1 bit and the ceiling are horizontal lines; the chance EER a vertical one
+    hlines = sorted(float(s.y0) for s in fig.layout.shapes if s.type == "line" and s.y0 == s.y1)
+    assert hlines == pytest.approx([1.0, 2.0])
+    assert 0.5 in [s.x0 for s in fig.layout.shapes if s.type == "line" and s.x0 == s.x1]
+    assert "LIDmax" in fig.layout.yaxis.title.text and "EER" in fig.layout.xaxis.title.text
+
+
+def test_eer_lidmax_figure_labels_cross_calibration():
+    s, t = _matrix(40, 5, signal=1.0, seed=3)
+    speakers = [f"s{j}" for j in range(5)]
+    sm = ScoreMatrix.from_arrays(
+        s,
+        trial_ids=[f"t{i}" for i in range(40)],
+        trial_speakers=[speakers[j] for j in t],
+        enrol_speakers=speakers,
+    )
+    report = evaluate(sm, name="cv", cross_calibrate=5)
+    fig = eer_lidmax_figure([report, dataclasses.replace(report, name="cv2")])
+    # the two points coincide: one label names both (the hover names each)
+    assert list(fig.data[0].text) == ["cv (cross-calibrated), cv2 (cross-calibrated)", ""]
+    assert not [a for a in fig.layout.annotations if "Without LID" in a.text]
