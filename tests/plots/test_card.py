@@ -61,8 +61,6 @@ def test_every_level_has_readable_colours(level):
     assert _contrast(LEVEL_COLOURS[level], LEVEL_TEXT_COLOURS[level]) >= 4.5  # WCAG AA
 
 
-
-
 def test_styler_colours_each_metric_cell_by_its_level():
     styler = card_styler(_card())
     assert styler.data.equals(_card().frame("text"))

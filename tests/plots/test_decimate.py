@@ -209,5 +209,3 @@ def test_show_figure_sends_the_browser_at_most_the_limit():
     assert 1_000 < len(sent) <= MAX_POINTS
     assert spec["layout"]["meta"][DECIMATED_META]["total"] == 300_000
     assert any(b.label == "Figure (HTML)" for b in at.get("download_button"))
-
-
