@@ -1,6 +1,6 @@
 """The Linkage analyses (voxmetrics/analysis/linkage.py): the tables and calls the Linkage page,
-the report and the CLI share. Their figures are tested in ``test_plots_linkage.py``, the page in
-``test_app_linkage.py``.
+the report and the CLI share. Their figures are tested in ``tests/plots/test_linkage.py``, the
+page in ``test_app_linkage.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Linkage page through the app's entrypoint (AppTest, style.md 17) and its cached helpers.
 
 AppTest cannot see Plotly figures or download bytes: the figures are tested in
-``test_plots_linkage.py``; here the page's widgets, metrics, messages and table are checked.
+``tests/plots/test_linkage.py``; here the page's widgets, metrics, messages and table are checked.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The first view fits the beta-binomial models of every condition and of 40 speakers (seconds on
 a loaded machine), so the caches are cleared once per module, before and after it, rather than
 between tests; session state is new with every AppTest. Figures are tested in
-test_plots_srd.py (AppTest cannot see them).
+tests/plots/test_srd.py (AppTest cannot see them).
 """
 
 from __future__ import annotations

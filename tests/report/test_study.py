@@ -1,4 +1,5 @@
-"""The study report's verdicts: stability, one front per attacker, exposure, provenance.
+"""The study report (voxmetrics/report/study.py): its settings, progress, intervals, comparisons
+and the verdicts of its JSON.
 
 What the issue "Verdicts that hold up" asks of the report JSON: every ranking row has p_band
 and rank_interval, every card cell a stability share, the fronts are per attacker, one DeID per
@@ -20,9 +21,11 @@ from voxmetrics.data.provenance import LIBRARIES, InputFile
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsWarning
 from voxmetrics.evaluation import evaluate_condition
-from voxmetrics.report.html import json_safe
+from voxmetrics.report.html import json_safe, study_report_html
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 @functools.cache
@@ -145,3 +148,122 @@ def test_without_a_bootstrap_nothing_claims_a_stability(bootstrap):
     for cells in d["report_card"]["conditions"].values():
         # the privacy numbers have no replicates; a utility computed from files keeps its own
         assert all(c["stability"] is None for k, c in cells.items() if k not in ("wer", "uar"))
+
+
+def test_the_study_setting_chooses_the_lid_variant_of_every_condition():
+    import dataclasses
+
+    from voxmetrics.data.study import StudySettings
+    from voxmetrics.metrics.lid import calibrate_lid
+    from voxmetrics.report.study import build_study_report
+
+    study = dataclasses.replace(
+        demo_study(n_speakers=12),
+        settings=StudySettings(bootstrap=0, lid_variant="reference-code"),
+    )
+    d = build_study_report(study).to_dict()
+    assert d["settings"]["lid_variant"] == "reference-code"
+    for name, block in d["conditions"].items():
+        lid_block = block["lid"]
+        assert lid_block["variant"] == "reference-code"
+        dev = study.get(name).dev
+        expected = calibrate_lid(dev.scores, dev.targets, variant="reference-code")
+        assert lid_block["w"] == expected.w
+        assert block["sbls"]["attacker_trained_on"] == "anonymised"  # one default attacker
+
+
+def test_study_report_progress_moves_through_the_similarity_and_comparisons():
+    """The bar keeps moving after the conditions: the similarity matrices and the pairs."""
+    from voxmetrics.report.study import build_study_report
+
+    seen = []
+    build_study_report(
+        demo_study(n_speakers=6), bootstrap=5, progress=lambda f, m: seen.append((f, m))
+    )
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    messages = [m for _, m in seen]
+    assert any(m.startswith("Voice similarity of") for m in messages)
+    assert messages.index("Paired comparisons") > max(
+        i for i, m in enumerate(messages) if m.startswith("Evaluating")
+    )
+    assert all(f < 1.0 for f, m in seen if m != "Done")
+
+
+def test_every_headline_number_has_its_interval_in_the_json(demo_report):
+    d = json.loads(json.dumps(demo_report.to_dict(), allow_nan=False))
+    c = d["conditions"]["anon-mild"]
+    for k in ("eer", "eer_rocch", "cllr", "min_cllr", "linkability"):
+        lo, hi = c["intervals"][k]
+        assert lo <= hi
+    band = np.array(c["intervals"]["linkability_vs_n"])
+    assert band[:, 0].tolist() == [n for n, _ in c["linkability_vs_n"]]
+    assert (band[:, 1] <= band[:, 2]).all()
+    assert set(c["lid"]["intervals"]) == {
+        "alid",
+        "pdr",
+        "ndr",
+        "lid_plus",
+        "lid_minus",
+        "lid_max",
+        "lid_q95",
+    }
+    assert set(c["srd"]["intervals"]) == {"mean_d", "idr", "max_d", "max_d_q95"}
+    assert set(c["zebra"]["intervals"]) == {"d_ece", "log10_l", "log10_l_q95"}
+    assert set(c["srd"]["chance"]) == {"mean_d", "idr", "max_d", "max_d_q95"}
+    assert c["chance"]["linkability"] == pytest.approx(1 / 12, abs=1e-9)
+    assert "alid" in c["lid"]["chance"]
+
+
+def test_study_comparisons_equal_compare_conditions(demo_report):
+    """The report reuses each condition's replicates; the result is compare_conditions'."""
+    from voxmetrics.evaluation import compare_conditions
+
+    st = demo_study(n_speakers=12)
+    lib = compare_conditions(
+        st.get("plain"), st.get("anon-mild"), n_boot=60, original=st.get("plain")
+    )
+    got = demo_report.comparisons["anon-mild vs plain"]
+    assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in lib.items()}
+
+
+def test_sbls_intervals_in_the_report_are_the_analysis_modules(demo_report):
+    """JSON `sbls.intervals`, the LaTeX/Markdown and HTML tables, the comparisons: one call."""
+    from voxmetrics.analysis.sbls import SBLSOptions, compare_sbls, default_attack, sbls_intervals
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+    from voxmetrics.report.tables import results_tables
+
+    st = demo_report.study
+    attack = default_attack(st.get("anon-mild"))
+    ivs = sbls_intervals(attack, SBLSOptions(), n_boot=60, seed=st.settings.seed)
+    block = demo_report.to_dict()["conditions"]["anon-mild"]["sbls"]
+    assert block["intervals"] == {k: [iv.low, iv.high] for k, iv in ivs.items()}
+    for key, (low, high) in block["intervals"].items():
+        assert low <= block[key] <= high, key
+    table = results_tables(demo_report)["sbls"].set_index("Condition")
+    iv = ivs["sbls"]
+    assert table.loc["anon-mild", "SBLS"] == f"{iv.estimate:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
+    overview = results_tables(demo_report)["overview"].set_index("Condition")
+    assert overview.loc["anon-mild", "SBLS"] == table.loc["anon-mild", "SBLS"]
+    page = study_report_html(demo_report)
+    assert "SBLS 95% CI" in page and f"[{iv.low:.3f}, {iv.high:.3f}]" in page
+    section = page.split('id="intervals"', 1)[1].split("</section>", 1)[0]
+    assert "P_subgroup" in section and "SBLS" in section  # the intervals table lists SBLS too
+    # the report card shows the SBLS interval beside the value
+    card = demo_report.card.frame("text").set_index("Condition")
+    assert card.loc["anon-mild", "SBLS"] == table.loc["anon-mild", "SBLS"]
+    # the comparison against the first condition carries SBLS, paired on the study's draws
+    comp = demo_report.comparisons["anon-mild vs plain"]
+    speakers = sorted({str(s) for c in st.conditions for s in c.eval.trial_speakers})
+    draws = SpeakerDraws.draw(speakers, n_boot=60, seed=st.settings.seed)
+    lib = compare_sbls(default_attack(st.get("plain")), attack, draws)
+    assert {k: comp[k].to_dict() for k in lib} == {k: c.to_dict() for k, c in lib.items()}
+
+
+def test_without_bootstrap_the_sbls_block_has_no_intervals():
+    sr = build_study_report(demo_study(n_speakers=6), bootstrap=0)
+    block = sr.to_dict()["conditions"]["anon-mild"]["sbls"]
+    assert block is not None and "intervals" not in block
+    from voxmetrics.report.tables import results_tables
+
+    assert not results_tables(sr)["sbls"]["SBLS"].str.contains("[", regex=False).any()

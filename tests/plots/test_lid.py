@@ -1,16 +1,13 @@
-"""LID figure builders and the EER-vs-LIDmax scatter (AppTest cannot see Plotly figures)."""
+"""LID figure builders (voxmetrics/plots/lid.py; AppTest cannot see Plotly figures)."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.evaluation import evaluate
 from voxmetrics.metrics.lid import (
     CalibrationCurve,
     LIDCalibration,
@@ -31,7 +28,6 @@ from voxmetrics.plots.lid import (
     p_target_histogram_figure,
     trial_figure,
 )
-from voxmetrics.plots.overview import eer_lidmax_figure
 from voxmetrics.plots.style import MATED_COLOR
 
 CAL = LIDCalibration(w=1.5, b=-1.0, prior_log_odds=math.log(1 / 5), n_pairs=0)
@@ -235,58 +231,3 @@ def test_trial_figure_keeps_the_target_when_n_is_large():
     assert bars.x[-1] == f"id{target}" and bars.marker.color[-1] == MATED_COLOR
     assert "top 29 of 200" in fig.layout.title.text
     assert bars.customdata[-1][0] == 200  # shown at its true position
-
-
-# ---------------------------------------------------------------- overview: EER vs LIDmax
-
-
-def _sm(scores, speakers):
-    scores = np.asarray(scores, dtype=float)
-    return ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(scores.shape[0])],
-        trial_speakers=list(speakers[: scores.shape[0]]),
-        enrol_speakers=list(speakers),
-    )
-
-
-def test_eer_lidmax_figure_one_marker_per_condition_with_lid():
-    spk = ("a", "b", "c", "d")
-    rng = np.random.default_rng(0)
-    dev = ScoreMatrix.from_arrays(
-        np.eye(4) + rng.normal(scale=0.5, size=(4, 4)),
-        trial_ids=["d0", "d1", "d2", "d3"],
-        trial_speakers=["e", "f", "g", "h"],
-        enrol_speakers=["e", "f", "g", "h"],
-    )
-    ev = _sm(np.eye(4) * 0.5 + rng.normal(scale=0.5, size=(4, 4)), spk)
-    with_dev = evaluate(ev, dev=dev, name="calibrated")
-    without = evaluate(ev, name="no-dev")
-    fig = eer_lidmax_figure([with_dev, without])
-    marks = fig.data[0]
-    assert list(marks.text) == ["calibrated"]
-    assert list(marks.x) == [with_dev.baseline.eer]
-    assert list(marks.y) == [with_dev.lid.lid_max]
-    notes = [a.text for a in fig.layout.annotations]
-    assert any("Without LID" in t and "no-dev" in t for t in notes)
-    # 1 bit and the ceiling are horizontal lines; the chance EER a vertical one
-    hlines = sorted(float(s.y0) for s in fig.layout.shapes if s.type == "line" and s.y0 == s.y1)
-    assert hlines == pytest.approx([1.0, 2.0])
-    assert 0.5 in [s.x0 for s in fig.layout.shapes if s.type == "line" and s.x0 == s.x1]
-    assert "LIDmax" in fig.layout.yaxis.title.text and "EER" in fig.layout.xaxis.title.text
-
-
-def test_eer_lidmax_figure_labels_cross_calibration():
-    s, t = _matrix(40, 5, signal=1.0, seed=3)
-    speakers = [f"s{j}" for j in range(5)]
-    sm = ScoreMatrix.from_arrays(
-        s,
-        trial_ids=[f"t{i}" for i in range(40)],
-        trial_speakers=[speakers[j] for j in t],
-        enrol_speakers=speakers,
-    )
-    report = evaluate(sm, name="cv", cross_calibrate=5)
-    fig = eer_lidmax_figure([report, dataclasses.replace(report, name="cv2")])
-    # the two points coincide: one label names both (the hover names each)
-    assert list(fig.data[0].text) == ["cv (cross-calibrated), cv2 (cross-calibrated)", ""]
-    assert not [a for a in fig.layout.annotations if "Without LID" in a.text]

@@ -209,12 +209,3 @@ def test_show_figure_sends_the_browser_at_most_the_limit():
     assert 1_000 < len(sent) <= MAX_POINTS
     assert spec["layout"]["meta"][DECIMATED_META]["total"] == 300_000
     assert any(b.label == "Figure (HTML)" for b in at.get("download_button"))
-
-
-def test_the_html_report_draws_a_decimated_figure():
-    from voxmetrics.report.html.blocks import Figures
-
-    x = np.arange(250_000, dtype=np.float64)
-    div = Figures()(go.Figure(go.Scatter(x=x, y=np.cos(x / 500.0))), "big")
-    assert "Decimated for display" in div and "JSON and CSV files have every number" in div
-    assert "250,000 points" in div

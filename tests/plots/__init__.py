@@ -1,0 +1,1 @@
+"""Tests of voxmetrics.plots, one file per module (tests/plots/test_<module>.py)."""
