@@ -19,7 +19,7 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui import compute, condition_report
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 LINKAGE = "pages/6_Linkage.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUBHEADERS = [
@@ -286,43 +286,6 @@ def test_cached_legal_evaluation_equals_the_library(demo):
 # ---------------------------------------------------------------- the linkage numbers alone
 
 
-def _linkage_columns(df: pd.DataFrame) -> pd.DataFrame:
-    return df.drop(columns=["DeID", "G_VD (dB)", "DeID 95% CI", "G_VD 95% CI (dB)"])
-
-
-def test_linkage_page_evaluates_linkage_alone_with_the_full_reports_numbers():
-    from voxmetrics.ui.widgets import stored_report
-
-    at = _page()
-    study = at.session_state[STUDY_KEY]
-    options = study.settings.evaluate_options()
-    # the page evaluated no condition in full (no LID, SRD or ZEBRA)...
-    assert all(stored_report(c, **options) is None for c in study.conditions)
-    # ...and its table holds the full reports' numbers, intervals included
-    full = {c.name: condition_report(c, **options) for c in study.conditions}
-    pd.testing.assert_frame_equal(
-        _linkage_columns(_summary(at)), _linkage_columns(linkage.linkage_table(full))
-    )
-
-
-def test_linkage_page_takes_the_reports_another_page_computed():
-    from voxmetrics.ui.linkage_page import LINKAGE_PARTS
-    from voxmetrics.ui.widgets import stored_parts
-
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    study = at.session_state[STUDY_KEY]
-    options = study.settings.evaluate_options()
-    plain = study.get("plain")
-    condition_report(plain, **options)  # as the Overview does
-    at.switch_page(LINKAGE).run()
-    assert not at.exception and not at.error
-    assert stored_parts(plain, options, LINKAGE_PARTS) is None  # taken from the report
-    others = [c for c in study.conditions if c.name != "plain"]
-    assert all(stored_parts(c, options, LINKAGE_PARTS) is not None for c in others)
-    assert list(_summary(at)["Condition"]) == DEMO_NAMES
-
-
 def test_the_curves_are_on_request_beyond_the_size_limit(monkeypatch):
     from voxmetrics.ui import linkage_page
 
@@ -343,3 +306,35 @@ def test_the_curves_are_on_request_beyond_the_size_limit(monkeypatch):
     at.switch_page(LINKAGE).run()
     assert not at.exception
     assert at.toggle(key="vm_link_curves").value is True
+
+
+def _page_setups(path: str, study: Study | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_condition_with_other_speakers_empties_only_its_own_deid():
+    study = demo_study(n_speakers=8)
+    other = demo_study(n_speakers=8, seed=5).get("anon-mild").embeddings
+    meta = other.meta.assign(
+        speaker="x" + other.meta["speaker"].astype(str), utt_id="x" + other.meta["utt_id"]
+    )
+    es = EmbeddingSet.from_arrays(other.embeddings, meta)
+    study = study.with_condition(
+        Condition("others", eval=es.score_matrix("eval"), dev=es.score_matrix("dev"), embeddings=es)
+    )
+    at = _page_setups(LINKAGE, study)
+    # the pair shown fails (no speaker in common with the original voices) ...
+    at.selectbox(key="vm_link_anonymised").select("others").run()
+    assert not at.exception
+    summary = at.dataframe[-1].value.set_index("Condition")
+    # ... but only its own row loses DeID and G_VD
+    assert pd.isna(summary.loc["others", "DeID"])
+    assert summary.drop("others")["DeID"].notna().all()
+    assert summary.loc["plain", "DeID"] == 0.0

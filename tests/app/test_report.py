@@ -23,9 +23,8 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import study_file_name
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/10_Report.py"
-DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 DOWNLOADS = ["vm_report_html", "vm_report_json", "vm_report_zip", "vm_report_vxm"]
 
 
@@ -46,10 +45,6 @@ def _page(study: Study | None = None) -> AppTest:
     at.switch_page(PAGE).run()
     assert not at.exception, at.exception
     return at
-
-
-def _study(at: AppTest) -> Study:
-    return at.session_state[STUDY_KEY]
 
 
 def _text(elements) -> str:
@@ -73,64 +68,6 @@ def test_report_page_renders_settings_and_asks_to_build():
     assert "Build the report" in at.info[0].value
     assert "200 bootstrap replicates, seed 0, no cross-calibration" in _text(at.caption)
     assert not at.error
-
-
-def test_changing_settings_updates_the_study():
-    at = _page()
-    at.number_input(key="vm_report_bootstrap").set_value(50)
-    at.number_input(key="vm_report_seed").set_value(7)
-    at.number_input(key="vm_report_folds").set_value(5)
-    at.button(key="vm_report_apply").click().run()
-    assert not at.exception and not at.error
-    assert _study(at).settings == StudySettings(bootstrap=50, seed=7, cross_calibrate=5)
-    assert _study(at).names == DEMO_NAMES  # the conditions are kept
-    assert "Settings applied" in at.success[0].value
-    assert "50 bootstrap replicates, seed 7, 5-fold cross-calibration" in _text(at.caption)
-
-
-def test_the_lid_variant_is_a_study_setting():
-    at = _page()
-    assert at.radio(key="vm_report_lid_variant").value == "reference-code"  # the default
-    at.radio(key="vm_report_lid_variant").set_value("maximum-likelihood")
-    at.button(key="vm_report_apply").click().run()
-    assert not at.exception and not at.error
-    assert _study(at).settings.lid_variant == "maximum-likelihood"
-    assert "LID variant maximum-likelihood" in _text(at.caption)
-
-
-def test_tie_rule_setting_updates_the_study():
-    at = _page()
-    assert at.selectbox(key="vm_report_ties").value == "reference"
-    assert "ties as the reference code" in _text(at.caption)
-    at.selectbox(key="vm_report_ties").set_value("attacker")
-    at.button(key="vm_report_apply").click().run()
-    assert not at.exception and not at.error
-    assert _study(at).settings == StudySettings(ties="attacker")
-    assert "ties for the attacker" in _text(at.caption)
-
-
-@pytest.mark.parametrize(
-    ("key", "value", "message"),
-    [
-        ("vm_report_bootstrap", -1, "bootstrap"),
-        ("vm_report_seed", -5, "seed"),
-        ("vm_report_folds", 1, "cross_calibrate"),
-    ],
-)
-def test_invalid_settings_show_an_error(key, value, message):
-    at = _page()
-    at.number_input(key=key).set_value(value)
-    at.button(key="vm_report_apply").click().run()
-    assert not at.exception
-    assert len(at.error) == 1
-    assert "Settings not applied" in at.error[0].value and message in at.error[0].value
-    assert _study(at).settings == StudySettings()
-
-
-def test_settings_of_a_loaded_study_fill_the_form():
-    at = _page(_small_study())
-    assert at.number_input(key="vm_report_bootstrap").value == 20
-    assert at.number_input(key="vm_report_seed").value == 3
 
 
 def test_build_report_shows_card_callouts_and_downloads():
@@ -249,65 +186,6 @@ def test_the_report_files_behind_the_buttons():
 
 
 # ---------------------------------------------------------------- the sidebar's study files
-
-
-def test_save_study_button_is_in_the_sidebar():
-    at = _app()
-    save = [b for b in at.sidebar.get("download_button") if b.key == "vm_sidebar_save"]
-    assert len(save) == 1
-    assert save[0].proto.label == "Save study"
-
-
-def test_loading_a_study_file_replaces_the_study():
-    at = _app()
-    data = study_to_bytes(_small_study("from file"))
-    at.file_uploader(key="vm_study_file").set_value(("tiny.vxm", data, "application/zip"))
-    at.button(key="vm_load_study").click().run()
-    assert not at.exception and not at.sidebar.error
-    study = _study(at)
-    assert study.name == "from file" and study.names == ["plain", "random"]
-    assert study.settings == StudySettings(bootstrap=20, seed=3)
-    success = at.sidebar.success[0].value
-    assert "from tiny.vxm" in success and "2 conditions" in success
-
-
-def _tampered() -> bytes:
-    """A study file whose manifest points outside the archive."""
-    buf = io.BytesIO()
-    src = zipfile.ZipFile(io.BytesIO(study_to_bytes(_small_study())))
-    with zipfile.ZipFile(buf, "w") as zf:
-        for info in src.infolist():
-            zf.writestr(info.filename, src.read(info.filename))
-        zf.writestr("../evil.npy", b"x")
-    return buf.getvalue()
-
-
-@pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        (b"\x00\x01 not a zip \xff", "not a zip archive"),
-        (b"", "not a zip archive"),
-        ("tampered", "unsafe archive"),
-    ],
-    ids=["garbage", "empty", "tampered"],
-)
-def test_a_bad_study_file_shows_an_error(content, message):
-    at = _app()
-    data = _tampered() if content == "tampered" else content
-    at.file_uploader(key="vm_study_file").set_value(("bad.vxm", data, "application/zip"))
-    at.button(key="vm_load_study").click().run()
-    assert not at.exception
-    assert len(at.sidebar.error) == 1
-    assert "bad.vxm" in at.sidebar.error[0].value and message in at.sidebar.error[0].value
-    assert _study(at).names == DEMO_NAMES
-
-
-def test_load_without_a_file_asks_for_one():
-    at = _app()
-    at.button(key="vm_load_study").click().run()
-    assert not at.exception
-    assert "Choose a study file" in at.sidebar.error[0].value
-    assert _study(at).names == DEMO_NAMES
 
 
 # ---------------------------------------------------------------- without Chromium

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -10,7 +13,7 @@ from voxmetrics.data.study import Condition, Study
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 LID_PAGE = "pages/3_LID.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUMMARY_COLUMNS = [
@@ -276,7 +279,6 @@ def test_lid_numbers_are_shown_against_chance():
 
 
 def test_the_variant_defaults_to_the_study_setting():
-    import dataclasses
 
     from voxmetrics.data.study import StudySettings
 
@@ -291,9 +293,6 @@ def test_the_variant_defaults_to_the_study_setting():
 
 def test_the_studys_tie_rules_reach_the_eer_and_the_chance_levels():
     """The page's EER and chance levels follow the study's tie rules (it used the defaults)."""
-    import dataclasses
-
-    import numpy as np
 
     from voxmetrics.data.study import StudySettings
     from voxmetrics.evaluation import evaluate_condition
@@ -336,3 +335,18 @@ def test_numbers_another_page_computed_are_not_computed_again(monkeypatch):
     assert not at.exception, at.exception
     assert _summary(at)["Condition"].tolist() == DEMO_NAMES
     assert len(calls) == len(DEMO_NAMES)  # nothing computed again
+
+
+TIMEOUT = 240
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
+@pytest.mark.usefixtures("fresh_app_caches")
+def test_lid_page_states_the_ceiling_of_its_own_n():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[STUDY_KEY] = demo_study(n_speakers=5)
+    at.run()
+    at.switch_page("pages/3_LID.py").run()
+    assert not at.exception
+    intro = "\n".join(str(m.value) for m in at.markdown)
+    assert "2.3 bits: N = 5" in intro and "N = 40" not in intro

@@ -1,4 +1,5 @@
-"""The report card on the Overview page, through the entrypoint (style.md 17)."""
+"""The Overview page through the entrypoint (AppTest, style.md 17): the metric table, the report
+card, its intervals, the compare panel and the call-outs on a study of two systems."""
 
 from __future__ import annotations
 
@@ -6,16 +7,18 @@ import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from verdict_cases import two_system_study
 
+from voxmetrics.analysis.tradeoff import report_callouts
 from voxmetrics.data.study import Condition, Study, StudySettings
-from voxmetrics.evaluation import condition_sbls
+from voxmetrics.evaluation import condition_sbls, evaluate_study
 from voxmetrics.evaluation.card import report_card
 from voxmetrics.plots.style import LEVEL_COLOURS
 from voxmetrics.report import evaluate_condition
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 CARD_COLUMNS = [
@@ -154,25 +157,98 @@ def test_the_compare_panel_follows_the_studys_linkability_rule():
     assert cmp_.loc["Linkability", "B − A"] == strict["linkability"].difference
 
 
-def test_a_downloaded_only_figure_is_built_on_click(monkeypatch):
-    import plotly.graph_objects as go
+def _app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    return at
 
-    from voxmetrics.ui import widgets
 
-    files: dict[str, object] = {}
-    monkeypatch.setattr(
-        widgets, "download_button", lambda label, data, name, mime, **kw: files.update({name: data})
-    )
-    monkeypatch.setattr(widgets, "find_chromium", lambda: None)
-    built = []
+def _page(path: str) -> AppTest:
+    at = _app()
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
 
-    def make() -> go.Figure:
-        built.append(True)
-        return go.Figure(layout_title_text="the card")
 
-    widgets.download_figure(make, "card")
-    assert list(files) == ["card.html"] and not built  # nothing built before the click
-    page = files["card.html"]()
-    assert built == [True] and "the card" in page
-    widgets.download_figure(go.Figure(layout_title_text="shown"), "shown")
-    assert "shown" in files["shown.html"]()
+def _study(at: AppTest) -> Study:
+    return at.session_state[STUDY_KEY]
+
+
+def _messages(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def test_overview_lists_every_condition():
+    at = _page(OVERVIEW)
+    df = at.dataframe[1].value  # [0] is the report card (tests above)
+    assert len(df) == 5
+    assert list(df["Condition"]) == DEMO_NAMES
+    assert {"EER", "Linkability", "Chance (1/N)", "Cllr"} <= set(df.columns)
+    assert df["EER"].between(0, 1).all()
+    assert [s.value for s in at.subheader] == ["EER vs linkability"]
+    captions = _messages(at.caption)
+    assert "log-likelihood ratios" in captions
+    assert "high EER can coexist with high linkage" in captions
+    assert not at.error
+
+
+def test_empty_study_is_explained_and_the_demo_restores_it():
+    at = _app()
+    at.session_state[STUDY_KEY] = Study()
+    at.switch_page(OVERVIEW).run()
+    assert not at.exception
+    assert not at.dataframe
+    assert "no conditions yet" in at.info[0].value
+    at.button(key="vm_sidebar_demo").click().run()
+    assert not at.exception
+    assert _study(at).names == DEMO_NAMES
+    assert len(at.dataframe[0].value) == 5
+
+
+def _two_systems_page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.session_state[STUDY_KEY] = two_system_study()
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _table(at: AppTest, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
+def test_the_card_says_why_and_how_firm_and_the_numbers_their_reference():
+    at = _two_systems_page("pages/1_Overview.py")
+    assert not at.error
+    markdown = _text(at.markdown)
+    assert "LIDmax (bits): ≈ chance" in markdown  # the rule's notes below the card
+    stability = at.table[0].value
+    assert "EER" in stability.columns and len(stability) == 7
+    intervals = _table(at, "Unit and reference")
+    alid = intervals[intervals["Number"] == "ALID (bits)"]
+    assert alid["Unit and reference"].str.contains("at most log2 N = 3.32").all()
+    assert "⇅" in _text(at.caption)
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
+@pytest.mark.parametrize("which", ["two systems", "demo"])
+def test_the_call_outs_say_what_the_card_says(which):
+    from voxmetrics.evaluation.threat import threat_callouts
+    from voxmetrics.synth import demo_study
+
+    study = two_system_study() if which == "two systems" else demo_study()
+    reports = evaluate_study(study, bootstrap=50)
+    levels = report_card(reports).frame("level").set_index("Condition")
+    reference = "original" if which == "two systems" else "plain"
+    called = [*report_callouts(reports, reference=reference), *threat_callouts(study, reports)]
+    for c in called:
+        row = levels.loc[c.condition]
+        cited_lid = any("LIDmax" in reason for reason in c.reasons)
+        cited_link = any(("linkability" in r or "linked" in r) for r in c.reasons)
+        assert not cited_lid or row["LIDmax (bits)"] == "risk"
+        assert not cited_link or row["Linkability vs chance"] == "risk"
+    if which == "demo":  # the leaky system: called out, and its card says risk
+        assert "anon-leaky" in {c.condition for c in called}

@@ -9,12 +9,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.sbls import Attack, embeddings_attack
+from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/7_Soft_biometrics.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 COMPONENT_COLUMNS = ["Condition", "Attacker", "P_attr", "P_assoc", "P_subgroup", "SBLS"]
@@ -278,3 +279,34 @@ def test_identity_numbers_another_page_computed_are_shown_at_once(monkeypatch):
     assert not at.exception, at.exception
     assert _identity_shown(at)
     assert not at.toggle or all(t.key != sbls_page.IDENTITY_KEY for t in at.toggle)
+
+
+TIMEOUT = 240
+
+
+def _app(study: Study | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_condition_without_attribute_labels_is_an_info_not_an_error():
+    demo = demo_study(n_speakers=5)
+    plain = demo.get("plain")
+    es = plain.embeddings
+    bare = EmbeddingSet.from_arrays(
+        es.embeddings, es.meta.drop(columns=["sex", "age_group"]), source="bare"
+    )
+    unlabelled = Condition(
+        "unlabelled", eval=bare.score_matrix("eval"), dev=bare.score_matrix("dev"), embeddings=bare
+    )
+    at = _app(Study(conditions=(plain, unlabelled)))
+    at.switch_page("pages/7_Soft_biometrics.py").run()
+    assert not at.exception
+    # (plain's 5 speakers are too few for P_subgroup: that error is about group sizes)
+    assert not any("attribute" in str(e.value) for e in at.error), [e.value for e in at.error]
+    info = "\n".join(str(i.value) for i in at.info)
+    assert "unlabelled: no attribute labels" in info and "`sex`" in info

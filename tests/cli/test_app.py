@@ -7,12 +7,17 @@ virtual environment that sees this environment's packages through a ``.pth`` fil
 network), runs the installed command line, starts the installed dashboard headless on a free
 port, fetches its health endpoint and page, checks that the idle server uses (almost) no CPU,
 and renders the installed pages with Streamlit's AppTest.
+
+What ``voxmetrics app`` tells Streamlit: this machine only unless the operator opens it
+(``--host``), and then behind a token or an OIDC login; the operator's encoder folders; a study
+given at start read with the safe reader (the gate itself: ``tests/ui/test_access.py``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import site
 import socket
@@ -28,8 +33,17 @@ import pytest
 from voxmetrics import cli
 from voxmetrics._version import __version__
 from voxmetrics.cli import app as app_command
+from voxmetrics.cli.app import (
+    SETTINGS_ENV,
+    TOKEN_ENV,
+    DashboardSettings,
+    is_loopback,
+    token_digest,
+)
+from voxmetrics.data.studyfile import save_study
+from voxmetrics.synth import demo_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
@@ -313,3 +327,201 @@ def test_installed_pages_render(installed, tmp_path):
     )
     out = _run([str(installed / "python"), "-c", code], cwd=tmp_path).stdout
     assert out.strip() == "Report"
+
+
+TOKEN = "a-test-token-of-enough-length"
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    """Run ``voxmetrics app ARGS`` up to the exec of Streamlit; return (argv, settings)."""
+    monkeypatch.setenv(SETTINGS_ENV, "")  # restored after the test (run() sets it)
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    seen = []
+
+    def fake_execv(path, argv):
+        seen.append(argv)
+        raise _Exec
+
+    monkeypatch.setattr(app_command.os, "execv", fake_execv)
+    monkeypatch.setattr(app_command.subprocess, "call", lambda argv: seen.append(argv) or 0)
+
+    def launch(*args: str):
+        try:
+            status = cli.main(["app", *args])
+        except _Exec:
+            status = 0
+        if status != 0:
+            return status, None
+        (argv,) = seen[-1:]
+        return argv, DashboardSettings.from_env()
+
+    return launch
+
+
+def _option(argv: list[str], name: str) -> str:
+    """The value Streamlit takes for ``--name`` (the last one given wins)."""
+    value = None
+    for k, arg in enumerate(argv):
+        if arg.startswith(f"--{name}="):
+            value = arg.split("=", 1)[1]
+        elif arg == f"--{name}":
+            value = argv[k + 1]
+    assert value is not None, f"--{name} is not passed"
+    return value
+
+
+def test_the_default_is_this_machine_only_with_what_held_before(launched, capsys):
+    argv, settings = launched()
+    assert _option(argv, "server.address") == "127.0.0.1"
+    assert _option(argv, "browser.gatherUsageStats") == "false"  # no usage statistics
+    assert _option(argv, "server.enableXsrfProtection") == "true"
+    assert _option(argv, "server.enableCORS") == "true"
+    assert _option(argv, "server.maxUploadSize") == "1024"  # upload limit, in MB
+    assert settings.login is None and not settings.exposed and settings.study is None
+    assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--host", "0.0.0.0"],
+        ["--", "--server.address", "0.0.0.0"],
+        ["--", "--server.address=192.168.1.20"],
+        ["--host", "lab-server.example"],
+    ],
+)
+def test_a_network_address_warns_and_asks_for_a_token(launched, capsys, args):
+    argv, settings = launched(*args)
+    out, err = capsys.readouterr()
+    assert settings.exposed and settings.login == "token"
+    assert _option(argv, "server.address") == settings.host != "127.0.0.1"
+    for exposed in ("study", "per-trial tables", "figures", "download", ".vxm"):
+        assert exposed in err, exposed
+    assert "reachable from the network" in err
+    (token,) = re.findall(r"access token \(enter it in the browser\): (\S+)", out)
+    assert len(token) >= 16 and token_digest(token) == settings.token_sha256
+    assert token not in json.dumps(json.loads(app_command.os.environ[SETTINGS_ENV]))
+
+
+def test_a_given_token_is_not_printed_nor_kept(launched, capsys, monkeypatch):
+    _, settings = launched("--host", "0.0.0.0", "--token", TOKEN)
+    out, _ = capsys.readouterr()
+    assert TOKEN not in out and settings.token_sha256 == token_digest(TOKEN)
+    monkeypatch.setenv(TOKEN_ENV, TOKEN + "-env")
+    _, settings = launched("--host", "0.0.0.0")
+    assert settings.token_sha256 == token_digest(TOKEN + "-env")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--host", "0.0.0.0", "--token", "short"], "at least 16"),
+        (["--token", TOKEN, "--login", "oidc"], "--token goes with"),
+        (["--allow", "@lab.org"], "go with --login oidc"),
+        (["--model-dir", "ecapa=/tmp"], "taken"),
+        (["--model-dir", "no folder"], "NAME=FOLDER"),
+        (["--model-dir", "mine=/no/such/folder"], "hyperparams.yaml"),
+        (["missing.vxm"], "no such study file"),
+    ],
+)
+def test_bad_options_say_how_to_fix(launched, capsys, args, message):
+    status, _ = launched(*args)
+    assert status == 2
+    assert message in capsys.readouterr().err
+
+
+def test_oidc_login_and_loopback_addresses(launched):
+    _, settings = launched("--host", "0.0.0.0", "--login", "oidc", "--allow", "@Lab.org")
+    assert settings.login == "oidc" and settings.allowed == ("@lab.org",)
+    assert settings.token_sha256 == ""
+    _, settings = launched("--login", "token", "--token", TOKEN)  # a login on loopback too
+    assert settings.login == "token" and not settings.exposed
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "localhost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "", "::", "10.0.0.1", "example.org"))
+
+
+def test_model_folders_are_the_operators(launched, tmp_path):
+    folder = tmp_path / "ecapa-lab"
+    folder.mkdir()
+    (folder / "hyperparams.yaml").write_text("x: 1\n", encoding="utf-8")
+    _, settings = launched("--model-dir", f"lab={folder}")
+    assert settings.models == (("lab", str(folder.resolve())),)
+
+
+def test_model_folders_from_the_config_file(launched, tmp_path, monkeypatch, capsys):
+    for name in ("a", "b"):
+        (tmp_path / "models" / name).mkdir(parents=True)
+        (tmp_path / "models" / name / "hyperparams.yaml").write_text("x: 1\n", encoding="utf-8")
+    config = tmp_path / "voxmetrics.toml"
+    config.write_text('[models]\nteam = "models/a"\n', encoding="utf-8")
+    monkeypatch.setenv("VOXMETRICS_CONFIG", str(config))
+    _, settings = launched("--model-dir", f"mine={tmp_path / 'models' / 'b'}")
+    assert settings.models == (
+        ("team", str((tmp_path / "models" / "a").resolve())),  # relative to the file
+        ("mine", str((tmp_path / "models" / "b").resolve())),
+    )
+    config.write_text("[models]\nteam = 3\n", encoding="utf-8")
+    status, _ = launched()
+    assert status == 2 and "[models]" in capsys.readouterr().err
+
+
+def test_a_study_given_at_start_is_read_with_the_safe_reader(launched, tmp_path, capsys):
+    path = save_study(demo_study(n_speakers=6, seed=3), tmp_path / "lab.vxm")
+    argv, settings = launched(str(path), "--", "--server.headless", "true")
+    assert settings.study == str(path.resolve())
+    assert argv[-2:] == ["--server.headless", "true"]
+    argv, settings = launched(str(path), "--port", "8601", "--", "--server.headless", "true")
+    assert settings.study == str(path.resolve()) and argv[-2:] == ["--server.headless", "true"]
+    assert "8601" in argv
+    bad = tmp_path / "bad.vxm"
+    bad.write_bytes(b"PK\x03\x04 not a study")
+    status, _ = launched(str(bad))
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "bad.vxm" in err and "Traceback" not in err
+
+
+def test_the_live_server_listens_on_loopback_only(tmp_path):
+    """``voxmetrics app`` started as a user would, found in the kernel's socket table."""
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        pytest.skip("reads the listening sockets from /proc/net")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = (tmp_path / "app.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "voxmetrics", "app", "--port", str(port), "--",
+         "--server.headless", "true"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, (tmp_path / "app.log").read_text()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health") as r:
+                    assert r.read() == b"ok"
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the dashboard did not start"
+                time.sleep(0.5)
+        listening = []
+        for table in tables:
+            if not table.exists():
+                continue
+            for line in table.read_text().splitlines()[1:]:
+                local, _, state = line.split()[1:4]
+                address, hex_port = local.split(":")
+                if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                    listening.append(address)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+    assert listening == ["0100007F"], listening  # 127.0.0.1, and nothing else (no IPv6 either)

@@ -18,7 +18,7 @@ from voxmetrics.metrics.srd import LOSSES
 from voxmetrics.ui import srd_page
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 SRD = "pages/4_SRD.py"
 DATA = "pages/2_Data.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]

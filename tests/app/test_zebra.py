@@ -11,7 +11,7 @@ from voxmetrics.metrics.zebra import pav_transform, zebra
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 ZEBRA = "pages/5_ZEBRA.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 INTERVAL_COLUMNS = [

@@ -388,3 +388,36 @@ def test_two_sessions_computing_at_once_each_keep_only_their_own_warnings():
     for (kind, out), name in zip(got, ("plain", "anon"), strict=True):
         assert kind == "value" and out.value == name
         assert out.warnings == tuple(f"{name}: note {k}" for k in range(30))
+
+
+RUNS: list[float] = []
+
+
+@pytest.mark.usefixtures("fresh_app_caches")
+def test_a_store_hit_needs_the_data_itself():
+    """Every session shares the store of ``ui.compute``: an entry is found only with the very
+    data that made it, also through a lambda or a page's function closing over its data."""
+    import numpy as np
+
+    from voxmetrics.ui.computing import compute, content_key
+
+    RUNS.clear()
+
+    def session(secret: np.ndarray):
+        def mean_of():  # a local function closing over one session's data
+            RUNS.append(secret.sum())
+            return secret.mean()
+
+        return mean_of
+
+    a, b = np.arange(4.0), np.arange(4.0) + 100  # two sessions' data
+    assert compute(session(a)).value == 1.5
+    assert compute(session(b)).value == 101.5  # not the other session's result
+    assert compute(lambda: b.max()).value == 103 and compute(lambda: a.max()).value == 3
+    assert compute(session(a.copy())).value == 1.5 and len(RUNS) == 2  # same data: a hit
+    assert content_key(a) != content_key(a + 1e-12)  # one changed value is another key
+    # a page's own function (pages run as __main__): keyed by its file, not its name alone
+    page_a, page_b = {"__name__": "__main__"}, {"__name__": "__main__"}
+    exec(compile("def table(x):\n    return x + 1\n", "pages/a.py", "exec"), page_a)
+    exec(compile("def table(x):\n    return x - 1\n", "pages/b.py", "exec"), page_b)
+    assert compute(page_a["table"], 1).value == 2 and compute(page_b["table"], 1).value == 0

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 
 import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import deflate_bomb, npy_header, zip_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import read_scores
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"
+APP = "../../app.py"
 DATA = "pages/2_Data.py"
 NEW = "➕ New condition"
 
@@ -251,3 +253,97 @@ def test_vpc_2026_trees_and_exp_only_zips_load_in_one_upload(tmp_path):
         assert notes and said in notes[0].replace("\\", "")
         (read,) = [e for e in at.expander if e.label == "What was read"]
         assert "mcadams (semi-informed) test:" in read.markdown[0].value.replace("\\", "")
+
+
+def _app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _score_npz_with(scores: bytes) -> bytes:
+    def arr(values):
+        import io
+
+        buf = io.BytesIO()
+        np.save(buf, np.array(values))
+        return buf.getvalue()
+
+    return zip_of(
+        {
+            "scores.npy": scores,
+            "trial_ids.npy": arr(["t1", "t2"]),
+            "trial_speakers.npy": arr(["a", "b"]),
+            "enrol_speakers.npy": arr(["a", "b"]),
+        }
+    )
+
+
+SCORE_FILES = {
+    "npz-bomb": (lambda: deflate_bomb("scores.npy", 200), "max_ratio"),
+    "npy-header-lies": (lambda: _score_npz_with(npy_header((10**12,))), "max_array_bytes"),
+    "sparse-csv": (
+        lambda: (
+            "trial_id,trial_speaker,enrol_speaker,score\n"
+            + "".join(f"t{i},e{i},e{i},0.5\n" for i in range(20_000))
+        ).encode(),
+        "max_cells",  # a sparse list implying 20,000 x 20,000 cells
+    ),
+    "json-not-scores": (lambda: json.dumps({"a": 1}).encode(), "not a score file"),
+    "csv-cut-at-a-line": (  # a broken file never gives a number on the page either
+        lambda: (
+            "trial_id,trial_speaker,enrol_speaker,score\n"
+            + "".join([f"t{i},s{i % 4},s{j},0.{j}\n" for i in range(6) for j in range(4)][:-3])
+        ).encode(),
+        "the rows end early",
+    ),
+}
+
+
+def _hdf5_upload(kind: str) -> bytes:
+    import io
+
+    import h5py
+
+    buf = io.BytesIO()
+    with h5py.File(buf, "w") as f:
+        if kind == "external":  # would read a file of the server
+            f.create_dataset("u1", shape=(4,), dtype="f4", external=[("/etc/hostname", 0, 16)])
+        else:  # 3 KB declaring 1,000,000 x 1,000 that writes nothing
+            f.create_dataset("embeddings", shape=(1_000_000, 1000), dtype="i1")
+            f.create_dataset("utt_ids", data=np.array([b"u0"]))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"), [("external", "external files"), ("unwritten", "max_array_bytes")]
+)
+def test_hostile_hdf5_uploads_show_one_message(kind, expected):
+    at = _app()
+    at.switch_page(DATA).run()
+    at.selectbox(key="vm_data_condition").select(NEW).run()
+    at.text_input(key="vm_data_new_name").input("hostile").run()
+    at.file_uploader(key="vm_emb_file").set_value(
+        ("x.h5", _hdf5_upload(kind), "application/x-hdf5")
+    )
+    meta = b"utt_id,speaker,role,split\nu0,a,enrol,eval\nu1,a,trial,eval\n"
+    at.file_uploader(key="vm_meta_file").set_value(("m.csv", meta, "text/csv"))
+    at.button(key="vm_load_embeddings").click().run()
+    assert not at.exception
+    assert len(at.error) == 1 and expected in at.error[0].value, [e.value for e in at.error]
+    assert "hostile" not in at.session_state[STUDY_KEY].names
+
+
+@pytest.mark.parametrize("case", list(SCORE_FILES))
+def test_hostile_score_uploads_show_one_message(case):
+    build, expected = SCORE_FILES[case]
+    at = _app()
+    at.switch_page(DATA).run()
+    at.selectbox(key="vm_data_condition").select(NEW).run()
+    at.text_input(key="vm_data_new_name").input("hostile").run()
+    at.file_uploader(key="vm_eval_file").set_value(("bad.bin", build(), "application/octet-stream"))
+    at.button(key="vm_load_scores").click().run()
+    assert not at.exception
+    assert len(at.error) == 1 and expected in at.error[0].value, [e.value for e in at.error]
+    assert "hostile" not in at.session_state[STUDY_KEY].names

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from verdict_cases import two_system_study
 
 from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.evaluation import evaluate_condition
@@ -12,7 +13,7 @@ from voxmetrics.evaluation.threat import PAPER_EXAMPLE_SCORES, PAPER_EXAMPLE_TAR
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 THREAT_PAGE = "pages/9_Threat_model.py"
 MATRIX_KEY = "vm_threat_matrix"
 HEADERS = [
@@ -272,3 +273,33 @@ def test_empty_study_keeps_sections_one_to_three():
     info = _text(at.info)
     assert "no conditions yet" in info and "example and the generator above" in info
     assert not at.dataframe or all("Called out" not in d.value.columns for d in at.dataframe)
+
+
+def _two_systems_page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.session_state[STUDY_KEY] = two_system_study()
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _plain_text(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def _table(at: AppTest, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
+def test_who_stays_exposed_and_the_verdicts_checked():
+    at = _two_systems_page("pages/9_Threat_model.py")
+    assert not at.error
+    assert "#### Who stays exposed" in _plain_text(at.markdown)
+    exposed = _table(at, "Exposed under")
+    assert exposed["Exposed under"].is_monotonic_decreasing
+    assert "original: rank-1 rate" not in exposed.columns  # the original speech left out
+    assert {"Sex", "Age group"} <= set(exposed.columns)
+    checked = _table(at, "Called out")
+    assert {"LIDmax verdict", "Linkability verdict"} <= set(checked.columns)

@@ -14,9 +14,10 @@ from metric_registry import forget_unimportable_modules
 from streamlit.testing.v1 import AppTest
 from test_extractors import voice
 
+from voxmetrics.data.study import Study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../app.py"  # resolved relative to this file
+APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/8_Embeddings.py"
 
 
@@ -146,3 +147,25 @@ def test_the_loudness_switch_is_recorded_with_the_embeddings(tmp_path, monkeypat
     study = at.session_state[STUDY_KEY]
     es = study.get("ge2e: B1 / ignorant").embeddings
     assert "no loudness normalisation" in es.source  # saved with the study
+
+
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
+
+TIMEOUT = 240
+
+
+def _app(study: Study | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_embeddings_page_asks_for_the_attribute_columns():
+    at = _app(Study())
+    at.switch_page("pages/8_Embeddings.py").run()
+    assert not at.exception
+    intro = "\n".join(str(m.value) for m in at.markdown)
+    assert "`sex`" in intro and "`age_group`" in intro and "SBLS" in intro
