@@ -55,23 +55,6 @@ def test_compare_unknown_condition_is_a_clear_error(study_file, capsys):
     assert "no condition named 'nope'" in err and "plain" in err and "Traceback" not in err
 
 
-def test_similarity_with_bootstrap_has_intervals(tmp_path, capsys):
-    assert main(["demo", str(tmp_path), "--format", "csv"]) == 0
-    capsys.readouterr()
-    args = [
-        "similarity",
-        "--original", str(tmp_path / "plain_embeddings.npz"),
-        "--anonymised", str(tmp_path / "anon-mild_embeddings.npz"),
-        "--metadata", str(tmp_path / "plain_embeddings.csv"),
-    ]  # fmt: skip
-    assert main([*args, "--bootstrap", "50"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    lo, hi = out["intervals"]["deid"]
-    assert lo <= out["deid"] <= hi
-    assert main(args) == 0
-    assert "intervals" not in json.loads(capsys.readouterr().out)
-
-
 def test_compare_includes_sbls_with_its_own_holm_family(study_file, capsys):
     from voxmetrics.analysis.sbls import attack_sbls, default_attack
 

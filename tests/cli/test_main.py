@@ -3,8 +3,9 @@
 ``import voxmetrics`` loads none of its subpackages, ``python -m voxmetrics --version`` neither
 pandas nor SciPy, and ``evaluate`` of an NPZ score file no pandas, scikit-learn, Matplotlib or
 Plotly (SciPy it needs: the PAV fit and the SRD model fit). Each case runs in a fresh
-interpreter, as a user's command does. And the CLI keeps the memory its row passes free for
-their next chunks.
+interpreter, as a user's command does. And the CLI (``voxmetrics.cli.main``, ``python -m
+voxmetrics``) keeps the memory its row passes free for their next chunks, runs without huge-page
+compaction unless the user chose it, and ends without a traceback.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from voxmetrics.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pandas", "pyarrow", "scipy", "sklearn", "matplotlib", "plotly", "streamlit", "dask")
 
 _REPORT = """
@@ -174,3 +177,44 @@ def test_lazy_module_imports_on_first_use_and_survives_copies():
     assert pickle.loads(pickle.dumps(lazy_module("json"))).dumps([3]) == "[3]"
     with pytest.raises(AttributeError):
         _ = lazy_module("json").no_such_function
+
+
+def test_module_entry_point_has_no_traceback(tmp_path):
+    garbage = tmp_path / "x.npz"
+    garbage.write_bytes(b"PK\x03\x04 broken zip")
+    proc = subprocess.run(
+        [sys.executable, "-m", "voxmetrics", "evaluate", str(garbage)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    help_text = subprocess.run(
+        [sys.executable, "-m", "voxmetrics", "evaluate", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout
+    for flag in ("--trials", "--dev", "--dev-trials", "--format", "--json", "--html", "--fail-on"):
+        assert flag in help_text
+
+
+def test_commands_run_without_huge_page_compaction_unless_the_user_chose(monkeypatch):
+    from numpy._core.multiarray import _get_madvise_hugepage, _set_madvise_hugepage
+
+    from voxmetrics.cli import demo
+
+    seen = []
+    monkeypatch.setattr(demo, "run", lambda args: seen.append(_get_madvise_hugepage()) or 0)
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    before = _get_madvise_hugepage()
+    try:
+        _set_madvise_hugepage(True)
+        assert main(["demo", "unused"]) == 0
+        assert seen == [False] and _get_madvise_hugepage() is True  # restored afterwards
+        monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+        assert main(["demo", "unused"]) == 0
+        assert seen == [False, True]
+    finally:
+        _set_madvise_hugepage(before)

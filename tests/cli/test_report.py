@@ -1,4 +1,5 @@
-"""``python -m voxmetrics report STUDY.vxm`` and ``demo --format vxm`` (issue 9)."""
+"""``python -m voxmetrics report STUDY.vxm`` (issue 9): every output, bad study files, and
+``report --verify`` / ``--verdicts`` (the report records its study file and checks it)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from voxmetrics.cli import main
-from voxmetrics.data.studyfile import load_study
+from voxmetrics.metrics.dcf import dcf
 from voxmetrics.report import export
+from voxmetrics.synth import demo_study
 
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 
@@ -31,12 +34,6 @@ def _run(argv, capsys):
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return status, out, err
-
-
-def test_demo_vxm_is_the_demo_study(demo_vxm):
-    study = load_study(demo_vxm)
-    assert study.names == DEMO_NAMES
-    assert all(c.dev is not None and c.embeddings is not None for c in study.conditions)
 
 
 def test_report_writes_every_output(demo_vxm, tmp_path, capsys):
@@ -163,3 +160,109 @@ def test_help_describes_report(capsys):
     with pytest.raises(SystemExit):
         main(["demo", "--help"])
     assert "vxm" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("verify")
+    assert main(["demo", str(out), "--format", "vxm"]) == 0
+    vxm = out / "demo.vxm"
+    args = ["report", vxm, "--json", out / "r.json", "--bootstrap", "20", "--verdicts", out / "v"]
+    assert main([str(a) for a in args]) == 0
+    return vxm, out
+
+
+def test_the_report_records_the_study_file_and_verifies(report, capsys):
+    vxm, out = report
+    data = json.loads((out / "r.json").read_text())
+    (study_file,) = [f for f in data["provenance"]["inputs"] if f["role"] == "study file"]
+    assert study_file["path"] == str(vxm) and len(study_file["sha256"]) == 64
+    status, stdout, err = _run(["report", vxm, "--verify", out / "r.json"], capsys)
+    assert status == 0, stdout + err
+    lines = stdout.splitlines()
+    assert lines[0].startswith("ok: the study file demo.vxm is the one the report read")
+    assert lines[-1] == "ok: every number, computed again (the same)"
+    assert not any(line.startswith("FAILED") for line in lines)
+
+
+def test_a_changed_number_or_study_file_fails_the_verification(report, tmp_path, capsys):
+    vxm, out = report
+    data = json.loads((out / "r.json").read_text())
+    data["conditions"]["random"]["eer"] = 0.1
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    status, stdout, _ = _run(["report", vxm, "--verify", tmp_path / "bad.json"], capsys)
+    assert status == 1
+    assert "FAILED: every number, computed again (1 differ: conditions.random.eer" in stdout
+    other = tmp_path / "other.vxm"
+    assert main(["demo", str(tmp_path), "--format", "vxm", "--seed", "1"]) == 0
+    (tmp_path / "demo.vxm").rename(other)
+    status, stdout, _ = _run(["report", other, "--verify", out / "r.json"], capsys)
+    assert status == 1 and "FAILED: the study file other.vxm" in stdout
+
+
+def test_a_report_without_provenance_is_a_clear_error(report, tmp_path, capsys):
+    vxm, out = report
+    data = json.loads((out / "r.json").read_text())
+    del data["provenance"]
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    status, _, err = _run(["report", vxm, "--verify", tmp_path / "old.json"], capsys)
+    assert status == 2 and "records no provenance" in err and "Traceback" not in err
+
+
+def test_verdicts_dir_holds_the_stability_and_exposure_tables(report):
+    _, out = report
+    names = sorted(p.name for p in (out / "v").iterdir())
+    assert names == [
+        "exposed_speakers.csv",
+        "report_card_stability.csv",
+        "voiceprivacy_bands.csv",
+        "voiceprivacy_stability.csv",
+    ]
+
+
+def _kaldi(sm, folder: Path, stem: str, *, negate: bool = False) -> tuple[Path, Path]:
+    """A VPC scores file (enrol_id trial_id score) and its key (enrol_id trial_id target)."""
+    rows, key = [], []
+    for i, tid in enumerate(sm.trial_ids):
+        for j, spk in enumerate(sm.enrol_speakers):
+            s = -sm.scores[i, j] if negate else sm.scores[i, j]
+            rows.append(f"{spk} {tid} {float(s)!r}")
+            target = "target" if spk == sm.trial_speakers[i] else "nontarget"
+            key.append(f"{spk} {tid} {target}")
+    scores, trials = folder / f"{stem}.scores", folder / f"{stem}.trials"
+    scores.write_text("\n".join(rows) + "\n")
+    trials.write_text("\n".join(key) + "\n")
+    return scores, trials
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return demo_study(n_speakers=8, seed=3)
+
+
+def test_report_of_a_built_study_has_the_verification_section(demo, tmp_path, capsys):
+    root = tmp_path / "vpc"
+    for cond in demo.conditions[:2]:
+        folder = root / cond.name / "semi-informed"
+        folder.mkdir(parents=True)
+        _kaldi(cond.eval, folder, "eval", negate=True)
+    assert _run(["study", "build", tmp_path / "s.vxm", root, "--distance", "--bootstrap", "0"],
+                capsys)[0] == 0  # fmt: skip
+    status, _, err = _run(
+        ["report", tmp_path / "s.vxm", "--html", tmp_path / "r.html", "--json", tmp_path / "r.json",
+         "--csv", tmp_path / "csv"],
+        capsys,
+    )  # fmt: skip
+    assert status == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert 'id="verification"' in page and "distance scores, negated on reading" in page
+    assert 'data-figure="det_curves"' in page and 'data-figure="ape_plot"' in page
+    data = json.loads((tmp_path / "r.json").read_text())
+    name = demo.conditions[0].name
+    assert data["conditions"][name]["score_kind"] == "distance (negated)"
+    sm = demo.get(name).eval
+    assert data["conditions"][name]["dcf"]["0.01"]["min_dcf"] == pytest.approx(
+        dcf(sm.tar, sm.non).min_dcf[0]
+    )
+    table = pd.read_csv(tmp_path / "csv" / "verification.csv")
+    assert table["Condition"].tolist() == sorted(c.name for c in demo.conditions[:2])
