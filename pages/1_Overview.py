@@ -42,7 +42,7 @@ reports = ui.study_reports(study, **settings.evaluate_options())
 if not reports:
     st.stop()
 
-# a markdown heading: tests/test_app.py pins the page's st.subheader list
+# a markdown heading: tests/app/test_overview.py pins the page's st.subheader list
 st.markdown("### Report card")
 sbls: dict[str, float | None] = {}
 attacks = {}
@@ -124,7 +124,7 @@ st.caption(
     "min Cllr measures discrimination after calibration and is always meaningful."
 )
 
-# markdown headings: tests/test_app.py pins the page's st.subheader list
+# markdown headings: tests/app/test_overview.py pins the page's st.subheader list
 st.markdown("### Intervals and excess over chance")
 if settings.bootstrap:
     ivs = intervals_frame(reports).merge(
@@ -220,7 +220,7 @@ st.caption(
     "Dashed: the chance linkability 1/N; dotted: the chance EER 0.5."
 )
 
-# a markdown heading: tests/test_app.py pins the page's st.subheader list
+# a markdown heading: tests/app/test_overview.py pins the page's st.subheader list
 st.markdown("### EER vs worst-case disclosure (LIDmax)")
 ui.show_figure(eer_lidmax_figure(reports), "eer_vs_lidmax", show_title=False)
 no_lid = [r.name for r in reports if r.lid is None]

@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
-from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.linkage import default_lengths
 from voxmetrics.data.model import EmbeddingSet
@@ -22,13 +21,8 @@ from voxmetrics.plots.linkage import singling_out_vs_n_figure
 from voxmetrics.plots.overview import eer_lidmax_figure, eer_linkability_figure
 from voxmetrics.plots.style import log_ticks, merged_labels
 from voxmetrics.synth import demo_embeddings, demo_study
-from voxmetrics.ui.lid_page import ceiling_example
-from voxmetrics.ui.state import STUDY_KEY
 
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
-
-APP = "../app.py"
-TIMEOUT = 240
 
 
 @pytest.fixture(scope="module")
@@ -109,43 +103,7 @@ def test_default_conversation_lengths_end_with_what_the_data_allow():
     assert default_lengths([sets["plain"], short]) == (1, 2)  # the set with fewest decides
 
 
-def test_lid_intro_gives_the_ceiling_of_the_study():
-    assert ceiling_example(demo_study(n_speakers=5)) == "here 2.3 bits: N = 5 enrolled speakers"
-    assert "5.3 bits for N = 40" not in ceiling_example(demo_study(n_speakers=5))
-
-
-@pytest.mark.usefixtures("fresh_app_caches")
-def test_lid_page_states_the_ceiling_of_its_own_n():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state[STUDY_KEY] = demo_study(n_speakers=5)
-    at.run()
-    at.switch_page("pages/3_LID.py").run()
-    assert not at.exception
-    intro = "\n".join(str(m.value) for m in at.markdown)
-    assert "2.3 bits: N = 5" in intro and "N = 40" not in intro
-
-
 # ---------------------------------------------------------------- missing values
-
-
-def _table_script():
-    import numpy as np
-    import pandas as pd
-
-    from voxmetrics import ui
-
-    ui.show_table(
-        pd.DataFrame({"Condition": ["a", "b"], "DeID": [0.5, np.nan], "Why": [None, "x"]}),
-        "t.csv",
-    )
-
-
-def test_tables_show_a_dash_not_none():
-    at = AppTest.from_function(_table_script, default_timeout=60).run()
-    assert not at.exception
-    assert at.dataframe[0].proto.placeholder == "–"  # voxmetrics._types.MISSING, as the reports
-    df = at.dataframe[0].value
-    assert df["DeID"].isna().tolist() == [False, True]  # the data stay missing (CSV: empty)
 
 
 # ---------------------------------------------------------------- one word: original

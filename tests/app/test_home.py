@@ -1,0 +1,39 @@
+"""The home page (app.py), the dashboard's entrypoint, with Streamlit's AppTest (style.md 17)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from voxmetrics.data.study import Study
+from voxmetrics.ui.state import STUDY_KEY
+
+APP = "../../app.py"  # resolved relative to this file
+DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
+
+
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
+
+
+def _app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _study(at: AppTest) -> Study:
+    return at.session_state[STUDY_KEY]
+
+
+def _messages(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def test_home_opens_on_the_demo_study():
+    at = _app()
+    assert _study(at).names == DEMO_NAMES
+    text = _messages(at.markdown)
+    assert "Current study:" in text and "5 conditions" in text
+    assert "1-to-N" in text
+    assert at.button(key="vm_home_demo").label == "Load demo study"

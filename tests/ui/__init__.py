@@ -1,0 +1,1 @@
+"""Tests of voxmetrics.ui, one file per module (tests/ui/test_<module>.py)."""

@@ -1,0 +1,286 @@
+"""What every page does first (voxmetrics.ui.setup): the subset selector, the study sidebar."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from hostile_inputs import compressed_bomb, deflate_bomb, tampered_study
+from streamlit.testing.v1 import AppTest
+
+from voxmetrics.data.study import Study, StudySettings
+from voxmetrics.data.studyfile import study_to_bytes
+from voxmetrics.synth import demo_study
+from voxmetrics.ui.setup import study_file_name
+from voxmetrics.ui.state import NEW_STUDY_NAME, STUDY_KEY, SUBSET_KEY
+
+APP = "../../app.py"  # resolved relative to this file
+
+OVERVIEW = "pages/1_Overview.py"
+
+PAGES = [
+    "pages/1_Overview.py",
+    "pages/9_Threat_model.py",
+    "pages/2_Data.py",
+    "pages/3_LID.py",
+    "pages/4_SRD.py",
+    "pages/5_ZEBRA.py",
+    "pages/6_Linkage.py",
+    "pages/7_Soft_biometrics.py",
+    "pages/8_Embeddings.py",
+    "pages/10_Report.py",
+    "pages/12_Privacy_vs_utility.py",
+]
+
+pytestmark = pytest.mark.usefixtures("fresh_app_caches")
+
+
+def _page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _study(at: AppTest) -> Study:
+    return at.session_state[STUDY_KEY]
+
+
+def test_subset_selector_restricts_every_page_and_persists():
+    at = _page(OVERVIEW)
+    box = at.selectbox(key="vm_subset_widget")
+    assert box.options[0] == "All trials" and "sex = F" in box.options
+    df_all = at.dataframe[1].value
+    box.select("sex=F").run()
+    assert not at.exception and at.session_state[SUBSET_KEY] == "sex=F"
+    df_f = at.dataframe[1].value
+    female = _study(at).subset("sex", "F")  # the study itself is unchanged
+    assert list(df_f["T"]) == [c.eval.n_trials for c in female.conditions]
+    assert (df_f["T"] < df_all["T"]).all()
+    for page in PAGES[1:]:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+        assert at.selectbox(key="vm_subset_widget").value == "sex=F", page
+        assert not at.error, (page, [e.value for e in at.error])
+    assert _study(at).get("plain").eval.n_trials == df_all["T"].iloc[0]
+
+
+DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
+
+
+def _app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _messages(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def test_rename_a_condition():
+    at = _app()
+    at.selectbox(key="vm_manage_condition").select("random").run()
+    at.text_input(key="vm_rename_to").input("noise").run()
+    at.button(key="vm_rename").click().run()
+    assert not at.exception
+    assert _study(at).names == ["plain", "noise", "anon-mild", "anon-strong", "anon-leaky"]
+    assert "Renamed 'random' to 'noise'" in at.sidebar.success[0].value
+    assert "**noise**" in _messages(at.sidebar.markdown)
+    # renaming keeps the cached metrics valid: the overview shows the new name
+    at.switch_page(OVERVIEW).run()
+    assert list(at.dataframe[0].value["Condition"])[1] == "noise"
+
+
+def test_rename_to_an_existing_name_is_refused():
+    at = _app()
+    at.selectbox(key="vm_manage_condition").select("random").run()
+    at.text_input(key="vm_rename_to").input("plain").run()
+    at.button(key="vm_rename").click().run()
+    assert not at.exception
+    assert "already exists" in at.sidebar.error[0].value
+    assert _study(at).names == DEMO_NAMES
+
+
+def test_remove_a_condition_asks_for_confirmation():
+    at = _app()
+    at.selectbox(key="vm_manage_condition").select("anon-mild").run()
+    at.button(key="vm_remove").click().run()
+    assert _study(at).names == DEMO_NAMES  # nothing removed yet
+    assert "anon\\-mild" in at.sidebar.warning[0].value
+    at.button(key="vm_remove_no").click().run()
+    assert _study(at).names == DEMO_NAMES
+    assert not at.sidebar.warning
+    at.button(key="vm_remove").click().run()
+    at.button(key="vm_remove_yes").click().run()
+    assert not at.exception
+    assert _study(at).names == ["plain", "random", "anon-strong", "anon-leaky"]
+    assert "Removed 'anon-mild'" in at.sidebar.success[0].value
+
+
+TIMEOUT = 240
+
+
+def _app_with_study(study: Study | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_one_click_replaces_the_demo_with_a_new_empty_study():
+    at = _app_with_study()
+    assert _study(at).name == "demo" and len(_study(at)) == 5
+    at.button(key="vm_sidebar_new").click().run()
+    assert not at.exception
+    assert len(_study(at)) == 0 and _study(at).name == NEW_STUDY_NAME
+    assert "new empty study" in at.sidebar.success[0].value
+    at.switch_page("pages/1_Overview.py").run()
+    assert "no conditions yet" in at.info[0].value
+    # the home page has the same action
+    at = _app_with_study()
+    at.button(key="vm_home_new").click().run()
+    assert len(_study(at)) == 0
+
+
+def test_the_study_can_be_renamed_and_the_name_follows_it():
+    at = _app_with_study(Study(name="demo"))
+    assert at.text_input(key="vm_study_name").value == "demo"
+    at.text_input(key="vm_study_name").set_value("McAdams on LibriSpeech").run()
+    assert not at.exception
+    study = _study(at)
+    assert study.name == "McAdams on LibriSpeech"
+    assert study_file_name(study) == "McAdams_on_LibriSpeech.vxm"
+    assert "McAdams on LibriSpeech" in "\n".join(str(m.value) for m in at.sidebar.markdown)
+    # an empty name is refused, the study keeps its name
+    at.text_input(key="vm_study_name").set_value("  ").run()
+    at.button(key="vm_study_rename").click().run()
+    assert _study(at).name == "McAdams on LibriSpeech"
+    assert at.sidebar.error
+    # a study loaded (the demo) shows its own name in the box
+    at.button(key="vm_sidebar_demo").click().run()
+    assert at.text_input(key="vm_study_name").value == "demo"
+
+
+def _app_then_study(study: Study | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    return at
+
+
+def _small_study(name: str = "tiny") -> Study:
+    demo = demo_study(n_speakers=6)
+    return Study(demo.conditions[:2], name=name, settings=StudySettings(bootstrap=20, seed=3))
+
+
+def _tampered() -> bytes:
+    """A study file whose manifest points outside the archive."""
+    buf = io.BytesIO()
+    src = zipfile.ZipFile(io.BytesIO(study_to_bytes(_small_study())))
+    with zipfile.ZipFile(buf, "w") as zf:
+        for info in src.infolist():
+            zf.writestr(info.filename, src.read(info.filename))
+        zf.writestr("../evil.npy", b"x")
+    return buf.getvalue()
+
+
+def test_save_study_button_is_in_the_sidebar():
+    at = _app_then_study()
+    save = [b for b in at.sidebar.get("download_button") if b.key == "vm_sidebar_save"]
+    assert len(save) == 1
+    assert save[0].proto.label == "Save study"
+
+
+def test_loading_a_study_file_replaces_the_study():
+    at = _app_then_study()
+    data = study_to_bytes(_small_study("from file"))
+    at.file_uploader(key="vm_study_file").set_value(("tiny.vxm", data, "application/zip"))
+    at.button(key="vm_load_study").click().run()
+    assert not at.exception and not at.sidebar.error
+    study = _study(at)
+    assert study.name == "from file" and study.names == ["plain", "random"]
+    assert study.settings == StudySettings(bootstrap=20, seed=3)
+    success = at.sidebar.success[0].value
+    assert "from tiny.vxm" in success and "2 conditions" in success
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\x00\x01 not a zip \xff", "not a zip archive"),
+        (b"", "not a zip archive"),
+        ("tampered", "unsafe archive"),
+    ],
+    ids=["garbage", "empty", "tampered"],
+)
+def test_a_bad_study_file_shows_an_error(content, message):
+    at = _app_then_study()
+    data = _tampered() if content == "tampered" else content
+    at.file_uploader(key="vm_study_file").set_value(("bad.vxm", data, "application/zip"))
+    at.button(key="vm_load_study").click().run()
+    assert not at.exception
+    assert len(at.sidebar.error) == 1
+    assert "bad.vxm" in at.sidebar.error[0].value and message in at.sidebar.error[0].value
+    assert _study(at).names == DEMO_NAMES
+
+
+def test_load_without_a_file_asks_for_one():
+    at = _app_then_study()
+    at.button(key="vm_load_study").click().run()
+    assert not at.exception
+    assert "Choose a study file" in at.sidebar.error[0].value
+    assert _study(at).names == DEMO_NAMES
+
+
+def _app_hostile() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _nested(m):
+    return "[" * 100_000 + "]" * 100_000
+
+
+def _null_scores(m):
+    m["conditions"][0]["eval"]["scores"] = None
+
+
+def _bad_attributes(m):
+    m["conditions"][0]["eval"]["attributes"] = {"sex": 1}
+
+
+STUDY_FILES = {
+    "deeply-nested": (lambda: tampered_study(_nested), "nested too deeply"),
+    "null-scores": (lambda: tampered_study(_null_scores), "must name an array member"),
+    "bad-attributes": (lambda: tampered_study(_bad_attributes), "attributes must be a list"),
+    "bzip2-bomb": (lambda: compressed_bomb("manifest.json", zipfile.ZIP_BZIP2), "above the cap"),
+    "bzip2-array-bomb": (
+        lambda: compressed_bomb("arrays/0.npy", zipfile.ZIP_BZIP2, extra={"manifest.json": "{}"}),
+        "max_ratio",
+    ),
+    "deflate-bomb": (lambda: deflate_bomb("manifest.json", 300), "above the cap"),
+}
+
+
+@pytest.mark.parametrize("case", list(STUDY_FILES))
+def test_hostile_study_files_show_one_message_in_the_sidebar(case):
+    build, expected = STUDY_FILES[case]
+    at = _app_hostile()
+    names = at.session_state[STUDY_KEY].names
+    at.file_uploader(key="vm_study_file").set_value(("bad.vxm", build(), "application/zip"))
+    at.button(key="vm_load_study").click().run()
+    assert not at.exception
+    messages = [e.value for e in at.sidebar.error]
+    assert len(messages) == 1 and "bad.vxm" in messages[0] and expected in messages[0], messages
+    assert at.session_state[STUDY_KEY].names == names
