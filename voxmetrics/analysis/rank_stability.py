@@ -3,7 +3,7 @@
 What this is: the replicate-by-replicate arithmetic behind the stability of VoicePrivacy's
 ranking (:func:`voxmetrics.analysis.ranking.voiceprivacy_ranking`): which systems enter each
 band in each replicate, their ranks there, and Kendall's τ between the point ranking and each
-replicate's. What this is not: the ranking's rule or its tables (:mod:`voxmetrics.analysis.ranking`), nor how
+replicate's. What this is not: the ranking's rule or its tables (the ranking module), nor how
 the replicates are drawn and paired across systems (:mod:`voxmetrics.evaluation.stability`).
 
 The method follows the literature on the stability of challenge rankings (Maier-Hein et al.
