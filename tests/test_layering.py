@@ -215,3 +215,33 @@ def test_no_module_is_longer_than_1000_lines():
         if n > MAX_MODULE_LINES:
             long.append(f"{where} ({n} lines)")
     assert long == [], "modules longer than 1,000 lines:\n" + "\n".join(long)
+
+
+def _test_files_of(module: Path) -> list[str]:
+    """Where the unit tests of ``voxmetrics/a/b/c.py`` may live (leading ``_`` dropped)."""
+    *packages, name = module.relative_to(ROOT / "voxmetrics").with_suffix("").parts
+    name = name.lstrip("_")
+    return [
+        "/".join(["tests", *packages, f"test_{name}.py"]),
+        "/".join(["tests", *packages[:-1], f"test_{'_'.join([*packages[-1:], name])}.py"]),
+        f"tests/test_{'_'.join([*packages, name])}.py",
+    ]
+
+
+def test_every_module_has_its_test_file_by_name():
+    """A successor finds a module's tests by its name: tests/<package>/test_<module>.py.
+
+    Or ``tests/<package>/test_<subpackage>_<module>.py`` or ``tests/test_<package>_<module>.py``;
+    the dashboard's page tests are in tests/app/, the command line's in tests/cli/.
+    """
+    missing = []
+    for path in sorted((ROOT / "voxmetrics").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        if path.name in ("__init__.py", "__main__.py") or where.startswith(
+            "voxmetrics/_dashboard/"
+        ):
+            continue
+        candidates = _test_files_of(path)
+        if not any((ROOT / c).is_file() for c in candidates):
+            missing.append(f"{where}: none of {', '.join(candidates)}")
+    assert missing == [], "modules without a test file by name:\n" + "\n".join(missing)
