@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from voxmetrics._types import Progress
 from voxmetrics.analysis.attacker_conditions import INFORMED
 from voxmetrics.analysis.attackers import SELECT_METRICS, AttackerSweep, condition_attackers
 from voxmetrics.analysis.weak_attacker import WeakAttackerCheck, check_attacker
@@ -31,7 +32,7 @@ from voxmetrics.embeddings.backends import BACKENDS
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.engine import evaluate_condition
 from voxmetrics.evaluation.options import EvaluationOptions
-from voxmetrics.evaluation.result import ConditionReport, Progress
+from voxmetrics.evaluation.result import ConditionReport
 
 __all__ = [
     "BACKEND_COLUMNS",
