@@ -1,14 +1,14 @@
-"""Privacy against utility (issue 26): the Pareto front, VoicePrivacy's ranking, the call-out.
+"""Privacy against utility (voxmetrics.analysis.tradeoff): the Pareto front, VoicePrivacy's
+ranking and its rule, the call-out.
 
 Hand-computed fronts and rankings, hypothesis invariants of the front (no front point dominated,
-every other point dominated), the utility numbers on the condition report and in its JSON, and
-the demo's utility numbers.
+every other point dominated) and of the ranking, the ranking rule (the EER it bands, as the
+challenge prints it: rounded to 0.001 %, the mean of its lists' EERs; the band edges; its two
+rankings, WER and UAR), and the report-level front, ranking and call-outs of the demo.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import json
 
 import numpy as np
@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.vpc_tree import write_tree
 from voxmetrics.analysis.tradeoff import (
     EER_BANDS,
     PRIVACY_METRICS,
     ConditionNumbers,
-    condition_numbers,
-    has_utility,
+    challenge_eer,
     in_band,
     pareto_front,
     privacy_utility_tradeoff,
@@ -32,12 +32,10 @@ from voxmetrics.analysis.tradeoff import (
     utility_callouts,
     voiceprivacy_ranking,
 )
-from voxmetrics.data.study import Condition
-from voxmetrics.data.utility import Utility
+from voxmetrics.analysis.vpc import challenge_group_eers
+from voxmetrics.data.vpc import read_vpc_tree
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.evaluation import evaluate, evaluate_condition, evaluate_study
-from voxmetrics.evaluation.steps import assemble
-from voxmetrics.report.frames import overview_frame
+from voxmetrics.evaluation import evaluate_study
 from voxmetrics.synth import demo_study
 
 
@@ -220,55 +218,12 @@ def test_callout_by_hand():
 
 
 # ------------------------------------------------------------------ on the condition reports
+# (the demo's front, ranking and call-outs; more invariants below)
 
 
 @pytest.fixture(scope="module")
 def demo_reports():
     return evaluate_study(demo_study(n_speakers=12), bootstrap=0)
-
-
-def test_demo_conditions_carry_plausible_utility():
-    s = demo_study(n_speakers=6)
-    u = {c.name: c.utility for c in s.conditions}
-    assert all(v is not None for v in u.values())
-    # the random system destroys the speech with the speaker
-    assert u["random"].wer > 0.5 and u["random"].uar <= 0.25 + 1e-12
-    assert u["plain"].wer < min(v.wer for k, v in u.items() if k != "plain")
-    assert u["plain"].uar > max(v.uar for k, v in u.items() if k != "plain")
-
-
-def test_report_carries_utility_and_json_fractions(demo_reports):
-    r = next(r for r in demo_reports if r.name == "random")
-    assert r.utility == demo_study(n_speakers=6).get("random").utility
-    d = json.loads(r.to_json())
-    assert d["utility"]["wer"] == pytest.approx(0.85)
-    assert d["utility"]["uar"] == pytest.approx(0.25)
-    assert 0 <= d["eer"] <= 1  # beside the privacy metrics, both fractions
-    df = overview_frame(demo_reports)
-    assert df.set_index("condition").loc["random", "wer"] == pytest.approx(0.85)
-    assert has_utility(demo_reports)
-
-
-def test_no_utility_is_null_everywhere():
-    cond = demo_study(n_speakers=6).get("anon-mild")
-    bare = Condition("bare", eval=cond.eval, dev=cond.dev)
-    r = evaluate_condition(bare)
-    assert r.utility is None and r.to_dict()["utility"] is None
-    assert not has_utility([r])
-    assert overview_frame([r])[["wer", "uar", "rho_f0"]].isna().all(axis=None)
-    n = condition_numbers(r)
-    assert n.value("wer") is None and n.value("eer") == r.baseline.eer
-
-
-def test_utility_passes_through_evaluate_condition_and_assemble():
-    cond = demo_study(n_speakers=6).get("anon-mild")
-    u = Utility(wer=0.1, uar=0.5, intervals={"wer": (0.08, 0.12)})
-    r = evaluate_condition(dataclasses.replace(cond, utility=u), by="sex")
-    assert r.utility is u
-    assert all(sub.utility is None for sub in r.by["sex"].values())  # subsets: none
-    assert r.to_dict()["utility"]["intervals"] == {"wer": [0.08, 0.12]}
-    assert evaluate(cond.eval).utility is None
-    assert "utility" in inspect.signature(assemble).parameters
 
 
 def test_report_level_tradeoff_ranking_callouts(demo_reports):
@@ -287,195 +242,6 @@ def test_report_level_tradeoff_ranking_callouts(demo_reports):
             assert rows[-1].condition == "random"
     called = {c.condition for c in report_callouts(demo_reports, reference="plain")}
     assert "anon-leaky" in called and "random" not in called
-
-
-# ------------------------------------------------------------------ the figure
-
-
-def test_figure_front_reference_intervals_and_labels():
-    from voxmetrics.plots.utility import label_groups, tradeoff_figure
-
-    cs = [
-        ConditionNumbers("orig", "original", {"eer": 0.02, "wer": 0.018}),
-        ConditionNumbers(
-            "a",
-            "semi-informed",
-            {"eer": 0.30, "wer": 0.05},
-            intervals={"eer": (0.28, 0.33), "wer": (0.04, 0.06)},
-        ),
-        ConditionNumbers("b", "semi-informed", {"eer": 0.30, "wer": 0.05}),  # on a
-        ConditionNumbers("c", "lazy-informed", {"eer": 0.45, "wer": 0.40}),
-        ConditionNumbers("d", "semi-informed", {"eer": 0.10}),  # no WER: not drawn
-    ]
-    t = privacy_utility_tradeoff(cs)
-    fig = tradeoff_figure(t)
-    points, front, ref = fig.data
-    assert list(points.x) == [0.30, 0.30, 0.45]
-    # coinciding points share one label: a and b are named once, together
-    texts = list(points.text)
-    assert texts[0] == "a (semi-informed), b (semi-informed)" and texts[1] == ""
-    assert sum(1 for x in texts if x) == 2
-    # the error bars are the intervals, absent where unknown
-    assert points.error_x.array[0] == pytest.approx(0.03)
-    assert points.error_x.arrayminus[0] == pytest.approx(0.02)
-    assert points.error_x.array[1] is None
-    # each attacker's front is drawn through its non-dominated points, the reference apart;
-    # two attackers' fronts are never joined (a gap between them: one front per attacker)
-    assert sorted(x for x in front.x if x is not None) == [0.30, 0.30, 0.45]
-    assert list(front.x) == [0.30, 0.30, None, 0.45]
-    assert ref.name == "original speech" and list(ref.x) == [0.02]
-    assert "more private" in fig.layout.xaxis.title.text
-    assert "lower is more useful" in fig.layout.yaxis.title.text
-    assert label_groups([]) == []
-
-
-def test_figure_without_any_point():
-    from voxmetrics.plots.utility import tradeoff_figure
-
-    fig = tradeoff_figure(privacy_utility_tradeoff([_c("a", eer=0.3)]))
-    assert len(fig.data[0].x) == 0 and len(fig.data) == 2
-
-
-# ------------------------------------------------------------------ the report card
-
-
-@pytest.mark.parametrize(
-    ("key", "value", "level"),
-    [
-        ("wer", 0.0999, "ok"),
-        ("wer", 0.10, "caution"),
-        ("wer", 0.2999, "caution"),
-        ("wer", 0.30, "risk"),
-        ("uar", 0.50, "ok"),
-        ("uar", 0.4999, "caution"),
-        ("uar", 0.35, "caution"),
-        ("uar", 0.3499, "risk"),
-    ],
-)
-def test_card_utility_boundaries(key, value, level):
-    from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
-
-    assert REPORT_CARD_THRESHOLDS[key].level(value) == level
-
-
-def test_card_utility_columns(demo_reports):
-    from voxmetrics.evaluation.card import UTILITY_UNKNOWN, report_card
-
-    card = report_card(demo_reports)
-    text = card.frame("text").set_index("Condition")
-    levels = card.frame("level").set_index("Condition")
-    # random is private on every privacy column, but not for free
-    assert levels.loc["random", "WER"] == "risk" and levels.loc["random", "UAR"] == "risk"
-    assert text.loc["random", "WER"] == "0.850"
-    assert levels.loc["plain", "WER"] == "ok"
-    cond = demo_study(n_speakers=12).get("random")
-    bare = evaluate_condition(Condition("bare", eval=cond.eval, dev=cond.dev))
-    row = report_card([bare]).frame("text").iloc[0]
-    assert row["WER"] == UTILITY_UNKNOWN and row["UAR"] == UTILITY_UNKNOWN
-    assert report_card([bare]).frame("level").iloc[0]["WER"] == "n/a"
-    with_iv = dataclasses.replace(bare, utility=Utility(wer=0.05, intervals={"wer": (0.04, 0.06)}))
-    row = report_card([with_iv]).frame("text").iloc[0]
-    assert row["WER"] == "0.050 [0.040, 0.060]" and row["UAR"] == UTILITY_UNKNOWN
-
-
-# ------------------------------------------------------------------ the study report and its JSON
-
-
-@pytest.fixture(scope="module")
-def demo_study_report():
-    from voxmetrics.report.study import build_study_report
-
-    return build_study_report(demo_study(n_speakers=10), bootstrap=0)
-
-
-def test_study_report_json_has_utility_beside_privacy(demo_study_report):
-    from voxmetrics.report.html import json_safe
-
-    d = json.loads(json.dumps(json_safe(demo_study_report.to_dict()), allow_nan=False))
-    random = d["conditions"]["random"]
-    assert random["utility"]["wer"] == pytest.approx(0.85)  # a fraction, not 85 %
-    assert random["utility"]["uar"] == pytest.approx(0.25)
-    assert 0.0 <= random["eer"] <= 1.0
-    pvu = d["privacy_vs_utility"]
-    assert pvu["reference"] == "plain"
-    assert pvu["ranking"]["bands"] == [0.1, 0.2, 0.3, 0.4]
-    assert pvu["ranking"]["attacker"] == "semi-informed"
-    assert {p["condition"] for p in pvu["eer_vs_wer"]["points"] if p["on_front"]} >= {"random"}
-    assert "anon-leaky" not in {c["condition"] for c in pvu["callouts"]} or pvu["callouts"]
-    tables = demo_study_report.tables()
-    for name in ("privacy_vs_utility.csv", "voiceprivacy_ranking.csv", "utility_callouts.csv"):
-        assert name in tables
-    wide = tables["privacy_vs_utility.csv"]
-    for col in ("EER", "LIDmax (bits)", "Linkability", "SBLS", "WER", "UAR", "ρF0"):
-        assert col in wide.columns
-
-
-def test_html_section_privacy_vs_utility(demo_study_report):
-    from voxmetrics.report.html import REPORT_SECTIONS, study_report_html
-
-    assert REPORT_SECTIONS["utility"] == "Privacy vs utility"
-    page = study_report_html(demo_study_report)
-    start = page.index('<section id="utility">')
-    section = page[start : page.index("</section>", start)]
-    assert section.count('class="figure"') == 3
-    assert "VoicePrivacy ranking" in section and "EER &gt;= 40%" in section
-    assert "Ranked as private, still leaking" in section
-
-
-def test_html_section_without_utility_says_how_to_add_it():
-    from voxmetrics.analysis.tradeoff import NO_UTILITY_HELP
-    from voxmetrics.report.html import study_report_html
-    from voxmetrics.report.study import build_study_report
-
-    s = demo_study(n_speakers=6)
-    bare = type(s)(
-        conditions=tuple(dataclasses.replace(c, utility=None) for c in s.conditions), name="bare"
-    )
-    sr = build_study_report(bare, bootstrap=0)
-    assert not sr.has_utility and "privacy_vs_utility.csv" not in sr.tables()
-    page = study_report_html(sr)
-    start = page.index('<section id="utility">')
-    assert "study build" in page[start : page.index("</section>", start)]
-    assert "study build" in NO_UTILITY_HELP
-    card = sr.card.frame("text")
-    assert (card["WER"] == "utility unknown").all()
-
-
-def test_cli_report_json_has_wer_and_uar(tmp_path):
-    from voxmetrics.cli import main
-    from voxmetrics.data.studyfile import load_study
-
-    assert main(["demo", str(tmp_path), "--format", "vxm"]) == 0
-    vxm = tmp_path / "demo.vxm"
-    if load_study(vxm).get("random").utility is None:
-        pytest.skip("this build's study file does not store utility numbers yet (issue 26 part 1)")
-    out = tmp_path / "r.json"
-    assert main(["report", str(vxm), "--json", str(out), "--bootstrap", "0"]) == 0
-    d = json.loads(out.read_text())
-    assert d["conditions"]["random"]["utility"]["wer"] == pytest.approx(0.85)
-    assert d["conditions"]["random"]["utility"]["uar"] == pytest.approx(0.25)
-
-
-def test_paper_tables_carry_utility_and_the_ranking(demo_study_report):
-    from voxmetrics.report.tables import TABLE_CAPTIONS, results_tables, table_latex
-
-    tabs = results_tables(demo_study_report)
-    assert list(tabs) == [k for k in TABLE_CAPTIONS if k in tabs]
-    over = tabs["overview"].set_index("Condition")
-    assert over.loc["random", "WER"] == "0.850" and over.loc["random", "UAR"] == "0.250"
-    ranking = tabs["ranking"]
-    assert all(isinstance(v, str) for v in ranking.to_numpy().ravel())
-    assert ranking["Rank"].iloc[0] == "1"
-    assert "EER \\textgreater{}= 10\\%" in table_latex(ranking)
-
-
-def test_front_is_drawn_as_the_edge_of_the_dominated_region():
-    from voxmetrics.plots.utility import tradeoff_figure
-
-    t = privacy_utility_tradeoff([_c("a", eer=0.48, wer=0.85), _c("b", eer=0.46, wer=0.05)])
-    front = tradeoff_figure(t).data[1]
-    # from the most private point: along privacy at its utility, then down to the next one
-    assert front.line.shape == "hv" and list(front.x) == [0.48, 0.46]
 
 
 @settings(max_examples=100, deadline=None)
@@ -532,13 +298,83 @@ def test_a_uar_of_zero_is_known_not_missing():
     assert [(x.rank, x.condition) for x in r.rows] == [(1, "zero"), (2, "none")]
 
 
-def test_blockwise_report_carries_the_utility_it_is_given():
-    pytest.importorskip("distributed")
-    from voxmetrics.distributed import dask_client
-    from voxmetrics.evaluation.blockwise import evaluate_blockwise
+# ------------------------------------------------------------------ the ranking rule
+# the EER it bands (as the challenge prints it: rounded to 0.001 %, the mean of its lists'
+# EERs), the band edges, and its two rankings (WER, UAR)
 
-    cond = demo_study(n_speakers=6).get("random")
-    with dask_client("local", n_workers=1, processes=False) as client:
-        r = evaluate_blockwise(cond.embeddings, client=client, utility=cond.utility)
-    assert r.utility == cond.utility
-    assert r.to_dict()["utility"]["wer"] == pytest.approx(0.85)
+
+def _c_eer(name, eer, wer=None, uar=None, attacker="semi-informed"):
+    """A condition's numbers, its EER first; WER and UAR None where not known."""
+    return ConditionNumbers(name, attacker, {"eer": eer, "wer": wer, "uar": uar})
+
+
+@pytest.mark.parametrize(
+    ("eer", "band", "inside"),
+    [
+        (0.29999999999999993, 0.30, True),  # 30 % up to binary noise: the challenge prints 30.0
+        (0.3, 0.30, True),
+        (0.299995, 0.30, True),  # prints 30.0 (29.9995 rounds up at 0.001 %)
+        (0.2999949, 0.30, False),  # prints 29.999
+        (0.29999, 0.30, False),
+        (0.1 + 0.2, 0.30, True),
+        (0.09999999999999999, 0.10, True),
+        (0.4, 0.40, True),
+        (0.39999, 0.40, False),
+    ],
+)
+def test_band_edges_at_the_challenges_precision(eer, band, inside):
+    assert in_band(eer, band) is inside
+    r = voiceprivacy_ranking([_c_eer("s", eer, wer=0.1)], bands=[band])
+    assert [x.condition for x in r.rows] == (["s"] if inside else [])
+    assert ("s" in r.unranked) is (not inside)
+
+
+def test_the_banded_eer_is_the_printed_one():
+    r = voiceprivacy_ranking([_c_eer("s", 0.29999999999999993, wer=0.1)])
+    assert [x.band for x in r.rows] == [0.1, 0.2, 0.3]
+    assert r.rows[-1].eer == 0.3  # the EER as printed (30.000 %), the one it was banded on
+
+
+def test_per_list_eers_are_averaged_as_printed():
+    """2024: the system's EER for the ranking is the mean of its female and male EERs."""
+    cs = [_c_eer("a", eer=0.33, wer=0.05, uar=0.5), _c_eer("b", eer=0.25, wer=0.04, uar=0.6)]
+    groups = {"a": {"F": 0.28, "M": 0.319994}, "b": {"F": 0.45, "M": 0.36}}
+    r = voiceprivacy_ranking(cs, group_eers=groups)
+    assert challenge_eer(0.33, [0.28, 0.319994]) == pytest.approx(0.29999)  # 28 + 31.999 -> 29.9995
+    banded = {x.condition: x.eer for x in r.rows}
+    assert banded == {"a": pytest.approx(0.29999), "b": pytest.approx(0.405)}
+    assert [x.condition for x in r.band(0.3)] == ["b"]  # a's pooled 0.33 would have entered
+    assert "mean of the EERs of the trial lists" in r.eer_rule
+    assert r.to_dict()["eer_rule"] == r.eer_rule
+    plain = voiceprivacy_ranking(cs)
+    assert [x.condition for x in plain.band(0.3)] == ["a"]
+    assert "the EER of the condition's trials" in plain.eer_rule
+
+
+def test_two_rankings_wer_and_uar():
+    cs = [
+        _c_eer("a", 0.45, wer=0.05, uar=0.40),
+        _c_eer("b", 0.45, wer=0.08, uar=0.60),
+        _c_eer("c", 0.45, wer=0.08, uar=0.60),
+        _c_eer("d", 0.45, uar=0.70),  # no WER: in the UAR ranking only
+        _c_eer("e", 0.45, wer=0.02),  # no UAR: in the WER ranking only
+    ]
+    r = voiceprivacy_ranking(cs, bands=[0.4])
+    assert [(x.rank, x.condition) for x in r.rows] == [(1, "e"), (2, "a"), (3, "b"), (3, "c")]
+    assert [(x.rank, x.condition) for x in r.uar_rows] == [(1, "d"), (2, "b"), (2, "c"), (4, "a")]
+    assert "d" in r.unranked and "WER unknown" in r.unranked["d"]
+    assert list(r.uar_frame()["System"]) == ["d", "b", "c", "a"]
+    out = r.to_dict()
+    assert [x["condition"] for x in out["uar_rows"]] == ["d", "b", "c", "a"]
+    assert "separately, by UAR" in out["rule"]
+    json.dumps(out)
+
+
+def test_report_ranking_of_a_2024_tree_bands_the_mean_of_the_per_gender_eers(tmp_path):
+    study = read_vpc_tree(write_tree(tmp_path / "t", {"mcadams": 1.0, "sttts": 0.0})).study
+    reports = evaluate_study(study, bootstrap=0)
+    groups = challenge_group_eers(study)
+    r = report_ranking(reports, group_eers=groups, bands=[0.0])
+    for row in r.rows:
+        g = groups[row.condition]
+        assert row.eer == pytest.approx(challenge_eer(0, [g["F"], g["M"]]))

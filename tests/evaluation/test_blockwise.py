@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("distributed")
 
+import pytest
+
 import voxmetrics.data.arrays as arrays_mod
 import voxmetrics.data.model as model_mod
 import voxmetrics.distributed as dist
@@ -31,6 +33,7 @@ from voxmetrics.data.writers import write_embeddings, write_scores
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.evaluation import evaluate
 from voxmetrics.metrics.pools import SortedPools, _eer_point
+from voxmetrics.synth import demo_study
 
 BLOCK = 600  # scores per Cllr / Dask block in these tests (rows = BLOCK // N)
 CHUNK = 16  # rows per score chunk
@@ -893,3 +896,15 @@ def test_each_block_is_scored_once_and_dropped_at_the_end(client, monkeypatch):
     assert len(calls) >= 4 * n_blocks
     ref = evaluate(es.score_matrix("eval"), embeddings=es)
     assert comparable(cached) == comparable(again) == comparable(ref)
+
+
+def test_blockwise_report_carries_the_utility_it_is_given():
+    pytest.importorskip("distributed")
+    from voxmetrics.distributed import dask_client
+    from voxmetrics.evaluation.blockwise import evaluate_blockwise
+
+    cond = demo_study(n_speakers=6).get("random")
+    with dask_client("local", n_workers=1, processes=False) as client:
+        r = evaluate_blockwise(cond.embeddings, client=client, utility=cond.utility)
+    assert r.utility == cond.utility
+    assert r.to_dict()["utility"]["wer"] == pytest.approx(0.85)

@@ -1,16 +1,23 @@
-"""The report card and the study report (issue 9): thresholds, levels, JSON and CSVs."""
+"""The report card (voxmetrics.evaluation.card, issue 9): thresholds and levels, the demo's card,
+the utility columns, and no "ok" cell where chance itself is uninformative (issue #27)."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
+import functools
 import math
+import warnings
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from separable_cases import DEV, EVAL
 
-from voxmetrics.evaluation import evaluate_study
+from voxmetrics.data.study import Condition
+from voxmetrics.data.utility import Utility
+from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.evaluation import evaluate, evaluate_condition, evaluate_study
 from voxmetrics.evaluation.card import LEVELS, REPORT_CARD_THRESHOLDS, ZEBRA_TAGS, report_card
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
@@ -109,104 +116,88 @@ def test_card_without_lid_or_sbls_says_not_available(study):
     assert report_card(no_lid).frame("text")["LIDmax (bits)"].str.contains("no dev").all()
 
 
-def test_study_report_json_has_every_number(study, study_report):
-    d = json.loads(json.dumps(study_report.to_dict(), allow_nan=False))
-    assert list(d["conditions"]) == study.names
-    for r in study_report.reports:
-        c = d["conditions"][r.name]
-        assert c["eer"] == r.baseline.eer
-        assert c["lid"]["lid_max"] == r.lid.lid_max
-        assert c["lid"]["intervals"]["lid_max"] == [
-            r.lid_intervals["lid_max"].low,
-            r.lid_intervals["lid_max"].high,
-        ]
-        assert c["sbls"]["sbls"] == study_report.sbls[r.name].sbls
-    assert [c["condition"] for c in d["threat_callouts"]] == ["anon-leaky"]
-    # the settings used: the study's, with the override bootstrap=50
-    assert d["settings"] == {
-        "bootstrap": 50,
-        "seed": 0,
-        "cross_calibrate": None,
-        "lid_variant": "reference-code",
-        "ties": "reference",
-        "linkability_rule": "code",
-    }
-    assert study.settings.bootstrap == 200
-    assert set(d["report_card"]["thresholds"]) == set(REPORT_CARD_THRESHOLDS)
+@pytest.fixture(scope="module")
+def demo_reports():
+    return evaluate_study(demo_study(n_speakers=12), bootstrap=0)
 
 
-def test_study_report_tables(study, study_report):
-    tables = study_report.tables()
-    assert set(tables) == {
-        "overview.csv",
-        "report_card.csv",
-        "report_card_levels.csv",
-        "callout_worst_trials.csv",
-        "lid_per_trial.csv",
-        "verification.csv",
-        "privacy_vs_utility.csv",  # the demo has utility numbers
-        "voiceprivacy_ranking.csv",
-        "utility_callouts.csv",
-    }
-    assert tables["verification.csv"]["Condition"].tolist() == study.names
-    lid = tables["lid_per_trial.csv"]
-    assert len(lid) == sum(c.eval.n_trials for c in study.conditions)
-    worst = tables["callout_worst_trials.csv"]
-    assert set(worst["condition"]) == {"anon-leaky"}
-    assert list(worst.columns[:3]) == ["condition", "trial", "speaker"]
+@pytest.mark.parametrize(
+    ("key", "value", "level"),
+    [
+        ("wer", 0.0999, "ok"),
+        ("wer", 0.10, "caution"),
+        ("wer", 0.2999, "caution"),
+        ("wer", 0.30, "risk"),
+        ("uar", 0.50, "ok"),
+        ("uar", 0.4999, "caution"),
+        ("uar", 0.35, "caution"),
+        ("uar", 0.3499, "risk"),
+    ],
+)
+def test_card_utility_boundaries(key, value, level):
+    from voxmetrics.evaluation.card import REPORT_CARD_THRESHOLDS
+
+    assert REPORT_CARD_THRESHOLDS[key].level(value) == level
 
 
-def test_study_report_uses_the_settings_and_reports_progress(study):
-    from voxmetrics.data import StudySettings
+def test_card_utility_columns(demo_reports):
+    from voxmetrics.evaluation.card import UTILITY_UNKNOWN, report_card
 
-    small = dataclasses.replace(
-        demo_study(n_speakers=6), settings=StudySettings(bootstrap=0, seed=1)
-    )
-    seen = []
-    sr = build_study_report(small, progress=lambda f, m: seen.append((f, m)))
-    assert all(r.lid_intervals is None for r in sr.reports)
-    assert seen[0] == (0.0, "Evaluating plain") and seen[-1] == (1.0, "Done")
-    with_boot = build_study_report(small, bootstrap=20)
-    assert all(r.lid_intervals is not None for r in with_boot.reports)
-
-
-def test_study_report_through_given_evaluators_is_the_same_report():
-    # the dashboard builds the report through its caches: same numbers, each condition
-    # evaluated once with the study's options and each attacker trained once
-    from voxmetrics.analysis.sbls import default_attack
-    from voxmetrics.data import StudySettings
-    from voxmetrics.evaluation import evaluate_condition
-
-    small = dataclasses.replace(
-        demo_study(n_speakers=6), settings=StudySettings(bootstrap=20, seed=2)
-    )
-    calls: list[tuple[str, dict]] = []
-    attacked: list[str] = []
-
-    def evaluator(cond, **options):
-        calls.append((cond.name, options))
-        return evaluate_condition(cond, **options)
-
-    def attack_of(cond):
-        attacked.append(cond.name)
-        return default_attack(cond)
-
-    direct = build_study_report(small)
-    hooked = build_study_report(small, evaluator=evaluator, attack_of=attack_of)
-    assert [name for name, _ in calls] == attacked == small.names
-    assert all(options == small.settings.evaluate_options() for _, options in calls)
-    a, b = direct.to_dict(), hooked.to_dict()
-    a.pop("created"), b.pop("created")
-    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    assert any(v is not None for v in hooked.sbls.values())
-    # no attack: no SBLS, and the card says so
-    none = build_study_report(small, attack_of=lambda cond: None)
-    assert all(v is None for v in none.sbls.values()) and not none.sbls_intervals
+    card = report_card(demo_reports)
+    text = card.frame("text").set_index("Condition")
+    levels = card.frame("level").set_index("Condition")
+    # random is private on every privacy column, but not for free
+    assert levels.loc["random", "WER"] == "risk" and levels.loc["random", "UAR"] == "risk"
+    assert text.loc["random", "WER"] == "0.850"
+    assert levels.loc["plain", "WER"] == "ok"
+    cond = demo_study(n_speakers=12).get("random")
+    bare = evaluate_condition(Condition("bare", eval=cond.eval, dev=cond.dev))
+    row = report_card([bare]).frame("text").iloc[0]
+    assert row["WER"] == UTILITY_UNKNOWN and row["UAR"] == UTILITY_UNKNOWN
+    assert report_card([bare]).frame("level").iloc[0]["WER"] == "n/a"
+    with_iv = dataclasses.replace(bare, utility=Utility(wer=0.05, intervals={"wer": (0.04, 0.06)}))
+    row = report_card([with_iv]).frame("text").iloc[0]
+    assert row["WER"] == "0.050 [0.040, 0.060]" and row["UAR"] == UTILITY_UNKNOWN
 
 
-def test_empty_study_report_is_a_clear_error():
-    from voxmetrics.data import Study
-    from voxmetrics.errors import VoxMetricsInputError
+def original_report(chance_q95: float | None = None):
+    """The unprotected original at N = 5 (EER 0, linkability 1), its chance LID q95 set."""
+    r = evaluate_original()
+    if chance_q95 is None:
+        return r
+    values = {**r.chance.values, "lid_q95": chance_q95}
+    return replace(r, chance=replace(r.chance, values=values))
 
-    with pytest.raises(VoxMetricsInputError, match="no conditions"):
-        build_study_report(Study())
+
+@functools.cache
+def evaluate_original():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        return evaluate(EVAL, dev=DEV, name="original", attacker="original", bootstrap=200)
+
+
+def test_the_original_is_unprotected():
+    r = evaluate_original()
+    assert r.baseline.eer == 0.0 and r.baseline.linkability == 1.0 and r.lid.n_enrolled == 5
+
+
+@pytest.mark.parametrize("chance", [math.log2(5), math.log2(5) - 1e-6, 2.3185])
+def test_no_ok_cell_for_an_unprotected_condition_whose_chance_sits_at_the_ceiling(chance):
+    # with N = 5 and a steep calibration, chance LIDmax (its q95) reaches log2 N: the number
+    # cannot tell this condition from chance, which says nothing about safety
+    r = original_report(chance)
+    card = report_card([r])
+    levels = card.frame("level").loc[0].tolist()[1:]
+    assert "ok" not in levels, levels
+    lid_cell = card.cells[0][card.keys.index("lid_max")]
+    assert lid_cell.level == "uninformative"
+    assert "uninformative at N = 5" in lid_cell.text
+
+
+def test_at_chance_is_uninformative_when_chance_is_in_the_risk_band():
+    # not at the ceiling, but chance itself is above 1 bit: "≈ chance" is no evidence of safety
+    iv = evaluate_original().intervals["lid_q95"]
+    r = original_report(iv.low + 1e-9)
+    assert iv.low + 1e-9 < math.log2(5) - 1e-3
+    cell = report_card([r]).cells[0][1]
+    assert cell.level == "uninformative" and "≈ chance" in cell.text

@@ -10,13 +10,17 @@ cross-calibration, when the replicates can be reused and when they cannot.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import warnings
 
 import numpy as np
 import pytest
 from condition_cases import tied
 
+from voxmetrics._types import DEFAULT_BOOTSTRAP
 from voxmetrics.analysis.sbls import default_attack
+from voxmetrics.data.study import StudySettings
 from voxmetrics.evaluation import compare_conditions, evaluate_condition
 from voxmetrics.evaluation.compare import _replicates
 from voxmetrics.metrics.uncertainty import SpeakerDraws
@@ -149,3 +153,27 @@ def test_the_overview_compares_without_computing_the_reports_again(monkeypatch):
     assert sorted(trained) == sorted(c.name for c in demo.conditions)
     tables = [d.value for d in at.dataframe]
     assert any("p (Holm)" in t.columns for t in tables)
+
+
+@functools.cache
+def demo():
+    return demo_study()
+
+
+def test_plain_and_random_differ_after_holm_at_the_default_replicates():
+    # EER 0.009 vs 0.485: the floored resampling p (>= 1/201) made every row "not significant"
+    study = demo()
+    n_boot = StudySettings().bootstrap
+    assert n_boot == DEFAULT_BOOTSTRAP == 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = compare_conditions(
+            study.get("plain"), study.get("random"), n_boot=n_boot, original=study.conditions[0]
+        )
+    eer = out["eer"]
+    assert eer.a < 0.02 and eer.b > 0.45
+    for key in ("eer", "linkability", "alid", "min_cllr", "d_ece"):
+        assert out[key].p_adjusted < 0.05, key
+    # the resampling p beside it is floored, and says so
+    assert eer.p_resampled >= eer.p_floor == pytest.approx(1 / (n_boot + 1))
+    assert eer.to_dict()["p_floor"] == eer.p_floor
