@@ -451,3 +451,25 @@ def test_displays_and_exports_clamp_whatever_the_variant():
     chance = chance_frame([row], {"original": r.chance})
     bits = chance[chance["Number"].str.endswith("(bits)")]
     assert (bits["Chance"] >= LID_DISPLAY_FLOOR).all()
+
+
+BASELINE_PARTS = ("pairwise", "linkability")
+
+
+def evaluate_baseline(sm, **options):
+    """The baseline of the report's pairwise and linkability parts alone."""
+    return evaluate(sm, parts=BASELINE_PARTS, **options).baseline
+
+
+def test_lid_rows_read_the_baseline_or_the_report():
+    cond = demo_study(n_speakers=6).get("anon-mild")
+    report = evaluate(cond.eval, dev=cond.dev)
+    base = evaluate_baseline(cond.eval)
+    from_report = LIDRow(cond, report, report.lid, status="dev")
+    alone = LIDRow(cond, None, report.lid, status="dev", baseline=base)
+    assert alone.one_to_one == from_report.one_to_one == report.baseline
+    assert LIDRow(cond, None, None).one_to_one is None
+    a, b = lid_summary_frame([from_report]), lid_summary_frame([alone])
+    assert a.equals(b)
+    flagged = localised_vulnerabilities([alone, from_report], eer=0.0, lid_max=-1e9)
+    assert flagged == [alone, from_report]
