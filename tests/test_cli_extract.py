@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import torch
+from extractor_cases import HPARAMS, voice
 from metric_registry import forget_unimportable_modules
-from test_extractors import HPARAMS, voice
 
 from voxmetrics.cli import main
 from voxmetrics.data.readers import read_embeddings

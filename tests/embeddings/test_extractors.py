@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import torch
+from extractor_cases import HPARAMS, voice
 from metric_registry import forget_unimportable_modules
 
 from voxmetrics.embeddings import (
@@ -27,37 +28,6 @@ from voxmetrics.embeddings import (
     select_device,
 )
 from voxmetrics.errors import VoxMetricsInputError
-
-HPARAMS = """\
-# Tiny ECAPA-TDNN (random weights) in the layout of speechbrain/spkrec-ecapa-voxceleb.
-pretrained_path: speechbrain/spkrec-ecapa-voxceleb
-n_mels: 24
-compute_features: !new:speechbrain.lobes.features.Fbank
-    n_mels: !ref <n_mels>
-mean_var_norm: !new:speechbrain.processing.features.InputNormalization
-    norm_type: sentence
-    std_norm: False
-embedding_model: !new:speechbrain.lobes.models.ECAPA_TDNN.ECAPA_TDNN
-    input_size: !ref <n_mels>
-    channels: [32, 32, 32, 32, 96]
-    kernel_sizes: [5, 3, 3, 3, 1]
-    dilations: [1, 2, 3, 4, 1]
-    attention_channels: 16
-    lin_neurons: 16
-classifier: !new:speechbrain.lobes.models.ECAPA_TDNN.Classifier
-    input_size: 16
-    out_neurons: 4
-modules:
-    compute_features: !ref <compute_features>
-    mean_var_norm: !ref <mean_var_norm>
-    embedding_model: !ref <embedding_model>
-    classifier: !ref <classifier>
-pretrainer: !new:speechbrain.utils.parameter_transfer.Pretrainer
-    loadables:
-        embedding_model: !ref <embedding_model>
-    paths:
-        embedding_model: !ref <pretrained_path>/embedding_model.ckpt
-"""
 
 HAS_RESEMBLYZER = importlib.util.find_spec("resemblyzer") is not None
 
@@ -93,16 +63,6 @@ def ge2e():
     if not HAS_RESEMBLYZER:
         pytest.skip("resemblyzer (the GE2E weights) is not installed")
     return Ge2eExtractor(device="cpu")
-
-
-def voice(seconds: float, seed: int, f0: float = 120.0) -> np.ndarray:
-    """A crude voiced sound: harmonics of f0 with vibrato plus a little noise, 16 kHz."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(int(seconds * 16000)) / 16000
-    phase = 2 * np.pi * np.cumsum(f0 * (1 + 0.03 * np.sin(2 * np.pi * 5 * t))) / 16000
-    x = sum(np.sin(k * phase) / k for k in range(1, 12))
-    x = x * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t) ** 2) + 0.01 * rng.standard_normal(t.size)
-    return (0.2 * x / np.abs(x).max()).astype(np.float32)
 
 
 WAVES = [voice(1.0, 0), voice(1.3, 1, 150.0), voice(0.7, 2, 200.0), voice(2.1, 3, 95.0)]

@@ -433,10 +433,10 @@ def test_det_operating_points_are_exact_when_no_score_repeats_across_blocks(clie
 def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_path, capsys):
     torch = pytest.importorskip("torch")
     pytest.importorskip("speechbrain")
+    from extractor_cases import HPARAMS
     from metric_registry import forget_unimportable_modules
     from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
     from test_cli_extract import make_study
-    from test_extractors import HPARAMS
 
     from voxmetrics.data.readers import read_embeddings
     from voxmetrics.embeddings import extract_embeddings, load_extractor, read_manifest
