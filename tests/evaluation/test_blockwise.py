@@ -1,5 +1,6 @@
-"""Blockwise evaluation on Dask equals the in-memory path on every metric (voxmetrics.distributed:
-the blockwise executor voxmetrics.evaluation.blockwise, its sources, extraction on Dask).
+"""Blockwise evaluation on Dask (voxmetrics.evaluation.blockwise) equals the in-memory path on
+every metric; with it its sources (voxmetrics.evaluation.sources), extraction on Dask
+(voxmetrics.embeddings.distributed) and the command line's ``--scheduler``.
 
 The blocks are made tiny (a few rows) so that every test crosses many block and score-chunk
 boundaries; ties are forced by rounding the embeddings / scores.
@@ -717,18 +718,6 @@ def test_a_crowded_eer_window_is_narrowed_by_histograms_exactly(
             got = dist.evaluate_blockwise(source, client=client, ties=ties)
             assert comparable(got) == comparable(evaluate(sm, ties=ties))
     assert calls  # the histogram passes ran
-
-
-def test_the_dask_extra_is_in_the_dev_requirements():
-    import tomllib
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"
-    ]["dask"]
-    dev = (root / "requirements-dev.txt").read_text().splitlines()
-    assert extra and all(req in dev for req in extra)
 
 
 def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_path):
