@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import streamlit as st
+from extractor_cases import voice
 from metric_registry import forget_unimportable_modules
 from streamlit.testing.v1 import AppTest
-from test_extractors import voice
 
 from voxmetrics.data.study import Study
 from voxmetrics.ui.state import STUDY_KEY

@@ -1,5 +1,5 @@
 """The Soft biometrics page through the app's entrypoint (AppTest, style.md 17); the library
-calls behind it are tested in test_analysis_sbls.py."""
+calls behind it are tested in tests/analysis/test_sbls_attacks.py and test_sbls_replicates.py."""
 
 from __future__ import annotations
 

@@ -10,10 +10,9 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
-import soundfile as sf
 import torch
+from extractor_cases import HPARAMS, make_study
 from metric_registry import forget_unimportable_modules
-from test_extractors import HPARAMS, voice
 
 from voxmetrics.cli import main
 from voxmetrics.data.readers import read_embeddings
@@ -36,24 +35,6 @@ def model_dir(tmp_path_factory):
     torch.save(model.state_dict(), d / "embedding_model.ckpt")
     forget_unimportable_modules()
     return d
-
-
-def make_study(root):
-    """2 speakers x (enrol, trial) x (original, anonymised B1): 8 short recordings."""
-    rows = []
-    for k, (spk, f0) in enumerate((("a", 110.0), ("b", 210.0))):
-        for role in ("enrol", "trial"):
-            for system in ("original", "B1"):
-                utt = f"{system}_{spk}_{role}"
-                rel = f"{system}/{spk}_{role}.wav"
-                (root / system).mkdir(parents=True, exist_ok=True)
-                shift = 1.0 if system == "original" else 1.3
-                sf.write(root / rel, voice(0.6, seed=k, f0=f0 * shift), 16000)
-                rows.append((utt, spk, role, "eval", rel, system))
-    cols = ["utt_id", "speaker", "role", "split", "audio_path", "system"]
-    manifest = root / "manifest.csv"
-    pd.DataFrame(rows, columns=cols).to_csv(manifest, index=False)
-    return manifest
 
 
 def run(argv, capsys):

@@ -1,4 +1,4 @@
-"""SRD figure builders (AppTest cannot see Plotly figures); the tables: test_analysis_srd.py."""
+"""SRD figure builders (AppTest cannot see Plotly figures); tables: tests/analysis/test_srd.py."""
 
 from __future__ import annotations
 

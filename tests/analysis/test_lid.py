@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from separable_cases import BITS, DEV, EVAL, in_range, quiet_evaluate
 
+from voxmetrics._types import LID_DISPLAY_FLOOR
 from voxmetrics.analysis.lid import (
     CALIBRATION_HELP,
     CHANCE_HELP,
@@ -53,6 +55,7 @@ from voxmetrics.metrics.lid import (
     lid_cross_calibrated,
 )
 from voxmetrics.metrics.uncertainty import lid_intervals
+from voxmetrics.report.frames import intervals_frame, overview_frame
 from voxmetrics.synth import demo_study
 
 # w = 1, b = 0: the posterior of a row is the softmax of its population-sd z-scores
@@ -419,3 +422,54 @@ def test_tables_and_trials_agree_with_the_result(case, w):
     assert frame["LID (bits)"].is_monotonic_decreasing
     back = frame.sort_index().rename(columns={v: k for k, v in TRIAL_COLUMNS.items()})
     pd.testing.assert_frame_equal(back[list(TRIAL_COLUMNS)], trials)
+
+
+def test_dev_pools_really_separate():
+    tar = DEV.scores[np.arange(DEV.scores.shape[0]), DEV.targets]
+    non = DEV.scores.copy()
+    non[np.arange(DEV.scores.shape[0]), DEV.targets] = np.nan
+    assert tar.min() > np.nanmax(non)
+
+
+def test_displays_and_exports_clamp_whatever_the_variant():
+    r = quiet_evaluate(lid_variant="maximum-likelihood")
+    n = r.lid.n_enrolled
+    ov = overview_frame([r])
+    assert in_range(ov.loc[0, "alid"], n) and in_range(ov.loc[0, "lid_max"], n)
+    iv = intervals_frame([r])
+    lid_rows = iv[iv["key"].isin(BITS)]
+    assert not lid_rows.empty
+    for column in ("value", "low", "high", "chance"):
+        values = lid_rows[column].dropna()
+        assert ((values >= LID_DISPLAY_FLOOR) & (values <= math.log2(n) + 1e-9)).all(), column
+    table = lid_table({"original": r.lid})
+    for column in ("ALID (bits)", "LID+ (bits)", "LID− (bits)", "LIDmax (bits)"):
+        value = table.loc[0, column]
+        assert math.isnan(value) or in_range(value, n), column
+    condition = Condition("original", eval=EVAL, dev=DEV)
+    row = LIDRow(condition=condition, report=None, lid=r.lid)
+    chance = chance_frame([row], {"original": r.chance})
+    bits = chance[chance["Number"].str.endswith("(bits)")]
+    assert (bits["Chance"] >= LID_DISPLAY_FLOOR).all()
+
+
+BASELINE_PARTS = ("pairwise", "linkability")
+
+
+def evaluate_baseline(sm, **options):
+    """The baseline of the report's pairwise and linkability parts alone."""
+    return evaluate(sm, parts=BASELINE_PARTS, **options).baseline
+
+
+def test_lid_rows_read_the_baseline_or_the_report():
+    cond = demo_study(n_speakers=6).get("anon-mild")
+    report = evaluate(cond.eval, dev=cond.dev)
+    base = evaluate_baseline(cond.eval)
+    from_report = LIDRow(cond, report, report.lid, status="dev")
+    alone = LIDRow(cond, None, report.lid, status="dev", baseline=base)
+    assert alone.one_to_one == from_report.one_to_one == report.baseline
+    assert LIDRow(cond, None, None).one_to_one is None
+    a, b = lid_summary_frame([from_report]), lid_summary_frame([alone])
+    assert a.equals(b)
+    flagged = localised_vulnerabilities([alone, from_report], eer=0.0, lid_max=-1e9)
+    assert flagged == [alone, from_report]

@@ -18,7 +18,6 @@ from streamlit.testing.v1 import AppTest
 from voxmetrics.cli import main
 from voxmetrics.data.study import StudySettings
 from voxmetrics.data.studyfile import study_to_bytes
-from voxmetrics.errors import DegenerateDataWarning, VoxMetricsWarning, named, warnings_of
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.notes import note_is_model_fit, note_topic
 from voxmetrics.ui.state import STUDY_KEY
@@ -37,33 +36,6 @@ def small_study():
 
 
 # ---------------------------------------------------------------- the library
-
-
-def test_warnings_of_names_each_warning_once_and_keeps_its_category():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with warnings_of("plain"):
-            with warnings_of("plain"):  # nested: named once
-                warnings.warn("the fit did not converge", DegenerateDataWarning, stacklevel=1)
-            warnings.warn("the fit did not converge", DegenerateDataWarning, stacklevel=1)
-            warnings.warn("not ours", DeprecationWarning, stacklevel=1)
-    assert [(w.category, str(w.message)) for w in caught] == [
-        (DegenerateDataWarning, "plain: the fit did not converge"),
-        (DeprecationWarning, "not ours"),
-    ]
-    assert named("", "x") == "x" and named("a", "a: x") == "a: x"
-
-
-def test_the_library_names_the_condition_of_each_warning(small_study):
-    from voxmetrics.evaluation import evaluate_study
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        evaluate_study(small_study, bootstrap=0)
-    messages = [str(w.message) for w in caught if issubclass(w.category, VoxMetricsWarning)]
-    assert any(m.startswith(f"plain: {LID_NOTE}") for m in messages)
-    assert any(m.startswith(f"plain: {SRD_NOTE}") for m in messages)
-    assert all(m.split(": ", 1)[0] in small_study.names for m in messages)
 
 
 def test_the_cli_prints_one_named_line_per_condition_and_warning(small_study, tmp_path, capsys):

@@ -1,8 +1,9 @@
-"""Warnings are gathered per thread: two computations at once never swap or lose them.
+"""Errors and warnings (voxmetrics.errors): the input error, named warnings, per-thread records.
 
 ``warnings.catch_warnings`` swaps a process-wide hook, so two dashboard sessions computing on
 two threads at once could lose each other's warnings or take them. voxmetrics.errors records
-each thread's own (``recorded_warnings``, ``kept_warnings``, ``warnings_of``).
+each thread's own (``recorded_warnings``, ``kept_warnings``, ``warnings_of``), and names each
+warning's condition once (``named``, ``warnings_of``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from voxmetrics.errors import (
     ExcludedTrialsWarning,
     VoxMetricsWarning,
     kept_warnings,
+    named,
     recorded_warnings,
     warnings_of,
 )
+from voxmetrics.evaluation.threat import PAPER_EXAMPLE_SCORES, paper_matrix
 from voxmetrics.metrics.parallel import map_blocks
 
 ROUNDS = 50
@@ -129,3 +132,23 @@ def test_row_blocks_on_other_threads_warn_into_their_callers_records(monkeypatch
     with recorded_warnings() as caught:
         assert map_blocks(block, list(range(8))) == list(range(8))
     assert sorted(str(w.message) for w in caught) == sorted(f"block {k}" for k in range(8))
+
+
+def test_warnings_of_names_each_warning_once_and_keeps_its_category():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with warnings_of("plain"):
+            with warnings_of("plain"):  # nested: named once
+                warnings.warn("the fit did not converge", DegenerateDataWarning, stacklevel=1)
+            warnings.warn("the fit did not converge", DegenerateDataWarning, stacklevel=1)
+            warnings.warn("not ours", DeprecationWarning, stacklevel=1)
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (DegenerateDataWarning, "plain: the fit did not converge"),
+        (DeprecationWarning, "not ours"),
+    ]
+    assert named("", "x") == "x" and named("a", "a: x") == "a: x"
+
+
+def test_voxmetrics_input_error_is_a_value_error():
+    with pytest.raises(ValueError):
+        paper_matrix(PAPER_EXAMPLE_SCORES, [0, 0, 1, 9])

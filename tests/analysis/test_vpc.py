@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.vpc_tree import summaries_of_the_scores, write_tree
-from voxmetrics.analysis.vpc import SummaryEERCheck, SummaryEERMismatch, check_summary_eers
+from tests.vpc_tree import summaries_of_the_scores, write_tree, write_tree_2026
+from voxmetrics.analysis.vpc import (
+    SummaryEERCheck,
+    SummaryEERMismatch,
+    challenge_group_eers,
+    check_summary_eers,
+)
 from voxmetrics.cli import main
 from voxmetrics.data.vpc import read_vpc_tree
 from voxmetrics.metrics.eer import eer
@@ -61,3 +66,14 @@ def test_a_tree_without_summaries_or_with_other_rows_has_nothing_to_check(tmp_pa
     check = check_summary_eers(read_vpc_tree(with_results))
     assert check.n_agree == 0 and len(check.mismatches) == 8
     assert all(isinstance(m, SummaryEERMismatch) for m in check.mismatches)
+
+
+def test_challenge_group_eers_of_vpc_trees(tmp_path):
+    t24 = read_vpc_tree(write_tree(tmp_path / "t24", {"mcadams": 1.0})).study
+    groups = challenge_group_eers(t24)
+    assert set(groups) == set(t24.names)
+    assert set(groups["mcadams (semi-informed)"]) == {"F", "M"}
+    t1 = read_vpc_tree(write_tree_2026(tmp_path / "t1", track=1)).study
+    assert challenge_group_eers(t1) == {}  # one mixed list: its EER is the condition's
+    t2 = read_vpc_tree(write_tree_2026(tmp_path / "t2", track=2)).study
+    assert set(challenge_group_eers(t2)["original"]) == {"en", "de"}

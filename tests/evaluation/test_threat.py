@@ -147,11 +147,6 @@ def test_paper_matrix_rejects_bad_input(scores, targets, message):
         paper_matrix(scores, targets)
 
 
-def test_voxmetrics_input_error_is_a_value_error():
-    with pytest.raises(ValueError):
-        paper_matrix(PAPER_EXAMPLE_SCORES, [0, 0, 1, 9])
-
-
 @pytest.mark.parametrize("kwargs", [{}, {"w": 1.0, "dev": "both"}], ids=["neither", "both"])
 def test_threat_view_needs_exactly_one_of_dev_and_w(kwargs):
     if kwargs.get("dev") == "both":
@@ -190,24 +185,6 @@ def test_threat_scenario_rejects_bad_parameters(kwargs, message):
 
 
 # ---------------------------------------------------------------- the generator
-
-
-def test_offset_scores_model():
-    sm = offset_scores(n_enrolled=4, n_trials=10, margin=0.5, offset_spread=0.0, noise=0.0)
-    assert sm.shape == (10, 4)
-    assert sm.targets.tolist() == [k % 4 for k in range(10)]
-    # no offset, no noise: the own speaker scores `margin`, everyone else 0
-    expected = np.zeros((10, 4))
-    expected[np.arange(10), sm.targets] = 0.5
-    np.testing.assert_array_equal(sm.scores, expected)
-    with pytest.raises(ValueError):
-        offset_scores(n_enrolled=1)
-
-
-def test_offset_scores_is_seeded():
-    a, b = offset_scores(seed=5), offset_scores(seed=5)
-    np.testing.assert_array_equal(a.scores, b.scores)
-    assert not np.array_equal(a.scores, offset_scores(seed=6).scores)
 
 
 scenario_params = st.fixed_dictionaries(

@@ -1,22 +1,27 @@
-"""The paired comparison reusing the condition reports and the SBLS attacks: the same numbers.
+"""Paired comparisons (voxmetrics.evaluation.compare): reusing the reports gives the same numbers.
 
 :func:`compare_conditions` given the two conditions' reports (their LID, baseline, singling out
 and, when the comparison draws the same replicates, their bootstrap replicates) and their
 default SBLS attacks must give exactly (``==``) what it computes without them, the former
 computation kept here as the slow reference: with ties in the scores, with a dev set and with
-cross-calibration, when the replicates can be reused and when they cannot.
+cross-calibration, when the replicates can be reused and when they cannot. And at the default
+replicates, plain and random differ after Holm's correction.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import warnings
 
 import numpy as np
 import pytest
 from condition_cases import tied
 
+from voxmetrics._types import DEFAULT_BOOTSTRAP
 from voxmetrics.analysis.sbls import default_attack
+from voxmetrics.data.study import StudySettings
 from voxmetrics.evaluation import compare_conditions, evaluate_condition
 from voxmetrics.evaluation.compare import _replicates
 from voxmetrics.metrics.uncertainty import SpeakerDraws
@@ -117,35 +122,25 @@ def test_the_comparison_reports_its_progress(study):
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(seen) >= 4
 
 
-@pytest.mark.usefixtures("fresh_app_caches")
-def test_the_overview_compares_without_computing_the_reports_again(monkeypatch):
-    # the card's attackers and the condition reports serve the comparison: no attacker is
-    # trained twice, and the comparison computes no LID, singling out or replicate again
-    from streamlit.testing.v1 import AppTest
+@functools.cache
+def demo():
+    return demo_study()
 
-    from voxmetrics.analysis import sbls as sbls_module
-    from voxmetrics.evaluation import compare as compare_module
-    from voxmetrics.ui.state import STUDY_KEY
 
-    trained: list[str] = []
-    attack = sbls_module.default_attack
-
-    def counted(cond):
-        trained.append(cond.name)
-        return attack(cond)
-
-    def refused(*args, **kwargs):
-        raise AssertionError("computed again")
-
-    monkeypatch.setattr(sbls_module, "default_attack", counted)
-    for name in ("evaluate", "singling_out_of", "replicate_condition"):
-        monkeypatch.setattr(compare_module, name, refused)
-    demo = demo_study(n_speakers=10)
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.run()
-    at.session_state[STUDY_KEY] = demo
-    at.switch_page("pages/1_Overview.py").run()
-    assert not at.exception and not at.error
-    assert sorted(trained) == sorted(c.name for c in demo.conditions)
-    tables = [d.value for d in at.dataframe]
-    assert any("p (Holm)" in t.columns for t in tables)
+def test_plain_and_random_differ_after_holm_at_the_default_replicates():
+    # EER 0.009 vs 0.485: the floored resampling p (>= 1/201) made every row "not significant"
+    study = demo()
+    n_boot = StudySettings().bootstrap
+    assert n_boot == DEFAULT_BOOTSTRAP == 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = compare_conditions(
+            study.get("plain"), study.get("random"), n_boot=n_boot, original=study.conditions[0]
+        )
+    eer = out["eer"]
+    assert eer.a < 0.02 and eer.b > 0.45
+    for key in ("eer", "linkability", "alid", "min_cllr", "d_ece"):
+        assert out[key].p_adjusted < 0.05, key
+    # the resampling p beside it is floored, and says so
+    assert eer.p_resampled >= eer.p_floor == pytest.approx(1 / (n_boot + 1))
+    assert eer.to_dict()["p_floor"] == eer.p_floor

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import torch
+from extractor_cases import HPARAMS, voice
 from metric_registry import forget_unimportable_modules
 
 from voxmetrics.embeddings import (
@@ -23,40 +24,10 @@ from voxmetrics.embeddings import (
     Ge2eExtractor,
     extract_embeddings,
     load_extractor,
+    read_manifest,
     select_device,
 )
 from voxmetrics.errors import VoxMetricsInputError
-
-HPARAMS = """\
-# Tiny ECAPA-TDNN (random weights) in the layout of speechbrain/spkrec-ecapa-voxceleb.
-pretrained_path: speechbrain/spkrec-ecapa-voxceleb
-n_mels: 24
-compute_features: !new:speechbrain.lobes.features.Fbank
-    n_mels: !ref <n_mels>
-mean_var_norm: !new:speechbrain.processing.features.InputNormalization
-    norm_type: sentence
-    std_norm: False
-embedding_model: !new:speechbrain.lobes.models.ECAPA_TDNN.ECAPA_TDNN
-    input_size: !ref <n_mels>
-    channels: [32, 32, 32, 32, 96]
-    kernel_sizes: [5, 3, 3, 3, 1]
-    dilations: [1, 2, 3, 4, 1]
-    attention_channels: 16
-    lin_neurons: 16
-classifier: !new:speechbrain.lobes.models.ECAPA_TDNN.Classifier
-    input_size: 16
-    out_neurons: 4
-modules:
-    compute_features: !ref <compute_features>
-    mean_var_norm: !ref <mean_var_norm>
-    embedding_model: !ref <embedding_model>
-    classifier: !ref <classifier>
-pretrainer: !new:speechbrain.utils.parameter_transfer.Pretrainer
-    loadables:
-        embedding_model: !ref <embedding_model>
-    paths:
-        embedding_model: !ref <pretrained_path>/embedding_model.ckpt
-"""
 
 HAS_RESEMBLYZER = importlib.util.find_spec("resemblyzer") is not None
 
@@ -92,16 +63,6 @@ def ge2e():
     if not HAS_RESEMBLYZER:
         pytest.skip("resemblyzer (the GE2E weights) is not installed")
     return Ge2eExtractor(device="cpu")
-
-
-def voice(seconds: float, seed: int, f0: float = 120.0) -> np.ndarray:
-    """A crude voiced sound: harmonics of f0 with vibrato plus a little noise, 16 kHz."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(int(seconds * 16000)) / 16000
-    phase = 2 * np.pi * np.cumsum(f0 * (1 + 0.03 * np.sin(2 * np.pi * 5 * t))) / 16000
-    x = sum(np.sin(k * phase) / k for k in range(1, 12))
-    x = x * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t) ** 2) + 0.01 * rng.standard_normal(t.size)
-    return (0.2 * x / np.abs(x).max()).astype(np.float32)
 
 
 WAVES = [voice(1.0, 0), voice(1.3, 1, 150.0), voice(0.7, 2, 200.0), voice(2.1, 3, 95.0)]
@@ -250,3 +211,106 @@ def test_ge2e_equals_resemblyzer_reference(ge2e):
         w = voice(seconds, 3, 130.0)
         expected = reference.embed_utterance(normalize_volume(w, -30, increase_only=True))
         np.testing.assert_allclose(ge2e.embed([w])[0], expected, atol=1e-5)
+
+
+def tone(seconds: float = 0.5, rate: int = 16000, freq: float = 220.0, channels: int = 1):
+    t = np.arange(int(seconds * rate)) / rate
+    x = 0.3 * np.sin(2 * np.pi * freq * t)
+    return np.stack([x, 0.5 * x], axis=1)[:, :channels] if channels > 1 else x
+
+
+MANIFEST = """utt_id,speaker,role,split,audio_path,system,sex
+o_e1,a,enrol,eval,orig/a1.wav,original,F
+o_t1,a,trial,eval,orig/a2.wav,original,F
+o_e2,b,enrol,eval,orig/b1.wav,original,M
+o_t2,b,trial,eval,orig/b2.wav,original,M
+x_e1,a,enrol,eval,anon/a1.wav,B1,F
+x_t1,a,trial,eval,anon/a2.wav,B1,F
+x_e2,b,enrol,eval,anon/b1.wav,B1,M
+x_t2,b,trial,eval,anon/b2.wav,B1,M
+"""
+
+
+class FakeExtractor:
+    """Embeds a wave as (rms, peak, length): deterministic and torch-free."""
+
+    name = "fake"
+    identity = "fake-v1"
+    sample_rate = 16000
+    device = "cpu"
+    padding_invariant = False
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def embed(self, waves):
+        self.batches.append(len(waves))
+        e = np.array([[np.sqrt(np.mean(w**2)), np.abs(w).max(), w.size / 1e4] for w in waves])
+        return (e / np.linalg.norm(e, axis=1, keepdims=True)).astype(np.float32)
+
+
+def study_folder(tmp_path):
+    for i, rel in enumerate(read_manifest(MANIFEST.encode())["audio_path"]):
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(p, tone(0.5 + 0.1 * (i % 2), freq=150 + 40 * i), 16000)
+    return tmp_path
+
+
+def test_pipeline_failures_are_per_file_and_the_rest_proceeds(tmp_path):
+    root = study_folder(tmp_path)
+    (root / "orig" / "b1.wav").write_bytes(b"not audio at all")  # renamed text
+    sf.write(root / "anon" / "b2.wav", np.zeros(16000), 16000)  # silence
+    (root / "anon" / "a1.wav").unlink()  # missing
+    df = read_manifest(MANIFEST.encode())
+    df.loc[7, "audio_path"] = "../outside.wav"
+    calls = []
+    res = extract_embeddings(
+        df,
+        audio_root=root,
+        extractor=FakeExtractor(),
+        cache_dir=False,
+        progress=lambda f, m: calls.append((f, m)),
+    )
+    reasons = dict(zip(res.failures["utt_id"], res.failures["reason"], strict=True))
+    assert set(reasons) == {"o_e2", "x_e1", "x_t2"}
+    assert "not a readable audio file" in reasons["o_e2"]
+    assert "not found" in reasons["x_e1"]
+    assert "outside the audio folder" in reasons["x_t2"]
+    assert res.embeddings is not None
+    assert res.embeddings.meta["utt_id"].tolist() == ["o_e1", "o_t1", "o_t2", "x_t1", "x_e2"]
+    assert calls[-1][0] == 1.0 and calls[-1][1].startswith("8/8")
+    assert all(0 <= f <= 1 for f, _ in calls)
+
+
+def test_pipeline_cache_makes_rerun_free(tmp_path):
+    root = study_folder(tmp_path / "audio")
+    df = read_manifest(MANIFEST.encode())
+    first = FakeExtractor()
+    a = extract_embeddings(df, audio_root=root, extractor=first, cache_dir=tmp_path / "c")
+    second = FakeExtractor()
+    b = extract_embeddings(df, audio_root=root, extractor=second, cache_dir=tmp_path / "c")
+    assert a.n_cached == 0 and b.n_cached == 8 and second.batches == []
+    np.testing.assert_allclose(a.embeddings.embeddings, b.embeddings.embeddings, atol=1e-7)
+    other = FakeExtractor()
+    other.identity = "fake-v2"  # another model never reads these entries
+    c = extract_embeddings(df, audio_root=root, extractor=other, cache_dir=tmp_path / "c")
+    assert c.n_cached == 0
+
+
+def test_exact_batches_by_equal_length_padded_by_similar_length(tmp_path):
+    root = study_folder(tmp_path / "audio")  # lengths alternate 0.5 s / 0.6 s
+    df = read_manifest(MANIFEST.encode())
+    exact, padded = FakeExtractor(), FakeExtractor()
+    extract_embeddings(df, audio_root=root, extractor=exact, cache_dir=False, batch_size=8)
+    extract_embeddings(
+        df, audio_root=root, extractor=padded, cache_dir=False, batch_size=8, exact=False
+    )
+    assert sorted(exact.batches) == [4, 4] and padded.batches == [8]
+
+
+def test_all_files_failing_gives_no_embeddings(tmp_path):
+    df = read_manifest(MANIFEST.encode())
+    res = extract_embeddings(df, audio_root=tmp_path, extractor=FakeExtractor(), cache_dir=False)
+    assert res.embeddings is None and len(res.failures) == 8
+    assert res.to_dict()["n_failed"] == 8

@@ -1,10 +1,13 @@
-"""``evaluate(parts=...)``: each part's numbers equal the full report's, bit for bit.
+"""The in-memory engine (voxmetrics.evaluation.engine): ``evaluate(parts=...)``, each part's
+numbers equal to the full report's, bit for bit.
 
 A page that shows fewer numbers asks the engine for fewer parts (the LID, Threat model and
-Soft biometrics pages the identity parts, the SRD, Linkage and ZEBRA pages theirs). The
-reference is the full report itself, on complete, sparse, tied and incomplete trial lists,
-under both tie rules, both linkability rules, both LID variants and cross-calibration, with
-and without the bootstrap. The fields of the parts not asked for are None.
+Soft biometrics pages the identity parts, the SRD, Linkage and ZEBRA pages theirs; the LID page
+the ``pairwise`` and ``linkability`` parts alone where LID fails). The reference is the full
+report itself, on complete, sparse, tied and incomplete trial lists, under both tie rules, both
+linkability rules, both LID variants and cross-calibration, with and without the bootstrap.
+The fields of the parts not asked for are None. LID and its chance levels come in one pass, and
+every warning of a study's evaluation names its condition.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from condition_cases import incomplete, sparse, tied
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from voxmetrics.analysis.srd import CHANCE_KEYS, condition_fits
-from voxmetrics.data.study import Condition, Study
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.errors import VoxMetricsInputError, VoxMetricsWarning
 from voxmetrics.evaluation import (
     ALL_PARTS,
     PARTS,
@@ -29,12 +35,7 @@ from voxmetrics.evaluation import (
     evaluate_condition,
 )
 from voxmetrics.evaluation.threat import IDENTITY_PARTS, checked_conditions, threat_callouts
-from voxmetrics.metrics.ranks import target_ranks
-from voxmetrics.metrics.uncertainty import (
-    REPLICATE_FAMILIES,
-    SpeakerDraws,
-    condition_replicates,
-)
+from voxmetrics.metrics.uncertainty import REPLICATE_FAMILIES
 from voxmetrics.report import intervals_frame
 from voxmetrics.synth import demo_study
 
@@ -217,71 +218,6 @@ def test_the_pages_tables_read_parts_as_full_reports(study):
     assert checked_conditions(identity, a).equals(checked_conditions(full, b))
 
 
-@pytest.mark.parametrize(
-    "families",
-    [("pairwise",), ("zebra",), ("linkability",), ("linkability", "srd"), ("lid",)],
-)
-def test_replicate_families_equal_those_of_every_number(families):
-    rng = np.random.default_rng(7)
-    scores = np.round(rng.normal(size=(40, 12)), 1)
-    targets = rng.integers(0, 12, size=40)
-    speakers = np.array([f"s{v}" for v in rng.integers(0, 9, size=40)])
-    lid = rng.normal(size=40)
-    draws = SpeakerDraws.draw(speakers, n_boot=30, seed=4)
-    every = condition_replicates(scores, targets, speakers, draws, lid=lid)
-    ranks = (
-        target_ranks(scores, targets, ties="attacker"),
-        target_ranks(scores, targets, ties="reference"),
-    )
-    alone = condition_replicates(
-        scores, targets, speakers, draws, lid=lid, ranks=ranks, families=families
-    )
-    keys = {k for f in families for k in REPLICATE_FAMILIES[f]}
-    assert set(alone.estimates) == keys
-    for key in keys:
-        assert alone.estimates[key] == every.estimates[key]
-        _same_floats(alone.reps[key], every.reps[key])
-        assert alone.intervals()[key] == every.intervals()[key]
-    if "linkability" in families:
-        _same_floats(alone.curve_reps, every.curve_reps)
-    with pytest.raises(VoxMetricsInputError, match="unknown replicate families"):
-        condition_replicates(scores, targets, speakers, draws, families=("nothing",))
-
-
-def test_options_for_parts_keep_what_their_numbers_depend_on():
-    every = EvaluationOptions(
-        cross_calibrate=3, lid_variant="maximum-likelihood", bootstrap=50, seed=4,
-        ties="attacker", linkability_rule="strict",
-    )  # fmt: skip
-    zebra = every.for_parts(["zebra"])
-    assert (zebra.ties, zebra.bootstrap, zebra.seed) == ("attacker", 50, 0)
-    assert zebra.cross_calibrate is None and zebra.linkability_rule == "code"
-    linkage = every.for_parts(["linkability", "singling_out"])
-    assert (linkage.linkability_rule, linkage.ties, linkage.seed) == ("strict", "reference", 0)
-    assert every.for_parts(IDENTITY_PARTS).cross_calibrate == 3
-    assert every.for_parts(ALL_PARTS) == every
-    # a page option outside the parts' keys the same result as the study's settings
-    assert dataclasses.replace(every, cross_calibrate=9).for_parts(["zebra"]) == zebra
-
-
-def test_options_are_validated_once_when_made():
-    assert EvaluationOptions(lid_variant="metrics").lid_variant == "maximum-likelihood"
-    assert EvaluationOptions.of({"seed": 3}, bootstrap=10) == EvaluationOptions(
-        seed=3, bootstrap=10
-    )
-    for bad in (
-        {"ties": "sometimes"},
-        {"linkability_rule": "loose"},
-        {"score_kind": "probability"},
-        {"lid_variant": "magic"},
-        {"bootstrap": -1},
-    ):
-        with pytest.raises(VoxMetricsInputError):
-            EvaluationOptions(**bad)
-    with pytest.raises(VoxMetricsInputError, match="unknown report part"):
-        check_parts(["lid", "eer"])
-
-
 def test_bad_input_is_refused_before_any_work(study):
     cond = study.get("plain")
     with pytest.raises(VoxMetricsInputError, match="ties"):
@@ -302,3 +238,106 @@ def test_progress_is_told_start_and_end(study):
     )
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
     assert len(seen) > 3  # the bootstrap's replicates report too
+
+
+BASELINE_PARTS = ("pairwise", "linkability")
+
+
+def evaluate_baseline(sm, **options):
+    """The baseline of the report's pairwise and linkability parts alone."""
+    return evaluate(sm, parts=BASELINE_PARTS, **options).baseline
+
+
+@pytest.mark.parametrize("ties", ["reference", "attacker"])
+@pytest.mark.parametrize("rule", ["code", "strict"])
+def test_baseline_alone_equals_the_reports_baseline(ties, rule):
+    for cond in demo_study(n_speakers=8).conditions:
+        report = evaluate(cond.eval, dev=cond.dev, ties=ties, linkability_rule=rule)
+        assert evaluate_baseline(cond.eval, ties=ties, linkability_rule=rule) == report.baseline
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(2, 6),
+    st.integers(2, 5),
+    st.integers(0, 2**32 - 1),
+    st.floats(0.3, 1.0),
+    st.sampled_from([None, 1.0]),
+)
+def test_baseline_alone_equals_the_report_on_sparse_lists_and_ties(t, n, seed, density, step):
+    rng = np.random.default_rng(seed)
+    targets = rng.integers(0, n, size=t)
+    mask = rng.random((t, n)) < density
+    mask[np.arange(t), targets] = True
+    mask[0, (targets[0] + 1) % n] = True
+    scores = rng.normal(size=(t, n))
+    if step is not None:  # few distinct scores: many ties
+        scores = np.round(scores / step) * step
+    sm = ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=[f"t{i}" for i in range(t)],
+        trial_speakers=[f"s{j}" for j in targets],
+        enrol_speakers=[f"s{j}" for j in range(n)],
+        mask=mask,
+    )
+    for ties in ("reference", "attacker"):
+        assert evaluate_baseline(sm, ties=ties) == evaluate(sm, ties=ties).baseline
+
+
+@pytest.mark.parametrize("cross_calibrate", [None, 3])
+@pytest.mark.parametrize("variant", ["reference-code", "maximum-likelihood"])
+def test_lid_and_chance_in_one_pass_equal_the_two_calls(cross_calibrate, variant):
+    from voxmetrics.data.study import Condition
+    from voxmetrics.evaluation import evaluate_condition
+    from voxmetrics.metrics.chance import chance_levels
+    from voxmetrics.metrics.lid import calibrate_lid, lid, lid_cross_calibrated
+
+    study = demo_study(n_speakers=7)
+    for cond in (study.get("anon-mild"), Condition("no dev", eval=study.get("plain").eval)):
+        options = {"cross_calibrate": cross_calibrate, "lid_variant": variant, "seed": 4}
+        report = evaluate_condition(cond, parts=("lid",), **options)
+        ev = cond.eval
+        if cond.dev is not None:
+            cal = calibrate_lid(cond.dev.scores, cond.dev.targets, variant=variant)
+            expected = lid(ev.scores, ev.targets, cal)
+        elif cross_calibrate:
+            expected = lid_cross_calibrated(
+                ev.scores, ev.targets, ev.trial_speakers, k=3, variant=variant, seed=4
+            )
+        else:
+            assert report.lid is None
+            continue
+        lid_result, chance = report.lid, report.chance
+        assert lid_result.calibration == expected.calibration
+        for field in ("lid", "p_target", "rank"):
+            assert getattr(lid_result, field).tolist() == getattr(expected, field).tolist()
+        assert lid_result.to_dict() == expected.to_dict()
+        alone = chance_levels(ev.scores, calibration=expected.calibration, seed=4)
+        assert chance.values == alone.values and chance.n_draws == alone.n_draws
+        assert chance.curve_n.tolist() == alone.curve_n.tolist()
+        assert chance.curve.tolist() == alone.curve.tolist()
+
+
+LID_NOTE = "the LID calibration did not converge"
+
+
+SRD_NOTE = "the beta-binomial CLL fit did not converge"
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    study = demo_study(n_speakers=5)
+    settings = StudySettings(bootstrap=10, lid_variant="maximum-likelihood")
+    return dataclasses.replace(study, settings=settings)
+
+
+def test_the_library_names_the_condition_of_each_warning(small_study):
+    from voxmetrics.evaluation import evaluate_study
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_study(small_study, bootstrap=0)
+    messages = [str(w.message) for w in caught if issubclass(w.category, VoxMetricsWarning)]
+    assert any(m.startswith(f"plain: {LID_NOTE}") for m in messages)
+    assert any(m.startswith(f"plain: {SRD_NOTE}") for m in messages)
+    assert all(m.split(": ", 1)[0] in small_study.names for m in messages)
