@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hostile_inputs import DAMAGED_STUDIES
+from sparse_cases import block_mask, full_matrix, listed_rows
 
 from voxmetrics.data import (
     Condition,
@@ -21,6 +22,7 @@ from voxmetrics.data import (
     Study,
     StudySettings,
     load_study,
+    read_scores,
     save_study,
     study_from_bytes,
     study_to_bytes,
@@ -326,3 +328,17 @@ def test_lid_variant_setting_round_trips_and_reads_the_old_name(small_file):
     # files written before the setting existed load with the default (the authors' recipe)
     loaded = study_from_bytes(_with_manifest(small_file, lambda m: m.pop("settings", None)))
     assert loaded.settings.lid_variant == "reference-code"
+
+
+def test_study_file_keeps_the_mask(tmp_path):
+    from voxmetrics.data.study import Condition, Study
+    from voxmetrics.data.studyfile import load_study, save_study
+
+    sm = full_matrix()
+    sparse = read_scores(listed_rows(sm, block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
+    save_study(Study((Condition("c", sparse),)), tmp_path / "s.vxm")
+    back = load_study(tmp_path / "s.vxm").conditions[0].eval
+    assert back.equals(sparse) and back.mask is not None
+    complete = Study((Condition("c", sm),))
+    save_study(complete, tmp_path / "c.vxm")
+    assert load_study(tmp_path / "c.vxm").conditions[0].eval.mask is None
