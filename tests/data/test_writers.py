@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
 import pytest
 from sparse_cases import (
     block_mask,
@@ -9,7 +12,11 @@ from sparse_cases import (
     listed_rows,
 )
 
-from voxmetrics.data import read_scores
+from voxmetrics.data import (
+    ScoreMatrix,
+    read_scores,
+    write_scores,
+)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "npz", "kaldi"])
@@ -25,3 +32,18 @@ def test_writers_round_trip_a_sparse_list(tmp_path, fmt):
         assert sorted(back.non.tolist()) == sorted(sparse.non.tolist())
     else:
         assert back.equals(sparse)
+
+
+def test_writers_never_pickle(small_sm, tmp_path):
+    obj = ScoreMatrix.from_arrays(
+        small_sm.scores,
+        trial_ids=small_sm.trial_ids,
+        trial_speakers=small_sm.trial_speakers,
+        enrol_speakers=small_sm.enrol_speakers,
+        attributes={"note": np.array(["x", None] * 6, dtype=object)},
+    )
+    (path,) = write_scores(obj, tmp_path / "o.npz", format="npz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = read_scores(path)
+    assert got.attributes["note"].tolist() == ["x", ""] * 6

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from voxmetrics.data import read_scores
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.data import (
+    ScoreMatrix,
+    read_scores,
+    write_scores,
+)
+from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
 
 
 def test_sparse_csv_keeps_refusing_duplicates_and_nan():
@@ -19,3 +25,88 @@ def test_sparse_csv_keeps_refusing_duplicates_and_nan():
     only_mated = "trial_id,trial_speaker,enrol_speaker,score\nt1,a,a,0.9\nt2,b,b,0.8\n"
     with pytest.raises(VoxMetricsInputError, match=r"s\.csv: no non-mated pair is listed"):
         read_scores(only_mated.encode(), name="s.csv")
+
+
+def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
+    assert a.equals(b)
+    # the readers keep the order of first appearance, and scores are written exactly
+    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
+    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
+    np.testing.assert_array_equal(a.scores, b.scores)
+
+
+def test_long_csv_keeps_order_of_first_appearance():
+    csv = (
+        "trial_id,trial_speaker,enrol_speaker,score\n"
+        "t2,b,b,0.8\nt1,a,b,0.1\nt2,b,a,0.2\nt1,a,a,0.9\n"
+    )
+    sm = read_scores(csv.encode())
+    assert sm.trial_ids.tolist() == ["t2", "t1"]
+    assert sm.enrol_speakers.tolist() == ["b", "a"]
+    assert sm.scores.tolist() == [[0.8, 0.2], [0.1, 0.9]]
+    assert sm.targets.tolist() == [0, 1]
+
+
+def test_labels_stay_text_and_attributes_keep_numbers():
+    csv = (
+        "trial_id,trial_speaker,enrol_speaker,score,age,note\n"
+        "007,NA,NA,1,34,x\n007,NA,null,0,34,x\n008,null,NA,0.5,51,\n008,null,null,0.25,51,\n"
+    )
+    sm = read_scores(csv.encode())
+    assert sm.trial_ids.tolist() == ["007", "008"]
+    assert sm.enrol_speakers.tolist() == ["NA", "null"]
+    assert sm.attributes["age"].tolist() == [34, 51]
+    assert sm.attributes["note"].tolist() == ["x", ""]  # text attributes are str; missing = ""
+
+
+def test_blank_lines_and_bom_are_tolerated():
+    csv = (
+        "\ufefftrial_id,trial_speaker,enrol_speaker,score\n"
+        "t1,a,a,0.9\n\nt1,a,b,0.1\nt2,b,a,0.2\nt2,b,b,0.8\n\n"
+    )
+    assert read_scores(csv.encode()).shape == (2, 2)
+
+
+def test_long_csv_with_unenrolled_trial_keeps_its_pairs_with_warning():
+    csv = (
+        "trial_id,trial_speaker,enrol_speaker,score\n"
+        "t1,a,a,0.9\nt1,a,b,0.1\nt2,b,a,0.2\nt2,b,b,0.8\nt3,zed,a,0.3\nt3,zed,b,0.4\n"
+    )
+    with pytest.warns(ExcludedTrialsWarning, match="not enrolled"):
+        sm = read_scores(csv.encode(), name="scores.csv")
+    assert sm.n_excluded_trials == 0
+    assert sm.trial_ids.tolist() == ["t1", "t2"]
+    assert sm.others.trial_speakers.tolist() == ["zed"] and sm.pairwise_view().n_pairs == 6
+
+
+def test_fast_csv_path_equals_the_reference_path(small_sm, tmp_path):
+    """The categorical parse (fast path) gives the same frame values as the plain str parse."""
+    from voxmetrics.data.readers.long import scores_from_long
+    from voxmetrics.data.readers.tables import read_csv_rows
+
+    (path,) = write_scores(small_sm, tmp_path / "s.csv", format="csv")
+    data = path.read_bytes().replace(b"utt001", b"0012")  # a numeric-looking trial id
+    fast = scores_from_long(*read_csv_rows(data, "s.csv", categorical=True))
+    ref = scores_from_long(*read_csv_rows(data, "s.csv", categorical=False))
+    _same(fast, ref)
+    assert "0012" in fast.trial_ids
+    for k in ref.attributes:
+        assert fast.attributes[k].tolist() == ref.attributes[k].tolist()
+
+
+def test_parquet_text_attributes_stay_text(tmp_path):
+    df = pd.DataFrame(
+        {
+            "trial_id": ["t1", "t1", "t2", "t2"],
+            "trial_speaker": ["1", "1", "2", "2"],
+            "enrol_speaker": ["1", "2", "1", "2"],
+            "score": [0.9, 0.1, 0.2, 0.8],
+            "code": ["007", "007", "010", "010"],
+            "age": [34, 34, 51, 51],
+        }
+    )
+    df.to_parquet(tmp_path / "s.parquet")
+    sm = read_scores(tmp_path / "s.parquet")
+    assert sm.attributes["code"].tolist() == ["007", "010"]
+    assert sm.attributes["age"].tolist() == [34, 51]
+    assert sm.enrol_speakers.tolist() == ["1", "2"]

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import io
+import tempfile
+from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sparse_cases import (
     block_mask,
     full_matrix,
@@ -13,7 +18,11 @@ from sparse_cases import (
     npz_bytes,
 )
 
-from voxmetrics.data import read_scores
+from voxmetrics.data import (
+    ScoreMatrix,
+    read_scores,
+    write_scores,
+)
 from voxmetrics.errors import IncompleteScoresWarning
 
 
@@ -42,3 +51,69 @@ def test_every_format_reads_the_same_sparse_list():
     back = from_csv.to_long_frame()  # the listed pairs only
     assert len(back) == int(mask.sum())
     assert read_scores(back.to_csv(index=False).encode(), name="b.csv").equals(from_csv)
+
+
+SUFFIX = {"csv": ".csv", "parquet": ".parquet", "npz": ".npz", "kaldi": ".scores"}
+
+
+def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
+    assert a.equals(b)
+    # the readers keep the order of first appearance, and scores are written exactly
+    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
+    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
+    np.testing.assert_array_equal(a.scores, b.scores)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "npz"])
+def test_scores_round_trip(small_sm, tmp_path, fmt):
+    path = tmp_path / f"study{SUFFIX[fmt]}"
+    assert write_scores(small_sm, path, format=fmt) == [path]
+    data = path.read_bytes()
+    for got in (
+        read_scores(path),
+        read_scores(path, format=fmt),
+        read_scores(str(path)),
+        read_scores(data),
+        read_scores(data, format=fmt, name="upload"),
+    ):
+        _same(got, small_sm)
+        assert set(got.attributes) == {"sex", "age_group"}
+        assert got.n_excluded_trials == 0
+    assert read_scores(path).source == path.name
+    assert read_scores(data).source == "uploaded file"
+    assert read_scores(data, name="x.bin").source == "x.bin"
+
+
+_LABEL = st.text(alphabet='ab7 0.,"é-+eNA', min_size=1, max_size=5)
+
+
+@st.composite
+def _studies(draw, *, whitespace: bool = True):
+    label = _LABEL if whitespace else _LABEL.map(lambda s: s.replace(" ", "_").replace('"', "q"))
+    enrol = draw(st.lists(label, min_size=2, max_size=4, unique=True))
+    tids = draw(st.lists(label, min_size=1, max_size=5, unique=True))
+    spk = draw(st.lists(st.sampled_from(enrol), min_size=len(tids), max_size=len(tids)))
+    scores = draw(
+        st.lists(
+            st.floats(allow_nan=False, allow_infinity=False, width=64),
+            min_size=len(tids) * len(enrol),
+            max_size=len(tids) * len(enrol),
+        )
+    )
+    attrs = {} if not whitespace else {"group": np.array([f"g{len(t)}" for t in tids])}
+    return ScoreMatrix.from_arrays(
+        np.reshape(scores, (len(tids), len(enrol))),
+        trial_ids=tids,
+        trial_speakers=spk,
+        enrol_speakers=enrol,
+        attributes=attrs,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(sm=_studies())
+def test_any_labels_and_scores_round_trip_exactly(sm):
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt in ("csv", "parquet", "npz"):
+            (path,) = write_scores(sm, Path(tmp) / f"s.{fmt}", format=fmt)
+            _same(read_scores(path.read_bytes()), sm)
