@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import (
+    refused,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sparse_cases import block_mask, full_matrix, listed_rows, npz_bytes
@@ -16,6 +19,7 @@ from sparse_cases import block_mask, full_matrix, listed_rows, npz_bytes
 from voxmetrics import EmbeddingSet, ExcludedTrialsWarning, ScoreMatrix, VoxMetricsInputError
 from voxmetrics.data import read_embeddings, read_scores
 from voxmetrics.data.model import SPLIT_VALUES
+from voxmetrics.limits import Limits, use_limits
 
 
 def _sm(**kw):
@@ -350,3 +354,11 @@ def test_with_attributes_by_trial_id():
     dup = pd.concat([table, table.iloc[:1]])
     with pytest.raises(VoxMetricsInputError, match=r"listed twice"):
         sm.with_attributes(dup)
+
+
+def test_embedding_score_matrix_is_capped_before_allocation():
+    from voxmetrics.synth import demo_study
+
+    es = demo_study(n_speakers=6).conditions[0].embeddings
+    with use_limits(Limits(max_cells=10)):
+        refused(es.score_matrix, "eval", match=r"\(48 trials x 6 enrolled\).*max_cells=10")

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import zipfile
+
 import numpy as np
 import pytest
+from hostile_inputs import (
+    npy_bytes,
+    npy_header,
+    zip_of,
+)
 
 import voxmetrics.data.readers.detect as detect_module
 from voxmetrics.data import (
@@ -13,6 +20,7 @@ from voxmetrics.data import (
     read_scores,
     write_scores,
 )
+from voxmetrics.data.readers import read_embeddings
 from voxmetrics.errors import VoxMetricsInputError
 
 
@@ -91,3 +99,44 @@ def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
     np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
     np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
     np.testing.assert_array_equal(a.scores, b.scores)
+
+
+META = b"utt_id,speaker,role,split\n" + b"".join(
+    f"u{i},s{i % 3},{'enrol' if i < 3 else 'trial'},eval\n".encode() for i in range(6)
+)
+
+
+def _npz(**arrays: bytes) -> bytes:
+    return zip_of({f"{k}.npy": v for k, v in arrays.items()}, zipfile.ZIP_STORED)
+
+
+def _score_npz(scores: bytes) -> bytes:
+    return _npz(
+        scores=scores,
+        trial_ids=npy_bytes(np.array(["t1", "t2"])),
+        trial_speakers=npy_bytes(np.array(["a", "b"])),
+        enrol_speakers=npy_bytes(np.array(["a", "b"])),
+    )
+
+
+def test_pickle_is_never_loaded(tmp_path):
+    import pickle
+
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (marker.write_text, ("x",))
+
+    payload = pickle.dumps(Evil())
+    cases = [
+        payload,  # a bare pickle
+        _score_npz(npy_header((1,), "|O") + payload),  # an object array inside an NPZ
+        npy_header((1,), "|O") + payload,  # an object NPY
+    ]
+    for data in cases:
+        with pytest.raises(VoxMetricsInputError, match=r"pickle|NPY file holds one bare array"):
+            read_scores(data, name="x")
+        with pytest.raises(VoxMetricsInputError, match=r"pickle|NPY"):
+            read_embeddings(data, metadata=META, name="x")
+    assert not marker.exists()

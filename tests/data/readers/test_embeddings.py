@@ -8,6 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import (
+    BAD_NPY,
+    refused,
+)
 
 from voxmetrics.cli import main
 from voxmetrics.data import (
@@ -85,3 +89,14 @@ def test_an_embeddings_parquet_with_damaged_metadata_is_one_line(tmp_path, capsy
     err = capsys.readouterr().err
     assert "emb.parquet: damaged or unsupported Parquet file" in err
     assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+META = b"utt_id,speaker,role,split\n" + b"".join(
+    f"u{i},s{i % 3},{'enrol' if i < 3 else 'trial'},eval\n".encode() for i in range(6)
+)
+
+
+@pytest.mark.parametrize("case", list(BAD_NPY), ids=list(BAD_NPY))
+def test_npy_embeddings_with_a_lying_header_are_refused(case):
+    data, match = BAD_NPY[case]
+    refused(read_embeddings, data, metadata=META, name="emb.npy", match=r"emb\.npy.*" + match)

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hostile_inputs import (
+    refused,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -379,3 +382,17 @@ def test_a_master_key_is_read_within_three_times_its_size(tmp_path):
     assert peak_kib * 1024 <= 3 * size, (
         f"{peak_kib / 1024:.1f} MiB for a {size / 2**20:.1f} MiB key"
     )
+
+
+KALDI_CASES = {
+    "text-score": (b"a t1 high\nb t1 0.1\n", r"line 1"),
+    "ragged": (b"a t1 0.9\nb t1\n", r"line 2"),
+    "nul": (b"a t1 0.9\x00\n", r"not a recognised|binary"),
+}
+
+
+@pytest.mark.parametrize("case", list(KALDI_CASES))
+def test_malformed_kaldi_gets_one_message(case):
+    data, match = KALDI_CASES[case]
+    key = b"a t1 target\nb t1 nontarget\n"
+    refused(read_scores, data, trials=key, name="s.scores", match=r"s\.scores.*" + match)

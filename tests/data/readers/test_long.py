@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import (
+    refused,
+)
 
 from voxmetrics.data import (
     ScoreMatrix,
@@ -12,6 +15,7 @@ from voxmetrics.data import (
     write_scores,
 )
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.limits import Limits, use_limits
 
 
 def test_sparse_csv_keeps_refusing_duplicates_and_nan():
@@ -110,3 +114,89 @@ def test_parquet_text_attributes_stay_text(tmp_path):
     assert sm.attributes["code"].tolist() == ["007", "010"]
     assert sm.attributes["age"].tolist() == [34, 51]
     assert sm.enrol_speakers.tolist() == ["1", "2"]
+
+
+CSV_HEADER = "trial_id,trial_speaker,enrol_speaker,score\n"
+
+
+GOOD = CSV_HEADER + "t1,a,a,0.9\nt1,a,b,0.1\nt2,b,a,0.2\nt2,b,b,0.8\n"
+
+
+CSV_CASES = {
+    "wide-header": (
+        (CSV_HEADER.strip() + "," + ",".join(f"c{i}" for i in range(20_000)) + "\n"),
+        r"20,004 columns.*max_columns",
+    ),
+    "nan-score": (GOOD.replace("0.9", "nan"), r"line 2.*score"),
+    "inf-score": (GOOD.replace("0.9", "inf"), r"line 2.*(infinite|score)"),
+    "overflowing-score": (GOOD.replace("0.9", "1e400"), r"line 2.*(infinite|score)"),
+    "text-score": (GOOD.replace("0.9", "high"), r"line 2.*score"),
+    "nul-bytes": (GOOD.replace("t1", "t\x001"), r"not a recognised format|binary|NUL|not UTF-8"),
+    "utf16": (GOOD.encode("utf-16").decode("latin1"), r"UTF-16|not UTF-8|not a recognised"),
+    "header-only": (CSV_HEADER, r"no data rows"),
+    "ragged": (GOOD + "t3,c,a\n", r"line 6"),
+    "duplicate-pair": (GOOD + "t1,a,b,0.3\n", r"duplicate \(trial, enrolled\) pair"),
+    "missing-target-pair": (
+        GOOD.rsplit("t2,b,b", 1)[0].replace("t1,a,a,0.9\n", ""),
+        r"no mated \(target\) pair is listed",
+    ),
+    "one-enrolled": (CSV_HEADER + "t1,a,a,0.9\nt2,a,a,0.8\n", r"enrolled|two"),
+    "no-enrolled-trial": (CSV_HEADER + "t1,z,a,0.9\nt1,z,b,0.1\n", r"enrolled"),
+    "empty-labels": (GOOD.replace("t1,a,a", ",a,a"), r"line 2.*trial_id"),
+    "missing-columns": ("a,b,c\n1,2,3\n", r"not a recognised format|lacks|missing"),
+    "very-long-line": (CSV_HEADER + "t1,a,a," + "9" * 2_000_000 + "\n", r"score|line 2"),
+    "trial-speaker-varies": (GOOD.replace("t1,a,b", "t1,b,b"), r"trial 't1' has trial_speaker"),
+    "score-column-twice": (
+        CSV_HEADER.replace("score", "score,score")
+        + GOOD[len(CSV_HEADER) :].replace("\n", ",0.5\n"),
+        r" \(columns 4 and 5\); keep one",  # column 'score' appears twice in s.csv (...)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CSV_CASES))
+def test_malformed_csv_gets_one_message(case):
+    text, match = CSV_CASES[case]
+    data = text.encode("latin1") if case == "utf16" else text.encode()
+    refused(read_scores, data, name="s.csv", match=r"s\.csv.*" + match)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1.0, 1e200, 1e300])
+def test_extreme_but_finite_scores_are_read_exactly(scale):
+    text = CSV_HEADER + "".join(
+        f"t{i},{s},{e},{v!r}\n"
+        for i, s in enumerate("ab")
+        for e, v in zip(
+            "ab",
+            [0.9 * scale, 0.1 * scale] if s == "a" else [0.2 * scale, 0.8 * scale],
+            strict=True,
+        )
+    )
+    sm = read_scores(text.encode(), name="s.csv")
+    assert sm.scores.tolist() == [[0.9 * scale, 0.1 * scale], [0.2 * scale, 0.8 * scale]]
+
+
+def test_row_limit_names_the_limit_and_how_to_raise_it():
+    with use_limits(Limits(max_rows=3)):
+        message = refused(read_scores, GOOD.encode(), name="s.csv", match=r"max_rows=3")
+    assert "--limit max_rows=VALUE" in message and "VOXMETRICS_LIMITS" in message
+    assert "voxmetrics.toml" in message
+
+
+def test_cell_limit_applies_to_the_pivoted_matrix():
+    with use_limits(Limits(max_cells=3)):
+        refused(read_scores, GOOD.encode(), name="s.csv", match=r"2 trials x 2 enrolled.*max_cells")
+
+
+def test_frames_are_kept_exact_for_a_valid_pivot():
+    df = pd.DataFrame(
+        {
+            "trial_id": ["t1", "t1", "t2", "t2"],
+            "trial_speaker": ["a", "a", "b", "b"],
+            "enrol_speaker": ["b", "a", "a", "b"],
+            "score": [0.1, 0.9, 0.2, 0.8],
+        }
+    )
+    sm = read_scores(df.to_csv(index=False).encode(), name="s.csv")
+    assert sm.enrol_speakers.tolist() == ["b", "a"]
+    assert sm.scores.tolist() == [[0.1, 0.9], [0.8, 0.2]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import (
+    parquet_bytes,
+    refused,
+)
 
 from voxmetrics.cli import main
 from voxmetrics.data import (
@@ -19,6 +24,7 @@ from voxmetrics.data import (
     read_table,
 )
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import Limits, use_limits
 
 
 def test_read_table_csv_and_parquet(tmp_path):
@@ -179,7 +185,6 @@ def test_read_table_and_the_readers_name_a_column_named_twice():
 
 
 def _damaged_parquet() -> dict[str, bytes]:
-    import json
 
     names = ["trial_id", "trial_speaker", "enrol_speaker", "score"]
     rows = [[t, s, e, float(v)] for t, s, e, v in _LONG]
@@ -207,3 +212,70 @@ def test_a_damaged_parquet_file_is_one_line_naming_the_file(tmp_path, capsys, ca
     assert err.count("\n") == 1 and "Traceback" not in err, err
     with pytest.raises(VoxMetricsInputError, match="damaged or unsupported Parquet file"):
         read_table(_damaged_parquet()[case], name="s.parquet")
+
+
+_PQ_NAMES = ["trial_id", "trial_speaker", "enrol_speaker", "score"]
+
+
+_PQ_COLUMNS = [
+    ["t1", "t1", "t2", "t2"],
+    ["a", "a", "b", "b"],
+    ["a", "b", "a", "b"],
+    [0.9, 0.1, 0.2, 0.8],
+]
+
+
+PARQUET_CASES = {
+    "score-column-twice": (
+        lambda: parquet_bytes([*_PQ_NAMES, "score"], [*_PQ_COLUMNS, _PQ_COLUMNS[3]]),
+        r"column 'score' appears twice in s\.parquet \(columns 4 and 5\); keep one",
+    ),
+    "pandas-metadata-not-json": (
+        lambda: parquet_bytes(_PQ_NAMES, _PQ_COLUMNS, {b"pandas": b"{not json"}),
+        r"s\.parquet: damaged or unsupported Parquet file",
+    ),
+    "pandas-metadata-odd-index": (  # pandas raised a TypeError (a traceback) here
+        lambda: parquet_bytes(
+            _PQ_NAMES,
+            _PQ_COLUMNS,
+            {b"pandas": b'{"index_columns": [{"kind": "range", "start": "x"}], "columns": []}'},
+        ),
+        r"s\.parquet: damaged or unsupported Parquet file",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(PARQUET_CASES))
+def test_malformed_parquet_gets_one_message(case):
+    build, match = PARQUET_CASES[case]
+    message = refused(read_scores, build(), name="s.parquet", match=match)
+    assert "\n" not in message  # one line: no Arrow internals
+
+
+def test_parquet_lookalike_is_refused():
+    refused(
+        read_scores,
+        b"PAR1" + b"\0" * 100 + b"PAR1",
+        name="s.parquet",
+        match=r"s\.parquet.*cannot be read as Parquet",
+    )
+    refused(read_scores, b"PAR1" + b"\0" * 100, name="s.parquet", match=r"truncated or damaged")
+
+
+def test_parquet_is_refused_by_its_footer_before_decompressing():
+    df = pd.DataFrame(
+        {
+            "trial_id": ["t1", "t1", "t2", "t2"],
+            "trial_speaker": ["a", "a", "b", "b"],
+            "enrol_speaker": ["a", "b", "a", "b"],
+            "score": [0.9, 0.1, 0.2, 0.8],
+        }
+    )
+    data = df.to_parquet()
+    assert read_scores(data, name="s.parquet").shape == (2, 2)
+    with use_limits(Limits(max_rows=3)):
+        refused(read_scores, data, name="s.parquet", match=r"4 rows.*max_rows=3")
+    with use_limits(Limits(max_file_bytes=10)):
+        refused(read_scores, data, name="s.parquet", match=r"max_file_bytes=10")
+    wide = pd.DataFrame({f"c{i}": [0.0] for i in range(10_001)}).to_parquet()
+    refused(read_scores, wide, name="w.parquet", match=r"10,001 columns.*max_columns")
