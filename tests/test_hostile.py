@@ -5,26 +5,32 @@ Every case is generated here and asserts the exact class of outcome: one
 the right numbers. Decompression bombs run in a child process capped at 2 GiB of address space
 (``RLIMIT_AS``) and 60 s, so a reader that trusted a bomb would fail with MemoryError there.
 
-What is here crosses modules: damaged archives of every kind, bombs, audio, the command line,
-limits, the library's pathological sizes. The hostile inputs of one reader are in that reader's
-tests (``tests/data/readers/test_<reader>.py``, ``tests/data/test_studyfile.py``,
-``tests/data/test_predictions.py``), built with the same ``hostile_inputs`` helpers.
+What is here crosses modules: damaged archives of every kind, bombs (bzip2 / LZMA members with
+lying sizes, Zarr stores and Dask chunks too), audio, the command line, limits, the library's
+pathological sizes. The hostile inputs of one reader are in that reader's tests
+(``tests/data/readers/test_<reader>.py``, ``tests/data/test_embedding_files.py``,
+``tests/data/test_studyfile.py``, ``tests/data/test_predictions.py``), built with the same
+``hostile_inputs`` helpers.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import tracemalloc
+import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hostile_inputs import (
+    MiB,
     compressed_bomb,
     deflate_bomb,
     npy_bytes,
@@ -43,7 +49,15 @@ from voxmetrics.data.readers import read_scores
 from voxmetrics.data.studyfile import study_from_bytes
 from voxmetrics.embeddings.audio import decode_audio, extract_zip, read_manifest
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import Limits, check_count, limits_from_config, parse_limit, use_limits
+from voxmetrics.limits import (
+    ArchiveReader,
+    Limits,
+    check_count,
+    limits_from_config,
+    load_npz,
+    parse_limit,
+    use_limits,
+)
 from voxmetrics.metrics.bootstrap import lid_bootstrap, speaker_bootstrap
 from voxmetrics.metrics.sbls import builtin_attacker, sbls
 from voxmetrics.metrics.similarity import similarity_matrix
@@ -736,3 +750,303 @@ def test_tampered_embedding_cache_entry_is_a_miss(tmp_path):
     assert cache.get("ab") is None
     cache.put("ab", np.ones(3))
     assert cache.get("ab").tolist() == [1.0, 1.0, 1.0]
+
+
+# ============================================================ score files cut short: the CLI
+
+T, N = 6, 8
+SPK = [f"s{j}" for j in range(N)]
+
+
+def _grid(trial_major: bool = True) -> tuple[list[str], list[str]]:
+    """Kaldi score and key lines of a complete T x N grid (enrolled-major as Kaldi writes)."""
+    rng = np.random.default_rng(7)
+    scores, key = [], []
+    pairs = (
+        [(i, e) for i in range(T) for e in SPK]
+        if trial_major
+        else [(i, e) for e in SPK for i in range(T)]
+    )
+    for i, e in pairs:
+        own = SPK[i % N] == e
+        scores.append(f"{e} t{i} {rng.normal() + 3 * own:.4f}\n")
+        key.append(f"{e} t{i} {'target' if own else 'nontarget'}\n")
+    return scores, key
+
+
+def test_cli_refuses_a_cut_kaldi_file_and_reports_it_when_asked(tmp_path, capsys):
+    scores, key = _grid(trial_major=False)
+    (tmp_path / "scores").write_text("".join(scores[:29]))
+    (tmp_path / "trials").write_text("".join(key))
+    args = ["evaluate", str(tmp_path / "scores"), "--trials", str(tmp_path / "trials")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "have no score" in err and "Traceback" not in err
+    assert main([*args, "--allow-incomplete"]) == 0
+    out = capsys.readouterr()
+    r = json.loads(out.out)
+    assert any("19 pair(s) are left out" in w for w in r["input_warnings"])
+    assert "left out" in out.err
+
+
+# ============================================================ Zarr and Dask chunks
+
+
+@pytest.mark.parametrize(
+    ("n", "match"),
+    [(300_000_000, r"300,000,000 'trial_ids' labels.*max_rows"), (10_000_000, r"stores only")],
+)
+def test_zarr_store_declaring_1e8s_of_labels_is_refused(tmp_path, n, match):
+    zarr = pytest.importorskip("zarr")
+    from voxmetrics.evaluation.sources import ZarrScores
+
+    path = tmp_path / "s.zarr"
+    g = zarr.open_group(str(path), mode="w")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zarr: fixed-length strings have no v3 spec yet
+        g.create_array("scores", shape=(3, 3), dtype="f8")[:] = np.eye(3)
+        g.create_array("trial_ids", shape=(n,), dtype="<U4", chunks=(10**6,))
+        for key in ("trial_speakers", "enrol_speakers"):
+            g.create_array(key, shape=(3,), dtype="<U4")[:] = np.array(["a", "b", "c"])
+    refused(ZarrScores.open, path, match=match)
+
+
+def _chunk_npz(scores: bytes, labels: np.ndarray | None = None) -> bytes:
+    lab = np.array(["a", "b"]) if labels is None else labels
+    buf = io.BytesIO()
+    np.save(buf, lab, allow_pickle=True)
+    members = {"scores.npy": scores, "trial_ids.npy": buf.getvalue()}
+    for key in ("trial_speakers", "enrol_speakers"):
+        b = io.BytesIO()
+        np.save(b, np.array(["a", "b"]))
+        members[f"{key}.npy"] = b.getvalue()
+    return zip_of(members)
+
+
+def _npy(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, a)
+    return buf.getvalue()
+
+
+def test_dask_chunk_bomb_is_read_through_the_archive_limits(tmp_path):
+    from voxmetrics.evaluation.sources import _chunk_scores
+
+    path = tmp_path / "c.npz"
+    path.write_bytes(_chunk_npz(_npy(np.zeros((2, 2_500_000)))))  # 40 MB of zeros in 40 KB
+    refused(_chunk_scores, str(path), match=r"scores.*max_ratio")
+
+
+def test_dask_chunk_with_pickled_labels_is_a_message(tmp_path):
+    from voxmetrics.evaluation.sources import ChunkedScores
+
+    path = tmp_path / "c.npz"
+    path.write_bytes(_chunk_npz(_npy(np.eye(2)), np.array(["a", 1], dtype=object)))
+    refused(ChunkedScores.from_files, [path], match=r"pickled arrays are refused")
+
+
+# ============================================================ bzip2 / LZMA with lying sizes
+
+
+@functools.cache
+def _lying_member(method: int, n_mib: int = 48) -> bytes:
+    """A zip whose ``a.npy`` inflates to n_mib MiB of zeros but declares 1,000 bytes."""
+    info = zipfile.ZipInfo("a.npy")
+    info.compress_type = method
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf, zf.open(info, "w") as f:
+        zeros = b"\0" * MiB
+        for _ in range(n_mib):
+            f.write(zeros)
+    return with_declared_size(buf.getvalue(), "a.npy", 1000)
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_bzip2_and_lzma_members_inflate_in_bounded_pieces(method):
+    data = _lying_member(method)
+    with use_limits(Limits(max_ratio=1e9)), ArchiveReader(data, "x.zip") as ar:
+        tracemalloc.start()
+        try:
+            first = next(ar.chunks("a.npy"))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert len(first) <= MiB
+    assert peak < 16 * MiB  # zipfile alone inflates the whole 48 MiB member in one call
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_bzip2_and_lzma_bombs_with_lying_sizes_are_refused(method):
+    refused(load_npz, _lying_member(method), "x.npz", match=r"max_ratio|declares|NPY")
+
+
+def test_genuine_bzip2_and_lzma_members_still_read():
+    for method in (zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        data = zip_of({"x.npy": _npy(np.arange(1000.0))}, method)
+        assert load_npz(data, "x.npz")["x"].sum() == 499500.0
+
+
+# ============================================================ --by and --fail-on
+
+
+def _by_csv(path, sex_of_d: str) -> None:
+    rng = np.random.default_rng(1)
+    spk, sex = ["a", "b", "c", "d"], {"a": "F", "b": "F", "c": "M", "d": sex_of_d}
+    lines = ["trial_id,trial_speaker,enrol_speaker,score,sex"]
+    for i in range(8):
+        s = spk[i % 4]
+        for e in spk:
+            lines.append(f"t{i},{s},{e},{rng.normal() + 2 * (e == s):.3f},{sex[s]}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_by_with_a_missing_value_is_refused_and_says_so(tmp_path, capsys):
+    _by_csv(tmp_path / "s.csv", "")
+    assert main(["evaluate", str(tmp_path / "s.csv"), "--by", "sex"]) == 2
+    err = capsys.readouterr().err
+    assert "the value of 'sex' is missing" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("eer < '0.45'", "cannot compare eer (a number) with '0.45' (text)"),
+        ("dcf < 1", "cannot compare dcf (a block of metrics) with 1 (a number)"),
+        ("eer", "eer is a number, not a condition"),
+    ],
+)
+def test_fail_on_type_mistakes_exit_2(tmp_path, capsys, expr, message):
+    _by_csv(tmp_path / "s.csv", "M")
+    assert main(["evaluate", str(tmp_path / "s.csv"), "--fail-on", expr]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "Traceback" not in captured.err
+    assert captured.out == ""  # nothing printed before the refusal
+
+
+# ============================================================ smaller, the command line
+
+
+def test_negative_seed_and_counts_are_refused(capsys):
+    from voxmetrics.cli.legal import _int_list
+
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--seed", "-1"])
+    assert info.value.code == 2
+    assert "give a whole number >= 0" in capsys.readouterr().err
+    refused(_int_list, "0,-5", "--n", match=r"--n '0,-5': 0 is not a count")
+
+
+def test_extract_without_the_audio_extra_names_what_is_missing(tmp_path, monkeypatch, capsys):
+    import sys
+
+    for module in ("torch", "speechbrain"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if not installed
+    (tmp_path / "m.csv").write_text("utt_id,speaker,role,split,audio_path\n")
+    args = ["extract", "--manifest", str(tmp_path / "m.csv"), "--audio-root", str(tmp_path)]
+    code = main([*args, "--out", str(tmp_path / "e"), "--model", "ecapa"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "--model ecapa needs torch, speechbrain, which are not installed" in err
+    assert "pip install 'voxmetrics[audio]'" in err and "huggingface" not in err
+
+
+def test_exported_csv_cells_are_never_live_formulas():
+    import pandas as pd
+
+    from voxmetrics.report.export import _csv_bytes
+
+    frame = pd.DataFrame(
+        {"condition": ['=HYPERLINK("http://x","y")', "+1", "@SUM(A1)", "-x", "ok"], "eer": 0.1}
+    )
+    frame["eer"] = [0.1, -0.2, 0.3, 0.4, 0.5]
+    text = _csv_bytes(frame).decode()
+    for cell in ('"\'=HYPERLINK(""http://x"",""y"")"', "'+1", "'@SUM(A1)", "'-x"):
+        assert cell in text, text
+    assert ",-0.2" in text and "\nok," in text  # numbers and plain names unchanged
+
+
+def test_memory_limit_that_is_not_a_size_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", "x.npz", "--scheduler", "local", "--memory-limit", "lots"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "'lots': give a size such as 300MB" in err and "Traceback" not in err
+
+
+def test_a_trial_boundary_cut_is_refused_on_the_command_line(tmp_path, capsys):
+    scores, key = _grid()
+    (tmp_path / "s.txt").write_text("".join(scores[: 3 * N]))
+    (tmp_path / "k.txt").write_text("".join(key))
+    code = main(["evaluate", str(tmp_path / "s.txt"), "--trials", str(tmp_path / "k.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and "no score at all" in err and "Traceback" not in err
+    out = tmp_path / "out.json"
+    code = main(
+        [
+            "evaluate",
+            str(tmp_path / "s.txt"),
+            "--trials",
+            str(tmp_path / "k.txt"),
+            "--allow-incomplete",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert "no score at all" in json.dumps(report["input_warnings"])
+
+
+def test_sbls_with_hundreds_of_classes_visits_only_the_subgroups_that_occur():
+    from voxmetrics.metrics.sbls import _groups
+
+    rng = np.random.default_rng(0)
+    ys = {a: rng.integers(0, 200, 300).astype(str) for a in ("a", "b")}
+    groups = _groups(ys, ["a", "b"])  # not the 40,000 of the full product
+    assert len(groups) <= 300 and sum(rows.size for _, rows in groups) == 300
+    assert [g for g, _ in groups] == sorted(g for g, _ in groups)
+
+
+# ============================================================ Dask extraction: bad input
+
+
+def test_dask_extraction_with_bad_input_stops_once_with_its_message(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("distributed")
+    import pandas as pd
+    from distributed import Client, LocalCluster
+
+    import voxmetrics.embeddings as emb
+    from voxmetrics.distributed import extract_embeddings_blockwise
+
+    calls = []
+    real = emb.load_extractor
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(emb, "load_extractor", counted)  # in-process workers see it
+    (tmp_path / "model").mkdir()  # a model folder without its files
+    manifest = pd.DataFrame(
+        {"utt_id": ["u1", "u2"], "speaker": ["a", "b"], "audio_path": ["u1.wav", "u2.wav"]}
+    )
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+        caplog.at_level("ERROR"),
+    ):
+        with pytest.raises(VoxMetricsInputError, match=r"hyperparams.yaml is missing"):
+            extract_embeddings_blockwise(
+                manifest,
+                audio_root=tmp_path,
+                model=str(tmp_path / "model"),
+                client=client,
+                device="cpu",
+                files_per_task=1,
+                cache_dir=tmp_path / "cache",
+                retries=3,
+            )
+    assert 1 <= len(calls) <= 2  # not retried: at most the two tasks, once each
+    assert not [r for r in caplog.records if "Compute Failed" in r.getMessage()]

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import warnings
 import zipfile
 
 import numpy as np
@@ -526,3 +527,15 @@ def test_valid_study_still_loads():
     study = study_from_bytes(small_study_bytes())
     assert len(study) == 5
     assert load_study(io.BytesIO(small_study_bytes())).names == study.names
+
+
+def test_duplicated_member_of_a_study_file_is_refused():
+    src = zipfile.ZipFile(io.BytesIO(small_study_bytes()))
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name
+        with zipfile.ZipFile(buf, "w") as zf:
+            for info in src.infolist():
+                zf.writestr(info.filename, src.read(info.filename))
+            zf.writestr("manifest.json", src.read("manifest.json"))
+    refused(study_from_bytes, buf.getvalue(), match=r"'manifest.json' appears more than once")

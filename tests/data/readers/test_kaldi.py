@@ -25,7 +25,7 @@ from voxmetrics.data import (
     read_scores,
     write_scores,
 )
-from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.errors import ExcludedTrialsWarning, IncompleteScoresWarning, VoxMetricsInputError
 
 
 def _without_attributes(sm: ScoreMatrix) -> ScoreMatrix:
@@ -396,3 +396,92 @@ def test_malformed_kaldi_gets_one_message(case):
     data, match = KALDI_CASES[case]
     key = b"a t1 target\nb t1 nontarget\n"
     refused(read_scores, data, trials=key, name="s.scores", match=r"s\.scores.*" + match)
+
+
+T, N = 6, 8
+
+
+SPK = [f"s{j}" for j in range(N)]
+
+
+def _grid(trial_major: bool = True) -> tuple[list[str], list[str]]:
+    """Kaldi score and key lines of a complete T x N grid (enrolled-major as Kaldi writes)."""
+    rng = np.random.default_rng(7)
+    scores, key = [], []
+    pairs = (
+        [(i, e) for i in range(T) for e in SPK]
+        if trial_major
+        else [(i, e) for e in SPK for i in range(T)]
+    )
+    for i, e in pairs:
+        own = SPK[i % N] == e
+        scores.append(f"{e} t{i} {rng.normal() + 3 * own:.4f}\n")
+        key.append(f"{e} t{i} {'target' if own else 'nontarget'}\n")
+    return scores, key
+
+
+def test_kaldi_scores_cut_with_their_complete_key_are_refused():
+    scores, key = _grid(trial_major=False)
+    cut = "".join(scores[:29]).encode()  # 60 % of the lines
+    msg = refused(
+        read_scores,
+        cut,
+        trials="".join(key).encode(),
+        name="scores",
+        trials_name="trials",
+        match=r"19 of the 48 pairs listed in the key have no score in scores",
+    )
+    assert "T x N" in msg and "allow_incomplete" in msg
+
+
+def test_allow_incomplete_counts_the_pairs_left_out():
+    scores, key = _grid(trial_major=False)
+    with pytest.warns(IncompleteScoresWarning, match=r"19 pair\(s\) are left out"):
+        sm = read_scores(
+            "".join(scores[:29]).encode(), trials="".join(key).encode(), allow_incomplete=True
+        )
+    # trial t5 lost its pair with its own speaker (s5): its listed pairs stay, all non-mated
+    assert sm.n_pairs == 29 and sm.n_excluded_trials == 0
+
+
+def test_kaldi_with_utt2spk_cut_inside_a_speaker_is_refused():
+    scores, _ = _grid(trial_major=False)
+    u2s = "".join(f"t{i} {SPK[i % N]}\n" for i in range(T)).encode()
+    refused(
+        read_scores,
+        "".join(scores[:40]).encode(),
+        trials=u2s,
+        name="scores",
+        match=r"rows end early.*enrolled speaker by enrolled speaker",
+    )
+
+
+def test_a_blank_first_line_is_skipped_and_lines_keep_their_numbers():
+    kaldi = b"\n\na t1 0.9\nb t1 0.1\na t2 0.2\nb t2 0.8\n"
+    key = b"\na t1 target\nb t1 nontarget\na t2 nontarget\nb t2 target\n"
+    assert read_scores(kaldi, trials=key).shape == (2, 2)
+    csv = b"\ntrial_id,trial_speaker,enrol_speaker,score\nt1,a,a,0.9\nt1,a,b,x\n"
+    refused(read_scores, csv, name="s.csv", match=r"s.csv: line 4: score 'x' is not a number")
+
+
+def test_a_scores_file_cut_between_two_trials_is_refused():
+    scores, key = _grid()
+    cut = "".join(scores[: 2 * N]).encode()  # trial-major: stops exactly after trial t1
+    with pytest.raises(VoxMetricsInputError) as info:
+        read_scores(cut, trials="".join(key).encode(), name="scores", trials_name="key")
+    msg = str(info.value)
+    assert f"{T - 2:,} of the {T:,} trials listed in the key" in msg
+    assert "no score at all in scores" in msg and "cut between two trials" in msg
+    assert "allow_incomplete" in msg and "--allow-incomplete" in msg
+
+
+def test_a_master_key_is_read_with_allow_incomplete_and_its_unscored_trials_counted():
+    scores, key = _grid()
+    extra = [f"s0 x{i} nontarget\n" for i in range(100)] + ["s0 x1 maybe\n"]  # never used
+    with pytest.warns(IncompleteScoresWarning, match=r"no score at all"):
+        sm = read_scores(
+            "".join(scores[: 2 * N]).encode(),
+            trials="".join(key + extra).encode(),
+            allow_incomplete=True,
+        )
+    assert sm.shape == (2, N) and sm.n_pairs == 2 * N

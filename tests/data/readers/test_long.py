@@ -14,7 +14,7 @@ from voxmetrics.data import (
     read_scores,
     write_scores,
 )
-from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError
+from voxmetrics.errors import ExcludedTrialsWarning, IncompleteScoresWarning, VoxMetricsInputError
 from voxmetrics.limits import Limits, use_limits
 
 
@@ -200,3 +200,38 @@ def test_frames_are_kept_exact_for_a_valid_pivot():
     sm = read_scores(df.to_csv(index=False).encode(), name="s.csv")
     assert sm.enrol_speakers.tolist() == ["b", "a"]
     assert sm.scores.tolist() == [[0.1, 0.9], [0.8, 0.2]]
+
+
+T, N = 6, 8
+
+
+SPK = [f"s{j}" for j in range(N)]
+
+
+def test_long_csv_cut_at_a_line_boundary_is_refused():
+    lines = ["trial_id,trial_speaker,enrol_speaker,score\n"]
+    lines += [f"t{i},{SPK[i % N]},{e},0.{j}\n" for i in range(T) for j, e in enumerate(SPK)]
+    refused(
+        read_scores,
+        "".join(lines[:30]).encode(),
+        name="s.csv",
+        match=r"rows end early.*line 30.*trial 't3'.*29 listed pairs of T x N = 4 x 8 = 32",
+    )
+
+
+def test_nan_score_rows_are_dropped_only_when_asked():
+    text = (
+        b"trial_id,trial_speaker,enrol_speaker,score\n"
+        b"t1,a,a,0.9\nt1,a,b,nan\nt2,b,a,0.2\nt2,b,b,0.8\n"
+    )
+    refused(read_scores, text, name="s.csv", match=r"line 3: score is missing or NaN")
+    with pytest.warns(IncompleteScoresWarning, match=r"1 of 4 rows have an empty or NaN score"):
+        assert read_scores(text, name="s.csv", allow_incomplete=True).n_pairs == 3
+
+
+def test_a_sparse_list_out_of_grid_order_is_still_read():
+    text = (
+        b"trial_id,trial_speaker,enrol_speaker,score\n"
+        b"t1,a,a,0.9\nt1,a,b,0.1\nt2,b,b,0.8\nt3,c,c,0.7\nt3,c,a,0.3\n"
+    )
+    assert read_scores(text, name="s.csv").n_pairs == 5

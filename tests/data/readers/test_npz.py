@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import zipfile
 
 import numpy as np
@@ -16,7 +17,7 @@ from hostile_inputs import (
 from voxmetrics.data import (
     read_scores,
 )
-from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError
 
 
 def test_float32_npz_is_read_as_float32_without_a_writeable_copy(tmp_path):
@@ -106,3 +107,19 @@ def test_npz_with_a_non_npy_member_is_refused():
 def test_nested_zip_inside_npz_is_refused():
     data = zip_of({"scores.npy": zip_of({"inner.npy": b"x"})})
     refused(read_scores, data, name="x.npz", match=r"x\.npz.*not a valid NPY")
+
+
+def test_nan_in_an_npz_without_mask_is_refused_again():
+    s = np.eye(3) + 0.1
+    s[1, 2] = np.nan
+    buf = io.BytesIO()
+    labels = np.array(["a", "b", "c"])
+    np.savez(buf, scores=s, trial_ids=labels, trial_speakers=labels, enrol_speakers=labels)
+    refused(
+        read_scores,
+        buf.getvalue(),
+        name="s.npz",
+        match=r"1 NaN value\(s\) of T x N = 3 x 3 = 9 \(first: row 2, column 3\) and no 'mask'",
+    )
+    with pytest.warns(IncompleteScoresWarning):
+        assert read_scores(buf.getvalue(), allow_incomplete=True).n_pairs == 8

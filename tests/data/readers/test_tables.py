@@ -279,3 +279,21 @@ def test_parquet_is_refused_by_its_footer_before_decompressing():
         refused(read_scores, data, name="s.parquet", match=r"max_file_bytes=10")
     wide = pd.DataFrame({f"c{i}": [0.0] for i in range(10_001)}).to_parquet()
     refused(read_scores, wide, name="w.parquet", match=r"10,001 columns.*max_columns")
+
+
+@pytest.mark.parametrize("value", [[1], {"a": 1}], ids=["list", "struct"])
+def test_parquet_list_or_struct_column_is_a_message(value):
+    import pandas as pd
+
+    df = pd.DataFrame(
+        {
+            "trial_id": ["t1", "t1", "t2", "t2"],
+            "trial_speaker": ["a", "a", "b", "b"],
+            "enrol_speaker": ["a", "b", "a", "b"],
+            "score": [0.9, 0.1, 0.2, 0.8],
+            "sex": [value] * 4,
+        }
+    )
+    buf = io.BytesIO()
+    df.to_parquet(buf)
+    refused(read_scores, buf.getvalue(), name="x.parquet", match=r"column 'sex' holds .* values")
