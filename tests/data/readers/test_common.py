@@ -24,12 +24,8 @@ from voxmetrics.limits import get_limits, use_limits
 
 
 def test_public_names_are_the_packages():
-    assert readers.SCORE_COLUMNS == SCORE_COLUMNS == (
-        "trial_id",
-        "trial_speaker",
-        "enrol_speaker",
-        "score",
-    )
+    assert readers.SCORE_COLUMNS is SCORE_COLUMNS
+    assert SCORE_COLUMNS == ("trial_id", "trial_speaker", "enrol_speaker", "score")
     assert readers.FORMATS is FORMATS and "kaldi-key" in FORMATS
     # every label column is read as text; the score is not a label
     assert {"trial_id", "enrol_speaker", "utt_id", "speaker", "system"} <= set(LABEL_COLUMNS)
@@ -46,7 +42,7 @@ def test_load_source_bytes_and_paths(tmp_path):
     assert load_source(str(p), "named") == (b"1,2\n", "named")
     with pytest.raises(VoxMetricsInputError, match=r"^gone\.csv: no such file"):
         load_source(tmp_path / "gone.csv", None)
-    with pytest.raises(TypeError, match="source must be a path .* got int"):
+    with pytest.raises(TypeError, match=r"source must be a path .* got int"):
         load_source(3, None)  # type: ignore[arg-type]
 
 
