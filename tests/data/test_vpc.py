@@ -23,7 +23,6 @@ from voxmetrics.data.vpc import (
     read_results_summary,
     read_vpc_tree,
     read_vpc_zip,
-    utility_from_summary,
 )
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate, evaluate_condition
@@ -191,17 +190,6 @@ def test_key_disagreeing_with_utt2spk_is_an_error(tmp_path):
         VoxMetricsInputError, match=r"the key marks .* as target but the trial's speaker is '1001'"
     ):
         read_vpc_tree(root)
-
-
-def test_summary_errors(tmp_path):
-    bad = tmp_path / "results_orig.txt"
-    bad.write_text("---- Time: x ----\n\n---- MOS results ----\n a b\n0 1 2\n")
-    with pytest.raises(VoxMetricsInputError, match=r"unknown section '---- MOS results ----'"):
-        read_results_summary(bad)
-    over = tmp_path / "over.txt"
-    over.write_text(RESULTS_ORIG.format(uar="142.5", uar_dev="1", wer="2.9"))
-    with pytest.raises(VoxMetricsInputError, match=r"a UAR is 142.5 %, outside 0-100 %"):
-        utility_from_summary(read_results_summary(over), anonymised=True, source="over.txt")
 
 
 def test_not_a_tree(tmp_path):
