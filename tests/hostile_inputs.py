@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import pytest
 import soundfile as sf
 
 from voxmetrics.data.studyfile import study_to_bytes
+from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.synth import demo_study
 
 MiB = 2**20
@@ -369,3 +372,44 @@ BROKEN_HDF5: dict[str, tuple[Callable[[], bytes], str]] = {
     "null-dataspace": (lambda: _h5(_h5_null), r"dataset 'u1' has a null dataspace"),
 }
 """HDF5 files h5py fails on: builder, and the message after "damaged or unsupported HDF5 file: "."""
+
+
+def refused(fn, *args, match: str, **kwargs) -> str:
+    """Assert ``fn`` raises one VoxMetricsInputError whose message matches ``match``."""
+    with pytest.raises(VoxMetricsInputError) as info:
+        fn(*args, **kwargs)
+    message = str(info.value)
+    assert "Traceback" not in message
+    assert re.search(match, message, flags=re.S), message
+    return message
+
+
+BAD_NPY = {
+    "enormous-1d": (npy_header((10**12,)), r"declares shape \(1000000000000,\).*max_array_bytes"),
+    "enormous-2d": (npy_header((10**6, 10**6)), r"max_array_bytes"),
+    "overflowing-shape": (npy_header((2**62, 2**62)), r"max_array_bytes"),
+    "enormous-text": (npy_header((10**8,), "<U1000"), r"max_array_bytes"),
+    "negative-shape": (
+        raw_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (-5,), }"),
+        r"negative shape|not a valid NPY",
+    ),
+    "object-dtype": (npy_header((2,), "|O"), r"Python object array; pickled arrays are refused"),
+    "garbage-header": (raw_npy_header("{'descr': nonsense"), r"not a valid NPY"),
+    "shape-not-tuple": (
+        raw_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': 5, }"),
+        r"not a valid NPY",
+    ),
+    "fortran-not-bool": (
+        raw_npy_header("{'descr': '<f8', 'fortran_order': 3, 'shape': (2,), }"),
+        r"not a valid NPY",
+    ),
+    "unknown-version": (
+        raw_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", b"\x09\x00"),
+        r"not a valid NPY",
+    ),
+    "truncated-data": (npy_header((100,)) + b"\0" * 80, r"truncated"),
+    "extra-data": (npy_header((2,)) + b"\0" * 64, r"longer than its header|more data"),
+    "header-only": (npy_header((10,)), r"truncated"),
+    "magic-only": (b"\x93NUMPY", r"not a valid NPY"),
+    "huge-header-length": (b"\x93NUMPY\x01\x00\xff\xff" + b" " * 100, r"not a valid NPY"),
+}

@@ -9,7 +9,6 @@ sparse path applies.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import warnings
@@ -19,10 +18,18 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sparse_cases import (
+    N_PER_SEX,
+    block_mask,
+    full_matrix,
+    kaldi_files,
+    listed_rows,
+    npz_bytes,
+)
 
 from voxmetrics.cli import main
 from voxmetrics.data import ScoreMatrix, read_scores
-from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError
+from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate
 from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL
 from voxmetrics.metrics.cllr import cllr, min_cllr
@@ -31,65 +38,6 @@ from voxmetrics.metrics.eer import eer, eer_rocch
 from voxmetrics.metrics.legal import linkability
 from voxmetrics.metrics.srd import srd
 from voxmetrics.metrics.zebra import zebra
-
-N_PER_SEX = 6
-TRIALS_PER_SPEAKER = 3
-
-
-def _full_matrix(seed: int = 0) -> ScoreMatrix:
-    """A complete matrix of 12 enrolled speakers (6 F, 6 M), 3 trials each, and their sex."""
-    rng = np.random.default_rng(seed)
-    speakers = [f"f{i}" for i in range(N_PER_SEX)] + [f"m{i}" for i in range(N_PER_SEX)]
-    trial_spk = np.repeat(speakers, TRIALS_PER_SPEAKER)
-    n = len(speakers)
-    scores = rng.normal(size=(trial_spk.size, n))
-    cols = np.searchsorted(speakers, trial_spk)
-    scores[np.arange(trial_spk.size), cols] += 2.0
-    return ScoreMatrix.from_arrays(
-        np.round(scores, 6),
-        trial_ids=[f"u{k:03d}" for k in range(trial_spk.size)],
-        trial_speakers=trial_spk,
-        enrol_speakers=speakers,
-        attributes={"sex": np.where(np.char.startswith(trial_spk, "f"), "F", "M")},
-    )
-
-
-def _block_mask(sm: ScoreMatrix) -> np.ndarray:
-    """VoicePrivacy's trial list: each trial against the enrolled speakers of its own sex."""
-    enrol_sex = np.where(np.char.startswith(sm.enrol_speakers, "f"), "F", "M")
-    return sm.attributes["sex"][:, None] == enrol_sex[None, :]
-
-
-def _long(sm: ScoreMatrix, mask: np.ndarray) -> pd.DataFrame:
-    df = sm.to_long_frame()
-    return df.loc[mask.ravel()].reset_index(drop=True)
-
-
-def _kaldi(df: pd.DataFrame) -> tuple[bytes, bytes]:
-    rows = zip(df.enrol_speaker, df.trial_id, df.score, strict=True)
-    scores = "".join(f"{e} {t} {s!r}\n" for e, t, s in rows)
-    label = np.where(df.trial_speaker == df.enrol_speaker, "target", "nontarget")
-    lines = zip(df.enrol_speaker, df.trial_id, label, strict=True)
-    key = "".join(f"{e} {t} {lab}\n" for e, t, lab in lines)
-    return scores.encode(), key.encode()
-
-
-def _npz(sm: ScoreMatrix, mask: np.ndarray | None, *, nan: bool = False) -> bytes:
-    scores = np.array(sm.scores)
-    arrays = {
-        "trial_ids": sm.trial_ids,
-        "trial_speakers": sm.trial_speakers,
-        "enrol_speakers": sm.enrol_speakers,
-        "attr_sex": sm.attributes["sex"],
-    }
-    if nan:
-        scores[~mask] = np.nan
-    elif mask is not None:
-        scores[~mask] = 0.0  # any value: unlisted cells are ignored
-        arrays["mask"] = mask
-    buf = io.BytesIO()
-    np.savez(buf, scores=scores, **arrays)
-    return buf.getvalue()
 
 
 def _by_hand(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -104,178 +52,13 @@ def _same(a: dict, b: dict, *, skip: tuple[str, ...] = ()) -> None:
             assert a[k] == b[k], k
 
 
-# ---------------------------------------------------------------------------------- model
-
-
-def test_complete_input_allocates_no_mask():
-    sm = _full_matrix()
-    assert sm.mask is None and sm.is_complete and sm.n_pairs == sm.shape[0] * sm.shape[1]
-    assert sm.complete_rows() is sm
-    full_mask = ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        mask=np.ones(sm.shape, dtype=bool),
-    )
-    assert full_mask.mask is None  # a mask listing every pair is dropped
-    assert read_scores(_npz(sm, None), name="s.npz").mask is None
-
-
-def test_sparse_pools_are_the_listed_pairs():
-    sm = _full_matrix()
-    mask = _block_mask(sm)
-    sparse = read_scores(_long(sm, mask).to_csv(index=False).encode(), name="s.csv")
-    tar, non = _by_hand(_long(sm, mask))
-    assert sparse.n_pairs == int(mask.sum()) == tar.size + non.size
-    assert sorted(sparse.tar.tolist()) == sorted(tar.tolist())
-    assert sorted(sparse.non.tolist()) == sorted(non.tolist())
-    assert np.isnan(sparse.scores[~sparse.mask]).all()
-
-
-def test_complete_rows_of_a_matrix_with_holes():
-    sm = _full_matrix()
-    mask = np.ones(sm.shape, dtype=bool)
-    mask[0, 5] = mask[7, 1] = False  # trials u000 and u007 miss one pair each
-    sparse = ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        attributes=sm.attributes,
-        mask=mask,
-    )
-    full = sparse.complete_rows()
-    keep = np.ones(sm.n_trials, dtype=bool)
-    keep[[0, 7]] = False
-    assert full.is_complete and full.trial_ids.tolist() == sm.trial_ids[keep].tolist()
-    assert full.enrol_speakers.tolist() == sm.enrol_speakers.tolist()
-    np.testing.assert_array_equal(full.scores, sm.scores[keep])
-
-
-def test_complete_rows_drop_identities_never_listed():
-    s = [[0.9, 0.1, np.nan], [0.2, 0.8, np.nan]]
-    sm = ScoreMatrix.from_arrays(
-        s,
-        trial_ids=["t1", "t2"],
-        trial_speakers=["a", "b"],
-        enrol_speakers=["a", "b", "c"],
-        nan_missing=True,
-    )
-    full = sm.complete_rows()
-    assert full.enrol_speakers.tolist() == ["a", "b"] and full.n_trials == 2
-
-
-def test_no_complete_row_is_none():
-    sm = _full_matrix()
-    sparse = ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        mask=_block_mask(sm),
-    )
-    assert sparse.complete_rows() is None
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(2, 6), st.integers(2, 5), st.integers(0, 2**32 - 1), st.floats(0.2, 0.95))
-def test_complete_rows_invariants(t, n, seed, density):
-    rng = np.random.default_rng(seed)
-    targets = rng.integers(0, n, size=t)
-    mask = rng.random((t, n)) < density
-    mask[np.arange(t), targets] = True  # every trial lists its own speaker
-    mask[0, (targets[0] + 1) % n] = True  # and one non-mated pair at least
-    scores = rng.normal(size=(t, n))
-    sm = ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(t)],
-        trial_speakers=[f"s{j}" for j in targets],
-        enrol_speakers=[f"s{j}" for j in range(n)],
-        mask=mask,
-    )
-    assert sm.n_pairs == int(mask.sum()) == sm.tar.size + sm.non.size
-    assert sm.tar.size == t
-    full = sm.complete_rows()
-    cols = mask.any(axis=0)
-    rows = mask[:, cols].all(axis=1)
-    if full is None:
-        assert not rows.any() or cols.sum() < 2
-        return
-    assert full.is_complete
-    assert full.trial_ids.tolist() == [f"t{i}" for i in np.flatnonzero(rows)]
-    np.testing.assert_array_equal(full.scores, scores[np.ix_(rows, cols)])
-    np.testing.assert_array_equal(
-        full.targets, np.searchsorted(np.flatnonzero(cols), targets[rows])
-    )
-
-
-def test_model_refuses_what_it_cannot_use():
-    kw = dict(trial_ids=["t1", "t2"], trial_speakers=["a", "b"], enrol_speakers=["a", "b"])
-    with pytest.raises(VoxMetricsInputError, match=r"trial.*no listed pair.*'t2'"):
-        ScoreMatrix.from_arrays([[0.9, 0.1], [0.2, 0.8]], mask=[[True, True], [False, False]], **kw)
-    with pytest.raises(VoxMetricsInputError, match=r"no mated \(target\) pair is listed"):
-        ScoreMatrix.from_arrays([[0.9, 0.1], [0.2, 0.8]], mask=[[False, True], [True, False]], **kw)
-    with pytest.raises(VoxMetricsInputError, match=r"mask has dtype"):
-        ScoreMatrix.from_arrays([[0.9, 0.1], [0.2, 0.8]], mask=[[1, 1], [1, 0]], **kw)
-    with pytest.raises(VoxMetricsInputError, match=r"shape mismatch: the mask"):
-        ScoreMatrix.from_arrays([[0.9, 0.1], [0.2, 0.8]], mask=[[True, True]], **kw)
-    with pytest.raises(VoxMetricsInputError, match=r"infinite.*'t1'"):
-        ScoreMatrix.from_arrays([[np.inf, 0.1], [0.2, 0.8]], nan_missing=True, **kw)
-    with pytest.raises(VoxMetricsInputError, match=r"NaN or infinite"):  # NaN is opt-in
-        ScoreMatrix.from_arrays([[np.nan, 0.1], [0.2, 0.8]], **kw)
-
-
-# -------------------------------------------------------------------------------- readers
-
-
-def test_every_format_reads_the_same_sparse_list():
-    sm = _full_matrix()
-    mask = _block_mask(sm)
-    df = _long(sm, mask)
-    from_csv = read_scores(df.to_csv(index=False).encode(), name="s.csv")
-    buf = io.BytesIO()
-    df.to_parquet(buf)
-    from_parquet = read_scores(buf.getvalue(), name="s.parquet")
-    from_mask = read_scores(_npz(sm, mask), name="s.npz")
-    with pytest.warns(IncompleteScoresWarning, match="216 NaN"):  # NaN: only when asked for
-        from_nan = read_scores(_npz(sm, mask, nan=True), name="s.npz", allow_incomplete=True)
-    scores, key = _kaldi(df)
-    from_kaldi = read_scores(scores, trials=key, name="scores", trials_name="trials")
-    pairs = zip(sm.trial_ids, sm.trial_speakers, strict=True)
-    u2s = "".join(f"{t} {s}\n" for t, s in pairs).encode()
-    from_u2s = read_scores(scores, trials=u2s, name="scores", trials_name="utt2spk")
-    for other in (from_parquet, from_mask, from_nan):
-        assert from_csv.equals(other)
-    for other in (from_kaldi, from_u2s):  # Kaldi carries no attributes
-        assert other.n_pairs == from_csv.n_pairs
-        assert sorted(other.tar.tolist()) == sorted(from_csv.tar.tolist())
-        assert sorted(other.non.tolist()) == sorted(from_csv.non.tolist())
-    back = from_csv.to_long_frame()  # the listed pairs only
-    assert len(back) == int(mask.sum())
-    assert read_scores(back.to_csv(index=False).encode(), name="b.csv").equals(from_csv)
-
-
-def test_sparse_csv_keeps_refusing_duplicates_and_nan():
-    text = "trial_id,trial_speaker,enrol_speaker,score\nt1,a,a,0.9\nt1,a,b,0.1\nt2,b,b,0.8\n"
-    sm = read_scores(text.encode(), name="s.csv")
-    assert sm.mask.tolist() == [[True, True], [False, True]]
-    with pytest.raises(VoxMetricsInputError, match=r"duplicate"):
-        read_scores((text + "t2,b,b,0.7\n").encode(), name="s.csv")
-    with pytest.raises(VoxMetricsInputError, match=r"line 4.*missing or NaN"):
-        read_scores(text.replace("0.8", "nan").encode(), name="s.csv")
-    only_mated = "trial_id,trial_speaker,enrol_speaker,score\nt1,a,a,0.9\nt2,b,b,0.8\n"
-    with pytest.raises(VoxMetricsInputError, match=r"s\.csv: no non-mated pair is listed"):
-        read_scores(only_mated.encode(), name="s.csv")
-
-
 # ---------------------------------------------------------------------------- evaluation
 
 
 def test_pairwise_metrics_use_every_listed_pair():
-    sm = _full_matrix()
-    mask = _block_mask(sm)
-    df = _long(sm, mask)
+    sm = full_matrix()
+    mask = block_mask(sm)
+    df = listed_rows(sm, mask)
     sparse = read_scores(df.to_csv(index=False).encode(), name="s.csv")
     r = evaluate(sparse).to_dict()
     tar, non = _by_hand(df)
@@ -320,7 +103,7 @@ def test_pairwise_metrics_use_every_listed_pair():
 
 
 def test_one_to_n_metrics_use_the_complete_trials():
-    sm = _full_matrix()
+    sm = full_matrix()
     mask = np.ones(sm.shape, dtype=bool)
     mask[[0, 4, 9], [3, 0, 11]] = False
     sparse = ScoreMatrix.from_arrays(
@@ -344,10 +127,10 @@ def test_one_to_n_metrics_use_the_complete_trials():
 
 
 def test_full_mask_equals_the_complete_path():
-    sm = _full_matrix()
+    sm = full_matrix()
     a = evaluate(sm, cross_calibrate=3, bootstrap=20).to_dict()
     b = evaluate(
-        read_scores(_npz(sm, np.ones(sm.shape, bool)), name="s.npz"),
+        read_scores(npz_bytes(sm, np.ones(sm.shape, bool)), name="s.npz"),
         cross_calibrate=3,
         bootstrap=20,
     ).to_dict()
@@ -368,9 +151,9 @@ def _female_block(sm: ScoreMatrix) -> ScoreMatrix:
 
 @pytest.mark.parametrize("source", ["complete", "sparse"])
 def test_by_sex_equals_each_sex_evaluated_alone(source):
-    sm = _full_matrix()
-    mask = _block_mask(sm) if source == "sparse" else np.ones(sm.shape, bool)
-    data = read_scores(_long(sm, mask).to_csv(index=False).encode(), name="s.csv")
+    sm = full_matrix()
+    mask = block_mask(sm) if source == "sparse" else np.ones(sm.shape, bool)
+    data = read_scores(listed_rows(sm, mask).to_csv(index=False).encode(), name="s.csv")
     r = evaluate(data, by="sex", cross_calibrate=3).to_dict()
     assert set(r["by"]) == {"sex"} and set(r["by"]["sex"]) == {"F", "M"}
     alone = evaluate(_female_block(sm), cross_calibrate=3).to_dict()
@@ -388,7 +171,7 @@ def test_by_sex_equals_each_sex_evaluated_alone(source):
 
 
 def test_by_splits_dev_too():
-    sm, dev_full = _full_matrix(0), _full_matrix(1)
+    sm, dev_full = full_matrix(0), full_matrix(1)
     dev = ScoreMatrix.from_arrays(
         dev_full.scores,
         trial_ids=dev_full.trial_ids,
@@ -406,7 +189,7 @@ def test_by_splits_dev_too():
 
 
 def test_subset_refusals():
-    sm = _full_matrix()
+    sm = full_matrix()
     with pytest.raises(VoxMetricsInputError, match=r"no per-trial attribute 'age'.*sex"):
         evaluate(sm, by="age")
     with pytest.raises(VoxMetricsInputError, match=r"no trial has sex = 'X'.*F, M"):
@@ -423,7 +206,7 @@ def test_subset_refusals():
 
 
 def test_sparse_bootstrap_gives_lid_and_zebra_intervals():
-    sm = _full_matrix()
+    sm = full_matrix()
     mask = np.ones(sm.shape, dtype=bool)
     mask[0, 3] = False
     sparse = ScoreMatrix.from_arrays(
@@ -441,10 +224,10 @@ def test_sparse_bootstrap_gives_lid_and_zebra_intervals():
 
 
 def test_cli_sparse_kaldi_and_by(tmp_path, capsys):
-    sm = _full_matrix()
-    mask = _block_mask(sm)
-    df = _long(sm, mask)
-    scores, key = _kaldi(df)
+    sm = full_matrix()
+    mask = block_mask(sm)
+    df = listed_rows(sm, mask)
+    scores, key = kaldi_files(df)
     (tmp_path / "scores").write_bytes(scores)
     (tmp_path / "trials").write_bytes(key)
     assert main(["evaluate", str(tmp_path / "scores"), "--trials", str(tmp_path / "trials")]) == 0
@@ -467,7 +250,7 @@ def test_cli_sparse_kaldi_and_by(tmp_path, capsys):
 
 
 def test_cli_fail_on_reads_a_subset(tmp_path, capsys):
-    sm = _full_matrix()
+    sm = full_matrix()
     sm.to_long_frame().to_csv(tmp_path / "s.csv", index=False)
     code = main(
         ["evaluate", str(tmp_path / "s.csv"), "--by", "sex", "--fail-on", "by.sex.F.eer < 2"]
@@ -476,36 +259,7 @@ def test_cli_fail_on_reads_a_subset(tmp_path, capsys):
     assert math.isfinite(json.loads(capsys.readouterr().out)["by"]["sex"]["M"]["eer"])
 
 
-# ------------------------------------------------------------------------- writers, study
-
-
-@pytest.mark.parametrize("fmt", ["csv", "parquet", "npz", "kaldi"])
-def test_writers_round_trip_a_sparse_list(tmp_path, fmt):
-    from voxmetrics.data import write_scores
-
-    sm = _full_matrix()
-    sparse = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
-    paths = write_scores(sparse, tmp_path / f"s.{fmt}", format=fmt)
-    back = read_scores(paths[0], trials=paths[1] if fmt == "kaldi" else None)
-    assert back.n_pairs == sparse.n_pairs
-    if fmt == "kaldi":  # no attributes in Kaldi files
-        assert sorted(back.non.tolist()) == sorted(sparse.non.tolist())
-    else:
-        assert back.equals(sparse)
-
-
-def test_study_file_keeps_the_mask(tmp_path):
-    from voxmetrics.data.study import Condition, Study
-    from voxmetrics.data.studyfile import load_study, save_study
-
-    sm = _full_matrix()
-    sparse = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
-    save_study(Study((Condition("c", sparse),)), tmp_path / "s.vxm")
-    back = load_study(tmp_path / "s.vxm").conditions[0].eval
-    assert back.equals(sparse) and back.mask is not None
-    complete = Study((Condition("c", sm),))
-    save_study(complete, tmp_path / "c.vxm")
-    assert load_study(tmp_path / "c.vxm").conditions[0].eval.mask is None
+# ------------------------------------------------------------------------------------ study report
 
 
 def test_study_report_of_a_sparse_condition(tmp_path):
@@ -513,8 +267,8 @@ def test_study_report_of_a_sparse_condition(tmp_path):
     from voxmetrics.report.html import study_report_html
     from voxmetrics.report.study import build_study_report
 
-    sm = _full_matrix()
-    block = read_scores(_long(sm, _block_mask(sm)).to_csv(index=False).encode(), name="b.csv")
+    sm = full_matrix()
+    block = read_scores(listed_rows(sm, block_mask(sm)).to_csv(index=False).encode(), name="b.csv")
     mask = np.ones(sm.shape, dtype=bool)
     mask[0, 3] = False
     holes = ScoreMatrix.from_arrays(
@@ -605,25 +359,10 @@ def test_sparse_evaluate_equals_the_reference_on_its_pairs(t, n, seed, density, 
         assert r["linkability"] is None and r["srd"] is None
 
 
-def test_complete_rows_need_their_own_speaker_listed():
-    # 'c' is never listed: t3 (speaker c) is listed against every listed identity, not its own
-    s = [[0.9, 0.1, np.nan], [0.2, 0.8, np.nan], [0.3, 0.4, np.nan]]
-    sm = ScoreMatrix.from_arrays(
-        s,
-        trial_ids=["t1", "t2", "t3"],
-        trial_speakers=["a", "b", "c"],
-        enrol_speakers=["a", "b", "c"],
-        nan_missing=True,
-    )
-    full = sm.complete_rows()
-    assert full.trial_ids.tolist() == ["t1", "t2"] and full.targets.tolist() == [0, 1]
-    assert sm.tar.tolist() == [0.9, 0.8] and sorted(sm.non.tolist()) == [0.1, 0.2, 0.3, 0.4]
-
-
 def test_cli_kaldi_by_sex_with_a_speaker_table(tmp_path, capsys):
-    sm = _full_matrix()
-    df = _long(sm, _block_mask(sm))
-    scores, key = _kaldi(df)
+    sm = full_matrix()
+    df = listed_rows(sm, block_mask(sm))
+    scores, key = kaldi_files(df)
     (tmp_path / "scores").write_bytes(scores)
     (tmp_path / "trials").write_bytes(key)
     speakers = pd.DataFrame({"speaker": sm.enrol_speakers})
@@ -641,40 +380,6 @@ def test_cli_kaldi_by_sex_with_a_speaker_table(tmp_path, capsys):
     speakers.rename(columns={"speaker": "who"}).to_csv(tmp_path / "nokey.csv", index=False)
     assert main([*argv, "--trial-attributes", str(tmp_path / "nokey.csv")]) == 2
     assert "needs a 'trial_id' column" in capsys.readouterr().err
-
-
-def test_with_attributes_by_trial_id():
-    sm = _full_matrix()
-    table = pd.DataFrame({"trial_id": sm.trial_ids[::-1], "age": np.arange(sm.n_trials)[::-1]})
-    out = sm.with_attributes(table)
-    assert out.attributes["age"].tolist() == list(range(sm.n_trials))
-    assert out.attributes["sex"].tolist() == sm.attributes["sex"].tolist()
-    dup = pd.concat([table, table.iloc[:1]])
-    with pytest.raises(VoxMetricsInputError, match=r"listed twice"):
-        sm.with_attributes(dup)
-
-
-def test_study_subset_of_the_demo():
-    from voxmetrics.synth import demo_study
-
-    study = demo_study(n_speakers=8)
-    assert study.subset_options() == {"age_group": ["18-35", "36-55", "56+"], "sex": ["F", "M"]}
-    female = study.subset("sex", "F")
-    assert female.names == study.names and female.name == f"{study.name} [sex=F]"
-    for full, sub in zip(study.conditions, female.conditions, strict=True):
-        assert set(sub.eval.attributes["sex"].tolist()) == {"F"}
-        assert sub.eval.n_trials == int((full.eval.attributes["sex"] == "F").sum())
-        assert set(sub.eval.enrol_speakers) == set(sub.eval.trial_speakers)
-        if full.embeddings is not None:
-            keep = (full.embeddings.meta["sex"] == "F").to_numpy()
-            assert "sex" not in sub.embeddings.meta  # constant: nothing for SBLS to infer
-            assert sub.embeddings.meta["utt_id"].tolist() == (
-                full.embeddings.meta["utt_id"][keep].tolist()
-            )
-        if full.dev is not None:
-            assert set(sub.dev.attributes["sex"].tolist()) == {"F"}
-    with pytest.raises(VoxMetricsInputError, match=r"Condition 'plain': .*no per-trial attribute"):
-        study.subset("height", "1")
 
 
 @pytest.mark.parametrize(("seed", "decimals"), [(5, 1), (6, 0), (7, 3)])
@@ -748,8 +453,8 @@ def test_cli_report_of_a_study_with_sparse_conditions(tmp_path, capsys):
     from voxmetrics.data.study import Condition, Study
     from voxmetrics.data.studyfile import save_study
 
-    sm = _full_matrix()
-    no_sex = _long(sm, _block_mask(sm)).drop(columns="sex")  # no group to rank within
+    sm = full_matrix()
+    no_sex = listed_rows(sm, block_mask(sm)).drop(columns="sex")  # no group to rank within
     block = read_scores(no_sex.to_csv(index=False).encode(), name="b.csv")
     save_study(Study((Condition("block", block), Condition("full", sm))), tmp_path / "s.vxm")
     out = tmp_path / "out"
@@ -779,7 +484,7 @@ def test_one_listed_identity_leaves_no_one_to_n_search():
 
 
 def test_cli_scheduler_refuses_by(tmp_path, capsys):
-    sm = _full_matrix()
+    sm = full_matrix()
     sm.to_long_frame().to_parquet(tmp_path / "s.parquet")
     code = main(["evaluate", str(tmp_path / "s.parquet"), "--scheduler", "local", "--by", "sex"])
     assert code == 2 and "--by cannot be used with --scheduler" in capsys.readouterr().err
@@ -863,9 +568,9 @@ def test_sparse_intervals_equal_reevaluating_each_resampled_pair_list(seed, deci
 
 
 def test_a_complete_list_in_long_form_has_the_dense_intervals():
-    sm = _full_matrix()
+    sm = full_matrix()
     data = read_scores(
-        _long(sm, np.ones(sm.shape, bool)).to_csv(index=False).encode(), name="s.csv"
+        listed_rows(sm, np.ones(sm.shape, bool)).to_csv(index=False).encode(), name="s.csv"
     )
     a = evaluate(sm, cross_calibrate=3, bootstrap=30, seed=4).to_dict()
     b = evaluate(data, cross_calibrate=3, bootstrap=30, seed=4).to_dict()
@@ -876,7 +581,7 @@ def test_the_sparse_replicates_of_a_complete_mask_equal_the_dense_ones():
     """The listed-pair path itself (mask of every pair) against the complete-matrix path."""
     from voxmetrics.metrics.uncertainty import SpeakerDraws, condition_replicates
 
-    sm = _full_matrix(2)
+    sm = full_matrix(2)
     s, t, spk = sm.scores, sm.targets, sm.trial_speakers
     d = SpeakerDraws.draw(spk, n_boot=50, seed=1)
     dense = condition_replicates(s, t, spk, d)
@@ -891,8 +596,8 @@ def test_the_sparse_replicates_of_a_complete_mask_equal_the_dense_ones():
 
 
 def test_sparse_list_without_complete_trials_has_pairwise_intervals_only():
-    sm = _full_matrix()
-    no_sex = _long(sm, _block_mask(sm)).drop(columns="sex")  # no group to rank within
+    sm = full_matrix()
+    no_sex = listed_rows(sm, block_mask(sm)).drop(columns="sex")  # no group to rank within
     data = read_scores(no_sex.to_csv(index=False).encode(), name="s.csv")
     r = evaluate(data, bootstrap=30, seed=1).to_dict()
     top = r["intervals"]

@@ -7,12 +7,20 @@ import io
 import json
 import os
 import re
+import warnings
 import zipfile
 
 import numpy as np
 import pandas as pd
 import pytest
-from hostile_inputs import DAMAGED_STUDIES
+from hostile_inputs import (
+    DAMAGED_STUDIES,
+    MiB,
+    refused,
+    small_study_bytes,
+    tampered_study,
+)
+from sparse_cases import block_mask, full_matrix, listed_rows
 
 from voxmetrics.data import (
     Condition,
@@ -21,11 +29,13 @@ from voxmetrics.data import (
     Study,
     StudySettings,
     load_study,
+    read_scores,
     save_study,
     study_from_bytes,
     study_to_bytes,
 )
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.limits import Limits, use_limits
 from voxmetrics.synth import demo_study
 
 
@@ -326,3 +336,206 @@ def test_lid_variant_setting_round_trips_and_reads_the_old_name(small_file):
     # files written before the setting existed load with the default (the authors' recipe)
     loaded = study_from_bytes(_with_manifest(small_file, lambda m: m.pop("settings", None)))
     assert loaded.settings.lid_variant == "reference-code"
+
+
+def test_study_file_keeps_the_mask(tmp_path):
+    from voxmetrics.data.study import Condition, Study
+    from voxmetrics.data.studyfile import load_study, save_study
+
+    sm = full_matrix()
+    sparse = read_scores(listed_rows(sm, block_mask(sm)).to_csv(index=False).encode(), name="s.csv")
+    save_study(Study((Condition("c", sparse),)), tmp_path / "s.vxm")
+    back = load_study(tmp_path / "s.vxm").conditions[0].eval
+    assert back.equals(sparse) and back.mask is not None
+    complete = Study((Condition("c", sm),))
+    save_study(complete, tmp_path / "c.vxm")
+    assert load_study(tmp_path / "c.vxm").conditions[0].eval.mask is None
+
+
+def _cond(m):
+    return m["conditions"][0]
+
+
+def _drop(d: dict, key: str) -> None:
+    del d[key]
+
+
+MANIFEST_EDITS = {
+    "conditions-null": (lambda m: m.update(conditions=None), r"no list of conditions"),
+    "conditions-object": (lambda m: m.update(conditions={"a": 1}), r"no list of conditions"),
+    "conditions-text": (lambda m: m.update(conditions="x"), r"no list of conditions"),
+    "condition-null": (
+        lambda m: m["conditions"].__setitem__(0, None),
+        r"conditions\[0\] must be an object, not null",
+    ),
+    "condition-list": (
+        lambda m: m["conditions"].__setitem__(0, [1, 2]),
+        r"conditions\[0\] must be an object, not a list",
+    ),
+    "name-null": (lambda m: _cond(m).update(name=None), r"conditions\[0\]\.name must be non-empty"),
+    "name-number": (lambda m: _cond(m).update(name=5), r"conditions\[0\]\.name must be non-empty"),
+    "name-empty": (lambda m: _cond(m).update(name=" "), r"name must be non-empty"),
+    "name-missing": (lambda m: _drop(_cond(m), "name"), r"conditions\[0\]\.name is missing"),
+    "eval-null": (lambda m: _cond(m).update(eval=None), r"conditions\[0\]\.eval is missing"),
+    "eval-list": (lambda m: _cond(m).update(eval=[]), r"eval must be an object, not a list"),
+    "eval-text": (lambda m: _cond(m).update(eval="arrays/0.npy"), r"eval must be an object"),
+    "scores-null": (
+        lambda m: _cond(m)["eval"].update(scores=None),
+        r"eval\.scores must name an array member.*not null",
+    ),
+    "scores-number": (lambda m: _cond(m)["eval"].update(scores=3), r"not a number"),
+    "scores-list": (lambda m: _cond(m)["eval"].update(scores=["arrays/0.npy"]), r"not a list"),
+    "scores-climbs-out": (
+        lambda m: _cond(m)["eval"].update(scores="../arrays/0.npy"),
+        r"must name an array member",
+    ),
+    "scores-absent-member": (
+        lambda m: _cond(m)["eval"].update(scores="arrays/999.npy"),
+        r"refers to 'arrays/999\.npy', which is not in the archive",
+    ),
+    "scores-missing": (lambda m: _drop(_cond(m)["eval"], "scores"), r"eval\.scores is missing"),
+    "trial-ids-dict": (lambda m: _cond(m)["eval"].update(trial_ids={}), r"not an object"),
+    "attributes-dict": (
+        lambda m: _cond(m)["eval"].update(attributes={"sex": "arrays/1.npy"}),
+        r"attributes must be a list of \[name, member\] pairs",
+    ),
+    "attributes-strings": (
+        lambda m: _cond(m)["eval"].update(attributes=["sex"]),
+        r"attributes\[0\] must be a \[name, member\] pair",
+    ),
+    "attributes-triple": (
+        lambda m: _cond(m)["eval"].update(attributes=[["a", "arrays/1.npy", 3]]),
+        r"attributes\[0\] must be a \[name, member\] pair",
+    ),
+    "attributes-number-name": (
+        lambda m: _cond(m)["eval"].update(attributes=[[1, "arrays/1.npy"]]),
+        r"attributes\[0\] must be",
+    ),
+    "attributes-null-member": (
+        lambda m: _cond(m)["eval"].update(attributes=[["a", None]]),
+        r"attributes\[0\]\[1\] must name an array member",
+    ),
+    "attributes-duplicate": (
+        lambda m: _cond(m)["eval"].update(
+            attributes=[["a", "arrays/1.npy"], ["a", "arrays/1.npy"]]
+        ),
+        r"names the same column twice",
+    ),
+    "n-excluded-text": (
+        lambda m: _cond(m)["eval"].update(n_excluded_trials="3"),
+        r"n_excluded_trials must be a whole number",
+    ),
+    "n-excluded-negative": (
+        lambda m: _cond(m)["eval"].update(n_excluded_trials=-1),
+        r"n_excluded_trials must be a whole number",
+    ),
+    "n-excluded-bool": (
+        lambda m: _cond(m)["eval"].update(n_excluded_trials=True),
+        r"n_excluded_trials",
+    ),
+    "n-excluded-float": (
+        lambda m: _cond(m)["eval"].update(n_excluded_trials=1.5),
+        r"n_excluded_trials",
+    ),
+    "source-number": (lambda m: _cond(m)["eval"].update(source=5), r"eval\.source must be text"),
+    "unknown-field": (lambda m: _cond(m)["eval"].update(evil=1), r"unknown field\(s\) evil"),
+    "attacker-number": (lambda m: _cond(m).update(attacker=5), r"attacker must be text"),
+    "attacker-unknown": (lambda m: _cond(m).update(attacker="godlike"), r"attacker 'godlike'"),
+    "description-list": (lambda m: _cond(m).update(description=[1]), r"description must be text"),
+    "dev-text": (lambda m: _cond(m).update(dev="x"), r"dev must be an object"),
+    "embeddings-text": (lambda m: _cond(m).update(embeddings="x"), r"embeddings must be an object"),
+    "embeddings-no-meta": (
+        lambda m: _cond(m).update(embeddings={"embeddings": "arrays/0.npy"}),
+        r"embeddings\.meta must be a list",
+    ),
+    "settings-list": (lambda m: m.update(settings=[1]), r"settings must be an object"),
+    "settings-bad-value": (
+        lambda m: m.update(settings={"bootstrap": "many"}),
+        r"setting 'bootstrap' is 'many'",
+    ),
+    "settings-unknown": (lambda m: m.update(settings={"evil": 1}), r"unknown setting"),
+    "version-text": (lambda m: m.update(version="1"), r"version '1' is not supported"),
+    "version-bool": (lambda m: m.update(version=True), r"version True is not supported"),
+    "version-newer": (lambda m: m.update(version=99), r"Upgrade VoxMetrics"),
+    "format-wrong": (lambda m: m.update(format="zip"), r"does not describe a VoxMetrics study"),
+    "name-of-study-number": (lambda m: m.update(name=7), r"name must be text"),
+    "manifest-array": (lambda m: [m], r"does not describe a VoxMetrics study"),
+    "manifest-not-json": (lambda m: "{not json", r"not valid JSON"),
+    "manifest-not-utf8": (lambda m: b"\xff\xfe{}", r"not valid JSON"),
+    "deeply-nested": (lambda m: "[" * 100_000 + "]" * 100_000, r"nested too deeply"),
+    "nested-past-limit": (
+        lambda m: m.update(settings={"x": json.loads("[" * 40 + "]" * 40)}),
+        r"nested too deeply.*max_json_depth",
+    ),
+    "duplicate-names": (
+        lambda m: m["conditions"].append(json.loads(json.dumps(_cond(m)))),
+        r"same name",
+    ),
+    "thousand-conditions": (
+        lambda m: m.update(conditions=[_cond(m)] * 1000),
+        r"1,000 conditions.*max_conditions",
+    ),
+    "scores-are-text": (
+        lambda m: _cond(m)["eval"].update(scores=_cond(m)["eval"]["trial_ids"]),
+        r"scores \(arrays/\d+\.npy\) has dtype <U\d+, expected floating-point",
+    ),
+    "trial-ids-are-numbers": (
+        lambda m: _cond(m)["eval"].update(trial_ids=_cond(m)["eval"]["scores"]),
+        r"trial ids .* expected text",
+    ),
+    "enrolled-mismatch": (
+        lambda m: _cond(m)["eval"].update(enrol_speakers=_cond(m)["eval"]["trial_ids"]),
+        r"eval|enrol|shape|length",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MANIFEST_EDITS))
+def test_tampered_manifest_gets_one_message(case):
+    edit, match = MANIFEST_EDITS[case]
+    refused(study_from_bytes, tampered_study(edit), name="t.vxm", match=r"t\.vxm.*" + match)
+
+
+def test_every_schema_problem_is_listed_in_one_message():
+    def edit(m):
+        _cond(m)["eval"].update(scores=None, source=3)
+        _cond(m).update(attacker=1)
+
+    message = refused(study_from_bytes, tampered_study(edit), name="t.vxm", match=r"schema")
+    assert message.count("must") == 3
+
+
+def test_a_manifest_above_the_cap_is_refused():
+    refused(
+        study_from_bytes,
+        tampered_study(lambda m: " " * (17 * MiB)),
+        name="t.vxm",
+        match=r"manifest\.json.*above the cap",
+    )
+
+
+def test_conditions_limit_can_be_raised():
+    data = tampered_study(
+        lambda m: m.update(conditions=[{**_cond(m), "name": f"c{i}"} for i in range(5)])
+    )
+    with use_limits(Limits(max_conditions=4)):
+        refused(study_from_bytes, data, match=r"5 conditions.*max_conditions=4")
+    assert len(study_from_bytes(data)) == 5
+
+
+def test_valid_study_still_loads():
+    study = study_from_bytes(small_study_bytes())
+    assert len(study) == 5
+    assert load_study(io.BytesIO(small_study_bytes())).names == study.names
+
+
+def test_duplicated_member_of_a_study_file_is_refused():
+    src = zipfile.ZipFile(io.BytesIO(small_study_bytes()))
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name
+        with zipfile.ZipFile(buf, "w") as zf:
+            for info in src.infolist():
+                zf.writestr(info.filename, src.read(info.filename))
+            zf.writestr("manifest.json", src.read("manifest.json"))
+    refused(study_from_bytes, buf.getvalue(), match=r"'manifest.json' appears more than once")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import struct
 from pathlib import Path
 
 import h5py
@@ -12,7 +13,7 @@ import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
-from hostile_inputs import BROKEN_HDF5
+from hostile_inputs import BROKEN_HDF5, refused
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,10 @@ from voxmetrics.data.embedding_files import (
     read_kaldi_scp,
     sniff_embeddings,
 )
-from voxmetrics.errors import IgnoredEmbeddingsWarning, VoxMetricsInputError
+from voxmetrics.errors import (
+    IgnoredEmbeddingsWarning,
+    VoxMetricsInputError,
+)
 from voxmetrics.evaluation import evaluate
 
 SPEAKERS = ["1272", "1462", "2035", "2412"]  # LibriSpeech dev-clean style labels
@@ -276,3 +280,119 @@ def test_kaldiio_written_arks_read_back_exactly(n, d, double, seed):
             np.testing.assert_allclose(emb, expected, rtol=1e-6, atol=1e-7)
         else:
             np.testing.assert_array_equal(emb, expected)
+
+
+def _h5_file(build, **kw) -> bytes:
+    buf = io.BytesIO()
+    with h5py.File(buf, "w", **kw) as f:
+        build(f)
+    return buf.getvalue()
+
+
+def test_hdf5_external_storage_is_refused(tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"KEY=" + b"x" * 60)
+    data = _h5_file(
+        lambda f: f.create_dataset("u1", shape=(16,), dtype="f4", external=[(str(secret), 0, 64)])
+    )
+    refused(read_hdf5_embeddings, data, name="x.h5", match=r"'/u1' keeps its data in external")
+
+
+def test_hdf5_declaring_a_huge_unwritten_matrix_is_refused_before_reading():
+    def build(f):
+        f.create_dataset("embeddings", shape=(1_000_000, 1000), dtype="i1")
+        f.create_dataset("utt_ids", data=np.array([b"a"]))
+
+    data = _h5_file(build)
+    assert len(data) < 10_000
+    refused(read_hdf5_embeddings, data, name="x.h5", match=r"1000000 x 1000.*max_array_bytes")
+
+
+def test_hdf5_unwritten_data_read_as_fill_values_is_refused():
+    def build(f):
+        f.create_dataset("embeddings", shape=(20_000, 256), dtype="f4")  # 41 MB as float64
+        f.create_dataset("utt_ids", data=np.array([b"a"] * 20_000))
+
+    refused(read_hdf5_embeddings, _h5_file(build), name="x.h5", match=r"stores only .*max_ratio")
+
+
+def test_hdf5_gzip_bomb_is_refused_by_its_ratio():
+    def build(f):
+        zeros = np.zeros((1000, 1000), "f4")
+        d = f.create_dataset(
+            "embeddings", shape=(20_000, 1000), dtype="f4", compression="gzip", chunks=(1000, 1000)
+        )
+        for k in range(20):
+            d[k * 1000 : (k + 1) * 1000] = zeros
+        f.create_dataset("utt_ids", data=np.array([b"u"] * 20_000))
+
+    refused(
+        read_hdf5_embeddings, _h5_file(build), name="x.h5", match=r"decompression bomb.*max_ratio"
+    )
+
+
+def test_hdf5_unwritten_variable_length_ids_are_refused_before_reading():
+    def build(f):
+        f.create_dataset("embeddings", data=np.zeros((2, 3)))
+        f.create_dataset("utt_ids", shape=(100_000_000,), dtype=h5py.string_dtype())
+
+    refused(read_hdf5_embeddings, _h5_file(build), name="x.h5", match=r"'/utt_ids' \(100000000\)")
+
+
+def test_hdf5_ids_of_another_length_are_refused_from_their_headers():
+    def build(f):
+        f.create_dataset("embeddings", data=np.ones((2, 3)))
+        f.create_dataset("utt_ids", data=np.array([b"a", b"b", b"c"]))
+
+    refused(
+        read_hdf5_embeddings, _h5_file(build), name="x.h5", match=r"2 rows but 'utt_ids' holds 3"
+    )
+
+
+def test_hdf5_with_a_user_block_is_recognised():
+    def build(f):
+        f.create_dataset("embeddings", data=np.eye(3)[[0, 1, 0, 1]])
+        f.create_dataset("utt_ids", data=np.array([b"e1", b"e2", b"t1", b"t2"]))
+
+    data = _h5_file(build, userblock_size=512)  # as MATLAB v7.3 writes
+    assert data[:8] != b"\x89HDF\r\n\x1a\n" and sniff_embeddings(data) == "hdf5"
+    meta = (
+        b"utt_id,speaker,role,split\ne1,a,enrol,eval\ne2,b,enrol,eval\n"
+        b"t1,a,trial,eval\nt2,b,trial,eval\n"
+    )
+    assert read_embeddings(data, metadata=meta).embeddings.shape == (4, 3)
+
+
+def _ark_header(key: bytes, n: int, token: bytes = b"FV ") -> bytes:
+    return key + b" \x00B" + token + b"\x04" + struct.pack("<i", n)
+
+
+def test_ark_header_declaring_2_31_floats_is_refused():
+    data = _ark_header(b"u1", 2**31 - 1) + b"\0" * 16
+    refused(read_kaldi_ark, data, name="x.ark", match=r"'u1'.*2147483647 values.*only 16 bytes")
+
+
+def test_scp_pointing_at_a_lying_ark_header_is_refused(tmp_path):
+    (tmp_path / "a.ark").write_bytes(_ark_header(b"u1", 2**31 - 1) + b"\0" * 16)
+    (tmp_path / "a.scp").write_text("u1 a.ark:3\n")
+    refused(read_kaldi_scp, tmp_path / "a.scp", match=r"a.scp: line 1: 'a.ark'.*only 16 bytes")
+
+
+def test_ark_entry_of_an_unread_type_is_named():
+    data = _ark_header(b"u1", 4, token=b"CM ") + b"\0" * 16
+    refused(read_kaldi_ark, data, name="x.ark", match=r"'u1' .* of type 'CM'")
+
+
+def test_a_piped_scp_gets_the_piped_command_message(tmp_path):
+    (tmp_path / "p.scp").write_text("u1 copy-vector ark:x.ark ark:- |\n")
+    meta = b"utt_id,speaker,role,split\nu1,a,enrol,eval\n"
+    refused(read_embeddings, tmp_path / "p.scp", metadata=meta, match=r"line 1: a piped command")
+
+
+def test_a_text_ark_entry_without_its_bracket_is_named():
+    refused(
+        read_kaldi_ark,
+        b"u1  [ 1 2 \nu2  [ 3 4 ]\n",
+        name="x.ark",
+        match=r"line 1: the vector of 'u1' has no closing '\]'",
+    )

@@ -59,3 +59,26 @@ def test_every_attacker_label_of_both_taxonomies_is_accepted(attacker):
         enrol_speakers=["a", "b"],
     )
     assert Condition("x", eval=sm, attacker=attacker).attacker == attacker
+
+
+def test_study_subset_of_the_demo():
+    from voxmetrics.synth import demo_study
+
+    study = demo_study(n_speakers=8)
+    assert study.subset_options() == {"age_group": ["18-35", "36-55", "56+"], "sex": ["F", "M"]}
+    female = study.subset("sex", "F")
+    assert female.names == study.names and female.name == f"{study.name} [sex=F]"
+    for full, sub in zip(study.conditions, female.conditions, strict=True):
+        assert set(sub.eval.attributes["sex"].tolist()) == {"F"}
+        assert sub.eval.n_trials == int((full.eval.attributes["sex"] == "F").sum())
+        assert set(sub.eval.enrol_speakers) == set(sub.eval.trial_speakers)
+        if full.embeddings is not None:
+            keep = (full.embeddings.meta["sex"] == "F").to_numpy()
+            assert "sex" not in sub.embeddings.meta  # constant: nothing for SBLS to infer
+            assert sub.embeddings.meta["utt_id"].tolist() == (
+                full.embeddings.meta["utt_id"][keep].tolist()
+            )
+        if full.dev is not None:
+            assert set(sub.dev.attributes["sex"].tolist()) == {"F"}
+    with pytest.raises(VoxMetricsInputError, match=r"Condition 'plain': .*no per-trial attribute"):
+        study.subset("height", "1")

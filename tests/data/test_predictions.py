@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hostile_inputs import (
+    refused,
+)
 
 from voxmetrics.data.predictions import AttributePrediction, join_predictions
 from voxmetrics.errors import VoxMetricsInputError
@@ -204,3 +207,46 @@ def test_a_predictions_file_with_a_header_and_no_rows_says_so(header):
 def test_labels_without_rows_leave_nothing_to_join_to():
     with pytest.raises(VoxMetricsInputError, match=r"the labels \(metadata\) have no rows"):
         join_predictions(_csv(_hard_frame()), np.array([], dtype=str), ["sex"], name="p.csv")
+
+
+PRED_META_IDS = np.array([f"u{i}" for i in range(4)])
+
+
+PREDICTION_CASES = {
+    "hard-missing-prediction": (
+        "utt_id,attribute,predicted\nu0,sex,F\nu1,sex,\nu2,sex,M\nu3,sex,F\n",
+        r"utterance 'u1' has an empty 'sex' prediction",
+    ),
+    "soft-missing-class": ("utt_id,attribute,class,score\nu0,sex,,0.5\n", r"score without a class"),
+    "blank-utt": ("utt_id,attribute,predicted\n,sex,F\n", r"data row 1 has an empty utt_id"),
+    "blank-attribute": ("utt_id,attribute,predicted\nu0,,F\n", r"empty attribute"),
+    "nan-score": ("utt_id,attribute,class,score\nu0,sex,F,nan\n", r"non-numeric or infinite"),
+    "unknown-utt": ("utt_id,attribute,predicted\nzz,sex,F\n", r"not in the metadata"),
+    "missing-utt": ("utt_id,attribute,predicted\nu0,sex,F\n", r"3 utterance\(s\) have no"),
+    "no-columns": ("a,b\n1,2\n", r"needs columns utt_id, attribute"),
+}
+
+
+@pytest.mark.parametrize("case", list(PREDICTION_CASES))
+def test_bad_predictions_get_one_message(case):
+    text, match = PREDICTION_CASES[case]
+    refused(
+        join_predictions,
+        text.encode(),
+        PRED_META_IDS,
+        ["sex"],
+        name="p.csv",
+        match=r"p\.csv.*" + match,
+    )
+
+
+def test_sparse_soft_predictions_are_refused_before_the_pivot():
+    rows = "".join(f"u{i % 4},sex,class{i},0.5\n" for i in range(5000))
+    refused(
+        join_predictions,
+        ("utt_id,attribute,class,score\n" + rows).encode(),
+        PRED_META_IDS,
+        ["sex"],
+        name="p.csv",
+        match=r"p\.csv: attribute 'sex': 5,000 classes.*max_classes",
+    )

@@ -1,0 +1,102 @@
+"""Embeddings with their metadata (voxmetrics.data.readers.embeddings): NPZ, NPY, Parquet."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hostile_inputs import (
+    BAD_NPY,
+    refused,
+)
+
+from voxmetrics.cli import main
+from voxmetrics.data import (
+    read_embeddings,
+    write_embeddings,
+)
+
+
+def _same_embeddings(a, b) -> None:
+    np.testing.assert_array_equal(a.embeddings, b.embeddings)
+    pd.testing.assert_frame_equal(a.meta, b.meta, check_dtype=False)
+    assert a.score_matrix("eval").equals(b.score_matrix("eval"))
+    assert a.score_matrix("dev").equals(b.score_matrix("dev"))
+
+
+def test_embeddings_npz_round_trip(small_es, tmp_path):
+    npz, meta = write_embeddings(small_es, tmp_path / "emb.npz", format="npz")
+    assert (npz.name, meta.name) == ("emb.npz", "emb.csv")
+    _same_embeddings(read_embeddings(npz, metadata=meta), small_es)
+    _same_embeddings(read_embeddings(npz.read_bytes(), metadata=meta.read_bytes()), small_es)
+
+
+def test_embeddings_npz_rows_are_matched_by_utt_id(small_es, tmp_path):
+    npz, meta = write_embeddings(small_es, tmp_path / "emb", format="npz")
+    shuffled = pd.read_csv(meta, dtype=str).sample(frac=1.0, random_state=3)
+    shuffled.to_csv(meta, index=False)
+    es = read_embeddings(npz, metadata=meta)
+    assert es.meta["utt_id"].tolist() == shuffled["utt_id"].tolist()
+    order = pd.Index(small_es.meta["utt_id"]).get_indexer(shuffled["utt_id"])
+    np.testing.assert_array_equal(es.embeddings, small_es.embeddings[order])
+    assert es.score_matrix("eval").equals(small_es.score_matrix("eval"))
+
+
+def test_embeddings_npy_round_trip(small_es, tmp_path):
+    npy = tmp_path / "emb.npy"
+    np.save(npy, small_es.embeddings)
+    meta = tmp_path / "meta.csv"
+    small_es.meta.to_csv(meta, index=False)
+    _same_embeddings(read_embeddings(npy, metadata=meta), small_es)
+    _same_embeddings(read_embeddings(npy.read_bytes(), metadata=meta.read_bytes()), small_es)
+
+
+def test_embeddings_parquet_round_trip(small_es, tmp_path):
+    (path,) = write_embeddings(small_es, tmp_path / "emb.parquet", format="parquet")
+    _same_embeddings(read_embeddings(path), small_es)
+    _same_embeddings(read_embeddings(path.read_bytes()), small_es)
+
+
+def test_embeddings_parquet_with_variable_list_column(small_es, tmp_path):
+    df = small_es.meta.copy()
+    df["embedding"] = list(small_es.embeddings)  # a plain list<double> column
+    path = tmp_path / "emb.parquet"
+    df.to_parquet(path)
+    _same_embeddings(read_embeddings(path), small_es)
+
+
+def _parquet(names: list[str], rows: list[list[Any]], metadata: dict | None = None) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table([pa.array([r[k] for r in rows]) for k in range(len(names))], names=names)
+    if metadata is not None:
+        table = table.replace_schema_metadata(metadata)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("metadata", [b"{not json", b'{"index_columns": [{"kind": "range"}]}'])
+def test_an_embeddings_parquet_with_damaged_metadata_is_one_line(tmp_path, capsys, metadata):
+    rows = [["e1", "a", "enrol", "eval", [1.0, 0.0]], ["u1", "a", "trial", "eval", [1.0, 0.1]]]
+    names = ["utt_id", "speaker", "role", "split", "embedding"]
+    (tmp_path / "emb.parquet").write_bytes(_parquet(names, rows, {b"pandas": metadata}))
+    assert main(["evaluate", "--embeddings", str(tmp_path / "emb.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "emb.parquet: damaged or unsupported Parquet file" in err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+META = b"utt_id,speaker,role,split\n" + b"".join(
+    f"u{i},s{i % 3},{'enrol' if i < 3 else 'trial'},eval\n".encode() for i in range(6)
+)
+
+
+@pytest.mark.parametrize("case", list(BAD_NPY), ids=list(BAD_NPY))
+def test_npy_embeddings_with_a_lying_header_are_refused(case):
+    data, match = BAD_NPY[case]
+    refused(read_embeddings, data, metadata=META, name="emb.npy", match=r"emb\.npy.*" + match)

@@ -1,0 +1,119 @@
+"""Any score file (voxmetrics.data.readers.scores): read_scores in every format, negate_scores."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sparse_cases import (
+    block_mask,
+    full_matrix,
+    kaldi_files,
+    listed_rows,
+    npz_bytes,
+)
+
+from voxmetrics.data import (
+    ScoreMatrix,
+    read_scores,
+    write_scores,
+)
+from voxmetrics.errors import IncompleteScoresWarning
+
+
+def test_every_format_reads_the_same_sparse_list():
+    sm = full_matrix()
+    mask = block_mask(sm)
+    df = listed_rows(sm, mask)
+    from_csv = read_scores(df.to_csv(index=False).encode(), name="s.csv")
+    buf = io.BytesIO()
+    df.to_parquet(buf)
+    from_parquet = read_scores(buf.getvalue(), name="s.parquet")
+    from_mask = read_scores(npz_bytes(sm, mask), name="s.npz")
+    with pytest.warns(IncompleteScoresWarning, match="216 NaN"):  # NaN: only when asked for
+        from_nan = read_scores(npz_bytes(sm, mask, nan=True), name="s.npz", allow_incomplete=True)
+    scores, key = kaldi_files(df)
+    from_kaldi = read_scores(scores, trials=key, name="scores", trials_name="trials")
+    pairs = zip(sm.trial_ids, sm.trial_speakers, strict=True)
+    u2s = "".join(f"{t} {s}\n" for t, s in pairs).encode()
+    from_u2s = read_scores(scores, trials=u2s, name="scores", trials_name="utt2spk")
+    for other in (from_parquet, from_mask, from_nan):
+        assert from_csv.equals(other)
+    for other in (from_kaldi, from_u2s):  # Kaldi carries no attributes
+        assert other.n_pairs == from_csv.n_pairs
+        assert sorted(other.tar.tolist()) == sorted(from_csv.tar.tolist())
+        assert sorted(other.non.tolist()) == sorted(from_csv.non.tolist())
+    back = from_csv.to_long_frame()  # the listed pairs only
+    assert len(back) == int(mask.sum())
+    assert read_scores(back.to_csv(index=False).encode(), name="b.csv").equals(from_csv)
+
+
+SUFFIX = {"csv": ".csv", "parquet": ".parquet", "npz": ".npz", "kaldi": ".scores"}
+
+
+def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
+    assert a.equals(b)
+    # the readers keep the order of first appearance, and scores are written exactly
+    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
+    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
+    np.testing.assert_array_equal(a.scores, b.scores)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "npz"])
+def test_scores_round_trip(small_sm, tmp_path, fmt):
+    path = tmp_path / f"study{SUFFIX[fmt]}"
+    assert write_scores(small_sm, path, format=fmt) == [path]
+    data = path.read_bytes()
+    for got in (
+        read_scores(path),
+        read_scores(path, format=fmt),
+        read_scores(str(path)),
+        read_scores(data),
+        read_scores(data, format=fmt, name="upload"),
+    ):
+        _same(got, small_sm)
+        assert set(got.attributes) == {"sex", "age_group"}
+        assert got.n_excluded_trials == 0
+    assert read_scores(path).source == path.name
+    assert read_scores(data).source == "uploaded file"
+    assert read_scores(data, name="x.bin").source == "x.bin"
+
+
+_LABEL = st.text(alphabet='ab7 0.,"é-+eNA', min_size=1, max_size=5)
+
+
+@st.composite
+def _studies(draw, *, whitespace: bool = True):
+    label = _LABEL if whitespace else _LABEL.map(lambda s: s.replace(" ", "_").replace('"', "q"))
+    enrol = draw(st.lists(label, min_size=2, max_size=4, unique=True))
+    tids = draw(st.lists(label, min_size=1, max_size=5, unique=True))
+    spk = draw(st.lists(st.sampled_from(enrol), min_size=len(tids), max_size=len(tids)))
+    scores = draw(
+        st.lists(
+            st.floats(allow_nan=False, allow_infinity=False, width=64),
+            min_size=len(tids) * len(enrol),
+            max_size=len(tids) * len(enrol),
+        )
+    )
+    attrs = {} if not whitespace else {"group": np.array([f"g{len(t)}" for t in tids])}
+    return ScoreMatrix.from_arrays(
+        np.reshape(scores, (len(tids), len(enrol))),
+        trial_ids=tids,
+        trial_speakers=spk,
+        enrol_speakers=enrol,
+        attributes=attrs,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(sm=_studies())
+def test_any_labels_and_scores_round_trip_exactly(sm):
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt in ("csv", "parquet", "npz"):
+            (path,) = write_scores(sm, Path(tmp) / f"s.{fmt}", format=fmt)
+            _same(read_scores(path.read_bytes()), sm)
