@@ -430,7 +430,9 @@ def _matrix_notes(
     sm: ScoreMatrix, pairs: pd.DataFrame, lists: Sequence[TrialList], label: str, read: ListRead
 ) -> None:
     """Unenrolled trial speakers; where a per-gender subset is not the challenge's list."""
-    unenrolled = int(np.count_nonzero(~sm.trial_enrolled)) + sm.n_excluded_trials
+    unenrolled = (
+        int(np.count_nonzero(~sm.trial_enrolled)) + sm.n_excluded_trials + sm.n_other_trials
+    )
     if unenrolled:
         read.notes.append(
             f"{label}: {unenrolled} trial(s) have a speaker who is not enrolled; their listed "
@@ -441,7 +443,7 @@ def _matrix_notes(
         for value, n in pairs.groupby("sex").size().items():
             try:
                 with kept_warnings(ExcludedTrialsWarning):  # the unenrolled: noted above
-                    got = sm.subset_attribute("sex", str(value)).n_pairs
+                    got = sm.subset_attribute("sex", str(value)).pairwise_view().n_pairs
             except VoxMetricsInputError:
                 got = 0
             if got != n:
