@@ -1,19 +1,15 @@
-"""Leftover: utility inputs read, paired and attached to a study (``study build --wer/--uar``).
+"""Leftover: utility inputs read and paired (voxmetrics.data.transcripts, analysis.utility).
 
-This file's tests of voxmetrics.metrics.utility now live in tests/metrics/test_utility.py.
-What is left here tests voxmetrics.data.transcripts, voxmetrics.analysis.utility and the CLI,
-whose test files other modules' owners keep.
+This file's tests of voxmetrics.metrics.utility now live in tests/metrics/test_utility.py,
+those of ``study build --wer/--uar/--rho-f0`` in tests/cli/test_utility.py. What is left here
+tests voxmetrics.data.transcripts and voxmetrics.analysis.utility, whose test files other
+modules' owners keep.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from sklearn.metrics import recall_score
 
-from tests.vpc_tree import write_tree
-from voxmetrics.cli import main
-from voxmetrics.data.studyfile import load_study
 from voxmetrics.data.transcripts import paired, read_labels, read_transcripts
 from voxmetrics.data.utility import Utility
 from voxmetrics.errors import VoxMetricsInputError
@@ -45,79 +41,6 @@ def test_readers_and_pairing(tmp_path):
         VoxMetricsInputError, match=r"1 utterance\(s\) of the reference text have no output"
     ):
         paired(read_transcripts(text), lacking, reference_name="text", system_name="hyp")
-
-
-def test_study_build_attaches_computed_utility(tmp_path, capsys):
-    root = write_tree(tmp_path / "tree", {"mcadams": 1.0}, results=False)
-    ref, hyp = tmp_path / "text", tmp_path / "hyp"
-    ref.write_text("1000-0000 A B C D\n1001-0000 E F\n1100-0000 G H\n")
-    hyp.write_text("1000-0000 A B X D\n1001-0000 E F\n1100-0000 G\n")
-    labels, preds = tmp_path / "utt2emo", tmp_path / "pred.csv"
-    labels.write_text("1000-0000 ang\n1001-0000 sad\n1100-0000 sad\n")
-    preds.write_text("utt_id,label\n1000-0000,ang\n1001-0000,ang\n1100-0000,sad\n")
-    out = tmp_path / "s.vxm"
-    argv = [
-        "study",
-        "build",
-        str(out),
-        str(root),
-        "--bootstrap",
-        "50",
-        "--wer",
-        "mcadams",
-        str(ref),
-        str(hyp),
-        "--uar",
-        "mcadams",
-        str(labels),
-        str(preds),
-    ]
-    assert main(argv) == 0, capsys.readouterr().err
-    study = load_study(out)
-    for name in ("mcadams (ignorant)", "mcadams (lazy-informed)", "mcadams (semi-informed)"):
-        u = study.get(name).utility
-        assert u.wer == pytest.approx(2 / 8)  # 1 substitution + 1 deletion in 8 words
-        assert u.uar == pytest.approx(
-            recall_score(["ang", "sad", "sad"], ["ang", "ang", "sad"], average="macro")
-        )
-        assert set(u.intervals) == {"wer", "uar"}
-    assert study.get("original").utility is None
-    status = main(
-        ["study", "build", str(tmp_path / "x.vxm"), str(root), "--wer", "nope", str(ref), str(hyp)]
-    )
-    assert status != 0
-    assert "--wer nope: no condition or system of that name" in capsys.readouterr().err
-
-
-def test_study_build_rho_f0_from_recordings(tmp_path, capsys):
-    import soundfile as sf
-
-    root = write_tree(tmp_path / "tree", {"mcadams": 1.0}, results=False)
-    sr = 16000
-    t = np.arange(sr) / sr
-    contour = 140 + 30 * np.sin(2 * np.pi * 1.5 * t)  # a rising and falling pitch
-    orig, anon = tmp_path / "orig", tmp_path / "anon"
-    orig.mkdir()
-    anon.mkdir()
-    for k, shift in enumerate((1.4, 1.2)):
-        utt = f"1000-{k:04d}"
-        sf.write(orig / f"{utt}.wav", 0.4 * np.sin(2 * np.pi * np.cumsum(contour) / sr), sr)
-        sf.write(anon / f"{utt}.wav", 0.4 * np.sin(2 * np.pi * np.cumsum(shift * contour) / sr), sr)
-    out = tmp_path / "s.vxm"
-    argv = [
-        "study",
-        "build",
-        str(out),
-        str(root),
-        "--rho-f0",
-        "mcadams (ignorant)",
-        str(orig),
-        str(anon),
-    ]
-    assert main(argv) == 0, capsys.readouterr().err
-    u = load_study(out).get("mcadams (ignorant)").utility
-    assert u.rho_f0 > 0.9  # the anonymised pitch follows the original's contour
-    assert u.wer is None and "rho_F0 of" in u.source
 
 
 def test_uar_utility_reads_a_fold_column_and_says_which():

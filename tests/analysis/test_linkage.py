@@ -12,13 +12,13 @@ import pandas as pd
 import pytest
 
 from voxmetrics.analysis import linkage
-from voxmetrics.analysis.linkage import TABLE_COLUMNS, linkage_table
+from voxmetrics.analysis.linkage import TABLE_COLUMNS, default_lengths, linkage_table
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.metrics.legal import legal_evaluation, linkability_curve
 from voxmetrics.metrics.similarity import voice_distinctiveness, voice_similarity
-from voxmetrics.synth import demo_study
+from voxmetrics.synth import demo_embeddings, demo_study
 
 # the demo's plain condition is perfectly separated: its LID and CLL fits warn, as they should
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.DegenerateDataWarning")
@@ -198,3 +198,12 @@ def test_distinctiveness_against_leaves_out_a_set_it_cannot_compare(demo):
         issubclass(w.category, DegenerateDataWarning) and "other: no DeID" in str(w.message)
         for w in caught
     )
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
+def test_default_conversation_lengths_end_with_what_the_data_allow():
+    sets = demo_embeddings(n_speakers=4, n_enrol=1, n_trial=20)
+    assert default_lengths([sets["plain"]]) == (1, 3, 20)  # not 30: skipped on such data
+    assert default_lengths([demo_embeddings(n_speakers=3, n_trial=40)["plain"]]) == (1, 3, 30)
+    short = demo_embeddings(n_speakers=3, n_enrol=1, n_trial=2)["plain"]
+    assert default_lengths([sets["plain"], short]) == (1, 2)  # the set with fewest decides

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from voxmetrics.data.model import EmbeddingSet
@@ -61,3 +62,20 @@ def test_study_conditions_and_their_table():
         roles = c.embeddings.meta["role"]
         assert (row.Enrolment, row.Trials) == ((roles == "enrol").sum(), (roles == "trial").sum())
         assert row.Enrolment + row.Trials == len(c.embeddings.meta)
+
+
+def test_the_baseline_is_called_original_as_the_attacker():
+    meta = pd.DataFrame(
+        {
+            "utt_id": list("abcdefgh"),
+            "speaker": ["s", "t"] * 4,
+            "role": ["enrol", "enrol", "trial", "trial"] * 2,
+            "split": ["eval"] * 8,
+            "system": ["original"] * 4 + ["B1"] * 4,
+        }
+    )
+    es = EmbeddingSet.from_arrays(np.eye(8) + 0.1, meta)
+    conditions = conditions_from_embeddings(es)
+    assert [c.name for c in conditions] == ["original", "B1 / ignorant", "B1 / lazy-informed"]
+    assert conditions[0].scenario == "original"
+    assert not any("unprotected" in c.name for c in conditions)

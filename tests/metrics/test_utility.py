@@ -1,7 +1,8 @@
 """Utility metrics against their references: WER against jiwer, UAR against scikit-learn, the
 vectorised bootstrap against the generic speaker bootstrap, rho_F0 on known contours.
 
-The readers' errors and ``study build --wer/--uar`` are tested in tests/test_utility_metrics.py.
+The readers' errors are tested in tests/test_utility_metrics.py, ``study build --wer/--uar``
+in tests/cli/test_utility.py.
 """
 
 from __future__ import annotations

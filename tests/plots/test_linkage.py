@@ -22,9 +22,10 @@ from voxmetrics.plots.linkage import (
     mean_score_figure,
     similarity_matrices_figure,
     singling_out_figure,
+    singling_out_vs_n_figure,
 )
 from voxmetrics.plots.style import CHANCE_COLOR
-from voxmetrics.synth import demo_study
+from voxmetrics.synth import demo_embeddings, demo_study
 
 # the demo's plain condition is perfectly separated: its LID and CLL fits warn, as they should
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.DegenerateDataWarning")
@@ -275,3 +276,14 @@ def test_legal_figure_has_metric_rows_and_length_columns(demo):
     np.testing.assert_allclose(by_row["1 - EER"].y, 0.5)
     xs = np.asarray(by_row["Singling out"].x, float)
     np.testing.assert_allclose(by_row["Singling out"].y, (1 - 1 / xs) ** (xs - 1))
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
+def test_singling_out_ticks_do_not_print_30_beside_32():
+    es = demo_embeddings(n_speakers=6, n_trial=64)["plain"]
+    from voxmetrics.analysis.linkage import singling_out_vs_n
+
+    curve = singling_out_vs_n(es)
+    fig = singling_out_vs_n_figure({"plain": curve})
+    ticks = list(fig.layout.xaxis.tickvals)
+    assert not {30, 32} <= set(ticks), ticks

@@ -9,9 +9,11 @@ import plotly.graph_objects as go
 import pytest
 
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.evaluation import evaluate
+from voxmetrics.data.study import Study
+from voxmetrics.evaluation import evaluate, evaluate_study
 from voxmetrics.plots import eer_linkability_figure
 from voxmetrics.plots.overview import eer_lidmax_figure
+from voxmetrics.synth import demo_study
 
 
 def _sm(scores, speakers=("a", "b", "c"), trial_speakers=None) -> ScoreMatrix:
@@ -118,3 +120,25 @@ def test_eer_lidmax_figure_labels_cross_calibration():
     # the two points coincide: one label names both (the hover names each)
     assert list(fig.data[0].text) == ["cv (cross-calibrated), cv2 (cross-calibrated)", ""]
     assert not [a for a in fig.layout.annotations if "Without LID" in a.text]
+
+
+# ---------------------------------------------------------------- coinciding labels
+
+
+@pytest.fixture(scope="module")
+def twins():
+    """Two conditions with the same scores (they coincide on every scatter) and a third."""
+    demo = demo_study(n_speakers=6)
+    plain = demo.get("plain")
+    twin = dataclasses.replace(plain, name="plain-copy")
+    study = Study(conditions=(plain, twin, demo.get("random")), name="twins")
+    return evaluate_study(study, bootstrap=0)
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
+def test_coinciding_conditions_share_one_label_and_keep_their_hover(twins):
+    for fig in (eer_linkability_figure(twins), eer_lidmax_figure(twins)):
+        points = fig.data[0]
+        assert list(points.text) == ["plain, plain-copy", "", "random"]
+        assert list(points.hovertext) == ["plain", "plain-copy", "random"]
+        assert "%{hovertext}" in points.hovertemplate

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from voxmetrics.evaluation.card import LEVELS
 from voxmetrics.plots.style import (
@@ -125,3 +128,39 @@ def test_log_ticks_drop_a_candidate_too_close_to_the_top():
     assert log_ticks(101, candidates=[1, 10, 100]) == [1, 10, 101]
     wide = log_ticks(1000, min_fraction=0.3)
     assert wide[0] == 1 and wide[-1] == 1000 and len(wide) < 10
+
+
+# ---------------------------------------------------------------- properties
+
+
+@given(st_.lists(st_.tuples(st_.integers(0, 5), st_.integers(0, 5)), min_size=1, max_size=12))
+@settings(max_examples=60, deadline=None)
+def test_merged_labels_name_every_point_once(points):
+    xs = [x / 10 for x, _ in points]
+    ys = [y / 10 for _, y in points]
+    names = [f"c{k}" for k in range(len(points))]
+    shown = merged_labels(xs, ys, names, x_tol=0.01, y_tol=0.01)
+    named = [n for text in shown if text for n in text.split(", ")]
+    assert sorted(named) == sorted(names)  # each name once
+    # no two labelled points coincide
+    labelled = {(x, y) for x, y, text in zip(xs, ys, shown, strict=True) if text}
+    assert len(labelled) == sum(1 for t in shown if t)
+
+
+@given(
+    st_.integers(2, 100_000),
+    st_.integers(1, 2),
+    st_.sampled_from([0.05, 0.1, 0.15]),
+)
+@settings(max_examples=80, deadline=None)
+def test_log_ticks_leave_room_for_every_label(top, low, fraction):
+    ticks = log_ticks(top, low=low, min_fraction=fraction)
+    assert ticks[-1] == max(top, low + 1) and ticks == sorted(set(ticks))
+    span = math.log10(ticks[-1]) - math.log10(low)
+    for a, b in itertools.pairwise(ticks):
+        room = fraction * span * (len(str(a)) + len(str(b))) / 4
+        assert math.log10(b / a) >= room - 1e-12, (a, b)
+
+
+def test_the_three_digit_ceiling_does_not_overprint_its_neighbour():
+    assert log_ticks(131)[-2:] == [50, 131]  # not 100 beside 131 ("100131")
