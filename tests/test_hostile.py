@@ -42,7 +42,7 @@ from voxmetrics.data.readers import read_embeddings, read_scores
 from voxmetrics.data.studyfile import load_study, study_from_bytes
 from voxmetrics.embeddings.audio import decode_audio, extract_zip, read_manifest
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.limits import Limits, check_count, limits_from_config, parse_limit, use_limits
+from voxmetrics.limits import Limits, use_limits
 from voxmetrics.metrics.bootstrap import lid_bootstrap, speaker_bootstrap
 from voxmetrics.metrics.sbls import builtin_attacker, sbls
 from voxmetrics.metrics.similarity import similarity_matrix
@@ -950,16 +950,6 @@ def test_bad_limit_settings_get_one_message(demo_dir, capsys, text, match):
     assert re.search(match, err), err
 
 
-def test_limits_from_environment_and_config(tmp_path, monkeypatch):
-    cfg = tmp_path / "vm.toml"
-    cfg.write_text("[limits]\nmax_rows = 5\nmax_member_bytes = '2GiB'\n")
-    limits = limits_from_config({"VOXMETRICS_CONFIG": str(cfg), "VOXMETRICS_LIMITS": "max_rows=7"})
-    assert limits.max_rows == 7 and limits.max_member_bytes == 2 * 2**30
-    cfg.write_text("[limits\n")
-    refused(limits_from_config, {"VOXMETRICS_CONFIG": str(cfg)}, match=r"not valid TOML")
-    assert parse_limit("max_ratio=50") == ("max_ratio", 50.0)
-
-
 FAIL_ON = {
     "too-long": ("eer < 0.5 or " * 300 + "eer < 0.5", r"characters long, over the limit"),
     "deep-not": ("not " * 450 + "eer < 1", r"nested more than 50 levels"),
@@ -1052,13 +1042,6 @@ def test_similarity_pairs_are_capped():
     spk, utt = [f"s{i % 4}" for i in range(40)], [str(i) for i in range(40)]
     with use_limits(Limits(max_cells=1000)):
         refused(similarity_matrix, a, spk, utt, a, spk, utt, match=r"1,600 utterance pairs")
-
-
-def test_check_count_is_silent_within_the_limit():
-    check_count("x", "rows", 10, "max_rows")
-    with pytest.raises(VoxMetricsInputError, match="11 rows"):
-        with use_limits(Limits(max_rows=10)):
-            check_count("x", "rows", 11, "max_rows")
 
 
 # ============================================================ SBLS predictions
