@@ -5,12 +5,17 @@ CRC checked) but keeps rows ``start:stop`` only, and says whether every value of
 finite; ``ChunkedScores`` blocks read their row range of each file
 (``evaluation.sources.block_scores``). The reference is the former read: the whole member
 (``load_npy``), sliced. No timing is asserted here.
+
+The sources end to end on a local Dask cluster (tiny blocks, ``small_blocks`` in conftest.py):
+chunked NPZ, Parquet chunks and a Zarr store give the in-memory report exactly; chunk files that
+do not fit together, a bad chunk and a store of Python objects are refused with one message.
 """
 
 from __future__ import annotations
 
 import io
 import itertools
+import json
 import warnings
 import zipfile
 
@@ -19,10 +24,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import voxmetrics.distributed as dist
+from voxmetrics.cli import main
+from voxmetrics.data import ScoreMatrix
+from voxmetrics.data.writers import write_scores
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.evaluation import sources
+from voxmetrics.evaluation import evaluate, sources
 from voxmetrics.evaluation.sources import _FiniteScan, _npy_rows
 from voxmetrics.limits import ArchiveReader
+
+from .blockwise_cases import comparable
 
 
 def npz_bytes(a: np.ndarray, *, compressed: bool = False) -> bytes:
@@ -162,3 +173,147 @@ def test_a_bad_value_in_an_unkept_row_of_a_read_file_is_refused(tmp_path):
     (piece,) = source.pieces([slice(0, 1)])
     with pytest.raises(VoxMetricsInputError, match="NaN or infinite scores"):
         sources.block_scores(piece, None)
+
+
+# ------------------------------------------------------------ the sources on a Dask cluster
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chunked_npz_scores_equal_in_memory(client, tmp_path, dtype):
+    rng = np.random.default_rng(3)
+    t, n = 150, 9
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    scores = (np.round(rng.normal(size=(t, n)) * 4) / 4).astype(dtype)  # many ties
+    scores[np.arange(t), np.searchsorted(enrol, spk)] += dtype(0.5)
+    sm = ScoreMatrix.from_arrays(
+        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=spk, enrol_speakers=enrol
+    )
+    for k, (a, b) in enumerate([(0, 7), (7, 90), (90, 91), (91, 150)]):
+        np.savez(  # in the scores' own dtype (write_scores writes float64)
+            tmp_path / f"chunk{k}.npz",
+            scores=scores[a:b],
+            trial_ids=sm.trial_ids[a:b],
+            trial_speakers=spk[a:b],
+            enrol_speakers=enrol,
+        )
+    source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.npz")))
+    assert source.dtype == dtype
+    for ties in ("reference", "attacker"):
+        ref = evaluate(sm, ties=ties)
+        got = dist.evaluate_blockwise(source, client=client, ties=ties)
+        assert comparable(got) == comparable(ref)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_chunk_files_that_do_not_fit_together_are_refused(tmp_path):
+    a = ScoreMatrix.from_arrays(
+        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["a"], enrol_speakers=["a", "b"]
+    )
+    b = ScoreMatrix.from_arrays(
+        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["b"], enrol_speakers=["b", "c"]
+    )
+    write_scores(a, tmp_path / "a.npz", format="npz")
+    write_scores(b, tmp_path / "b.npz", format="npz")
+    with pytest.raises(VoxMetricsInputError, match="enrol_speakers differ"):
+        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "b.npz"])
+    write_scores(a, tmp_path / "c.npz", format="npz")
+    with pytest.raises(VoxMetricsInputError, match="unique across the chunks"):
+        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "c.npz"])
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_a_bad_chunk_is_bad_input_not_a_traceback(client, tmp_path, capsys):
+    scores = np.array([[0.9, 0.1], [0.2, np.nan]])
+    np.savez(
+        tmp_path / "a.npz",
+        scores=scores,
+        trial_ids=["t1", "t2"],
+        trial_speakers=["a", "b"],
+        enrol_speakers=["a", "b"],
+    )
+    status = main(["evaluate", str(tmp_path), "--scheduler", client.scheduler.address])
+    err = capsys.readouterr().err
+    assert status == 2 and "NaN or infinite scores" in err and "Traceback" not in err
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_parquet_chunks_equal_in_memory(client, tmp_path):
+    rng = np.random.default_rng(8)
+    t, n = 60, 7
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    scores = np.round(rng.normal(size=(t, n)), 1)
+    parts = []
+    for k, (a, b) in enumerate([(0, 25), (25, 26), (26, 60)]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            part = ScoreMatrix.from_arrays(
+                scores[a:b],
+                trial_ids=[f"u{i}" for i in range(a, b)],
+                trial_speakers=spk[a:b],
+                enrol_speakers=enrol,
+            )
+        write_scores(part, tmp_path / f"c{k}.parquet", format="parquet")
+        parts.append(part)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = ScoreMatrix.from_arrays(
+            np.concatenate([p.scores for p in parts]),
+            trial_ids=np.concatenate([p.trial_ids for p in parts]),
+            trial_speakers=np.concatenate([p.trial_speakers for p in parts]),
+            enrol_speakers=enrol,
+        )
+        source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.parquet")))
+    got = dist.evaluate_blockwise(source, client=client)
+    assert comparable(got) == comparable(evaluate(whole))
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_zarr_store_equals_in_memory_and_objects_are_refused(client, tmp_path, capsys):
+    zarr = pytest.importorskip("zarr")
+    rng = np.random.default_rng(12)
+    t, n = 90, 8
+    enrol = np.array([f"s{j}" for j in range(n)])
+    spk = enrol[rng.integers(0, n, size=t)]
+    spk[3] = "stranger"
+    scores = (np.round(rng.normal(size=(t, n)), 1)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = zarr.open_group(tmp_path / "s.zarr", mode="w")
+        g.create_array("scores", data=scores, chunks=(7, n))
+        for key, values in (
+            ("trial_ids", np.array([f"u{i}" for i in range(t)])),
+            ("trial_speakers", spk),
+            ("enrol_speakers", enrol),
+        ):
+            g.create_array(key, data=values)
+        sm = ScoreMatrix.from_arrays(
+            scores,
+            trial_ids=[f"u{i}" for i in range(t)],
+            trial_speakers=spk,
+            enrol_speakers=enrol,
+        )
+        source = dist.ZarrScores.open(tmp_path / "s.zarr")
+    assert source.n_excluded_trials == 1 and source.dtype == np.float32
+    for ties in ("reference", "attacker"):
+        got = dist.evaluate_blockwise(source, client=client, ties=ties)
+        assert comparable(got) == comparable(evaluate(sm.without_others(), ties=ties))
+    # the CLI takes the store as EVAL
+    assert (
+        main(["evaluate", str(tmp_path / "s.zarr"), "--scheduler", client.scheduler.address]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["eer"] == evaluate(sm.without_others()).baseline.eer
+    # a store holding Python objects (a pickle codec) is refused before anything is read
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g2 = zarr.open_group(tmp_path / "o.zarr", mode="w", zarr_format=2)
+        for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
+            g2.create_array(key, data=np.zeros((2, 2)) if key == "scores" else enrol[:2])
+    meta_path = tmp_path / "o.zarr" / "scores" / ".zarray"
+    meta = json.loads(meta_path.read_text())
+    meta.update(dtype="|O", filters=[{"id": "pickle", "protocol": 5}], compressor=None)
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(VoxMetricsInputError, match="scores"):
+        dist.ZarrScores.open(tmp_path / "o.zarr")
