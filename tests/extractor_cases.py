@@ -1,7 +1,7 @@
 """Shared data of the extractor tests: a tiny ECAPA-TDNN's hyperparameters and a crude voice.
 
 Used by tests/embeddings/test_extractors.py, the CLI's and the dashboard's extraction tests and
-the extraction on Dask (tests/evaluation/test_blockwise.py).
+the extraction on Dask (tests/embeddings/test_distributed.py).
 """
 
 from __future__ import annotations

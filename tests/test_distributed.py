@@ -1,7 +1,8 @@
 """The Dask paths' public names in one module (voxmetrics.distributed), and the dask extra.
 
 The paths themselves are tested where they live: the blockwise executor in
-tests/evaluation/test_blockwise.py, extraction on Dask there too.
+tests/evaluation/test_blockwise.py (its score sources in tests/evaluation/test_sources.py),
+extraction on Dask in tests/embeddings/test_distributed.py.
 """
 
 from __future__ import annotations

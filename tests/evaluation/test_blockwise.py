@@ -1,9 +1,10 @@
 """Blockwise evaluation on Dask (voxmetrics.evaluation.blockwise) equals the in-memory path on
-every metric; with it its sources (voxmetrics.evaluation.sources), extraction on Dask
-(voxmetrics.embeddings.distributed) and the command line's ``--scheduler``.
+every metric; with it the command line's ``--scheduler``.
 
-The blocks are made tiny (a few rows) so that every test crosses many block and score-chunk
-boundaries; ties are forced by rounding the embeddings / scores.
+The blocks are made tiny (a few rows, ``small_blocks`` in conftest.py) so that every test
+crosses many block and score-chunk boundaries; ties are forced by rounding the embeddings /
+scores. The score sources' own cases (chunk files, Parquet, Zarr) are in test_sources.py,
+extraction on Dask in tests/embeddings/test_distributed.py.
 """
 
 from __future__ import annotations
@@ -21,10 +22,7 @@ pytest.importorskip("distributed")
 
 import pytest
 
-import voxmetrics.data.arrays as arrays_mod
-import voxmetrics.data.model as model_mod
 import voxmetrics.distributed as dist
-import voxmetrics.embeddings.distributed as edist
 import voxmetrics.evaluation.blockwise as bw
 import voxmetrics.evaluation.sources as sources
 import voxmetrics.metrics.ranks as ranks_mod
@@ -36,29 +34,9 @@ from voxmetrics.evaluation import evaluate
 from voxmetrics.metrics.pools import SortedPools, _eer_point
 from voxmetrics.synth import demo_study
 
-BLOCK = 600  # scores per Cllr / Dask block in these tests (rows = BLOCK // N)
-CHUNK = 16  # rows per score chunk
+from .blockwise_cases import comparable
 
-
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
-
-
-@pytest.fixture(autouse=True)
-def _small_blocks(monkeypatch):
-    monkeypatch.setattr(ranks_mod, "BLOCK_ELEMENTS", BLOCK)  # row blocks of both paths
-    for mod in (arrays_mod, model_mod, sources):
-        monkeypatch.setattr(mod, "SCORE_CHUNK_ROWS", CHUNK)
-    monkeypatch.setattr(bw, "_WINDOW_MARGIN", 0)  # widen the EER window step by step
+pytestmark = pytest.mark.usefixtures("small_blocks")
 
 
 def embedding_set(
@@ -89,11 +67,6 @@ def embedding_set(
     return EmbeddingSet.from_arrays(emb, frame, source="test embeddings")
 
 
-def comparable(report) -> dict:
-    """The whole JSON object of a report (compared with ==: exact, not approximately)."""
-    return report.to_dict()
-
-
 @pytest.mark.parametrize("ties", ["reference", "attacker"])
 def test_embeddings_equal_in_memory_on_every_metric(client, ties):
     es = embedding_set(1, stranger=True)
@@ -114,33 +87,6 @@ def test_embeddings_equal_in_memory_on_every_metric(client, ties):
     assert comparable(got) == comparable(ref)  # exact, not approximately
     np.testing.assert_array_equal(got.srd.ranks, ref.srd.ranks)
     np.testing.assert_array_equal(got.lid.lid, ref.lid.lid)
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_chunked_npz_scores_equal_in_memory(client, tmp_path, dtype):
-    rng = np.random.default_rng(3)
-    t, n = 150, 9
-    enrol = np.array([f"s{j}" for j in range(n)])
-    spk = enrol[rng.integers(0, n, size=t)]
-    scores = (np.round(rng.normal(size=(t, n)) * 4) / 4).astype(dtype)  # many ties
-    scores[np.arange(t), np.searchsorted(enrol, spk)] += dtype(0.5)
-    sm = ScoreMatrix.from_arrays(
-        scores, trial_ids=[f"u{i}" for i in range(t)], trial_speakers=spk, enrol_speakers=enrol
-    )
-    for k, (a, b) in enumerate([(0, 7), (7, 90), (90, 91), (91, 150)]):
-        np.savez(  # in the scores' own dtype (write_scores writes float64)
-            tmp_path / f"chunk{k}.npz",
-            scores=scores[a:b],
-            trial_ids=sm.trial_ids[a:b],
-            trial_speakers=spk[a:b],
-            enrol_speakers=enrol,
-        )
-    source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.npz")))
-    assert source.dtype == dtype
-    for ties in ("reference", "attacker"):
-        ref = evaluate(sm, ties=ties)
-        got = dist.evaluate_blockwise(source, client=client, ties=ties)
-        assert comparable(got) == comparable(ref)
 
 
 def test_a_failing_block_is_retried_and_finished_blocks_are_kept(client, monkeypatch):
@@ -241,22 +187,6 @@ def _as_chunks(sm, client, tmp=None):
     folder = Path(tempfile.mkdtemp(prefix="vxm-chunks-"))
     write_scores(sm, folder / "all.npz", format="npz")
     return dist.ChunkedScores.from_files([folder / "all.npz"])
-
-
-def test_chunk_files_that_do_not_fit_together_are_refused(tmp_path):
-    a = ScoreMatrix.from_arrays(
-        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["a"], enrol_speakers=["a", "b"]
-    )
-    b = ScoreMatrix.from_arrays(
-        [[1.0, 0.0]], trial_ids=["t1"], trial_speakers=["b"], enrol_speakers=["b", "c"]
-    )
-    write_scores(a, tmp_path / "a.npz", format="npz")
-    write_scores(b, tmp_path / "b.npz", format="npz")
-    with pytest.raises(VoxMetricsInputError, match="enrol_speakers differ"):
-        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "b.npz"])
-    write_scores(a, tmp_path / "c.npz", format="npz")
-    with pytest.raises(VoxMetricsInputError, match="unique across the chunks"):
-        dist.ChunkedScores.from_files([tmp_path / "a.npz", tmp_path / "c.npz"])
 
 
 def test_cli_evaluate_scheduler_local_equals_in_memory(tmp_path, capsys):
@@ -431,96 +361,6 @@ def test_det_operating_points_are_exact_when_no_score_repeats_across_blocks(clie
     assert got.verification.det.n_points == evaluate(sm).verification.det.n_points == t * n + 1
 
 
-def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_path, capsys):
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("speechbrain")
-    from extractor_cases import HPARAMS, make_study
-    from metric_registry import forget_unimportable_modules
-    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
-
-    from voxmetrics.data.readers import read_embeddings
-    from voxmetrics.embeddings import extract_embeddings, load_extractor, read_manifest
-
-    model_dir = tmp_path / "tiny_ecapa"
-    model_dir.mkdir()
-    (model_dir / "hyperparams.yaml").write_text(HPARAMS)
-    torch.manual_seed(1)
-    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
-    torch.save(model.state_dict(), model_dir / "embedding_model.ckpt")
-    manifest_path = make_study(tmp_path / "audio")
-    (tmp_path / "audio" / "B1" / "a_trial.wav").write_bytes(b"not audio")  # one failure
-    manifest = read_manifest(manifest_path)
-    try:
-        one = extract_embeddings(
-            manifest,
-            audio_root=tmp_path / "audio",
-            batch_size=1,
-            cache_dir=False,
-            extractor=load_extractor(str(model_dir), device="cpu"),
-        )
-        seen = []
-        got = dist.extract_embeddings_blockwise(
-            manifest,
-            audio_root=tmp_path / "audio",
-            model=str(model_dir),
-            client=client,
-            device="cpu",
-            batch_size=1,
-            files_per_task=3,
-            cache_dir=tmp_path / "cache",
-            progress=lambda f, m: seen.append(f),
-        )
-        assert seen[-1] == 1.0  # (identical recordings may hit the cache across tasks)
-        assert got.embeddings.meta.equals(one.embeddings.meta)
-        np.testing.assert_array_equal(got.embeddings.embeddings, one.embeddings.embeddings)
-        keys = ["utt_id", "audio_path"]  # (the reason quotes an object address)
-        assert got.failures[keys].to_dict("records") == one.failures[keys].to_dict("records")
-        assert len(got.failures) == 1
-        # the CLI on the same cluster: every embedding now comes from the shared cache
-        out = tmp_path / "emb.npz"
-        status = main(
-            [
-                "extract",
-                "--manifest",
-                str(manifest_path),
-                "--audio-root",
-                str(tmp_path / "audio"),
-                "--model",
-                str(model_dir),
-                "--device",
-                "cpu",
-                "--cache-dir",
-                str(tmp_path / "cache"),
-                "--out",
-                str(out),
-                "--scheduler",
-                client.scheduler.address,
-                "--files-per-task",
-                "2",
-            ]
-        )
-        summary = json.loads(capsys.readouterr().out)
-        assert status == 0 and summary["n_cached"] == 7 and summary["n_failed"] == 1
-        es = read_embeddings(out, metadata=tmp_path / "emb.csv")
-        np.testing.assert_allclose(es.embeddings, one.embeddings.embeddings, rtol=0, atol=1e-7)
-    finally:
-        forget_unimportable_modules()
-
-
-def test_a_bad_chunk_is_bad_input_not_a_traceback(client, tmp_path, capsys):
-    scores = np.array([[0.9, 0.1], [0.2, np.nan]])
-    np.savez(
-        tmp_path / "a.npz",
-        scores=scores,
-        trial_ids=["t1", "t2"],
-        trial_speakers=["a", "b"],
-        enrol_speakers=["a", "b"],
-    )
-    status = main(["evaluate", str(tmp_path), "--scheduler", client.scheduler.address])
-    err = capsys.readouterr().err
-    assert status == 2 and "NaN or infinite scores" in err and "Traceback" not in err
-
-
 def test_bad_input_in_a_task_is_one_line_not_worker_error_blocks(client, tmp_path, capsys):
     import logging
 
@@ -543,37 +383,6 @@ def test_bad_input_in_a_task_is_one_line_not_worker_error_blocks(client, tmp_pat
         worker_log.removeHandler(handler)
     err = capsys.readouterr().err.strip()
     assert status == 2 and err.startswith("voxmetrics: error: ") and "\n" not in err, err
-
-
-def test_parquet_chunks_equal_in_memory(client, tmp_path):
-    rng = np.random.default_rng(8)
-    t, n = 60, 7
-    enrol = np.array([f"s{j}" for j in range(n)])
-    spk = enrol[rng.integers(0, n, size=t)]
-    scores = np.round(rng.normal(size=(t, n)), 1)
-    parts = []
-    for k, (a, b) in enumerate([(0, 25), (25, 26), (26, 60)]):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            part = ScoreMatrix.from_arrays(
-                scores[a:b],
-                trial_ids=[f"u{i}" for i in range(a, b)],
-                trial_speakers=spk[a:b],
-                enrol_speakers=enrol,
-            )
-        write_scores(part, tmp_path / f"c{k}.parquet", format="parquet")
-        parts.append(part)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        whole = ScoreMatrix.from_arrays(
-            np.concatenate([p.scores for p in parts]),
-            trial_ids=np.concatenate([p.trial_ids for p in parts]),
-            trial_speakers=np.concatenate([p.trial_speakers for p in parts]),
-            enrol_speakers=enrol,
-        )
-        source = dist.ChunkedScores.from_files(sorted(tmp_path.glob("*.parquet")))
-    got = dist.evaluate_blockwise(source, client=client)
-    assert comparable(got) == comparable(evaluate(whole))
 
 
 def test_a_dev_set_sharing_speakers_is_refused(client):
@@ -627,54 +436,6 @@ def test_blockwise_equals_in_memory_on_random_tied_matrices(client, data):
                 assert got == ref
         finally:
             ranks_mod.BLOCK_ELEMENTS = saved
-
-
-def test_zarr_store_equals_in_memory_and_objects_are_refused(client, tmp_path, capsys):
-    zarr = pytest.importorskip("zarr")
-    rng = np.random.default_rng(12)
-    t, n = 90, 8
-    enrol = np.array([f"s{j}" for j in range(n)])
-    spk = enrol[rng.integers(0, n, size=t)]
-    spk[3] = "stranger"
-    scores = (np.round(rng.normal(size=(t, n)), 1)).astype(np.float32)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        g = zarr.open_group(tmp_path / "s.zarr", mode="w")
-        g.create_array("scores", data=scores, chunks=(7, n))
-        for key, values in (
-            ("trial_ids", np.array([f"u{i}" for i in range(t)])),
-            ("trial_speakers", spk),
-            ("enrol_speakers", enrol),
-        ):
-            g.create_array(key, data=values)
-        sm = ScoreMatrix.from_arrays(
-            scores,
-            trial_ids=[f"u{i}" for i in range(t)],
-            trial_speakers=spk,
-            enrol_speakers=enrol,
-        )
-        source = dist.ZarrScores.open(tmp_path / "s.zarr")
-    assert source.n_excluded_trials == 1 and source.dtype == np.float32
-    for ties in ("reference", "attacker"):
-        got = dist.evaluate_blockwise(source, client=client, ties=ties)
-        assert comparable(got) == comparable(evaluate(sm.without_others(), ties=ties))
-    # the CLI takes the store as EVAL
-    assert (
-        main(["evaluate", str(tmp_path / "s.zarr"), "--scheduler", client.scheduler.address]) == 0
-    )
-    assert json.loads(capsys.readouterr().out)["eer"] == evaluate(sm.without_others()).baseline.eer
-    # a store holding Python objects (a pickle codec) is refused before anything is read
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        g2 = zarr.open_group(tmp_path / "o.zarr", mode="w", zarr_format=2)
-        for key in ("scores", "trial_ids", "trial_speakers", "enrol_speakers"):
-            g2.create_array(key, data=np.zeros((2, 2)) if key == "scores" else enrol[:2])
-    meta_path = tmp_path / "o.zarr" / "scores" / ".zarray"
-    meta = json.loads(meta_path.read_text())
-    meta.update(dtype="|O", filters=[{"id": "pickle", "protocol": 5}], compressor=None)
-    meta_path.write_text(json.dumps(meta))
-    with pytest.raises(VoxMetricsInputError, match="scores"):
-        dist.ZarrScores.open(tmp_path / "o.zarr")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -754,35 +515,6 @@ def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_
     x = np.array([-np.inf, -0.5, 0.0, 0.1000000001, 0.25, 3.0])
     np.testing.assert_array_equal(got.count_non_le(x), ref.count_non_le(x))
     assert got.non_sums(0.1) == ref.non_sums(0.1)
-
-
-def test_workers_resolve_the_device_themselves_and_take_their_gpu(client, monkeypatch):
-    """``device="auto"`` is resolved on the worker: CUDA where its torch sees a GPU (mocked)."""
-    torch = pytest.importorskip("torch")
-    import voxmetrics.embeddings as emb_mod
-
-    loaded = []
-
-    class FakeExtractor:
-        def __init__(self, model, device):
-            self.model, self.device = model, device
-
-    def fake_load(model, *, device):
-        loaded.append(device)
-        return FakeExtractor(model, device)
-
-    monkeypatch.setattr(emb_mod, "load_extractor", fake_load)
-    monkeypatch.setattr(edist, "_EXTRACTORS", {})
-    for has_gpu, want in ((True, "cuda"), (False, "cpu")):
-        monkeypatch.setattr(torch.cuda, "is_available", lambda has_gpu=has_gpu: has_gpu)
-        got = client.submit(edist._worker_extractor, "fake", "auto", pure=False).result()
-        assert got.device == want  # the worker (same process here) saw the mocked GPU
-        again = client.submit(edist._worker_extractor, "fake", "auto", pure=False).result()
-        assert again is got  # loaded once per worker and device
-    assert loaded == ["cuda", "cpu"]
-    fut = client.submit(edist._worker_extractor, "fake", "cuda", pure=False)  # no GPU now
-    with pytest.raises(VoxMetricsInputError, match="no CUDA GPU is available"):
-        fut.result()
 
 
 def test_a_lost_worker_loses_no_block(monkeypatch):
