@@ -450,7 +450,7 @@ def build_study_report(
     >>> from voxmetrics.synth import demo_study
     >>> sr = build_study_report(demo_study(n_speakers=8), bootstrap=0)
     >>> sorted(sr.to_dict())[:4], len(sr.reports)
-    (['comparison_reference', 'comparisons', 'conditions', 'created'], 5)
+    (['attackers', 'comparison_reference', 'comparisons', 'conditions'], 5)
     """
     if len(study) == 0:
         raise VoxMetricsInputError("the study has no conditions to report on; add one first.")
