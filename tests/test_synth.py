@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from voxmetrics import baseline_metrics
-from voxmetrics.synth import DEMO_SYSTEMS, demo_study
+from voxmetrics.synth import DEMO_SYSTEMS, demo_study, offset_scores
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +66,26 @@ def test_every_system_is_documented():
     for system in DEMO_SYSTEMS:
         assert f"``{system.name}``" in synth.__doc__
         assert system.description
+
+
+# ----------------------------------------------------------------------------------------------
+# offset_scores, the generator of the threat model's scenarios
+# ----------------------------------------------------------------------------------------------
+
+
+def test_offset_scores_model():
+    sm = offset_scores(n_enrolled=4, n_trials=10, margin=0.5, offset_spread=0.0, noise=0.0)
+    assert sm.shape == (10, 4)
+    assert sm.targets.tolist() == [k % 4 for k in range(10)]
+    # no offset, no noise: the own speaker scores `margin`, everyone else 0
+    expected = np.zeros((10, 4))
+    expected[np.arange(10), sm.targets] = 0.5
+    np.testing.assert_array_equal(sm.scores, expected)
+    with pytest.raises(ValueError):
+        offset_scores(n_enrolled=1)
+
+
+def test_offset_scores_is_seeded():
+    a, b = offset_scores(seed=5), offset_scores(seed=5)
+    np.testing.assert_array_equal(a.scores, b.scores)
+    assert not np.array_equal(a.scores, offset_scores(seed=6).scores)

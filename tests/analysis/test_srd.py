@@ -235,3 +235,27 @@ def test_speaker_srd_of_mismatched_input_is_the_librarys_error():
     result = srd(*rank_scores([1, 2], 3))
     with pytest.raises(VoxMetricsInputError, match="same length"):
         speaker_srd(result, ["a"])
+
+
+# ----------------------------------------------------------------------------------------------
+# speaker_srd in one batch: its progress, and the numbers of the grouped fit
+# ----------------------------------------------------------------------------------------------
+
+
+def test_speaker_srd_in_one_batch_reports_progress_and_equals_the_groups():
+    from voxmetrics.analysis.srd import speaker_srd
+    from voxmetrics.metrics.srd import srd_from_ranks
+
+    rng = np.random.default_rng(2)
+    who = np.array([f"s{k}" for k in rng.integers(0, 9, 70)])
+    ranks = np.minimum(rng.geometric(0.2, 70), 12)
+    result = srd_from_ranks(ranks, 12)
+    steps = []
+    one = speaker_srd(result, who, progress=lambda f, m: steps.append((f, m)))
+    grouped = speaker_srd(result, who, n_groups=4)
+    assert [(f.alpha, f.beta, f.loss_value) for f in one.fits] == [
+        (f.alpha, f.beta, f.loss_value) for f in grouped.fits
+    ]
+    np.testing.assert_array_equal(one.model_mean_d, grouped.model_mean_d)
+    assert steps[-1] == (1.0, "Fitted 9 of 9 speakers…")
+    assert [f for f, _ in steps] == sorted(f for f, _ in steps)

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sparse_cases import block_mask, full_matrix, listed_rows, npz_bytes
 
+from tests.data.readers.input_error_cases import input_error, long_csv
 from voxmetrics import EmbeddingSet, ExcludedTrialsWarning, ScoreMatrix, VoxMetricsInputError
 from voxmetrics.data import read_embeddings, read_scores
 from voxmetrics.data.model import SPLIT_VALUES
@@ -362,3 +363,20 @@ def test_embedding_score_matrix_is_capped_before_allocation():
     es = demo_study(n_speakers=6).conditions[0].embeddings
     with use_limits(Limits(max_cells=10)):
         refused(es.score_matrix, "eval", match=r"\(48 trials x 6 enrolled\).*max_cells=10")
+
+
+# ----------------------------------------------------------------------------------------------
+# Scores read from a file that no 1-to-N search can use: one enrolled identity, no trial of
+# an enrolled speaker
+# ----------------------------------------------------------------------------------------------
+
+
+def test_fewer_than_two_enrolled():
+    with input_error(r"s\.csv: only 1 enrolled identity; a 1-to-N search needs at least 2"):
+        read_scores(long_csv("t1,a,a,0.9\nt2,b,a,0.1\n"), name="s.csv")
+
+
+def test_no_trial_with_an_enrolled_speaker():
+    data = long_csv("t1,x,a,0.9\nt1,x,b,0.1\nt2,y,a,0.2\nt2,y,b,0.8\n")
+    with input_error(r"s\.csv: none of the 2 trials has an enrolled speaker.*same labels"):
+        read_scores(data, name="s.csv")

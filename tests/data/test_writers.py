@@ -12,6 +12,7 @@ from sparse_cases import (
     listed_rows,
 )
 
+from tests.data.readers.input_error_cases import input_error
 from voxmetrics.data import (
     ScoreMatrix,
     read_scores,
@@ -47,3 +48,21 @@ def test_writers_never_pickle(small_sm, tmp_path):
         warnings.simplefilter("error")
         got = read_scores(path)
     assert got.attributes["note"].tolist() == ["x", ""] * 6
+
+
+# ----------------------------------------------------------------------------------------------
+# The Kaldi writer refuses labels the format cannot hold
+# ----------------------------------------------------------------------------------------------
+
+
+def test_kaldi_writer_refuses_labels_it_cannot_hold(tmp_path):
+    from voxmetrics.data import ScoreMatrix
+
+    sm = ScoreMatrix.from_arrays(
+        np.eye(2), trial_ids=["t 1", "t2"], trial_speakers=["a", "b"], enrol_speakers=["a", "b"]
+    )
+    with input_error(
+        r"trial id 't 1' is empty or contains whitespace or a quote, which the Kaldi "
+        "format cannot hold; write CSV, Parquet or NPZ instead"
+    ):
+        write_scores(sm, tmp_path / "s", format="kaldi")

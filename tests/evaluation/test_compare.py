@@ -21,7 +21,7 @@ from condition_cases import tied
 
 from voxmetrics._types import DEFAULT_BOOTSTRAP
 from voxmetrics.analysis.sbls import default_attack
-from voxmetrics.data.study import StudySettings
+from voxmetrics.data.study import Condition, StudySettings
 from voxmetrics.evaluation import compare_conditions, evaluate_condition
 from voxmetrics.evaluation.compare import _replicates
 from voxmetrics.metrics.uncertainty import SpeakerDraws
@@ -144,3 +144,42 @@ def test_plain_and_random_differ_after_holm_at_the_default_replicates():
     # the resampling p beside it is floored, and says so
     assert eer.p_resampled >= eer.p_floor == pytest.approx(1 / (n_boot + 1))
     assert eer.to_dict()["p_floor"] == eer.p_floor
+
+
+# ----------------------------------------------------------------------------------------------
+# compare_conditions_sbls draws its own speakers when needed; the comparison's LID uses the
+# chosen variant
+# ----------------------------------------------------------------------------------------------
+
+
+def test_compare_conditions_sbls_draws_its_own_speakers_when_needed():
+    """Draws over other speakers than the attacked ones: both attacks share new draws."""
+    import numpy as np
+
+    from voxmetrics.analysis.sbls import compare_sbls, default_attack
+    from voxmetrics.evaluation import compare_conditions_sbls
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+
+    st = demo_study(n_speakers=8)
+    a, b = default_attack(st.get("plain")), default_attack(st.get("anon-mild"))
+    other = SpeakerDraws.draw(["nobody"], n_boot=30, seed=4)
+    got = compare_conditions_sbls(st.get("plain"), st.get("anon-mild"), other)
+    union = sorted(set(np.r_[a.speakers, b.speakers].tolist()))
+    want = compare_sbls(a, b, SpeakerDraws.draw(union, n_boot=30, seed=4))
+    assert {k: c.to_dict() for k, c in got.items()} == {k: c.to_dict() for k, c in want.items()}
+    bare = Condition("bare", eval=st.get("plain").eval)
+    assert compare_conditions_sbls(bare, st.get("anon-mild"), other) == {}
+
+
+@pytest.mark.parametrize("variant", ["maximum-likelihood", "reference-code"])
+def test_compare_conditions_calibrates_lid_with_the_chosen_variant(variant):
+    """The paired comparison's LID numbers are those of the conditions' own reports."""
+    from voxmetrics.evaluation import compare_conditions, evaluate_condition
+
+    study = demo_study(n_speakers=8)
+    a, b = study.get("plain"), study.get("anon-mild")
+    out = compare_conditions(a, b, n_boot=20, lid_variant=variant, sbls=False)
+    for cond, side in ((a, "a"), (b, "b")):
+        lid = evaluate_condition(cond, lid_variant=variant).lid
+        assert getattr(out["alid"], side) == pytest.approx(lid.alid, abs=1e-12)
+        assert getattr(out["lid_max"], side) == pytest.approx(lid.lid_max, abs=1e-12)

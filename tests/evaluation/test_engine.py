@@ -13,11 +13,13 @@ every warning of a study's evaluation names its condition.
 from __future__ import annotations
 
 import dataclasses
+import json
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+import reference_pooled
 from condition_cases import incomplete, sparse, tied
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,8 +35,11 @@ from voxmetrics.evaluation import (
     check_parts,
     evaluate,
     evaluate_condition,
+    evaluate_study,
 )
+from voxmetrics.evaluation.card import report_card
 from voxmetrics.evaluation.threat import IDENTITY_PARTS, checked_conditions, threat_callouts
+from voxmetrics.metrics import eer_result, min_cllr, zebra
 from voxmetrics.metrics.uncertainty import REPLICATE_FAMILIES
 from voxmetrics.report import intervals_frame
 from voxmetrics.synth import demo_study
@@ -341,3 +346,132 @@ def test_the_library_names_the_condition_of_each_warning(small_study):
     assert any(m.startswith(f"plain: {LID_NOTE}") for m in messages)
     assert any(m.startswith(f"plain: {SRD_NOTE}") for m in messages)
     assert all(m.split(": ", 1)[0] in small_study.names for m in messages)
+
+
+# ----------------------------------------------------------------------------------------------
+# evaluate passes its tie rule to every metric (EER, min Cllr, ZEBRA), and refuses an
+# unknown one
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::voxmetrics.errors.DegenerateDataWarning")  # tiny SRD fit
+def test_evaluate_passes_the_tie_rule():
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.evaluation import evaluate
+
+    # integer scores: targets tied with non-targets in every row
+    s = np.array([[2, 2, 1], [1, 1, 0], [3, 2, 3], [0, 1, 1]], dtype=float)
+    sm = ScoreMatrix.from_arrays(
+        s, trial_ids=list("wxyz"), trial_speakers=list("abca"), enrol_speakers=list("abc")
+    )
+    ref_r, att_r = evaluate(sm).to_dict(), evaluate(sm, ties="attacker").to_dict()
+    assert (ref_r["ties"], att_r["ties"]) == ("reference", "attacker")
+    tar, non = reference_pooled.mated_pools(s, sm.targets)
+    assert ref_r["eer"] == eer_result(tar, non).eer
+    assert att_r["eer"] == eer_result(tar, non, ties="attacker").eer
+    assert att_r["min_cllr"] == min_cllr(tar, non, ties="attacker") < ref_r["min_cllr"]
+    # the worst case puts non-targets first under both rules (ZEBRA's optimal_llr); D_ECE puts
+    # targets first under the reference rule (ZEBRA's rocch_pava), so the ties disclose less
+    assert ref_r["zebra"]["log10_l"] == att_r["zebra"]["log10_l"]
+    assert ref_r["zebra"]["d_ece"] == zebra(tar, non).d_ece
+    att_d_ece = zebra(tar, non, ties="attacker").d_ece
+    assert att_r["zebra"]["d_ece"] == att_d_ece > ref_r["zebra"]["d_ece"]
+    with pytest.raises(VoxMetricsInputError, match="ties"):
+        evaluate(sm, ties="worst")
+
+
+# ----------------------------------------------------------------------------------------------
+# The tie rule reaches the SRD ranks and the linkability curve; threads change no number
+# ----------------------------------------------------------------------------------------------
+
+
+def test_the_tie_rule_reaches_the_srd_ranks_and_the_linkability_curve():
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.evaluation import evaluate
+
+    # trial t0 ties its own speaker with another one
+    sm = ScoreMatrix.from_arrays(
+        [[0.5, 0.5, 0.1], [0.9, 0.2, 0.1], [0.1, 0.8, 0.3]],
+        trial_ids=["t0", "t1", "t2"],
+        trial_speakers=["a", "a", "b"],
+        enrol_speakers=["a", "b", "c"],
+    )
+    ref, att = evaluate(sm), evaluate(sm, ties="attacker")
+    assert ref.baseline.linkability == att.baseline.linkability == 1.0
+    assert ref.srd.ranks.tolist() == [2, 1, 1] and att.srd.ranks.tolist() == [1, 1, 1]
+    assert att.srd.stats.idr == att.baseline.linkability
+    assert ref.linkability_curve.to_list() == att.linkability_curve.to_list()
+
+
+def test_evaluate_on_threads_gives_the_serial_json(monkeypatch):
+    """Row blocks on parallel threads, and the sort on its own, change no number: the JSON of
+    several blocks run on 1 or 3 threads is the same, byte for byte (LID, chance levels, d')."""
+    from voxmetrics.data.model import ScoreMatrix
+    from voxmetrics.evaluation import evaluate
+    from voxmetrics.metrics import ranks
+
+    def matrix(t: int, n: int, seed: int, prefix: str) -> ScoreMatrix:
+        rng = np.random.default_rng(seed)
+        s = np.round(rng.normal(size=(t, n)), 2).astype(np.float32)  # ties
+        own = np.arange(t) % n
+        s[np.arange(t), own] += 1.0
+        spk = [f"{prefix}{j}" for j in range(n)]
+        return ScoreMatrix.from_arrays(
+            s,
+            trial_ids=[f"{prefix}u{i}" for i in range(t)],
+            trial_speakers=[spk[j] for j in own],
+            enrol_speakers=spk,
+        )
+
+    monkeypatch.setattr(ranks, "BLOCK_ELEMENTS", 300)  # 25 row blocks
+    out = {}
+    for n in ("1", "3"):
+        monkeypatch.setenv("VOXMETRICS_THREADS", n)
+        # fresh matrices: the pools (and d') of a matrix are cached with it
+        eval_, dev = matrix(300, 24, 0, "e"), matrix(120, 12, 1, "d")
+        out[n] = evaluate(eval_, dev=dev, seed=5).to_json()
+    assert out["1"] == out["3"]
+    assert json.loads(out["1"])["lid"]["alid"] is not None
+
+
+# ----------------------------------------------------------------------------------------------
+# Chance levels and intervals of independent random conditions (the card stays green); no
+# bootstrap, no intervals
+# ----------------------------------------------------------------------------------------------
+
+
+def _random_condition(rng, name, n_spk=30, per=2, n=90) -> Condition:
+    spk = [f"s{i}" for i in range(n_spk) for _ in range(per)]
+    enrol = [f"s{i}" for i in range(n)]
+    sm = ScoreMatrix.from_arrays(
+        rng.normal(size=(len(spk), n)),
+        trial_ids=[f"{name}-t{i}" for i in range(len(spk))],
+        trial_speakers=spk,
+        enrol_speakers=enrol,
+    )
+    return Condition(name=name, eval=sm)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_independent_random_conditions_are_at_chance_and_the_card_is_green():
+    """Random scores: MeanD is biased upward (few trials against N), chance says by how much."""
+    rng = np.random.default_rng(7)
+    conds = [_random_condition(rng, f"r{k}") for k in range(3)]
+    reports = evaluate_study(Study(name="null", conditions=tuple(conds)), bootstrap=200)
+    for r in reports:
+        assert r.srd.stats.mean_d > 0.5  # 60 trials against 90 identities: biased upward
+        excess = r.srd.stats.mean_d - r.chance.values["mean_d"]
+        assert abs(excess) < 0.15
+        iv = r.intervals["linkability"]
+        assert iv.low <= r.chance.values["linkability"] <= iv.high
+    levels = report_card(reports).frame("level")
+    assert set(levels["Linkability vs chance"]) == {"ok"}
+    assert set(levels["EER"]) == {"ok"}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_condition_without_bootstrap_has_chance_but_no_intervals():
+    rng = np.random.default_rng(1)
+    r = evaluate(_random_condition(rng, "x").eval).to_dict()
+    assert r["intervals"] is None and r["srd"].get("intervals") is None
+    assert r["chance"]["linkability"] == pytest.approx(1 / 90)

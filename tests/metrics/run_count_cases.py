@@ -1,7 +1,8 @@
 """The former run-count kernels of the bootstrap, kept as references, and tied score matrices.
 
-Used by ``test_uncertainty.py`` (the replicates with the former kernels swapped back in) and
-``tests/test_bootstrap_fast.py`` (each fast kernel against its former one).
+Used by ``test_uncertainty.py`` (the replicates with the former kernels swapped back in),
+``test_zebra.py`` (``_LeftIndex``, ``speaker_run_counts`` and ``replicate_run_counts`` against
+their former kernels) and ``test_pools.py`` (``pav_runs`` against the former per-run logs).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ the resampled matrices built explicitly and against hand-computed values.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -19,6 +21,8 @@ from voxmetrics.metrics.embedding_intervals import (
     singling_out_replicates,
 )
 from voxmetrics.metrics.uncertainty import SpeakerDraws
+from voxmetrics.report.frames import intervals_frame
+from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 
 
@@ -120,3 +124,39 @@ def test_the_intervals_are_unchanged_by_the_shared_replicate_functions(demo):
     np.testing.assert_allclose(
         [ivs["deid"].low, ivs["deid"].high], np.quantile(deid, [0.025, 0.975])
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# The singling-out interval of a study report: the weighted mean of the predicate rates,
+# in the JSON and in the intervals frame
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_report():
+    """The study report of the demo of 12 speakers, 60 bootstrap replicates."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return build_study_report(demo_study(n_speakers=12), bootstrap=60)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_singling_out_interval_is_the_weighted_mean_of_predicate_rates(demo_report):
+    from voxmetrics.metrics.embedding_intervals import singling_out_interval
+    from voxmetrics.metrics.uncertainty import SpeakerDraws
+
+    r = next(r for r in demo_report.reports if r.name == "anon-mild")
+    so = r.singling_out
+    assert so.per_predicate.mean() == pytest.approx(so.value)
+    iv = singling_out_interval(so, n_boot=40, seed=2)
+    d = SpeakerDraws.draw(so.predicates, n_boot=40, seed=2)
+    w = d.counts[:, d.index(so.predicates)]
+    reps = (w * so.per_predicate).sum(1) / w.sum(1)
+    np.testing.assert_allclose([iv.low, iv.high], np.quantile(reps, [0.025, 0.975]))
+    c = demo_report.to_dict()["conditions"]["anon-mild"]
+    assert c["intervals"]["singling_out"] == [
+        r.singling_out_interval.low,
+        r.singling_out_interval.high,
+    ]
+    row = intervals_frame([r]).set_index("key").loc["singling_out"]
+    assert row["chance"] == so.chance

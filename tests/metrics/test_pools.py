@@ -3,7 +3,8 @@
 The float32 rates equal torch's; the pools of a matrix equal those of its two pools
 (``tests/reference_pooled.py`` splits them); a ``ScoreMatrix`` builds its pools once; the
 non-target sums and moments do not depend on the BLAS threads, and their sum-only first pass
-gives the same float as the former pass (kept below as the reference).
+gives the same float as the former pass (kept below as the reference). ``pav_runs`` (logs once
+per PAV bin) equals the former per-run logs of ``tests/metrics/run_count_cases.py``, exactly.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from metric_registry import forget_unimportable_modules
 
-from voxmetrics.metrics.pools import SortedPools, _rate32, non_block_sums
+from tests.metrics.run_count_cases import (
+    old_d_ece_runs,
+    old_min_cllr_terms,
+    old_pav_runs,
+    tied_matrix,
+)
+from voxmetrics.metrics.pools import RunCounts, SortedPools, _rate32, non_block_sums, pav_runs
+from voxmetrics.metrics.uncertainty import _rocch_eer_runs
+from voxmetrics.metrics.zebra import d_ece_from_runs, replicate_run_counts, speaker_run_counts
 
 from .matrix_cases import matrix, shapes
 
@@ -139,3 +148,53 @@ def test_moments_hand_computed():
     sp = SortedPools.from_matrix(np.array([[3.0, 1.0, 2.0], [5.0, 4.0, 0.0]]), np.array([0, 1]))
     # targets 3 and 4; non-targets 1, 2, 5, 0: mean 2, variance (1 + 0 + 9 + 4) / 4 = 3.5
     assert sp.moments == (3.5, 0.25, 2.0, 3.5)
+
+
+# ----------------------------------------------------------------------------------------------
+# pav_runs (logs once per PAV bin) and the per-run sums of ROCCH-EER / min Cllr / D_ECE
+# against the former element-by-element formulas (tests/metrics/run_count_cases.py), exact, on
+# bootstrap replicates with many ties
+# ----------------------------------------------------------------------------------------------
+
+
+def _replicate_counts(seed):
+    """Run counts of the full data and of replicates (integer weights, zero runs included)."""
+    s, t, spk = tied_matrix(seed, t_n=120, n=11, decimals=1 + seed % 2)
+    pools = SortedPools.from_matrix(s, t)
+    per_speaker = speaker_run_counts(pools, s, t, spk, 7)
+    counts = np.random.default_rng(seed).multinomial(7, np.full(7, 1 / 7), size=40)
+    out = [pools.counts]
+    for _, rows in replicate_run_counts(per_speaker, counts):
+        for row in rows:
+            rc = RunCounts(cells=row[0::3], tar_at=row[1::3], non_at=row[2::3])
+            if rc.n_tar > 0 and rc.n_non > 0:
+                out.append(rc)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pav_runs_once_per_bin_equal_the_former_per_run_logs(seed):
+    for rc in _replicate_counts(seed):
+        for first in (True, False):
+            for laplace in (True, False):
+                new = pav_runs(rc, targets_first=first, laplace=laplace)
+                old = old_pav_runs(rc, targets_first=first, laplace=laplace)
+                for name in ("labels", "counts", "slots", "llr", "posterior"):
+                    np.testing.assert_array_equal(getattr(new, name), getattr(old, name))
+                assert new.bin_runs.sum() == new.llr.size
+                np.testing.assert_array_equal(np.repeat(new.bin_llr, new.bin_runs), new.llr)
+                assert d_ece_from_runs(new, rc.n_tar, rc.n_non) == old_d_ece_runs(
+                    old, rc.n_tar, rc.n_non
+                )
+                if not laplace:
+                    _, mc = _rocch_eer_runs(rc, targets_first=first, pav=new)
+                    assert mc == old_min_cllr_terms(old, rc.n_tar, rc.n_non)
+
+
+def test_per_run_without_bins_applies_f_to_every_run():
+    r = old_pav_runs(
+        RunCounts(np.array([1.0, 0.0, 2.0]), np.array([1.0, 3.0]), np.array([1.0, 0.0])),
+        targets_first=True,
+        laplace=False,
+    )
+    np.testing.assert_array_equal(r.per_run(np.negative), -r.llr)

@@ -132,3 +132,35 @@ def test_row_blocks_cut_consecutive_rows(n_rows, n_cols, elements, starts):
     assert [b.start for b in blocks] == starts
     covered = [i for b in blocks for i in range(b.start, b.stop)]
     assert covered == list(range(n_rows))  # in order, each row once
+
+
+# ----------------------------------------------------------------------------------------------
+# entry_ranks against scipy's rankdata of every entry, and by hand
+# ----------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(2, 9),
+    st.integers(1, 4),
+    st.integers(0, 10_000),
+    st.sampled_from([np.float32, np.float64]),
+    st.sampled_from(["reference", "attacker"]),
+)
+def test_entry_ranks_equal_rankdata_of_every_entry(n_rows, n, d, seed, dtype, ties):
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(seed)
+    s = rng.integers(-3, 3, size=(n_rows, n)).astype(dtype)  # many ties, -0.0 and +0.0 alike
+    s[s == 0] *= -1
+    cols = rng.integers(0, n, size=(d, n_rows))
+    ref = rankdata(-s.astype(np.float64), method="max" if ties == "reference" else "min", axis=1)
+    got = entry_ranks(s, cols, ties=ties)
+    np.testing.assert_array_equal(got, ref[np.arange(n_rows), cols])
+
+
+def test_entry_ranks_hand_computed():
+    s = np.array([[2.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
+    assert entry_ranks(s, [[0, 0], [1, 2]]).tolist() == [[2, 2], [3, 3]]
+    assert entry_ranks(s, [[0, 0], [1, 2]], ties="attacker").tolist() == [[1, 2], [3, 3]]

@@ -7,13 +7,16 @@ the definitions of metrics.md: a stack-based pool-adjacent-violators loop in exa
 arithmetic. Nothing here comes from the authors' (LGPL) reference implementation, which is
 neither copied nor imported (see the provenance test); the last sections compare with faithful
 re-typings of its functions (read, not imported), and with the former element-by-element
-implementation (``tests/reference_pooled.py``) under both tie rules.
+implementation (``tests/reference_pooled.py``) under both tie rules. The bootstrap's kernels
+(``_LeftIndex``, ``speaker_run_counts``, ``replicate_run_counts``) equal their former ones
+(``tests/metrics/run_count_cases.py``) exactly.
 """
 
 from __future__ import annotations
 
 import ast
 import math
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -27,6 +30,7 @@ from hypothesis import strategies as st
 from metric_registry import forget_unimportable_modules
 from scipy import integrate
 
+from tests.metrics.run_count_cases import old_speaker_run_counts, tied_matrix
 from voxmetrics import (
     TAGS,
     ScoreMatrix,
@@ -43,11 +47,17 @@ from voxmetrics import (
 from voxmetrics.metrics.bootstrap import speaker_resample_counts
 from voxmetrics.metrics.pools import SortedPools
 from voxmetrics.metrics.zebra import _ece as _weighted_ece
-from voxmetrics.metrics.zebra import pav_transform_from_pools
+from voxmetrics.metrics.zebra import (
+    _LeftIndex,
+    pav_transform_from_pools,
+    replicate_run_counts,
+    speaker_run_counts,
+)
 
 from .pav_cases import pav_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
+ZEBRA_MODULE = sys.modules["voxmetrics.metrics.zebra"]
 LN2, LN10 = math.log(2.0), math.log(10.0)
 D_ECE_MAX = 1.0 / (2.0 * LN2)  # = 0.7213475204444817, paper 004 section 4.1
 FAST = settings(max_examples=120, deadline=None)
@@ -1008,3 +1018,128 @@ def test_weighted_ece_equals_unweighted():
     y = np.array([-2.0, 0.0])
     got = _weighted_ece((np.array([0.5, -1.0]), np.array([2.0, 1.0])), (y, np.ones(2)), lam)
     assert np.allclose(got, ref._ece(x, y, lam), rtol=1e-14)
+
+
+# ----------------------------------------------------------------------------------------------
+# The bootstrap's fast kernels against the former ones (tests/metrics/run_count_cases.py),
+# every comparison exact: _LeftIndex (a bucket table of the distinct target values) against
+# np.searchsorted; speaker_run_counts (int32 CSR, a few speakers at a time) against the former
+# kernel (searchsorted of every score, int64 COO parts summed by tocsr); replicate_run_counts
+# (float64, slot by slot) against the former integer product
+# ----------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(
+        st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32), min_size=1
+    ),
+    extra=st.lists(st.floats(width=32), max_size=40),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    per_value=st.sampled_from([1, 2, 16]),
+)
+def test_left_index_equals_searchsorted(values, extra, dtype, per_value):
+    """Every score's position equals np.searchsorted's (left): the values themselves, their
+    neighbours, NaN, +-inf, scores far outside, crowded buckets (few buckets a value)."""
+    v = np.unique(np.asarray(values, dtype=dtype))
+    old = ZEBRA_MODULE._BUCKETS_PER_VALUE
+    ZEBRA_MODULE._BUCKETS_PER_VALUE = per_value
+    try:
+        index = _LeftIndex(v)
+    finally:
+        ZEBRA_MODULE._BUCKETS_PER_VALUE = old
+    near = np.concatenate(
+        [
+            v,
+            np.nextafter(v, dtype(np.inf)),
+            np.nextafter(v, dtype(-np.inf)),
+            np.asarray(extra, dtype=dtype),
+            np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=dtype),
+        ]
+    )
+    x = near.reshape(1, -1)
+    np.testing.assert_array_equal(index(x), np.searchsorted(v, x, side="left"))
+
+
+def test_left_index_clustered_values_and_outliers():
+    """Values in a few tight clusters and far outliers (most buckets empty, some crowded)."""
+    rng = np.random.default_rng(3)
+    v = np.unique(
+        np.concatenate(
+            [rng.normal(0, 1e-4, 500), rng.normal(5, 1e-6, 300), [-1e30, 1e30, 7.0]]
+        ).astype(np.float32)
+    )
+    index = _LeftIndex(v)
+    assert index.crowded.any()
+    x = np.concatenate([v, rng.normal(0, 1, 5000).astype(np.float32), rng.choice(v, 5000)])
+    x = x.reshape(1, -1)
+    np.testing.assert_array_equal(index(x), np.searchsorted(v, x, side="left"))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("block", "bins"), [(1 << 22, 1 << 20), (20, 1), (40, 70)])
+def test_speaker_run_counts_equal_the_former_kernel(seed, dtype, block, bins, monkeypatch):
+    """The same counts, speakers split over row blocks or grouped, ties everywhere, an
+    absent speaker (row 5 of 7 may be empty), float32 and float64."""
+    monkeypatch.setattr(ZEBRA_MODULE, "BLOCK_ELEMENTS", block)
+    monkeypatch.setattr(ZEBRA_MODULE, "_SPEAKER_BINS", bins)
+    s, t, spk = tied_matrix(seed, decimals=1 + seed % 3, dtype=dtype)
+    spk[spk == 5] = 6  # speaker 5 has no trial
+    pools = SortedPools.from_matrix(s, t)
+    new = speaker_run_counts(pools, s, t, spk, 8)
+    old = old_speaker_run_counts(pools, s, t, spk, 8, block=block)
+    assert new.dtype == np.int32 and new.indices.dtype == np.int32
+    assert new.has_sorted_indices and new.nnz == old.nnz
+    np.testing.assert_array_equal(new.toarray(), old.toarray())
+    np.testing.assert_array_equal(new.indptr, old.indptr)
+    np.testing.assert_array_equal(new.indices, old.indices)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_speaker_run_counts_of_listed_pairs_equal_the_former_kernel(seed, monkeypatch):
+    """A sparse trial list (unlisted scores NaN): the same counts of the listed pairs."""
+    monkeypatch.setattr(ZEBRA_MODULE, "BLOCK_ELEMENTS", 30)
+    monkeypatch.setattr(ZEBRA_MODULE, "_SPEAKER_BINS", 50)
+    s, t, spk = tied_matrix(seed)
+    rng = np.random.default_rng(seed + 10)
+    mask = rng.random(s.shape) < 0.6
+    mask[np.arange(s.shape[0]), t] |= rng.random(s.shape[0]) < 0.8
+    s = np.where(mask, s, np.nan)
+    own = np.zeros(s.shape, dtype=bool)
+    own[np.arange(s.shape[0]), t] = True
+    pools = SortedPools.from_pools(s[mask & own], s[mask & ~own])
+    new = speaker_run_counts(pools, s, t, spk, 7, mask=mask)
+    old = old_speaker_run_counts(pools, s, t, spk, 7, mask=mask, block=30)
+    np.testing.assert_array_equal(new.toarray(), old.toarray())
+    assert new.toarray().sum() == mask.sum()
+
+
+def test_speaker_run_counts_of_integer_scores_equal_the_former_kernel():
+    """Scores of another dtype than the pools' values (integers listed by a mask: the pools
+    are float64) are looked up by np.searchsorted, as before."""
+    s, t, spk = tied_matrix(7)
+    s = np.round(s * 3).astype(np.int64)
+    mask = np.ones(s.shape, dtype=bool)
+    own = np.zeros(s.shape, dtype=bool)
+    own[np.arange(s.shape[0]), t] = True
+    pools = SortedPools.from_pools(s[own], s[~own])
+    assert pools.values.dtype == np.float64
+    new = speaker_run_counts(pools, s, t, spk, 7, mask=mask)
+    old = old_speaker_run_counts(pools, s, t, spk, 7, mask=mask, block=1 << 22)
+    np.testing.assert_array_equal(new.toarray(), old.toarray())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_replicate_run_counts_equal_the_integer_product(seed):
+    s, t, spk = tied_matrix(seed, t_n=80)
+    pools = SortedPools.from_matrix(s, t)
+    per_speaker = speaker_run_counts(pools, s, t, spk, 7)
+    old = old_speaker_run_counts(pools, s, t, spk, 7, block=1 << 22)
+    counts = np.random.default_rng(seed).multinomial(7, np.full(7, 1 / 7), size=150)
+    rows = np.concatenate([w for _, w in replicate_run_counts(per_speaker, counts, chunk=64)])
+    former = np.concatenate(
+        [np.asarray(old.T @ counts[b : b + 64].T).T.astype(np.float64) for b in range(0, 150, 64)]
+    )
+    assert rows.dtype == np.float64 and rows.flags.c_contiguous
+    np.testing.assert_array_equal(rows, former)

@@ -290,3 +290,22 @@ def test_line_breaks_in_cells_stay_inside_the_row():
     df = pd.DataFrame({"a": ["x\ny"], "b": ["p\r\nq"]})
     assert table_markdown(df).split("\n")[2] == "| x y | p q |"
     assert r"  x y & p q \\" in table_latex(df, float_env=False).split("\n")
+
+
+# ----------------------------------------------------------------------------------------------
+# The EER stands beside the SRD, ZEBRA and Linkage tables and in verification.csv
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def study():
+    """The demo study of 6 speakers."""
+    return demo_study(n_speakers=6)
+
+
+def test_report_tables_carry_the_eer(study):
+    sr = build_study_report(study, bootstrap=0)
+    tabs = results_tables(sr)
+    for name in ("srd", "zebra", "linkage"):
+        assert "EER" in tabs[name].columns, name
+    assert sr.tables()["verification.csv"].columns[1] == "EER"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import pickle
 import zipfile
 
 import numpy as np
@@ -13,11 +15,13 @@ from hostile_inputs import (
 )
 
 import voxmetrics.data.readers.detect as detect_module
+from tests.data.readers.input_error_cases import input_error, long_csv, savez_bytes
 from voxmetrics.data import (
     FORMATS,
     ScoreMatrix,
     detect_format,
     read_scores,
+    read_table,
     write_scores,
 )
 from voxmetrics.data.readers import read_embeddings
@@ -140,3 +144,97 @@ def test_pickle_is_never_loaded(tmp_path):
         with pytest.raises(VoxMetricsInputError, match=r"pickle|NPY"):
             read_embeddings(data, metadata=META, name="x")
     assert not marker.exists()
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad input found by sniffing: empty files, text that is not UTF-8, binary garbage, a zip
+# that is not an NPZ, pickles, a cut Parquet, other separators
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\n\t\n"])
+def test_empty_file(data, tmp_path):
+    with input_error(r"scores\.csv: the file is empty; upload the file that holds the data"):
+        read_scores(data, name="scores.csv")
+    (tmp_path / "empty.csv").write_bytes(data)
+    with input_error(r"empty\.csv: the file is empty"):
+        read_scores(tmp_path / "empty.csv")
+    with input_error("the file is empty"):
+        detect_format(data)
+    with input_error(r"meta\.csv: the file is empty"):
+        read_embeddings(
+            savez_bytes(embeddings=np.eye(2), utt_ids=np.array(["a", "b"])),
+            metadata=data,
+            metadata_name="meta.csv",
+        )
+
+
+def test_non_utf8_text_says_offset_line_and_fix():
+    with input_error(
+        r"upload\.csv: not UTF-8 text: byte 0xff at byte offset 0 \(line 1\).*UTF-16"
+        r".*Re-save the file with UTF-8 encoding"
+    ):
+        read_scores(b"\xff\xfe garbage", name="upload.csv")
+    latin1 = long_csv("t1,a,a,0.9\nt1,a,b,0.1\nt2,Jos\xe9,a,0.2\n".replace("\xe9", "é"))
+    latin1 = latin1.replace("é".encode(), b"\xe9")
+    offset = latin1.index(b"\xe9")
+    with input_error(rf"byte 0xe9 at byte offset {offset} \(line 4\)"):
+        read_scores(latin1, name="s.csv")
+    with input_error(r"line 4"):
+        detect_format(latin1)
+    with input_error("not UTF-8"):
+        read_scores(latin1, format="csv")
+    with input_error(r"meta\.csv: not UTF-8"):
+        read_table(b"utt_id,speaker\nu1,\xe9\n", name="meta.csv")
+
+
+def test_garbage_binary_is_not_a_recognised_format():
+    garbage = bytes(range(256)) * 8
+    msg = (
+        r"junk\.bin: not a recognised format \(binary content\); supported formats are: long "
+        r"scores CSV or Parquet .*NPZ.*Kaldi.*utt2spk"
+    )
+    with input_error(msg):
+        read_scores(garbage, name="junk.bin")
+    with input_error("not a recognised format"):
+        detect_format(garbage)
+    with input_error("not a recognised format"):
+        read_embeddings(garbage, metadata=b"x")
+    with input_error(r"gzip-compressed data; decompress it first"):
+        detect_format(b"\x1f\x8b\x08\x00" + bytes(200))
+    with input_error(r"not a recognised format \(text whose first line is 'hello'\)"):
+        detect_format(b"hello\nworld and more words here\n")
+
+
+def test_zip_that_is_not_npz():
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("audio/a.wav", b"RIFF")
+    with input_error(r"a zip archive that is not an NPZ \(it contains 'audio/a\.wav'\)"):
+        read_scores(buf.getvalue())
+
+
+def test_pickled_data_is_refused(tmp_path):
+    with input_error(
+        r"x\.pkl: pickled data is refused for safety.*save with numpy\.savez / to CSV"
+    ):
+        read_scores(pickle.dumps({"scores": [1, 2]}), name="x.pkl")
+    with input_error("pickled data is refused for safety"):
+        detect_format(pickle.dumps([1]))
+
+
+def test_truncated_parquet(tmp_path, small_sm):
+    (path,) = write_scores(small_sm, tmp_path / "s.parquet", format="parquet")
+    with input_error(r"s\.parquet: starts like a Parquet file but has no Parquet footer"):
+        read_scores(path.read_bytes()[:200], name="s.parquet")
+
+
+def test_bom_only_and_other_separators():
+    with input_error(r"s\.csv: the file is empty \(only a byte-order mark or blank lines\)"):
+        read_scores(b"\xef\xbb\xbf\n", name="s.csv")
+    with input_error(r"s\.csv: not a recognised format \(semicolon-separated text; use commas"):
+        read_scores(b"trial_id;trial_speaker;enrol_speaker;score\nt1;a;a;0,5\n", name="s.csv")
+    with input_error(r"s\.tsv: not a recognised format \(tab-separated text; use commas"):
+        read_scores(b"trial_id\ttrial_speaker\tenrol_speaker\tscore\n", name="s.tsv")

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import voxmetrics.data.readers.kaldi as kaldi_reader
+from tests.data.readers.input_error_cases import KALDI_KEY, KALDI_SCORES, input_error
 from voxmetrics.cli import main
 from voxmetrics.data import (
     ScoreMatrix,
@@ -485,3 +486,91 @@ def test_a_master_key_is_read_with_allow_incomplete_and_its_unscored_trials_coun
             allow_incomplete=True,
         )
     assert sm.shape == (2, N) and sm.n_pairs == 2 * N
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad Kaldi scores, keys and utt2spk files: each message names the file, the line and the fix
+# ----------------------------------------------------------------------------------------------
+
+
+def test_kaldi_scores_without_trials_say_to_pass_the_key():
+    with input_error(
+        r"vpc\.scores: Kaldi / VoicePrivacy scores .* pass the key file .*trials=\.\.\. "
+        r"\(command line: --trials KEY\)"
+    ):
+        read_scores(KALDI_SCORES, name="vpc.scores")
+
+
+@pytest.mark.parametrize(
+    ("scores", "line", "fields"),
+    [
+        (b"a t1 0.9\nb t1 0.1 0.3\na t2 0.2\nb t2 0.8\n", 2, 4),
+        (b"a t1 0.9\nb t1\na t2 0.2\nb t2 0.8\n", 2, 2),
+        (b"a t1 0.9 x\nb t1 0.1\na t2 0.2\nb t2 0.8\n", 1, 4),
+        (b"a t1 0.9\nb t1 0.1\n\na t2 0.2\nb t2 0.8 1 2\n", 5, 5),
+    ],
+)
+def test_kaldi_scores_line_without_three_fields(scores, line, fields):
+    with input_error(
+        rf"vpc\.scores: line {line} has {fields} fields; every line must be "
+        r"`enrol_id trial_id score` \(3 whitespace-separated fields\)"
+    ):
+        read_scores(scores, trials=KALDI_KEY, name="vpc.scores", format="kaldi")
+
+
+def test_kaldi_non_numeric_score():
+    with input_error(r"vpc\.scores: line 3: score 'oops' is not a number"):
+        read_scores(
+            b"a t1 0.9\nb t1 0.1\na t2 oops\nb t2 0.8\n", trials=KALDI_KEY, name="vpc.scores"
+        )
+
+
+def test_kaldi_key_label_other_than_target():
+    key = b"a t1 target\nb t1 nontarget\na t2 maybe\nb t2 target\n"
+    with input_error(
+        r"key: line 3: label 'maybe' is neither 'target' nor 'nontarget'; each key line "
+        r"is `enrol_id trial_id target\|nontarget`"
+    ):
+        read_scores(KALDI_SCORES, trials=key, trials_name="key")
+
+
+def test_kaldi_key_with_two_targets_for_one_trial():
+    key = KALDI_KEY + b"b t1 target\n"
+    with input_error(
+        r"key: line 5: trial 't1' is marked target for enrolled 'b' but line 1 marks it "
+        "target for 'a'; .*mark only one target line per trial"
+    ):
+        read_scores(KALDI_SCORES, trials=key, trials_name="key")
+
+
+def test_kaldi_key_that_does_not_match_the_scores():
+    with input_error(
+        r"key: the key file does not match vpc\.scores: none of its trial ids appears "
+        "in the scores"
+    ):
+        read_scores(
+            KALDI_SCORES, trials=b"a x1 target\nb x2 target\n", trials_name="key", name="vpc.scores"
+        )
+
+
+def test_kaldi_key_bad_field_count():
+    with input_error(
+        r"key: line 2 has 2 fields; every line must be `enrol_id trial_id "
+        r"target\|nontarget`"
+    ):
+        read_scores(KALDI_SCORES, trials=b"a t1 target\nb t1\na t2 nontarget\n", trials_name="key")
+
+
+def test_utt2spk_missing_trial_and_conflict():
+    with input_error(
+        r"u2s: 1 of 2 trial ids of vpc\.scores are not in this utt2spk file, e\.g\. "
+        "'t2'; add a `utt_id speaker` line for every trial"
+    ):
+        read_scores(KALDI_SCORES, trials=b"t1 a\nt9 b\n", trials_name="u2s", name="vpc.scores")
+    with input_error(r"u2s: line 3: utterance 't1' has speaker 'b' but line 1 gives 'a'"):
+        read_scores(KALDI_SCORES, trials=b"t1 a\nt2 b\nt1 b\n", trials_name="u2s")
+
+
+def test_trials_file_of_the_wrong_kind():
+    with input_error(r"k: the trials file must be a Kaldi key .* but it looks like a kaldi file"):
+        read_scores(KALDI_SCORES, trials=KALDI_SCORES, trials_name="k")

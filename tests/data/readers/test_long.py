@@ -9,6 +9,7 @@ from hostile_inputs import (
     refused,
 )
 
+from tests.data.readers.input_error_cases import GOOD_ROWS, LONG_HEADER, input_error, long_csv
 from voxmetrics.data import (
     ScoreMatrix,
     read_scores,
@@ -235,3 +236,56 @@ def test_a_sparse_list_out_of_grid_order_is_still_read():
         b"t1,a,a,0.9\nt1,a,b,0.1\nt2,b,b,0.8\nt3,c,c,0.7\nt3,c,a,0.3\n"
     )
     assert read_scores(text, name="s.csv").n_pairs == 5
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad long scores: no data rows, a duplicate pair, a trial's speaker or attribute that
+# changes; an incomplete matrix is a sparse trial list
+# ----------------------------------------------------------------------------------------------
+
+
+def test_header_only():
+    with input_error(r"s\.csv: has a header but no data rows; add one row per"):
+        read_scores(long_csv(""), name="s.csv")
+
+
+def test_duplicate_pair_gives_both_lines_and_the_pair():
+    data = long_csv(GOOD_ROWS + "t1,a,b,0.3\n")
+    with input_error(
+        r"s\.csv: line 6: duplicate \(trial, enrolled\) pair: trial 't1' x enrolled 'b' "
+        r"already appears on line 3 .*keep one score per pair"
+    ):
+        read_scores(data, name="s.csv")
+
+
+def test_incomplete_matrix_is_a_sparse_trial_list():
+    rows = [
+        (f"t{i}", f"spk{i}", f"spk{j}", 0.1 * i - 0.01 * j) for i in range(20) for j in range(20)
+    ]
+    drop = {(3, 7), (3, 8), *((5, j) for j in range(10))}
+    df = pd.DataFrame(
+        [r for k, r in enumerate(rows) if divmod(k, 20) not in drop],
+        columns=["trial_id", "trial_speaker", "enrol_speaker", "score"],
+    )
+    sm = read_scores(df.to_csv(index=False).encode(), name="s.csv")
+    assert sm.n_pairs == 388 and sm.shape == (20, 20)
+    assert not sm.mask[3, 7] and not sm.mask[5, :10].any() and sm.mask[5, 10:].all()
+    assert sm.complete_rows().n_trials == 18  # t3 and t5 miss pairs
+
+
+def test_trial_speaker_must_be_constant_per_trial():
+    data = long_csv("t1,a,a,0.9\nt1,b,b,0.1\nt2,b,a,0.2\nt2,b,b,0.8\n")
+    with input_error(
+        r"s\.csv: line 3: trial 't1' has trial_speaker 'b' but line 2 gives 'a'.*same "
+        "value on all the trial's rows"
+    ):
+        read_scores(data, name="s.csv")
+
+
+def test_attribute_must_be_constant_per_trial():
+    data = long_csv(
+        "t1,a,a,0.9,F\nt1,a,b,0.1,F\nt2,b,a,0.2,M\nt2,b,b,0.8,F\n",
+        header=LONG_HEADER.strip() + ",sex\n",
+    )
+    with input_error(r"s\.csv: line 5: trial 't2' has sex 'F' but line 4 gives 'M'"):
+        read_scores(data, name="s.csv")

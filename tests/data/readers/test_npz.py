@@ -14,9 +14,8 @@ from hostile_inputs import (
     zip_of,
 )
 
-from voxmetrics.data import (
-    read_scores,
-)
+from tests.data.readers.input_error_cases import input_error, savez_bytes
+from voxmetrics.data import read_embeddings, read_scores
 from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError
 
 
@@ -123,3 +122,107 @@ def test_nan_in_an_npz_without_mask_is_refused_again():
     )
     with pytest.warns(IncompleteScoresWarning):
         assert read_scores(buf.getvalue(), allow_incomplete=True).n_pairs == 8
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad score NPZ: object arrays, missing arrays, inconsistent lengths, non-numeric and
+# non-finite scores
+# ----------------------------------------------------------------------------------------------
+
+
+def test_pickled_arrays_are_refused(tmp_path):
+    obj = np.array([{"a": 1}, None], dtype=object)
+    np.save(tmp_path / "emb.npy", obj, allow_pickle=True)
+    meta = b"utt_id,speaker,role,split\nu1,a,enrol,eval\nu2,b,trial,eval\n"
+    with input_error(
+        r"emb\.npy: the array is a Python object array; pickled arrays are refused "
+        r"for safety.*Save plain numeric / string arrays"
+    ):
+        read_embeddings(tmp_path / "emb.npy", metadata=meta)
+    np.savez(
+        tmp_path / "s.npz",
+        scores=np.eye(2),
+        trial_ids=np.array(["t1", "t2"]),
+        trial_speakers=np.array(["a", "b"], dtype=object),
+        enrol_speakers=np.array(["a", "b"]),
+    )
+    with input_error(
+        r"s\.npz: array 'trial_speakers' is a Python object array; pickled arrays "
+        "are refused"
+    ):
+        read_scores(tmp_path / "s.npz")
+    with input_error("pickled arrays are refused"):
+        read_embeddings(
+            savez_bytes(embeddings=np.eye(2), utt_ids=np.array(["u1", "u2"], dtype=object)),
+            metadata=meta,
+        )
+
+
+def test_npz_missing_arrays():
+    with input_error(
+        r"s\.npz: missing array\(s\) trial_speakers, enrol_speakers; a score NPZ needs "
+        r"arrays scores, trial_ids, trial_speakers, enrol_speakers\. Found: scores, "
+        "trial_ids"
+    ):
+        read_scores(savez_bytes(scores=np.eye(2), trial_ids=np.array(["t1", "t2"])), name="s.npz")
+
+
+def test_npz_inconsistent_lengths():
+    data = savez_bytes(
+        scores=np.eye(3)[:, :2],
+        trial_ids=np.array(["t1", "t2"]),
+        trial_speakers=np.array(["a", "b", "a"]),
+        enrol_speakers=np.array(["a", "b"]),
+        attr_sex=np.array(["F", "M"]),
+    )
+    with input_error(
+        r"s\.npz: shape mismatch: NPZ arrays of inconsistent lengths: 'scores' is 3 x 2 "
+        r"\(trials x enrolled\) but 'trial_ids' has shape \(2,\); 'attr_sex' has shape "
+        r"\(2,\); give trial_ids, trial_speakers and every attr_<name> one entry per "
+        r"row \(3\)"
+    ):
+        read_scores(data, name="s.npz")
+
+
+def test_npz_non_numeric_scores():
+    data = savez_bytes(
+        scores=np.array([["a", "b"], ["c", "d"]]),
+        trial_ids=np.array(["t1", "t2"]),
+        trial_speakers=np.array(["a", "b"]),
+        enrol_speakers=np.array(["a", "b"]),
+    )
+    with input_error(r"s\.npz: array 'scores' has dtype <U1; it must hold numbers"):
+        read_scores(data, name="s.npz")
+
+
+def _npz_file(path, scores):
+    t, n = scores.shape
+    enrol = np.array([f"s{j}" for j in range(n)])
+    np.savez(
+        path,
+        scores=scores,
+        trial_ids=np.array([f"u{i}" for i in range(t)]),
+        trial_speakers=enrol[np.arange(t) % n],
+        enrol_speakers=enrol,
+    )
+    return path
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_npz_gives_the_same_message(tmp_path, bad):
+    from voxmetrics.data import read_scores
+
+    s = np.zeros((4, 3), dtype=np.float32)
+    s[2, 1] = bad
+    with pytest.raises(VoxMetricsInputError) as exc:
+        read_scores(_npz_file(tmp_path / "x.npz", s))
+    if np.isnan(bad):
+        assert str(exc.value).startswith(
+            "x.npz: array 'scores' holds 1 NaN value(s) of T x N = 4 x 3 = 12 (first: row 3, "
+            "column 2) and no 'mask'"
+        ), exc.value
+    else:
+        assert str(exc.value) == (
+            f"x.npz: 1 score(s) are NaN or infinite (first: trial 'u2', enrolled 's1' = {bad}); "
+            "every score must be a finite number."
+        )

@@ -18,6 +18,7 @@ from sparse_cases import (
     npz_bytes,
 )
 
+from tests.data.readers.input_error_cases import GOOD_ROWS, KALDI_KEY, input_error, long_csv
 from voxmetrics.data import (
     ScoreMatrix,
     read_scores,
@@ -117,3 +118,49 @@ def test_any_labels_and_scores_round_trip_exactly(sm):
         for fmt in ("csv", "parquet", "npz"):
             (path,) = write_scores(sm, Path(tmp) / f"s.{fmt}", format=fmt)
             _same(read_scores(path.read_bytes()), sm)
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad input to read_scores: a missing file, a wrong explicit format, a stray trials file,
+# an NPY or a Kaldi key given as the scores
+# ----------------------------------------------------------------------------------------------
+
+
+def test_missing_file(tmp_path):
+    with input_error(r"nope\.csv: no such file .*check the path"):
+        read_scores(tmp_path / "nope.csv")
+
+
+def test_wrong_explicit_format_and_stray_trials(tmp_path, small_sm):
+    (path,) = write_scores(small_sm, tmp_path / "s.parquet", format="parquet")
+    with input_error(r"s\.parquet: format='csv' was given but the file is PARQUET"):
+        read_scores(path, format="csv")
+    with input_error(
+        r"s\.parquet: format='npz' was given but the file is PARQUET; pass the right "
+        "format or format='auto'"
+    ):
+        read_scores(path, format="npz")
+    with input_error(
+        r"format='parquet' was given but the file does not start with the PARQUET "
+        "signature"
+    ):
+        read_scores(long_csv(GOOD_ROWS), format="parquet")
+    with input_error(r"s\.parquet: a trials \(key\) file was given but the scores are parquet"):
+        read_scores(path, trials=b"a t1 target\n")
+    with input_error(r"unknown format 'xls'; use one of auto, csv, parquet, npz, kaldi"):
+        read_scores(path, format="xls")  # type: ignore[arg-type]
+
+
+def test_npy_is_not_a_score_file():
+    buf = io.BytesIO()
+    np.save(buf, np.eye(3))
+    with input_error(r"s\.npy: not a score file: an NPY file holds one bare array without labels"):
+        read_scores(buf.getvalue(), name="s.npy")
+
+
+def test_key_file_given_as_the_scores():
+    with input_error(
+        r"key: not a score file: this is a Kaldi key file .*pass the scores file as "
+        r"the source and this one as trials=\.\.\. \(command line: --trials\)"
+    ):
+        read_scores(KALDI_KEY, name="key")

@@ -18,6 +18,7 @@ from hostile_inputs import (
     refused,
 )
 
+from tests.data.readers.input_error_cases import GOOD_ROWS, input_error, long_csv
 from voxmetrics.cli import main
 from voxmetrics.data import (
     read_scores,
@@ -297,3 +298,95 @@ def test_parquet_list_or_struct_column_is_a_message(value):
     buf = io.BytesIO()
     df.to_parquet(buf)
     refused(read_scores, buf.getvalue(), name="x.parquet", match=r"column 'sex' holds .* values")
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad cells and columns of a long CSV / Parquet table: each message names the line (row),
+# the value and the fix
+# ----------------------------------------------------------------------------------------------
+
+
+def test_missing_columns_are_listed_with_what_is_required():
+    data = long_csv("t1,a,0.9\n", header="trial_id,trial_speaker,value\n")
+    with input_error(
+        r"s\.csv: missing column\(s\) enrol_speaker, score in the header \(line 1\); a "
+        r"long scores file needs columns trial_id, trial_speaker, enrol_speaker, "
+        r"score\. Found: trial_id, trial_speaker, value\. Rename or add the columns"
+    ):
+        read_scores(data, name="s.csv")
+
+
+def test_missing_columns_parquet():
+    buf = io.BytesIO()
+    pd.DataFrame({"trial_id": ["t1"], "score": [0.5]}).to_parquet(buf)
+    with input_error(
+        r"s\.parquet: missing column\(s\) trial_speaker, enrol_speaker among the "
+        "columns; a long scores file needs columns"
+    ):
+        read_scores(buf.getvalue(), name="s.parquet")
+
+
+def test_non_numeric_score_gives_line_and_value():
+    data = long_csv("t1,a,a,0.9\nt1,a,b,high\nt2,b,a,0.2\nt2,b,b,0.8\n")
+    with input_error(
+        r"s\.csv: line 3: score 'high' is not a number; write each score as a plain "
+        r"number, e\.g\. 0\.73"
+    ):
+        read_scores(data, name="s.csv")
+    data = long_csv('t1,a,a,0.9\nt1,a,b,0.1\nt2,b,a,"0,2"\nt2,b,b,x\n')
+    with input_error(
+        r"line 4: score '0,2' is not a number \(2 non-numeric values in all\).*use "
+        r"'\.' as the decimal separator"
+    ):
+        read_scores(data, name="s.csv")
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        ("nan", "missing or NaN"),
+        ("NaN", "missing or NaN"),
+        ("", "missing or NaN"),
+        ("inf", r"infinite \(inf\)"),
+        ("-Infinity", r"infinite \(-inf\)"),
+    ],
+)
+def test_nan_or_infinite_score_gives_line(value, what):
+    data = long_csv(f"t1,a,a,0.9\nt1,a,b,0.1\nt2,b,a,{value}\nt2,b,b,0.8\n")
+    with input_error(
+        rf"s\.csv: line 4: score is {what}; every \(trial, enrolled\) pair needs a "
+        "finite score, so fix the value or re-run the scoring"
+    ):
+        read_scores(data, name="s.csv")
+
+
+def test_nan_score_parquet_gives_row():
+    df = pd.read_csv(io.BytesIO(long_csv(GOOD_ROWS)))
+    df.loc[2, "score"] = np.nan
+    buf = io.BytesIO()
+    df.to_parquet(buf)
+    with input_error(r"s\.parquet: row 3: score is missing or NaN"):
+        read_scores(buf.getvalue(), name="s.parquet")
+
+
+def test_wrong_number_of_fields_in_a_csv_line():
+    with input_error(r"s\.csv: line 3 has 5 fields but the header has 4"):
+        read_scores(long_csv("t1,a,a,0.9\nt1,a,b,0.1,extra\n"), name="s.csv")
+
+
+def test_empty_label_cell():
+    with input_error(
+        r"s\.csv: line 3: column 'trial_speaker' is empty.*every row needs a "
+        "trial_speaker"
+    ):
+        read_scores(long_csv("t1,a,a,0.9\nt1,,b,0.1\n"), name="s.csv")
+
+
+def test_boolean_scores_are_not_numbers():
+    with input_error(r"s\.csv: line 2: score 'True' is not a number"):
+        read_scores(long_csv("t1,a,a,True\nt1,a,b,False\n"), name="s.csv")
+
+
+def test_first_data_line_longer_than_the_header():
+    with input_error(r"s\.csv: line 2 has 5 fields but the header has 4; give every line the same"):
+        read_scores(long_csv("t1,a,a,0.9,x\nt1,a,b,0.1\n"), name="s.csv")

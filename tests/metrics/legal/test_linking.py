@@ -87,6 +87,28 @@ def test_linkability_tie_goes_to_the_true_speaker(ties):
     assert srd(scores, [0, 0, 0], ties="attacker").stats.idr == pytest.approx(2 / 3)
 
 
+@pytest.mark.parametrize(
+    ("scores", "targets", "expected"),
+    [
+        # the mated score ties a non-mated one: linked (the authors' code, >=)
+        ([[0.5, 0.5]], [0], 1.0),
+        ([[0.5, 0.5]], [1], 1.0),
+        # ties among non-mated scores do not matter
+        ([[0.9, 0.3, 0.3]], [0], 1.0),
+        # rows: tie (yes), 0.9 > 0.2, 0.4 (yes), 0.7 < 0.8 (no), 0.3 > 0.1, 0.2 (yes) -> 3/4
+        (
+            [[0.5, 0.5, 0.1], [0.2, 0.9, 0.4], [0.7, 0.6, 0.8], [0.1, 0.2, 0.3]],
+            [0, 1, 0, 2],
+            0.75,
+        ),
+    ],
+)
+def test_linkability_hand_values(scores, targets, expected):
+    # ties count against the attacker: a mated score tied with a non-mated one is linked
+    # (voxmetrics.linkability is this function)
+    assert linkability(scores, targets) == expected
+
+
 def authors_code_linkability(scores, targets):
     """The v2 reference recipe, re-written: linked when the true speaker's score is >= all."""
     s = np.asarray(scores, dtype=float)

@@ -1,6 +1,7 @@
 """What the LID tests share: Hypothesis strategies, quiet wrappers, a synthetic score matrix.
 
-Used by ``test_disclosure.py`` (steps 3-6 of LID) and ``test_calibration.py`` (steps 1-2).
+Used by ``test_disclosure.py`` (steps 3-6 of LID) and ``test_calibration.py`` (steps 1-2);
+the row pass's reference formula and its score matrices serve both.
 """
 
 from __future__ import annotations
@@ -71,3 +72,47 @@ def shifted_normal(t, n, shift, seed=0):
     targets = rng.integers(0, n, size=t)
     scores[np.arange(t), targets] += shift
     return scores, targets.tolist()
+
+
+# --------------------------------------------------------------------------------------------
+# The row pass (row_znorm, log_posteriors): its reference formula and the matrices it meets
+# --------------------------------------------------------------------------------------------
+
+
+def reference_row_znorm(scores, ddof):
+    """row_znorm as first written: ldexp scaling, every step a new array."""
+    s = np.asarray(scores, dtype=np.float64)
+    peak = np.abs(s).max(axis=1, keepdims=True)
+    _, exponent = np.frexp(np.where(np.isfinite(peak) & (peak > 0), peak, 1.0))
+    s = np.ldexp(s, -exponent)
+    mean = s.mean(axis=1, keepdims=True)
+    centred = s - mean
+    sd = np.sqrt((centred**2).sum(axis=1, keepdims=True) / (s.shape[1] - ddof))
+    scale = np.maximum(np.abs(mean), np.abs(s).max(axis=1, keepdims=True))
+    degenerate = (sd <= 1e-12 * scale).ravel() | (sd == 0).ravel()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(degenerate[:, None], 0.0, centred / np.where(sd == 0, 1.0, sd))
+    return z, degenerate
+
+
+def row_pass_matrices(seed: int):
+    """Score matrices of every kind the row pass meets: float32 and float64, coarse (ties),
+    constant rows, tiny and huge scales, and a row spanning 600 orders of magnitude."""
+    rng = np.random.default_rng(seed)
+    r, n = int(rng.integers(1, 40)), int(rng.integers(2, 200))
+    s = rng.normal(0.0, 10 ** rng.uniform(-4, 4), (r, n))
+    coarse = np.round(s, 1)
+    constant = s.copy()
+    constant[0] = 0.25
+    spread = s.copy()
+    spread[:, 0], spread[:, -1] = 1e-300, 1e300
+    return [
+        s,
+        s.astype(np.float32),
+        coarse,
+        coarse.astype(np.float32),
+        constant.astype(np.float32),
+        s * 1e-300,
+        s * 1e300,
+        spread,
+    ]

@@ -25,7 +25,9 @@ from tests.metrics.lid.lid_cases import (
     matrices,
     quiet_calibrate,
     quiet_lid,
+    reference_row_znorm,
     row_affine_maps,
+    row_pass_matrices,
     shifted_normal,
 )
 from voxmetrics._types import DEFAULT_LID_VARIANT
@@ -36,6 +38,7 @@ from voxmetrics.metrics.lid import (
     LIDCalibration,
     calibrate_lid,
     lid,
+    log_posteriors,
     resolve_lid_variant,
     row_znorm,
 )
@@ -391,3 +394,28 @@ def test_reference_code_fit_is_the_penalised_optimum(t, n, shift, seed):
         free = calibrate_lid(scores, targets, class_weight="balanced", ddof=1)
     if free.converged:
         assert abs(cal.w) <= abs(free.w) + 1e-9
+
+
+# --------------------------------------------------------------------------------------------
+# The row pass: row_znorm equals its reference formula bit for bit (the float64 power-of-two
+# product for float32 scores may not move any number) and leaves its input alone
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_row_znorm_equals_its_reference_formula(seed, ddof):
+    for s in row_pass_matrices(seed):
+        z, deg = row_znorm(s, ddof=ddof)
+        z_ref, deg_ref = reference_row_znorm(s, ddof)
+        assert z.dtype == np.float64 and z.tobytes() == z_ref.tobytes()
+        assert deg.tolist() == deg_ref.tolist()
+
+
+def test_row_znorm_leaves_its_input_alone():
+    s = np.array([[0.5, 0.25, 0.125]], dtype=np.float64)
+    s32 = s.astype(np.float32)
+    before, before32 = s.copy(), s32.copy()
+    row_znorm(s)
+    log_posteriors(s32, 3.0, 0.0, 0.0, 1)
+    assert s.tobytes() == before.tobytes() and s32.tobytes() == before32.tobytes()

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from scipy.special import softmax
+from scipy.special import log_softmax, softmax
 
 from tests.metrics.lid.lid_cases import (
     GRID,
@@ -25,7 +25,9 @@ from tests.metrics.lid.lid_cases import (
     matrices,
     quiet_calibrate,
     quiet_lid,
+    reference_row_znorm,
     row_affine_maps,
+    row_pass_matrices,
     shifted_normal,
 )
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
@@ -34,6 +36,7 @@ from voxmetrics.metrics.lid import (
     calibrate_lid,
     lid,
     lid_cross_calibrated,
+    log_posteriors,
     row_znorm,
 )
 from voxmetrics.metrics.ranks import target_ranks
@@ -446,3 +449,18 @@ def test_cross_calibration_warns_when_a_fold_does_not_converge():
     with pytest.warns(DegenerateDataWarning, match="did not converge in 4 of 4 folds"):
         r = lid_cross_calibrated(scores, targets, speakers, k=4, **ML)
     assert not r.calibration.converged and all(abs(w) <= 1e4 for w in r.fold_w)
+
+
+# --------------------------------------------------------------------------------------------
+# The row pass: log_posteriors (in-place log-softmax) equals scipy's log_softmax of the
+# reference z-scores bit for bit
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_log_posteriors_equal_scipy_log_softmax(seed):
+    for s in row_pass_matrices(seed):
+        for w, b, prior, ddof in [(1.0, 0.0, 0.0, 0), (17.5, -2.0, np.log(1 / 99), 1)]:
+            got, _ = log_posteriors(s, w, b, prior, ddof)
+            z, _ = reference_row_znorm(s, ddof)
+            assert got.tobytes() == log_softmax(w * z + (b - prior), axis=1).tobytes()
