@@ -52,6 +52,10 @@ cmp = ui.compute(
 if cmp is None:
     st.stop()
 
+st.caption(
+    f"Attackers of **{ui.md_escape(choices.condition)}** ({condition.attacker}): each back-end "
+    "trained on the attacker's own data (train split, else dev), evaluated on eval."
+)
 st.subheader("The strongest, chosen on dev")
 text.show_strongest(cmp)
 text.show_weak_attacker(cmp)
