@@ -54,6 +54,14 @@ def test_read_transcripts_errors(tmp_path):
         read_transcripts(tmp_path / "nope.txt")
 
 
+def test_a_csv_naming_a_column_twice_is_refused_by_name():
+    with pytest.raises(
+        VoxMetricsInputError,
+        match=r"^column 'hypothesis' appears twice in hyp\.csv \(columns 2 and 3\); keep one",
+    ):
+        read_transcripts(b"utt_id,hypothesis,hypothesis\nu1,a,b\n", name="hyp.csv")
+
+
 def test_read_labels():
     assert read_labels(b"u1 ang\nu2 SAD\n").to_dict() == {"u1": "ang", "u2": "SAD"}
     assert read_labels(b"utt_id,emotion\nu1,hap\n").to_dict() == {"u1": "hap"}

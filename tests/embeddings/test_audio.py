@@ -227,6 +227,10 @@ def test_manifest_reads_and_defaults_system():
             "more than once",
         ),
         ("", "not a readable CSV"),
+        (
+            "utt_id,speaker,role,split,audio_path,speaker\nu,a,enrol,eval,1.wav,b\n",
+            "column 'speaker' appears twice in m.csv (columns 2 and 6)",
+        ),
     ],
 )
 def test_bad_manifest(text, needle):

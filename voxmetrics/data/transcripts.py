@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pandas as pd
 
+from voxmetrics.data.readers.tables import csv_header, refuse_duplicate_columns
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import (
     ArchiveReader,
@@ -59,6 +60,7 @@ def _csv(text: str, label: str, value: tuple[str, ...]) -> pd.Series | None:
     first = text.lstrip().split("\n", 1)[0]
     if "," not in first or "utt_id" not in [c.strip() for c in first.split(",")]:
         return None
+    refuse_duplicate_columns(csv_header(text.encode()), label)
     try:
         df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, ValueError) as exc:

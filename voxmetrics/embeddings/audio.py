@@ -18,6 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from voxmetrics.data.model import META_COLUMNS, SPLIT_VALUES
+from voxmetrics.data.readers.tables import csv_header, refuse_duplicate_columns
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import (
     ArchiveReader,
@@ -300,6 +301,7 @@ def read_manifest(
     where = name or (str(source) if not isinstance(source, bytes) else "manifest")
     data = source if isinstance(source, bytes) else read_file_bytes(source, where)
     check_count(where, "lines", data.count(b"\n"), "max_rows")
+    refuse_duplicate_columns(csv_header(data), where)
     try:
         df = pd.read_csv(io.BytesIO(data), dtype=str)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
