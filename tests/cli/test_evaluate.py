@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,6 +20,10 @@ from voxmetrics.data.recipe import AttackerRecipe
 from voxmetrics.metrics.dcf import d_prime, dcf
 from voxmetrics.report import evaluate
 from voxmetrics.synth import demo_study
+
+from .cli_cases import kaldi_files as _kaldi
+from .cli_cases import run as _run
+from .cli_cases import vpc_xvectors as _xvectors
 
 CONTRACT_KEYS = {
     "n_trials",
@@ -70,12 +73,6 @@ def demo_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("demo")
     assert main(["demo", str(out), "--format", "all"]) == 0
     return out
-
-
-def _run(argv, capsys):
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_evaluate_worked_example(worked_csv, capsys):
@@ -251,41 +248,9 @@ def test_by_refuses_more_subsets_than_the_limit(tmp_path, capsys):
     assert status == 0 and len(json.loads(out)["by"]["group"]) == 12
 
 
-def _kaldi(sm, folder: Path, stem: str, *, negate: bool = False) -> tuple[Path, Path]:
-    """A VPC scores file (enrol_id trial_id score) and its key (enrol_id trial_id target)."""
-    rows, key = [], []
-    for i, tid in enumerate(sm.trial_ids):
-        for j, spk in enumerate(sm.enrol_speakers):
-            s = -sm.scores[i, j] if negate else sm.scores[i, j]
-            rows.append(f"{spk} {tid} {float(s)!r}")
-            target = "target" if spk == sm.trial_speakers[i] else "nontarget"
-            key.append(f"{spk} {tid} {target}")
-    scores, trials = folder / f"{stem}.scores", folder / f"{stem}.trials"
-    scores.write_text("\n".join(rows) + "\n")
-    trials.write_text("\n".join(key) + "\n")
-    return scores, trials
-
-
 @pytest.fixture(scope="module")
 def demo():
     return demo_study(n_speakers=8, seed=3)
-
-
-def _xvectors(tmp_path: Path, demo):
-    """The demo's plain embeddings as a VPC x-vector ark + scp, with a two-system metadata."""
-    es = demo.get("plain").embeddings
-    ids = es.meta["utt_id"].tolist()
-    kaldiio.save_ark(
-        str(tmp_path / "xvector.ark"),
-        {u: es.embeddings[k].astype(np.float32) for k, u in enumerate(ids)},
-        scp=str(tmp_path / "xvector.scp"),
-    )
-    meta = es.meta[["utt_id", "speaker", "role", "split"]]
-    both = pd.concat(
-        [meta.assign(system="original"), meta.assign(system="b1", utt_id="b1-" + meta.utt_id)]
-    )
-    both.to_csv(tmp_path / "meta.csv", index=False)
-    return es
 
 
 def test_distance_scores_are_negated_and_said(demo, tmp_path, capsys):

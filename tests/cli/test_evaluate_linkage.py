@@ -12,18 +12,14 @@ from voxmetrics.cli import main
 from voxmetrics.data.readers import read_embeddings
 from voxmetrics.metrics.legal import linkability_curve, singling_out_embeddings
 
+from .cli_cases import run as _run
+
 
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("linkage_demo")
     assert main(["demo", str(out)]) == 0
     return out
-
-
-def _run(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_evaluate_gives_linkability_vs_n_on_the_demo_grid(demo_dir, capsys):

@@ -8,8 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from voxmetrics.cli import fail_on_holds, main
+from voxmetrics.cli import fail_on_holds
 from voxmetrics.errors import VoxMetricsInputError
+
+from .cli_cases import run as _run
 
 
 @pytest.fixture
@@ -24,12 +26,6 @@ def worked_csv(tmp_path: Path) -> Path:
         path, index=False
     )
     return path
-
-
-def _run(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.parametrize(

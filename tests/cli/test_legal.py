@@ -11,18 +11,14 @@ import pytest
 from voxmetrics.cli import main
 from voxmetrics.data.readers import read_embeddings
 
+from .cli_cases import run as _run
+
 
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("linkage_demo")
     assert main(["demo", str(out)]) == 0
     return out
-
-
-def _run(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_legal_command_is_the_library_evaluation(demo_dir, capsys, tmp_path):

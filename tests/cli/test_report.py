@@ -16,6 +16,9 @@ from voxmetrics.metrics.dcf import dcf
 from voxmetrics.report import export
 from voxmetrics.synth import demo_study
 
+from .cli_cases import kaldi_files as _kaldi
+from .cli_cases import run as _run
+
 pytestmark = pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -28,12 +31,6 @@ def demo_vxm(tmp_path_factory) -> Path:
     assert main(["demo", str(out), "--format", "vxm"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["demo.vxm"]  # only the study file
     return out / "demo.vxm"
-
-
-def _run(argv, capsys):
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_report_writes_every_output(demo_vxm, tmp_path, capsys):
@@ -218,21 +215,6 @@ def test_verdicts_dir_holds_the_stability_and_exposure_tables(report):
         "voiceprivacy_bands.csv",
         "voiceprivacy_stability.csv",
     ]
-
-
-def _kaldi(sm, folder: Path, stem: str, *, negate: bool = False) -> tuple[Path, Path]:
-    """A VPC scores file (enrol_id trial_id score) and its key (enrol_id trial_id target)."""
-    rows, key = [], []
-    for i, tid in enumerate(sm.trial_ids):
-        for j, spk in enumerate(sm.enrol_speakers):
-            s = -sm.scores[i, j] if negate else sm.scores[i, j]
-            rows.append(f"{spk} {tid} {float(s)!r}")
-            target = "target" if spk == sm.trial_speakers[i] else "nontarget"
-            key.append(f"{spk} {tid} {target}")
-    scores, trials = folder / f"{stem}.scores", folder / f"{stem}.trials"
-    scores.write_text("\n".join(rows) + "\n")
-    trials.write_text("\n".join(key) + "\n")
-    return scores, trials
 
 
 @pytest.fixture(scope="module")

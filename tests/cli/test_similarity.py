@@ -15,6 +15,8 @@ from voxmetrics.data.readers import read_embeddings
 from voxmetrics.metrics.similarity import voice_similarity
 from voxmetrics.synth import demo_study
 
+from .cli_cases import run as _run
+
 SIMILARITY_KEYS = {"deid", "g_vd", "d_diag_oo", "d_diag_oa", "d_diag_aa", "n_speakers_left_out"}
 
 
@@ -23,12 +25,6 @@ def demo_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("linkage_demo")
     assert main(["demo", str(out)]) == 0
     return out
-
-
-def _run(argv, capsys):
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.parametrize("calibration", ["pav", "raw"])

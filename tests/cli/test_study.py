@@ -12,55 +12,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from voxmetrics.cli import main
 from voxmetrics.data import load_study, read_scores
 from voxmetrics.data.studybuild import build_study
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.report import evaluate, evaluate_condition
 from voxmetrics.synth import demo_study
 
-
-def _run(argv, capsys):
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def _kaldi(sm, folder: Path, stem: str, *, negate: bool = False) -> tuple[Path, Path]:
-    """A VPC scores file (enrol_id trial_id score) and its key (enrol_id trial_id target)."""
-    rows, key = [], []
-    for i, tid in enumerate(sm.trial_ids):
-        for j, spk in enumerate(sm.enrol_speakers):
-            s = -sm.scores[i, j] if negate else sm.scores[i, j]
-            rows.append(f"{spk} {tid} {float(s)!r}")
-            target = "target" if spk == sm.trial_speakers[i] else "nontarget"
-            key.append(f"{spk} {tid} {target}")
-    scores, trials = folder / f"{stem}.scores", folder / f"{stem}.trials"
-    scores.write_text("\n".join(rows) + "\n")
-    trials.write_text("\n".join(key) + "\n")
-    return scores, trials
+from .cli_cases import kaldi_files as _kaldi
+from .cli_cases import run as _run
+from .cli_cases import vpc_xvectors as _xvectors
 
 
 @pytest.fixture(scope="module")
 def demo():
     return demo_study(n_speakers=8, seed=3)
-
-
-def _xvectors(tmp_path: Path, demo):
-    """The demo's plain embeddings as a VPC x-vector ark + scp, with a two-system metadata."""
-    es = demo.get("plain").embeddings
-    ids = es.meta["utt_id"].tolist()
-    kaldiio.save_ark(
-        str(tmp_path / "xvector.ark"),
-        {u: es.embeddings[k].astype(np.float32) for k, u in enumerate(ids)},
-        scp=str(tmp_path / "xvector.scp"),
-    )
-    meta = es.meta[["utt_id", "speaker", "role", "split"]]
-    both = pd.concat(
-        [meta.assign(system="original"), meta.assign(system="b1", utt_id="b1-" + meta.utt_id)]
-    )
-    both.to_csv(tmp_path / "meta.csv", index=False)
-    return es
 
 
 def test_study_build_from_a_folder_and_a_manifest(demo, tmp_path, capsys):
