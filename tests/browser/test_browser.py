@@ -56,7 +56,8 @@ def test_garbage_upload_shows_a_message(page):
     upload.write_bytes(b"\x00\x01 not scores \xff")
     with page.expect_response("**/_stcore/upload_file/**", timeout=120_000):
         main = page.locator("[data-testid='stMain']")  # not the sidebar's study-file uploader
-        main.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(upload)
+        shown = main.locator("[data-testid='stFileUploader']:visible").first  # not a hidden tab's
+        shown.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(upload)
     page.locator("[data-testid='stFileChipName']", has_text="garbage.csv").wait_for()
     page.wait_for_timeout(500)  # the upload triggers a rerun that sends the widget value
     idle(page)
