@@ -9,7 +9,6 @@ import pytest
 
 from voxmetrics.analysis.sbls import (
     COMPONENTS,
-    Attack,
     SBLSOptions,
     attack_sbls,
     default_attack,
@@ -17,39 +16,17 @@ from voxmetrics.analysis.sbls import (
     predictions_attack,
 )
 from voxmetrics.analysis.sbls import attacks as attacks_module
-from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.sbls import sbls, sbls_embeddings
 from voxmetrics.synth import demo_study
 
+from .sbls_cases import sbls_statistic
+
 
 @pytest.fixture(scope="module")
 def demo() -> Study:
     return demo_study()
-
-
-def _take(prediction: AttributePrediction, idx: np.ndarray) -> AttributePrediction:
-    if prediction.scores is not None:
-        return AttributePrediction(prediction.classes, scores=prediction.scores[idx])
-    return AttributePrediction(prediction.classes, predicted=prediction.predicted[idx])
-
-
-def sbls_statistic(attack: Attack, options: SBLSOptions):
-    """The former bootstrap statistic: SBLS re-run on the resampled utterances."""
-
-    def statistic(idx: np.ndarray) -> dict[str, float | None]:
-        try:
-            r = sbls(
-                {a: y[idx] for a, y in attack.labels.items()},
-                {a: _take(p, idx) for a, p in attack.predictions.items()},
-                **options.kwargs(),
-            )
-        except VoxMetricsInputError:
-            return dict.fromkeys(COMPONENTS)
-        return {key: getattr(r, key) for key in COMPONENTS}
-
-    return statistic
 
 
 @pytest.mark.parametrize("attacker", ["original", "anonymised"])

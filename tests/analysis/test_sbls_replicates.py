@@ -22,11 +22,11 @@ from voxmetrics.analysis.sbls import (
 from voxmetrics.analysis.sbls import replicates as replicates_module
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.data.study import Study
-from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics.bootstrap import speaker_bootstrap
-from voxmetrics.metrics.sbls import sbls
 from voxmetrics.metrics.uncertainty import SpeakerDraws
 from voxmetrics.synth import demo_study
+
+from .sbls_cases import sbls_statistic
 
 
 @pytest.fixture(scope="module")
@@ -35,29 +35,6 @@ def demo() -> Study:
 
 
 # ---------------------------------------------------------------- the slow reference
-
-
-def _take(prediction: AttributePrediction, idx: np.ndarray) -> AttributePrediction:
-    if prediction.scores is not None:
-        return AttributePrediction(prediction.classes, scores=prediction.scores[idx])
-    return AttributePrediction(prediction.classes, predicted=prediction.predicted[idx])
-
-
-def sbls_statistic(attack: Attack, options: SBLSOptions):
-    """The former bootstrap statistic: SBLS re-run on the resampled utterances."""
-
-    def statistic(idx: np.ndarray) -> dict[str, float | None]:
-        try:
-            r = sbls(
-                {a: y[idx] for a, y in attack.labels.items()},
-                {a: _take(p, idx) for a, p in attack.predictions.items()},
-                **options.kwargs(),
-            )
-        except VoxMetricsInputError:
-            return dict.fromkeys(COMPONENTS)
-        return {key: getattr(r, key) for key in COMPONENTS}
-
-    return statistic
 
 
 def slow_replicates(attack: Attack, options: SBLSOptions, draws: SpeakerDraws):

@@ -16,7 +16,6 @@ from hostile_inputs import (
     refused,
 )
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import voxmetrics.data.readers.kaldi as kaldi_reader
 from tests.data.readers.input_error_cases import KALDI_KEY, KALDI_SCORES, input_error
@@ -27,6 +26,8 @@ from voxmetrics.data import (
     write_scores,
 )
 from voxmetrics.errors import ExcludedTrialsWarning, IncompleteScoresWarning, VoxMetricsInputError
+
+from .round_trip_cases import studies as _studies
 
 
 def _without_attributes(sm: ScoreMatrix) -> ScoreMatrix:
@@ -99,32 +100,6 @@ def test_kaldi_key_may_be_uppercase_and_crlf():
     key = b"a t1 TARGET\r\nb t1 nontarget\r\n\r\nb t2 Target\r\n"
     sm = read_scores(scores, trials=key)
     assert sm.trial_speakers.tolist() == ["a", "b"]
-
-
-_LABEL = st.text(alphabet='ab7 0.,"é-+eNA', min_size=1, max_size=5)
-
-
-@st.composite
-def _studies(draw, *, whitespace: bool = True):
-    label = _LABEL if whitespace else _LABEL.map(lambda s: s.replace(" ", "_").replace('"', "q"))
-    enrol = draw(st.lists(label, min_size=2, max_size=4, unique=True))
-    tids = draw(st.lists(label, min_size=1, max_size=5, unique=True))
-    spk = draw(st.lists(st.sampled_from(enrol), min_size=len(tids), max_size=len(tids)))
-    scores = draw(
-        st.lists(
-            st.floats(allow_nan=False, allow_infinity=False, width=64),
-            min_size=len(tids) * len(enrol),
-            max_size=len(tids) * len(enrol),
-        )
-    )
-    attrs = {} if not whitespace else {"group": np.array([f"g{len(t)}" for t in tids])}
-    return ScoreMatrix.from_arrays(
-        np.reshape(scores, (len(tids), len(enrol))),
-        trial_ids=tids,
-        trial_speakers=spk,
-        enrol_speakers=enrol,
-        attributes=attrs,
-    )
 
 
 @settings(max_examples=25, deadline=None)

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from sparse_cases import (
     block_mask,
     full_matrix,
@@ -25,6 +24,8 @@ from voxmetrics.data import (
     write_scores,
 )
 from voxmetrics.errors import IncompleteScoresWarning
+
+from .round_trip_cases import studies as _studies
 
 
 def test_every_format_reads_the_same_sparse_list():
@@ -83,32 +84,6 @@ def test_scores_round_trip(small_sm, tmp_path, fmt):
     assert read_scores(path).source == path.name
     assert read_scores(data).source == "uploaded file"
     assert read_scores(data, name="x.bin").source == "x.bin"
-
-
-_LABEL = st.text(alphabet='ab7 0.,"é-+eNA', min_size=1, max_size=5)
-
-
-@st.composite
-def _studies(draw, *, whitespace: bool = True):
-    label = _LABEL if whitespace else _LABEL.map(lambda s: s.replace(" ", "_").replace('"', "q"))
-    enrol = draw(st.lists(label, min_size=2, max_size=4, unique=True))
-    tids = draw(st.lists(label, min_size=1, max_size=5, unique=True))
-    spk = draw(st.lists(st.sampled_from(enrol), min_size=len(tids), max_size=len(tids)))
-    scores = draw(
-        st.lists(
-            st.floats(allow_nan=False, allow_infinity=False, width=64),
-            min_size=len(tids) * len(enrol),
-            max_size=len(tids) * len(enrol),
-        )
-    )
-    attrs = {} if not whitespace else {"group": np.array([f"g{len(t)}" for t in tids])}
-    return ScoreMatrix.from_arrays(
-        np.reshape(scores, (len(tids), len(enrol))),
-        trial_ids=tids,
-        trial_speakers=spk,
-        enrol_speakers=enrol,
-        attributes=attrs,
-    )
 
 
 @settings(max_examples=40, deadline=None)
