@@ -6,6 +6,10 @@ finite; ``ChunkedScores`` blocks read their row range of each file
 (``evaluation.sources.block_scores``). The reference is the former read: the whole member
 (``load_npy``), sliced. No timing is asserted here.
 
+A process keeps a record of the chunk files it verified whole (``sources._VERIFIED``): a later
+block of the same file reads its rows at their offset, without streaming the member again; a file
+changed in any way (content, size, times) or read under other limits is verified again.
+
 The sources end to end on a local Dask cluster (tiny blocks, ``small_blocks`` in conftest.py):
 chunked NPZ, Parquet chunks and a Zarr store give the in-memory report exactly; chunk files that
 do not fit together, a bad chunk and a store of Python objects are refused with one message.
@@ -16,8 +20,10 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 import warnings
 import zipfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -31,7 +37,7 @@ from voxmetrics.data.writers import write_scores
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate, sources
 from voxmetrics.evaluation.sources import _FiniteScan, _npy_rows
-from voxmetrics.limits import ArchiveReader
+from voxmetrics.limits import ArchiveReader, get_limits, use_limits
 
 from .blockwise_cases import comparable
 
@@ -105,6 +111,87 @@ def test_a_bad_crc_is_refused():
     data[at + 7] = 0x40  # 2.0: the stored CRC no longer matches
     with ArchiveReader(bytes(data), "x.npz") as z, pytest.raises(VoxMetricsInputError):
         _npy_rows(z, "scores.npy", 0, 1)
+
+
+def _chunk(path, a, *, compressed=False):
+    (np.savez_compressed if compressed else np.savez)(path, scores=a)
+    return str(path)
+
+
+def _count_streams(monkeypatch):
+    calls = []
+    real = sources._stream_rows
+
+    def counted(*args, **kwargs):
+        calls.append(args[2:4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sources, "_stream_rows", counted)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_second_block_of_a_verified_file_is_not_streamed_again(tmp_path, monkeypatch, dtype):
+    a = np.random.default_rng(2).normal(size=(700, 523)).astype(dtype)
+    p = _chunk(tmp_path / "c.npz", a)
+    calls = _count_streams(monkeypatch)
+    for lo, hi in [(13, 402), (0, 700), (699, 700), (250, 250), (402, 699), (13, 402)]:
+        rows, finite = sources._chunk_rows(p, lo, hi)
+        np.testing.assert_array_equal(rows, a[lo:hi])
+        assert finite and rows.dtype == dtype and rows.flags.c_contiguous and rows.flags.writeable
+    assert calls == [(13, 402)]  # verified once, by the first block
+
+
+def test_the_record_keeps_the_finiteness_of_the_whole_file(tmp_path, monkeypatch):
+    a = np.ones((300, 100))
+    a[290, 7] = np.nan
+    p = _chunk(tmp_path / "c.npz", a)
+    calls = _count_streams(monkeypatch)
+    assert sources._chunk_rows(p, 0, 10)[1] is False
+    rows, finite = sources._chunk_rows(p, 10, 20)
+    assert finite is False and np.isfinite(rows).all() and len(calls) == 1
+    with pytest.raises(VoxMetricsInputError, match="NaN or infinite"):
+        sources.block_scores(("files", ((p, 10, 20),), np.arange(10), np.zeros(10), None), None)
+
+
+def test_a_changed_file_is_verified_again(tmp_path, monkeypatch):
+    a = np.random.default_rng(3).normal(size=(200, 50))
+    p = _chunk(tmp_path / "c.npz", a)
+    calls = _count_streams(monkeypatch)
+    sources._chunk_rows(p, 0, 10)
+    st0 = os.stat(p)
+    b = a.copy()
+    b[150, 3] = np.inf  # the same size; the times put back as they were
+    _chunk(tmp_path / "c.npz", b)
+    os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns))
+    rows, finite = sources._chunk_rows(p, 10, 20)
+    assert len(calls) == 2 and not finite
+    np.testing.assert_array_equal(rows, b[10:20])
+    data = bytearray(open(p, "rb").read())  # tampered in place: the stored CRC no longer matches
+    at = data.find(a[0, 0].tobytes())
+    data[at] ^= 1
+    with open(p, "r+b") as f:
+        f.write(data)
+    os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns))
+    with pytest.raises(VoxMetricsInputError, match="corrupt"):
+        sources._chunk_rows(p, 20, 30)
+    assert len(calls) == 3
+
+
+def test_other_limits_or_a_compressed_member_are_verified_again(tmp_path, monkeypatch):
+    a = np.arange(6000.0).reshape(100, 60)
+    p = _chunk(tmp_path / "c.npz", a)
+    z = _chunk(tmp_path / "z.npz", a, compressed=True)
+    calls = _count_streams(monkeypatch)
+    sources._chunk_rows(p, 0, 10)
+    with (
+        use_limits(replace(get_limits(), max_member_bytes=1000)),
+        pytest.raises(VoxMetricsInputError, match="max_member_bytes"),
+    ):
+        sources._chunk_rows(p, 10, 20)  # refused under the smaller cap, though recorded
+    for lo in (0, 10):
+        np.testing.assert_array_equal(sources._chunk_rows(z, lo, lo + 10)[0], a[lo : lo + 10])
+    assert len(calls) == 4
 
 
 @settings(max_examples=80, deadline=None)

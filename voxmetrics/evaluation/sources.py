@@ -10,7 +10,10 @@ of ``SCORE_CHUNK_ROWS`` rows), so every number equals the in-memory path bit for
 from __future__ import annotations
 
 import io
+import os
+import stat
 import warnings
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from voxmetrics._lru import LRU
 from voxmetrics.data.arrays import SCORE_CHUNK_ROWS, score_chunk
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.errors import ExcludedTrialsWarning, VoxMetricsInputError, kept_warnings
@@ -27,6 +31,7 @@ from voxmetrics.limits import (
     check_count,
     check_declared,
     check_npy_header,
+    get_limits,
     npy_header,
 )
 
@@ -418,16 +423,97 @@ def _chunk_rows(p: str, lo: int, hi: int) -> tuple[NDArray[Any], bool]:
     """Rows ``lo:hi`` of a chunk's scores, and whether all its scores are finite.
 
     An NPZ chunk streams through the archive reader keeping those rows only
-    (:func:`_npy_rows`); a Parquet one is read whole.
+    (:func:`_npy_rows`), the first time this process reads the file; once a stored (not
+    compressed) member has been verified whole, later blocks read their rows straight from the
+    file (:func:`_recorded_rows`) while it stays the same file. A Parquet one is read whole.
     """
     if Path(p).suffix.lower() != ".npz":
         scores = _read_chunk(p).scores
         return scores[lo:hi], bool(np.isfinite(scores.sum(dtype=np.float64)))
+    hit = _recorded_rows(p, lo, hi)
+    if hit is not None:
+        return hit
+    before = _file_key(p)
     with ArchiveReader(p, p) as z:  # the archive limits, as every NPZ reader (never np.load)
-        scores, finite = _npy_rows(z, "scores.npy", lo, hi, "scores")
+        scores, finite, at = _stream_rows(z, "scores.npy", lo, hi, "scores")
+        member = _stored_member_at(z, "scores.npy") if at is not None else None
     if scores.dtype.kind not in "fiub":
         raise VoxMetricsInputError(f"{p}: array 'scores' has dtype {scores.dtype}; store numbers.")
+    if at is not None and member is not None and before is not None and before == _file_key(p):
+        shape, dtype, offset = at
+        _VERIFIED.put(before, _Verified(member + offset, shape, dtype, finite))
     return scores, finite
+
+
+@dataclass(frozen=True)
+class _Verified:
+    """A chunk's ``scores`` member verified whole by this process: where its rows lie."""
+
+    data_at: int
+    """Offset in the file of the first score (the member is stored, not compressed)."""
+    shape: tuple[int, int]
+    dtype: np.dtype[Any]
+    finite: bool
+
+
+_VERIFIED: LRU[tuple[Any, ...], _Verified] = LRU(1024)
+"""This process's (a Dask worker's) record of the chunk files verified whole: by path, device,
+inode, size, modification and change times (nanoseconds) and the archive limits in force, so a
+file changed in any way, or read under other limits, is streamed and verified again."""
+
+
+def _file_key(p: str, st: os.stat_result | None = None) -> tuple[Any, ...] | None:
+    """The record's key of file ``p`` (its ``stat`` now, or ``st``); None if it cannot be read."""
+    if st is None:
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (p, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, get_limits())
+
+
+def _stored_member_at(z: ArchiveReader, name: str) -> int | None:
+    """Offset in the file of a stored member's first byte (its local header read); else None."""
+    info = z.infos[name]
+    if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1 or z.zf.fp is None:
+        return None
+    fp = z.zf.fp
+    fp.seek(info.header_offset)
+    head = fp.read(30)
+    if len(head) != 30 or head[:4] != b"PK\x03\x04":
+        return None
+    return (
+        info.header_offset
+        + 30
+        + int.from_bytes(head[26:28], "little")
+        + int.from_bytes(head[28:30], "little")
+    )
+
+
+def _recorded_rows(p: str, lo: int, hi: int) -> tuple[NDArray[Any], bool] | None:
+    """Rows ``lo:hi`` read at their offset, if this process verified the same file; else None."""
+    key = _file_key(p)
+    rec = _VERIFIED.get(key) if key is not None else None
+    if rec is None or not 0 <= lo <= hi <= rec.shape[0]:
+        return None
+    out = np.empty((hi - lo, rec.shape[1]), dtype=rec.dtype)
+    try:  # non-blocking: a pipe put in the file's place meanwhile is not waited on
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    with open(fd, "rb", buffering=0) as f:
+        if _file_key(p, os.fstat(fd)) != key:
+            return None
+        f.seek(rec.data_at + lo * rec.shape[1] * rec.dtype.itemsize)
+        view = out.reshape(-1).view(np.uint8).data
+        got = 0
+        while got < out.nbytes and (n := f.readinto(view[got:])):
+            got += n
+        if got != out.nbytes or _file_key(p, os.fstat(fd)) != key:
+            return None  # changed while read: verified again
+    return out, rec.finite
 
 
 def _npy_rows(
@@ -441,6 +527,14 @@ def _npy_rows(
     value when it is not finite). A member that is not a C-ordered 2-D float array is read
     whole.
     """
+    rows, finite, _ = _stream_rows(z, name, start, stop, array)
+    return rows, finite
+
+
+def _stream_rows(
+    z: ArchiveReader, name: str, start: int, stop: int, array: str | None = None
+) -> tuple[np.ndarray, bool, tuple[tuple[int, int], np.dtype[Any], int] | None]:
+    """:func:`_npy_rows`, and the member's shape, dtype and data offset (None if read whole)."""
     label = z.where if array is None else f"{z.where}: array '{array}'"
     stream = z.chunks(name)
     head = b""
@@ -454,7 +548,7 @@ def _npy_rows(
     if len(shape) != 2 or fortran or dtype.kind != "f":
         del stream  # closes the member
         whole = z.load_npy(name, array)
-        return whole[start:stop], _all_finite(whole)
+        return whole[start:stop], _all_finite(whole), None
     row = shape[1] * dtype.itemsize
     lo, hi = start * row, stop * row
     body = np.empty(max(0, hi - lo), dtype=np.uint8)
@@ -483,7 +577,8 @@ def _npy_rows(
             f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
         )
     rows = body.view(dtype) if body.size else np.empty(0, dtype=dtype)
-    return rows.reshape(max(0, stop - start), shape[1]), finite.ok
+    layout = ((int(shape[0]), int(shape[1])), dtype, offset)
+    return rows.reshape(max(0, stop - start), shape[1]), finite.ok, layout
 
 
 def _all_finite(a: np.ndarray) -> bool:
