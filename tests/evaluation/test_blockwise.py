@@ -9,8 +9,13 @@ extraction on Dask in tests/embeddings/test_distributed.py.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -502,7 +507,7 @@ def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_
     source = dist.ChunkedScores.from_files([tmp_path / "a.npz"])
     blocks = bw._row_blocks(*source.shape)
     runner = bw._Runner(client, source, blocks, None, 0)
-    args = [(None, "reference", np.zeros((1, b.stop - b.start), np.int64)) for b in blocks]
+    args = [(None, "reference", np.zeros((1, b.stop - b.start), np.int64), True) for b in blocks]
     rows = runner.run(bw._task_rows, args, "", (0, 1), per_block=True)
     tar = np.concatenate([r["tar"] for r in rows])
     values = np.unique(tar)
@@ -515,6 +520,37 @@ def test_blockwise_pools_count_and_sum_the_non_targets_as_in_memory(client, tmp_
     x = np.array([-np.inf, -0.5, 0.0, 0.1000000001, 0.25, 3.0])
     np.testing.assert_array_equal(got.count_non_le(x), ref.count_non_le(x))
     assert got.non_sums(0.1) == ref.non_sums(0.1)
+    # d''s sums taken in passes 1 and 2 (no pass of their own): the same floats as in memory
+    total = sum(r["non_sum"] for r in rows)
+    assert total == ref.non_sums(math.nan)[0]
+    mean = total / (t * (n - 1))
+    parts = runner.run(functools.partial(bw._task_pools, mean=mean), values, "", (0, 1))
+    known = (total, mean, sum(p["non_sq"] for p in parts))
+    got = bw._pools_from_counts(runner, tar, values, parts, t * (n - 1), sizes, known)
+    assert got.non_sums(mean) == ref.non_sums(mean) == (total, known[2])
+    assert got.non_sums(math.nan)[0] == total and math.isnan(got.non_sums(math.nan)[1])
+    assert got.non_sums(0.1) == ref.non_sums(0.1)  # another centre: a pass, as before
+    assert got.moments == ref.moments
+
+
+def test_the_workers_preload_leaves_out_what_their_tasks_never_use():
+    """A local cluster's forkserver imports the tasks' code once for every worker: without
+    pandas, pyarrow, scikit-learn or SciPy's optimize, special and sparse (about 1 s of CPU per
+    run), which only the client's steps use."""
+    code = (
+        "import json, sys\n"
+        f"for m in {list(bw._WORKER_IMPORTS)!r}: __import__(m)\n"
+        "heavy = ('pandas', 'pyarrow', 'sklearn', 'scipy.optimize', 'scipy.special', "
+        "'scipy.sparse')\n"
+        "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+    assert "voxmetrics.evaluation.blockwise" in bw._WORKER_IMPORTS
 
 
 def test_a_lost_worker_loses_no_block(monkeypatch):

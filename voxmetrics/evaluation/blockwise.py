@@ -41,6 +41,8 @@ Finished blocks are reduced on the client as they arrive; a failed task is retri
 from __future__ import annotations
 
 import contextlib
+import functools
+import math
 import uuid
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
@@ -116,9 +118,10 @@ _BINS = 1024
 def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
     """Pass 1: mated scores, ranks, Cllr sum, LID and chance-level work of a block.
 
-    ``arg`` is (LID calibration or None, tie rule, the block's chance columns).
+    ``arg`` is (LID calibration or None, tie rule, the block's chance columns, whether to sum
+    the non-mated scores for d').
     """
-    cal, ties, columns = arg
+    cal, ties, columns, sums = arg
     s, t = _block(piece, shared)
     mated = s[np.arange(s.shape[0]), t]
     out: dict[str, Any] = {
@@ -129,6 +132,8 @@ def _task_rows(piece: tuple[Any, ...], shared: Any, arg: Any) -> dict[str, Any]:
     }
     # with a calibration, the chance block also holds each row's LID (one pass for both)
     out["chance"] = chance_block(s, columns, calibration=cal, ties=ties, targets=t)
+    if sums:  # d': the non-mated scores' sum (their mean), as in memory
+        out["non_sum"] = non_block_sums(s, t, math.nan)[0]
     return out
 
 
@@ -140,9 +145,16 @@ def _nonmated_sorted(s: NDArray[np.floating], t: NDArray[np.intp]) -> NDArray[np
     return non
 
 
-def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, Any]:
-    """Pass 2: non-mated counts below / up to each distinct mated score, and cell minima."""
-    non = _nonmated_sorted(*_block(piece, shared))
+def _task_pools(
+    piece: tuple[Any, ...], shared: Any, values: Any, *, mean: float | None = None
+) -> dict[str, Any]:
+    """Pass 2: non-mated counts below / up to each distinct mated score, and cell minima.
+
+    With the non-mated ``mean`` (pass 1's sums), also their squared deviations from it (d').
+    """
+    s, t = _block(piece, shared)
+    sq = None if mean is None else non_block_sums(s, t, mean)[1]
+    non = _nonmated_sorted(s, t)
     lo = np.searchsorted(non, values, side="left")
     hi = np.searchsorted(non, values, side="right")
     starts = np.concatenate([[0], hi])
@@ -161,6 +173,7 @@ def _task_pools(piece: tuple[Any, ...], shared: Any, values: Any) -> dict[str, A
         "last": last,
         "min": float(non[0]) if non.size else np.inf,
         "max": float(non[-1]) if non.size else -np.inf,
+        "non_sq": sq,
     }
 
 
@@ -349,8 +362,11 @@ def dask_client(
         yield client
 
 
-_WORKER_IMPORTS = ("distributed", "numpy", "pandas", "voxmetrics.evaluation.blockwise")
-"""What a local cluster's worker processes import before they start (once, in the forkserver)."""
+_WORKER_IMPORTS = ("distributed", "numpy", "voxmetrics.evaluation.blockwise")
+"""What a local cluster's worker processes import before they start (once, in the forkserver).
+
+Not pandas (0.5 s) nor scipy.optimize (0.4 s): the tasks never use them (a Parquet chunk's
+reader imports pandas where it runs)."""
 
 _QUIET_CLUSTER = {
     "distributed.worker.profile.enabled": False,
@@ -372,7 +388,7 @@ def _local_cluster_settings(processes: bool) -> Iterator[None]:
     """:data:`_QUIET_CLUSTER`, and worker processes forked from one server (a forkserver).
 
     Dask's default start method, spawn, starts every worker as a new interpreter that imports
-    Dask, NumPy, pandas and VoxMetrics itself: seconds of CPU per worker, on every run. A
+    Dask, NumPy and VoxMetrics itself: seconds of CPU per worker, on every run. A
     forkserver imports them once and forks each worker from itself (never from this process,
     whose threads a fork would copy in whatever state they are). Spawn is kept where there is
     no forkserver (Windows) or Dask's configuration names another start method.
@@ -580,7 +596,8 @@ def evaluate_blockwise(
     runner = _Runner(client, source, _row_blocks(*source.shape), progress, retries)
     try:
         products = _products(runner, source, cal, ties=opts.ties, seed=opts.seed,
-                             linkability_rule=opts.linkability_rule)  # fmt: skip
+                             linkability_rule=opts.linkability_rule,
+                             sums="verification" in parts)  # fmt: skip
         report = assemble(  # d' and the actual DCFs still read the blocks (the workers' caches)
             replace(products, singling_out=singled),
             name=name,
@@ -659,17 +676,19 @@ def _products(
     ties: Ties,
     seed: int,
     linkability_rule: str = "code",
+    sums: bool = True,
 ) -> Products:
     """The blockwise executor's products: two passes over the blocks, reduced on the client.
 
     Pass 1 gives each trial's mated score, its target ranks under both tie rules, its LID and
     the chance levels' work, and each block's Cllr sum; pass 2 (and the EER window's passes)
-    the pooled counts of :class:`~voxmetrics.metrics.pools.SortedPools`.
+    the pooled counts of :class:`~voxmetrics.metrics.pools.SortedPools`. With ``sums`` (d'),
+    pass 1 also sums the non-mated scores and pass 2 their squared deviations from the mean.
     """
     n_rows, n_cols = source.shape
     blocks = runner.blocks
     columns = chance_columns(n_rows, n_cols, seed=seed)  # the chance levels' draws
-    args = [(cal, ties, columns[:, b]) for b in blocks]
+    args = [(cal, ties, columns[:, b], sums) for b in blocks]
     rows = runner.run(_task_rows, args, "scores and ranks", (0.0, 0.4), per_block=True)
     tar = np.concatenate([r["tar"] for r in rows])
     ranks = np.concatenate([r["rank"] for r in rows])  # target_ranks(ties="reference")
@@ -678,9 +697,24 @@ def _products(
     for r in rows:  # in block order, as the in-memory loop
         c_all += r["softplus"]
     values = np.unique(tar)
-    pools_parts = runner.run(_task_pools, values, "pooled counts", (0.4, 0.8))
+    n_non = n_rows * (n_cols - 1)
+    mean = None
+    if sums:
+        total = 0.0
+        for r in rows:  # in block order, as the in-memory loop
+            total += r["non_sum"]
+        mean = total / n_non  # SortedPools.moments' mean of the non-mated scores
+    pools_parts = runner.run(
+        functools.partial(_task_pools, mean=mean), values, "pooled counts", (0.4, 0.8)
+    )
+    known = None
+    if mean is not None:
+        sq = 0.0
+        for p in pools_parts:
+            sq += p["non_sq"]
+        known = (total, mean, sq)
     sizes = [(b.stop - b.start) * (n_cols - 1) for b in blocks]
-    pools = _pools_from_counts(runner, tar, values, pools_parts, n_rows * (n_cols - 1), sizes)
+    pools = _pools_from_counts(runner, tar, values, pools_parts, n_non, sizes, known)
     chance_parts = [r["chance"] for r in rows]
     lid_out = None
     if cal is not None:  # with a calibration, the chance blocks hold each row's LID
@@ -709,8 +743,13 @@ def _pools_from_counts(
     parts: list[dict[str, Any]],
     n_non: int,
     block_sizes: list[int],
+    known_sums: tuple[float, float, float] | None = None,
 ) -> SortedPools:
-    """The :class:`SortedPools` of the whole matrix from the blocks' pass-2 counts."""
+    """The :class:`SortedPools` of the whole matrix from the blocks' pass-2 counts.
+
+    ``known_sums`` (sum of the non-mated scores, their mean, the sum of their squared
+    deviations from it), when passes 1 and 2 took them, answer ``non_sums`` without a pass.
+    """
     non_below = np.sum([p["lo"] for p in parts], axis=0)
     non_upto = np.sum([p["hi"] for p in parts], axis=0)
     first = np.min([p["first"] for p in parts], axis=0)
@@ -747,6 +786,12 @@ def _pools_from_counts(
         return np.sum(runner.run(_task_count_le, x, "counting", (0.95, 0.99)), axis=0)
 
     def non_sums(c: float) -> tuple[float, float]:
+        if known_sums is not None:
+            total, mean, sq = known_sums
+            if math.isnan(c):
+                return total, math.nan
+            if c == mean:
+                return total, sq
         total = sq = 0.0
         for t_b, sq_b in runner.run(_task_sums, float(c), "sums", (0.95, 0.99)):
             total += t_b  # in block order, as the in-memory loop

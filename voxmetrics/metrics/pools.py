@@ -39,16 +39,21 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import isotonic_regression
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import TIES, Ties, check_scores, check_ties
 from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.ranks import BLOCK_ELEMENTS, CHUNK_ELEMENTS, row_blocks
+
+if TYPE_CHECKING:
+    from scipy import optimize
+else:  # imported when first used (about 0.4 s): a Dask worker never needs it
+    optimize = lazy_module("scipy.optimize")
 
 __all__ = [
     "TIES",
@@ -181,7 +186,7 @@ def pav_runs(rc: RunCounts, *, targets_first: bool, laplace: bool) -> PAVRuns:
     if laplace:
         y = np.concatenate([[1.0, 0.0], y, [1.0, 0.0]])
         w = np.concatenate([[1.0, 1.0], w, [1.0, 1.0]])
-    fit = isotonic_regression(y, weights=w)
+    fit = optimize.isotonic_regression(y, weights=w)
     # every run of a PAV bin has the bin's value: the logs are taken once per bin
     starts, stops = fit.blocks[:-1], fit.blocks[1:]
     if laplace:  # the bins' real runs (the dummy scores are the first and last two)

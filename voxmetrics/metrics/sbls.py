@@ -13,11 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linear_sum_assignment
 
 from voxmetrics._lazy import lazy_module
 from voxmetrics.data.arrays import unit_rows
@@ -28,6 +27,10 @@ from voxmetrics.limits import check_count
 from voxmetrics.metrics.parallel import single_blas_thread
 
 pd = lazy_module("pandas")  # imported when a function first uses it
+if TYPE_CHECKING:
+    from scipy import optimize
+else:  # imported when first used (about 0.4 s): a Dask worker never needs it
+    optimize = lazy_module("scipy.optimize")
 
 __all__ = [
     "DEFAULT_ATTACKER",
@@ -250,7 +253,7 @@ def _align(
                 f"({', '.join(classes)}); give one score column per class."
             )
         auc = _auc_matrix(y, classes, scores)
-        _, perm = linear_sum_assignment(-auc)
+        _, perm = optimize.linear_sum_assignment(-auc)
         aligned_auc = float(auc[np.arange(k), perm].mean())
         # aligned prediction: the true class whose assigned column scores highest
         predicted_idx = np.argmax(scores[:, perm], axis=1)
@@ -264,7 +267,7 @@ def _align(
         yi = np.searchsorted(np.array(classes), y)
         np.add.at(raw, (yi, np.searchsorted(attacker_classes, hard)), 1.0)
         recall = raw / np.maximum(raw.sum(axis=1, keepdims=True), 1.0)
-        rows, cols = linear_sum_assignment(-recall)
+        rows, cols = optimize.linear_sum_assignment(-recall)
         perm = np.full(k, -1)
         perm[rows] = cols
         to_true = {int(c): int(r) for r, c in zip(rows, cols, strict=True)}

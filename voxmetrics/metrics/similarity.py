@@ -18,17 +18,22 @@ import math
 import warnings
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics.data.arrays import unit_rows
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import LeftOutSpeakersWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
 from voxmetrics.metrics.pav import pav_llrs
+
+if TYPE_CHECKING:
+    from scipy import special
+else:  # imported when first used: a Dask worker never needs it
+    special = lazy_module("scipy.special")
 
 __all__ = [
     "Calibration",
@@ -166,7 +171,7 @@ def similarity_matrix(
             f"speakers '{speakers[i]}' and '{speakers[j]}' have no utterance pair with distinct "
             "ids; give each speaker at least two utterances."
         )
-    m = expit(sums / counts)
+    m = special.expit(sums / counts)
     sym_counts = counts + counts.T
     return SimilarityMatrix(
         speakers=speakers,

@@ -18,17 +18,22 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import betaln, gammaln
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._neldermead import nelder_mead_many
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.pools import Ties
 from voxmetrics.metrics.ranks import target_ranks
+
+if TYPE_CHECKING:
+    from scipy import special
+else:  # imported when first used: a Dask worker never needs it
+    special = lazy_module("scipy.special")
 
 __all__ = [
     "LOSSES",
@@ -247,11 +252,12 @@ def _beta_binomial_logpmf_of(n_enrolled: int) -> Callable[[float, float], NDArra
     """Log gamma_k as a function of (alpha, beta): the binomial coefficients computed once."""
     k = np.arange(n_enrolled, dtype=np.float64)
     n = n_enrolled - 1.0
+    gammaln = special.gammaln
     log_comb = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
     n_k = n - k
 
     def logpmf(alpha: float, beta: float) -> NDArray[np.float64]:
-        return log_comb + betaln(k + alpha, n_k + beta) - betaln(alpha, beta)
+        return log_comb + special.betaln(k + alpha, n_k + beta) - special.betaln(alpha, beta)
 
     return logpmf
 
@@ -560,6 +566,7 @@ class _BatchLoss:
         self.logpmf = _beta_binomial_logpmf_of(n_enrolled)
         k = np.arange(n_enrolled, dtype=np.float64)
         n = n_enrolled - 1.0
+        gammaln = special.gammaln
         log_comb = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
         # the ranks each histogram reads (flat, histogram after histogram), grouped by their
         # count and by whether rank 1 is read for the CLL penalty only (then the p_k > 0
@@ -605,9 +612,9 @@ class _BatchLoss:
             # element by element the one-fit log pmf (its scalar betaln(alpha, beta) too)
             log_gamma = (
                 self.log_comb[entry]
-                + betaln(self.k[entry] + np.repeat(alpha, lens),
-                         self.n_k[entry] + np.repeat(beta, lens))
-                - np.repeat(betaln(alpha, beta), lens)
+                + special.betaln(self.k[entry] + np.repeat(alpha, lens),
+                                 self.n_k[entry] + np.repeat(beta, lens))
+                - np.repeat(special.betaln(alpha, beta), lens)
             )  # fmt: skip
             counts = np.bincount(self.group_of[hist], minlength=len(self.groups))
             first = 0

@@ -17,11 +17,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import sparse
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics._types import Progress
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import check_llr_pools, check_matrix, check_scores
@@ -40,6 +41,11 @@ from voxmetrics.metrics.pools import (
     pav_runs,
 )
 from voxmetrics.metrics.ranks import BLOCK_ELEMENTS
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:  # imported when first used: a Dask worker never needs it
+    sparse = lazy_module("scipy.sparse")
 
 __all__ = [
     "TAGS",

@@ -9,16 +9,22 @@ identities, and the EER against N' is averaged over draws of such sets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import gammaln
 
+from voxmetrics._lazy import lazy_module
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.metrics._validation import LinkabilityRule, check_linkability_rule, check_matrix
 from voxmetrics.metrics.eer import eer_rocch_from_counts
 from voxmetrics.metrics.pools import RunCounts, Ties, check_ties
 from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks, target_ranks
+
+if TYPE_CHECKING:
+    from scipy import special
+else:  # imported when first used: a Dask worker never needs it
+    special = lazy_module("scipy.special")
 
 __all__ = [
     "EERCurve",
@@ -154,10 +160,10 @@ def prob_no_beater(b: NDArray[np.int64], n_enrolled: int, n_prime: int) -> NDArr
     out = np.zeros(b.shape, dtype=np.float64)
     bb = b[ok].astype(np.float64)
     out[ok] = np.exp(
-        gammaln(n_enrolled - bb)
-        - gammaln(n_enrolled - bb - k)
-        - gammaln(n_enrolled)
-        + gammaln(n_enrolled - k)
+        special.gammaln(n_enrolled - bb)
+        - special.gammaln(n_enrolled - bb - k)
+        - special.gammaln(n_enrolled)
+        + special.gammaln(n_enrolled - k)
     )
     return out
 
