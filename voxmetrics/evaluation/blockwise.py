@@ -20,8 +20,9 @@ embeddings, or by reading it from score chunk files or a Zarr store:
   midpoints) needs the distinct pooled scores around the sign change of FAR - FRR: a third pass
   fetches them, with their multiplicities, for a value range fixed by the counts (first
   narrowed by histogram passes when more than ``WINDOW_CAP`` scores lie in it);
-* d' takes two passes of sums (the mean, then squared deviations from it) and, for LLR
-  scores, the actual DCFs one pass of counts at the Bayes thresholds;
+* d' needs two sums of the non-mated scores (the mean, then the squared deviations from it):
+  they ride passes 1 and 2 when the verification part is asked for; for LLR scores, the
+  actual DCFs take one pass of counts at the Bayes thresholds;
 * singling out (from embeddings) runs blocks of predicates (enrolment profiles) against every
   trial embedding (:func:`~voxmetrics.metrics.legal.singling_out_isolations`), which each
   worker holds once as float64: T x d x 8 bytes.
