@@ -46,6 +46,7 @@ import contextlib
 import contextvars
 import copy
 import io
+import itertools
 import lzma
 import math
 import os
@@ -657,11 +658,13 @@ class ArchiveReader:
         """All decompressed bytes of member ``name`` (within the caps)."""
         return b"".join(self.chunks(name, cap=cap))
 
-    def load_npy(self, name: str, array: str | None = None) -> np.ndarray:
-        """Member ``name`` (array ``array``) as NPY, its header checked before the data is read.
+    def npy_data(
+        self, name: str, array: str | None = None
+    ) -> tuple[tuple[int, ...], np.dtype, bool, int, int, Iterator[memoryview]]:
+        """Member ``name``'s NPY header, checked as :meth:`load_npy` does, and its data.
 
-        The data is decompressed straight into an array of the declared size, so memory is
-        never more than the declared size (itself capped by ``max_array_bytes``).
+        ``(shape, dtype, fortran, offset, nbytes, pieces)``: the data's pieces raise when they
+        run past the declared ``nbytes`` or stop short of it.
         """
         label = self.where if array is None else f"{self.where}: array '{array}'"
         stream = self.chunks(name)
@@ -672,28 +675,37 @@ class ArchiveReader:
                 break
         shape, dtype, fortran, offset = npy_header(io.BytesIO(head), label)
         nbytes = check_npy_header(shape, dtype, self.where, array)
-        self.check_member(self.infos[name], offset + nbytes)  # before allocating the body
+        self.check_member(self.infos[name], offset + nbytes)  # before any body is allocated
+
+        def pieces() -> Iterator[memoryview]:
+            pos = 0
+            for piece in itertools.chain([memoryview(head)[offset:]], map(memoryview, stream)):
+                if pos + len(piece) > nbytes:
+                    raise VoxMetricsInputError(
+                        f"{label}: holds more data than its header declares (shape {shape}); "
+                        "the file is damaged or tampered with. Save it again."
+                    )
+                yield piece
+                pos += len(piece)
+            if pos < nbytes:
+                raise VoxMetricsInputError(
+                    f"{label}: the NPY data is truncated ({pos:,} bytes for shape {shape} of "
+                    f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
+                )
+
+        return shape, dtype, fortran, offset, nbytes, pieces()
+
+    def load_npy(self, name: str, array: str | None = None) -> np.ndarray:
+        """Member ``name`` (array ``array``) as NPY, its header checked before the data is read.
+
+        Decompressed straight into an array of the declared size (capped by ``max_array_bytes``).
+        """
+        shape, dtype, fortran, _, nbytes, pieces = self.npy_data(name, array)
         body = np.empty(nbytes, dtype=np.uint8)
         pos = 0
-
-        def put(piece: bytes | memoryview) -> None:
-            nonlocal pos
-            if pos + len(piece) > nbytes:
-                raise VoxMetricsInputError(
-                    f"{label}: holds more data than its header declares (shape {shape}); the "
-                    "file is damaged or tampered with. Save it again."
-                )
+        for piece in pieces:  # never past the declared size
             body[pos : pos + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
             pos += len(piece)
-
-        put(memoryview(head)[offset:])
-        for chunk in stream:
-            put(chunk)
-        if pos < nbytes:
-            raise VoxMetricsInputError(
-                f"{label}: the NPY data is truncated ({pos:,} bytes for shape {shape} of "
-                f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
-            )
         return _shaped(body, shape, dtype, fortran)
 
 

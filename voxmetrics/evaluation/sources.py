@@ -9,7 +9,6 @@ of ``SCORE_CHUNK_ROWS`` rows), so every number equals the in-memory path bit for
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 import warnings
@@ -30,9 +29,7 @@ from voxmetrics.limits import (
     ArchiveReader,
     check_count,
     check_declared,
-    check_npy_header,
     get_limits,
-    npy_header,
 )
 
 __all__ = ["BlockSource", "ChunkedScores", "EmbeddingBlocks", "ZarrScores", "block_scores"]
@@ -535,18 +532,9 @@ def _stream_rows(
     z: ArchiveReader, name: str, start: int, stop: int, array: str | None = None
 ) -> tuple[np.ndarray, bool, tuple[tuple[int, int], np.dtype[Any], int] | None]:
     """:func:`_npy_rows`, and the member's shape, dtype and data offset (None if read whole)."""
-    label = z.where if array is None else f"{z.where}: array '{array}'"
-    stream = z.chunks(name)
-    head = b""
-    for chunk in stream:
-        head += chunk
-        if len(head) >= 65536 + 16:
-            break
-    shape, dtype, fortran, offset = npy_header(io.BytesIO(head), label)
-    nbytes = check_npy_header(shape, dtype, z.where, array)
-    z.check_member(z.infos[name], offset + nbytes)  # before allocating the body
+    shape, dtype, fortran, offset, _, pieces = z.npy_data(name, array)
     if len(shape) != 2 or fortran or dtype.kind != "f":
-        del stream  # closes the member
+        del pieces  # closes the member
         whole = z.load_npy(name, array)
         return whole[start:stop], _all_finite(whole), None
     row = shape[1] * dtype.itemsize
@@ -554,28 +542,12 @@ def _stream_rows(
     body = np.empty(max(0, hi - lo), dtype=np.uint8)
     finite = _FiniteScan(dtype)
     pos = 0  # bytes of data seen
-
-    def take(piece: memoryview) -> None:
-        nonlocal pos
-        if pos + len(piece) > nbytes:
-            raise VoxMetricsInputError(
-                f"{label}: holds more data than its header declares (shape {shape}); the "
-                "file is damaged or tampered with. Save it again."
-            )
+    for piece in pieces:  # never past the declared size
         a, b = max(lo, pos), min(hi, pos + len(piece))
         if b > a:
             body[a - lo : b - lo] = np.frombuffer(piece[a - pos : b - pos], dtype=np.uint8)
         finite.add(piece)
         pos += len(piece)
-
-    take(memoryview(head)[offset:])
-    for chunk in stream:
-        take(memoryview(chunk))
-    if pos < nbytes:
-        raise VoxMetricsInputError(
-            f"{label}: the NPY data is truncated ({pos:,} bytes for shape {shape} of "
-            f"{dtype}, which needs {nbytes:,}); save it again with numpy.save."
-        )
     rows = body.view(dtype) if body.size else np.empty(0, dtype=dtype)
     layout = ((int(shape[0]), int(shape[1])), dtype, offset)
     return rows.reshape(max(0, stop - start), shape[1]), finite.ok, layout
@@ -643,17 +615,8 @@ def _chunk_labels(z: ArchiveReader, key: str) -> NDArray[np.str_]:
 
 
 def _npz_shape(z: ArchiveReader, key: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
-    """Shape and dtype of one NPZ member from its header, without reading the data."""
-    from voxmetrics.limits import check_npy_header, npy_header
-
-    stream = z.chunks(f"{key}.npy")
-    try:
-        head = next(stream, b"")
-    finally:
-        stream.close()
-    shape, dtype, _, offset = npy_header(io.BytesIO(head), f"{z.where}:{key}")
-    nbytes = check_npy_header(shape, dtype, z.where, key)
-    z.check_member(z.infos[f"{key}.npy"], offset + nbytes)  # the ratio, before any task reads
+    """Shape and dtype of one NPZ member from its header (checked), without reading the data."""
+    shape, dtype, *_ = z.npy_data(f"{key}.npy", key)  # the data left unread (the member closed)
     return shape, dtype
 
 
