@@ -1,6 +1,8 @@
 """Privacy vs utility: one front per attacker, VoicePrivacy's ranking and how firm it is, the
 call-out."""
 
+import functools
+
 import streamlit as st
 
 from voxmetrics import ui
@@ -107,7 +109,8 @@ st.markdown(
 )
 group_eers = ui.compute(challenge_group_eers, study, cache=False).value
 judged = ui.compute(strongest_attackers, study.conditions).value  # the strongest attacker tried
-ranking = ui.compute(
+rank = functools.partial(  # the ranking, later with its replicates
+    ui.compute,
     report_ranking,
     reports,
     reference=chosen.reference,
@@ -115,7 +118,8 @@ ranking = ui.compute(
     group_eers=group_eers,
     attackers=judged,
     cache=False,
-).value
+)
+ranking = rank().value
 if ranking is not None:
     show_ranking(ranking)
     settings = study.settings
@@ -132,16 +136,7 @@ if ranking is not None:
         spinner="Paired bootstrap replicates of the ranking…",
     ).value
     if replicates is not None:
-        ranking = ui.compute(
-            report_ranking,
-            reports,
-            reference=chosen.reference,
-            attacker=chosen.attacker,
-            replicates=replicates,
-            group_eers=group_eers,
-            attackers=judged,
-            cache=False,
-        ).value
+        ranking = rank(replicates=replicates).value
     if ranking is not None:
         show_ranking_stability(ranking)
 
