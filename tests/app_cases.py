@@ -1,13 +1,53 @@
-"""What the dashboard's tests share: emptying every cache and result store the app fills."""
+"""What the dashboard's tests share: opening the app or one of its pages, and emptying every
+cache and result store the app fills."""
 
 from __future__ import annotations
 
-import streamlit as st
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from voxmetrics.data import Study
 from voxmetrics.ui.computing import clear_caches
+from voxmetrics.ui.state import STUDY_KEY
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def clear_app_caches() -> None:
     """Empty the stores the pages fill (session state is new with every AppTest)."""
     st.cache_data.clear()
     clear_caches()
+
+
+def open_app(
+    study: Study | None = None, *, timeout: float = 60, state: Mapping[str, Any] | None = None
+) -> AppTest:
+    """The app run once (its home page, without an exception), then ``study`` (the session's
+    study) and ``state`` (other session keys, e.g. a page's settings) put in its session."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.run()
+    assert not at.exception, at.exception
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    if study is not None:
+        at.session_state[STUDY_KEY] = study
+    return at
+
+
+def open_page(
+    path: str,
+    study: Study | None = None,
+    *,
+    timeout: float = 60,
+    state: Mapping[str, Any] | None = None,
+) -> AppTest:
+    """:func:`open_app`, then page ``path`` (e.g. ``"pages/3_LID.py"``) run without an
+    exception: its first run sees ``study`` and ``state``."""
+    at = open_app(study, timeout=timeout, state=state)
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at

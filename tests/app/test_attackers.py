@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import EmbeddingSet
@@ -44,13 +45,7 @@ def _study(**settings) -> Study:
 
 
 def _page(study: Study | None = None, path: str = PAGE) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    assert not at.exception, at.exception
-    at.session_state[STUDY_KEY] = _study() if study is None else study
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(path, _study() if study is None else study, timeout=180)
 
 
 def _text(elements) -> str:

@@ -8,6 +8,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
@@ -36,12 +37,7 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(path)
 
 
 def _study(at: AppTest) -> Study:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import streamlit as st
+from app_cases import open_page
 from extractor_cases import voice
 from metric_registry import forget_unimportable_modules
 from streamlit.testing.v1 import AppTest
@@ -33,12 +34,7 @@ def _fresh():
 
 
 def _page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, timeout=120)
 
 
 def _study_zip() -> tuple[bytes, bytes]:

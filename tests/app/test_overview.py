@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from app_cases import open_app, open_page
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -158,17 +159,11 @@ def test_the_compare_panel_follows_the_studys_linkability_rule():
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(timeout=30)
 
 
 def _page(path: str) -> AppTest:
-    at = _app()
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(path, timeout=30)
 
 
 def _study(at: AppTest) -> Study:

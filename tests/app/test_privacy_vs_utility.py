@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -25,17 +26,7 @@ pytestmark = [
 
 
 def _page(study: Study | None = None, **state) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    at.switch_page(PAGE)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, study, timeout=120, state=state)
 
 
 def test_the_page_is_in_the_menu():

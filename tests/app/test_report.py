@@ -11,6 +11,7 @@ import json
 import zipfile
 
 import pytest
+from app_cases import open_app, open_page
 from streamlit.testing.v1 import AppTest
 
 import voxmetrics.analysis.sbls as sbls_module
@@ -21,7 +22,6 @@ from voxmetrics.report.export import report_json, report_zip, tables_zip
 from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import study_file_name
-from voxmetrics.ui.state import STUDY_KEY
 
 APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/10_Report.py"
@@ -32,19 +32,11 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _app(study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    return at
+    return open_app(study)
 
 
 def _page(study: Study | None = None) -> AppTest:
-    at = _app(study)
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, study)
 
 
 def _text(elements) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.sbls import Attack, embeddings_attack
@@ -36,18 +37,9 @@ def demo() -> Study:
 
 
 def _page(*, boot: int | None = 0, study: Study | None = None, **state) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.run()
-    assert not at.exception, at.exception
     if boot is not None:  # None: the page's default replicates
-        at.session_state["vm_sbls_boot"] = boot
-    for key, value in state.items():
-        at.session_state[key] = value
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+        state = {"vm_sbls_boot": boot, **state}
+    return open_page(PAGE, study, timeout=240, state=state)
 
 
 def _components(at: AppTest) -> pd.DataFrame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.metrics.dcf import dcf, det_curve
@@ -18,15 +19,7 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(**state) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page(PAGE)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, timeout=90, state=state)
 
 
 def test_page_runs_on_the_demo_and_its_table_matches_the_library():

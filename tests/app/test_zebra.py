@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.zebra import worst_trial
@@ -27,15 +28,8 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(*, boot: int | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page(ZEBRA)
-    if boot is not None:  # set before the first run of the page, which would bootstrap
-        at.session_state["vm_zebra_boot"] = boot
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    # the replicates set before the first run of the page, which would bootstrap
+    return open_page(ZEBRA, timeout=90, state=None if boot is None else {"vm_zebra_boot": boot})
 
 
 def _text(elements) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import linkage
@@ -21,14 +22,7 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    assert not at.exception, at.exception
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    at.switch_page(LINKAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(LINKAGE, study, timeout=90)
 
 
 def _summary(at: AppTest) -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from app_cases import open_app, open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study, StudySettings
@@ -19,19 +20,11 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _app(study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    return at
+    return open_app(study)
 
 
 def _page(study: Study | None = None) -> AppTest:
-    at = _app(study)
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, study)
 
 
 def _study(at: AppTest) -> Study:

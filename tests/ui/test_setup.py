@@ -6,6 +6,7 @@ import io
 import zipfile
 
 import pytest
+from app_cases import open_page
 from hostile_inputs import compressed_bomb, deflate_bomb, tampered_study
 from streamlit.testing.v1 import AppTest
 
@@ -37,12 +38,7 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(path)
 
 
 def _study(at: AppTest) -> Study:

@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from app_cases import open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.model import EmbeddingSet
@@ -22,14 +23,7 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
 
 def _page(path: str, study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(path, study, timeout=120)
 
 
 def _files(es: EmbeddingSet, suffix: str = "") -> tuple[bytes, bytes]:
