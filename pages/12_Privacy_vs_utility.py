@@ -1,8 +1,6 @@
 """Privacy vs utility: one front per attacker, VoicePrivacy's ranking and how firm it is, the
 call-out."""
 
-import functools
-
 import streamlit as st
 
 from voxmetrics import ui
@@ -109,17 +107,15 @@ st.markdown(
 )
 group_eers = ui.compute(challenge_group_eers, study, cache=False).value
 judged = ui.compute(strongest_attackers, study.conditions).value  # the strongest attacker tried
-rank = functools.partial(  # the ranking, later with its replicates
-    ui.compute,
-    report_ranking,
-    reports,
-    reference=chosen.reference,
-    attacker=chosen.attacker,
-    group_eers=group_eers,
-    attackers=judged,
-    cache=False,
-)
-ranking = rank().value
+# the ranking and the call-outs judge the same systems the same way
+judging = {
+    "reference": chosen.reference,
+    "attacker": chosen.attacker,
+    "group_eers": group_eers,
+    "attackers": judged,
+    "cache": False,
+}
+ranking = ui.compute(report_ranking, reports, **judging).value
 if ranking is not None:
     show_ranking(ranking)
     settings = study.settings
@@ -136,7 +132,7 @@ if ranking is not None:
         spinner="Paired bootstrap replicates of the ranking…",
     ).value
     if replicates is not None:
-        ranking = rank(replicates=replicates).value
+        ranking = ui.compute(report_ranking, reports, replicates=replicates, **judging).value
     if ranking is not None:
         show_ranking_stability(ranking)
 
@@ -145,15 +141,7 @@ rule = (
     f"an EER in a band while LIDmax is at least {LEAK_LID_MAX:g} bit or linkability is above "
     f"{LEAK_LINKABILITY_FACTOR:g}x its chance level 1/N"
 )
-callouts = ui.compute(
-    report_callouts,
-    reports,
-    reference=chosen.reference,
-    attacker=chosen.attacker,
-    group_eers=group_eers,
-    attackers=judged,
-    cache=False,
-).value
+callouts = ui.compute(report_callouts, reports, **judging).value
 if callouts is not None:
     show_callouts(callouts, rule)
 st.caption(
