@@ -366,8 +366,8 @@ def dask_client(
 _WORKER_IMPORTS = ("distributed", "numpy", "voxmetrics.evaluation.blockwise")
 """What a local cluster's worker processes import before they start (once, in the forkserver).
 
-Not pandas (0.5 s) nor scipy.optimize (0.4 s): the tasks never use them (a Parquet chunk's
-reader imports pandas where it runs)."""
+Not pandas nor SciPy's optimize, special and sparse (about 1 s together): the tasks never use
+them (a Parquet chunk's reader imports pandas where it runs)."""
 
 _QUIET_CLUSTER = {
     "distributed.worker.profile.enabled": False,
@@ -599,7 +599,7 @@ def evaluate_blockwise(
         products = _products(runner, source, cal, ties=opts.ties, seed=opts.seed,
                              linkability_rule=opts.linkability_rule,
                              sums="verification" in parts)  # fmt: skip
-        report = assemble(  # d' and the actual DCFs still read the blocks (the workers' caches)
+        report = assemble(  # the actual DCFs (LLR scores) still read the blocks (workers' caches)
             replace(products, singling_out=singled),
             name=name,
             attacker=attacker,
