@@ -599,7 +599,9 @@ def evaluate_blockwise(
         products = _products(runner, source, cal, ties=opts.ties, seed=opts.seed,
                              linkability_rule=opts.linkability_rule,
                              sums="verification" in parts)  # fmt: skip
-        report = assemble(  # the actual DCFs (LLR scores) still read the blocks (workers' caches)
+        # the actual DCFs of LLR scores and the place of ZEBRA's worst non-mated score still
+        # read the blocks (the workers' caches)
+        report = assemble(
             replace(products, singling_out=singled),
             name=name,
             attacker=attacker,
