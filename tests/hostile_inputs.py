@@ -413,3 +413,27 @@ BAD_NPY = {
     "magic-only": (b"\x93NUMPY", r"not a valid NPY"),
     "huge-header-length": (b"\x93NUMPY\x01\x00\xff\xff" + b" " * 100, r"not a valid NPY"),
 }
+
+
+# Kaldi score files cut short: a complete grid to cut.
+GRID_TRIALS, GRID_ENROLLED = 6, 8
+GRID_SPEAKERS = [f"s{j}" for j in range(GRID_ENROLLED)]
+
+
+def kaldi_grid(trial_major: bool = True) -> tuple[list[str], list[str]]:
+    """Kaldi score and key lines of a complete 6 x 8 grid (enrolled-major as Kaldi writes).
+
+    Trial ``t{i}`` is spoken by ``s{i % 8}``; mated scores sit 3 above the others.
+    """
+    rng = np.random.default_rng(7)
+    pairs = (
+        [(i, e) for i in range(GRID_TRIALS) for e in GRID_SPEAKERS]
+        if trial_major
+        else [(i, e) for e in GRID_SPEAKERS for i in range(GRID_TRIALS)]
+    )
+    scores, key = [], []
+    for i, e in pairs:
+        own = GRID_SPEAKERS[i % GRID_ENROLLED] == e
+        scores.append(f"{e} t{i} {rng.normal() + 3 * own:.4f}\n")
+        key.append(f"{e} t{i} {'target' if own else 'nontarget'}\n")
+    return scores, key

@@ -30,9 +30,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hostile_inputs import (
+    GRID_ENROLLED,
     MiB,
     compressed_bomb,
     deflate_bomb,
+    kaldi_grid,
     npy_bytes,
     refused,
     small_study_bytes,
@@ -720,28 +722,9 @@ def test_unwritable_outputs_are_refused_before_any_work(demo_dir, tmp_path, caps
 
 # ============================================================ score files cut short: the CLI
 
-T, N = 6, 8
-SPK = [f"s{j}" for j in range(N)]
-
-
-def _grid(trial_major: bool = True) -> tuple[list[str], list[str]]:
-    """Kaldi score and key lines of a complete T x N grid (enrolled-major as Kaldi writes)."""
-    rng = np.random.default_rng(7)
-    scores, key = [], []
-    pairs = (
-        [(i, e) for i in range(T) for e in SPK]
-        if trial_major
-        else [(i, e) for e in SPK for i in range(T)]
-    )
-    for i, e in pairs:
-        own = SPK[i % N] == e
-        scores.append(f"{e} t{i} {rng.normal() + 3 * own:.4f}\n")
-        key.append(f"{e} t{i} {'target' if own else 'nontarget'}\n")
-    return scores, key
-
 
 def test_cli_refuses_a_cut_kaldi_file_and_reports_it_when_asked(tmp_path, capsys):
-    scores, key = _grid(trial_major=False)
+    scores, key = kaldi_grid(trial_major=False)
     (tmp_path / "scores").write_text("".join(scores[:29]))
     (tmp_path / "trials").write_text("".join(key))
     args = ["evaluate", str(tmp_path / "scores"), "--trials", str(tmp_path / "trials")]
@@ -940,8 +923,8 @@ def test_memory_limit_that_is_not_a_size_is_a_usage_error(capsys):
 
 
 def test_a_trial_boundary_cut_is_refused_on_the_command_line(tmp_path, capsys):
-    scores, key = _grid()
-    (tmp_path / "s.txt").write_text("".join(scores[: 3 * N]))
+    scores, key = kaldi_grid()
+    (tmp_path / "s.txt").write_text("".join(scores[: 3 * GRID_ENROLLED]))
     (tmp_path / "k.txt").write_text("".join(key))
     code = main(["evaluate", str(tmp_path / "s.txt"), "--trials", str(tmp_path / "k.txt")])
     err = capsys.readouterr().err

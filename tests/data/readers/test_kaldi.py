@@ -12,9 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile_inputs import (
-    refused,
-)
+from hostile_inputs import GRID_ENROLLED as N
+from hostile_inputs import GRID_SPEAKERS as SPK
+from hostile_inputs import GRID_TRIALS as T
+from hostile_inputs import kaldi_grid, refused
 from hypothesis import given, settings
 
 import voxmetrics.data.readers.kaldi as kaldi_reader
@@ -374,30 +375,8 @@ def test_malformed_kaldi_gets_one_message(case):
     refused(read_scores, data, trials=key, name="s.scores", match=r"s\.scores.*" + match)
 
 
-T, N = 6, 8
-
-
-SPK = [f"s{j}" for j in range(N)]
-
-
-def _grid(trial_major: bool = True) -> tuple[list[str], list[str]]:
-    """Kaldi score and key lines of a complete T x N grid (enrolled-major as Kaldi writes)."""
-    rng = np.random.default_rng(7)
-    scores, key = [], []
-    pairs = (
-        [(i, e) for i in range(T) for e in SPK]
-        if trial_major
-        else [(i, e) for e in SPK for i in range(T)]
-    )
-    for i, e in pairs:
-        own = SPK[i % N] == e
-        scores.append(f"{e} t{i} {rng.normal() + 3 * own:.4f}\n")
-        key.append(f"{e} t{i} {'target' if own else 'nontarget'}\n")
-    return scores, key
-
-
 def test_kaldi_scores_cut_with_their_complete_key_are_refused():
-    scores, key = _grid(trial_major=False)
+    scores, key = kaldi_grid(trial_major=False)
     cut = "".join(scores[:29]).encode()  # 60 % of the lines
     msg = refused(
         read_scores,
@@ -411,7 +390,7 @@ def test_kaldi_scores_cut_with_their_complete_key_are_refused():
 
 
 def test_allow_incomplete_counts_the_pairs_left_out():
-    scores, key = _grid(trial_major=False)
+    scores, key = kaldi_grid(trial_major=False)
     with pytest.warns(IncompleteScoresWarning, match=r"19 pair\(s\) are left out"):
         sm = read_scores(
             "".join(scores[:29]).encode(), trials="".join(key).encode(), allow_incomplete=True
@@ -421,7 +400,7 @@ def test_allow_incomplete_counts_the_pairs_left_out():
 
 
 def test_kaldi_with_utt2spk_cut_inside_a_speaker_is_refused():
-    scores, _ = _grid(trial_major=False)
+    scores, _ = kaldi_grid(trial_major=False)
     u2s = "".join(f"t{i} {SPK[i % N]}\n" for i in range(T)).encode()
     refused(
         read_scores,
@@ -441,7 +420,7 @@ def test_a_blank_first_line_is_skipped_and_lines_keep_their_numbers():
 
 
 def test_a_scores_file_cut_between_two_trials_is_refused():
-    scores, key = _grid()
+    scores, key = kaldi_grid()
     cut = "".join(scores[: 2 * N]).encode()  # trial-major: stops exactly after trial t1
     with pytest.raises(VoxMetricsInputError) as info:
         read_scores(cut, trials="".join(key).encode(), name="scores", trials_name="key")
@@ -452,7 +431,7 @@ def test_a_scores_file_cut_between_two_trials_is_refused():
 
 
 def test_a_master_key_is_read_with_allow_incomplete_and_its_unscored_trials_counted():
-    scores, key = _grid()
+    scores, key = kaldi_grid()
     extra = [f"s0 x{i} nontarget\n" for i in range(100)] + ["s0 x1 maybe\n"]  # never used
     with pytest.warns(IncompleteScoresWarning, match=r"no score at all"):
         sm = read_scores(
