@@ -6,6 +6,8 @@ the extraction on Dask (tests/embeddings/test_distributed.py).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import soundfile as sf
@@ -40,6 +42,26 @@ pretrainer: !new:speechbrain.utils.parameter_transfer.Pretrainer
     paths:
         embedding_model: !ref <pretrained_path>/embedding_model.ckpt
 """
+
+
+def write_tiny_ecapa(folder: Path, seed: int) -> Path:
+    """A model folder of the HPARAMS model with random weights drawn from ``seed``.
+
+    SpeechBrain's own ECAPA_TDNN class in the layout of speechbrain/spkrec-ecapa-voxceleb
+    (hyperparams.yaml + embedding_model.ckpt), loaded like a downloaded model; SpeechBrain's
+    lazy modules are forgotten afterwards, so hypothesis' module scan still works in later tests.
+    """
+    import torch
+    from metric_registry import forget_unimportable_modules
+    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "hyperparams.yaml").write_text(HPARAMS)
+    torch.manual_seed(seed)
+    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
+    torch.save(model.state_dict(), folder / "embedding_model.ckpt")
+    forget_unimportable_modules()
+    return folder
 
 
 def voice(seconds: float, seed: int, f0: float = 120.0) -> np.ndarray:

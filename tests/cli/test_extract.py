@@ -10,13 +10,13 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
-import torch
-from extractor_cases import HPARAMS, make_study
+from extractor_cases import make_study, write_tiny_ecapa
 from metric_registry import forget_unimportable_modules
 
-from voxmetrics.cli import main
 from voxmetrics.data.readers import read_embeddings
 from voxmetrics.embeddings import conditions_from_embeddings
+
+from .cli_cases import run
 
 
 @pytest.fixture(autouse=True)
@@ -26,44 +26,15 @@ def _hypothesis_safe_after_speechbrain():
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
-
-    d = tmp_path_factory.mktemp("tiny_ecapa_cli")
-    (d / "hyperparams.yaml").write_text(HPARAMS)
-    torch.manual_seed(1)
-    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
-    torch.save(model.state_dict(), d / "embedding_model.ckpt")
-    forget_unimportable_modules()
-    return d
-
-
-def run(argv, capsys):
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
+    return write_tiny_ecapa(tmp_path_factory.mktemp("tiny_ecapa_cli"), seed=1)
 
 
 def test_extract_folder_with_local_ecapa(tmp_path, model_dir, capsys):
     manifest = make_study(tmp_path / "audio")
     out = tmp_path / "emb.npz"
-    status, stdout, err = run(
-        [
-            "extract",
-            "--manifest",
-            manifest,
-            "--audio-root",
-            tmp_path / "audio",
-            "--model",
-            model_dir,
-            "--device",
-            "cpu",
-            "--cache-dir",
-            tmp_path / "cache",
-            "--out",
-            out,
-        ],
-        capsys,
-    )
+    argv = ["extract", "--manifest", manifest, "--audio-root", tmp_path / "audio", "--out", out]
+    argv += ["--model", model_dir, "--device", "cpu", "--cache-dir", tmp_path / "cache"]
+    status, stdout, err = run(argv, capsys)
     assert status == 0, err
     summary = json.loads(stdout)
     assert summary["n_embedded"] == 8 and summary["n_failed"] == 0
@@ -75,24 +46,7 @@ def test_extract_folder_with_local_ecapa(tmp_path, model_dir, capsys):
     conds = {c.name: c for c in conditions_from_embeddings(es)}
     assert conds["B1 / ignorant"].embeddings.score_matrix("eval").shape == (2, 2)
     # a second run reads every embedding from the cache
-    status, stdout, _ = run(
-        [
-            "extract",
-            "--manifest",
-            manifest,
-            "--audio-root",
-            tmp_path / "audio",
-            "--model",
-            model_dir,
-            "--device",
-            "cpu",
-            "--cache-dir",
-            tmp_path / "cache",
-            "--out",
-            out,
-        ],
-        capsys,
-    )
+    status, stdout, _ = run(argv, capsys)
     assert status == 0 and json.loads(stdout)["n_cached"] == 8
 
 

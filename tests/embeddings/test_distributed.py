@@ -29,21 +29,15 @@ def client():
 
 
 def test_extraction_on_dask_equals_one_machine_and_shares_the_cache(client, tmp_path, capsys):
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     pytest.importorskip("speechbrain")
-    from extractor_cases import HPARAMS, make_study
+    from extractor_cases import make_study, write_tiny_ecapa
     from metric_registry import forget_unimportable_modules
-    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
 
     from voxmetrics.data.readers import read_embeddings
     from voxmetrics.embeddings import extract_embeddings, load_extractor, read_manifest
 
-    model_dir = tmp_path / "tiny_ecapa"
-    model_dir.mkdir()
-    (model_dir / "hyperparams.yaml").write_text(HPARAMS)
-    torch.manual_seed(1)
-    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
-    torch.save(model.state_dict(), model_dir / "embedding_model.ckpt")
+    model_dir = write_tiny_ecapa(tmp_path / "tiny_ecapa", seed=1)
     manifest_path = make_study(tmp_path / "audio")
     (tmp_path / "audio" / "B1" / "a_trial.wav").write_bytes(b"not audio")  # one failure
     manifest = read_manifest(manifest_path)

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import torch
-from extractor_cases import HPARAMS, voice
+from extractor_cases import HPARAMS, voice, write_tiny_ecapa
 from metric_registry import forget_unimportable_modules
 
 from voxmetrics.embeddings import (
@@ -40,15 +40,7 @@ def _hypothesis_safe_after_speechbrain():
 
 @pytest.fixture(scope="module")
 def tiny_ecapa_dir(tmp_path_factory):
-    from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN
-
-    d = tmp_path_factory.mktemp("tiny_ecapa")
-    (d / "hyperparams.yaml").write_text(HPARAMS)
-    torch.manual_seed(0)
-    model = ECAPA_TDNN(24, channels=[32, 32, 32, 32, 96], attention_channels=16, lin_neurons=16)
-    torch.save(model.state_dict(), d / "embedding_model.ckpt")
-    forget_unimportable_modules()
-    return d
+    return write_tiny_ecapa(tmp_path_factory.mktemp("tiny_ecapa"), seed=0)
 
 
 @pytest.fixture(scope="module")
