@@ -45,6 +45,7 @@ from hostile_inputs import (
     zip_of,
 )
 
+from tests.cli.cli_cases import run as _run
 from voxmetrics.cli import fail_on_holds, main
 from voxmetrics.data.readers import read_scores
 from voxmetrics.data.studyfile import study_from_bytes
@@ -436,13 +437,6 @@ def demo_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo")
     assert main(["demo", str(out), "--format", "all"]) == 0
     return out
-
-
-def _run(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return status, out, err
 
 
 ODD_PATHS = ["DIR", "/dev/null", "/dev/zero", "MISSING"]

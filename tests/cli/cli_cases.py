@@ -12,9 +12,14 @@ from voxmetrics.cli import main
 
 
 def run(argv, capsys) -> tuple[int, str, str]:
-    """``voxmetrics ARGV`` in this process: its exit status, stdout and stderr."""
+    """``voxmetrics ARGV`` in this process: its exit status, stdout and stderr.
+
+    What was printed before (e.g. by a fixture) is dropped; a traceback on stderr fails the test.
+    """
+    capsys.readouterr()
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
     return status, out, err
 
 

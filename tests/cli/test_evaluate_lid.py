@@ -17,6 +17,8 @@ from voxmetrics.errors import DegenerateDataWarning
 from voxmetrics.metrics.lid import W_MAX, calibrate_lid, lid
 from voxmetrics.synth import demo_study
 
+from .cli_cases import run
+
 LID_KEYS = {
     "display_range",
     "beyond_display_range",
@@ -56,15 +58,6 @@ def files(demo_dir: Path, condition: str, fmt: str = "npz") -> list[str]:
         assert ev_key.is_file() and dev_key.is_file(), "demo wrote no Kaldi key files"
         argv += ["--trials", str(ev_key), "--dev-trials", str(dev_key)]
     return argv
-
-
-def run(argv, capsys):
-    from voxmetrics.cli import main
-
-    capsys.readouterr()  # drop anything printed before (e.g. by the demo fixture)
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def evaluate_json(argv, capsys) -> dict:

@@ -12,6 +12,8 @@ from voxmetrics.cli import main
 from voxmetrics.data.readers import read_embeddings
 from voxmetrics.metrics.sbls import builtin_attacker
 
+from .cli_cases import run as _run
+
 ATTRIBUTES = ("sex", "age_group")
 
 
@@ -24,13 +26,6 @@ def demo_dir(tmp_path_factory) -> Path:
 
 def _files(d: Path, name: str) -> tuple[str, str]:
     return str(d / f"{name}_embeddings.npz"), str(d / f"{name}_embeddings.csv")
-
-
-def _run(args: list[str], capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    status = main(args)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _embeddings_args(d: Path, *extra: str) -> list[str]:
