@@ -3,7 +3,8 @@ cache and result store the app fills."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,10 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import Study
+from voxmetrics.ui import condition_report
 from voxmetrics.ui.computing import clear_caches
 from voxmetrics.ui.state import STUDY_KEY
+from voxmetrics.ui.widgets import stored_parts
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -51,3 +54,24 @@ def open_page(
     at.switch_page(path).run()
     assert not at.exception, at.exception
     return at
+
+
+def page_after_a_full_report(
+    path: str, parts: Collection[str], condition: str = "plain", timeout: float = 240
+) -> tuple[AppTest, Study, dict[str, Any]]:
+    """The demo's page ``path`` opened after the full report of ``condition`` (computed as the
+    Overview does): asserts that the page took that condition's ``parts`` from the report and
+    evaluated them itself for every other condition. Returns the app, its study and the
+    study's evaluate options."""
+    at = open_app(timeout=timeout)
+    study = at.session_state[STUDY_KEY]
+    options = study.settings.evaluate_options()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        condition_report(study.get(condition), **options)
+    at.switch_page(path).run()
+    assert not at.exception and not at.error, at.exception
+    for c in study.conditions:
+        taken = stored_parts(c, options, parts) is None
+        assert taken == (c.name == condition), c.name
+    return at, study, options

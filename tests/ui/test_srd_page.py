@@ -9,7 +9,7 @@ import warnings
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_cases import open_page, page_after_a_full_report
 
 from voxmetrics.analysis import srd as analysis
 from voxmetrics.report import intervals_frame
@@ -18,7 +18,6 @@ from voxmetrics.ui.srd_page import SRD_PARTS
 from voxmetrics.ui.state import STUDY_KEY
 from voxmetrics.ui.widgets import stored_parts, stored_report
 
-APP = "../../app.py"  # resolved relative to this file
 SRD = "pages/4_SRD.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 
@@ -41,10 +40,8 @@ def _expected_tables(study, options):
 
 
 def test_srd_page_evaluates_srd_alone_with_the_full_reports_numbers():
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.run()
-    at.switch_page(SRD).run()
-    assert not at.exception and not at.error, at.exception
+    at = open_page(SRD, timeout=240)
+    assert not at.error, at.error
     study = at.session_state[STUDY_KEY]
     options = study.settings.evaluate_options()
     assert options.get("bootstrap", 0) > 0  # the intervals are compared too
@@ -58,23 +55,8 @@ def test_srd_page_evaluates_srd_alone_with_the_full_reports_numbers():
 
 
 def test_srd_page_takes_the_reports_another_page_computed():
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.run()
-    study = at.session_state[STUDY_KEY]
-    options = study.settings.evaluate_options()
-    plain = study.get("plain")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        condition_report(plain, **options)  # as the Overview does
-    at.switch_page(SRD).run()
-    assert not at.exception and not at.error, at.exception
-    assert stored_parts(plain, options, SRD_PARTS) is None  # taken from the report
-    others = [c for c in study.conditions if c.name != "plain"]
-    assert all(stored_parts(c, options, SRD_PARTS) is not None for c in others)
+    at, study, options = page_after_a_full_report(SRD, SRD_PARTS)
     stats, chance = _expected_tables(study, options)
     assert list(at.dataframe[0].value["Condition"].unique()) == DEMO_NAMES
     pd.testing.assert_frame_equal(at.dataframe[0].value, stats)
     pd.testing.assert_frame_equal(at.dataframe[1].value, chance)
-
-
-# ---------------------------------------------------------------- the ZEBRA page

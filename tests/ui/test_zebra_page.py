@@ -9,14 +9,12 @@ import warnings
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_cases import open_page, page_after_a_full_report
 
 from voxmetrics.ui import condition_report
 from voxmetrics.ui.state import STUDY_KEY
-from voxmetrics.ui.widgets import stored_parts, stored_report
+from voxmetrics.ui.widgets import stored_report
 from voxmetrics.ui.zebra_page import ZEBRA_PARTS
-
-APP = "../../app.py"  # resolved relative to this file
 
 pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
@@ -37,10 +35,8 @@ def _zebra_expected(study, options):
 
 
 def test_zebra_page_evaluates_zebra_alone_with_the_full_reports_numbers():
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.run()
-    at.switch_page(ZEBRA).run()
-    assert not at.exception and not at.error, at.exception
+    at = open_page(ZEBRA, timeout=240)
+    assert not at.error, at.error
     study = at.session_state[STUDY_KEY]
     options = study.settings.evaluate_options()
     assert at.number_input(key="vm_zebra_boot").value == options["bootstrap"] > 0
@@ -49,17 +45,5 @@ def test_zebra_page_evaluates_zebra_alone_with_the_full_reports_numbers():
 
 
 def test_zebra_page_takes_the_reports_another_page_computed():
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.run()
-    study = at.session_state[STUDY_KEY]
-    options = study.settings.evaluate_options()
-    plain = study.get("plain")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        condition_report(plain, **options)  # as the Overview does
-    at.switch_page(ZEBRA).run()
-    assert not at.exception and not at.error, at.exception
-    assert stored_parts(plain, options, ZEBRA_PARTS) is None  # taken from the report
-    others = [c for c in study.conditions if c.name != "plain"]
-    assert all(stored_parts(c, options, ZEBRA_PARTS) is not None for c in others)
+    at, study, options = page_after_a_full_report(ZEBRA, ZEBRA_PARTS)
     pd.testing.assert_frame_equal(at.dataframe[0].value, _zebra_expected(study, options))
