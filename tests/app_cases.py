@@ -14,10 +14,13 @@ from streamlit.testing.v1 import AppTest
 from voxmetrics.data import Study
 from voxmetrics.ui import condition_report
 from voxmetrics.ui.computing import clear_caches
+from voxmetrics.ui.setup import MENU
 from voxmetrics.ui.state import STUDY_KEY
 from voxmetrics.ui.widgets import stored_parts
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGES = [item.path for item in MENU if item.path != "app.py"]
+"""Every page of the menu, in its order (the Overview first)."""
 
 
 def clear_app_caches() -> None:

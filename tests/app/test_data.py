@@ -8,36 +8,18 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-from app_cases import open_page
+from app_cases import PAGES, open_app, open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DATA = "pages/2_Data.py"
-PAGES = [
-    "pages/1_Overview.py",
-    "pages/9_Threat_model.py",
-    "pages/2_Data.py",
-    "pages/3_LID.py",
-    "pages/4_SRD.py",
-    "pages/5_ZEBRA.py",
-    "pages/6_Linkage.py",
-    "pages/7_Soft_biometrics.py",
-    "pages/8_Embeddings.py",
-    "pages/10_Report.py",
-    "pages/12_Privacy_vs_utility.py",
-]
 NEW = "➕ New condition"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_app_caches")
-
-
-def _page(path: str) -> AppTest:
-    return open_page(path)
 
 
 def _study(at: AppTest) -> Study:
@@ -58,7 +40,7 @@ def _sparse_csv() -> bytes:
 
 
 def test_sparse_upload_shows_its_pairs_and_every_page_copes():
-    at = _page(DATA)
+    at = open_page(DATA)
     at.selectbox(key="vm_data_condition").select(NEW).run()
     at.text_input(key="vm_data_new_name").input("vpc").run()
     at.file_uploader(key="vm_eval_file").set_value(("trials.csv", _sparse_csv(), "text/csv"))
@@ -105,7 +87,7 @@ def test_kaldi_upload_with_a_speaker_table_gets_the_subset_selector():
     table = (
         df[["trial_speaker", "sex"]].drop_duplicates().rename(columns={"trial_speaker": "speaker"})
     )
-    at = _page(DATA)
+    at = open_page(DATA)
     at.selectbox(key="vm_data_condition").select(NEW).run()
     at.text_input(key="vm_data_new_name").input("vpc").run()
     at.file_uploader(key="vm_eval_file").set_value(("scores", scores.encode(), "text/plain"))
@@ -124,7 +106,7 @@ def test_kaldi_upload_with_a_speaker_table_gets_the_subset_selector():
 
 
 def test_a_table_that_misses_trials_is_refused():
-    at = _page(DATA)
+    at = open_page(DATA)
     at.selectbox(key="vm_data_condition").select(NEW).run()
     at.text_input(key="vm_data_new_name").input("vpc").run()
     at.file_uploader(key="vm_eval_file").set_value(("trials.csv", _sparse_csv(), "text/csv"))
@@ -136,13 +118,6 @@ def test_a_table_that_misses_trials_is_refused():
 
 
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
-
-
-def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def _long_csv(speakers=("a", "b", "c"), trials_per_speaker=2, stray=0, seed=0) -> bytes:
@@ -181,7 +156,7 @@ def _embeddings_files() -> tuple[bytes, bytes]:
 
 
 def test_data_page_shows_the_selected_condition():
-    at = _page(DATA)
+    at = open_page(DATA)
     assert at.selectbox(key="vm_data_condition").value == "plain"
     assert [s.value for s in at.subheader] == ["Scores of plain"]
     assert at.radio(key="vm_data_split").options == ["eval", "dev"]
@@ -199,7 +174,7 @@ def test_data_page_shows_the_selected_condition():
     ids=["binary", "wrong-columns", "empty"],
 )
 def test_garbage_score_upload_shows_an_error(content):
-    at = _page(DATA)
+    at = open_page(DATA)
     _new_condition(at, "garbage")
     at.file_uploader(key="vm_eval_file").set_value(("garbage.csv", content, "text/csv"))
     at.button(key="vm_load_scores").click().run()
@@ -210,7 +185,7 @@ def test_garbage_score_upload_shows_an_error(content):
 
 
 def test_load_needs_a_name_and_a_file():
-    at = _page(DATA)
+    at = open_page(DATA)
     at.selectbox(key="vm_data_condition").select(NEW).run()
     at.button(key="vm_load_scores").click().run()
     assert "name" in at.error[0].value
@@ -224,7 +199,7 @@ def test_load_needs_a_name_and_a_file():
 
 
 def test_valid_upload_adds_a_condition():
-    at = _page(DATA)
+    at = open_page(DATA)
     _new_condition(at, "uploaded")
     at.file_uploader(key="vm_eval_file").set_value(("scores.csv", _long_csv(stray=1), "text/csv"))
     at.file_uploader(key="vm_dev_file").set_value(
@@ -252,7 +227,7 @@ def test_valid_upload_adds_a_condition():
 
 
 def test_upload_replaces_an_existing_condition():
-    at = _page(DATA)
+    at = open_page(DATA)
     at.selectbox(key="vm_data_condition").select("random").run()
     at.file_uploader(key="vm_eval_file").set_value(("r.csv", _long_csv(), "text/csv"))
     at.button(key="vm_load_scores").click().run()
@@ -264,7 +239,7 @@ def test_upload_replaces_an_existing_condition():
 
 
 def test_dev_sharing_speakers_with_eval_is_refused():
-    at = _page(DATA)
+    at = open_page(DATA)
     _new_condition(at, "leaky-dev")
     at.file_uploader(key="vm_eval_file").set_value(("e.csv", _long_csv(), "text/csv"))
     at.file_uploader(key="vm_dev_file").set_value(("d.csv", _long_csv(seed=3), "text/csv"))
@@ -276,7 +251,7 @@ def test_dev_sharing_speakers_with_eval_is_refused():
 
 def test_embeddings_upload_adds_a_condition_with_dev_and_eval():
     emb, meta = _embeddings_files()
-    at = _page(DATA)
+    at = open_page(DATA)
     _new_condition(at, "from-embeddings")
     at.file_uploader(key="vm_emb_file").set_value(("emb.npz", emb, "application/octet-stream"))
     at.file_uploader(key="vm_meta_file").set_value(("meta.csv", meta, "text/csv"))
@@ -290,7 +265,7 @@ def test_embeddings_upload_adds_a_condition_with_dev_and_eval():
 
 def test_embeddings_without_metadata_shows_an_error():
     emb, _ = _embeddings_files()
-    at = _page(DATA)
+    at = open_page(DATA)
     _new_condition(at, "no-meta")
     at.file_uploader(key="vm_emb_file").set_value(("emb.npz", emb, "application/octet-stream"))
     at.button(key="vm_load_embeddings").click().run()
@@ -300,7 +275,7 @@ def test_embeddings_without_metadata_shows_an_error():
 
 
 def test_add_a_condition_link_opens_a_new_condition():
-    at = _app()
+    at = open_app(timeout=30)
     at.query_params["new"] = "1"
     at.switch_page(DATA).run()
     assert not at.exception

@@ -6,7 +6,7 @@ import io
 import zipfile
 
 import pytest
-from app_cases import open_page
+from app_cases import APP, PAGES, open_app, open_page
 from hostile_inputs import compressed_bomb, deflate_bomb, tampered_study
 from streamlit.testing.v1 import AppTest
 
@@ -16,29 +16,10 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import study_file_name
 from voxmetrics.ui.state import NEW_STUDY_NAME, STUDY_KEY, SUBSET_KEY
 
-APP = "../../app.py"  # resolved relative to this file
-
 OVERVIEW = "pages/1_Overview.py"
 
-PAGES = [
-    "pages/1_Overview.py",
-    "pages/9_Threat_model.py",
-    "pages/2_Data.py",
-    "pages/3_LID.py",
-    "pages/4_SRD.py",
-    "pages/5_ZEBRA.py",
-    "pages/6_Linkage.py",
-    "pages/7_Soft_biometrics.py",
-    "pages/8_Embeddings.py",
-    "pages/10_Report.py",
-    "pages/12_Privacy_vs_utility.py",
-]
 
 pytestmark = pytest.mark.usefixtures("fresh_app_caches")
-
-
-def _page(path: str) -> AppTest:
-    return open_page(path)
 
 
 def _study(at: AppTest) -> Study:
@@ -46,7 +27,7 @@ def _study(at: AppTest) -> Study:
 
 
 def test_subset_selector_restricts_every_page_and_persists():
-    at = _page(OVERVIEW)
+    at = open_page(OVERVIEW)
     box = at.selectbox(key="vm_subset_widget")
     assert box.options[0] == "All trials" and "sex = F" in box.options
     df_all = at.dataframe[1].value
@@ -67,19 +48,12 @@ def test_subset_selector_restricts_every_page_and_persists():
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 
 
-def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _messages(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
 def test_rename_a_condition():
-    at = _app()
+    at = open_app(timeout=30)
     at.selectbox(key="vm_manage_condition").select("random").run()
     at.text_input(key="vm_rename_to").input("noise").run()
     at.button(key="vm_rename").click().run()
@@ -93,7 +67,7 @@ def test_rename_a_condition():
 
 
 def test_rename_to_an_existing_name_is_refused():
-    at = _app()
+    at = open_app(timeout=30)
     at.selectbox(key="vm_manage_condition").select("random").run()
     at.text_input(key="vm_rename_to").input("plain").run()
     at.button(key="vm_rename").click().run()
@@ -103,7 +77,7 @@ def test_rename_to_an_existing_name_is_refused():
 
 
 def test_remove_a_condition_asks_for_confirmation():
-    at = _app()
+    at = open_app(timeout=30)
     at.selectbox(key="vm_manage_condition").select("anon-mild").run()
     at.button(key="vm_remove").click().run()
     assert _study(at).names == DEMO_NAMES  # nothing removed yet
@@ -164,15 +138,6 @@ def test_the_study_can_be_renamed_and_the_name_follows_it():
     assert at.text_input(key="vm_study_name").value == "demo"
 
 
-def _app_then_study(study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    return at
-
-
 def _small_study(name: str = "tiny") -> Study:
     demo = demo_study(n_speakers=6)
     return Study(demo.conditions[:2], name=name, settings=StudySettings(bootstrap=20, seed=3))
@@ -190,14 +155,14 @@ def _tampered() -> bytes:
 
 
 def test_save_study_button_is_in_the_sidebar():
-    at = _app_then_study()
+    at = open_app(timeout=60)
     save = [b for b in at.sidebar.get("download_button") if b.key == "vm_sidebar_save"]
     assert len(save) == 1
     assert save[0].proto.label == "Save study"
 
 
 def test_loading_a_study_file_replaces_the_study():
-    at = _app_then_study()
+    at = open_app(timeout=60)
     data = study_to_bytes(_small_study("from file"))
     at.file_uploader(key="vm_study_file").set_value(("tiny.vxm", data, "application/zip"))
     at.button(key="vm_load_study").click().run()
@@ -219,7 +184,7 @@ def test_loading_a_study_file_replaces_the_study():
     ids=["garbage", "empty", "tampered"],
 )
 def test_a_bad_study_file_shows_an_error(content, message):
-    at = _app_then_study()
+    at = open_app(timeout=60)
     data = _tampered() if content == "tampered" else content
     at.file_uploader(key="vm_study_file").set_value(("bad.vxm", data, "application/zip"))
     at.button(key="vm_load_study").click().run()
@@ -230,18 +195,11 @@ def test_a_bad_study_file_shows_an_error(content, message):
 
 
 def test_load_without_a_file_asks_for_one():
-    at = _app_then_study()
+    at = open_app(timeout=60)
     at.button(key="vm_load_study").click().run()
     assert not at.exception
     assert "Choose a study file" in at.sidebar.error[0].value
     assert _study(at).names == DEMO_NAMES
-
-
-def _app_hostile() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def _nested(m):
@@ -272,7 +230,7 @@ STUDY_FILES = {
 @pytest.mark.parametrize("case", list(STUDY_FILES))
 def test_hostile_study_files_show_one_message_in_the_sidebar(case):
     build, expected = STUDY_FILES[case]
-    at = _app_hostile()
+    at = open_app(timeout=60)
     names = at.session_state[STUDY_KEY].names
     at.file_uploader(key="vm_study_file").set_value(("bad.vxm", build(), "application/zip"))
     at.button(key="vm_load_study").click().run()
