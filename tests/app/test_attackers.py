@@ -22,7 +22,6 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import MENU
 from voxmetrics.ui.state import STUDY_KEY, SUBSET_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/13_Attackers.py"
 OVERVIEW = "pages/1_Overview.py"
 SUBHEADERS = [

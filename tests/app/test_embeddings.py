@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import streamlit as st
-from app_cases import open_page
+from app_cases import APP, open_page
 from extractor_cases import voice
 from metric_registry import forget_unimportable_modules
 from streamlit.testing.v1 import AppTest
@@ -18,7 +18,6 @@ from streamlit.testing.v1 import AppTest
 from voxmetrics.data.study import Study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/8_Embeddings.py"
 
 

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from app_cases import open_app
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 
 
 pytestmark = pytest.mark.usefixtures("fresh_app_caches")
-
-
-def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def _study(at: AppTest) -> Study:
@@ -31,7 +24,7 @@ def _messages(elements) -> str:
 
 
 def test_home_opens_on_the_demo_study():
-    at = _app()
+    at = open_app(timeout=30)
     assert _study(at).names == DEMO_NAMES
     text = _messages(at.markdown)
     assert "Current study:" in text and "5 conditions" in text

@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from app_cases import APP
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.lid import NEEDS_CALIBRATION
@@ -13,7 +14,6 @@ from voxmetrics.data.study import Condition, Study
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 LID_PAGE = "pages/3_LID.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUMMARY_COLUMNS = [

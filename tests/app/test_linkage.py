@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_cases import open_page
+from app_cases import APP, open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import linkage
@@ -20,7 +20,6 @@ from voxmetrics.synth import demo_study
 from voxmetrics.ui import compute, condition_report
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 LINKAGE = "pages/6_Linkage.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 SUBHEADERS = [

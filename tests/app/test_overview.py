@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_cases import open_app, open_page
+from app_cases import APP, open_app, open_page
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -19,7 +19,6 @@ from voxmetrics.report import evaluate_condition
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 OVERVIEW = "pages/1_Overview.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 CARD_COLUMNS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from app_cases import open_page
+from app_cases import APP, open_page
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -16,7 +16,6 @@ from voxmetrics.ui.setup import MENU
 from voxmetrics.ui.state import STUDY_KEY
 from voxmetrics.ui.utility_page import FRONT_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/12_Privacy_vs_utility.py"
 
 pytestmark = [

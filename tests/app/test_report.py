@@ -23,7 +23,6 @@ from voxmetrics.report.study import build_study_report
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import study_file_name
 
-APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/10_Report.py"
 DOWNLOADS = ["vm_report_html", "vm_report_json", "vm_report_zip", "vm_report_vxm"]
 

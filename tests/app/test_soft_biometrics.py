@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_cases import open_page
+from app_cases import APP, open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.sbls import Attack, embeddings_attack
@@ -16,7 +16,6 @@ from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/7_Soft_biometrics.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 COMPONENT_COLUMNS = ["Condition", "Attacker", "P_attr", "P_assoc", "P_subgroup", "SBLS"]

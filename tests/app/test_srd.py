@@ -9,7 +9,7 @@ tests/plots/test_srd.py (AppTest cannot see them).
 from __future__ import annotations
 
 import pytest
-from app_cases import clear_app_caches
+from app_cases import APP, clear_app_caches
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import srd as analysis
@@ -18,7 +18,6 @@ from voxmetrics.metrics.srd import LOSSES
 from voxmetrics.ui import srd_page
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 SRD = "pages/4_SRD.py"
 DATA = "pages/2_Data.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]

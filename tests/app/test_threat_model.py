@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from app_cases import APP
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -13,7 +14,6 @@ from voxmetrics.evaluation.threat import PAPER_EXAMPLE_SCORES, PAPER_EXAMPLE_TAR
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 THREAT_PAGE = "pages/9_Threat_model.py"
 MATRIX_KEY = "vm_threat_matrix"
 HEADERS = [

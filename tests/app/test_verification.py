@@ -11,7 +11,6 @@ from voxmetrics.metrics.dcf import dcf, det_curve
 from voxmetrics.plots.verification import ape_figure, det_figure
 from voxmetrics.synth import demo_study
 
-APP = "../../app.py"  # resolved relative to this file
 PAGE = "pages/11_Verification.py"
 
 

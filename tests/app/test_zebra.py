@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_cases import open_page
+from app_cases import APP, open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.zebra import worst_trial
@@ -12,7 +12,6 @@ from voxmetrics.metrics.zebra import pav_transform, zebra
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 ZEBRA = "pages/5_ZEBRA.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 INTERVAL_COLUMNS = [

@@ -5,15 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_cases import open_app
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.ui.errors import APOLOGY
 from voxmetrics.ui.setup import MENU
 from voxmetrics.ui.state import STUDY_KEY
-
-APP = "../../app.py"  # resolved relative to this file
-
 
 pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 
@@ -34,16 +31,9 @@ class _Broken:
         raise object.__getattribute__(self, "_error")
 
 
-def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 @pytest.mark.parametrize("page", [m.path for m in MENU])
 def test_an_unexpected_error_shows_an_apology_with_details_not_a_traceback(page):
-    at = _app()
+    at = open_app(timeout=60)
     at.session_state[STUDY_KEY] = _Broken(RuntimeError("internal detail 42"))
     (at.switch_page(page) if page != "app.py" else at).run()
     assert not at.exception
@@ -56,7 +46,7 @@ def test_an_unexpected_error_shows_an_apology_with_details_not_a_traceback(page)
 
 @pytest.mark.parametrize("page", [m.path for m in MENU])
 def test_a_library_input_error_shows_its_message(page):
-    at = _app()
+    at = open_app(timeout=60)
     at.session_state[STUDY_KEY] = _Broken(VoxMetricsInputError("x.csv: line 3 is wrong; fix it."))
     (at.switch_page(page) if page != "app.py" else at).run()
     assert not at.exception
@@ -65,7 +55,7 @@ def test_a_library_input_error_shows_its_message(page):
 
 
 def test_out_of_memory_is_explained():
-    at = _app()
+    at = open_app(timeout=60)
     at.session_state[STUDY_KEY] = _Broken(MemoryError())
     at.run()
     assert not at.exception
@@ -103,7 +93,7 @@ def _scaled_study(scale: float):
 def test_scores_around_1e300_give_the_same_pages_as_ordinary_scores(page):
     seen = []
     for scale in (1.0, 1e300):
-        at = _app()
+        at = open_app(timeout=60)
         at.session_state[STUDY_KEY] = _scaled_study(scale)
         at.switch_page(page).run()
         assert not at.exception and not at.error

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from app_cases import open_page
+from app_cases import APP, open_page
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import linkage
 from voxmetrics.data.study import Study
 from voxmetrics.ui import condition_report
 from voxmetrics.ui.state import STUDY_KEY
-
-APP = "../../app.py"  # resolved relative to this file
 
 LINKAGE = "pages/6_Linkage.py"
 

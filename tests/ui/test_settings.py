@@ -10,8 +10,6 @@ from voxmetrics.data.study import Study, StudySettings
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
-
 PAGE = "pages/10_Report.py"
 
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]

@@ -15,7 +15,6 @@ from voxmetrics.data.study import Study
 from voxmetrics.synth import demo_embeddings
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"  # resolved relative to this file
 DATA = "pages/2_Data.py"
 SUFFIX = "_mcadams08"
 

@@ -10,13 +10,13 @@ import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
+from app_cases import APP, open_app
 from hostile_inputs import deflate_bomb, npy_header, zip_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import read_scores
 from voxmetrics.ui.state import STUDY_KEY
 
-APP = "../../app.py"
 DATA = "pages/2_Data.py"
 NEW = "➕ New condition"
 
@@ -255,13 +255,6 @@ def test_vpc_2026_trees_and_exp_only_zips_load_in_one_upload(tmp_path):
         assert "mcadams (semi-informed) test:" in read.markdown[0].value.replace("\\", "")
 
 
-def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _score_npz_with(scores: bytes) -> bytes:
     def arr(values):
         import io
@@ -320,7 +313,7 @@ def _hdf5_upload(kind: str) -> bytes:
     ("kind", "expected"), [("external", "external files"), ("unwritten", "max_array_bytes")]
 )
 def test_hostile_hdf5_uploads_show_one_message(kind, expected):
-    at = _app()
+    at = open_app(timeout=60)
     at.switch_page(DATA).run()
     at.selectbox(key="vm_data_condition").select(NEW).run()
     at.text_input(key="vm_data_new_name").input("hostile").run()
@@ -338,7 +331,7 @@ def test_hostile_hdf5_uploads_show_one_message(kind, expected):
 @pytest.mark.parametrize("case", list(SCORE_FILES))
 def test_hostile_score_uploads_show_one_message(case):
     build, expected = SCORE_FILES[case]
-    at = _app()
+    at = open_app(timeout=60)
     at.switch_page(DATA).run()
     at.selectbox(key="vm_data_condition").select(NEW).run()
     at.text_input(key="vm_data_new_name").input("hostile").run()

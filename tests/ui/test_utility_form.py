@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from app_cases import APP
 from streamlit.testing.v1 import AppTest
 
 from tests.vpc_tree import write_tree
@@ -18,7 +19,6 @@ from voxmetrics.data.vpc import read_vpc_tree
 from voxmetrics.ui.state import STUDY_KEY
 from voxmetrics.ui.utility_form import TARGET_KEY
 
-APP = "../../app.py"
 DATA = "pages/2_Data.py"
 
 REF = b"1000-0000 A B C D\n1001-0000 E F\n1100-0000 G H\n1101-0000 I J K\n"
