@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import DegenerateDataWarning
 from voxmetrics.evaluation.one_to_n import (
     OneToN,
@@ -23,6 +24,7 @@ from voxmetrics.evaluation.one_to_n import (
     group_sizes,
     one_to_n_lists,
     one_to_n_of,
+    one_to_n_views,
     pooled,
     pooled_chance_linkability,
     pooled_curve,
@@ -99,6 +101,32 @@ def test_a_complete_list_is_its_own_one_list():
     assert complete_groups(sm) is None
     (only,) = one_to_n_lists(sm)
     assert only.trial_ids.tolist() == ["t1", "t2", "t3"] and only.n_enrolled == 3
+
+
+def test_the_views_show_each_list_as_its_numbers_rank_it():
+    cut = ScoreMatrix.from_arrays(  # t1 listed against a and b; t2 against a only
+        [[0.9, 0.1], [0.3, nan]],
+        trial_ids=["t1", "t2"],
+        trial_speakers=["a", "b"],
+        enrol_speakers=["a", "b"],
+        nan_missing=True,
+    )
+    conditions = {
+        "whole": _complete(),
+        "vpc": _per_sex(),
+        "cut": cut,
+        "nothing": _per_sex(crossing=True),
+    }
+    study = Study(conditions=tuple(Condition(name=n, eval=sm) for n, sm in conditions.items()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the unenrolled / excluded trials of the sparse lists
+        views = one_to_n_views(study)
+    assert views.study.names == ["whole", "vpc", "cut"]  # the study's order
+    assert views.left_out == ("nothing",) and views.partial == ("cut",)
+    assert views.grouped == {"vpc": "sex"}
+    shown = {c.name: c.eval for c in views.study.conditions}
+    assert shown["whole"] is conditions["whole"] and shown["vpc"] is conditions["vpc"]
+    assert shown["cut"].trial_ids.tolist() == ["t1"]
 
 
 def test_dev_groups_without_a_dev_set_or_the_attribute_are_none():

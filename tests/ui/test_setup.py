@@ -5,12 +5,14 @@ from __future__ import annotations
 import io
 import zipfile
 
+import numpy as np
 import pytest
 from app_cases import APP, PAGES, open_app, open_page
 from hostile_inputs import compressed_bomb, deflate_bomb, tampered_study
 from streamlit.testing.v1 import AppTest
 
-from voxmetrics.data.study import Study, StudySettings
+from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Condition, Study, StudySettings
 from voxmetrics.data.studyfile import study_to_bytes
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import study_file_name
@@ -238,3 +240,40 @@ def test_hostile_study_files_show_one_message_in_the_sidebar(case):
     messages = [e.value for e in at.sidebar.error]
     assert len(messages) == 1 and "bad.vxm" in messages[0] and expected in messages[0], messages
     assert at.session_state[STUDY_KEY].names == names
+
+
+def _sparse(sm: ScoreMatrix, missing: np.ndarray) -> ScoreMatrix:
+    """``sm`` without the pairs where ``missing`` (and without its attributes: no groups)."""
+    scores = np.where(missing, np.nan, sm.scores)
+    return ScoreMatrix.from_arrays(
+        scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=sm.enrol_speakers,
+        nan_missing=True,
+    )
+
+
+def test_the_1_to_n_pages_say_which_sparse_lists_they_show_and_which_not():
+    demo = demo_study(n_speakers=8)
+    plain = demo.get("plain")
+    t, n = plain.eval.shape
+    one_cut = np.zeros((t, n), dtype=bool)
+    one_cut[0, 1] = True  # one trial not listed against one identity
+    every_cut = np.zeros((t, n), dtype=bool)
+    every_cut[np.arange(t), (np.arange(t) + 1) % n] = True  # no trial listed against all
+    study = Study(
+        conditions=(
+            plain,
+            Condition(name="cut", eval=_sparse(plain.eval, one_cut), dev=plain.dev),
+            Condition(name="nothing", eval=_sparse(plain.eval, every_cut), dev=plain.dev),
+        ),
+        settings=StudySettings(bootstrap=0),
+    )
+    at = open_page("pages/3_LID.py", study, timeout=120)
+    infos = " ".join(str(i.value) for i in at.info)
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "Not shown: nothing." in infos
+    assert "cut: sparse trial lists, shown here on their complete trials" in captions
+    assert at.dataframe[0].value["Condition"].tolist() == ["plain", "cut"]  # the page goes on
+    assert not at.error, [e.value for e in at.error]

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from voxmetrics.data.model import ScoreMatrix
+from voxmetrics.data.study import Study
 from voxmetrics.errors import DegenerateDataWarning, ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.evaluation.options import EvaluationOptions
 from voxmetrics.metrics.chance import ChanceLevels, chance_levels, lid_with_chance
@@ -37,9 +38,11 @@ from voxmetrics.metrics.srd import SRDResult, SRDStats, srd_from_ranks
 __all__ = [
     "GROUP_ATTRIBUTES",
     "OneToN",
+    "OneToNViews",
     "complete_groups",
     "one_to_n_lists",
     "one_to_n_of",
+    "one_to_n_views",
     "pooled",
 ]
 
@@ -219,6 +222,55 @@ def one_to_n_lists(eval: ScoreMatrix) -> list[ScoreMatrix]:
         return list(found[1].values())
     full = eval.complete_rows()
     return [] if full is None else [full]
+
+
+@dataclass(frozen=True)
+class OneToNViews:
+    """What the views of the 1-to-N metrics show of a study (:func:`one_to_n_views`)."""
+
+    study: Study
+    """The conditions shown, in the study's order."""
+    left_out: tuple[str, ...]
+    """Sparse lists without a complete trial or complete groups: nothing to rank."""
+    partial: tuple[str, ...]
+    """Sparse lists shown on their complete trials."""
+    grouped: dict[str, str] = field(default_factory=dict)
+    """Sparse lists complete within the groups of an attribute (shown whole): name -> attribute."""
+
+
+def one_to_n_views(study: Study) -> OneToNViews:
+    """The study the views of the 1-to-N metrics show (LID, SRD, linkage, threat model).
+
+    Each condition as its 1-to-N numbers are computed: a sparse list complete within the groups
+    of a per-trial attribute (:func:`complete_groups`) whole, each trial ranked within its
+    group; another sparse list on its complete trials
+    (:meth:`~voxmetrics.data.study.Condition.complete_rows`); a sparse list with neither left
+    out.
+
+    Examples
+    --------
+    >>> from voxmetrics.synth import demo_study
+    >>> v = one_to_n_views(demo_study(n_speakers=8))
+    >>> len(v.study), v.left_out, v.partial, v.grouped
+    (5, (), (), {})
+    """
+    kept, left_out, partial, grouped = [], [], [], {}
+    for c in study.conditions:
+        found = complete_groups(c.eval)  # None for a complete list
+        if found is not None:
+            grouped[c.name] = found[0]
+            kept.append(c)
+            continue
+        full = c.complete_rows()
+        if full is None:
+            left_out.append(c.name)
+            continue
+        if not c.eval.is_complete:
+            partial.append(c.name)
+        kept.append(full)
+    return OneToNViews(
+        replace(study, conditions=tuple(kept)), tuple(left_out), tuple(partial), grouped
+    )
 
 
 def dev_groups(

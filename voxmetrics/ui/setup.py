@@ -11,7 +11,7 @@ import streamlit as st
 from voxmetrics.data.study import Study
 from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
-from voxmetrics.evaluation.one_to_n import complete_groups
+from voxmetrics.evaluation.one_to_n import one_to_n_views
 from voxmetrics.ui.access import logout_button, require_login
 from voxmetrics.ui.errors import install_error_handler
 from voxmetrics.ui.notes import md_escape, reset_notes
@@ -144,32 +144,11 @@ def require_conditions(study: Study) -> None:
 def one_to_n_study(study: Study) -> Study:
     """The study a page of the 1-to-N metrics shows (LID, SRD, linkage, threat model).
 
-    A sparse trial list complete within the groups of a per-trial attribute (a VoicePrivacy
-    list, complete per sex: :func:`~voxmetrics.evaluation.one_to_n.complete_groups`) is shown
-    whole, each trial ranked within its group as the evaluation does; another sparse list is
-    shown on its complete trials (:meth:`Study.complete_rows`); a condition without any is
-    left out with a note saying why. Stops the page when none is left.
+    :func:`~voxmetrics.evaluation.one_to_n.one_to_n_views`, with a note on each kind of sparse
+    trial list. Stops the page when no condition is left.
     """
-    grouped: dict[str, str] = {}
-    for c in study.conditions:
-        if not c.eval.is_complete:
-            found = complete_groups(c.eval)
-            if found is not None:
-                grouped[c.name] = found[0]
-    shown, left_out = study.complete_rows()
-    if grouped:
-        whole = {c.name: c for c in study.conditions if c.name in grouped}
-        kept = [whole.pop(c.name, c) if c.name in grouped else c for c in shown.conditions]
-        kept += whole.values()  # those without a complete trial of their own
-        order = {name: i for i, name in enumerate(study.names)}
-        kept.sort(key=lambda c: order[c.name])
-        shown = dataclasses.replace(shown, conditions=tuple(kept))
-        left_out = [name for name in left_out if name not in grouped]
-    partial = [
-        c.name
-        for c in study.conditions
-        if c.name not in left_out and c.name not in grouped and not c.eval.is_complete
-    ]
+    views = one_to_n_views(study)
+    left_out, partial, grouped = views.left_out, views.partial, views.grouped
     if left_out:
         st.info(
             f"Not shown: {', '.join(left_out)}. Their trial lists are sparse and no trial is "
@@ -190,9 +169,9 @@ def one_to_n_study(study: Study) -> Study:
             f"trial is ranked among its own {attr} group's enrolled identities, and the numbers "
             "are pooled over the groups (as for a VoicePrivacy tree)."
         )
-    if not shown.conditions:
+    if not views.study.conditions:
         st.stop()
-    return shown
+    return views.study
 
 
 # ---------------------------------------------------------------- the study sidebar
