@@ -58,7 +58,7 @@ def test_rows_equal_the_whole_member_sliced(dtype, compressed):
         whole = z.load_npy("scores.npy")
     for start, stop in [(0, 700), (0, 1), (699, 700), (13, 402), (400, 401), (250, 250)]:
         with ArchiveReader(data, "x.npz") as z:
-            rows, finite = _npy_rows(z, "scores.npy", start, stop, "scores")
+            rows, finite, _ = _npy_rows(z, "scores.npy", start, stop, "scores")
         assert rows.dtype == dtype and finite
         np.testing.assert_array_equal(rows, whole[start:stop])
         assert rows.flags.c_contiguous and rows.flags.writeable
@@ -69,14 +69,14 @@ def test_a_bad_value_outside_the_rows_is_seen(bad):
     a = np.ones((300, 1000))
     a[290, 999] = bad
     with ArchiveReader(npz_bytes(a), "x.npz") as z:
-        rows, finite = _npy_rows(z, "scores.npy", 0, 10)
+        rows, finite, _ = _npy_rows(z, "scores.npy", 0, 10)
     assert not finite and np.isfinite(rows).all()
 
 
 def test_finite_values_whose_sum_overflows_are_finite():
     a = np.full((4, 3), 1e308)
     with ArchiveReader(npz_bytes(a), "x.npz") as z:
-        _, finite = _npy_rows(z, "scores.npy", 0, 2)
+        _, finite, _ = _npy_rows(z, "scores.npy", 0, 2)
     assert finite
 
 
@@ -84,9 +84,9 @@ def test_other_members_are_read_whole():
     a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
     for arr in (a, np.arange(12.0), np.arange(12).reshape(3, 4)):
         with ArchiveReader(npz_bytes(arr), "x.npz") as z:
-            rows, finite = _npy_rows(z, "scores.npy", 1, 3)
+            rows, finite, layout = _npy_rows(z, "scores.npy", 1, 3)
         np.testing.assert_array_equal(rows, np.asarray(arr)[1:3])
-        assert finite
+        assert finite and layout is None
 
 
 def test_a_damaged_member_is_refused_as_by_load_npy():
@@ -120,13 +120,13 @@ def _chunk(path, a, *, compressed=False):
 
 def _count_streams(monkeypatch):
     calls = []
-    real = sources._stream_rows
+    real = sources._npy_rows
 
     def counted(*args, **kwargs):
         calls.append(args[2:4])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(sources, "_stream_rows", counted)
+    monkeypatch.setattr(sources, "_npy_rows", counted)
     return calls
 
 

@@ -432,7 +432,7 @@ def _chunk_rows(p: str, lo: int, hi: int) -> tuple[NDArray[Any], bool]:
         return hit
     before = _file_key(p)
     with ArchiveReader(p, p) as z:  # the archive limits, as every NPZ reader (never np.load)
-        scores, finite, at = _stream_rows(z, "scores.npy", lo, hi, "scores")
+        scores, finite, at = _npy_rows(z, "scores.npy", lo, hi, "scores")
         member = _stored_member_at(z, "scores.npy") if at is not None else None
     if scores.dtype.kind not in "fiub":
         raise VoxMetricsInputError(f"{p}: array 'scores' has dtype {scores.dtype}; store numbers.")
@@ -515,23 +515,15 @@ def _recorded_rows(p: str, lo: int, hi: int) -> tuple[NDArray[Any], bool] | None
 
 def _npy_rows(
     z: ArchiveReader, name: str, start: int, stop: int, array: str | None = None
-) -> tuple[np.ndarray, bool]:
+) -> tuple[np.ndarray, bool, tuple[tuple[int, int], np.dtype[Any], int] | None]:
     """Rows ``start:stop`` of the 2-D NPY member ``name``, and whether all of it is finite.
 
     The whole member is streamed as by :meth:`~voxmetrics.limits.ArchiveReader.load_npy` (its
     header, sizes and CRC checked, within the same caps), but only the rows asked for are kept,
     and the finiteness of every value is taken on the way (the sum of each piece, then each
-    value when it is not finite). A member that is not a C-ordered 2-D float array is read
-    whole.
+    value when it is not finite). Also returned: the member's shape, dtype and data offset, or
+    None for a member read whole (one that is not a C-ordered 2-D float array).
     """
-    rows, finite, _ = _stream_rows(z, name, start, stop, array)
-    return rows, finite
-
-
-def _stream_rows(
-    z: ArchiveReader, name: str, start: int, stop: int, array: str | None = None
-) -> tuple[np.ndarray, bool, tuple[tuple[int, int], np.dtype[Any], int] | None]:
-    """:func:`_npy_rows`, and the member's shape, dtype and data offset (None if read whole)."""
     shape, dtype, fortran, offset, _, pieces = z.npy_data(name, array)
     if len(shape) != 2 or fortran or dtype.kind != "f":
         del pieces  # closes the member
