@@ -29,6 +29,21 @@ def clear_app_caches() -> None:
     clear_caches()
 
 
+def text_of(elements) -> str:
+    """The text of AppTest elements (``at.caption``, ``at.info``, ...), one per line."""
+    return "\n".join(str(e.value) for e in elements)
+
+
+def unescaped_text(elements) -> str:
+    """:func:`text_of` with Markdown's backslash escapes removed."""
+    return text_of(elements).replace("\\", "")
+
+
+def table_with(at: AppTest, column: str) -> Any:
+    """The value of the page's first dataframe that has ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
 def open_app(
     study: Study | None = None, *, timeout: float = 60, state: Mapping[str, Any] | None = None
 ) -> AppTest:

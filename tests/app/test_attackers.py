@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from app_cases import open_page
+from app_cases import open_page, unescaped_text
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import EmbeddingSet
@@ -47,10 +47,6 @@ def _page(study: Study | None = None, path: str = PAGE) -> AppTest:
     return open_page(path, _study() if study is None else study, timeout=180)
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements).replace("\\", "")
-
-
 def _backends(at: AppTest):
     return next(d.value for d in at.dataframe if "Back-end" in d.value.columns)
 
@@ -74,7 +70,7 @@ def test_every_backend_side_by_side_and_the_strongest_marked():
     assert tried["LIDmax (bits)"].notna().all() and tried["Linkability"].notna().all()
     # chosen on dev (the lowest dev EER), reported on eval
     assert tried["Dev EER"].min() == table.loc[table["Strongest"], "Dev EER"].iloc[0]
-    success = _text(at.success)
+    success = unescaped_text(at.success)
     assert f"**{strongest}** is the strongest" in success and "chosen on dev" in success
     assert "reported on eval" in success
     # procrustes needs the original voices: skipped with its reason, not an error
@@ -82,14 +78,14 @@ def test_every_backend_side_by_side_and_the_strongest_marked():
     labels = [b.label for b in at.button]
     assert f"Add the strongest ({strongest})" in labels
     # no recipe in the demo: every condition judged as it is
-    assert "No condition of the study carries an attacker recipe" in _text(at.caption)
+    assert "No condition of the study carries an attacker recipe" in unescaped_text(at.caption)
 
 
 def test_the_weak_attacker_warning_with_its_reasons():
     at = _page()
     at.selectbox(key="vm_attackers_condition").set_value("anon-mild").run()
     assert not at.exception, at.exception
-    warnings = _text(at.warning)
+    warnings = unescaped_text(at.warning)
     assert WEAK_ATTACKER.capitalize() in warnings
     assert "every trained back-end is weaker than plain cosine scoring" in warnings
 
@@ -99,7 +95,7 @@ def test_the_original_voices_run_the_check_on_original_speech():
     at.selectbox(key="vm_attackers_condition").set_value("anon-strong").run()
     at.selectbox(key="vm_attackers_original_anon-strong").set_value("plain").run()
     assert not at.exception, at.exception
-    text = _text(at.caption) + _text(at.warning)
+    text = unescaped_text(at.caption) + unescaped_text(at.warning)
     assert "original_speech" in text or "original (unprotected) speech" in text
     table = _backends(at).set_index("Back-end")
     assert table.loc["procrustes", "Skipped"] == ""  # the mapping learns from plain's pairs
@@ -129,23 +125,23 @@ def test_adding_the_strongest_makes_the_card_judge_it_and_name_it():
     kept = judged.loc[judged["Judged"], "Condition"].iloc[0]
     left = judged.loc[~judged["Judged"], "Condition"].iloc[0]
     assert kept in list(card["Condition"]) and left not in list(card["Condition"])
-    notes = _text(at.markdown)
+    notes = unescaped_text(at.markdown)
     assert "Which attacker each row is judged against" in notes
     assert "the strongest of 2 attackers tried" in notes and "(not on the card)" in notes
     if kept != name and added.recipe.weak:  # the weak attacker's row carries its warning
-        assert WEAK_ATTACKER in _text(at.warning)
+        assert WEAK_ATTACKER in unescaped_text(at.warning)
 
 
 def test_adding_every_backend_but_the_conditions_own_scores():
     at = _page()
     n = int(_backends(at)["Skipped"].eq("").sum())
-    assert "cosine: the condition's own scores" in _text(at.caption)
+    assert "cosine: the condition's own scores" in unescaped_text(at.caption)
     at.button(key="vm_attackers_add_all").click().run()
     assert not at.exception, at.exception
     names = at.session_state[STUDY_KEY].names
     assert sum(name.startswith("plain [") for name in names) == n - 1
     assert "plain [cosine]" not in names  # the demo's scores are cosine scores already
-    assert "Added plain [lda]" in _text(at.success)
+    assert "Added plain [lda]" in unescaped_text(at.success)
 
 
 def test_a_subset_adds_nothing_and_says_why():
@@ -153,7 +149,7 @@ def test_a_subset_adds_nothing_and_says_why():
     at.session_state[SUBSET_KEY] = "sex=F"
     at.run()
     assert not at.exception, at.exception
-    assert "choose **All trials**" in _text(at.info)
+    assert "choose **All trials**" in unescaped_text(at.info)
     assert not [b for b in at.button if b.key == "vm_attackers_add_strongest"]
 
 
@@ -164,7 +160,7 @@ def test_no_embeddings_is_explained():
     )
     at = _page(bare)
     assert not at.error
-    assert "No condition of the study has utterance embeddings" in _text(at.info)
+    assert "No condition of the study has utterance embeddings" in unescaped_text(at.info)
     assert not at.dataframe
 
 
@@ -177,7 +173,7 @@ def test_no_dev_split_is_a_message_not_a_traceback():
     )
     cond = dataclasses.replace(study.get("anon-mild"), dev=None, embeddings=eval_only)
     at = _page(Study(conditions=(cond,), settings=study.settings))
-    assert "needs a dev split" in _text(at.error)
+    assert "needs a dev split" in unescaped_text(at.error)
     # one back-end needs no choice and no training data: cosine alone is shown
     at.multiselect(key="vm_attackers_backends").set_value(["cosine"]).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -188,7 +184,7 @@ def test_no_backend_chosen_is_a_message():
     at = _page()
     at.multiselect(key="vm_attackers_backends").set_value([]).run()
     assert not at.exception, at.exception
-    assert "Choose at least one back-end" in _text(at.error)
+    assert "Choose at least one back-end" in unescaped_text(at.error)
 
 
 def test_the_overview_warns_of_a_weak_attacker_with_its_reasons():
@@ -199,7 +195,8 @@ def test_the_overview_warns_of_a_weak_attacker_with_its_reasons():
     )
     at = _page(study.with_condition(weak), OVERVIEW)
     assert not at.error, [e.value for e in at.error]
-    warnings = _text(at.warning)
+    warnings = unescaped_text(at.warning)
     assert f"**anon-mild**: {WEAK_ATTACKER} (its training data are too few)" in warnings
-    assert "- **anon-mild**: cosine" in _text(at.markdown)  # the attacker it is judged against
+    judged_against = unescaped_text(at.markdown)
+    assert "- **anon-mild**: cosine" in judged_against  # the attacker it is judged against
     assert list(at.dataframe[0].value["Condition"]) == study.names  # every row judged

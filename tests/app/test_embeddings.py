@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import streamlit as st
-from app_cases import APP, open_page
+from app_cases import APP, open_page, text_of
 from extractor_cases import voice
 from metric_registry import forget_unimportable_modules
 from streamlit.testing.v1 import AppTest
@@ -55,16 +55,12 @@ def _study_zip() -> tuple[bytes, bytes]:
     return buf.getvalue(), pd.DataFrame(rows, columns=cols).to_csv(index=False).encode()
 
 
-def _text(elements) -> str:
-    return " ".join(str(e.value) for e in elements)
-
-
 def test_smoke_asks_for_uploads():
     at = _page()
-    assert "Embeddings: from recordings to conditions" in _text(at.title)
-    assert "Upload the zip and the manifest" in _text(at.info)
+    assert "Embeddings: from recordings to conditions" in text_of(at.title)
+    assert "Upload the zip and the manifest" in text_of(at.info)
     at.button(key="vm_emb_run").click().run()
-    assert "Choose the audio zip" in _text(at.error)
+    assert "Choose the audio zip" in text_of(at.error)
 
 
 def test_garbage_zip_shows_an_error():
@@ -74,7 +70,7 @@ def test_garbage_zip_shows_an_error():
     at.file_uploader(key="vm_emb_manifest").set_value(("m.csv", manifest, "text/csv"))
     at.button(key="vm_emb_run").click().run()
     assert not at.exception, at.exception
-    assert "not a readable zip" in _text(at.error)
+    assert "not a readable zip" in text_of(at.error)
 
 
 def test_bad_manifest_shows_an_error():
@@ -83,7 +79,7 @@ def test_bad_manifest_shows_an_error():
     at.file_uploader(key="vm_emb_zip").set_value(("a.zip", data, "application/zip"))
     at.file_uploader(key="vm_emb_manifest").set_value(("m.csv", b"utt_id\nx\n", "text/csv"))
     at.button(key="vm_emb_run").click().run()
-    assert "lacks column(s)" in _text(at.error)
+    assert "lacks column(s)" in text_of(at.error)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("resemblyzer") is None, reason="no resemblyzer")
@@ -97,7 +93,7 @@ def test_extract_ge2e_lists_failures_and_adds_conditions(tmp_path, monkeypatch):
     at.selectbox(key="vm_emb_device").set_value("cpu")
     at.button(key="vm_emb_run").click().run()
     assert not at.exception, at.exception
-    assert "8 recordings embedded" in _text(at.success) and "1 left out" in _text(at.success)
+    assert "8 recordings embedded" in text_of(at.success) and "1 left out" in text_of(at.success)
     failed = at.dataframe[0].value
     assert failed["utt_id"].tolist() == ["broken"]
     assert "not a readable audio file" in failed["reason"].iloc[0]
@@ -137,7 +133,7 @@ def test_the_loudness_switch_is_recorded_with_the_embeddings(tmp_path, monkeypat
     at.toggle(key="vm_emb_loudness").set_value(False)
     at.button(key="vm_emb_run").click().run()
     assert not at.exception, at.exception
-    assert "no loudness normalisation" in _text(at.success)
+    assert "no loudness normalisation" in text_of(at.success)
     at.button(key="vm_emb_add").click().run()
     study = at.session_state[STUDY_KEY]
     es = study.get("ge2e: B1 / ignorant").embeddings

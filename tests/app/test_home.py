@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_cases import open_app
+from app_cases import open_app, text_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
@@ -19,14 +19,10 @@ def _study(at: AppTest) -> Study:
     return at.session_state[STUDY_KEY]
 
 
-def _messages(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def test_home_opens_on_the_demo_study():
     at = open_app(timeout=30)
     assert _study(at).names == DEMO_NAMES
-    text = _messages(at.markdown)
+    text = text_of(at.markdown)
     assert "Current study:" in text and "5 conditions" in text
     assert "1-to-N" in text
     assert at.button(key="vm_home_demo").label == "Load demo study"

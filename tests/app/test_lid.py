@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from app_cases import APP
+from app_cases import APP, unescaped_text
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.lid import NEEDS_CALIBRATION
@@ -59,11 +59,6 @@ def _metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def _text(elements) -> str:
-    """The elements' text with Markdown escapes removed."""
-    return "\n".join(str(e.value) for e in elements).replace("\\", "")
-
-
 def _no_dev_study() -> Study:
     """The demo with one more condition: anon-mild's eval scores without a dev set."""
     demo = demo_study()
@@ -95,7 +90,7 @@ def test_lid_page_on_the_demo_study():
     assert ((df["PDR (%)"] + df["NDR (%)"]) - 100).abs().max() < 1e-9
     assert (df["LIDmax (bits)"] <= 5.33).all()
     # the plain-words explanation and the localised-vulnerability line
-    intro = _text(at.markdown)
+    intro = unescaped_text(at.markdown)
     assert "bits" in intro and "log₂ N" in intro and "Negative LID" in intro
     flagged = [w.value for w in at.warning if "localised vulnerability" in w.value]
     assert len(flagged) == 1 and "anon\\-leaky" in flagged[0]
@@ -109,7 +104,7 @@ def test_lid_page_on_the_demo_study():
     assert list(cal["Condition"]) == DEMO_NAMES and (cal["Variant"] == "reference-code").all()
     # the study's bootstrap (200), the same replicates as the report's intervals
     assert at.number_input(key="vm_lid_boot").value == 200
-    assert "200 replicates" in _text(at.caption)
+    assert "200 replicates" in unescaped_text(at.caption)
 
 
 def test_trial_explorer_opens_on_the_largest_lid_of_the_flagged_condition():
@@ -125,7 +120,7 @@ def test_trial_explorer_opens_on_the_largest_lid_of_the_flagged_condition():
     shown = _metrics(at)
     assert shown["LID"] == f"{top['LID (bits)']:.2f} bits"
     assert shown["Rank of the true speaker"] == f"{top['Rank']} of 40"
-    assert f"Trial {top['Trial']}" in _text(at.markdown)
+    assert f"Trial {top['Trial']}" in unescaped_text(at.markdown)
 
 
 def test_selecting_a_trial_shows_it():
@@ -141,12 +136,12 @@ def test_selecting_a_trial_shows_it():
     assert shown["LID"] == f"{row['LID (bits)']:.2f} bits"
     assert shown["p(target)"] == f"{row['p(target)']:.3f}"
     assert shown["Rank of the true speaker"] == f"{row['Rank']} of 40"
-    assert f"Trial {row['Trial']}" in _text(at.markdown)
+    assert f"Trial {row['Trial']}" in unescaped_text(at.markdown)
     # another condition: a fresh table, opened on its own largest LID
     at.selectbox(key="vm_lid_trial_condition").select("plain").run()
     assert not at.exception
     plain = _trials(at).value
-    assert f"Trial {plain.iloc[0]['Trial']}" in _text(at.markdown)
+    assert f"Trial {plain.iloc[0]['Trial']}" in unescaped_text(at.markdown)
 
 
 def test_clearing_the_selection_falls_back_to_the_largest_lid():
@@ -155,8 +150,8 @@ def test_clearing_the_selection_falls_back_to_the_largest_lid():
     at.session_state[table.key] = {"selection": {"rows": []}}
     at.run()
     assert not at.exception
-    assert "No row selected" in _text(at.caption)
-    assert f"Trial {table.value.iloc[0]['Trial']}" in _text(at.markdown)
+    assert "No row selected" in unescaped_text(at.caption)
+    assert f"Trial {table.value.iloc[0]['Trial']}" in unescaped_text(at.markdown)
 
 
 # ---------------------------------------------------------------- options
@@ -168,7 +163,7 @@ def test_bootstrap_off_hides_the_intervals():
     assert not at.exception
     for df in at.dataframe:
         assert not [c for c in df.value.columns if "95% CI" in c]
-    assert "Bootstrap intervals are off" in _text(at.caption)
+    assert "Bootstrap intervals are off" in unescaped_text(at.caption)
     assert "95 % intervals" not in [s.value for s in at.subheader]
     assert len(_summary(at)) == 5
 
@@ -196,10 +191,11 @@ def test_cross_calibration_of_a_condition_without_dev_set():
     cal = _table(at, with_column="Fold w").set_index("Condition")
     assert len(cal.loc["mild-no-dev", "Fold w"].split(", ")) == 5
     at.selectbox(key="vm_lid_cal_condition").select("mild-no-dev").run()
-    assert "curve is computed on eval with the mean of the folds' calibrations" in _text(at.caption)
+    fold_note = unescaped_text(at.caption)
+    assert "curve is computed on eval with the mean of the folds' calibrations" in fold_note
     at.selectbox(key="vm_lid_trial_condition").select("mild-no-dev").run()
     assert not at.exception
-    captions = _text(at.caption)
+    captions = unescaped_text(at.caption)
     assert "trials of mild-no-dev (cross-calibrated)" in captions
     assert "Cross-calibrated: the posterior is drawn with the mean" in captions
     # another k changes the label
@@ -210,7 +206,7 @@ def test_cross_calibration_of_a_condition_without_dev_set():
 def test_cross_calibration_is_disabled_when_every_condition_has_dev():
     at = _lid_page()
     assert at.toggle(key="vm_lid_crosscal").disabled
-    assert "cross-calibration is not needed" in _text(at.caption)
+    assert "cross-calibration is not needed" in unescaped_text(at.caption)
 
 
 def test_maximum_likelihood_variant_changes_the_calibration():
@@ -224,7 +220,8 @@ def test_maximum_likelihood_variant_changes_the_calibration():
     assert (after["w"] != before["w"]).all()
     assert after.loc["anon-leaky", "ALID (bits)"] != before.loc["anon-leaky", "ALID (bits)"]
     assert after["EER"].equals(before["EER"])  # the baseline does not depend on LID options
-    assert "Only its slope w matters" not in _text(at.caption)  # a note of the balanced fit
+    notes = unescaped_text(at.caption)
+    assert "Only its slope w matters" not in notes  # a note of the balanced fit
 
 
 def test_condition_selection():
@@ -250,8 +247,8 @@ def test_lid_is_in_the_menu_and_overview_has_the_lidmax_figure():
     assert "LID" in [p.label for p in at.sidebar.get("page_link")]
     at.switch_page("pages/1_Overview.py").run()
     assert not at.exception
-    assert "EER vs worst-case disclosure (LIDmax)" in _text(at.markdown)
-    assert "shaded corner" in _text(at.caption)
+    assert "EER vs worst-case disclosure (LIDmax)" in unescaped_text(at.markdown)
+    assert "shaded corner" in unescaped_text(at.caption)
 
 
 def test_removing_a_condition_on_the_page_keeps_it_working():
@@ -264,7 +261,7 @@ def test_removing_a_condition_on_the_page_keeps_it_working():
     assert list(_summary(at)["Condition"]) == DEMO_NAMES[:4]
     # no flagged condition left: the explorer opens on the first one
     assert at.selectbox(key="vm_lid_trial_condition").value == "plain"
-    assert "No selected condition has a near-chance EER" in _text(at.caption)
+    assert "No selected condition has a near-chance EER" in unescaped_text(at.caption)
 
 
 def test_lid_numbers_are_shown_against_chance():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_cases import APP, open_page
+from app_cases import APP, open_page, text_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import linkage
@@ -43,10 +43,6 @@ def _page(study: Study | None = None) -> AppTest:
     return open_page(LINKAGE, study, timeout=90)
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def _metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
@@ -69,7 +65,7 @@ def test_linkage_page_runs_on_the_demo(demo):
     assert at.multiselect(key="vm_link_conditions").value == DEMO_NAMES
     # every figure states its assumptions: linkability, singling out (at N and vs N), length,
     # similarity, mean scores
-    markdown = _text(at.markdown)
+    markdown = text_of(at.markdown)
     assert markdown.count("**Assumptions**") == 7
     assert "20 random sets of N of the speakers" in markdown
     assert "tie counts as a link" in markdown
@@ -123,7 +119,7 @@ def test_deid_and_gvd_are_shown_for_the_chosen_condition(demo):
     ).distinctiveness
     assert _metrics(at)["DeID"] == f"{raw.deid:.3f}" != f"{expected.deid:.3f}"
     assert _summary(at).set_index("Condition").loc["anon-mild", "DeID"] == pytest.approx(raw.deid)
-    assert "Now: Raw scores (VoicePAT)" in _text(at.markdown) or "now: Raw scores" in _text(
+    assert "Now: Raw scores (VoicePAT)" in text_of(at.markdown) or "now: Raw scores" in text_of(
         at.markdown
     )
 
@@ -147,10 +143,10 @@ def test_sampled_estimate_is_described_beside_its_figure():
     at.toggle(key="vm_link_sampled").set_value(True).run()
     assert not at.exception and not at.error
     assert not at.number_input(key="vm_link_draws").disabled
-    assert "sampled** as in the paper, 20 random subsets per trial" in _text(at.markdown)
+    assert "sampled** as in the paper, 20 random subsets per trial" in text_of(at.markdown)
     at.number_input(key="vm_link_draws").set_value(50).run()
     assert not at.exception
-    assert "50 random subsets per trial" in _text(at.markdown)
+    assert "50 random subsets per trial" in text_of(at.markdown)
 
 
 def test_no_condition_chosen_is_explained():
@@ -169,13 +165,13 @@ def test_a_score_only_condition_gets_the_mean_score_heat_map(demo):
     at = _page(study)
     assert not at.error
     # singling out and the similarity matrices say they need embeddings
-    info = _text(at.info)
+    info = text_of(at.info)
     assert "**leaky\\-scores**: scores only, no utterance embeddings" in info  # md-escaped
     # the mean-score heat map defaults to the score-only condition
     picker = at.selectbox(key="vm_link_mean_condition")
     assert picker.value == "leaky-scores"
     assert "leaky-scores (scores only)" in picker.options
-    assert "Needs only the score matrix" in _text(at.markdown)
+    assert "Needs only the score matrix" in text_of(at.markdown)
     assert "leaky-scores" not in at.selectbox(key="vm_link_anonymised").options
     row = _summary(at).set_index("Condition").loc["leaky-scores"]
     assert row["Linkability"] == pytest.approx(
@@ -190,14 +186,14 @@ def test_a_study_without_embeddings(demo):
     )
     at = _page(study)
     assert not at.error
-    info = _text(at.info)
+    info = text_of(at.info)
     assert "scores only" in info
     assert "no condition of the study has embeddings" in info
     assert not at.metric
     assert at.selectbox(key="vm_link_mean_condition").value == "plain"
     df = _summary(at)
     assert df["DeID"].isna().all() and df["Singling out"].isna().all()
-    assert "DeID and G_VD need original and anonymised embeddings" in _text(at.caption)
+    assert "DeID and G_VD need original and anonymised embeddings" in text_of(at.caption)
 
 
 def test_anonymised_utterances_with_other_ids_are_flagged(demo):
@@ -209,7 +205,7 @@ def test_anonymised_utterances_with_other_ids_are_flagged(demo):
     at = _page(study)
     assert not at.exception and not at.error
     assert at.selectbox(key="vm_link_anonymised").value == "copy"
-    warning = _text(at.warning)
+    warning = text_of(at.warning)
     assert "None of the 480 anonymised utterances shares an utterance id" in warning
 
 
@@ -253,8 +249,8 @@ def test_single_utterance_speakers_are_left_out_with_a_note(demo):
 
     at = _page(Study(conditions=(thinned("plain"), thinned("anon-mild"))))
     assert not at.exception and not at.error
-    assert "1 speaker(s) with a single utterance in split 'eval' left out" in _text(at.warning)
-    assert "1 speaker(s) with a single utterance in a set are left out" in _text(at.caption)
+    assert "1 speaker(s) with a single utterance in split 'eval' left out" in text_of(at.warning)
+    assert "1 speaker(s) with a single utterance in a set are left out" in text_of(at.caption)
     assert "DeID" in _metrics(at)
 
 
@@ -262,7 +258,7 @@ def test_figure_1_lengths_are_chosen_by_the_user(demo):
     at = _page()
     at.text_input(key="vm_link_legal_lengths").set_value("1, 2").run()
     assert not at.exception and not at.error
-    assert "Skipped (too few utterances)" not in _text(at.markdown)
+    assert "Skipped (too few utterances)" not in text_of(at.markdown)
     at.text_input(key="vm_link_legal_lengths").set_value("1, two").run()
     assert not at.exception
     assert "whole numbers" in at.error[0].value
@@ -286,14 +282,14 @@ def test_the_curves_are_on_request_beyond_the_size_limit(monkeypatch):
     at = _page()
     assert not at.exception and not at.error
     assert at.toggle(key="vm_link_curves").value is False
-    assert "The three singling-out curves are off: with 40 trial speakers" in _text(at.info)
-    markdown = _text(at.markdown)
+    assert "The three singling-out curves are off: with 40 trial speakers" in text_of(at.info)
+    markdown = text_of(at.markdown)
     assert markdown.count("**Assumptions**") == 4  # linkability, singling out, similarity, means
     assert "figure 1" not in markdown
     assert list(_summary(at)["Condition"]) == DEMO_NAMES  # the numbers do not need them
     at.toggle(key="vm_link_curves").set_value(True).run()
     assert not at.exception and not at.error
-    assert _text(at.markdown).count("**Assumptions**") == 7
+    assert text_of(at.markdown).count("**Assumptions**") == 7
     assert at.text_input(key="vm_link_legal_lengths").value == "1, 3, 8"
     at.switch_page("pages/2_Data.py").run()  # the switch stays on for the session
     at.switch_page(LINKAGE).run()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_cases import APP, open_app, open_page
+from app_cases import APP, open_app, open_page, table_with, text_of
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -46,10 +46,6 @@ def _overview(study: Study | None = None) -> AppTest:
     return at
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def _cell_levels(at: AppTest) -> dict[tuple[int, int], str]:
     """The level of each styled cell (row, column), read back from its background colour."""
     styles = at.dataframe[0].proto.arrow_data.styler.styles
@@ -70,13 +66,13 @@ def test_the_card_comes_first_with_one_row_per_condition():
     assert list(card["Condition"]) == DEMO_NAMES
     # the metric table follows it
     assert {"EER", "Linkability", "Cllr"} <= set(at.dataframe[1].value.columns)
-    markdown = _text(at.markdown)
+    markdown = text_of(at.markdown)
     assert markdown.index("### Report card") < markdown.index("### Metrics")
     # the legend and the documented thresholds
     assert "caution" in markdown and "not available" in markdown
     assert "ok >= 0.45, caution 0.30-0.45, risk < 0.30" in markdown
     assert "Why these values" in markdown
-    captions = _text(at.caption)
+    captions = text_of(at.caption)
     assert "200 replicates" in captions and "informed attacker" in captions
     keys = [b.key for b in at.main.get("download_button")]
     assert "vm_dl_report_card.csv" in keys and "vm_dl_report_card.html" in keys
@@ -111,7 +107,7 @@ def test_without_bootstrap_or_embeddings_the_card_says_so():
     card = at.dataframe[0].value
     assert list(card["SBLS"]) == ["–", "–"]
     assert "[" not in card["LIDmax (bits)"].iloc[0]
-    assert "bootstrap off" in _text(at.caption)
+    assert "bootstrap off" in text_of(at.caption)
 
 
 def test_intervals_and_the_compare_panel_are_the_librarys():
@@ -169,10 +165,6 @@ def _study(at: AppTest) -> Study:
     return at.session_state[STUDY_KEY]
 
 
-def _messages(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def test_overview_lists_every_condition():
     at = _page(OVERVIEW)
     df = at.dataframe[1].value  # [0] is the report card (tests above)
@@ -181,7 +173,7 @@ def test_overview_lists_every_condition():
     assert {"EER", "Linkability", "Chance (1/N)", "Cllr"} <= set(df.columns)
     assert df["EER"].between(0, 1).all()
     assert [s.value for s in at.subheader] == ["EER vs linkability"]
-    captions = _messages(at.caption)
+    captions = text_of(at.caption)
     assert "log-likelihood ratios" in captions
     assert "high EER can coexist with high linkage" in captions
     assert not at.error
@@ -200,31 +192,18 @@ def test_empty_study_is_explained_and_the_demo_restores_it():
     assert len(at.dataframe[0].value) == 5
 
 
-def _two_systems_page(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.session_state[STUDY_KEY] = two_system_study()
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _table(at: AppTest, column: str):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
-
-
 @pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
 def test_the_card_says_why_and_how_firm_and_the_numbers_their_reference():
-    at = _two_systems_page("pages/1_Overview.py")
+    at = open_page("pages/1_Overview.py", two_system_study(), timeout=180)
     assert not at.error
-    markdown = _text(at.markdown)
+    markdown = text_of(at.markdown)
     assert "LIDmax (bits): ≈ chance" in markdown  # the rule's notes below the card
     stability = at.table[0].value
     assert "EER" in stability.columns and len(stability) == 7
-    intervals = _table(at, "Unit and reference")
+    intervals = table_with(at, "Unit and reference")
     alid = intervals[intervals["Number"] == "ALID (bits)"]
     assert alid["Unit and reference"].str.contains("at most log2 N = 3.32").all()
-    assert "⇅" in _text(at.caption)
+    assert "⇅" in text_of(at.caption)
 
 
 @pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from app_cases import APP, open_page
+from app_cases import open_page, table_with, text_of
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -13,7 +13,6 @@ from voxmetrics.analysis.tradeoff import NO_UTILITY_HELP
 from voxmetrics.data.study import Study
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.setup import MENU
-from voxmetrics.ui.state import STUDY_KEY
 from voxmetrics.ui.utility_page import FRONT_KEY
 
 PAGE = "pages/12_Privacy_vs_utility.py"
@@ -77,25 +76,8 @@ def test_no_utility_says_how_to_add_it():
     assert not at.subheader
 
 
-def _two_systems_page(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.session_state[STUDY_KEY] = two_system_study()
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
-def _table(at: AppTest, column: str):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
-
-
 def test_one_front_per_attacker_and_how_firm_the_ranking_is():
-    at = _two_systems_page("pages/12_Privacy_vs_utility.py")
+    at = open_page("pages/12_Privacy_vs_utility.py", two_system_study(), timeout=180)
     assert not at.error, [e.value for e in at.error]
     assert [s.value for s in at.subheader] == [
         "Privacy against utility",
@@ -105,21 +87,21 @@ def test_one_front_per_attacker_and_how_firm_the_ranking_is():
     picker = at.radio(key=FRONT_KEY)
     assert picker.value == "semi-informed"  # the ranking's attacker first
     assert list(picker.options) == ["ignorant", "lazy-informed", "semi-informed"]
-    captions = _text(at.caption)
+    captions = text_of(at.caption)
     assert "The **semi-informed** attacker's conditions" in captions
     points = at.dataframe[0].value.set_index("Condition")
     # each attacker's conditions against their own front: both systems under every attacker
     assert points["On the Pareto front"].sum() == 6
     assert not points.loc["original", "On the Pareto front"]
-    stability = _table(at, "P(in band)")
+    stability = table_with(at, "P(in band)")
     assert set(stability["System"]) == {"alpha (semi-informed)", "beta (semi-informed)"}
     assert stability["P(in band)"].between(0, 1).all()
     lows = stability["Rank 95% interval"].str.split("–").str[0].astype(int)
     assert (lows <= stability["Rank"]).all()
-    bands = _table(at, "P(EER >= 40%)")
+    bands = table_with(at, "P(EER >= 40%)")
     assert list(bands["System"]) == ["alpha (semi-informed)", "beta (semi-informed)"]
     assert "Maier-Hein et al. 2018" in captions and "Kendall" in captions
     assert "taken as fixed" in captions  # beta's utility is known only as a number
     picker.set_value("ignorant").run()
     assert not at.exception
-    assert "The **ignorant** attacker's conditions" in _text(at.caption)
+    assert "The **ignorant** attacker's conditions" in text_of(at.caption)

@@ -11,7 +11,7 @@ import json
 import zipfile
 
 import pytest
-from app_cases import open_app, open_page
+from app_cases import open_app, open_page, text_of
 from streamlit.testing.v1 import AppTest
 
 import voxmetrics.analysis.sbls as sbls_module
@@ -38,10 +38,6 @@ def _page(study: Study | None = None) -> AppTest:
     return open_page(PAGE, study)
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def _small_study(name: str = "tiny") -> Study:
     demo = demo_study(n_speakers=6)
     return Study(demo.conditions[:2], name=name, settings=StudySettings(bootstrap=20, seed=3))
@@ -57,7 +53,7 @@ def test_report_page_renders_settings_and_asks_to_build():
     assert at.number_input(key="vm_report_seed").value == 0
     assert at.number_input(key="vm_report_folds").value == 0
     assert "Build the report" in at.info[0].value
-    assert "200 bootstrap replicates, seed 0, no cross-calibration" in _text(at.caption)
+    assert "200 bootstrap replicates, seed 0, no cross-calibration" in text_of(at.caption)
     assert not at.error
 
 
@@ -69,20 +65,20 @@ def test_build_report_shows_card_callouts_and_downloads():
     card = at.dataframe[0].value
     assert list(card["Condition"]) == ["plain", "random"]
     assert "LIDmax (bits)" in card.columns
-    assert "Threat call-outs" in _text(at.markdown)
+    assert "Threat call-outs" in text_of(at.markdown)
     keys = [b.key for b in at.main.get("download_button")]
     for key in DOWNLOADS:
         assert key in keys, f"{key} is missing"
     # PDF button with Chromium, else the caption that says why there is none
-    assert "vm_report_pdf" in keys or "PDF needs Chromium" in _text(at.caption)
-    assert "python -m voxmetrics report tiny.vxm --html report.html" in _text(at.code)
+    assert "vm_report_pdf" in keys or "PDF needs Chromium" in text_of(at.caption)
+    assert "python -m voxmetrics report tiny.vxm --html report.html" in text_of(at.code)
     # the tables for a paper: LaTeX by default, Markdown on demand
     assert "vm_report_tables_zip" in keys and "vm_report_table_file" in keys
-    assert "\\begin{tabular}" in _text(at.code) and "\\toprule" in _text(at.code)
+    assert "\\begin{tabular}" in text_of(at.code) and "\\toprule" in text_of(at.code)
     at.radio(key="vm_report_table_format").set_value("markdown").run()
     assert not at.exception
     at.selectbox(key="vm_report_table").set_value("zebra").run()
-    assert "| Condition | EER | D_ECE (bits) |" in _text(at.code)
+    assert "| Condition | EER | D_ECE (bits) |" in text_of(at.code)
     # the report stays built while the study does not change
     at.run()
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "random"]
@@ -193,13 +189,13 @@ def test_without_chromium_the_pages_say_what_is_missing(monkeypatch):
     assert not at.exception
     keys = [b.key for b in at.main.get("download_button")]
     assert "vm_report_pdf" not in keys and "vm_report_html" in keys
-    assert "PDF needs Chromium" in _text(at.caption)
+    assert "PDF needs Chromium" in text_of(at.caption)
     # figure downloads fall back to HTML and say so
     at.switch_page("pages/1_Overview.py").run()
     assert not at.exception
     keys = [b.key for b in at.main.get("download_button")]
     assert "vm_dl_report_card.html" in keys and "vm_dl_report_card.png" not in keys
-    assert "PNG and SVG export need Chromium" in _text(at.caption)
+    assert "PNG and SVG export need Chromium" in text_of(at.caption)
 
 
 def test_the_report_compares_against_the_chosen_reference(monkeypatch):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_cases import APP, open_page
+from app_cases import APP, open_page, text_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.sbls import Attack, embeddings_attack
@@ -47,10 +47,6 @@ def _components(at: AppTest) -> pd.DataFrame:
     return df
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def _predictions_csv(attack: Attack) -> bytes:
     rows = [
         (u, a, c, float(p.scores[i, k]))
@@ -76,12 +72,12 @@ def test_page_runs_on_the_demo_with_intervals():
     assert df["SBLS CI"].str.match(r"^\[0\.\d{3}, [01]\.\d{3}\]$").all()
     assert (df["Groups used"] == "6 of 6").all()  # smallest demo subgroup: 36 >= 30
     assert (df["Attacker"] == "anonymised (own dev)").all()  # the default attacker
-    info = _text(at.info)
+    info = text_of(at.info)
     assert "higher = more protection" in info and "LID" in info
-    markdown = _text(at.markdown)
+    markdown = text_of(at.markdown)
     assert "**Attacker:**" in markdown and "plain" in markdown
     assert "Minimum group size." in markdown and "36 eval utterances from 3" in markdown
-    assert "speaker-level bootstrap, 8 replicates" in _text(at.caption)
+    assert "speaker-level bootstrap, 8 replicates" in text_of(at.caption)
     # the identity table: SBLS beside EER and LIDmax for every condition
     identity = at.dataframe[-1].value
     assert list(identity.columns[:5]) == ["Condition", "SBLS", "P_attr", "EER", "LIDmax (bits)"]
@@ -103,7 +99,7 @@ def test_default_replicates_give_every_number_its_interval_from_the_library(demo
     at = _page(boot=None)
     assert at.session_state["vm_sbls_boot"] == DEFAULT_REPLICATES == 200
     df = _components(at).set_index("Condition")
-    assert "speaker-level bootstrap, 200 replicates" in _text(at.caption)
+    assert "speaker-level bootstrap, 200 replicates" in text_of(at.caption)
     ivs = sbls_intervals(default_attack(demo.get("anon-mild")), SBLSOptions(), n_boot=200)
     for key, label in (("sbls", "SBLS"), ("p_attr", "P_attr"), ("p_subgroup", "P_subgroup")):
         iv = ivs[key]
@@ -118,7 +114,7 @@ def test_switching_the_attacker_retrains_it():
     informed = _components(at).set_index("Condition")
     assert (informed["Attacker"] == "anonymised (own dev)").all()
     assert at.selectbox(key="vm_sbls_original").disabled
-    assert "own anonymised dev speech" in _text(at.markdown)
+    assert "own anonymised dev speech" in text_of(at.markdown)
     at.radio(key="vm_sbls_attacker").set_value("original").run()
     assert not at.exception and not at.error
     original = _components(at).set_index("Condition")
@@ -133,7 +129,7 @@ def test_options_reach_the_score():
     assert not at.error
     df = _components(at)
     assert (df["Groups used"] != "6 of 6").all()  # the 36-utterance group is left out
-    warning = _text(at.warning)
+    warning = text_of(at.warning)
     assert "Left out of P_subgroup (fewer than 40 utterances)" in warning
     assert "M · 56\\+ (n = 36)" in warning
 
@@ -208,7 +204,7 @@ def test_score_only_study_explains_and_accepts_uploads(demo):
     )
     at = _page(study=scores_only)
     assert not at.error
-    info = _text(at.info)
+    info = text_of(at.info)
     assert "scores\\-only" in info and "no utterance embeddings" in info
     assert "Upload the predictions" in info
     assert not at.dataframe  # nothing to score yet
@@ -231,7 +227,7 @@ def test_score_only_study_explains_and_accepts_uploads(demo):
     assert (df.loc[0, "P_attr"], df.loc[0, "P_subgroup"]) == (0.0, 0.0)
     assert 0.0 < df.loc[0, "P_assoc"] < 0.1
     assert df.loc[0, "SBLS"] == pytest.approx(0.4 * df.loc[0, "P_assoc"])
-    assert "no class scores, so no AUC matrix" in _text(at.info)
+    assert "no class scores, so no AUC matrix" in text_of(at.info)
 
 
 # ---------------------------------------------------------------- identity numbers on request
@@ -248,7 +244,7 @@ def test_identity_numbers_are_on_request_beyond_the_threshold(monkeypatch, demo)
     monkeypatch.setattr(sbls_page, "AUTO_IDENTITY_SPEAKERS", 10)  # the demo has 40
     at = _page()
     assert not _identity_shown(at)
-    assert "The identity numbers are off: with 40 trial speakers" in _text(at.info)
+    assert "The identity numbers are off: with 40 trial speakers" in text_of(at.info)
     at.toggle(key=sbls_page.IDENTITY_KEY).set_value(True).run()
     assert not at.exception, at.exception
     identity = at.dataframe[-1].value

@@ -9,7 +9,7 @@ tests/plots/test_srd.py (AppTest cannot see them).
 from __future__ import annotations
 
 import pytest
-from app_cases import APP, clear_app_caches
+from app_cases import APP, clear_app_caches, text_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis import srd as analysis
@@ -40,10 +40,6 @@ def _srd_page() -> AppTest:
     return at
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def _stats_table(at: AppTest):
     return at.dataframe[0].value
 
@@ -68,7 +64,7 @@ def test_srd_page_runs_on_the_demo():
     assert set(df["Fit"]) <= {"–", "converged", "did not converge"}
     # the demo has 320 trials for N = 40 ranks: sparse, the model should be preferred
     assert "Prefer the model" in at.info[0].value
-    assert "left out of the data lines" in _text(at.caption)
+    assert "left out of the data lines" in text_of(at.caption)
     # the per-speaker view: 40 speakers of the first condition, their table
     speakers = at.dataframe[2].value
     assert len(speakers) == 40 and speakers["n_trials"].sum() == 320
@@ -83,7 +79,7 @@ def test_srd_page_runs_on_the_demo():
     assert at.selectbox(key="vm_srd_speaker_condition").value == "plain"
     # 40 trial speakers, within AUTO_SPEAKER_MODELS: the per-speaker models are on by default
     assert at.toggle(key="vm_srd_speaker_models").value is True
-    assert "per-speaker view is off" not in _text(at.info)
+    assert "per-speaker view is off" not in text_of(at.info)
     assert not at.error
 
 
@@ -101,7 +97,7 @@ def test_choosing_another_speaker_and_condition():
     assert not at.exception
     at.radio(key="vm_srd_speaker_source").set_value("empirical").run()
     assert not at.exception
-    assert "converged" in _text(at.caption)
+    assert "converged" in text_of(at.caption)
 
 
 def test_all_five_losses_and_linear_axes():
@@ -112,7 +108,7 @@ def test_all_five_losses_and_linear_axes():
     assert list(df["Source"]) == (["data"] + [f"{loss} model" for loss in LOSSES]) * 5
     at.toggle(key="vm_srd_log").set_value(False).run()
     assert not at.exception
-    assert "left out of the data lines" not in _text(at.caption)
+    assert "left out of the data lines" not in text_of(at.caption)
 
 
 def test_fewer_conditions_and_none():
@@ -155,7 +151,7 @@ def test_the_per_speaker_models_are_on_request_beyond_the_size_limit(monkeypatch
     assert not at.error
     assert at.toggle(key="vm_srd_speaker_models").value is False
     assert not _SPEAKER_SRD_CALLS  # nothing fitted per speaker
-    assert "The per-speaker view is off: plain has 40 trial speakers" in _text(at.info)
+    assert "The per-speaker view is off: plain has 40 trial speakers" in text_of(at.info)
     assert [s.value for s in at.subheader][-1] == "Per speaker"
     assert len(at.dataframe) == 2  # the statistics and against chance: no speaker table
     assert not [b for b in at.selectbox if b.key == "vm_srd_speaker_plain"]
@@ -165,13 +161,13 @@ def test_the_per_speaker_models_are_on_request_beyond_the_size_limit(monkeypatch
 
     at.selectbox(key="vm_srd_speaker_condition").select("anon-leaky").run()
     assert not at.exception and not at.error
-    assert r"The per-speaker view is off: anon\-leaky has 40 trial speakers" in _text(at.info)
+    assert r"The per-speaker view is off: anon\-leaky has 40 trial speakers" in text_of(at.info)
     assert not _SPEAKER_SRD_CALLS
 
     at.toggle(key="vm_srd_speaker_models").set_value(True).run()
     assert not at.exception and not at.error
     assert len(_SPEAKER_SRD_CALLS) == 1  # the chosen condition's models, once
-    assert "per-speaker view is off" not in _text(at.info)
+    assert "per-speaker view is off" not in text_of(at.info)
     speakers = at.dataframe[2].value
     assert len(speakers) == 40 and speakers["n_trials"].sum() == 320
     assert at.selectbox(key="vm_srd_speaker_anon-leaky").value == "eval-spk000"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from app_cases import APP
+from app_cases import APP, open_page, table_with, text_of, unescaped_text
 from streamlit.testing.v1 import AppTest
 from verdict_cases import two_system_study
 
@@ -50,11 +50,6 @@ def _metric_rows(at: AppTest) -> list[dict[str, str]]:
     return rows
 
 
-def _text(elements) -> str:
-    """The elements' text with Markdown escapes removed."""
-    return "\n".join(str(e.value) for e in elements).replace("\\", "")
-
-
 def _edited_example(cells: dict[tuple[str, str], float]) -> pd.DataFrame:
     """The paper's example as the page keeps it, with ``{(trial, column): value}`` replaced."""
     frame = pd.DataFrame(
@@ -78,7 +73,7 @@ def test_page_renders_every_section_on_the_demo():
     assert not at.error
     rows = _metric_rows(at)
     assert len(rows) == 2  # the example and the generator
-    text = _text(at.markdown)
+    text = unescaped_text(at.markdown)
     for term in ("Singling out", "Linkability", "Inference", "1-to-N search", "Recital 26"):
         assert term in text
     assert "Opinion 05/2014" in text
@@ -95,7 +90,7 @@ def test_paper_example_numbers_come_from_the_library():
     assert example["ROCCH-EER"] == "0.375"
     assert example["Chance (1/N)"] == "0.250"
     assert example["ALID (bits)"] == example["LIDmax (bits)"] == "1.87"
-    assert "4 of 4" in _text(at.markdown)
+    assert "4 of 4" in unescaped_text(at.markdown)
     assert at.slider(key="vm_threat_w").value == 1.5
 
 
@@ -125,7 +120,7 @@ def test_invalid_edits_show_a_message_not_a_traceback(cells, message):
     at.session_state[MATRIX_KEY] = _edited_example(cells)
     at.switch_page(THREAT_PAGE).run()
     assert not at.exception, at.exception
-    errors = _text(at.error)
+    errors = unescaped_text(at.error)
     assert message in errors
     # the example's metrics are gone, the generator's remain; the other sections still render
     assert len(_metric_rows(at)) == 1
@@ -190,7 +185,7 @@ def test_generator_without_margin_or_noise_explains():
     at.slider(key="vm_threat_margin").set_value(0.0).run()
     at.slider(key="vm_threat_noise").set_value(0.0).run()
     assert not at.exception
-    assert "no noise and no margin" in _text(at.error)
+    assert "no noise and no margin" in unescaped_text(at.error)
     assert len(_metric_rows(at)) == 1
 
 
@@ -201,8 +196,8 @@ def test_anon_leaky_is_called_out_on_the_demo():
     at = _threat_page()
     callouts = [w for w in at.warning if "looks private on the EER" in str(w.value)]
     assert len(callouts) == 1
-    assert "anon-leaky" in _text(callouts)
-    assert "LIDmax" in _text(callouts) and "chance" in _text(callouts)
+    assert "anon-leaky" in unescaped_text(callouts)
+    assert "LIDmax" in unescaped_text(callouts) and "chance" in unescaped_text(callouts)
     worst = [d.value for d in at.dataframe if "margin" in d.value.columns]
     assert len(worst) == 1
     assert list(worst[0]["LID (bits)"]) == sorted(worst[0]["LID (bits)"], reverse=True)
@@ -222,8 +217,8 @@ def test_condition_without_dev_is_checked_on_linkability_only():
         conditions=(Condition("leaky-no-dev", eval=demo.get("anon-leaky").eval),), name="nodev"
     )
     at = _threat_page(study)
-    assert "leaky-no-dev" in _text(at.warning)  # still called out, on linkability
-    assert "no dev set, so no LID" in _text(at.caption)
+    assert "leaky-no-dev" in unescaped_text(at.warning)  # still called out, on linkability
+    assert "no dev set, so no LID" in unescaped_text(at.caption)
 
 
 def test_the_studys_settings_reach_the_checked_numbers():
@@ -236,7 +231,7 @@ def test_the_studys_settings_reach_the_checked_numbers():
     checked = next(d.value for d in at.dataframe if "Called out" in d.value.columns)
     expected = evaluate_condition(cond, cross_calibrate=3).lid.lid_max
     assert checked["LIDmax (bits)"].tolist() == [expected]
-    assert "no dev set, so no LID" not in _text(at.caption)
+    assert "no dev set, so no LID" not in unescaped_text(at.caption)
 
 
 def test_a_report_another_page_evaluated_is_read_not_evaluated_again(monkeypatch):
@@ -260,7 +255,7 @@ def test_no_callout_says_what_was_checked():
     demo = demo_study()
     at = _threat_page(Study(conditions=(demo.get("plain"), demo.get("random")), name="safe"))
     assert not [w for w in at.warning if "looks private" in str(w.value)]
-    success = _text(at.success)
+    success = unescaped_text(at.success)
     assert "No condition crosses the thresholds" in success
     assert "EER ≥ 0.45" in success and "LIDmax ≥ 1 bit" in success
 
@@ -270,36 +265,19 @@ def test_empty_study_keeps_sections_one_to_three():
     assert [h.value for h in at.header] == HEADERS
     assert len(_metric_rows(at)) == 2
     assert _metric_rows(at)[0]["EER"] == "0.500"
-    info = _text(at.info)
+    info = unescaped_text(at.info)
     assert "no conditions yet" in info and "example and the generator above" in info
     assert not at.dataframe or all("Called out" not in d.value.columns for d in at.dataframe)
 
 
-def _two_systems_page(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.session_state[STUDY_KEY] = two_system_study()
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _plain_text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
-def _table(at: AppTest, column: str):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
-
-
 @pytest.mark.filterwarnings("ignore::voxmetrics.errors.VoxMetricsWarning")
 def test_who_stays_exposed_and_the_verdicts_checked():
-    at = _two_systems_page("pages/9_Threat_model.py")
+    at = open_page("pages/9_Threat_model.py", two_system_study(), timeout=180)
     assert not at.error
-    assert "#### Who stays exposed" in _plain_text(at.markdown)
-    exposed = _table(at, "Exposed under")
+    assert "#### Who stays exposed" in text_of(at.markdown)
+    exposed = table_with(at, "Exposed under")
     assert exposed["Exposed under"].is_monotonic_decreasing
     assert "original: rank-1 rate" not in exposed.columns  # the original speech left out
     assert {"Sex", "Age group"} <= set(exposed.columns)
-    checked = _table(at, "Called out")
+    checked = table_with(at, "Called out")
     assert {"LIDmax verdict", "Linkability verdict"} <= set(checked.columns)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_cases import APP, open_page
+from app_cases import APP, open_page, text_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.zebra import worst_trial
@@ -31,10 +31,6 @@ def _page(*, boot: int | None = None) -> AppTest:
     return open_page(ZEBRA, timeout=90, state=None if boot is None else {"vm_zebra_boot": boot})
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def test_page_runs_on_the_demo_with_intervals():
     at = _page()
     assert not at.error
@@ -47,7 +43,7 @@ def test_page_runs_on_the_demo_with_intervals():
     ]
     assert at.multiselect(key="vm_zebra_conditions").value == DEMO_NAMES
     assert at.number_input(key="vm_zebra_boot").value == 200
-    intro = _text(at.markdown)
+    intro = text_of(at.markdown)
     assert "0.721" in intro and "zero evidence" in intro and "log10 l" in intro
 
     df = at.dataframe[0].value
@@ -62,7 +58,7 @@ def test_page_runs_on_the_demo_with_intervals():
         assert row["D_ECE 95% low"] <= row["D_ECE 95% high"]
         assert row["|log10 LR| q95 95% low"] <= row["|log10 LR| q95 95% high"]
         assert row["|log10 LR| q95"] <= row["log10 l"]
-    assert "200 speaker-level bootstrap replicates" in _text(at.caption)
+    assert "200 speaker-level bootstrap replicates" in text_of(at.caption)
 
 
 def test_worst_case_names_the_trial():
@@ -72,7 +68,7 @@ def test_worst_case_names_the_trial():
     sm = demo_study().get(chosen.value).eval
     r = zebra(sm.tar, sm.non)
     worst = worst_trial(sm, r, pav_transform(sm.tar, sm.non))
-    text = _text(at.markdown)
+    text = text_of(at.markdown)
     assert f"`{worst.trial_id}`" in text
     table = at.dataframe[1].value
     assert table["Trial id"].tolist() == [worst.trial_id]
@@ -84,15 +80,15 @@ def test_worst_case_names_the_trial():
     r = zebra(sm.tar, sm.non)
     worst = worst_trial(sm, r, pav_transform(sm.tar, sm.non))
     assert at.dataframe[1].value["Trial id"].tolist() == [worst.trial_id]
-    assert "In **anon\\-leaky**" in _text(at.markdown)  # Markdown-escaped name
+    assert "In **anon\\-leaky**" in text_of(at.markdown)  # Markdown-escaped name
 
 
 def test_llr_checkbox_adds_the_actual_curves():
     at = _page(boot=0)
-    assert "Dashed: the actual ECE" not in _text(at.caption)
+    assert "Dashed: the actual ECE" not in text_of(at.caption)
     at.checkbox(key="vm_zebra_llr").check().run()
     assert not at.exception and not at.error
-    assert "Dashed: the actual ECE" in _text(at.caption)
+    assert "Dashed: the actual ECE" in text_of(at.caption)
     assert len(at.dataframe[0].value) == 5
 
 
@@ -108,7 +104,7 @@ def test_bootstrap_off_hides_the_intervals():
         "Tag",
         "Posterior odds (flat prior)",
     ]
-    assert "bootstrap replicates" not in _text(at.caption)
+    assert "bootstrap replicates" not in text_of(at.caption)
     # switching it on adds them
     at.number_input(key="vm_zebra_boot").set_value(50).run()
     assert not at.exception
@@ -123,7 +119,7 @@ def test_selection_narrows_the_table():
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "random"]
     at.multiselect(key="vm_zebra_conditions").set_value([]).run()
     assert not at.exception
-    assert "Pick at least one condition" in _text(at.info)
+    assert "Pick at least one condition" in text_of(at.info)
     assert not at.dataframe
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_cases import open_app, open_page
+from app_cases import open_app, open_page, text_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study, StudySettings
@@ -29,10 +29,6 @@ def _study(at: AppTest) -> Study:
     return at.session_state[STUDY_KEY]
 
 
-def _text(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def _small_study(name: str = "tiny") -> Study:
     demo = demo_study(n_speakers=6)
     return Study(demo.conditions[:2], name=name, settings=StudySettings(bootstrap=20, seed=3))
@@ -48,7 +44,7 @@ def test_changing_settings_updates_the_study():
     assert _study(at).settings == StudySettings(bootstrap=50, seed=7, cross_calibrate=5)
     assert _study(at).names == DEMO_NAMES  # the conditions are kept
     assert "Settings applied" in at.success[0].value
-    assert "50 bootstrap replicates, seed 7, 5-fold cross-calibration" in _text(at.caption)
+    assert "50 bootstrap replicates, seed 7, 5-fold cross-calibration" in text_of(at.caption)
 
 
 def test_the_lid_variant_is_a_study_setting():
@@ -58,18 +54,18 @@ def test_the_lid_variant_is_a_study_setting():
     at.button(key="vm_report_apply").click().run()
     assert not at.exception and not at.error
     assert _study(at).settings.lid_variant == "maximum-likelihood"
-    assert "LID variant maximum-likelihood" in _text(at.caption)
+    assert "LID variant maximum-likelihood" in text_of(at.caption)
 
 
 def test_tie_rule_setting_updates_the_study():
     at = _page()
     assert at.selectbox(key="vm_report_ties").value == "reference"
-    assert "ties as the reference code" in _text(at.caption)
+    assert "ties as the reference code" in text_of(at.caption)
     at.selectbox(key="vm_report_ties").set_value("attacker")
     at.button(key="vm_report_apply").click().run()
     assert not at.exception and not at.error
     assert _study(at).settings == StudySettings(ties="attacker")
-    assert "ties for the attacker" in _text(at.caption)
+    assert "ties for the attacker" in text_of(at.caption)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from app_cases import APP, PAGES, open_app, open_page
+from app_cases import APP, PAGES, open_app, open_page, text_of
 from hostile_inputs import compressed_bomb, deflate_bomb, tampered_study
 from streamlit.testing.v1 import AppTest
 
@@ -50,10 +50,6 @@ def test_subset_selector_restricts_every_page_and_persists():
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
 
 
-def _messages(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
 def test_rename_a_condition():
     at = open_app(timeout=30)
     at.selectbox(key="vm_manage_condition").select("random").run()
@@ -62,7 +58,7 @@ def test_rename_a_condition():
     assert not at.exception
     assert _study(at).names == ["plain", "noise", "anon-mild", "anon-strong", "anon-leaky"]
     assert "Renamed 'random' to 'noise'" in at.sidebar.success[0].value
-    assert "**noise**" in _messages(at.sidebar.markdown)
+    assert "**noise**" in text_of(at.sidebar.markdown)
     # renaming keeps the cached metrics valid: the overview shows the new name
     at.switch_page(OVERVIEW).run()
     assert list(at.dataframe[0].value["Condition"])[1] == "noise"
