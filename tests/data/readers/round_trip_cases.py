@@ -1,4 +1,5 @@
-"""Hypothesis strategies of the readers' round-trip tests: score matrices with awkward labels."""
+"""What the readers' round-trip tests share: score matrices with awkward labels (a hypothesis
+strategy), one without its attributes, and the check that two are the same, order included."""
 
 from __future__ import annotations
 
@@ -31,3 +32,22 @@ def studies(draw, *, whitespace: bool = True):
         enrol_speakers=enrol,
         attributes=attrs,
     )
+
+
+def without_attributes(sm: ScoreMatrix) -> ScoreMatrix:
+    """``sm`` without its per-trial attributes (formats that cannot hold them)."""
+    return ScoreMatrix.from_arrays(
+        sm.scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=sm.enrol_speakers,
+    )
+
+
+def assert_same_matrix(a: ScoreMatrix, b: ScoreMatrix) -> None:
+    """``a`` equals ``b``, with their trials and identities in the same order."""
+    assert a.equals(b)
+    # the readers keep the order of first appearance, and scores are written exactly
+    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
+    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
+    np.testing.assert_array_equal(a.scores, b.scores)

@@ -18,7 +18,6 @@ import voxmetrics.data.readers.detect as detect_module
 from tests.data.readers.input_error_cases import input_error, long_csv, savez_bytes
 from voxmetrics.data import (
     FORMATS,
-    ScoreMatrix,
     detect_format,
     read_scores,
     read_table,
@@ -26,6 +25,8 @@ from voxmetrics.data import (
 )
 from voxmetrics.data.readers import read_embeddings
 from voxmetrics.errors import VoxMetricsInputError
+
+from .round_trip_cases import assert_same_matrix, without_attributes
 
 
 def test_detection_by_content_not_extension(small_sm, small_es, tmp_path):
@@ -46,12 +47,12 @@ def test_detection_by_content_not_extension(small_sm, small_es, tmp_path):
         assert detect_format((tmp_path / name).read_bytes(), name) == fmt, name
         assert fmt in FORMATS
     # the readers use the same detection
-    _same(read_scores(tmp_path / "s.bin"), small_sm)
-    _same(read_scores(tmp_path / "s.dat"), small_sm)
-    _same(read_scores(tmp_path / "s"), small_sm)
-    _same(
+    assert_same_matrix(read_scores(tmp_path / "s.bin"), small_sm)
+    assert_same_matrix(read_scores(tmp_path / "s.dat"), small_sm)
+    assert_same_matrix(read_scores(tmp_path / "s"), small_sm)
+    assert_same_matrix(
         read_scores(tmp_path / "k.csv", trials=tmp_path / "k.csv.key"),
-        _without_attributes(small_sm),
+        without_attributes(small_sm),
     )
 
 
@@ -86,23 +87,6 @@ def test_utf8_is_checked_in_pieces_at_the_same_byte(monkeypatch, size):
         with pytest.raises(VoxMetricsInputError, match=f"at byte offset {start} \\(line {line}\\)"):
             detect_module.check_utf8(data, "f")
     detect_module.check_utf8("é€😀 ok\n".encode() * 5, "f")
-
-
-def _without_attributes(sm: ScoreMatrix) -> ScoreMatrix:
-    return ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-    )
-
-
-def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
-    assert a.equals(b)
-    # the readers keep the order of first appearance, and scores are written exactly
-    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
-    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
-    np.testing.assert_array_equal(a.scores, b.scores)
 
 
 META = b"utt_id,speaker,role,split\n" + b"".join(

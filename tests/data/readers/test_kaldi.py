@@ -22,43 +22,26 @@ import voxmetrics.data.readers.kaldi as kaldi_reader
 from tests.data.readers.input_error_cases import KALDI_KEY, KALDI_SCORES, input_error
 from voxmetrics.cli import main
 from voxmetrics.data import (
-    ScoreMatrix,
     read_scores,
     write_scores,
 )
 from voxmetrics.errors import ExcludedTrialsWarning, IncompleteScoresWarning, VoxMetricsInputError
 
+from .round_trip_cases import assert_same_matrix, without_attributes
 from .round_trip_cases import studies as _studies
-
-
-def _without_attributes(sm: ScoreMatrix) -> ScoreMatrix:
-    return ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-    )
-
-
-def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
-    assert a.equals(b)
-    # the readers keep the order of first appearance, and scores are written exactly
-    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
-    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
-    np.testing.assert_array_equal(a.scores, b.scores)
 
 
 def test_kaldi_round_trip_with_key(small_sm, tmp_path):
     path = tmp_path / "study.scores"
     written = write_scores(small_sm, path, format="kaldi")
     assert written == [path, tmp_path / "study.scores.key"]
-    expected = _without_attributes(small_sm)  # Kaldi files cannot hold attributes
+    expected = without_attributes(small_sm)  # Kaldi files cannot hold attributes
     for got in (
         read_scores(path, trials=written[1]),
         read_scores(path, trials=written[1], format="kaldi"),
         read_scores(path.read_bytes(), trials=written[1].read_bytes()),
     ):
-        _same(got, expected)
+        assert_same_matrix(got, expected)
         assert got.attributes == {}
     lines = written[1].read_text().splitlines()
     assert len(lines) == small_sm.n_trials * small_sm.n_enrolled
@@ -75,10 +58,10 @@ def test_kaldi_round_trip_with_utt2spk(small_sm, tmp_path):
         )
         + "enrol_only_utt spk0\n"  # utterances that are not trials are ignored
     )
-    _same(read_scores(path, trials=u2s), _without_attributes(small_sm))
-    _same(
+    assert_same_matrix(read_scores(path, trials=u2s), without_attributes(small_sm))
+    assert_same_matrix(
         read_scores(path.read_bytes(), trials=u2s.read_bytes(), format="kaldi"),
-        _without_attributes(small_sm),
+        without_attributes(small_sm),
     )
 
 
@@ -108,7 +91,7 @@ def test_kaldi_key_may_be_uppercase_and_crlf():
 def test_any_kaldi_labels_round_trip_exactly(sm):
     with tempfile.TemporaryDirectory() as tmp:
         scores, key = write_scores(sm, Path(tmp) / "s", format="kaldi")
-        _same(read_scores(scores.read_bytes(), trials=key.read_bytes()), sm)
+        assert_same_matrix(read_scores(scores.read_bytes(), trials=key.read_bytes()), sm)
 
 
 def test_numeric_looking_labels_stay_text():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 from hostile_inputs import (
@@ -11,12 +10,13 @@ from hostile_inputs import (
 
 from tests.data.readers.input_error_cases import GOOD_ROWS, LONG_HEADER, input_error, long_csv
 from voxmetrics.data import (
-    ScoreMatrix,
     read_scores,
     write_scores,
 )
 from voxmetrics.errors import ExcludedTrialsWarning, IncompleteScoresWarning, VoxMetricsInputError
 from voxmetrics.limits import Limits, use_limits
+
+from .round_trip_cases import assert_same_matrix
 
 
 def test_sparse_csv_keeps_refusing_duplicates_and_nan():
@@ -30,14 +30,6 @@ def test_sparse_csv_keeps_refusing_duplicates_and_nan():
     only_mated = "trial_id,trial_speaker,enrol_speaker,score\nt1,a,a,0.9\nt2,b,b,0.8\n"
     with pytest.raises(VoxMetricsInputError, match=r"s\.csv: no non-mated pair is listed"):
         read_scores(only_mated.encode(), name="s.csv")
-
-
-def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
-    assert a.equals(b)
-    # the readers keep the order of first appearance, and scores are written exactly
-    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
-    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
-    np.testing.assert_array_equal(a.scores, b.scores)
 
 
 def test_long_csv_keeps_order_of_first_appearance():
@@ -93,7 +85,7 @@ def test_fast_csv_path_equals_the_reference_path(small_sm, tmp_path):
     data = path.read_bytes().replace(b"utt001", b"0012")  # a numeric-looking trial id
     fast = scores_from_long(*read_csv_rows(data, "s.csv", categorical=True))
     ref = scores_from_long(*read_csv_rows(data, "s.csv", categorical=False))
-    _same(fast, ref)
+    assert_same_matrix(fast, ref)
     assert "0012" in fast.trial_ids
     for k in ref.attributes:
         assert fast.attributes[k].tolist() == ref.attributes[k].tolist()

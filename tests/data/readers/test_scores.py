@@ -19,12 +19,12 @@ from sparse_cases import (
 
 from tests.data.readers.input_error_cases import GOOD_ROWS, KALDI_KEY, input_error, long_csv
 from voxmetrics.data import (
-    ScoreMatrix,
     read_scores,
     write_scores,
 )
 from voxmetrics.errors import IncompleteScoresWarning
 
+from .round_trip_cases import assert_same_matrix
 from .round_trip_cases import studies as _studies
 
 
@@ -58,14 +58,6 @@ def test_every_format_reads_the_same_sparse_list():
 SUFFIX = {"csv": ".csv", "parquet": ".parquet", "npz": ".npz", "kaldi": ".scores"}
 
 
-def _same(a: ScoreMatrix, b: ScoreMatrix) -> None:
-    assert a.equals(b)
-    # the readers keep the order of first appearance, and scores are written exactly
-    np.testing.assert_array_equal(a.trial_ids, b.trial_ids)
-    np.testing.assert_array_equal(a.enrol_speakers, b.enrol_speakers)
-    np.testing.assert_array_equal(a.scores, b.scores)
-
-
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "npz"])
 def test_scores_round_trip(small_sm, tmp_path, fmt):
     path = tmp_path / f"study{SUFFIX[fmt]}"
@@ -78,7 +70,7 @@ def test_scores_round_trip(small_sm, tmp_path, fmt):
         read_scores(data),
         read_scores(data, format=fmt, name="upload"),
     ):
-        _same(got, small_sm)
+        assert_same_matrix(got, small_sm)
         assert set(got.attributes) == {"sex", "age_group"}
         assert got.n_excluded_trials == 0
     assert read_scores(path).source == path.name
@@ -92,7 +84,7 @@ def test_any_labels_and_scores_round_trip_exactly(sm):
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in ("csv", "parquet", "npz"):
             (path,) = write_scores(sm, Path(tmp) / f"s.{fmt}", format=fmt)
-            _same(read_scores(path.read_bytes()), sm)
+            assert_same_matrix(read_scores(path.read_bytes()), sm)
 
 
 # ----------------------------------------------------------------------------------------------
