@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.data.readers.input_error_cases import npz_score_file
 from voxmetrics import (
     VoxMetricsInputError,
     baseline_metrics,
@@ -111,25 +112,12 @@ def test_check_matrix_remembers_only_matrices_that_cannot_change():
         check_matrix(view, t)
 
 
-def _npz(path, scores):
-    t, n = scores.shape
-    enrol = np.array([f"s{j}" for j in range(n)])
-    np.savez(
-        path,
-        scores=scores,
-        trial_ids=np.array([f"u{i}" for i in range(t)]),
-        trial_speakers=enrol[np.arange(t) % n],
-        enrol_speakers=enrol,
-    )
-    return path
-
-
 def test_npz_matrix_is_known_finite_and_not_summed_again(tmp_path):
     from voxmetrics.data import _finite, model, read_scores
     from voxmetrics.metrics._validation import check_matrix
 
     s = np.arange(12, dtype=np.float32).reshape(4, 3) - np.float32(-0.0)
-    sm = read_scores(_npz(tmp_path / "x.npz", s))
+    sm = read_scores(npz_score_file(tmp_path / "x.npz", s))
     assert _finite.known_finite(sm.scores) and _finite.frozen(sm.scores)
     # the metrics take it as it is, known finite: not summed again
     got, _ = check_matrix(sm.scores, sm.targets)

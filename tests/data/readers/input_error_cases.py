@@ -39,6 +39,20 @@ def savez_bytes(**arrays) -> bytes:
     return buf.getvalue()
 
 
+def npz_score_file(path, scores):
+    """A score NPZ of ``scores`` at ``path`` (trial i spoken by enrolled speaker i mod N)."""
+    t, n = scores.shape
+    enrol = np.array([f"s{j}" for j in range(n)])
+    np.savez(
+        path,
+        scores=scores,
+        trial_ids=np.array([f"u{i}" for i in range(t)]),
+        trial_speakers=enrol[np.arange(t) % n],
+        enrol_speakers=enrol,
+    )
+    return path
+
+
 def input_error(match: str):
     """``pytest.raises`` of a VoxMetricsInputError whose message matches ``match``."""
     return pytest.raises(VoxMetricsInputError, match=match)

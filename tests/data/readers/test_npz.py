@@ -14,7 +14,7 @@ from hostile_inputs import (
     zip_of,
 )
 
-from tests.data.readers.input_error_cases import input_error, savez_bytes
+from tests.data.readers.input_error_cases import input_error, npz_score_file, savez_bytes
 from voxmetrics.data import read_embeddings, read_scores
 from voxmetrics.errors import IncompleteScoresWarning, VoxMetricsInputError
 
@@ -195,19 +195,6 @@ def test_npz_non_numeric_scores():
         read_scores(data, name="s.npz")
 
 
-def _npz_file(path, scores):
-    t, n = scores.shape
-    enrol = np.array([f"s{j}" for j in range(n)])
-    np.savez(
-        path,
-        scores=scores,
-        trial_ids=np.array([f"u{i}" for i in range(t)]),
-        trial_speakers=enrol[np.arange(t) % n],
-        enrol_speakers=enrol,
-    )
-    return path
-
-
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
 def test_non_finite_npz_gives_the_same_message(tmp_path, bad):
     from voxmetrics.data import read_scores
@@ -215,7 +202,7 @@ def test_non_finite_npz_gives_the_same_message(tmp_path, bad):
     s = np.zeros((4, 3), dtype=np.float32)
     s[2, 1] = bad
     with pytest.raises(VoxMetricsInputError) as exc:
-        read_scores(_npz_file(tmp_path / "x.npz", s))
+        read_scores(npz_score_file(tmp_path / "x.npz", s))
     if np.isnan(bad):
         assert str(exc.value).startswith(
             "x.npz: array 'scores' holds 1 NaN value(s) of T x N = 4 x 3 = 12 (first: row 3, "
