@@ -45,17 +45,28 @@ def table_with(at: AppTest, column: str) -> Any:
 
 
 def open_app(
-    study: Study | None = None, *, timeout: float = 60, state: Mapping[str, Any] | None = None
+    study: Study | None = None,
+    *,
+    timeout: float = 60,
+    state: Mapping[str, Any] | None = None,
+    before_first_run: bool = False,
 ) -> AppTest:
     """The app run once (its home page, without an exception), then ``study`` (the session's
-    study) and ``state`` (other session keys, e.g. a page's settings) put in its session."""
+    study) and ``state`` (other session keys, e.g. a page's settings) put in its session.
+
+    ``before_first_run``: they are put there before that run (which then never loads the demo).
+    """
     at = AppTest.from_file(APP, default_timeout=timeout)
-    at.run()
-    assert not at.exception, at.exception
+    if not before_first_run:
+        at.run()
+        assert not at.exception, at.exception
     for key, value in (state or {}).items():
         at.session_state[key] = value
     if study is not None:
         at.session_state[STUDY_KEY] = study
+    if before_first_run:
+        at.run()
+        assert not at.exception, at.exception
     return at
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import streamlit as st
-from app_cases import APP, open_page, text_of
+from app_cases import open_app, open_page, text_of
 from extractor_cases import voice
 from metric_registry import forget_unimportable_modules
 from streamlit.testing.v1 import AppTest
@@ -145,17 +145,8 @@ pytestmark = pytest.mark.usefixtures("fresh_app_caches")
 TIMEOUT = 240
 
 
-def _app(study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_the_embeddings_page_asks_for_the_attribute_columns():
-    at = _app(Study())
+    at = open_app(timeout=TIMEOUT, before_first_run=True, study=Study())
     at.switch_page("pages/8_Embeddings.py").run()
     assert not at.exception
     intro = "\n".join(str(m.value) for m in at.markdown)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_cases import APP, open_page, text_of
+from app_cases import APP, open_app, open_page, text_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.analysis.sbls import Attack, embeddings_attack
@@ -14,7 +14,6 @@ from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.study import Condition, Study
 from voxmetrics.metrics.sbls import DEFAULT_ATTACKER
 from voxmetrics.synth import demo_study
-from voxmetrics.ui.state import STUDY_KEY
 
 PAGE = "pages/7_Soft_biometrics.py"
 DEMO_NAMES = ["plain", "random", "anon-mild", "anon-strong", "anon-leaky"]
@@ -271,15 +270,6 @@ def test_identity_numbers_another_page_computed_are_shown_at_once(monkeypatch):
 TIMEOUT = 240
 
 
-def _app(study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_a_condition_without_attribute_labels_is_an_info_not_an_error():
     demo = demo_study(n_speakers=5)
     plain = demo.get("plain")
@@ -290,7 +280,9 @@ def test_a_condition_without_attribute_labels_is_an_info_not_an_error():
     unlabelled = Condition(
         "unlabelled", eval=bare.score_matrix("eval"), dev=bare.score_matrix("dev"), embeddings=bare
     )
-    at = _app(Study(conditions=(plain, unlabelled)))
+    at = open_app(
+        timeout=TIMEOUT, before_first_run=True, study=Study(conditions=(plain, unlabelled))
+    )
     at.switch_page("pages/7_Soft_biometrics.py").run()
     assert not at.exception
     # (plain's 5 speakers are too few for P_subgroup: that error is about group sizes)

@@ -7,7 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from app_cases import APP, PAGES, open_app, open_page, text_of
+from app_cases import PAGES, open_app, open_page, text_of
 from hostile_inputs import compressed_bomb, deflate_bomb, tampered_study
 from streamlit.testing.v1 import AppTest
 
@@ -93,17 +93,8 @@ def test_remove_a_condition_asks_for_confirmation():
 TIMEOUT = 240
 
 
-def _app_with_study(study: Study | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    if study is not None:
-        at.session_state[STUDY_KEY] = study
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_one_click_replaces_the_demo_with_a_new_empty_study():
-    at = _app_with_study()
+    at = open_app(timeout=TIMEOUT, before_first_run=True)
     assert _study(at).name == "demo" and len(_study(at)) == 5
     at.button(key="vm_sidebar_new").click().run()
     assert not at.exception
@@ -112,13 +103,13 @@ def test_one_click_replaces_the_demo_with_a_new_empty_study():
     at.switch_page("pages/1_Overview.py").run()
     assert "no conditions yet" in at.info[0].value
     # the home page has the same action
-    at = _app_with_study()
+    at = open_app(timeout=TIMEOUT, before_first_run=True)
     at.button(key="vm_home_new").click().run()
     assert len(_study(at)) == 0
 
 
 def test_the_study_can_be_renamed_and_the_name_follows_it():
-    at = _app_with_study(Study(name="demo"))
+    at = open_app(timeout=TIMEOUT, before_first_run=True, study=Study(name="demo"))
     assert at.text_input(key="vm_study_name").value == "demo"
     at.text_input(key="vm_study_name").set_value("McAdams on LibriSpeech").run()
     assert not at.exception
