@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from voxmetrics._version import __version__
 
@@ -83,3 +87,22 @@ def test_metadata_license_and_single_version():
     assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
     assert PROJECT["authors"] and PROJECT["requires-python"] == ">=3.11"
     assert not any("License ::" in c for c in PROJECT["classifiers"])  # the SPDX field says it
+
+
+def _git(*args: str) -> str:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing tracked to check")
+    return subprocess.run(
+        ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_the_repository_tracks_no_link_and_nothing_it_ignores():
+    # A committed `.venv` link once made CI's `python3 -m venv .venv` fail on a clean clone.
+    links = [
+        line.split("\t", 1)[1]
+        for line in _git("ls-files", "-s").splitlines()
+        if line.startswith("120000 ")
+    ]
+    assert links == []
+    assert _git("ls-files", "--cached", "--ignored", "--exclude-standard").split() == []
