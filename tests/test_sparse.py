@@ -31,6 +31,7 @@ from voxmetrics.cli import main
 from voxmetrics.data import ScoreMatrix, read_scores
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation import evaluate
+from voxmetrics.evaluation.one_to_n import one_to_n_views
 from voxmetrics.evaluation.result import NO_COMPLETE_TRIAL
 from voxmetrics.metrics.cllr import cllr, min_cllr
 from voxmetrics.metrics.dcf import verification
@@ -291,8 +292,12 @@ def test_study_report_of_a_sparse_condition(tmp_path):
     assert set(lid["condition"]) == {"block", "holes"}
     assert (lid["condition"] == "holes").sum() == sm.n_trials - 1
     assert (lid["condition"] == "block").sum() == sm.n_trials
-    shown, left_out = study.complete_rows()
-    assert left_out == ["block"] and shown.get("holes").eval.n_trials == sm.n_trials - 1
+    # the 1-to-N pages show the same: block whole (complete per sex), holes on its complete trials
+    views = one_to_n_views(study)
+    assert views.left_out == () and views.partial == ("holes",)
+    assert views.grouped == {"block": "sex"} and views.study.names == ["block", "holes"]
+    assert views.study.get("holes").eval.n_trials == sm.n_trials - 1
+    assert views.study.get("block").eval.n_trials == sm.n_trials
     json.dumps(sr.to_dict(), allow_nan=False)
 
 

@@ -344,21 +344,6 @@ class Study:
                 raise VoxMetricsInputError(f"Condition '{c.name}': {exc}") from None
         return replace(self, conditions=tuple(conds), name=f"{self.name} [{attr}={value}]")
 
-    def complete_rows(self) -> tuple[Study, list[str]]:
-        """The study for the 1-to-N views, and the names of the conditions left out.
-
-        Each condition on its complete trials (:meth:`Condition.complete_rows`); a condition
-        whose sparse trial list has no complete trial is left out.
-        """
-        kept, left_out = [], []
-        for c in self.conditions:
-            full = c.complete_rows()
-            if full is None:
-                left_out.append(c.name)
-            else:
-                kept.append(full)
-        return replace(self, conditions=tuple(kept)), left_out
-
     def with_condition(self, condition: Condition) -> Study:
         """Add ``condition``, replacing the one of the same name in place."""
         if condition.name in self.names:
