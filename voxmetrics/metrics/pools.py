@@ -39,21 +39,16 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._lazy import lazy_module
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics._scipy import optimize
 from voxmetrics.metrics._validation import TIES, Ties, check_scores, check_ties
 from voxmetrics.metrics.parallel import map_blocks
 from voxmetrics.metrics.ranks import BLOCK_ELEMENTS, CHUNK_ELEMENTS, row_blocks
-
-if TYPE_CHECKING:
-    from scipy import optimize
-else:  # imported when first used (about 0.4 s): a Dask worker never needs it
-    optimize = lazy_module("scipy.optimize")
 
 __all__ = [
     "TIES",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -24,13 +24,10 @@ from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.data.predictions import AttributePrediction
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import check_count
+from voxmetrics.metrics._scipy import optimize
 from voxmetrics.metrics.parallel import single_blas_thread
 
 pd = lazy_module("pandas")  # imported when a function first uses it
-if TYPE_CHECKING:
-    from scipy import optimize
-else:  # imported when first used (about 0.4 s): a Dask worker never needs it
-    optimize = lazy_module("scipy.optimize")
 
 __all__ = [
     "DEFAULT_ATTACKER",

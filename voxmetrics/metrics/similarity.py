@@ -18,22 +18,17 @@ import math
 import warnings
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._lazy import lazy_module
 from voxmetrics.data.arrays import unit_rows
 from voxmetrics.data.model import EmbeddingSet
 from voxmetrics.errors import LeftOutSpeakersWarning, VoxMetricsInputError
 from voxmetrics.limits import check_count
+from voxmetrics.metrics._scipy import special
 from voxmetrics.metrics.pav import pav_llrs
-
-if TYPE_CHECKING:
-    from scipy import special
-else:  # imported when first used: a Dask worker never needs it
-    special = lazy_module("scipy.special")
 
 __all__ = [
     "Calibration",

@@ -18,22 +18,17 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import Literal, TypedDict
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._lazy import lazy_module
 from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
 from voxmetrics.metrics._neldermead import nelder_mead_many
+from voxmetrics.metrics._scipy import special
 from voxmetrics.metrics._validation import check_matrix
 from voxmetrics.metrics.pools import Ties
 from voxmetrics.metrics.ranks import target_ranks
-
-if TYPE_CHECKING:
-    from scipy import special
-else:  # imported when first used: a Dask worker never needs it
-    special = lazy_module("scipy.special")
 
 __all__ = [
     "LOSSES",

@@ -17,14 +17,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._lazy import lazy_module
 from voxmetrics._types import Progress
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics._scipy import sparse
 from voxmetrics.metrics._validation import check_llr_pools, check_matrix, check_scores
 from voxmetrics.metrics.bootstrap import (
     BootstrapInterval,
@@ -41,11 +40,6 @@ from voxmetrics.metrics.pools import (
     pav_runs,
 )
 from voxmetrics.metrics.ranks import BLOCK_ELEMENTS
-
-if TYPE_CHECKING:
-    from scipy import sparse
-else:  # imported when first used: a Dask worker never needs it
-    sparse = lazy_module("scipy.sparse")
 
 __all__ = [
     "TAGS",

@@ -9,22 +9,16 @@ identities, and the EER against N' is averaged over draws of such sets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from voxmetrics._lazy import lazy_module
 from voxmetrics.errors import VoxMetricsInputError
+from voxmetrics.metrics._scipy import special
 from voxmetrics.metrics._validation import LinkabilityRule, check_linkability_rule, check_matrix
 from voxmetrics.metrics.eer import eer_rocch_from_counts
 from voxmetrics.metrics.pools import RunCounts, Ties, check_ties
 from voxmetrics.metrics.ranks import CHUNK_ELEMENTS, row_blocks, target_ranks
-
-if TYPE_CHECKING:
-    from scipy import special
-else:  # imported when first used: a Dask worker never needs it
-    special = lazy_module("scipy.special")
 
 __all__ = [
     "EERCurve",
