@@ -243,12 +243,19 @@ def _beta_binomial_logpmf(n_enrolled: int, alpha: float, beta: float) -> NDArray
     return _beta_binomial_logpmf_of(n_enrolled)(alpha, beta)
 
 
-def _beta_binomial_logpmf_of(n_enrolled: int) -> Callable[[float, float], NDArray[np.float64]]:
-    """Log gamma_k as a function of (alpha, beta): the binomial coefficients computed once."""
+def _log_binomial_coefficients(
+    n_enrolled: int,
+) -> tuple[NDArray[np.float64], float, NDArray[np.float64]]:
+    """``(k, n, log C(n, k))`` for the ranks k = 0 .. n of N = ``n_enrolled`` identities."""
     k = np.arange(n_enrolled, dtype=np.float64)
     n = n_enrolled - 1.0
     gammaln = special.gammaln
-    log_comb = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+    return k, n, gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def _beta_binomial_logpmf_of(n_enrolled: int) -> Callable[[float, float], NDArray[np.float64]]:
+    """Log gamma_k as a function of (alpha, beta): the binomial coefficients computed once."""
+    k, n, log_comb = _log_binomial_coefficients(n_enrolled)
     n_k = n - k
 
     def logpmf(alpha: float, beta: float) -> NDArray[np.float64]:
@@ -559,10 +566,7 @@ class _BatchLoss:
         self.loss, self.qs, self.owner = loss, qs, owner
         n_enrolled = qs[0].size
         self.logpmf = _beta_binomial_logpmf_of(n_enrolled)
-        k = np.arange(n_enrolled, dtype=np.float64)
-        n = n_enrolled - 1.0
-        gammaln = special.gammaln
-        log_comb = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+        k, n, log_comb = _log_binomial_coefficients(n_enrolled)
         # the ranks each histogram reads (flat, histogram after histogram), grouped by their
         # count and by whether rank 1 is read for the CLL penalty only (then the p_k > 0
         # terms start at column 1): a group's rows are summed as one C-ordered array
