@@ -161,6 +161,14 @@ def zip_of(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> byt
     return buf.getvalue()
 
 
+def score_npz_of(scores: bytes, method: int = zipfile.ZIP_STORED) -> bytes:
+    """A score NPZ whose ``scores.npy`` member is ``scores`` (as given), for trials t1 and t2
+    spoken by the enrolled speakers a and b."""
+    ids = {"trial_ids": ["t1", "t2"], "trial_speakers": ["a", "b"], "enrol_speakers": ["a", "b"]}
+    members = {f"{k}.npy": npy_bytes(np.array(v)) for k, v in ids.items()}
+    return zip_of({"scores.npy": scores, **members}, method)
+
+
 # ---------------------------------------------------------------- Parquet tables
 
 
@@ -177,6 +185,13 @@ def parquet_bytes(
     buf = io.BytesIO()
     pq.write_table(table, buf)
     return buf.getvalue()
+
+
+def parquet_rows(
+    names: Sequence[str], rows: Sequence[Sequence[object]], metadata: dict | None = None
+) -> bytes:
+    """:func:`parquet_bytes` of a table given row by row."""
+    return parquet_bytes(names, [[r[k] for r in rows] for k in range(len(names))], metadata)
 
 
 # ---------------------------------------------------------------- study files

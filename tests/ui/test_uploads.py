@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import zipfile
 
 import kaldiio
 import numpy as np
 import pandas as pd
 import pytest
 from app_cases import APP, open_app
-from hostile_inputs import deflate_bomb, npy_header, zip_of
+from hostile_inputs import deflate_bomb, npy_header, score_npz_of
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data import read_scores
@@ -255,27 +256,12 @@ def test_vpc_2026_trees_and_exp_only_zips_load_in_one_upload(tmp_path):
         assert "mcadams (semi-informed) test:" in read.markdown[0].value.replace("\\", "")
 
 
-def _score_npz_with(scores: bytes) -> bytes:
-    def arr(values):
-        import io
-
-        buf = io.BytesIO()
-        np.save(buf, np.array(values))
-        return buf.getvalue()
-
-    return zip_of(
-        {
-            "scores.npy": scores,
-            "trial_ids.npy": arr(["t1", "t2"]),
-            "trial_speakers.npy": arr(["a", "b"]),
-            "enrol_speakers.npy": arr(["a", "b"]),
-        }
-    )
-
-
 SCORE_FILES = {
     "npz-bomb": (lambda: deflate_bomb("scores.npy", 200), "max_ratio"),
-    "npy-header-lies": (lambda: _score_npz_with(npy_header((10**12,))), "max_array_bytes"),
+    "npy-header-lies": (
+        lambda: score_npz_of(npy_header((10**12,)), zipfile.ZIP_DEFLATED),
+        "max_array_bytes",
+    ),
     "sparse-csv": (
         lambda: (
             "trial_id,trial_speaker,enrol_speaker,score\n"

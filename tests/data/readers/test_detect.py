@@ -9,9 +9,8 @@ import zipfile
 import numpy as np
 import pytest
 from hostile_inputs import (
-    npy_bytes,
     npy_header,
-    zip_of,
+    score_npz_of,
 )
 
 import voxmetrics.data.readers.detect as detect_module
@@ -94,19 +93,6 @@ META = b"utt_id,speaker,role,split\n" + b"".join(
 )
 
 
-def _npz(**arrays: bytes) -> bytes:
-    return zip_of({f"{k}.npy": v for k, v in arrays.items()}, zipfile.ZIP_STORED)
-
-
-def _score_npz(scores: bytes) -> bytes:
-    return _npz(
-        scores=scores,
-        trial_ids=npy_bytes(np.array(["t1", "t2"])),
-        trial_speakers=npy_bytes(np.array(["a", "b"])),
-        enrol_speakers=npy_bytes(np.array(["a", "b"])),
-    )
-
-
 def test_pickle_is_never_loaded(tmp_path):
     import pickle
 
@@ -119,7 +105,7 @@ def test_pickle_is_never_loaded(tmp_path):
     payload = pickle.dumps(Evil())
     cases = [
         payload,  # a bare pickle
-        _score_npz(npy_header((1,), "|O") + payload),  # an object array inside an NPZ
+        score_npz_of(npy_header((1,), "|O") + payload),  # an object array inside an NPZ
         npy_header((1,), "|O") + payload,  # an object NPY
     ]
     for data in cases:
@@ -191,7 +177,6 @@ def test_garbage_binary_is_not_a_recognised_format():
 
 
 def test_zip_that_is_not_npz():
-    import zipfile
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:

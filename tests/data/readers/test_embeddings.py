@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 from hostile_inputs import (
     BAD_NPY,
+    parquet_rows,
     refused,
 )
 
@@ -70,23 +70,11 @@ def test_embeddings_parquet_with_variable_list_column(small_es, tmp_path):
     _same_embeddings(read_embeddings(path), small_es)
 
 
-def _parquet(names: list[str], rows: list[list[Any]], metadata: dict | None = None) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.table([pa.array([r[k] for r in rows]) for k in range(len(names))], names=names)
-    if metadata is not None:
-        table = table.replace_schema_metadata(metadata)
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    return buf.getvalue()
-
-
 @pytest.mark.parametrize("metadata", [b"{not json", b'{"index_columns": [{"kind": "range"}]}'])
 def test_an_embeddings_parquet_with_damaged_metadata_is_one_line(tmp_path, capsys, metadata):
     rows = [["e1", "a", "enrol", "eval", [1.0, 0.0]], ["u1", "a", "trial", "eval", [1.0, 0.1]]]
     names = ["utt_id", "speaker", "role", "split", "embedding"]
-    (tmp_path / "emb.parquet").write_bytes(_parquet(names, rows, {b"pandas": metadata}))
+    (tmp_path / "emb.parquet").write_bytes(parquet_rows(names, rows, {b"pandas": metadata}))
     assert main(["evaluate", "--embeddings", str(tmp_path / "emb.parquet")]) == 2
     err = capsys.readouterr().err
     assert "emb.parquet: damaged or unsupported Parquet file" in err

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import zipfile
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from hostile_inputs import (
     BAD_NPY,
     npy_bytes,
     refused,
+    score_npz_of,
     zip_of,
 )
 
@@ -58,34 +58,21 @@ def test_float32_npz_is_read_as_float32_without_a_writeable_copy(tmp_path):
         read_scores(path)
 
 
-def _npz(**arrays: bytes) -> bytes:
-    return zip_of({f"{k}.npy": v for k, v in arrays.items()}, zipfile.ZIP_STORED)
-
-
-def _score_npz(scores: bytes) -> bytes:
-    return _npz(
-        scores=scores,
-        trial_ids=npy_bytes(np.array(["t1", "t2"])),
-        trial_speakers=npy_bytes(np.array(["a", "b"])),
-        enrol_speakers=npy_bytes(np.array(["a", "b"])),
-    )
-
-
 @pytest.mark.parametrize("case", list(BAD_NPY), ids=list(BAD_NPY))
 def test_npz_scores_with_a_lying_array_header_are_refused(case):
     data, match = BAD_NPY[case]
-    refused(read_scores, _score_npz(data), name="s.npz", match=r"s\.npz.*" + match)
+    refused(read_scores, score_npz_of(data), name="s.npz", match=r"s\.npz.*" + match)
 
 
 def test_fortran_order_and_big_endian_arrays_still_read_right():
     a = np.asfortranarray(np.array([[0.9, 0.1], [0.2, 0.8]], dtype=">f8"))
-    sm = read_scores(_score_npz(npy_bytes(a)), name="s.npz")
+    sm = read_scores(score_npz_of(npy_bytes(a)), name="s.npz")
     assert sm.scores.tolist() == [[0.9, 0.1], [0.2, 0.8]]
 
 
 def test_structured_dtype_is_refused_as_not_numbers():
     a = np.zeros(2, dtype=[("x", "<f8"), ("y", "<i4")])
-    refused(read_scores, _score_npz(npy_bytes(a)), name="s.npz", match=r"must hold numbers")
+    refused(read_scores, score_npz_of(npy_bytes(a)), name="s.npz", match=r"must hold numbers")
 
 
 def test_encrypted_member_is_refused_with_a_message():

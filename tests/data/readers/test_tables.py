@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from hostile_inputs import (
     parquet_bytes,
+    parquet_rows,
     refused,
 )
 
@@ -47,18 +48,6 @@ _LONG = (
 )
 
 
-def _parquet(names: list[str], rows: list[list[Any]], metadata: dict | None = None) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.table([pa.array([r[k] for r in rows]) for k in range(len(names))], names=names)
-    if metadata is not None:
-        table = table.replace_schema_metadata(metadata)
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    return buf.getvalue()
-
-
 def _csv(names: list[str], rows: list[list[Any]]) -> bytes:
     return "".join(",".join(map(str, r)) + "\n" for r in [names, *rows]).encode()
 
@@ -73,7 +62,7 @@ def _twice(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
         ["evaluate", "s.csv"],
         "column 'score' appears twice in s.csv (columns 3 and 5)",
     )
-    (tmp_path / "s.parquet").write_bytes(_parquet(names, rows))
+    (tmp_path / "s.parquet").write_bytes(parquet_rows(names, rows))
     files["long-parquet"] = (
         ["evaluate", "s.parquet"],
         "column 'score' appears twice in s.parquet (columns 3 and 5)",
@@ -107,7 +96,7 @@ def _twice(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
     )
     emb_rows = [[*u, [1.0, 0.0]] for u in utts]
     (tmp_path / "emb.parquet").write_bytes(
-        _parquet(
+        parquet_rows(
             ["utt_id", "speaker", "role", "utt_id", "embedding"],
             [[u[0], u[1], u[2], u[0], e] for *u, e in emb_rows],
         )
@@ -174,7 +163,7 @@ def test_read_table_and_the_readers_name_a_column_named_twice():
     with pytest.raises(
         VoxMetricsInputError, match=r"'score' appears 3 times in s\.parquet \(columns 4, 5 and 6\)"
     ):
-        read_scores(_parquet(names, [[*r, 1.0, 1.0] for r in _LONG]), name="s.parquet")
+        read_scores(parquet_rows(names, [[*r, 1.0, 1.0] for r in _LONG]), name="s.parquet")
     # columns without a name (trailing commas) are not named twice
     sm = read_scores(
         _csv(
@@ -189,14 +178,14 @@ def _damaged_parquet() -> dict[str, bytes]:
 
     names = ["trial_id", "trial_speaker", "enrol_speaker", "score"]
     rows = [[t, s, e, float(v)] for t, s, e, v in _LONG]
-    good = bytearray(_parquet(names, rows))
+    good = bytearray(parquet_rows(names, rows))
     for i in range(40, 120):  # the data pages, not the footer
         good[i] ^= 0x5A
     odd_index = {"index_columns": [{"kind": "range", "start": "x", "stop": 2, "step": 1}]}
     return {
         "flipped-pages": bytes(good),
-        "pandas-metadata-not-json": _parquet(names, rows, {b"pandas": b"{not json"}),
-        "pandas-metadata-odd-index": _parquet(
+        "pandas-metadata-not-json": parquet_rows(names, rows, {b"pandas": b"{not json"}),
+        "pandas-metadata-odd-index": parquet_rows(
             names, rows, {b"pandas": json.dumps({**odd_index, "columns": []}).encode()}
         ),
     }
