@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import zipfile
 
 import numpy as np
 import pytest
+from hostile_inputs import refused
 
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.limits import (
@@ -36,16 +36,6 @@ from voxmetrics.limits import (
     safe_member_name,
     use_limits,
 )
-
-
-def refused(fn, *args, match: str, **kwargs) -> str:
-    """Assert ``fn`` raises one VoxMetricsInputError whose message matches ``match``."""
-    with pytest.raises(VoxMetricsInputError) as info:
-        fn(*args, **kwargs)
-    message = str(info.value)
-    assert "Traceback" not in message
-    assert re.search(match, message, flags=re.S), message
-    return message
 
 
 def _zip(members: list[tuple[str, bytes]], method: int = zipfile.ZIP_STORED) -> bytes:
