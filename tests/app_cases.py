@@ -70,6 +70,17 @@ def open_app(
     return at
 
 
+def run_function(script, *args: Any, timeout: float = 30, **state: Any) -> AppTest:
+    """``script`` (a function holding a page's code) run once with ``args``, ``state`` put in
+    its session first, without an exception."""
+    at = AppTest.from_function(script, default_timeout=timeout, args=args)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def open_page(
     path: str,
     study: Study | None = None,

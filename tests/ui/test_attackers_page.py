@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_cases import run_function
 
 from voxmetrics.analysis.weak_attacker import WeakAttackerCheck
 from voxmetrics.data.recipe import WEAK_ATTACKER
@@ -42,15 +42,6 @@ def mild(study) -> AttackerComparison:
     return compare_attackers(study.get("anon-mild"), backends=["cosine", "lda"])
 
 
-def _run(script, *args, **state) -> AppTest:
-    at = AppTest.from_function(script, default_timeout=30, args=args)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 # ------------------------------------------------------------------ conditions_with_embeddings
 
 
@@ -79,7 +70,7 @@ def _choices_page(study, names):
 
 
 def test_the_pickers_default_to_every_backend_by_dev_eer_without_original(study):
-    at = _run(_choices_page, study, ["anon-mild", "plain"])
+    at = run_function(_choices_page, study, ["anon-mild", "plain"])
     assert at.session_state["chosen"] == AttackerChoices(
         condition="anon-mild",
         backends=tuple(BACKENDS),
@@ -94,7 +85,9 @@ def test_the_pickers_default_to_every_backend_by_dev_eer_without_original(study)
 
 def test_the_original_voices_default_to_a_condition_under_the_original_attacker(study):
     original = dataclasses.replace(study.get("plain"), attacker="original")
-    at = _run(_choices_page, study.with_condition(original), ["anon-mild", "plain", "random"])
+    at = run_function(
+        _choices_page, study.with_condition(original), ["anon-mild", "plain", "random"]
+    )
     assert at.selectbox(key="vm_attackers_original_anon-mild").value == "plain"
     chosen = at.session_state["chosen"]
     assert chosen.original == "plain" and chosen.condition == "anon-mild"
@@ -111,7 +104,7 @@ def test_the_original_voices_default_to_a_condition_under_the_original_attacker(
 
 
 def test_no_backend_chosen_is_an_input_error(study):
-    at = _run(_choices_page, study, ["anon-mild"])
+    at = run_function(_choices_page, study, ["anon-mild"])
     at.multiselect(key="vm_attackers_backends").set_value([]).run()
     assert at.session_state["chosen"] is None
     assert at.error[0].value == "Choose at least one back-end to try (e.g. cosine and plda)."
@@ -127,7 +120,7 @@ def _strongest_page(cmp):
 
 
 def test_the_strongest_chosen_on_dev_beside_cosine_with_its_training_data(leaky):
-    at = _run(_strongest_page, leaky)
+    at = run_function(_strongest_page, leaky)
     assert [s.value for s in at.success] == [
         "**lda** is the strongest of 2 back-ends: chosen on dev by its eer (39.6 %), reported "
         "on eval: EER 54.2 % (cosine scoring, today's attacker: 41.7 %). "
@@ -137,7 +130,7 @@ def test_the_strongest_chosen_on_dev_beside_cosine_with_its_training_data(leaky)
 
 
 def test_cosine_as_the_strongest_is_not_compared_with_itself(mild):
-    at = _run(_strongest_page, mild)
+    at = run_function(_strongest_page, mild)
     assert at.success[0].value == (
         "**cosine** is the strongest of 2 back-ends: chosen on dev by its eer (16.7 %), "
         "reported on eval: EER 14.2 %."
@@ -147,7 +140,7 @@ def test_cosine_as_the_strongest_is_not_compared_with_itself(mild):
 def test_a_dev_figure_that_is_not_a_rate_is_shown_as_a_number(study):
     cmp = compare_attackers(study.get("random"), backends=["cosine", "lda"], select_by="min_cllr")
     o = cmp.sweep.strongest
-    at = _run(_strongest_page, cmp)
+    at = run_function(_strongest_page, cmp)
     assert f"chosen on dev by its min_cllr ({o.dev_value:.3f})" in at.success[0].value
     assert " %)" not in at.success[0].value.split("reported")[0]
 
@@ -155,7 +148,7 @@ def test_a_dev_figure_that_is_not_a_rate_is_shown_as_a_number(study):
 def test_a_single_backend_and_the_notes_of_those_left_out(study):
     ignorant = dataclasses.replace(study.get("anon-mild"), attacker="ignorant")
     cmp = compare_attackers(ignorant, backends=["cosine", "procrustes"])
-    at = _run(_strongest_page, cmp)
+    at = run_function(_strongest_page, cmp)
     eer = cmp.reports["cosine"].baseline.eer
     assert at.success[0].value == (
         f"**cosine** is the only back-end tried, reported on eval: EER {100 * eer:.1f} %."
@@ -178,14 +171,14 @@ def _skipped_page(cmp):
 
 
 def test_the_skipped_backends_each_with_why(leaky, mild):
-    at = _run(_skipped_page, leaky)
+    at = run_function(_skipped_page, leaky)
     (caption,) = at.caption
     why = md_escape(
         "a mapping attack needs the original embeddings of the attacker's training utterances "
         "(paired on utt_id); 0 of its 72 training utterances have one"
     )
     assert caption.value == f"Not tried here: **procrustes**: {why}."
-    assert not _run(_skipped_page, mild).caption  # every back-end tried: nothing said
+    assert not run_function(_skipped_page, mild).caption  # every back-end tried: nothing said
 
 
 # ------------------------------------------------------------------ show_weak_attacker
@@ -198,7 +191,7 @@ def _weak_page(cmp):
 
 
 def test_the_weak_attacker_warning_with_its_reasons(mild):
-    at = _run(_weak_page, mild)
+    at = run_function(_weak_page, mild)
     (reason,) = mild.check.reasons
     assert "every trained back-end is weaker than plain cosine scoring" in reason
     assert at.warning[0].value == (
@@ -214,7 +207,7 @@ def test_checks_that_passed_are_named_and_no_warning_shown(mild):
     passed = dataclasses.replace(
         mild, check=WeakAttackerCheck(findings=(), ran=("trained_vs_cosine", "original_speech"))
     )
-    at = _run(_weak_page, passed)
+    at = run_function(_weak_page, passed)
     assert not at.warning
     assert at.caption[0].value == (
         "Weak-attacker checks run (docs, Methods > Attackers): trained_vs_cosine (passed), "
@@ -224,7 +217,7 @@ def test_checks_that_passed_are_named_and_no_warning_shown(mild):
 
 def test_no_check_could_run_says_how_to_run_one(mild):
     none = dataclasses.replace(mild, check=WeakAttackerCheck(findings=(), ran=()))
-    at = _run(_weak_page, none)
+    at = run_function(_weak_page, none)
     assert not at.warning
     assert at.caption[0].value.startswith("No weak-attacker check could run: choose the original")
 
@@ -239,7 +232,7 @@ def _buttons_page(cmp):
 
 
 def test_the_strongest_and_every_backend_but_the_conditions_own_scores(study, leaky):
-    at = _run(_buttons_page, leaky, **{STUDY_KEY: study})
+    at = run_function(_buttons_page, leaky, **{STUDY_KEY: study})
     strongest = at.button(key="vm_attackers_add_strongest")
     every = at.button(key="vm_attackers_add_all")
     assert (strongest.label, strongest.disabled) == ("Add the strongest (lda)", False)
@@ -257,7 +250,7 @@ def test_the_strongest_and_every_backend_but_the_conditions_own_scores(study, le
 
 
 def test_the_strongest_being_the_own_scores_is_not_added(study, mild):
-    at = _run(_buttons_page, mild, **{STUDY_KEY: study})
+    at = run_function(_buttons_page, mild, **{STUDY_KEY: study})
     strongest = at.button(key="vm_attackers_add_strongest")
     assert (strongest.label, strongest.disabled) == ("Add the strongest (cosine)", True)
     assert strongest.help == "The strongest is the condition's own scores: it is judged as it is."
@@ -267,7 +260,7 @@ def test_the_strongest_being_the_own_scores_is_not_added(study, mild):
 
 
 def test_a_subset_adds_nothing_and_says_why(study, leaky):
-    at = _run(_buttons_page, leaky, **{STUDY_KEY: study, SUBSET_KEY: "sex=F"})
+    at = run_function(_buttons_page, leaky, **{STUDY_KEY: study, SUBSET_KEY: "sex=F"})
     assert not at.button
     assert "choose **All trials** to add attackers' conditions" in at.info[0].value
 
@@ -297,7 +290,7 @@ def test_the_cards_attackers_their_warnings_and_those_left_off():
         not_judged={"sys_1": "weaker than sys_1 [lda]"},
         weak_attackers={"sys_1 [lda]": "the attacker may be too weak, too few data"},
     )
-    at = _run(_card_page, card)
+    at = run_function(_card_page, card)
     assert [w.value for w in at.warning] == [
         r"**sys\_1 \[lda\]**: the attacker may be too weak, too few data."
     ]
@@ -310,5 +303,5 @@ def test_the_cards_attackers_their_warnings_and_those_left_off():
 
 
 def test_a_card_without_attackers_shows_nothing():
-    at = _run(_card_page, ReportCard(conditions=("plain",), cells=((),)))
+    at = run_function(_card_page, ReportCard(conditions=("plain",), cells=((),)))
     assert not at.warning and not at.markdown

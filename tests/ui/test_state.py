@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from app_cases import run_function
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.study import Study
@@ -21,15 +22,6 @@ def _subset_page():
     st.write(f"trials={[c.eval.n_trials for c in shown_study().conditions]}")
 
 
-def _run(script, **state) -> AppTest:
-    at = AppTest.from_function(script, default_timeout=60)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _written(at: AppTest) -> list[str]:
     return [str(m.value) for m in at.markdown]
 
@@ -40,7 +32,7 @@ def study() -> Study:
 
 
 def test_all_trials_without_a_subset(study):
-    at = _run(_subset_page, **{STUDY_KEY: study, SUBSET_KEY: ""})
+    at = run_function(_subset_page, timeout=60, **{STUDY_KEY: study, SUBSET_KEY: ""})
     assert _written(at) == [
         "subset=None",
         f"trials={[c.eval.n_trials for c in study.conditions]}",
@@ -49,7 +41,7 @@ def test_all_trials_without_a_subset(study):
 
 def test_a_subset_restricts_the_shown_study_not_the_sessions(study):
     female = study.subset("sex", "F")
-    at = _run(_subset_page, **{STUDY_KEY: study, SUBSET_KEY: "sex=F"})
+    at = run_function(_subset_page, timeout=60, **{STUDY_KEY: study, SUBSET_KEY: "sex=F"})
     assert _written(at) == [
         "subset=('sex', 'F')",
         f"trials={[c.eval.n_trials for c in female.conditions]}",
@@ -60,7 +52,7 @@ def test_a_subset_restricts_the_shown_study_not_the_sessions(study):
 
 
 def test_a_subset_the_study_does_not_have_falls_back_to_all_trials(study):
-    at = _run(_subset_page, **{STUDY_KEY: study, SUBSET_KEY: "sex=X"})
+    at = run_function(_subset_page, timeout=60, **{STUDY_KEY: study, SUBSET_KEY: "sex=X"})
     assert _written(at)[1] == f"trials={[c.eval.n_trials for c in study.conditions]}"
     assert at.session_state[SUBSET_KEY] == ""
 
@@ -78,7 +70,7 @@ def _new_study_page():
 
 
 def test_a_new_study_is_empty_and_leaves_one_notice(study):
-    at = _run(_new_study_page, **{STUDY_KEY: study})
+    at = run_function(_new_study_page, timeout=60, **{STUDY_KEY: study})
     shown = _written(at)
     assert shown[0] == f"study={NEW_STUDY_NAME}:0"
     assert shown[1].startswith("notice=success: Started a new empty study")
@@ -98,5 +90,5 @@ def test_a_new_session_opens_the_demo_study(monkeypatch):
     from voxmetrics.dashboard import SETTINGS_ENV
 
     monkeypatch.delenv(SETTINGS_ENV, raising=False)  # no study given at start
-    at = _run(_first_run_page)
+    at = run_function(_first_run_page, timeout=60)
     assert _written(at) == [f"names={demo_study().names}"]

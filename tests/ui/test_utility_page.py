@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_cases import run_function
 
 from voxmetrics.analysis.ranking import (
     RankedSystem,
@@ -30,15 +30,6 @@ BANDS = (0.3, 0.4)
 RULE = "an EER in a band while LIDmax is at least 1 bit"
 
 
-def _run(script, *args, **state) -> AppTest:
-    at = AppTest.from_function(script, default_timeout=30, args=args)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _reports(study: Study):
     """Each condition's verification report (milliseconds on the small demo)."""
     return [evaluate_condition(c, parts={"verification"}) for c in study.conditions]
@@ -54,7 +45,7 @@ def _no_utility_page():
 
 
 def test_no_utility_says_how_to_add_it():
-    at = _run(_no_utility_page)
+    at = run_function(_no_utility_page)
     assert [i.value for i in at.info] == [NO_UTILITY_HELP]
 
 
@@ -75,7 +66,7 @@ def study() -> Study:
 
 
 def test_the_pickers_default_to_eer_wer_the_first_condition_and_semi_informed(study):
-    at = _run(_controls_page, study, _reports(study))
+    at = run_function(_controls_page, study, _reports(study))
     assert at.session_state["chosen"] == UtilityControls(
         privacy="eer", utility="wer", reference="plain", attacker="semi-informed"
     )
@@ -105,7 +96,7 @@ def test_the_original_attacker_is_the_reference_and_never_the_ranking_attacker(s
     relabelled = Study(
         tuple(dataclasses.replace(study.get(n), attacker=a) for n, a in conditions.items())
     )
-    at = _run(_controls_page, relabelled, _reports(relabelled))
+    at = run_function(_controls_page, relabelled, _reports(relabelled))
     chosen = at.session_state["chosen"]
     assert chosen.reference == "plain"
     # no semi-informed condition: the first attacker of the study, original left out
@@ -120,7 +111,7 @@ def test_the_original_attacker_is_the_reference_and_never_the_ranking_attacker(s
 
 
 def test_a_remembered_reference_the_study_lost_falls_back_to_the_default(study):
-    at = _run(
+    at = run_function(
         _controls_page,
         study,
         _reports(study),
@@ -145,7 +136,7 @@ def _sbls_page(study, reports):
 def test_study_sbls_is_each_conditions_default_attack_sbls():
     small = demo_study(n_speakers=12)
     reports = _reports(small)[:2]
-    at = _run(_sbls_page, small, reports)
+    at = run_function(_sbls_page, small, reports)
     expected = {r.name: attack_sbls(default_attack(small.get(r.name))).sbls for r in reports}
     assert at.session_state["sbls"] == pytest.approx(expected)
     assert list(at.session_state["sbls"]) == ["plain", "random"]
@@ -153,7 +144,7 @@ def test_study_sbls_is_each_conditions_default_attack_sbls():
 
 
 def test_study_sbls_is_none_where_no_attack_can_be_trained(study):
-    at = _run(_sbls_page, study, _reports(study)[:2])
+    at = run_function(_sbls_page, study, _reports(study)[:2])
     assert at.session_state["sbls"] == {"plain": None, "random": None}
 
 
@@ -182,7 +173,7 @@ def _tradeoff() -> Tradeoff:
 
 
 def test_the_front_shown_is_the_ranking_attackers_until_another_is_picked():
-    at = _run(_front_page, _tradeoff(), "semi-informed")
+    at = run_function(_front_page, _tradeoff(), "semi-informed")
     radio = at.radio(key=FRONT_KEY)
     assert list(radio.options) == ["ignorant", "semi-informed"]
     assert at.session_state["shown"] == "semi-informed"
@@ -191,13 +182,13 @@ def test_the_front_shown_is_the_ranking_attackers_until_another_is_picked():
 
 
 def test_a_default_not_drawn_falls_back_to_the_first_attacker():
-    at = _run(_front_page, _tradeoff(), "lazy-informed")
+    at = run_function(_front_page, _tradeoff(), "lazy-informed")
     assert at.session_state["shown"] == "ignorant"
 
 
 def test_no_anonymised_condition_drawn_shows_no_picker():
     only_original = Tradeoff("eer", "wer", _tradeoff().points[:1])
-    at = _run(_front_page, only_original, "semi-informed")
+    at = run_function(_front_page, only_original, "semi-informed")
     assert at.session_state["shown"] is None
     assert not at.radio
 
@@ -233,7 +224,7 @@ def _ranking(**changes) -> VoicePrivacyRanking:
 
 
 def test_the_wer_and_uar_rankings_and_the_systems_left_out():
-    at = _run(_ranking_page, _ranking())
+    at = run_function(_ranking_page, _ranking())
     assert at.caption[0].value == "Banded on the EER of the condition's trials, rounded to 0.001 %."
     assert [m.value for m in at.markdown] == ["Ranked by WER:", "Ranked by UAR:", "Not ranked:"]
     wer, uar, left = (d.value for d in at.dataframe)
@@ -247,7 +238,7 @@ def test_the_wer_and_uar_rankings_and_the_systems_left_out():
 
 
 def test_no_system_in_a_band_says_so():
-    at = _run(_ranking_page, _ranking(rows=(), uar_rows=(), unranked={}))
+    at = run_function(_ranking_page, _ranking(rows=(), uar_rows=(), unranked={}))
     assert at.info[0].value == (
         "No system under the semi-informed attacker reaches the lowest band (EER >= 30%) with "
         "a known WER."
@@ -265,7 +256,7 @@ def _stability_page(ranking):
 
 
 def test_without_a_bootstrap_nothing_says_how_firm_the_ranking_is():
-    at = _run(_stability_page, _ranking())
+    at = run_function(_stability_page, _ranking())
     assert at.markdown[0].value == "#### How firm each rank is"
     assert at.caption[0].value.startswith("No bootstrap in the study settings (Report page)")
     assert not at.dataframe
@@ -285,7 +276,7 @@ def test_how_firm_each_rank_is_with_kendalls_tau_per_band():
         dataclasses.replace(r, p_band=0.5, rank_interval=(1, 2), p_rank1=0.25)
         for r in _ranking().rows
     )
-    at = _run(_stability_page, _ranking(rows=rows, stability=stability))
+    at = run_function(_stability_page, _ranking(rows=rows, stability=stability))
     firm, bands = (d.value for d in at.dataframe)
     assert list(firm["Rank 95% interval"]) == ["1–2"] * 3
     assert list(firm["P(rank 1)"]) == [0.25] * 3
@@ -314,7 +305,7 @@ def _callouts_page(callouts, rule):
 
 
 def test_no_callout_is_all_clear():
-    at = _run(_callouts_page, [], RULE)
+    at = run_function(_callouts_page, [], RULE)
     assert at.success[0].value == f"No ranked system is called out ({RULE})."
     assert not at.warning and not at.dataframe
 
@@ -326,7 +317,7 @@ def test_the_callout_names_each_system_and_shows_why():
         ),
         UtilityCallout("b", "semi-informed", 0.33, 0.3, 1.5, None, None, ("LIDmax 1.50 bits",)),
     ]
-    at = _run(_callouts_page, callouts, RULE)
+    at = run_function(_callouts_page, callouts, RULE)
     assert at.warning[0].value == (
         r"Ranked as private by the EER bands, yet still leaking: **anon\_1**, **b**. "
         f"Called out: {RULE}."
