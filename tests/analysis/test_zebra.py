@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from score_cases import score_matrix
 
 from voxmetrics.analysis.zebra import (
     ece_curves_of,
@@ -146,21 +147,11 @@ def test_demo_views_without_the_non_mated_pool(study, name, monkeypatch):
 # ---------------------------------------------------------------- worst trial and table
 
 
-def _sm(scores, targets_speakers, enrol) -> ScoreMatrix:
-    scores = np.asarray(scores, dtype=float)
-    return ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(scores.shape[0])],
-        trial_speakers=targets_speakers,
-        enrol_speakers=enrol,
-    )
-
-
 def test_worst_trial_maps_non_mated_indices_row_major():
     # 3 trials x 4 enrolled; targets in columns 1, 0, 3. sm.non is row-major without the
     # target column: row 0 -> columns 0, 2, 3; row 1 -> 1, 2, 3; row 2 -> 0, 1, 2
     scores = np.arange(12, dtype=float).reshape(3, 4) / 10
-    sm = _sm(scores, ["b", "a", "d"], ["a", "b", "c", "d"])
+    sm = score_matrix(scores, ["a", "b", "c", "d"], ["b", "a", "d"])
     cells = [(0, 0), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 0), (2, 1), (2, 2)]
     np.testing.assert_array_equal(sm.non, [scores[i, j] for i, j in cells])
     tf = pav_transform(sm.tar, sm.non)

@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from score_cases import score_matrix
 
 from voxmetrics.data.model import EmbeddingSet, ScoreMatrix
 from voxmetrics.data.study import Condition
@@ -166,20 +167,9 @@ def test_condition_facts():
 # ----------------------------------------------------------------------------------------------
 
 
-def _sm(scores, speakers=("a", "b", "c"), trial_speakers=None) -> ScoreMatrix:
-    scores = np.asarray(scores, dtype=float)
-    trial_speakers = trial_speakers or list(speakers[: scores.shape[0]])
-    return ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(scores.shape[0])],
-        trial_speakers=trial_speakers,
-        enrol_speakers=list(speakers),
-    )
-
-
 def test_histogram_counts_every_score_once():
     rng = np.random.default_rng(0)
-    sm = _sm(
+    sm = score_matrix(
         rng.normal(size=(30, 4)),
         speakers=("a", "b", "c", "d"),
         trial_speakers=list("abcd" * 7 + "ab"),
@@ -198,7 +188,7 @@ def test_histogram_counts_every_score_once():
 
 
 def test_histogram_of_constant_scores_has_a_visible_bin():
-    h = score_histogram(_sm(np.ones((3, 3))), bins=4)
+    h = score_histogram(score_matrix(np.ones((3, 3))), bins=4)
     assert h.edges[0] == 0.5 and h.edges[-1] == 1.5
     assert h.n_mated == 3 and h.n_non_mated == 6
 
@@ -206,13 +196,13 @@ def test_histogram_of_constant_scores_has_a_visible_bin():
 @pytest.mark.parametrize("bins", [0, -3, 2.5, True, "60"])
 def test_histogram_rejects_bad_bins(bins):
     with pytest.raises(VoxMetricsInputError, match="bins"):
-        score_histogram(_sm(np.eye(3)), bins=bins)
+        score_histogram(score_matrix(np.eye(3)), bins=bins)
 
 
 def test_histogram_to_dict_is_json_safe():
     import json
 
-    d = score_histogram(_sm(np.eye(3)), bins=3).to_dict()
+    d = score_histogram(score_matrix(np.eye(3)), bins=3).to_dict()
     assert json.loads(json.dumps(d))["mated"] == [0, 0, 3]
 
 

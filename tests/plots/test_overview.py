@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from score_cases import score_matrix
 
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Study
@@ -16,23 +17,12 @@ from voxmetrics.plots.overview import eer_lidmax_figure
 from voxmetrics.synth import demo_study
 
 
-def _sm(scores, speakers=("a", "b", "c"), trial_speakers=None) -> ScoreMatrix:
-    scores = np.asarray(scores, dtype=float)
-    trial_speakers = trial_speakers or list(speakers[: scores.shape[0]])
-    return ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(scores.shape[0])],
-        trial_speakers=trial_speakers,
-        enrol_speakers=list(speakers),
-    )
-
-
 @pytest.fixture
 def reports():
     """Three conditions: perfect, inverted (EER 1) and mixed."""
-    perfect = _sm([[0.9, 0.1, 0.2], [0.1, 0.8, 0.3], [0.2, 0.1, 0.7]])
-    inverted = _sm([[0.1, 0.9, 0.2], [0.8, 0.1, 0.3], [0.2, 0.7, 0.1]])
-    mixed = _sm([[0.9, 0.95, 0.2], [0.1, 0.8, 0.3], [0.2, 0.1, 0.7]])
+    perfect = score_matrix([[0.9, 0.1, 0.2], [0.1, 0.8, 0.3], [0.2, 0.1, 0.7]])
+    inverted = score_matrix([[0.1, 0.9, 0.2], [0.8, 0.1, 0.3], [0.2, 0.7, 0.1]])
+    mixed = score_matrix([[0.9, 0.95, 0.2], [0.1, 0.8, 0.3], [0.2, 0.1, 0.7]])
     return [
         evaluate(sm, name=name)
         for name, sm in (("perfect", perfect), ("inverted", inverted), ("mixed", mixed))
@@ -59,7 +49,7 @@ def test_eer_linkability_figure_one_labelled_marker_per_condition(reports):
 
 
 def test_eer_linkability_figure_chance_per_condition_when_n_differs(reports):
-    four = _sm(np.eye(4), speakers=("a", "b", "c", "d"))
+    four = score_matrix(np.eye(4), speakers=("a", "b", "c", "d"))
     reports = [*reports, evaluate(four, name="four")]
     _, chance = eer_linkability_figure(reports).data
     assert chance.mode == "markers"
@@ -89,7 +79,7 @@ def test_eer_lidmax_figure_one_marker_per_condition_with_lid():
         trial_speakers=["e", "f", "g", "h"],
         enrol_speakers=["e", "f", "g", "h"],
     )
-    ev = _sm(np.eye(4) * 0.5 + rng.normal(scale=0.5, size=(4, 4)), spk)
+    ev = score_matrix(np.eye(4) * 0.5 + rng.normal(scale=0.5, size=(4, 4)), spk)
     with_dev = evaluate(ev, dev=dev, name="calibrated")
     without = evaluate(ev, name="no-dev")
     fig = eer_lidmax_figure([with_dev, without])

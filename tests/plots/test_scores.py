@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from score_cases import score_matrix
 
-from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.summary import score_histogram
 from voxmetrics.plots import score_histogram_figure
 
 
-def _sm(scores, speakers=("a", "b", "c"), trial_speakers=None) -> ScoreMatrix:
-    scores = np.asarray(scores, dtype=float)
-    trial_speakers = trial_speakers or list(speakers[: scores.shape[0]])
-    return ScoreMatrix.from_arrays(
-        scores,
-        trial_ids=[f"t{i}" for i in range(scores.shape[0])],
-        trial_speakers=trial_speakers,
-        enrol_speakers=list(speakers),
-    )
-
-
 def test_score_histogram_figure_has_two_density_traces():
-    h = score_histogram(_sm(np.eye(3) + 0.1 * np.arange(9).reshape(3, 3)), bins=5)
+    h = score_histogram(score_matrix(np.eye(3) + 0.1 * np.arange(9).reshape(3, 3)), bins=5)
     fig = score_histogram_figure(h, title="t")
     assert isinstance(fig, go.Figure)
     assert [t.type for t in fig.data] == ["bar", "bar"]
@@ -38,6 +27,6 @@ def test_score_histogram_figure_has_two_density_traces():
 
 def test_score_histogram_figure_sends_counts_not_raw_scores():
     rng = np.random.default_rng(1)
-    sm = _sm(rng.normal(size=(300, 3)), trial_speakers=list("abc" * 100))
+    sm = score_matrix(rng.normal(size=(300, 3)), trial_speakers=list("abc" * 100))
     fig = score_histogram_figure(score_histogram(sm, bins=60))
     assert all(len(t.x) == 60 for t in fig.data)
