@@ -36,6 +36,18 @@ def full_matrix(seed: int = 0) -> ScoreMatrix:
     )
 
 
+def with_mask(sm: ScoreMatrix, mask: np.ndarray) -> ScoreMatrix:
+    """``sm`` (its scores, ids and attributes) listing only the pairs where ``mask`` is True."""
+    return ScoreMatrix.from_arrays(
+        sm.scores,
+        trial_ids=sm.trial_ids,
+        trial_speakers=sm.trial_speakers,
+        enrol_speakers=sm.enrol_speakers,
+        attributes=sm.attributes,
+        mask=mask,
+    )
+
+
 def block_mask(sm: ScoreMatrix) -> np.ndarray:
     """VoicePrivacy's trial list: each trial against the enrolled speakers of its own sex."""
     enrol_sex = np.where(np.char.startswith(sm.enrol_speakers, "f"), "F", "M")

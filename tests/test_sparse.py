@@ -25,6 +25,7 @@ from sparse_cases import (
     kaldi_files,
     listed_rows,
     npz_bytes,
+    with_mask,
 )
 
 from voxmetrics.cli import main
@@ -107,14 +108,7 @@ def test_one_to_n_metrics_use_the_complete_trials():
     sm = full_matrix()
     mask = np.ones(sm.shape, dtype=bool)
     mask[[0, 4, 9], [3, 0, 11]] = False
-    sparse = ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        attributes=sm.attributes,
-        mask=mask,
-    )
+    sparse = with_mask(sm, mask)
     r = evaluate(sparse, cross_calibrate=3)
     keep = np.ones(sm.n_trials, dtype=bool)
     keep[[0, 4, 9]] = False
@@ -272,14 +266,7 @@ def test_study_report_of_a_sparse_condition(tmp_path):
     block = read_scores(listed_rows(sm, block_mask(sm)).to_csv(index=False).encode(), name="b.csv")
     mask = np.ones(sm.shape, dtype=bool)
     mask[0, 3] = False
-    holes = ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        attributes=sm.attributes,
-        mask=mask,
-    )
+    holes = with_mask(sm, mask)
     study = Study((Condition("block", block), Condition("holes", holes)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

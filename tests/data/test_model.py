@@ -14,7 +14,7 @@ from hostile_inputs import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sparse_cases import block_mask, full_matrix, listed_rows, npz_bytes
+from sparse_cases import block_mask, full_matrix, listed_rows, npz_bytes, with_mask
 
 from tests.data.readers.input_error_cases import input_error, long_csv
 from voxmetrics import EmbeddingSet, ExcludedTrialsWarning, ScoreMatrix, VoxMetricsInputError
@@ -242,14 +242,7 @@ def test_complete_rows_of_a_matrix_with_holes():
     sm = full_matrix()
     mask = np.ones(sm.shape, dtype=bool)
     mask[0, 5] = mask[7, 1] = False  # trials u000 and u007 miss one pair each
-    sparse = ScoreMatrix.from_arrays(
-        sm.scores,
-        trial_ids=sm.trial_ids,
-        trial_speakers=sm.trial_speakers,
-        enrol_speakers=sm.enrol_speakers,
-        attributes=sm.attributes,
-        mask=mask,
-    )
+    sparse = with_mask(sm, mask)
     full = sparse.complete_rows()
     keep = np.ones(sm.n_trials, dtype=bool)
     keep[[0, 7]] = False
