@@ -371,12 +371,16 @@ def test_malformed_score_lines(tmp_path, extra, message):
         read_vpc_tree(root)
 
 
-def test_report_by_sex_holds_every_per_gender_eer_in_one_json(tree, tmp_path):
-    out = tmp_path / "s.vxm"
+def _report_by_sex(tree, tmp_path) -> dict:
+    """The JSON report ``--by sex`` (no bootstrap) of the study built from ``tree``."""
+    out, js = tmp_path / "s.vxm", tmp_path / "by.json"
     assert main(["study", "build", str(out), str(tree)]) == 0
-    js = tmp_path / "r.json"
     assert main(["report", str(out), "--json", str(js), "--by", "sex", "--bootstrap", "0"]) == 0
-    report = json.loads(js.read_text())
+    return json.loads(js.read_text())
+
+
+def test_report_by_sex_holds_every_per_gender_eer_in_one_json(tree, tmp_path):
+    report = _report_by_sex(tree, tmp_path)
     for sex in ("f", "m"):
         for name, (model, es, ts) in SCENARIOS.items():
             folder = tree / "exp" / model / f"libri_test_enrolls{es}-libri_test_trials_{sex}{ts}"
@@ -387,6 +391,7 @@ def test_report_by_sex_holds_every_per_gender_eer_in_one_json(tree, tmp_path):
             got = report["conditions"][name]["by"]["sex"][sex.upper()]
             assert got["eer"] == pytest.approx(float(expected), abs=1e-6)
             assert got["n_pairs"] == len(pos) + len(neg)
+    out, js = tmp_path / "s.vxm", tmp_path / "by.json"
     assert main(["report", str(out), "--json", str(js), "--by", "age"]) == 2
 
 
@@ -471,11 +476,7 @@ def test_report_by_sex_equals_the_challenge_and_the_summary_check_is_silent(
     summaries_of_the_scores(
         unenrolled_tree, "mcadams"
     )  # the results files as the challenge writes them
-    out = tmp_path / "s.vxm"
-    assert main(["study", "build", str(out), str(unenrolled_tree)]) == 0
-    js = tmp_path / "by.json"
-    assert main(["report", str(out), "--json", str(js), "--by", "sex", "--bootstrap", "0"]) == 0
-    report = json.loads(js.read_text())
+    report = _report_by_sex(unenrolled_tree, tmp_path)
     for name in ("original", "mcadams (semi-informed)"):
         for sex in ("f", "m"):
             expected, n_lines = _unenrolled_eer(unenrolled_tree, name, "test", sex)
