@@ -8,6 +8,7 @@ judging the strongest attacker tried (named, with the warning).
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from app_cases import open_page, unescaped_text
@@ -60,6 +61,15 @@ def test_every_backend_side_by_side_and_the_strongest_marked():
     assert not at.error, [e.value for e in at.error]
     assert at.title[0].value == "Attackers: is the attacker strong enough?"
     assert [s.value for s in at.subheader] == SUBHEADERS
+    # the caption names the condition tried and its attacker, and what each back-end trains on
+    said = re.search(
+        r"Attackers of \*\*(.+?)\*\* \((.+?)\): each back-end trained on the attacker's own "
+        r"data \(train split, else dev\), evaluated on eval\.",
+        unescaped_text(at.caption),
+    )
+    assert said is not None, unescaped_text(at.caption)
+    study = at.session_state[STUDY_KEY]
+    assert said[1] in study.names and said[2] == study.get(said[1]).attacker
     table = _backends(at)
     assert list(table["Back-end"]) == list(BACKENDS)
     assert list(table.columns) == list(BACKEND_COLUMNS)

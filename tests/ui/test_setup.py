@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from app_cases import PAGES, open_app, open_page, text_of
 from hostile_inputs import compressed_bomb, deflate_bomb, tampered_study
+from sparse_cases import with_mask
 from streamlit.testing.v1 import AppTest
 
 from voxmetrics.data.model import ScoreMatrix
@@ -263,4 +264,27 @@ def test_the_1_to_n_pages_say_which_sparse_lists_they_show_and_which_not():
     assert "Not shown: nothing." in infos
     assert "cut: sparse trial lists, shown here on their complete trials" in captions
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "cut"]  # the page goes on
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_the_1_to_n_pages_say_which_sparse_lists_they_show_whole_within_groups():
+    demo = demo_study(n_speakers=8)
+    plain = demo.get("plain")
+    sm = plain.eval
+    sex_of = dict(zip(sm.trial_speakers, sm.attributes["sex"], strict=True))
+    enrol_sex = np.array([sex_of[s] for s in sm.enrol_speakers])
+    per_sex = with_mask(sm, sm.attributes["sex"][:, None] == enrol_sex[None, :])
+    assert per_sex.complete_rows() is None  # only within its sex groups is it complete
+    study = Study(
+        conditions=(plain, Condition(name="per-sex", eval=per_sex, dev=plain.dev)),
+        settings=StudySettings(bootstrap=0),
+    )
+    at = open_page("pages/3_LID.py", study, timeout=120)
+    captions = text_of(at.caption)
+    assert (
+        "per-sex: sparse trial lists complete within each sex group: each trial is ranked among "
+        "its own sex group's enrolled identities" in captions
+    )
+    assert "Not shown" not in text_of(at.info)
+    assert at.dataframe[0].value["Condition"].tolist() == ["plain", "per-sex"]
     assert not at.error, [e.value for e in at.error]
