@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import zipfile
 
@@ -288,3 +289,22 @@ def test_the_1_to_n_pages_say_which_sparse_lists_they_show_whole_within_groups()
     assert "Not shown" not in text_of(at.info)
     assert at.dataframe[0].value["Condition"].tolist() == ["plain", "per-sex"]
     assert not at.error, [e.value for e in at.error]
+
+
+def test_the_1_to_n_views_are_worked_out_once_not_on_every_rerun(monkeypatch):
+    import voxmetrics.ui.setup as setup
+
+    calls = []
+    real = setup.one_to_n_views
+
+    @functools.wraps(real)
+    def counted(study):
+        calls.append(study.names)
+        return real(study)
+
+    monkeypatch.setattr(setup, "one_to_n_views", counted)
+    at = open_page("pages/3_LID.py", demo_study(n_speakers=8), timeout=120)
+    at.run()  # a rerun (any widget)
+    at.switch_page("pages/4_SRD.py").run()  # another 1-to-N page of the same study
+    assert not at.exception, at.exception
+    assert len(calls) == 1, calls

@@ -13,6 +13,7 @@ from voxmetrics.data.studyfile import study_from_bytes, study_to_bytes
 from voxmetrics.errors import VoxMetricsInputError
 from voxmetrics.evaluation.one_to_n import one_to_n_views
 from voxmetrics.ui.access import logout_button, require_login
+from voxmetrics.ui.computing import compute
 from voxmetrics.ui.errors import install_error_handler
 from voxmetrics.ui.notes import md_escape, reset_notes
 from voxmetrics.ui.state import (
@@ -144,10 +145,14 @@ def require_conditions(study: Study) -> None:
 def one_to_n_study(study: Study) -> Study:
     """The study a page of the 1-to-N metrics shows (LID, SRD, linkage, threat model).
 
-    :func:`~voxmetrics.evaluation.one_to_n.one_to_n_views`, with a note on each kind of sparse
-    trial list. Stops the page when no condition is left.
+    :func:`~voxmetrics.evaluation.one_to_n.one_to_n_views` (kept in the shared result store:
+    a page's reruns neither split a large sparse list into its groups again nor hash its
+    complete trials again), with a note on each kind of sparse trial list. Stops the page when
+    no condition is left.
     """
-    views = one_to_n_views(study)
+    views = compute(one_to_n_views, study, warn=False).value
+    if views is None:
+        st.stop()
     left_out, partial, grouped = views.left_out, views.partial, views.grouped
     if left_out:
         st.info(
