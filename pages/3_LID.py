@@ -5,6 +5,7 @@ import streamlit as st
 from voxmetrics import ui
 from voxmetrics.analysis import lid as analysis
 from voxmetrics.evaluation import evaluate_condition
+from voxmetrics.evaluation.one_to_n import condition_calibration_curve
 from voxmetrics.plots.lid import (
     calibration_figure,
     condition_colors,
@@ -29,7 +30,7 @@ from voxmetrics.ui.lid_page import (
 study = ui.page_setup("LID")
 st.title("LID: local information disclosure")
 ui.require_conditions(study)
-study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
+study = ui.one_to_n_study(study)  # sparse lists: complete groups whole, else complete trials
 
 st.markdown(
     "**How much does one anonymised utterance tell an attacker about who is speaking?** "
@@ -213,18 +214,17 @@ cal_name = cal_col.selectbox("Condition", list(with_lid), key="vm_lid_cal_condit
 cal_log = cal_log_col.toggle("Logarithmic y axis", key="vm_lid_cal_logy")
 cal_result = with_lid[cal_name]
 cal_cond = study.get(cal_name)
-curve_out = ui.compute(analysis.condition_calibration_curve, cal_cond, cal_result)
-if not curve_out.failed:
-    curve, matrix = curve_out.value
+view = ui.compute(condition_calibration_curve, cal_cond, cal_result).value
+if view is not None:
     fig = calibration_figure(
-        curve,
+        view.curve,
         name=display_name(cal_name, cal_result),
-        matrix=matrix,
+        matrix=view.matrix,
         color=colors[cal_name],
         log_y=cal_log,
     )
     ui.show_figure(fig, f"lid_calibration_{cal_name}")
-    st.caption(calibration_caption(matrix, options))
+    st.caption(calibration_caption(view.matrix, options, group=view.group))
 
 # ---------------------------------------------------------------- 6. trial explorer
 st.header("Trial explorer", divider="gray")

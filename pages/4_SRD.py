@@ -30,7 +30,7 @@ SPEAKER_SOURCE = "vm_srd_speaker_source"
 study = ui.page_setup("SRD")
 st.title("SRD: similarity rank disclosure")
 ui.require_conditions(study)
-study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
+study = ui.one_to_n_study(study)  # sparse lists: complete groups whole, else complete trials
 
 st.markdown(
     "For every anonymised trial the attacker sorts the N enrolled identities by similarity; "

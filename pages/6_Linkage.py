@@ -35,7 +35,7 @@ def with_notes(fig, filename: str, notes: str) -> None:
 study = ui.page_setup("Linkage")
 st.title("Linkage: linkability, singling out and voice similarity")
 ui.require_conditions(study)
-study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
+study = ui.one_to_n_study(study)  # sparse lists: complete groups whole, else complete trials
 st.markdown(text.INTRO)
 
 # ---- which conditions

@@ -157,7 +157,7 @@ st.markdown(
     f"Every condition of **{ui.md_escape(study.name)}** is checked for the pattern above: "
     f"{text.CHECKED}."
 )
-study = ui.one_to_n_study(study)  # a sparse trial list: its complete trials
+study = ui.one_to_n_study(study)  # sparse lists: complete groups whole, else complete trials
 reports = list(ui.identity_reports(study, topics={"LID", "Linkage"}).values())  # what it reads
 callouts = ui.compute(threat_callouts, study, reports, cache=False).value if reports else None
 for c in callouts or []:

@@ -29,7 +29,6 @@ from voxmetrics.analysis.lid import (
     LIDRow,
     calibration_frame,
     chance_frame,
-    condition_calibration_curve,
     condition_intervals,
     interval_frame,
     interval_table,
@@ -50,7 +49,6 @@ from voxmetrics.metrics.chance import ChanceLevels, chance_levels
 from voxmetrics.metrics.lid import (
     LIDCalibration,
     calibrate_lid,
-    calibration_curve,
     lid,
     lid_cross_calibrated,
 )
@@ -363,7 +361,7 @@ def test_the_engines_lid_without_dev(demo):
     assert got.fold_w == want.fold_w
 
 
-def test_condition_intervals_chance_and_curve_are_the_metrics(demo):
+def test_condition_intervals_and_chance_are_the_metrics(demo):
     cond = demo.get("anon-mild")
     result, chance = _lid_part(cond, seed=2)
     got = condition_intervals(cond, result, n_boot=30, seed=2)
@@ -371,13 +369,6 @@ def test_condition_intervals_chance_and_curve_are_the_metrics(demo):
     assert {k: v.to_dict() for k, v in got.items()} == {k: v.to_dict() for k, v in want.items()}
     assert chance.values == chance_levels(cond.eval.scores, calibration=result.calibration,
                                           seed=2).values  # fmt: skip
-    curve, matrix = condition_calibration_curve(cond, result, bins=10)
-    ref = calibration_curve(cond.dev.scores, cond.dev.targets, result.calibration, bins=10)
-    assert matrix == "dev"
-    np.testing.assert_array_equal(curve.mated_rate, ref.mated_rate)
-    no_dev = Condition("no-dev", eval=cond.eval)
-    _, matrix = condition_calibration_curve(no_dev, result, bins=10)
-    assert matrix == "eval"
 
 
 # ---------------------------------------------------------------- properties

@@ -9,8 +9,10 @@ import pytest
 from app_cases import APP, unescaped_text
 from streamlit.testing.v1 import AppTest
 
+from tests.vpc_tree import write_tree
 from voxmetrics.analysis.lid import NEEDS_CALIBRATION
-from voxmetrics.data.study import Condition, Study
+from voxmetrics.data.study import Condition, Study, StudySettings
+from voxmetrics.data.vpc import read_vpc_tree
 from voxmetrics.synth import demo_study
 from voxmetrics.ui.state import STUDY_KEY
 
@@ -347,3 +349,21 @@ def test_lid_page_states_the_ceiling_of_its_own_n():
     assert not at.exception
     intro = "\n".join(str(m.value) for m in at.markdown)
     assert "2.3 bits: N = 5" in intro and "N = 40" not in intro
+
+
+def test_a_voiceprivacy_tree_gets_its_calibration_curve_per_gender(tmp_path):
+    """A VoicePrivacy list is complete within each gender, its dev list too: LID is calibrated
+    per gender, and the calibration curve pools the genders' dev lists (no error)."""
+    root = write_tree(tmp_path / "vpc", n_speakers=4, n_utts=4, seed=1)
+    study = dataclasses.replace(read_vpc_tree(root).study, settings=StudySettings(bootstrap=0))
+    at = _lid_page(study)
+    assert not at.error, [e.value for e in at.error]
+    assert len(_summary(at)) == len(study)  # every condition's LID, none left out
+    shown = at.selectbox(key="vm_lid_cal_condition").value
+    assert shown in study.names
+    captions = unescaped_text(at.caption)
+    assert "Its trials are ranked within their own sex group, and each group is calibrated" in (
+        captions
+    )
+    keys = [b.key for b in at.main.get("download_button")]
+    assert f"vm_dl_lid_calibration_{shown}.html" in keys  # the curve is drawn, with its download

@@ -13,13 +13,18 @@ import warnings
 import numpy as np
 import pytest
 
+from tests.vpc_tree import write_tree
 from voxmetrics.data.model import ScoreMatrix
 from voxmetrics.data.study import Condition, Study
-from voxmetrics.errors import DegenerateDataWarning
+from voxmetrics.data.vpc import read_vpc_tree
+from voxmetrics.errors import DegenerateDataWarning, VoxMetricsInputError
+from voxmetrics.evaluation import evaluate_condition
 from voxmetrics.evaluation.one_to_n import (
     OneToN,
+    calibration_lists,
     check_group_calibration,
     complete_groups,
+    condition_calibration_curve,
     dev_groups,
     group_sizes,
     one_to_n_lists,
@@ -31,7 +36,9 @@ from voxmetrics.evaluation.one_to_n import (
     pooled_srd,
 )
 from voxmetrics.evaluation.options import EvaluationOptions
+from voxmetrics.metrics.lid import calibration_curve, pooled_calibration_curve
 from voxmetrics.metrics.srd import srd_from_ranks
+from voxmetrics.synth import demo_study
 
 nan = np.nan
 
@@ -206,3 +213,61 @@ def test_a_group_without_a_dev_list_is_warned_of_only_when_others_have_one():
         warnings.simplefilter("error")
         check_group_calibration(groups, {"f": None, "m": None}, with_lid=True)  # none has one
         check_group_calibration(groups, {"f": _complete(), "m": None}, with_lid=False)
+
+
+# ---------------------------------------------------------------- the LID calibration's lists
+
+
+def _lid_of(cond: Condition):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        return evaluate_condition(cond, parts=("lid",)).lid
+
+
+def test_the_calibration_curve_of_a_complete_condition_is_its_dev_matrix_curve():
+    cond = demo_study(n_speakers=8).get("anon-mild")
+    result = _lid_of(cond)
+    view = condition_calibration_curve(cond, result, bins=10)
+    ref = calibration_curve(cond.dev.scores, cond.dev.targets, result.calibration, bins=10)
+    assert view.matrix == "dev" and view.group is None
+    np.testing.assert_array_equal(view.curve.mated_rate, ref.mated_rate)
+    np.testing.assert_array_equal(view.curve.counts, ref.counts)
+    no_dev = Condition("no-dev", eval=cond.eval)
+    assert condition_calibration_curve(no_dev, result, bins=10).matrix == "eval"
+
+
+def test_a_voiceprivacy_condition_is_calibrated_and_binned_per_gender(tmp_path):
+    """Eval and dev lists complete within each gender only (as the challenge's): the curve
+    pools each gender's complete dev list, as the engine calibrated LID on them."""
+    study = read_vpc_tree(write_tree(tmp_path / "vpc", n_speakers=4, n_utts=4, seed=1)).study
+    cond = study.get("mcadams (semi-informed)")
+    assert cond.eval.complete_rows() is None and cond.dev.complete_rows() is None
+    lists, matrix, group = calibration_lists(cond)
+    assert (matrix, group) == ("dev", "sex") and len(lists) == 2
+    assert all(m.is_complete for m in lists)
+    assert sorted(m.attributes["sex"][0] for m in lists) == ["F", "M"]
+    assert sum(m.n_trials for m in lists) == cond.dev.n_trials
+    result = _lid_of(cond)
+    view = condition_calibration_curve(cond, result, bins=12)
+    assert (view.matrix, view.group) == ("dev", "sex")
+    ref = pooled_calibration_curve([(m.scores, m.targets) for m in lists], result.calibration,
+                                   bins=12)  # fmt: skip
+    np.testing.assert_array_equal(view.curve.counts, ref.counts)
+    assert view.curve.counts.sum() == cond.dev.n_pairs  # every listed dev pair, once
+    # cross-calibrated (no dev): the eval set's groups
+    lists, matrix, group = calibration_lists(Condition("no-dev", eval=cond.eval))
+    assert (matrix, group) == ("eval", "sex") and sum(m.n_pairs for m in lists) == cond.eval.n_pairs
+
+
+def test_no_complete_dev_list_has_no_calibration_curve():
+    dev = ScoreMatrix.from_arrays(  # each trial misses a pair: no complete trial, no groups
+        [[0.9, nan, 0.2], [nan, 0.8, 0.1], [0.3, 0.2, nan]],
+        trial_ids=["d1", "d2", "d3"],
+        trial_speakers=["x", "y", "z"],
+        enrol_speakers=["x", "y", "z"],
+        nan_missing=True,
+    )
+    cond = Condition("c", eval=_complete(), dev=dev)
+    assert calibration_lists(cond)[0] == []
+    with pytest.raises(VoxMetricsInputError, match="no calibration curve to draw"):
+        condition_calibration_curve(cond, _lid_of(Condition("d", eval=_complete())))

@@ -36,9 +36,7 @@ from voxmetrics.metrics.baseline import BaselineResult
 from voxmetrics.metrics.bootstrap import BootstrapInterval
 from voxmetrics.metrics.chance import ChanceLevels
 from voxmetrics.metrics.lid import (
-    CalibrationCurve,
     LIDResult,
-    calibration_curve,
     clamp_lid_number,
     posterior,
 )
@@ -64,7 +62,6 @@ __all__ = [
     "LIDRow",
     "calibration_frame",
     "chance_frame",
-    "condition_calibration_curve",
     "condition_intervals",
     "interval_frame",
     "interval_table",
@@ -178,25 +175,6 @@ def condition_intervals(
     ``lid_max`` (no bounds) and ``lid_q95``.
     """
     return lid_intervals(result.lid, condition.eval.trial_speakers, n_boot=n_boot, seed=seed)
-
-
-def condition_calibration_curve(
-    condition: Condition, result: LIDResult, *, bins: int = 30
-) -> tuple[CalibrationCurve, str]:
-    """The calibration curve of a condition's LID and the matrix it was binned on.
-
-    Dev-calibrated conditions are binned on their dev matrix; cross-calibrated ones on eval,
-    with the mean of the folds' calibrations.
-
-    Returns
-    -------
-    curve : CalibrationCurve
-        From :func:`~voxmetrics.metrics.lid.calibration_curve`.
-    matrix : str
-        "dev" or "eval".
-    """
-    sm, matrix = (condition.dev, "dev") if condition.dev is not None else (condition.eval, "eval")
-    return calibration_curve(sm.scores, sm.targets, result.calibration, bins=bins), matrix
 
 
 def localised_vulnerabilities(

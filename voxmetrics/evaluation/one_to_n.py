@@ -25,21 +25,30 @@ import numpy as np
 from numpy.typing import NDArray
 
 from voxmetrics.data.model import ScoreMatrix
-from voxmetrics.data.study import Study
+from voxmetrics.data.study import Condition, Study
 from voxmetrics.errors import DegenerateDataWarning, ExcludedTrialsWarning, VoxMetricsInputError
 from voxmetrics.evaluation.options import EvaluationOptions
 from voxmetrics.metrics.chance import ChanceLevels, chance_levels, lid_with_chance
 from voxmetrics.metrics.legal import LinkabilityCurve, link_rank_ties, linkability_grid
 from voxmetrics.metrics.legal.linking import prob_no_beater
-from voxmetrics.metrics.lid import LIDResult, calibrate_lid, lid_cross_calibrated
+from voxmetrics.metrics.lid import (
+    CalibrationCurve,
+    LIDResult,
+    calibrate_lid,
+    lid_cross_calibrated,
+    pooled_calibration_curve,
+)
 from voxmetrics.metrics.ranks import target_ranks
 from voxmetrics.metrics.srd import SRDResult, SRDStats, srd_from_ranks
 
 __all__ = [
     "GROUP_ATTRIBUTES",
+    "CalibrationView",
     "OneToN",
     "OneToNViews",
+    "calibration_lists",
     "complete_groups",
+    "condition_calibration_curve",
     "one_to_n_lists",
     "one_to_n_of",
     "one_to_n_views",
@@ -281,6 +290,59 @@ def dev_groups(
         return dict.fromkeys(values)
     found = _groups_of(dev, attr, [v for v in dev.attribute_values(attr) if v in values])
     return {v: found.get(v) for v in values}
+
+
+@dataclass(frozen=True)
+class CalibrationView:
+    """A condition's LID calibration curve and what it was binned on."""
+
+    curve: CalibrationCurve
+    matrix: str
+    """``"dev"``, or ``"eval"`` for a cross-calibrated condition."""
+    group: str | None = None
+    """The attribute whose groups were each calibrated on their own (e.g. ``"sex"``), or None."""
+
+
+def calibration_lists(condition: Condition) -> tuple[list[ScoreMatrix], str, str | None]:
+    """The complete lists a condition's LID calibration is learned on, as the engine learns it.
+
+    ``(lists, matrix, group)``: a list complete within the groups of an attribute
+    (:func:`complete_groups`) is calibrated per group, on the dev set's list of that group
+    (:func:`dev_groups`) or, cross-calibrated, on the group's own trials; another list on the
+    complete trials of dev (or of eval). ``lists`` is empty when there is none.
+    """
+    found = complete_groups(condition.eval)
+    if condition.dev is None:  # cross-calibrated on eval
+        if found is not None:
+            return list(found[1].values()), "eval", found[0]
+        full = condition.eval.complete_rows()
+        return ([] if full is None else [full]), "eval", None
+    if found is not None:
+        devs = dev_groups(condition.dev, found[0], list(found[1]))
+        return [d for d in devs.values() if d is not None], "dev", found[0]
+    full = condition.dev.complete_rows()
+    return ([] if full is None else [full]), "dev", None
+
+
+def condition_calibration_curve(
+    condition: Condition, result: LIDResult, *, bins: int = 30
+) -> CalibrationView:
+    """The calibration curve of a condition's LID, binned on the lists it was learned on.
+
+    Dev-calibrated conditions are binned on their dev matrix; cross-calibrated ones on eval,
+    with the mean of the folds' calibrations. A condition calibrated per group pools the
+    groups' pairs (:func:`calibration_lists`), against the trial-weighted mean of the groups'
+    calibrations (``result.calibration``).
+    """
+    lists, matrix, group = calibration_lists(condition)
+    if not lists:
+        raise VoxMetricsInputError(
+            f"the {matrix} set of this condition has no trial listed against every enrolled "
+            "identity (nor complete groups), so there is no calibration curve to draw."
+        )
+    pairs = [(m.scores, m.targets) for m in lists]
+    curve = pooled_calibration_curve(pairs, result.calibration, bins=bins)
+    return CalibrationView(curve, matrix, group)
 
 
 # ---------------------------------------------------------------- pooling

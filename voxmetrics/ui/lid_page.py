@@ -248,8 +248,11 @@ def show_notices(rows: Sequence[LIDRow], flagged: Sequence[LIDRow]) -> None:
         )
 
 
-def calibration_caption(matrix: str, options: LIDOptions) -> str:
-    """The caption under the calibration curve of a condition binned on ``matrix``."""
+def calibration_caption(matrix: str, options: LIDOptions, *, group: str | None = None) -> str:
+    """The caption under the calibration curve binned on ``matrix``.
+
+    ``group``: the attribute whose groups were each calibrated on their own, if any.
+    """
     notes = [
         "Each marker is the share of mated pairs among the (trial, enrolled identity) pairs "
         "whose row z-score falls in the bin; its size grows with the number of pairs. The line "
@@ -259,6 +262,13 @@ def calibration_caption(matrix: str, options: LIDOptions) -> str:
         notes.append(
             "This condition is cross-calibrated: the curve is computed on eval with the mean "
             "of the folds' calibrations (each trial's LID used its own fold's)."
+        )
+    if group is not None:
+        notes.append(
+            f"Its trials are ranked within their own {group} group, and each group is calibrated "
+            f"on its own: the markers pool the {group} groups' pairs (each row z-scored within "
+            "its group), the line is the trial-weighted mean of the groups' calibrations (each "
+            "trial's LID used its own group's)."
         )
     if options.reference_code:
         notes.append(

@@ -37,8 +37,10 @@ from voxmetrics.metrics.lid import (
     W_MAX,
     LIDCalibration,
     calibrate_lid,
+    calibration_curve,
     lid,
     log_posteriors,
+    pooled_calibration_curve,
     resolve_lid_variant,
     row_znorm,
 )
@@ -419,3 +421,53 @@ def test_row_znorm_leaves_its_input_alone():
     row_znorm(s)
     log_posteriors(s32, 3.0, 0.0, 0.0, 1)
     assert s.tobytes() == before.tobytes() and s32.tobytes() == before32.tobytes()
+
+
+# ---------------------------------------------------------------- calibration curves
+
+
+def _binned_by_hand(matrices, calibration, bins):
+    """Every row z-scored over its own matrix (population sd for ddof 0), the pairs of all
+    matrices binned on equal-width bins from the smallest to the largest z."""
+    zs, mated = [], []
+    for s, t in matrices:
+        s = np.asarray(s, dtype=np.float64)
+        sd = s.std(axis=1, ddof=calibration.ddof, keepdims=True)
+        z = (s - s.mean(axis=1, keepdims=True)) / sd
+        zs.append(z.ravel())
+        mated.append(z[np.arange(len(t)), t])
+    z_all, z_mated = np.concatenate(zs), np.concatenate(mated)
+    edges = np.linspace(z_all.min(), z_all.max(), bins + 1)
+    counts = np.histogram(z_all, bins=edges)[0]
+    hits = np.histogram(z_mated, bins=edges)[0]
+    keep = counts > 0
+    return counts[keep], hits[keep] / counts[keep]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.lists(st.tuples(st.integers(1, 6), st.integers(2, 7)),
+                                          min_size=1, max_size=3))  # fmt: skip
+def test_pooled_calibration_curve_bins_each_matrix_on_its_own_rows(seed, shapes):
+    rng = np.random.default_rng(seed)
+    matrices = [
+        (rng.normal(size=(t, n)) + 0.01 * np.arange(n), rng.integers(0, n, size=t))
+        for t, n in shapes
+    ]
+    cal = LIDCalibration(w=1.2, b=-0.5, prior_log_odds=0.0, n_pairs=0)
+    curve = pooled_calibration_curve(matrices, cal, bins=7)
+    counts, rate = _binned_by_hand(matrices, cal, bins=7)
+    np.testing.assert_array_equal(curve.counts, counts)
+    np.testing.assert_allclose(curve.mated_rate, rate, rtol=0, atol=1e-12)
+    assert curve.counts.sum() == sum(s.size for s, _ in matrices)  # every pair binned once
+    one = calibration_curve(*matrices[0], cal, bins=7)
+    np.testing.assert_array_equal(
+        one.counts, pooled_calibration_curve(matrices[:1], cal, bins=7).counts
+    )
+
+
+def test_pooled_calibration_curve_needs_a_matrix_and_refuses_unlisted_pairs():
+    cal = LIDCalibration(w=1.0, b=0.0, prior_log_odds=0.0, n_pairs=0)
+    with pytest.raises(VoxMetricsInputError, match="no matrix to bin"):
+        pooled_calibration_curve([], cal)
+    with pytest.raises(VoxMetricsInputError, match="NaN or infinite"):
+        pooled_calibration_curve([([[0.1, np.nan]], [0])], cal)

@@ -49,6 +49,7 @@ from voxmetrics.metrics.lid.calibration import (
     LIDCalibration,
     calibrate_lid,
     calibration_curve,
+    pooled_calibration_curve,
     resolve_lid_variant,
     row_znorm,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "lid_result",
     "lid_rows",
     "log_posteriors",
+    "pooled_calibration_curve",
     "posterior",
     "resolve_lid_variant",
     "row_znorm",

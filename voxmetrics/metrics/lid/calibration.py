@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ __all__ = [
     "calibrate_lid",
     "calibration_curve",
     "check_calibration_inputs",
+    "pooled_calibration_curve",
     "resolve_lid_variant",
     "row_znorm",
     "variant_options",
@@ -540,21 +541,40 @@ def calibration_curve(
     -------
     CalibrationCurve
     """
-    s, t = check_matrix(scores, targets)
+    return pooled_calibration_curve([(scores, targets)], calibration, bins=bins)
+
+
+def pooled_calibration_curve(
+    matrices: Sequence[tuple[ArrayLike, ArrayLike]],
+    calibration: LIDCalibration,
+    *,
+    bins: int = 30,
+) -> CalibrationCurve:
+    """:func:`calibration_curve` of the pairs of several matrices binned together.
+
+    For a condition calibrated per group (a VoicePrivacy list, complete within each gender):
+    ``matrices`` are the groups' complete ``(scores, targets)``, each row z-normalised over its
+    own matrix's identities as its group's calibration saw it. One matrix gives exactly
+    :func:`calibration_curve`.
+    """
+    if not matrices:
+        raise VoxMetricsInputError("no matrix to bin the calibration curve on; give at least one.")
+    checked = [check_matrix(scores, targets) for scores, targets in matrices]
     lo, hi = np.inf, -np.inf
-    blocks = row_blocks(*s.shape)
-    for rows in blocks:
-        z, _ = row_znorm(s[rows], ddof=calibration.ddof)
-        lo, hi = min(lo, float(z.min())), max(hi, float(z.max()))
+    for s, _ in checked:
+        for rows in row_blocks(*s.shape):
+            z, _ = row_znorm(s[rows], ddof=calibration.ddof)
+            lo, hi = min(lo, float(z.min())), max(hi, float(z.max()))
     if hi <= lo:
         hi = lo + 1.0
     edges = np.linspace(lo, hi, bins + 1)
     counts = np.zeros(bins, dtype=np.int64)
     mated = np.zeros(bins, dtype=np.int64)
-    for rows in blocks:
-        z, _ = row_znorm(s[rows], ddof=calibration.ddof)
-        counts += np.histogram(z, bins=edges)[0]
-        mated += np.histogram(z[np.arange(z.shape[0]), t[rows]], bins=edges)[0]
+    for s, t in checked:
+        for rows in row_blocks(*s.shape):
+            z, _ = row_znorm(s[rows], ddof=calibration.ddof)
+            counts += np.histogram(z, bins=edges)[0]
+            mated += np.histogram(z[np.arange(z.shape[0]), t[rows]], bins=edges)[0]
     keep = counts > 0
     centres = (edges[:-1] + edges[1:]) / 2
     grid = np.linspace(lo, hi, 200)
